@@ -1,0 +1,39 @@
+# Stepwise: every target creates .venv and installs on first use.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+BENCH_STAMP := $(VENV)/.installed-bench
+
+.PHONY: demo test bench lint format clean
+
+$(STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	@$(PY) -m pip install -q --upgrade pip
+	@$(PY) -m pip install -q -e '.[test]'
+	@touch $(STAMP)
+
+$(BENCH_STAMP): $(STAMP)
+	@$(PY) -m pip install -q -e '.[test,bench]' || echo "bench extra not installable here: measuring Stepwise alone"
+	@touch $(BENCH_STAMP)
+
+demo: $(STAMP)
+	@$(VENV)/bin/stepwise demo
+
+test: $(STAMP)
+	@QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q
+
+bench: $(BENCH_STAMP)
+	@QT_QPA_PLATFORM=offscreen $(PY) -m tests.bench
+
+lint: $(STAMP)
+	@$(VENV)/bin/ruff check .
+	@$(VENV)/bin/ruff format --check .
+	@$(VENV)/bin/pyright
+
+format: $(STAMP)
+	@$(VENV)/bin/ruff format .
+	@$(VENV)/bin/ruff check --fix .
+
+clean:
+	rm -rf $(VENV) build *.egg-info

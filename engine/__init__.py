@@ -1,0 +1,1 @@
+"""Stepwise's embedded agent engine: LangGraph-compatible graphs and LangChain-style agents."""

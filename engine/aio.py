@@ -1,0 +1,72 @@
+"""Async once: the engine's core is async; sync entry points wrap it with ``run_sync``."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import threading
+from collections.abc import AsyncIterator, Coroutine, Iterator
+from typing import Any, TypeVar
+
+__all__ = ["iter_sync", "run_sync"]
+
+T = TypeVar("T")
+
+_local = threading.local()
+_helper_pool = concurrent.futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="stepwise-sync")
+
+
+def _runner() -> asyncio.Runner:
+    runner: asyncio.Runner | None = getattr(_local, "runner", None)
+    if runner is None:
+        runner = asyncio.Runner()
+        _local.runner = runner
+    return runner
+
+
+def _in_running_loop() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
+
+def run_sync(coro: Coroutine[Any, Any, T]) -> T:
+    """Run a coroutine to completion from synchronous code.
+
+    With no event loop running in this thread, a per-thread loop is reused (cheap for repeated
+    calls).  Called from inside a running loop (e.g. a sync API used in async code), the
+    coroutine runs on a helper thread and this thread waits for it.
+    """
+    if not _in_running_loop():
+        return _runner().run(coro)
+    return _helper_pool.submit(lambda: _runner().run(coro)).result()
+
+
+def iter_sync(agen: AsyncIterator[T]) -> Iterator[T]:
+    """Iterate an async iterator from synchronous code, one item at a time."""
+    if _in_running_loop():
+        # drive it on a helper thread, handing items over one by one
+        items: list[T] = []
+
+        async def collect() -> None:
+            async for item in agen:
+                items.append(item)
+
+        _helper_pool.submit(lambda: _runner().run(collect())).result()
+        yield from items
+        return
+    runner = _runner()
+    it = agen.__aiter__()
+    try:
+        while True:
+            try:
+                item = runner.run(it.__anext__())  # type: ignore[arg-type]
+            except StopAsyncIteration:
+                return
+            yield item
+    finally:
+        aclose = getattr(it, "aclose", None)
+        if aclose is not None:
+            runner.run(aclose())

@@ -1,0 +1,449 @@
+"""The event protocol: one pydantic discriminated union on ``kind``.
+
+Every event carries the envelope ``run_id, thread_id, seq, ts, mono_ns, step, span_id,
+parent_span_id, checkpoint_id, ns``.  Start/end pairs share a ``span_id``; ``parent_span_id``
+nests run > superstep > node task > hook/wrapper > attempt > model/tool call.  Payloads are
+plain JSON (already rendered with ``serde.to_jsonable``), so an event round-trips through
+``event_to_json`` / ``event_from_json`` unchanged.
+
+Delivery (``EventBus``) lives in ``engine.bus``; this module is only the data.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Literal, TypeAlias, Union
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+__all__ = [
+    "EVENT_KINDS",
+    "AttemptFinished",
+    "AttemptStarted",
+    "CheckpointSaved",
+    "CustomEvent",
+    "DebugPaused",
+    "DebugResumed",
+    "ErrorInfo",
+    "Event",
+    "EventBase",
+    "HookFinished",
+    "HookStarted",
+    "InterruptRaised",
+    "InterruptResumed",
+    "MiddlewareAction",
+    "ModelRequest",
+    "ModelResponse",
+    "ModelToken",
+    "NodeFinished",
+    "NodeStarted",
+    "PlanStep",
+    "PlannedTask",
+    "Route",
+    "RunFinished",
+    "RunStarted",
+    "StateUpdated",
+    "SuperstepFinished",
+    "SuperstepStarted",
+    "ToolFinished",
+    "ToolStarted",
+    "WrapperFinished",
+    "WrapperStarted",
+    "event_from_dict",
+    "event_from_json",
+    "event_to_dict",
+    "event_to_json",
+]
+
+JSON: TypeAlias = Any
+
+
+class ErrorInfo(BaseModel):
+    """An exception as data: its type name, message and (optionally) a short traceback."""
+
+    model_config = ConfigDict(extra="forbid")
+    type: str
+    message: str
+    traceback: str | None = None
+
+    @classmethod
+    def from_exception(cls, exc: BaseException, *, with_traceback: bool = False) -> ErrorInfo:
+        tb = None
+        if with_traceback:
+            import traceback as _tb
+
+            tb = "".join(_tb.format_exception(type(exc), exc, exc.__traceback__, limit=12))
+        return cls(type=type(exc).__name__, message=str(exc), traceback=tb)
+
+
+class EventBase(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    kind: str
+    run_id: str
+    thread_id: str | None = None
+    seq: int = 0
+    ts: float = 0.0
+    mono_ns: int = 0
+    step: int | None = None
+    span_id: str | None = None
+    parent_span_id: str | None = None
+    checkpoint_id: str | None = None
+    ns: str = ""
+    """Checkpoint namespace: "" for the root graph, ``node:task_id`` (joined by ``|``) inside subgraphs."""
+
+
+# --- run ------------------------------------------------------------------------------
+
+
+class RunStarted(EventBase):
+    kind: Literal["run.started"] = "run.started"
+    graph: str = "graph"
+    input: JSON = None
+    resumed: bool = False
+    config: dict[str, JSON] = Field(default_factory=dict)
+
+
+class RunFinished(EventBase):
+    kind: Literal["run.finished"] = "run.finished"
+    status: Literal["done", "interrupted", "error", "cancelled"] = "done"
+    output: JSON = None
+    error: ErrorInfo | None = None
+    duration_ms: float = 0.0
+
+
+# --- supersteps and node tasks ----------------------------------------------------------
+
+
+class PlannedTask(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    node: str
+    task_id: str
+    triggers: list[str] = Field(default_factory=list)
+    kind: Literal["pull", "push"] = "pull"
+    cached: bool = False
+    """True when the task's writes were saved earlier (it will not run again)."""
+
+
+class SuperstepStarted(EventBase):
+    kind: Literal["superstep.started"] = "superstep.started"
+    tasks: list[PlannedTask] = Field(default_factory=list)
+
+
+class SuperstepFinished(EventBase):
+    kind: Literal["superstep.finished"] = "superstep.finished"
+    status: Literal["ok", "error", "interrupted", "cancelled"] = "ok"
+    duration_ms: float = 0.0
+
+
+class NodeStarted(EventBase):
+    kind: Literal["node.started"] = "node.started"
+    node: str
+    task_id: str
+    task_kind: Literal["pull", "push"] = "pull"
+    input_summary: str = ""
+    attempt: int = 1
+
+
+class NodeFinished(EventBase):
+    kind: Literal["node.finished"] = "node.finished"
+    node: str
+    task_id: str
+    status: Literal["ok", "error", "interrupted", "cancelled"] = "ok"
+    writes: list[dict[str, JSON]] = Field(default_factory=list)
+    """``[{"channel": name, "value": json}]`` in write order (state and control writes)."""
+    error: ErrorInfo | None = None
+    duration_ms: float = 0.0
+    attempt: int = 1
+
+
+# --- middleware -------------------------------------------------------------------------
+
+
+class HookStarted(EventBase):
+    kind: Literal["hook.started"] = "hook.started"
+    middleware: str
+    hook: Literal["before_agent", "before_model", "after_model", "after_agent"]
+    node: str = ""
+
+
+class HookFinished(EventBase):
+    kind: Literal["hook.finished"] = "hook.finished"
+    middleware: str
+    hook: Literal["before_agent", "before_model", "after_model", "after_agent"]
+    node: str = ""
+    update: JSON = None
+    jump_to: str | None = None
+    error: ErrorInfo | None = None
+    duration_ms: float = 0.0
+
+
+class WrapperStarted(EventBase):
+    kind: Literal["wrapper.started"] = "wrapper.started"
+    middleware: str
+    wrapper: Literal["wrap_model_call", "wrap_tool_call"]
+    tool_call_id: str | None = None
+    tool: str | None = None
+    depth: int = 0
+    """0 = outermost wrapper."""
+
+
+class WrapperFinished(EventBase):
+    kind: Literal["wrapper.finished"] = "wrapper.finished"
+    middleware: str
+    wrapper: Literal["wrap_model_call", "wrap_tool_call"]
+    tool_call_id: str | None = None
+    tool: str | None = None
+    outcome: Literal["ok", "error", "interrupted"] = "ok"
+    handler_calls: int = 0
+    """How many times this layer called its handler (0 = short-circuit, >1 = retried)."""
+    error: ErrorInfo | None = None
+    duration_ms: float = 0.0
+
+
+class AttemptStarted(EventBase):
+    kind: Literal["attempt.started"] = "attempt.started"
+    middleware: str
+    attempt: int
+    """1-based."""
+    max_attempts: int | None = None
+    model: str | None = None
+    tool: str | None = None
+    tool_call_id: str | None = None
+
+
+class AttemptFinished(EventBase):
+    kind: Literal["attempt.finished"] = "attempt.finished"
+    middleware: str
+    attempt: int
+    max_attempts: int | None = None
+    outcome: Literal["ok", "error"] = "ok"
+    error: ErrorInfo | None = None
+    will_retry: bool = False
+    delay_s: float | None = None
+    """Seconds slept before the next attempt (None when there is no next attempt)."""
+    fallback_model: str | None = None
+    """The model the next attempt switches to (ModelFallbackMiddleware)."""
+    model: str | None = None
+    tool: str | None = None
+    tool_call_id: str | None = None
+    duration_ms: float = 0.0
+
+
+class MiddlewareAction(EventBase):
+    """Something a middleware decided: a context edit, a human decision, a limit hit, ..."""
+
+    kind: Literal["middleware.action"] = "middleware.action"
+    middleware: str
+    action: str
+    """e.g. ``context_edit``, ``hitl_decision``, ``limit_exceeded``, ``fallback_switch``,
+    ``summarized``, ``tools_selected``, ``prompt_cache_key``, ``retry_exhausted``."""
+    detail: dict[str, JSON] = Field(default_factory=dict)
+
+
+# --- model and tool calls ---------------------------------------------------------------
+
+
+class ModelRequest(EventBase):
+    kind: Literal["model.request"] = "model.request"
+    model: str
+    messages_count: int = 0
+    system_prompt: str | None = None
+    last_messages: list[JSON] = Field(default_factory=list)
+    """The last few messages sent (what prompted this call), JSON."""
+    tools: list[str] = Field(default_factory=list)
+    tool_choice: JSON = None
+    response_format: str | None = None
+    settings: dict[str, JSON] = Field(default_factory=dict)
+    request_hash: str | None = None
+    """Stable hash of the full request (messages + tools): how replays detect divergence."""
+    streaming: bool = False
+
+
+class ModelToken(EventBase):
+    kind: Literal["model.token"] = "model.token"
+    model: str
+    text: str = ""
+    tool_call_chunks: list[JSON] = Field(default_factory=list)
+
+
+class ModelResponse(EventBase):
+    kind: Literal["model.response"] = "model.response"
+    model: str
+    message: JSON = None
+    usage: dict[str, JSON] | None = None
+    latency_ms: float = 0.0
+    error: ErrorInfo | None = None
+    replayed: bool = False
+
+
+class ToolStarted(EventBase):
+    kind: Literal["tool.started"] = "tool.started"
+    tool: str
+    tool_call_id: str | None = None
+    args: JSON = None
+
+
+class ToolFinished(EventBase):
+    kind: Literal["tool.finished"] = "tool.finished"
+    tool: str
+    tool_call_id: str | None = None
+    status: Literal["success", "error"] = "success"
+    result: JSON = None
+    """The ToolMessage (or Command) as JSON."""
+    error: ErrorInfo | None = None
+    duration_ms: float = 0.0
+
+
+# --- routing, state, checkpoints, interrupts -----------------------------------------------
+
+
+class Route(EventBase):
+    kind: Literal["route"] = "route"
+    from_node: str
+    to: list[str] = Field(default_factory=list)
+    sends: list[dict[str, JSON]] = Field(default_factory=list)
+    """``[{"node": name, "arg": summary}]`` for ``Send`` packets."""
+    reason: Literal["tool_calls", "jump_to", "no_tool_calls", "return_direct", "static", "conditional", "command", "structured_response", "end"] = "static"
+    detail: str = ""
+
+
+class StateUpdated(EventBase):
+    kind: Literal["state.updated"] = "state.updated"
+    changes: list[dict[str, JSON]] = Field(default_factory=list)
+    """``[{"channel", "op": set|append|replace|remove|clear, "value"?, "appended"?, ...}]``."""
+    versions: dict[str, str] = Field(default_factory=dict)
+
+
+class CheckpointSaved(EventBase):
+    kind: Literal["checkpoint.saved"] = "checkpoint.saved"
+    parent_id: str | None = None
+    source: Literal["input", "loop", "update", "fork"] = "loop"
+    next: list[str] = Field(default_factory=list)
+    writer_nodes: list[str] = Field(default_factory=list)
+    """The nodes whose writes produced this checkpoint."""
+
+
+class InterruptRaised(EventBase):
+    kind: Literal["interrupt.raised"] = "interrupt.raised"
+    interrupt_id: str | None = None
+    value: JSON = None
+    node: str = ""
+    task_id: str | None = None
+    static: Literal["before", "after"] | None = None
+    """Set for ``interrupt_before/after`` pauses (which carry no value)."""
+
+
+class InterruptResumed(EventBase):
+    kind: Literal["interrupt.resumed"] = "interrupt.resumed"
+    interrupt_id: str | None = None
+    value: JSON = None
+    node: str = ""
+
+
+class PlanStep(EventBase):
+    kind: Literal["plan.step"] = "plan.step"
+    index: int
+    name: str
+    tool: str | None = None
+    status: Literal["pending", "running", "succeeded", "failed", "skipped"] = "running"
+    code: str | None = None
+    message: str | None = None
+    attempt: int = 1
+    output: JSON = None
+    depends_on: list[int] = Field(default_factory=list)
+    retry_round: int = 0
+
+
+class CustomEvent(EventBase):
+    """Data a node wrote with ``runtime.stream_writer`` / ``get_stream_writer()``."""
+
+    kind: Literal["custom"] = "custom"
+    node: str = ""
+    data: JSON = None
+
+
+class DebugPaused(EventBase):
+    kind: Literal["debug.paused"] = "debug.paused"
+    reason: Literal["breakpoint", "step", "interrupt", "fault", "pause", "exception"] = "breakpoint"
+    breakpoint: str | None = None
+    """Description of the breakpoint that matched."""
+    at_seq: int | None = None
+    """``seq`` of the event the run is paused at."""
+    at_kind: str | None = None
+
+
+class DebugResumed(EventBase):
+    kind: Literal["debug.resumed"] = "debug.resumed"
+    command: Literal["continue", "step_into", "step_over", "step_out", "stop"] = "continue"
+
+
+Event: TypeAlias = Annotated[
+    Union[  # noqa: UP007
+        RunStarted,
+        RunFinished,
+        SuperstepStarted,
+        SuperstepFinished,
+        NodeStarted,
+        NodeFinished,
+        HookStarted,
+        HookFinished,
+        WrapperStarted,
+        WrapperFinished,
+        AttemptStarted,
+        AttemptFinished,
+        MiddlewareAction,
+        ModelRequest,
+        ModelToken,
+        ModelResponse,
+        ToolStarted,
+        ToolFinished,
+        Route,
+        StateUpdated,
+        CheckpointSaved,
+        InterruptRaised,
+        InterruptResumed,
+        PlanStep,
+        CustomEvent,
+        DebugPaused,
+        DebugResumed,
+    ],
+    Field(discriminator="kind"),
+]
+
+EVENT_CLASSES: dict[str, type[EventBase]] = {
+    cls.model_fields["kind"].default: cls
+    for cls in EventBase.__subclasses__()
+}
+EVENT_KINDS: tuple[str, ...] = tuple(EVENT_CLASSES)
+
+_ADAPTER: TypeAdapter[Any] = TypeAdapter(Event)
+
+#: Kinds that open a span; the matching closing kind shares the span_id.
+SPAN_OPENERS: dict[str, str] = {
+    "run.started": "run.finished",
+    "superstep.started": "superstep.finished",
+    "node.started": "node.finished",
+    "hook.started": "hook.finished",
+    "wrapper.started": "wrapper.finished",
+    "attempt.started": "attempt.finished",
+    "model.request": "model.response",
+    "tool.started": "tool.finished",
+}
+SPAN_CLOSERS: dict[str, str] = {v: k for k, v in SPAN_OPENERS.items()}
+
+
+def event_to_dict(event: EventBase) -> dict[str, Any]:
+    return event.model_dump(mode="json")
+
+
+def event_from_dict(data: dict[str, Any]) -> EventBase:
+    return _ADAPTER.validate_python(data)
+
+
+def event_to_json(event: EventBase) -> str:
+    return event.model_dump_json()
+
+
+def event_from_json(text: str | bytes) -> EventBase:
+    return _ADAPTER.validate_python(json.loads(text))

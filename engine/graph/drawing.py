@@ -1,0 +1,105 @@
+"""The drawable shape of a compiled graph (``get_graph()``) and its Mermaid export.
+
+Available before any run, so a UI can draw the graph at once.  Node ``kind`` tells a viewer
+what it is looking at: ``start``/``end``, a plain ``node``, a middleware ``hook`` node, the
+agent's ``model`` and ``tools`` nodes (whose ``metadata["wrappers"]`` lists the
+``wrap_model_call`` / ``wrap_tool_call`` middleware, outermost first), or a ``subgraph``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+__all__ = ["DrawableGraph", "Edge", "Node"]
+
+NodeKind = Literal["start", "end", "node", "hook", "model", "tools", "subgraph"]
+
+
+@dataclass
+class Node:
+    id: str
+    name: str
+    kind: NodeKind = "node"
+    metadata: dict[str, Any] = field(default_factory=dict)
+    data: Any = None
+    """The runnable behind the node (not serialized)."""
+
+
+@dataclass
+class Edge:
+    source: str
+    target: str
+    conditional: bool = False
+    data: str | None = None
+    """Label (path-map key, or the routing function's name)."""
+
+
+@dataclass
+class DrawableGraph:
+    nodes: dict[str, Node] = field(default_factory=dict)
+    edges: list[Edge] = field(default_factory=list)
+    name: str = "graph"
+
+    def add_node(self, id: str, kind: NodeKind = "node", name: str | None = None, **metadata: Any) -> Node:
+        node = Node(id=id, name=name or id, kind=kind, metadata=metadata)
+        self.nodes[id] = node
+        return node
+
+    def add_edge(self, source: str, target: str, *, conditional: bool = False, data: str | None = None) -> None:
+        edge = Edge(source, target, conditional, data)
+        if edge not in self.edges:
+            self.edges.append(edge)
+
+    def successors(self, node_id: str) -> list[str]:
+        return [e.target for e in self.edges if e.source == node_id]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "nodes": [
+                {"id": n.id, "name": n.name, "kind": n.kind, "metadata": n.metadata} for n in self.nodes.values()
+            ],
+            "edges": [asdict(e) for e in self.edges],
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> DrawableGraph:
+        g = cls(name=data.get("name", "graph"))
+        for n in data.get("nodes", []):
+            g.nodes[n["id"]] = Node(n["id"], n.get("name", n["id"]), n.get("kind", "node"), n.get("metadata", {}))
+        for e in data.get("edges", []):
+            g.edges.append(Edge(e["source"], e["target"], e.get("conditional", False), e.get("data")))
+        return g
+
+    def draw_mermaid(self, *, with_styles: bool = True) -> str:
+        """Mermaid flowchart text: static edges solid (``-->``), conditional dashed (``-.->``)."""
+        lines = ["---", "config:", "  flowchart:", "    curve: linear", "---", "graph TD;"]
+        for n in self.nodes.values():
+            mid = _mermaid_id(n.id)
+            label = n.name.replace('"', "'")
+            if n.kind == "start":
+                lines.append(f"\t{mid}([<p>{label}</p>]):::first")
+            elif n.kind == "end":
+                lines.append(f"\t{mid}([<p>{label}</p>]):::last")
+            else:
+                lines.append(f'\t{mid}("{label}")')
+        for e in self.edges:
+            arrow = "-.->" if e.conditional else "-->"
+            src, dst = _mermaid_id(e.source), _mermaid_id(e.target)
+            if e.data and e.data != e.target:
+                label = e.data.replace('"', "'")
+                arrow = f"-. &nbsp;{label}&nbsp; .->" if e.conditional else f"-- &nbsp;{label}&nbsp; -->"
+            lines.append(f"\t{src} {arrow} {dst};")
+        if with_styles:
+            lines += [
+                "\tclassDef default fill:#f2f0ff,line-height:1.2",
+                "\tclassDef first fill-opacity:0",
+                "\tclassDef last fill:#bfb6fc",
+            ]
+        return "\n".join(lines) + "\n"
+
+
+def _mermaid_id(node_id: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_]", "_", node_id)

@@ -1,0 +1,343 @@
+"""Message types (pydantic) and the ``add_messages`` reducer.
+
+Names and fields follow LangChain so its users feel at home: ``HumanMessage("hi")``,
+``AIMessage(content, tool_calls=[{"name", "args", "id"}])``, ``ToolMessage(content,
+tool_call_id=...)``.  Every message has an ``id`` and a ``type``; all of them round-trip
+through JSON (``message_to_dict`` / ``message_from_dict``).
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterable, Sequence
+from typing import Annotated, Any, Literal, TypeAlias, Union
+
+from typing_extensions import TypedDict
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+__all__ = [
+    "REMOVE_ALL_MESSAGES",
+    "AIMessage",
+    "AIMessageChunk",
+    "AnyMessage",
+    "BaseMessage",
+    "HumanMessage",
+    "InvalidToolCall",
+    "RemoveMessage",
+    "SystemMessage",
+    "ToolCall",
+    "ToolCallChunk",
+    "ToolMessage",
+    "add_messages",
+    "coerce_message",
+    "coerce_messages",
+    "message_from_dict",
+    "message_to_dict",
+]
+
+REMOVE_ALL_MESSAGES = "__remove_all__"
+
+Content: TypeAlias = str | list[str | dict[str, Any]]
+
+
+class ToolCall(TypedDict, total=False):
+    """A tool call requested by the model: ``{"name", "args", "id"}`` (``type`` optional)."""
+
+    name: str
+    args: dict[str, Any]
+    id: str | None
+    type: Literal["tool_call"]
+
+
+class InvalidToolCall(TypedDict, total=False):
+    """A tool call whose arguments could not be parsed (kept, never raised)."""
+
+    name: str | None
+    args: str | None
+    id: str | None
+    error: str | None
+    type: Literal["invalid_tool_call"]
+
+
+class ToolCallChunk(TypedDict, total=False):
+    """A streamed fragment of a tool call (arguments arrive as partial JSON text)."""
+
+    name: str | None
+    args: str | None
+    id: str | None
+    index: int | None
+    type: Literal["tool_call_chunk"]
+
+
+class BaseMessage(BaseModel):
+    """Common fields of every message. Subclasses fix ``type``."""
+
+    model_config = ConfigDict(extra="allow", validate_assignment=False)
+
+    content: Content = ""
+    id: str | None = None
+    name: str | None = None
+    additional_kwargs: dict[str, Any] = Field(default_factory=dict)
+    response_metadata: dict[str, Any] = Field(default_factory=dict)
+    type: str = "base"
+
+    def __init__(self, content: Content | None = None, /, **kwargs: Any) -> None:
+        if content is not None:
+            kwargs["content"] = content
+        super().__init__(**kwargs)
+
+    @property
+    def text(self) -> str:
+        """The textual content, with list content blocks flattened."""
+        if isinstance(self.content, str):
+            return self.content
+        parts: list[str] = []
+        for block in self.content:
+            if isinstance(block, str):
+                parts.append(block)
+            elif block.get("type") == "text":
+                parts.append(str(block.get("text", "")))
+        return "".join(parts)
+
+    def pretty_repr(self) -> str:
+        title = f" {type(self).__name__} "
+        return f"{title:=^60}\n{self.text}"
+
+    def __repr__(self) -> str:  # shorter than pydantic's default, readable in logs
+        fields = [f"{self.text!r}"]
+        if self.id:
+            fields.append(f"id={self.id!r}")
+        return f"{type(self).__name__}({', '.join(fields)})"
+
+
+class HumanMessage(BaseMessage):
+    type: Literal["human"] = "human"
+
+
+class SystemMessage(BaseMessage):
+    type: Literal["system"] = "system"
+
+
+class AIMessage(BaseMessage):
+    type: Literal["ai"] = "ai"
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    invalid_tool_calls: list[InvalidToolCall] = Field(default_factory=list)
+    usage_metadata: dict[str, Any] | None = None
+
+    def model_post_init(self, __context: Any) -> None:
+        for call in self.tool_calls:
+            call.setdefault("type", "tool_call")
+            call.setdefault("id", None)
+            call.setdefault("args", {})
+
+    def __repr__(self) -> str:
+        extra = ""
+        if self.tool_calls:
+            calls = ", ".join(f"{c.get('name')}({c.get('args')})" for c in self.tool_calls)
+            extra = f", tool_calls=[{calls}]"
+        return f"AIMessage({self.text!r}{extra})"
+
+
+class AIMessageChunk(AIMessage):
+    """A streamed delta of an AIMessage; ``+`` concatenates chunks."""
+
+    type: Literal["AIMessageChunk"] = "AIMessageChunk"  # type: ignore[assignment]
+    tool_call_chunks: list[ToolCallChunk] = Field(default_factory=list)
+
+    def __add__(self, other: AIMessageChunk) -> AIMessageChunk:  # type: ignore[override]
+        if not isinstance(other, AIMessageChunk):
+            return NotImplemented
+        chunks: dict[int, ToolCallChunk] = {}
+        for ch in [*self.tool_call_chunks, *other.tool_call_chunks]:
+            idx = ch.get("index")
+            key = idx if idx is not None else len(chunks)
+            if key in chunks:
+                cur = chunks[key]
+                cur["args"] = (cur.get("args") or "") + (ch.get("args") or "")
+                if ch.get("name") and not cur.get("name"):
+                    cur["name"] = ch["name"]
+                if ch.get("id") and not cur.get("id"):
+                    cur["id"] = ch["id"]
+            else:
+                chunks[key] = ToolCallChunk(
+                    name=ch.get("name"),
+                    args=ch.get("args") or "",
+                    id=ch.get("id"),
+                    index=ch.get("index"),
+                    type="tool_call_chunk",
+                )
+        usage = self.usage_metadata or other.usage_metadata
+        return AIMessageChunk(
+            content=self.text + other.text,
+            id=self.id or other.id,
+            name=self.name or other.name,
+            tool_call_chunks=list(chunks.values()),
+            usage_metadata=usage,
+            response_metadata={**self.response_metadata, **other.response_metadata},
+        )
+
+    def to_message(self) -> AIMessage:
+        """The full AIMessage this stream of chunks adds up to (arguments parsed)."""
+        calls: list[ToolCall] = []
+        invalid: list[InvalidToolCall] = []
+        for ch in self.tool_call_chunks:
+            raw = ch.get("args") or ""
+            try:
+                args = json.loads(raw) if raw.strip() else {}
+                if not isinstance(args, dict):
+                    raise ValueError(f"arguments must be a JSON object, got {type(args).__name__}")
+                calls.append(ToolCall(name=ch.get("name") or "", args=args, id=ch.get("id"), type="tool_call"))
+            except ValueError as exc:
+                invalid.append(
+                    InvalidToolCall(
+                        name=ch.get("name"), args=raw, id=ch.get("id"), error=str(exc), type="invalid_tool_call"
+                    )
+                )
+        return AIMessage(
+            content=self.content,
+            id=self.id,
+            name=self.name,
+            tool_calls=calls,
+            invalid_tool_calls=[*self.invalid_tool_calls, *invalid],
+            usage_metadata=self.usage_metadata,
+            response_metadata=self.response_metadata,
+        )
+
+
+class ToolMessage(BaseMessage):
+    type: Literal["tool"] = "tool"
+    tool_call_id: str
+    status: Literal["success", "error"] = "success"
+    artifact: Any = None
+
+
+class RemoveMessage(BaseMessage):
+    """Deletes the message with this ``id`` when returned through ``add_messages``."""
+
+    type: Literal["remove"] = "remove"
+
+    def __init__(self, content: Content | None = None, /, **kwargs: Any) -> None:
+        if "id" not in kwargs:
+            raise TypeError("RemoveMessage requires id=...")
+        super().__init__(content, **kwargs)
+
+
+AnyMessage: TypeAlias = Annotated[
+    Union[HumanMessage, AIMessage, AIMessageChunk, ToolMessage, SystemMessage, RemoveMessage],  # noqa: UP007
+    Field(discriminator="type"),
+]
+
+_ADAPTER: TypeAdapter[Any] = TypeAdapter(AnyMessage)
+_ROLE_TO_CLS: dict[str, type[BaseMessage]] = {
+    "human": HumanMessage,
+    "user": HumanMessage,
+    "ai": AIMessage,
+    "assistant": AIMessage,
+    "system": SystemMessage,
+    "developer": SystemMessage,
+    "tool": ToolMessage,
+    "remove": RemoveMessage,
+}
+
+
+def message_to_dict(msg: BaseMessage) -> dict[str, Any]:
+    """JSON-ready dict of a message (inverse of ``message_from_dict``)."""
+    return msg.model_dump(mode="json", exclude_none=False)
+
+
+def message_from_dict(data: dict[str, Any]) -> BaseMessage:
+    """Rebuild a message from ``message_to_dict`` output."""
+    return _ADAPTER.validate_python(data)
+
+
+def coerce_message(value: Any) -> BaseMessage:
+    """Accept a message, a string (human), a ``(role, content)`` tuple or a role dict."""
+    if isinstance(value, BaseMessage):
+        return value
+    if isinstance(value, str):
+        return HumanMessage(value)
+    if isinstance(value, tuple | list) and len(value) == 2 and isinstance(value[0], str):
+        role, content = value
+        cls = _ROLE_TO_CLS.get(role)
+        if cls is None:
+            raise ValueError(f"Unknown message role {role!r}")
+        return cls(content)
+    if isinstance(value, dict):
+        data = dict(value)
+        if "type" in data and data["type"] in ("human", "ai", "AIMessageChunk", "tool", "system", "remove"):
+            return message_from_dict(data)
+        role = data.pop("role", None) or data.pop("type", None)
+        cls = _ROLE_TO_CLS.get(str(role)) if role else None
+        if cls is None:
+            raise ValueError(f"Cannot make a message from dict with role {role!r}")
+        if cls is AIMessage and data.get("tool_calls"):
+            data["tool_calls"] = [_openai_call_to_tool_call(c) for c in data["tool_calls"]]
+        return cls(**data)
+    raise TypeError(f"Cannot coerce {type(value).__name__} to a message")
+
+
+def _openai_call_to_tool_call(call: dict[str, Any]) -> ToolCall:
+    if "function" in call:
+        fn = call["function"]
+        args = fn.get("arguments") or "{}"
+        return ToolCall(name=fn["name"], args=json.loads(args) if isinstance(args, str) else args, id=call.get("id"))
+    return ToolCall(name=call["name"], args=call.get("args", {}), id=call.get("id"))
+
+
+def coerce_messages(value: Any) -> list[BaseMessage]:
+    """A single message-like value or an iterable of them, as a list of messages."""
+    if isinstance(value, BaseMessage | str | dict):
+        return [coerce_message(value)]
+    if isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], str):
+        return [coerce_message(value)]
+    if isinstance(value, Iterable):
+        return [coerce_message(v) for v in value]
+    return [coerce_message(value)]
+
+
+def _ensure_id(msg: BaseMessage) -> BaseMessage:
+    if msg.id is None:
+        msg.id = str(uuid.uuid4())
+    return msg
+
+
+def add_messages(left: Any, right: Any) -> list[BaseMessage]:
+    """Merge two lists of messages, updating existing ones by id.
+
+    New ids are appended; an existing id is replaced in place; ``RemoveMessage(id)`` deletes;
+    ``RemoveMessage(id=REMOVE_ALL_MESSAGES)`` keeps only what follows the last such marker.
+    Messages without an id get a uuid4.  Returns a new list; the inputs are not changed.
+    """
+    left_list = [_ensure_id(m) for m in coerce_messages(left)] if left is not None else []
+    right_list = [_ensure_id(m) for m in coerce_messages(right)] if right is not None else []
+    return merge_messages(left_list, right_list)
+
+
+def merge_messages(left: Sequence[BaseMessage], right: Sequence[BaseMessage]) -> list[BaseMessage]:
+    """``add_messages`` on lists already coerced and given ids."""
+    remove_all_at = -1
+    for i, m in enumerate(right):
+        if isinstance(m, RemoveMessage) and m.id == REMOVE_ALL_MESSAGES:
+            remove_all_at = i
+    if remove_all_at >= 0:
+        return [m for m in right[remove_all_at + 1 :] if not isinstance(m, RemoveMessage)]
+    merged = list(left)
+    index = {m.id: i for i, m in enumerate(merged)}
+    removed: set[int] = set()
+    for m in right:
+        pos = index.get(m.id)
+        if pos is not None and pos not in removed:
+            if isinstance(m, RemoveMessage):
+                removed.add(pos)
+            else:
+                merged[pos] = m
+        else:
+            if isinstance(m, RemoveMessage):
+                raise ValueError(f"Attempting to delete a message with an ID that doesn't exist ('{m.id}')")
+            index[m.id] = len(merged)
+            merged.append(m)
+    if removed:
+        merged = [m for i, m in enumerate(merged) if i not in removed]
+    return merged

@@ -1,0 +1,218 @@
+"""JSON serialization of state values, checkpoints and event payloads. Never pickle.
+
+Plain JSON values pass through.  Richer values are written as tagged objects
+``{"__sw__": tag, ...}``: messages, pydantic models, dataclasses, tuples, sets, bytes,
+datetimes, UUIDs, enums, ``Send``, ``Interrupt``, ``Command``.
+
+Decoding a pydantic model or dataclass never imports anything: the class must be *known*,
+i.e. registered with ``register_type`` (graphs register the types named in their state
+schema; every class encoded in this process is registered too).  An unknown class decodes
+to its plain data (a dict), so a session file from elsewhere can always be read safely.
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import datetime as dt
+import enum
+import json
+import uuid
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from pydantic import BaseModel
+
+from engine.messages import BaseMessage, message_from_dict
+
+__all__ = [
+    "TAG",
+    "SerializationError",
+    "decode",
+    "dumps",
+    "encode",
+    "loads",
+    "register_type",
+    "to_jsonable",
+]
+
+TAG = "__sw__"
+
+_REGISTRY: dict[str, type] = {}
+_EXTRA_ENCODERS: list[tuple[type, str, Callable[[Any], Any]]] = []
+_EXTRA_DECODERS: dict[str, Callable[[Any], Any]] = {}
+
+
+class SerializationError(TypeError):
+    """A value cannot be written as JSON."""
+
+
+def _qualname(cls: type) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def register_type(cls: type) -> type:
+    """Allow ``cls`` (a pydantic model, dataclass or enum) to be rebuilt when decoding."""
+    _REGISTRY[_qualname(cls)] = cls
+    return cls
+
+
+def register_codec(cls: type, tag: str, enc: Callable[[Any], Any], dec: Callable[[Any], Any]) -> None:
+    """Teach the serde a new tagged type (used by engine modules for their own types)."""
+    _EXTRA_ENCODERS.append((cls, tag, enc))
+    _EXTRA_DECODERS[tag] = dec
+
+
+def encode(obj: Any, _path: str = "$") -> Any:
+    """A JSON-compatible structure for ``obj`` (tagged where plain JSON loses the type)."""
+    if obj is None or isinstance(obj, bool | int | str):
+        return obj
+    if isinstance(obj, float):
+        if obj != obj or obj in (float("inf"), float("-inf")):
+            return {TAG: "float", "v": repr(obj)}
+        return obj
+    if isinstance(obj, BaseMessage):
+        return {TAG: "msg", "v": obj.model_dump(mode="json")}
+    if isinstance(obj, dict):
+        out: dict[str, Any] = {}
+        for k, v in obj.items():
+            if not isinstance(k, str):
+                return {TAG: "dict", "items": [[encode(k, _path), encode(v, f"{_path}[{k!r}]")] for k, v in obj.items()]}
+            out[k] = encode(v, f"{_path}.{k}")
+        if TAG in out:
+            return {TAG: "escaped", "v": out}
+        return out
+    if isinstance(obj, list):
+        return [encode(v, f"{_path}[{i}]") for i, v in enumerate(obj)]
+    if isinstance(obj, tuple):
+        if hasattr(obj, "_fields"):  # NamedTuple: keep as a list of values
+            return [encode(v, _path) for v in obj]
+        return {TAG: "tuple", "v": [encode(v, _path) for v in obj]}
+    for cls, tag, enc in _EXTRA_ENCODERS:
+        if isinstance(obj, cls):
+            return {TAG: tag, "v": enc(obj)}
+    if isinstance(obj, BaseModel):
+        cls = type(obj)
+        register_type(cls)
+        return {TAG: "model", "cls": _qualname(cls), "v": obj.model_dump(mode="json")}
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        cls = type(obj)
+        register_type(cls)
+        fields = {f.name: encode(getattr(obj, f.name), f"{_path}.{f.name}") for f in dataclasses.fields(obj)}
+        return {TAG: "dc", "cls": _qualname(cls), "v": fields}
+    if isinstance(obj, enum.Enum):
+        register_type(type(obj))
+        return {TAG: "enum", "cls": _qualname(type(obj)), "v": encode(obj.value)}
+    if isinstance(obj, set | frozenset):
+        return {TAG: "set", "v": [encode(v, _path) for v in obj]}
+    if isinstance(obj, bytes | bytearray):
+        return {TAG: "bytes", "v": base64.b64encode(bytes(obj)).decode("ascii")}
+    if isinstance(obj, dt.datetime):
+        return {TAG: "datetime", "v": obj.isoformat()}
+    if isinstance(obj, dt.date):
+        return {TAG: "date", "v": obj.isoformat()}
+    if isinstance(obj, uuid.UUID):
+        return {TAG: "uuid", "v": str(obj)}
+    if isinstance(obj, Mapping):
+        return encode(dict(obj), _path)
+    if hasattr(obj, "__iter__") and hasattr(obj, "__len__") and hasattr(obj, "__getitem__"):
+        return [encode(v, _path) for v in obj]  # sequence views such as MessageList
+    raise SerializationError(
+        f"Cannot serialize a value of type {type(obj).__name__} at {_path} to JSON. "
+        "State values must be JSON data, messages, pydantic models or dataclasses."
+    )
+
+
+def decode(data: Any) -> Any:
+    """Inverse of ``encode``."""
+    if isinstance(data, list):
+        return [decode(v) for v in data]
+    if not isinstance(data, dict):
+        return data
+    tag = data.get(TAG)
+    if tag is None:
+        return {k: decode(v) for k, v in data.items()}
+    v = data.get("v")
+    if tag == "msg":
+        return message_from_dict(v)
+    if tag == "tuple":
+        return tuple(decode(x) for x in v)
+    if tag == "escaped":
+        return {k: decode(x) for k, x in v.items()}
+    if tag == "dict":
+        return {decode(k): decode(x) for k, x in data["items"]}
+    if tag == "model":
+        cls = _REGISTRY.get(data["cls"])
+        if cls is not None and issubclass(cls, BaseModel):
+            return cls.model_validate(v)
+        return v
+    if tag == "dc":
+        cls = _REGISTRY.get(data["cls"])
+        fields = {k: decode(x) for k, x in v.items()}
+        if cls is not None and dataclasses.is_dataclass(cls):
+            init = {f.name for f in dataclasses.fields(cls) if f.init}
+            obj = cls(**{k: x for k, x in fields.items() if k in init})
+            return obj
+        return fields
+    if tag == "enum":
+        cls = _REGISTRY.get(data["cls"])
+        value = decode(v)
+        return cls(value) if cls is not None else value
+    if tag == "set":
+        return {decode(x) for x in v}
+    if tag == "bytes":
+        return base64.b64decode(v)
+    if tag == "datetime":
+        return dt.datetime.fromisoformat(v)
+    if tag == "date":
+        return dt.date.fromisoformat(v)
+    if tag == "uuid":
+        return uuid.UUID(v)
+    if tag == "float":
+        return float(v)
+    dec = _EXTRA_DECODERS.get(tag)
+    if dec is not None:
+        return dec(v)
+    return {k: decode(x) for k, x in data.items()}
+
+
+def dumps(obj: Any) -> str:
+    """``encode`` then compact JSON text."""
+    return json.dumps(encode(obj), separators=(",", ":"), ensure_ascii=False)
+
+
+def loads(text: str | bytes) -> Any:
+    """Inverse of ``dumps``."""
+    return decode(json.loads(text))
+
+
+def to_jsonable(obj: Any, *, max_str: int | None = None) -> Any:
+    """A plain-JSON rendering for display (events, logs): never raises, never tagged.
+
+    Messages become their dict form; unknown objects become their ``repr``.  With
+    ``max_str``, long strings are shortened (for summaries).
+    """
+    try:
+        if obj is None or isinstance(obj, bool | int | float):
+            return obj
+        if isinstance(obj, str):
+            if max_str is not None and len(obj) > max_str:
+                return obj[:max_str] + f"… (+{len(obj) - max_str} chars)"
+            return obj
+        if isinstance(obj, BaseModel):
+            return to_jsonable(obj.model_dump(mode="json"), max_str=max_str)
+        if isinstance(obj, Mapping):
+            return {str(k): to_jsonable(v, max_str=max_str) for k, v in obj.items()}
+        if isinstance(obj, list | tuple | set | frozenset):
+            return [to_jsonable(v, max_str=max_str) for v in obj]
+        if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+            return {f.name: to_jsonable(getattr(obj, f.name), max_str=max_str) for f in dataclasses.fields(obj)}
+        if isinstance(obj, enum.Enum):
+            return to_jsonable(obj.value, max_str=max_str)
+        if hasattr(obj, "to_jsonable"):
+            return obj.to_jsonable()
+        if hasattr(obj, "__len__") and hasattr(obj, "__getitem__") and not isinstance(obj, bytes | bytearray):
+            return [to_jsonable(v, max_str=max_str) for v in obj]
+        return repr(obj)
+    except Exception as exc:  # display helper: never fail
+        return f"<unrenderable {type(obj).__name__}: {exc}>"

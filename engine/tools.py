@@ -1,0 +1,422 @@
+"""Tools: ``@tool``, ``BaseTool`` and the injection markers.
+
+A tool's *model-facing* schema (``tool_call_schema``) lists only the parameters the model
+fills in; injected parameters (``InjectedState``, ``InjectedStore``, ``InjectedToolCallId``,
+``ToolRuntime``) are hidden from it and filled in by ``ToolNode`` at call time.
+
+    @tool
+    def create_file(path: str, content: str = "") -> str:
+        '''Create a file.
+
+        Args:
+            path: where to write it
+        '''
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import re
+import textwrap
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Annotated, Any, Literal, get_args, get_origin, get_type_hints
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+
+__all__ = [
+    "BaseTool",
+    "InjectedState",
+    "InjectedStore",
+    "InjectedToolArg",
+    "InjectedToolCallId",
+    "StructuredTool",
+    "ToolArgsValidationError",
+    "ToolException",
+    "ToolRuntime",
+    "tool",
+]
+
+
+class ToolException(Exception):
+    """Raise inside a tool to report an error the model should see (with handle_tool_errors)."""
+
+
+class ToolArgsValidationError(ValueError):
+    """The model's arguments do not match the tool's schema."""
+
+    def __init__(self, tool_name: str, args: Any, errors: list[tuple[str, str]]) -> None:
+        self.tool_name = tool_name
+        self.args = args
+        self.errors = errors
+        detail = "\n".join(f" {loc}: {msg}" for loc, msg in errors)
+        super().__init__(f"Invalid arguments for tool '{tool_name}':\n{detail}")
+
+
+class InjectedToolArg:
+    """Marker base: a parameter filled in at call time, never shown to the model."""
+
+
+class InjectedState(InjectedToolArg):
+    """``Annotated[dict, InjectedState]`` (whole state) or ``InjectedState("field")``."""
+
+    def __init__(self, field: str | None = None) -> None:
+        self.field = field
+
+    def __repr__(self) -> str:
+        return f"InjectedState({self.field!r})" if self.field else "InjectedState()"
+
+
+class InjectedStore(InjectedToolArg):
+    """``Annotated[BaseStore, InjectedStore()]``: the graph's store."""
+
+
+class InjectedToolCallId(InjectedToolArg):
+    """``Annotated[str, InjectedToolCallId]``: the id of the tool call being executed."""
+
+
+@dataclass
+class ToolRuntime:
+    """Everything a tool may need about the run; a ``runtime: ToolRuntime`` parameter gets it."""
+
+    state: Any = None
+    context: Any = None
+    config: dict[str, Any] = field(default_factory=dict)
+    stream_writer: Callable[[Any], None] = lambda _chunk: None
+    tool_call_id: str | None = None
+    store: Any = None
+
+
+InjectionKind = Literal["state", "store", "tool_call_id", "runtime"]
+
+
+@dataclass(frozen=True)
+class Injection:
+    kind: InjectionKind
+    field: str | None = None
+
+
+def _injection_of(annotation: Any) -> Injection | None:
+    if annotation is ToolRuntime or (isinstance(annotation, type) and issubclass(annotation, ToolRuntime)):
+        return Injection("runtime")
+    if get_origin(annotation) is Annotated:
+        base, *meta = get_args(annotation)
+        for m in meta:
+            marker = m() if isinstance(m, type) and issubclass(m, InjectedToolArg) else m
+            if isinstance(marker, InjectedState):
+                return Injection("state", marker.field)
+            if isinstance(marker, InjectedStore):
+                return Injection("store")
+            if isinstance(marker, InjectedToolCallId):
+                return Injection("tool_call_id")
+            if isinstance(marker, InjectedToolArg):
+                return Injection("runtime")
+        return _injection_of(base) if base is ToolRuntime else None
+    return None
+
+
+_SECTION = re.compile(r"^\s*(Args|Arguments|Parameters|Returns|Return|Raises|Yields|Examples?)\s*:\s*$", re.M)
+
+
+def _parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
+    """(description, {param: description}) from a Google-style docstring."""
+    if not doc:
+        return "", {}
+    doc = textwrap.dedent(doc).strip()
+    m = _SECTION.search(doc)
+    description = doc[: m.start()].strip() if m else doc
+    params: dict[str, str] = {}
+    args_match = re.search(r"^\s*(Args|Arguments|Parameters)\s*:\s*$", doc, re.M)
+    if args_match:
+        body = doc[args_match.end() :]
+        nxt = _SECTION.search(body)
+        if nxt:
+            body = body[: nxt.start()]
+        current: str | None = None
+        for line in body.splitlines():
+            pm = re.match(r"^\s+(\*{0,2}\w+)\s*(\([^)]*\))?\s*:\s*(.*)$", line)
+            if pm:
+                current = pm.group(1).lstrip("*")
+                params[current] = pm.group(3).strip()
+            elif current and line.strip():
+                params[current] += " " + line.strip()
+    return description, params
+
+
+def _schema_for_function(
+    fn: Callable[..., Any], name: str, param_docs: dict[str, str]
+) -> tuple[type[BaseModel], dict[str, Injection]]:
+    sig = inspect.signature(fn)
+    try:
+        hints = get_type_hints(fn, include_extras=True)
+    except Exception:
+        hints = {}
+    fields: dict[str, Any] = {}
+    injected: dict[str, Injection] = {}
+    for pname, p in sig.parameters.items():
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) or pname in ("self", "cls"):
+            continue
+        ann = hints.get(pname, p.annotation if p.annotation is not p.empty else Any)
+        inj = _injection_of(ann)
+        if inj is not None:
+            injected[pname] = inj
+            continue
+        default = p.default if p.default is not p.empty else ...
+        fields[pname] = (ann, Field(default, description=param_docs.get(pname)))
+    model = create_model(  # type: ignore[call-overload]
+        _camel(name), __config__=ConfigDict(arbitrary_types_allowed=True), **fields
+    )
+    return model, injected
+
+
+def _camel(name: str) -> str:
+    return "".join(part[:1].upper() + part[1:] for part in re.split(r"[_\-\s]+", name) if part) or "Args"
+
+
+class BaseTool:
+    """A tool the model can call.  Subclass and implement ``_run`` and/or ``_arun``."""
+
+    name: str = ""
+    description: str = ""
+    args_schema: type[BaseModel] | dict[str, Any] | None = None
+    return_direct: bool = False
+    response_format: Literal["content", "content_and_artifact"] = "content"
+    injected: dict[str, Injection]
+
+    def __init__(
+        self,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        args_schema: type[BaseModel] | dict[str, Any] | None = None,
+        return_direct: bool | None = None,
+        response_format: Literal["content", "content_and_artifact"] | None = None,
+    ) -> None:
+        if name is not None:
+            self.name = name
+        if description is not None:
+            self.description = description
+        if args_schema is not None:
+            self.args_schema = args_schema
+        if return_direct is not None:
+            self.return_direct = return_direct
+        if response_format is not None:
+            self.response_format = response_format
+        if not self.name:
+            self.name = type(self).__name__
+        if not hasattr(self, "injected"):
+            self.injected = {}
+        if self.args_schema is None:
+            fn = type(self)._run if type(self)._run is not BaseTool._run else type(self)._arun
+            if fn is not BaseTool._arun:
+                doc_desc, param_docs = _parse_docstring(fn.__doc__)
+                self.args_schema, self.injected = _schema_for_function(fn, self.name, param_docs)
+
+    # -- schemas -------------------------------------------------------------------------
+
+    @property
+    def parameters_json_schema(self) -> dict[str, Any]:
+        """JSON schema of the model-facing arguments (injected parameters hidden)."""
+        schema = self.args_schema
+        if schema is None:
+            return {"type": "object", "properties": {}}
+        if isinstance(schema, dict):
+            return schema
+        js = schema.model_json_schema()
+        js.pop("title", None)
+        props = js.get("properties", {})
+        for pname in list(props):
+            props[pname].pop("title", None)
+            if pname in self.injected:
+                props.pop(pname)
+        if "required" in js:
+            js["required"] = [r for r in js["required"] if r not in self.injected]
+            if not js["required"]:
+                js.pop("required")
+        js.setdefault("type", "object")
+        return js
+
+    @property
+    def tool_call_schema(self) -> dict[str, Any]:
+        """``{"name", "description", "parameters"}`` as sent to a model."""
+        return {"name": self.name, "description": self.description, "parameters": self.parameters_json_schema}
+
+    def validate_args(self, args: Any) -> dict[str, Any]:
+        """The model's arguments, validated and coerced; raises ``ToolArgsValidationError``."""
+        if isinstance(args, str):
+            try:
+                args = json.loads(args) if args.strip() else {}
+            except json.JSONDecodeError as exc:
+                raise ToolArgsValidationError(self.name, args, [("args", f"not valid JSON ({exc})")]) from None
+        if not isinstance(args, dict):
+            raise ToolArgsValidationError(self.name, args, [("args", f"expected an object, got {type(args).__name__}")])
+        args = {k: v for k, v in args.items() if k not in self.injected}
+        schema = self.args_schema
+        if schema is None or isinstance(schema, dict):
+            return dict(args)
+        try:
+            obj = schema.model_validate(args)
+        except ValidationError as exc:
+            errors = [(".".join(str(x) for x in e["loc"]) or "args", e["msg"]) for e in exc.errors()]
+            raise ToolArgsValidationError(self.name, args, errors) from None
+        return {k: getattr(obj, k) for k in type(obj).model_fields if k in args or k not in self.injected}
+
+    # -- running -------------------------------------------------------------------------
+
+    def _run(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError(f"Tool '{self.name}' has no synchronous implementation")
+
+    async def _arun(self, *args: Any, **kwargs: Any) -> Any:
+        return await asyncio.to_thread(self._run, *args, **kwargs)
+
+    @property
+    def is_async(self) -> bool:
+        return type(self)._arun is not BaseTool._arun
+
+    async def arun(self, args: dict[str, Any], **injected: Any) -> Any:
+        """Run with already-validated model args plus injected values; returns the raw output."""
+        return await self._arun(**args, **injected)
+
+    async def ainvoke(self, input: Any, config: dict[str, Any] | None = None) -> Any:
+        """Call the tool directly: a dict of args returns the output; a ToolCall returns a ToolMessage."""
+        from engine.messages import ToolMessage
+
+        if isinstance(input, dict) and input.get("type") == "tool_call" or (
+            isinstance(input, dict) and {"name", "args", "id"} <= set(input)
+        ):
+            args = self.validate_args(input.get("args", {}))
+            out = await self.arun(args, **self._default_injections(input.get("id")))
+            return ToolMessage(
+                content=out if isinstance(out, str) else json.dumps(out, default=str),
+                tool_call_id=input.get("id") or "",
+                name=self.name,
+            )
+        args = self.validate_args(input if isinstance(input, dict) else {})
+        return await self.arun(args, **self._default_injections(None))
+
+    def invoke(self, input: Any, config: dict[str, Any] | None = None) -> Any:
+        from engine.aio import run_sync
+
+        return run_sync(self.ainvoke(input, config))
+
+    def _default_injections(self, call_id: str | None) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for pname, inj in self.injected.items():
+            if inj.kind == "tool_call_id":
+                out[pname] = call_id
+            elif inj.kind == "runtime":
+                out[pname] = ToolRuntime(tool_call_id=call_id)
+            else:
+                out[pname] = None
+        return out
+
+    def __repr__(self) -> str:
+        return f"<tool {self.name}>"
+
+
+class StructuredTool(BaseTool):
+    """A tool made from a function (what ``@tool`` returns)."""
+
+    def __init__(
+        self,
+        func: Callable[..., Any] | None = None,
+        coroutine: Callable[..., Awaitable[Any]] | None = None,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        args_schema: type[BaseModel] | dict[str, Any] | None = None,
+        return_direct: bool = False,
+        response_format: Literal["content", "content_and_artifact"] = "content",
+    ) -> None:
+        source = func or coroutine
+        if source is None:
+            raise ValueError("StructuredTool needs a function or a coroutine")
+        self.func = func
+        self.coroutine = coroutine
+        tool_name = name or source.__name__
+        doc_desc, param_docs = _parse_docstring(source.__doc__)
+        schema, injected = _schema_for_function(source, tool_name, param_docs)
+        self.injected = injected
+        if description is None:
+            if not doc_desc and args_schema is None:
+                raise ValueError(f"Function {tool_name} must have a docstring if description not provided.")
+            description = doc_desc or (
+                args_schema.__doc__ or "" if isinstance(args_schema, type) else ""
+            ).strip()
+        super().__init__(
+            name=tool_name,
+            description=description,
+            args_schema=args_schema or schema,
+            return_direct=return_direct,
+            response_format=response_format,
+        )
+
+    @classmethod
+    def from_function(cls, func: Callable[..., Any] | None = None, coroutine: Any = None, **kw: Any) -> StructuredTool:
+        return cls(func, coroutine, **kw)
+
+    @property
+    def is_async(self) -> bool:
+        return self.coroutine is not None
+
+    async def _arun(self, *args: Any, **kwargs: Any) -> Any:
+        if self.coroutine is not None:
+            return await self.coroutine(*args, **kwargs)
+        assert self.func is not None
+        return await asyncio.to_thread(self.func, *args, **kwargs)
+
+    def _run(self, *args: Any, **kwargs: Any) -> Any:
+        if self.func is not None:
+            return self.func(*args, **kwargs)
+        from engine.aio import run_sync
+
+        assert self.coroutine is not None
+        return run_sync(self.coroutine(*args, **kwargs))
+
+    async def arun(self, args: dict[str, Any], **injected: Any) -> Any:
+        if self.coroutine is None and self.func is not None:
+            # sync tool: always on a worker thread so the event loop never blocks
+            return await asyncio.to_thread(self.func, **args, **injected)
+        return await self._arun(**args, **injected)
+
+
+def tool(
+    name_or_callable: str | Callable[..., Any] | None = None,
+    *,
+    description: str | None = None,
+    return_direct: bool = False,
+    args_schema: type[BaseModel] | dict[str, Any] | None = None,
+    response_format: Literal["content", "content_and_artifact"] = "content",
+) -> Any:
+    """Make a tool from a function (sync or async); usable bare or with arguments."""
+
+    def make(fn: Callable[..., Any], name: str | None) -> StructuredTool:
+        is_coro = inspect.iscoroutinefunction(fn)
+        return StructuredTool(
+            None if is_coro else fn,
+            fn if is_coro else None,
+            name=name,
+            description=description,
+            args_schema=args_schema,
+            return_direct=return_direct,
+            response_format=response_format,
+        )
+
+    if callable(name_or_callable):
+        return make(name_or_callable, None)
+
+    def decorator(fn: Callable[..., Any]) -> StructuredTool:
+        return make(fn, name_or_callable if isinstance(name_or_callable, str) else None)
+
+    return decorator
+
+
+def as_tool(obj: Any) -> BaseTool:
+    """A ``BaseTool`` from a tool or a plain function."""
+    if isinstance(obj, BaseTool):
+        return obj
+    if callable(obj):
+        return tool(obj)
+    raise TypeError(f"Not a tool: {obj!r}")
