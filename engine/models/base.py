@@ -1,0 +1,317 @@
+"""The ``ChatModel`` protocol and ``BaseChatModel``, the base class our models share.
+
+Calling a model::
+
+    reply = await model.ainvoke(messages, tools=[search], tool_choice="auto")
+    async for item in model.astream(messages):   # AIMessageChunk deltas, then the AIMessage
+        ...
+    reply = model.invoke(messages)                # sync wrapper (engine.aio.run_sync)
+
+``tools`` holds ``BaseTool``s or plain schemas ``{"name", "description", "parameters"}``.
+``tool_choice`` is None, ``"auto"``, ``"any"``, ``"required"``, ``"none"`` or a tool name.
+``response_format`` is None or an OpenAI-style dict
+``{"type": "json_schema", "json_schema": {"name", "schema", "strict"}}``.  Any other keyword
+is a model setting (temperature, max_tokens, prompt_cache_key, ...) and overrides the
+model's own ``model_settings`` for that call.
+
+A subclass implements ``_agenerate`` (a whole reply) and/or ``_astream`` (chunks, then the
+reply); each defaults to being derived from the other, so the logic is written once.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeAlias, runtime_checkable
+
+from engine.aio import iter_sync, run_sync
+from engine.messages import AIMessage, AIMessageChunk, BaseMessage, coerce_messages
+from engine.models.errors import ModelResponseError
+from engine.models.streaming import collect, split_message
+from engine.tools import BaseTool
+
+__all__ = [
+    "TOOL_CHOICE_MODES",
+    "BaseChatModel",
+    "ChatModel",
+    "ChatRequest",
+    "ModelProfile",
+    "ToolLike",
+    "tool_schema",
+]
+
+ToolLike: TypeAlias = BaseTool | Mapping[str, Any]
+#: ``tool_choice`` values that are modes rather than tool names.
+TOOL_CHOICE_MODES = ("auto", "any", "required", "none")
+
+
+@dataclass(frozen=True)
+class ModelProfile:
+    """What a model can do; the agent reads it to pick strategies (e.g. structured output)."""
+
+    tool_calling: bool = True
+    structured_output: bool = True
+    """Native structured output (``response_format`` with a JSON schema)."""
+    streaming: bool = True
+    max_input_tokens: int | None = None
+
+
+@dataclass(frozen=True)
+class ChatRequest:
+    """One normalized call: what a model implementation receives (and what tests record)."""
+
+    messages: list[BaseMessage]
+    tools: list[dict[str, Any]] = field(default_factory=list)
+    """Schemas ``{"name", "description", "parameters"}``."""
+    tool_choice: str | None = None
+    response_format: dict[str, Any] | None = None
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def tool_names(self) -> list[str]:
+        return [t["name"] for t in self.tools]
+
+
+def tool_schema(tool: ToolLike) -> dict[str, Any]:
+    """``{"name", "description", "parameters"}`` of a tool, a plain schema or an OpenAI tool."""
+    if isinstance(tool, BaseTool):
+        return tool.tool_call_schema
+    if isinstance(tool, Mapping):
+        spec: Mapping[str, Any] = (
+            tool.get("function", tool) if tool.get("type") == "function" else tool
+        )
+        if not isinstance(spec.get("name"), str) or not spec["name"]:
+            raise ValueError(f"A tool schema needs a 'name': {dict(tool)!r}")
+        return {
+            "name": spec["name"],
+            "description": spec.get("description") or "",
+            "parameters": dict(spec.get("parameters") or {"type": "object", "properties": {}}),
+        }
+    raise TypeError(f"A tool must be a BaseTool or a schema dict, not {type(tool).__name__}")
+
+
+@runtime_checkable
+class ChatModel(Protocol):
+    """What the engine needs from a chat model (see the module docstring for the arguments)."""
+
+    model_name: str
+    profile: ModelProfile
+
+    async def ainvoke(
+        self,
+        messages: Sequence[Any],
+        *,
+        tools: Sequence[ToolLike] | None = None,
+        tool_choice: str | None = None,
+        response_format: Mapping[str, Any] | None = None,
+        **settings: Any,
+    ) -> AIMessage: ...
+
+    def astream(
+        self,
+        messages: Sequence[Any],
+        *,
+        tools: Sequence[ToolLike] | None = None,
+        tool_choice: str | None = None,
+        response_format: Mapping[str, Any] | None = None,
+        **settings: Any,
+    ) -> AsyncIterator[AIMessage]:
+        """``AIMessageChunk`` deltas, then the full ``AIMessage`` as the last item."""
+        ...
+
+    def invoke(
+        self,
+        messages: Sequence[Any],
+        *,
+        tools: Sequence[ToolLike] | None = None,
+        tool_choice: str | None = None,
+        response_format: Mapping[str, Any] | None = None,
+        **settings: Any,
+    ) -> AIMessage: ...
+
+    def stream(
+        self,
+        messages: Sequence[Any],
+        *,
+        tools: Sequence[ToolLike] | None = None,
+        tool_choice: str | None = None,
+        response_format: Mapping[str, Any] | None = None,
+        **settings: Any,
+    ) -> Iterator[AIMessage]: ...
+
+
+def _finalize(message: AIMessage) -> AIMessage:
+    """A plain ``AIMessage`` (not a chunk) with an id."""
+    if isinstance(message, AIMessageChunk):
+        message = message.to_message()
+    if message.id is None:
+        message.id = str(uuid.uuid4())
+    return message
+
+
+class BaseChatModel:
+    """Shared plumbing: argument normalization, sync wrappers, stream <-> whole reply."""
+
+    model_name: str
+    profile: ModelProfile
+    model_settings: dict[str, Any]
+
+    def __init__(
+        self, model_name: str, *, profile: ModelProfile | None = None, **model_settings: Any
+    ) -> None:
+        self.model_name = model_name
+        self.profile = profile or ModelProfile()
+        self.model_settings = model_settings
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls._agenerate is BaseChatModel._agenerate and cls._astream is BaseChatModel._astream:
+            raise TypeError(f"{cls.__name__} must implement _agenerate or _astream")
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(model_name={self.model_name!r})"
+
+    # -- the implementation hooks --------------------------------------------------------
+
+    async def _agenerate(self, request: ChatRequest) -> AIMessage:
+        """The whole reply.  Default: collected from ``_astream``."""
+        items = [item async for item in self._astream(request)]
+        message = collect(items)
+        if message is None:
+            raise ModelResponseError(f"{self.model_name}: the stream ended without any output")
+        return message
+
+    async def _astream(self, request: ChatRequest) -> AsyncIterator[AIMessage]:
+        """Chunks, then the whole reply.  Default: ``_agenerate``'s reply split into chunks."""
+        message = _finalize(await self._agenerate(request))
+        for chunk in split_message(message):
+            yield chunk
+        yield message
+
+    # -- public API ----------------------------------------------------------------------
+
+    def make_request(
+        self,
+        messages: Sequence[Any],
+        *,
+        tools: Sequence[ToolLike] | None = None,
+        tool_choice: str | None = None,
+        response_format: Mapping[str, Any] | None = None,
+        settings: Mapping[str, Any] | None = None,
+    ) -> ChatRequest:
+        """Validate and normalize call arguments (merging in ``model_settings``)."""
+        schemas = [tool_schema(t) for t in tools or ()]
+        names = [s["name"] for s in schemas]
+        if tool_choice is not None:
+            if not isinstance(tool_choice, str):
+                raise TypeError(
+                    f"tool_choice must be a string or None, not {type(tool_choice).__name__}"
+                )
+            if tool_choice not in ("auto", "none") and not schemas:
+                raise ValueError(f"tool_choice={tool_choice!r} needs tools, but none were given")
+            if tool_choice not in TOOL_CHOICE_MODES and tool_choice not in names:
+                raise ValueError(f"tool_choice={tool_choice!r} is not one of the tools {names}")
+        if response_format is not None and not (
+            isinstance(response_format, Mapping) and "type" in response_format
+        ):
+            raise TypeError('response_format must be a dict like {"type": "json_schema", ...}')
+        # None means "not set": it neither overrides the model's setting nor is sent
+        merged = {
+            **self.model_settings,
+            **{k: v for k, v in (settings or {}).items() if v is not None},
+        }
+        return ChatRequest(
+            messages=coerce_messages(messages),
+            tools=schemas,
+            tool_choice=tool_choice,
+            response_format=dict(response_format) if response_format is not None else None,
+            settings={k: v for k, v in merged.items() if v is not None},
+        )
+
+    async def ainvoke(
+        self,
+        messages: Sequence[Any],
+        *,
+        tools: Sequence[ToolLike] | None = None,
+        tool_choice: str | None = None,
+        response_format: Mapping[str, Any] | None = None,
+        **settings: Any,
+    ) -> AIMessage:
+        request = self.make_request(
+            messages,
+            tools=tools,
+            tool_choice=tool_choice,
+            response_format=response_format,
+            settings=settings,
+        )
+        return _finalize(await self._agenerate(request))
+
+    async def astream(
+        self,
+        messages: Sequence[Any],
+        *,
+        tools: Sequence[ToolLike] | None = None,
+        tool_choice: str | None = None,
+        response_format: Mapping[str, Any] | None = None,
+        **settings: Any,
+    ) -> AsyncIterator[AIMessage]:
+        request = self.make_request(
+            messages,
+            tools=tools,
+            tool_choice=tool_choice,
+            response_format=response_format,
+            settings=settings,
+        )
+        chunks: list[AIMessage] = []
+        final: AIMessage | None = None
+        async for item in self._astream(request):
+            if isinstance(item, AIMessageChunk):
+                chunks.append(item)
+                yield item
+            else:
+                final = item
+        final = final or collect(chunks)
+        if final is None:
+            raise ModelResponseError(f"{self.model_name}: the stream ended without any output")
+        yield _finalize(final)
+
+    def invoke(
+        self,
+        messages: Sequence[Any],
+        *,
+        tools: Sequence[ToolLike] | None = None,
+        tool_choice: str | None = None,
+        response_format: Mapping[str, Any] | None = None,
+        **settings: Any,
+    ) -> AIMessage:
+        """``ainvoke`` from synchronous code."""
+        return run_sync(
+            self.ainvoke(
+                messages,
+                tools=tools,
+                tool_choice=tool_choice,
+                response_format=response_format,
+                **settings,
+            )
+        )
+
+    def stream(
+        self,
+        messages: Sequence[Any],
+        *,
+        tools: Sequence[ToolLike] | None = None,
+        tool_choice: str | None = None,
+        response_format: Mapping[str, Any] | None = None,
+        **settings: Any,
+    ) -> Iterator[AIMessage]:
+        """``astream`` from synchronous code."""
+        return iter_sync(
+            self.astream(
+                messages,
+                tools=tools,
+                tool_choice=tool_choice,
+                response_format=response_format,
+                **settings,
+            )
+        )

@@ -1,0 +1,103 @@
+"""Errors raised by chat models, named so users can list them in ``retry_on``.
+
+Every model in ``engine.models`` turns its provider's failures into these types, so retry and
+fallback policies do not depend on a provider SDK:
+
+- ``ModelTimeoutError`` — the request took longer than the model's ``timeout``.  A subclass
+  of the built-in ``TimeoutError``, so ``retry_on=(TimeoutError,)`` catches it.
+- ``ModelConnectionError`` — the server could not be reached (refused, reset, DNS).  A
+  subclass of the built-in ``ConnectionError``.
+- ``ModelAPIError`` — the server answered with an error status.  ``.status_code`` holds it
+  (``None`` when the error arrived inside a stream without one).  Two subclasses are kept
+  apart because they call for different policies:
+
+  - ``RateLimitError`` — HTTP 429; ``.retry_after`` is the server's hint in seconds, if any.
+  - ``ServerError`` — HTTP 5xx.
+
+- ``ModelResponseError`` — the server answered 200 but the reply cannot be used (no choices,
+  not valid JSON, unexpected shape).
+- ``ReplayDivergenceError`` — a ``ReplayChatModel`` without a fallback got a request that
+  is not the recorded one.
+
+All of them derive from ``ChatModelError``.  Messages never contain an API key: models pass
+every message through ``redact`` before raising.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+__all__ = [
+    "ChatModelError",
+    "ModelAPIError",
+    "ModelConnectionError",
+    "ModelResponseError",
+    "ModelTimeoutError",
+    "RateLimitError",
+    "ReplayDivergenceError",
+    "ServerError",
+    "redact",
+]
+
+#: Anything shaped like an OpenAI-style secret key (``sk-...``, ``sk-proj-...``).
+_KEY_PATTERN = re.compile(r"\bsk-[A-Za-z0-9_\-]{4,}")
+REDACTED = "[REDACTED]"
+
+
+def redact(text: str, secrets: Iterable[str | None] = ()) -> str:
+    """``text`` with every given secret and every ``sk-...``-looking token replaced."""
+    for secret in secrets:
+        if secret and len(secret) >= 4:
+            text = text.replace(secret, REDACTED)
+    return _KEY_PATTERN.sub(REDACTED, text)
+
+
+class ChatModelError(Exception):
+    """Base class of every error a chat model raises on purpose."""
+
+
+class ModelTimeoutError(ChatModelError, TimeoutError):
+    """The model did not answer within its timeout (a ``TimeoutError``)."""
+
+
+class ModelConnectionError(ChatModelError, ConnectionError):
+    """The model's server could not be reached (a ``ConnectionError``)."""
+
+
+class ModelAPIError(ChatModelError):
+    """The server answered with an error status (``.status_code``; ``.body`` is redacted)."""
+
+    def __init__(
+        self, message: str, *, status_code: int | None = None, body: object = None
+    ) -> None:
+        super().__init__(message)
+        self.status_code = status_code
+        self.body = body
+
+
+class RateLimitError(ModelAPIError):
+    """HTTP 429: too many requests.  ``.retry_after`` is the server's hint in seconds, if any."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status_code: int | None = 429,
+        body: object = None,
+        retry_after: float | None = None,
+    ) -> None:
+        super().__init__(message, status_code=status_code, body=body)
+        self.retry_after = retry_after
+
+
+class ServerError(ModelAPIError):
+    """HTTP 5xx: the server failed (``.status_code`` says how)."""
+
+
+class ModelResponseError(ChatModelError):
+    """The server answered, but the reply is malformed or unusable."""
+
+
+class ReplayDivergenceError(ChatModelError):
+    """A replayed run sent a request that differs from the recording (and has no fallback)."""
