@@ -1,0 +1,1 @@
+"""Plain-Python view models of the studio, fed by engine events."""

@@ -1,0 +1,1 @@
+"""Qt widgets of the studio and the pure-Python geometry behind them."""
