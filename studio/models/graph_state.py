@@ -1,0 +1,442 @@
+"""Live view state of the Graph dock, fed by engine events (plain Python, no Qt).
+
+Tracks per node: visits, running tasks, failure, interrupt, breakpoint, and on ``model``/``tools``
+the wrapper stack (from the graph metadata), a live attempt badge built from ``attempt.*``
+events, and the tool calls in flight.  Also the route just taken and an optional *moment* (a
+scrubbed checkpoint's ``next`` nodes and pending interrupts) that replaces the live status.
+
+Listeners get a ``GraphChange`` naming the nodes that changed, so a view repaints only those.
+Events from subgraphs (``ns != ""``) are ignored: their node names are not this graph's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Literal
+
+from engine.events import (
+    AttemptFinished,
+    AttemptStarted,
+    EventBase,
+    InterruptRaised,
+    InterruptResumed,
+    NodeFinished,
+    NodeStarted,
+    Route,
+    RunFinished,
+    ToolFinished,
+    ToolStarted,
+)
+from engine.graph.drawing import DrawableGraph
+
+__all__ = [
+    "Badge",
+    "GraphChange",
+    "GraphStateModel",
+    "Moment",
+    "NodeView",
+    "RouteTaken",
+    "Status",
+    "ToolCall",
+    "attempt_badge",
+    "short_middleware",
+]
+
+Status = Literal["idle", "visited", "running", "failed", "interrupted", "pending"]
+Tone = Literal["info", "warn", "error", "ok"]
+
+
+@dataclass(frozen=True)
+class GraphChange:
+    nodes: frozenset[str] = frozenset()
+    route: bool = False
+    """The highlighted route changed."""
+    everything: bool = False
+    """Graph replaced or state reset: redraw it all."""
+
+
+@dataclass(frozen=True)
+class Badge:
+    text: str
+    tone: Tone
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    tool_call_id: str
+    tool: str
+    attempt: int = 1
+    max_attempts: int | None = None
+
+    @property
+    def text(self) -> str:
+        if self.attempt <= 1:
+            return self.tool
+        return f"{self.tool} (attempt {_fraction(self.attempt, self.max_attempts)})"
+
+
+@dataclass(frozen=True)
+class RouteTaken:
+    from_node: str
+    to: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Moment:
+    next: tuple[str, ...] = ()
+    interrupts: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class NodeView:
+    """Everything a painter needs about one node, as one immutable snapshot."""
+
+    id: str
+    status: Status
+    visits: int
+    breakpoint: bool
+    wrappers: tuple[str, ...]
+    badge: Badge | None
+    tool_calls: tuple[ToolCall, ...]
+    error: str | None
+
+
+@dataclass
+class _Live:
+    visits: int = 0
+    tasks: list[str] = field(default_factory=list)
+    failed: bool = False
+    error: str | None = None
+    interrupted: bool = False
+    badge: Badge | None = None
+    calls: dict[str, ToolCall] = field(default_factory=dict)
+
+
+Listener = Callable[[GraphChange], None]
+
+
+def short_middleware(name: str) -> str:
+    """``ModelRetryMiddleware`` -> ``ModelRetry`` (names without the suffix stay as they are)."""
+    return name.removesuffix("Middleware") or name
+
+
+class GraphStateModel:
+    def __init__(self, graph: DrawableGraph | None = None) -> None:
+        self._graph = graph or DrawableGraph()
+        self._live: dict[str, _Live] = {n: _Live() for n in self._graph.nodes}
+        self._breakpoints: set[str] = set()
+        self._route: RouteTaken | None = None
+        self._moment: Moment | None = None
+        self._listeners: list[Listener] = []
+
+    # --- observers -------------------------------------------------------------------
+
+    def add_listener(self, listener: Listener) -> None:
+        self._listeners.append(listener)
+
+    def remove_listener(self, listener: Listener) -> None:
+        if listener in self._listeners:
+            self._listeners.remove(listener)
+
+    def _notify(self, change: GraphChange) -> None:
+        for listener in list(self._listeners):
+            listener(change)
+
+    def _changed(self, *nodes: str, route: bool = False) -> None:
+        self._notify(GraphChange(frozenset(n for n in nodes if n in self._live), route=route))
+
+    # --- graph, run lifecycle, breakpoints, moments ------------------------------------------
+
+    @property
+    def graph(self) -> DrawableGraph:
+        return self._graph
+
+    def set_graph(self, graph: DrawableGraph) -> None:
+        """Show another graph: live state is cleared, breakpoints on surviving nodes are kept."""
+        self._graph = graph
+        self._breakpoints &= set(graph.nodes)
+        self._clear()
+
+    def reset(self) -> None:
+        """Forget the previous run (visits, route, failures, badges, moment); keep breakpoints."""
+        self._clear()
+
+    def _clear(self) -> None:
+        self._live = {n: _Live() for n in self._graph.nodes}
+        self._route = None
+        self._moment = None
+        self._notify(GraphChange(frozenset(self._live), route=True, everything=True))
+
+    @property
+    def breakpoints(self) -> frozenset[str]:
+        return frozenset(self._breakpoints)
+
+    def set_breakpoint(self, node: str, enabled: bool) -> None:
+        if node not in self._live or (node in self._breakpoints) == enabled:
+            return
+        if enabled:
+            self._breakpoints.add(node)
+        else:
+            self._breakpoints.discard(node)
+        self._changed(node)
+
+    def toggle_breakpoint(self, node: str) -> bool:
+        """Flip the breakpoint on ``node``; returns whether it is now set."""
+        self.set_breakpoint(node, node not in self._breakpoints)
+        return node in self._breakpoints
+
+    @property
+    def moment(self) -> Moment | None:
+        return self._moment
+
+    def show_moment(self, next_nodes: Iterable[str], interrupts: Iterable[str] = ()) -> None:
+        """Show a scrubbed checkpoint: its ``next`` nodes pending, its interrupted nodes amber."""
+        self._moment = Moment(tuple(next_nodes), tuple(interrupts))
+        self._notify(GraphChange(frozenset(self._live)))
+
+    def clear_moment(self) -> None:
+        if self._moment is not None:
+            self._moment = None
+            self._notify(GraphChange(frozenset(self._live)))
+
+    # --- queries ----------------------------------------------------------------------
+
+    @property
+    def last_route(self) -> RouteTaken | None:
+        return self._route
+
+    @property
+    def running_nodes(self) -> list[str]:
+        return [n for n, live in self._live.items() if live.tasks]
+
+    @property
+    def failed_nodes(self) -> list[str]:
+        return [n for n, live in self._live.items() if live.failed]
+
+    @property
+    def interrupted_nodes(self) -> list[str]:
+        return [n for n, live in self._live.items() if live.interrupted]
+
+    def visits(self, node: str) -> int:
+        return self._live[node].visits if node in self._live else 0
+
+    def status(self, node: str) -> Status:
+        live = self._live.get(node)
+        if live is None:
+            return "idle"
+        if self._moment is not None:
+            if node in self._moment.interrupts:
+                return "interrupted"
+            return (
+                "pending" if node in self._moment.next else ("visited" if live.visits else "idle")
+            )
+        if live.failed:
+            return "failed"
+        if live.interrupted:
+            return "interrupted"
+        if live.tasks:
+            return "running"
+        return "visited" if live.visits else "idle"
+
+    def node(self, node: str) -> NodeView:
+        live = self._live.get(node, _Live())
+        meta = self._graph.nodes[node].metadata if node in self._graph.nodes else {}
+        wrappers = tuple(short_middleware(str(w)) for w in meta.get("wrappers") or ())
+        return NodeView(
+            id=node,
+            status=self.status(node),
+            visits=live.visits,
+            breakpoint=node in self._breakpoints,
+            wrappers=wrappers,
+            badge=live.badge,
+            tool_calls=tuple(live.calls.values()),
+            error=live.error,
+        )
+
+    def _kind_node(self, kind: str) -> str | None:
+        return next((n.id for n in self._graph.nodes.values() if n.kind == kind), None)
+
+    # --- events -----------------------------------------------------------------------
+
+    def apply_all(self, events: Iterable[EventBase]) -> None:
+        for event in events:
+            self.apply(event)
+
+    def apply(self, event: EventBase) -> None:
+        if event.ns:
+            return
+        match event:
+            case NodeStarted():
+                self._on_node_started(event)
+            case NodeFinished():
+                self._on_node_finished(event)
+            case Route():
+                self._on_route(event)
+            case InterruptRaised():
+                self._on_interrupt(event)
+            case InterruptResumed():
+                self._on_resumed(event)
+            case RunFinished():
+                self._on_run_finished(event)
+            case ToolStarted():
+                self._on_tool_started(event)
+            case ToolFinished():
+                self._on_tool_finished(event)
+            case AttemptStarted():
+                self._on_attempt_started(event)
+            case AttemptFinished():
+                self._on_attempt_finished(event)
+
+    def _on_node_started(self, ev: NodeStarted) -> None:
+        live = self._live.get(ev.node)
+        if live is None:
+            return
+        if ev.attempt <= 1:
+            live.visits += 1
+            live.badge = None
+            live.calls.clear()
+        if ev.task_id not in live.tasks:
+            live.tasks.append(ev.task_id)
+        live.failed, live.error, live.interrupted = False, None, False
+        self._changed(ev.node)
+
+    def _on_node_finished(self, ev: NodeFinished) -> None:
+        live = self._live.get(ev.node)
+        if live is None:
+            return
+        if ev.task_id in live.tasks:
+            live.tasks.remove(ev.task_id)
+        if ev.status == "error":
+            live.failed = True
+            live.error = f"{ev.error.type}: {ev.error.message}" if ev.error else "error"
+        elif ev.status == "interrupted":
+            live.interrupted = True
+        if not live.tasks:
+            live.calls.clear()
+        self._changed(ev.node)
+
+    def _on_route(self, ev: Route) -> None:
+        targets = [*ev.to, *(str(s.get("node", "")) for s in ev.sends)]
+        old = self._route
+        self._route = RouteTaken(ev.from_node, tuple(dict.fromkeys(t for t in targets if t)))
+        touched = [ev.from_node, *self._route.to]
+        if old is not None:
+            touched += [old.from_node, *old.to]
+        self._changed(*touched, route=True)
+
+    def _on_interrupt(self, ev: InterruptRaised) -> None:
+        if ev.node in self._live:
+            self._live[ev.node].interrupted = True
+            self._changed(ev.node)
+
+    def _on_resumed(self, ev: InterruptResumed) -> None:
+        nodes = [ev.node] if ev.node in self._live else self.interrupted_nodes
+        for n in nodes:
+            self._live[n].interrupted = False
+        self._changed(*nodes)
+
+    def _on_run_finished(self, ev: RunFinished) -> None:
+        touched = [n for n, live in self._live.items() if live.tasks or live.calls]
+        for n in touched:
+            self._live[n].tasks.clear()
+            self._live[n].calls.clear()
+        if touched:
+            self._changed(*touched)
+
+    def _on_tool_started(self, ev: ToolStarted) -> None:
+        node = self._kind_node("tools")
+        if node is None:
+            return
+        key = ev.tool_call_id or f"{ev.tool}#{ev.seq}"
+        self._live[node].calls[key] = ToolCall(key, ev.tool)
+        self._changed(node)
+
+    def _on_tool_finished(self, ev: ToolFinished) -> None:
+        node = self._kind_node("tools")
+        if node is None:
+            return
+        calls = self._live[node].calls
+        key = ev.tool_call_id if ev.tool_call_id in calls else None
+        if key is None:  # no id: the oldest call of that tool
+            key = next(
+                (k for k, c in calls.items() if c.tool == ev.tool and not ev.tool_call_id), None
+            )
+        if key is not None:
+            del calls[key]
+            self._changed(node)
+
+    def _attempt_node(self, ev: AttemptStarted | AttemptFinished) -> str | None:
+        tools = self._kind_node("tools")
+        if tools is not None and (ev.tool or ev.tool_call_id):
+            return tools
+        model = self._kind_node("model")
+        if tools is not None and model is not None:
+            wraps_tools = ev.middleware in (self._graph.nodes[tools].metadata.get("wrappers") or ())
+            wraps_model = ev.middleware in (self._graph.nodes[model].metadata.get("wrappers") or ())
+            if wraps_tools and not wraps_model:
+                return tools
+        return model
+
+    def _on_attempt_started(self, ev: AttemptStarted) -> None:
+        node = self._attempt_node(ev)
+        if node is None:
+            return
+        live = self._live[node]
+        if ev.tool_call_id in live.calls:
+            call = live.calls[ev.tool_call_id]
+            live.calls[ev.tool_call_id] = ToolCall(
+                call.tool_call_id, call.tool, ev.attempt, ev.max_attempts
+            )
+        if ev.attempt > 1:
+            live.badge = Badge(
+                f"{_head(ev.middleware, ev.attempt, ev.max_attempts)} - running", "info"
+            )
+        self._changed(node)
+
+    def _on_attempt_finished(self, ev: AttemptFinished) -> None:
+        node = self._attempt_node(ev)
+        if node is None:
+            return
+        badge = attempt_badge(ev)
+        if badge is not None:
+            self._live[node].badge = badge
+            self._changed(node)
+
+
+def attempt_badge(ev: AttemptFinished) -> Badge | None:
+    """The badge after an attempt ends, e.g. ``ModelRetry attempt 2/3 - TimeoutError, retrying in 1.0 s``.
+
+    A failed attempt that will be retried announces the *next* attempt; a first attempt that
+    succeeds needs no badge.
+    """
+    error = ev.error.type if ev.error else "error"
+    if ev.outcome == "ok":
+        if ev.attempt <= 1:
+            return None
+        return Badge(f"{_head(ev.middleware, ev.attempt, ev.max_attempts)} - succeeded", "ok")
+    if not ev.will_retry:
+        return Badge(
+            f"{_head(ev.middleware, ev.attempt, ev.max_attempts)} - {error}, giving up", "error"
+        )
+    if ev.fallback_model:
+        then = f"switching to {ev.fallback_model}"
+    elif ev.delay_s:
+        then = (
+            f"retrying in {ev.delay_s:.1f} s"
+            if ev.delay_s >= 0.1
+            else f"retrying in {ev.delay_s:.2f} s"
+        )
+    else:
+        then = "retrying"
+    return Badge(
+        f"{_head(ev.middleware, ev.attempt + 1, ev.max_attempts)} - {error}, {then}", "warn"
+    )
+
+
+def _head(middleware: str, attempt: int, max_attempts: int | None) -> str:
+    return f"{short_middleware(middleware)} attempt {_fraction(attempt, max_attempts)}"
+
+
+def _fraction(attempt: int, max_attempts: int | None) -> str:
+    return f"{attempt}/{max_attempts}" if max_attempts else str(attempt)
