@@ -1,0 +1,88 @@
+"""``request_hash``: a stable fingerprint of a model request, for replay and event stamping.
+
+The hash covers what the model sees: each message's type, content, name, tool calls (name,
+args, id), tool_call_id and status; the tools by their schema; tool_choice and
+response_format.  It ignores message ``id``s (fresh uuid4s every run) and bookkeeping the
+model never sees (usage, response metadata, tool artifacts), so the same conversation hashes
+the same in every process and every run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from engine.messages import AIMessage, AIMessageChunk, BaseMessage, ToolMessage, coerce_messages
+from engine.models.base import ToolLike, tool_schema
+from engine.serde import SerializationError, encode
+
+__all__ = ["HASH_VERSION", "canonical_request", "request_hash"]
+
+HASH_VERSION = 1
+"""Bumped whenever the canonical form changes (old recordings then diverge, never mis-match)."""
+
+
+def _plain(obj: Any) -> Any:
+    """JSON data with a process-independent form (sets sorted, odd values tagged)."""
+    if obj is None or isinstance(obj, bool | int | float | str):
+        return obj
+    if isinstance(obj, Mapping):
+        return {str(k): _plain(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_plain(v) for v in obj]
+    if isinstance(obj, set | frozenset):
+        return sorted((_plain(v) for v in obj), key=lambda v: json.dumps(v, sort_keys=True))
+    try:
+        return _plain(encode(obj))
+    except SerializationError:  # not JSON data: its type is the only stable thing about it
+        return f"<{type(obj).__module__}.{type(obj).__qualname__}>"
+
+
+def _canonical_message(message: BaseMessage) -> dict[str, Any]:
+    if isinstance(message, AIMessageChunk):
+        message = message.to_message()
+    out: dict[str, Any] = {"type": message.type, "content": message.content, "name": message.name}
+    if isinstance(message, AIMessage):
+        out["tool_calls"] = [
+            {"name": c.get("name"), "args": c.get("args") or {}, "id": c.get("id")}
+            for c in message.tool_calls
+        ]
+        out["invalid_tool_calls"] = [
+            {"name": c.get("name"), "args": c.get("args"), "id": c.get("id")}
+            for c in message.invalid_tool_calls
+        ]
+    if isinstance(message, ToolMessage):
+        out["tool_call_id"] = message.tool_call_id
+        out["status"] = message.status
+    return out
+
+
+def canonical_request(
+    messages: Sequence[Any],
+    tools: Sequence[ToolLike] | None = None,
+    tool_choice: str | None = None,
+    response_format: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The JSON-ready form ``request_hash`` digests (useful to diff two requests)."""
+    request = {
+        "v": HASH_VERSION,
+        "messages": [_canonical_message(m) for m in coerce_messages(messages)],
+        "tools": [tool_schema(t) for t in tools or ()],
+        "tool_choice": tool_choice,
+        "response_format": dict(response_format) if response_format is not None else None,
+    }
+    return _plain(request)
+
+
+def request_hash(
+    messages: Sequence[Any],
+    tools: Sequence[ToolLike] | None = None,
+    tool_choice: str | None = None,
+    response_format: Mapping[str, Any] | None = None,
+) -> str:
+    """Hex SHA-256 of the canonical request (sorted keys, compact separators, UTF-8)."""
+    canonical = canonical_request(messages, tools, tool_choice, response_format)
+    text = json.dumps(canonical, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()

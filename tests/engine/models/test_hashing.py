@@ -1,0 +1,121 @@
+"""request_hash: ignores message ids, sees everything the model sees, stable across processes."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine.messages import AIMessage, AIMessageChunk, HumanMessage, SystemMessage, ToolMessage
+from engine.models import canonical_request, request_hash
+from engine.tools import tool
+
+ROOT = Path(__file__).resolve().parents[3]
+
+TOOLS: list[dict[str, Any]] = [
+    {"name": "lookup", "description": "Look up", "parameters": {"type": "object"}}
+]
+
+
+def conversation(**overrides: Any) -> list[Any]:
+    call = {"name": "lookup", "args": {"q": "x", "tags": ["a", "b"]}, "id": "call_1"}
+    call.update(overrides.get("call", {}))
+    return [
+        SystemMessage("be brief"),
+        HumanMessage(overrides.get("question", "what is x?")),
+        AIMessage("", tool_calls=[call]),
+        ToolMessage(
+            overrides.get("result", "x is 42"),
+            tool_call_id=overrides.get("tool_call_id", "call_1"),
+            status=overrides.get("status", "success"),
+        ),
+    ]
+
+
+def test_message_ids_and_bookkeeping_do_not_matter() -> None:
+    a = conversation()
+    b = conversation()
+    for i, m in enumerate(b):
+        m.id = f"other-{i}"
+    b[2].usage_metadata = {"input_tokens": 1, "output_tokens": 1, "total_tokens": 2}
+    b[2].response_metadata = {"latency": 3.2}
+    b[3].artifact = {"raw": "bytes"}  # type: ignore[attr-defined]
+    assert request_hash(a, TOOLS) == request_hash(b, TOOLS)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"question": "what is y?"},
+        {"call": {"args": {"q": "y", "tags": ["a", "b"]}}},
+        {"call": {"name": "search"}},
+        {"call": {"id": "call_2"}},
+        {"tool_call_id": "call_9"},
+        {"status": "error"},
+        {"result": "x is 43"},
+    ],
+)
+def test_everything_the_model_sees_changes_the_hash(change: dict[str, Any]) -> None:
+    assert request_hash(conversation(**change), TOOLS) != request_hash(conversation(), TOOLS)
+
+
+def test_tools_choice_and_format_change_the_hash() -> None:
+    base = request_hash(conversation(), TOOLS)
+    other_tool = [{**TOOLS[0], "description": "Look it up"}]
+    assert request_hash(conversation(), other_tool) != base
+    assert request_hash(conversation()) != base
+    assert request_hash(conversation(), TOOLS, tool_choice="any") != base
+    fmt = {"type": "json_object"}
+    assert request_hash(conversation(), TOOLS, response_format=fmt) != base
+
+
+def test_message_type_and_name_matter() -> None:
+    assert request_hash([HumanMessage("hi")]) != request_hash([SystemMessage("hi")])
+    assert request_hash([HumanMessage("hi")]) != request_hash([HumanMessage("hi", name="bob")])
+
+
+def test_equivalent_inputs_hash_the_same() -> None:
+    @tool
+    def lookup(q: str) -> str:
+        """Look up."""
+        return q
+
+    assert request_hash(["hi"]) == request_hash([HumanMessage("hi")])
+    assert request_hash(["hi"], [lookup]) == request_hash(["hi"], [lookup.tool_call_schema])
+    chunk = AIMessageChunk("done", tool_call_chunks=[{"name": "f", "args": '{"a": 1}', "index": 0}])
+    assert request_hash([chunk]) == request_hash([chunk.to_message()])
+    assert request_hash([AIMessage("x", tool_calls=[{"name": "f", "args": {"b": 1, "a": 2}}])]) == (
+        request_hash([AIMessage("x", tool_calls=[{"name": "f", "args": {"a": 2, "b": 1}}])])
+    )
+    assert len(request_hash(["hi"])) == 64
+    assert canonical_request(["hi"])["messages"][0]["content"] == "hi"
+
+
+SCRIPT = """
+from engine.messages import AIMessage, HumanMessage
+from engine.models import request_hash
+msgs = [HumanMessage("hello ü"), AIMessage("", tool_calls=[{"name": "f", "id": "c1",
+        "args": {"s": {"b", "a", "c"}, "n": 1.5}}])]
+print(request_hash(msgs, [{"name": "f", "parameters": {"type": "object"}}], "auto"))
+"""
+
+
+def test_stable_across_processes() -> None:
+    hashes = set()
+    for seed in ("1", "2", "3"):
+        env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(ROOT)}
+        out = subprocess.run(
+            [sys.executable, "-c", SCRIPT],
+            env=env,
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        hashes.add(out.stdout.strip())
+    assert len(hashes) == 1
+    assert len(hashes.pop()) == 64
