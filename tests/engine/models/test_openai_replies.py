@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from engine.messages import AIMessage, AIMessageChunk, add_messages
 from engine.models import ChatModel, OpenAIChatModel, collect
-from tests.fixtures.openai_server import FakeOpenAIServer
+from tests.fixtures.openai_server import FakeOpenAIServer, Reply
 
 TOOLS = [
     {"name": "get_weather", "description": "", "parameters": {"type": "object"}},
@@ -145,3 +147,25 @@ async def test_sync_invoke_inside_a_running_loop(openai_server: FakeOpenAIServer
     model = OpenAIChatModel("m", base_url=openai_server.base_url)
     openai_server.reply_text("from a helper thread")
     assert model.invoke(["hi"]).text == "from a helper thread"
+
+
+async def test_refusal_is_kept_in_additional_kwargs(
+    model: OpenAIChatModel, openai_server: FakeOpenAIServer
+) -> None:
+    body = {
+        "id": "chatcmpl-r",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "fake-model",
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "stop",
+                "message": {"role": "assistant", "content": None, "refusal": "I can't help."},
+            }
+        ],
+    }
+    openai_server.enqueue(Reply(raw_body=json.dumps(body)))
+    reply = await model.ainvoke(["something bad"])
+    assert reply.text == "" and reply.usage_metadata is None
+    assert reply.additional_kwargs == {"refusal": "I can't help."}

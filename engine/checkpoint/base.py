@@ -1,0 +1,436 @@
+"""Checkpointer protocol and the storage-independent half of every saver.
+
+A checkpoint row holds versions and a *blob index* ``{channel: version}``; each channel value
+is stored once per version as a blob.  A ``MessageList`` value that only grew since a blob we
+already stored is written as an *append* blob (the new messages plus the base version), so a
+1,000-message thread stores each message about once, not once per step.  Everything is JSON
+through ``engine.serde``; nothing is pickled.
+
+Subclasses implement a handful of storage primitives (``_put_row``, ``_get_row``, ...); the
+async methods are the real ones and the sync API wraps them (``engine.aio.run_sync``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import threading
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple, TypedDict
+
+from engine import serde
+from engine.aio import iter_sync, run_sync
+from engine.graph.errors import CheckpointError, ThreadBusyError
+from engine.graph.message_log import MessageList
+
+__all__ = [
+    "ERROR",
+    "INTERRUPT",
+    "NO_WRITES",
+    "NULL_TASK_ID",
+    "RESUME",
+    "BaseCheckpointSaver",
+    "Checkpoint",
+    "CheckpointMetadata",
+    "CheckpointTuple",
+    "StoredRow",
+    "empty_checkpoint",
+]
+
+SCHEMA_VERSION = 1
+ERROR = "__error__"
+INTERRUPT = "__interrupt__"
+RESUME = "__resume__"
+NO_WRITES = "__no_writes__"
+NULL_TASK_ID = "00000000-0000-0000-0000-000000000000"
+
+
+class Checkpoint(TypedDict):
+    v: int
+    id: str
+    ts: str
+    channel_values: dict[str, Any]
+    channel_versions: dict[str, str]
+    versions_seen: dict[str, dict[str, str]]
+
+
+class CheckpointMetadata(TypedDict, total=False):
+    source: str
+    step: int
+    parents: dict[str, str]
+    run_id: str
+    writes: dict[str, Any]
+
+
+class CheckpointTuple(NamedTuple):
+    config: dict[str, Any]
+    checkpoint: Checkpoint
+    metadata: CheckpointMetadata
+    parent_config: dict[str, Any] | None = None
+    pending_writes: list[tuple[str, str, Any]] | None = None
+
+
+def empty_checkpoint() -> Checkpoint:
+    from engine.ids import uuid7
+
+    return Checkpoint(v=SCHEMA_VERSION, id=uuid7(), ts="", channel_values={}, channel_versions={}, versions_seen={})
+
+
+@dataclass
+class StoredRow:
+    """One checkpoint as the storage layer keeps it (values by reference to blobs)."""
+
+    thread_id: str
+    ns: str
+    checkpoint_id: str
+    parent_id: str | None
+    body: str
+    """JSON: v, id, ts, channel_versions, versions_seen, blobs ({channel: version})."""
+    metadata: str
+
+
+def _conf(config: dict[str, Any]) -> dict[str, Any]:
+    return config.get("configurable", {}) if config else {}
+
+
+def make_config(thread_id: str, ns: str, checkpoint_id: str) -> dict[str, Any]:
+    return {"configurable": {"thread_id": thread_id, "checkpoint_ns": ns, "checkpoint_id": checkpoint_id}}
+
+
+class BaseCheckpointSaver:
+    """Saves checkpoints of threads. Use ``InMemorySaver`` or ``SqliteSaver``."""
+
+    CACHE_SIZE = 1024
+
+    def __init__(self) -> None:
+        self._cache: OrderedDict[tuple[str, str, str, str], Any] = OrderedDict()
+        self._tips: dict[tuple[str, str, str], tuple[str, MessageList]] = {}
+        self._cache_lock = threading.Lock()
+        self._leases: dict[str, str] = {}
+        self._lease_lock = threading.Lock()
+
+    # -- versions ----------------------------------------------------------------------------
+
+    def get_next_version(self, current: str | None) -> str:
+        return next_version(current)
+
+    # -- storage primitives (subclasses) -----------------------------------------------------
+
+    def _put_row(self, row: StoredRow, blobs: list[tuple[str, str, str]]) -> None:
+        """Store a checkpoint row and its new blobs ``(channel, version, json)`` atomically."""
+        raise NotImplementedError
+
+    def _get_row(self, thread_id: str, ns: str, checkpoint_id: str | None) -> StoredRow | None:
+        """The row with this id, or the newest row of the thread/namespace when id is None."""
+        raise NotImplementedError
+
+    def _get_blob(self, thread_id: str, ns: str, channel: str, version: str) -> str | None:
+        raise NotImplementedError
+
+    def _list_rows(
+        self, thread_id: str | None, ns: str | None, before: str | None, limit: int | None
+    ) -> Iterator[StoredRow]:
+        """Rows newest first (across all branches)."""
+        raise NotImplementedError
+
+    def _put_writes(self, thread_id: str, ns: str, checkpoint_id: str, task_id: str, writes: list[tuple[int, str, str]]) -> None:
+        """Store pending writes ``(index, channel, json)`` of one task (replacing same index)."""
+        raise NotImplementedError
+
+    def _get_writes(self, thread_id: str, ns: str, checkpoint_id: str) -> list[tuple[str, str, str]]:
+        """``(task_id, channel, json)`` in the order they were written."""
+        raise NotImplementedError
+
+    def _delete_thread(self, thread_id: str) -> None:
+        raise NotImplementedError
+
+    def _acquire_lease(self, thread_id: str, owner: str) -> str | None:
+        """Take the thread for a run; returns the current owner if someone else holds it."""
+        with self._lease_lock:
+            holder = self._leases.get(thread_id)
+            if holder is not None and holder != owner:
+                return holder
+            self._leases[thread_id] = owner
+            return None
+
+    def _release_lease(self, thread_id: str, owner: str) -> None:
+        with self._lease_lock:
+            if self._leases.get(thread_id) == owner:
+                del self._leases[thread_id]
+
+    @property
+    def location(self) -> str:
+        return type(self).__name__
+
+    # -- leases (one run per thread) ---------------------------------------------------------
+
+    def acquire_thread(self, thread_id: str, run_id: str) -> None:
+        holder = self._acquire_lease(thread_id, run_id)
+        if holder is not None:
+            raise ThreadBusyError(
+                f"Thread '{thread_id}' is already being run (run {holder}). "
+                "Wait for that run to finish, or stop it, before starting another run on the same thread."
+            )
+
+    def release_thread(self, thread_id: str, run_id: str) -> None:
+        self._release_lease(thread_id, run_id)
+
+    # -- encoding ----------------------------------------------------------------------------
+
+    def _encode_blob(self, thread_id: str, ns: str, channel: str, version: str, value: Any) -> str:
+        if isinstance(value, MessageList):
+            tip = self._tips.get((thread_id, ns, channel))
+            self._tips[(thread_id, ns, channel)] = (version, value)
+            self._cache_put((thread_id, ns, channel, version), value)
+            if tip is not None and tip[0] != version and value.extends(tip[1]):
+                delta = value.delta_since(tip[1])
+                return json.dumps({"append": serde.encode(delta), "base": tip[0]}, separators=(",", ":"), ensure_ascii=False)
+            return json.dumps({"messages": serde.encode(list(value))}, separators=(",", ":"), ensure_ascii=False)
+        self._cache_put((thread_id, ns, channel, version), value)
+        return json.dumps({"value": serde.encode(value)}, separators=(",", ":"), ensure_ascii=False)
+
+    def _cache_put(self, key: tuple[str, str, str, str], value: Any) -> None:
+        with self._cache_lock:
+            self._cache[key] = value
+            self._cache.move_to_end(key)
+            while len(self._cache) > self.CACHE_SIZE:
+                self._cache.popitem(last=False)
+
+    def _cache_get(self, key: tuple[str, str, str, str]) -> Any:
+        with self._cache_lock:
+            if key in self._cache:
+                self._cache.move_to_end(key)
+                return self._cache[key]
+        return serde.TAG  # sentinel: not cached
+
+    def _load_value(self, thread_id: str, ns: str, channel: str, version: str, checkpoint_id: str) -> Any:
+        cached = self._cache_get((thread_id, ns, channel, version))
+        if cached is not serde.TAG:
+            return cached
+        # walk the append chain back to a cached or full blob, then replay forward
+        chain: list[tuple[str, list[Any]]] = []
+        v: str | None = version
+        base_value: Any = serde.TAG
+        while v is not None:
+            cached = self._cache_get((thread_id, ns, channel, v))
+            if cached is not serde.TAG:
+                base_value = cached
+                break
+            text = self._get_blob(thread_id, ns, channel, v)
+            if text is None:
+                raise CheckpointError(
+                    f"Checkpoint {checkpoint_id} of thread '{thread_id}' refers to missing data for channel "
+                    f"'{channel}' (version {v}) in {self.location}",
+                    thread_id=thread_id,
+                    checkpoint_id=checkpoint_id,
+                )
+            try:
+                blob = json.loads(text)
+                if "append" in blob:
+                    chain.append((v, serde.decode(blob["append"])))
+                    v = blob["base"]
+                    continue
+                if "messages" in blob:
+                    base_value = MessageList(serde.decode(blob["messages"]))
+                else:
+                    base_value = serde.decode(blob["value"])
+            except (ValueError, KeyError, TypeError) as exc:
+                raise CheckpointError(
+                    f"Checkpoint {checkpoint_id} of thread '{thread_id}' in {self.location} is corrupt "
+                    f"(channel '{channel}'): {exc}",
+                    thread_id=thread_id,
+                    checkpoint_id=checkpoint_id,
+                ) from exc
+            self._cache_put((thread_id, ns, channel, v), base_value)
+            break
+        value = base_value
+        for ver, delta in reversed(chain):
+            if not isinstance(value, MessageList):
+                value = MessageList(value)
+            value = value.extended(delta)
+            self._cache_put((thread_id, ns, channel, ver), value)
+        if isinstance(value, MessageList):
+            self._tips[(thread_id, ns, channel)] = (version, value)
+        return value
+
+    def _row_to_tuple(self, row: StoredRow, with_writes: bool = True) -> CheckpointTuple:
+        try:
+            body = json.loads(row.body)
+            metadata = serde.decode(json.loads(row.metadata))
+        except ValueError as exc:
+            raise CheckpointError(
+                f"Checkpoint {row.checkpoint_id} of thread '{row.thread_id}' in {self.location} is corrupt: {exc}",
+                thread_id=row.thread_id,
+                checkpoint_id=row.checkpoint_id,
+            ) from exc
+        if body.get("v", 0) > SCHEMA_VERSION:
+            raise CheckpointError(
+                f"Checkpoint {row.checkpoint_id} of thread '{row.thread_id}' in {self.location} was written by a "
+                f"newer Stepwise (checkpoint format {body.get('v')}, this version reads up to {SCHEMA_VERSION})",
+                thread_id=row.thread_id,
+                checkpoint_id=row.checkpoint_id,
+            )
+        values = {
+            ch: self._load_value(row.thread_id, row.ns, ch, ver, row.checkpoint_id) for ch, ver in body["blobs"].items()
+        }
+        checkpoint = Checkpoint(
+            v=body["v"],
+            id=body["id"],
+            ts=body["ts"],
+            channel_values=values,
+            channel_versions=body["channel_versions"],
+            versions_seen=body["versions_seen"],
+        )
+        writes: list[tuple[str, str, Any]] | None = None
+        if with_writes:
+            writes = []
+            for task_id, channel, text in self._get_writes(row.thread_id, row.ns, row.checkpoint_id):
+                try:
+                    writes.append((task_id, channel, serde.loads(text)))
+                except ValueError as exc:
+                    raise CheckpointError(
+                        f"Pending writes of checkpoint {row.checkpoint_id} of thread '{row.thread_id}' in "
+                        f"{self.location} are corrupt: {exc}",
+                        thread_id=row.thread_id,
+                        checkpoint_id=row.checkpoint_id,
+                    ) from exc
+        parent = make_config(row.thread_id, row.ns, row.parent_id) if row.parent_id else None
+        return CheckpointTuple(make_config(row.thread_id, row.ns, row.checkpoint_id), checkpoint, metadata, parent, writes)
+
+    # -- async API ---------------------------------------------------------------------------
+
+    async def aget_tuple(self, config: dict[str, Any]) -> CheckpointTuple | None:
+        c = _conf(config)
+        thread_id = c.get("thread_id")
+        if thread_id is None:
+            return None
+        row = self._get_row(str(thread_id), c.get("checkpoint_ns", ""), c.get("checkpoint_id"))
+        return self._row_to_tuple(row) if row else None
+
+    async def aget(self, config: dict[str, Any]) -> Checkpoint | None:
+        t = await self.aget_tuple(config)
+        return t.checkpoint if t else None
+
+    async def alist(
+        self,
+        config: dict[str, Any] | None,
+        *,
+        filter: dict[str, Any] | None = None,
+        before: dict[str, Any] | None = None,
+        limit: int | None = None,
+    ) -> AsyncIterator[CheckpointTuple]:
+        c = _conf(config or {})
+        thread_id = c.get("thread_id")
+        ns = c.get("checkpoint_ns")
+        before_id = _conf(before or {}).get("checkpoint_id")
+        count = 0
+        page = None if filter else limit
+        for row in self._list_rows(str(thread_id) if thread_id is not None else None, ns, before_id, page):
+            if c.get("checkpoint_id") and row.checkpoint_id != c["checkpoint_id"]:
+                continue
+            t = self._row_to_tuple(row)
+            if filter and any(t.metadata.get(k) != v for k, v in filter.items()):
+                continue
+            yield t
+            count += 1
+            if limit is not None and count >= limit:
+                return
+
+    async def aput(
+        self,
+        config: dict[str, Any],
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: dict[str, str],
+    ) -> dict[str, Any]:
+        c = _conf(config)
+        thread_id = str(c["thread_id"])
+        ns = c.get("checkpoint_ns", "")
+        parent_id = c.get("checkpoint_id")
+        blobs_index: dict[str, str] = {}
+        new_blobs: list[tuple[str, str, str]] = []
+        for ch, value in checkpoint["channel_values"].items():
+            ver = checkpoint["channel_versions"].get(ch)
+            if ver is None:
+                continue
+            blobs_index[ch] = ver
+            if ch in new_versions:
+                new_blobs.append((ch, ver, self._encode_blob(thread_id, ns, ch, ver, value)))
+        body = json.dumps(
+            {
+                "v": SCHEMA_VERSION,
+                "id": checkpoint["id"],
+                "ts": checkpoint["ts"],
+                "channel_versions": checkpoint["channel_versions"],
+                "versions_seen": checkpoint["versions_seen"],
+                "blobs": blobs_index,
+            },
+            separators=(",", ":"),
+        )
+        row = StoredRow(thread_id, ns, checkpoint["id"], parent_id, body, serde.dumps(dict(metadata)))
+        self._put_row(row, new_blobs)
+        return make_config(thread_id, ns, checkpoint["id"])
+
+    async def aput_writes(self, config: dict[str, Any], writes: Sequence[tuple[str, Any]], task_id: str) -> None:
+        c = _conf(config)
+        rows = [(i, ch, serde.dumps(v)) for i, (ch, v) in enumerate(writes)]
+        self._put_writes(str(c["thread_id"]), c.get("checkpoint_ns", ""), c["checkpoint_id"], task_id, rows)
+
+    async def adelete_thread(self, thread_id: str) -> None:
+        self._delete_thread(str(thread_id))
+        with self._cache_lock:
+            for key in [k for k in self._cache if k[0] == str(thread_id)]:
+                del self._cache[key]
+            for key in [k for k in self._tips if k[0] == str(thread_id)]:
+                del self._tips[key]
+
+    # -- sync API (wrappers) -----------------------------------------------------------------
+
+    def get_tuple(self, config: dict[str, Any]) -> CheckpointTuple | None:
+        return run_sync(self.aget_tuple(config))
+
+    def get(self, config: dict[str, Any]) -> Checkpoint | None:
+        return run_sync(self.aget(config))
+
+    def list(
+        self,
+        config: dict[str, Any] | None,
+        *,
+        filter: dict[str, Any] | None = None,
+        before: dict[str, Any] | None = None,
+        limit: int | None = None,
+    ) -> Iterator[CheckpointTuple]:
+        return iter_sync(self.alist(config, filter=filter, before=before, limit=limit))
+
+    def put(
+        self, config: dict[str, Any], checkpoint: Checkpoint, metadata: CheckpointMetadata, new_versions: dict[str, str]
+    ) -> dict[str, Any]:
+        return run_sync(self.aput(config, checkpoint, metadata, new_versions))
+
+    def put_writes(self, config: dict[str, Any], writes: Sequence[tuple[str, Any]], task_id: str) -> None:
+        run_sync(self.aput_writes(config, writes, task_id))
+
+    def delete_thread(self, thread_id: str) -> None:
+        run_sync(self.adelete_thread(thread_id))
+
+
+def version_number(version: str | None) -> int:
+    """The ordinal of a channel version (``"12.9f3a01bc"`` -> 12; None -> 0)."""
+    if not version:
+        return 0
+    dot = version.find(".")
+    return int(version[:dot] if dot >= 0 else version)
+
+
+def next_version(current: str | None) -> str:
+    """The version after ``current``: its ordinal plus one, with a random suffix so that
+    versions written on different branches of a thread never collide."""
+    return f"{version_number(current) + 1}.{random.getrandbits(32):08x}"
+
+
+def process_owner(run_id: str) -> str:
+    """A lease owner string that lets another process tell whether we are still alive."""
+    return f"{os.getpid()}@{os.uname().nodename}:{run_id}"

@@ -1,0 +1,75 @@
+"""``InMemorySaver``: checkpoints in process memory (JSON-encoded, like the SQLite saver)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+
+from engine.checkpoint.base import BaseCheckpointSaver, StoredRow
+
+__all__ = ["InMemorySaver", "MemorySaver"]
+
+
+class InMemorySaver(BaseCheckpointSaver):
+    """Keeps every checkpoint of every thread in memory; lost when the process ends."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._lock = threading.RLock()
+        # (thread, ns) -> {checkpoint_id: row}; ids are time-ordered so max() is the newest
+        self._rows: dict[tuple[str, str], dict[str, StoredRow]] = {}
+        self._blobs: dict[tuple[str, str, str, str], str] = {}
+        self._writes: dict[tuple[str, str, str], dict[tuple[str, int], tuple[str, str]]] = {}
+
+    def _put_row(self, row: StoredRow, blobs: list[tuple[str, str, str]]) -> None:
+        with self._lock:
+            for ch, ver, text in blobs:
+                self._blobs[(row.thread_id, row.ns, ch, ver)] = text
+            self._rows.setdefault((row.thread_id, row.ns), {})[row.checkpoint_id] = row
+
+    def _get_row(self, thread_id: str, ns: str, checkpoint_id: str | None) -> StoredRow | None:
+        with self._lock:
+            rows = self._rows.get((thread_id, ns))
+            if not rows:
+                return None
+            if checkpoint_id is None:
+                return rows[max(rows)]
+            return rows.get(checkpoint_id)
+
+    def _get_blob(self, thread_id: str, ns: str, channel: str, version: str) -> str | None:
+        return self._blobs.get((thread_id, ns, channel, version))
+
+    def _list_rows(self, thread_id: str | None, ns: str | None, before: str | None, limit: int | None) -> Iterator[StoredRow]:
+        with self._lock:
+            rows = [
+                r
+                for (t, n), by_id in self._rows.items()
+                if (thread_id is None or t == thread_id) and (ns is None or n == ns)
+                for r in by_id.values()
+                if before is None or r.checkpoint_id < before
+            ]
+        rows.sort(key=lambda r: r.checkpoint_id, reverse=True)
+        yield from rows[:limit] if limit is not None else rows
+
+    def _put_writes(self, thread_id: str, ns: str, checkpoint_id: str, task_id: str, writes: list[tuple[int, str, str]]) -> None:
+        with self._lock:
+            bucket = self._writes.setdefault((thread_id, ns, checkpoint_id), {})
+            for idx, ch, text in writes:
+                bucket[(task_id, idx)] = (ch, text)
+
+    def _get_writes(self, thread_id: str, ns: str, checkpoint_id: str) -> list[tuple[str, str, str]]:
+        with self._lock:
+            bucket = self._writes.get((thread_id, ns, checkpoint_id), {})
+            return [(task_id, ch, text) for (task_id, _i), (ch, text) in bucket.items()]
+
+    def _delete_thread(self, thread_id: str) -> None:
+        with self._lock:
+            for key in [k for k in self._rows if k[0] == thread_id]:
+                del self._rows[key]
+            for key in [k for k in self._blobs if k[0] == thread_id]:
+                del self._blobs[key]
+            for key in [k for k in self._writes if k[0] == thread_id]:
+                del self._writes[key]
+
+
+MemorySaver = InMemorySaver

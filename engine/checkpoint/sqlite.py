@@ -1,0 +1,242 @@
+"""``SqliteSaver``: checkpoints in a SQLite file (standard library ``sqlite3``, WAL, JSON only).
+
+The file can be shared with the session recorder (``engine.recording``): each keeps to its own
+tables.  A second run on a thread that is already running is refused, also across processes
+(a lease row names the owner process; a lease whose process died is taken over).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from engine.checkpoint.base import SCHEMA_VERSION, BaseCheckpointSaver, StoredRow
+from engine.graph.errors import CheckpointError
+
+__all__ = ["SqliteSaver", "open_sqlite"]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS stepwise_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS checkpoints (
+    thread_id TEXT NOT NULL, ns TEXT NOT NULL, checkpoint_id TEXT NOT NULL,
+    parent_id TEXT, body TEXT NOT NULL, metadata TEXT NOT NULL,
+    PRIMARY KEY (thread_id, ns, checkpoint_id)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS checkpoint_blobs (
+    thread_id TEXT NOT NULL, ns TEXT NOT NULL, channel TEXT NOT NULL, version TEXT NOT NULL,
+    data TEXT NOT NULL,
+    PRIMARY KEY (thread_id, ns, channel, version)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS checkpoint_writes (
+    thread_id TEXT NOT NULL, ns TEXT NOT NULL, checkpoint_id TEXT NOT NULL,
+    task_id TEXT NOT NULL, idx INTEGER NOT NULL, channel TEXT NOT NULL, data TEXT NOT NULL,
+    PRIMARY KEY (thread_id, ns, checkpoint_id, task_id, idx)
+);
+CREATE TABLE IF NOT EXISTS thread_leases (
+    thread_id TEXT PRIMARY KEY, owner TEXT NOT NULL, pid INTEGER NOT NULL, host TEXT NOT NULL,
+    acquired REAL NOT NULL
+);
+"""
+
+
+def open_sqlite(path: str | os.PathLike[str], *, what: str = "Stepwise file") -> sqlite3.Connection:
+    """Open (creating if needed) a SQLite file in WAL mode, with a clear error if it is not one."""
+    p = Path(path)
+    if p.exists() and p.is_dir():
+        raise CheckpointError(f"{p} is a directory, not a {what}")
+    try:
+        conn = sqlite3.connect(str(p), check_same_thread=False, isolation_level=None, timeout=10.0)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute("PRAGMA foreign_keys=OFF")
+        conn.execute("SELECT name FROM sqlite_master LIMIT 1").fetchall()
+    except sqlite3.DatabaseError as exc:
+        raise CheckpointError(f"{p} is not a {what} (or it is damaged): {exc}") from exc
+    return conn
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class SqliteSaver(BaseCheckpointSaver):
+    """Checkpoints of any number of threads in one SQLite file."""
+
+    def __init__(self, path: str | os.PathLike[str] | sqlite3.Connection) -> None:
+        super().__init__()
+        if isinstance(path, sqlite3.Connection):
+            self.conn = path
+            self.path = "<connection>"
+        else:
+            self.path = str(path)
+            self.conn = open_sqlite(path, what="Stepwise checkpoint file")
+        self._lock = threading.RLock()
+        try:
+            with self._lock:
+                self.conn.executescript(_SCHEMA)
+                row = self.conn.execute("SELECT value FROM stepwise_meta WHERE key='checkpoint_schema'").fetchone()
+                if row is None:
+                    self.conn.execute(
+                        "INSERT OR IGNORE INTO stepwise_meta(key, value) VALUES ('checkpoint_schema', ?)", (str(SCHEMA_VERSION),)
+                    )
+                elif int(row[0]) > SCHEMA_VERSION:
+                    raise CheckpointError(
+                        f"{self.path} was written by a newer Stepwise (checkpoint schema {row[0]}; "
+                        f"this version reads up to {SCHEMA_VERSION})"
+                    )
+        except sqlite3.DatabaseError as exc:
+            raise CheckpointError(f"{self.path} is not a Stepwise checkpoint file (or it is damaged): {exc}") from exc
+
+    @classmethod
+    def from_conn_string(cls, path: str) -> SqliteSaver:
+        return cls(path)
+
+    @property
+    def location(self) -> str:
+        return self.path
+
+    def close(self) -> None:
+        with self._lock:
+            self.conn.close()
+
+    def __enter__(self) -> SqliteSaver:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- primitives --------------------------------------------------------------------------
+
+    def _query(self, sql: str, params: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
+        try:
+            with self._lock:
+                return self.conn.execute(sql, params).fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise CheckpointError(f"Cannot read checkpoints from {self.path}: {exc}") from exc
+
+    def _put_row(self, row: StoredRow, blobs: list[tuple[str, str, str]]) -> None:
+        with self._lock:
+            cur = self.conn.cursor()
+            cur.execute("BEGIN")
+            try:
+                if blobs:
+                    cur.executemany(
+                        "INSERT OR REPLACE INTO checkpoint_blobs VALUES (?, ?, ?, ?, ?)",
+                        [(row.thread_id, row.ns, ch, ver, text) for ch, ver, text in blobs],
+                    )
+                cur.execute(
+                    "INSERT OR REPLACE INTO checkpoints VALUES (?, ?, ?, ?, ?, ?)",
+                    (row.thread_id, row.ns, row.checkpoint_id, row.parent_id, row.body, row.metadata),
+                )
+                cur.execute("COMMIT")
+            except BaseException:
+                cur.execute("ROLLBACK")
+                raise
+
+    def _get_row(self, thread_id: str, ns: str, checkpoint_id: str | None) -> StoredRow | None:
+        if checkpoint_id is None:
+            rows = self._query(
+                "SELECT thread_id, ns, checkpoint_id, parent_id, body, metadata FROM checkpoints "
+                "WHERE thread_id=? AND ns=? ORDER BY checkpoint_id DESC LIMIT 1",
+                (thread_id, ns),
+            )
+        else:
+            rows = self._query(
+                "SELECT thread_id, ns, checkpoint_id, parent_id, body, metadata FROM checkpoints "
+                "WHERE thread_id=? AND ns=? AND checkpoint_id=?",
+                (thread_id, ns, checkpoint_id),
+            )
+        return StoredRow(*rows[0]) if rows else None  # type: ignore[arg-type]
+
+    def _get_blob(self, thread_id: str, ns: str, channel: str, version: str) -> str | None:
+        rows = self._query(
+            "SELECT data FROM checkpoint_blobs WHERE thread_id=? AND ns=? AND channel=? AND version=?",
+            (thread_id, ns, channel, version),
+        )
+        return rows[0][0] if rows else None  # type: ignore[return-value]
+
+    def _list_rows(self, thread_id: str | None, ns: str | None, before: str | None, limit: int | None) -> Iterator[StoredRow]:
+        where, params = [], []
+        if thread_id is not None:
+            where.append("thread_id=?")
+            params.append(thread_id)
+        if ns is not None:
+            where.append("ns=?")
+            params.append(ns)
+        if before is not None:
+            where.append("checkpoint_id<?")
+            params.append(before)
+        sql = "SELECT thread_id, ns, checkpoint_id, parent_id, body, metadata FROM checkpoints"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        sql += " ORDER BY checkpoint_id DESC"
+        if limit is not None:
+            sql += f" LIMIT {int(limit)}"
+        for r in self._query(sql, tuple(params)):
+            yield StoredRow(*r)  # type: ignore[arg-type]
+
+    def _put_writes(self, thread_id: str, ns: str, checkpoint_id: str, task_id: str, writes: list[tuple[int, str, str]]) -> None:
+        with self._lock:
+            self.conn.executemany(
+                "INSERT OR REPLACE INTO checkpoint_writes VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [(thread_id, ns, checkpoint_id, task_id, idx, ch, text) for idx, ch, text in writes],
+            )
+
+    def _get_writes(self, thread_id: str, ns: str, checkpoint_id: str) -> list[tuple[str, str, str]]:
+        rows = self._query(
+            "SELECT task_id, channel, data FROM checkpoint_writes WHERE thread_id=? AND ns=? AND checkpoint_id=? "
+            "ORDER BY rowid",
+            (thread_id, ns, checkpoint_id),
+        )
+        return [(str(a), str(b), str(c)) for a, b, c in rows]
+
+    def _delete_thread(self, thread_id: str) -> None:
+        with self._lock:
+            for table in ("checkpoints", "checkpoint_blobs", "checkpoint_writes", "thread_leases"):
+                self.conn.execute(f"DELETE FROM {table} WHERE thread_id=?", (thread_id,))
+
+    # -- leases across processes ---------------------------------------------------------------
+
+    def _acquire_lease(self, thread_id: str, owner: str) -> str | None:
+        host = socket.gethostname()
+        with self._lock:
+            cur = self.conn.cursor()
+            cur.execute("BEGIN IMMEDIATE")
+            try:
+                row = cur.execute("SELECT owner, pid, host FROM thread_leases WHERE thread_id=?", (thread_id,)).fetchone()
+                if row is not None and row[0] != owner:
+                    other_owner, pid, other_host = row
+                    alive = other_host != host or _pid_alive(int(pid))
+                    if alive:
+                        cur.execute("COMMIT")
+                        return str(other_owner)
+                cur.execute(
+                    "INSERT OR REPLACE INTO thread_leases VALUES (?, ?, ?, ?, ?)",
+                    (thread_id, owner, os.getpid(), host, time.time()),
+                )
+                cur.execute("COMMIT")
+                return None
+            except BaseException:
+                cur.execute("ROLLBACK")
+                raise
+
+    def _release_lease(self, thread_id: str, owner: str) -> None:
+        with self._lock:
+            self.conn.execute("DELETE FROM thread_leases WHERE thread_id=? AND owner=?", (thread_id, owner))
+
+    def file_size(self) -> int:
+        """Bytes on disk after folding the WAL into the main file."""
+        with self._lock:
+            self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        return os.path.getsize(self.path) if self.path != "<connection>" else 0

@@ -1,0 +1,451 @@
+"""The debugger: breakpoints, stepping, stop, and fault injection.
+
+The runtime hands every event of a run to ``Debugger.gate``.  The gate is a no-op unless a
+breakpoint matches or a step is pending; then it emits ``debug.paused`` and awaits a future on
+the run's event loop (it never blocks the loop: a Qt app stays responsive while paused).
+While paused, the whole run waits: other tasks of the superstep stop at their next event.
+
+    dbg = Debugger()
+    dbg.break_before("tools")
+    async for ev in agent.astream_events(inp, cfg, debugger=dbg): ...
+    # elsewhere, when dbg.paused:  dbg.step_over() / dbg.continue_() / dbg.stop()
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from engine.bus import RunEmitter, current_emitter
+from engine.events import DebugPaused, DebugResumed, EventBase, MiddlewareAction
+from engine.graph.compiled import RunStopped
+
+if TYPE_CHECKING:
+    from engine.graph.runtime import RunContext
+
+__all__ = ["Breakpoint", "Debugger", "RunStopped", "check_fault", "check_fault_sync"]
+
+BreakKind = Literal["before_node", "after_node", "hook", "wrapper", "tool", "failure", "interrupt", "state"]
+Command = Literal["continue", "step_into", "step_over", "step_out", "stop"]
+
+_ids = itertools.count(1)
+_SAFE_BUILTINS = {
+    name: __builtins__[name] if isinstance(__builtins__, dict) else getattr(__builtins__, name)  # type: ignore[index]
+    for name in ("len", "any", "all", "min", "max", "sum", "abs", "bool", "int", "float", "str", "list", "dict", "set", "sorted", "isinstance")
+}
+_STEP_OVER_STOPS = frozenset({"node.started", "interrupt.raised", "run.finished"})
+
+
+@dataclass
+class Breakpoint:
+    """Where to stop. ``target`` is a node, middleware or tool name depending on ``kind``."""
+
+    kind: BreakKind
+    target: str | None = None
+    detail: str | None = None
+    """``hook``: the hook name (before_model, ...); ``wrapper``: wrap_model_call / wrap_tool_call."""
+    condition: Callable[[dict[str, Any]], bool] | str | None = None
+    enabled: bool = True
+    id: int = field(default_factory=lambda: next(_ids))
+    hits: int = 0
+    _last_truth: bool = False
+
+    def describe(self) -> str:
+        k = self.kind
+        if k == "before_node":
+            return f"before node {self.target}"
+        if k == "after_node":
+            return f"after node {self.target}"
+        if k == "hook":
+            return f"hook {self.target}.{self.detail or '*'}"
+        if k == "wrapper":
+            return f"wrapper {self.target}.{self.detail or '*'}"
+        if k == "tool":
+            return f"tool {self.target}"
+        if k == "failure":
+            return "any failure"
+        if k == "interrupt":
+            return "interrupt"
+        cond = self.condition if isinstance(self.condition, str) else getattr(self.condition, "__name__", "predicate")
+        return f"when {cond}"
+
+    def matches(self, ev: EventBase, state: Callable[[], dict[str, Any] | None]) -> bool:
+        if not self.enabled:
+            return False
+        k, kind = self.kind, ev.kind
+        d = ev.__dict__
+        if k == "before_node":
+            return kind == "node.started" and d.get("node") == self.target
+        if k == "after_node":
+            return kind == "node.finished" and d.get("node") == self.target
+        if k == "hook":
+            return (
+                kind == "hook.started"
+                and _same_middleware(d.get("middleware"), self.target)
+                and (self.detail is None or d.get("hook") == self.detail)
+            )
+        if k == "wrapper":
+            return (
+                kind == "wrapper.started"
+                and _same_middleware(d.get("middleware"), self.target)
+                and (self.detail is None or d.get("wrapper") == self.detail)
+            )
+        if k == "tool":
+            return kind == "tool.started" and d.get("tool") == self.target
+        if k == "failure":
+            if kind == "attempt.finished":
+                return d.get("outcome") == "error"
+            if kind in ("node.finished", "tool.finished"):
+                return d.get("status") == "error"
+            return kind == "run.finished" and d.get("status") == "error"
+        if k == "interrupt":
+            return kind == "interrupt.raised"
+        if k == "state" and kind in ("state.updated", "checkpoint.saved"):
+            values = state()
+            if values is None:
+                return False
+            truth = self._evaluate(values)
+            fire = truth and not self._last_truth
+            self._last_truth = truth
+            return fire
+        return False
+
+    def _evaluate(self, values: dict[str, Any]) -> bool:
+        cond = self.condition
+        try:
+            if cond is None:
+                return False
+            if isinstance(cond, str):
+                return bool(eval(cond, {"__builtins__": _SAFE_BUILTINS}, {"state": values, **values}))  # noqa: S307
+            return bool(cond(values))
+        except Exception:
+            return False
+
+
+def _same_middleware(actual: Any, wanted: str | None) -> bool:
+    if wanted is None:
+        return True
+    if not isinstance(actual, str):
+        return False
+    return actual == wanted or actual.removesuffix("Middleware") == wanted.removesuffix("Middleware")
+
+
+@dataclass
+class Fault:
+    kind: Literal["model", "tool"]
+    target: str | None
+    error: BaseException
+    remaining: int
+
+
+class Debugger:
+    """Breakpoints, stepping and fault injection for runs (see module docstring)."""
+
+    def __init__(self) -> None:
+        self.breakpoints: list[Breakpoint] = []
+        self.faults: list[Fault] = []
+        self.paused = False
+        self.pause_reason: str | None = None
+        self.current_event: EventBase | None = None
+        self.current_breakpoint: Breakpoint | None = None
+        self.stop_requested = False
+        self._mode: Command | None = None
+        self._step_out_span: str | None = None
+        self._pause_requested = False
+        self._resume: asyncio.Future[Command] | None = None
+        self._running = asyncio.Event() if _has_loop() else None
+        self._open_spans: dict[str, EventBase] = {}
+        self._run: RunContext | None = None
+        self._task: asyncio.Task[Any] | None = None
+        self.on_pause: list[Callable[[Debugger], Any]] = []
+        self.on_resume: list[Callable[[Debugger], Any]] = []
+
+    # -- breakpoints ---------------------------------------------------------------------------
+
+    def add(self, bp: Breakpoint) -> Breakpoint:
+        self.breakpoints.append(bp)
+        return bp
+
+    def break_before(self, node: str) -> Breakpoint:
+        return self.add(Breakpoint("before_node", node))
+
+    def break_after(self, node: str) -> Breakpoint:
+        return self.add(Breakpoint("after_node", node))
+
+    def break_on_hook(self, middleware: str, hook: str | None = None) -> Breakpoint:
+        return self.add(Breakpoint("hook", middleware, hook))
+
+    def break_on_wrapper(self, middleware: str, wrapper: str | None = None) -> Breakpoint:
+        return self.add(Breakpoint("wrapper", middleware, wrapper))
+
+    def break_on_tool(self, tool: str) -> Breakpoint:
+        return self.add(Breakpoint("tool", tool))
+
+    def break_on_failure(self) -> Breakpoint:
+        return self.add(Breakpoint("failure"))
+
+    def break_on_interrupt(self) -> Breakpoint:
+        return self.add(Breakpoint("interrupt"))
+
+    def break_when(self, condition: Callable[[dict[str, Any]], bool] | str) -> Breakpoint:
+        """Pause when ``condition`` (a predicate or a Python expression over the state) becomes true."""
+        if isinstance(condition, str):
+            compile(condition, "<breakpoint condition>", "eval")  # SyntaxError now, not at run time
+        return self.add(Breakpoint("state", condition=condition))
+
+    def remove(self, bp: Breakpoint | int) -> None:
+        bid = bp.id if isinstance(bp, Breakpoint) else bp
+        self.breakpoints = [b for b in self.breakpoints if b.id != bid]
+
+    def clear(self) -> None:
+        self.breakpoints.clear()
+
+    # -- faults -------------------------------------------------------------------------------
+
+    def inject_model_error(self, error: BaseException | None = None, *, times: int = 1, model: str | None = None) -> Fault:
+        """The next ``times`` model calls raise ``error`` (default: TimeoutError)."""
+        f = Fault("model", model, error or TimeoutError("Injected model timeout (Stepwise debugger)"), times)
+        self.faults.append(f)
+        return f
+
+    def inject_tool_error(self, tool: str, error: BaseException | None = None, *, times: int = 1) -> Fault:
+        """The next ``times`` calls of tool ``tool`` raise ``error`` (default: OSError)."""
+        f = Fault("tool", tool, error or OSError(f"Injected failure of tool '{tool}' (Stepwise debugger)"), times)
+        self.faults.append(f)
+        return f
+
+    def take_fault(self, kind: str, name: str | None) -> BaseException | None:
+        for f in self.faults:
+            if f.kind == kind and f.remaining > 0 and (f.target is None or f.target == name):
+                f.remaining -= 1
+                if f.remaining == 0:
+                    self.faults.remove(f)
+                return _fresh(f.error)
+        return None
+
+    # -- commands -----------------------------------------------------------------------------
+
+    def _command(self, cmd: Command) -> None:
+        self._mode = cmd if cmd in ("step_into", "step_over", "step_out") else None
+        if cmd == "step_out":
+            self._step_out_span = self._innermost_span()
+        fut = self._resume
+        if fut is not None and not fut.done():
+            fut.get_loop().call_soon_threadsafe(_set_result, fut, cmd)
+
+    def continue_(self) -> None:
+        self._command("continue")
+
+    def step_into(self) -> None:
+        """Run to the next event of any kind."""
+        self._command("step_into")
+
+    def step_over(self) -> None:
+        """Run to the next node (or the end of the run)."""
+        self._command("step_over")
+
+    def step_out(self) -> None:
+        """Run to the end of the current span."""
+        self._command("step_out")
+
+    def pause(self) -> None:
+        """Pause at the next event."""
+        self._pause_requested = True
+
+    def stop(self) -> None:
+        """Cancel the run cleanly: no half-applied superstep; the last checkpoint stays intact."""
+        self.stop_requested = True
+        if self.paused:
+            self._command("stop")
+        elif self._task is not None and not self._task.done():
+            self._task.get_loop().call_soon_threadsafe(self._task.cancel)
+
+    # -- inspection ---------------------------------------------------------------------------
+
+    def span_stack(self) -> list[EventBase]:
+        """The open spans around the current event, outermost (the run) first."""
+        ev = self.current_event
+        if ev is None:
+            return []
+        chain: list[EventBase] = []
+        sid = ev.span_id if ev.span_id in self._open_spans else ev.parent_span_id
+        while sid is not None and sid in self._open_spans:
+            start = self._open_spans[sid]
+            chain.append(start)
+            sid = start.parent_span_id
+        return list(reversed(chain))
+
+    def state(self) -> dict[str, Any] | None:
+        """The run's committed state as of now (values after the last superstep)."""
+        run = self._run
+        loop = getattr(run, "loop", None) if run else None
+        if loop is None:
+            return None
+        return loop._values()
+
+    # -- runtime hooks -------------------------------------------------------------------------
+
+    def _attach(self, run: RunContext, task: asyncio.Task[Any] | None) -> None:
+        self._run = run
+        self._task = task
+        self.stop_requested = False
+        self._open_spans.clear()
+        if self._running is None:
+            self._running = asyncio.Event()
+        self._running.set()
+
+    def _detach(self, run: RunContext) -> None:
+        if self._run is run:
+            self._run = None
+            self._task = None
+
+    def _innermost_span(self) -> str | None:
+        ev = self.current_event
+        if ev is None:
+            return None
+        if ev.span_id and ev.span_id in self._open_spans:
+            return ev.span_id
+        return ev.parent_span_id
+
+    def _track(self, ev: EventBase) -> None:
+        from engine.events import SPAN_CLOSERS, SPAN_OPENERS
+
+        if ev.kind in SPAN_OPENERS and ev.span_id:
+            self._open_spans[ev.span_id] = ev
+        elif ev.kind in SPAN_CLOSERS and ev.span_id:
+            self._open_spans.pop(ev.span_id, None)
+
+    def _why(self, ev: EventBase) -> tuple[str, Breakpoint | None] | None:
+        if ev.kind.startswith("debug."):
+            return None
+        if self._pause_requested:
+            self._pause_requested = False
+            return "pause", None
+        mode = self._mode
+        if mode == "step_into":
+            return "step", None
+        if mode == "step_over" and ev.kind in _STEP_OVER_STOPS:
+            return "step", None
+        if mode == "step_out" and (
+            ev.kind == "run.finished" or (ev.span_id == self._step_out_span and ev.kind not in _OPENERS)
+        ):
+            return "step", None
+        for bp in self.breakpoints:
+            if bp.matches(ev, self.state):
+                bp.hits += 1
+                reason = "interrupt" if bp.kind == "interrupt" else "breakpoint"
+                return reason, bp
+        return None
+
+    async def gate(self, ev: EventBase, emitter: RunEmitter) -> None:
+        """Called by the runtime for every event; returns when the run may go on."""
+        self._track(ev)
+        if self._running is not None and not self._running.is_set():
+            await self._running.wait()
+        if self.stop_requested:
+            raise RunStopped("The run was stopped; the last checkpoint is intact.")
+        why = self._why(ev)
+        if why is None:
+            return
+        reason, bp = why
+        await self._pause(ev, emitter, reason, bp)
+
+    async def _pause(self, ev: EventBase, emitter: RunEmitter, reason: str, bp: Breakpoint | None) -> None:
+        loop = asyncio.get_running_loop()
+        self._mode = None
+        self.paused = True
+        self.pause_reason = reason
+        self.current_event = ev
+        self.current_breakpoint = bp
+        if self._running is not None:
+            self._running.clear()
+        self._resume = loop.create_future()
+        await emitter.emit_ungated(
+            DebugPaused,
+            reason=reason,
+            breakpoint=bp.describe() if bp else None,
+            at_seq=ev.seq,
+            at_kind=ev.kind,
+            parent_span_id=ev.span_id or ev.parent_span_id,
+        )
+        for cb in list(self.on_pause):
+            cb(self)
+        try:
+            cmd = await self._resume
+        finally:
+            self.paused = False
+            self._resume = None
+            if self._running is not None:
+                self._running.set()
+        await emitter.emit_ungated(DebugResumed, command=cmd, parent_span_id=ev.span_id or ev.parent_span_id)
+        for cb in list(self.on_resume):
+            cb(self)
+        if cmd == "stop":
+            raise RunStopped("The run was stopped; the last checkpoint is intact.")
+
+
+_OPENERS = frozenset({"run.started", "superstep.started", "node.started", "hook.started", "wrapper.started", "attempt.started", "model.request", "tool.started"})
+
+
+def _has_loop() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
+
+def _set_result(fut: asyncio.Future[Command], cmd: Command) -> None:
+    if not fut.done():
+        fut.set_result(cmd)
+
+
+def _fresh(error: BaseException) -> BaseException:
+    """A new exception like ``error`` (an exception object should be raised only once)."""
+    try:
+        return type(error)(*error.args)
+    except Exception:
+        return error
+
+
+async def check_fault(kind: Literal["model", "tool"], name: str | None) -> None:
+    """Raise the fault the debugger has queued for this model/tool call, if any.
+
+    Called by the agent right before calling a model or a tool, inside the innermost wrapper,
+    so retry and fallback middleware see the injected error exactly like a real one.
+    """
+    em = current_emitter()
+    dbg = em.debugger if em is not None else None
+    if dbg is None:
+        return
+    err = dbg.take_fault(kind, name)
+    if err is None:
+        return
+    await em.emit(  # type: ignore[union-attr]
+        MiddlewareAction,
+        middleware="Debugger",
+        action="fault_injected",
+        detail={"kind": kind, "target": name, "error_type": type(err).__name__, "message": str(err)},
+    )
+    raise err
+
+
+def check_fault_sync(kind: Literal["model", "tool"], name: str | None) -> None:
+    """``check_fault`` from synchronous code."""
+    em = current_emitter()
+    dbg = em.debugger if em is not None else None
+    if dbg is None:
+        return
+    err = dbg.take_fault(kind, name)
+    if err is None:
+        return
+    em.emit_sync(  # type: ignore[union-attr]
+        MiddlewareAction,
+        middleware="Debugger",
+        action="fault_injected",
+        detail={"kind": kind, "target": name, "error_type": type(err).__name__, "message": str(err)},
+    )
+    raise err

@@ -1,0 +1,309 @@
+"""The Pregel algorithm's pure parts: planning tasks, computing a task's writes, the barrier."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from engine.checkpoint.base import ERROR, INTERRUPT, NO_WRITES, RESUME, Checkpoint, version_number
+from engine.graph.builder import Branch
+from engine.graph.channels import MISSING, BaseChannel, preview
+from engine.graph.errors import InvalidUpdateError
+from engine.graph.state import StateSpec, updates_from_output
+from engine.graph.types import END, START, Command, RetryPolicy, Send
+from engine.ids import deterministic_id
+
+if TYPE_CHECKING:
+    from engine.graph.runtime import TaskScratchpad
+
+__all__ = [
+    "TASKS",
+    "PregelNode",
+    "Task",
+    "apply_writes",
+    "plan_tasks",
+    "should_interrupt",
+    "trigger_channel",
+]
+
+TASKS = "__pregel_tasks"
+SPECIAL_WRITES = frozenset({ERROR, INTERRUPT, RESUME, NO_WRITES})
+
+
+def trigger_channel(node: str) -> str:
+    return f"branch:to:{node}"
+
+
+@dataclass
+class RouteInfo:
+    """One routing decision a task made (reported as a ``route`` event)."""
+
+    to: list[str]
+    sends: list[Send]
+    reason: str
+    detail: str = ""
+
+
+@dataclass
+class PregelNode:
+    """A compiled node: what triggers it, what it reads, how it runs, where it writes."""
+
+    name: str
+    fn: Any
+    triggers: list[str]
+    input_keys: list[str]
+    spec: StateSpec
+    retry_policy: list[RetryPolicy] = field(default_factory=list)
+    static_targets: list[str] = field(default_factory=list)
+    join_channels: list[str] = field(default_factory=list)
+    branches: list[Branch] = field(default_factory=list)
+    hidden: bool = False
+    is_subgraph: bool = False
+    call_kwargs: frozenset[str] = frozenset()
+    is_async: bool = False
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Task:
+    id: str
+    name: str
+    path: tuple[str, Any]
+    input: Any
+    triggers: list[str]
+    node: PregelNode
+    writes: list[tuple[str, Any]] = field(default_factory=list)
+    cached: bool = False
+    error: BaseException | None = None
+    interrupts: list[Any] = field(default_factory=list)
+    routes: list[RouteInfo] = field(default_factory=list)
+    scratchpad: TaskScratchpad | None = None
+    attempt: int = 1
+
+    @property
+    def sort_key(self) -> tuple[int, Any]:
+        return (0, self.path[1]) if self.path[0] == "pull" else (1, self.path[1])
+
+    @property
+    def kind(self) -> str:
+        return self.path[0]
+
+
+def read_values(channels: dict[str, BaseChannel], keys: Iterable[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k in keys:
+        ch = channels.get(k)
+        if ch is not None and ch.is_available():
+            out[k] = ch.value if ch.value is not MISSING else ch.get()
+    return out
+
+
+def plan_tasks(
+    checkpoint: Checkpoint,
+    channels: dict[str, BaseChannel],
+    nodes: dict[str, PregelNode],
+    step: int,
+    ns: str,
+) -> list[Task]:
+    """The tasks of the next superstep: one per ``Send`` (push), one per triggered node (pull)."""
+    tasks: list[Task] = []
+    cid = checkpoint["id"]
+    sends = channels[TASKS].value if TASKS in channels and channels[TASKS].is_available() else []
+    for idx, send in enumerate(sends):
+        node = nodes.get(send.node)
+        if node is None:
+            raise InvalidUpdateError(f"Invalid node name {send.node!r} in Send")
+        tid = deterministic_id(cid, ns, step, send.node, "push", idx)
+        tasks.append(Task(tid, send.node, ("push", idx), send.arg, [TASKS], node))
+    versions = checkpoint["channel_versions"]
+    seen_all = checkpoint["versions_seen"]
+    for name, node in nodes.items():
+        seen = seen_all.get(name, {})
+        triggered = [
+            c
+            for c in node.triggers
+            if channels[c].is_available() and version_number(versions.get(c)) > version_number(seen.get(c))
+        ]
+        if not triggered:
+            continue
+        tid = deterministic_id(cid, ns, step, name, "pull", *triggered)
+        if name == START:
+            value = channels[START].value
+        else:
+            value = node.spec.to_state(read_values(channels, node.input_keys))
+        tasks.append(Task(tid, name, ("pull", name), value, triggered, node))
+    return tasks
+
+
+def should_interrupt(checkpoint: Checkpoint, interrupt_nodes: Sequence[str], tasks: Sequence[Task]) -> bool:
+    """Static breakpoint: some task matches and some channel changed since the last interrupt."""
+    if not interrupt_nodes:
+        return False
+    seen = checkpoint["versions_seen"].get(INTERRUPT, {})
+    changed = any(
+        version_number(ver) > version_number(seen.get(ch)) for ch, ver in checkpoint["channel_versions"].items()
+    )
+    if not changed:
+        return False
+    star = "*" in interrupt_nodes
+    return any((star and not t.node.hidden) or t.name in interrupt_nodes for t in tasks)
+
+
+def mark_interrupt_seen(checkpoint: Checkpoint) -> None:
+    checkpoint["versions_seen"][INTERRUPT] = dict(checkpoint["channel_versions"])
+
+
+def apply_writes(
+    checkpoint: Checkpoint,
+    channels: dict[str, BaseChannel],
+    tasks: Sequence[Task],
+    get_next_version: Callable[[str | None], str],
+) -> dict[str, list[Any]]:
+    """The barrier: apply every task's writes in path order (never completion order).
+
+    Returns ``{channel: [values written]}`` for the channels that changed (internal ones
+    included), which the loop turns into a ``state.updated`` event.
+    """
+    ordered = sorted(tasks, key=lambda t: t.sort_key)
+    versions = checkpoint["channel_versions"]
+    for t in ordered:
+        seen = checkpoint["versions_seen"].setdefault(t.name, {})
+        for c in t.triggers:
+            if c in versions:
+                seen[c] = versions[c]
+    current_max = max(versions.values(), key=version_number, default=None)
+    next_v = get_next_version(current_max)
+    for c in {c for t in ordered for c in t.triggers}:
+        ch = channels.get(c)
+        if ch is not None and ch.consume():
+            versions[c] = next_v
+    grouped: dict[str, list[Any]] = {}
+    for t in ordered:
+        for c, v in t.writes:
+            if c in SPECIAL_WRITES:
+                continue
+            grouped.setdefault(c, []).append(v)
+    changed: dict[str, list[Any]] = {}
+    for c, vals in grouped.items():
+        ch = channels.get(c)
+        if ch is None:
+            continue
+        if ch.update(vals):
+            versions[c] = next_v
+            changed[c] = vals
+    if not any(t.triggers for t in ordered):
+        return changed  # no step was taken (e.g. a resume's null writes): keep pending triggers
+    for c, ch in channels.items():
+        if c in grouped or not ch.is_available():
+            continue
+        if ch.update([]):
+            versions[c] = next_v
+            changed[c] = []
+    return changed
+
+
+# -- writers -------------------------------------------------------------------------------
+
+
+def _call_branch(branch: Branch, state: Any, config: dict[str, Any]) -> Any:
+    fn = branch.path
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        params = {}  # type: ignore[assignment]
+    if "config" in params:
+        return fn(state, config=config)
+    return fn(state)
+
+
+async def compute_writes(
+    task: Task,
+    output: Any,
+    *,
+    channels: dict[str, BaseChannel],
+    nodes: dict[str, PregelNode],
+    spec: StateSpec,
+    input_keys: Sequence[str],
+    config: dict[str, Any],
+    route_reason: Callable[[], tuple[str, str] | None],
+) -> list[tuple[str, Any]]:
+    """State writes, control writes, static edges and conditional edges of one finished task."""
+    node = task.node
+    state_keys = spec.channels.keys()
+    writes: list[tuple[str, Any]] = []
+    commands: list[Command] = []
+    if node.name == START:
+        if output is not None:
+            data = spec.validate_input(output)
+            writes = [(k, v) for k, v in data.items() if k in input_keys]
+    else:
+        writes, commands = updates_from_output(output, set(state_keys))
+    for cmd in commands:
+        to: list[str] = []
+        sends: list[Send] = []
+        for g in cmd.goto_list():
+            if isinstance(g, Send):
+                if g.node not in nodes or g.node == START:
+                    raise InvalidUpdateError(f"Invalid node name {g.node!r} in Send")
+                writes.append((TASKS, g))
+                sends.append(g)
+            elif g == END:
+                to.append(END)
+            else:
+                if g not in nodes or g == START:
+                    raise InvalidUpdateError(f"Command goto: node {g!r} does not exist")
+                writes.append((trigger_channel(g), None))
+                to.append(g)
+        if to or sends:
+            task.routes.append(RouteInfo(to, sends, "command"))
+    if node.static_targets:
+        for target in node.static_targets:
+            if target != END:
+                writes.append((trigger_channel(target), None))
+        task.routes.append(RouteInfo(list(node.static_targets), [], "static"))
+    for jc in node.join_channels:
+        writes.append((jc, node.name))
+    if node.branches:
+        fresh = _fresh_state(channels, writes, spec)
+        for branch in node.branches:
+            result = _call_branch(branch, fresh, config)
+            if inspect.isawaitable(result):
+                result = await result
+            dests = branch.resolve(result)
+            to, sends = [], []
+            for d in dests:
+                if isinstance(d, Send):
+                    if d.node not in nodes:
+                        raise InvalidUpdateError(f"Invalid node name {d.node!r} in Send")
+                    writes.append((TASKS, d))
+                    sends.append(d)
+                elif d == END:
+                    to.append(END)
+                else:
+                    if d not in nodes:
+                        raise InvalidUpdateError(f"Branch '{branch.name}' of node '{node.name}' returned unknown node {d!r}")
+                    writes.append((trigger_channel(d), None))
+                    to.append(d)
+            reason = route_reason()
+            task.routes.append(
+                RouteInfo(to, sends, reason[0] if reason else "conditional", reason[1] if reason else branch.name)
+            )
+    return writes
+
+
+def _fresh_state(channels: dict[str, BaseChannel], writes: list[tuple[str, Any]], spec: StateSpec) -> Any:
+    """Committed values plus this task's own writes, as the state type."""
+    values = read_values(channels, spec.channels.keys())
+    grouped: dict[str, list[Any]] = {}
+    for c, v in writes:
+        if c in spec.channels:
+            grouped.setdefault(c, []).append(v)
+    for c, vals in grouped.items():
+        v = preview(channels[c], vals)
+        if v is MISSING:
+            values.pop(c, None)
+        else:
+            values[c] = v
+    return spec.to_state(values)

@@ -1,0 +1,532 @@
+"""``CompiledStateGraph``: run a graph (invoke / stream / events) and read its threads' state."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import inspect
+import time
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+from engine.aio import iter_sync, run_sync
+from engine.bus import EventBus, RunEmitter, Subscription
+from engine.events import ErrorInfo, EventBase, RunFinished, RunStarted
+from engine.graph.algo import TASKS, PregelNode, trigger_channel
+from engine.graph.channels import BaseChannel, EphemeralValue, NamedBarrierValue, Topic
+from engine.graph.drawing import DrawableGraph
+from engine.graph.loop import PregelLoop
+from engine.graph.runtime import RunContext, TaskContext, reset_run, set_run
+from engine.graph.state import StateSpec, schema_fields
+from engine.graph.state_api import StateAPI
+from engine.graph.types import END, START, RetryPolicy, StreamMode
+from engine.ids import new_run_id
+from engine.serde import to_jsonable
+
+if TYPE_CHECKING:
+    from engine.checkpoint.base import BaseCheckpointSaver
+    from engine.debug import Debugger
+    from engine.graph.builder import StateGraph
+
+__all__ = ["CompiledStateGraph", "RunStopped"]
+
+_CALL_KWARGS = ("config", "runtime", "writer", "store")
+
+
+class RunStopped(Exception):
+    """The run was stopped on request (debugger ``stop``); the last checkpoint is intact."""
+
+
+def _call_kwargs(fn: Any) -> tuple[frozenset[str], bool]:
+    """Which of config/runtime/writer/store a node function accepts, and whether it is async."""
+    is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None))
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return frozenset(), is_async
+    return frozenset(p for p in _CALL_KWARGS if p in params), is_async
+
+
+class CompiledStateGraph(StateAPI):
+    """A runnable graph. Create it with ``StateGraph.compile()``."""
+
+    default_recursion_limit = 25
+
+    def __init__(
+        self,
+        builder: StateGraph,
+        *,
+        checkpointer: BaseCheckpointSaver | None | bool,
+        store: Any,
+        interrupt_before: list[str],
+        interrupt_after: list[str],
+        debug: bool,
+        name: str,
+    ) -> None:
+        self.builder = builder
+        self.checkpointer: Any = checkpointer
+        self.store = store
+        self.interrupt_before_nodes = interrupt_before
+        self.interrupt_after_nodes = interrupt_after
+        self.debug = debug
+        self.name = name
+        self.config: dict[str, Any] = {}
+        self.bus = EventBus()
+        self.spec = StateSpec(builder.state_schema)
+        self.channels: dict[str, BaseChannel] = dict(self.spec.channels)
+        in_keys = list(schema_fields(builder.input_schema)) if builder.input_schema else self.spec.input_keys()
+        out_keys = list(schema_fields(builder.output_schema)) if builder.output_schema else self.spec.output_keys()
+        for extra in (builder.input_schema, builder.output_schema):
+            if extra is not None:
+                for k, ch in StateSpec(extra).channels.items():
+                    self.channels.setdefault(k, ch)
+        self.input_keys = in_keys
+        self.output_keys = out_keys
+        self.nodes: dict[str, PregelNode] = {}
+        self._compile_nodes()
+
+    # -- compilation -------------------------------------------------------------------------
+
+    def _compile_nodes(self) -> None:
+        b = self.builder
+        self.channels[START] = EphemeralValue(Any)
+        self.channels[START].key = START
+        tasks = Topic(Any, accumulate=False)
+        tasks.key = TASKS
+        self.channels[TASKS] = tasks
+        names = [START, *b.nodes]
+        for name in names:
+            ch = EphemeralValue(Any, guard=False)
+            ch.key = trigger_channel(name)
+            self.channels[ch.key] = ch
+        joins: dict[str, list[str]] = {}
+        for starts, end in b.waiting_edges:
+            key = f"join:{'+'.join(starts)}:{end}"
+            ch = NamedBarrierValue(set(starts))
+            ch.key = key
+            self.channels[key] = ch
+            joins.setdefault(end, []).append(key)
+            for s in starts:
+                joins.setdefault(f"__src__{s}", []).append(key)
+        static: dict[str, list[str]] = {}
+        for src, dst in sorted(b.edges):
+            static.setdefault(src, []).append(dst)
+        self.nodes[START] = PregelNode(
+            name=START,
+            fn=None,
+            triggers=[START],
+            input_keys=[],
+            spec=self.spec,
+            static_targets=static.get(START, []),
+            join_channels=joins.get(f"__src__{START}", []),
+            branches=list(b.branches.get(START, {}).values()),
+            hidden=True,
+        )
+        for name, ns in b.nodes.items():
+            node_spec = self.spec
+            input_keys = list(self.spec.channels)
+            if ns.input_schema is not None:
+                node_spec = StateSpec(ns.input_schema)
+                for k, ch in node_spec.channels.items():
+                    self.channels.setdefault(k, ch)
+                input_keys = list(node_spec.channels)
+            is_sub = isinstance(ns.fn, CompiledStateGraph)
+            kwargs, is_async = (frozenset(), True) if is_sub else _call_kwargs(ns.fn)
+            policies: list[RetryPolicy] = []
+            if isinstance(ns.retry_policy, RetryPolicy):
+                policies = [ns.retry_policy]
+            elif ns.retry_policy:
+                policies = list(ns.retry_policy)
+            self.nodes[name] = PregelNode(
+                name=name,
+                fn=ns.fn,
+                triggers=[trigger_channel(name), *joins.get(name, [])],
+                input_keys=input_keys,
+                spec=node_spec,
+                retry_policy=policies,
+                static_targets=static.get(name, []),
+                join_channels=joins.get(f"__src__{name}", []),
+                branches=list(b.branches.get(name, {}).values()),
+                is_subgraph=is_sub,
+                call_kwargs=kwargs,
+                is_async=is_async,
+                metadata=dict(ns.metadata),
+            )
+
+    # -- drawing -----------------------------------------------------------------------------
+
+    def get_graph(self, xray: bool | int = False) -> DrawableGraph:
+        """The graph's shape (nodes, static and conditional edges), available before any run."""
+        b = self.builder
+        g = DrawableGraph(name=self.name)
+        g.add_node(START, "start")
+        for name, ns in b.nodes.items():
+            meta = dict(ns.metadata)
+            kind = meta.pop("kind", "subgraph" if isinstance(ns.fn, CompiledStateGraph) else "node")
+            g.add_node(name, kind, **meta)
+        has_end = False
+        for src, dst in sorted(b.edges):
+            g.add_edge(src, dst)
+            has_end |= dst == END
+        for starts, end in sorted(b.waiting_edges):
+            for s in starts:
+                g.add_edge(s, end)
+        all_nodes = list(b.nodes)
+        for src, branches in b.branches.items():
+            for br in branches.values():
+                labels = {v: k for k, v in (br.path_map or {}).items()}
+                for end in br.ends(all_nodes):
+                    label = labels.get(end)
+                    g.add_edge(src, end, conditional=True, data=str(label) if label is not None and label != end else None)
+                    has_end |= end == END
+        for name, ns in b.nodes.items():
+            dests = ns.destinations
+            if dests is None:
+                from engine.graph.builder import _literal_return
+
+                dests = tuple(_literal_return(ns.fn)) or None
+            if dests:
+                items = dests.items() if isinstance(dests, dict) else ((d, None) for d in dests)
+                for d, label in items:
+                    g.add_edge(name, d, conditional=True, data=label)
+                    has_end |= d == END
+        if has_end or not g.edges:
+            g.add_node(END, "end")
+        return g
+
+    # -- config ------------------------------------------------------------------------------
+
+    def with_config(self, config: dict[str, Any] | None = None, **kwargs: Any) -> CompiledStateGraph:
+        clone = copy.copy(self)
+        clone.config = _merge_config(self.config, {**(config or {}), **kwargs})
+        return clone
+
+    def subscribe(self, callback: Callable[[EventBase], Any]) -> Subscription:
+        """Receive every event of every run of this graph (also runs started elsewhere)."""
+        return self.bus.subscribe(callback)
+
+    def _saver(self) -> BaseCheckpointSaver | None:
+        cp = self.checkpointer
+        return cp if cp not in (None, True, False) else None
+
+    # -- running -----------------------------------------------------------------------------
+
+    async def _arun(
+        self,
+        input: Any,
+        config: dict[str, Any] | None,
+        *,
+        stream: Callable[[str, Any, str], None] | None = None,
+        stream_modes: Sequence[str] = (),
+        debugger: Debugger | None = None,
+        extra_buses: Sequence[EventBus] = (),
+        context: Any = None,
+        interrupt_before: Sequence[str] | str | None = None,
+        interrupt_after: Sequence[str] | str | None = None,
+        durability: str | None = None,
+        sync_call: bool = False,
+    ) -> Any:
+        cfg = _merge_config(self.config, config or {})
+        conf = cfg.setdefault("configurable", {})
+        if debugger is None:
+            debugger = conf.get("debugger") or cfg.get("debugger")
+        run_id = str(cfg.get("run_id") or new_run_id())
+        thread_id = conf.get("thread_id")
+        em = RunEmitter(run_id, None if thread_id is None else str(thread_id), [self.bus, *extra_buses], debugger)
+        saver = self._saver()
+        run = RunContext(
+            run_id=run_id,
+            emitter=em,
+            store=self.store,
+            context=context,
+            checkpointer=saver,
+            debugger=debugger,
+            sync_call=sync_call,
+            stream=stream,
+            stream_modes=frozenset(stream_modes),
+        )
+        ib = _interrupt_list(interrupt_before, self.interrupt_before_nodes)
+        ia = _interrupt_list(interrupt_after, self.interrupt_after_nodes)
+        if saver is not None and thread_id is not None:
+            saver.acquire_thread(str(thread_id), run_id)
+        run_token = set_run(run)
+        em_token = em.bind()
+        t0 = time.perf_counter()
+        status, error, output = "done", None, None
+        if debugger is not None:
+            debugger._attach(run, asyncio.current_task())
+        try:
+            if em.active:
+                await em.emit(
+                    RunStarted,
+                    span_id=run_id,
+                    parent_span_id=None,
+                    graph=self.name,
+                    input=to_jsonable(input, max_str=4000),
+                    resumed=input is None or type(input).__name__ == "Command",
+                    config={
+                        "thread_id": thread_id,
+                        "checkpoint_id": conf.get("checkpoint_id"),
+                        "recursion_limit": cfg.get("recursion_limit", self.default_recursion_limit),
+                    },
+                )
+            from engine.bus import CURRENT_SPAN
+
+            span_token = CURRENT_SPAN.set(run_id)
+            try:
+                loop = PregelLoop(
+                    self,
+                    input=input,
+                    config=cfg,
+                    run=run,
+                    checkpointer=saver,
+                    interrupt_before=ib,
+                    interrupt_after=ia,
+                    durability=durability or cfg.get("durability") or "async",
+                )
+                output = await loop.run_to_end()
+                if loop.status != "done":
+                    status = "interrupted"
+            finally:
+                CURRENT_SPAN.reset(span_token)
+            return output
+        except (asyncio.CancelledError, RunStopped) as exc:
+            status = "cancelled"
+            if isinstance(exc, asyncio.CancelledError) and debugger is not None and debugger.stop_requested:
+                raise RunStopped("The run was stopped; the last checkpoint is intact.") from None
+            raise
+        except BaseException as exc:
+            status = "cancelled" if type(exc).__name__ == "RunStopped" else "error"
+            error = exc
+            raise
+        finally:
+            if debugger is not None:
+                debugger._detach(run)
+            if em.active:
+                await em.emit(
+                    RunFinished,
+                    span_id=run_id,
+                    parent_span_id=None,
+                    status=status,  # type: ignore[arg-type]
+                    output=to_jsonable(output, max_str=2000) if status != "error" else None,
+                    error=ErrorInfo.from_exception(error, with_traceback=True) if error else None,
+                    duration_ms=(time.perf_counter() - t0) * 1000,
+                    step=None,
+                )
+            em.unbind(em_token)
+            reset_run(run_token)
+            if saver is not None and thread_id is not None:
+                saver.release_thread(str(thread_id), run_id)
+
+    async def _arun_as_subgraph(self, input: Any, parent: TaskContext, parent_loop: PregelLoop) -> Any:
+        ns = f"{parent_loop.ns}|{parent.name}:{parent.task_id}" if parent_loop.ns else f"{parent.name}:{parent.task_id}"
+        saver = self._saver() if self.checkpointer not in (None, True) else parent_loop.checkpointer
+        prun = parent.run
+        run = RunContext(
+            run_id=prun.run_id,
+            emitter=prun.emitter.child(ns),
+            store=self.store or prun.store,
+            context=prun.context,
+            checkpointer=saver,
+            debugger=prun.debugger,
+            sync_call=prun.sync_call,
+            stream=prun.stream,
+            stream_modes=prun.stream_modes & {"messages", "custom"},
+            null_resume=prun.null_resume,
+            resume_map=prun.resume_map,
+            streamed_message_ids=prun.streamed_message_ids,
+        )
+        run.emitter.step = None
+        cfg = {**parent.config, "configurable": {**parent.config.get("configurable", {}), "checkpoint_ns": ns}}
+        cfg["configurable"].pop("checkpoint_id", None)
+        resuming = parent_loop.resuming
+        token = set_run(run)
+        try:
+            loop = PregelLoop(
+                self,
+                input=input,
+                config=cfg,
+                run=run,
+                checkpointer=saver,
+                ns=ns,
+                interrupt_before=self.interrupt_before_nodes,
+                interrupt_after=self.interrupt_after_nodes,
+                durability=parent_loop.durability,
+                resuming=resuming,
+            )
+            if resuming and saver is not None:
+                existing = await saver.aget_tuple({"configurable": {"thread_id": parent_loop.thread_id, "checkpoint_ns": ns}})
+                if existing is not None:
+                    loop.input = None
+            return await loop.run_to_end()
+        finally:
+            reset_run(token)
+
+    async def ainvoke(
+        self,
+        input: Any,
+        config: dict[str, Any] | None = None,
+        *,
+        context: Any = None,
+        interrupt_before: Sequence[str] | str | None = None,
+        interrupt_after: Sequence[str] | str | None = None,
+        durability: str | None = None,
+        debugger: Debugger | None = None,
+        stream_mode: StreamMode = "values",
+        **kwargs: Any,
+    ) -> Any:
+        """Run to the end (or to an interrupt) and return the final state values."""
+        return await self._arun(
+            input,
+            config,
+            context=context,
+            interrupt_before=interrupt_before,
+            interrupt_after=interrupt_after,
+            durability=durability,
+            debugger=debugger,
+            sync_call=kwargs.pop("_sync_call", False),
+        )
+
+    def invoke(self, input: Any, config: dict[str, Any] | None = None, **kwargs: Any) -> Any:
+        return run_sync(self.ainvoke(input, config, _sync_call=True, **kwargs))
+
+    async def astream(
+        self,
+        input: Any,
+        config: dict[str, Any] | None = None,
+        *,
+        stream_mode: StreamMode | Sequence[StreamMode] | None = None,
+        subgraphs: bool = False,
+        context: Any = None,
+        interrupt_before: Sequence[str] | str | None = None,
+        interrupt_after: Sequence[str] | str | None = None,
+        durability: str | None = None,
+        debugger: Debugger | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[Any]:
+        """Stream the run: ``values``, ``updates``, ``messages``, ``custom``, ``tasks``,
+        ``checkpoints``, ``debug``, or a list of modes (then chunks are ``(mode, chunk)``)."""
+        modes: list[str]
+        single = False
+        if stream_mode is None:
+            modes, single = ["updates"], True
+        elif isinstance(stream_mode, str):
+            modes, single = [stream_mode], True
+        else:
+            modes = list(stream_mode)
+        queue: asyncio.Queue[Any] = asyncio.Queue()
+        done = object()
+
+        def sink(mode: str, chunk: Any, ns: str) -> None:
+            if ns and not subgraphs and mode not in ("messages", "custom"):
+                return
+            queue.put_nowait((ns, mode, chunk))
+
+        async def runner() -> None:
+            try:
+                await self._arun(
+                    input,
+                    config,
+                    stream=sink,
+                    stream_modes=modes,
+                    context=context,
+                    interrupt_before=interrupt_before,
+                    interrupt_after=interrupt_after,
+                    durability=durability,
+                    debugger=debugger,
+                    sync_call=kwargs.get("_sync_call", False),
+                )
+            finally:
+                queue.put_nowait(done)
+
+        task = asyncio.ensure_future(runner())
+        try:
+            while True:
+                item = await queue.get()
+                if item is done:
+                    break
+                ns, mode, chunk = item
+                ns_t = tuple(ns.split("|")) if ns else ()
+                if subgraphs:
+                    yield (ns_t, chunk) if single else (ns_t, mode, chunk)
+                else:
+                    yield chunk if single else (mode, chunk)
+            await task  # re-raise the run's exception, if any
+        finally:
+            if not task.done():
+                task.cancel()
+                try:
+                    await task
+                except (asyncio.CancelledError, Exception):
+                    pass
+
+    def stream(self, input: Any, config: dict[str, Any] | None = None, **kwargs: Any) -> Iterator[Any]:
+        return iter_sync(self.astream(input, config, _sync_call=True, **kwargs))
+
+    async def astream_events(
+        self,
+        input: Any,
+        config: dict[str, Any] | None = None,
+        *,
+        debugger: Debugger | None = None,
+        context: Any = None,
+        interrupt_before: Sequence[str] | str | None = None,
+        interrupt_after: Sequence[str] | str | None = None,
+        durability: str | None = None,
+        maxsize: int = 10_000,
+        **kwargs: Any,
+    ) -> AsyncIterator[EventBase]:
+        """Every event of this run, in ``seq`` order (see ``engine.events``)."""
+        bus = EventBus()
+        sink = bus.add_sink(maxsize)
+
+        async def runner() -> None:
+            try:
+                await self._arun(
+                    input,
+                    config,
+                    debugger=debugger,
+                    extra_buses=[bus],
+                    context=context,
+                    interrupt_before=interrupt_before,
+                    interrupt_after=interrupt_after,
+                    durability=durability,
+                    sync_call=kwargs.get("_sync_call", False),
+                )
+            finally:
+                await sink.queue.put(None)
+
+        task = asyncio.ensure_future(runner())
+        try:
+            while True:
+                ev = await sink.queue.get()
+                if ev is None:
+                    break
+                yield ev
+            await task
+        finally:
+            if not task.done():
+                task.cancel()
+                try:
+                    await task
+                except (asyncio.CancelledError, Exception):
+                    pass
+
+    def stream_events(self, input: Any, config: dict[str, Any] | None = None, **kwargs: Any) -> Iterator[EventBase]:
+        return iter_sync(self.astream_events(input, config, _sync_call=True, **kwargs))
+
+
+def _interrupt_list(given: Sequence[str] | str | None, compiled: list[str]) -> list[str]:
+    if given is None:
+        return compiled
+    return [given] if isinstance(given, str) else list(given)
+
+
+def _merge_config(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    out = {**base, **extra}
+    if "configurable" in base or "configurable" in extra:
+        out["configurable"] = {**base.get("configurable", {}), **extra.get("configurable", {})}
+    if "metadata" in base or "metadata" in extra:
+        out["metadata"] = {**base.get("metadata", {}), **extra.get("metadata", {})}
+    return out
+

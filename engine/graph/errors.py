@@ -1,0 +1,80 @@
+"""Errors raised by the graph runtime (names and messages follow LangGraph)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from engine.graph.types import Command, Interrupt
+
+__all__ = [
+    "CheckpointError",
+    "EmptyChannelError",
+    "EmptyInputError",
+    "GraphBubbleUp",
+    "GraphInterrupt",
+    "GraphRecursionError",
+    "InvalidUpdateError",
+    "NodeInterrupt",
+    "ParentCommand",
+    "ThreadBusyError",
+]
+
+
+class GraphBubbleUp(Exception):
+    """Base of control-flow exceptions that travel up through nodes untouched."""
+
+
+class GraphInterrupt(GraphBubbleUp):
+    """The run paused: ``args[0]`` holds the ``Interrupt``s (empty for static breakpoints)."""
+
+    def __init__(self, interrupts: Sequence[Interrupt] = ()) -> None:
+        super().__init__(tuple(interrupts))
+
+    @property
+    def interrupts(self) -> tuple[Interrupt, ...]:
+        return tuple(self.args[0]) if self.args else ()
+
+
+NodeInterrupt = GraphInterrupt
+
+
+class ParentCommand(GraphBubbleUp):
+    """A ``Command(graph=Command.PARENT)`` on its way to the parent graph."""
+
+    def __init__(self, command: Command) -> None:
+        super().__init__(command)
+
+    @property
+    def command(self) -> Command:
+        return self.args[0]
+
+
+class GraphRecursionError(RecursionError):
+    """The recursion limit was reached."""
+
+
+class InvalidUpdateError(Exception):
+    """A node wrote something the state cannot take."""
+
+
+class EmptyInputError(Exception):
+    """A run was started with no input and nothing to resume."""
+
+
+class EmptyChannelError(Exception):
+    """Reading a channel that holds no value."""
+
+
+class ThreadBusyError(RuntimeError):
+    """Another run is already using this thread."""
+
+
+class CheckpointError(Exception):
+    """A stored checkpoint cannot be read (unknown schema version or corrupt data)."""
+
+    def __init__(self, message: str, *, thread_id: Any = None, checkpoint_id: Any = None) -> None:
+        self.thread_id = thread_id
+        self.checkpoint_id = checkpoint_id
+        super().__init__(message)

@@ -1,0 +1,203 @@
+"""``MessageList``: an immutable view over an append-only message buffer.
+
+The ``messages`` channel grows by a few messages per step.  Copying the whole history at every
+step (what a plain ``add_messages`` reducer does) makes a long conversation quadratic.  Here
+every version of the channel is a ``(buffer, length)`` view: appending to the view at the tip
+of its buffer extends the buffer in place and returns a longer view; older views keep their
+own length, so they never change.  Only a replacement or removal by id (rare: HITL edits,
+summarization) copies.  Checkpoint savers use ``delta_since`` to store only what was added.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, overload
+
+from engine.messages import BaseMessage, RemoveMessage, coerce_messages, merge_messages
+
+__all__ = ["MessageList", "PreviewList", "preview_merged"]
+
+
+class _Buffer:
+    __slots__ = ("index", "items")
+
+    def __init__(self, items: list[BaseMessage]) -> None:
+        self.items = items
+        self.index: dict[str | None, int] = {m.id: i for i, m in enumerate(items)}
+
+
+class MessageList(Sequence[BaseMessage]):
+    """A read-only list of messages (supports indexing, slicing, ``len``, ``+``, ``==``)."""
+
+    __slots__ = ("_buf", "_n")
+
+    def __init__(self, items: Iterable[BaseMessage] = ()) -> None:
+        self._buf = _Buffer(list(items))
+        self._n = len(self._buf.items)
+
+    @classmethod
+    def _view(cls, buf: _Buffer, n: int) -> MessageList:
+        obj = cls.__new__(cls)
+        obj._buf = buf
+        obj._n = n
+        return obj
+
+    # -- sequence protocol -----------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return self._n
+
+    @overload
+    def __getitem__(self, i: int) -> BaseMessage: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[BaseMessage]: ...
+    def __getitem__(self, i: int | slice) -> BaseMessage | list[BaseMessage]:
+        if isinstance(i, slice):
+            return self._buf.items[: self._n][i]
+        if i < 0:
+            i += self._n
+        if not 0 <= i < self._n:
+            raise IndexError("message index out of range")
+        return self._buf.items[i]
+
+    def __iter__(self) -> Iterator[BaseMessage]:
+        items = self._buf.items
+        for i in range(self._n):
+            yield items[i]
+
+    def __reversed__(self) -> Iterator[BaseMessage]:
+        items = self._buf.items
+        for i in range(self._n - 1, -1, -1):
+            yield items[i]
+
+    def __add__(self, other: Iterable[Any]) -> list[Any]:
+        return [*self, *other]
+
+    def __radd__(self, other: Iterable[Any]) -> list[Any]:
+        return [*other, *self]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, MessageList):
+            return self._n == other._n and (self._buf is other._buf or list(self) == list(other))
+        if isinstance(other, list | tuple):
+            return list(self) == list(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:  # views are values; hash like a tuple of ids
+        return hash(tuple(m.id for m in self))
+
+    def __repr__(self) -> str:
+        return repr(list(self))
+
+    def copy(self) -> list[BaseMessage]:
+        return list(self)
+
+    def to_jsonable(self) -> list[Any]:
+        return [m.model_dump(mode="json") for m in self]
+
+    def id_position(self, message_id: str | None) -> int | None:
+        pos = self._buf.index.get(message_id)
+        return pos if pos is not None and pos < self._n else None
+
+    # -- persistent updates ------------------------------------------------------------------
+
+    def extended(self, new: Sequence[BaseMessage]) -> MessageList:
+        """A view with ``new`` appended (messages must have ids not present here)."""
+        buf = self._buf
+        if len(buf.items) != self._n:  # another view already grew this buffer: copy on write
+            buf = _Buffer(buf.items[: self._n])
+        for m in new:
+            buf.index[m.id] = len(buf.items)
+            buf.items.append(m)
+        return MessageList._view(buf, len(buf.items))
+
+    def merged(self, right: Any) -> MessageList:
+        """``add_messages(self, right)`` as a new view; O(len(right)) when it only appends."""
+        incoming = [_with_id(m) for m in coerce_messages(right)] if right is not None else []
+        fast = True
+        seen: set[str | None] = set()
+        for m in incoming:
+            if isinstance(m, RemoveMessage) or self.id_position(m.id) is not None or m.id in seen:
+                fast = False
+                break
+            seen.add(m.id)
+        if fast:
+            return self.extended(incoming) if incoming else self
+        return MessageList(merge_messages(list(self), incoming))
+
+    def extends(self, older: MessageList) -> bool:
+        """True if this view is ``older`` plus appended messages (same buffer)."""
+        return self._buf is older._buf and older._n <= self._n
+
+    def delta_since(self, older: MessageList) -> list[BaseMessage]:
+        """The messages appended since ``older`` (requires ``self.extends(older)``)."""
+        return self._buf.items[older._n : self._n]
+
+
+class PreviewList(Sequence[BaseMessage]):
+    """A read-only ``base + extra`` without touching ``base``'s buffer.
+
+    Conditional edges read a "fresh" state (committed values plus the running task's own
+    writes) before the barrier applies them; this lets them see appended messages in O(1).
+    """
+
+    __slots__ = ("_base", "_extra")
+
+    def __init__(self, base: MessageList, extra: list[BaseMessage]) -> None:
+        self._base = base
+        self._extra = extra
+
+    def __len__(self) -> int:
+        return len(self._base) + len(self._extra)
+
+    @overload
+    def __getitem__(self, i: int) -> BaseMessage: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[BaseMessage]: ...
+    def __getitem__(self, i: int | slice) -> BaseMessage | list[BaseMessage]:
+        if isinstance(i, slice):
+            return [*self._base, *self._extra][i]
+        n = len(self)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError("message index out of range")
+        nb = len(self._base)
+        return self._base[i] if i < nb else self._extra[i - nb]
+
+    def __iter__(self) -> Iterator[BaseMessage]:
+        yield from self._base
+        yield from self._extra
+
+    def __reversed__(self) -> Iterator[BaseMessage]:
+        yield from reversed(self._extra)
+        yield from reversed(self._base)
+
+    def __add__(self, other: Iterable[Any]) -> list[Any]:
+        return [*self, *other]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence):
+            return list(self) == list(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(m.id for m in self))
+
+    def __repr__(self) -> str:
+        return repr(list(self))
+
+
+def preview_merged(base: MessageList, right: Any) -> Sequence[BaseMessage]:
+    """What ``base.merged(right)`` will be, without growing ``base``'s buffer."""
+    incoming = coerce_messages(right) if right is not None else []
+    if any(isinstance(m, RemoveMessage) or (m.id is not None and base.id_position(m.id) is not None) for m in incoming):
+        return MessageList(merge_messages(list(base), [_with_id(m) for m in incoming]))
+    return PreviewList(base, [_with_id(m) for m in incoming])
+
+
+def _with_id(m: BaseMessage) -> BaseMessage:
+    if m.id is None:
+        m.id = str(uuid.uuid4())
+    return m

@@ -1,0 +1,294 @@
+"""Running the tasks of one superstep: node calls, retries, writes, events, concurrency."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import time
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from engine.bus import span
+from engine.checkpoint.base import ERROR, INTERRUPT, NO_WRITES, RESUME
+from engine.events import (
+    CustomEvent,
+    ErrorInfo,
+    InterruptRaised,
+    NodeFinished,
+    NodeStarted,
+    Route,
+)
+from engine.graph.algo import TASKS, Task, compute_writes
+from engine.graph.errors import GraphBubbleUp, GraphInterrupt, ParentCommand
+from engine.graph.runtime import Runtime, TaskContext, reset_task, set_task
+from engine.graph.types import START, Command, RetryPolicy, Send
+from engine.serde import to_jsonable
+
+if TYPE_CHECKING:
+    from engine.graph.loop import PregelLoop
+
+__all__ = ["run_step", "summarize"]
+
+
+def summarize(value: Any, limit: int = 120) -> str:
+    """A one-line description of a node input, for events and logs."""
+    if isinstance(value, dict):
+        parts = []
+        for k, v in value.items():
+            if isinstance(v, list | tuple) or hasattr(v, "__len__") and not isinstance(v, str | bytes | dict):
+                parts.append(f"{k}[{len(v)}]")
+            else:
+                r = repr(v)
+                parts.append(f"{k}={r[:30]}{'…' if len(r) > 30 else ''}")
+        text = ", ".join(parts)
+    else:
+        text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _policy_for(policies: Sequence[RetryPolicy], exc: BaseException) -> RetryPolicy | None:
+    for p in policies:
+        if p.should_retry(exc):
+            return p
+    return None
+
+
+def _writes_payload(writes: list[tuple[str, Any]]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for c, v in writes:
+        if c.startswith("branch:to:"):
+            out.append({"channel": c, "value": c[len("branch:to:") :]})
+        elif c == TASKS and isinstance(v, Send):
+            out.append({"channel": c, "value": {"send": v.node, "arg": to_jsonable(v.arg, max_str=2000)}})
+        else:
+            out.append({"channel": c, "value": to_jsonable(v, max_str=4000)})
+    return out
+
+
+async def _call_node(loop: PregelLoop, task: Task, ctx: TaskContext) -> Any:
+    node = task.node
+    if node.name == START:
+        return task.input
+    if node.is_subgraph:
+        return await node.fn._arun_as_subgraph(task.input, ctx, loop)
+    kwargs: dict[str, Any] = {}
+    if "config" in node.call_kwargs:
+        kwargs["config"] = ctx.config
+    if "runtime" in node.call_kwargs:
+        kwargs["runtime"] = ctx.runtime
+    if "writer" in node.call_kwargs:
+        kwargs["writer"] = ctx.runtime.stream_writer if ctx.runtime else None
+    if "store" in node.call_kwargs:
+        kwargs["store"] = loop.run.store
+    if node.is_async:
+        out = await node.fn(task.input, **kwargs)
+    else:
+        out = await asyncio.to_thread(node.fn, task.input, **kwargs)
+        if inspect.isawaitable(out):
+            out = await out
+    return out
+
+
+def _make_writer(loop: PregelLoop, task: Task) -> Any:
+    run = loop.run
+    em = run.emitter
+    ns = loop.ns
+
+    def writer(chunk: Any) -> None:
+        if run.wants("custom"):
+            loop.push_threadsafe("custom", chunk)
+        if em.active:
+            em.emit_sync(CustomEvent, node=task.name, data=to_jsonable(chunk, max_str=4000))
+
+    _ = ns
+    return writer
+
+
+async def run_task(loop: PregelLoop, task: Task) -> None:
+    """Run one task to completion: retries per the node's policy; writes saved as pending writes."""
+    node = task.node
+    em = loop.run.emitter
+    policies = node.retry_policy
+    attempt = 0
+    while True:
+        attempt += 1
+        task.attempt = attempt
+        task.writes = []
+        task.routes = []
+        sp = task.scratchpad
+        assert sp is not None
+        sp.counter = 0
+        config = loop.task_config(task)
+        ctx = TaskContext(task.name, task.id, loop.step, config, sp, loop.run, loop.ns)
+        ctx.runtime = Runtime(context=loop.run.context, store=loop.run.store, stream_writer=_make_writer(loop, task))
+        s = span()
+        t0 = time.perf_counter()
+        if em.active and not node.hidden:
+            await em.emit(
+                NodeStarted,
+                span_id=s.id,
+                parent_span_id=s.parent,
+                node=task.name,
+                task_id=task.id,
+                task_kind=task.kind,
+                input_summary=summarize(task.input),
+                attempt=attempt,
+            )
+        loop.push_task_start(task)
+        try:
+            with s:
+                token = set_task(ctx)
+                try:
+                    output = await _call_node(loop, task, ctx)
+                    if isinstance(output, Command) and output.graph == Command.PARENT:
+                        raise ParentCommand(Command(update=output.update, goto=output.goto, resume=output.resume))
+                    task.writes = await compute_writes(
+                        task,
+                        output,
+                        channels=loop.channels,
+                        nodes=loop.graph.nodes,
+                        spec=loop.graph.spec,
+                        input_keys=loop.graph.input_keys,
+                        config=config,
+                        route_reason=lambda: ctx.route_reason,
+                    )
+                finally:
+                    reset_task(token)
+        except GraphInterrupt as gi:
+            task.interrupts = list(gi.interrupts)
+            writes: list[tuple[str, Any]] = [(INTERRUPT, list(gi.interrupts))]
+            if sp.resume:
+                writes.append((RESUME, list(sp.resume)))
+            await loop.save_task_writes(task, writes)
+            if em.active:
+                for intr in gi.interrupts:
+                    await em.emit(
+                        InterruptRaised,
+                        parent_span_id=s.id,
+                        interrupt_id=intr.id,
+                        value=to_jsonable(intr.value, max_str=8000),
+                        node=task.name,
+                        task_id=task.id,
+                    )
+                await em.emit(
+                    NodeFinished,
+                    span_id=s.id,
+                    parent_span_id=s.parent,
+                    node=task.name,
+                    task_id=task.id,
+                    status="interrupted",
+                    duration_ms=(time.perf_counter() - t0) * 1000,
+                    attempt=attempt,
+                )
+            loop.push_task_result(task, None, interrupts=gi.interrupts)
+            raise
+        except GraphBubbleUp:
+            raise
+        except BaseException as exc:
+            cancelled = not isinstance(exc, Exception)
+            policy = None if cancelled else _policy_for(policies, exc)
+            retry = policy is not None and attempt < policy.max_attempts
+            if em.active and not node.hidden:
+                await em.emit(
+                    NodeFinished,
+                    span_id=s.id,
+                    parent_span_id=s.parent,
+                    node=task.name,
+                    task_id=task.id,
+                    status="cancelled" if cancelled else "error",
+                    error=ErrorInfo.from_exception(exc, with_traceback=not retry),
+                    duration_ms=(time.perf_counter() - t0) * 1000,
+                    attempt=attempt,
+                )
+            if retry and policy is not None:
+                await asyncio.sleep(policy.delay(attempt))
+                continue
+            if not cancelled:
+                task.error = exc
+                await loop.save_task_writes(task, [(ERROR, {"type": type(exc).__name__, "message": str(exc)})])
+                loop.push_task_result(task, exc)
+            raise
+        # success
+        await loop.save_task_writes(task, task.writes or [(NO_WRITES, None)])
+        if em.active and not node.hidden:
+            for r in task.routes:
+                await em.emit(
+                    Route,
+                    parent_span_id=s.id,
+                    from_node=task.name,
+                    to=r.to,
+                    sends=[{"node": x.node, "arg": to_jsonable(x.arg, max_str=400)} for x in r.sends],
+                    reason=r.reason if r.reason in _REASONS else "conditional",
+                    detail=r.detail,
+                )
+            await em.emit(
+                NodeFinished,
+                span_id=s.id,
+                parent_span_id=s.parent,
+                node=task.name,
+                task_id=task.id,
+                status="ok",
+                writes=_writes_payload(task.writes),
+                duration_ms=(time.perf_counter() - t0) * 1000,
+                attempt=attempt,
+            )
+        loop.push_task_result(task, None)
+        return
+
+
+_REASONS = {
+    "tool_calls",
+    "jump_to",
+    "no_tool_calls",
+    "return_direct",
+    "static",
+    "conditional",
+    "command",
+    "structured_response",
+    "end",
+}
+
+
+async def run_step(loop: PregelLoop, tasks: Sequence[Task]) -> None:
+    """Run the step's tasks concurrently.
+
+    A plain exception cancels the siblings and is raised.  Interrupts do not cancel siblings:
+    every task finishes, then one ``GraphInterrupt`` carries all interrupts in task order.
+    """
+    pending = [t for t in tasks if not t.cached]
+    if not pending:
+        return
+    if len(pending) == 1:
+        await run_task(loop, pending[0])
+        return
+    futures = {asyncio.ensure_future(run_task(loop, t)): t for t in pending}
+    error: BaseException | None = None
+    interrupted: list[Task] = []
+    try:
+        waiting = set(futures)
+        while waiting:
+            done, waiting = await asyncio.wait(waiting, return_when=asyncio.FIRST_EXCEPTION)
+            for f in done:
+                if f.cancelled():
+                    continue
+                exc = f.exception()
+                if isinstance(exc, GraphInterrupt):
+                    interrupted.append(futures[f])
+                elif exc is not None and error is None:
+                    error = exc
+                    for other in waiting:
+                        other.cancel()
+            if error is not None and waiting:
+                await asyncio.wait(waiting)
+                waiting = set()
+    finally:
+        for f in futures:
+            if not f.done():
+                f.cancel()
+        if any(not f.done() for f in futures):
+            await asyncio.wait([f for f in futures if not f.done()])
+    if error is not None:
+        raise error
+    if interrupted:
+        interrupted.sort(key=lambda t: t.sort_key)
+        raise GraphInterrupt([i for t in interrupted for i in t.interrupts])

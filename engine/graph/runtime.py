@@ -1,0 +1,213 @@
+"""What running code can reach: ``Runtime``, ``interrupt()``, ``get_config()``, stream writers.
+
+The loop sets two context variables: the *run* (one per invocation) and the *task* (one per
+node execution).  Context variables follow asyncio tasks and ``asyncio.to_thread``, so sync
+nodes on worker threads see the same values.
+"""
+
+from __future__ import annotations
+
+import contextvars
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from engine.bus import RunEmitter
+from engine.graph.errors import GraphInterrupt
+from engine.graph.types import Interrupt
+from engine.ids import deterministic_id
+
+if TYPE_CHECKING:
+    from engine.checkpoint.base import BaseCheckpointSaver
+    from engine.debug import Debugger
+
+__all__ = [
+    "Runtime",
+    "current_run",
+    "current_task",
+    "get_config",
+    "get_runtime",
+    "get_store",
+    "get_stream_writer",
+    "interrupt",
+    "set_route_reason",
+]
+
+ContextT = TypeVar("ContextT")
+
+
+@dataclass
+class Runtime(Generic[ContextT]):
+    """Run-scoped values a node can ask for with a ``runtime`` parameter."""
+
+    context: ContextT = None  # type: ignore[assignment]
+    store: Any = None
+    stream_writer: Callable[[Any], None] = lambda _chunk: None
+    previous: Any = None
+
+
+class _NullResume:
+    """The run's plain ``Command(resume=v)``: one interrupt may take it."""
+
+    __slots__ = ("consumed", "present", "value")
+
+    def __init__(self, present: bool = False, value: Any = None) -> None:
+        self.present = present
+        self.value = value
+        self.consumed = False
+
+
+@dataclass
+class RunContext:
+    """One invocation: its emitter, stream sink, store, context and flags."""
+
+    run_id: str
+    emitter: RunEmitter
+    store: Any = None
+    context: Any = None
+    checkpointer: BaseCheckpointSaver | None = None
+    debugger: Debugger | None = None
+    sync_call: bool = False
+    """True when the user called a sync API (``invoke``/``stream``): async-only hooks must refuse."""
+    stream: Callable[[str, Any, str], None] | None = None
+    """``stream(mode, chunk, ns)``; None when nobody streams."""
+    stream_modes: frozenset[str] = frozenset()
+    null_resume: _NullResume = field(default_factory=_NullResume)
+    resume_map: dict[str, Any] | None = None
+    streamed_message_ids: set[str] = field(default_factory=set)
+    loop: Any = None
+    """The root ``PregelLoop`` (the debugger reads the live state through it)."""
+
+    def wants(self, mode: str) -> bool:
+        return mode in self.stream_modes
+
+    def push(self, mode: str, chunk: Any, ns: str = "") -> None:
+        if self.stream is not None and mode in self.stream_modes:
+            self.stream(mode, chunk, ns)
+
+
+@dataclass
+class TaskScratchpad:
+    """Per-task interrupt bookkeeping: the counter and the resume values received so far."""
+
+    task_id: str
+    ns: str
+    resume: list[Any] = field(default_factory=list)
+    counter: int = 0
+    consumed_new: bool = False
+
+    def interrupt_id(self, index: int) -> str:
+        return deterministic_id("interrupt", self.ns, self.task_id, index)
+
+
+@dataclass
+class TaskContext:
+    name: str
+    task_id: str
+    step: int
+    config: dict[str, Any]
+    scratchpad: TaskScratchpad
+    run: RunContext
+    ns: str = ""
+    route_reason: tuple[str, str] | None = None
+    runtime: Runtime[Any] | None = None
+
+
+_RUN: contextvars.ContextVar[RunContext | None] = contextvars.ContextVar("stepwise_run", default=None)
+_TASK: contextvars.ContextVar[TaskContext | None] = contextvars.ContextVar("stepwise_task", default=None)
+
+
+def current_run() -> RunContext | None:
+    return _RUN.get()
+
+
+def current_task() -> TaskContext | None:
+    return _TASK.get()
+
+
+def set_run(ctx: RunContext | None) -> contextvars.Token[RunContext | None]:
+    return _RUN.set(ctx)
+
+
+def reset_run(token: contextvars.Token[RunContext | None]) -> None:
+    _RUN.reset(token)
+
+
+def set_task(ctx: TaskContext | None) -> contextvars.Token[TaskContext | None]:
+    return _TASK.set(ctx)
+
+
+def reset_task(token: contextvars.Token[TaskContext | None]) -> None:
+    _TASK.reset(token)
+
+
+def interrupt(value: Any) -> Any:
+    """Pause the run and surface ``value`` to the caller; returns the resume value.
+
+    On resume the node runs again from the start; each ``interrupt()`` call, in order, gets
+    its own resume value.  Resume with ``Command(resume=value)`` (one pending interrupt) or
+    ``Command(resume={interrupt_id: value, ...})``.
+    """
+    task = _TASK.get()
+    if task is None:
+        raise RuntimeError("interrupt() can only be called from inside a node of a running graph")
+    sp = task.scratchpad
+    idx = sp.counter
+    sp.counter += 1
+    if idx < len(sp.resume):
+        return sp.resume[idx]
+    iid = sp.interrupt_id(idx)
+    run = task.run
+    if run.resume_map and iid in run.resume_map:
+        v = run.resume_map[iid]
+        sp.resume.append(v)
+        _emit_resumed(task, iid, v)
+        return v
+    nr = run.null_resume
+    if nr.present and not nr.consumed:
+        nr.consumed = True
+        sp.resume.append(nr.value)
+        _emit_resumed(task, iid, nr.value)
+        return nr.value
+    raise GraphInterrupt((Interrupt(value=value, id=iid),))
+
+
+def _emit_resumed(task: TaskContext, iid: str, value: Any) -> None:
+    from engine.events import InterruptResumed
+    from engine.serde import to_jsonable
+
+    task.run.emitter.emit_sync(InterruptResumed, interrupt_id=iid, value=to_jsonable(value), node=task.name)
+
+
+def get_config() -> dict[str, Any]:
+    task = _TASK.get()
+    if task is None:
+        raise RuntimeError("Called get_config outside of a running graph")
+    return task.config
+
+
+def get_store() -> Any:
+    run = _RUN.get()
+    return run.store if run else None
+
+
+def get_runtime() -> Runtime[Any]:
+    task = _TASK.get()
+    if task is None or task.runtime is None:
+        raise RuntimeError("Called get_runtime outside of a running graph")
+    return task.runtime
+
+
+def get_stream_writer() -> Callable[[Any], None]:
+    """A function that sends data to ``stream_mode="custom"`` (and as ``custom`` events)."""
+    task = _TASK.get()
+    if task is None or task.runtime is None:
+        return lambda _chunk: None
+    return task.runtime.stream_writer
+
+
+def set_route_reason(reason: str, detail: str = "") -> None:
+    """Inside a routing function: say why it chose its destination (shown in ``route`` events)."""
+    task = _TASK.get()
+    if task is not None:
+        task.route_reason = (reason, detail)

@@ -1,0 +1,231 @@
+"""State schemas: from a TypedDict, dataclass or pydantic model to channels and back.
+
+``Annotated[T, reducer]`` makes an aggregating channel (``add_messages`` gets the O(appended)
+``MessagesChannel``); ``Annotated[T, EphemeralValue]`` / ``UntrackedValue`` pick those
+channels; a plain annotation is a ``LastValue``.  The markers ``OmitFromInput``,
+``OmitFromOutput`` and ``PrivateStateAttr`` hide a key from the graph's input and/or output.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import typing
+from collections.abc import Callable, Sequence
+from typing import Annotated, Any, get_args, get_origin, get_type_hints
+
+from pydantic import BaseModel
+
+from engine import serde
+from engine.graph.channels import (
+    BaseChannel,
+    BinaryOperatorAggregate,
+    EphemeralValue,
+    LastValue,
+    MessagesChannel,
+    UntrackedValue,
+)
+from engine.graph.errors import InvalidUpdateError
+from engine.graph.types import Command
+from engine.messages import add_messages
+
+__all__ = ["OmitFromInput", "OmitFromOutput", "PrivateStateAttr", "StateSpec", "schema_fields"]
+
+
+class _Marker:
+    def __repr__(self) -> str:
+        return type(self).__name__
+
+
+class OmitFromInput(_Marker):
+    """``Annotated[T, OmitFromInput]``: the key cannot be given as graph input."""
+
+
+class OmitFromOutput(_Marker):
+    """``Annotated[T, OmitFromOutput]``: the key is not part of the graph's output."""
+
+
+class PrivateStateAttr(OmitFromInput, OmitFromOutput):
+    """Both: internal to the graph."""
+
+
+def _is_marker(meta: Any, cls: type) -> bool:
+    return (isinstance(meta, type) and issubclass(meta, cls)) or isinstance(meta, cls)
+
+
+def _strip_required(tp: Any) -> Any:
+    origin = get_origin(tp)
+    if origin is not None and origin in _REQUIRED_WRAPPERS:
+        return _strip_required(get_args(tp)[0])
+    return tp
+
+
+_REQUIRED_WRAPPERS = tuple(
+    w for w in (typing.NotRequired, typing.Required, getattr(typing, "ReadOnly", None)) if w is not None
+)
+
+
+def schema_fields(schema: Any) -> dict[str, Any]:
+    """``{key: annotation}`` of a TypedDict, dataclass or pydantic model (extras kept)."""
+    if schema is None or schema is dict:
+        return {}
+    if isinstance(schema, type) and issubclass(schema, BaseModel):
+        hints = {}
+        for name, f in schema.model_fields.items():
+            ann = f.annotation
+            if f.metadata:
+                ann = Annotated[(ann, *f.metadata)]  # type: ignore[valid-type]
+            hints[name] = ann
+        return hints
+    try:
+        hints = get_type_hints(schema, include_extras=True)
+    except Exception:
+        hints = dict(getattr(schema, "__annotations__", {}))
+    if dataclasses.is_dataclass(schema):
+        names = {f.name for f in dataclasses.fields(schema)}
+        return {k: _strip_required(v) for k, v in hints.items() if k in names}
+    return {k: _strip_required(v) for k, v in hints.items()}
+
+
+def _register_types(tp: Any) -> None:
+    """Let the serde rebuild pydantic models / dataclasses named in a schema."""
+    if isinstance(tp, type):
+        if issubclass(tp, BaseModel) or dataclasses.is_dataclass(tp):
+            serde.register_type(tp)
+        return
+    for arg in get_args(tp):
+        if not isinstance(arg, str | int | float):
+            _register_types(arg)
+
+
+def channel_for(annotation: Any) -> tuple[BaseChannel, set[type]]:
+    """The channel an annotation asks for, and the markers found on it."""
+    markers: set[type] = set()
+    if get_origin(annotation) is Annotated:
+        base, *meta = get_args(annotation)
+        channel: BaseChannel | None = None
+        for m in meta:
+            if _is_marker(m, _Marker):
+                markers.add(m if isinstance(m, type) else type(m))
+            elif isinstance(m, BaseChannel):
+                channel = m
+            elif isinstance(m, type) and issubclass(m, BaseChannel):
+                channel = m(base) if m is not BinaryOperatorAggregate else None
+            elif callable(m) and _is_reducer(m):
+                channel = MessagesChannel(base) if m is add_messages else BinaryOperatorAggregate(base, m)
+        if channel is None:
+            inner, inner_markers = channel_for(base)
+            return inner, markers | inner_markers
+        return channel, markers
+    return LastValue(annotation), markers
+
+
+def _is_reducer(fn: Callable[..., Any]) -> bool:
+    try:
+        params = [
+            p for p in inspect.signature(fn).parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+        ]
+    except (TypeError, ValueError):
+        return True  # builtins such as operator.add
+    return len(params) >= 2
+
+
+class StateSpec:
+    """Everything the runtime needs to know about one schema."""
+
+    def __init__(self, schema: Any) -> None:
+        self.schema = schema
+        self.fields = schema_fields(schema)
+        self.channels: dict[str, BaseChannel] = {}
+        self.markers: dict[str, set[type]] = {}
+        for key, ann in self.fields.items():
+            ch, markers = channel_for(ann)
+            ch.key = key
+            self.channels[key] = ch
+            self.markers[key] = markers
+            _register_types(ann)
+        if isinstance(schema, type):
+            _register_types(schema)
+        self.is_pydantic = isinstance(schema, type) and issubclass(schema, BaseModel)
+        self.is_dataclass = isinstance(schema, type) and dataclasses.is_dataclass(schema)
+
+    @property
+    def keys(self) -> list[str]:
+        return list(self.fields)
+
+    def input_keys(self) -> list[str]:
+        return [k for k, m in self.markers.items() if not any(issubclass(x, OmitFromInput) for x in m)]
+
+    def output_keys(self) -> list[str]:
+        return [k for k, m in self.markers.items() if not any(issubclass(x, OmitFromOutput) for x in m)]
+
+    # -- conversions -------------------------------------------------------------------------
+
+    def to_state(self, values: dict[str, Any]) -> Any:
+        """Node input in the schema's own type (dict for TypedDicts)."""
+        if self.is_pydantic:
+            return self.schema.model_construct(**values)
+        if self.is_dataclass:
+            try:
+                return self.schema(**values)
+            except TypeError:
+                obj = object.__new__(self.schema)
+                for f in dataclasses.fields(self.schema):
+                    if f.name in values:
+                        object.__setattr__(obj, f.name, values[f.name])
+                    elif f.default is not dataclasses.MISSING:
+                        object.__setattr__(obj, f.name, f.default)
+                    elif f.default_factory is not dataclasses.MISSING:
+                        object.__setattr__(obj, f.name, f.default_factory())
+                return obj
+        return values
+
+    def validate_input(self, value: Any) -> dict[str, Any]:
+        """Graph input as ``{key: value}`` (pydantic schemas are validated here)."""
+        if isinstance(value, dict):
+            if self.is_pydantic:
+                validated = self.schema.model_validate({k: v for k, v in value.items() if k in self.fields})
+                return {k: getattr(validated, k) for k in value if k in self.fields}
+            return value
+        if isinstance(value, BaseModel):
+            return {k: getattr(value, k) for k in value.model_fields_set or type(value).model_fields}
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+        raise InvalidUpdateError(f"Expected dict, got {value!r}")
+
+
+def updates_from_output(output: Any, known_keys: Sequence[str] | set[str]) -> tuple[list[tuple[str, Any]], list[Command]]:
+    """State writes and commands from a node's return value (unknown keys dropped)."""
+    keys = known_keys if isinstance(known_keys, set) else set(known_keys)
+    writes: list[tuple[str, Any]] = []
+    commands: list[Command] = []
+
+    def add(obj: Any) -> None:
+        if obj is None:
+            return
+        if isinstance(obj, Command):
+            commands.append(obj)
+            if obj.update is not None:
+                add_update(obj.update)
+            return
+        add_update(obj)
+
+    def add_update(obj: Any) -> None:
+        if isinstance(obj, dict):
+            writes.extend((k, v) for k, v in obj.items() if k in keys)
+        elif isinstance(obj, BaseModel):
+            fields = obj.model_fields_set or set(type(obj).model_fields)
+            writes.extend((k, getattr(obj, k)) for k in type(obj).model_fields if k in fields and k in keys)
+        elif dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+            writes.extend((f.name, getattr(obj, f.name)) for f in dataclasses.fields(obj) if f.name in keys)
+        elif isinstance(obj, list | tuple) and all(isinstance(x, tuple) and len(x) == 2 for x in obj):
+            writes.extend((k, v) for k, v in obj if k in keys)
+        else:
+            raise InvalidUpdateError(f"Expected dict, got {obj!r}")
+
+    if isinstance(output, list) and any(isinstance(x, Command) for x in output):
+        for item in output:
+            add(item)
+    else:
+        add(output)
+    return writes, commands

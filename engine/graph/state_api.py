@@ -1,0 +1,299 @@
+"""Reading and editing a thread's state: get_state, get_state_history, update_state (spec §2)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from typing import TYPE_CHECKING, Any
+
+from engine.aio import iter_sync, run_sync
+from engine.bus import RunEmitter
+from engine.checkpoint.base import (
+    ERROR,
+    INTERRUPT,
+    NO_WRITES,
+    NULL_TASK_ID,
+    RESUME,
+    Checkpoint,
+    CheckpointTuple,
+    empty_checkpoint,
+    next_version,
+)
+from engine.events import CheckpointSaved, StateUpdated
+from engine.graph.algo import Task, apply_writes, compute_writes, plan_tasks
+from engine.graph.channels import MISSING, BaseChannel
+from engine.graph.errors import InvalidUpdateError
+from engine.graph.types import END, START, Interrupt, PregelTask, StateSnapshot
+from engine.ids import new_run_id, uuid7
+from engine.serde import to_jsonable
+
+if TYPE_CHECKING:
+    from engine.checkpoint.base import BaseCheckpointSaver
+    from engine.graph.algo import PregelNode
+    from engine.graph.state import StateSpec
+
+__all__ = ["StateAPI"]
+
+
+def _copy(c: Checkpoint) -> Checkpoint:
+    return Checkpoint(
+        v=c["v"],
+        id=c["id"],
+        ts=c["ts"],
+        channel_values=dict(c["channel_values"]),
+        channel_versions=dict(c["channel_versions"]),
+        versions_seen={k: dict(v) for k, v in c["versions_seen"].items()},
+    )
+
+
+class StateAPI:
+    """Mixin of ``CompiledStateGraph``: the state-reading and state-editing API."""
+
+    channels: dict[str, BaseChannel]
+    nodes: dict[str, PregelNode]
+    spec: StateSpec
+    input_keys: list[str]
+    output_keys: list[str]
+    name: str
+
+    def _saver(self) -> BaseCheckpointSaver | None:  # pragma: no cover - provided by the class
+        raise NotImplementedError
+
+    def _require_saver(self) -> BaseCheckpointSaver:
+        saver = self._saver()
+        if saver is None:
+            raise ValueError("No checkpointer set: compile the graph with a checkpointer to read or update its state")
+        return saver
+
+    def _restore(self, checkpoint: Checkpoint) -> dict[str, BaseChannel]:
+        values = checkpoint["channel_values"]
+        return {k: spec.from_checkpoint(values.get(k, MISSING)) for k, spec in self.channels.items()}
+
+    def _state_values(self, channels: dict[str, BaseChannel]) -> dict[str, Any]:
+        return {
+            k: channels[k].get() for k in self.spec.channels if channels[k].tracked and channels[k].is_available()
+        }
+
+    def _snapshot(self, saved: CheckpointTuple, live: bool) -> StateSnapshot:
+        checkpoint = _copy(saved.checkpoint)
+        channels = self._restore(checkpoint)
+        ns = saved.config["configurable"].get("checkpoint_ns", "")
+        step = int(saved.metadata.get("step", -1)) + 1
+        tasks = plan_tasks(checkpoint, channels, self.nodes, step, ns)
+        pending = [w for w in (saved.pending_writes or []) if w[0] != NULL_TASK_ID]
+        done: set[str] = set()
+        if live and tasks:
+            by_id = {t.id: t for t in tasks}
+            for tid, c, v in pending:
+                t = by_id.get(tid)
+                if t is not None and c not in (ERROR, INTERRUPT, RESUME):
+                    t.writes.append((c, v))
+                    done.add(tid)
+            finished = [t for t in tasks if t.id in done]
+            if finished:
+                apply_writes(checkpoint, channels, finished, next_version)
+        next_names = tuple(t.name for t in tasks if t.id not in done) if live else tuple(t.name for t in tasks)
+        ptasks: list[PregelTask] = []
+        all_interrupts: list[Interrupt] = []
+        for t in tasks:
+            err: Exception | None = None
+            intrs: tuple[Interrupt, ...] = ()
+            result: dict[str, Any] | None = None
+            for tid, c, v in pending:
+                if tid != t.id:
+                    continue
+                if c == ERROR:
+                    err = Exception(v.get("message") if isinstance(v, dict) else str(v))
+                elif c == INTERRUPT:
+                    intrs += tuple(v)
+                elif c not in (RESUME, NO_WRITES) and c in self.spec.channels:
+                    result = {**(result or {}), c: v}
+            all_interrupts.extend(intrs)
+            ptasks.append(PregelTask(t.id, t.name, t.path, err, intrs, None, result))
+        return StateSnapshot(
+            values=self._state_values(channels),
+            next=next_names,
+            config=saved.config,
+            metadata=dict(saved.metadata),
+            created_at=checkpoint["ts"] or None,
+            parent_config=saved.parent_config,
+            tasks=tuple(ptasks),
+            interrupts=tuple(all_interrupts),
+        )
+
+    # -- get_state ---------------------------------------------------------------------------
+
+    async def aget_state(self, config: dict[str, Any], *, subgraphs: bool = False) -> StateSnapshot:
+        """The thread's state at its newest checkpoint (or the one named in ``config``)."""
+        saver = self._require_saver()
+        conf = config.get("configurable", {})
+        saved = await saver.aget_tuple(config)
+        if saved is None:
+            return StateSnapshot({}, (), config, None, None, None, (), ())
+        return self._snapshot(saved, live=not conf.get("checkpoint_id"))
+
+    def get_state(self, config: dict[str, Any], *, subgraphs: bool = False) -> StateSnapshot:
+        return run_sync(self.aget_state(config, subgraphs=subgraphs))
+
+    async def aget_state_history(
+        self,
+        config: dict[str, Any],
+        *,
+        filter: dict[str, Any] | None = None,
+        before: dict[str, Any] | None = None,
+        limit: int | None = None,
+    ) -> AsyncIterator[StateSnapshot]:
+        """Every checkpoint of the thread, newest first, across all branches."""
+        saver = self._require_saver()
+        conf = config.get("configurable", {})
+        cfg = {"configurable": {"thread_id": conf.get("thread_id"), "checkpoint_ns": conf.get("checkpoint_ns", "")}}
+        async for t in saver.alist(cfg, filter=filter, before=before, limit=limit):
+            yield self._snapshot(t, live=False)
+
+    def get_state_history(self, config: dict[str, Any], **kwargs: Any) -> Iterator[StateSnapshot]:
+        return iter_sync(self.aget_state_history(config, **kwargs))
+
+    # -- update_state ------------------------------------------------------------------------
+
+    def _infer_as_node(self, checkpoint: Checkpoint) -> str:
+        seen = checkpoint["versions_seen"]
+        from engine.checkpoint.base import version_number
+
+        latest: dict[str, int] = {}
+        for node, chans in seen.items():
+            if node in self.nodes and node != START and chans:
+                latest[node] = max(version_number(v) for v in chans.values())
+        if not latest:
+            if not any(seen.values()):
+                return START
+            raise InvalidUpdateError("Ambiguous update, specify as_node")
+        ranked = sorted(latest.items(), key=lambda kv: kv[1])
+        if len(ranked) > 1 and ranked[-1][1] == ranked[-2][1]:
+            raise InvalidUpdateError("Ambiguous update, specify as_node")
+        return ranked[-1][0]
+
+    async def aupdate_state(
+        self,
+        config: dict[str, Any],
+        values: Any,
+        as_node: str | None = None,
+        task_id: str | None = None,
+    ) -> dict[str, Any]:
+        """Write ``values`` as if node ``as_node`` had returned them; returns the new config.
+
+        The node's edges run too, so ``next`` is recomputed.  ``as_node="__input__"`` acts as
+        new input, ``"__copy__"`` clones the checkpoint, ``values=None, as_node=END`` clears
+        the pending tasks.  A past ``checkpoint_id`` in ``config`` starts a new branch.
+        """
+        saver = self._require_saver()
+        conf = config.get("configurable", {})
+        thread_id = conf.get("thread_id")
+        if thread_id is None:
+            raise ValueError("update_state needs config['configurable']['thread_id']")
+        ns = conf.get("checkpoint_ns", "")
+        saved = await saver.aget_tuple(config)
+        checkpoint = _copy(saved.checkpoint) if saved else empty_checkpoint()
+        prev_step = int(saved.metadata.get("step", -2)) if saved else -2
+        parent_config = saved.config if saved else {"configurable": {"thread_id": thread_id, "checkpoint_ns": ns}}
+        channels = self._restore(checkpoint)
+        prev_versions = dict(checkpoint["channel_versions"])
+        before_values = {k: channels[k].value for k in self.spec.channels}
+        source = "update"
+        writer = as_node or ""
+
+        if as_node == "__copy__":
+            if saved is None:
+                raise InvalidUpdateError("Cannot copy a checkpoint that does not exist")
+            source = "fork"
+        elif values is None and as_node == END:
+            tasks = plan_tasks(checkpoint, channels, self.nodes, prev_step + 1, ns)
+            apply_writes(checkpoint, channels, tasks, next_version)
+        elif as_node == "__input__":
+            pseudo = Task(NULL_TASK_ID, "__input__", ("pull", "__input__"), None, [], self.nodes[START])
+            pseudo.writes = [(START, values)]
+            discard = plan_tasks(checkpoint, channels, self.nodes, prev_step + 1, ns)
+            apply_writes(checkpoint, channels, [*discard, pseudo], next_version)
+            source = "input"
+        else:
+            if as_node is None:
+                as_node = self._infer_as_node(checkpoint)
+            if as_node not in self.nodes:
+                raise InvalidUpdateError(f"Node {as_node} does not exist")
+            writer = as_node
+            node = self.nodes[as_node]
+            task = Task(uuid7(), as_node, ("pull", as_node), None, [INTERRUPT], node)
+            task.writes = await compute_writes(
+                task,
+                values,
+                channels=channels,
+                nodes=self.nodes,
+                spec=self.spec,
+                input_keys=self.input_keys,
+                config=config,
+                route_reason=lambda: None,
+            )
+            apply_writes(checkpoint, channels, [task], next_version)
+
+        new = Checkpoint(
+            v=checkpoint["v"],
+            id=uuid7(),
+            ts=_now(),
+            channel_values={k: ch.checkpoint() for k, ch in channels.items() if ch.tracked and ch.is_available()},
+            channel_versions=dict(checkpoint["channel_versions"]),
+            versions_seen=checkpoint["versions_seen"],
+        )
+        new["channel_values"] = {k: v for k, v in new["channel_values"].items() if v is not MISSING}
+        step = prev_step + 1
+        metadata = {"source": source, "step": step, "parents": {}}
+        if source == "update":
+            metadata["writes"] = {writer: to_jsonable(values, max_str=2000)}
+        new_versions = {k: v for k, v in new["channel_versions"].items() if prev_versions.get(k) != v}
+        if source == "fork":
+            new_versions = {}
+        new_config = await saver.aput(parent_config, new, metadata, new_versions)  # type: ignore[arg-type]
+        await self._emit_update(new_config, parent_config, before_values, channels, step, source, writer)
+        return new_config
+
+    def update_state(
+        self, config: dict[str, Any], values: Any, as_node: str | None = None, task_id: str | None = None
+    ) -> dict[str, Any]:
+        return run_sync(self.aupdate_state(config, values, as_node, task_id))
+
+    async def _emit_update(
+        self,
+        new_config: dict[str, Any],
+        parent_config: dict[str, Any],
+        before: dict[str, Any],
+        channels: dict[str, BaseChannel],
+        step: int,
+        source: str,
+        writer: str,
+    ) -> None:
+        bus = getattr(self, "bus", None)
+        if bus is None or not bus.has_subscribers:
+            return
+        conf = new_config["configurable"]
+        em = RunEmitter(f"update-{new_run_id()}", str(conf["thread_id"]), [bus])
+        em.step = step
+        em.checkpoint_id = conf["checkpoint_id"]
+        changes = []
+        for k in self.spec.channels:
+            new_v = channels[k].value
+            if new_v is not before.get(k):
+                changes.append({"channel": k, "op": "set", "value": to_jsonable(new_v, max_str=4000)})
+        if changes:
+            await em.emit(StateUpdated, changes=changes)
+        saved = await self._require_saver().aget_tuple(new_config)
+        nxt = list(self._snapshot(saved, live=True).next) if saved else []
+        await em.emit(
+            CheckpointSaved,
+            parent_id=parent_config["configurable"].get("checkpoint_id"),
+            source=source,  # type: ignore[arg-type]
+            next=nxt,
+            writer_nodes=[writer] if writer else [],
+        )
+
+
+def _now() -> str:
+    import datetime as dt
+
+    return dt.datetime.now(dt.UTC).isoformat()
