@@ -8,6 +8,7 @@ nodes on worker threads see the same values.
 from __future__ import annotations
 
 import contextvars
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
@@ -82,8 +83,19 @@ class RunContext:
         return mode in self.stream_modes
 
     def push(self, mode: str, chunk: Any, ns: str = "") -> None:
+        """Send a chunk to ``astream`` consumers (call on the run's event-loop thread)."""
         if self.stream is not None and mode in self.stream_modes:
             self.stream(mode, chunk, ns)
+
+    def push_any_thread(self, mode: str, chunk: Any, ns: str = "") -> None:
+        """``push`` from any thread (sync code on worker threads hands the chunk to the loop)."""
+        if self.stream is None or mode not in self.stream_modes:
+            return
+        em = self.emitter
+        if threading.get_ident() == em.loop_thread:
+            self.stream(mode, chunk, ns)
+        else:
+            em.loop.call_soon_threadsafe(self.stream, mode, chunk, ns)
 
 
 @dataclass
