@@ -191,12 +191,13 @@ class OpenAIChatModel(BaseChatModel):
                 params["stream_options"] = {"include_usage": True}
         return params
 
-    def _translate(self, exc: Exception) -> ChatModelError:
+    def _translate(self, exc: Exception, request: ChatRequest) -> ChatModelError:
         """The engine error for an SDK error, with every secret redacted."""
         secrets = (self._api_key.get_secret_value(),)
         where = f"model {self.model_name!r} at {_display_url(self.base_url)}"
         if isinstance(exc, openai.APITimeoutError):
-            return ModelTimeoutError(f"{where} did not answer within {self.timeout}s")
+            timeout = request.settings.get("timeout", self.timeout)
+            return ModelTimeoutError(f"{where} did not answer within {timeout}s")
         if isinstance(exc, openai.APIConnectionError):
             cause = f": {exc.__cause__}" if exc.__cause__ else ""
             return ModelConnectionError(redact(f"cannot reach {where}{cause}", secrets))
@@ -225,7 +226,7 @@ class OpenAIChatModel(BaseChatModel):
         try:
             completion = await self._client().chat.completions.create(**params)
         except (openai.OpenAIError, json.JSONDecodeError) as exc:
-            error = self._translate(exc)
+            error = self._translate(exc, request)
         else:
             return from_completion(completion, str(uuid.uuid4()))
         raise error  # outside the handler: the SDK error (which may quote the key) is not chained
@@ -246,7 +247,7 @@ class OpenAIChatModel(BaseChatModel):
                     if chunk.content or chunk.tool_call_chunks:
                         yield chunk
         except (openai.OpenAIError, json.JSONDecodeError) as exc:
-            error = self._translate(exc)
+            error = self._translate(exc, request)
         if error is not None:
             raise error
         final = collect(chunks)

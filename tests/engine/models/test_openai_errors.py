@@ -218,3 +218,11 @@ async def test_local_server_without_key_gets_a_dummy_key(
     assert (await model.ainvoke(["hi"])).text == "fine"
     await model.aclose()
     assert openai_server.request_headers[0]["authorization"] == "Bearer not-needed"
+
+
+async def test_per_call_timeout_setting_overrides_the_model_timeout(
+    model: OpenAIChatModel, openai_server: FakeOpenAIServer
+) -> None:
+    openai_server.reply_text("too late", delay=1.0)
+    with pytest.raises(ModelTimeoutError, match=r"within 0\.1s"):
+        await model.ainvoke(["hi"], timeout=0.1)  # the fixture's model waits 5 s by default
