@@ -21,8 +21,10 @@ __all__ = [
     "TextRole",
     "TextWidth",
     "approx_text_width",
+    "label_size",
     "measure_node",
     "node_content",
+    "onion_height",
 ]
 
 TextRole = Literal["title", "subtitle", "detail", "label"]
@@ -51,11 +53,16 @@ class BoxMetrics:
     pill_size: tuple[float, float] = (92.0, 32.0)
     hook_min_width: float = 150.0
     node_min_width: float = 120.0
-    agent_min_width: float = 280.0
+    agent_min_width: float = 300.0
     label_pad_x: float = 7.0
-    model_status_rows: int = 1
+    onion_inset: float = 7.0
+    """Horizontal step between nested wrapper frames."""
+    onion_pad: float = 4.0
+    """Vertical step between the bottoms of nested wrapper frames."""
+    model_status_rows: int = 2
+    """The attempt badge (head line + detail line)."""
     tools_status_rows: int = 4
-    """One attempt badge row plus three rows of tool calls in flight."""
+    """The attempt badge plus tool calls in flight (calls use all rows when there is no badge)."""
 
 
 @dataclass(frozen=True)
@@ -103,15 +110,24 @@ def measure_node(
         widths.append(text_width(content.subtitle, "subtitle"))
         height += m.subtitle_row
     if content.wrappers:
-        # indented one step per onion layer, with a bullet
-        widths += [text_width(w, "detail") + 14 + 10 * i for i, w in enumerate(content.wrappers)]
-        height += m.section_gap + m.detail_row * len(content.wrappers)
+        widths += [
+            text_width(w, "detail") + 2 * m.onion_inset * i + 20
+            for i, w in enumerate(content.wrappers)
+        ]
+        height += m.section_gap + onion_height(len(content.wrappers), m)
     if content.status_rows:
         height += m.section_gap + m.detail_row * content.status_rows
     minimum = {"hook": m.hook_min_width, "agent": m.agent_min_width}.get(
         content.shape, m.node_min_width
     )
     return max(minimum, max(widths) + 2 * m.pad_x), height
+
+
+def onion_height(layers: int, metrics: BoxMetrics) -> float:
+    """Nested wrapper frames: one label row per layer, the core call row, a step per bottom."""
+    if not layers:
+        return 0.0
+    return metrics.detail_row * (layers + 1) + metrics.onion_pad * layers + 2
 
 
 def label_size(text: str, text_width: TextWidth, metrics: BoxMetrics) -> tuple[float, float]:

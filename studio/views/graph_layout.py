@@ -104,10 +104,16 @@ class LayoutOptions:
     dummy_gap: float = 18.0
     layer_gap: float = 46.0
     """Vertical space between two layers of nodes (label-only layers use less)."""
-    thin_layer_gap: float = 18.0
+    thin_layer_gap: float = 22.0
     margin: float = 28.0
     port_spacing: float = 16.0
     loop_width: float = 28.0
+
+
+_DUMMY_PLACES = ("source", "target", "after", "before", "split", "split_rev")
+"""Initial orders tried by crossing reduction: a long edge's dummies sit next to its source,
+next to its target, after or before all nodes of their layer, or back edges on one side and
+forward edges on the other."""
 
 
 @dataclass
@@ -179,9 +185,12 @@ def layout_graph(
         chains[i] = chain
 
     rank = {n: k for k, n in enumerate(order)}
-    levels = _initial_levels(items, chains, rank, [i for i, _, _ in dag])
+    dag_order = [i for i, _, _ in dag]
+    starts = [
+        _initial_levels(items, chains, rank, dag_order, back, place) for place in _DUMMY_PLACES
+    ]
     segments = [(c[k], c[k + 1], i) for i, c in chains.items() for k in range(len(c) - 1)]
-    levels = order_layers(levels, segments)
+    levels = order_layers(starts, segments)
     half = {"node": opt.node_gap / 2, "label": opt.label_gap / 2, "dummy": opt.dummy_gap / 2}
     widths = {k: it.w for k, it in items.items()}
     gaps = {k: half[it.kind] for k, it in items.items()}
@@ -294,15 +303,26 @@ def _initial_levels(
     chains: dict[int, list[str]],
     rank: dict[str, int],
     dag_order: list[int],
+    back: set[int],
+    place: str,
 ) -> list[list[str]]:
-    """Layers ordered by DFS discovery; dummies follow their edge's source."""
+    """Layers ordered by DFS discovery, dummies placed as ``place`` says."""
     key: dict[str, tuple[float, int]] = {}
     for n, r in rank.items():
         key[n] = (float(r), 0)
     for pos, i in enumerate(dag_order):
-        src = chains[i][0]
+        src, dst = chains[i][0], chains[i][-1]
+        side = -1.0 if i in back else 1e6
+        at = {
+            "source": rank[src] + 0.5,
+            "target": rank[dst] + 0.5,
+            "after": 1e6,
+            "before": -1.0,
+            "split": side,
+            "split_rev": 1e6 - 1 - side,
+        }
         for k in chains[i][1:-1]:
-            key[k] = (rank[src] + 0.5, pos)
+            key[k] = (at[place], pos)
     count = max((it.layer for it in items.values()), default=-1) + 1
     levels: list[list[str]] = [[] for _ in range(count)]
     for k in sorted(items, key=lambda k: key[k]):

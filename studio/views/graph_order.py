@@ -24,9 +24,16 @@ def count_crossings(levels: list[list[str]], segments: list[Segment]) -> int:
 
 
 def order_layers(
-    levels: list[list[str]], segments: list[Segment], sweeps: int = 8
+    starts: list[list[list[str]]], segments: list[Segment], sweeps: int = 8
 ) -> list[list[str]]:
-    """Reorder each layer to reduce edge crossings; returns the best ordering seen."""
+    """Reduce crossings from each initial ordering in ``starts``; the best wins (first on ties)."""
+    results = [_reduce(levels, segments, sweeps) for levels in starts]
+    return min(results, key=lambda r: r[1])[0]
+
+
+def _reduce(
+    levels: list[list[str]], segments: list[Segment], sweeps: int
+) -> tuple[list[list[str]], int]:
     up: dict[str, list[str]] = {k: [] for lv in levels for k in lv}
     down: dict[str, list[str]] = {k: [] for lv in levels for k in lv}
     for a, b, _ in segments:
@@ -48,7 +55,7 @@ def order_layers(
             best, best_count = [list(lv) for lv in current], count
         if best_count == 0:
             break
-    return best
+    return best, best_count
 
 
 def _by_barycenter(layer: list[str], ref: list[str], nbrs: dict[str, list[str]]) -> list[str]:

@@ -148,7 +148,10 @@ class Fonts:
         self.detail = self._make(base, 11, QFont.Weight.Normal)
         self.label = self._make(base, 11, QFont.Weight.Normal)
         self.badge = self._make(base, 10, QFont.Weight.Bold)
-        self._metrics = {role: QFontMetricsF(self.font(role)) for role in ("title", "subtitle", "detail", "label")}
+        self._metrics = {
+            role: QFontMetricsF(self.font(role))
+            for role in ("title", "subtitle", "detail", "label")
+        }
 
     @staticmethod
     def _make(base: QFont, px: int, weight: QFont.Weight) -> QFont:
@@ -158,7 +161,12 @@ class Fonts:
         return font
 
     def font(self, role: TextRole) -> QFont:
-        return {"title": self.title, "subtitle": self.subtitle, "detail": self.detail, "label": self.label}[role]
+        return {
+            "title": self.title,
+            "subtitle": self.subtitle,
+            "detail": self.detail,
+            "label": self.label,
+        }[role]
 
     def metrics(self, role: TextRole) -> QFontMetricsF:
         return self._metrics[role]
