@@ -300,10 +300,12 @@ class CompiledStateGraph(StateAPI):
             error = exc
             raise
         finally:
+            if saver is not None and thread_id is not None:
+                saver.release_thread(str(thread_id), run_id)
             if debugger is not None:
                 debugger._detach(run)
             if em.active:
-                await em.emit(
+                await em.emit_ungated(
                     RunFinished,
                     span_id=run_id,
                     parent_span_id=None,
@@ -315,8 +317,6 @@ class CompiledStateGraph(StateAPI):
                 )
             em.unbind(em_token)
             reset_run(run_token)
-            if saver is not None and thread_id is not None:
-                saver.release_thread(str(thread_id), run_id)
 
     async def _arun_as_subgraph(self, input: Any, parent: TaskContext, parent_loop: PregelLoop) -> Any:
         ns = f"{parent_loop.ns}|{parent.name}:{parent.task_id}" if parent_loop.ns else f"{parent.name}:{parent.task_id}"

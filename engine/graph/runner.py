@@ -70,7 +70,10 @@ async def _call_node(loop: PregelLoop, task: Task, ctx: TaskContext) -> Any:
     if node.name == START:
         return task.input
     if node.is_subgraph:
-        return await node.fn._arun_as_subgraph(task.input, ctx, loop)
+        try:
+            return await node.fn._arun_as_subgraph(task.input, ctx, loop)
+        except ParentCommand as pc:  # a node inside the subgraph addressed this graph
+            return pc.command
     kwargs: dict[str, Any] = {}
     if "config" in node.call_kwargs:
         kwargs["config"] = ctx.config
