@@ -129,6 +129,7 @@ class GraphStateModel:
         self._route: RouteTaken | None = None
         self._moment: Moment | None = None
         self._listeners: list[Listener] = []
+        self._by_kind: dict[str, str | None] = {}
 
     # --- observers -------------------------------------------------------------------
 
@@ -155,6 +156,7 @@ class GraphStateModel:
     def set_graph(self, graph: DrawableGraph) -> None:
         """Show another graph: live state is cleared, breakpoints on surviving nodes are kept."""
         self._graph = graph
+        self._by_kind = {}
         self._breakpoints &= set(graph.nodes)
         self._clear()
 
@@ -255,7 +257,12 @@ class GraphStateModel:
         )
 
     def _kind_node(self, kind: str) -> str | None:
-        return next((n.id for n in self._graph.nodes.values() if n.kind == kind), None)
+        """The first node of ``kind`` (the agent's ``model`` / ``tools``), cached per graph."""
+        if kind not in self._by_kind:
+            self._by_kind[kind] = next(
+                (n.id for n in self._graph.nodes.values() if n.kind == kind), None
+            )
+        return self._by_kind[kind]
 
     # --- events -----------------------------------------------------------------------
 

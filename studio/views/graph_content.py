@@ -61,7 +61,7 @@ class BoxMetrics:
     """Vertical step between the bottoms of nested wrapper frames."""
     model_status_rows: int = 2
     """The attempt badge (head line + detail line)."""
-    tools_status_rows: int = 4
+    tools_status_rows: int = 5
     """The attempt badge plus tool calls in flight (calls use all rows when there is no badge)."""
 
 

@@ -157,7 +157,7 @@ def layout_graph(
         text = label_of(graph, i)
         lw = label_size(text, text_width, opt.metrics)[0] + 6 if text else 0.0
         reach = opt.loop_width * (0.8 + 0.2 * loop_nth[i])
-        loop_extra[src] = max(loop_extra[src], reach + lw + 4)
+        loop_extra[src] = max(loop_extra[src], reach * 1.1 + lw + 4)
 
     order, back = _dfs(graph, ids, [(i, s, t) for i, s, t in edges if s != t])
     dag = [(i, t, s) if i in back else (i, s, t) for i, s, t in edges if s != t]
@@ -400,14 +400,15 @@ def _self_loop(
 ) -> EdgeRoute:
     r = box.rect
     reach = opt.loop_width * (0.8 + 0.2 * nth)
-    y0, y1 = r.y + r.h * 0.3, r.y + r.h * 0.7
+    y0, y1 = r.y + min(8.0, r.h * 0.25), r.bottom - min(8.0, r.h * 0.25)
     start, end = (r.right, y0), (r.right, y1)
-    curve: Cubic = (start, (r.right + reach, y0 - 6), (r.right + reach, y1 + 6), end)
+    # a cubic reaches ~3/4 of its control points' offset: the loop spans ``reach`` to the right
+    curve: Cubic = (start, (r.right + reach * 1.4, y0 - 12), (r.right + reach * 1.4, y1 + 12), end)
     text = label_of(graph, i)
     label_rect = None
     if text:
         w, h = label_size(text, text_width, opt.metrics)
-        label_rect = Rect(r.right + reach + 4, r.center[1] - h / 2 + nth * (h + 2), w, h)
+        label_rect = Rect(r.right + reach * 1.1 + 4, r.center[1] - h / 2 + nth * (h + 2), w, h)
     e = graph.edges[i]
     return EdgeRoute(
         i, e.source, e.target, e.conditional, text, label_rect, (start, end), (curve,), True

@@ -126,6 +126,9 @@ class NodeItem(QGraphicsItem):
         r = self.box.rect
         return QRectF(-_HALO, -_HALO, r.w + 2 * _HALO, r.h + 2 * _HALO)
 
+    def shape(self) -> QPainterPath:
+        return self._outline()
+
     def _outline(self, grow: float = 0.0) -> QPainterPath:
         r = self.box.rect
         rect = QRectF(-grow, -grow, r.w + 2 * grow, r.h + 2 * grow)

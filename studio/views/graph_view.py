@@ -15,6 +15,7 @@ from PySide6.QtGui import (
     QKeyEvent,
     QMouseEvent,
     QPainter,
+    QResizeEvent,
     QWheelEvent,
 )
 from PySide6.QtSvg import QSvgGenerator
@@ -65,6 +66,8 @@ class GraphView(QGraphicsView):
         self._drawn_graph: DrawableGraph | None = None
         self._selected: str | None = None
         self._press: QPoint | None = None
+        self._auto_fit = True
+        """Keep the whole graph in view on resize until the user zooms or pans."""
         self._dirty: set[str] = set()
         self._route_dirty = False
         self.flushes = 0
@@ -160,6 +163,7 @@ class GraphView(QGraphicsView):
         if self.zoom > 1.0:
             self.resetTransform()
         self.centerOn(self._bounds().center())
+        self._auto_fit = True
 
     def zoom_in(self) -> None:
         self._zoom_by(_ZOOM_STEP)
@@ -267,6 +271,7 @@ class GraphView(QGraphicsView):
         self._scene.setBackgroundBrush(self._palette.color("background"))
 
     def _zoom_by(self, factor: float) -> None:
+        self._auto_fit = False
         target = min(max(self.zoom * factor, _ZOOM_RANGE[0]), _ZOOM_RANGE[1])
         self.scale(target / self.zoom, target / self.zoom)
 
@@ -286,11 +291,17 @@ class GraphView(QGraphicsView):
         moved = (pos - self._press).manhattanLength()
         self._press = None
         if moved > 4:
+            self._auto_fit = False
             return
         node = self.node_at(pos)
         self.select_node(node)
         if node is not None:
             self.nodeClicked.emit(node)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if self._auto_fit:
+            self.fit()
 
     def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:
         if self.node_at(event.position().toPoint()) is None:

@@ -102,6 +102,61 @@ def demo_mid_run(state: GraphStateModel) -> None:
     state.set_breakpoint("tools", True)
 
 
+def demo_parallel_tools(state: GraphStateModel) -> None:
+    state.apply_all(
+        [
+            ev(NodeStarted, node="model", task_id="m1"),
+            ev(NodeFinished, node="model", task_id="m1"),
+            ev(Route, from_node="model", to=["tools"], reason="tool_calls"),
+            ev(NodeStarted, node="tools", task_id="t1"),
+            ev(ToolStarted, tool="search", tool_call_id="c1"),
+            ev(ToolStarted, tool="calculator", tool_call_id="c2"),
+            ev(ToolStarted, tool="write_todos", tool_call_id="c3"),
+            ev(
+                AttemptStarted,
+                middleware="ToolRetryMiddleware",
+                attempt=1,
+                max_attempts=3,
+                tool_call_id="c1",
+            ),
+            ev(
+                AttemptFinished,
+                middleware="ToolRetryMiddleware",
+                attempt=1,
+                max_attempts=3,
+                outcome="error",
+                error=ErrorInfo(type="ConnectionError", message="reset"),
+                will_retry=True,
+                delay_s=0.5,
+                tool="search",
+                tool_call_id="c1",
+            ),
+            ev(
+                AttemptStarted,
+                middleware="ToolRetryMiddleware",
+                attempt=2,
+                max_attempts=3,
+                tool_call_id="c1",
+            ),
+        ]
+    )
+
+
+def plain_mid_run(state: GraphStateModel) -> None:
+    for i, (node, nxt) in enumerate([("a", "b"), ("b", "c")]):
+        state.apply(ev(NodeStarted, node=node, task_id=f"p{i}"))
+        state.apply(ev(NodeFinished, node=node, task_id=f"p{i}"))
+        state.apply(ev(Route, from_node=node, to=[nxt]))
+    state.apply(ev(NodeStarted, node="c", task_id="p3"))
+
+
+def cycle_scrubbed(state: GraphStateModel) -> None:
+    for i, node in enumerate(["plan", "write", "critique", "write", "critique"]):
+        state.apply(ev(NodeStarted, node=node, task_id=f"c{i}"))
+        state.apply(ev(NodeFinished, node=node, task_id=f"c{i}"))
+    state.show_moment(["polish"], interrupts=["critique"])
+
+
 def twelve_mid_run(state: GraphStateModel) -> None:
     chain = [
         "AuditMiddleware.before_agent",
@@ -147,9 +202,10 @@ def main() -> None:
     app = QApplication.instance() or QApplication([])
     scenes = [
         ("demo", demo_graph, demo_mid_run, (620, 640)),
+        ("demo-parallel", demo_graph, demo_parallel_tools, (620, 640)),
         ("twelve", twelve_middleware_graph, twelve_mid_run, (760, 1100)),
-        ("plain", plain_graph, None, (520, 620)),
-        ("cycle", cycle_graph, None, (520, 620)),
+        ("plain", plain_graph, plain_mid_run, (520, 620)),
+        ("cycle", cycle_graph, cycle_scrubbed, (520, 620)),
     ]
     for theme in ("light", "dark"):
         for name, build, drive, (w, h) in scenes:

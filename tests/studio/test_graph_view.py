@@ -216,3 +216,22 @@ def test_new_graph_is_laid_out_again(qtbot: QtBot, view: GraphView) -> None:
     assert len(view.edge_items("tools", "SummarizationMiddleware.before_model")) == 1
     view.state.reset()  # same graph: no relayout, items kept
     assert view.node_item("model").box.content.wrappers[0] == "ContextEditing"
+
+
+def test_resizing_keeps_the_graph_fitted_until_the_user_zooms(
+    qtbot: QtBot, view: GraphView
+) -> None:
+    fitted = view.zoom
+    view.resize(320, 320)
+    qtbot.waitUntil(lambda: view.zoom < fitted, timeout=2000)
+    view.zoom_in()
+    zoomed = view.zoom
+    view.resize(700, 700)
+    qtbot.waitUntil(lambda: view.width() == 700, timeout=2000)
+    assert view.zoom == pytest.approx(zoomed)
+
+
+def test_hit_testing_follows_the_box_not_its_glow(view: GraphView) -> None:
+    rect = view.layout_result.nodes["tools"].rect
+    assert view.node_at(view.mapFromScene(QPointF(rect.center[0], rect.y + 3))) == "tools"
+    assert view.node_at(view.mapFromScene(QPointF(rect.center[0], rect.y - 8))) is None
