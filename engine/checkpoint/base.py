@@ -1,7 +1,8 @@
 """Checkpointer protocol and the storage-independent half of every saver.
 
 A checkpoint row holds versions and a *blob index* ``{channel: version}``; each channel value
-is stored once per version as a blob.  A ``MessageList`` value that only grew since a blob we
+is stored once per version as a blob.  An ``AppendLog`` value (``messages``, ``operator.add``
+lists) that only grew since a blob we
 already stored is written as an *append* blob (the new messages plus the base version), so a
 1,000-message thread stores each message about once, not once per step.  Everything is JSON
 through ``engine.serde``; nothing is pickled.
@@ -24,7 +25,7 @@ from typing import Any, NamedTuple, TypedDict
 from engine import serde
 from engine.aio import iter_sync, run_sync
 from engine.graph.errors import CheckpointError, ThreadBusyError
-from engine.graph.message_log import MessageList
+from engine.graph.message_log import AppendLog, MessageList
 
 __all__ = [
     "ERROR",
@@ -107,7 +108,7 @@ class BaseCheckpointSaver:
 
     def __init__(self) -> None:
         self._cache: OrderedDict[tuple[str, str, str, str], Any] = OrderedDict()
-        self._tips: dict[tuple[str, str, str], tuple[str, MessageList]] = {}
+        self._tips: dict[tuple[str, str, str], tuple[str, AppendLog[Any]]] = {}
         self._cache_lock = threading.Lock()
         self._leases: dict[str, str] = {}
         self._lease_lock = threading.Lock()
@@ -181,14 +182,15 @@ class BaseCheckpointSaver:
     # -- encoding ----------------------------------------------------------------------------
 
     def _encode_blob(self, thread_id: str, ns: str, channel: str, version: str, value: Any) -> str:
-        if isinstance(value, MessageList):
+        if isinstance(value, AppendLog):
             tip = self._tips.get((thread_id, ns, channel))
             self._tips[(thread_id, ns, channel)] = (version, value)
             self._cache_put((thread_id, ns, channel, version), value)
             if tip is not None and tip[0] != version and value.extends(tip[1]):
                 delta = value.delta_since(tip[1])
                 return json.dumps({"append": serde.encode(delta), "base": tip[0]}, separators=(",", ":"), ensure_ascii=False)
-            return json.dumps({"messages": serde.encode(list(value))}, separators=(",", ":"), ensure_ascii=False)
+            key = "messages" if isinstance(value, MessageList) else "list"
+            return json.dumps({key: serde.encode(list(value))}, separators=(",", ":"), ensure_ascii=False)
         self._cache_put((thread_id, ns, channel, version), value)
         return json.dumps({"value": serde.encode(value)}, separators=(",", ":"), ensure_ascii=False)
 
@@ -235,6 +237,8 @@ class BaseCheckpointSaver:
                     continue
                 if "messages" in blob:
                     base_value = MessageList(serde.decode(blob["messages"]))
+                elif "list" in blob:
+                    base_value = AppendLog(serde.decode(blob["list"]))
                 else:
                     base_value = serde.decode(blob["value"])
             except (ValueError, KeyError, TypeError) as exc:
@@ -248,11 +252,11 @@ class BaseCheckpointSaver:
             break
         value = base_value
         for ver, delta in reversed(chain):
-            if not isinstance(value, MessageList):
-                value = MessageList(value)
+            if not isinstance(value, AppendLog):
+                value = AppendLog(value)
             value = value.extended(delta)
             self._cache_put((thread_id, ns, channel, ver), value)
-        if isinstance(value, MessageList):
+        if isinstance(value, AppendLog):
             self._tips[(thread_id, ns, channel)] = (version, value)
         return value
 

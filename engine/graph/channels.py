@@ -13,11 +13,12 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from engine.graph.errors import EmptyChannelError, InvalidUpdateError
-from engine.graph.message_log import MessageList
+from engine.graph.message_log import AppendLog, MessageList, PreviewList
 
 __all__ = [
     "MISSING",
     "BaseChannel",
+    "AppendListChannel",
     "BinaryOperatorAggregate",
     "EphemeralValue",
     "LastValue",
@@ -213,6 +214,42 @@ class MessagesChannel(BaseChannel):
         return True
 
 
+class AppendListChannel(BaseChannel):
+    """``Annotated[list, operator.add]``: concatenation, stored as an ``AppendLog`` (O(new) per step)."""
+
+    def __init__(self, typ: Any = list) -> None:
+        super().__init__(typ)
+        self.value = AppendLog()
+
+    def new(self) -> BaseChannel:
+        c = super().new()
+        c.value = AppendLog()
+        return c
+
+    def from_checkpoint(self, value: Any) -> BaseChannel:
+        c = self.new()
+        if value is not MISSING:
+            c.value = value if isinstance(value, AppendLog) else AppendLog(value)
+        return c
+
+    @staticmethod
+    def _items(values: Sequence[Any]) -> list[Any]:
+        out: list[Any] = []
+        for v in values:
+            if not isinstance(v, list | AppendLog):
+                raise TypeError(f'can only concatenate list (not "{type(v).__name__}") to list')
+            out.extend(v)
+        return out
+
+    def update(self, values: Sequence[Any]) -> bool:
+        if not values:
+            return False
+        items = self._items(values)
+        if items:
+            self.value = self.value.extended(items)
+        return True
+
+
 class Topic(BaseChannel):
     """A list of values; without ``accumulate`` it holds only the last step's writes."""
 
@@ -307,6 +344,8 @@ def preview(channel: BaseChannel, values: Sequence[Any]) -> Any:
             else:
                 flat.append(v)
         return preview_merged(channel.value, flat)
+    if isinstance(channel, AppendListChannel):
+        return PreviewList(channel.value, AppendListChannel._items(values))
     c = channel.copy()
     c.update(values)
     return c.value

@@ -40,7 +40,7 @@ from engine.graph.algo import (
 )
 from engine.graph.channels import MISSING, BaseChannel, MessagesChannel
 from engine.graph.errors import EmptyInputError, GraphInterrupt, GraphRecursionError
-from engine.graph.message_log import MessageList
+from engine.graph.message_log import AppendLog, plain
 from engine.graph.runner import run_step
 from engine.graph.runtime import RunContext, TaskScratchpad, _NullResume
 from engine.graph.state import updates_from_output
@@ -134,7 +134,9 @@ class PregelLoop:
         return self.output()
 
     def output(self) -> Any:
-        values = {k: self.channels[k].get() for k in self.graph.output_keys if self.channels[k].is_available()}
+        values = {
+            k: plain(self.channels[k].get()) for k in self.graph.output_keys if self.channels[k].is_available()
+        }
         if self.interrupts and not self.nested:
             values["__interrupt__"] = list(self.interrupts)
         return values
@@ -307,7 +309,7 @@ class PregelLoop:
                     prev_versions = self._deferred[3]
                     self._deferred = (self._deferred[0], new, metadata, {**prev_versions, **new_versions})
             else:
-                await asyncio.shield(saver.aput(self.checkpoint_config, new, metadata, new_versions))
+                await saver.aput(self.checkpoint_config, new, metadata, new_versions)
         self._saved_versions = dict(new["channel_versions"])
         self.checkpoint = new
         self.metadata = metadata
@@ -350,7 +352,7 @@ class PregelLoop:
         if self.durability == "exit":
             self._deferred_writes.append((task.id, writes))
             return
-        await asyncio.shield(saver.aput_writes(self.checkpoint_config, writes, task.id))
+        await saver.aput_writes(self.checkpoint_config, writes, task.id)
 
     async def _flush_deferred(self) -> None:
         saver = self.checkpointer
@@ -551,11 +553,11 @@ class PregelLoop:
             old = before.get(k, MISSING)
             ch = self.channels[k]
             new = ch.value
-            if isinstance(new, MessageList) and isinstance(old, MessageList) and new.extends(old):
+            if isinstance(new, AppendLog) and isinstance(old, AppendLog) and new.extends(old):
                 out.append({"channel": k, "op": "append", "appended": to_jsonable(new.delta_since(old)), "length": len(new)})
             elif new is MISSING or (not ch.is_available()):
                 out.append({"channel": k, "op": "clear"})
-            elif isinstance(new, MessageList):
+            elif isinstance(new, AppendLog):
                 out.append({"channel": k, "op": "replace", "value": to_jsonable(list(new)), "length": len(new)})
             else:
                 out.append({"channel": k, "op": "set", "value": to_jsonable(new, max_str=4000)})

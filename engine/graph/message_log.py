@@ -12,36 +12,50 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any, overload
+from typing import Any, TypeVar, overload
 
 from engine.messages import BaseMessage, RemoveMessage, coerce_messages, merge_messages
 
-__all__ = ["MessageList", "PreviewList", "preview_merged"]
+__all__ = ["AppendLog", "MessageList", "PreviewList", "preview_merged"]
 
 
 class _Buffer:
     __slots__ = ("index", "items")
 
-    def __init__(self, items: list[BaseMessage]) -> None:
+    def __init__(self, items: list[Any], index: dict[Any, int] | None = None) -> None:
         self.items = items
-        self.index: dict[str | None, int] = {m.id: i for i, m in enumerate(items)}
+        self.index = index
 
 
-class MessageList(Sequence[BaseMessage]):
-    """A read-only list of messages (supports indexing, slicing, ``len``, ``+``, ``==``)."""
+T = TypeVar("T")
+
+
+class AppendLog(Sequence[T]):
+    """A read-only list that grows by appending (indexing, slicing, ``len``, ``+``, ``==``).
+
+    Used for ``Annotated[list, operator.add]`` channels; ``MessageList`` adds ids.
+    """
 
     __slots__ = ("_buf", "_n")
 
-    def __init__(self, items: Iterable[BaseMessage] = ()) -> None:
-        self._buf = _Buffer(list(items))
+    def __init__(self, items: Iterable[T] = ()) -> None:
+        self._buf = self._new_buffer(list(items))
         self._n = len(self._buf.items)
 
     @classmethod
-    def _view(cls, buf: _Buffer, n: int) -> MessageList:
+    def _new_buffer(cls, items: list[Any]) -> _Buffer:
+        return _Buffer(items)
+
+    @classmethod
+    def _view(cls, buf: _Buffer, n: int) -> Any:
         obj = cls.__new__(cls)
         obj._buf = buf
         obj._n = n
         return obj
+
+    @staticmethod
+    def _append(buf: _Buffer, new: Sequence[Any]) -> None:
+        buf.items.extend(new)
 
     # -- sequence protocol -----------------------------------------------------------------
 
@@ -49,24 +63,24 @@ class MessageList(Sequence[BaseMessage]):
         return self._n
 
     @overload
-    def __getitem__(self, i: int) -> BaseMessage: ...
+    def __getitem__(self, i: int) -> T: ...
     @overload
-    def __getitem__(self, i: slice) -> list[BaseMessage]: ...
-    def __getitem__(self, i: int | slice) -> BaseMessage | list[BaseMessage]:
+    def __getitem__(self, i: slice) -> list[T]: ...
+    def __getitem__(self, i: int | slice) -> T | list[T]:
         if isinstance(i, slice):
             return self._buf.items[: self._n][i]
         if i < 0:
             i += self._n
         if not 0 <= i < self._n:
-            raise IndexError("message index out of range")
+            raise IndexError("list index out of range")
         return self._buf.items[i]
 
-    def __iter__(self) -> Iterator[BaseMessage]:
+    def __iter__(self) -> Iterator[T]:
         items = self._buf.items
         for i in range(self._n):
             yield items[i]
 
-    def __reversed__(self) -> Iterator[BaseMessage]:
+    def __reversed__(self) -> Iterator[T]:
         items = self._buf.items
         for i in range(self._n - 1, -1, -1):
             yield items[i]
@@ -78,64 +92,85 @@ class MessageList(Sequence[BaseMessage]):
         return [*other, *self]
 
     def __eq__(self, other: object) -> bool:
-        if isinstance(other, MessageList):
+        if isinstance(other, AppendLog):
             return self._n == other._n and (self._buf is other._buf or list(self) == list(other))
         if isinstance(other, list | tuple):
             return list(self) == list(other)
         return NotImplemented
 
-    def __hash__(self) -> int:  # views are values; hash like a tuple of ids
-        return hash(tuple(m.id for m in self))
+    def __hash__(self) -> int:
+        return hash(tuple(self))
 
     def __repr__(self) -> str:
         return repr(list(self))
 
-    def copy(self) -> list[BaseMessage]:
+    def copy(self) -> list[T]:
         return list(self)
+
+    def to_jsonable(self) -> list[Any]:
+        from engine.serde import to_jsonable
+
+        return [to_jsonable(x) for x in self]
+
+    # -- persistent updates ------------------------------------------------------------------
+
+    def extended(self, new: Sequence[Any]) -> Any:
+        """A longer view with ``new`` appended; this view is unchanged."""
+        buf = self._buf
+        if len(buf.items) != self._n:  # another view already grew this buffer: copy on write
+            buf = self._new_buffer(buf.items[: self._n])
+        self._append(buf, new)
+        return self._view(buf, len(buf.items))
+
+    def extends(self, older: AppendLog[Any]) -> bool:
+        """True if this view is ``older`` plus appended items (same buffer)."""
+        return self._buf is older._buf and older._n <= self._n
+
+    def delta_since(self, older: AppendLog[Any]) -> list[T]:
+        """The items appended since ``older`` (requires ``self.extends(older)``)."""
+        return self._buf.items[older._n : self._n]
+
+
+class MessageList(AppendLog[BaseMessage]):
+    """The ``messages`` channel's value: an ``AppendLog`` of messages indexed by id."""
+
+    __slots__ = ()
+
+    @classmethod
+    def _new_buffer(cls, items: list[Any]) -> _Buffer:
+        return _Buffer(items, {m.id: i for i, m in enumerate(items)})
+
+    @staticmethod
+    def _append(buf: _Buffer, new: Sequence[Any]) -> None:
+        index = buf.index
+        assert index is not None
+        for m in new:
+            index[m.id] = len(buf.items)
+            buf.items.append(m)
+
+    def __hash__(self) -> int:
+        return hash(tuple(m.id for m in self))
 
     def to_jsonable(self) -> list[Any]:
         return [m.model_dump(mode="json") for m in self]
 
     def id_position(self, message_id: str | None) -> int | None:
-        pos = self._buf.index.get(message_id)
+        index = self._buf.index
+        pos = index.get(message_id) if index is not None else None
         return pos if pos is not None and pos < self._n else None
-
-    # -- persistent updates ------------------------------------------------------------------
-
-    def extended(self, new: Sequence[BaseMessage]) -> MessageList:
-        """A view with ``new`` appended (messages must have ids not present here)."""
-        buf = self._buf
-        if len(buf.items) != self._n:  # another view already grew this buffer: copy on write
-            buf = _Buffer(buf.items[: self._n])
-        for m in new:
-            buf.index[m.id] = len(buf.items)
-            buf.items.append(m)
-        return MessageList._view(buf, len(buf.items))
 
     def merged(self, right: Any) -> MessageList:
         """``add_messages(self, right)`` as a new view; O(len(right)) when it only appends."""
         incoming = [_with_id(m) for m in coerce_messages(right)] if right is not None else []
-        fast = True
         seen: set[str | None] = set()
         for m in incoming:
             if isinstance(m, RemoveMessage) or self.id_position(m.id) is not None or m.id in seen:
-                fast = False
-                break
+                return MessageList(merge_messages(list(self), incoming))
             seen.add(m.id)
-        if fast:
-            return self.extended(incoming) if incoming else self
-        return MessageList(merge_messages(list(self), incoming))
-
-    def extends(self, older: MessageList) -> bool:
-        """True if this view is ``older`` plus appended messages (same buffer)."""
-        return self._buf is older._buf and older._n <= self._n
-
-    def delta_since(self, older: MessageList) -> list[BaseMessage]:
-        """The messages appended since ``older`` (requires ``self.extends(older)``)."""
-        return self._buf.items[older._n : self._n]
+        return self.extended(incoming) if incoming else self
 
 
-class PreviewList(Sequence[BaseMessage]):
+class PreviewList(Sequence[Any]):
     """A read-only ``base + extra`` without touching ``base``'s buffer.
 
     Conditional edges read a "fresh" state (committed values plus the running task's own
@@ -144,7 +179,7 @@ class PreviewList(Sequence[BaseMessage]):
 
     __slots__ = ("_base", "_extra")
 
-    def __init__(self, base: MessageList, extra: list[BaseMessage]) -> None:
+    def __init__(self, base: AppendLog[Any], extra: list[Any]) -> None:
         self._base = base
         self._extra = extra
 
@@ -201,3 +236,8 @@ def _with_id(m: BaseMessage) -> BaseMessage:
     if m.id is None:
         m.id = str(uuid.uuid4())
     return m
+
+
+def plain(value: Any) -> Any:
+    """A plain ``list`` for an ``AppendLog`` view (what invoke/get_state hand to users)."""
+    return list(value) if isinstance(value, AppendLog) else value

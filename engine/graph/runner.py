@@ -85,10 +85,12 @@ async def _call_node(loop: PregelLoop, task: Task, ctx: TaskContext) -> Any:
         kwargs["store"] = loop.run.store
     if node.is_async:
         out = await node.fn(task.input, **kwargs)
+    elif ctx.inline:
+        out = node.fn(task.input, **kwargs)
     else:
         out = await asyncio.to_thread(node.fn, task.input, **kwargs)
-        if inspect.isawaitable(out):
-            out = await out
+    if inspect.isawaitable(out):
+        out = await out
     return out
 
 
@@ -107,7 +109,7 @@ def _make_writer(loop: PregelLoop, task: Task) -> Any:
     return writer
 
 
-async def run_task(loop: PregelLoop, task: Task) -> None:
+async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> None:
     """Run one task to completion: retries per the node's policy; writes saved as pending writes."""
     node = task.node
     em = loop.run.emitter
@@ -122,7 +124,7 @@ async def run_task(loop: PregelLoop, task: Task) -> None:
         assert sp is not None
         sp.counter = 0
         config = loop.task_config(task)
-        ctx = TaskContext(task.name, task.id, loop.step, config, sp, loop.run, loop.ns)
+        ctx = TaskContext(task.name, task.id, loop.step, config, sp, loop.run, loop.ns, inline=inline)
         ctx.runtime = Runtime(context=loop.run.context, store=loop.run.store, stream_writer=_make_writer(loop, task))
         s = span()
         t0 = time.perf_counter()
@@ -262,7 +264,12 @@ async def run_step(loop: PregelLoop, tasks: Sequence[Task]) -> None:
     if not pending:
         return
     if len(pending) == 1:
-        await run_task(loop, pending[0])
+        # A lone sync node of a sync call (invoke/stream) runs on the call's private event
+        # loop: nothing else can be starved, so skip the thread hop.  Never under a
+        # debugger, whose pause must be able to block the node's thread.
+        run = loop.run
+        inline = run.sync_call and run.debugger is None
+        await run_task(loop, pending[0], inline=inline)
         return
     futures = {asyncio.ensure_future(run_task(loop, t)): t for t in pending}
     error: BaseException | None = None

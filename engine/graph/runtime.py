@@ -123,6 +123,8 @@ class TaskContext:
     ns: str = ""
     route_reason: tuple[str, str] | None = None
     runtime: Runtime[Any] | None = None
+    inline: bool = False
+    """True when a sync node runs directly on the event-loop thread (see ``run_step``)."""
 
 
 _RUN: contextvars.ContextVar[RunContext | None] = contextvars.ContextVar("stepwise_run", default=None)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import operator
 import typing
 from collections.abc import Callable, Sequence
 from typing import Annotated, Any, get_args, get_origin, get_type_hints
@@ -18,6 +19,7 @@ from pydantic import BaseModel
 
 from engine import serde
 from engine.graph.channels import (
+    AppendListChannel,
     BaseChannel,
     BinaryOperatorAggregate,
     EphemeralValue,
@@ -112,12 +114,22 @@ def channel_for(annotation: Any) -> tuple[BaseChannel, set[type]]:
             elif isinstance(m, type) and issubclass(m, BaseChannel):
                 channel = m(base) if m is not BinaryOperatorAggregate else None
             elif callable(m) and _is_reducer(m):
-                channel = MessagesChannel(base) if m is add_messages else BinaryOperatorAggregate(base, m)
+                if m is add_messages:
+                    channel = MessagesChannel(base)
+                elif m is operator.add and _is_list_type(base):
+                    channel = AppendListChannel(base)
+                else:
+                    channel = BinaryOperatorAggregate(base, m)
         if channel is None:
             inner, inner_markers = channel_for(base)
             return inner, markers | inner_markers
         return channel, markers
     return LastValue(annotation), markers
+
+
+def _is_list_type(tp: Any) -> bool:
+    origin = get_origin(tp) or tp
+    return origin is list
 
 
 def _is_reducer(fn: Callable[..., Any]) -> bool:

@@ -22,6 +22,7 @@ from engine.events import CheckpointSaved, StateUpdated
 from engine.graph.algo import Task, apply_writes, compute_writes, plan_tasks
 from engine.graph.channels import MISSING, BaseChannel
 from engine.graph.errors import InvalidUpdateError
+from engine.graph.message_log import plain
 from engine.graph.types import END, START, Interrupt, PregelTask, StateSnapshot
 from engine.ids import new_run_id, uuid7
 from engine.serde import to_jsonable
@@ -70,7 +71,9 @@ class StateAPI:
 
     def _state_values(self, channels: dict[str, BaseChannel]) -> dict[str, Any]:
         return {
-            k: channels[k].get() for k in self.spec.channels if channels[k].tracked and channels[k].is_available()
+            k: plain(channels[k].get())
+            for k in self.spec.channels
+            if channels[k].tracked and channels[k].is_available()
         }
 
     def _snapshot(self, saved: CheckpointTuple, live: bool) -> StateSnapshot:

@@ -66,7 +66,9 @@ async def test_event_sequence_and_nesting():
     assert [e.source for e in saved] == ["input", "loop", "loop", "loop", "loop"]
     assert [e.next for e in saved] == [["__start__"], ["a"], ["b"], ["c"], []]
     updates = [e for e in events if e.kind == "state.updated"]
-    assert any(ch["channel"] == "log" and ch["op"] == "set" for u in updates for ch in u.changes)
+    changes = [ch for u in updates for ch in u.changes]
+    assert {"channel": "log", "op": "append", "appended": ["a"], "length": 1} in changes
+    assert {"channel": "n", "op": "set", "value": 1} in changes
     for e in events:  # JSON round trip of every event
         assert event_from_json(event_to_json(e)) == e
 
