@@ -188,6 +188,7 @@ class GraphView(QGraphicsView):
         bounds = self._bounds()
         generator = QSvgGenerator()
         generator.setFileName(path)
+        generator.setResolution(96)  # so the SVG's physical size matches the on-screen pixels
         generator.setSize(bounds.size().toSize())
         generator.setViewBox(QRect(0, 0, round(bounds.width()), round(bounds.height())))
         generator.setTitle(self._state.graph.name)

@@ -14,6 +14,7 @@ import os
 import sys
 from itertools import count
 from pathlib import Path
+from typing import Any
 
 if not os.environ.get("DISPLAY"):
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -37,7 +38,7 @@ from tests.studio.graph_samples import cycle_graph, demo_graph, plain_graph, twe
 _seq = count(1)
 
 
-def ev(cls: type[EventBase], **fields: object) -> EventBase:
+def ev(cls: type[EventBase], **fields: Any) -> EventBase:
     return cls(run_id="shot", seq=next(_seq), **fields)
 
 

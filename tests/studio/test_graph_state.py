@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from itertools import count
+from typing import Any
 
 import pytest
 
@@ -20,13 +21,13 @@ from engine.events import (
     ToolFinished,
     ToolStarted,
 )
-from studio.models.graph_state import GraphChange, GraphStateModel, Moment
+from studio.models.graph_state import Badge, GraphChange, GraphStateModel, Moment
 from tests.studio.graph_samples import demo_graph, twelve_middleware_graph
 
 _seq = count(1)
 
 
-def ev(cls: type[EventBase], **fields: object) -> EventBase:
+def ev(cls: type[EventBase], **fields: Any) -> EventBase:
     return cls(run_id="r1", seq=next(_seq), **fields)
 
 
@@ -34,8 +35,14 @@ def started(node: str, task: str | None = None, attempt: int = 1) -> EventBase:
     return ev(NodeStarted, node=node, task_id=task or f"t-{node}", attempt=attempt)
 
 
-def finished(node: str, task: str | None = None, **fields: object) -> EventBase:
+def finished(node: str, task: str | None = None, **fields: Any) -> EventBase:
     return ev(NodeFinished, node=node, task_id=task or f"t-{node}", **fields)
+
+
+def badge(model: GraphStateModel, node: str) -> Badge:
+    found = model.node(node).badge
+    assert found is not None, f"no badge on {node}"
+    return found
 
 
 def timeout(msg: str = "model timed out") -> ErrorInfo:
@@ -123,14 +130,14 @@ def test_retry_badge_text(model: GraphStateModel) -> None:
             model="m",
         )
     )
-    badge = model.node("model").badge
-    assert badge is not None and badge.tone == "warn"
-    assert badge.text == "ModelRetry attempt 2/3 - TimeoutError, retrying in 1.0 s"
+    shown = badge(model, "model")
+    assert shown.tone == "warn"
+    assert shown.text == "ModelRetry attempt 2/3 - TimeoutError, retrying in 1.0 s"
     model.apply(ev(AttemptStarted, middleware="ModelRetryMiddleware", attempt=2, max_attempts=3))
-    assert model.node("model").badge.text == "ModelRetry attempt 2/3 - running"
+    assert badge(model, "model").text == "ModelRetry attempt 2/3 - running"
     model.apply(ev(AttemptFinished, middleware="ModelRetryMiddleware", attempt=2, max_attempts=3))
-    assert model.node("model").badge.text == "ModelRetry attempt 2/3 - succeeded"
-    assert model.node("model").badge.tone == "ok"
+    assert badge(model, "model").text == "ModelRetry attempt 2/3 - succeeded"
+    assert badge(model, "model").tone == "ok"
     # the next visit of the node starts without a badge
     model.apply_all([finished("model"), started("model", "t2")])
     assert model.node("model").badge is None
@@ -147,8 +154,8 @@ def test_badge_when_giving_up_and_on_fallback(model: GraphStateModel) -> None:
             error=timeout(),
         )
     )
-    assert model.node("model").badge.text == "ModelRetry attempt 3/3 - TimeoutError, giving up"
-    assert model.node("model").badge.tone == "error"
+    assert badge(model, "model").text == "ModelRetry attempt 3/3 - TimeoutError, giving up"
+    assert badge(model, "model").tone == "error"
     model.apply(
         ev(
             AttemptFinished,
@@ -162,7 +169,7 @@ def test_badge_when_giving_up_and_on_fallback(model: GraphStateModel) -> None:
         )
     )
     assert (
-        model.node("model").badge.text
+        badge(model, "model").text
         == "ModelFallback attempt 2/2 - RateLimitError, switching to small-model"
     )
 
@@ -185,7 +192,7 @@ def test_tool_attempts_go_to_the_tools_node(model: GraphStateModel) -> None:
         )
     )
     assert model.node("model").badge is None
-    assert model.node("tools").badge.text == "ToolRetry attempt 2/2 - ValueError, retrying in 0.5 s"
+    assert badge(model, "tools").text == "ToolRetry attempt 2/2 - ValueError, retrying in 0.5 s"
     model.apply(
         ev(
             AttemptStarted,

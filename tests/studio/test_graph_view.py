@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from itertools import count
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
@@ -13,6 +14,8 @@ from pytestqt.qtbot import QtBot
 
 from engine.events import EventBase, NodeFinished, NodeStarted, Route, ToolStarted
 from studio.models.graph_state import GraphStateModel
+from studio.views.graph_layout import GraphLayout
+from studio.views.graph_node_item import NodeItem
 from studio.views.graph_theme import DARK, LIGHT
 from studio.views.graph_view import GraphView
 from tests.studio.graph_samples import demo_graph, twelve_middleware_graph
@@ -20,7 +23,7 @@ from tests.studio.graph_samples import demo_graph, twelve_middleware_graph
 _seq = count(1)
 
 
-def ev(cls: type[EventBase], **fields: object) -> EventBase:
+def ev(cls: type[EventBase], **fields: Any) -> EventBase:
     return cls(run_id="r", seq=next(_seq), **fields)
 
 
@@ -35,9 +38,20 @@ def view(qtbot: QtBot) -> GraphView:
     return widget
 
 
+def node_item(view: GraphView, node: str) -> NodeItem:
+    found = view.node_item(node)
+    assert found is not None, node
+    return found
+
+
+def laid_out(view: GraphView) -> GraphLayout:
+    assert view.layout_result is not None
+    return view.layout_result
+
+
 def node_point(view: GraphView, node: str, dx: float | None = None) -> QPoint:
     """A viewport point inside ``node``'s box (its centre, or ``dx`` scene px from its left)."""
-    rect = view.layout_result.nodes[node].rect
+    rect = laid_out(view).nodes[node].rect
     x = rect.x + dx if dx is not None else rect.center[0]
     return view.mapFromScene(QPointF(x, rect.center[1]))
 
@@ -70,7 +84,7 @@ def test_click_on_the_background_selects_nothing(qtbot: QtBot, view: GraphView) 
 
 def test_f9_toggles_a_breakpoint_and_draws_the_red_dot(qtbot: QtBot, view: GraphView) -> None:
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=node_point(view, "tools"))
-    dot = view.node_item("tools").breakpoint_dot
+    dot = node_item(view, "tools").breakpoint_dot
     assert not dot.isVisible()
     with qtbot.waitSignal(view.breakpointToggled, timeout=2000) as blocker:
         qtbot.keyClick(view, Qt.Key.Key_F9)
@@ -91,7 +105,7 @@ def test_context_menu_toggles_a_breakpoint(qtbot: QtBot, view: GraphView) -> Non
     with qtbot.waitSignal(view.breakpointToggled, timeout=2000) as blocker:
         toggle.trigger()
     assert blocker.args == ["model", True]
-    assert view.node_item("model").breakpoint_dot.isVisible()
+    assert node_item(view, "model").breakpoint_dot.isVisible()
     assert view.node_menu("model").actions()[0].isChecked()
     with qtbot.waitSignal(view.nodeClicked, timeout=2000) as clicked:
         menu.actions()[1].trigger()
@@ -100,11 +114,11 @@ def test_context_menu_toggles_a_breakpoint(qtbot: QtBot, view: GraphView) -> Non
 
 def test_breakpoints_set_on_the_model_are_drawn(qtbot: QtBot, view: GraphView) -> None:
     view.state.set_breakpoint("model", True)
-    qtbot.waitUntil(lambda: view.node_item("model").breakpoint_dot.isVisible(), timeout=2000)
+    qtbot.waitUntil(lambda: node_item(view, "model").breakpoint_dot.isVisible(), timeout=2000)
 
 
 def test_running_node_changes_colour(qtbot: QtBot, view: GraphView) -> None:
-    item = view.node_item("model")
+    item = node_item(view, "model")
     inside = node_point(view, "model", dx=5)
     assert item.fill_color() == QColor(LIGHT.model_fill)
     before = pixel(view, inside)
@@ -119,7 +133,7 @@ def test_running_node_changes_colour(qtbot: QtBot, view: GraphView) -> None:
 
 def test_updates_are_coalesced_per_event_loop_turn(qtbot: QtBot, view: GraphView) -> None:
     flushes = view.flushes
-    model = view.node_item("model")
+    model = node_item(view, "model")
     painted = model.repaints
     for i in range(150):
         view.state.apply(ev(NodeStarted, node="model", task_id=f"m{i}"))
@@ -128,7 +142,7 @@ def test_updates_are_coalesced_per_event_loop_turn(qtbot: QtBot, view: GraphView
     assert view.flushes == flushes and view.has_pending_updates()
     qtbot.waitUntil(lambda: not view.has_pending_updates(), timeout=2000)
     assert view.flushes == flushes + 1
-    assert model.state.visits == 150
+    assert model.state is not None and model.state.visits == 150
     assert view.edge_items("model", "tools")[0].highlighted
     qtbot.waitUntil(lambda: model.repaints > painted, timeout=2000)
     assert model.repaints - painted <= 2, "one repaint per batch, not one per event"
@@ -148,10 +162,11 @@ def test_tool_calls_in_flight_reach_the_tools_item(qtbot: QtBot, view: GraphView
     view.state.apply(ev(NodeStarted, node="tools", task_id="t"))
     view.state.apply(ev(ToolStarted, tool="search", tool_call_id="a"))
     view.state.apply(ev(ToolStarted, tool="calculator", tool_call_id="b"))
-    item = view.node_item("tools")
+    item = node_item(view, "tools")
     qtbot.waitUntil(
         lambda: item.state is not None and len(item.state.tool_calls) == 2, timeout=2000
     )
+    assert item.state is not None
     assert [c.tool for c in item.state.tool_calls] == ["search", "calculator"]
 
 
@@ -160,7 +175,7 @@ def test_export_png_and_svg(tmp_path: Path, view: GraphView) -> None:
     assert view.export_png(str(png))
     image = QImage(str(png))
     assert not image.isNull()
-    assert image.width() == round(view.layout_result.width * 2)
+    assert image.width() == round(laid_out(view).width * 2)
     assert image.pixelColor(1, 1) == QColor(LIGHT.background)
     assert view.export_svg(str(svg))
     text = svg.read_text()
@@ -196,7 +211,7 @@ def test_drag_pans_without_clicking(qtbot: QtBot, view: GraphView) -> None:
 
 
 def test_themes(view: GraphView) -> None:
-    item = view.node_item("tools")
+    item = node_item(view, "tools")
     view.set_theme("dark")
     assert view.theme == "dark"
     assert view.scene().backgroundBrush().color() == QColor(DARK.background)
@@ -210,12 +225,12 @@ def test_themes(view: GraphView) -> None:
 def test_new_graph_is_laid_out_again(qtbot: QtBot, view: GraphView) -> None:
     view.state.set_breakpoint("model", True)
     view.set_graph(twelve_middleware_graph())
-    assert view.node_item("PIIMiddleware.before_model") is not None
-    assert view.node_item("model").box.content.wrappers[0] == "ContextEditing"
-    assert view.node_item("model").breakpoint_dot.isVisible()
+    assert node_item(view, "PIIMiddleware.before_model") is not None
+    assert node_item(view, "model").box.content.wrappers[0] == "ContextEditing"
+    assert node_item(view, "model").breakpoint_dot.isVisible()
     assert len(view.edge_items("tools", "SummarizationMiddleware.before_model")) == 1
     view.state.reset()  # same graph: no relayout, items kept
-    assert view.node_item("model").box.content.wrappers[0] == "ContextEditing"
+    assert node_item(view, "model").box.content.wrappers[0] == "ContextEditing"
 
 
 def test_resizing_keeps_the_graph_fitted_until_the_user_zooms(
@@ -232,6 +247,6 @@ def test_resizing_keeps_the_graph_fitted_until_the_user_zooms(
 
 
 def test_hit_testing_follows_the_box_not_its_glow(view: GraphView) -> None:
-    rect = view.layout_result.nodes["tools"].rect
+    rect = laid_out(view).nodes["tools"].rect
     assert view.node_at(view.mapFromScene(QPointF(rect.center[0], rect.y + 3))) == "tools"
     assert view.node_at(view.mapFromScene(QPointF(rect.center[0], rect.y - 8))) is None
