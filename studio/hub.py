@@ -1,0 +1,123 @@
+"""The studio's centre: what is loaded, what runs, what is selected. Plain Python, no Qt.
+
+Every dock binds to one ``Hub`` and observes topics; the run controller (``studio.session``)
+feeds it.  Keeping this Qt-free lets view models and their wiring be tested without windows.
+
+Topics (callback signatures):
+- ``"graph"``     ``cb(drawable: DrawableGraph | None)``   a graph was loaded (or unloaded)
+- ``"reset"``     ``cb()``                                  a new run or session starts: clear views
+- ``"events"``    ``cb(batch: list[EventBase])``            new events, in seq order, batched
+- ``"status"``    ``cb(status: str)``                       idle|running|paused|done|interrupted|error|cancelled|replay
+- ``"selection"`` ``cb(checkpoint_id: str | None)``         timeline selection (None = live tip)
+- ``"thread"``    ``cb(thread_id: str)``                    the current thread changed
+- ``"checkpoints"`` ``cb()``                                checkpoints changed outside a run (update_state, fork)
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from engine.debug import Debugger
+    from engine.events import EventBase
+    from engine.graph.drawing import DrawableGraph
+    from engine.graph.types import StateSnapshot
+
+__all__ = ["TOPICS", "Hub"]
+
+TOPICS = ("graph", "reset", "events", "status", "selection", "thread", "checkpoints")
+
+
+class Hub:
+    """Shared studio state plus a tiny publish/subscribe bus (see module docstring)."""
+
+    def __init__(self) -> None:
+        self._subs: dict[str, list[Callable[..., Any]]] = {t: [] for t in TOPICS}
+        self.graph: Any = None
+        """The compiled graph being debugged (None when only a recorded session is open)."""
+        self.drawable: DrawableGraph | None = None
+        self.checkpointer: Any = None
+        self.debugger: Debugger | None = None
+        self.thread_id: str = "main"
+        self.status: str = "idle"
+        self.events: list[EventBase] = []
+        self.selected_checkpoint: str | None = None
+        self.source_label: str = ""
+        """What is loaded, for the title bar: a scenario name, a file path, a session file."""
+
+    # -- pub/sub --------------------------------------------------------------------------------
+
+    def subscribe(self, topic: str, callback: Callable[..., Any]) -> Callable[[], None]:
+        """Register ``callback`` for ``topic``; returns a function that unsubscribes."""
+        if topic not in self._subs:
+            raise ValueError(f"Unknown hub topic {topic!r}; expected one of {TOPICS}")
+        self._subs[topic].append(callback)
+
+        def unsubscribe() -> None:
+            if callback in self._subs[topic]:
+                self._subs[topic].remove(callback)
+
+        return unsubscribe
+
+    def publish(self, topic: str, *args: Any) -> None:
+        for cb in list(self._subs[topic]):
+            try:
+                cb(*args)
+            except Exception as exc:  # one broken view must not take the others down
+                print(f"stepwise studio: a '{topic}' listener failed: {exc!r}", file=sys.stderr)
+
+    # -- state changes (publish as they happen) -----------------------------------------------
+
+    def set_graph(self, graph: Any, drawable: DrawableGraph | None, label: str = "") -> None:
+        self.graph = graph
+        self.drawable = drawable
+        self.checkpointer = getattr(graph, "checkpointer", None) if graph is not None else None
+        self.source_label = label
+        self.publish("graph", drawable)
+
+    def reset(self) -> None:
+        self.events = []
+        self.selected_checkpoint = None
+        self.publish("reset")
+
+    def add_events(self, batch: list[EventBase]) -> None:
+        if not batch:
+            return
+        self.events.extend(batch)
+        self.publish("events", batch)
+
+    def set_status(self, status: str) -> None:
+        if status != self.status:
+            self.status = status
+            self.publish("status", status)
+
+    def select_checkpoint(self, checkpoint_id: str | None) -> None:
+        if checkpoint_id != self.selected_checkpoint:
+            self.selected_checkpoint = checkpoint_id
+            self.publish("selection", checkpoint_id)
+
+    def set_thread(self, thread_id: str) -> None:
+        if thread_id != self.thread_id:
+            self.thread_id = thread_id
+            self.selected_checkpoint = None
+            self.publish("thread", thread_id)
+
+    def checkpoints_changed(self) -> None:
+        self.publish("checkpoints")
+
+    # -- reading state -------------------------------------------------------------------------
+
+    def config(self, checkpoint_id: str | None = None) -> dict[str, Any]:
+        conf: dict[str, Any] = {"thread_id": self.thread_id}
+        if checkpoint_id:
+            conf["checkpoint_id"] = checkpoint_id
+        return {"configurable": conf}
+
+    def snapshot(self, checkpoint_id: str | None = None) -> StateSnapshot | None:
+        """The thread's state at a checkpoint (default: the selection, else the live tip)."""
+        if self.graph is None or self.checkpointer in (None, True, False):
+            return None
+        cid = checkpoint_id if checkpoint_id is not None else self.selected_checkpoint
+        return self.graph.get_state(self.config(cid))
