@@ -1,0 +1,327 @@
+"""``SessionRecorder``: record the events (and checkpoints) of runs into one session file.
+
+    rec = SessionRecorder("run.stepwise")
+    graph = graph_compiled_with(rec.checkpointer)   # checkpoints go to the same file
+    rec.attach(graph)                               # or pass rec.listener to any subscriber API
+    graph.invoke(...)
+    rec.close()
+
+Write path: ``record`` (the bus callback, called on the run's loop thread) only appends the
+event to an in-memory list.  A background writer thread serializes and commits what has
+accumulated in one transaction at least every ``flush_interval`` seconds (100 ms), and at once
+when a run finishes.  So a ``kill -9`` loses at most the events of the last interval, and since
+every batch is one SQLite transaction in WAL mode, the file is never left half-written.
+Events are serialized on the writer thread: the runtime never mutates an event after
+delivering it.
+
+Nothing secret is written: events carry no API keys, and the recorder adds only the graph's
+drawable shape (``graph.get_graph().to_json()``) to what the events say.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import sys
+import threading
+from pathlib import Path
+from typing import Any, Protocol
+
+from engine.bus import Subscription
+from engine.checkpoint.sqlite import SqliteSaver, open_sqlite
+from engine.events import SPAN_CLOSERS, SPAN_OPENERS, EventBase
+from engine.graph.errors import CheckpointError
+from engine.recording.schema import SessionError, create_tables
+from engine.serde import to_jsonable
+
+__all__ = ["SessionRecorder"]
+
+_INSERT_EVENT = (
+    "INSERT OR IGNORE INTO session_events(run, seq, kind, step, node, span_id, parent_span_id, ts, data) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+
+
+class _Graph(Protocol):
+    name: str
+
+    def get_graph(self) -> Any: ...
+
+    def subscribe(self, callback: Any) -> Subscription: ...
+
+
+def event_json(ev: EventBase) -> str:
+    """The event as JSON text (never raises: odd payloads fall back to a display rendering)."""
+    try:
+        return ev.model_dump_json(warnings=False)
+    except Exception:
+        return json.dumps(to_jsonable(dict(ev.__dict__)), ensure_ascii=False)
+
+
+def _dumps(value: Any) -> str | None:
+    if value is None:
+        return None
+    return json.dumps(to_jsonable(value), ensure_ascii=False, separators=(",", ":"))
+
+
+class SessionRecorder:
+    """Records the events of one or more runs, and refers to their checkpoints, in one file."""
+
+    def __init__(self, path: str | os.PathLike[str], *, flush_interval: float = 0.1) -> None:
+        self.path = Path(path)
+        self.flush_interval = flush_interval
+        if self.path.parent and not self.path.parent.exists():
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._conn = open_sqlite(self.path, what="Stepwise session")
+        except CheckpointError as exc:
+            raise SessionError(str(exc), path=self.path) from exc
+        try:
+            create_tables(self._conn, str(self.path))
+            self._saver = SqliteSaver(self.path)
+        except CheckpointError as exc:
+            self._conn.close()
+            raise SessionError(str(exc), path=self.path) from exc
+        except BaseException:
+            self._conn.close()
+            raise
+        self._lock = threading.Lock()
+        self._pending: list[tuple[EventBase, str | None]] = []
+        self._wake = threading.Event()
+        self._progress = threading.Condition()
+        self._queued = 0
+        self._written = 0
+        self._closing = False
+        self._closed = False
+        self.error: BaseException | None = None
+        """The error that stopped recording (disk full, ...), if any."""
+        self._shape_by_name: dict[str, str] = {}
+        self._new_shapes: dict[str, tuple[str, str]] = {}
+        self._run_rows: dict[str, int] = {}
+        self._span_node: dict[str, str] = {}
+        self._subs: list[Subscription] = []
+        self._thread = threading.Thread(
+            target=self._writer, name="stepwise-session-writer", daemon=True
+        )
+        self._thread.start()
+
+    # -- wiring --------------------------------------------------------------------------------
+
+    @property
+    def checkpointer(self) -> SqliteSaver:
+        """A ``SqliteSaver`` on the same file: compile (or configure) the graph with it."""
+        return self._saver
+
+    @property
+    def listener(self) -> Any:
+        """The event callback: pass it anywhere a sync event subscriber is accepted."""
+        return self.record
+
+    def add_graph(self, graph: Any) -> str | None:
+        """Store ``graph``'s drawable shape; runs of a graph with its name refer to it."""
+        try:
+            shape = graph.get_graph().to_json()
+            text = json.dumps(
+                to_jsonable(shape), sort_keys=True, ensure_ascii=False, separators=(",", ":")
+            )
+        except Exception:  # a graph that cannot be drawn is still recorded
+            return None
+        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+        name = str(getattr(graph, "name", "graph"))
+        with self._lock:
+            self._new_shapes[digest] = (name, text)
+            self._shape_by_name[name] = digest
+        return digest
+
+    def attach(self, graph: _Graph) -> Subscription:
+        """Record every run of ``graph`` (via ``graph.subscribe``); returns the subscription."""
+        digest = self.add_graph(graph)
+
+        def listener(ev: EventBase) -> None:
+            self.record(ev, shape=digest)
+
+        sub = graph.subscribe(listener)
+        self._subs.append(sub)
+        return sub
+
+    def record(self, event: EventBase, *, shape: str | None = None) -> None:
+        """Queue one event (cheap; safe from any thread)."""
+        with self._lock:
+            if self._closing:
+                return
+            self._pending.append((event, shape))
+            self._queued += 1
+        if event.kind == "run.finished":
+            self._wake.set()
+
+    # -- flushing and closing ------------------------------------------------------------------
+
+    def flush(self, timeout: float | None = 10.0) -> None:
+        """Block until every event queued so far is committed to the file."""
+        with self._lock:
+            target = self._queued
+        self._wake.set()
+        with self._progress:
+            ok = self._progress.wait_for(
+                lambda: (
+                    self._written >= target or self.error is not None or not self._thread.is_alive()
+                ),
+                timeout,
+            )
+        if self.error is not None:
+            raise SessionError(
+                f"Recording to {self.path} failed: {self.error}", path=self.path
+            ) from self.error
+        if not ok:
+            raise SessionError(
+                f"Recording to {self.path} is not keeping up (flush timed out)", path=self.path
+            )
+
+    def close(self) -> None:
+        """Flush, stop the writer thread, detach from graphs and close the file."""
+        if self._closed:
+            return
+        for sub in self._subs:
+            sub.close()
+        self._subs.clear()
+        with self._lock:
+            self._closing = True
+        self._wake.set()
+        self._thread.join()
+        self._closed = True
+        self._saver.close()
+        self._conn.close()
+        if self.error is not None:
+            raise SessionError(
+                f"Recording to {self.path} failed: {self.error}", path=self.path
+            ) from self.error
+
+    def __enter__(self) -> SessionRecorder:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- the writer thread ---------------------------------------------------------------------
+
+    def _writer(self) -> None:
+        while True:
+            self._wake.wait(self.flush_interval)
+            self._wake.clear()
+            with self._lock:
+                batch, self._pending = self._pending, []
+                shapes, self._new_shapes = self._new_shapes, {}
+                closing = self._closing
+            if (batch or shapes) and self.error is None:
+                try:
+                    self._write(batch, shapes)
+                except Exception as exc:
+                    self.error = exc
+                    print(f"stepwise: recording to {self.path} stopped: {exc}", file=sys.stderr)
+            with self._progress:
+                self._written += len(batch)
+                self._progress.notify_all()
+            if closing:  # nothing can be queued once closing is set
+                return
+
+    def _write(
+        self, batch: list[tuple[EventBase, str | None]], shapes: dict[str, tuple[str, str]]
+    ) -> None:
+        conn = self._conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if shapes:
+                conn.executemany(
+                    "INSERT OR IGNORE INTO session_shapes(digest, graph, shape) VALUES (?, ?, ?)",
+                    [(d, name, text) for d, (name, text) in shapes.items()],
+                )
+            rows = [self._row(ev, shape) for ev, shape in batch]
+            conn.executemany(_INSERT_EVENT, rows)
+            conn.execute("COMMIT")
+        except BaseException:
+            try:
+                conn.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass
+            self._run_rows.clear()  # rows inserted in the failed transaction are gone
+            raise
+
+    def _run_row(self, ev: EventBase) -> int:
+        rid = self._run_rows.get(ev.run_id)
+        if rid is not None:
+            return rid
+        conn = self._conn
+        conn.execute(
+            "INSERT OR IGNORE INTO session_runs(run_id, thread_id) VALUES (?, ?)",
+            (ev.run_id, ev.thread_id),
+        )
+        row = conn.execute("SELECT id FROM session_runs WHERE run_id=?", (ev.run_id,)).fetchone()
+        self._run_rows[ev.run_id] = rid = int(row[0])
+        return rid
+
+    def _row(self, ev: EventBase, shape: str | None) -> tuple[Any, ...]:
+        run = self._run_row(ev)
+        d = ev.__dict__
+        kind = ev.kind
+        conn = self._conn
+        if kind == "run.started" and not ev.ns:
+            graph = str(d.get("graph") or "graph")
+            if shape is None:
+                shape = self._shape_by_name.get(graph)
+            conn.execute(
+                "UPDATE session_runs SET thread_id=?, graph=?, shape_digest=?, status='running', started=?, "
+                "resumed=?, input=? WHERE id=?",
+                (
+                    ev.thread_id,
+                    graph,
+                    shape,
+                    ev.ts,
+                    int(bool(d.get("resumed"))),
+                    _dumps(d.get("input")),
+                    run,
+                ),
+            )
+        elif kind == "run.finished" and not ev.ns:
+            error = d.get("error")
+            conn.execute(
+                "UPDATE session_runs SET status=?, finished=?, output=?, error=? WHERE id=?",
+                (d.get("status"), ev.ts, _dumps(d.get("output")), _dumps(error), run),
+            )
+        elif kind == "checkpoint.saved" and ev.thread_id is not None and ev.checkpoint_id:
+            source = d.get("source")
+            conn.execute(
+                "INSERT OR REPLACE INTO session_checkpoints"
+                "(thread_id, ns, checkpoint_id, run, seq, parent_id, step, source, next) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    ev.thread_id,
+                    ev.ns,
+                    ev.checkpoint_id,
+                    run,
+                    ev.seq,
+                    d.get("parent_id"),
+                    ev.step,
+                    source,
+                    json.dumps(list(d.get("next") or [])),
+                ),
+            )
+        node = d.get("node") or d.get("from_node") or self._span_node.get(ev.parent_span_id or "")
+        if ev.span_id:
+            if kind in SPAN_OPENERS:
+                if node:
+                    self._span_node[ev.span_id] = node
+            elif kind in SPAN_CLOSERS:
+                self._span_node.pop(ev.span_id, None)
+        return (
+            run,
+            ev.seq,
+            kind,
+            ev.step,
+            node or None,
+            ev.span_id,
+            ev.parent_span_id,
+            ev.ts,
+            event_json(ev),
+        )
