@@ -1,0 +1,210 @@
+"""Load an agent (a compiled graph) from ``path/to/file.py:attr`` or ``package.module:attr``.
+
+Every failure is one ``AgentLoadError`` whose message is a single line that says where and
+what, compiler style, never a traceback::
+
+    agents/x.py: file not found
+    agents/x.py:12: syntax error: invalid syntax
+    agents/x.py:7: importing the file raised ValueError: boom
+    agents/x.py: no attribute 'foo' (compiled graphs in the file: agent, other)
+    agents/x.py:helper: is a function, not a compiled graph (it needs get_graph() and astream_events())
+
+A file's code runs only when it is loaded (``load_agent``, ``list_graphs``), each time afresh,
+so an edited file is picked up by loading it again.  The file's directory is put on
+``sys.path`` (as ``python file.py`` would) so it can import its sibling modules.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import itertools
+import sys
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+__all__ = [
+    "DEFAULT_ATTR",
+    "AgentLoadError",
+    "LoadedAgent",
+    "is_graph",
+    "list_graphs",
+    "load_agent",
+    "load_target",
+    "parse_spec",
+]
+
+DEFAULT_ATTR = "agent"
+_counter = itertools.count(1)
+
+
+class AgentLoadError(Exception):
+    """An agent could not be loaded; ``str(error)`` is one line saying where and why."""
+
+
+def is_graph(obj: Any) -> bool:
+    """Does ``obj`` look like a compiled graph (``get_graph`` and ``astream_events``)?"""
+    return (
+        not isinstance(obj, type)
+        and callable(getattr(obj, "get_graph", None))
+        and callable(getattr(obj, "astream_events", None))
+    )
+
+
+def parse_spec(spec: str) -> tuple[str, str | None, bool]:
+    """Split ``spec`` into ``(target, attr or None, is_file)``."""
+    spec = spec.strip()
+    if not spec:
+        raise AgentLoadError("no agent given: expected path/to/file.py:attr or package.module:attr")
+    target, attr = spec, None
+    head, sep, tail = spec.rpartition(":")
+    # a colon that separates an attribute (not a Windows drive letter like C:\...)
+    if sep and tail and "/" not in tail and "\\" not in tail and len(head) > 1:
+        target, attr = head, tail
+    elif sep and not tail:
+        target = head
+    if not target:
+        raise AgentLoadError(f"{spec}: no file or module before ':'")
+    is_file = target.endswith(".py") or "/" in target or "\\" in target or Path(target).is_file()
+    if attr is not None and not attr.isidentifier():
+        raise AgentLoadError(f"{target}: {attr!r} is not a valid attribute name")
+    return target, attr, is_file
+
+
+def _where_in(exc: BaseException, filename: str) -> int | None:
+    """The line of ``filename`` deepest in the traceback of ``exc`` (None if not in it)."""
+    line = None
+    for frame in traceback.extract_tb(exc.__traceback__):
+        if frame.filename == filename:
+            line = frame.lineno
+    return line
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+
+
+def _import_file(target: str) -> tuple[ModuleType, str]:
+    path = Path(target)
+    if not path.exists():
+        raise AgentLoadError(f"{target}: file not found")
+    if path.is_dir():
+        raise AgentLoadError(f"{target}: is a directory, not a Python file")
+    resolved = path.resolve()
+    name = (
+        f"_stepwise_agent_{''.join(c if c.isalnum() else '_' for c in path.stem)}_{next(_counter)}"
+    )
+    spec = importlib.util.spec_from_file_location(name, resolved)
+    if spec is None or spec.loader is None:
+        raise AgentLoadError(f"{target}: cannot be imported as Python (expected a .py file)")
+    module = importlib.util.module_from_spec(spec)
+    folder = str(resolved.parent)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except SyntaxError as exc:
+        sys.modules.pop(name, None)
+        line = f":{exc.lineno}" if exc.lineno else ""
+        raise AgentLoadError(f"{target}{line}: syntax error: {exc.msg}") from None
+    except (Exception, SystemExit) as exc:
+        sys.modules.pop(name, None)
+        line = _where_in(exc, str(resolved))
+        where = f"{target}:{line}" if line else target
+        raise AgentLoadError(f"{where}: importing the file raised {_first_line(exc)}") from None
+    return module, target
+
+
+def _import_module(target: str) -> tuple[ModuleType, str]:
+    if not all(part.isidentifier() for part in target.split(".")):
+        raise AgentLoadError(
+            f"{target}: not a file or a module name (expected path/to/file.py or package.module)"
+        )
+    try:
+        module = importlib.import_module(target)
+    except ModuleNotFoundError as exc:
+        if exc.name is not None and (target == exc.name or target.startswith(exc.name + ".")):
+            raise AgentLoadError(f"{target}: no module named {exc.name!r}") from None
+        raise AgentLoadError(f"{target}: importing the module raised {_first_line(exc)}") from None
+    except SyntaxError as exc:
+        line = f":{exc.lineno}" if exc.lineno else ""
+        raise AgentLoadError(f"{exc.filename or target}{line}: syntax error: {exc.msg}") from None
+    except (Exception, SystemExit) as exc:
+        origin = getattr(importlib.util.find_spec(target), "origin", None) if target else None
+        line = _where_in(exc, origin) if origin else None
+        where = f"{origin}:{line}" if origin and line else target
+        raise AgentLoadError(f"{where}: importing the module raised {_first_line(exc)}") from None
+    return module, target
+
+
+def _load_module(target: str, is_file: bool) -> tuple[ModuleType, str]:
+    return _import_file(target) if is_file else _import_module(target)
+
+
+def _graph_names(module: ModuleType) -> list[str]:
+    return [k for k, v in vars(module).items() if not k.startswith("_") and is_graph(v)]
+
+
+def _describe(obj: Any) -> str:
+    if isinstance(obj, type):
+        return f"the class {obj.__name__}"
+    if callable(obj) and hasattr(obj, "__code__"):
+        return "a function"
+    if isinstance(obj, ModuleType):
+        return "a module"
+    return f"a {type(obj).__name__}"
+
+
+@dataclass(frozen=True)
+class LoadedAgent:
+    """A loaded graph with the module that defined it (for optional extras like ``INPUT``)."""
+
+    graph: Any
+    module: ModuleType
+    name: str
+    where: str
+
+
+def load_agent(spec: str) -> Any:
+    """Load the compiled graph named by ``spec`` (``file.py:attr``, ``pkg.mod:attr``; the
+    attribute defaults to ``agent``).  Raises ``AgentLoadError`` with a one-line message."""
+    return load_target(spec).graph
+
+
+def load_target(spec: str) -> LoadedAgent:
+    """``load_agent``, also returning the module and the attribute name."""
+    target, attr, is_file = parse_spec(spec)
+    module, where = _load_module(target, is_file)
+    name = attr or DEFAULT_ATTR
+    if not hasattr(module, name):
+        graphs = _graph_names(module)
+        found = (
+            f"compiled graphs in the file: {', '.join(graphs)}"
+            if graphs
+            else "it defines no compiled graph"
+        )
+        if attr is None:
+            hint = f"; pick one with {where}:NAME" if graphs else ""
+            raise AgentLoadError(f"{where}: no attribute '{DEFAULT_ATTR}' ({found}{hint})")
+        raise AgentLoadError(f"{where}: no attribute {name!r} ({found})")
+    obj = getattr(module, name)
+    if not is_graph(obj):
+        raise AgentLoadError(
+            f"{where}:{name}: is {_describe(obj)}, not a compiled graph (it needs get_graph() and astream_events())"
+        )
+    return LoadedAgent(obj, module, name, where)
+
+
+def list_graphs(path: str) -> list[str]:
+    """Names of the compiled graphs a file (or module) defines, in definition order.
+
+    Runs the file's code (that is the only way to know); errors as in ``load_agent``.
+    """
+    target, _attr, is_file = parse_spec(path)
+    module, _ = _load_module(target, is_file)
+    return _graph_names(module)
