@@ -1,0 +1,270 @@
+"""``stepwise run``: run an agent headless with a live event tree, breakpoints and HITL prompts.
+
+Exit codes: 0 the run is done (or was stopped with ``q``, or left interrupted), 2 bad arguments
+or agent file, 3 the run raised, 130 stopped with Ctrl+C.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import copy
+import json
+import signal
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from engine.cli_prompt import STOP, Console, ask_resume, breakpoint_prompt
+from engine.cli_render import TreeRenderer
+from engine.debug import Debugger
+from engine.graph.compiled import RunStopped
+from engine.loader import AgentLoadError, load_target
+from engine.recording import SessionError, SessionRecorder
+
+__all__ = [
+    "EXIT_ERROR",
+    "EXIT_INTERRUPTED",
+    "EXIT_OK",
+    "EXIT_USAGE",
+    "RunOptions",
+    "UsageError",
+    "run_agent",
+]
+
+EXIT_OK, EXIT_USAGE, EXIT_ERROR, EXIT_INTERRUPTED = 0, 2, 3, 130
+INPUT_ATTRS = ("INPUT", "DEFAULT_INPUT")
+"""Module attributes an agent file may define to give its default input."""
+
+
+class UsageError(Exception):
+    """Bad arguments (exit code 2)."""
+
+
+@dataclass
+class RunOptions:
+    spec: str
+    input_text: str | None = None
+    input_json: str | None = None
+    thread: str | None = None
+    session: str | None = None
+    record: bool = True
+    breaks: list[str] = field(default_factory=list)
+    breaks_after: list[str] = field(default_factory=list)
+    break_tools: list[str] = field(default_factory=list)
+    break_on_failure: bool = False
+    break_when: list[str] = field(default_factory=list)
+    color: bool = False
+    fallback_text: str | None = None
+    """Input text to use when neither the options nor the agent file give one (the demo)."""
+
+
+def default_session_path() -> Path:
+    folder = Path.cwd() / ".stepwise" / "sessions"
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    path = folder / f"{stamp}.stepwise"
+    n = 1
+    while path.exists():
+        n += 1
+        path = folder / f"{stamp}-{n}.stepwise"
+    return path
+
+
+def _has_messages(graph: Any) -> bool:
+    keys = set(getattr(graph, "input_keys", None) or ()) | set(
+        getattr(graph, "channels", None) or ()
+    )
+    return "messages" in keys
+
+
+def build_input(graph: Any, opts: RunOptions, module_default: Any) -> Any:
+    """The run's input from ``--input`` / ``--input-json`` / the file's ``INPUT`` (see module doc)."""
+    from engine.messages import HumanMessage
+
+    has_messages = _has_messages(graph)
+    if opts.input_text is not None and opts.input_json is not None:
+        raise UsageError("give either --input or --input-json, not both")
+    if opts.input_json is not None:
+        try:
+            return json.loads(opts.input_json)
+        except json.JSONDecodeError as exc:
+            raise UsageError(f"--input-json is not valid JSON: {exc}") from None
+    text = opts.input_text
+    if text is None and module_default is not None:
+        if not isinstance(module_default, str):
+            return module_default
+        text = module_default
+    if text is None:
+        text = opts.fallback_text
+    if text is not None:
+        if not has_messages:
+            raise UsageError(
+                "this graph has no 'messages' key: give its input as JSON with --input-json"
+            )
+        return {"messages": [HumanMessage(content=text)]}
+    if has_messages:
+        raise UsageError(
+            "no input: give the first message with --input TEXT (or JSON with --input-json)"
+        )
+    return {}
+
+
+def _debugger(graph: Any, opts: RunOptions) -> Debugger:
+    nodes = [n for n in getattr(graph, "nodes", {}) if not n.startswith("__")]
+    dbg = Debugger()
+    for name in [*opts.breaks, *opts.breaks_after]:
+        if nodes and name not in nodes:
+            raise UsageError(f"--break: the graph has no node {name!r} (nodes: {', '.join(nodes)})")
+    for name in opts.breaks:
+        dbg.break_before(name)
+    for name in opts.breaks_after:
+        dbg.break_after(name)
+    for tool in opts.break_tools:
+        dbg.break_on_tool(tool)
+    if opts.break_on_failure:
+        dbg.break_on_failure()
+    for expr in opts.break_when:
+        try:
+            dbg.break_when(expr)
+        except SyntaxError as exc:
+            raise UsageError(f"--break-when {expr!r}: {exc.msg}") from None
+    return dbg
+
+
+def _with_saver(graph: Any, saver: Any) -> Any:
+    """The graph with ``saver`` as checkpointer, unless it has a persistent one of its own."""
+    from engine.checkpoint.memory import InMemorySaver
+
+    current = getattr(graph, "checkpointer", None)
+    if current in (None, True, False) or isinstance(current, InMemorySaver):
+        graph = copy.copy(graph)
+        graph.checkpointer = saver
+    return graph
+
+
+def _first_line(exc: BaseException) -> str:
+    lines = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {lines[0]}" if lines else type(exc).__name__
+
+
+async def drive(
+    graph: Any,
+    inp: Any,
+    config: dict[str, Any],
+    dbg: Debugger,
+    console: Console,
+    renderer: TreeRenderer,
+) -> int:
+    """Run (and resume, after each interrupt) until the run is done; returns the exit code."""
+    thread = config["configurable"]["thread_id"]
+    while True:
+        status: str | None = None
+        interrupts: dict[str, Any] = {}
+        try:
+            async with contextlib.aclosing(
+                graph.astream_events(inp, config, debugger=dbg)
+            ) as events:
+                async for ev in events:
+                    line = renderer.line(ev)
+                    if line is not None:
+                        console.out(line)
+                    if ev.kind == "debug.paused":
+                        await breakpoint_prompt(console, dbg)
+                    elif ev.kind == "interrupt.raised":
+                        interrupts[str(ev.__dict__.get("interrupt_id") or ev.seq)] = ev
+                    elif ev.kind == "run.finished" and not ev.ns:
+                        status = ev.__dict__.get("status")
+        except RunStopped:
+            console.out(f"stopped: the last checkpoint of thread {thread} is intact")
+            return EXIT_OK
+        except Exception as exc:
+            console.err(f"stepwise: the run failed: {_first_line(exc)}")
+            return EXIT_ERROR
+        if status != "interrupted" or not interrupts:
+            return EXIT_OK
+        resume = await ask_resume(console, list(interrupts.values()))
+        if resume is STOP:
+            console.out(
+                f"the run stays interrupted on thread {thread} (resume it later from the session)"
+            )
+            return EXIT_OK
+        inp = resume
+
+
+def _run_loop(coro_factory: Any, console: Console) -> int:
+    """Run the CLI's coroutine on a fresh loop; the first Ctrl+C stops the run cleanly."""
+    loop = asyncio.new_event_loop()
+    task = loop.create_task(coro_factory())
+    stopping = False
+
+    def on_sigint() -> None:
+        nonlocal stopping
+        if stopping:  # second Ctrl+C: give up at once
+            loop.remove_signal_handler(signal.SIGINT)
+            raise KeyboardInterrupt
+        stopping = True
+        console.err("stepwise: stopping the run (Ctrl+C again to quit at once)")
+        task.cancel()
+
+    with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+        loop.add_signal_handler(signal.SIGINT, on_sigint)
+    try:
+        return loop.run_until_complete(task)
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        if not task.done():
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                loop.run_until_complete(task)
+        console.err("stepwise: stopped (Ctrl+C); the last checkpoint is intact")
+        return EXIT_INTERRUPTED
+    finally:
+        with contextlib.suppress(Exception):
+            loop.remove_signal_handler(signal.SIGINT)
+        with contextlib.suppress(Exception):
+            loop.run_until_complete(loop.shutdown_asyncgens())
+        loop.close()
+
+
+def run_agent(opts: RunOptions, console: Console) -> int:
+    """``stepwise run``: load, record and run the agent; returns the exit code."""
+    try:
+        loaded = load_target(opts.spec)
+        module_default = next(
+            (getattr(loaded.module, a) for a in INPUT_ATTRS if hasattr(loaded.module, a)), None
+        )
+        inp = build_input(loaded.graph, opts, module_default)
+        dbg = _debugger(loaded.graph, opts)
+    except (AgentLoadError, UsageError) as exc:
+        console.err(f"stepwise: {exc}")
+        return EXIT_USAGE
+    graph = loaded.graph
+    thread = opts.thread or f"cli-{uuid.uuid4().hex[:8]}"
+    recorder: SessionRecorder | None = None
+    if opts.record:
+        path = Path(opts.session) if opts.session else default_session_path()
+        try:
+            recorder = SessionRecorder(path)
+        except SessionError as exc:
+            console.err(f"stepwise: {exc}")
+            return EXIT_USAGE
+        graph = _with_saver(graph, recorder.checkpointer)
+        recorder.attach(graph)
+    else:
+        from engine.checkpoint.memory import InMemorySaver
+
+        graph = _with_saver(graph, InMemorySaver())
+    renderer = TreeRenderer(color=opts.color)
+    config = {"configurable": {"thread_id": thread}}
+    try:
+        code = _run_loop(lambda: drive(graph, inp, config, dbg, console, renderer), console)
+    finally:
+        if recorder is not None:
+            try:
+                recorder.close()
+            except SessionError as exc:
+                console.err(f"stepwise: {exc}")
+    if recorder is not None:
+        console.out(f"session: {recorder.path}  (stepwise replay {recorder.path})")
+    return code
