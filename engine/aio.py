@@ -13,7 +13,9 @@ __all__ = ["iter_sync", "run_sync"]
 T = TypeVar("T")
 
 _local = threading.local()
-_helper_pool = concurrent.futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="stepwise-sync")
+_helper_pool = concurrent.futures.ThreadPoolExecutor(
+    max_workers=4, thread_name_prefix="stepwise-sync"
+)
 
 
 def _runner() -> asyncio.Runner:

@@ -44,7 +44,9 @@ __all__ = [
 EventCallback = Callable[[EventBase], Any]
 
 #: The span the running code is inside (set by the runtime around nodes, wrappers, attempts).
-CURRENT_SPAN: contextvars.ContextVar[str | None] = contextvars.ContextVar("stepwise_span", default=None)
+CURRENT_SPAN: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "stepwise_span", default=None
+)
 _CURRENT_EMITTER: contextvars.ContextVar[RunEmitter | None] = contextvars.ContextVar(
     "stepwise_emitter", default=None
 )
@@ -132,7 +134,10 @@ class EventBus:
             try:
                 cb(event)
             except Exception as exc:  # a broken listener must not break the run
-                print(f"stepwise: event listener {cb!r} failed and was removed: {exc!r}", file=sys.stderr)
+                print(
+                    f"stepwise: event listener {cb!r} failed and was removed: {exc!r}",
+                    file=sys.stderr,
+                )
                 self._remove(cb)
 
     async def deliver(self, event: EventBase) -> None:
@@ -292,14 +297,14 @@ def emit_sync(cls: type[EventBase], **fields: Any) -> EventBase | None:
     return em.emit_sync(cls, **fields)
 
 
-class span:  # noqa: N801 - used like a function: ``async with span(...)``
+class span:
     """Open a span: sets ``CURRENT_SPAN`` for the code inside, so nested events nest.
 
     The caller emits the start and end events itself (it knows their payloads); this only
     mints the id and manages the context variable.
     """
 
-    __slots__ = ("id", "parent", "_token")
+    __slots__ = ("_token", "id", "parent")
 
     def __init__(self) -> None:
         self.parent = CURRENT_SPAN.get()

@@ -28,13 +28,32 @@ if TYPE_CHECKING:
 
 __all__ = ["Breakpoint", "Debugger", "RunStopped", "check_fault", "check_fault_sync"]
 
-BreakKind = Literal["before_node", "after_node", "hook", "wrapper", "tool", "failure", "interrupt", "state"]
+BreakKind = Literal[
+    "before_node", "after_node", "hook", "wrapper", "tool", "failure", "interrupt", "state"
+]
 Command = Literal["continue", "step_into", "step_over", "step_out", "stop"]
 
 _ids = itertools.count(1)
 _SAFE_BUILTINS = {
     name: __builtins__[name] if isinstance(__builtins__, dict) else getattr(__builtins__, name)  # type: ignore[index]
-    for name in ("len", "any", "all", "min", "max", "sum", "abs", "bool", "int", "float", "str", "list", "dict", "set", "sorted", "isinstance")
+    for name in (
+        "len",
+        "any",
+        "all",
+        "min",
+        "max",
+        "sum",
+        "abs",
+        "bool",
+        "int",
+        "float",
+        "str",
+        "list",
+        "dict",
+        "set",
+        "sorted",
+        "isinstance",
+    )
 }
 _STEP_OVER_STOPS = frozenset({"node.started", "interrupt.raised", "run.finished"})
 
@@ -69,7 +88,11 @@ class Breakpoint:
             return "any failure"
         if k == "interrupt":
             return "interrupt"
-        cond = self.condition if isinstance(self.condition, str) else getattr(self.condition, "__name__", "predicate")
+        cond = (
+            self.condition
+            if isinstance(self.condition, str)
+            else getattr(self.condition, "__name__", "predicate")
+        )
         return f"when {cond}"
 
     def matches(self, ev: EventBase, state: Callable[[], dict[str, Any] | None]) -> bool:
@@ -119,7 +142,9 @@ class Breakpoint:
             if cond is None:
                 return False
             if isinstance(cond, str):
-                return bool(eval(cond, {"__builtins__": _SAFE_BUILTINS}, {"state": values, **values}))  # noqa: S307
+                return bool(
+                    eval(cond, {"__builtins__": _SAFE_BUILTINS}, {"state": values, **values})
+                )
             return bool(cond(values))
         except Exception:
             return False
@@ -130,7 +155,9 @@ def _same_middleware(actual: Any, wanted: str | None) -> bool:
         return True
     if not isinstance(actual, str):
         return False
-    return actual == wanted or actual.removesuffix("Middleware") == wanted.removesuffix("Middleware")
+    return actual == wanted or actual.removesuffix("Middleware") == wanted.removesuffix(
+        "Middleware"
+    )
 
 
 @dataclass
@@ -205,15 +232,29 @@ class Debugger:
 
     # -- faults -------------------------------------------------------------------------------
 
-    def inject_model_error(self, error: BaseException | None = None, *, times: int = 1, model: str | None = None) -> Fault:
+    def inject_model_error(
+        self, error: BaseException | None = None, *, times: int = 1, model: str | None = None
+    ) -> Fault:
         """The next ``times`` model calls raise ``error`` (default: TimeoutError)."""
-        f = Fault("model", model, error or TimeoutError("Injected model timeout (Stepwise debugger)"), times)
+        f = Fault(
+            "model",
+            model,
+            error or TimeoutError("Injected model timeout (Stepwise debugger)"),
+            times,
+        )
         self.faults.append(f)
         return f
 
-    def inject_tool_error(self, tool: str, error: BaseException | None = None, *, times: int = 1) -> Fault:
+    def inject_tool_error(
+        self, tool: str, error: BaseException | None = None, *, times: int = 1
+    ) -> Fault:
         """The next ``times`` calls of tool ``tool`` raise ``error`` (default: OSError)."""
-        f = Fault("tool", tool, error or OSError(f"Injected failure of tool '{tool}' (Stepwise debugger)"), times)
+        f = Fault(
+            "tool",
+            tool,
+            error or OSError(f"Injected failure of tool '{tool}' (Stepwise debugger)"),
+            times,
+        )
         self.faults.append(f)
         return f
 
@@ -330,7 +371,8 @@ class Debugger:
         if mode == "step_over" and ev.kind in _STEP_OVER_STOPS:
             return "step", None
         if mode == "step_out" and (
-            ev.kind == "run.finished" or (ev.span_id == self._step_out_span and ev.kind not in _OPENERS)
+            ev.kind == "run.finished"
+            or (ev.span_id == self._step_out_span and ev.kind not in _OPENERS)
         ):
             return "step", None
         for bp in self.breakpoints:
@@ -353,7 +395,9 @@ class Debugger:
         reason, bp = why
         await self._pause(ev, emitter, reason, bp)
 
-    async def _pause(self, ev: EventBase, emitter: RunEmitter, reason: str, bp: Breakpoint | None) -> None:
+    async def _pause(
+        self, ev: EventBase, emitter: RunEmitter, reason: str, bp: Breakpoint | None
+    ) -> None:
         loop = asyncio.get_running_loop()
         self._mode = None
         self.paused = True
@@ -380,14 +424,27 @@ class Debugger:
             self._resume = None
             if self._running is not None:
                 self._running.set()
-        await emitter.emit_ungated(DebugResumed, command=cmd, parent_span_id=ev.span_id or ev.parent_span_id)
+        await emitter.emit_ungated(
+            DebugResumed, command=cmd, parent_span_id=ev.span_id or ev.parent_span_id
+        )
         for cb in list(self.on_resume):
             cb(self)
         if cmd == "stop":
             raise RunStopped("The run was stopped; the last checkpoint is intact.")
 
 
-_OPENERS = frozenset({"run.started", "superstep.started", "node.started", "hook.started", "wrapper.started", "attempt.started", "model.request", "tool.started"})
+_OPENERS = frozenset(
+    {
+        "run.started",
+        "superstep.started",
+        "node.started",
+        "hook.started",
+        "wrapper.started",
+        "attempt.started",
+        "model.request",
+        "tool.started",
+    }
+)
 
 
 def _has_loop() -> bool:
@@ -428,7 +485,12 @@ async def check_fault(kind: Literal["model", "tool"], name: str | None) -> None:
         MiddlewareAction,
         middleware="Debugger",
         action="fault_injected",
-        detail={"kind": kind, "target": name, "error_type": type(err).__name__, "message": str(err)},
+        detail={
+            "kind": kind,
+            "target": name,
+            "error_type": type(err).__name__,
+            "message": str(err),
+        },
     )
     raise err
 
@@ -446,6 +508,11 @@ def check_fault_sync(kind: Literal["model", "tool"], name: str | None) -> None:
         MiddlewareAction,
         middleware="Debugger",
         action="fault_injected",
-        detail={"kind": kind, "target": name, "error_type": type(err).__name__, "message": str(err)},
+        detail={
+            "kind": kind,
+            "target": name,
+            "error_type": type(err).__name__,
+            "message": str(err),
+        },
     )
     raise err

@@ -304,7 +304,17 @@ class Route(EventBase):
     to: list[str] = Field(default_factory=list)
     sends: list[dict[str, JSON]] = Field(default_factory=list)
     """``[{"node": name, "arg": summary}]`` for ``Send`` packets."""
-    reason: Literal["tool_calls", "jump_to", "no_tool_calls", "return_direct", "static", "conditional", "command", "structured_response", "end"] = "static"
+    reason: Literal[
+        "tool_calls",
+        "jump_to",
+        "no_tool_calls",
+        "return_direct",
+        "static",
+        "conditional",
+        "command",
+        "structured_response",
+        "end",
+    ] = "static"
     detail: str = ""
 
 
@@ -412,8 +422,7 @@ Event: TypeAlias = Annotated[
 ]
 
 EVENT_CLASSES: dict[str, type[EventBase]] = {
-    cls.model_fields["kind"].default: cls
-    for cls in EventBase.__subclasses__()
+    cls.model_fields["kind"].default: cls for cls in EventBase.__subclasses__()
 }
 EVENT_KINDS: tuple[str, ...] = tuple(EVENT_CLASSES)
 

@@ -13,9 +13,8 @@ import uuid
 from collections.abc import Iterable, Sequence
 from typing import Annotated, Any, Literal, TypeAlias, Union
 
-from typing_extensions import TypedDict
-
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from typing_extensions import TypedDict
 
 __all__ = [
     "REMOVE_ALL_MESSAGES",
@@ -157,9 +156,9 @@ class AIMessageChunk(AIMessage):
                 cur = chunks[key]
                 cur["args"] = (cur.get("args") or "") + (ch.get("args") or "")
                 if ch.get("name") and not cur.get("name"):
-                    cur["name"] = ch["name"]
+                    cur["name"] = ch.get("name")
                 if ch.get("id") and not cur.get("id"):
-                    cur["id"] = ch["id"]
+                    cur["id"] = ch.get("id")
             else:
                 chunks[key] = ToolCallChunk(
                     name=ch.get("name"),
@@ -188,11 +187,19 @@ class AIMessageChunk(AIMessage):
                 args = json.loads(raw) if raw.strip() else {}
                 if not isinstance(args, dict):
                     raise ValueError(f"arguments must be a JSON object, got {type(args).__name__}")
-                calls.append(ToolCall(name=ch.get("name") or "", args=args, id=ch.get("id"), type="tool_call"))
+                calls.append(
+                    ToolCall(
+                        name=ch.get("name") or "", args=args, id=ch.get("id"), type="tool_call"
+                    )
+                )
             except ValueError as exc:
                 invalid.append(
                     InvalidToolCall(
-                        name=ch.get("name"), args=raw, id=ch.get("id"), error=str(exc), type="invalid_tool_call"
+                        name=ch.get("name"),
+                        args=raw,
+                        id=ch.get("id"),
+                        error=str(exc),
+                        type="invalid_tool_call",
                     )
                 )
         return AIMessage(
@@ -257,16 +264,23 @@ def coerce_message(value: Any) -> BaseMessage:
     if isinstance(value, BaseMessage):
         return value
     if isinstance(value, str):
-        return HumanMessage(value)
+        return HumanMessage(content=value)
     if isinstance(value, tuple | list) and len(value) == 2 and isinstance(value[0], str):
         role, content = value
         cls = _ROLE_TO_CLS.get(role)
         if cls is None:
             raise ValueError(f"Unknown message role {role!r}")
-        return cls(content)
+        return cls(content=content)
     if isinstance(value, dict):
         data = dict(value)
-        if "type" in data and data["type"] in ("human", "ai", "AIMessageChunk", "tool", "system", "remove"):
+        if "type" in data and data["type"] in (
+            "human",
+            "ai",
+            "AIMessageChunk",
+            "tool",
+            "system",
+            "remove",
+        ):
             return message_from_dict(data)
         role = data.pop("role", None) or data.pop("type", None)
         cls = _ROLE_TO_CLS.get(str(role)) if role else None
@@ -282,7 +296,11 @@ def _openai_call_to_tool_call(call: dict[str, Any]) -> ToolCall:
     if "function" in call:
         fn = call["function"]
         args = fn.get("arguments") or "{}"
-        return ToolCall(name=fn["name"], args=json.loads(args) if isinstance(args, str) else args, id=call.get("id"))
+        return ToolCall(
+            name=fn["name"],
+            args=json.loads(args) if isinstance(args, str) else args,
+            id=call.get("id"),
+        )
     return ToolCall(name=call["name"], args=call.get("args", {}), id=call.get("id"))
 
 
@@ -335,7 +353,9 @@ def merge_messages(left: Sequence[BaseMessage], right: Sequence[BaseMessage]) ->
                 merged[pos] = m
         else:
             if isinstance(m, RemoveMessage):
-                raise ValueError(f"Attempting to delete a message with an ID that doesn't exist ('{m.id}')")
+                raise ValueError(
+                    f"Attempting to delete a message with an ID that doesn't exist ('{m.id}')"
+                )
             index[m.id] = len(merged)
             merged.append(m)
     if removed:

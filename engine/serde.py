@@ -57,7 +57,9 @@ def register_type(cls: type) -> type:
     return cls
 
 
-def register_codec(cls: type, tag: str, enc: Callable[[Any], Any], dec: Callable[[Any], Any]) -> None:
+def register_codec(
+    cls: type, tag: str, enc: Callable[[Any], Any], dec: Callable[[Any], Any]
+) -> None:
     """Teach the serde a new tagged type (used by engine modules for their own types)."""
     _EXTRA_ENCODERS.append((cls, tag, enc))
     _EXTRA_DECODERS[tag] = dec
@@ -77,7 +79,12 @@ def encode(obj: Any, _path: str = "$") -> Any:
         out: dict[str, Any] = {}
         for k, v in obj.items():
             if not isinstance(k, str):
-                return {TAG: "dict", "items": [[encode(k, _path), encode(v, f"{_path}[{k!r}]")] for k, v in obj.items()]}
+                return {
+                    TAG: "dict",
+                    "items": [
+                        [encode(k, _path), encode(v, f"{_path}[{k!r}]")] for k, v in obj.items()
+                    ],
+                }
             out[k] = encode(v, f"{_path}.{k}")
         if TAG in out:
             return {TAG: "escaped", "v": out}
@@ -98,7 +105,10 @@ def encode(obj: Any, _path: str = "$") -> Any:
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         cls = type(obj)
         register_type(cls)
-        fields = {f.name: encode(getattr(obj, f.name), f"{_path}.{f.name}") for f in dataclasses.fields(obj)}
+        fields = {
+            f.name: encode(getattr(obj, f.name), f"{_path}.{f.name}")
+            for f in dataclasses.fields(cls)
+        }
         return {TAG: "dc", "cls": _qualname(cls), "v": fields}
     if isinstance(obj, enum.Enum):
         register_type(type(obj))
@@ -115,8 +125,9 @@ def encode(obj: Any, _path: str = "$") -> Any:
         return {TAG: "uuid", "v": str(obj)}
     if isinstance(obj, Mapping):
         return encode(dict(obj), _path)
-    if hasattr(obj, "__iter__") and hasattr(obj, "__len__") and hasattr(obj, "__getitem__"):
-        return [encode(v, _path) for v in obj]  # sequence views such as MessageList
+    seq: Any = obj
+    if hasattr(seq, "__iter__") and hasattr(seq, "__len__") and hasattr(seq, "__getitem__"):
+        return [encode(v, _path) for v in seq]  # sequence views such as MessageList
     raise SerializationError(
         f"Cannot serialize a value of type {type(obj).__name__} at {_path} to JSON. "
         "State values must be JSON data, messages, pydantic models or dataclasses."
@@ -132,7 +143,7 @@ def decode(data: Any) -> Any:
     tag = data.get(TAG)
     if tag is None:
         return {k: decode(v) for k, v in data.items()}
-    v = data.get("v")
+    v: Any = data.get("v")
     if tag == "msg":
         return message_from_dict(v)
     if tag == "tuple":
@@ -206,13 +217,22 @@ def to_jsonable(obj: Any, *, max_str: int | None = None) -> Any:
         if isinstance(obj, list | tuple | set | frozenset):
             return [to_jsonable(v, max_str=max_str) for v in obj]
         if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-            return {f.name: to_jsonable(getattr(obj, f.name), max_str=max_str) for f in dataclasses.fields(obj)}
+            return {
+                f.name: to_jsonable(getattr(obj, f.name), max_str=max_str)
+                for f in dataclasses.fields(type(obj))
+            }
         if isinstance(obj, enum.Enum):
             return to_jsonable(obj.value, max_str=max_str)
-        if hasattr(obj, "to_jsonable"):
-            return obj.to_jsonable()
-        if hasattr(obj, "__len__") and hasattr(obj, "__getitem__") and not isinstance(obj, bytes | bytearray):
-            return [to_jsonable(v, max_str=max_str) for v in obj]
+        to_json = getattr(obj, "to_jsonable", None)
+        if callable(to_json):
+            return to_json()
+        seq: Any = obj
+        if (
+            hasattr(seq, "__len__")
+            and hasattr(seq, "__getitem__")
+            and not isinstance(seq, bytes | bytearray)
+        ):
+            return [to_jsonable(v, max_str=max_str) for v in seq]
         return repr(obj)
     except Exception as exc:  # display helper: never fail
         return f"<unrenderable {type(obj).__name__}: {exc}>"

@@ -99,7 +99,9 @@ class Injection:
 
 
 def _injection_of(annotation: Any) -> Injection | None:
-    if annotation is ToolRuntime or (isinstance(annotation, type) and issubclass(annotation, ToolRuntime)):
+    if annotation is ToolRuntime or (
+        isinstance(annotation, type) and issubclass(annotation, ToolRuntime)
+    ):
         return Injection("runtime")
     if get_origin(annotation) is Annotated:
         base, *meta = get_args(annotation)
@@ -117,7 +119,9 @@ def _injection_of(annotation: Any) -> Injection | None:
     return None
 
 
-_SECTION = re.compile(r"^\s*(Args|Arguments|Parameters|Returns|Return|Raises|Yields|Examples?)\s*:\s*$", re.M)
+_SECTION = re.compile(
+    r"^\s*(Args|Arguments|Parameters|Returns|Return|Raises|Yields|Examples?)\s*:\s*$", re.M
+)
 
 
 def _parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
@@ -138,9 +142,10 @@ def _parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
         for line in body.splitlines():
             pm = re.match(r"^\s+(\*{0,2}\w+)\s*(\([^)]*\))?\s*:\s*(.*)$", line)
             if pm:
-                current = pm.group(1).lstrip("*")
-                params[current] = pm.group(3).strip()
-            elif current and line.strip():
+                name = pm.group(1).lstrip("*")
+                params[name] = pm.group(3).strip()
+                current = name
+            elif current is not None and line.strip():
                 params[current] += " " + line.strip()
     return description, params
 
@@ -172,7 +177,10 @@ def _schema_for_function(
 
 
 def _camel(name: str) -> str:
-    return "".join(part[:1].upper() + part[1:] for part in re.split(r"[_\-\s]+", name) if part) or "Args"
+    return (
+        "".join(part[:1].upper() + part[1:] for part in re.split(r"[_\-\s]+", name) if part)
+        or "Args"
+    )
 
 
 class BaseTool:
@@ -211,7 +219,7 @@ class BaseTool:
         if self.args_schema is None:
             fn = type(self)._run if type(self)._run is not BaseTool._run else type(self)._arun
             if fn is not BaseTool._arun:
-                doc_desc, param_docs = _parse_docstring(fn.__doc__)
+                _, param_docs = _parse_docstring(fn.__doc__)
                 self.args_schema, self.injected = _schema_for_function(fn, self.name, param_docs)
 
     # -- schemas -------------------------------------------------------------------------
@@ -241,7 +249,11 @@ class BaseTool:
     @property
     def tool_call_schema(self) -> dict[str, Any]:
         """``{"name", "description", "parameters"}`` as sent to a model."""
-        return {"name": self.name, "description": self.description, "parameters": self.parameters_json_schema}
+        return {
+            "name": self.name,
+            "description": self.description,
+            "parameters": self.parameters_json_schema,
+        }
 
     def validate_args(self, args: Any) -> dict[str, Any]:
         """The model's arguments, validated and coerced; raises ``ToolArgsValidationError``."""
@@ -249,9 +261,13 @@ class BaseTool:
             try:
                 args = json.loads(args) if args.strip() else {}
             except json.JSONDecodeError as exc:
-                raise ToolArgsValidationError(self.name, args, [("args", f"not valid JSON ({exc})")]) from None
+                raise ToolArgsValidationError(
+                    self.name, args, [("args", f"not valid JSON ({exc})")]
+                ) from None
         if not isinstance(args, dict):
-            raise ToolArgsValidationError(self.name, args, [("args", f"expected an object, got {type(args).__name__}")])
+            raise ToolArgsValidationError(
+                self.name, args, [("args", f"expected an object, got {type(args).__name__}")]
+            )
         args = {k: v for k, v in args.items() if k not in self.injected}
         schema = self.args_schema
         if schema is None or isinstance(schema, dict):
@@ -259,9 +275,15 @@ class BaseTool:
         try:
             obj = schema.model_validate(args)
         except ValidationError as exc:
-            errors = [(".".join(str(x) for x in e["loc"]) or "args", e["msg"]) for e in exc.errors()]
+            errors = [
+                (".".join(str(x) for x in e["loc"]) or "args", e["msg"]) for e in exc.errors()
+            ]
             raise ToolArgsValidationError(self.name, args, errors) from None
-        return {k: getattr(obj, k) for k in type(obj).model_fields if k in args or k not in self.injected}
+        return {
+            k: getattr(obj, k)
+            for k in type(obj).model_fields
+            if k in args or k not in self.injected
+        }
 
     # -- running -------------------------------------------------------------------------
 
@@ -283,7 +305,7 @@ class BaseTool:
         """Call the tool directly: a dict of args returns the output; a ToolCall returns a ToolMessage."""
         from engine.messages import ToolMessage
 
-        if isinstance(input, dict) and input.get("type") == "tool_call" or (
+        if (isinstance(input, dict) and input.get("type") == "tool_call") or (
             isinstance(input, dict) and {"name", "args", "id"} <= set(input)
         ):
             args = self.validate_args(input.get("args", {}))
@@ -341,10 +363,13 @@ class StructuredTool(BaseTool):
         self.injected = injected
         if description is None:
             if not doc_desc and args_schema is None:
-                raise ValueError(f"Function {tool_name} must have a docstring if description not provided.")
-            description = doc_desc or (
-                args_schema.__doc__ or "" if isinstance(args_schema, type) else ""
-            ).strip()
+                raise ValueError(
+                    f"Function {tool_name} must have a docstring if description not provided."
+                )
+            description = (
+                doc_desc
+                or (args_schema.__doc__ or "" if isinstance(args_schema, type) else "").strip()
+            )
         super().__init__(
             name=tool_name,
             description=description,
@@ -354,7 +379,9 @@ class StructuredTool(BaseTool):
         )
 
     @classmethod
-    def from_function(cls, func: Callable[..., Any] | None = None, coroutine: Any = None, **kw: Any) -> StructuredTool:
+    def from_function(
+        cls, func: Callable[..., Any] | None = None, coroutine: Any = None, **kw: Any
+    ) -> StructuredTool:
         return cls(func, coroutine, **kw)
 
     @property
@@ -373,7 +400,12 @@ class StructuredTool(BaseTool):
         from engine.aio import run_sync
 
         assert self.coroutine is not None
-        return run_sync(self.coroutine(*args, **kwargs))
+        coroutine = self.coroutine
+
+        async def call() -> Any:
+            return await coroutine(*args, **kwargs)
+
+        return run_sync(call())
 
     async def arun(self, args: dict[str, Any], **injected: Any) -> Any:
         if self.coroutine is None and self.func is not None:

@@ -11,6 +11,13 @@ Topics (callback signatures):
 - ``"selection"`` ``cb(checkpoint_id: str | None)``         timeline selection (None = live tip)
 - ``"thread"``    ``cb(thread_id: str)``                    the current thread changed
 - ``"checkpoints"`` ``cb()``                                checkpoints changed outside a run (update_state, fork)
+- ``"breakpoints"`` ``cb()``                                the debugger's breakpoint list changed
+- ``"focus"``     ``cb(node: str | None)``                  the user picked a node (graph click): filter to it
+- ``"theme"``     ``cb(name: str)``                         the colour theme changed ("light" | "dark")
+
+``debugger`` is the run controller's ``engine.debug.Debugger`` (it outlives runs: breakpoints
+stay); ``session_path`` is the ``.stepwise`` file the current runs are recorded into (or the
+session opened for replay).
 """
 
 from __future__ import annotations
@@ -27,7 +34,18 @@ if TYPE_CHECKING:
 
 __all__ = ["TOPICS", "Hub"]
 
-TOPICS = ("graph", "reset", "events", "status", "selection", "thread", "checkpoints")
+TOPICS = (
+    "graph",
+    "reset",
+    "events",
+    "status",
+    "selection",
+    "thread",
+    "checkpoints",
+    "breakpoints",
+    "focus",
+    "theme",
+)
 
 
 class Hub:
@@ -46,6 +64,9 @@ class Hub:
         self.selected_checkpoint: str | None = None
         self.source_label: str = ""
         """What is loaded, for the title bar: a scenario name, a file path, a session file."""
+        self.session_path: str | None = None
+        self.focus_node: str | None = None
+        self.theme: str = "light"
 
     # -- pub/sub --------------------------------------------------------------------------------
 
@@ -106,6 +127,19 @@ class Hub:
 
     def checkpoints_changed(self) -> None:
         self.publish("checkpoints")
+
+    def breakpoints_changed(self) -> None:
+        self.publish("breakpoints")
+
+    def set_focus(self, node: str | None) -> None:
+        if node != self.focus_node:
+            self.focus_node = node
+            self.publish("focus", node)
+
+    def set_theme(self, name: str) -> None:
+        if name != self.theme:
+            self.theme = name
+            self.publish("theme", name)
 
     # -- reading state -------------------------------------------------------------------------
 

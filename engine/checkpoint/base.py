@@ -77,7 +77,14 @@ class CheckpointTuple(NamedTuple):
 def empty_checkpoint() -> Checkpoint:
     from engine.ids import uuid7
 
-    return Checkpoint(v=SCHEMA_VERSION, id=uuid7(), ts="", channel_values={}, channel_versions={}, versions_seen={})
+    return Checkpoint(
+        v=SCHEMA_VERSION,
+        id=uuid7(),
+        ts="",
+        channel_values={},
+        channel_versions={},
+        versions_seen={},
+    )
 
 
 @dataclass
@@ -98,7 +105,13 @@ def _conf(config: dict[str, Any]) -> dict[str, Any]:
 
 
 def make_config(thread_id: str, ns: str, checkpoint_id: str) -> dict[str, Any]:
-    return {"configurable": {"thread_id": thread_id, "checkpoint_ns": ns, "checkpoint_id": checkpoint_id}}
+    return {
+        "configurable": {
+            "thread_id": thread_id,
+            "checkpoint_ns": ns,
+            "checkpoint_id": checkpoint_id,
+        }
+    }
 
 
 class BaseCheckpointSaver:
@@ -137,11 +150,20 @@ class BaseCheckpointSaver:
         """Rows newest first (across all branches)."""
         raise NotImplementedError
 
-    def _put_writes(self, thread_id: str, ns: str, checkpoint_id: str, task_id: str, writes: list[tuple[int, str, str]]) -> None:
+    def _put_writes(
+        self,
+        thread_id: str,
+        ns: str,
+        checkpoint_id: str,
+        task_id: str,
+        writes: list[tuple[int, str, str]],
+    ) -> None:
         """Store pending writes ``(index, channel, json)`` of one task (replacing same index)."""
         raise NotImplementedError
 
-    def _get_writes(self, thread_id: str, ns: str, checkpoint_id: str) -> list[tuple[str, str, str]]:
+    def _get_writes(
+        self, thread_id: str, ns: str, checkpoint_id: str
+    ) -> list[tuple[str, str, str]]:
         """``(task_id, channel, json)`` in the order they were written."""
         raise NotImplementedError
 
@@ -188,9 +210,15 @@ class BaseCheckpointSaver:
             self._cache_put((thread_id, ns, channel, version), value)
             if tip is not None and tip[0] != version and value.extends(tip[1]):
                 delta = value.delta_since(tip[1])
-                return json.dumps({"append": serde.encode(delta), "base": tip[0]}, separators=(",", ":"), ensure_ascii=False)
+                return json.dumps(
+                    {"append": serde.encode(delta), "base": tip[0]},
+                    separators=(",", ":"),
+                    ensure_ascii=False,
+                )
             key = "messages" if isinstance(value, MessageList) else "list"
-            return json.dumps({key: serde.encode(list(value))}, separators=(",", ":"), ensure_ascii=False)
+            return json.dumps(
+                {key: serde.encode(list(value))}, separators=(",", ":"), ensure_ascii=False
+            )
         self._cache_put((thread_id, ns, channel, version), value)
         return json.dumps({"value": serde.encode(value)}, separators=(",", ":"), ensure_ascii=False)
 
@@ -208,7 +236,9 @@ class BaseCheckpointSaver:
                 return self._cache[key]
         return serde.TAG  # sentinel: not cached
 
-    def _load_value(self, thread_id: str, ns: str, channel: str, version: str, checkpoint_id: str) -> Any:
+    def _load_value(
+        self, thread_id: str, ns: str, channel: str, version: str, checkpoint_id: str
+    ) -> Any:
         cached = self._cache_get((thread_id, ns, channel, version))
         if cached is not serde.TAG:
             return cached
@@ -278,7 +308,8 @@ class BaseCheckpointSaver:
                 checkpoint_id=row.checkpoint_id,
             )
         values = {
-            ch: self._load_value(row.thread_id, row.ns, ch, ver, row.checkpoint_id) for ch, ver in body["blobs"].items()
+            ch: self._load_value(row.thread_id, row.ns, ch, ver, row.checkpoint_id)
+            for ch, ver in body["blobs"].items()
         }
         checkpoint = Checkpoint(
             v=body["v"],
@@ -291,7 +322,9 @@ class BaseCheckpointSaver:
         writes: list[tuple[str, str, Any]] | None = None
         if with_writes:
             writes = []
-            for task_id, channel, text in self._get_writes(row.thread_id, row.ns, row.checkpoint_id):
+            for task_id, channel, text in self._get_writes(
+                row.thread_id, row.ns, row.checkpoint_id
+            ):
                 try:
                     writes.append((task_id, channel, serde.loads(text)))
                 except ValueError as exc:
@@ -302,7 +335,13 @@ class BaseCheckpointSaver:
                         checkpoint_id=row.checkpoint_id,
                     ) from exc
         parent = make_config(row.thread_id, row.ns, row.parent_id) if row.parent_id else None
-        return CheckpointTuple(make_config(row.thread_id, row.ns, row.checkpoint_id), checkpoint, metadata, parent, writes)
+        return CheckpointTuple(
+            make_config(row.thread_id, row.ns, row.checkpoint_id),
+            checkpoint,
+            metadata,
+            parent,
+            writes,
+        )
 
     # -- async API ---------------------------------------------------------------------------
 
@@ -332,7 +371,9 @@ class BaseCheckpointSaver:
         before_id = _conf(before or {}).get("checkpoint_id")
         count = 0
         page = None if filter else limit
-        for row in self._list_rows(str(thread_id) if thread_id is not None else None, ns, before_id, page):
+        for row in self._list_rows(
+            str(thread_id) if thread_id is not None else None, ns, before_id, page
+        ):
             if c.get("checkpoint_id") and row.checkpoint_id != c["checkpoint_id"]:
                 continue
             t = self._row_to_tuple(row)
@@ -374,14 +415,20 @@ class BaseCheckpointSaver:
             },
             separators=(",", ":"),
         )
-        row = StoredRow(thread_id, ns, checkpoint["id"], parent_id, body, serde.dumps(dict(metadata)))
+        row = StoredRow(
+            thread_id, ns, checkpoint["id"], parent_id, body, serde.dumps(dict(metadata))
+        )
         self._put_row(row, new_blobs)
         return make_config(thread_id, ns, checkpoint["id"])
 
-    async def aput_writes(self, config: dict[str, Any], writes: Sequence[tuple[str, Any]], task_id: str) -> None:
+    async def aput_writes(
+        self, config: dict[str, Any], writes: Sequence[tuple[str, Any]], task_id: str
+    ) -> None:
         c = _conf(config)
         rows = [(i, ch, serde.dumps(v)) for i, (ch, v) in enumerate(writes)]
-        self._put_writes(str(c["thread_id"]), c.get("checkpoint_ns", ""), c["checkpoint_id"], task_id, rows)
+        self._put_writes(
+            str(c["thread_id"]), c.get("checkpoint_ns", ""), c["checkpoint_id"], task_id, rows
+        )
 
     async def adelete_thread(self, thread_id: str) -> None:
         self._delete_thread(str(thread_id))
@@ -410,11 +457,17 @@ class BaseCheckpointSaver:
         return iter_sync(self.alist(config, filter=filter, before=before, limit=limit))
 
     def put(
-        self, config: dict[str, Any], checkpoint: Checkpoint, metadata: CheckpointMetadata, new_versions: dict[str, str]
+        self,
+        config: dict[str, Any],
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: dict[str, str],
     ) -> dict[str, Any]:
         return run_sync(self.aput(config, checkpoint, metadata, new_versions))
 
-    def put_writes(self, config: dict[str, Any], writes: Sequence[tuple[str, Any]], task_id: str) -> None:
+    def put_writes(
+        self, config: dict[str, Any], writes: Sequence[tuple[str, Any]], task_id: str
+    ) -> None:
         run_sync(self.aput_writes(config, writes, task_id))
 
     def delete_thread(self, thread_id: str) -> None:

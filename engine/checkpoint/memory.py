@@ -39,7 +39,9 @@ class InMemorySaver(BaseCheckpointSaver):
     def _get_blob(self, thread_id: str, ns: str, channel: str, version: str) -> str | None:
         return self._blobs.get((thread_id, ns, channel, version))
 
-    def _list_rows(self, thread_id: str | None, ns: str | None, before: str | None, limit: int | None) -> Iterator[StoredRow]:
+    def _list_rows(
+        self, thread_id: str | None, ns: str | None, before: str | None, limit: int | None
+    ) -> Iterator[StoredRow]:
         with self._lock:
             rows = [
                 r
@@ -51,13 +53,22 @@ class InMemorySaver(BaseCheckpointSaver):
         rows.sort(key=lambda r: r.checkpoint_id, reverse=True)
         yield from rows[:limit] if limit is not None else rows
 
-    def _put_writes(self, thread_id: str, ns: str, checkpoint_id: str, task_id: str, writes: list[tuple[int, str, str]]) -> None:
+    def _put_writes(
+        self,
+        thread_id: str,
+        ns: str,
+        checkpoint_id: str,
+        task_id: str,
+        writes: list[tuple[int, str, str]],
+    ) -> None:
         with self._lock:
             bucket = self._writes.setdefault((thread_id, ns, checkpoint_id), {})
             for idx, ch, text in writes:
                 bucket[(task_id, idx)] = (ch, text)
 
-    def _get_writes(self, thread_id: str, ns: str, checkpoint_id: str) -> list[tuple[str, str, str]]:
+    def _get_writes(
+        self, thread_id: str, ns: str, checkpoint_id: str
+    ) -> list[tuple[str, str, str]]:
         with self._lock:
             bucket = self._writes.get((thread_id, ns, checkpoint_id), {})
             return [(task_id, ch, text) for (task_id, _i), (ch, text) in bucket.items()]

@@ -85,10 +85,13 @@ class SqliteSaver(BaseCheckpointSaver):
         try:
             with self._lock:
                 self.conn.executescript(_SCHEMA)
-                row = self.conn.execute("SELECT value FROM stepwise_meta WHERE key='checkpoint_schema'").fetchone()
+                row = self.conn.execute(
+                    "SELECT value FROM stepwise_meta WHERE key='checkpoint_schema'"
+                ).fetchone()
                 if row is None:
                     self.conn.execute(
-                        "INSERT OR IGNORE INTO stepwise_meta(key, value) VALUES ('checkpoint_schema', ?)", (str(SCHEMA_VERSION),)
+                        "INSERT OR IGNORE INTO stepwise_meta(key, value) VALUES ('checkpoint_schema', ?)",
+                        (str(SCHEMA_VERSION),),
                     )
                 elif int(row[0]) > SCHEMA_VERSION:
                     raise CheckpointError(
@@ -96,7 +99,9 @@ class SqliteSaver(BaseCheckpointSaver):
                         f"this version reads up to {SCHEMA_VERSION})"
                     )
         except sqlite3.DatabaseError as exc:
-            raise CheckpointError(f"{self.path} is not a Stepwise checkpoint file (or it is damaged): {exc}") from exc
+            raise CheckpointError(
+                f"{self.path} is not a Stepwise checkpoint file (or it is damaged): {exc}"
+            ) from exc
 
     @classmethod
     def from_conn_string(cls, path: str) -> SqliteSaver:
@@ -137,7 +142,14 @@ class SqliteSaver(BaseCheckpointSaver):
                     )
                 cur.execute(
                     "INSERT OR REPLACE INTO checkpoints VALUES (?, ?, ?, ?, ?, ?)",
-                    (row.thread_id, row.ns, row.checkpoint_id, row.parent_id, row.body, row.metadata),
+                    (
+                        row.thread_id,
+                        row.ns,
+                        row.checkpoint_id,
+                        row.parent_id,
+                        row.body,
+                        row.metadata,
+                    ),
                 )
                 cur.execute("COMMIT")
             except BaseException:
@@ -166,7 +178,9 @@ class SqliteSaver(BaseCheckpointSaver):
         )
         return rows[0][0] if rows else None  # type: ignore[return-value]
 
-    def _list_rows(self, thread_id: str | None, ns: str | None, before: str | None, limit: int | None) -> Iterator[StoredRow]:
+    def _list_rows(
+        self, thread_id: str | None, ns: str | None, before: str | None, limit: int | None
+    ) -> Iterator[StoredRow]:
         where, params = [], []
         if thread_id is not None:
             where.append("thread_id=?")
@@ -186,14 +200,26 @@ class SqliteSaver(BaseCheckpointSaver):
         for r in self._query(sql, tuple(params)):
             yield StoredRow(*r)  # type: ignore[arg-type]
 
-    def _put_writes(self, thread_id: str, ns: str, checkpoint_id: str, task_id: str, writes: list[tuple[int, str, str]]) -> None:
+    def _put_writes(
+        self,
+        thread_id: str,
+        ns: str,
+        checkpoint_id: str,
+        task_id: str,
+        writes: list[tuple[int, str, str]],
+    ) -> None:
         with self._lock:
             self.conn.executemany(
                 "INSERT OR REPLACE INTO checkpoint_writes VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [(thread_id, ns, checkpoint_id, task_id, idx, ch, text) for idx, ch, text in writes],
+                [
+                    (thread_id, ns, checkpoint_id, task_id, idx, ch, text)
+                    for idx, ch, text in writes
+                ],
             )
 
-    def _get_writes(self, thread_id: str, ns: str, checkpoint_id: str) -> list[tuple[str, str, str]]:
+    def _get_writes(
+        self, thread_id: str, ns: str, checkpoint_id: str
+    ) -> list[tuple[str, str, str]]:
         rows = self._query(
             "SELECT task_id, channel, data FROM checkpoint_writes WHERE thread_id=? AND ns=? AND checkpoint_id=? "
             "ORDER BY rowid",
@@ -214,7 +240,9 @@ class SqliteSaver(BaseCheckpointSaver):
             cur = self.conn.cursor()
             cur.execute("BEGIN IMMEDIATE")
             try:
-                row = cur.execute("SELECT owner, pid, host FROM thread_leases WHERE thread_id=?", (thread_id,)).fetchone()
+                row = cur.execute(
+                    "SELECT owner, pid, host FROM thread_leases WHERE thread_id=?", (thread_id,)
+                ).fetchone()
                 if row is not None and row[0] != owner:
                     other_owner, pid, other_host = row
                     alive = other_host != host or _pid_alive(int(pid))
@@ -233,7 +261,9 @@ class SqliteSaver(BaseCheckpointSaver):
 
     def _release_lease(self, thread_id: str, owner: str) -> None:
         with self._lock:
-            self.conn.execute("DELETE FROM thread_leases WHERE thread_id=? AND owner=?", (thread_id, owner))
+            self.conn.execute(
+                "DELETE FROM thread_leases WHERE thread_id=? AND owner=?", (thread_id, owner)
+            )
 
     def file_size(self) -> int:
         """Bytes on disk after folding the WAL into the main file."""

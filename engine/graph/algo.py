@@ -124,7 +124,8 @@ def plan_tasks(
         triggered = [
             c
             for c in node.triggers
-            if channels[c].is_available() and version_number(versions.get(c)) > version_number(seen.get(c))
+            if channels[c].is_available()
+            and version_number(versions.get(c)) > version_number(seen.get(c))
         ]
         if not triggered:
             continue
@@ -137,13 +138,16 @@ def plan_tasks(
     return tasks
 
 
-def should_interrupt(checkpoint: Checkpoint, interrupt_nodes: Sequence[str], tasks: Sequence[Task]) -> bool:
+def should_interrupt(
+    checkpoint: Checkpoint, interrupt_nodes: Sequence[str], tasks: Sequence[Task]
+) -> bool:
     """Static breakpoint: some task matches and some channel changed since the last interrupt."""
     if not interrupt_nodes:
         return False
     seen = checkpoint["versions_seen"].get(INTERRUPT, {})
     changed = any(
-        version_number(ver) > version_number(seen.get(ch)) for ch, ver in checkpoint["channel_versions"].items()
+        version_number(ver) > version_number(seen.get(ch))
+        for ch, ver in checkpoint["channel_versions"].items()
     )
     if not changed:
         return False
@@ -283,17 +287,26 @@ async def compute_writes(
                     to.append(END)
                 else:
                     if d not in nodes:
-                        raise InvalidUpdateError(f"Branch '{branch.name}' of node '{node.name}' returned unknown node {d!r}")
+                        raise InvalidUpdateError(
+                            f"Branch '{branch.name}' of node '{node.name}' returned unknown node {d!r}"
+                        )
                     writes.append((trigger_channel(d), None))
                     to.append(d)
             reason = route_reason()
             task.routes.append(
-                RouteInfo(to, sends, reason[0] if reason else "conditional", reason[1] if reason else branch.name)
+                RouteInfo(
+                    to,
+                    sends,
+                    reason[0] if reason else "conditional",
+                    reason[1] if reason else branch.name,
+                )
             )
     return writes
 
 
-def _fresh_state(channels: dict[str, BaseChannel], writes: list[tuple[str, Any]], spec: StateSpec) -> Any:
+def _fresh_state(
+    channels: dict[str, BaseChannel], writes: list[tuple[str, Any]], spec: StateSpec
+) -> Any:
     """Committed values plus this task's own writes, as the state type."""
     values = read_values(channels, spec.channels.keys())
     grouped: dict[str, list[Any]] = {}

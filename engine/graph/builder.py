@@ -105,7 +105,9 @@ class StateGraph:
         output_schema: Any = None,
     ) -> None:
         if state_schema is None:
-            raise ValueError("StateGraph needs a state schema (a TypedDict, dataclass or pydantic model)")
+            raise ValueError(
+                "StateGraph needs a state schema (a TypedDict, dataclass or pydantic model)"
+            )
         self.state_schema = state_schema
         self.context_schema = context_schema
         self.input_schema = input_schema
@@ -142,9 +144,13 @@ class StateGraph:
             raise ValueError(f"Node `{name}` is reserved.")
         for ch in ("|", ":"):
             if ch in name:
-                raise ValueError(f"'{ch}' is a reserved character and is not allowed in node names.")
+                raise ValueError(
+                    f"'{ch}' is a reserved character and is not allowed in node names."
+                )
         if not callable(action) and not hasattr(action, "ainvoke"):
-            raise TypeError(f"Node `{name}` must be a function or a compiled graph, got {type(action).__name__}")
+            raise TypeError(
+                f"Node `{name}` must be a function or a compiled graph, got {type(action).__name__}"
+            )
         self.nodes[name] = NodeSpec(
             name=name,
             fn=action,
@@ -216,7 +222,9 @@ class StateGraph:
     def set_entry_point(self, key: str) -> StateGraph:
         return self.add_edge(START, key)
 
-    def set_conditional_entry_point(self, path: Callable[..., Any], path_map: Any = None) -> StateGraph:
+    def set_conditional_entry_point(
+        self, path: Callable[..., Any], path_map: Any = None
+    ) -> StateGraph:
         return self.add_conditional_edges(START, path, path_map)
 
     def set_finish_point(self, key: str) -> StateGraph:
@@ -225,13 +233,17 @@ class StateGraph:
     # -- compile -----------------------------------------------------------------------------
 
     def validate(self, interrupt: Sequence[str] = ()) -> None:
-        all_sources = {s for s, _ in self.edges} | {s for starts, _ in self.waiting_edges for s in starts}
+        all_sources = {s for s, _ in self.edges} | {
+            s for starts, _ in self.waiting_edges for s in starts
+        }
         all_sources |= set(self.branches)
         for s in all_sources:
             if s != START and s not in self.nodes:
                 raise ValueError(f"Found edge starting at unknown node '{s}'")
         if START not in all_sources:
-            raise ValueError("Graph must have an entrypoint: add at least one edge from START to another node")
+            raise ValueError(
+                "Graph must have an entrypoint: add at least one edge from START to another node"
+            )
         targets = {t for _, t in self.edges} | {t for _, t in self.waiting_edges}
         for t in targets:
             if t != END and t not in self.nodes:
@@ -241,14 +253,16 @@ class StateGraph:
                 if b.path_map is not None:
                     for t in b.path_map.values():
                         if t != END and t not in self.nodes:
-                            raise ValueError(f"At '{src}' node, '{b.name}' branch found unknown target '{t}'")
+                            raise ValueError(
+                                f"At '{src}' node, '{b.name}' branch found unknown target '{t}'"
+                            )
         for n in interrupt:
             if n != "*" and n not in self.nodes:
                 raise ValueError(f"Interrupt node `{n}` not found")
 
     def compile(
         self,
-        checkpointer: BaseCheckpointSaver | None | bool = None,
+        checkpointer: BaseCheckpointSaver | bool | None = None,
         *,
         store: Any = None,
         cache: Any = None,
@@ -259,7 +273,11 @@ class StateGraph:
     ) -> CompiledStateGraph:
         from engine.graph.compiled import CompiledStateGraph
 
-        ib = [interrupt_before] if isinstance(interrupt_before, str) else list(interrupt_before or [])
+        ib = (
+            [interrupt_before]
+            if isinstance(interrupt_before, str)
+            else list(interrupt_before or [])
+        )
         ia = [interrupt_after] if isinstance(interrupt_after, str) else list(interrupt_after or [])
         self.validate([*ib, *ia])
         self.compiled = True

@@ -17,8 +17,8 @@ from engine.graph.message_log import AppendLog, MessageList, PreviewList
 
 __all__ = [
     "MISSING",
-    "BaseChannel",
     "AppendListChannel",
+    "BaseChannel",
     "BinaryOperatorAggregate",
     "EphemeralValue",
     "LastValue",
@@ -142,7 +142,9 @@ class UntrackedValue(BaseChannel):
         if not values:
             return False
         if len(values) != 1 and self.guard:
-            raise InvalidUpdateError(f"At key '{self.key}': UntrackedValue(guard=True) can receive only one value per step.")
+            raise InvalidUpdateError(
+                f"At key '{self.key}': UntrackedValue(guard=True) can receive only one value per step."
+            )
         self.value = values[-1]
         return True
 
@@ -307,7 +309,9 @@ class NamedBarrierValue(BaseChannel):
         seen = set(self.value)
         for v in values:
             if v not in self.names:
-                raise InvalidUpdateError(f"At key '{self.key}': value {v!r} not in {sorted(self.names)}")
+                raise InvalidUpdateError(
+                    f"At key '{self.key}': value {v!r} not in {sorted(self.names)}"
+                )
             if v not in seen:
                 seen.add(v)
                 changed = True
@@ -339,7 +343,9 @@ def preview(channel: BaseChannel, values: Sequence[Any]) -> Any:
 
         flat: list[Any] = []
         for v in values:
-            if isinstance(v, list | tuple | MessageList) and not (isinstance(v, tuple) and len(v) == 2 and isinstance(v[0], str)):
+            if isinstance(v, list | tuple | MessageList) and not (
+                isinstance(v, tuple) and len(v) == 2 and isinstance(v[0], str)
+            ):
                 flat.extend(v)
             else:
                 flat.append(v)

@@ -39,7 +39,8 @@ class RunStopped(Exception):
 
 def _call_kwargs(fn: Any) -> tuple[frozenset[str], bool]:
     """Which of config/runtime/writer/store a node function accepts, and whether it is async."""
-    is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None))
+    call = getattr(fn, "__call__", None)  # noqa: B004 - the method of a callable object
+    is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(call)
     try:
         params = inspect.signature(fn).parameters
     except (TypeError, ValueError):
@@ -56,7 +57,7 @@ class CompiledStateGraph(StateAPI):
         self,
         builder: StateGraph,
         *,
-        checkpointer: BaseCheckpointSaver | None | bool,
+        checkpointer: BaseCheckpointSaver | bool | None,
         store: Any,
         interrupt_before: list[str],
         interrupt_after: list[str],
@@ -74,8 +75,16 @@ class CompiledStateGraph(StateAPI):
         self.bus = EventBus()
         self.spec = StateSpec(builder.state_schema)
         self.channels: dict[str, BaseChannel] = dict(self.spec.channels)
-        in_keys = list(schema_fields(builder.input_schema)) if builder.input_schema else self.spec.input_keys()
-        out_keys = list(schema_fields(builder.output_schema)) if builder.output_schema else self.spec.output_keys()
+        in_keys = (
+            list(schema_fields(builder.input_schema))
+            if builder.input_schema
+            else self.spec.input_keys()
+        )
+        out_keys = (
+            list(schema_fields(builder.output_schema))
+            if builder.output_schema
+            else self.spec.output_keys()
+        )
         for extra in (builder.input_schema, builder.output_schema):
             if extra is not None:
                 for k, ch in StateSpec(extra).channels.items():
@@ -177,7 +186,12 @@ class CompiledStateGraph(StateAPI):
                 labels = {v: k for k, v in (br.path_map or {}).items()}
                 for end in br.ends(all_nodes):
                     label = labels.get(end)
-                    g.add_edge(src, end, conditional=True, data=str(label) if label is not None and label != end else None)
+                    g.add_edge(
+                        src,
+                        end,
+                        conditional=True,
+                        data=str(label) if label is not None and label != end else None,
+                    )
                     has_end |= end == END
         for name, ns in b.nodes.items():
             dests = ns.destinations
@@ -196,7 +210,9 @@ class CompiledStateGraph(StateAPI):
 
     # -- config ------------------------------------------------------------------------------
 
-    def with_config(self, config: dict[str, Any] | None = None, **kwargs: Any) -> CompiledStateGraph:
+    def with_config(
+        self, config: dict[str, Any] | None = None, **kwargs: Any
+    ) -> CompiledStateGraph:
         clone = copy.copy(self)
         clone.config = _merge_config(self.config, {**(config or {}), **kwargs})
         return clone
@@ -232,7 +248,12 @@ class CompiledStateGraph(StateAPI):
             debugger = conf.get("debugger") or cfg.get("debugger")
         run_id = str(cfg.get("run_id") or new_run_id())
         thread_id = conf.get("thread_id")
-        em = RunEmitter(run_id, None if thread_id is None else str(thread_id), [self.bus, *extra_buses], debugger)
+        em = RunEmitter(
+            run_id,
+            None if thread_id is None else str(thread_id),
+            [self.bus, *extra_buses],
+            debugger,
+        )
         saver = self._saver()
         run = RunContext(
             run_id=run_id,
@@ -292,7 +313,11 @@ class CompiledStateGraph(StateAPI):
             return output
         except (asyncio.CancelledError, RunStopped) as exc:
             status = "cancelled"
-            if isinstance(exc, asyncio.CancelledError) and debugger is not None and debugger.stop_requested:
+            if (
+                isinstance(exc, asyncio.CancelledError)
+                and debugger is not None
+                and debugger.stop_requested
+            ):
                 raise RunStopped("The run was stopped; the last checkpoint is intact.") from None
             raise
         except BaseException as exc:
@@ -318,8 +343,14 @@ class CompiledStateGraph(StateAPI):
             em.unbind(em_token)
             reset_run(run_token)
 
-    async def _arun_as_subgraph(self, input: Any, parent: TaskContext, parent_loop: PregelLoop) -> Any:
-        ns = f"{parent_loop.ns}|{parent.name}:{parent.task_id}" if parent_loop.ns else f"{parent.name}:{parent.task_id}"
+    async def _arun_as_subgraph(
+        self, input: Any, parent: TaskContext, parent_loop: PregelLoop
+    ) -> Any:
+        ns = (
+            f"{parent_loop.ns}|{parent.name}:{parent.task_id}"
+            if parent_loop.ns
+            else f"{parent.name}:{parent.task_id}"
+        )
         saver = self._saver() if self.checkpointer not in (None, True) else parent_loop.checkpointer
         prun = parent.run
         run = RunContext(
@@ -337,7 +368,10 @@ class CompiledStateGraph(StateAPI):
             streamed_message_ids=prun.streamed_message_ids,
         )
         run.emitter.step = None
-        cfg = {**parent.config, "configurable": {**parent.config.get("configurable", {}), "checkpoint_ns": ns}}
+        cfg = {
+            **parent.config,
+            "configurable": {**parent.config.get("configurable", {}), "checkpoint_ns": ns},
+        }
         cfg["configurable"].pop("checkpoint_id", None)
         resuming = parent_loop.resuming
         token = set_run(run)
@@ -355,7 +389,9 @@ class CompiledStateGraph(StateAPI):
                 resuming=resuming,
             )
             if resuming and saver is not None:
-                existing = await saver.aget_tuple({"configurable": {"thread_id": parent_loop.thread_id, "checkpoint_ns": ns}})
+                existing = await saver.aget_tuple(
+                    {"configurable": {"thread_id": parent_loop.thread_id, "checkpoint_ns": ns}}
+                )
                 if existing is not None:
                     loop.input = None
             return await loop.run_to_end()
@@ -460,7 +496,9 @@ class CompiledStateGraph(StateAPI):
                 except (asyncio.CancelledError, Exception):
                     pass
 
-    def stream(self, input: Any, config: dict[str, Any] | None = None, **kwargs: Any) -> Iterator[Any]:
+    def stream(
+        self, input: Any, config: dict[str, Any] | None = None, **kwargs: Any
+    ) -> Iterator[Any]:
         return iter_sync(self.astream(input, config, _sync_call=True, **kwargs))
 
     async def astream_events(
@@ -512,7 +550,9 @@ class CompiledStateGraph(StateAPI):
                 except (asyncio.CancelledError, Exception):
                     pass
 
-    def stream_events(self, input: Any, config: dict[str, Any] | None = None, **kwargs: Any) -> Iterator[EventBase]:
+    def stream_events(
+        self, input: Any, config: dict[str, Any] | None = None, **kwargs: Any
+    ) -> Iterator[EventBase]:
         return iter_sync(self.astream_events(input, config, _sync_call=True, **kwargs))
 
 
@@ -529,4 +569,3 @@ def _merge_config(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]
     if "metadata" in base or "metadata" in extra:
         out["metadata"] = {**base.get("metadata", {}), **extra.get("metadata", {})}
     return out
-

@@ -42,12 +42,16 @@ class DrawableGraph:
     edges: list[Edge] = field(default_factory=list)
     name: str = "graph"
 
-    def add_node(self, id: str, kind: NodeKind = "node", name: str | None = None, **metadata: Any) -> Node:
+    def add_node(
+        self, id: str, kind: NodeKind = "node", name: str | None = None, **metadata: Any
+    ) -> Node:
         node = Node(id=id, name=name or id, kind=kind, metadata=metadata)
         self.nodes[id] = node
         return node
 
-    def add_edge(self, source: str, target: str, *, conditional: bool = False, data: str | None = None) -> None:
+    def add_edge(
+        self, source: str, target: str, *, conditional: bool = False, data: str | None = None
+    ) -> None:
         edge = Edge(source, target, conditional, data)
         if edge not in self.edges:
             self.edges.append(edge)
@@ -59,7 +63,8 @@ class DrawableGraph:
         return {
             "name": self.name,
             "nodes": [
-                {"id": n.id, "name": n.name, "kind": n.kind, "metadata": n.metadata} for n in self.nodes.values()
+                {"id": n.id, "name": n.name, "kind": n.kind, "metadata": n.metadata}
+                for n in self.nodes.values()
             ],
             "edges": [asdict(e) for e in self.edges],
         }
@@ -68,9 +73,13 @@ class DrawableGraph:
     def from_json(cls, data: dict[str, Any]) -> DrawableGraph:
         g = cls(name=data.get("name", "graph"))
         for n in data.get("nodes", []):
-            g.nodes[n["id"]] = Node(n["id"], n.get("name", n["id"]), n.get("kind", "node"), n.get("metadata", {}))
+            g.nodes[n["id"]] = Node(
+                n["id"], n.get("name", n["id"]), n.get("kind", "node"), n.get("metadata", {})
+            )
         for e in data.get("edges", []):
-            g.edges.append(Edge(e["source"], e["target"], e.get("conditional", False), e.get("data")))
+            g.edges.append(
+                Edge(e["source"], e["target"], e.get("conditional", False), e.get("data"))
+            )
         return g
 
     def draw_mermaid(self, *, with_styles: bool = True) -> str:
@@ -90,7 +99,11 @@ class DrawableGraph:
             src, dst = _mermaid_id(e.source), _mermaid_id(e.target)
             if e.data and e.data != e.target:
                 label = e.data.replace('"', "'")
-                arrow = f"-. &nbsp;{label}&nbsp; .->" if e.conditional else f"-- &nbsp;{label}&nbsp; -->"
+                arrow = (
+                    f"-. &nbsp;{label}&nbsp; .->"
+                    if e.conditional
+                    else f"-- &nbsp;{label}&nbsp; -->"
+                )
             lines.append(f"\t{src} {arrow} {dst};")
         if with_styles:
             lines += [

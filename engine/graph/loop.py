@@ -96,7 +96,9 @@ class PregelLoop:
         if self.recursion_limit < 1:
             raise ValueError("recursion_limit must be at least 1")
         conf = config.get("configurable", {})
-        self.thread_id: str | None = None if conf.get("thread_id") is None else str(conf["thread_id"])
+        self.thread_id: str | None = (
+            None if conf.get("thread_id") is None else str(conf["thread_id"])
+        )
         self.status = "pending"
         self.interrupts: list[Interrupt] = []
         self.tasks: list[Task] = []
@@ -106,7 +108,9 @@ class PregelLoop:
         self._saved_versions: dict[str, str] = {}
         self._loop_thread = threading.get_ident()
         self._aio_loop = asyncio.get_running_loop()
-        self._deferred: tuple[dict[str, Any], Checkpoint, CheckpointMetadata, dict[str, str]] | None = None
+        self._deferred: (
+            tuple[dict[str, Any], Checkpoint, CheckpointMetadata, dict[str, str]] | None
+        ) = None
         self._deferred_writes: list[tuple[str, list[tuple[str, Any]]]] = []
         if not self.nested:
             run.loop = self
@@ -135,7 +139,9 @@ class PregelLoop:
 
     def output(self) -> Any:
         values = {
-            k: plain(self.channels[k].get()) for k in self.graph.output_keys if self.channels[k].is_available()
+            k: plain(self.channels[k].get())
+            for k in self.graph.output_keys
+            if self.channels[k].is_available()
         }
         if self.interrupts and not self.nested:
             values["__interrupt__"] = list(self.interrupts)
@@ -171,7 +177,11 @@ class PregelLoop:
         if mode in run.stream_modes:
             run.stream(mode, chunk, self.ns)
         if mode in ("tasks", "checkpoints") and "debug" in run.stream_modes:
-            kind = "checkpoint" if mode == "checkpoints" else ("task_result" if "result" in chunk else "task")
+            kind = (
+                "checkpoint"
+                if mode == "checkpoints"
+                else ("task_result" if "result" in chunk else "task")
+            )
             run.stream(
                 "debug",
                 {
@@ -191,9 +201,19 @@ class PregelLoop:
 
     def push_task_start(self, task: Task) -> None:
         if self.run.stream is not None and not task.node.hidden:
-            self._push("tasks", {"id": task.id, "name": task.name, "input": task.input, "triggers": list(task.triggers)})
+            self._push(
+                "tasks",
+                {
+                    "id": task.id,
+                    "name": task.name,
+                    "input": task.input,
+                    "triggers": list(task.triggers),
+                },
+            )
 
-    def push_task_result(self, task: Task, error: BaseException | None, interrupts: Any = ()) -> None:
+    def push_task_result(
+        self, task: Task, error: BaseException | None, interrupts: Any = ()
+    ) -> None:
         run = self.run
         if run.stream is None or task.node.hidden:
             return
@@ -267,11 +287,14 @@ class PregelLoop:
         else:
             self.checkpoint = empty_checkpoint()
             self.metadata = {"step": -2}  # type: ignore[typeddict-item]
-            self.checkpoint_config = {"configurable": {"thread_id": self.thread_id, "checkpoint_ns": self.ns}}
+            self.checkpoint_config = {
+                "configurable": {"thread_id": self.thread_id, "checkpoint_ns": self.ns}
+            }
         self._saved_versions = dict(self.checkpoint["channel_versions"])
         values = self.checkpoint["channel_values"]
         self.channels: dict[str, BaseChannel] = {
-            k: spec.from_checkpoint(values.get(k, MISSING)) for k, spec in self.graph.channels.items()
+            k: spec.from_checkpoint(values.get(k, MISSING))
+            for k, spec in self.graph.channels.items()
         }
         self.step = int(self.metadata.get("step", -2)) + 1
         self.stop = self.step + self.recursion_limit + 1
@@ -286,20 +309,35 @@ class PregelLoop:
             id=uuid7(),
             ts=dt.datetime.now(dt.UTC).isoformat(),
             channel_values={
-                k: ch.checkpoint() for k, ch in self.channels.items() if ch.tracked and ch.is_available()
+                k: ch.checkpoint()
+                for k, ch in self.channels.items()
+                if ch.tracked and ch.is_available()
             },
             channel_versions=dict(c["channel_versions"]),
             versions_seen={k: dict(v) for k, v in c["versions_seen"].items()},
         )
         new["channel_values"] = {k: v for k, v in new["channel_values"].items() if v is not MISSING}
-        metadata: CheckpointMetadata = {"source": source, "step": self.step, "parents": {}, "run_id": self.run.run_id}
-        parent_config = self.checkpoint_config if self.checkpoint_config["configurable"].get("checkpoint_id") else None
+        metadata: CheckpointMetadata = {
+            "source": source,
+            "step": self.step,
+            "parents": {},
+            "run_id": self.run.run_id,
+        }
+        parent_config = (
+            self.checkpoint_config
+            if self.checkpoint_config["configurable"].get("checkpoint_id")
+            else None
+        )
         new_versions = {
             k: v for k, v in new["channel_versions"].items() if self._saved_versions.get(k) != v
         }
         saver = self.checkpointer
         config = {
-            "configurable": {"thread_id": self.thread_id, "checkpoint_ns": self.ns, "checkpoint_id": new["id"]}
+            "configurable": {
+                "thread_id": self.thread_id,
+                "checkpoint_ns": self.ns,
+                "checkpoint_id": new["id"],
+            }
         }
         if saver is not None:
             if self.durability == "exit":
@@ -307,7 +345,12 @@ class PregelLoop:
                     self._deferred = (self.checkpoint_config, new, metadata, new_versions)
                 else:
                     prev_versions = self._deferred[3]
-                    self._deferred = (self._deferred[0], new, metadata, {**prev_versions, **new_versions})
+                    self._deferred = (
+                        self._deferred[0],
+                        new,
+                        metadata,
+                        {**prev_versions, **new_versions},
+                    )
             else:
                 await saver.aput(self.checkpoint_config, new, metadata, new_versions)
         self._saved_versions = dict(new["channel_versions"])
@@ -316,7 +359,9 @@ class PregelLoop:
         self.checkpoint_config = config
         em = self.run.emitter
         em.checkpoint_id = new["id"]
-        need_next = em.active or "checkpoints" in self.run.stream_modes or "debug" in self.run.stream_modes
+        need_next = (
+            em.active or "checkpoints" in self.run.stream_modes or "debug" in self.run.stream_modes
+        )
         next_names = [t.name for t in self._plan()] if need_next else []
         if em.active:
             await em.emit(
@@ -328,7 +373,9 @@ class PregelLoop:
                 next=next_names,
                 writer_nodes=writer_nodes or [],
             )
-        if self.run.stream is not None and ("checkpoints" in self.run.stream_modes or "debug" in self.run.stream_modes):
+        if self.run.stream is not None and (
+            "checkpoints" in self.run.stream_modes or "debug" in self.run.stream_modes
+        ):
             self._push(
                 "checkpoints",
                 {
@@ -337,7 +384,10 @@ class PregelLoop:
                     "values": self._values(),
                     "metadata": metadata,
                     "next": next_names,
-                    "tasks": [{"id": t.id, "name": t.name, "interrupts": (), "state": None} for t in self._plan()],
+                    "tasks": [
+                        {"id": t.id, "name": t.name, "interrupts": (), "state": None}
+                        for t in self._plan()
+                    ],
                 },
             )
         self.step += 1
@@ -367,7 +417,11 @@ class PregelLoop:
         self._deferred_writes = []
 
     def _values(self) -> dict[str, Any]:
-        return {k: self.channels[k].get() for k in self.graph.output_keys if self.channels[k].is_available()}
+        return {
+            k: self.channels[k].get()
+            for k in self.graph.output_keys
+            if self.channels[k].is_available()
+        }
 
     def _plan(self) -> list[Task]:
         return plan_tasks(self.checkpoint, self.channels, self.graph.nodes, self.step, self.ns)
@@ -375,8 +429,12 @@ class PregelLoop:
     # ------------------------------------------------------------------------------------
     # input / resume
 
-    def _apply_pseudo(self, name: str, writes: list[tuple[str, Any]], triggers: list[str] | None = None) -> dict[str, list[Any]]:
-        task = Task(NULL_TASK_ID, name, ("pull", name), None, triggers or [], self.graph.nodes[START])
+    def _apply_pseudo(
+        self, name: str, writes: list[tuple[str, Any]], triggers: list[str] | None = None
+    ) -> dict[str, list[Any]]:
+        task = Task(
+            NULL_TASK_ID, name, ("pull", name), None, triggers or [], self.graph.nodes[START]
+        )
         task.writes = writes
         return apply_writes(self.checkpoint, self.channels, [task], next_version)
 
@@ -424,14 +482,22 @@ class PregelLoop:
                 null_writes.append((RESUME, resume))
             if not null_writes and run.resume_map is None:
                 raise EmptyInputError("Received empty Command input")
-            if null_writes and self.checkpointer is not None and self.checkpoint_config["configurable"].get("checkpoint_id"):
-                await self.checkpointer.aput_writes(self.checkpoint_config, null_writes, NULL_TASK_ID)
+            if (
+                null_writes
+                and self.checkpointer is not None
+                and self.checkpoint_config["configurable"].get("checkpoint_id")
+            ):
+                await self.checkpointer.aput_writes(
+                    self.checkpoint_config, null_writes, NULL_TASK_ID
+                )
             self.pending_writes.extend((NULL_TASK_ID, c, v) for c, v in null_writes)
         # a plain resume value waiting for the next interrupt() call
         for tid, c, v in self.pending_writes:
             if tid == NULL_TASK_ID and c == RESUME and not self.nested:
                 run.null_resume = _NullResume(True, v)
-        null_state_writes = [(c, v) for tid, c, v in self.pending_writes if tid == NULL_TASK_ID and c != RESUME]
+        null_state_writes = [
+            (c, v) for tid, c, v in self.pending_writes if tid == NULL_TASK_ID and c != RESUME
+        ]
         if null_state_writes:
             self._apply_pseudo("__input__", null_state_writes)
         if self.resuming:
@@ -440,7 +506,9 @@ class PregelLoop:
             return True
         if inp is not None and not is_command:
             discard = self._plan()
-            pseudo = Task(NULL_TASK_ID, "__input__", ("pull", "__input__"), None, [], self.graph.nodes[START])
+            pseudo = Task(
+                NULL_TASK_ID, "__input__", ("pull", "__input__"), None, [], self.graph.nodes[START]
+            )
             pseudo.writes = [(START, inp)]
             apply_writes(self.checkpoint, self.channels, [*discard, pseudo], next_version)
             self.pending_writes = []
@@ -496,7 +564,13 @@ class PregelLoop:
                 span_id=s.id,
                 parent_span_id=s.parent,
                 tasks=[
-                    PlannedTask(node=t.name, task_id=t.id, triggers=list(t.triggers), kind=t.kind, cached=t.cached)  # type: ignore[arg-type]
+                    PlannedTask(
+                        node=t.name,
+                        task_id=t.id,
+                        triggers=list(t.triggers),
+                        kind=t.kind,
+                        cached=t.cached,
+                    )  # type: ignore[arg-type]
                     for t in tasks
                 ],
             )
@@ -529,15 +603,25 @@ class PregelLoop:
 
     async def _barrier(self, tasks: list[Task]) -> bool:
         """Apply writes, save the checkpoint; True if an interrupt_after breakpoint fires."""
-        before = {k: self.channels[k].value for k in self.graph.spec.channels} if self.run.emitter.active else None
+        before = (
+            {k: self.channels[k].value for k in self.graph.spec.channels}
+            if self.run.emitter.active
+            else None
+        )
         changed = apply_writes(self.checkpoint, self.channels, tasks, next_version)
         em = self.run.emitter
         if em.active and before is not None:
             changes = self._diff(before, changed)
             if changes:
-                await em.emit(StateUpdated, changes=changes, versions={
-                    k: self.checkpoint["channel_versions"][k] for k in changed if k in self.checkpoint["channel_versions"]
-                })
+                await em.emit(
+                    StateUpdated,
+                    changes=changes,
+                    versions={
+                        k: self.checkpoint["channel_versions"][k]
+                        for k in changed
+                        if k in self.checkpoint["channel_versions"]
+                    },
+                )
         if any(k in self.graph.output_keys for k in changed):
             self._push("values", self._values())
         self.pending_writes = []
@@ -554,11 +638,25 @@ class PregelLoop:
             ch = self.channels[k]
             new = ch.value
             if isinstance(new, AppendLog) and isinstance(old, AppendLog) and new.extends(old):
-                out.append({"channel": k, "op": "append", "appended": to_jsonable(new.delta_since(old)), "length": len(new)})
+                out.append(
+                    {
+                        "channel": k,
+                        "op": "append",
+                        "appended": to_jsonable(new.delta_since(old)),
+                        "length": len(new),
+                    }
+                )
             elif new is MISSING or (not ch.is_available()):
                 out.append({"channel": k, "op": "clear"})
             elif isinstance(new, AppendLog):
-                out.append({"channel": k, "op": "replace", "value": to_jsonable(list(new)), "length": len(new)})
+                out.append(
+                    {
+                        "channel": k,
+                        "op": "replace",
+                        "value": to_jsonable(list(new)),
+                        "length": len(new),
+                    }
+                )
             else:
                 out.append({"channel": k, "op": "set", "value": to_jsonable(new, max_str=4000)})
         return out
@@ -566,7 +664,9 @@ class PregelLoop:
     # ------------------------------------------------------------------------------------
     # snapshot helpers used by get_state
 
-    def pregel_tasks(self, tasks: list[Task], pending: list[tuple[str, str, Any]]) -> tuple[PregelTask, ...]:
+    def pregel_tasks(
+        self, tasks: list[Task], pending: list[tuple[str, str, Any]]
+    ) -> tuple[PregelTask, ...]:
         out = []
         for t in tasks:
             err = None
@@ -579,7 +679,9 @@ class PregelLoop:
                     err = Exception(v.get("message") if isinstance(v, dict) else v)
                 elif c == INTERRUPT:
                     intrs += tuple(v)
-            writes = [(c, v) for tid, c, v in pending if tid == t.id and c in self.graph.spec.channels]
+            writes = [
+                (c, v) for tid, c, v in pending if tid == t.id and c in self.graph.spec.channels
+            ]
             if writes:
                 result = dict(writes)
             out.append(PregelTask(t.id, t.name, t.path, err, intrs, None, result))

@@ -227,7 +227,10 @@ class PreviewList(Sequence[Any]):
 def preview_merged(base: MessageList, right: Any) -> Sequence[BaseMessage]:
     """What ``base.merged(right)`` will be, without growing ``base``'s buffer."""
     incoming = coerce_messages(right) if right is not None else []
-    if any(isinstance(m, RemoveMessage) or (m.id is not None and base.id_position(m.id) is not None) for m in incoming):
+    if any(
+        isinstance(m, RemoveMessage) or (m.id is not None and base.id_position(m.id) is not None)
+        for m in incoming
+    ):
         return MessageList(merge_messages(list(base), [_with_id(m) for m in incoming]))
     return PreviewList(base, [_with_id(m) for m in incoming])
 

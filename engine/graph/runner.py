@@ -18,7 +18,7 @@ from engine.events import (
     NodeStarted,
     Route,
 )
-from engine.graph.algo import TASKS, Task, compute_writes
+from engine.graph.algo import TASKS, Task, compute_writes, read_values
 from engine.graph.errors import GraphBubbleUp, GraphInterrupt, ParentCommand
 from engine.graph.runtime import Runtime, TaskContext, reset_task, set_task
 from engine.graph.types import START, Command, RetryPolicy, Send
@@ -35,7 +35,9 @@ def summarize(value: Any, limit: int = 120) -> str:
     if isinstance(value, dict):
         parts = []
         for k, v in value.items():
-            if isinstance(v, list | tuple) or hasattr(v, "__len__") and not isinstance(v, str | bytes | dict):
+            if isinstance(v, list | tuple) or (
+                hasattr(v, "__len__") and not isinstance(v, str | bytes | dict)
+            ):
                 parts.append(f"{k}[{len(v)}]")
             else:
                 r = repr(v)
@@ -59,7 +61,9 @@ def _writes_payload(writes: list[tuple[str, Any]]) -> list[dict[str, Any]]:
         if c.startswith("branch:to:"):
             out.append({"channel": c, "value": c[len("branch:to:") :]})
         elif c == TASKS and isinstance(v, Send):
-            out.append({"channel": c, "value": {"send": v.node, "arg": to_jsonable(v.arg, max_str=2000)}})
+            out.append(
+                {"channel": c, "value": {"send": v.node, "arg": to_jsonable(v.arg, max_str=2000)}}
+            )
         else:
             out.append({"channel": c, "value": to_jsonable(v, max_str=4000)})
     return out
@@ -124,8 +128,15 @@ async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> Non
         assert sp is not None
         sp.counter = 0
         config = loop.task_config(task)
-        ctx = TaskContext(task.name, task.id, loop.step, config, sp, loop.run, loop.ns, inline=inline)
-        ctx.runtime = Runtime(context=loop.run.context, store=loop.run.store, stream_writer=_make_writer(loop, task))
+        ctx = TaskContext(
+            task.name, task.id, loop.step, config, sp, loop.run, loop.ns, inline=inline
+        )
+        ctx.runtime = Runtime(
+            context=loop.run.context, store=loop.run.store, stream_writer=_make_writer(loop, task)
+        )
+        ctx.read_state = lambda: loop.graph.spec.to_state(
+            read_values(loop.channels, loop.graph.spec.channels)
+        )
         s = span()
         t0 = time.perf_counter()
         if em.active and not node.hidden:
@@ -146,7 +157,9 @@ async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> Non
                 try:
                     output = await _call_node(loop, task, ctx)
                     if isinstance(output, Command) and output.graph == Command.PARENT:
-                        raise ParentCommand(Command(update=output.update, goto=output.goto, resume=output.resume))
+                        raise ParentCommand(
+                            Command(update=output.update, goto=output.goto, resume=output.resume)
+                        )
                     task.writes = await compute_writes(
                         task,
                         output,
@@ -155,7 +168,7 @@ async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> Non
                         spec=loop.graph.spec,
                         input_keys=loop.graph.input_keys,
                         config=config,
-                        route_reason=lambda: ctx.route_reason,
+                        route_reason=lambda ctx=ctx: ctx.route_reason,
                     )
                 finally:
                     reset_task(token)
@@ -210,7 +223,9 @@ async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> Non
                 continue
             if not cancelled:
                 task.error = exc
-                await loop.save_task_writes(task, [(ERROR, {"type": type(exc).__name__, "message": str(exc)})])
+                await loop.save_task_writes(
+                    task, [(ERROR, {"type": type(exc).__name__, "message": str(exc)})]
+                )
                 loop.push_task_result(task, exc)
             raise
         # success
@@ -222,7 +237,9 @@ async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> Non
                     parent_span_id=s.id,
                     from_node=task.name,
                     to=r.to,
-                    sends=[{"node": x.node, "arg": to_jsonable(x.arg, max_str=400)} for x in r.sends],
+                    sends=[
+                        {"node": x.node, "arg": to_jsonable(x.arg, max_str=400)} for x in r.sends
+                    ],
                     reason=r.reason if r.reason in _REASONS else "conditional",
                     detail=r.detail,
                 )

@@ -123,12 +123,18 @@ class TaskContext:
     ns: str = ""
     route_reason: tuple[str, str] | None = None
     runtime: Runtime[Any] | None = None
+    read_state: Callable[[], Any] | None = None
+    """The graph state as of the start of this step (push tasks get only their ``Send`` arg)."""
     inline: bool = False
     """True when a sync node runs directly on the event-loop thread (see ``run_step``)."""
 
 
-_RUN: contextvars.ContextVar[RunContext | None] = contextvars.ContextVar("stepwise_run", default=None)
-_TASK: contextvars.ContextVar[TaskContext | None] = contextvars.ContextVar("stepwise_task", default=None)
+_RUN: contextvars.ContextVar[RunContext | None] = contextvars.ContextVar(
+    "stepwise_run", default=None
+)
+_TASK: contextvars.ContextVar[TaskContext | None] = contextvars.ContextVar(
+    "stepwise_task", default=None
+)
 
 
 def current_run() -> RunContext | None:
@@ -190,7 +196,9 @@ def _emit_resumed(task: TaskContext, iid: str, value: Any) -> None:
     from engine.events import InterruptResumed
     from engine.serde import to_jsonable
 
-    task.run.emitter.emit_sync(InterruptResumed, interrupt_id=iid, value=to_jsonable(value), node=task.name)
+    task.run.emitter.emit_sync(
+        InterruptResumed, interrupt_id=iid, value=to_jsonable(value), node=task.name
+    )
 
 
 def get_config() -> dict[str, Any]:

@@ -22,10 +22,8 @@ from engine.graph.channels import (
     AppendListChannel,
     BaseChannel,
     BinaryOperatorAggregate,
-    EphemeralValue,
     LastValue,
     MessagesChannel,
-    UntrackedValue,
 )
 from engine.graph.errors import InvalidUpdateError
 from engine.graph.types import Command
@@ -63,7 +61,9 @@ def _strip_required(tp: Any) -> Any:
 
 
 _REQUIRED_WRAPPERS = tuple(
-    w for w in (typing.NotRequired, typing.Required, getattr(typing, "ReadOnly", None)) if w is not None
+    w
+    for w in (typing.NotRequired, typing.Required, getattr(typing, "ReadOnly", None))
+    if w is not None
 )
 
 
@@ -135,7 +135,9 @@ def _is_list_type(tp: Any) -> bool:
 def _is_reducer(fn: Callable[..., Any]) -> bool:
     try:
         params = [
-            p for p in inspect.signature(fn).parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+            p
+            for p in inspect.signature(fn).parameters.values()
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
         ]
     except (TypeError, ValueError):
         return True  # builtins such as operator.add
@@ -166,10 +168,14 @@ class StateSpec:
         return list(self.fields)
 
     def input_keys(self) -> list[str]:
-        return [k for k, m in self.markers.items() if not any(issubclass(x, OmitFromInput) for x in m)]
+        return [
+            k for k, m in self.markers.items() if not any(issubclass(x, OmitFromInput) for x in m)
+        ]
 
     def output_keys(self) -> list[str]:
-        return [k for k, m in self.markers.items() if not any(issubclass(x, OmitFromOutput) for x in m)]
+        return [
+            k for k, m in self.markers.items() if not any(issubclass(x, OmitFromOutput) for x in m)
+        ]
 
     # -- conversions -------------------------------------------------------------------------
 
@@ -196,17 +202,23 @@ class StateSpec:
         """Graph input as ``{key: value}`` (pydantic schemas are validated here)."""
         if isinstance(value, dict):
             if self.is_pydantic:
-                validated = self.schema.model_validate({k: v for k, v in value.items() if k in self.fields})
+                validated = self.schema.model_validate(
+                    {k: v for k, v in value.items() if k in self.fields}
+                )
                 return {k: getattr(validated, k) for k in value if k in self.fields}
             return value
         if isinstance(value, BaseModel):
-            return {k: getattr(value, k) for k in value.model_fields_set or type(value).model_fields}
+            return {
+                k: getattr(value, k) for k in value.model_fields_set or type(value).model_fields
+            }
         if dataclasses.is_dataclass(value) and not isinstance(value, type):
             return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
         raise InvalidUpdateError(f"Expected dict, got {value!r}")
 
 
-def updates_from_output(output: Any, known_keys: Sequence[str] | set[str]) -> tuple[list[tuple[str, Any]], list[Command]]:
+def updates_from_output(
+    output: Any, known_keys: Sequence[str] | set[str]
+) -> tuple[list[tuple[str, Any]], list[Command]]:
     """State writes and commands from a node's return value (unknown keys dropped)."""
     keys = known_keys if isinstance(known_keys, set) else set(known_keys)
     writes: list[tuple[str, Any]] = []
@@ -227,10 +239,16 @@ def updates_from_output(output: Any, known_keys: Sequence[str] | set[str]) -> tu
             writes.extend((k, v) for k, v in obj.items() if k in keys)
         elif isinstance(obj, BaseModel):
             fields = obj.model_fields_set or set(type(obj).model_fields)
-            writes.extend((k, getattr(obj, k)) for k in type(obj).model_fields if k in fields and k in keys)
+            writes.extend(
+                (k, getattr(obj, k)) for k in type(obj).model_fields if k in fields and k in keys
+            )
         elif dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-            writes.extend((f.name, getattr(obj, f.name)) for f in dataclasses.fields(obj) if f.name in keys)
-        elif isinstance(obj, list | tuple) and all(isinstance(x, tuple) and len(x) == 2 for x in obj):
+            writes.extend(
+                (f.name, getattr(obj, f.name)) for f in dataclasses.fields(obj) if f.name in keys
+            )
+        elif isinstance(obj, list | tuple) and all(
+            isinstance(x, tuple) and len(x) == 2 for x in obj
+        ):
             writes.extend((k, v) for k, v in obj if k in keys)
         else:
             raise InvalidUpdateError(f"Expected dict, got {obj!r}")

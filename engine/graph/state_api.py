@@ -62,12 +62,16 @@ class StateAPI:
     def _require_saver(self) -> BaseCheckpointSaver:
         saver = self._saver()
         if saver is None:
-            raise ValueError("No checkpointer set: compile the graph with a checkpointer to read or update its state")
+            raise ValueError(
+                "No checkpointer set: compile the graph with a checkpointer to read or update its state"
+            )
         return saver
 
     def _restore(self, checkpoint: Checkpoint) -> dict[str, BaseChannel]:
         values = checkpoint["channel_values"]
-        return {k: spec.from_checkpoint(values.get(k, MISSING)) for k, spec in self.channels.items()}
+        return {
+            k: spec.from_checkpoint(values.get(k, MISSING)) for k, spec in self.channels.items()
+        }
 
     def _state_values(self, channels: dict[str, BaseChannel]) -> dict[str, Any]:
         return {
@@ -94,7 +98,11 @@ class StateAPI:
             finished = [t for t in tasks if t.id in done]
             if finished:
                 apply_writes(checkpoint, channels, finished, next_version)
-        next_names = tuple(t.name for t in tasks if t.id not in done) if live else tuple(t.name for t in tasks)
+        next_names = (
+            tuple(t.name for t in tasks if t.id not in done)
+            if live
+            else tuple(t.name for t in tasks)
+        )
         ptasks: list[PregelTask] = []
         all_interrupts: list[Interrupt] = []
         for t in tasks:
@@ -148,7 +156,12 @@ class StateAPI:
         """Every checkpoint of the thread, newest first, across all branches."""
         saver = self._require_saver()
         conf = config.get("configurable", {})
-        cfg = {"configurable": {"thread_id": conf.get("thread_id"), "checkpoint_ns": conf.get("checkpoint_ns", "")}}
+        cfg = {
+            "configurable": {
+                "thread_id": conf.get("thread_id"),
+                "checkpoint_ns": conf.get("checkpoint_ns", ""),
+            }
+        }
         async for t in saver.alist(cfg, filter=filter, before=before, limit=limit):
             yield self._snapshot(t, live=False)
 
@@ -196,7 +209,11 @@ class StateAPI:
         saved = await saver.aget_tuple(config)
         checkpoint = _copy(saved.checkpoint) if saved else empty_checkpoint()
         prev_step = int(saved.metadata.get("step", -2)) if saved else -2
-        parent_config = saved.config if saved else {"configurable": {"thread_id": thread_id, "checkpoint_ns": ns}}
+        parent_config = (
+            saved.config
+            if saved
+            else {"configurable": {"thread_id": thread_id, "checkpoint_ns": ns}}
+        )
         channels = self._restore(checkpoint)
         prev_versions = dict(checkpoint["channel_versions"])
         before_values = {k: channels[k].value for k in self.spec.channels}
@@ -211,7 +228,9 @@ class StateAPI:
             tasks = plan_tasks(checkpoint, channels, self.nodes, prev_step + 1, ns)
             apply_writes(checkpoint, channels, tasks, next_version)
         elif as_node == "__input__":
-            pseudo = Task(NULL_TASK_ID, "__input__", ("pull", "__input__"), None, [], self.nodes[START])
+            pseudo = Task(
+                NULL_TASK_ID, "__input__", ("pull", "__input__"), None, [], self.nodes[START]
+            )
             pseudo.writes = [(START, values)]
             discard = plan_tasks(checkpoint, channels, self.nodes, prev_step + 1, ns)
             apply_writes(checkpoint, channels, [*discard, pseudo], next_version)
@@ -240,7 +259,9 @@ class StateAPI:
             v=checkpoint["v"],
             id=uuid7(),
             ts=_now(),
-            channel_values={k: ch.checkpoint() for k, ch in channels.items() if ch.tracked and ch.is_available()},
+            channel_values={
+                k: ch.checkpoint() for k, ch in channels.items() if ch.tracked and ch.is_available()
+            },
             channel_versions=dict(checkpoint["channel_versions"]),
             versions_seen=checkpoint["versions_seen"],
         )
@@ -249,15 +270,23 @@ class StateAPI:
         metadata = {"source": source, "step": step, "parents": {}}
         if source == "update":
             metadata["writes"] = {writer: to_jsonable(values, max_str=2000)}
-        new_versions = {k: v for k, v in new["channel_versions"].items() if prev_versions.get(k) != v}
+        new_versions = {
+            k: v for k, v in new["channel_versions"].items() if prev_versions.get(k) != v
+        }
         if source == "fork":
             new_versions = {}
         new_config = await saver.aput(parent_config, new, metadata, new_versions)  # type: ignore[arg-type]
-        await self._emit_update(new_config, parent_config, before_values, channels, step, source, writer)
+        await self._emit_update(
+            new_config, parent_config, before_values, channels, step, source, writer
+        )
         return new_config
 
     def update_state(
-        self, config: dict[str, Any], values: Any, as_node: str | None = None, task_id: str | None = None
+        self,
+        config: dict[str, Any],
+        values: Any,
+        as_node: str | None = None,
+        task_id: str | None = None,
     ) -> dict[str, Any]:
         return run_sync(self.aupdate_state(config, values, as_node, task_id))
 
@@ -282,7 +311,9 @@ class StateAPI:
         for k in self.spec.channels:
             new_v = channels[k].value
             if new_v is not before.get(k):
-                changes.append({"channel": k, "op": "set", "value": to_jsonable(new_v, max_str=4000)})
+                changes.append(
+                    {"channel": k, "op": "set", "value": to_jsonable(new_v, max_str=4000)}
+                )
         if changes:
             await em.emit(StateUpdated, changes=changes)
         saved = await self._require_saver().aget_tuple(new_config)

@@ -69,7 +69,11 @@ class Command:
         return list(self.goto or ())
 
     def __repr__(self) -> str:
-        parts = [f"{k}={v!r}" for k, v in (("graph", self.graph), ("update", self.update), ("resume", self.resume)) if v is not None]
+        parts = [
+            f"{k}={v!r}"
+            for k, v in (("graph", self.graph), ("update", self.update), ("resume", self.resume))
+            if v is not None
+        ]
         if self.goto:
             parts.append(f"goto={self.goto!r}")
         return f"Command({', '.join(parts)})"
@@ -119,9 +123,9 @@ class RetryPolicy:
     max_interval: float = 128.0
     max_attempts: int = 3
     jitter: bool = True
-    retry_on: type[BaseException] | Sequence[type[BaseException]] | Callable[[BaseException], bool] = field(
-        default=default_retry_on
-    )
+    retry_on: (
+        type[BaseException] | Sequence[type[BaseException]] | Callable[[BaseException], bool]
+    ) = field(default=default_retry_on)
 
     def __post_init__(self) -> None:
         if self.max_attempts < 1:
@@ -167,7 +171,12 @@ class StateSnapshot(NamedTuple):
 
 
 # JSON codecs so these values can live in state, pending writes and sessions
-serde.register_codec(Send, "send", lambda s: {"node": s.node, "arg": serde.encode(s.arg)}, lambda v: Send(v["node"], serde.decode(v["arg"])))
+serde.register_codec(
+    Send,
+    "send",
+    lambda s: {"node": s.node, "arg": serde.encode(s.arg)},
+    lambda v: Send(v["node"], serde.decode(v["arg"])),
+)
 serde.register_codec(
     Interrupt,
     "interrupt",
@@ -184,6 +193,9 @@ serde.register_codec(
         "goto": serde.encode(c.goto_list()),
     },
     lambda v: Command(
-        graph=v["graph"], update=serde.decode(v["update"]), resume=serde.decode(v["resume"]), goto=serde.decode(v["goto"])
+        graph=v["graph"],
+        update=serde.decode(v["update"]),
+        resume=serde.decode(v["resume"]),
+        goto=serde.decode(v["goto"]),
     ),
 )

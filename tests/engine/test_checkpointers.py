@@ -64,7 +64,9 @@ def test_messages_are_stored_as_deltas(tmp_path):
     cfg = {"configurable": {"thread_id": "1"}}
     for i in range(50):
         g.invoke({"messages": [HumanMessage(f"question number {i}")]}, cfg)
-    rows = saver.conn.execute("SELECT data FROM checkpoint_blobs WHERE channel='messages'").fetchall()
+    rows = saver.conn.execute(
+        "SELECT data FROM checkpoint_blobs WHERE channel='messages'"
+    ).fetchall()
     total = sum(len(r[0]) for r in rows)
     final = g.get_state(cfg).values["messages"]
     final_json = sum(len(json.dumps(m.model_dump(mode="json"))) for m in final)
@@ -90,7 +92,7 @@ def test_resume_from_sqlite_in_a_fresh_process(tmp_path):
 
         def boom_once(state):
             import os
-            if not os.path.exists({str(tmp_path / 'ok')!r}):
+            if not os.path.exists({str(tmp_path / "ok")!r}):
                 raise RuntimeError("disk on fire")
             return {{"log": ["fixed"]}}
 
@@ -118,7 +120,9 @@ def test_resume_from_sqlite_in_a_fresh_process(tmp_path):
     path.write_text(script)
 
     def run(step: str) -> str:
-        p = subprocess.run([sys.executable, str(path), step], capture_output=True, text=True, timeout=60)
+        p = subprocess.run(
+            [sys.executable, str(path), step], capture_output=True, text=True, timeout=60
+        )
         assert p.returncode == 0, p.stderr
         return p.stdout.strip()
 
@@ -172,7 +176,7 @@ def test_sqlite_lease_blocks_another_process(tmp_path):
 def test_not_a_checkpoint_file_gives_a_clear_error(tmp_path):
     bad = tmp_path / "notes.txt"
     bad.write_text("this is not sqlite at all, just some text " * 50)
-    with pytest.raises(CheckpointError, match="notes.txt is not a Stepwise checkpoint file"):
+    with pytest.raises(CheckpointError, match=r"notes\.txt is not a Stepwise checkpoint file"):
         SqliteSaver(bad)
 
 

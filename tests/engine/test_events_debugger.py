@@ -266,7 +266,7 @@ async def test_break_on_failure_interrupt_and_state_condition():
     dbg.break_when("n >= 2")
     d = Driver(chain(), dbg)
     await d.start({"log": []}, cfg("cond"))
-    kind, _, reason = await d.next_pause()
+    _, _, reason = await d.next_pause()
     assert reason == "breakpoint" and dbg.state()["n"] == 2
     dbg.continue_()
     await d.task

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import operator
 from typing import Annotated, TypedDict
 
@@ -40,7 +41,7 @@ def chain(names: str = "xyz", checkpointer=None, **compile_kw):
     for n in names:
         b.add_node(n, _appender(n))
     b.add_edge(START, names[0])
-    for a, c in zip(names, names[1:], strict=False):
+    for a, c in itertools.pairwise(names):
         b.add_edge(a, c)
     b.add_edge(names[-1], END)
     return b.compile(checkpointer=checkpointer, **compile_kw)
@@ -51,7 +52,10 @@ def cfg(thread: str = "t", **extra) -> dict:
 
 
 def history(graph, thread: str = "t") -> list[tuple[str, int, tuple[str, ...]]]:
-    return [(s.metadata["source"], s.metadata["step"], s.next) for s in graph.get_state_history(cfg(thread))]
+    return [
+        (s.metadata["source"], s.metadata["step"], s.next)
+        for s in graph.get_state_history(cfg(thread))
+    ]
 
 
 # 1 ---------------------------------------------------------------------------------------
@@ -98,7 +102,10 @@ def test_3_barrier_order_pull_before_push_sends_by_index():
     b = StateGraph(Log)
 
     def a(state):
-        return Command(update={"log": ["a"]}, goto=["c", Send("b", {"log": ["b1"]}), Send("b", {"log": ["b2"]})])
+        return Command(
+            update={"log": ["a"]},
+            goto=["c", Send("b", {"log": ["b1"]}), Send("b", {"log": ["b2"]})],
+        )
 
     b.add_node("a", a)
     b.add_node("b", lambda s: {"log": s["log"]})
@@ -169,7 +176,9 @@ def test_6_parallel_failure_resumes_only_the_failed_task():
 
     b = StateGraph(Log)
     b.add_node("one", one)
-    b.add_node("two", two, retry_policy=RetryPolicy(max_attempts=2, initial_interval=0.0, jitter=False))
+    b.add_node(
+        "two", two, retry_policy=RetryPolicy(max_attempts=2, initial_interval=0.0, jitter=False)
+    )
     b.add_edge(START, "one")
     b.add_edge(START, "two")
     g = b.compile(checkpointer=InMemorySaver())
@@ -179,7 +188,11 @@ def test_6_parallel_failure_resumes_only_the_failed_task():
     snap = g.get_state(cfg())
     assert snap.values["log"] == ["one"]  # one's writes applied in the live view
     assert snap.next == ("two",)
-    assert snap.tasks[1].error is not None if snap.tasks[0].name == "one" else snap.tasks[0].error is not None
+    assert (
+        snap.tasks[1].error is not None
+        if snap.tasks[0].name == "one"
+        else snap.tasks[0].error is not None
+    )
 
     def two_ok(state):
         calls.append("two")
@@ -355,17 +368,27 @@ def test_12_replay_from_past_checkpoint_forks():
     assert calls == ["y", "z"]
     after = list(g.get_state_history(cfg()))
     assert len(after) == len(before) + 3  # fork + y + z
-    new = [s for s in after if s.config["configurable"]["checkpoint_id"] not in {
-        b.config["configurable"]["checkpoint_id"] for b in before}]
+    new = [
+        s
+        for s in after
+        if s.config["configurable"]["checkpoint_id"]
+        not in {b.config["configurable"]["checkpoint_id"] for b in before}
+    ]
     assert [s.metadata["source"] for s in new] == ["loop", "loop", "fork"]
     fork = new[-1]
     assert fork.metadata["step"] == past.metadata["step"] + 1
-    assert fork.parent_config["configurable"]["checkpoint_id"] == past.config["configurable"]["checkpoint_id"]
+    assert (
+        fork.parent_config["configurable"]["checkpoint_id"]
+        == past.config["configurable"]["checkpoint_id"]
+    )
     # the old branch is preserved
     old_ids = {s.config["configurable"]["checkpoint_id"] for s in before}
     assert old_ids <= {s.config["configurable"]["checkpoint_id"] for s in after}
     # the thread's tip is the new branch
-    assert g.get_state(cfg()).config["configurable"]["checkpoint_id"] == new[0].config["configurable"]["checkpoint_id"]
+    assert (
+        g.get_state(cfg()).config["configurable"]["checkpoint_id"]
+        == new[0].config["configurable"]["checkpoint_id"]
+    )
 
 
 def test_12b_replaying_a_finished_checkpoint_is_a_noop():

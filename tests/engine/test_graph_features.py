@@ -68,8 +68,12 @@ def test_conditional_edge_sees_this_tasks_writes():
     g.add_node("model", lambda s: {"messages": [AIMessage("done")]})
     g.add_node("after", lambda s: {})
     g.add_edge(START, "model")
-    g.add_conditional_edges("model", lambda s: "after" if s["messages"][-1].text == "done" else END, ["after", END])
-    out = g.compile().invoke({"messages": ["hi"]}, )
+    g.add_conditional_edges(
+        "model", lambda s: "after" if s["messages"][-1].text == "done" else END, ["after", END]
+    )
+    out = g.compile().invoke(
+        {"messages": ["hi"]},
+    )
     assert [m.text for m in out["messages"]] == ["hi", "done"]
 
 
@@ -105,7 +109,9 @@ def test_subgraph_as_node_and_interrupt_inside():
 
 def test_command_parent_routes_in_the_parent_graph():
     inner = StateGraph(Log)
-    inner.add_node("jump", lambda s: Command(graph=Command.PARENT, goto="target", update={"log": ["from-sub"]}))
+    inner.add_node(
+        "jump", lambda s: Command(graph=Command.PARENT, goto="target", update={"log": ["from-sub"]})
+    )
     inner.add_edge(START, "jump")
     sub = inner.compile()
 
@@ -217,7 +223,9 @@ def test_resume_without_checkpointer_is_an_error():
     g = StateGraph(Log)
     g.add_node("a", lambda s: {"log": ["a"]})
     g.add_edge(START, "a")
-    with pytest.raises(RuntimeError, match="Cannot use Command\\(resume=...\\) without checkpointer"):
+    with pytest.raises(
+        RuntimeError, match=r"Cannot use Command\(resume=\.\.\.\) without checkpointer"
+    ):
         g.compile().invoke(Command(resume=1))
 
 

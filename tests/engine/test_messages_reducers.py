@@ -100,7 +100,7 @@ def test_message_list_is_persistent():
     assert [m.text for m in c] == ["1", "2", "3"]
     assert c == [HumanMessage("1", id="1"), AIMessage("2", id="2"), HumanMessage("3", id="3")]
     assert c[-1].id == "3" and c[0:2][1].id == "2"
-    assert c + [] == list(c)
+    assert c + [] == list(c)  # noqa: RUF005 - exercises MessageList.__add__
 
 
 def test_preview_does_not_grow_the_buffer():
