@@ -1,0 +1,172 @@
+"""ContextEditingMiddleware + ClearToolUsesEdit: request-only edits and their report."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+from engine.middleware.context_editing import (
+    ClearToolUsesEdit,
+    ContextEditingMiddleware,
+    count_tokens_approximately,
+)
+from tests.engine.middleware.helpers import (
+    Flaky,
+    actions,
+    ai_answer,
+    captured_events,
+    model_request,
+)
+
+
+def conversation(
+    n: int, size: int = 400, tools: tuple[str, ...] = ("search",)
+) -> list[BaseMessage]:
+    """Human, then n rounds of AI(tool call) + ToolMessage(size chars)."""
+    msgs: list[BaseMessage] = [HumanMessage(content="research this")]
+    for i in range(n):
+        name = tools[i % len(tools)]
+        msgs.append(
+            AIMessage(
+                content="", tool_calls=[{"name": name, "args": {"q": f"query {i}"}, "id": f"t{i}"}]
+            )
+        )
+        msgs.append(ToolMessage(content=f"{i}" * size, tool_call_id=f"t{i}", name=name))
+    return msgs
+
+
+def tool_contents(messages: list[BaseMessage]) -> list[str]:
+    return [
+        m.text if m.text == "[cleared]" else m.text[:1]
+        for m in messages
+        if isinstance(m, ToolMessage)
+    ]
+
+
+def test_defaults_and_validation() -> None:
+    edit = ClearToolUsesEdit()
+    assert (edit.trigger, edit.clear_at_least, edit.keep, edit.clear_tool_inputs) == (
+        100_000,
+        0,
+        3,
+        False,
+    )
+    assert (tuple(edit.exclude_tools), edit.placeholder) == ((), "[cleared]")
+    with pytest.raises(ValueError, match=r"^keep must be >= 0$"):
+        ClearToolUsesEdit(keep=-1)
+    with pytest.raises(ValueError, match=r"^trigger must be >= 0$"):
+        ClearToolUsesEdit(trigger=-5)
+    with pytest.raises(ValueError, match=r"^clear_at_least must be >= 0$"):
+        ClearToolUsesEdit(clear_at_least=-1)
+    with pytest.raises(ValueError, match="exclude_tools must be a sequence"):
+        ClearToolUsesEdit(exclude_tools="search")
+    with pytest.raises(ValueError, match="token_count_method must be 'approximate'"):
+        ContextEditingMiddleware(token_count_method="model")
+    with pytest.raises(ValueError, match="apply"):
+        ContextEditingMiddleware(edits=[object()])  # type: ignore[list-item]
+    assert isinstance(ContextEditingMiddleware().edits[0], ClearToolUsesEdit)
+
+
+def test_approximate_counter() -> None:
+    assert count_tokens_approximately([HumanMessage(content="x" * 400)]) == 103
+    with_call = AIMessage(content="", tool_calls=[{"name": "abcd", "args": {"k": "v"}, "id": "1"}])
+    assert count_tokens_approximately([with_call]) == 3 + 4  # "abcd" + '{"k": "v"}' = 14 chars
+    assert count_tokens_approximately([]) == 0
+
+
+def test_below_trigger_nothing_changes() -> None:
+    mw = ContextEditingMiddleware([ClearToolUsesEdit(trigger=10_000)])
+    req = model_request(messages=conversation(5))
+    h = Flaky([], ai_answer())
+    with captured_events() as events:
+        mw.wrap_model_call(req, h)
+    assert h.requests[0] is req and not events
+
+
+def test_clears_all_but_the_last_keep_and_reports() -> None:
+    mw = ContextEditingMiddleware([ClearToolUsesEdit(trigger=200, keep=2)])
+    state_messages = conversation(5)
+    req = model_request(messages=state_messages)
+    h = Flaky([], ai_answer())
+    with captured_events() as events:
+        mw.wrap_model_call(req, h)
+    sent = h.requests[0].messages
+    assert tool_contents(sent) == ["[cleared]", "[cleared]", "[cleared]", "3", "4"]
+    cleared = [m for m in sent if isinstance(m, ToolMessage) and m.text == "[cleared]"]
+    assert all(m.response_metadata["context_editing"]["cleared"] for m in cleared)
+    assert [m.id for m in sent] == [m.id for m in state_messages]
+    # the state (the request's own list) is untouched
+    assert tool_contents(state_messages) == ["0", "1", "2", "3", "4"]
+    assert tool_contents(req.messages) == ["0", "1", "2", "3", "4"]
+    (edit,) = actions(events, "context_edit")
+    assert edit.detail["cleared"] == ["t0", "t1", "t2"]
+    assert edit.detail["tokens_before"] > edit.detail["tokens_after"]
+    assert edit.detail["tokens_before"] == count_tokens_approximately(state_messages)
+
+
+def test_system_message_counts_towards_the_trigger() -> None:
+    small = conversation(1, size=8)
+    edit = ClearToolUsesEdit(trigger=count_tokens_approximately(small), keep=0)
+    mw = ContextEditingMiddleware([edit])
+    h = Flaky([], ai_answer())
+    mw.wrap_model_call(model_request(messages=small), h)
+    assert tool_contents(h.requests[0].messages) == ["0"]
+    mw.wrap_model_call(
+        model_request(messages=small, system_message=SystemMessage(content="be brief")), h
+    )
+    assert tool_contents(h.requests[1].messages) == ["[cleared]"]
+
+
+def test_exclude_tools_and_already_cleared_are_skipped() -> None:
+    msgs = conversation(4, tools=("search", "read_secret"))
+    mw = ContextEditingMiddleware(
+        [ClearToolUsesEdit(trigger=10, keep=0, exclude_tools=["read_secret"])]
+    )
+    h = Flaky([], ai_answer())
+    with captured_events() as events:
+        mw.wrap_model_call(model_request(messages=msgs), h)
+    assert tool_contents(h.requests[0].messages) == ["[cleared]", "1", "[cleared]", "3"]
+    assert actions(events, "context_edit")[0].detail["cleared"] == ["t0", "t2"]
+    with captured_events() as events:
+        mw.wrap_model_call(model_request(messages=h.requests[0].messages), h)
+    assert not events  # nothing new to clear
+
+
+def test_clear_at_least_stops_early() -> None:
+    msgs = conversation(5, size=400)
+    mw = ContextEditingMiddleware([ClearToolUsesEdit(trigger=10, keep=0, clear_at_least=150)])
+    h = Flaky([], ai_answer())
+    mw.wrap_model_call(model_request(messages=msgs), h)
+    assert tool_contents(h.requests[0].messages) == ["[cleared]", "[cleared]", "2", "3", "4"]
+
+
+def test_clear_tool_inputs_empties_the_call_args() -> None:
+    msgs = conversation(2)
+    mw = ContextEditingMiddleware(
+        [ClearToolUsesEdit(trigger=10, keep=1, clear_tool_inputs=True, placeholder="<gone>")]
+    )
+    h = Flaky([], ai_answer())
+    mw.wrap_model_call(model_request(messages=msgs), h)
+    sent = h.requests[0].messages
+    assert sent[1].tool_calls[0]["args"] == {} and sent[1].response_metadata["context_editing"][
+        "cleared_tool_inputs"
+    ] == ["t0"]
+    assert sent[2].text == "<gone>"
+    assert sent[3].tool_calls[0]["args"] == {"q": "query 1"}
+    assert msgs[1].tool_calls[0]["args"] == {"q": "query 0"}
+
+
+def test_custom_token_counter() -> None:
+    mw = ContextEditingMiddleware([ClearToolUsesEdit(trigger=3, keep=0)], token_counter=len)
+    h = Flaky([], ai_answer())
+    mw.wrap_model_call(model_request(messages=conversation(2, size=1)), h)  # 5 messages > 3
+    assert tool_contents(h.requests[0].messages) == ["[cleared]", "[cleared]"]
+
+
+async def test_async_edits_the_request() -> None:
+    mw = ContextEditingMiddleware([ClearToolUsesEdit(trigger=100, keep=1)])
+    h = Flaky([], ai_answer())
+    with captured_events() as events:
+        await mw.awrap_model_call(model_request(messages=conversation(3)), h.acall)
+    assert tool_contents(h.requests[0].messages) == ["[cleared]", "[cleared]", "2"]
+    assert actions(events, "context_edit")[0].detail["cleared"] == ["t0", "t1"]
