@@ -1,0 +1,136 @@
+"""What the status bar shows about the current run, fed by events (plain Python, no Qt).
+
+``RunStats.apply(batch)`` folds a batch of events into: the superstep, the node(s) running now,
+the run's start and end (monotonic ns, as stamped on the events), how many model calls were
+made and how many tokens they used.  Only the root graph's nodes count as "the current node"
+(subgraph events carry ``ns``).  ``text_parts(now_ns)`` renders the status bar's fields.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from engine.events import EventBase
+
+__all__ = ["RunStats", "format_elapsed"]
+
+STATE_LABELS = {
+    "idle": "Ready",
+    "running": "Running",
+    "paused": "Paused",
+    "done": "Done",
+    "interrupted": "Interrupted",
+    "error": "Error",
+    "cancelled": "Stopped",
+    "replay": "Replay",
+    "loading": "Loading",
+}
+
+
+def format_elapsed(seconds: float) -> str:
+    """``0.4 s``, ``12.3 s``, ``2:05``, ``1:02:03``."""
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    whole = int(seconds)
+    hours, rest = divmod(whole, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+@dataclass
+class RunStats:
+    """Counters of the run being shown (reset when a new run starts)."""
+
+    superstep: int | None = None
+    running: list[str] = field(default_factory=list)
+    last_node: str | None = None
+    started_ns: int | None = None
+    finished_ns: int | None = None
+    model_calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    failed_attempts: int = 0
+    paused_at: str | None = None
+    """Where the debugger paused: "before tools", "tool.started create_file", ..."""
+
+    def reset(self) -> None:
+        self.__init__()  # type: ignore[misc]
+
+    @property
+    def tokens(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+    @property
+    def current_node(self) -> str | None:
+        if self.running:
+            return ", ".join(dict.fromkeys(self.running))
+        return self.last_node
+
+    def elapsed(self, now_ns: int) -> float:
+        if self.started_ns is None:
+            return 0.0
+        end = self.finished_ns if self.finished_ns is not None else now_ns
+        return max(0.0, (end - self.started_ns) / 1e9)
+
+    def apply(self, batch: Iterable[EventBase]) -> None:
+        for ev in batch:
+            self._apply(ev)
+
+    def _apply(self, ev: EventBase) -> None:
+        kind = ev.kind
+        root = not ev.ns
+        d = ev.__dict__
+        if kind == "run.started" and root:
+            before = 0
+            if self.started_ns is not None and self.finished_ns is not None:
+                before = self.finished_ns - self.started_ns  # a resumed run continues the clock
+            self.started_ns = ev.mono_ns - before
+            self.finished_ns = None
+            self.paused_at = None
+        elif kind == "run.finished" and root:
+            self.finished_ns = ev.mono_ns
+            self.running.clear()
+            self.paused_at = None
+        elif kind == "superstep.started" and root:
+            self.superstep = ev.step
+        elif kind == "node.started" and root:
+            self.running.append(d["node"])
+            self.last_node = d["node"]
+        elif kind == "node.finished" and root:
+            if d["node"] in self.running:
+                self.running.remove(d["node"])
+        elif kind == "model.response":
+            self.model_calls += 1
+            usage = d.get("usage") or {}
+            self.input_tokens += _int(usage.get("input_tokens"))
+            self.output_tokens += _int(usage.get("output_tokens"))
+        elif kind == "attempt.finished" and d.get("outcome") == "error":
+            self.failed_attempts += 1
+        elif kind == "debug.paused":
+            self.paused_at = d.get("breakpoint") or d.get("at_kind")
+        elif kind == "debug.resumed":
+            self.paused_at = None
+
+    def text_parts(self, status: str, now_ns: int) -> dict[str, str]:
+        """The status bar's fields, already worded."""
+        state = STATE_LABELS.get(status, status.capitalize())
+        if status == "paused" and self.paused_at:
+            state = f"Paused: {self.paused_at}"
+        step = "-" if self.superstep is None else str(self.superstep)
+        tokens = f"{self.tokens:,}" if self.tokens else "0"
+        return {
+            "state": state,
+            "step": f"Step {step}",
+            "node": f"Node {self.current_node or '-'}",
+            "elapsed": format_elapsed(self.elapsed(now_ns)),
+            "models": f"{self.model_calls} model call{'s' if self.model_calls != 1 else ''}",
+            "tokens": f"{tokens} tokens",
+        }
+
+
+def _int(value: object) -> int:
+    try:
+        return int(value)  # type: ignore[call-overload]
+    except (TypeError, ValueError):
+        return 0

@@ -1,0 +1,92 @@
+"""Agents the studio's app tests drive: a seed-000-like agent with near-zero delays.
+
+Seed 000: create login.tsx and register.tsx.  The model times out once (ModelRetry retries),
+writes the todos, creates login.tsx; creating register.tsx fails once with a disk-full OSError
+(ToolRetry retries), then the model answers.  8 messages in the end: the request, three AI
+turns with a tool call each and their three tool results, and the answer.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.agents import create_agent
+from engine.messages import AIMessage, HumanMessage, ToolCall
+from engine.middleware.model_retry import ModelRetryMiddleware
+from engine.middleware.todo import TodoListMiddleware
+from engine.middleware.tool_retry import ToolRetryMiddleware
+from engine.models import ScriptedChatModel
+from engine.tools import tool
+
+REQUEST = "Create login.tsx and register.tsx"
+EXPECTED_MESSAGES = 8
+
+TODOS = [
+    {"content": "Create login.tsx", "status": "in_progress"},
+    {"content": "Create register.tsx", "status": "pending"},
+]
+
+
+def _call(name: str, args: dict[str, Any], n: int) -> ToolCall:
+    return ToolCall(name=name, args=args, id=f"call_{name}_{n}")
+
+
+def script() -> list[Any]:
+    return [
+        TimeoutError("model call timed out after 30 s"),
+        AIMessage(content="", tool_calls=[_call("write_todos", {"todos": TODOS}, 1)]),
+        AIMessage(
+            content="",
+            tool_calls=[_call("create_file", {"path": "login.tsx", "content": "export {}"}, 2)],
+        ),
+        AIMessage(
+            content="",
+            tool_calls=[_call("create_file", {"path": "register.tsx", "content": "export {}"}, 3)],
+        ),
+        "Created login.tsx and register.tsx.",
+    ]
+
+
+def build(*, delay: float = 0.0, script_items: list[Any] | None = None) -> Any:
+    disk: dict[str, str] = {}
+    failures = {"register.tsx": 1}
+
+    @tool
+    def create_file(path: str, content: str) -> str:
+        """Create a file.
+
+        Args:
+            path: the file's path
+            content: what to write
+        """
+        if failures.get(path):
+            failures[path] -= 1
+            raise OSError(28, "No space left on device")
+        disk[path] = content
+        return f"created {path}"
+
+    model = ScriptedChatModel(script() if script_items is None else script_items)
+    return create_agent(
+        model,
+        [create_file],
+        system_prompt="You create files.",
+        middleware=[
+            TodoListMiddleware(),
+            ModelRetryMiddleware(
+                max_retries=2, retry_on=(TimeoutError,), initial_delay=delay, jitter=False
+            ),
+            ToolRetryMiddleware(
+                max_retries=1, retry_on=(OSError,), initial_delay=delay, jitter=False
+            ),
+        ],
+        name="seed000",
+    )
+
+
+def factory(**kwargs: Any) -> Any:
+    """A RunController factory: a fresh agent (and script) each time, with its default input."""
+
+    def make() -> tuple[Any, Any]:
+        return build(**kwargs), {"messages": [HumanMessage(content=REQUEST)]}
+
+    return make
