@@ -1,0 +1,225 @@
+"""``LLMToolSelectorMiddleware``: let a (small) model pick the tools the main model gets.
+
+Before each model call, the selection model (``model``, else the agent's own) is asked, on
+``[system prompt, last HumanMessage]``, for ``{"tools": [names]}`` (structured output: a JSON
+schema whose items are the tool names, when the model supports it; the prompt also lists the
+tools and asks for that JSON, so any model can answer). The request then keeps only the chosen
+tools, in their original order, capped at ``max_tools`` (the model's first choices win), plus
+every ``always_include`` tool (not counted against the cap) and any provider tool dicts.
+
+An answer that is not such JSON, or names unknown tools, is asked again up to ``max_retries``
+times; after that an unknown name raises ``ValueError("Model selected invalid tools: [...]")``.
+
+Reported as ``middleware.action`` ``tools_selected``; a rejected answer as
+``tool_selection_retry``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+from engine.events import MiddlewareAction
+from engine.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from engine.middleware.retry_policy import Call, Emit, Steps, drive_async, drive_sync, model_name
+from engine.middleware.types import AgentMiddleware, ModelCallResult, ModelRequest, ModelResponse
+from engine.tools import BaseTool
+
+__all__ = ["DEFAULT_SYSTEM_PROMPT", "LLMToolSelectorMiddleware"]
+
+DEFAULT_SYSTEM_PROMPT = (
+    "Your goal is to select the most relevant tools for answering the user's query."
+)
+
+_FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.S)
+
+
+class _BadSelection(ValueError):
+    def __init__(self, message: str, invalid: list[str] | None = None) -> None:
+        super().__init__(message)
+        self.invalid = invalid or []
+
+
+def _parse_answer(answer: Any, valid: Sequence[str]) -> list[str]:
+    """The tool names of a selection answer (an AIMessage with JSON text or a tool call)."""
+    payload: Any = None
+    if isinstance(answer, AIMessage) and answer.tool_calls:
+        payload = answer.tool_calls[0].get("args")
+    else:
+        text = answer.text if isinstance(answer, BaseMessage) else str(answer)
+        text = text.strip()
+        fenced = _FENCE.match(text)
+        try:
+            payload = json.loads(fenced.group(1) if fenced else text)
+        except json.JSONDecodeError:
+            raise _BadSelection(
+                f'expected JSON like {{"tools": [...]}}, got {text[:200]!r}'
+            ) from None
+    names = payload.get("tools") if isinstance(payload, dict) else payload
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise _BadSelection(f'expected {{"tools": [tool names]}}, got {payload!r}')
+    invalid = [n for n in names if n not in valid]
+    if invalid:
+        raise _BadSelection(f"Model selected invalid tools: {invalid}", invalid)
+    return names
+
+
+class LLMToolSelectorMiddleware(AgentMiddleware):
+    """Narrow the tools of each model call to the ones a selection model finds relevant.
+
+    Args:
+        model: the selection model (an object or ``"provider:model"``); None = the agent's.
+        system_prompt: instructions for the selection model.
+        max_tools: at most this many selected tools (``always_include`` not counted).
+        always_include: tool names always kept.
+        max_retries: how many times an unusable answer is asked again (``>= 0``).
+    """
+
+    def __init__(
+        self,
+        model: Any = None,
+        *,
+        system_prompt: str = DEFAULT_SYSTEM_PROMPT,
+        max_tools: int | None = None,
+        always_include: Sequence[str] | None = None,
+        max_retries: int = 1,
+    ) -> None:
+        if max_tools is not None and max_tools < 1:
+            raise ValueError("max_tools must be >= 1")
+        if max_retries < 0:
+            raise ValueError("max_retries must be >= 0")
+        if isinstance(always_include, str):
+            raise ValueError("always_include must be a list of tool names, not a string")
+        if isinstance(model, str):
+            from engine.models import init_chat_model
+
+            model = init_chat_model(model)
+        self.model = model
+        self.system_prompt = system_prompt
+        self.max_tools = max_tools
+        self.always_include = list(always_include or [])
+        self.max_retries = max_retries
+        self.tools = []
+
+    def _prompt(self, candidates: list[BaseTool]) -> str:
+        lines = [self.system_prompt]
+        if self.max_tools is not None:
+            lines.append(
+                "IMPORTANT: List the tool names in order of relevance, with the most relevant first. "
+                f"If you exceed the maximum number of tools, only the first {self.max_tools} will be used."
+            )
+        lines.append(
+            "Available tools:\n" + "\n".join(f"- {t.name}: {t.description}" for t in candidates)
+        )
+        lines.append('Answer with JSON only: {"tools": ["tool_name", ...]}')
+        return "\n\n".join(lines)
+
+    @staticmethod
+    def _response_format(names: list[str]) -> dict[str, Any]:
+        schema = {
+            "type": "object",
+            "properties": {
+                "tools": {
+                    "type": "array",
+                    "items": {"type": "string", "enum": names},
+                    "description": "Tools to use. Place the most relevant tools first.",
+                }
+            },
+            "required": ["tools"],
+            "additionalProperties": False,
+        }
+        return {
+            "type": "json_schema",
+            "json_schema": {"name": "ToolSelectionResponse", "schema": schema, "strict": True},
+        }
+
+    def _select(self, request: ModelRequest) -> Steps[ModelRequest]:
+        tools = [t for t in request.tools if isinstance(t, BaseTool)]
+        names = {t.name for t in tools}
+        missing = [n for n in self.always_include if n not in names]
+        if missing:
+            raise ValueError(
+                f"Tools in always_include not found in request: {missing}. Available tools: {sorted(names)}"
+            )
+        candidates = [t for t in tools if t.name not in self.always_include]
+        if not candidates:
+            return request
+        last_human = next(
+            (m for m in reversed(request.messages) if isinstance(m, HumanMessage)), None
+        )
+        if last_human is None:
+            raise ValueError("No user message found in request messages")
+        model = self.model if self.model is not None else request.model
+        valid = [t.name for t in candidates]
+        kwargs: dict[str, Any] = {}
+        profile = getattr(model, "profile", None)
+        if profile is None or getattr(profile, "structured_output", False):
+            kwargs["response_format"] = self._response_format(valid)
+        messages = [SystemMessage(content=self._prompt(candidates)), last_human]
+        chosen: list[str] = []
+        for attempt in range(1, self.max_retries + 2):
+            outcome = yield Call((messages, kwargs))
+            assert outcome is not None
+            if outcome.error is not None:
+                raise outcome.error
+            try:
+                chosen = _parse_answer(outcome.value, valid)
+                break
+            except _BadSelection as exc:
+                if attempt > self.max_retries:
+                    if exc.invalid:
+                        raise ValueError(f"Model selected invalid tools: {exc.invalid}") from None
+                    raise ValueError(f"Tool selection failed: {exc}") from None
+                yield Emit(
+                    MiddlewareAction,
+                    {
+                        "middleware": self.name,
+                        "action": "tool_selection_retry",
+                        "detail": {
+                            "attempt": attempt,
+                            "error": str(exc),
+                            "model": model_name(model),
+                        },
+                    },
+                )
+        picked: list[str] = []
+        for n in chosen:
+            if n not in picked and (self.max_tools is None or len(picked) < self.max_tools):
+                picked.append(n)
+        keep = {*picked, *self.always_include}
+        new_tools = [t for t in request.tools if not isinstance(t, BaseTool) or t.name in keep]
+        yield Emit(
+            MiddlewareAction,
+            {
+                "middleware": self.name,
+                "action": "tools_selected",
+                "detail": {
+                    "selected": [t.name for t in new_tools if isinstance(t, BaseTool)],
+                    "chosen_by_model": chosen,
+                    "always_include": list(self.always_include),
+                    "available": [t.name for t in tools],
+                    "model": model_name(model),
+                },
+            },
+        )
+        return request.override(tools=new_tools)
+
+    def wrap_model_call(
+        self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]
+    ) -> ModelCallResult:
+        def ask(call: tuple[list[BaseMessage], dict[str, Any]]) -> Any:
+            model = self.model if self.model is not None else request.model
+            return model.invoke(call[0], **call[1])
+
+        return handler(drive_sync(self._select(request), ask))
+
+    async def awrap_model_call(
+        self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[ModelResponse]]
+    ) -> ModelCallResult:
+        async def ask(call: tuple[list[BaseMessage], dict[str, Any]]) -> Any:
+            model = self.model if self.model is not None else request.model
+            return await model.ainvoke(call[0], **call[1])
+
+        return await handler(await drive_async(self._select(request), ask))
