@@ -12,20 +12,27 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Annotated, Any, TypedDict, TypeVar
-
-from typing_extensions import NotRequired
+from typing import Annotated, Any, Literal, NotRequired, TypedDict, TypeVar
 
 from engine.graph.channels import EphemeralValue
 from engine.graph.runtime import Runtime
 from engine.graph.state import OmitFromInput, PrivateStateAttr
 from engine.graph.types import Command
-from engine.messages import AIMessage, AnyMessage, BaseMessage, SystemMessage, ToolCall, ToolMessage, add_messages
+from engine.messages import (
+    AIMessage,
+    AnyMessage,
+    BaseMessage,
+    SystemMessage,
+    ToolCall,
+    ToolMessage,
+    add_messages,
+)
 from engine.tools import BaseTool, ToolRuntime
 
 __all__ = [
     "AgentMiddleware",
     "AgentState",
+    "JumpTo",
     "ModelCallResult",
     "ModelRequest",
     "ModelResponse",
@@ -37,6 +44,8 @@ __all__ = [
 F = TypeVar("F", bound=Callable[..., Any])
 
 HOOKS = ("before_agent", "before_model", "after_model", "after_agent")
+JumpTo = Literal["model", "tools", "end"]
+JUMP_TARGETS: tuple[str, ...] = ("model", "tools", "end")
 WRAPPERS = ("wrap_model_call", "wrap_tool_call")
 
 
@@ -71,7 +80,9 @@ class ModelRequest:
         """A copy with some fields replaced (``system_prompt="..."`` sets the system message)."""
         if "system_prompt" in changes:
             prompt = changes.pop("system_prompt")
-            changes["system_message"] = SystemMessage(prompt) if prompt is not None else None
+            changes["system_message"] = (
+                SystemMessage(content=prompt) if prompt is not None else None
+            )
         return dataclasses.replace(self, **changes)
 
 
@@ -148,29 +159,62 @@ class AgentMiddleware:
     async def aafter_agent(self, state: Any, runtime: Runtime[Any]) -> dict[str, Any] | None:
         return None
 
-    # wrappers: call handler zero or more times
+    # wrappers: call handler zero or more times.  The base versions refuse (with LangChain's
+    # texts): a middleware implementing only one variant fails clearly under the other API.
     def wrap_model_call(
         self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]
     ) -> ModelCallResult:
-        return handler(request)
+        raise NotImplementedError(_missing_variant("wrap_model_call", sync=True))
 
     async def awrap_model_call(
         self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[ModelResponse]]
     ) -> ModelCallResult:
-        return await handler(request)
+        raise NotImplementedError(_missing_variant("wrap_model_call", sync=False))
 
     def wrap_tool_call(
         self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], ToolMessage | Command]
     ) -> ToolMessage | Command:
-        return handler(request)
+        raise NotImplementedError(_missing_variant("wrap_tool_call", sync=True))
 
     async def awrap_tool_call(
-        self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command]]
+        self,
+        request: ToolCallRequest,
+        handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command]],
     ) -> ToolMessage | Command:
-        return await handler(request)
+        raise NotImplementedError(_missing_variant("wrap_tool_call", sync=False))
 
     def __repr__(self) -> str:
         return f"<middleware {self.name}>"
+
+
+def _missing_variant(wrapper: str, *, sync: bool) -> str:
+    """LangChain's text for a wrapper variant a middleware does not implement."""
+    if sync:
+        return (
+            f"Synchronous implementation of {wrapper} is not available. "
+            "You are likely encountering this error because you defined only the async version "
+            f"(a{wrapper}) and invoked your agent in a synchronous context "
+            "(e.g., using `stream()` or `invoke()`). "
+            "To resolve this, either: "
+            f"(1) subclass AgentMiddleware and implement the synchronous {wrapper} method, "
+            f"(2) use the @{wrapper} decorator on a standalone sync function, or "
+            "(3) invoke your agent asynchronously using `astream()` or `ainvoke()`."
+        )
+    return (
+        f"Asynchronous implementation of a{wrapper} is not available. "
+        "You are likely encountering this error because you defined only the sync version "
+        f"({wrapper}) and invoked your agent in an asynchronous context "
+        "(e.g., using `astream()` or `ainvoke()`). "
+        "To resolve this, either: "
+        f"(1) subclass AgentMiddleware and implement the asynchronous a{wrapper} method, "
+        f"(2) use the @{wrapper} decorator on a standalone async function, or "
+        "(3) invoke your agent synchronously using `stream()` or `invoke()`."
+    )
+
+
+def uses(m: AgentMiddleware, hook: str) -> bool:
+    """True if ``m`` implements ``hook`` (e.g. ``"before_model"``) in either variant."""
+    return overrides(m, hook) or overrides(m, f"a{hook}")
 
 
 def overrides(m: AgentMiddleware, method: str) -> bool:

@@ -1,0 +1,25 @@
+"""Agents: ``create_agent`` (LangChain v1's middleware agent), ``ToolNode``, structured output."""
+
+from engine.agents.factory import create_agent
+from engine.agents.structured import (
+    AutoStrategy,
+    MultipleStructuredOutputsError,
+    ProviderStrategy,
+    StructuredOutputError,
+    StructuredOutputValidationError,
+    ToolStrategy,
+)
+from engine.agents.tool_node import ToolNode
+from engine.middleware.types import AgentState
+
+__all__ = [
+    "AgentState",
+    "AutoStrategy",
+    "MultipleStructuredOutputsError",
+    "ProviderStrategy",
+    "StructuredOutputError",
+    "StructuredOutputValidationError",
+    "ToolNode",
+    "ToolStrategy",
+    "create_agent",
+]

@@ -1,0 +1,181 @@
+"""Onion composition of ``wrap_model_call`` / ``wrap_tool_call`` layers, with wrapper events.
+
+The first middleware is the outermost layer: ``[m1, m2, m3]`` enters ``m1 > m2 > m3`` and
+leaves ``m3 < m2 < m1``.  Each layer gets a ``handler`` that runs the next layer (or, at the
+bottom, the real model/tool call); a layer may call it zero times (short-circuit) or many
+times (retry, fallback), and every call runs the inner layers again.
+
+The bottom of the onion is always async and always runs on the event loop.  Under the async
+API the layers' async variants (``awrap_*``) run there too.  Under the sync API the layers'
+sync variants run on one worker thread (so blocking middleware never blocks the loop) and
+the bottom is handed back to the loop.  Both paths share the event bookkeeping below.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Coroutine, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from engine.bus import RunEmitter, current_emitter, span
+from engine.events import ErrorInfo, WrapperFinished, WrapperStarted
+from engine.graph.errors import GraphBubbleUp
+from engine.graph.types import Command
+from engine.messages import AIMessage, ToolMessage
+from engine.middleware.types import AgentMiddleware, ModelResponse
+
+__all__ = ["MODEL_CALL", "TOOL_CALL", "Chain", "WrapKind"]
+
+Innermost = Callable[[Any], Coroutine[Any, Any, Any]]
+
+
+@dataclass(frozen=True)
+class WrapKind:
+    """What is being wrapped: the method name, how to check a layer's result, event fields."""
+
+    wrapper: Literal["wrap_model_call", "wrap_tool_call"]
+    normalize: Callable[[Any], Any]
+    describe: Callable[[Any], dict[str, Any]]
+
+
+def _model_result(out: Any) -> ModelResponse:
+    if isinstance(out, ModelResponse):
+        return out
+    if isinstance(out, AIMessage):
+        return ModelResponse([out])
+    raise TypeError(
+        f"wrap_model_call must return a ModelResponse or an AIMessage, got {type(out).__name__}"
+    )
+
+
+def _tool_result(out: Any) -> ToolMessage | Command:
+    if isinstance(out, ToolMessage | Command):
+        return out
+    raise TypeError(
+        f"wrap_tool_call must return a ToolMessage or a Command, got {type(out).__name__}"
+    )
+
+
+def _tool_fields(request: Any) -> dict[str, Any]:
+    call = request.tool_call
+    return {"tool_call_id": call.get("id"), "tool": call.get("name")}
+
+
+MODEL_CALL = WrapKind("wrap_model_call", _model_result, lambda _request: {})
+TOOL_CALL = WrapKind("wrap_tool_call", _tool_result, _tool_fields)
+
+
+class _Layer:
+    """One entry into one layer: its span, handler-call count and events."""
+
+    __slots__ = ("calls", "em", "fields", "span", "t0")
+
+    def __init__(self, kind: WrapKind, m: AgentMiddleware, request: Any) -> None:
+        em = current_emitter()
+        self.em: RunEmitter | None = em if em is not None and em.active else None
+        self.calls = 0
+        self.span = span()
+        self.fields: dict[str, Any] = {}
+        self.t0 = 0.0
+        if self.em is not None:
+            self.fields = {"middleware": m.name, "wrapper": kind.wrapper, **kind.describe(request)}
+            self.t0 = time.perf_counter()
+
+    def started(self, depth: int) -> dict[str, Any]:
+        return {
+            "span_id": self.span.id,
+            "parent_span_id": self.span.parent,
+            "depth": depth,
+            **self.fields,
+        }
+
+    def finished(self, exc: BaseException | None) -> dict[str, Any]:
+        outcome = (
+            "ok" if exc is None else "interrupted" if isinstance(exc, GraphBubbleUp) else "error"
+        )
+        return {
+            "span_id": self.span.id,
+            "parent_span_id": self.span.parent,
+            "outcome": outcome,
+            "handler_calls": self.calls,
+            "error": ErrorInfo.from_exception(exc)
+            if outcome == "error" and exc is not None
+            else None,
+            "duration_ms": (time.perf_counter() - self.t0) * 1000,
+            **self.fields,
+        }
+
+
+class Chain:
+    """The layers of one wrapper kind, outermost first."""
+
+    def __init__(self, kind: WrapKind, layers: Sequence[AgentMiddleware]) -> None:
+        self.kind = kind
+        self.layers = list(layers)
+        self._sync_name = kind.wrapper
+        self._async_name = f"a{kind.wrapper}"
+
+    @property
+    def names(self) -> list[str]:
+        return [m.name for m in self.layers]
+
+    async def run(self, request: Any, innermost: Innermost, *, sync: bool) -> Any:
+        """Run the onion around ``innermost`` (sync layers on a worker thread when ``sync``)."""
+        if not self.layers:
+            return await innermost(request)
+        if sync:
+            loop = asyncio.get_running_loop()
+            return await asyncio.to_thread(self._call_sync, 0, request, innermost, loop)
+        return await self._call_async(0, request, innermost)
+
+    async def _call_async(self, depth: int, request: Any, innermost: Innermost) -> Any:
+        if depth == len(self.layers):
+            return self.kind.normalize(await innermost(request))
+        m = self.layers[depth]
+        layer = _Layer(self.kind, m, request)
+
+        async def handler(req: Any) -> Any:
+            layer.calls += 1
+            return await self._call_async(depth + 1, req, innermost)
+
+        if layer.em is not None:
+            await layer.em.emit(WrapperStarted, **layer.started(depth))
+        try:
+            with layer.span:
+                out = self.kind.normalize(await getattr(m, self._async_name)(request, handler))
+        except BaseException as exc:
+            if layer.em is not None:
+                await layer.em.emit(WrapperFinished, **layer.finished(exc))
+            raise
+        if layer.em is not None:
+            await layer.em.emit(WrapperFinished, **layer.finished(None))
+        return out
+
+    def _call_sync(
+        self, depth: int, request: Any, innermost: Innermost, loop: asyncio.AbstractEventLoop
+    ) -> Any:
+        if depth == len(self.layers):
+            return self.kind.normalize(
+                asyncio.run_coroutine_threadsafe(innermost(request), loop).result()
+            )
+        m = self.layers[depth]
+        layer = _Layer(self.kind, m, request)
+
+        def handler(req: Any) -> Any:
+            layer.calls += 1
+            return self._call_sync(depth + 1, req, innermost, loop)
+
+        if layer.em is not None:
+            layer.em.emit_sync(WrapperStarted, **layer.started(depth))
+        try:
+            with layer.span:
+                out = self.kind.normalize(getattr(m, self._sync_name)(request, handler))
+        except BaseException as exc:
+            if layer.em is not None:
+                layer.em.emit_sync(WrapperFinished, **layer.finished(exc))
+            raise
+        if layer.em is not None:
+            layer.em.emit_sync(WrapperFinished, **layer.finished(None))
+        return out

@@ -1,0 +1,260 @@
+"""The agent's ``model`` node: build the ``ModelRequest``, run it through the
+``wrap_model_call`` onion, and at the bottom call the chat model.
+
+The bottom (``call_model``) binds the request's tools plus any structured-output tools,
+prepends the system message, calls the model (streaming tokens when someone watches), names
+the reply (``create_agent(name=...)``) and turns it into a ``ModelResponse`` (structured
+output parsed or answered with error ToolMessages).  It emits ``model.request`` /
+``model.token`` / ``model.response`` under one span.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from engine.agents.chain import MODEL_CALL, Chain
+from engine.agents.structured import (
+    ProviderStrategy,
+    ResponseFormat,
+    ToolStrategy,
+    handle_model_output,
+    resolve_strategy,
+)
+from engine.bus import RunEmitter, current_emitter, span
+from engine.debug import check_fault
+from engine.events import ErrorInfo, ModelToken
+from engine.events import ModelRequest as ModelRequestEvent
+from engine.events import ModelResponse as ModelResponseEvent
+from engine.graph.runtime import RunContext, Runtime, current_run, current_task
+from engine.messages import AIMessage, AIMessageChunk, BaseMessage, SystemMessage
+from engine.middleware.types import AgentMiddleware, ModelRequest, ModelResponse
+from engine.serde import to_jsonable
+from engine.tools import BaseTool
+
+__all__ = ["ModelNode", "model_label"]
+
+
+def model_label(model: Any) -> str:
+    return str(getattr(model, "model_name", None) or type(model).__name__)
+
+
+def _resolve_model(model: Any) -> Any:
+    if isinstance(model, str):
+        from engine.models import init_chat_model
+
+        return init_chat_model(model)
+    return model
+
+
+class ModelNode:
+    """The node function of ``model``."""
+
+    def __init__(
+        self,
+        *,
+        model: Any,
+        system_prompt: str | SystemMessage | None,
+        tools: Sequence[BaseTool | dict[str, Any]],
+        known_tools: set[str],
+        response_format: ResponseFormat | None,
+        wrappers: Sequence[AgentMiddleware],
+        allow_unknown_tools: bool,
+        name: str | None,
+    ) -> None:
+        self.model = model
+        if isinstance(system_prompt, str):
+            system_prompt = SystemMessage(content=system_prompt)
+        self.system_message = system_prompt
+        self.tools = list(tools)
+        self.known_tools = known_tools
+        self.response_format = response_format
+        self.chain = Chain(MODEL_CALL, wrappers)
+        self.allow_unknown_tools = allow_unknown_tools
+        self.name = name
+
+    async def __call__(self, state: Any, runtime: Runtime[Any]) -> dict[str, Any]:
+        request = ModelRequest(
+            model=self.model,
+            messages=list(state["messages"]),
+            system_message=self.system_message,
+            tool_choice=None,
+            tools=list(self.tools),
+            response_format=self.response_format,
+            state=state,
+            runtime=runtime,
+            model_settings={},
+        )
+        run = current_run()
+        response: ModelResponse = await self.chain.run(
+            request, self.call_model, sync=bool(run and run.sync_call)
+        )
+        update: dict[str, Any] = {"messages": list(response.result)}
+        if response.structured_response is not None:
+            update["structured_response"] = response.structured_response
+        return update
+
+    # -- the bottom of the onion ----------------------------------------------------------
+
+    def _bind(
+        self, request: ModelRequest, strategy: ToolStrategy | ProviderStrategy | None
+    ) -> dict[str, Any]:
+        unknown = [
+            t.name
+            for t in request.tools
+            if isinstance(t, BaseTool) and t.name not in self.known_tools
+        ]
+        if unknown and not self.allow_unknown_tools:
+            raise ValueError(
+                f"Middleware returned unknown tool names: {unknown}\n\n"
+                f"Available client-side tools: {sorted(self.known_tools)}"
+            )
+        tools: list[Any] = list(request.tools)
+        tool_choice = request.tool_choice
+        response_format = None
+        if isinstance(strategy, ToolStrategy):
+            tools += [s.tool_schema for s in strategy.specs]
+            tool_choice = "any"
+        elif isinstance(strategy, ProviderStrategy):
+            response_format = strategy.response_format
+        return {
+            "tools": tools or None,
+            "tool_choice": tool_choice,
+            "response_format": response_format,
+            **request.model_settings,
+        }
+
+    async def call_model(self, request: ModelRequest) -> ModelResponse:
+        model = _resolve_model(request.model)
+        strategy = resolve_strategy(request.response_format, model)
+        kwargs = self._bind(request, strategy)
+        messages: list[BaseMessage] = list(request.messages)
+        if request.system_message is not None:
+            messages.insert(0, request.system_message)
+        run = current_run()
+        em = current_emitter()
+        active = em is not None and em.active
+        push = run is not None and run.wants("messages")
+        s = span()
+        t0 = time.perf_counter()
+        if active:
+            await self._emit_request(em, s, model, messages, kwargs, strategy, request)  # type: ignore[arg-type]
+        try:
+            await check_fault("model", model_label(model))
+            if push or active:
+                output = await self._stream(
+                    model, messages, kwargs, run if push else None, em if active else None, s
+                )
+            else:
+                output = await model.ainvoke(messages, **kwargs)
+            if self.name:
+                output.name = self.name
+        except BaseException as exc:
+            if active:
+                await em.emit(  # type: ignore[union-attr]
+                    ModelResponseEvent,
+                    span_id=s.id,
+                    parent_span_id=s.parent,
+                    model=model_label(model),
+                    latency_ms=(time.perf_counter() - t0) * 1000,
+                    error=ErrorInfo.from_exception(exc),
+                )
+            raise
+        if active:
+            await em.emit(  # type: ignore[union-attr]
+                ModelResponseEvent,
+                span_id=s.id,
+                parent_span_id=s.parent,
+                model=model_label(model),
+                message=to_jsonable(output),
+                usage=to_jsonable(output.usage_metadata) if output.usage_metadata else None,
+                latency_ms=(time.perf_counter() - t0) * 1000,
+                replayed=bool(output.response_metadata.get("replayed", False)),
+            )
+        return handle_model_output(output, strategy)
+
+    async def _stream(
+        self,
+        model: Any,
+        messages: list[BaseMessage],
+        kwargs: dict[str, Any],
+        run: RunContext | None,
+        em: RunEmitter | None,
+        s: span,
+    ) -> AIMessage:
+        task = current_task()
+        meta = task.config.get("metadata", {}) if task is not None else {}
+        final: AIMessage | None = None
+        chunks: list[AIMessageChunk] = []
+        async for item in model.astream(messages, **kwargs):
+            if not isinstance(item, AIMessageChunk):
+                final = item
+                continue
+            chunks.append(item)
+            if self.name:
+                item.name = self.name
+            if run is not None:
+                run.push_any_thread("messages", (item, meta))
+            if em is not None:
+                await em.emit(
+                    ModelToken,
+                    span_id=s.id,
+                    parent_span_id=s.parent,
+                    model=model_label(model),
+                    text=item.text,
+                    tool_call_chunks=to_jsonable(item.tool_call_chunks),
+                )
+        if final is None:
+            if not chunks:
+                raise RuntimeError(f"{model_label(model)}: the stream ended without any output")
+            total = chunks[0]
+            for c in chunks[1:]:
+                total = total + c
+            final = total.to_message()
+        if run is not None and final.id is not None:
+            run.streamed_message_ids.add(final.id)
+        return final
+
+    async def _emit_request(
+        self,
+        em: RunEmitter,
+        s: span,
+        model: Any,
+        messages: list[BaseMessage],
+        kwargs: dict[str, Any],
+        strategy: ToolStrategy | ProviderStrategy | None,
+        request: ModelRequest,
+    ) -> None:
+        from engine.models.hashing import request_hash
+
+        tools = kwargs.get("tools") or []
+        if isinstance(strategy, ToolStrategy):
+            format_name: str | None = ", ".join(s.name for s in strategy.specs)
+        elif isinstance(strategy, ProviderStrategy):
+            format_name = strategy.spec.name
+        else:
+            format_name = None
+        try:
+            digest: str | None = request_hash(
+                messages, tools, kwargs.get("tool_choice"), kwargs.get("response_format")
+            )
+        except (
+            Exception
+        ):  # an odd tool schema must not break the run; the model will say what is wrong
+            digest = None
+        await em.emit(
+            ModelRequestEvent,
+            span_id=s.id,
+            parent_span_id=s.parent,
+            model=model_label(model),
+            messages_count=len(messages),
+            system_prompt=request.system_prompt,
+            last_messages=[to_jsonable(m, max_str=4000) for m in messages[-3:]],
+            tools=[t.name if isinstance(t, BaseTool) else str(t.get("name")) for t in tools],
+            tool_choice=kwargs.get("tool_choice"),
+            response_format=format_name,
+            settings=to_jsonable(request.model_settings),
+            request_hash=digest,
+            streaming=True,
+        )

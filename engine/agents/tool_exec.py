@@ -1,0 +1,269 @@
+"""Executing one tool call: validation, injection, the call itself, errors, the ToolMessage.
+
+This is the bottom of the ``wrap_tool_call`` onion.  It emits ``tool.started`` /
+``tool.finished`` and checks the debugger's fault queue right before the tool runs, so an
+injected fault is handled exactly like the tool raising it.
+
+Error texts (spec section 7):
+
+- unknown tool: ``Error: {name} is not a valid tool, try one of [a, b].``
+- arguments not matching the schema (handled by default):
+  ``Error invoking tool '{name}' with kwargs {args} with error:\\n {field}: {msg}\\n Please fix the error and try again.``
+- ``handle_tool_errors=True``: ``Error: {repr(e)}\\n Please fix your mistakes.``
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import time
+import types
+import typing
+from collections.abc import Callable, Mapping
+from typing import Any, Union, get_args, get_origin
+
+from engine.bus import current_emitter, span
+from engine.debug import check_fault
+from engine.events import ErrorInfo, ToolFinished, ToolStarted
+from engine.graph.errors import GraphBubbleUp
+from engine.graph.types import Command
+from engine.messages import InvalidToolCall, ToolMessage
+from engine.middleware.types import ToolCallRequest
+from engine.serde import to_jsonable
+from engine.tools import BaseTool, ToolArgsValidationError
+
+__all__ = [
+    "ErrorHandler",
+    "default_handle_tool_errors",
+    "error_content",
+    "execute_tool_call",
+    "invalid_call_message",
+    "unknown_tool_message",
+]
+
+ErrorHandler = bool | str | type[Exception] | tuple[type[Exception], ...] | Callable[..., str]
+
+INVALID_TOOL_NAME = "Error: {name} is not a valid tool, try one of [{names}]."
+INVOCATION_ERROR = "Error invoking tool '{name}' with kwargs {kwargs} with error:\n {error}\n Please fix the error and try again."
+CALL_ERROR = "Error: {error}\n Please fix your mistakes."
+
+
+def _model_args(tool: BaseTool | None, args: Any) -> Any:
+    if tool is None or not isinstance(args, dict):
+        return args
+    return {k: v for k, v in args.items() if k not in tool.injected}
+
+
+def validation_message(exc: ToolArgsValidationError, args: Any) -> str:
+    detail = "\n ".join(f"{loc}: {msg}" for loc, msg in exc.errors)
+    return INVOCATION_ERROR.format(name=exc.tool_name, kwargs=args, error=detail)
+
+
+def default_handle_tool_errors(exc: Exception) -> str:
+    """``create_agent``'s default: argument-validation errors become messages; others raise."""
+    raise exc
+
+
+def _handled_types(handler: Callable[..., Any]) -> tuple[type[BaseException], ...]:
+    """The exception types a handler's first parameter is annotated with (all if none)."""
+    try:
+        params = list(inspect.signature(handler).parameters.values())
+        hints = typing.get_type_hints(handler)
+    except (TypeError, ValueError, NameError):
+        return (Exception,)
+    if not params or params[0].name not in hints:
+        return (Exception,)
+    ann = hints[params[0].name]
+    members = get_args(ann) if get_origin(ann) in (Union, types.UnionType) else (ann,)
+    found = tuple(t for t in members if isinstance(t, type) and issubclass(t, BaseException))
+    return found or (Exception,)
+
+
+def error_content(exc: Exception, handler: ErrorHandler, args: Any) -> str | None:
+    """The error ToolMessage text for ``exc`` under ``handler``; None means "raise it"."""
+    if isinstance(exc, ToolArgsValidationError) and (
+        handler is default_handle_tool_errors or handler is True
+    ):
+        return validation_message(exc, args)
+    if handler is False or handler is default_handle_tool_errors:
+        return None
+    if handler is True:
+        return CALL_ERROR.format(error=repr(exc))
+    if isinstance(handler, str):
+        return handler
+    if (isinstance(handler, type) and issubclass(handler, Exception)) or isinstance(handler, tuple):
+        return CALL_ERROR.format(error=repr(exc)) if isinstance(exc, handler) else None  # type: ignore[arg-type]
+    if callable(handler):
+        if not isinstance(exc, _handled_types(handler)):
+            return None
+        return str(handler(exc))
+    return None
+
+
+def unknown_tool_message(name: str, call_id: str, known: list[str]) -> ToolMessage:
+    return ToolMessage(
+        content=INVALID_TOOL_NAME.format(name=name, names=", ".join(known)),
+        name=name,
+        tool_call_id=call_id,
+        status="error",
+    )
+
+
+def invalid_call_message(call: InvalidToolCall) -> ToolMessage:
+    """The answer to a tool call whose arguments were not even valid JSON."""
+    name = call.get("name") or ""
+    error = f"args: not valid JSON ({call.get('error') or 'unparseable arguments'})"
+    return ToolMessage(
+        content=INVOCATION_ERROR.format(name=name, kwargs=call.get("args"), error=error),
+        name=name,
+        tool_call_id=call.get("id") or "",
+        status="error",
+    )
+
+
+def _content(out: Any) -> Any:
+    if isinstance(out, str):
+        return out
+    if isinstance(out, list) and out and all(isinstance(b, dict) and "type" in b for b in out):
+        return out  # content blocks
+    try:
+        return json.dumps(out, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return str(out)
+
+
+def _check_command(cmd: Command, tool_name: str, call_id: str) -> None:
+    if cmd.graph == Command.PARENT:
+        return
+    update = cmd.update
+    if isinstance(update, Mapping):
+        messages = update.get("messages", [])
+    elif isinstance(update, list | tuple):
+        messages = [v for k, v in update if k == "messages"]
+    else:
+        messages = []
+    if not isinstance(messages, list | tuple):
+        messages = [messages]
+    if not any(isinstance(m, ToolMessage) and m.tool_call_id == call_id for m in messages):
+        raise ValueError(
+            f"Expected to have a matching ToolMessage in Command.update for tool '{tool_name}', got: {messages}. "
+            "Every tool call (LLM requesting to call a tool) in the message history MUST have a corresponding "
+            "ToolMessage. You can fix it by modifying the tool to return "
+            '`Command(update={"messages": [ToolMessage("Success", tool_call_id=tool_call_id)], ...})`.'
+        )
+
+
+def as_tool_result(out: Any, tool: BaseTool, call_id: str) -> ToolMessage | Command:
+    """A tool's return value as what the tools node writes."""
+    if isinstance(out, Command):
+        _check_command(out, tool.name, call_id)
+        return out
+    if isinstance(out, ToolMessage):
+        if not out.tool_call_id:
+            out.tool_call_id = call_id
+        if out.name is None:
+            out.name = tool.name
+        return out
+    artifact = None
+    if tool.response_format == "content_and_artifact":
+        if not isinstance(out, tuple) or len(out) != 2:
+            raise ValueError(
+                f"Tool '{tool.name}' has response_format='content_and_artifact' but returned {type(out).__name__}, not a (content, artifact) tuple"
+            )
+        out, artifact = out
+    return ToolMessage(
+        content=_content(out),
+        name=tool.name,
+        tool_call_id=call_id,
+        status="success",
+        artifact=artifact,
+    )
+
+
+def _injected(tool: BaseTool, request: ToolCallRequest) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    call_id = request.tool_call.get("id")
+    for pname, inj in tool.injected.items():
+        if inj.kind == "state":
+            state = request.state
+            if inj.field is None:
+                out[pname] = dict(state) if isinstance(state, Mapping) else state
+            elif isinstance(state, Mapping):
+                out[pname] = state.get(inj.field)
+            else:
+                out[pname] = getattr(state, inj.field, None)
+        elif inj.kind == "store":
+            if request.runtime.store is None:
+                raise ValueError(f"Store not available but required by tool '{tool.name}'")
+            out[pname] = request.runtime.store
+        elif inj.kind == "tool_call_id":
+            out[pname] = call_id
+        else:
+            out[pname] = request.runtime
+    return out
+
+
+async def _run(
+    request: ToolCallRequest, handler: ErrorHandler, known: list[str]
+) -> tuple[ToolMessage | Command, Exception | None]:
+    call = request.tool_call
+    name = str(call.get("name"))
+    call_id = call.get("id") or ""
+    tool = request.tool
+    if tool is None:
+        return unknown_tool_message(name, call_id, known), None
+    injected = _injected(tool, request)
+    try:
+        args = tool.validate_args(call.get("args", {}))
+        await check_fault("tool", name)
+        out = await tool.arun(args, **injected)
+    except GraphBubbleUp:
+        raise
+    except Exception as exc:
+        content = error_content(exc, handler, _model_args(tool, call.get("args")))
+        if content is None:
+            raise
+        return ToolMessage(content=content, name=name, tool_call_id=call_id, status="error"), exc
+    return as_tool_result(out, tool, call_id), None
+
+
+async def execute_tool_call(
+    request: ToolCallRequest, handler: ErrorHandler, known: list[str]
+) -> ToolMessage | Command:
+    """Run one call (the innermost handler of ``wrap_tool_call``), with tool events."""
+    em = current_emitter()
+    if em is None or not em.active:
+        return (await _run(request, handler, known))[0]
+    call = request.tool_call
+    s = span()
+    ids = {
+        "span_id": s.id,
+        "parent_span_id": s.parent,
+        "tool": str(call.get("name")),
+        "tool_call_id": call.get("id"),
+    }
+    t0 = time.perf_counter()
+    await em.emit(ToolStarted, **ids, args=to_jsonable(call.get("args"), max_str=4000))
+    try:
+        with s:
+            result, handled = await _run(request, handler, known)
+    except BaseException as exc:
+        error = None if isinstance(exc, GraphBubbleUp) else ErrorInfo.from_exception(exc)
+        await em.emit(
+            ToolFinished,
+            **ids,
+            status="error",
+            error=error,
+            duration_ms=(time.perf_counter() - t0) * 1000,
+        )
+        raise
+    status = result.status if isinstance(result, ToolMessage) else "success"
+    await em.emit(
+        ToolFinished,
+        **ids,
+        status=status,
+        result=to_jsonable(result, max_str=8000),
+        error=ErrorInfo.from_exception(handled) if handled is not None else None,
+        duration_ms=(time.perf_counter() - t0) * 1000,
+    )
+    return result

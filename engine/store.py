@@ -1,0 +1,357 @@
+"""Long-term memory shared across threads: ``BaseStore``, ``InMemoryStore``, ``SqliteStore``.
+
+Items live under a *namespace* (a tuple of strings such as ``("users", "123")``) and a key;
+values are JSON objects (dicts), stored as JSON text, so what you read back is always a fresh
+copy and nothing but JSON ever reaches the disk.  Tools reach the agent's store through an
+``InjectedStore`` parameter (or ``ToolRuntime.store``)::
+
+    store.put(("users", "123"), "prefs", {"theme": "dark"})
+    store.get(("users", "123"), "prefs").value      # {"theme": "dark"}
+    store.search(("users",), filter={"theme": "dark"})
+
+Every method has an async twin (``aput``, ``aget``, ``asearch``, ``adelete``,
+``alist_namespaces``) that runs the same code; a store whose storage blocks (SQLite) runs it
+on a worker thread so the event loop never waits on the disk.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import json
+import sqlite3
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+__all__ = ["BaseStore", "InMemoryStore", "Item", "SearchItem", "SqliteStore"]
+
+T = TypeVar("T")
+_SEP = "\x1f"
+Row = tuple[tuple[str, ...], str, str, str, str]
+"""(namespace, key, value JSON, created_at ISO, updated_at ISO)"""
+
+
+@dataclass(frozen=True)
+class Item:
+    """A stored value with its address and timestamps."""
+
+    namespace: tuple[str, ...]
+    key: str
+    value: dict[str, Any]
+    created_at: dt.datetime
+    updated_at: dt.datetime
+
+    def dict(self) -> dict[str, Any]:
+        return {
+            "namespace": list(self.namespace),
+            "key": self.key,
+            "value": self.value,
+            "created_at": self.created_at.isoformat(),
+            "updated_at": self.updated_at.isoformat(),
+        }
+
+
+@dataclass(frozen=True)
+class SearchItem(Item):
+    """A search hit; ``score`` is set when the search had a ``query``."""
+
+    score: float | None = None
+
+
+def _check_namespace(namespace: Any, *, allow_empty: bool = False) -> tuple[str, ...]:
+    if not isinstance(namespace, tuple | list):
+        raise TypeError(f"A namespace must be a tuple of strings, got {type(namespace).__name__}")
+    ns = tuple(namespace)
+    if not ns and not allow_empty:
+        raise ValueError("A namespace cannot be empty")
+    for label in ns:
+        if not isinstance(label, str) or not label or _SEP in label:
+            raise ValueError(
+                f"Invalid namespace label {label!r} in {ns!r}: labels are non-empty strings"
+            )
+    return ns
+
+
+def _encode_value(value: Any) -> str:
+    if not isinstance(value, dict):
+        raise TypeError(
+            f"A stored value must be a dict (a JSON object), got {type(value).__name__}"
+        )
+    try:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"A stored value must be JSON-serialisable: {exc}") from None
+
+
+_OPS: dict[str, Callable[[Any, Any], bool]] = {
+    "$eq": lambda a, b: a == b,
+    "$ne": lambda a, b: a != b,
+    "$gt": lambda a, b: a is not None and a > b,
+    "$gte": lambda a, b: a is not None and a >= b,
+    "$lt": lambda a, b: a is not None and a < b,
+    "$lte": lambda a, b: a is not None and a <= b,
+}
+
+
+def _matches(value: dict[str, Any], filter: dict[str, Any]) -> bool:
+    """Exact match per key, or ``{"$gt": 3}``-style comparisons."""
+    for k, want in filter.items():
+        have = value.get(k)
+        if isinstance(want, dict) and want and all(op in _OPS for op in want):
+            try:
+                if not all(_OPS[op](have, arg) for op, arg in want.items()):
+                    return False
+            except TypeError:
+                return False
+        elif have != want:
+            return False
+    return True
+
+
+def _score(text: str, query: str) -> float:
+    """Share of the query's words found in the value's JSON text (case-insensitive)."""
+    words = query.lower().split()
+    if not words:
+        return 1.0
+    hay = text.lower()
+    return sum(1 for w in words if w in hay) / len(words)
+
+
+class BaseStore:
+    """A namespaced key-value store of JSON objects.
+
+    Subclasses implement four small synchronous primitives (``_write``, ``_read``,
+    ``_remove``, ``_scan``); everything else, sync and async, is written here once.
+    """
+
+    blocking = False
+    """True when the primitives do I/O: async methods then run on a worker thread."""
+
+    # -- primitives ----------------------------------------------------------------------
+
+    def _write(self, namespace: tuple[str, ...], key: str, value: str, now: str) -> None:
+        raise NotImplementedError
+
+    def _read(self, namespace: tuple[str, ...], key: str) -> Row | None:
+        raise NotImplementedError
+
+    def _remove(self, namespace: tuple[str, ...], key: str) -> None:
+        raise NotImplementedError
+
+    def _scan(self, prefix: tuple[str, ...]) -> Iterable[Row]:
+        """Every row whose namespace starts with ``prefix``."""
+        raise NotImplementedError
+
+    # -- sync API ------------------------------------------------------------------------
+
+    def put(self, namespace: tuple[str, ...], key: str, value: dict[str, Any] | None) -> None:
+        """Store ``value`` (a JSON object) at ``(namespace, key)``; ``None`` deletes it."""
+        ns = _check_namespace(namespace)
+        if not isinstance(key, str) or not key:
+            raise ValueError(f"A key must be a non-empty string, got {key!r}")
+        if value is None:
+            self._remove(ns, key)
+            return
+        self._write(ns, key, _encode_value(value), dt.datetime.now(dt.UTC).isoformat())
+
+    def get(self, namespace: tuple[str, ...], key: str) -> Item | None:
+        row = self._read(_check_namespace(namespace), key)
+        return None if row is None else _item(row, Item)
+
+    def delete(self, namespace: tuple[str, ...], key: str) -> None:
+        self._remove(_check_namespace(namespace), key)
+
+    def search(
+        self,
+        namespace_prefix: tuple[str, ...],
+        /,
+        *,
+        query: str | None = None,
+        filter: dict[str, Any] | None = None,
+        limit: int = 10,
+        offset: int = 0,
+    ) -> list[SearchItem]:
+        """Items under ``namespace_prefix`` matching ``filter``; with ``query``, ranked by how
+        many of its words the value contains.  Without a query: ordered by namespace, key."""
+        prefix = _check_namespace(namespace_prefix, allow_empty=True)
+        hits: list[tuple[float | None, Row]] = []
+        for row in self._scan(prefix):
+            if filter and not _matches(json.loads(row[2]), filter):
+                continue
+            score = None
+            if query is not None:
+                score = _score(row[2], query)
+                if score == 0:
+                    continue
+            hits.append((score, row))
+        hits.sort(key=lambda h: (-(h[0] or 0.0), h[1][0], h[1][1]))
+        return [_item(row, SearchItem, score=score) for score, row in hits[offset : offset + limit]]
+
+    def list_namespaces(
+        self,
+        *,
+        prefix: tuple[str, ...] | None = None,
+        suffix: tuple[str, ...] | None = None,
+        max_depth: int | None = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> list[tuple[str, ...]]:
+        """The distinct namespaces in use (truncated to ``max_depth`` labels), sorted."""
+        found: set[tuple[str, ...]] = set()
+        for ns, *_ in self._scan(_check_namespace(prefix or (), allow_empty=True)):
+            if suffix and ns[len(ns) - len(suffix) :] != tuple(suffix):
+                continue
+            found.add(ns[:max_depth] if max_depth is not None else ns)
+        return sorted(found)[offset : offset + limit]
+
+    # -- async API (the same code, maybe on a worker thread) -------------------------------
+
+    async def _run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        if self.blocking:
+            return await asyncio.to_thread(fn, *args, **kwargs)
+        return fn(*args, **kwargs)
+
+    async def aput(
+        self, namespace: tuple[str, ...], key: str, value: dict[str, Any] | None
+    ) -> None:
+        await self._run(self.put, namespace, key, value)
+
+    async def aget(self, namespace: tuple[str, ...], key: str) -> Item | None:
+        return await self._run(self.get, namespace, key)
+
+    async def adelete(self, namespace: tuple[str, ...], key: str) -> None:
+        await self._run(self.delete, namespace, key)
+
+    async def asearch(
+        self, namespace_prefix: tuple[str, ...], /, **kwargs: Any
+    ) -> list[SearchItem]:
+        return await self._run(self.search, namespace_prefix, **kwargs)
+
+    async def alist_namespaces(self, **kwargs: Any) -> list[tuple[str, ...]]:
+        return await self._run(self.list_namespaces, **kwargs)
+
+
+def _item(row: Row, cls: type[Any], **extra: Any) -> Any:
+    ns, key, value, created, updated = row
+    return cls(
+        namespace=ns,
+        key=key,
+        value=json.loads(value),
+        created_at=dt.datetime.fromisoformat(created),
+        updated_at=dt.datetime.fromisoformat(updated),
+        **extra,
+    )
+
+
+class InMemoryStore(BaseStore):
+    """A store in a dict (values kept as JSON text); thread-safe; gone when the process ends."""
+
+    def __init__(self) -> None:
+        self._data: dict[tuple[str, ...], dict[str, tuple[str, str, str]]] = {}
+        self._lock = threading.Lock()
+
+    def _write(self, namespace: tuple[str, ...], key: str, value: str, now: str) -> None:
+        with self._lock:
+            bucket = self._data.setdefault(namespace, {})
+            old = bucket.get(key)
+            bucket[key] = (value, old[1] if old else now, now)
+
+    def _read(self, namespace: tuple[str, ...], key: str) -> Row | None:
+        with self._lock:
+            entry = self._data.get(namespace, {}).get(key)
+        return None if entry is None else (namespace, key, *entry)
+
+    def _remove(self, namespace: tuple[str, ...], key: str) -> None:
+        with self._lock:
+            bucket = self._data.get(namespace)
+            if bucket is not None:
+                bucket.pop(key, None)
+                if not bucket:
+                    del self._data[namespace]
+
+    def _scan(self, prefix: tuple[str, ...]) -> Iterable[Row]:
+        with self._lock:
+            rows = [
+                (ns, key, *entry)
+                for ns, bucket in self._data.items()
+                if ns[: len(prefix)] == prefix
+                for key, entry in bucket.items()
+            ]
+        return rows
+
+
+class SqliteStore(BaseStore):
+    """A store in a SQLite file (WAL mode); survives restarts; safe across threads.
+
+    ``SqliteStore("memory.db")``; ``":memory:"`` works too.  Close it with ``close()`` or
+    use it as a context manager.
+    """
+
+    blocking = True
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = str(path)
+        self._conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self._lock = threading.Lock()
+        with self._lock:
+            if self.path != ":memory:":
+                self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute("PRAGMA busy_timeout=5000")
+            self._conn.execute(
+                "CREATE TABLE IF NOT EXISTS store ("
+                " prefix TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL,"
+                " created_at TEXT NOT NULL, updated_at TEXT NOT NULL,"
+                " PRIMARY KEY (prefix, key))"
+            )
+
+    @staticmethod
+    def _prefix(namespace: tuple[str, ...]) -> str:
+        return "".join(label + _SEP for label in namespace)
+
+    def _write(self, namespace: tuple[str, ...], key: str, value: str, now: str) -> None:
+        with self._lock:
+            self._conn.execute(
+                "INSERT INTO store (prefix, key, value, created_at, updated_at) VALUES (?, ?, ?, ?, ?)"
+                " ON CONFLICT(prefix, key) DO UPDATE SET value = excluded.value,"
+                " updated_at = excluded.updated_at",
+                (self._prefix(namespace), key, value, now, now),
+            )
+
+    def _read(self, namespace: tuple[str, ...], key: str) -> Row | None:
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT value, created_at, updated_at FROM store WHERE prefix = ? AND key = ?",
+                (self._prefix(namespace), key),
+            ).fetchone()
+        return None if row is None else (namespace, key, *row)
+
+    def _remove(self, namespace: tuple[str, ...], key: str) -> None:
+        with self._lock:
+            self._conn.execute(
+                "DELETE FROM store WHERE prefix = ? AND key = ?", (self._prefix(namespace), key)
+            )
+
+    def _scan(self, prefix: tuple[str, ...]) -> Iterable[Row]:
+        p = self._prefix(prefix)
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT prefix, key, value, created_at, updated_at FROM store WHERE substr(prefix, 1, ?) = ?",
+                (len(p), p),
+            ).fetchall()
+        return [(tuple(r[0].split(_SEP)[:-1]), r[1], r[2], r[3], r[4]) for r in rows]
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    def __enter__(self) -> SqliteStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"SqliteStore({self.path!r})"
