@@ -69,6 +69,17 @@ class CheckpointInfo:
     run_id: str | None
 
 
+def _table(kinds: Sequence[str] | None) -> str:
+    """The events table, for a query ordered by ``(run, seq)``.
+
+    One kind: SQLite walks the ``(kind, run, seq)`` index, already in order.  Several kinds:
+    it would merge them and sort every match for each page, so walk ``(run, seq)`` instead.
+    """
+    if kinds is not None and not isinstance(kinds, str) and len(kinds) > 1:
+        return "session_events INDEXED BY session_events_run_seq"
+    return "session_events"
+
+
 def _loads(text: Any) -> Any:
     return None if text is None else json.loads(text)
 
@@ -248,7 +259,7 @@ class Session:
         to page one run by seq (the fast way: ``seq_from=last_seen + 1``).
         """
         where, params = self._where(run_id, kinds, seq_from, seq_to)
-        sql = "SELECT data FROM session_events"
+        sql = f"SELECT data FROM {_table(kinds)}"
         if where:
             sql += " WHERE " + " AND ".join(where)
         sql += " ORDER BY run, seq"
@@ -286,7 +297,8 @@ class Session:
         while True:
             clauses = [*where, "(run, seq) > (?, ?)"]
             rows = self._query(
-                f"SELECT run, seq, data FROM session_events WHERE {' AND '.join(clauses)} ORDER BY run, seq LIMIT ?",
+                f"SELECT run, seq, data FROM {_table(kinds)} WHERE {' AND '.join(clauses)} "
+                "ORDER BY run, seq LIMIT ?",
                 [*params, *last, page_size],
             )
             for r in rows:
@@ -388,7 +400,9 @@ class Session:
     ) -> dict[str, Any]:
         """The state values at a checkpoint (the newest when ``checkpoint_id`` is None).
 
-        Internal channels (``__start__``, ``branch:to:x``, ...) are left out unless ``internal``.
+        These are the stored channel values: without the graph, a channel that was never
+        written is absent (``get_state`` would show its default).  Internal channels
+        (``__start__``, ``branch:to:x``, ...) are left out unless ``internal``.
         """
         conf = (
             make_config(thread_id, ns, checkpoint_id)

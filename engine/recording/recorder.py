@@ -33,7 +33,7 @@ from engine.bus import Subscription
 from engine.checkpoint.sqlite import SqliteSaver, open_sqlite
 from engine.events import SPAN_CLOSERS, SPAN_OPENERS, EventBase
 from engine.graph.errors import CheckpointError
-from engine.recording.schema import SessionError, create_tables
+from engine.recording.schema import SessionError, check_recordable, create_tables
 from engine.serde import to_jsonable
 
 __all__ = ["SessionRecorder"]
@@ -74,6 +74,7 @@ class SessionRecorder:
         self.flush_interval = flush_interval
         if self.path.parent and not self.path.parent.exists():
             self.path.parent.mkdir(parents=True, exist_ok=True)
+        check_recordable(self.path)
         try:
             self._conn = open_sqlite(self.path, what="Stepwise session")
         except CheckpointError as exc:

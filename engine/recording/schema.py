@@ -20,6 +20,7 @@ __all__ = [
     "SESSION_SCHEMA",
     "SQLITE_MAGIC",
     "SessionError",
+    "check_recordable",
     "connect_existing",
     "create_tables",
     "read_schema_version",
@@ -134,6 +135,42 @@ def create_tables(conn: sqlite3.Connection, path: str) -> None:
         raise SessionError(
             f"{path} is not a Stepwise session (or it is damaged): {exc}", path=path
         ) from exc
+
+
+def check_recordable(path: str | os.PathLike[str]) -> None:
+    """Refuse, before touching it, an existing file that is not a session or checkpoint file.
+
+    (Opening it for recording would switch it to WAL mode, which already writes to it.)
+    """
+    p = Path(path)
+    if p.is_dir():
+        raise SessionError(f"{p} is a directory, not a Stepwise session file", path=p)
+    if not p.exists() or p.stat().st_size == 0:
+        return
+    with p.open("rb") as fh:
+        if fh.read(len(SQLITE_MAGIC)) != SQLITE_MAGIC:
+            raise SessionError(f"{p} is not a Stepwise session (not a SQLite database)", path=p)
+    try:
+        conn = sqlite3.connect(f"{p.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            names = {
+                r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")
+            }
+            version = read_schema_version(conn) if "stepwise_meta" in names else None
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError as exc:
+        raise SessionError(
+            f"{p} is not a Stepwise session (or it is damaged): {exc}", path=p
+        ) from exc
+    if names and "stepwise_meta" not in names:
+        raise SessionError(
+            f"{p} is a SQLite database but not a Stepwise session "
+            f"(it has other tables: {', '.join(sorted(names)[:5])})",
+            path=p,
+        )
+    if version is not None and version > SESSION_SCHEMA:
+        raise SessionError(_newer(str(p), version), path=p)
 
 
 def connect_existing(path: str | os.PathLike[str]) -> sqlite3.Connection:
