@@ -1,0 +1,400 @@
+"""The human-in-the-loop approval dialog: renders an ``ApprovalRequest``, never owns the answer.
+
+One card per action request: the tool name, its description, the arguments as highlighted
+JSON, and one button per decision its review config allows.  Edit opens a JSON editor checked
+against the tool's argument schema as you type (the error shows inline; the card stays
+undecided until the JSON is valid); Reject takes an optional reason; Respond a message.
+"Approve all" appears when every request allows approval.  Submit is enabled once every card is
+decided.  "Answer later" (or Esc, or closing the window) cancels: the run stays paused at the
+interrupt.
+
+The dialog is window-modal and opened with ``open()``: callers await ``request.wait()`` (no
+nested event loop).  Its key widgets are attributes (``submit_button``, ``cancel_button``,
+``approve_all_button``, ``cards[i].buttons[...]``, ``cards[i].editor`` ...) for tests.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFont, QFontDatabase
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QDialog,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QScrollArea,
+    QStackedWidget,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from studio.dialogs.approval_model import DECISION_LABELS, ActionReview, ApprovalRequest
+
+__all__ = ["ActionCard", "ApprovalDialog", "json_html", "mono_font", "schema_hint"]
+
+_STYLE = """
+QDialog#ApprovalDialog { background: #f6f7f9; }
+QLabel#Heading { font-size: 15px; font-weight: 600; color: #1f2328; }
+QLabel#Intro, QLabel#Progress { color: #656d76; }
+QFrame#ActionCard { background: #ffffff; border: 1px solid #d0d7de; border-radius: 8px; }
+QLabel#Badge { background: #8250df; color: white; border-radius: 10px; font-weight: 600;
+               min-width: 20px; max-width: 20px; min-height: 20px; max-height: 20px; }
+QLabel#ToolName { font-size: 14px; font-weight: 600; color: #1f2328; }
+QLabel#Description { color: #424a53; }
+QLabel#Hint { color: #656d76; }
+QLabel#Error { color: #cf222e; background: #ffebe9; border: 1px solid #ffcecb;
+               border-radius: 4px; padding: 4px 6px; }
+QTextBrowser#Args, QPlainTextEdit#Editor { background: #f6f8fa; border: 1px solid #d8dee4;
+               border-radius: 6px; padding: 4px; }
+QPushButton#Decision { padding: 4px 12px; border: 1px solid #d0d7de; border-radius: 6px;
+               background: #f6f8fa; color: #24292f; }
+QPushButton#Decision:hover { background: #eef1f4; }
+QPushButton#Decision:checked[decision="approve"] { background: #1a7f37; color: white; border-color: #1a7f37; }
+QPushButton#Decision:checked[decision="edit"] { background: #0969da; color: white; border-color: #0969da; }
+QPushButton#Decision:checked[decision="reject"] { background: #cf222e; color: white; border-color: #cf222e; }
+QPushButton#Decision:checked[decision="respond"] { background: #8250df; color: white; border-color: #8250df; }
+QPushButton#Submit { background: #1f883d; color: white; border: 1px solid #1a7f37;
+               border-radius: 6px; padding: 6px 16px; font-weight: 600; }
+QPushButton#Submit:disabled { background: #94d3a2; border-color: #94d3a2; }
+QPushButton#Secondary { border: 1px solid #d0d7de; border-radius: 6px; padding: 6px 14px;
+               background: #f6f8fa; }
+"""
+
+
+def mono_font(px: int = 12) -> QFont:
+    font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+    font.setPixelSize(px)
+    return font
+
+
+def json_html(value: Any) -> str:
+    """``value`` as pretty JSON, syntax-highlighted, as HTML for a rich-text widget."""
+    text = json.dumps(value, indent=2, ensure_ascii=False, default=str)
+    try:
+        from studio.highlight import json_to_html  # the studio's shared helper, when present
+
+        return str(json_to_html(text))
+    except ImportError:
+        pass
+    from pygments import highlight
+    from pygments.formatters import HtmlFormatter
+    from pygments.lexers import JsonLexer
+
+    body = highlight(
+        text, JsonLexer(), HtmlFormatter(noclasses=True, nowrap=True, style="friendly")
+    )
+    return f'<pre style="margin:0; white-space:pre-wrap">{body}</pre>'
+
+
+def schema_hint(schema: dict[str, Any] | None) -> str:
+    """``order_id: string (required) · reason: string`` from a JSON schema's properties."""
+    props = (schema or {}).get("properties") or {}
+    required = set((schema or {}).get("required") or [])
+    parts = []
+    for name, prop in props.items():
+        kind = prop.get("type")
+        if kind is None and isinstance(prop.get("anyOf"), list):
+            kind = " | ".join(str(p.get("type", "?")) for p in prop["anyOf"])
+        if isinstance(prop.get("enum"), list):
+            kind = " | ".join(json.dumps(v) for v in prop["enum"])
+        text = f"{name}: {kind or 'any'}"
+        parts.append(text + (" (required)" if name in required else ""))
+    return " · ".join(parts)
+
+
+def _short_description(review: ActionReview) -> str:
+    """The description without the ``Tool:`` / ``Args:`` lines the card already shows."""
+    text = review.description.strip()
+    marker = f"\n\nTool: {review.name}\nArgs: "
+    if marker in text:
+        text = text.split(marker, 1)[0].strip()
+    return text
+
+
+class ActionCard(QFrame):
+    """One action request and the decision taken on it."""
+
+    def __init__(self, review: ActionReview, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.review = review
+        self.choice: str | None = None
+        """The decision button the user picked (the review stays undecided while its input is
+        invalid)."""
+        self.setObjectName("ActionCard")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(14, 12, 14, 12)
+        layout.setSpacing(8)
+
+        head = QHBoxLayout()
+        badge = QLabel(str(review.index + 1))
+        badge.setObjectName("Badge")
+        badge.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        name = QLabel(review.name)
+        name.setObjectName("ToolName")
+        name.setFont(mono_font(14))
+        head.addWidget(badge)
+        head.addWidget(name)
+        head.addStretch(1)
+        self.buttons: dict[str, QPushButton] = {}
+        self._group = QButtonGroup(self)
+        self._group.setExclusive(True)
+        for kind in review.allowed:
+            button = QPushButton(DECISION_LABELS[kind])
+            button.setObjectName("Decision")
+            button.setProperty("decision", kind)
+            button.setCheckable(True)
+            button.setCursor(Qt.CursorShape.PointingHandCursor)
+            button.clicked.connect(lambda _=False, k=kind: self.choose(k))
+            self._group.addButton(button)
+            self.buttons[kind] = button
+            head.addWidget(button)
+        layout.addLayout(head)
+
+        description = _short_description(review)
+        self.description_label = QLabel(description)
+        self.description_label.setObjectName("Description")
+        self.description_label.setWordWrap(True)
+        self.description_label.setVisible(bool(description))
+        layout.addWidget(self.description_label)
+
+        self.args_view = QTextBrowser()
+        self.args_view.setObjectName("Args")
+        self.args_view.setFont(mono_font())
+        self.args_view.setHtml(json_html(review.args))
+        lines = json.dumps(review.args, indent=2).count("\n") + 1
+        self.args_view.setFixedHeight(min(200, 14 + 17 * lines))
+        layout.addWidget(self.args_view)
+
+        self.pages = QStackedWidget()
+        self.pages.addWidget(QWidget())  # nothing chosen yet / approve
+        self.pages.addWidget(self._edit_page())
+        self.pages.addWidget(self._reject_page())
+        self.pages.addWidget(self._respond_page())
+        self.pages.setVisible(False)
+        layout.addWidget(self.pages)
+        review.changed.connect(self._on_model_changed)
+
+    # -- pages --------------------------------------------------------------------------
+
+    def _edit_page(self) -> QWidget:
+        page = QWidget()
+        box = QVBoxLayout(page)
+        box.setContentsMargins(0, 0, 0, 0)
+        box.setSpacing(4)
+        self.editor = QPlainTextEdit(json.dumps(self.review.args, indent=2, ensure_ascii=False))
+        self.editor.setObjectName("Editor")
+        self.editor.setFont(mono_font())
+        self.editor.setTabChangesFocus(True)
+        lines = self.editor.toPlainText().count("\n") + 1
+        self.editor.setFixedHeight(min(220, 30 + 17 * lines))
+        self.editor.textChanged.connect(self._on_edit_text)
+        hint = schema_hint(self.review.schema)
+        self.schema_label = QLabel(f"Arguments: {hint}" if hint else "Edit the arguments (JSON)")
+        self.schema_label.setObjectName("Hint")
+        self.schema_label.setWordWrap(True)
+        self.error_label = QLabel()
+        self.error_label.setObjectName("Error")
+        self.error_label.setWordWrap(True)
+        self.error_label.setVisible(False)
+        box.addWidget(self.schema_label)
+        box.addWidget(self.editor)
+        box.addWidget(self.error_label)
+        return page
+
+    def _reject_page(self) -> QWidget:
+        page = QWidget()
+        box = QVBoxLayout(page)
+        box.setContentsMargins(0, 0, 0, 0)
+        self.reason_edit = QLineEdit()
+        self.reason_edit.setPlaceholderText("Reason (optional): the model is told why")
+        self.reason_edit.textChanged.connect(self._on_reason)
+        box.addWidget(self.reason_edit)
+        return page
+
+    def _respond_page(self) -> QWidget:
+        page = QWidget()
+        box = QVBoxLayout(page)
+        box.setContentsMargins(0, 0, 0, 0)
+        box.setSpacing(4)
+        self.message_edit = QPlainTextEdit()
+        self.message_edit.setPlaceholderText(
+            "Message the model receives as this tool call's result (the tool does not run)"
+        )
+        self.message_edit.setFixedHeight(70)
+        self.message_edit.textChanged.connect(self._on_message)
+        self.message_hint = QLabel("A response needs a message.")
+        self.message_hint.setObjectName("Hint")
+        box.addWidget(self.message_edit)
+        box.addWidget(self.message_hint)
+        return page
+
+    # -- choosing -----------------------------------------------------------------------
+
+    def choose(self, kind: str) -> None:
+        """Pick a decision, as a click on its button does."""
+        if kind not in self.buttons:
+            raise ValueError(f"'{kind}' is not allowed for {self.review.name}")
+        self.choice = kind
+        self._show_choice()
+        if kind == "approve":
+            self.review.approve()
+        elif kind == "edit":
+            self._on_edit_text()
+            self.editor.setFocus()
+        elif kind == "reject":
+            self.review.reject(self.reason_edit.text())
+            self.reason_edit.setFocus()
+        else:
+            self._on_message()
+            self.message_edit.setFocus()
+
+    def _show_choice(self) -> None:
+        for kind, button in self.buttons.items():
+            button.blockSignals(True)
+            button.setChecked(kind == self.choice)
+            button.blockSignals(False)
+        page = {"edit": 1, "reject": 2, "respond": 3}.get(self.choice or "", 0)
+        self.pages.setCurrentIndex(page)
+        self.pages.setVisible(page != 0)
+
+    def _on_edit_text(self) -> None:
+        if self.choice != "edit":
+            return
+        problems = self.review.problems(self.editor.toPlainText())
+        self.error_label.setText("\n".join(problems))
+        self.error_label.setVisible(bool(problems))
+        if problems:
+            self.review.clear()
+        else:
+            self.review.edit(self.editor.toPlainText())
+
+    def _on_reason(self) -> None:
+        if self.choice == "reject":
+            self.review.reject(self.reason_edit.text())
+
+    def _on_message(self) -> None:
+        if self.choice != "respond":
+            return
+        text = self.message_edit.toPlainText()
+        self.message_hint.setVisible(not text.strip())
+        if text.strip():
+            self.review.respond(text)
+        else:
+            self.review.clear()
+
+    def _on_model_changed(self, review: ActionReview) -> None:
+        kind = review.kind
+        if kind is not None and kind != self.choice:  # decided from outside (Approve all)
+            self.choice = kind
+            self._show_choice()
+
+
+class ApprovalDialog(QDialog):
+    """Renders ``request``; submitting or cancelling resolves the request (see module doc)."""
+
+    def __init__(self, request: ApprovalRequest, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.request = request
+        self.setObjectName("ApprovalDialog")
+        self.setWindowTitle("Review tool calls")
+        self.setWindowModality(
+            Qt.WindowModality.WindowModal
+            if parent is not None
+            else Qt.WindowModality.ApplicationModal
+        )
+        self.setStyleSheet(_STYLE)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(18, 16, 18, 14)
+        layout.setSpacing(10)
+
+        n = len(request.actions)
+        heading = QLabel(
+            "Approve this tool call?" if n == 1 else f"Review {n} tool calls before they run"
+        )
+        heading.setObjectName("Heading")
+        intro = QLabel(
+            "The agent is paused until you decide. Your decisions resume the run; "
+            "“Answer later” keeps it paused at this interrupt."
+        )
+        intro.setObjectName("Intro")
+        intro.setWordWrap(True)
+        layout.addWidget(heading)
+        layout.addWidget(intro)
+
+        body = QWidget()
+        cards_box = QVBoxLayout(body)
+        cards_box.setContentsMargins(0, 0, 0, 0)
+        cards_box.setSpacing(10)
+        self.cards = [ActionCard(review) for review in request.actions]
+        for card in self.cards:
+            cards_box.addWidget(card)
+        cards_box.addStretch(1)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setWidget(body)
+        scroll.setStyleSheet(
+            "QScrollArea, QScrollArea > QWidget > QWidget { background: transparent; }"
+        )
+        layout.addWidget(scroll, 1)
+
+        footer = QHBoxLayout()
+        self.approve_all_button = QPushButton("Approve all")
+        self.approve_all_button.setObjectName("Secondary")
+        self.approve_all_button.setVisible(request.can_approve_all and n > 1)
+        self.approve_all_button.clicked.connect(self._approve_all)
+        self.progress_label = QLabel()
+        self.progress_label.setObjectName("Progress")
+        self.cancel_button = QPushButton("Answer later")
+        self.cancel_button.setObjectName("Secondary")
+        self.cancel_button.setToolTip("Close without answering: the run stays paused here")
+        self.cancel_button.clicked.connect(self.reject)
+        self.submit_button = QPushButton("Submit decisions" if n > 1 else "Submit decision")
+        self.submit_button.setObjectName("Submit")
+        self.submit_button.setDefault(True)
+        self.submit_button.clicked.connect(self._submit)
+        footer.addWidget(self.approve_all_button)
+        footer.addWidget(self.progress_label)
+        footer.addStretch(1)
+        footer.addWidget(self.cancel_button)
+        footer.addWidget(self.submit_button)
+        layout.addLayout(footer)
+
+        request.changed.connect(lambda _review: self._refresh())
+        request.answered.connect(lambda _command: self.accept())
+        request.cancelled.connect(self._on_cancelled)
+        self._refresh()
+        self.resize(720, min(820, 190 + sum(c.sizeHint().height() + 10 for c in self.cards)))
+
+    def _refresh(self) -> None:
+        missing = len(self.request.undecided())
+        total = len(self.request.actions)
+        self.submit_button.setEnabled(missing == 0)
+        self.progress_label.setText(
+            "Every call decided" if missing == 0 else f"{total - missing} of {total} decided"
+        )
+
+    def _approve_all(self) -> None:
+        self.request.approve_all()
+
+    def _submit(self) -> None:
+        if self.request.complete and self.request.state == "open":
+            self.request.submit()
+
+    def _on_cancelled(self) -> None:
+        QDialog.reject(self)
+
+    def reject(self) -> None:
+        """Esc, the close button and "Answer later": cancel the request (the run stays paused)."""
+        if self.request.state == "open":
+            self.request.cancel()  # -> _on_cancelled closes the dialog
+        else:
+            super().reject()
