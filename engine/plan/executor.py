@@ -128,7 +128,7 @@ class _Execution:
             if self.in_run[i]:
                 attempts = p.attempts if p is not None else 0
                 self.results.append(
-                    StepResult(
+                    StepResult.model_construct(
                         index=i,
                         name=step.name,
                         tool=step.tool,
@@ -199,7 +199,7 @@ class _Execution:
                 continue
             message = skip_message([(self.plan.describe(d), self.results[d]) for d in failed])
             prev = self.results[i]
-            self.results[i] = StepResult(
+            self.results[i] = StepResult.model_construct(
                 index=i,
                 name=step.name,
                 tool=step.tool,
@@ -243,14 +243,20 @@ class _Execution:
         if tool is None:
             available = ", ".join(sorted(self.tools)) or "none"
             message = f"unknown tool '{step.tool}' (available: {available})"
-            return StepResult(**base, status="failed", code=UNKNOWN_TOOL, message=message)
+            return StepResult.model_construct(
+                **base, status="failed", code=UNKNOWN_TOOL, message=message
+            )
         try:
             outputs = {d: self.results[d].output for d in step.depends_on}
             args = tool.validate_args(resolve_refs(step.args, outputs))
         except ToolArgsValidationError as exc:
-            return StepResult(**base, status="failed", code=INVALID_ARGS, message=str(exc))
+            return StepResult.model_construct(
+                **base, status="failed", code=INVALID_ARGS, message=str(exc)
+            )
         except KeyError as exc:
-            return StepResult(**base, status="failed", code=INVALID_ARGS, message=str(exc.args[0]))
+            return StepResult.model_construct(
+                **base, status="failed", code=INVALID_ARGS, message=str(exc.args[0])
+            )
         try:
             output = await tool.arun(args, **_injections(tool, f"plan-{self.retry_round}-{i}"))
         except Exception as exc:
@@ -261,7 +267,7 @@ class _Execution:
                 message=str(exc) or type(exc).__name__,
                 error_type=type(exc).__name__,
             )
-        return StepResult(**base, status="succeeded", output=output)
+        return StepResult.model_construct(**base, status="succeeded", output=output)
 
     async def _notify(
         self,
