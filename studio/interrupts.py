@@ -108,7 +108,9 @@ async def _ask_value(hub: Hub, item: Any, parent: QWidget | None) -> tuple[bool,
         return command is not None, None if command is None else command.resume
     from studio.dialogs.resume import ResumeValueDialog
 
-    node = next((e.node for e in reversed(_raised(hub)) if e.interrupt_id == iid), "")
+    node = getattr(item, "node", "") or next(
+        (e.node for e in reversed(_raised(hub)) if e.interrupt_id == iid), ""
+    )
     vrequest = ValueRequest(value, interrupt_id=iid, node=node)
     answer = await _ask(ResumeValueDialog(vrequest, parent), vrequest)
     return vrequest.state == "answered", answer
@@ -134,6 +136,32 @@ async def _ask_pause(hub: Hub, parent: QWidget | None) -> InterruptAnswer:
     return None if answer is None else CONTINUE
 
 
+async def _exact(hub: Hub, items: list[Any]) -> list[Any]:
+    """The pending ``Interrupt`` objects for ``items`` where the thread has them: an
+    ``interrupt.raised`` event carries a display copy of the value (long strings shortened)."""
+    if hub.graph is None or hub.checkpointer in (None, True, False):
+        return items
+    try:
+        snapshot = await hub.graph.aget_state(hub.config())
+    except Exception:  # a recorded session without its graph: the events are all there is
+        return items
+    by_id = {i.id: i for i in snapshot.interrupts}
+    out = []
+    for item in items:
+        exact = by_id.get(_interrupt_id(item) or "")
+        out.append(
+            item if exact is None else _Pending(exact.value, exact.id, getattr(item, "node", ""))
+        )
+    return out
+
+
+@dataclass(frozen=True)
+class _Pending:
+    value: Any
+    id: str
+    node: str = ""
+
+
 async def handle_interrupt(
     hub: Hub, interrupts: Sequence[Any], parent_widget: QWidget | None = None
 ) -> InterruptAnswer:
@@ -142,6 +170,7 @@ async def handle_interrupt(
     items = [i for i in interrupts if getattr(i, "value", None) is not None or _interrupt_id(i)]
     if not items:
         return await _ask_pause(hub, parent_widget)
+    items = await _exact(hub, items)
     values: dict[str, Any] = {}
     for item in items:
         answered, value = await _ask_value(hub, item, parent_widget)

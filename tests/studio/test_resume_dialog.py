@@ -1,0 +1,188 @@
+"""The generic resume dialog (``interrupt(value)``) and the static-pause dialog, on real graphs."""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Iterator
+from typing import Annotated, Any, TypedDict
+
+import pytest
+from PySide6.QtWidgets import QDialog
+
+from engine.checkpoint.memory import InMemorySaver
+from engine.events import EventBase, InterruptRaised
+from engine.graph import END, START, StateGraph, interrupt
+from engine.graph.types import Command
+from studio.dialogs.resume import PauseDialog, ResumeValueDialog
+from studio.hub import Hub
+from studio.interrupts import CONTINUE, answer_pending, dialog_opened, handle_interrupt, run_input
+
+
+class State(TypedDict, total=False):
+    answers: Annotated[list[Any], operator.add]
+    log: Annotated[list[str], operator.add]
+
+
+LONG_NOTE = "x" * 9000  # longer than an event keeps
+
+
+def asking_graph(parallel: bool = False) -> Any:
+    def ask(state: State) -> dict[str, Any]:
+        answer = interrupt({"question": "Ship to which address?", "note": LONG_NOTE})
+        return {"answers": [answer]}
+
+    def ask_again(state: State) -> dict[str, Any]:
+        return {"answers": [interrupt("Gift wrap?")]}
+
+    builder = StateGraph(State)
+    builder.add_node("ask", ask)
+    builder.add_edge(START, "ask")
+    builder.add_edge("ask", END)
+    if parallel:
+        builder.add_node("ask_again", ask_again)
+        builder.add_edge(START, "ask_again")
+        builder.add_edge("ask_again", END)
+    return builder.compile(checkpointer=InMemorySaver())
+
+
+def static_graph() -> Any:
+    builder = StateGraph(State)
+    builder.add_node("a", lambda s: {"log": ["a"]})
+    builder.add_node("b", lambda s: {"log": ["b"]})
+    builder.add_edge(START, "a")
+    builder.add_edge("a", "b")
+    builder.add_edge("b", END)
+    return builder.compile(checkpointer=InMemorySaver(), interrupt_before=["b"])
+
+
+@pytest.fixture
+def app(qapp: Any, qloop: Any) -> Iterator[Any]:
+    previous = qapp.quitOnLastWindowClosed()
+    qapp.setQuitOnLastWindowClosed(False)
+    yield qloop
+    qapp.setQuitOnLastWindowClosed(previous)
+
+
+class Session:
+    def __init__(self, loop: Any, graph: Any) -> None:
+        self.loop, self.graph = loop, graph
+        self.hub = Hub()
+        self.hub.set_graph(graph, graph.get_graph())
+        graph.subscribe(self._on_event)
+
+    def _on_event(self, event: EventBase) -> None:
+        self.hub.add_events([event])
+
+    def invoke(self, inp: Any) -> Any:
+        return self.loop.run_until_complete(self.graph.ainvoke(inp, self.hub.config()))
+
+    def raised(self) -> list[InterruptRaised]:
+        return [e for e in self.hub.events if isinstance(e, InterruptRaised)]
+
+    def answer(self, *acts: Callable[[Any], None], pending: bool = False) -> Any:
+        queue = list(acts)
+
+        def on_open(dialog: Any) -> None:
+            queue.pop(0)(dialog)
+
+        disconnect = dialog_opened.connect(on_open)
+        try:
+            if pending:
+                result = self.loop.run_until_complete(answer_pending(self.hub))
+            else:
+                result = self.loop.run_until_complete(
+                    handle_interrupt(self.hub, self.raised(), None)
+                )
+        finally:
+            disconnect()
+        assert not queue, "a dialog that should have opened did not"
+        return result
+
+
+def test_resume_value_is_validated_inline_and_resumes_the_node(app: Any) -> None:
+    s = Session(app, asking_graph())
+    s.invoke({"answers": []})
+    seen: dict[str, Any] = {}
+
+    def fill(dialog: ResumeValueDialog) -> None:
+        assert isinstance(dialog, ResumeValueDialog)
+        seen["shown"] = dialog.value_view.toPlainText()
+        seen["initially"] = dialog.resume_button.isEnabled()
+        dialog.editor.setPlainText("{'street': 1}")
+        seen["bad"] = (dialog.resume_button.isEnabled(), dialog.error_label.text())
+        dialog.editor.setPlainText('{"street": "Main St 1", "city": "Graz"}')
+        seen["good"] = (dialog.resume_button.isEnabled(), dialog.error_label.isHidden())
+        dialog.resume_button.click()
+        seen["result"] = dialog.result()
+
+    command = s.answer(fill)
+    assert '"question": "Ship to which address?"' in seen["shown"]
+    assert LONG_NOTE in seen["shown"]  # the exact value, not the event's shortened copy
+    assert seen["initially"] is False
+    assert seen["bad"][0] is False and seen["bad"][1].startswith("Not valid JSON")
+    assert seen["good"] == (True, True)
+    assert seen["result"] == QDialog.DialogCode.Accepted
+    assert command == Command(resume={"street": "Main St 1", "city": "Graz"})
+    out = s.invoke(command)
+    assert out["answers"] == [{"street": "Main St 1", "city": "Graz"}]
+
+
+def test_plain_text_resume_and_answer_later(app: Any) -> None:
+    s = Session(app, asking_graph())
+    s.invoke({"answers": []})
+    assert s.answer(lambda d: d.cancel_button.click()) is None
+    assert len(s.loop.run_until_complete(s.graph.aget_state(s.hub.config())).interrupts) == 1
+
+    def text(dialog: ResumeValueDialog) -> None:
+        dialog.editor.setPlainText("to the office")
+        assert not dialog.resume_button.isEnabled()  # not JSON
+        dialog.as_text_box.setChecked(True)
+        assert dialog.resume_button.isEnabled()
+        dialog.resume_button.click()
+
+    command = s.answer(text, pending=True)
+    assert command == Command(resume="to the office")
+    assert s.invoke(command)["answers"] == ["to the office"]
+
+
+def test_several_pending_interrupts_resume_by_id(app: Any) -> None:
+    s = Session(app, asking_graph(parallel=True))
+    s.invoke({"answers": []})
+    ids = {e.node: e.interrupt_id for e in s.raised()}
+    assert set(ids) == {"ask", "ask_again"}
+
+    def reply(value: str) -> Callable[[ResumeValueDialog], None]:
+        def act(dialog: ResumeValueDialog) -> None:
+            dialog.editor.setPlainText(f'"{value}"')
+            dialog.resume_button.click()
+
+        return act
+
+    order = [e.node for e in s.raised()]
+    command = s.answer(*(reply(f"answer to {node}") for node in order))
+    assert command.resume == {ids[node]: f"answer to {node}" for node in order}
+    out = s.invoke(command)
+    assert sorted(out["answers"]) == ["answer to ask", "answer to ask_again"]
+
+
+def test_static_pause_continues_with_no_input(app: Any) -> None:
+    s = Session(app, static_graph())
+    s.invoke({"log": []})
+    s.hub.set_status("interrupted")
+    static = [e for e in s.raised() if e.static]
+    assert [(e.static, e.node) for e in static] == [("before", "b")]
+    seen: dict[str, Any] = {}
+
+    def look(dialog: PauseDialog) -> None:
+        assert isinstance(dialog, PauseDialog)
+        seen["title"] = dialog.request.title
+        seen["edit_hidden"] = dialog.edit_button.isHidden()
+        dialog.cancel_button.click()
+
+    assert s.answer(look) is None
+    assert seen == {"title": "Paused before b", "edit_hidden": True}
+
+    answer = s.answer(lambda d: d.continue_button.click(), pending=True)
+    assert answer is CONTINUE
+    assert run_input(answer) is None
+    assert s.invoke(run_input(answer))["log"] == ["a", "b"]
