@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypedDict
 
-from engine.graph import END, START, StateGraph, set_route_reason
+from engine.graph import END, START, RetryPolicy, StateGraph, set_route_reason
 from engine.messages import AIMessage, AnyMessage, HumanMessage, SystemMessage, add_messages
 from engine.models.base import ChatModel
 from engine.plan.executor import ToolsLike, execute_plan, tool_map
@@ -82,11 +82,15 @@ def create_plan_agent(
     answer_prompt: str | None = None,
     interrupt_before: list[str] | None = None,
     interrupt_after: list[str] | None = None,
+    model_retry: RetryPolicy | None = None,
 ) -> CompiledStateGraph:
     """A compiled plan-and-execute graph (see the module docstring).
 
     ``planner_prompt`` is appended to the built-in planning rules; ``answer_prompt``
     replaces the final report's system prompt.  ``max_retry_rounds=0`` never retries.
+    Model errors propagate; ``model_retry`` retries the planner and answer nodes on them.
+    The plan is requested with ``response_format`` unless ``model.profile`` says the
+    model has no native structured output (the prompt asks for JSON either way).
     """
     if max_retry_rounds < 0:
         raise ValueError(f"max_retry_rounds must be 0 or more, got {max_retry_rounds}")
@@ -95,6 +99,8 @@ def create_plan_agent(
     toolset = tool_map(tools)
     planner_system = planner_system_prompt(toolset, planner_prompt)
     answer_system = answer_prompt or ANSWER_SYSTEM_PROMPT
+    profile = getattr(model, "profile", None)
+    plan_format = plan_response_format() if getattr(profile, "structured_output", True) else None
 
     async def planner(state: PlanAgentState) -> dict[str, Any]:
         objective = _objective(state)
@@ -107,7 +113,7 @@ def create_plan_agent(
                 "messages": [AIMessage(content=error)],
             }
         messages = [SystemMessage(content=planner_system), HumanMessage(content=objective)]
-        reply = await call_model(model, messages, response_format=plan_response_format())
+        reply = await call_model(model, messages, response_format=plan_format)
         try:
             plan = parse_plan(reply, tools=toolset)
         except PlanParseError as exc:
@@ -205,13 +211,20 @@ def create_plan_agent(
         return {"answer": reply.text, "messages": [reply]}
 
     builder = StateGraph(PlanAgentState)
-    builder.add_node("planner", planner, metadata={"kind": "node", "plan_role": "planner"})
+    builder.add_node(
+        "planner",
+        planner,
+        retry_policy=model_retry,
+        metadata={"kind": "node", "plan_role": "planner"},
+    )
     builder.add_node("executor", executor, metadata={"kind": "node", "plan_role": "executor"})
     builder.add_node("evaluator", evaluator, metadata={"kind": "node", "plan_role": "evaluator"})
     builder.add_node(
         "retry_executor", retry_executor, metadata={"kind": "node", "plan_role": "retry_executor"}
     )
-    builder.add_node("answer", answer, metadata={"kind": "node", "plan_role": "answer"})
+    builder.add_node(
+        "answer", answer, retry_policy=model_retry, metadata={"kind": "node", "plan_role": "answer"}
+    )
     builder.add_edge(START, "planner")
     builder.add_conditional_edges(
         "planner", route_after_planner, {"executor": "executor", END: END}

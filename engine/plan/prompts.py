@@ -10,7 +10,7 @@ from engine.plan.schema import Plan
 from engine.serde import to_jsonable
 from engine.tools import BaseTool
 
-__all__ = ["ANSWER_SYSTEM_PROMPT", "answer_request", "planner_system_prompt"]
+__all__ = ["ANSWER_SYSTEM_PROMPT", "PLANNER_RULES", "answer_request", "planner_system_prompt"]
 
 PLANNER_RULES = """\
 You are a planner. Break the user's objective into steps; each step calls exactly one tool.

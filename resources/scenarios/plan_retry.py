@@ -13,6 +13,7 @@ found", so steps 2 and 3 are skipped (SKIP_UPSTREAM_FAILED) while step 4 runs in
 and succeeds.  The evaluator retries the dependency chain of step 1 - steps 1, 2 and 3, in
 dependency order - and keeps step 4's result.  By then the file is there, every step
 succeeds, and the model reports.  Each tool takes a moment so the Plan view can be watched.
+The export lands late in every run, so re-running (or forking) shows the retry again.
 """
 
 from __future__ import annotations
@@ -21,15 +22,20 @@ import asyncio
 import json
 from typing import Any
 
+from engine.checkpoint import InMemorySaver
 from engine.checkpoint.base import BaseCheckpointSaver
 from engine.graph.compiled import CompiledStateGraph
+from engine.graph.runtime import current_run
+from engine.messages import BaseMessage
 from engine.models import ScriptedChatModel
 from engine.plan import Plan, PlanStep, create_plan_agent
+from engine.plan.prompts import PLANNER_RULES
 from engine.tools import BaseTool, tool
 
-__all__ = ["OBJECTIVE", "agent", "build_agent", "scripted_plan"]
+__all__ = ["INPUT", "OBJECTIVE", "agent", "build_agent", "reply", "scripted_plan"]
 
 OBJECTIVE = "Summarize this month's sales by region into out/summary.md, with the data notes."
+INPUT = OBJECTIVE
 
 SALES_CSV = "region,amount\nnorth,1200\nsouth,800\nnorth,300\neast,450\n"
 NOTES = "Amounts are in EUR, before refunds."
@@ -67,10 +73,26 @@ def scripted_plan() -> Plan:
     )
 
 
+def reply(messages: list[BaseMessage], tools: list[dict[str, Any]]) -> str:
+    """The scripted model: the plan when asked to plan, else a report of the results."""
+    if messages and messages[0].text.startswith(PLANNER_RULES):
+        return json.dumps(scripted_plan().model_dump(mode="json"))
+    report = messages[-1].text if messages else ""
+    problems = [
+        line
+        for line in report.splitlines()
+        if ": failed after" in line or ": skipped after" in line
+    ]
+    if not problems:
+        return ANSWER
+    return "Not everything worked:\n" + "\n".join(problems)
+
+
 def make_tools(delay: float) -> tuple[list[BaseTool], dict[str, str]]:
     """The four tools over a small in-memory disk, and the disk itself."""
-    disk: dict[str, str] = {"data/notes.txt": NOTES}
-    late_exports: dict[str, str] = {"data/sales.csv": SALES_CSV}
+    disk: dict[str, str] = {"data/notes.txt": NOTES, "data/sales.csv": SALES_CSV}
+    missed: set[str] = set()
+    """(run id, path) of the late exports already missed once in that run."""
 
     @tool
     async def list_files(directory: str) -> list[str]:
@@ -91,11 +113,14 @@ def make_tools(delay: float) -> tuple[list[BaseTool], dict[str, str]]:
             path: the file's path
         """
         await asyncio.sleep(delay)
-        if path in disk:
-            return disk[path]
-        if path in late_exports:  # the export lands just after the first attempt
-            disk[path] = late_exports.pop(path)
-        raise FileNotFoundError(f"file not found: {path}")
+        run = current_run()
+        late = f"{run.run_id if run else ''}:{path}"
+        if path == "data/sales.csv" and late not in missed:  # lands just after the first read
+            missed.add(late)
+            raise FileNotFoundError(f"file not found: {path}")
+        if path not in disk:
+            raise FileNotFoundError(f"file not found: {path}")
+        return disk[path]
 
     @tool
     async def process_data(csv: str) -> dict[str, int]:
@@ -131,13 +156,16 @@ def make_tools(delay: float) -> tuple[list[BaseTool], dict[str, str]]:
 def build_agent(
     *, delay: float = 0.6, checkpointer: BaseCheckpointSaver | None = None, **kwargs: Any
 ) -> CompiledStateGraph:
-    """A fresh agent (its scripted model holds one run's replies; tools get a fresh disk)."""
+    """A fresh agent: the scripted planner (enough replies for 100 runs) and a fresh disk."""
     tools, _disk = make_tools(delay)
-    model = ScriptedChatModel(
-        [json.dumps(scripted_plan().model_dump(mode="json")), ANSWER], name="scripted-planner"
-    )
+    model = ScriptedChatModel([reply] * 200, name="scripted-planner")
     return create_plan_agent(
-        model, tools, max_retry_rounds=1, checkpointer=checkpointer, name="plan_retry", **kwargs
+        model,
+        tools,
+        max_retry_rounds=1,
+        checkpointer=checkpointer or InMemorySaver(),
+        name="plan_retry",
+        **kwargs,
     )
 
 

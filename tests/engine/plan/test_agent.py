@@ -8,8 +8,9 @@ from typing import Any
 import pytest
 
 from engine.checkpoint import InMemorySaver
+from engine.graph import RetryPolicy
 from engine.messages import AIMessage, HumanMessage
-from engine.models import ScriptedChatModel
+from engine.models import ModelProfile, ModelTimeoutError, ScriptedChatModel
 from engine.plan import Plan, PlanStep, create_plan_agent, plan_response_format
 
 from .helpers import ScriptedTool, assert_dependencies_first, tools_for
@@ -256,3 +257,30 @@ def test_argument_errors():
         create_plan_agent(ScriptedChatModel([]), [], max_retry_rounds=-1)
     with pytest.raises(ValueError, match="max_concurrency must be at least 1, got 0"):
         create_plan_agent(ScriptedChatModel([]), [], max_concurrency=0)
+
+
+async def test_model_without_structured_output_gets_the_json_prompt_only():
+    model = ScriptedChatModel(
+        [as_json(seed_plan()), "ok"], profile=ModelProfile(structured_output=False)
+    )
+    tools, _ = seed_tools("data")
+    out = await create_plan_agent(model, tools).ainvoke({"objective": "x"})
+    assert [s["status"] for s in out["steps"]] == ["succeeded"] * 4
+    assert model.calls[0].response_format is None
+    assert (
+        "Reply with only a JSON object matching the Plan schema" in model.calls[0].messages[0].text
+    )
+
+
+async def test_model_errors_propagate_or_are_retried():
+    tools, _ = seed_tools("data")
+    failing = ScriptedChatModel([ModelTimeoutError("slow")])
+    with pytest.raises(ModelTimeoutError):
+        await create_plan_agent(failing, tools).ainvoke({"objective": "x"})
+
+    flaky = ScriptedChatModel([ModelTimeoutError("slow"), as_json(seed_plan()), "ok"])
+    retry = RetryPolicy(
+        max_attempts=2, initial_interval=0, jitter=False, retry_on=ModelTimeoutError
+    )
+    out = await create_plan_agent(flaky, tools, model_retry=retry).ainvoke({"objective": "x"})
+    assert out["answer"] == "ok" and len(flaky.calls) == 3
