@@ -74,7 +74,10 @@ def encode(obj: Any, _path: str = "$") -> Any:
             return {TAG: "float", "v": repr(obj)}
         return obj
     if isinstance(obj, BaseMessage):
-        return {TAG: "msg", "v": obj.model_dump(mode="json")}
+        # defaults (empty kwargs, null name, ...) are left out: messages are most of the bytes
+        data = obj.model_dump(mode="json", exclude_defaults=True)
+        data["type"] = obj.type
+        return {TAG: "msg", "v": data}
     if isinstance(obj, dict):
         out: dict[str, Any] = {}
         for k, v in obj.items():

@@ -13,6 +13,7 @@ async methods are the real ones and the sync API wraps them (``engine.aio.run_sy
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 import random
@@ -96,7 +97,8 @@ class StoredRow:
     checkpoint_id: str
     parent_id: str | None
     body: str
-    """JSON: v, id, ts, channel_versions, versions_seen, blobs ({channel: version})."""
+    """JSON: ``v`` (format), ``ts``, ``versions`` {channel: version}, ``seen`` {node: {channel:
+    version}}, ``values`` [channels holding a value; each read from its blob at that version]."""
     metadata: str
 
 
@@ -133,8 +135,11 @@ class BaseCheckpointSaver:
 
     # -- storage primitives (subclasses) -----------------------------------------------------
 
-    def _put_row(self, row: StoredRow, blobs: list[tuple[str, str, str]]) -> None:
-        """Store a checkpoint row and its new blobs ``(channel, version, json)`` atomically."""
+    def _put_row(
+        self, row: StoredRow, blobs: list[tuple[str, str, str]], superseded: str | None = None
+    ) -> None:
+        """Store a checkpoint row and its new blobs ``(channel, version, json)`` atomically,
+        deleting the pending writes of checkpoint ``superseded`` (the parent it replaces)."""
         raise NotImplementedError
 
     def _get_row(self, thread_id: str, ns: str, checkpoint_id: str | None) -> StoredRow | None:
@@ -307,17 +312,19 @@ class BaseCheckpointSaver:
                 thread_id=row.thread_id,
                 checkpoint_id=row.checkpoint_id,
             )
+        versions = body["versions"]
         values = {
-            ch: self._load_value(row.thread_id, row.ns, ch, ver, row.checkpoint_id)
-            for ch, ver in body["blobs"].items()
+            ch: self._load_value(row.thread_id, row.ns, ch, versions[ch], row.checkpoint_id)
+            for ch in body["values"]
         }
+        metadata.setdefault("parents", {})
         checkpoint = Checkpoint(
             v=body["v"],
-            id=body["id"],
-            ts=body["ts"],
+            id=row.checkpoint_id,
+            ts=body.get("ts") or timestamp_of(row.checkpoint_id),
             channel_values=values,
-            channel_versions=body["channel_versions"],
-            versions_seen=body["versions_seen"],
+            channel_versions=versions,
+            versions_seen=body["seen"],
         )
         writes: list[tuple[str, str, Any]] | None = None
         if with_writes:
@@ -395,30 +402,29 @@ class BaseCheckpointSaver:
         thread_id = str(c["thread_id"])
         ns = c.get("checkpoint_ns", "")
         parent_id = c.get("checkpoint_id")
-        blobs_index: dict[str, str] = {}
+        present: list[str] = []
         new_blobs: list[tuple[str, str, str]] = []
         for ch, value in checkpoint["channel_values"].items():
             ver = checkpoint["channel_versions"].get(ch)
             if ver is None:
                 continue
-            blobs_index[ch] = ver
+            present.append(ch)
             if ch in new_versions:
                 new_blobs.append((ch, ver, self._encode_blob(thread_id, ns, ch, ver, value)))
-        body = json.dumps(
-            {
-                "v": SCHEMA_VERSION,
-                "id": checkpoint["id"],
-                "ts": checkpoint["ts"],
-                "channel_versions": checkpoint["channel_versions"],
-                "versions_seen": checkpoint["versions_seen"],
-                "blobs": blobs_index,
-            },
-            separators=(",", ":"),
-        )
-        row = StoredRow(
-            thread_id, ns, checkpoint["id"], parent_id, body, serde.dumps(dict(metadata))
-        )
-        self._put_row(row, new_blobs)
+        body_dict: dict[str, Any] = {
+            "v": SCHEMA_VERSION,
+            "versions": checkpoint["channel_versions"],
+            "seen": checkpoint["versions_seen"],
+            "values": present,
+        }
+        if checkpoint["ts"] != timestamp_of(checkpoint["id"]):
+            body_dict["ts"] = checkpoint["ts"]  # only when it is not the id's own timestamp
+        body = json.dumps(body_dict, separators=(",", ":"))
+        meta = {k: v for k, v in metadata.items() if not (k == "parents" and not v)}
+        row = StoredRow(thread_id, ns, checkpoint["id"], parent_id, body, serde.dumps(meta))
+        # a loop checkpoint supersedes its parent's pending writes (they are now applied)
+        superseded = parent_id if metadata.get("source") == "loop" else None
+        self._put_row(row, new_blobs, superseded)
         return make_config(thread_id, ns, checkpoint["id"])
 
     async def aput_writes(
@@ -472,6 +478,15 @@ class BaseCheckpointSaver:
 
     def delete_thread(self, thread_id: str) -> None:
         run_sync(self.adelete_thread(thread_id))
+
+
+def timestamp_of(checkpoint_id: str) -> str:
+    """The ISO-8601 UTC time embedded in a UUIDv7 checkpoint id (ms precision), or ""."""
+    try:
+        ms = int(checkpoint_id.replace("-", "")[:12], 16)
+    except ValueError:
+        return ""
+    return dt.datetime.fromtimestamp(ms / 1000, dt.UTC).isoformat(timespec="milliseconds")
 
 
 def version_number(version: str | None) -> int:

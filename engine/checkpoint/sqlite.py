@@ -130,7 +130,9 @@ class SqliteSaver(BaseCheckpointSaver):
         except sqlite3.DatabaseError as exc:
             raise CheckpointError(f"Cannot read checkpoints from {self.path}: {exc}") from exc
 
-    def _put_row(self, row: StoredRow, blobs: list[tuple[str, str, str]]) -> None:
+    def _put_row(
+        self, row: StoredRow, blobs: list[tuple[str, str, str]], superseded: str | None = None
+    ) -> None:
         with self._lock:
             cur = self.conn.cursor()
             cur.execute("BEGIN")
@@ -139,6 +141,11 @@ class SqliteSaver(BaseCheckpointSaver):
                     cur.executemany(
                         "INSERT OR REPLACE INTO checkpoint_blobs VALUES (?, ?, ?, ?, ?)",
                         [(row.thread_id, row.ns, ch, ver, text) for ch, ver, text in blobs],
+                    )
+                if superseded is not None:
+                    cur.execute(
+                        "DELETE FROM checkpoint_writes WHERE thread_id=? AND ns=? AND checkpoint_id=?",
+                        (row.thread_id, row.ns, superseded),
                     )
                 cur.execute(
                     "INSERT OR REPLACE INTO checkpoints VALUES (?, ?, ?, ?, ?, ?)",

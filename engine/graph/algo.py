@@ -173,6 +173,8 @@ def apply_writes(
     ordered = sorted(tasks, key=lambda t: t.sort_key)
     versions = checkpoint["channel_versions"]
     for t in ordered:
+        if not t.triggers:
+            continue
         seen = checkpoint["versions_seen"].setdefault(t.name, {})
         for c in t.triggers:
             if c in versions:

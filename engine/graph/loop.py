@@ -21,6 +21,7 @@ from engine.checkpoint.base import (
     CheckpointMetadata,
     empty_checkpoint,
     next_version,
+    timestamp_of,
 )
 from engine.events import (
     CheckpointSaved,
@@ -304,10 +305,11 @@ class PregelLoop:
 
     async def _put_checkpoint(self, source: str, writer_nodes: list[str] | None = None) -> None:
         c = self.checkpoint
+        new_id = uuid7()
         new = Checkpoint(
             v=c["v"],
-            id=uuid7(),
-            ts=dt.datetime.now(dt.UTC).isoformat(),
+            id=new_id,
+            ts=timestamp_of(new_id),
             channel_values={
                 k: ch.checkpoint()
                 for k, ch in self.channels.items()
@@ -321,7 +323,6 @@ class PregelLoop:
             "source": source,
             "step": self.step,
             "parents": {},
-            "run_id": self.run.run_id,
         }
         parent_config = (
             self.checkpoint_config

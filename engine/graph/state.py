@@ -81,8 +81,13 @@ def schema_fields(schema: Any) -> dict[str, Any]:
         return hints
     try:
         hints = get_type_hints(schema, include_extras=True)
-    except Exception:
-        hints = dict(getattr(schema, "__annotations__", {}))
+    except NameError as exc:
+        name = getattr(schema, "__qualname__", repr(schema))
+        raise TypeError(
+            f"Cannot resolve the annotations of state schema {name}: {exc}. With "
+            "`from __future__ import annotations`, define the schema at module level so the names "
+            "its annotations use (e.g. add_messages) can be found."
+        ) from exc
     if dataclasses.is_dataclass(schema):
         names = {f.name for f in dataclasses.fields(schema)}
         return {k: _strip_required(v) for k, v in hints.items() if k in names}

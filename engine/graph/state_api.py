@@ -17,6 +17,7 @@ from engine.checkpoint.base import (
     CheckpointTuple,
     empty_checkpoint,
     next_version,
+    timestamp_of,
 )
 from engine.events import CheckpointSaved, StateUpdated
 from engine.graph.algo import Task, apply_writes, compute_writes, plan_tasks
@@ -255,10 +256,11 @@ class StateAPI:
             )
             apply_writes(checkpoint, channels, [task], next_version)
 
+        new_id = uuid7()
         new = Checkpoint(
             v=checkpoint["v"],
-            id=uuid7(),
-            ts=_now(),
+            id=new_id,
+            ts=timestamp_of(new_id),
             channel_values={
                 k: ch.checkpoint() for k, ch in channels.items() if ch.tracked and ch.is_available()
             },
@@ -325,9 +327,3 @@ class StateAPI:
             next=nxt,
             writer_nodes=[writer] if writer else [],
         )
-
-
-def _now() -> str:
-    import datetime as dt
-
-    return dt.datetime.now(dt.UTC).isoformat()

@@ -1,0 +1,66 @@
+"""One shared shape for benchmark results: every figure with its target, printed as one report."""
+
+from __future__ import annotations
+
+import os
+import platform
+from collections.abc import Callable
+from dataclasses import dataclass
+
+
+@dataclass
+class Figure:
+    """One measured number. ``target`` is a human-readable bound; ``ok`` says if it is met."""
+
+    name: str
+    value: float
+    unit: str
+    target: str = ""
+    ok: bool | None = None
+    note: str = ""
+
+    def line(self) -> str:
+        mark = {True: "PASS", False: "FAIL", None: "    "}[self.ok]
+        value = (
+            f"{self.value:,.3f}".rstrip("0").rstrip(".")
+            if abs(self.value) < 1000
+            else f"{self.value:,.0f}"
+        )
+        tgt = f"  target {self.target}" if self.target else ""
+        note = f"  ({self.note})" if self.note else ""
+        return f"  [{mark}] {self.name}: {value} {self.unit}{tgt}{note}"
+
+
+Bench = Callable[[], list[Figure]]
+
+
+def machine() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    mem = ""
+    try:
+        pages = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        mem = f", {pages / 2**30:.0f} GiB"
+    except (ValueError, OSError):
+        pass
+    return f"{cpu}, {os.cpu_count()} cores{mem}, Python {platform.python_version()}, {platform.system()}"
+
+
+def peer_available(module: str) -> bool:
+    try:
+        __import__(module)
+    except ImportError:
+        return False
+    return True
+
+
+def best_of(fn: Callable[[], float], repeat: int = 5) -> float:
+    """The minimum of ``repeat`` timings: the least noisy estimate on a shared machine."""
+    return min(fn() for _ in range(repeat))
