@@ -82,6 +82,10 @@ def _interrupt_id(item: Any) -> str | None:
     return getattr(item, "id", None) or getattr(item, "interrupt_id", None)
 
 
+def _theme(hub: Hub) -> str:
+    return str(getattr(hub, "theme", "light"))
+
+
 def _raised(hub: Hub) -> list[InterruptRaised]:
     return [e for e in hub.events if isinstance(e, InterruptRaised) and not e.ns]
 
@@ -104,7 +108,7 @@ async def _ask_value(hub: Hub, item: Any, parent: QWidget | None) -> tuple[bool,
         from studio.dialogs.approval import ApprovalDialog
 
         request = ApprovalRequest(value, interrupt_id=iid, tools=agent_tools(hub.graph))
-        command = await _ask(ApprovalDialog(request, parent), request)
+        command = await _ask(ApprovalDialog(request, parent, _theme(hub)), request)
         return command is not None, None if command is None else command.resume
     from studio.dialogs.resume import ResumeValueDialog
 
@@ -112,7 +116,7 @@ async def _ask_value(hub: Hub, item: Any, parent: QWidget | None) -> tuple[bool,
         (e.node for e in reversed(_raised(hub)) if e.interrupt_id == iid), ""
     )
     vrequest = ValueRequest(value, interrupt_id=iid, node=node)
-    answer = await _ask(ResumeValueDialog(vrequest, parent), vrequest)
+    answer = await _ask(ResumeValueDialog(vrequest, parent, _theme(hub)), vrequest)
     return vrequest.state == "answered", answer
 
 
@@ -132,7 +136,7 @@ async def _ask_pause(hub: Hub, parent: QWidget | None) -> InterruptAnswer:
 
     # Editing the state here waits for an edit-state dialog API; the State dock edits meanwhile.
     request = PauseRequest(nodes, when=when, can_edit=False)
-    answer = await _ask(PauseDialog(request, parent), request)
+    answer = await _ask(PauseDialog(request, parent, _theme(hub)), request)
     return None if answer is None else CONTINUE
 
 

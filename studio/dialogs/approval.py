@@ -16,10 +16,8 @@ nested event loop).  Its key widgets are attributes (``submit_button``, ``cancel
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QFont, QFontDatabase
 from PySide6.QtWidgets import (
     QButtonGroup,
     QDialog,
@@ -30,6 +28,7 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QPushButton,
     QScrollArea,
+    QSizePolicy,
     QStackedWidget,
     QTextBrowser,
     QVBoxLayout,
@@ -37,77 +36,16 @@ from PySide6.QtWidgets import (
 )
 
 from studio.dialogs.approval_model import DECISION_LABELS, ActionReview, ApprovalRequest
+from studio.dialogs.dialog_kit import (
+    dialog_style,
+    fit_to_content,
+    json_html,
+    mono_font,
+    schema_hint,
+)
+from studio.views.hitl_theme import colors
 
-__all__ = ["ActionCard", "ApprovalDialog", "json_html", "mono_font", "schema_hint"]
-
-_STYLE = """
-QDialog#ApprovalDialog { background: #f6f7f9; }
-QLabel#Heading { font-size: 15px; font-weight: 600; color: #1f2328; }
-QLabel#Intro, QLabel#Progress { color: #656d76; }
-QFrame#ActionCard { background: #ffffff; border: 1px solid #d0d7de; border-radius: 8px; }
-QLabel#Badge { background: #8250df; color: white; border-radius: 10px; font-weight: 600;
-               min-width: 20px; max-width: 20px; min-height: 20px; max-height: 20px; }
-QLabel#ToolName { font-size: 14px; font-weight: 600; color: #1f2328; }
-QLabel#Description { color: #424a53; }
-QLabel#Hint { color: #656d76; }
-QLabel#Error { color: #cf222e; background: #ffebe9; border: 1px solid #ffcecb;
-               border-radius: 4px; padding: 4px 6px; }
-QTextBrowser#Args, QPlainTextEdit#Editor { background: #f6f8fa; border: 1px solid #d8dee4;
-               border-radius: 6px; padding: 4px; }
-QPushButton#Decision { padding: 4px 12px; border: 1px solid #d0d7de; border-radius: 6px;
-               background: #f6f8fa; color: #24292f; }
-QPushButton#Decision:hover { background: #eef1f4; }
-QPushButton#Decision:checked[decision="approve"] { background: #1a7f37; color: white; border-color: #1a7f37; }
-QPushButton#Decision:checked[decision="edit"] { background: #0969da; color: white; border-color: #0969da; }
-QPushButton#Decision:checked[decision="reject"] { background: #cf222e; color: white; border-color: #cf222e; }
-QPushButton#Decision:checked[decision="respond"] { background: #8250df; color: white; border-color: #8250df; }
-QPushButton#Submit { background: #1f883d; color: white; border: 1px solid #1a7f37;
-               border-radius: 6px; padding: 6px 16px; font-weight: 600; }
-QPushButton#Submit:disabled { background: #94d3a2; border-color: #94d3a2; }
-QPushButton#Secondary { border: 1px solid #d0d7de; border-radius: 6px; padding: 6px 14px;
-               background: #f6f8fa; }
-"""
-
-
-def mono_font(px: int = 12) -> QFont:
-    font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
-    font.setPixelSize(px)
-    return font
-
-
-def json_html(value: Any) -> str:
-    """``value`` as pretty JSON, syntax-highlighted, as HTML for a rich-text widget."""
-    text = json.dumps(value, indent=2, ensure_ascii=False, default=str)
-    try:
-        from studio.highlight import json_to_html  # the studio's shared helper, when present
-
-        return str(json_to_html(text))
-    except ImportError:
-        pass
-    from pygments import highlight
-    from pygments.formatters import HtmlFormatter
-    from pygments.lexers import JsonLexer
-
-    body = highlight(
-        text, JsonLexer(), HtmlFormatter(noclasses=True, nowrap=True, style="friendly")
-    )
-    return f'<pre style="margin:0; white-space:pre-wrap">{body}</pre>'
-
-
-def schema_hint(schema: dict[str, Any] | None) -> str:
-    """``order_id: string (required) · reason: string`` from a JSON schema's properties."""
-    props = (schema or {}).get("properties") or {}
-    required = set((schema or {}).get("required") or [])
-    parts = []
-    for name, prop in props.items():
-        kind = prop.get("type")
-        if kind is None and isinstance(prop.get("anyOf"), list):
-            kind = " | ".join(str(p.get("type", "?")) for p in prop["anyOf"])
-        if isinstance(prop.get("enum"), list):
-            kind = " | ".join(json.dumps(v) for v in prop["enum"])
-        text = f"{name}: {kind or 'any'}"
-        parts.append(text + (" (required)" if name in required else ""))
-    return " · ".join(parts)
+__all__ = ["ActionCard", "ApprovalDialog"]
 
 
 def _short_description(review: ActionReview) -> str:
@@ -169,8 +107,7 @@ class ActionCard(QFrame):
         self.args_view.setObjectName("Args")
         self.args_view.setFont(mono_font())
         self.args_view.setHtml(json_html(review.args))
-        lines = json.dumps(review.args, indent=2).count("\n") + 1
-        self.args_view.setFixedHeight(min(200, 14 + 17 * lines))
+        fit_to_content(self.args_view, 240)
         layout.addWidget(self.args_view)
 
         self.pages = QStackedWidget()
@@ -213,8 +150,12 @@ class ActionCard(QFrame):
         page = QWidget()
         box = QVBoxLayout(page)
         box.setContentsMargins(0, 0, 0, 0)
+        box.setSpacing(4)
+        caption = QLabel("Reason, told to the model (optional)")
+        caption.setObjectName("Hint")
+        box.addWidget(caption)
         self.reason_edit = QLineEdit()
-        self.reason_edit.setPlaceholderText("Reason (optional): the model is told why")
+        self.reason_edit.setPlaceholderText("e.g. wrong recipient")
         self.reason_edit.textChanged.connect(self._on_reason)
         box.addWidget(self.reason_edit)
         return page
@@ -230,7 +171,7 @@ class ActionCard(QFrame):
         )
         self.message_edit.setFixedHeight(70)
         self.message_edit.textChanged.connect(self._on_message)
-        self.message_hint = QLabel("A response needs a message.")
+        self.message_hint = QLabel("Write the message the model gets instead of running the tool.")
         self.message_hint.setObjectName("Hint")
         box.addWidget(self.message_edit)
         box.addWidget(self.message_hint)
@@ -263,7 +204,14 @@ class ActionCard(QFrame):
             button.blockSignals(False)
         page = {"edit": 1, "reject": 2, "respond": 3}.get(self.choice or "", 0)
         self.pages.setCurrentIndex(page)
+        for i in range(self.pages.count()):  # the stack takes the size of the shown page only
+            policy = QSizePolicy.Policy.Preferred if i == page else QSizePolicy.Policy.Ignored
+            self.pages.widget(i).setSizePolicy(policy, policy)
         self.pages.setVisible(page != 0)
+        self.pages.adjustSize()
+        dialog = self.window()
+        if isinstance(dialog, ApprovalDialog):
+            dialog.grow_to_fit()
 
     def _on_edit_text(self) -> None:
         if self.choice != "edit":
@@ -300,7 +248,9 @@ class ActionCard(QFrame):
 class ApprovalDialog(QDialog):
     """Renders ``request``; submitting or cancelling resolves the request (see module doc)."""
 
-    def __init__(self, request: ApprovalRequest, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, request: ApprovalRequest, parent: QWidget | None = None, theme: str = "light"
+    ) -> None:
         super().__init__(parent)
         self.request = request
         self.setObjectName("ApprovalDialog")
@@ -310,7 +260,7 @@ class ApprovalDialog(QDialog):
             if parent is not None
             else Qt.WindowModality.ApplicationModal
         )
-        self.setStyleSheet(_STYLE)
+        self.setStyleSheet(dialog_style(colors(theme)))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(18, 16, 18, 14)
         layout.setSpacing(10)
@@ -358,7 +308,7 @@ class ApprovalDialog(QDialog):
         self.cancel_button.setToolTip("Close without answering: the run stays paused here")
         self.cancel_button.clicked.connect(self.reject)
         self.submit_button = QPushButton("Submit decisions" if n > 1 else "Submit decision")
-        self.submit_button.setObjectName("Submit")
+        self.submit_button.setObjectName("Primary")
         self.submit_button.setDefault(True)
         self.submit_button.clicked.connect(self._submit)
         footer.addWidget(self.approve_all_button)
@@ -372,7 +322,21 @@ class ApprovalDialog(QDialog):
         request.answered.connect(lambda _command: self.accept())
         request.cancelled.connect(self._on_cancelled)
         self._refresh()
-        self.resize(720, min(820, 190 + sum(c.sizeHint().height() + 10 for c in self.cards)))
+        self._body = body
+        self.resize(760, self._fitting_height())
+
+    def grow_to_fit(self) -> None:
+        """Grow (never shrink) so every card shows without scrolling, when the screen allows."""
+        self._body.adjustSize()
+        wanted = self._fitting_height()
+        if wanted > self.height():
+            self.resize(self.width(), wanted)
+
+    def _fitting_height(self) -> int:
+        """Tall enough for every card (up to most of the screen: then the cards scroll)."""
+        screen = self.screen().availableGeometry().height() if self.screen() else 900
+        body = self._body.sizeHint().height()
+        return min(int(screen * 0.9), body + 150)
 
     def _refresh(self) -> None:
         missing = len(self.request.undecided())

@@ -25,33 +25,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from studio.dialogs.approval import json_html, mono_font
+from studio.dialogs.dialog_kit import dialog_style, fit_to_content, json_html, mono_font
 from studio.dialogs.resume_model import PauseRequest, ValueRequest
+from studio.views.hitl_theme import colors
 
 __all__ = ["PauseDialog", "ResumeValueDialog"]
 
-_STYLE = """
-QDialog { background: #f6f7f9; }
-QLabel#Heading { font-size: 15px; font-weight: 600; color: #1f2328; }
-QLabel#Intro, QLabel#Hint { color: #656d76; }
-QLabel#Caption { font-weight: 600; color: #24292f; }
-QLabel#Error { color: #cf222e; background: #ffebe9; border: 1px solid #ffcecb;
-               border-radius: 4px; padding: 4px 6px; }
-QTextBrowser, QPlainTextEdit { background: #ffffff; border: 1px solid #d0d7de;
-               border-radius: 6px; padding: 4px; }
-QPushButton#Primary { background: #1f883d; color: white; border: 1px solid #1a7f37;
-               border-radius: 6px; padding: 6px 16px; font-weight: 600; }
-QPushButton#Primary:disabled { background: #94d3a2; border-color: #94d3a2; }
-QPushButton#Secondary { border: 1px solid #d0d7de; border-radius: 6px; padding: 6px 14px;
-               background: #f6f8fa; }
-"""
 
-
-def _modal(dialog: QDialog, parent: QWidget | None) -> None:
+def _modal(dialog: QDialog, parent: QWidget | None, theme: str) -> None:
     dialog.setWindowModality(
         Qt.WindowModality.WindowModal if parent is not None else Qt.WindowModality.ApplicationModal
     )
-    dialog.setStyleSheet(_STYLE)
+    dialog.setStyleSheet(dialog_style(colors(theme)))
 
 
 def _label(text: str, name: str, wrap: bool = True) -> QLabel:
@@ -70,11 +55,13 @@ def _button(text: str, name: str) -> QPushButton:
 class ResumeValueDialog(QDialog):
     """Shows what ``interrupt(value)`` asked and takes the resume value."""
 
-    def __init__(self, request: ValueRequest, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, request: ValueRequest, parent: QWidget | None = None, theme: str = "light"
+    ) -> None:
         super().__init__(parent)
         self.request = request
         self.setWindowTitle("Resume the interrupt")
-        _modal(self, parent)
+        _modal(self, parent, theme)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(18, 16, 18, 14)
         layout.setSpacing(8)
@@ -91,7 +78,7 @@ class ResumeValueDialog(QDialog):
         self.value_view = QTextBrowser()
         self.value_view.setFont(mono_font())
         self.value_view.setHtml(json_html(request.value))
-        self.value_view.setMaximumHeight(180)
+        fit_to_content(self.value_view, 220)
         layout.addWidget(self.value_view)
         layout.addWidget(_label("Resume value", "Caption"))
         self.editor = QPlainTextEdit()
@@ -144,11 +131,13 @@ class ResumeValueDialog(QDialog):
 class PauseDialog(QDialog):
     """A static breakpoint: continue, or edit the state first (when available)."""
 
-    def __init__(self, request: PauseRequest, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, request: PauseRequest, parent: QWidget | None = None, theme: str = "light"
+    ) -> None:
         super().__init__(parent)
         self.request = request
         self.setWindowTitle("Paused")
-        _modal(self, parent)
+        _modal(self, parent, theme)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(18, 16, 18, 14)
         layout.setSpacing(8)

@@ -1,0 +1,103 @@
+"""Shared pieces of the interrupt dialogs: the themed stylesheet, monospace font, highlighted
+JSON, auto-height text views, argument-schema hints."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from PySide6.QtCore import QSizeF, Qt
+from PySide6.QtGui import QFont, QFontDatabase
+from PySide6.QtWidgets import QTextBrowser
+
+from studio.views.hitl_theme import Colors
+
+__all__ = ["dialog_style", "fit_to_content", "json_html", "mono_font", "schema_hint"]
+
+
+def dialog_style(c: Colors) -> str:
+    """The dialogs' stylesheet in the colours of a theme."""
+    return f"""
+QDialog {{ background: {c.window}; }}
+QLabel#Heading {{ font-size: 15px; font-weight: 600; color: {c.text}; }}
+QLabel#Intro, QLabel#Progress, QLabel#Hint {{ color: {c.muted}; }}
+QLabel#Caption {{ font-weight: 600; color: {c.text}; }}
+QFrame#ActionCard {{ background: {c.panel}; border: 1px solid {c.border}; border-radius: 8px; }}
+QLabel#Badge {{ background: {c.violet}; color: white; border-radius: 10px; font-weight: 600;
+               min-width: 20px; max-width: 20px; min-height: 20px; max-height: 20px; }}
+QLabel#ToolName {{ font-size: 14px; font-weight: 600; color: {c.text}; }}
+QLabel#Description {{ color: {c.text}; }}
+QLabel#Error {{ color: {c.danger}; background: {c.tint(c.danger)}; border: 1px solid
+               {c.tint(c.danger, 0.35)}; border-radius: 4px; padding: 4px 6px; }}
+QTextBrowser, QPlainTextEdit, QLineEdit {{ background: {c.alt}; color: {c.text};
+               border: 1px solid {c.border}; border-radius: 6px; padding: 4px; }}
+QPushButton#Decision {{ padding: 4px 12px; border: 1px solid {c.border}; border-radius: 6px;
+               background: {c.alt}; color: {c.text}; }}
+QPushButton#Decision:hover {{ border-color: {c.strong_border}; }}
+QPushButton#Decision:checked[decision="approve"] {{ background: {c.ok}; color: white; border-color: {c.ok}; }}
+QPushButton#Decision:checked[decision="edit"] {{ background: {c.accent}; color: white; border-color: {c.accent}; }}
+QPushButton#Decision:checked[decision="reject"] {{ background: {c.danger}; color: white; border-color: {c.danger}; }}
+QPushButton#Decision:checked[decision="respond"] {{ background: {c.violet}; color: white; border-color: {c.violet}; }}
+QPushButton#Primary {{ background: {c.ok}; color: white; border: 1px solid {c.ok};
+               border-radius: 6px; padding: 6px 16px; font-weight: 600; }}
+QPushButton#Primary:disabled {{ background: {c.tint(c.ok, 0.45)}; border-color: {c.tint(c.ok, 0.45)}; }}
+QPushButton#Secondary {{ border: 1px solid {c.border}; border-radius: 6px; padding: 6px 14px;
+               background: {c.alt}; color: {c.text}; }}
+QPushButton#Secondary:hover {{ border-color: {c.strong_border}; }}
+QCheckBox {{ color: {c.text}; }}
+"""
+
+
+def mono_font(px: int = 12) -> QFont:
+    font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+    font.setPixelSize(px)
+    return font
+
+
+def json_html(value: Any) -> str:
+    """``value`` as pretty JSON, syntax-highlighted, as HTML for a rich-text widget."""
+    text = json.dumps(value, indent=2, ensure_ascii=False, default=str)
+    try:
+        from studio.highlight import json_to_html  # the studio's shared helper, when present
+
+        return str(json_to_html(text))
+    except ImportError:
+        pass
+    from pygments import highlight
+    from pygments.formatters import HtmlFormatter
+    from pygments.lexers import JsonLexer
+
+    body = highlight(
+        text, JsonLexer(), HtmlFormatter(noclasses=True, nowrap=True, style="friendly")
+    ).rstrip("\n")
+    return f'<pre style="margin:0; white-space:pre-wrap">{body}</pre>'
+
+
+def fit_to_content(view: QTextBrowser, max_height: int) -> None:
+    """Keep ``view`` as tall as its (wrapped) text, up to ``max_height`` (then it scrolls)."""
+    view.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+
+    def fit(size: QSizeF) -> None:
+        margins = view.contentsMargins()
+        frame = margins.top() + margins.bottom() + 2 * int(view.document().documentMargin()) // 2
+        view.setFixedHeight(min(max_height, int(size.height()) + frame + 2))
+
+    layout = view.document().documentLayout()
+    layout.documentSizeChanged.connect(fit)
+    fit(layout.documentSize())
+
+
+def schema_hint(schema: dict[str, Any] | None) -> str:
+    """``order_id: string (required) · reason: string`` from a JSON schema's properties."""
+    props = (schema or {}).get("properties") or {}
+    required = set((schema or {}).get("required") or [])
+    parts = []
+    for name, prop in props.items():
+        kind = prop.get("type")
+        if kind is None and isinstance(prop.get("anyOf"), list):
+            kind = " | ".join(str(p.get("type", "?")) for p in prop["anyOf"])
+        if isinstance(prop.get("enum"), list):
+            kind = " | ".join(json.dumps(v) for v in prop["enum"])
+        text = f"{name}: {kind or 'any'}"
+        parts.append(text + (" (required)" if name in required else ""))
+    return " · ".join(parts)
