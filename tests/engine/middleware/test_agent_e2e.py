@@ -7,6 +7,7 @@ from typing import Any
 from engine.agents import create_agent
 from engine.checkpoint import InMemorySaver
 from engine.events import EventBase
+from engine.graph import Command, interrupt
 from engine.messages import AIMessage, HumanMessage, ToolMessage
 from engine.middleware.builtins import (
     ClearToolUsesEdit,
@@ -271,3 +272,29 @@ def test_composition_retry_fallback_and_todos_in_one_agent() -> None:
     # which raises too), then the fallback answers
     assert len(primary.calls) == 6 and len(backup.calls) == 2
     assert out["messages"][-1].text == "ok"
+
+
+def test_an_interrupt_inside_a_retried_tool_is_not_retried() -> None:
+    runs: list[str] = []
+
+    @tool
+    def confirm(question: str) -> str:
+        """Ask the user."""
+        runs.append(question)
+        answer = interrupt({"question": question})
+        return f"user said {answer}"
+
+    model = ScriptedChatModel([calls(("confirm", {"question": "ok?"})), "thanks"])
+    retry = ToolRetryMiddleware(max_retries=3, **FAST)
+    agent = create_agent(model, [confirm], middleware=[retry], checkpointer=InMemorySaver())
+    events: list[EventBase] = []
+    with agent.subscribe(events.append):
+        out = agent.invoke(ask(), cfg())
+        assert out["__interrupt__"][0].value == {"question": "ok?"}
+        assert runs == ["ok?"]  # one attempt, no retry
+        final = agent.invoke(Command(resume="yes"), cfg())
+    assert runs == ["ok?", "ok?"]  # the node re-runs on resume
+    assert [m.text for m in final["messages"] if isinstance(m, ToolMessage)] == ["user said yes"]
+    assert not actions(events, "retry_exhausted")
+    first = next(e for e in events if e.kind == "attempt.finished")
+    assert (first.attempt, first.will_retry, first.error.type) == (1, False, "GraphInterrupt")  # type: ignore[attr-defined]
