@@ -171,9 +171,7 @@ class Topology:
             if self._structured_answer(answers):
                 set_route_reason("structured_response", "structured response ready")
                 return self.exit
-            set_route_reason(
-                "tool_calls", f"{_plural(len(answers), 'tool result')}; back to the model"
-            )
+            set_route_reason("tool_calls", "tool results ready; back to the model")
             return self.loop_entry
 
         return tools_to_model

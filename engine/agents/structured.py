@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Union, get_args, get_origin
 
+import typing_extensions
 from pydantic import BaseModel, TypeAdapter
 
 from engine.messages import AIMessage, ToolCall, ToolMessage
@@ -93,7 +94,7 @@ class SchemaSpec:
                 self._adapter = None
                 self.json_schema = schema.model_json_schema()
             else:
-                self._adapter = TypeAdapter(schema)
+                self._adapter = TypeAdapter(_pydantic_friendly(schema))
                 self.json_schema = self._adapter.json_schema()
             self.name = name or getattr(schema, "__name__", None) or "response_format"
             self.description = description or (getattr(schema, "__doc__", None) or "").strip()
@@ -118,6 +119,18 @@ class SchemaSpec:
         if missing:
             raise ValueError(f"missing required properties: {missing}")
         return data
+
+
+def _pydantic_friendly(schema: Any) -> Any:
+    """pydantic needs ``typing_extensions.TypedDict`` before Python 3.12: rebuild a
+    ``typing.TypedDict`` as one (same name, fields, docstring)."""
+    if not typing.is_typeddict(schema) or type(schema).__module__ != "typing":
+        return schema
+    clone = typing_extensions.TypedDict(  # type: ignore[operator]
+        schema.__name__, typing.get_type_hints(schema, include_extras=True), total=schema.__total__
+    )
+    clone.__doc__ = schema.__doc__
+    return clone
 
 
 def _members(schema: Any) -> list[Any]:
