@@ -445,6 +445,15 @@ def records_from_events(
     ]
 
 
+def _body_parts(body: dict[str, Any]) -> tuple[dict[str, str], dict[str, dict[str, str]], set[str]]:
+    """``(channel versions, versions seen, channels holding a value)`` of a stored row body
+    (both the current ``versions/seen/values`` layout and the older ``blobs`` one)."""
+    versions = body.get("versions", body.get("channel_versions")) or {}
+    seen = body.get("seen", body.get("versions_seen")) or {}
+    present = body.get("values", body.get("blobs")) or ()
+    return versions, seen, set(present)
+
+
 def records_from_saver(
     saver: Any, thread_id: str, nodes: dict[str, Any] | None = None
 ) -> list[CheckpointRecord]:
@@ -455,27 +464,22 @@ def records_from_saver(
     ``next`` is planned from channel versions (pull tasks; ``Send`` targets need one blob).
     """
     rows = list(saver._list_rows(thread_id, "", None, None))
-    bodies: dict[str, dict[str, Any]] = {}
+    seen_by_id: dict[str, dict[str, dict[str, str]]] = {}
     out: list[CheckpointRecord] = []
     for row in reversed(rows):  # oldest first, so parents are parsed before children
-        body = json.loads(row.body)
-        bodies[row.checkpoint_id] = body
+        versions, seen, present = _body_parts(json.loads(row.body))
+        seen_by_id[row.checkpoint_id] = seen
         meta = serde.loads(row.metadata) or {}
         source = str(meta.get("source") or "loop")
+        writers: tuple[str, ...] = ()
         if source == "update":
             writers = tuple((meta.get("writes") or {}).keys())
-        else:
-            parent_seen = bodies.get(row.parent_id or "", {}).get("versions_seen", {})
-            writers = (
-                tuple(
-                    n
-                    for n, seen in body.get("versions_seen", {}).items()
-                    if n != "__interrupt__" and seen != parent_seen.get(n)
-                )
-                if source == "loop"
-                else ()
+        elif source == "loop":
+            parent_seen = seen_by_id.get(row.parent_id or "", {})
+            writers = tuple(
+                n for n, s in seen.items() if n != "__interrupt__" and s != parent_seen.get(n)
             )
-        nxt = _plan_next(saver, row, body, nodes) if nodes is not None else None
+        nxt = _plan_next(saver, row, versions, seen, present, nodes) if nodes is not None else None
         step = meta.get("step")
         out.append(
             CheckpointRecord(
@@ -492,20 +496,22 @@ def records_from_saver(
 
 
 def _plan_next(
-    saver: Any, row: Any, body: dict[str, Any], nodes: dict[str, Any]
+    saver: Any,
+    row: Any,
+    versions: dict[str, str],
+    seen_all: dict[str, dict[str, str]],
+    present: set[str],
+    nodes: dict[str, Any],
 ) -> tuple[str, ...]:
     """``next`` from versions alone (mirrors ``engine.graph.algo.plan_tasks``)."""
     from engine.checkpoint.base import version_number
     from engine.graph.algo import TASKS
 
-    versions: dict[str, str] = body.get("channel_versions", {})
-    seen_all: dict[str, dict[str, str]] = body.get("versions_seen", {})
-    available = body.get("blobs", {})
     out: list[str] = []
-    if TASKS in available:
+    if TASKS in present and TASKS in versions:
         try:
             sends = saver._load_value(
-                row.thread_id, row.ns, TASKS, available[TASKS], row.checkpoint_id
+                row.thread_id, row.ns, TASKS, versions[TASKS], row.checkpoint_id
             )
             out.extend(getattr(s, "node", "?") for s in sends or ())
         except Exception:  # a damaged blob must not break the listing
@@ -513,7 +519,7 @@ def _plan_next(
     for name, node in nodes.items():
         seen = seen_all.get(name, {})
         if any(
-            c in available and version_number(versions.get(c)) > version_number(seen.get(c))
+            c in present and version_number(versions.get(c)) > version_number(seen.get(c))
             for c in node.triggers
         ):
             out.append(name)

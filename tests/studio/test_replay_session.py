@@ -1,0 +1,133 @@
+"""Opening a recorded session offline: the hub sees the same checkpoints, states and events."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from engine.recording import SessionRecorder
+from studio.hub import Hub
+from studio.models.timeline import TimelineModel, iter_tree
+from studio.replay import open_session, open_session_into
+from tests.studio.tt_agents import build_seed, seed_input
+
+
+def _record(path: Path) -> tuple[Any, TimelineModel]:
+    """Record the seed run; ``seed.states`` keeps every checkpoint's live snapshot."""
+    rec = SessionRecorder(path)
+    seed = build_seed(checkpointer=rec.checkpointer)
+    rec.attach(seed.agent)
+    live = TimelineModel("seed")
+    seed.agent.subscribe(lambda ev: live.apply_events([ev]))
+    seed.agent.invoke(seed_input(), seed.config())
+    seed.states = {cid: seed.agent.get_state(seed.config(checkpoint_id=cid)) for cid in live.by_id}  # type: ignore[attr-defined]
+    rec.close()
+    return seed, live
+
+
+def _tree(m: TimelineModel) -> list[tuple[int, str]]:
+    return [(d, getattr(i, "checkpoint_id", None) or f"<{i.name}>") for d, i in iter_tree(m)]  # type: ignore[union-attr]
+
+
+def test_session_opens_with_the_live_checkpoints_and_states(tmp_path: Path) -> None:
+    seed, live = _record(tmp_path / "seed.stepwise")
+    hub = Hub()
+    seen: list[str] = []
+    hub.subscribe("status", seen.append)
+    opened = open_session(hub, tmp_path / "seed.stepwise", first_page=50, page_size=20)
+    assert hub.thread_id == "seed" and hub.status == "replay" and seen == ["replay"]
+    assert hub.drawable is not None and "model" in hub.drawable.nodes
+    assert hub.session_path == str(tmp_path / "seed.stepwise")
+    # the timeline built from the file is the live one, with writers and next
+    offline = TimelineModel("seed")
+    offline.load(hub.graph.timeline_records())
+    assert _tree(offline) == _tree(live)
+    for cid, node in live.by_id.items():
+        other = offline.get(cid)
+        assert other is not None
+        assert (other.step, other.source, other.writers, other.next) == (
+            node.step,
+            node.source,
+            node.writers,
+            node.next,
+        )
+        # and every state reads back the same through the hub
+        offline_values = hub.snapshot(cid).values
+        live_values = seed.states[cid].values
+        # (a channel never written, e.g. messages at the input checkpoint, is empty live and
+        # absent from the file)
+        assert set(offline_values) == {k for k, v in live_values.items() if v not in ([], None)}
+        for key, value in offline_values.items():
+            assert (
+                list(value) == list(live_values[key])
+                if isinstance(value, list)
+                else value == live_values[key]
+            )
+        assert hub.snapshot(cid).next == node.next
+    # events: a first page at once, the rest on demand, all of them in order
+    assert opened.fed == 60 and len(hub.events) == 60
+    asyncio.run(opened.afeed_rest(chunk=40))
+    assert opened.complete and opened.fed == opened.total_events == len(seed.events)
+    assert [e.kind for e in hub.events] == [e.kind for e in seed.events]
+    opened.close()
+
+
+def test_feed_limit_bounds_what_is_loaded(tmp_path: Path) -> None:
+    _record(tmp_path / "seed.stepwise")
+    hub = Hub()
+    opened = open_session(
+        hub, tmp_path / "seed.stepwise", first_page=10, page_size=10, feed_limit=35
+    )
+    asyncio.run(opened.afeed_rest())
+    assert opened.fed == 35 and len(hub.events) == 35 and opened.complete
+    opened.close()
+
+
+def test_open_session_into_feeds_in_the_background(tmp_path: Path) -> None:
+    seed, _ = _record(tmp_path / "seed.stepwise")
+    hub = Hub()
+
+    async def main() -> Any:
+        opened = open_session_into(hub, tmp_path / "seed.stepwise", first_page=10, page_size=10)
+        assert opened.task is not None and not opened.done()
+        await opened.task
+        return opened
+
+    opened = asyncio.run(main())
+    assert opened.done() and len(hub.events) == len(seed.events)
+    opened.close()
+
+
+def test_rerun_a_recorded_session_with_a_changed_prompt(tmp_path: Path) -> None:
+    path = tmp_path / "seed.stepwise"
+    _record(path)
+    hub = Hub()
+    opened = open_session(hub, path)
+    timeline = TimelineModel("seed")
+    timeline.load(hub.graph.timeline_records())
+    hub.subscribe("events", timeline.apply_events)
+    after_todos = next(n for n in timeline.main.nodes if n.writers == ("tools",))  # type: ignore[union-attr]
+
+    def factory(model: Any, checkpointer: Any) -> Any:
+        return build_seed(model, checkpointer=checkpointer, system_prompt="A changed prompt").agent
+
+    changed: list[bool] = []
+    hub.subscribe("checkpoints", lambda: changed.append(True))
+    result = asyncio.run(opened.arerun(timeline, after_todos.checkpoint_id, factory))
+    assert result.status == "diverged" and result.plan.diverged_at_call == 2
+    assert changed == [True]
+    # the new branch went into the file, next to the old one, with the divergence marked
+    reopened = TimelineModel("seed")
+    reopened.load(opened.graph.timeline_records())
+    assert len(reopened.branches) == 2 and len(reopened.main.nodes) == 13  # type: ignore[union-attr]
+    marked = [n for n in timeline.by_id.values() if n.marker("divergence")]
+    assert [n.checkpoint_id for n in marked] == [result.tip_id]
+
+    # and the same re-run with the recorded prompt replays to the end
+    def same(model: Any, checkpointer: Any) -> Any:
+        return build_seed(model, checkpointer=checkpointer).agent
+
+    result = asyncio.run(opened.arerun(timeline, after_todos.checkpoint_id, same))
+    assert result.status == "done" and result.plan.model.served == 3
+    opened.close()
