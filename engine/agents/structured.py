@@ -126,9 +126,9 @@ def _pydantic_friendly(schema: Any) -> Any:
     ``typing.TypedDict`` as one (same name, fields, docstring)."""
     if not typing.is_typeddict(schema) or type(schema).__module__ != "typing":
         return schema
-    clone = typing_extensions.TypedDict(  # type: ignore[operator]
-        schema.__name__, typing.get_type_hints(schema, include_extras=True), total=schema.__total__
-    )
+    make: Any = typing_extensions.TypedDict
+    fields = typing.get_type_hints(schema, include_extras=True)
+    clone = make(schema.__name__, fields, total=schema.__total__)
     clone.__doc__ = schema.__doc__
     return clone
 
