@@ -103,25 +103,29 @@ def create_plan_agent(
     plan_format = plan_response_format() if getattr(profile, "structured_output", True) else None
 
     async def planner(state: PlanAgentState) -> dict[str, Any]:
+        # a new plan starts from scratch (a thread may hold an earlier plan's results)
+        fresh: dict[str, Any] = {
+            "plan": None,
+            "steps": [],
+            "retry": None,
+            "retry_round": 0,
+            "rounds": [],
+            "error": None,
+            "answer": None,
+        }
         objective = _objective(state)
         if not objective.strip():
             error = "No objective: send a human message (or pass 'objective' on a new thread)"
-            return {
-                "error": error,
-                "plan": None,
-                "steps": [],
-                "messages": [AIMessage(content=error)],
-            }
+            return {**fresh, "error": error, "messages": [AIMessage(content=error)]}
         messages = [SystemMessage(content=planner_system), HumanMessage(content=objective)]
         reply = await call_model(model, messages, response_format=plan_format)
         try:
             plan = parse_plan(reply, tools=toolset)
         except PlanParseError as exc:
             return {
+                **fresh,
                 "objective": objective,
                 "error": str(exc),
-                "plan": None,
-                "steps": [],
                 "messages": [reply, AIMessage(content=f"I could not make a plan. {exc}")],
             }
         if not plan.objective:
@@ -131,14 +135,10 @@ def create_plan_agent(
             for i, s in enumerate(plan.steps)
         ]
         return {
+            **fresh,
             "objective": objective,
             "plan": plan.model_dump(mode="json"),
             "steps": pending,
-            "retry": None,
-            "retry_round": 0,
-            "rounds": [],
-            "error": None,
-            "answer": None,
             "messages": [reply],
         }
 

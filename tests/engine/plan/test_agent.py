@@ -284,3 +284,22 @@ async def test_model_errors_propagate_or_are_retried():
     )
     out = await create_plan_agent(flaky, tools, model_retry=retry).ainvoke({"objective": "x"})
     assert out["answer"] == "ok" and len(flaky.calls) == 3
+
+
+async def test_a_second_turn_on_a_thread_starts_a_fresh_plan():
+    model = ScriptedChatModel([as_json(seed_plan()), "first answer", "not a plan"])
+    tools, _ = seed_tools("data")
+    agent = create_plan_agent(model, tools, checkpointer=InMemorySaver())
+    cfg = {"configurable": {"thread_id": "t"}}
+    first = await agent.ainvoke({"messages": [HumanMessage(content="first task")]}, cfg)
+    assert first["answer"] == "first answer" and len(first["rounds"]) == 1
+    second = await agent.ainvoke({"messages": [HumanMessage(content="second task")]}, cfg)
+    assert model.calls[2].messages[1].text == "second task"
+    assert second["objective"] == "second task"
+    assert (second["plan"], second["steps"], second["rounds"], second["answer"]) == (
+        None,
+        [],
+        [],
+        None,
+    )
+    assert second["error"].startswith("The model's plan is not valid JSON")

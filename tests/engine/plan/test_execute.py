@@ -9,7 +9,8 @@ from typing import Annotated, Any, TypedDict
 
 import pytest
 
-from engine.events import event_from_json, event_to_json
+from engine.events import NodeStarted, event_from_json, event_to_json
+from engine.events import PlanStep as PlanStepEvent
 from engine.graph import END, START, StateGraph
 from engine.plan import (
     INVALID_ARGS,
@@ -303,10 +304,12 @@ async def test_plan_step_events_on_the_run_bus():
     b.add_edge(START, "run_plan")
     b.add_edge("run_plan", END)
     events = [ev async for ev in b.compile().astream_events({"done": 0})]
-    steps = [ev for ev in events if ev.kind == "plan.step"]
+    steps = [ev for ev in events if isinstance(ev, PlanStepEvent)]
     assert [ev.seq for ev in steps] == sorted(ev.seq for ev in steps)
     assert all(event_from_json(event_to_json(ev)) == ev for ev in steps)
-    node_started = next(ev for ev in events if ev.kind == "node.started" and ev.node == "run_plan")
+    node_started = next(
+        ev for ev in events if isinstance(ev, NodeStarted) and ev.node == "run_plan"
+    )
     assert all(ev.parent_span_id == node_started.span_id for ev in steps)
     assert_dependencies_first(plan, steps)
     final = {ev.index: (ev.status, ev.code) for ev in steps}

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import importlib
 
+from engine.events import PlanStep as PlanStepEvent
+from engine.events import RunFinished
 from engine.graph import CompiledStateGraph
 from engine.messages import HumanMessage
 from engine.plan import SKIP_UPSTREAM_FAILED
@@ -27,8 +29,10 @@ async def test_every_run_retries_the_read_file_chain():
         cfg = {"configurable": {"thread_id": thread}}
         inp = {"messages": [HumanMessage(content=INPUT)]}
         events = [ev async for ev in agent.astream_events(inp, cfg)]
-        state = events[-1].output
-        steps = [ev for ev in events if ev.kind == "plan.step"]
+        finished = events[-1]
+        assert isinstance(finished, RunFinished)
+        state = finished.output
+        steps = [ev for ev in events if isinstance(ev, PlanStepEvent)]
         assert_dependencies_first(scripted_plan(), steps)
 
         first = {
