@@ -225,11 +225,9 @@ class RetryConfig:
         return self.max_retries + 1
 
     def should_retry(self, exc: Exception) -> bool:
-        rule = self.retry_on
+        rule = self.retry_on  # a tuple of types or a predicate (normalised in __post_init__)
         if isinstance(rule, tuple):
             return isinstance(exc, rule)
-        if _is_exception_type(rule):  # only before __post_init__ normalised it
-            return isinstance(exc, rule)  # type: ignore[arg-type]
         return bool(rule(exc))  # type: ignore[call-arg]
 
     def delay(self, retry_number: int) -> float:

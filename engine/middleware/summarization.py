@@ -152,11 +152,18 @@ class SummarizationMiddleware(AgentMiddleware):
         kind, value = self.keep
         if kind == "messages":
             return max(0, len(messages) - int(value))
-        budget = self._tokens_of(value, kind)
-        cutoff = len(messages)
-        while cutoff > 0 and self.token_counter(messages[cutoff - 1 :]) <= budget:
-            cutoff -= 1
-        return cutoff
+        return self._tail_start(messages, self._tokens_of(value, kind))
+
+    def _tail_start(self, messages: list[BaseMessage], budget: int) -> int:
+        """Start of the longest tail of ``messages`` within ``budget`` tokens (counted per
+        message and summed, so long histories cost linear time)."""
+        start, used = len(messages), 0
+        while start > 0:
+            used += self.token_counter(messages[start - 1 : start])
+            if used > budget:
+                break
+            start -= 1
+        return start
 
     @staticmethod
     def _safe(messages: list[BaseMessage], cutoff: int) -> bool:
@@ -178,12 +185,9 @@ class SummarizationMiddleware(AgentMiddleware):
         """The most recent messages to summarize that fit ``trim_tokens_to_summarize``."""
         if self.trim_tokens_to_summarize is None:
             return messages
-        start = len(messages)
-        while (
-            start > 0 and self.token_counter(messages[start - 1 :]) <= self.trim_tokens_to_summarize
-        ):
-            start -= 1
-        return messages[start:] or messages[-1:]
+        return (
+            messages[self._tail_start(messages, self.trim_tokens_to_summarize) :] or messages[-1:]
+        )
 
     def _steps(self, state: Any) -> Steps[dict[str, Any] | None]:
         messages: list[BaseMessage] = list(state.get("messages") or [])
