@@ -16,6 +16,7 @@ events are not printed (the response line shows the result).  Colours (ANSI) are
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
 from collections.abc import Iterable
 from typing import Any
 
@@ -24,6 +25,7 @@ from engine.events import SPAN_CLOSERS, SPAN_OPENERS, EventBase
 __all__ = ["TreeRenderer", "render_events", "summarize"]
 
 _ANSI = {"ok": "32", "err": "31", "warn": "33", "node": "1;36", "mw": "35", "dim": "2", "bold": "1"}
+_CLOSED_KEPT = 256
 _OK = frozenset({"ok", "done", "success"})
 _MARKS = {"ok": "✓", "error": "✗", "interrupted": "⏸", "cancelled": "■"}
 
@@ -37,7 +39,10 @@ def summarize(value: Any, width: int = 60) -> str:
             text = json.dumps(value, ensure_ascii=False, separators=(", ", ": "), default=str)
         except (TypeError, ValueError):
             text = repr(value)
-    text = " ".join(text.split())
+    return summarize_text(" ".join(text.split()), width)
+
+
+def summarize_text(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
@@ -83,6 +88,8 @@ class TreeRenderer:
         self.tokens = tokens
         self._spans: dict[str, tuple[int, str]] = {}
         """open span id -> (depth, label)."""
+        self._closed: OrderedDict[str, int] = OrderedDict()
+        """Depths of recently closed spans (events may still point at them, e.g. debug.paused)."""
 
     def _c(self, style: str, text: str) -> str:
         return f"\x1b[{_ANSI[style]}m{text}\x1b[0m" if self.color and text else text
@@ -91,7 +98,9 @@ class TreeRenderer:
         if span_id is None:
             return -1
         found = self._spans.get(span_id)
-        return found[0] if found is not None else 0
+        if found is not None:
+            return found[0]
+        return self._closed.get(span_id, 0)
 
     def _mark(self, status: Any) -> str:
         if status in _OK:
@@ -188,7 +197,11 @@ class TreeRenderer:
             status = d.get("status", "success")
             result = d.get("result")
             body = err_text
-            if not err and result is not None:
+            if isinstance(result, dict) and {"update", "goto", "resume"} <= set(result):
+                update = result.get("update")
+                keys = ", ".join(update) if isinstance(update, dict) else summarize(update, 40)
+                body = f" Command(update: {keys})"
+            elif not err and result is not None:
                 body = " " + summarize(
                     result.get("content")
                     if isinstance(result, dict) and "content" in result
@@ -221,7 +234,8 @@ class TreeRenderer:
         d = ev.__dict__
         k = ev.kind
         if k == "route":
-            to = [*(d.get("to") or [])] + [f"Send({s.get('node')})" for s in d.get("sends") or []]
+            to = ["END" if t == "__end__" else t for t in d.get("to") or []]
+            to += [f"Send({s.get('node')})" for s in d.get("sends") or []]
             return f"→ route {d.get('from_node')} → {', '.join(to) or 'END'} ({d.get('reason')})"
         if k == "state.updated":
             parts = []
@@ -233,7 +247,9 @@ class TreeRenderer:
                     parts.append(f"{ch.get('channel')} = {summarize(ch.get('value'), 40)}")
                 else:
                     parts.append(f"{ch.get('channel')} {op}")
-            return self._c("dim", "Δ state " + ("; ".join(parts) or "(no change)"))
+            return self._c(
+                "dim", "Δ state " + summarize_text("; ".join(parts) or "(no change)", 160)
+            )
         if k == "checkpoint.saved":
             nxt = ", ".join(d.get("next") or []) or "END"
             return self._c("dim", f"◆ checkpoint step {ev.step} ({d.get('source')}) next: {nxt}")
@@ -278,6 +294,10 @@ class TreeRenderer:
             return f"{self.indent * depth}┌ {label}{self._opener_detail(ev)}"
         if k in SPAN_CLOSERS and ev.span_id:
             opened = self._spans.pop(ev.span_id, None)
+            if opened is not None:
+                self._closed[ev.span_id] = opened[0]
+                if len(self._closed) > _CLOSED_KEPT:
+                    self._closed.popitem(last=False)
             depth, label = (
                 opened if opened else (self._depth_of(ev.parent_span_id) + 1, self._label(ev))
             )

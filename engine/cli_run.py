@@ -29,6 +29,7 @@ __all__ = [
     "EXIT_INTERRUPTED",
     "EXIT_OK",
     "EXIT_USAGE",
+    "Driver",
     "RunOptions",
     "UsageError",
     "run_agent",
@@ -149,82 +150,106 @@ def _first_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {lines[0]}" if lines else type(exc).__name__
 
 
-async def drive(
-    graph: Any,
-    inp: Any,
-    config: dict[str, Any],
-    dbg: Debugger,
-    console: Console,
-    renderer: TreeRenderer,
-) -> int:
-    """Run (and resume, after each interrupt) until the run is done; returns the exit code."""
-    thread = config["configurable"]["thread_id"]
-    while True:
-        status: str | None = None
-        interrupts: dict[str, Any] = {}
+class Driver:
+    """Runs the agent (resuming after each interrupt) and reacts to Ctrl+C."""
+
+    def __init__(
+        self,
+        graph: Any,
+        config: dict[str, Any],
+        dbg: Debugger,
+        console: Console,
+        renderer: TreeRenderer,
+    ) -> None:
+        self.graph = graph
+        self.config = config
+        self.dbg = dbg
+        self.console = console
+        self.renderer = renderer
+        self.streaming = False
+        """True while events flow (not at a prompt): Ctrl+C then stops the run via the debugger."""
+        self.interrupted = False
+
+    async def run(self, inp: Any) -> int:
+        """Run until done; returns the exit code."""
+        console, dbg = self.console, self.dbg
+        thread = self.config["configurable"]["thread_id"]
+        while True:
+            status: str | None = None
+            interrupts: dict[str, Any] = {}
+            try:
+                async with contextlib.aclosing(
+                    self.graph.astream_events(inp, self.config, debugger=dbg)
+                ) as events:
+                    self.streaming = True
+                    async for ev in events:
+                        line = self.renderer.line(ev)
+                        if line is not None:
+                            console.out(line)
+                        if ev.kind == "debug.paused":
+                            self.streaming = False
+                            await breakpoint_prompt(console, dbg)
+                            self.streaming = True
+                        elif ev.kind == "interrupt.raised":
+                            interrupts[str(ev.__dict__.get("interrupt_id") or ev.seq)] = ev
+                        elif ev.kind == "run.finished" and not ev.ns:
+                            status = ev.__dict__.get("status")
+            except RunStopped:
+                console.out(f"stopped: the last checkpoint of thread {thread} is intact")
+                return EXIT_OK
+            except Exception as exc:
+                console.err(f"stepwise: the run failed: {_first_line(exc)}")
+                return EXIT_ERROR
+            finally:
+                self.streaming = False
+            if status != "interrupted" or not interrupts:
+                return EXIT_OK
+            resume = await ask_resume(console, list(interrupts.values()))
+            if resume is STOP:
+                console.out(
+                    f"the run stays interrupted on thread {thread} (resume it later from the session)"
+                )
+                return EXIT_OK
+            inp = resume
+
+    def main(self, inp: Any) -> int:
+        """``run`` on a fresh event loop.  The first Ctrl+C stops the run cleanly (through the
+        debugger, so the tree shows the cancelled spans); a second one quits at once."""
+        loop = asyncio.new_event_loop()
+        task = loop.create_task(self.run(inp))
+        code = EXIT_INTERRUPTED
+
+        def on_sigint() -> None:
+            if self.interrupted:
+                loop.remove_signal_handler(signal.SIGINT)
+                raise KeyboardInterrupt
+            self.interrupted = True
+            self.console.err("stepwise: stopping the run (Ctrl+C again to quit at once)")
+            if self.streaming:
+                self.dbg.stop()
+            else:  # at a prompt (or between runs): nothing runs, stop waiting for the answer
+                task.cancel()
+
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.add_signal_handler(signal.SIGINT, on_sigint)
         try:
-            async with contextlib.aclosing(
-                graph.astream_events(inp, config, debugger=dbg)
-            ) as events:
-                async for ev in events:
-                    line = renderer.line(ev)
-                    if line is not None:
-                        console.out(line)
-                    if ev.kind == "debug.paused":
-                        await breakpoint_prompt(console, dbg)
-                    elif ev.kind == "interrupt.raised":
-                        interrupts[str(ev.__dict__.get("interrupt_id") or ev.seq)] = ev
-                    elif ev.kind == "run.finished" and not ev.ns:
-                        status = ev.__dict__.get("status")
-        except RunStopped:
-            console.out(f"stopped: the last checkpoint of thread {thread} is intact")
-            return EXIT_OK
-        except Exception as exc:
-            console.err(f"stepwise: the run failed: {_first_line(exc)}")
-            return EXIT_ERROR
-        if status != "interrupted" or not interrupts:
-            return EXIT_OK
-        resume = await ask_resume(console, list(interrupts.values()))
-        if resume is STOP:
-            console.out(
-                f"the run stays interrupted on thread {thread} (resume it later from the session)"
-            )
-            return EXIT_OK
-        inp = resume
-
-
-def _run_loop(coro_factory: Any, console: Console) -> int:
-    """Run the CLI's coroutine on a fresh loop; the first Ctrl+C stops the run cleanly."""
-    loop = asyncio.new_event_loop()
-    task = loop.create_task(coro_factory())
-    stopping = False
-
-    def on_sigint() -> None:
-        nonlocal stopping
-        if stopping:  # second Ctrl+C: give up at once
-            loop.remove_signal_handler(signal.SIGINT)
-            raise KeyboardInterrupt
-        stopping = True
-        console.err("stepwise: stopping the run (Ctrl+C again to quit at once)")
-        task.cancel()
-
-    with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-        loop.add_signal_handler(signal.SIGINT, on_sigint)
-    try:
-        return loop.run_until_complete(task)
-    except (asyncio.CancelledError, KeyboardInterrupt):
-        if not task.done():
-            task.cancel()
-            with contextlib.suppress(BaseException):
-                loop.run_until_complete(task)
-        console.err("stepwise: stopped (Ctrl+C); the last checkpoint is intact")
-        return EXIT_INTERRUPTED
-    finally:
-        with contextlib.suppress(Exception):
-            loop.remove_signal_handler(signal.SIGINT)
-        with contextlib.suppress(Exception):
-            loop.run_until_complete(loop.shutdown_asyncgens())
-        loop.close()
+            code = loop.run_until_complete(task)
+        except (asyncio.CancelledError, KeyboardInterrupt):
+            self.interrupted = True
+            if not task.done():
+                task.cancel()
+                with contextlib.suppress(BaseException):
+                    loop.run_until_complete(task)
+        finally:
+            with contextlib.suppress(Exception):
+                loop.remove_signal_handler(signal.SIGINT)
+            with contextlib.suppress(Exception):
+                loop.run_until_complete(loop.shutdown_asyncgens())
+            loop.close()
+        if self.interrupted:
+            self.console.err("stepwise: stopped (Ctrl+C); the last checkpoint is intact")
+            return EXIT_INTERRUPTED
+        return code
 
 
 def run_agent(opts: RunOptions, console: Console) -> int:
@@ -258,7 +283,7 @@ def run_agent(opts: RunOptions, console: Console) -> int:
     renderer = TreeRenderer(color=opts.color)
     config = {"configurable": {"thread_id": thread}}
     try:
-        code = _run_loop(lambda: drive(graph, inp, config, dbg, console, renderer), console)
+        code = Driver(graph, config, dbg, console, renderer).main(inp)
     finally:
         if recorder is not None:
             try:

@@ -157,7 +157,8 @@ def _describe(obj: Any) -> str:
         return "a function"
     if isinstance(obj, ModuleType):
         return "a module"
-    return f"a {type(obj).__name__}"
+    name = type(obj).__name__
+    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
 
 
 @dataclass(frozen=True)
