@@ -11,6 +11,7 @@ output parsed or answered with error ToolMessages).  It emits ``model.request`` 
 from __future__ import annotations
 
 import time
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -73,6 +74,9 @@ class ModelNode:
         self.chain = Chain(MODEL_CALL, wrappers)
         self.allow_unknown_tools = allow_unknown_tools
         self.name = name
+        self._schemas: weakref.WeakKeyDictionary[BaseTool, dict[str, Any]] = (
+            weakref.WeakKeyDictionary()
+        )
 
     async def __call__(self, state: Any, runtime: Runtime[Any]) -> dict[str, Any]:
         request = ModelRequest(
@@ -97,6 +101,15 @@ class ModelNode:
 
     # -- the bottom of the onion ----------------------------------------------------------
 
+    def _schema(self, t: Any) -> Any:
+        """A tool's model-facing schema, computed once per tool (pydantic makes it slowly)."""
+        if not isinstance(t, BaseTool):
+            return t
+        schema = self._schemas.get(t)
+        if schema is None:
+            schema = self._schemas[t] = t.tool_call_schema
+        return schema
+
     def _bind(
         self, request: ModelRequest, strategy: ToolStrategy | ProviderStrategy | None
     ) -> dict[str, Any]:
@@ -110,7 +123,7 @@ class ModelNode:
                 f"Middleware returned unknown tool names: {unknown}\n\n"
                 f"Available client-side tools: {sorted(self.known_tools)}"
             )
-        tools: list[Any] = list(request.tools)
+        tools: list[Any] = [self._schema(t) for t in request.tools]
         tool_choice = request.tool_choice
         response_format = None
         if isinstance(strategy, ToolStrategy):

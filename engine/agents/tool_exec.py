@@ -26,6 +26,7 @@ from engine.bus import current_emitter, span
 from engine.debug import check_fault
 from engine.events import ErrorInfo, ToolFinished, ToolStarted
 from engine.graph.errors import GraphBubbleUp
+from engine.graph.runtime import current_task
 from engine.graph.types import Command
 from engine.messages import InvalidToolCall, ToolMessage
 from engine.middleware.types import ToolCallRequest
@@ -216,7 +217,11 @@ async def _run(
     try:
         args = tool.validate_args(call.get("args", {}))
         await check_fault("tool", name)
-        out = await tool.arun(args, **injected)
+        task = current_task()
+        if task is not None and task.inline and not tool.is_async:
+            out = tool._run(**args, **injected)  # a lone task of a sync call: no thread needed
+        else:
+            out = await tool.arun(args, **injected)
     except GraphBubbleUp:
         raise
     except Exception as exc:
