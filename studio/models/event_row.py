@@ -1,0 +1,223 @@
+"""A row of the event log: one span (opening event + closing event) or one point event.
+
+Plain Python, no Qt.  ``Row`` keeps what the views need cheaply: the events, the tree links,
+the node and middleware it belongs to, failure flags and, for model calls, the streamed tokens
+(a counter and the text).  Its summary and search text are computed lazily and cached until
+the row changes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.events import SPAN_OPENERS, EventBase
+from studio.models.event_summary import error_text, short, summarize
+
+__all__ = [
+    "CONTAINS_FAILURE",
+    "FAILED",
+    "FAMILIES",
+    "INTERRUPTED",
+    "TOKEN",
+    "Row",
+    "family",
+    "status_flags",
+]
+
+FAILED = 1
+"""The row's own span or event failed (an error attempt, tool, node, model call...)."""
+CONTAINS_FAILURE = 2
+"""A descendant failed."""
+INTERRUPTED = 4
+
+#: Kind families offered by the kind filter, in tree order.
+FAMILIES = (
+    "run",
+    "superstep",
+    "node",
+    "hook",
+    "wrapper",
+    "attempt",
+    "model",
+    "tool",
+    "route",
+    "state",
+    "checkpoint",
+    "interrupt",
+    "middleware",
+    "plan",
+    "custom",
+    "debug",
+)
+TOKEN = "model.token"
+_EMPTY: list[Row] = []
+
+
+def family(kind: str) -> str:
+    """``"attempt.finished"`` → ``"attempt"``; ``"middleware.action"`` → ``"middleware"``."""
+    return kind.split(".", 1)[0]
+
+
+def status_flags(ev: EventBase) -> int:
+    d = ev.__dict__
+    k = ev.kind
+    if k in ("attempt.finished", "wrapper.finished"):
+        outcome = d.get("outcome")
+        return FAILED if outcome == "error" else INTERRUPTED if outcome == "interrupted" else 0
+    if k in ("node.finished", "superstep.finished", "run.finished"):
+        status = d.get("status")
+        return FAILED if status == "error" else INTERRUPTED if status == "interrupted" else 0
+    if k == "tool.finished":
+        return FAILED if d.get("status") == "error" or d.get("error") else 0
+    if k in ("model.response", "hook.finished"):
+        return FAILED if d.get("error") else 0
+    if k == "plan.step":
+        return FAILED if d.get("status") == "failed" else 0
+    if k == "middleware.action":
+        return FAILED if d.get("action") == "retry_exhausted" else 0
+    if k == "interrupt.raised":
+        return INTERRUPTED
+    return 0
+
+
+class Row:
+    """One line of the log: a span (``event`` opens it, ``end`` closes it) or a point event."""
+
+    __slots__ = (
+        "_hay",
+        "_summary",
+        "children",
+        "end",
+        "event",
+        "flags",
+        "index",
+        "kind",
+        "middleware",
+        "node",
+        "parent",
+        "streamed",
+        "tokens",
+        "uid",
+    )
+
+    def __init__(self, uid: int, kind: str, event: Any, parent: Row | None, index: int) -> None:
+        self.uid = uid
+        self.kind = kind
+        """The opening event's kind (for a lone closer: the kind of the opener it lacks)."""
+        self.event: EventBase = event
+        self.end: EventBase | None = None
+        self.parent = parent
+        self.children: list[Row] = []
+        self.index = index
+        """Position among ``parent.children`` (all children, not only the visible ones)."""
+        self.node: str | None = None
+        """The graph node this row belongs to (its own, else inherited)."""
+        self.middleware: str | None = None
+        """The middleware this row belongs to (its own, else the nearest ancestor's)."""
+        self.flags = 0
+        self.tokens = 0
+        self.streamed: list[str] | None = None
+        self._summary: str | None = None
+        self._hay: str | None = None
+
+    def __repr__(self) -> str:
+        return f"Row({self.uid}, {self.summary()!r})"
+
+    @property
+    def family(self) -> str:
+        return family(self.kind)
+
+    @property
+    def is_span(self) -> bool:
+        return self.kind in SPAN_OPENERS
+
+    @property
+    def is_open(self) -> bool:
+        return self.kind in SPAN_OPENERS and self.end is None
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.flags & FAILED)
+
+    @property
+    def contains_failure(self) -> bool:
+        return bool(self.flags & CONTAINS_FAILURE)
+
+    @property
+    def interrupted(self) -> bool:
+        return bool(self.flags & INTERRUPTED)
+
+    @property
+    def seq(self) -> int:
+        return self.event.seq
+
+    @property
+    def events(self) -> list[EventBase]:
+        """The row's own events: the opener and the closer (tokens are not listed)."""
+        if self.end is None or self.end is self.event:
+            return [self.event]
+        return [self.event, self.end]
+
+    @property
+    def streamed_text(self) -> str:
+        return "".join(self.streamed) if self.streamed else ""
+
+    def own_middleware(self) -> str | None:
+        return self.event.__dict__.get("middleware") if self.event is not None else None
+
+    def summary(self) -> str:
+        if self._summary is None:
+            end = self.end.__dict__ if self.end is not None else None
+            self._summary = summarize(
+                self.kind,
+                self.event.__dict__,
+                end,
+                step=self.event.step,
+                tokens=self.tokens,
+                streamed=self._tail(),
+            )
+        return self._summary
+
+    def haystack(self) -> str:
+        """Lower-case text the free-text filter searches: summary, node, kind, payload bits."""
+        if self._hay is None:
+            d = self.event.__dict__
+            e = self.end.__dict__ if self.end is not None else {}
+            extra = [self.kind, self.node or "", self.middleware or ""]
+            if self.kind == "model.request" and e.get("message") is not None:
+                extra.append(short(e["message"], 2000))
+            elif self.kind == "tool.started":
+                extra.append(short(d.get("args"), 1000))
+                extra.append(short(e.get("result"), 1000))
+            err = e.get("error") or d.get("error")
+            if err is not None:
+                extra.append(error_text(err, 1000))
+            self._hay = " ".join([self.summary(), *extra]).lower()
+        return self._hay
+
+    def duration_ms(self) -> float | None:
+        if self.end is None or self.end is self.event:
+            return None
+        e = self.end.__dict__
+        ms = e.get("duration_ms") or e.get("latency_ms")
+        if isinstance(ms, int | float) and ms > 0:
+            return float(ms)
+        if self.end.mono_ns and self.event.mono_ns:
+            return (self.end.mono_ns - self.event.mono_ns) / 1e6
+        return None
+
+    def _tail(self, width: int = 80) -> str:
+        if not self.streamed:
+            return ""
+        parts: list[str] = []
+        size = 0
+        for piece in reversed(self.streamed):
+            parts.append(piece)
+            size += len(piece)
+            if size >= width:
+                break
+        return "".join(reversed(parts))[-width:]
+
+    def _touched(self) -> None:
+        self._summary = None
+        self._hay = None
