@@ -1,0 +1,163 @@
+"""The cost of events: the seed 000 loop with nobody listening, with listeners, and recorded.
+
+The loop is the default scenario (``resources/scenarios/retry_todos.py``: ``create_agent`` with
+ModelRetry, ToolRetry and TodoList middleware on a scripted model, one model timeout and one
+full disk, retried without delay), or, when that scenario cannot be imported, a plain
+``StateGraph`` loop of the same length.  Each mode runs the same conversations; the figures
+are ratios of its best time to the best time of the bare engine (no subscriber: events are
+never even built):
+
+- ``subscriber``: a no-op sync callback on ``graph.subscribe`` (every event is built and
+  delivered);
+- ``astream_events``: an async consumer of every event (bounded queue, back-pressure);
+- ``debugger``: a ``Debugger`` with no breakpoints (every event passes the gate);
+- ``recorder``: a ``SessionRecorder`` attached to the graph, including the final flush to
+  disk (the writer thread serializes and commits every event).
+
+Run: ``.venv/bin/python -m tests.bench.bench_events``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import operator
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, TypedDict
+
+from tests.bench.report import Figure, best_of
+
+CONVERSATIONS = 5
+"""Conversations per timing (fresh agents: the scripted model's replies are used up)."""
+MODES = ("bare", "subscriber", "astream_events", "debugger", "recorder")
+
+
+def _seed000_agents(n: int) -> tuple[list[Any], Any, str]:
+    """``n`` fresh seed-000 agents, their input and a label (or the fallback loop)."""
+    try:
+        from engine.messages import HumanMessage
+        from resources.scenarios.retry_todos import INPUT, build_agent
+    except ImportError:
+        return (
+            [_loop_graph() for _ in range(n)],
+            {"n": 0, "log": []},
+            "StateGraph loop (12 supersteps)",
+        )
+    agents = [build_agent(initial_delay=0.0) for _ in range(n)]
+    return agents, {"messages": [HumanMessage(content=INPUT)]}, "seed 000 loop (retry_todos)"
+
+
+class _Loop(TypedDict):
+    n: int
+    log: Annotated[list, operator.add]
+
+
+def _loop_graph() -> Any:
+    from engine import END, START, StateGraph
+    from engine.checkpoint import InMemorySaver
+
+    b = StateGraph(_Loop)
+    b.add_node("model", lambda s: {"n": s["n"] + 1, "log": [f"model {s['n']}"]})
+    b.add_node("tools", lambda s: {"log": ["tool"]})
+    b.add_edge(START, "model")
+    b.add_conditional_edges("model", lambda s: "tools" if s["n"] < 6 else END, ["tools", END])
+    b.add_edge("tools", "model")
+    return b.compile(checkpointer=InMemorySaver())
+
+
+def _timer(mode: str, workdir: Path) -> Callable[[], float]:
+    """A function timing ``CONVERSATIONS`` runs in ``mode``; returns seconds per run."""
+    from engine.debug import Debugger
+    from engine.recording import SessionRecorder
+
+    counter = [0]
+
+    def once() -> float:
+        agents, inp, _ = _seed000_agents(CONVERSATIONS)
+        counter[0] += 1
+        recorder = (
+            SessionRecorder(workdir / f"bench-{counter[0]}.stepwise")
+            if mode == "recorder"
+            else None
+        )
+        subs = []
+        for agent in agents:
+            if mode == "subscriber":
+                subs.append(agent.subscribe(lambda ev: None))
+            elif recorder is not None:
+                subs.append(recorder.attach(agent))
+        t0 = time.perf_counter()
+        for i, agent in enumerate(agents):
+            cfg = {"configurable": {"thread_id": f"bench-{i}"}}
+            if mode == "astream_events":
+                asyncio.run(_drain(agent, inp, cfg))
+            elif mode == "debugger":
+                agent.invoke(inp, cfg, debugger=Debugger())
+            else:
+                agent.invoke(inp, cfg)
+        if recorder is not None:
+            recorder.flush()
+        elapsed = time.perf_counter() - t0
+        for sub in subs:
+            sub.close()
+        if recorder is not None:
+            recorder.close()
+        return elapsed / CONVERSATIONS
+
+    return once
+
+
+async def _drain(agent: Any, inp: Any, cfg: dict[str, Any]) -> None:
+    async for _ev in agent.astream_events(inp, cfg):
+        pass
+
+
+def _events_per_run() -> int:
+    agents, inp, _ = _seed000_agents(1)
+    seen: list[Any] = []
+    agents[0].subscribe(seen.append)
+    agents[0].invoke(inp, {"configurable": {"thread_id": "count"}})
+    return len(seen)
+
+
+def measure(repeat: int = 7) -> dict[str, float]:
+    """Best seconds per run for every mode (modes interleaved, best of ``repeat``)."""
+    best = dict.fromkeys(MODES, float("inf"))
+    with tempfile.TemporaryDirectory() as tmp:
+        timers = {mode: _timer(mode, Path(tmp)) for mode in MODES}
+        for mode in MODES:  # warm up imports and caches
+            timers[mode]()
+        for _ in range(repeat):
+            for mode in MODES:
+                best[mode] = min(best[mode], best_of(timers[mode], 1))
+    return best
+
+
+def ratios(times: dict[str, float]) -> dict[str, float]:
+    """Each mode's time as a ratio to the bare engine's."""
+    return {mode: t / times["bare"] for mode, t in times.items()}
+
+
+def run() -> list[Figure]:
+    _, _, label = _seed000_agents(1)
+    times = measure()
+    r = ratios(times)
+    n_events = _events_per_run()
+    figs = [
+        Figure(
+            f"events: {label}, bare engine",
+            times["bare"] * 1e3,
+            "ms/run",
+            note=f"{n_events} events per run when listened to",
+        )
+    ]
+    for mode in MODES[1:]:
+        figs.append(Figure(f"  {mode}", r[mode], "x bare", note=f"{times[mode] * 1e3:.2f} ms/run"))
+    return figs
+
+
+if __name__ == "__main__":
+    for f in run():
+        print(f.line())
