@@ -1,6 +1,10 @@
 """Agent middleware: the base class, request/response types, decorators and built-ins."""
 
 from engine.graph.state import OmitFromInput, OmitFromOutput, PrivateStateAttr
+from engine.middleware import builtins as _builtins
+
+# The built-in middleware (one module each, gathered in engine/middleware/builtins.py).
+from engine.middleware.builtins import *  # noqa: F403
 from engine.middleware.decorators import (
     after_agent,
     after_model,
@@ -20,9 +24,6 @@ from engine.middleware.types import (
     ToolCallRequest,
     hook_config,
 )
-
-# Built-in middleware (one module each in engine/middleware/) are exported below this line
-# as they are added, e.g. ``from engine.middleware.retry import ModelRetryMiddleware``.
 
 __all__ = [
     "AgentMiddleware",
@@ -44,3 +45,4 @@ __all__ = [
     "wrap_model_call",
     "wrap_tool_call",
 ]
+__all__ += _builtins.__all__
