@@ -217,7 +217,8 @@ class AttemptFinished(EventBase):
     middleware: str
     attempt: int
     max_attempts: int | None = None
-    outcome: Literal["ok", "error"] = "ok"
+    outcome: Literal["ok", "error", "interrupted"] = "ok"
+    """``interrupted``: the call paused for a human (``interrupt()``); it is never retried."""
     error: ErrorInfo | None = None
     will_retry: bool = False
     delay_s: float | None = None

@@ -282,7 +282,10 @@ def retry_steps(
         if exc is None:
             yield Emit(AttemptFinished, {**finished, "outcome": "ok"})
             return outcome.value
-        if isinstance(exc, GraphBubbleUp) or not cfg.should_retry(exc):
+        if isinstance(exc, GraphBubbleUp):
+            yield Emit(AttemptFinished, {**finished, "outcome": "interrupted"})
+            raise exc
+        if not cfg.should_retry(exc):
             yield Emit(AttemptFinished, {**finished, "outcome": "error", "error": _failed(exc)})
             raise exc
         if attempt < total:
