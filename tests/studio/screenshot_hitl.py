@@ -72,9 +72,59 @@ async def approval_shot(out: Path, theme: str) -> None:
     dialog.request.cancel()
 
 
+async def todo_shot(out: Path, theme: str) -> None:
+    from engine.agents import create_agent
+    from engine.checkpoint.memory import InMemorySaver
+    from engine.middleware.builtins import TodoListMiddleware
+    from resources.scenarios import retry_todos
+    from studio.views.todo_board import TodoBoardDock
+
+    agent = create_agent(
+        retry_todos.scripted_model(timeouts=0),
+        retry_todos.make_tools(retry_todos.Workspace(disk_full=0)),
+        middleware=[TodoListMiddleware()],
+        checkpointer=InMemorySaver(),
+        interrupt_after=["tools"],
+    )
+    hub = bind(agent, theme)
+    dock = TodoBoardDock(hub)
+    await agent.ainvoke({"messages": [HumanMessage(retry_todos.INPUT)]}, hub.config())
+    hub.set_status("interrupted")
+    dock.start_editing()
+    editor = dock.editor
+    editor.draft.set_status(0, "completed")
+    editor.draft.set_status(1, "in_progress")
+    editor.draft.add("为两个页面编写单元测试")
+    editor.draft.add("更新 README 的页面说明")
+    await dock.apply_edits()
+    dock.resize(760, 400)
+    dock.show()
+    await asyncio.sleep(0.3)
+    save(dock, out / "todo_board.png")
+
+
+async def plan_shot(out: Path, theme: str) -> None:
+    from resources.scenarios.plan_retry import INPUT, build_agent
+    from studio.views.plan_view import PlanDock
+
+    agent = build_agent(delay=0.0, interrupt_after=["executor"])
+    hub = bind(agent, theme)
+    dock = PlanDock(hub)
+    dock.resize(900, 560)
+    dock.show()
+    await agent.ainvoke({"messages": [HumanMessage(INPUT)]}, hub.config())
+    await asyncio.sleep(0.3)
+    dock.canvas.fit()
+    dock.hover_step(1)
+    await asyncio.sleep(0.2)
+    save(dock, out / "plan_view.png")
+
+
 async def main(out: Path, theme: str) -> None:
     out.mkdir(parents=True, exist_ok=True)
     await approval_shot(out, theme)
+    await todo_shot(out, theme)
+    await plan_shot(out, theme)
 
 
 if __name__ == "__main__":
