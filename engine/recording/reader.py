@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -92,6 +93,9 @@ class Session:
         self._conn = conn
         self._saver: SqliteSaver | None = None
         self._runs_by_id: dict[str, int] = {}
+        self._lock = (
+            threading.RLock()
+        )  # one connection, usable from any thread, one query at a time
 
     @classmethod
     def open(cls, path: str | os.PathLike[str]) -> Session:
@@ -119,12 +123,12 @@ class Session:
             raise SessionError(f"{self.path} is damaged: {exc}", path=self.path) from exc
 
     def _query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        with self._guard():
+        with self._guard(), self._lock:
             return self._conn.execute(sql, tuple(params)).fetchall()
 
     @property
     def schema_version(self) -> int:
-        with self._guard():
+        with self._guard(), self._lock:
             return read_schema_version(self._conn) or 0
 
     def integrity_check(self) -> None:
@@ -348,7 +352,7 @@ class Session:
         """A ``SqliteSaver`` reading this file's checkpoints."""
         if self._saver is None:
             try:
-                with self._guard():
+                with self._guard(), self._lock:
                     self._saver = SqliteSaver(self._conn)
             except CheckpointError as exc:
                 raise SessionError(f"{self.path}: {exc}", path=self.path) from exc
@@ -410,7 +414,7 @@ class Session:
             else {"configurable": {"thread_id": thread_id, "checkpoint_ns": ns}}
         )
         try:
-            with self._guard():
+            with self._guard(), self._lock:
                 saved = self.checkpointer.get_tuple(conf)
         except CheckpointError as exc:
             raise SessionError(f"{self.path}: {exc}", path=self.path) from exc
