@@ -86,6 +86,19 @@ class SessionGraph:
         """Re-read the checkpoint list (after a re-run appended to the file)."""
         self._infos = {i.checkpoint_id: i for i in self.session.checkpoints(self.thread_id)}
 
+    @property
+    def channels(self) -> dict[str, None]:
+        """The state keys of the newest checkpoint (read from the row, no values loaded)."""
+        import json
+
+        from studio.models.timeline_sources import stored_row_parts
+
+        row = self.checkpointer._get_row(self.thread_id, "", None)
+        if row is None:
+            return {}
+        present = stored_row_parts(json.loads(row.body))[2]
+        return {k: None for k in sorted(present) if not k.startswith(_INTERNAL_PREFIXES)}
+
     def get_graph(self, xray: bool | int = False) -> DrawableGraph:
         return self._drawable if self._drawable is not None else DrawableGraph(name=self.name)
 

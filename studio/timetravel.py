@@ -113,6 +113,11 @@ class ReplayPlan:
     """Successful model calls recorded before the checkpoint (on its lineage)."""
 
     @property
+    def available(self) -> int:
+        """Recorded responses that can be served after the checkpoint."""
+        return len(self.model.recorded) - self.offset
+
+    @property
     def divergence(self) -> Divergence | None:
         return self.model.divergence
 
@@ -120,16 +125,13 @@ class ReplayPlan:
     def diverged_at_call(self) -> int | None:
         """1-based number of the diverging model call, counted from the start of the thread."""
         d = self.model.divergence
-        return None if d is None else self.offset + d.call_index + 1
+        return None if d is None else d.call_index + 1
 
     def describe(self) -> str:
         d = self.model.divergence
         if d is None:
-            return f"replayed {self.model.served} of {len(self.model.recorded)} recorded model calls, no divergence"
-        n = self.diverged_at_call
-        if d.expected_hash is None:
-            return f"model call #{n} goes past the end of the recording"
-        return f"model call #{n} differs from the recording (request hash {d.actual_hash[:12]}, recorded {d.expected_hash[:12]})"
+            return f"replayed {self.model.served} of {self.available} recorded model calls, no divergence"
+        return "model " + d.describe()
 
 
 def replay_plan(
@@ -143,7 +145,9 @@ def replay_plan(
     """The recorded calls made after ``checkpoint_id`` on its branch, as a ``ReplayChatModel``.
 
     A model call made in the step after checkpoint C carries ``checkpoint_id == C``: calls on
-    C's lineage before it count as the offset; calls on C and its continuation are served.
+    C's lineage before it are the offset; calls on C and its continuation are served.  The
+    model counts calls from the offset, so a divergence (and the ``replay_diverged`` event the
+    timeline marks) names the call's number in the whole thread, e.g. "call #4".
     """
     if checkpoint_id not in timeline:
         raise KeyError(f"Unknown checkpoint {checkpoint_id}")
@@ -160,8 +164,12 @@ def replay_plan(
             served.append(ev)
         elif cid in before:
             earlier.append(ev)
-    model = ReplayChatModel(recorded_from_events(served), fallback=fallback, name=name)
-    return ReplayPlan(model, checkpoint_id, len(recorded_from_events(earlier)))
+    previous = recorded_from_events(earlier)
+    model = ReplayChatModel(
+        [*previous, *recorded_from_events(served)], fallback=fallback, name=name
+    )
+    model._calls = len(previous)  # the next call is the thread's call number len(previous) + 1
+    return ReplayPlan(model, checkpoint_id, len(previous))
 
 
 @dataclass

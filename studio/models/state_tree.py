@@ -167,7 +167,7 @@ def inline_preview(value: Any, limit: int = 90) -> str:
 class StateNode:
     """One row of the tree; children are built on first access."""
 
-    __slots__ = ("_children", "fetched", "key", "parent", "row", "value")
+    __slots__ = ("_children", "key", "parent", "row", "value")
 
     def __init__(self, key: str | int, value: Any, parent: StateNode | None, row: int) -> None:
         self.key = key
@@ -175,8 +175,6 @@ class StateNode:
         self.parent = parent
         self.row = row
         self._children: list[StateNode] | None = None
-        self.fetched = 0
-        """How many children a view has shown so far (for incremental fetching)."""
 
     @property
     def kind(self) -> str:

@@ -8,8 +8,8 @@ parent's branch; every later child (a fork: ``invoke`` from a past checkpoint, o
 - a checkpoint's children: the headers of the branches forked at it;
 - a branch header's children: that branch's checkpoints.
 
-Fed by ``checkpoint.saved`` events (live) and by bulk loads (``records_from_saver`` for a
-checkpointer, ``studio.replay`` for a session file).  Adding a checkpoint is O(1), so 10,000
+Fed by ``checkpoint.saved`` events (live) and by bulk loads (``studio.models.timeline_sources``
+for a checkpointer, ``studio.replay`` for a session file).  Adding a checkpoint is O(1), so 10,000
 of them load in milliseconds.  Markers flag where a replay diverged, where a run was
 interrupted and where it failed.
 
@@ -24,7 +24,6 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any, Literal, NamedTuple
 
-from engine import serde
 from engine.events import EventBase
 
 __all__ = [
@@ -35,8 +34,6 @@ __all__ = [
     "TimelineChange",
     "TimelineModel",
     "iter_tree",
-    "records_from_events",
-    "records_from_saver",
 ]
 
 Phase = Literal["before", "after"]
@@ -128,7 +125,9 @@ class CheckpointNode:
     def summary(self) -> str:
         """``step 3 · loop · tools → model`` (for tooltips, pickers and logs)."""
         step = "?" if self.step is None else str(self.step)
-        who = ", ".join(self.writers) if self.writers else _SOURCE_WRITER.get(self.source, "")
+        who = ", ".join(self.writers)
+        if not who and self.source == "fork":
+            who = "copy of step " + ("?" if self.step is None else str(self.step - 1))
         nxt = "end" if self.next == () else ("?" if self.next is None else ", ".join(self.next))
         arrow = f"{who} → {nxt}" if who else f"→ {nxt}"
         return f"step {step} · {self.source} · {arrow}"
@@ -137,9 +136,6 @@ class CheckpointNode:
         return (
             f"CheckpointNode({self.checkpoint_id[-8:]}, {self.summary()}, branch={self.branch.id})"
         )
-
-
-_SOURCE_WRITER = {"input": "input", "fork": "fork"}
 
 
 class Branch:
@@ -312,12 +308,19 @@ class TimelineModel:
         self.roots = []
         self._pending_divergence = {}
 
-    def load(self, records: Iterable[CheckpointRecord]) -> None:
-        """Replace everything with ``records`` (any order; one reset notification)."""
+    def load(self, records: Iterable[CheckpointRecord], *, keep_markers: bool = True) -> None:
+        """Replace everything with ``records`` (any order; one reset notification).
+
+        Markers of checkpoints that are still there are kept (they come from events that a
+        reload from storage does not see again)."""
+        markers = (
+            {cid: n.markers for cid, n in self.by_id.items() if n.markers} if keep_markers else {}
+        )
         self._notify("before", TimelineChange("reset"))
         self._reset_state()
         for rec in sorted(records, key=lambda r: r.checkpoint_id):
-            self._insert(rec)
+            node = self._insert(rec)
+            node.markers = markers.get(rec.checkpoint_id, node.markers)
         self._notify("after", TimelineChange("reset"))
 
     def add(self, record: CheckpointRecord) -> CheckpointNode:
@@ -426,104 +429,6 @@ _KINDS = frozenset({"checkpoint.saved", "middleware.action", "interrupt.raised",
 def _short(value: Any, limit: int = 80) -> str:
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-# -- sources ---------------------------------------------------------------------------------
-
-
-def records_from_events(
-    events: Iterable[EventBase], thread_id: str | None = None
-) -> list[CheckpointRecord]:
-    """Checkpoint records from ``checkpoint.saved`` events (root namespace only)."""
-    return [
-        CheckpointRecord.from_event(ev)
-        for ev in events
-        if ev.kind == "checkpoint.saved"
-        and ev.checkpoint_id
-        and not ev.ns
-        and (thread_id is None or ev.thread_id == thread_id)
-    ]
-
-
-def _body_parts(body: dict[str, Any]) -> tuple[dict[str, str], dict[str, dict[str, str]], set[str]]:
-    """``(channel versions, versions seen, channels holding a value)`` of a stored row body
-    (both the current ``versions/seen/values`` layout and the older ``blobs`` one)."""
-    versions = body.get("versions", body.get("channel_versions")) or {}
-    seen = body.get("seen", body.get("versions_seen")) or {}
-    present = body.get("values", body.get("blobs")) or ()
-    return versions, seen, set(present)
-
-
-def records_from_saver(
-    saver: Any, thread_id: str, nodes: dict[str, Any] | None = None
-) -> list[CheckpointRecord]:
-    """Every checkpoint of a thread from a checkpointer, without loading any state values.
-
-    Reads the saver's row listing (ids, parents, metadata, versions) only; writer nodes are
-    the nodes whose ``versions_seen`` changed since the parent.  With the graph's ``nodes``,
-    ``next`` is planned from channel versions (pull tasks; ``Send`` targets need one blob).
-    """
-    rows = list(saver._list_rows(thread_id, "", None, None))
-    seen_by_id: dict[str, dict[str, dict[str, str]]] = {}
-    out: list[CheckpointRecord] = []
-    for row in reversed(rows):  # oldest first, so parents are parsed before children
-        versions, seen, present = _body_parts(json.loads(row.body))
-        seen_by_id[row.checkpoint_id] = seen
-        meta = serde.loads(row.metadata) or {}
-        source = str(meta.get("source") or "loop")
-        writers: tuple[str, ...] = ()
-        if source == "update":
-            writers = tuple((meta.get("writes") or {}).keys())
-        elif source == "loop":
-            parent_seen = seen_by_id.get(row.parent_id or "", {})
-            writers = tuple(
-                n for n, s in seen.items() if n != "__interrupt__" and s != parent_seen.get(n)
-            )
-        nxt = _plan_next(saver, row, versions, seen, present, nodes) if nodes is not None else None
-        step = meta.get("step")
-        out.append(
-            CheckpointRecord(
-                checkpoint_id=row.checkpoint_id,
-                parent_id=row.parent_id,
-                step=int(step) if step is not None else None,
-                source=source,
-                writers=writers,
-                next=nxt,
-                run_id=meta.get("run_id"),
-            )
-        )
-    return out
-
-
-def _plan_next(
-    saver: Any,
-    row: Any,
-    versions: dict[str, str],
-    seen_all: dict[str, dict[str, str]],
-    present: set[str],
-    nodes: dict[str, Any],
-) -> tuple[str, ...]:
-    """``next`` from versions alone (mirrors ``engine.graph.algo.plan_tasks``)."""
-    from engine.checkpoint.base import version_number
-    from engine.graph.algo import TASKS
-
-    out: list[str] = []
-    if TASKS in present and TASKS in versions:
-        try:
-            sends = saver._load_value(
-                row.thread_id, row.ns, TASKS, versions[TASKS], row.checkpoint_id
-            )
-            out.extend(getattr(s, "node", "?") for s in sends or ())
-        except Exception:  # a damaged blob must not break the listing
-            pass
-    for name, node in nodes.items():
-        seen = seen_all.get(name, {})
-        if any(
-            c in present and version_number(versions.get(c)) > version_number(seen.get(c))
-            for c in node.triggers
-        ):
-            out.append(name)
-    return tuple(out)
 
 
 def iter_tree(model: TimelineModel) -> Iterator[tuple[int, CheckpointNode | Branch]]:

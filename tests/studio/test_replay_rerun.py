@@ -44,7 +44,7 @@ def test_the_same_agent_replays_every_recorded_call(recorded: Any) -> None:
     cid = _after_write_todos(timeline)
     plan, again, result = _rerun(recorded, timeline, cid)
     assert plan.offset == 1  # write_todos was asked before the checkpoint
-    assert len(plan.model.recorded) == 3
+    assert plan.available == 3
     assert result.status == "done" and plan.divergence is None
     assert plan.model.served == 3
     assert again.files == ["login.tsx", "register.tsx"]  # tools run again; the model does not
@@ -68,6 +68,7 @@ def test_a_changed_prompt_diverges_at_the_first_call_after_the_checkpoint(record
     assert again.files == []  # stopped: no live model configured
     marked = [n for n in timeline.by_id.values() if n.marker("divergence")]
     assert [n.checkpoint_id for n in marked] == [result.tip_id]
+    assert marked[0].marker("divergence").text.startswith("call #2 differs from the recording")  # type: ignore[union-attr]
 
 
 def test_rerun_from_the_start_with_a_changed_prompt_diverges_at_call_one(recorded: Any) -> None:

@@ -14,9 +14,8 @@ from studio.models.timeline import (
     TimelineChange,
     TimelineModel,
     iter_tree,
-    records_from_events,
-    records_from_saver,
 )
+from studio.models.timeline_sources import records_from_events, records_from_saver
 from tests.studio.tt_agents import build_seed, call, seed_input, seed_script
 
 
