@@ -21,7 +21,9 @@ _helper_pool = concurrent.futures.ThreadPoolExecutor(
 def _runner() -> asyncio.Runner:
     runner: asyncio.Runner | None = getattr(_local, "runner", None)
     if runner is None:
-        runner = asyncio.Runner()
+        # a loop factory keeps the Runner from installing its loop as the thread's current
+        # event loop (which would hijack a Qt/qasync app's loop between its callbacks)
+        runner = asyncio.Runner(loop_factory=asyncio.new_event_loop)
         _local.runner = runner
     return runner
 
