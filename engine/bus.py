@@ -199,15 +199,12 @@ class RunEmitter:
         fields.setdefault("parent_span_id", CURRENT_SPAN.get())
         fields.setdefault("step", self.step)
         fields.setdefault("checkpoint_id", self.checkpoint_id)
-        ev = cls.model_construct(
-            run_id=self.run_id,
-            thread_id=self.thread_id,
-            ts=time.time(),
-            mono_ns=time.monotonic_ns(),
-            ns=self.ns,
-            **fields,
-        )
-        return ev
+        fields["run_id"] = self.run_id
+        fields["thread_id"] = self.thread_id
+        fields["ts"] = time.time()
+        fields["mono_ns"] = time.monotonic_ns()
+        fields["ns"] = self.ns
+        return construct(cls, fields)
 
     async def _deliver(self, ev: EventBase, gate: bool = True) -> None:
         self._seq[0] += 1
@@ -274,6 +271,35 @@ class RunEmitter:
     @staticmethod
     def unbind(token: contextvars.Token[RunEmitter | None]) -> None:
         _CURRENT_EMITTER.reset(token)
+
+
+_DEFAULTS: dict[type[EventBase], tuple[dict[str, Any], tuple[tuple[str, Any], ...]]] = {}
+
+
+def construct(cls: type[EventBase], fields: dict[str, Any]) -> EventBase:
+    """Build a trusted event without validation: ``model_construct`` with its per-call
+    default bookkeeping precomputed (events are built on the hot path)."""
+    spec = _DEFAULTS.get(cls)
+    if spec is None:
+        static: dict[str, Any] = {}
+        factories: list[tuple[str, Any]] = []
+        for name, f in cls.model_fields.items():
+            if f.default_factory is not None:
+                factories.append((name, f.default_factory))
+            elif not f.is_required():
+                static[name] = f.default
+        spec = _DEFAULTS[cls] = (static, tuple(factories))
+    data = dict(spec[0])
+    for name, factory in spec[1]:
+        if name not in fields:
+            data[name] = factory()
+    data.update(fields)
+    ev = cls.__new__(cls)
+    object.__setattr__(ev, "__dict__", data)
+    object.__setattr__(ev, "__pydantic_fields_set__", set(fields))
+    object.__setattr__(ev, "__pydantic_extra__", None)
+    object.__setattr__(ev, "__pydantic_private__", None)
+    return ev
 
 
 def current_emitter() -> RunEmitter | None:
