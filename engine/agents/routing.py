@@ -130,7 +130,11 @@ class Topology:
                 for c in ai.tool_calls
                 if c.get("id") not in answered and c.get("name") not in self.structured_tools
             ]
-            pending += [dict(c) for c in ai.invalid_tool_calls if c.get("id") not in answered]
+            pending += [
+                {**c, "type": "invalid_tool_call"}
+                for c in ai.invalid_tool_calls
+                if c.get("id") not in answered
+            ]
             if pending:
                 set_route_reason("tool_calls", _plural(len(pending), "pending tool call"))
                 return [Send("tools", c) for c in pending]

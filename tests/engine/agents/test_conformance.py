@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from engine import create_agent
+from typing import Any
+
+from engine import Command, create_agent
 from engine.checkpoint import InMemorySaver
 from engine.events import EventBase
 from engine.messages import HumanMessage, ToolMessage
+from engine.middleware.hitl import HumanInTheLoopMiddleware
 from engine.middleware.model_retry import ModelRetryMiddleware
 from engine.middleware.todo import PARALLEL_WRITE_TODOS_ERROR, TodoListMiddleware
 from engine.middleware.tool_retry import ToolRetryMiddleware
@@ -43,6 +46,53 @@ def test_interrupt_before_tools_then_continue():
     assert agent.get_state(cfg()).next == ("tools",)
     out = agent.invoke(None, cfg())
     assert kinds(out["messages"]) == ["Human", "AI[echo]", "Tool(echo:x)", "AI(done)"]
+
+
+def test_21_hitl_batch_through_the_agent():
+    ran: list[str] = []
+
+    def make(name: str) -> Any:
+        @tool(name)
+        def act(target: str) -> str:
+            """Do something to a target."""
+            ran.append(f"{name}:{target}")
+            return f"{name} {target}"
+
+        return act
+
+    tools = [make("send"), make("safe"), make("delete")]
+    model = ScriptedChatModel(
+        [
+            ai(
+                call("send", "s1", target="mail"),
+                call("safe", "x1", target="log"),
+                call("delete", "d1", target="db"),
+            ),
+            "done",
+        ]
+    )
+    hitl = HumanInTheLoopMiddleware(
+        {"send": True, "safe": False, "delete": {"allowed_decisions": ["approve", "reject"]}}
+    )
+    agent = create_agent(model, tools, middleware=[hitl], checkpointer=InMemorySaver())
+    first = agent.invoke(ask(), cfg())
+    (pending,) = first["__interrupt__"]
+    assert [r["name"] for r in pending.value["action_requests"]] == ["send", "delete"]
+    decisions = [
+        {"type": "edit", "edited_action": {"name": "send", "args": {"target": "draft"}}},
+        {"type": "reject", "message": "never"},
+    ]
+    out = agent.invoke(Command(resume={"decisions": decisions}), cfg())
+    assert ran == ["send:draft", "safe:log"]
+    assert kinds(out["messages"]) == [
+        "Human",
+        "AI[send,safe,delete]",
+        "Tool(User rejected the tool call for `delete` with reason: never)",
+        "Tool(send draft)",
+        "Tool(safe log)",
+        "AI(done)",
+    ]
+    assert out["messages"][1].tool_calls[0]["args"] == {"target": "draft"}
 
 
 def test_24_write_todos_sets_todos_and_parallel_calls_are_rejected():
