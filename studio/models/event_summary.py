@@ -22,6 +22,7 @@ __all__ = [
     "error_text",
     "field",
     "message_text",
+    "seconds_text",
     "short",
     "summarize",
 ]
@@ -67,6 +68,11 @@ def duration_text(ms: Any) -> str:
     if ms >= 10:
         return f"{ms:.0f} ms"
     return f"{ms:.1f} ms"
+
+
+def seconds_text(s: float) -> str:
+    """A delay: ``1.0 s``, ``0.5 s``, ``10 ms``."""
+    return f"{s * 1000:.0f} ms" if 0 < s < 0.1 else f"{s:.1f} s"
 
 
 def error_text(err: Any, width: int = 80) -> str:
@@ -200,7 +206,11 @@ def _attempt(d: dict[str, Any], e: dict[str, Any] | None) -> str:
         return f"{text} — falling back to {e['fallback_model']}"
     if e.get("will_retry"):
         delay = e.get("delay_s")
-        return f"{text} — retrying in {delay:.1f} s" if isinstance(delay, int | float) else text
+        return (
+            f"{text} — retrying in {seconds_text(delay)}"
+            if isinstance(delay, int | float)
+            else text
+        )
     return f"{text} — giving up"
 
 
