@@ -1,0 +1,249 @@
+"""The **Messages** dock: the conversation, live or as of a selected checkpoint.
+
+``MessagesDock(hub)`` follows the hub: ``"events"`` feed the live transcript (messages from
+``state.updated``, the reply streaming in from ``model.token``), ``"reset"`` clears it and
+``"selection"`` shows a checkpoint's messages (``hub.snapshot(cid)``, or replayed from the
+events when no graph is loaded, as for a recorded session); selecting None returns to live.
+Incoming batches are coalesced: one update per event-loop turn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QEvent, QModelIndex, Qt, QTimer, Signal
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QLabel,
+    QListView,
+    QMenu,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from engine.events import EventBase
+from studio.highlight import dumps
+from studio.models.transcript import Entry, messages_at
+from studio.models.transcript_qt import TranscriptModel, plain_text
+from studio.views.message_card import MessageDelegate
+from studio.views.tones import tones_for
+
+if TYPE_CHECKING:
+    from studio.hub import Hub
+
+__all__ = ["MessagesDock"]
+
+
+class MessagesDock(QWidget):
+    """The transcript widget (the main window puts it in a QDockWidget)."""
+
+    checkpointShown = Signal(object)
+    """The checkpoint id now shown, or None for the live conversation."""
+
+    def __init__(self, hub: Hub, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("MessagesDock")
+        self.hub = hub
+        self.model = TranscriptModel(self)
+        self.view = QListView(self)
+        self.delegate = MessageDelegate(self.view)
+        self.view.setModel(self.model)
+        self.view.setItemDelegate(self.delegate)
+        self.view.setUniformItemSizes(False)
+        self.view.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        self.view.verticalScrollBar().setSingleStep(24)
+        self.view.setResizeMode(QListView.ResizeMode.Adjust)
+        self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.view.customContextMenuRequested.connect(self._context_menu)
+
+        self.where = QLabel("Live · 0 messages", self)
+        self.where.setObjectName("MessagesWhere")
+        self.back_button = QPushButton("Back to live", self)
+        self.back_button.setVisible(False)
+        self.back_button.clicked.connect(lambda: self.hub.select_checkpoint(None))
+        bar = QHBoxLayout()
+        bar.setContentsMargins(8, 4, 4, 4)
+        bar.addWidget(self.where, 1)
+        bar.addWidget(self.back_button)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(0)
+        lay.addLayout(bar)
+        lay.addWidget(self.view, 1)
+
+        self.checkpoint_id: str | None = None
+        self._pending: list[EventBase] = []
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(0)
+        self._timer.timeout.connect(self.flush)
+        self.model.rowsInserted.connect(self._scroll_if_following)
+        self.model.dataChanged.connect(self._row_changed)
+        self._follow = True
+        self.view.verticalScrollBar().valueChanged.connect(self._on_scrolled)
+
+        self._unsubscribe: list[Callable[[], None]] = [
+            hub.subscribe("events", self._on_events),
+            hub.subscribe("reset", self._on_reset),
+            hub.subscribe("selection", self._on_selection),
+        ]
+        self.destroyed.connect(partial(_unsubscribe_all, self._unsubscribe))
+        if hub.events:
+            self._on_events(list(hub.events))
+        if hub.selected_checkpoint is not None:
+            self._on_selection(hub.selected_checkpoint)
+
+    # -- public API ----------------------------------------------------------------------------
+
+    @property
+    def entries(self) -> list[Entry]:
+        """The messages shown (live, or the selected checkpoint's), streaming reply included."""
+        self.flush()
+        return self.model.transcript.rows
+
+    @property
+    def live_entries(self) -> list[Entry]:
+        self.flush()
+        return self.model.live.rows
+
+    @property
+    def pending(self) -> int:
+        return len(self._pending)
+
+    def flush(self) -> None:
+        """Apply queued events now."""
+        if self._pending:
+            batch, self._pending = self._pending, []
+            self.model.apply(batch)
+            if self.checkpoint_id is None:
+                self._set_where(None)
+
+    def show_checkpoint(self, checkpoint_id: str | None) -> None:
+        """Show the messages as of ``checkpoint_id`` (None: the live conversation)."""
+        self.flush()
+        self.checkpoint_id = checkpoint_id
+        if checkpoint_id is None:
+            self.model.show_live()
+            self._set_where(None)
+            self.back_button.setVisible(False)
+            self._follow = True
+            self.view.scrollToBottom()
+        else:
+            messages, step = self._messages_at(checkpoint_id)
+            self.model.show_messages(messages)
+            label = f"step {step} · " if step is not None else ""
+            self._set_where(
+                f"At checkpoint …{checkpoint_id[-8:]} · {label}{len(messages)} messages"
+            )
+            self.back_button.setVisible(True)
+            self.view.scrollToBottom()
+        self.checkpointShown.emit(checkpoint_id)
+
+    def detach(self) -> None:
+        """Stop listening to the hub (also done when the widget is destroyed)."""
+        _unsubscribe_all(self._unsubscribe)
+
+    # -- hub -----------------------------------------------------------------------------------
+
+    def _on_events(self, batch: list[EventBase]) -> None:
+        self._pending.extend(batch)
+        if not self._timer.isActive():
+            self._timer.start()
+
+    def _on_reset(self) -> None:
+        self._pending = []
+        self.delegate.clear_cache()
+        self.model.clear()
+        self.checkpoint_id = None
+        self._set_where(None)
+        self.back_button.setVisible(False)
+        self._follow = True
+
+    def _set_where(self, text: str | None) -> None:
+        """The header: "Live · N messages", or the checkpoint shown on an amber band."""
+        if text is None:
+            n = len(self.model.live.entries)
+            self.where.setText(f"Live · {n} message{'s' if n != 1 else ''}")
+            self.where.setStyleSheet("")
+            return
+        t = tones_for(self.palette())
+        self.where.setText(text)
+        self.where.setStyleSheet(
+            f"QLabel#MessagesWhere {{ background: {t.interrupted_fill.name()};"
+            f" color: {t.text.name()}; border-left: 3px solid {t.interrupted.name()};"
+            " padding: 3px 6px; }}"
+        )
+
+    def _on_selection(self, checkpoint_id: str | None) -> None:
+        self.show_checkpoint(checkpoint_id)
+
+    def _messages_at(self, checkpoint_id: str) -> tuple[list[Any], int | None]:
+        snap = None
+        try:
+            snap = self.hub.snapshot(checkpoint_id)
+        except Exception:  # no graph, another thread, a foreign checkpointer: replay events
+            snap = None
+        if snap is not None:
+            values = getattr(snap, "values", None) or {}
+            metadata = getattr(snap, "metadata", None) or {}
+            return list(values.get("messages") or []), metadata.get("step")
+        replayed = messages_at(self.hub.events, checkpoint_id)
+        step = next(
+            (
+                e.step
+                for e in self.hub.events
+                if e.kind == "checkpoint.saved" and e.checkpoint_id == checkpoint_id
+            ),
+            None,
+        )
+        return replayed or [], step
+
+    # -- following the conversation --------------------------------------------------------------
+
+    def _on_scrolled(self, value: int) -> None:
+        bar = self.view.verticalScrollBar()
+        self._follow = value >= bar.maximum() - 8
+
+    def _scroll_if_following(self, *_: Any) -> None:
+        if self._follow and self.model.showing_live:
+            QTimer.singleShot(0, self.view.scrollToBottom)
+
+    def _row_changed(self, top: QModelIndex, bottom: QModelIndex, *_: Any) -> None:
+        for row in range(top.row(), bottom.row() + 1):
+            self.delegate.sizeHintChanged.emit(self.model.index(row))
+        self._scroll_if_following()
+
+    def _context_menu(self, pos: Any) -> None:
+        index = self.view.indexAt(pos)
+        if not index.isValid():
+            return
+        entry = self.model.entry(index.row())
+        menu = QMenu(self)
+        menu.addAction("Copy text", lambda: _copy(plain_text(entry)))
+        menu.addAction("Copy message JSON", lambda: _copy(dumps(entry.message)))
+        menu.exec(self.view.viewport().mapToGlobal(pos))
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.PaletteChange:
+            self.delegate.clear_cache()
+            self.view.doItemsLayout()
+        super().changeEvent(event)
+
+
+def _unsubscribe_all(unsubscribers: list[Callable[[], None]], *_: object) -> None:
+    for unsubscribe in unsubscribers:
+        unsubscribe()
+    unsubscribers.clear()
+
+
+def _copy(text: str) -> None:
+    clipboard = QGuiApplication.clipboard()
+    if clipboard is not None:
+        clipboard.setText(text)
