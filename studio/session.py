@@ -125,6 +125,8 @@ class RunController:
         self.pending_interrupts: list[InterruptRaised] = []
         self.on_problem: list[Callable[[BaseException], None]] = []
         """Called with errors no caller can catch (a restart that cannot load the file)."""
+        self.on_idle: list[Callable[[], None]] = []
+        """Called when a run task (with the interrupt answers it led to) has ended."""
         self._factory: AgentFactory | None = None
         self._sub: Any = None
         self._gen = 0
@@ -391,7 +393,14 @@ class RunController:
         except RuntimeError:  # called from a Qt slot (or a test) outside a loop callback
             loop = asyncio.get_event_loop()
         self.task = loop.create_task(coro)
+        self.task.add_done_callback(self._task_done)
         return self.task
+
+    def _task_done(self, task: asyncio.Task[None]) -> None:
+        if not task.cancelled() and task.exception() is not None:
+            self._report(task.exception())  # type: ignore[arg-type]
+        for cb in list(self.on_idle):
+            cb()
 
     def _abandon_run(self) -> None:
         """Stop the current run without waiting; whatever it does later is ignored."""

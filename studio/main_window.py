@@ -1,0 +1,348 @@
+"""The main window: graph in the middle, docks around it, debug toolbar, input bar, status bar.
+
+``MainWindow(hub, controller, settings)`` wires the run controller (``studio.session``) to the
+views.  Everything that can fail is shown (``error_dialog``), never swallowed.  Loading is
+split from painting: ``app.main`` shows the window first and loads the scenario right after.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtGui import QCloseEvent
+from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QToolBar, QWidget
+
+from engine.loader import AgentLoadError
+from studio import docks
+from studio.actions import DebugActions
+from studio.dialogs.asyncdialog import show_dialog
+from studio.dialogs.errors import ErrorDialog
+from studio.hub import Hub
+from studio.scenarios import Scenario, builtin_scenarios
+from studio.session import STAY, NeedsInput, RunController
+from studio.settings_store import StudioSettings, apply_model_env
+from studio.theme import apply_theme, icon
+from studio.views.breakpoints_panel import BreakpointsPanel
+from studio.views.graph_panel import GraphPanel
+from studio.views.input_bar import InputBar
+from studio.views.status_bar import RunStatusBar
+from studio.window_menus import build_menus
+
+__all__ = ["MainWindow"]
+
+
+class MainWindow(QMainWindow):
+    def __init__(
+        self,
+        hub: Hub | None = None,
+        controller: RunController | None = None,
+        settings: StudioSettings | None = None,
+        *,
+        save_settings: bool = True,
+    ) -> None:
+        super().__init__()
+        self.hub = hub or Hub()
+        self.controller = controller or RunController(self.hub)
+        self.settings = settings or StudioSettings.load()
+        self.save_settings = save_settings
+        self.scenarios: list[Scenario] = builtin_scenarios()
+        self.error_dialog: ErrorDialog | None = None
+        self.docks: dict[str, QDockWidget] = {}
+        self.setWindowTitle("Stepwise")
+        self.setWindowIcon(icon("app"))
+        self.resize(1480, 920)
+        self.setDockNestingEnabled(True)
+        self.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
+
+        self.graph_panel = GraphPanel(self.hub, self)
+        self.setCentralWidget(self.graph_panel)
+        self.actions_ = DebugActions(self)
+        self.status = RunStatusBar(self.hub, self)
+        self.setStatusBar(self.status)
+        self.input_bar = InputBar(self.hub, self)
+        self._build_toolbars()
+        self._build_docks()
+        self.menus = build_menus(self)
+        self._connect()
+        self.hub.set_theme(self.settings.theme)
+        self._install_interrupt_handler()
+        self._refresh()
+
+    # -- building ------------------------------------------------------------------------------
+
+    def _build_toolbars(self) -> None:
+        bar = QToolBar("Debug", self)
+        bar.setObjectName("debugToolbar")
+        bar.setMovable(False)
+        bar.setIconSize(QSize(18, 18))
+        bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        for action in self.actions_.toolbar_actions:
+            bar.addAction(action)
+        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, bar)
+        self.debug_toolbar = bar
+        self.addActions(self.actions_.all)  # keys work wherever the focus is in the window
+        bottom = QToolBar("Input", self)
+        bottom.setObjectName("inputToolbar")
+        bottom.setMovable(False)
+        bottom.addWidget(self.input_bar)
+        self.addToolBar(Qt.ToolBarArea.BottomToolBarArea, bottom)
+
+    def _add_dock(
+        self, key: str, title: str, widget: QWidget, area: Qt.DockWidgetArea
+    ) -> QDockWidget:
+        dock = QDockWidget(title, self)
+        dock.setObjectName(f"dock_{key}")
+        dock.setWidget(widget)
+        dock.setFeatures(
+            QDockWidget.DockWidgetFeature.DockWidgetMovable
+            | QDockWidget.DockWidgetFeature.DockWidgetClosable
+            | QDockWidget.DockWidgetFeature.DockWidgetFloatable
+        )
+        self.addDockWidget(area, dock)
+        self.docks[key] = dock
+        return dock
+
+    def _build_docks(self) -> None:
+        self.breakpoints_panel = BreakpointsPanel(self.hub, self)
+        bottom = Qt.DockWidgetArea.BottomDockWidgetArea
+        self._add_dock("breakpoints", "Breakpoints", self.breakpoints_panel, bottom)
+        self.wire_optional_docks()
+
+    def wire_optional_docks(self) -> list[str]:
+        """Create the docks whose modules have landed (and are not wired yet)."""
+        added: list[str] = []
+        groups: dict[str, QDockWidget] = {}
+        for spec in docks.OPTIONAL_DOCKS:
+            if spec.key in self.docks:
+                groups.setdefault(spec.group, self.docks[spec.key])
+                continue
+            cls = docks.resolve(spec)
+            if cls is None:
+                continue
+            try:
+                widget = cls(self.hub, self)  # type: ignore[call-arg]
+            except Exception as exc:
+                print(f"stepwise studio: the {spec.title} dock failed to start: {exc!r}")
+                continue
+            dock = self._add_dock(spec.key, spec.title, widget, spec.area)
+            if spec.group in groups:
+                self.tabifyDockWidget(groups[spec.group], dock)
+            else:
+                groups[spec.group] = dock
+            added.append(spec.key)
+        if "bottom" in groups:  # the breakpoints are one more tab of the bottom group
+            self.tabifyDockWidget(groups["bottom"], self.docks["breakpoints"])
+        else:
+            groups["bottom"] = self.docks["breakpoints"]
+        for key in ("messages", "events"):  # the docks to see first in each group
+            if key in self.docks:
+                self.docks[key].raise_()
+        if "right" in groups:
+            self.resizeDocks([groups["right"]], [520], Qt.Orientation.Horizontal)
+        self.resizeDocks([groups["bottom"]], [260], Qt.Orientation.Vertical)
+        if hasattr(self, "menus"):
+            self.menus.refresh_docks()
+        return added
+
+    def _connect(self) -> None:
+        a, ctl = self.actions_, self.controller
+        a.run.triggered.connect(self.run_or_continue)
+        a.pause.triggered.connect(ctl.pause)
+        a.step_over.triggered.connect(lambda: self._step("step_over"))
+        a.step_into.triggered.connect(lambda: self._step("step_into"))
+        a.step_out.triggered.connect(lambda: self._step("step_out"))
+        a.stop.triggered.connect(ctl.stop)
+        a.restart.triggered.connect(self.restart)
+        a.toggle_breakpoint.triggered.connect(self.graph_panel.toggle_selected_breakpoint)
+        self.input_bar.send_button.clicked.connect(self.send_message)
+        self.input_bar.new_thread_button.clicked.connect(self.new_thread)
+        self.input_bar.thread_box.activated.connect(
+            lambda _i: self.switch_thread(self.input_bar.thread_box.currentText())
+        )
+        for topic in ("status", "graph", "thread"):
+            self.hub.subscribe(topic, lambda *_a: self._refresh())
+        self.hub.subscribe("theme", self._apply_theme)
+        ctl.on_problem.append(self._on_problem)
+        ctl.on_idle.append(self._refresh)
+
+    def _on_problem(self, exc: BaseException) -> None:
+        if isinstance(exc, AgentLoadError):
+            self.show_error("The agent could not be loaded", str(exc))
+        else:
+            self.show_error("Something went wrong", _one_line(exc))
+
+    def _install_interrupt_handler(self) -> None:
+        try:
+            from studio.interrupts import handle_interrupt, run_input
+        except ImportError:
+            return
+
+        async def handler(interrupts: list[Any]) -> Any:
+            answer = await handle_interrupt(self.hub, interrupts, self)
+            return STAY if answer is None else run_input(answer)
+
+        self.controller.interrupt_handler = handler
+
+    # -- state shown ----------------------------------------------------------------------------
+
+    def _refresh(self) -> None:
+        ctl = self.controller
+        self.actions_.update(self.hub.status, ctl.debugger.paused, ctl.graph is not None, ctl.busy)
+        label = self.hub.source_label
+        self.setWindowTitle(f"{label} - Stepwise" if label else "Stepwise")
+        self.input_bar.set_threads(ctl.threads, self.hub.thread_id)
+        if self.hub.status == "error" and ctl.last_error:
+            self.status.show_message(ctl.last_error)
+        elif self.hub.status == "interrupted" and ctl.interrupt_handler is None:
+            self.status.show_message("Interrupted: no dialog to answer it is installed")
+        elif self.hub.status in ("running", "idle"):
+            self.status.show_message("")
+
+    def _apply_theme(self, name: str) -> None:
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            apply_theme(app, name)
+
+    def show_error(self, title: str, message: str, details: str | None = None) -> ErrorDialog:
+        """Show a problem in a window-modal dialog (not blocking: returns at once)."""
+        if self.error_dialog is not None:
+            self.error_dialog.close()
+        self.error_dialog = ErrorDialog(title, message, details, self)
+        self.error_dialog.open()
+        self.status.show_message(message)
+        return self.error_dialog
+
+    # -- loading -------------------------------------------------------------------------------
+
+    def load_spec(self, spec: str, label: str | None = None) -> bool:
+        """Load ``file.py:attr``; a broken file opens the error dialog with the one-line reason."""
+        apply_model_env(self.settings)
+        try:
+            self.controller.load(spec, label)
+        except AgentLoadError as exc:
+            self.show_error("The agent could not be loaded", str(exc))
+            return False
+        except Exception as exc:  # recording, drawing: still one line
+            self.show_error("The agent could not be loaded", f"{type(exc).__name__}: {exc}")
+            return False
+        self.settings.add_recent(spec)
+        self.menus.refresh_recent()
+        self.menus.refresh_faults()
+        self.status.show_message(f"Loaded {label or spec}")
+        return True
+
+    def load_scenario(self, name: str) -> bool:
+        found = next((s for s in self.scenarios if s.name == name), None)
+        if found is None:
+            self.show_error("No such scenario", f"There is no built-in scenario named {name!r}")
+            return False
+        return self.load_spec(found.spec, label=found.name)
+
+    def open_agent_file(self, path: str) -> asyncio.Future[bool]:
+        """Load a graph from ``path``; when it defines several, ask which one."""
+        from engine.loader import list_graphs
+
+        loop = asyncio.get_event_loop()
+        result: asyncio.Future[bool] = loop.create_future()
+        try:
+            names = list_graphs(path)
+        except AgentLoadError as exc:
+            self.show_error("The agent could not be loaded", str(exc))
+            result.set_result(False)
+            return result
+        if not names:
+            self.show_error(
+                "The agent could not be loaded", f"{path}: it defines no compiled graph"
+            )
+            result.set_result(False)
+        elif len(names) == 1:
+            result.set_result(
+                self.load_spec(f"{path}:{names[0]}", label=f"{Path(path).name}:{names[0]}")
+            )
+        else:
+            from studio.views.scenario_picker import GraphPicker
+
+            self.graph_picker = GraphPicker(path, names, self)
+
+            def picked(code: asyncio.Future[int]) -> None:
+                name = self.graph_picker.chosen() if code.result() else None
+                ok = bool(name) and self.load_spec(
+                    f"{path}:{name}", label=f"{Path(path).name}:{name}"
+                )
+                result.set_result(ok)
+
+            show_dialog(self.graph_picker).add_done_callback(picked)
+        return result
+
+    def open_session(self, path: str) -> bool:
+        from studio.replay import open_session_into
+
+        self.controller.close()
+        try:
+            task = open_session_into(self.hub, Path(path))
+        except Exception as exc:
+            self.show_error("The session could not be opened", str(exc))
+            return False
+        self.replay_task = task
+        self.settings.add_recent(str(path))
+        self.menus.refresh_recent()
+        self._refresh()
+        return True
+
+    # -- commands -----------------------------------------------------------------------------
+
+    def run_or_continue(self) -> None:
+        try:
+            self.controller.run_or_continue()
+        except NeedsInput as exc:
+            self._ask_for_input(str(exc))
+
+    def _step(self, command: str) -> None:
+        try:
+            self.controller.step(command)
+        except NeedsInput as exc:
+            self._ask_for_input(str(exc))
+
+    def restart(self) -> None:
+        apply_model_env(self.settings)
+        try:
+            self.controller.restart()
+        except NeedsInput as exc:
+            self._ask_for_input(str(exc))
+
+    def send_message(self) -> None:
+        text = self.input_bar.message_edit.text()
+        try:
+            self.controller.send_message(text)
+        except (NeedsInput, RuntimeError) as exc:
+            self._ask_for_input(str(exc))
+            return
+        self.input_bar.take_text()
+
+    def _ask_for_input(self, why: str) -> None:
+        self.status.show_message(why)
+        self.input_bar.message_edit.setFocus()
+
+    def new_thread(self) -> None:
+        self.switch_thread(self.controller.new_thread())
+
+    def switch_thread(self, thread_id: str) -> None:
+        try:
+            self.controller.switch_thread(thread_id)
+        except RuntimeError as exc:
+            self.status.show_message(str(exc))
+        self._refresh()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.controller.close()
+        if self.save_settings:
+            self.settings.save()
+        super().closeEvent(event)
+
+
+def _one_line(exc: BaseException) -> str:
+    lines = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {lines[0]}" if lines else type(exc).__name__

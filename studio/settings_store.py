@@ -1,0 +1,84 @@
+"""The studio's preferences: theme, model provider, recent files (JSON; never an API key).
+
+Stored in ``$STEPWISE_CONFIG_DIR/studio.json`` (else ``$XDG_CONFIG_HOME/stepwise`` or
+``~/.config/stepwise``).  The model provider reaches agent files through the environment of
+this process only: ``STEPWISE_MODEL`` (``openai:<model>``) and ``STEPWISE_BASE_URL``; the key
+is read by the OpenAI client from ``OPENAI_API_KEY`` and is never written anywhere by us.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+__all__ = ["MAX_RECENT", "StudioSettings", "apply_model_env", "config_path"]
+
+MAX_RECENT = 8
+PROVIDERS = ("scripted", "openai")
+
+
+def config_path() -> Path:
+    env = os.environ.get("STEPWISE_CONFIG_DIR")
+    if env:
+        return Path(env) / "studio.json"
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "stepwise" / "studio.json"
+
+
+@dataclass
+class StudioSettings:
+    theme: str = "light"
+    provider: str = "scripted"
+    """``scripted`` (offline, what the scenario files script) or ``openai`` (compatible API)."""
+    base_url: str = ""
+    model: str = ""
+    recent: list[str] = field(default_factory=list)
+    """Recently opened agent specs (``file.py:attr``) and session files, newest first."""
+
+    @classmethod
+    def load(cls, path: Path | None = None) -> StudioSettings:
+        path = path or config_path()
+        try:
+            data: Any = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return cls()
+        if not isinstance(data, dict):
+            return cls()
+        known = {f.name for f in fields(cls)}
+        out = cls(**{k: v for k, v in data.items() if k in known})
+        if out.theme not in ("light", "dark"):
+            out.theme = "light"
+        if out.provider not in PROVIDERS:
+            out.provider = "scripted"
+        out.recent = [str(r) for r in out.recent if isinstance(r, str)][:MAX_RECENT]
+        return out
+
+    def save(self, path: Path | None = None) -> None:
+        path = path or config_path()
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(".tmp")
+            tmp.write_text(json.dumps(asdict(self), indent=2), encoding="utf-8")
+            os.replace(tmp, path)
+        except OSError:  # preferences are a convenience: never fail the studio over them
+            pass
+
+    def add_recent(self, item: str) -> None:
+        self.recent = [item, *(r for r in self.recent if r != item)][:MAX_RECENT]
+
+
+def apply_model_env(settings: StudioSettings, environ: dict[str, str] | None = None) -> None:
+    """Tell agent files which model to use (they read ``STEPWISE_MODEL``/``STEPWISE_BASE_URL``)."""
+    env = os.environ if environ is None else environ
+    if settings.provider == "openai" and settings.model.strip():
+        env["STEPWISE_MODEL"] = f"openai:{settings.model.strip()}"
+        if settings.base_url.strip():
+            env["STEPWISE_BASE_URL"] = settings.base_url.strip()
+        else:
+            env.pop("STEPWISE_BASE_URL", None)
+    else:
+        env.pop("STEPWISE_MODEL", None)
+        env.pop("STEPWISE_BASE_URL", None)

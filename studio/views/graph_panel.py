@@ -1,0 +1,85 @@
+"""The Graph dock: ``GraphView`` bound to the hub (events, resets, breakpoints, focus, theme)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+from engine.events import EventBase
+from engine.graph.drawing import DrawableGraph
+from studio.breakpoints import BreakpointsModel
+from studio.hub import Hub
+from studio.models.graph_state import GraphStateModel
+from studio.views.graph_view import GraphView
+
+__all__ = ["GraphPanel"]
+
+
+class GraphPanel(QWidget):
+    """Draws the loaded graph before the run and lights it up live.
+
+    A click on a node focuses the other docks on it (hub ``focus``); F9 or the context menu
+    toggles "break before this node" in the debugger (hub ``breakpoints``).
+    """
+
+    def __init__(self, hub: Hub, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.hub = hub
+        self.breakpoints = BreakpointsModel(hub)
+        self.state = GraphStateModel()
+        self.view = GraphView(self.state, self, theme=hub.theme)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.view)
+        self.view.nodeClicked.connect(self._on_node_clicked)
+        self.view.breakpointToggled.connect(self._on_toggled)
+        hub.subscribe("graph", self._on_graph)
+        hub.subscribe("reset", self.state.reset)
+        hub.subscribe("events", self._on_events)
+        hub.subscribe("breakpoints", self._sync_breakpoints)
+        hub.subscribe("theme", self.view.set_theme)
+        hub.subscribe("selection", self._on_selection)
+        if hub.drawable is not None:
+            self._on_graph(hub.drawable)
+            self.state.apply_all(hub.events)
+
+    def toggle_selected_breakpoint(self) -> bool:
+        """F9: toggle the breakpoint on the selected node (False if none is selected)."""
+        node = self.view.selected_node
+        if not node:
+            return False
+        self.view.toggle_breakpoint(node)
+        return True
+
+    def _on_graph(self, drawable: DrawableGraph | None) -> None:
+        self.state.set_graph(drawable or DrawableGraph())
+        self._sync_breakpoints()
+        QTimer.singleShot(0, self.view.fit)
+
+    def _on_events(self, batch: list[EventBase]) -> None:
+        self.state.apply_all(batch)
+
+    def _on_toggled(self, node: str, enabled: bool) -> None:
+        self.breakpoints.set_node(node, enabled)
+
+    def _sync_breakpoints(self) -> None:
+        wanted = self.breakpoints.node_breakpoints()
+        for node in self.state.graph.nodes:
+            self.state.set_breakpoint(node, node in wanted)
+
+    def _on_node_clicked(self, node: str) -> None:
+        self.hub.set_focus(None if self.hub.focus_node == node else node)
+
+    def _on_selection(self, checkpoint_id: str | None) -> None:
+        """A checkpoint picked on the timeline: show its ``next`` nodes and pending interrupts."""
+        snap = None
+        if checkpoint_id is not None:
+            try:
+                snap = self.hub.snapshot(checkpoint_id)
+            except Exception:  # a checkpoint of another graph or a damaged file: show live
+                snap = None
+        if snap is None:
+            self.state.clear_moment()
+            return
+        interrupted = [t.name for t in snap.tasks if t.interrupts]
+        self.state.show_moment(snap.next, interrupted)

@@ -1,0 +1,76 @@
+"""The status bar: run state, superstep, current node, elapsed time, model calls and tokens."""
+
+from __future__ import annotations
+
+import time
+
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QLabel, QStatusBar, QWidget
+
+from engine.events import EventBase
+from studio.hub import Hub
+from studio.run_stats import RunStats
+
+__all__ = ["RunStatusBar"]
+
+_FIELDS = ("step", "node", "elapsed", "models", "tokens")
+
+
+class RunStatusBar(QStatusBar):
+    """Reads ``RunStats`` fed by the hub; ticks the elapsed time while a run is going on."""
+
+    def __init__(self, hub: Hub, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.hub = hub
+        self.stats = RunStats()
+        self.setSizeGripEnabled(False)
+        self.state_label = QLabel(self)
+        self.state_label.setObjectName("statusState")
+        self.message_label = QLabel(self)
+        self.message_label.setObjectName("muted")
+        self.fields: dict[str, QLabel] = {}
+        self.addWidget(self.state_label)
+        self.addWidget(self.message_label, 1)
+        for name in _FIELDS:
+            label = QLabel(self)
+            label.setObjectName("statusField")
+            self.fields[name] = label
+            self.addPermanentWidget(label)
+        self._timer = QTimer(self)
+        self._timer.setInterval(250)
+        self._timer.timeout.connect(self.refresh)
+        hub.subscribe("events", self._on_events)
+        hub.subscribe("reset", self._on_reset)
+        hub.subscribe("status", self._on_status)
+        self.refresh()
+
+    def show_message(self, text: str) -> None:
+        """A note beside the run state (a load error, "session saved", ...)."""
+        self.message_label.setText(text)
+        self.message_label.setToolTip(text)
+
+    def _on_events(self, batch: list[EventBase]) -> None:
+        self.stats.apply(batch)
+        self.refresh()
+
+    def _on_reset(self) -> None:
+        self.stats.reset()
+        self.refresh()
+
+    def _on_status(self, status: str) -> None:
+        if status in ("running", "paused"):
+            self._timer.start()
+        else:
+            self._timer.stop()
+        self.refresh()
+
+    def refresh(self) -> None:
+        status = self.hub.status
+        parts = self.stats.text_parts(status, time.monotonic_ns())
+        self.state_label.setText(parts["state"])
+        if self.state_label.property("state") != status:
+            self.state_label.setProperty("state", status)
+            self.state_label.style().unpolish(self.state_label)
+            self.state_label.style().polish(self.state_label)
+        for name, label in self.fields.items():
+            label.setText(parts[name])

@@ -1,0 +1,193 @@
+"""The real main window, driven like a user: toolbar, keys, menus, dialogs (offscreen).
+
+The default scenario (seed 000, ``resources/scenarios/retry_todos.py``) is loaded through the
+loader and rebuilt with zero retry delays, so nothing here waits on a clock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import Qt
+
+from engine.loader import load_target
+from studio.hub import Hub
+from studio.main_window import MainWindow
+from studio.scenarios import find_scenario
+from studio.session import RunController, user_message
+from studio.settings_store import StudioSettings
+
+SEED = find_scenario("retry_todos")
+
+
+def _seed_factory(**kwargs: Any) -> Any:
+    assert SEED is not None, "resources/scenarios/retry_todos.py is missing"
+
+    def make() -> tuple[Any, Any]:
+        loaded = load_target(SEED.spec)
+        return loaded.module.build_agent(initial_delay=0.0, **kwargs), user_message(
+            loaded.module.INPUT
+        )
+
+    return make
+
+
+@pytest.fixture
+def window(qtbot: Any, qloop: asyncio.AbstractEventLoop, tmp_path: Path) -> Iterator[MainWindow]:
+    hub = Hub()
+    controller = RunController(hub, session_dir=tmp_path / "sessions")
+    win = MainWindow(hub, controller, StudioSettings(), save_settings=False)
+    qtbot.addWidget(win)
+    win.show()
+    win.activateWindow()
+    qtbot.waitExposed(win)
+    controller.load_factory(_seed_factory(), "retry_todos")
+    yield win
+    win.close()
+
+
+def run_until(loop: asyncio.AbstractEventLoop, predicate: Any, timeout: float = 20.0) -> None:
+    async def poll() -> None:
+        while not predicate():
+            await asyncio.sleep(0.005)
+
+    loop.run_until_complete(asyncio.wait_for(poll(), timeout))
+
+
+def press(
+    qtbot: Any,
+    window: MainWindow,
+    key: Qt.Key,
+    modifier: Qt.KeyboardModifier = Qt.KeyboardModifier.NoModifier,
+) -> None:
+    """A key press on the window, as a user at the keyboard (the window active first)."""
+    if not window.isActiveWindow():
+        window.activateWindow()
+        qtbot.waitUntil(window.isActiveWindow, timeout=2000)
+    qtbot.keyClick(window, key, modifier)
+
+
+def _attempts(hub: Hub, middleware: str) -> list[str]:
+    return [
+        e.outcome for e in hub.events if e.kind == "attempt.finished" and e.middleware == middleware
+    ]  # type: ignore[attr-defined]
+
+
+def test_seed000_runs_to_completion_from_the_toolbar(
+    qtbot: Any, qloop: Any, window: MainWindow
+) -> None:
+    hub = window.hub
+    button = window.debug_toolbar.widgetForAction(window.actions_.run)
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    run_until(qloop, lambda: hub.status == "done" and window.actions_.run.isEnabled())
+    state = window.graph_panel.state
+    started = Counter(e.node for e in hub.events if e.kind == "node.started")  # type: ignore[attr-defined]
+    assert state.visits("model") == started["model"] == 4
+    assert state.visits("tools") == started["tools"] == 3
+    assert state.failed_nodes == []
+    # both retries: a failed then a successful attempt, for the model and for the tool
+    assert _attempts(hub, "ModelRetryMiddleware")[:2] == ["error", "ok"]
+    assert "error" in _attempts(hub, "ToolRetryMiddleware")
+    tool_attempts = [
+        e
+        for e in hub.events
+        if e.kind == "attempt.finished" and e.middleware == "ToolRetryMiddleware"
+    ]  # type: ignore[attr-defined]
+    failed = next(i for i, e in enumerate(tool_attempts) if e.outcome == "error")  # type: ignore[attr-defined]
+    assert tool_attempts[failed + 1].outcome == "ok" and tool_attempts[failed + 1].attempt == 2  # type: ignore[attr-defined]
+    events_dock = window.docks.get("events")
+    if events_dock is not None:  # the Events dock shows what the hub holds
+        assert events_dock.widget() is not None
+    snapshot = hub.snapshot()
+    assert snapshot is not None and len(snapshot.values["messages"]) == 8
+    assert window.status.state_label.text() == "Done"
+    assert window.status.fields["models"].text() == "5 model calls"
+    assert window.actions_.run.isEnabled() and not window.actions_.stop.isEnabled()
+
+
+def test_breakpoint_on_tools_then_f10_then_shift_f5(
+    qtbot: Any, qloop: Any, window: MainWindow
+) -> None:
+    hub, dbg = window.hub, window.controller.debugger
+    window.graph_panel.view.select_node("tools")
+    press(qtbot, window, Qt.Key.Key_F9)
+    assert [b.describe() for b in dbg.breakpoints] == ["before node tools"]
+    assert "tools" in window.graph_panel.state.breakpoints
+    assert window.breakpoints_panel.tree.topLevelItemCount() == 1
+    press(qtbot, window, Qt.Key.Key_F5)
+    run_until(qloop, lambda: hub.status == "paused")
+    assert dbg.current_event.kind == "node.started" and dbg.current_event.node == "tools"  # type: ignore[union-attr]
+    assert window.actions_.run.text() == "Continue" and window.actions_.step_out.isEnabled()
+    assert window.status.state_label.text() == "Paused: before node tools"
+    pauses = sum(e.kind == "debug.paused" for e in hub.events)
+    press(qtbot, window, Qt.Key.Key_F10)
+    run_until(
+        qloop,
+        lambda: (
+            hub.status == "paused" and sum(e.kind == "debug.paused" for e in hub.events) > pauses
+        ),
+    )
+    assert dbg.current_event.kind == "node.started" and dbg.current_event.node == "model"  # type: ignore[union-attr]
+    press(qtbot, window, Qt.Key.Key_F5, Qt.KeyboardModifier.ShiftModifier)
+    run_until(qloop, lambda: not window.controller.busy)
+    assert hub.status == "cancelled" and not dbg.paused
+    assert hub.events[-1].kind == "run.finished" and hub.events[-1].status == "cancelled"  # type: ignore[attr-defined]
+    assert hub.snapshot() is not None, "the last checkpoint stays inspectable"
+
+
+def test_a_broken_agent_file_opens_a_dialog_with_the_reason(
+    qtbot: Any, window: MainWindow, tmp_path: Path
+) -> None:
+    broken = tmp_path / "broken_agent.py"
+    broken.write_text("from engine.agents import create_agent\n\nagent = create_agent(\n")
+    loaded = window.controller.label
+    window.open_agent_file(str(broken))
+    dialog = window.error_dialog
+    assert dialog is not None and dialog.isVisible()
+    assert dialog.message.startswith(f"{broken}:") and "syntax error" in dialog.message
+    assert "\n" not in dialog.message
+    qtbot.mouseClick(dialog.ok_button, Qt.MouseButton.LeftButton)
+    assert not dialog.isVisible()
+    assert window.controller.label == loaded, "the previous agent stays loaded"
+
+
+def test_the_faults_menu_makes_the_model_retry(qloop: Any, window: MainWindow) -> None:
+    hub = window.hub
+    window.controller.load_factory(_seed_factory(model_timeouts=0, disk_full=0), "no faults")
+    window.menus.model_timeout.trigger()
+    window.menus.tool_fault_actions["create_file"].trigger()
+    window.actions_.run.trigger()
+    run_until(qloop, lambda: hub.status == "done" and not window.controller.busy)
+    model = [
+        e
+        for e in hub.events
+        if e.kind == "attempt.finished" and e.middleware == "ModelRetryMiddleware"
+    ]  # type: ignore[attr-defined]
+    assert [a.outcome for a in model[:2]] == ["error", "ok"]  # type: ignore[attr-defined]
+    assert "Injected model timeout" in model[0].error.message  # type: ignore[attr-defined]
+    tools = [
+        e
+        for e in hub.events
+        if e.kind == "attempt.finished" and e.middleware == "ToolRetryMiddleware"
+    ]  # type: ignore[attr-defined]
+    assert "error" in [a.outcome for a in tools]  # type: ignore[attr-defined]
+    assert len(hub.snapshot().values["messages"]) == 8  # type: ignore[union-attr]
+
+
+def test_send_a_message_on_a_new_thread(qtbot: Any, qloop: Any, window: MainWindow) -> None:
+    hub = window.hub
+    window.actions_.run.trigger()
+    run_until(qloop, lambda: hub.status == "done" and not window.controller.busy)
+    qtbot.mouseClick(window.input_bar.new_thread_button, Qt.MouseButton.LeftButton)
+    assert hub.thread_id == "thread-2" and window.input_bar.thread_box.currentText() == "thread-2"
+    qtbot.keyClicks(window.input_bar.message_edit, "Create about.tsx")
+    qtbot.keyClick(window.input_bar.message_edit, Qt.Key.Key_Return)
+    run_until(qloop, lambda: hub.status in ("done", "error") and not window.controller.busy)
+    first = hub.snapshot().values["messages"][0]  # type: ignore[union-attr]
+    assert first.text == "Create about.tsx"
+    assert window.input_bar.message_edit.text() == ""
