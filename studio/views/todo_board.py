@@ -236,6 +236,8 @@ class TodoBoardDock(QWidget):
         ]
         if "theme" in TOPICS:
             self._unsubscribe.append(hub.subscribe("theme", self.set_theme))
+        unsubscribe = self._unsubscribe  # not self: the wrapper is going away
+        self.destroyed.connect(lambda *_: [undo() for undo in unsubscribe])
         self.set_theme(getattr(hub, "theme", "light"))
         self.reload()
 

@@ -311,3 +311,17 @@ def test_edit_schema_comes_from_the_agents_tools(run: HitlRun) -> None:
         "Arguments: order_id: string (required) · reason: string",
         "refund: unknown argument (expected: order_id, reason)",
     ]
+
+
+def test_scenario_module_shape() -> None:
+    from resources.scenarios import approval as scenario
+
+    first = (scenario.__doc__ or "").splitlines()[0]
+    assert first.startswith("Human in the loop:") and first.endswith(".")
+    assert scenario.agent.get_graph().nodes["tools"].metadata["tools"] == [
+        "lookup_order",
+        "cancel_order",
+        "send_email",
+        "delete_file",
+    ]
+    assert scenario.INTERRUPT_ON["send_email"]["allowed_decisions"] == ["approve", "reject"]

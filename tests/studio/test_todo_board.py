@@ -201,3 +201,18 @@ def test_an_agent_without_todos_explains_instead_of_an_empty_board(qtbot: Any) -
     empty = TodoBoardDock(Hub())
     qtbot.addWidget(empty)
     assert empty.explanation_label.text() == "Load an agent to see its todo list."
+
+
+def test_docks_leave_the_hub_when_destroyed(qtbot: Any) -> None:
+    import shiboken6
+
+    from studio.views.plan_view import PlanDock
+
+    hub = Hub()
+    before = {topic: len(subs) for topic, subs in hub._subs.items()}
+    for dock in (TodoBoardDock(hub), PlanDock(hub)):
+        assert any(len(hub._subs[t]) > n for t, n in before.items())
+        shiboken6.delete(dock)
+    assert {topic: len(subs) for topic, subs in hub._subs.items()} == before
+    hub.reset()  # nothing left to call into a deleted widget
+    hub.set_status("done")
