@@ -1,13 +1,53 @@
 """Stepwise's embedded agent engine: LangGraph-compatible graphs and LangChain-style agents.
 
-The graph runtime is re-exported here (``from engine import StateGraph, START, END``).
+The graph runtime and the agent factory are re-exported here
+(``from engine import StateGraph, START, END, create_agent``).
 """
 
+from engine.agents import AgentState, ToolNode, create_agent
 from engine.graph import *  # noqa: F403
-from engine.graph import __all__ as _graph_all
 
-__all__ = list(_graph_all)
-
-from engine.agents import AgentState, ToolNode, create_agent  # noqa: E402
-
-__all__ += ["AgentState", "ToolNode", "create_agent"]
+__all__ = [
+    "AgentState",
+    "BaseChannel",
+    "BinaryOperatorAggregate",
+    "CheckpointError",
+    "Command",
+    "CompiledStateGraph",
+    "DrawableGraph",
+    "END",
+    "EmptyChannelError",
+    "EmptyInputError",
+    "EphemeralValue",
+    "GraphInterrupt",
+    "GraphRecursionError",
+    "Interrupt",
+    "InvalidUpdateError",
+    "LastValue",
+    "MessageList",
+    "NamedBarrierValue",
+    "NodeInterrupt",
+    "OmitFromInput",
+    "OmitFromOutput",
+    "ParentCommand",
+    "PregelTask",
+    "PrivateStateAttr",
+    "RetryPolicy",
+    "RunStopped",
+    "Runtime",
+    "START",
+    "Send",
+    "StateGraph",
+    "StateSnapshot",
+    "ThreadBusyError",
+    "ToolNode",
+    "Topic",
+    "UntrackedValue",
+    "create_agent",
+    "get_config",
+    "get_runtime",
+    "get_store",
+    "get_stream_writer",
+    "interrupt",
+    "set_route_reason",
+]

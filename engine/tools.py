@@ -16,6 +16,7 @@ fills in; injected parameters (``InjectedState``, ``InjectedStore``, ``InjectedT
 from __future__ import annotations
 
 import asyncio
+import copy
 import inspect
 import json
 import re
@@ -48,11 +49,12 @@ class ToolArgsValidationError(ValueError):
     """The model's arguments do not match the tool's schema."""
 
     def __init__(self, tool_name: str, args: Any, errors: list[tuple[str, str]]) -> None:
-        self.tool_name = tool_name
-        self.args = args
-        self.errors = errors
         detail = "\n".join(f" {loc}: {msg}" for loc, msg in errors)
         super().__init__(f"Invalid arguments for tool '{tool_name}':\n{detail}")
+        self.tool_name = tool_name
+        self.tool_args = args
+        """The arguments the model sent (``args`` is the exception's own message tuple)."""
+        self.errors = errors
 
 
 class InjectedToolArg:
@@ -226,7 +228,18 @@ class BaseTool:
 
     @property
     def parameters_json_schema(self) -> dict[str, Any]:
-        """JSON schema of the model-facing arguments (injected parameters hidden)."""
+        """JSON schema of the model-facing arguments (injected parameters hidden).
+
+        Built once per schema (pydantic's schema generation is slow); each call returns a copy.
+        """
+        key = (id(self.args_schema), tuple(self.injected))
+        cached = self.__dict__.get("_schema_cache")
+        if cached is None or cached[0] != key:
+            cached = (key, self._build_parameters_schema())
+            self.__dict__["_schema_cache"] = cached
+        return copy.deepcopy(cached[1])
+
+    def _build_parameters_schema(self) -> dict[str, Any]:
         schema = self.args_schema
         if schema is None:
             return {"type": "object", "properties": {}}

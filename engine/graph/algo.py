@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from engine.checkpoint.base import ERROR, INTERRUPT, NO_WRITES, RESUME, Checkpoint, version_number
 from engine.graph.builder import Branch
@@ -87,8 +87,8 @@ class Task:
         return (0, self.path[1]) if self.path[0] == "pull" else (1, self.path[1])
 
     @property
-    def kind(self) -> str:
-        return self.path[0]
+    def kind(self) -> Literal["pull", "push"]:
+        return "pull" if self.path[0] == "pull" else "push"
 
 
 def read_values(channels: dict[str, BaseChannel], keys: Iterable[str]) -> dict[str, Any]:

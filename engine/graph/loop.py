@@ -571,7 +571,7 @@ class PregelLoop:
                         triggers=list(t.triggers),
                         kind=t.kind,
                         cached=t.cached,
-                    )  # type: ignore[arg-type]
+                    )
                     for t in tasks
                 ],
             )
