@@ -2,7 +2,8 @@
 
 Each entry names a module and the dock widget class in it (constructed as ``Widget(hub,
 parent)``; it subscribes itself to the hub).  A module that is not there (yet) is skipped: no
-placeholder is shown.  Docks sharing a ``group`` are tabbed together.
+placeholder is shown.  Docks sharing a ``group`` are tabbed together: "log" (bottom left),
+"time" (bottom right, beside the log) and "right".
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from PySide6.QtWidgets import QWidget
 __all__ = ["OPTIONAL_DOCKS", "DockSpec", "resolve"]
 
 Area = Qt.DockWidgetArea
+_BOTTOM = Area.BottomDockWidgetArea
+_RIGHT = Area.RightDockWidgetArea
 
 
 @dataclass(frozen=True)
@@ -32,57 +35,15 @@ class DockSpec:
 
 
 OPTIONAL_DOCKS: tuple[DockSpec, ...] = (
+    DockSpec("events", "Events", "studio.views.event_log", ("EventLogDock",), _BOTTOM, "log"),
+    DockSpec("timeline", "Timeline", "studio.views.timeline", ("TimelineDock",), _BOTTOM, "time"),
+    DockSpec("state", "State", "studio.views.state_inspector", ("StateDock",), _BOTTOM, "time"),
+    DockSpec("diff", "Diff", "studio.views.diff_view", ("DiffView",), _BOTTOM, "time"),
     DockSpec(
-        "events",
-        "Events",
-        "studio.views.event_log",
-        ("EventLogView", "EventLog", "EventLogDock"),
-        Area.BottomDockWidgetArea,
-        "bottom",
+        "messages", "Messages", "studio.views.messages_view", ("MessagesDock",), _RIGHT, "right"
     ),
-    DockSpec(
-        "messages",
-        "Messages",
-        "studio.views.messages_view",
-        ("MessagesView", "MessagesDock"),
-        Area.RightDockWidgetArea,
-        "right",
-    ),
-    DockSpec(
-        "todos",
-        "Todos",
-        "studio.views.todo_board",
-        ("TodoBoardDock", "TodoBoard"),
-        Area.RightDockWidgetArea,
-        "right",
-    ),
-    DockSpec(
-        "plan", "Plan", "studio.views.plan_view", ("PlanView",), Area.RightDockWidgetArea, "right"
-    ),
-    DockSpec(
-        "timeline",
-        "Timeline",
-        "studio.views.timeline",
-        ("TimelineView", "TimelineDock"),
-        Area.BottomDockWidgetArea,
-        "bottom",
-    ),
-    DockSpec(
-        "state",
-        "State",
-        "studio.views.state_view",
-        ("StateView", "StateInspector", "StateDock"),
-        Area.BottomDockWidgetArea,
-        "bottom",
-    ),
-    DockSpec(
-        "diff",
-        "Diff",
-        "studio.views.state_diff",
-        ("StateDiffView", "DiffView"),
-        Area.BottomDockWidgetArea,
-        "bottom",
-    ),
+    DockSpec("todos", "Todos", "studio.views.todo_board", ("TodoBoardDock",), _RIGHT, "right"),
+    DockSpec("plan", "Plan", "studio.views.plan_view", ("PlanDock",), _RIGHT, "right"),
 )
 
 

@@ -11,8 +11,8 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QSize, Qt
-from PySide6.QtGui import QCloseEvent
+from PySide6.QtCore import QSize, Qt, QTimer
+from PySide6.QtGui import QCloseEvent, QShowEvent
 from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QToolBar, QWidget
 
 from engine.loader import AgentLoadError
@@ -51,11 +51,13 @@ class MainWindow(QMainWindow):
         self.scenarios: list[Scenario] = builtin_scenarios()
         self.error_dialog: ErrorDialog | None = None
         self.docks: dict[str, QDockWidget] = {}
+        self._sized = False
         self.setWindowTitle("Stepwise")
         self.setWindowIcon(icon("app"))
         self.resize(1480, 920)
         self.setDockNestingEnabled(True)
-        self.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.setCorner(Qt.Corner.BottomLeftCorner, Qt.DockWidgetArea.BottomDockWidgetArea)
 
         self.graph_panel = GraphPanel(self.hub, self)
         self.setCentralWidget(self.graph_panel)
@@ -107,17 +109,33 @@ class MainWindow(QMainWindow):
 
     def _build_docks(self) -> None:
         self.breakpoints_panel = BreakpointsPanel(self.hub, self)
-        bottom = Qt.DockWidgetArea.BottomDockWidgetArea
-        self._add_dock("breakpoints", "Breakpoints", self.breakpoints_panel, bottom)
+        self._anchors: dict[str, QDockWidget] = {}
         self.wire_optional_docks()
+        bottom = Qt.DockWidgetArea.BottomDockWidgetArea
+        dock = self._add_dock("breakpoints", "Breakpoints", self.breakpoints_panel, bottom)
+        self._place(dock, "log")
+        for key in ("events", "timeline", "messages"):  # the tab to see first in each group
+            if key in self.docks:
+                self.docks[key].raise_()
+
+    def _place(self, dock: QDockWidget, group: str) -> None:
+        """Tab ``dock`` into its group; the "time" group sits to the right of the "log" one."""
+        anchor = self._anchors.get(group)
+        if anchor is not None:
+            self.tabifyDockWidget(anchor, dock)
+            return
+        self._anchors[group] = dock
+        log = self._anchors.get("log")
+        if group == "time" and log is not None:
+            self.splitDockWidget(log, dock, Qt.Orientation.Horizontal)
+        elif group == "log" and "time" in self._anchors:
+            self.splitDockWidget(dock, self._anchors["time"], Qt.Orientation.Horizontal)
 
     def wire_optional_docks(self) -> list[str]:
         """Create the docks whose modules have landed (and are not wired yet)."""
         added: list[str] = []
-        groups: dict[str, QDockWidget] = {}
         for spec in docks.OPTIONAL_DOCKS:
             if spec.key in self.docks:
-                groups.setdefault(spec.group, self.docks[spec.key])
                 continue
             cls = docks.resolve(spec)
             if cls is None:
@@ -128,24 +146,66 @@ class MainWindow(QMainWindow):
                 print(f"stepwise studio: the {spec.title} dock failed to start: {exc!r}")
                 continue
             dock = self._add_dock(spec.key, spec.title, widget, spec.area)
-            if spec.group in groups:
-                self.tabifyDockWidget(groups[spec.group], dock)
-            else:
-                groups[spec.group] = dock
+            self._wire_dock(spec.key, widget)
+            self._place(dock, spec.group)
             added.append(spec.key)
-        if "bottom" in groups:  # the breakpoints are one more tab of the bottom group
-            self.tabifyDockWidget(groups["bottom"], self.docks["breakpoints"])
-        else:
-            groups["bottom"] = self.docks["breakpoints"]
-        for key in ("messages", "events"):  # the docks to see first in each group
-            if key in self.docks:
-                self.docks[key].raise_()
-        if "right" in groups:
-            self.resizeDocks([groups["right"]], [520], Qt.Orientation.Horizontal)
-        self.resizeDocks([groups["bottom"]], [260], Qt.Orientation.Vertical)
         if hasattr(self, "menus"):
             self.menus.refresh_docks()
         return added
+
+    def apply_default_sizes(self) -> None:
+        """Dock sizes for the window's current size: graph in the middle gets the most room."""
+        width, height = self.width(), self.height()
+        right = self._anchors.get("right")
+        if right is not None:
+            self.resizeDocks([right], [max(380, int(width * 0.3))], Qt.Orientation.Horizontal)
+        bottom = self._anchors.get("log") or self._anchors.get("time")
+        if bottom is not None:
+            self.resizeDocks([bottom], [max(220, int(height * 0.34))], Qt.Orientation.Vertical)
+        log, time_ = self._anchors.get("log"), self._anchors.get("time")
+        if log is not None and time_ is not None:
+            split = [int(width * 0.55), int(width * 0.45)]  # the bottom row spans the window
+            self.resizeDocks([log, time_], split, Qt.Orientation.Horizontal)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if not self._sized:
+            self._sized = True
+            QTimer.singleShot(0, self.apply_default_sizes)
+
+    def _wire_dock(self, key: str, widget: QWidget) -> None:
+        """Connect a dock's requests to the run controller (runs belong to it)."""
+        resume = getattr(widget, "resumeRequested", None)
+        if resume is not None:
+            resume.connect(self.resume_from)
+        diff = getattr(widget, "diffRequested", None)
+        if diff is not None:
+            diff.connect(self.show_diff)
+        row = getattr(widget, "rowSelected", None)
+        if key == "events" and row is not None:
+            row.connect(self._on_event_selected)
+        filter_node = getattr(widget, "filter_node", None)
+        if key == "events" and filter_node is not None:
+            self.hub.subscribe("focus", filter_node)  # a click on a graph node filters the log
+
+    def resume_from(self, checkpoint_id: str) -> None:
+        try:
+            self.controller.resume_from(checkpoint_id)
+        except RuntimeError as exc:
+            self.status.show_message(str(exc))
+
+    def show_diff(self, base_id: str, target_id: str) -> None:
+        dock = self.docks.get("diff")
+        if dock is None:
+            return
+        dock.widget().set_pair(base_id, target_id)  # type: ignore[attr-defined]
+        dock.show()
+        dock.raise_()
+
+    def _on_event_selected(self, row: object) -> None:
+        node = getattr(getattr(row, "event", None), "node", None)
+        if isinstance(node, str) and node in self.graph_panel.state.graph.nodes:
+            self.graph_panel.view.select_node(node)
 
     def _connect(self) -> None:
         a, ctl = self.actions_, self.controller

@@ -108,7 +108,10 @@ class RunStats:
         elif kind == "attempt.finished" and d.get("outcome") == "error":
             self.failed_attempts += 1
         elif kind == "debug.paused":
-            self.paused_at = d.get("breakpoint") or d.get("at_kind")
+            where = d.get("breakpoint")
+            self.paused_at = (
+                where if where else f"{d.get('reason') or 'step'} at {d.get('at_kind')}"
+            )
         elif kind == "debug.resumed":
             self.paused_at = None
 

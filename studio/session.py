@@ -294,6 +294,16 @@ class RunController:
             return self.restart(step=first)
         return self.start(step=first)
 
+    def resume_from(self, checkpoint_id: str) -> asyncio.Task[None]:
+        """Run on from a past checkpoint of the current thread (a fork: the old branch stays),
+        under the debugger."""
+        if self.graph is None:
+            raise RuntimeError("No agent is loaded")
+        if self.busy:
+            raise RuntimeError("Stop the run before resuming from a checkpoint")
+        self.hub.select_checkpoint(None)
+        return self._launch(self._drive(None, checkpoint_id))
+
     def pause(self) -> None:
         if self.busy and not self.debugger.paused:
             self.debugger.pause()
@@ -413,14 +423,14 @@ class RunController:
         self.pending_interrupts = []
         self._run_id = None
 
-    async def _drive(self, inp: Any) -> None:
+    async def _drive(self, inp: Any, checkpoint_id: str | None = None) -> None:
         gen = self._gen
         thread = self.hub.thread_id
         self._ran_on.add(thread)
         self.last_error = None
         self.pending_interrupts = []
         try:
-            status = await self._run_once(inp, thread)
+            status = await self._run_once(inp, thread, checkpoint_id)
         finally:
             if gen == self._gen:
                 self.batcher.flush()
@@ -443,11 +453,14 @@ class RunController:
             return
         await self._drive(value)
 
-    async def _run_once(self, inp: Any, thread: str) -> str:
+    async def _run_once(self, inp: Any, thread: str, checkpoint_id: str | None = None) -> str:
         run_id = f"run-{uuid.uuid4().hex[:12]}"
         self._run_id, self._run_status, self._raised = run_id, None, {}
         self.hub.set_status("running")
-        config = {"configurable": {"thread_id": thread}, "run_id": run_id}
+        configurable = {"thread_id": thread}
+        if checkpoint_id is not None:
+            configurable["checkpoint_id"] = checkpoint_id
+        config = {"configurable": configurable, "run_id": run_id}
         try:
             await self.graph.ainvoke(inp, config, debugger=self.debugger)
         except (RunStopped, asyncio.CancelledError):

@@ -34,6 +34,8 @@ async def until(predicate: Any, timeout: float = 30.0) -> None:
 async def drive(window: Any, out: Path) -> None:
     hub, ctl = window.hub, window.controller
     window.setGeometry(QApplication.primaryScreen().availableGeometry())
+    await asyncio.sleep(0.1)
+    window.apply_default_sizes()
     await until(lambda: ctl.graph is not None)
     await asyncio.sleep(0.3)
     grab(out / "studio_loaded.png")
