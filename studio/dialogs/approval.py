@@ -43,7 +43,7 @@ from studio.dialogs.dialog_kit import (
     mono_font,
     schema_hint,
 )
-from studio.views.hitl_theme import colors
+from studio.views.hitl_theme import colors, protect_refcounts
 
 __all__ = ["ActionCard", "ApprovalDialog"]
 
@@ -60,7 +60,9 @@ def _short_description(review: ActionReview) -> str:
 class ActionCard(QFrame):
     """One action request and the decision taken on it."""
 
-    def __init__(self, review: ActionReview, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, review: ActionReview, parent: QWidget | None = None, *, dark: bool = False
+    ) -> None:
         super().__init__(parent)
         self.review = review
         self.choice: str | None = None
@@ -106,7 +108,7 @@ class ActionCard(QFrame):
         self.args_view = QTextBrowser()
         self.args_view.setObjectName("Args")
         self.args_view.setFont(mono_font())
-        self.args_view.setHtml(json_html(review.args))
+        self.args_view.setHtml(json_html(review.args, dark=dark))
         fit_to_content(self.args_view, 240)
         layout.addWidget(self.args_view)
 
@@ -251,6 +253,7 @@ class ApprovalDialog(QDialog):
     def __init__(
         self, request: ApprovalRequest, parent: QWidget | None = None, theme: str = "light"
     ) -> None:
+        protect_refcounts()
         super().__init__(parent)
         self.request = request
         self.setObjectName("ApprovalDialog")
@@ -283,7 +286,8 @@ class ApprovalDialog(QDialog):
         cards_box = QVBoxLayout(body)
         cards_box.setContentsMargins(0, 0, 0, 0)
         cards_box.setSpacing(10)
-        self.cards = [ActionCard(review) for review in request.actions]
+        dark = colors(theme).dark
+        self.cards = [ActionCard(review, dark=dark) for review in request.actions]
         for card in self.cards:
             cards_box.addWidget(card)
         cards_box.addStretch(1)

@@ -10,6 +10,7 @@ from PySide6.QtCore import QSizeF, Qt
 from PySide6.QtGui import QFont, QFontDatabase
 from PySide6.QtWidgets import QTextBrowser
 
+from studio import highlight
 from studio.views.hitl_theme import Colors
 
 __all__ = ["dialog_style", "fit_to_content", "json_html", "mono_font", "schema_hint"]
@@ -48,29 +49,18 @@ QCheckBox {{ color: {c.text}; }}
 """
 
 
+_MONO_FAMILY = "monospace"
+
+
 def mono_font(px: int = 12) -> QFont:
     font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
     font.setPixelSize(px)
     return font
 
 
-def json_html(value: Any) -> str:
-    """``value`` as pretty JSON, syntax-highlighted, as HTML for a rich-text widget."""
-    text = json.dumps(value, indent=2, ensure_ascii=False, default=str)
-    try:
-        from studio.highlight import json_to_html  # the studio's shared helper, when present
-
-        return str(json_to_html(text))
-    except ImportError:
-        pass
-    from pygments import highlight
-    from pygments.formatters import HtmlFormatter
-    from pygments.lexers import JsonLexer
-
-    body = highlight(
-        text, JsonLexer(), HtmlFormatter(noclasses=True, nowrap=True, style="friendly")
-    ).rstrip("\n")
-    return f'<pre style="margin:0; white-space:pre-wrap">{body}</pre>'
+def json_html(value: Any, *, dark: bool = False) -> str:
+    """``value`` as pretty JSON, syntax-highlighted (the studio's pygments helper), as HTML."""
+    return highlight.json_html(highlight.dumps(value), dark=dark, font=_MONO_FAMILY)
 
 
 def fit_to_content(view: QTextBrowser, max_height: int) -> None:

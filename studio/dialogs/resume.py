@@ -27,12 +27,13 @@ from PySide6.QtWidgets import (
 
 from studio.dialogs.dialog_kit import dialog_style, fit_to_content, json_html, mono_font
 from studio.dialogs.resume_model import PauseRequest, ValueRequest
-from studio.views.hitl_theme import colors
+from studio.views.hitl_theme import colors, protect_refcounts
 
 __all__ = ["PauseDialog", "ResumeValueDialog"]
 
 
 def _modal(dialog: QDialog, parent: QWidget | None, theme: str) -> None:
+    protect_refcounts()
     dialog.setWindowModality(
         Qt.WindowModality.WindowModal if parent is not None else Qt.WindowModality.ApplicationModal
     )
@@ -77,7 +78,7 @@ class ResumeValueDialog(QDialog):
         layout.addWidget(_label("It asked", "Caption"))
         self.value_view = QTextBrowser()
         self.value_view.setFont(mono_font())
-        self.value_view.setHtml(json_html(request.value))
+        self.value_view.setHtml(json_html(request.value, dark=colors(theme).dark))
         fit_to_content(self.value_view, 220)
         layout.addWidget(self.value_view)
         layout.addWidget(_label("Resume value", "Caption"))

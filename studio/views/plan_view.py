@@ -13,6 +13,7 @@ shell decides how to run it.  A run without a plan shows a short explanation.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from typing import Any
 
@@ -37,8 +38,9 @@ from studio.views.graph_content import BoxMetrics
 from studio.views.graph_edge_items import EdgeItem
 from studio.views.graph_layout import LayoutOptions, layout_graph
 from studio.views.graph_theme import Palette, palette_for
-from studio.views.hitl_theme import Colors, colors
+from studio.views.hitl_theme import Colors, colors, protect_refcounts
 from studio.views.plan_items import BOX_HEIGHT, PlanFonts, StepItem, status_color, step_lines
+from studio.views.snapshot_reader import SnapshotReader
 
 __all__ = ["PlanDock", "PlanView"]
 
@@ -79,6 +81,7 @@ class PlanDock(QWidget):
     retryRequested = Signal(list)
 
     def __init__(self, hub: Hub, parent: QWidget | None = None) -> None:
+        protect_refcounts()
         super().__init__(parent)
         self.hub = hub
         self.model = PlanGraphModel()
@@ -91,6 +94,7 @@ class PlanDock(QWidget):
         self._colors: Colors = colors("light")
         self._palette: Palette = palette_for("light")
         self._fonts = PlanFonts()
+        self.reader = SnapshotReader(hub, self._loaded)
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 8)
@@ -174,11 +178,13 @@ class PlanDock(QWidget):
         self._shape = None
         self.render()
 
-    def reload(self) -> None:
-        """Show the plan of the selected checkpoint (or the live tip)."""
-        try:
-            snapshot = self.hub.snapshot(self.hub.selected_checkpoint)
-        except Exception:  # a checkpoint not readable (yet): keep what is shown
+    def reload(self) -> asyncio.Task[None] | None:
+        """Show the plan of the selected checkpoint (or the live tip); read on the running
+        loop when there is one (the task is returned)."""
+        return self.reader.read(self.hub.selected_checkpoint)
+
+    def _loaded(self, snapshot: Any, _parent: Any) -> None:
+        if isinstance(snapshot, Exception):  # a checkpoint not readable (yet): keep the view
             return
         values = getattr(snapshot, "values", None)
         values = values if isinstance(values, dict) else {}

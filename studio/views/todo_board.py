@@ -41,7 +41,8 @@ from studio.models.todos import (
     tip_writer,
     todos_update,
 )
-from studio.views.hitl_theme import Colors, colors
+from studio.views.hitl_theme import Colors, colors, protect_refcounts
+from studio.views.snapshot_reader import SnapshotReader
 from studio.views.todo_editor import TodoEditor
 
 __all__ = ["EDITABLE_STATUSES", "TodoBoard", "TodoBoardDock"]
@@ -175,12 +176,14 @@ class TodoBoardDock(QWidget):
     applyFailed = Signal(str)
 
     def __init__(self, hub: Hub, parent: QWidget | None = None) -> None:
+        protect_refcounts()
         super().__init__(parent)
         self.hub = hub
         self.state = BoardState()
         self.checkpoint_id: str | None = None
         """The checkpoint shown (None: the live tip)."""
         self.task: asyncio.Task[None] | None = None
+        self.reader = SnapshotReader(hub, self._loaded, with_parent=True)
         self._changed_in_step = False
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
         layout = QVBoxLayout(self)
@@ -257,22 +260,20 @@ class TodoBoardDock(QWidget):
     def editing(self) -> bool:
         return self.pages.currentWidget() is self.editor
 
-    def reload(self) -> None:
-        """Show the selected checkpoint (or the live tip) from the thread's checkpoints."""
+    def reload(self) -> asyncio.Task[None] | None:
+        """Show the selected checkpoint (or the live tip) with its changes since its parent;
+        read on the running loop when there is one (the task is returned)."""
         self.checkpoint_id = self.hub.selected_checkpoint
-        todos: Any = None
-        previous: Any = None
-        try:
-            snapshot = self.hub.snapshot(self.checkpoint_id)
-            if snapshot is not None:
-                todos = _todos_of(snapshot)
-                parent = (snapshot.parent_config or {}).get("configurable", {})
-                if parent.get("checkpoint_id"):
-                    previous = _todos_of(self.hub.snapshot(parent["checkpoint_id"]))
-                    previous = [] if previous is None and todos is not None else previous
-        except Exception as exc:  # e.g. a checkpoint of another branch being written
-            self.info_label.setText(f"Cannot read this checkpoint: {exc}")
+        return self.reader.read(self.checkpoint_id)
+
+    def _loaded(self, snapshot: Any, parent: Any) -> None:
+        if isinstance(snapshot, Exception):  # e.g. a checkpoint of a branch being written
+            self.info_label.setText(f"Cannot read this checkpoint: {snapshot}")
             return
+        todos = _todos_of(snapshot)
+        previous = _todos_of(parent)
+        if parent is not None and previous is None and todos is not None:
+            previous = []  # the list is new at this checkpoint
         self._changed_in_step = False
         self._show(BoardState.of(todos, previous))
 
@@ -398,8 +399,9 @@ class TodoBoardDock(QWidget):
             self.applyFailed.emit(message)
             return
         self.stop_editing()
-        self.hub.checkpoints_changed()
-        self.reload()
+        self.hub.checkpoints_changed()  # every dock re-reads, this one too
+        if self.reader.task is not None:
+            await self.reader.task
         self.applied.emit()
 
 

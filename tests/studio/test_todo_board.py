@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from typing import Any
 
@@ -216,3 +217,32 @@ def test_docks_leave_the_hub_when_destroyed(qtbot: Any) -> None:
     assert {topic: len(subs) for topic, subs in hub._subs.items()} == before
     hub.reset()  # nothing left to call into a deleted widget
     hub.set_status("done")
+
+
+def test_under_the_app_loop_checkpoints_are_read_async_and_only_the_newest_shows(
+    loop: Any, qtbot: Any
+) -> None:
+    agent = retry_todos.build_agent(initial_delay=0.0)
+    hub = bind(agent)
+    dock = TodoBoardDock(hub)
+    qtbot.addWidget(dock)
+    loop.run_until_complete(
+        agent.ainvoke({"messages": [HumanMessage(retry_todos.INPUT)]}, hub.config())
+    )
+    history = list(reversed(list(agent.get_state_history(hub.config()))))
+    ids = [s.config["configurable"]["checkpoint_id"] for s in history]
+    first_with_todos = next(i for i, s in enumerate(history) if s.values.get("todos"))
+
+    async def select(*checkpoints: str) -> Board | None:
+        tasks = []
+        for cid in checkpoints:
+            hub.select_checkpoint(cid)  # on the running loop: a task, the UI is not blocked
+            tasks.append(dock.reader.task)
+        assert all(t is not None and not t.done() for t in tasks)
+        await asyncio.gather(*tasks)
+        return shown(dock)
+
+    board = loop.run_until_complete(select(ids[first_with_todos]))
+    assert board is not None and board["in_progress"] == [("创建 login.tsx", "NEW")]
+    # a quick second selection wins over the first, whichever read finishes last
+    assert loop.run_until_complete(select(ids[first_with_todos + 1], ids[0])) is None
