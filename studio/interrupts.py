@@ -9,8 +9,10 @@
 - An interrupt whose value is a ``HumanInTheLoopMiddleware`` request opens the approval dialog;
   its edits are checked against the schemas of the agent's own tools (``agent_tools``).
 - Any other ``interrupt(value)`` opens the generic resume dialog (a JSON or text value).
-- No interrupt value at all (a static ``interrupt_before/after`` pause) opens the pause dialog;
-  its answer is ``CONTINUE``: resume with no input (``run_input(CONTINUE) is None``).
+- No interrupt value at all (a static ``interrupt_before/after`` pause) opens the pause dialog:
+  Continue, or Edit state and continue (the studio's Edit State dialog, then continue once an
+  edit is applied); its answer is ``CONTINUE``: resume with no input
+  (``run_input(CONTINUE) is None``).
 
 One pending interrupt resumes with ``Command(resume=value)``; several (parallel tasks) are asked
 one after the other and resume with ``Command(resume={interrupt_id: value, ...})``.
@@ -134,10 +136,33 @@ async def _ask_pause(hub: Hub, parent: QWidget | None) -> InterruptAnswer:
         nodes = (static[-1].node,)
     from studio.dialogs.resume import PauseDialog
 
-    # Editing the state here waits for an edit-state dialog API; the State dock edits meanwhile.
-    request = PauseRequest(nodes, when=when, can_edit=False)
-    answer = await _ask(PauseDialog(request, parent, _theme(hub)), request)
-    return None if answer is None else CONTINUE
+    can_edit = hub.graph is not None and edit_state_available()
+    while True:
+        request = PauseRequest(nodes, when=when, can_edit=can_edit)
+        answer = await _ask(PauseDialog(request, parent, _theme(hub)), request)
+        if answer is None:
+            return None
+        if answer == "continue" or await _edit_state(hub, parent):
+            return CONTINUE
+        # the edit was closed without applying: back to the choice
+
+
+async def _edit_state(hub: Hub, parent: QWidget | None) -> bool:
+    """Open the Edit State dialog on the paused tip; True once an edit was applied."""
+    import asyncio
+
+    from studio.dialogs.edit_state import EditStateDialog
+
+    dialog = EditStateDialog(hub, None, parent=parent)
+    outcome: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+    dialog.applied.connect(lambda _new_id: outcome.done() or outcome.set_result(True))
+    dialog.finished.connect(lambda _code: outcome.done() or outcome.set_result(False))
+    dialog.open()
+    dialog_opened.emit(dialog)
+    try:
+        return await outcome
+    finally:
+        dialog.deleteLater()
 
 
 async def _exact(hub: Hub, items: list[Any]) -> list[Any]:

@@ -180,9 +180,43 @@ def test_static_pause_continues_with_no_input(app: Any) -> None:
         dialog.cancel_button.click()
 
     assert s.answer(look) is None
-    assert seen == {"title": "Paused before b", "edit_hidden": True}
+    assert seen == {"title": "Paused before b", "edit_hidden": False}
 
     answer = s.answer(lambda d: d.continue_button.click(), pending=True)
     assert answer is CONTINUE
     assert run_input(answer) is None
     assert s.invoke(run_input(answer))["log"] == ["a", "b"]
+
+
+def test_static_pause_edit_state_then_continue(app: Any) -> None:
+    import json
+
+    s = Session(app, static_graph())
+    s.invoke({"log": []})
+    s.hub.set_status("interrupted")
+    steps: list[str] = []
+
+    def edit(dialog: PauseDialog) -> None:
+        assert not dialog.edit_button.isHidden()  # the studio has an Edit State dialog
+        steps.append("pause")
+        dialog.edit_button.click()
+
+    def close_without_applying(dialog: Any) -> None:
+        steps.append(type(dialog).__name__)
+        dialog.reject()
+
+    def edit_again(dialog: PauseDialog) -> None:
+        steps.append("pause again")
+        dialog.edit_button.click()
+
+    def apply(dialog: Any) -> None:
+        steps.append(type(dialog).__name__)
+        values = json.loads(dialog.values_edit.toPlainText())
+        values["log"] = [*values["log"], "edited"]
+        dialog.values_edit.setPlainText(json.dumps(values))
+        dialog.apply_button.click()
+
+    answer = s.answer(edit, close_without_applying, edit_again, apply)
+    assert steps == ["pause", "EditStateDialog", "pause again", "EditStateDialog"]
+    assert answer is CONTINUE
+    assert s.invoke(run_input(answer))["log"] == ["a", "edited", "b"]
