@@ -325,3 +325,42 @@ def test_scenario_module_shape() -> None:
         "delete_file",
     ]
     assert scenario.INTERRUPT_ON["send_email"]["allowed_decisions"] == ["approve", "reject"]
+
+
+def test_decisions_are_recorded_in_the_session_file(app: Any, tmp_path: Any) -> None:
+    from engine.recording import SessionRecorder
+    from engine.recording.reader import Session
+
+    recorder = SessionRecorder(tmp_path / "hitl.stepwise")
+    agent = build_agent(checkpointer=recorder.checkpointer)
+    recorder.attach(agent)
+    hub = Hub()
+    hub.set_graph(agent, agent.get_graph())
+    config = hub.config()
+    app.run_until_complete(agent.ainvoke({"messages": [HumanMessage(INPUT)]}, config))
+    snapshot = app.run_until_complete(agent.aget_state(config))
+
+    def decide_all(dialog: ApprovalDialog) -> None:
+        decide(dialog, "edit", "reject", "approve")
+        dialog.cards[0].editor.setPlainText('{"order_id": "A-1042", "reason": "duplicate"}')
+        dialog.submit_button.click()
+
+    disconnect = dialog_opened.connect(decide_all)
+    try:
+        command = app.run_until_complete(handle_interrupt(hub, snapshot.interrupts, None))
+    finally:
+        disconnect()
+    app.run_until_complete(agent.ainvoke(command, config))
+    recorder.close()
+    with Session.open(tmp_path / "hitl.stepwise") as session:
+        recorded = [
+            e.detail
+            for e in session.events(kinds=["middleware.action"])
+            if isinstance(e, MiddlewareAction) and e.action == "hitl_decision"
+        ]
+    assert [(d["tool"], d["decision"]) for d in recorded] == [
+        ("cancel_order", "edit"),
+        ("send_email", "reject"),
+        ("delete_file", "approve"),
+    ]
+    assert recorded[0]["edited_args"] == {"order_id": "A-1042", "reason": "duplicate"}
