@@ -338,15 +338,16 @@ class MainWindow(QMainWindow):
         return result
 
     def open_session(self, path: str) -> bool:
+        """Show a recorded session (``studio.replay``): every view as it was live."""
         from studio.replay import open_session_into
 
-        self.controller.close()
+        self.controller.unload()
         try:
-            task = open_session_into(self.hub, Path(path))
+            self.opened_session = open_session_into(self.hub, path)
         except Exception as exc:
-            self.show_error("The session could not be opened", str(exc))
+            self.show_error("The session could not be opened", _one_line(exc))
+            self._refresh()
             return False
-        self.replay_task = task
         self.settings.add_recent(str(path))
         self.menus.refresh_recent()
         self._refresh()

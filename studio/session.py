@@ -200,6 +200,15 @@ class RunController:
         self._abandon_run()
         self._close_recording()
 
+    def unload(self) -> None:
+        """Forget the agent (a recorded session is shown instead)."""
+        self.close()
+        self.graph = None
+        self._factory = None
+        self.spec = None
+        self.threads = []
+        self.pending_interrupts = []
+
     # -- threads -------------------------------------------------------------------------------
 
     def new_thread(self) -> str:

@@ -100,9 +100,23 @@ def test_seed000_runs_to_completion_from_the_toolbar(
     ]  # type: ignore[attr-defined]
     failed = next(i for i, e in enumerate(tool_attempts) if e.outcome == "error")  # type: ignore[attr-defined]
     assert tool_attempts[failed + 1].outcome == "ok" and tool_attempts[failed + 1].attempt == 2  # type: ignore[attr-defined]
-    events_dock = window.docks.get("events")
-    if events_dock is not None:  # the Events dock shows what the hub holds
-        assert events_dock.widget() is not None
+    # the Events dock holds the failed and the successful attempt of both retries
+    log = window.docks["events"].widget()
+    log.flush()
+    for middleware in ("ModelRetryMiddleware", "ToolRetryMiddleware"):
+        outcomes = []
+        for ev in hub.events:
+            if ev.kind == "attempt.started" and ev.middleware == middleware:  # type: ignore[attr-defined]
+                row = log.tree.find(ev.seq, ev.run_id)
+                assert row is not None and row.end is not None, (
+                    f"attempt {ev.seq} is not in the log"
+                )
+                outcomes.append((row.end.attempt, row.end.outcome))
+        assert (1, "error") in outcomes and (2, "ok") in outcomes, (middleware, outcomes)
+    # the Messages dock shows the 8 messages of the conversation
+    entries = window.docks["messages"].widget().entries
+    roles = [e.role for e in entries]
+    assert len(entries) == 8 and roles.count("tool") == 3, roles
     snapshot = hub.snapshot()
     assert snapshot is not None and len(snapshot.values["messages"]) == 8
     assert window.status.state_label.text() == "Done"

@@ -90,3 +90,29 @@ def factory(**kwargs: Any) -> Any:
         return build(**kwargs), {"messages": [HumanMessage(content=REQUEST)]}
 
     return make
+
+
+def make_window(qtbot: Any, tmp_path: Any) -> Any:
+    """A real main window on its own hub and controller (sessions under ``tmp_path``)."""
+    from studio.hub import Hub
+    from studio.main_window import MainWindow
+    from studio.session import RunController
+    from studio.settings_store import StudioSettings
+
+    hub = Hub()
+    controller = RunController(hub, session_dir=tmp_path / "sessions")
+    window = MainWindow(hub, controller, StudioSettings(), save_settings=False)
+    qtbot.addWidget(window)
+    window.show()
+    return window
+
+
+def run_until(loop: Any, predicate: Any, timeout: float = 20.0) -> None:
+    """Run the qasync loop until ``predicate()`` holds (polling; never a fixed sleep)."""
+    import asyncio
+
+    async def poll() -> None:
+        while not predicate():
+            await asyncio.sleep(0.005)
+
+    loop.run_until_complete(asyncio.wait_for(poll(), timeout))

@@ -1,0 +1,241 @@
+"""The studio shell's plain-Python parts: status-bar stats, breakpoints, scenarios, settings,
+themes, session files, event batching (no windows)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from engine.events import (
+    AttemptFinished,
+    DebugPaused,
+    ModelResponse,
+    NodeFinished,
+    NodeStarted,
+    RunFinished,
+    RunStarted,
+    SuperstepStarted,
+)
+from engine.graph.drawing import DrawableGraph
+from studio.breakpoints import BreakpointsModel
+from studio.event_batcher import EventBatcher
+from studio.hub import TOPICS, Hub
+from studio.run_stats import RunStats, format_elapsed
+from studio.scenarios import DEFAULT_SCENARIO, builtin_scenarios
+from studio.session_files import KEEP, copy_session, new_session_path
+from studio.settings_store import MAX_RECENT, StudioSettings, apply_model_env
+from studio.theme import THEMES, stylesheet, theme_variables
+
+S = 1_000_000_000
+
+
+def test_run_stats_fold_a_run() -> None:
+    stats = RunStats()
+    stats.apply(
+        [
+            RunStarted(run_id="r", mono_ns=1 * S),
+            SuperstepStarted(run_id="r", step=3),
+            NodeStarted(run_id="r", node="model", task_id="t"),
+            ModelResponse(run_id="r", model="m", usage={"input_tokens": 120, "output_tokens": 30}),
+            AttemptFinished(run_id="r", middleware="ModelRetry", attempt=1, outcome="error"),
+            NodeStarted(run_id="r", node="tools", task_id="u", ns="tools:u"),  # a subgraph's node
+        ]
+    )
+    parts = stats.text_parts("running", now_ns=3 * S + S // 2)
+    assert parts == {
+        "state": "Running",
+        "step": "Step 3",
+        "node": "Node model",
+        "elapsed": "2.5 s",
+        "models": "1 model call",
+        "tokens": "150 tokens",
+    }
+    stats.apply([DebugPaused(run_id="r", reason="breakpoint", breakpoint="before node tools")])
+    assert stats.text_parts("paused", 0)["state"] == "Paused: before node tools"
+    stats.apply(
+        [
+            NodeFinished(run_id="r", node="model", task_id="t"),
+            RunFinished(run_id="r", mono_ns=5 * S),
+        ]
+    )
+    assert stats.current_node == "model" and stats.elapsed(100 * S) == 4.0
+    stats.apply([RunStarted(run_id="r2", mono_ns=10 * S)])  # a resumed run continues the clock
+    assert stats.elapsed(11 * S) == 5.0
+    assert stats.failed_attempts == 1
+    stats.reset()
+    assert stats.text_parts("idle", 0)["state"] == "Ready" and stats.model_calls == 0
+
+
+def test_format_elapsed() -> None:
+    assert [format_elapsed(s) for s in (0.04, 59.94, 125, 3723)] == [
+        "0.0 s",
+        "59.9 s",
+        "2:05",
+        "1:02:03",
+    ]
+
+
+def _graph() -> DrawableGraph:
+    g = DrawableGraph(name="agent")
+    g.add_node("__start__", "start")
+    g.add_node("model", "model", wrappers=["ModelRetryMiddleware"])
+    g.add_node(
+        "tools", "tools", wrappers=["ToolRetryMiddleware"], tools=["write_todos", "create_file"]
+    )
+    g.add_node(
+        "TodoListMiddleware.after_model",
+        "hook",
+        middleware="TodoListMiddleware",
+        hook="after_model",
+    )
+    g.add_node("__end__", "end")
+    return g
+
+
+def test_breakpoints_model_edits_the_debugger_and_tells_the_hub() -> None:
+    hub = Hub()
+    hub.drawable = _graph()
+    changes: list[None] = []
+    hub.subscribe("breakpoints", lambda: changes.append(None))
+    model = BreakpointsModel(hub)
+    assert model.choices("before_node") == ["model", "tools", "TodoListMiddleware.after_model"]
+    assert model.choices("wrapper") == ["ModelRetryMiddleware", "ToolRetryMiddleware"]
+    assert model.choices("hook") == ["TodoListMiddleware"]
+    assert model.choices("tool") == ["write_todos", "create_file"]
+    assert model.toggle_node("tools") is True
+    hook = model.add("hook", "TodoListMiddleware", "after_model")
+    model.add("failure")
+    cond = model.add("state", "len(messages) > 6")
+    assert [b.describe() for b in model.rows()] == [
+        "before node tools",
+        "hook TodoListMiddleware.after_model",
+        "any failure",
+        "when len(messages) > 6",
+    ]
+    with pytest.raises(ValueError, match="Tool is missing"):
+        model.add("tool", "  ")
+    with pytest.raises(ValueError, match="not valid Python"):
+        model.add("state", "len(messages) >")
+    model.set_enabled(hook.id, False)
+    assert not hook.enabled
+    model.set_node("tools", False)
+    assert model.node_breakpoints() == set()
+    model.remove(cond.id)
+    assert len(model.rows()) == 2 and len(changes) == 7
+    model.clear()
+    assert model.rows() == []
+
+
+def test_builtin_scenarios_have_descriptions_and_the_default_comes_first() -> None:
+    found = builtin_scenarios()
+    assert found[0].name == DEFAULT_SCENARIO
+    for s in found:
+        assert s.description and "\n" not in s.description, s.name
+        assert s.spec.endswith(f"{s.name}.py:agent")
+
+
+def test_scenarios_are_listed_without_running_them(tmp_path: Path) -> None:
+    (tmp_path / "boom.py").write_text('"""Explodes when run.\n\nMore."""\nraise SystemExit(3)\n')
+    (tmp_path / "_private.py").write_text("")
+    (tmp_path / "nodoc.py").write_text("x = 1\n")
+    assert [(s.name, s.description) for s in builtin_scenarios(tmp_path)] == [
+        ("boom", "Explodes when run."),
+        ("nodoc", ""),
+    ]
+
+
+def test_settings_round_trip_and_never_hold_a_key(tmp_path: Path) -> None:
+    path = tmp_path / "studio.json"
+    s = StudioSettings(theme="dark", provider="openai", base_url="http://127.0.0.1:9/v1", model="m")
+    for i in range(MAX_RECENT + 2):
+        s.add_recent(f"agent{i}.py:agent")
+    s.add_recent("agent3.py:agent")
+    s.save(path)
+    data = json.loads(path.read_text())
+    assert "key" not in json.dumps(data).lower()
+    loaded = StudioSettings.load(path)
+    assert (
+        loaded == s and loaded.recent[0] == "agent3.py:agent" and len(loaded.recent) == MAX_RECENT
+    )
+    path.write_text('{"theme": "purple", "provider": "x", "recent": [1, "a.py"]}')
+    odd = StudioSettings.load(path)
+    assert (odd.theme, odd.provider, odd.recent) == ("light", "scripted", ["a.py"])
+    assert StudioSettings.load(tmp_path / "missing.json") == StudioSettings()
+
+
+def test_model_env_follows_the_provider() -> None:
+    env: dict[str, str] = {}
+    apply_model_env(StudioSettings(provider="openai", model="gpt-x", base_url="http://h/v1"), env)
+    assert env == {"STEPWISE_MODEL": "openai:gpt-x", "STEPWISE_BASE_URL": "http://h/v1"}
+    apply_model_env(StudioSettings(provider="scripted", model="gpt-x"), env)
+    assert env == {}
+
+
+def test_themes_fill_every_variable() -> None:
+    for name in THEMES:
+        css = stylesheet(name)
+        assert "@" not in css.split("*/", 1)[1]
+        assert theme_variables(name)["accent"] in css
+    assert set(theme_variables("light")) == set(theme_variables("dark"))
+    with pytest.raises(ValueError):
+        theme_variables("neon")
+
+
+def test_session_paths_are_fresh_and_old_files_pruned(tmp_path: Path) -> None:
+    for i in range(KEEP + 5):
+        (tmp_path / f"old{i:03d}.stepwise").write_text("")
+    first = new_session_path("retry todos/x", tmp_path)
+    first.write_text("")
+    second = new_session_path("retry todos/x", tmp_path)
+    assert first != second and first.name.endswith("-retry-todos-x.stepwise")
+    assert len(list(tmp_path.glob("*.stepwise"))) <= KEEP + 1
+
+
+def test_copy_session_is_consistent(tmp_path: Path) -> None:
+    import sqlite3
+
+    src = tmp_path / "live.stepwise"
+    conn = sqlite3.connect(src)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("CREATE TABLE t(x)")
+    conn.execute("INSERT INTO t VALUES (1), (2)")
+    conn.commit()  # still in the WAL: a plain file copy could miss it
+    dest = tmp_path / "out" / "saved.stepwise"
+    copy_session(src, dest)
+    conn.close()
+    assert sqlite3.connect(dest).execute("SELECT COUNT(*) FROM t").fetchone() == (2,)
+
+
+def test_batcher_delivers_in_batches_and_flushes_on_demand() -> None:
+    got: list[list[int]] = []
+    batcher = EventBatcher(lambda b: got.append([e.seq for e in b]), interval=0.01)
+
+    async def feed() -> None:
+        for i in range(50):
+            batcher.add(RunStarted(run_id="r", seq=i))
+        assert got == []
+        await asyncio.sleep(0.05)
+        batcher.add(RunStarted(run_id="r", seq=50))
+        batcher.flush()
+        batcher.add(RunStarted(run_id="r", seq=51))
+        batcher.discard()
+        await asyncio.sleep(0.03)
+
+    asyncio.run(feed())
+    assert got == [list(range(50)), [50]] and batcher.deliveries == 2
+
+
+def test_hub_topics_include_the_shell_ones() -> None:
+    hub = Hub()
+    seen: list[object] = []
+    for topic in ("breakpoints", "focus", "theme"):
+        assert topic in TOPICS
+    hub.subscribe("focus", seen.append)
+    hub.subscribe("theme", seen.append)
+    hub.set_focus("tools")
+    hub.set_focus("tools")
+    hub.set_theme("dark")
+    assert seen == ["tools", "dark"] and hub.focus_node == "tools" and hub.theme == "dark"

@@ -1,0 +1,162 @@
+"""The main window's dialogs and menus: scenario picker, graph picker, settings (test
+connection), sessions (save as, open for replay), theme, breakpoints form, interrupts."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtWidgets import QApplication, QDialog
+
+from engine.recording import Session
+from studio.scenarios import find_scenario
+from tests.fixtures.openai_server import FakeOpenAIServer
+from tests.studio.app_agents import factory, make_window, run_until
+
+
+def test_scenario_picker_lists_descriptions_and_loads_the_pick(
+    qtbot: Any, qloop: Any, tmp_path: Path
+) -> None:
+    window = make_window(qtbot, tmp_path)
+    future = window.menus.pick_scenario()
+    picker = window.menus.scenario_picker
+    texts = [picker.list_widget.item(i).text() for i in range(picker.list_widget.count())]
+    assert texts[0].startswith("retry_todos\n") and all(
+        "\n" in t and t.split("\n")[1] for t in texts
+    )
+    names = [t.split("\n")[0] for t in texts]
+    picker.list_widget.setCurrentRow(names.index("plan_retry"))
+    picker.ok_button.click()
+    qloop.run_until_complete(future)
+    assert window.hub.source_label == "plan_retry"
+    assert "planner" in window.hub.drawable.nodes
+    assert window.windowTitle() == "plan_retry - Stepwise"
+    assert window.settings.recent[0].endswith("plan_retry.py:agent")
+    assert [a.text() for a in window.menus.recent_menu.actions()] == window.settings.recent
+
+
+def test_a_file_with_two_graphs_asks_which_one(qtbot: Any, qloop: Any, tmp_path: Path) -> None:
+    seed = find_scenario("retry_todos")
+    assert seed is not None
+    two = tmp_path / "two_agents.py"
+    two.write_text(
+        "import importlib.util\n"
+        f"spec = importlib.util.spec_from_file_location('seed', {str(seed.path)!r})\n"
+        "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n"
+        "first = m.build_agent(initial_delay=0.0)\nsecond = m.build_agent(initial_delay=0.0)\n"
+    )
+    window = make_window(qtbot, tmp_path)
+    result = window.open_agent_file(str(two))
+    picker = window.graph_picker
+    assert [picker.list_widget.item(i).text() for i in range(2)] == ["first", "second"]
+    picker.list_widget.setCurrentRow(1)
+    picker.ok_button.click()
+    assert qloop.run_until_complete(result) is True
+    assert window.hub.source_label == "two_agents.py:second"
+
+
+@pytest.fixture
+def server() -> Iterator[FakeOpenAIServer]:
+    with FakeOpenAIServer() as fake:
+        yield fake
+
+
+def test_settings_test_connection_and_theme(
+    qtbot: Any, qloop: Any, tmp_path: Path, server: FakeOpenAIServer
+) -> None:
+    window = make_window(qtbot, tmp_path)
+    future = window.menus.open_settings()
+    dialog = window.menus.settings_dialog
+    assert not dialog.test_button.isEnabled()  # scripted: nothing to test
+    dialog.provider_box.setCurrentIndex(dialog.provider_box.findData("openai"))
+    dialog.base_url_edit.setText(server.base_url)
+    dialog.model_edit.setText("test-model")
+    server.reply_text("OK")
+    dialog.test_button.click()
+    qloop.run_until_complete(dialog.test_task)
+    assert dialog.test_label.text() == "Connected: test-model replied 'OK'"
+    server.reply_error(500, "broken")
+    dialog.test_button.click()
+    qloop.run_until_complete(dialog.test_task)
+    assert dialog.test_label.text().startswith("Failed: ") and "500" in dialog.test_label.text()
+    dialog.theme_box.setCurrentIndex(dialog.theme_box.findData("dark"))
+    dialog.ok_button.click()
+    qloop.run_until_complete(future)
+    assert window.settings.provider == "openai" and window.settings.model == "test-model"
+    assert window.hub.theme == "dark" and window.graph_panel.view.theme == "dark"
+    assert "#1b1e23" in QApplication.instance().styleSheet()
+    assert window.menus.theme_actions["dark"].isChecked()
+    window.menus.set_theme("light")
+    assert window.graph_panel.view.theme == "light"
+
+
+def test_save_session_as_then_open_it_for_replay(qtbot: Any, qloop: Any, tmp_path: Path) -> None:
+    window = make_window(qtbot, tmp_path)
+    window.controller.load_factory(factory(), "seed000")
+    window.actions_.run.trigger()
+    run_until(qloop, lambda: window.hub.status == "done" and window.actions_.run.isEnabled())
+    live = [e.seq for e in window.hub.events]
+    saved = tmp_path / "mine.stepwise"
+    window.menus.save_session(str(saved))
+    assert window.status.message_label.text() == f"Session saved to {saved}"
+    with Session.open(saved) as session:
+        assert session.count() == len(live)
+    assert window.open_session(str(saved))
+    if window.opened_session.task is not None:
+        qloop.run_until_complete(window.opened_session.task)
+    hub = window.hub
+    assert hub.status == "replay" and [e.seq for e in hub.events] == live
+    assert hub.drawable is not None and "tools" in hub.drawable.nodes
+    assert window.graph_panel.state.visits("tools") == 3
+    assert not window.actions_.run.isEnabled()
+
+
+def test_opening_a_damaged_session_says_why(qtbot: Any, tmp_path: Path) -> None:
+    window = make_window(qtbot, tmp_path)
+    bad = tmp_path / "bad.stepwise"
+    bad.write_text("not a database")
+    assert not window.open_session(str(bad))
+    assert window.error_dialog is not None and str(bad) in window.error_dialog.message
+
+
+def test_breakpoints_form_adds_and_the_graph_shows_the_dot(qtbot: Any, tmp_path: Path) -> None:
+    window = make_window(qtbot, tmp_path)
+    window.controller.load_factory(factory(), "seed000")
+    panel = window.breakpoints_panel
+    panel.kind_box.setCurrentIndex(panel.kind_box.findData("before_node"))
+    panel.target_box.setCurrentText("tools")
+    assert panel.add_from_form()
+    assert "tools" in window.graph_panel.state.breakpoints
+    panel.kind_box.setCurrentIndex(panel.kind_box.findData("tool"))
+    panel.target_box.setCurrentText("")
+    assert not panel.add_from_form() and panel.error_label.text() == "Tool is missing"
+    panel.tree.setCurrentItem(panel.tree.topLevelItem(0))
+    panel.remove_button.click()
+    assert window.graph_panel.state.breakpoints == frozenset()
+
+
+def test_an_interrupt_opens_a_dialog_and_can_be_answered_later(
+    qtbot: Any, qloop: Any, tmp_path: Path
+) -> None:
+    from studio.interrupts import dialog_opened
+
+    opened: list[QDialog] = []
+    disconnect = dialog_opened.connect(opened.append)
+    try:
+        window = make_window(qtbot, tmp_path)
+        scenario = find_scenario("approval")
+        assert scenario is not None and window.load_spec(scenario.spec, "approval")
+        window.actions_.run.trigger()
+        run_until(qloop, lambda: len(opened) == 1)
+        assert window.hub.status == "interrupted" and window.actions_.stop.isEnabled()
+        opened[0].reject()  # "Answer later"
+        run_until(qloop, lambda: not window.controller.busy)
+        assert window.hub.status == "interrupted" and window.actions_.run.text() == "Continue"
+        window.actions_.run.trigger()  # F5 asks again
+        run_until(qloop, lambda: len(opened) == 2)
+        opened[1].reject()
+        run_until(qloop, lambda: not window.controller.busy)
+    finally:
+        disconnect()
