@@ -9,7 +9,8 @@
 One asyncio loop, the Qt loop (qasync).  The window is shown and painted first; the agent is
 loaded right after, so the cold start to a painted window stays short.  With
 ``STEPWISE_EXIT_AFTER_PAINT=1`` the app prints ``painted <unix time>`` after its first paint and
-quits (the start-up benchmark).
+quits; with ``=ready`` it also loads the agent and prints ``ready <unix time>`` first (the
+start-up benchmark, ``tests/bench/bench_studio_start.py``).
 """
 
 from __future__ import annotations
@@ -105,15 +106,21 @@ async def _run(args: argparse.Namespace, driver: Driver | None = None) -> int:
     window = MainWindow(settings=settings)
     closed = asyncio.get_running_loop().create_future()
     app.lastWindowClosed.connect(lambda: closed.done() or closed.set_result(0))
-    exit_after_paint = os.environ.get("STEPWISE_EXIT_AFTER_PAINT") == "1"
+    exit_when = os.environ.get("STEPWISE_EXIT_AFTER_PAINT", "")
+    exit_after_paint = exit_when in ("1", "ready")
     tasks: list[asyncio.Future[Any]] = []
 
     def after_paint() -> None:
         if exit_after_paint:
             print(f"painted {time.time():.4f}", flush=True)
+            if exit_when != "ready":
+                window.close()
+                return
+        _load_initial(window, args)
+        if exit_when == "ready":
+            print(f"ready {time.time():.4f}", flush=True)
             window.close()
             return
-        _load_initial(window, args)
         if driver is not None:
             tasks.append(asyncio.ensure_future(driver(window)))
 
