@@ -340,7 +340,7 @@ class ApprovalDialog(QDialog):
         """Tall enough for every card (up to most of the screen: then the cards scroll)."""
         screen = self.screen().availableGeometry().height() if self.screen() else 900
         body = self._body.sizeHint().height()
-        return min(int(screen * 0.9), body + 150)
+        return min(int(screen * 0.9), body + 125)
 
     def _refresh(self) -> None:
         missing = len(self.request.undecided())

@@ -41,7 +41,7 @@ QPushButton#Decision:checked[decision="reject"] {{ background: {c.danger}; color
 QPushButton#Decision:checked[decision="respond"] {{ background: {c.violet}; color: white; border-color: {c.violet}; }}
 QPushButton#Primary {{ background: {c.ok}; color: white; border: 1px solid {c.ok};
                border-radius: 6px; padding: 6px 16px; font-weight: 600; }}
-QPushButton#Primary:disabled {{ background: {c.tint(c.ok, 0.45)}; border-color: {c.tint(c.ok, 0.45)}; }}
+QPushButton#Primary:disabled {{ background: {c.alt}; color: {c.muted}; border-color: {c.border}; }}
 QPushButton#Secondary {{ border: 1px solid {c.border}; border-radius: 6px; padding: 6px 14px;
                background: {c.alt}; color: {c.text}; }}
 QPushButton#Secondary:hover {{ border-color: {c.strong_border}; }}

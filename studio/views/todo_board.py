@@ -69,8 +69,8 @@ def _style(c: Colors) -> str:
         f"QLabel#Error {{ color: {c.danger}; }}",
         f"QPushButton#Primary {{ background: {c.ok}; color: white; border: 1px solid {c.ok};"
         " border-radius: 6px; padding: 5px 14px; font-weight: 600; }",
-        f"QPushButton#Primary:disabled {{ background: {c.tint(c.ok, 0.45)};"
-        f" border-color: {c.tint(c.ok, 0.45)}; }}",
+        f"QPushButton#Primary:disabled {{ background: {c.alt}; color: {c.muted};"
+        f" border-color: {c.border}; }}",
         "QScrollArea { background: transparent; border: none; }",
     ]
     for status, dot in dots.items():

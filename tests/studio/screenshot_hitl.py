@@ -133,6 +133,9 @@ if __name__ == "__main__":
     target = Path(args[0]) if args else ROOT / "resources" / "screenshots"
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setQuitOnLastWindowClosed(False)
+    from studio.theme import apply_theme
+
+    apply_theme(app, theme_name)  # as the studio does: palette and base stylesheet
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     with loop:
