@@ -219,6 +219,6 @@ async def answer_pending(hub: Hub, parent_widget: QWidget | None = None) -> Inte
     snapshot = await hub.graph.aget_state(hub.config())
     if snapshot.interrupts:
         return await handle_interrupt(hub, list(snapshot.interrupts), parent_widget)
-    if snapshot.next and hub.status in ("interrupted", "paused"):
+    if snapshot.next and hub.status == "interrupted":  # not "paused": a live run, at a breakpoint
         return await _ask_pause(hub, parent_widget)
     return None
