@@ -69,7 +69,7 @@ def _palette(name: str) -> QPalette:
         QPalette.ColorRole.WindowText,
         QPalette.ColorRole.ButtonText,
     ):
-        pal.setColor(QPalette.ColorGroup.Disabled, role, QColor(v["muted"]))
+        pal.setColor(QPalette.ColorGroup.Disabled, role, QColor(v["disabled"]))
     return pal
 
 

@@ -50,6 +50,7 @@ class InputBar(QFrame):
         layout.addWidget(self.send_button)
         self.message_edit.returnPressed.connect(self.send_button.click)
         hub.subscribe("status", lambda _s: self._update_enabled())
+        hub.subscribe("graph", lambda _g: self._update_enabled())
         self._update_enabled()
 
     def set_threads(self, threads: list[str], current: str) -> None:

@@ -122,6 +122,7 @@ def test_seed000_runs_to_completion_from_the_toolbar(
     assert window.status.state_label.text() == "Done"
     assert window.status.fields["models"].text() == "5 model calls"
     assert window.actions_.run.isEnabled() and not window.actions_.stop.isEnabled()
+    assert not window.actions_.pause.isEnabled() and not window.actions_.step_out.isEnabled()
 
 
 def test_breakpoint_on_tools_then_f10_then_shift_f5(
@@ -195,6 +196,9 @@ def test_the_faults_menu_makes_the_model_retry(qloop: Any, window: MainWindow) -
 
 def test_send_a_message_on_a_new_thread(qtbot: Any, qloop: Any, window: MainWindow) -> None:
     hub = window.hub
+    assert (
+        window.input_bar.send_button.isEnabled() and window.input_bar.new_thread_button.isEnabled()
+    )
     window.actions_.run.trigger()
     run_until(qloop, lambda: hub.status == "done" and not window.controller.busy)
     qtbot.mouseClick(window.input_bar.new_thread_button, Qt.MouseButton.LeftButton)
