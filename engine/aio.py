@@ -18,12 +18,18 @@ _helper_pool = concurrent.futures.ThreadPoolExecutor(
 )
 
 
+def _plain_loop() -> asyncio.AbstractEventLoop:
+    return asyncio.DefaultEventLoopPolicy().new_event_loop()
+
+
 def _runner() -> asyncio.Runner:
     runner: asyncio.Runner | None = getattr(_local, "runner", None)
     if runner is None:
-        # a loop factory keeps the Runner from installing its loop as the thread's current
-        # event loop (which would hijack a Qt/qasync app's loop between its callbacks)
-        runner = asyncio.Runner(loop_factory=asyncio.new_event_loop)
+        # A loop factory keeps the Runner from installing its loop as the thread's current
+        # event loop (which would hijack a Qt/qasync app's loop between its callbacks).  The
+        # factory asks the *default* policy, not the installed one: qasync installs a policy
+        # whose loops are Qt event loops, which cannot live on helper threads.
+        runner = asyncio.Runner(loop_factory=_plain_loop)
         _local.runner = runner
     return runner
 
