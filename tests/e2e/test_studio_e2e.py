@@ -27,12 +27,11 @@ SEED = find_scenario("retry_todos")
 
 def _seed_factory(**kwargs: Any) -> Any:
     assert SEED is not None, "resources/scenarios/retry_todos.py is missing"
+    kwargs.setdefault("initial_delay", 0.0)
 
     def make() -> tuple[Any, Any]:
         loaded = load_target(SEED.spec)
-        return loaded.module.build_agent(initial_delay=0.0, **kwargs), user_message(
-            loaded.module.INPUT
-        )
+        return loaded.module.build_agent(**kwargs), user_message(loaded.module.INPUT)
 
     return make
 
@@ -209,3 +208,76 @@ def test_send_a_message_on_a_new_thread(qtbot: Any, qloop: Any, window: MainWind
     first = hub.snapshot().values["messages"][0]  # type: ignore[union-attr]
     assert first.text == "Create about.tsx"
     assert window.input_bar.message_edit.text() == ""
+
+
+def test_a_run_error_marks_the_node_and_keeps_the_state(qloop: Any, window: MainWindow) -> None:
+    hub = window.hub
+    window.controller.load_factory(
+        _seed_factory(model_timeouts=3, model_on_failure="error"), "failing"
+    )
+    window.actions_.run.trigger()
+    run_until(qloop, lambda: hub.status == "error" and window.actions_.run.isEnabled())
+    assert window.graph_panel.state.failed_nodes == ["model"]
+    assert "TimeoutError" in window.status.message_label.text()
+    assert window.status.state_label.text() == "Error"
+    finished = [e for e in hub.events if e.kind == "run.finished"]
+    assert finished[-1].status == "error" and finished[-1].error.type == "TimeoutError"  # type: ignore[attr-defined]
+    snapshot = hub.snapshot()
+    assert snapshot is not None and snapshot.values["messages"][0].text  # the input is still there
+    assert window.error_dialog is None, "a run error is shown in place, not in a dialog"
+
+
+def test_step_into_step_out_and_restart(qtbot: Any, qloop: Any, window: MainWindow) -> None:
+    hub, ctl = window.hub, window.controller
+    pauses = lambda: sum(e.kind == "debug.paused" for e in hub.events)  # noqa: E731
+    press(qtbot, window, Qt.Key.Key_F11)  # from a stopped state: start and stop at the first event
+    run_until(qloop, lambda: hub.status == "paused")
+    assert ctl.debugger.current_event.kind == "run.started"  # type: ignore[union-attr]
+    for _ in range(30):  # event by event, into the first node
+        n = pauses()
+        press(qtbot, window, Qt.Key.Key_F11)
+        run_until(qloop, lambda n=n: pauses() > n and hub.status == "paused")
+        if ctl.debugger.current_event.kind == "node.started":  # type: ignore[union-attr]
+            break
+    inside = ctl.debugger.current_event
+    assert inside is not None and inside.kind == "node.started"
+    n = pauses()
+    press(qtbot, window, Qt.Key.Key_F11, Qt.KeyboardModifier.ShiftModifier)  # step out of the node
+    run_until(qloop, lambda: pauses() > n and hub.status == "paused")
+    out = ctl.debugger.current_event
+    assert out is not None and out.kind == "node.finished" and out.span_id == inside.span_id
+    ctl.debugger.break_on_tool("create_file")
+    press(qtbot, window, Qt.Key.Key_F5)
+    run_until(
+        qloop, lambda: hub.status == "paused" and ctl.debugger.current_event.kind == "tool.started"
+    )  # type: ignore[union-attr]
+    ctl.debugger.breakpoints.clear()
+    first_session = ctl.session_path
+    press(
+        qtbot,
+        window,
+        Qt.Key.Key_F5,
+        Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
+    )
+    run_until(qloop, lambda: hub.status == "done" and window.actions_.run.isEnabled())
+    assert hub.thread_id == "thread-2" and ctl.session_path != first_session
+    assert [e.kind for e in hub.events].count("run.started") == 1, "a restart clears the views"
+
+
+def test_pause_during_a_retry_backoff(qtbot: Any, qloop: Any, window: MainWindow) -> None:
+    hub, ctl = window.hub, window.controller
+    window.controller.load_factory(_seed_factory(initial_delay=0.3), "slow retry")
+    press(qtbot, window, Qt.Key.Key_F5)
+
+    def failed() -> bool:
+        return any(e.kind == "attempt.finished" and e.outcome == "error" for e in hub.events)  # type: ignore[attr-defined]
+
+    run_until(qloop, failed)
+    assert hub.status == "running" and window.actions_.pause.isEnabled()
+    press(qtbot, window, Qt.Key.Key_F6)  # the model call is waiting out its backoff: pause next
+    run_until(qloop, lambda: hub.status == "paused")
+    assert ctl.debugger.pause_reason == "pause"
+    assert ctl.debugger.current_event.kind == "attempt.started"  # type: ignore[union-attr]
+    assert ctl.debugger.current_event.attempt == 2  # type: ignore[union-attr]
+    press(qtbot, window, Qt.Key.Key_F5, Qt.KeyboardModifier.ShiftModifier)
+    run_until(qloop, lambda: hub.status == "cancelled" and window.actions_.run.isEnabled())
