@@ -178,6 +178,10 @@ class MainWindow(QMainWindow):
         resume = getattr(widget, "resumeRequested", None)
         if resume is not None:
             resume.connect(self.resume_from)
+        rerun = getattr(widget, "rerunRequested", None)
+        timeline = getattr(widget, "timeline", None)
+        if rerun is not None and timeline is not None:
+            rerun.connect(lambda cid, t=timeline: self.rerun_from(cid, t))
         diff = getattr(widget, "diffRequested", None)
         if diff is not None:
             diff.connect(self.show_diff)
@@ -193,6 +197,13 @@ class MainWindow(QMainWindow):
             self.controller.resume_from(checkpoint_id)
         except RuntimeError as exc:
             self.status.show_message(str(exc))
+
+    def rerun_from(self, checkpoint_id: str, timeline: Any) -> None:
+        """ "Re-run from here with replay" (live runs; the agent file needs ``build_agent``)."""
+        try:
+            self.controller.rerun_with_replay(checkpoint_id, timeline)
+        except (RuntimeError, KeyError) as exc:
+            self.status.show_message(str(exc).strip("'\""))
 
     def show_diff(self, base_id: str, target_id: str) -> None:
         dock = self.docks.get("diff")

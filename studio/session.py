@@ -77,9 +77,27 @@ def spec_factory(spec: str) -> AgentFactory:
         default = next(
             (getattr(loaded.module, a) for a in INPUT_ATTRS if hasattr(loaded.module, a)), None
         )
+        factory.module = loaded.module  # type: ignore[attr-defined]
         return loaded.graph, default
 
     return factory
+
+
+def model_builder(module: Any) -> Callable[[Any], Any] | None:
+    """``module.build_agent(model=...)`` as ``(model) -> graph``, when the file has one (re-runs
+    with a replay model need the agent built on another model)."""
+    import inspect
+
+    build = getattr(module, "build_agent", None)
+    if not callable(build):
+        return None
+    try:
+        params = inspect.signature(build).parameters
+    except (TypeError, ValueError):
+        return None
+    if "model" not in params:
+        return None
+    return lambda model: build(model=model)
 
 
 def _with_saver(graph: Any, saver: Any) -> Any:
@@ -313,6 +331,33 @@ class RunController:
         self.hub.select_checkpoint(None)
         return self._launch(self._drive(None, checkpoint_id))
 
+    def replay_builder(self) -> Callable[[Any], Any] | None:
+        """How to build this agent on a replay model (None: the file has no ``build_agent``)."""
+        module = getattr(self._factory, "module", None)
+        return None if module is None else model_builder(module)
+
+    def rerun_with_replay(self, checkpoint_id: str, timeline: Any) -> asyncio.Task[None]:
+        """Re-run from a checkpoint serving the recorded model responses (``ReplayChatModel``)
+        until the run diverges, where it stops; the new branch is recorded like any run."""
+        build = self.replay_builder()
+        if build is None:
+            raise RuntimeError(
+                "Re-run with replay needs a build_agent(model=...) function in the agent file"
+            )
+        if self.busy:
+            raise RuntimeError("Stop the run before re-running from a checkpoint")
+        from studio.timetravel import replay_plan
+
+        plan = replay_plan(list(self.hub.events), timeline, checkpoint_id)
+        graph = _with_saver(build(plan.model), self.graph.checkpointer)
+        if self.recorder is not None:
+            self.recorder.attach(graph)
+        sub = graph.subscribe(self._on_event)
+        self.hub.select_checkpoint(None)
+        task = self._launch(self._drive(None, checkpoint_id, graph))
+        task.add_done_callback(lambda _t: sub.close())
+        return task
+
     def pause(self) -> None:
         if self.busy and not self.debugger.paused:
             self.debugger.pause()
@@ -432,14 +477,14 @@ class RunController:
         self.pending_interrupts = []
         self._run_id = None
 
-    async def _drive(self, inp: Any, checkpoint_id: str | None = None) -> None:
+    async def _drive(self, inp: Any, checkpoint_id: str | None = None, graph: Any = None) -> None:
         gen = self._gen
         thread = self.hub.thread_id
         self._ran_on.add(thread)
         self.last_error = None
         self.pending_interrupts = []
         try:
-            status = await self._run_once(inp, thread, checkpoint_id)
+            status = await self._run_once(inp, thread, checkpoint_id, graph or self.graph)
         finally:
             if gen == self._gen:
                 self.batcher.flush()
@@ -462,7 +507,7 @@ class RunController:
             return
         await self._drive(value)
 
-    async def _run_once(self, inp: Any, thread: str, checkpoint_id: str | None = None) -> str:
+    async def _run_once(self, inp: Any, thread: str, checkpoint_id: str | None, graph: Any) -> str:
         run_id = f"run-{uuid.uuid4().hex[:12]}"
         self._run_id, self._run_status, self._raised = run_id, None, {}
         self.hub.set_status("running")
@@ -471,7 +516,7 @@ class RunController:
             configurable["checkpoint_id"] = checkpoint_id
         config = {"configurable": configurable, "run_id": run_id}
         try:
-            await self.graph.ainvoke(inp, config, debugger=self.debugger)
+            await graph.ainvoke(inp, config, debugger=self.debugger)
         except (RunStopped, asyncio.CancelledError):
             return "cancelled"
         except Exception as exc:

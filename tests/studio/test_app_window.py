@@ -160,3 +160,34 @@ def test_an_interrupt_opens_a_dialog_and_can_be_answered_later(
         run_until(qloop, lambda: not window.controller.busy)
     finally:
         disconnect()
+
+
+def test_rerun_from_a_checkpoint_with_replay_makes_a_branch(
+    qtbot: Any, qloop: Any, tmp_path: Path
+) -> None:
+    seed = find_scenario("retry_todos")
+    assert seed is not None
+    fast = tmp_path / "fast_seed.py"
+    fast.write_text(
+        '"""Seed 000 without retry delays."""\n'
+        "import importlib.util\n"
+        f"spec = importlib.util.spec_from_file_location('seed', {str(seed.path)!r})\n"
+        "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n"
+        "INPUT = m.INPUT\n"
+        "def build_agent(model=None):\n"
+        "    return m.build_agent(initial_delay=0.0, model=model)\n"
+        "agent = build_agent()\n"
+    )
+    window = make_window(qtbot, tmp_path)
+    assert window.load_spec(f"{fast}:agent")
+    window.actions_.run.trigger()
+    run_until(qloop, lambda: window.hub.status == "done" and window.actions_.run.isEnabled())
+    timeline = window.docks["timeline"].widget().timeline
+    after_todos = next(n for n in timeline.ordered() if n.step == 3)
+    live_calls = sum(e.kind == "model.response" for e in window.hub.events)
+    window.docks["timeline"].widget().rerunRequested.emit(after_todos.checkpoint_id)
+    run_until(qloop, lambda: window.hub.status == "done" and window.actions_.run.isEnabled())
+    replayed = [e for e in window.hub.events if e.kind == "model.response" and e.replayed]  # type: ignore[attr-defined]
+    assert replayed and len(replayed) < live_calls
+    assert len(timeline.tips()) == 2, "the re-run is a new branch; the old one stays"
+    assert len(window.hub.snapshot().values["messages"]) == 8  # type: ignore[union-attr]
