@@ -42,6 +42,23 @@ def _in_running_loop() -> bool:
     return True
 
 
+async def _boxed(awaitable: Any, box: list[Any]) -> None:
+    box.append(await awaitable)
+
+
+def _run(awaitable: Any) -> Any:
+    """``asyncio.Runner.run`` with the result kept out of the task.
+
+    On the main thread ``Runner.run`` checks its SIGINT handler afterwards, and on 3.11 that
+    check formats ``repr(handler)``, which includes ``repr(task)`` and so the task's result: a
+    state with 10,000 messages took 100+ ms to repr on every ``get_state``.  The task returns
+    None; the value travels in ``box``.
+    """
+    box: list[Any] = []
+    _runner().run(_boxed(awaitable, box))
+    return box[0]
+
+
 def run_sync(coro: Coroutine[Any, Any, T]) -> T:
     """Run a coroutine to completion from synchronous code.
 
@@ -50,8 +67,8 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
     coroutine runs on a helper thread and this thread waits for it.
     """
     if not _in_running_loop():
-        return _runner().run(coro)
-    return _helper_pool.submit(lambda: _runner().run(coro)).result()
+        return _run(coro)  # type: ignore[no-any-return]
+    return _helper_pool.submit(_run, coro).result()  # type: ignore[no-any-return]
 
 
 def iter_sync(agen: AsyncIterator[T]) -> Iterator[T]:
@@ -72,7 +89,7 @@ def iter_sync(agen: AsyncIterator[T]) -> Iterator[T]:
     try:
         while True:
             try:
-                item = runner.run(it.__anext__())  # type: ignore[arg-type]
+                item = _run(it.__anext__())
             except StopAsyncIteration:
                 return
             yield item
