@@ -182,6 +182,9 @@ class MainWindow(QMainWindow):
         timeline = getattr(widget, "timeline", None)
         if rerun is not None and timeline is not None:
             rerun.connect(lambda cid, t=timeline: self.rerun_from(cid, t))
+        retry = getattr(widget, "retryRequested", None)
+        if key == "plan" and retry is not None:
+            retry.connect(self.retry_plan_steps)
         diff = getattr(widget, "diffRequested", None)
         if diff is not None:
             diff.connect(self.show_diff)
@@ -204,6 +207,12 @@ class MainWindow(QMainWindow):
             self.controller.rerun_with_replay(checkpoint_id, timeline)
         except (RuntimeError, KeyError) as exc:
             self.status.show_message(str(exc).strip("'\""))
+
+    def retry_plan_steps(self, chain: list[int]) -> None:
+        try:
+            self.controller.retry_plan_steps(chain)
+        except RuntimeError as exc:
+            self.status.show_message(str(exc))
 
     def show_diff(self, base_id: str, target_id: str) -> None:
         dock = self.docks.get("diff")

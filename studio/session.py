@@ -358,6 +358,28 @@ class RunController:
         task.add_done_callback(lambda _t: sub.close())
         return task
 
+    def retry_plan_steps(self, chain: list[int]) -> asyncio.Task[None]:
+        """Plan agents (``engine.plan``): run ``chain`` (failed steps and their downstream
+        dependency chain) again, as one more retry round from the thread's last checkpoint."""
+        graph = self.graph
+        if (
+            graph is None
+            or "retry" not in getattr(graph, "channels", {})
+            or "evaluator" not in getattr(graph, "nodes", {})
+        ):
+            raise RuntimeError("Only plan-and-execute agents can retry plan steps")
+        if self.busy:
+            raise RuntimeError("Stop the run before retrying plan steps")
+        steps = sorted(int(i) for i in chain)
+        update = {"retry": {"failed": steps, "retryable": steps, "chain": steps}, "retry_round": 0}
+        return self._launch(self._retry_steps(update))
+
+    async def _retry_steps(self, update: dict[str, Any]) -> None:
+        config = {"configurable": {"thread_id": self.hub.thread_id}}
+        await self.graph.aupdate_state(config, update, as_node="evaluator")
+        self.hub.checkpoints_changed()
+        await self._drive(None)
+
     def pause(self) -> None:
         if self.busy and not self.debugger.paused:
             self.debugger.pause()

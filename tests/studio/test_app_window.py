@@ -191,3 +191,73 @@ def test_rerun_from_a_checkpoint_with_replay_makes_a_branch(
     assert replayed and len(replayed) < live_calls
     assert len(timeline.tips()) == 2, "the re-run is a new branch; the old one stays"
     assert len(window.hub.snapshot().values["messages"]) == 8  # type: ignore[union-attr]
+
+
+PLAN_AGENT = '''"""Seed 003 where data/sales.csv lands only after two failed reads."""
+import importlib.util
+import json
+
+from engine.tools import tool
+
+spec = importlib.util.spec_from_file_location("plan", {path!r})
+m = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(m)
+INPUT = m.OBJECTIVE
+tools, _disk = m.make_tools(0.0)
+fails = {{"data/sales.csv": 2}}
+inner = next(t for t in tools if t.name == "read_file")
+
+
+@tool
+async def read_file(path: str) -> str:
+    """Read a text file.
+
+    Args:
+        path: the file's path
+    """
+    if fails.get(path):
+        fails[path] -= 1
+        raise FileNotFoundError(f"file not found: {{path}}")
+    return m.SALES_CSV if path == "data/sales.csv" else await inner.ainvoke({{"path": path}})
+
+
+tools = [read_file if t.name == "read_file" else t for t in tools]
+plan = json.dumps(m.scripted_plan().model_dump(mode="json"))
+model = m.ScriptedChatModel([plan, m.ANSWER, m.ANSWER], name="scripted-planner")
+agent = m.create_plan_agent(model, tools, max_retry_rounds=1, name="plan_retry")
+'''
+
+
+def test_retry_failed_plan_steps_from_the_plan_dock(qtbot: Any, qloop: Any, tmp_path: Path) -> None:
+    scenario = find_scenario("plan_retry")
+    assert scenario is not None
+    agent_file = tmp_path / "plan_twice.py"
+    agent_file.write_text(PLAN_AGENT.format(path=str(scenario.path)))
+    window = make_window(qtbot, tmp_path)
+    assert window.load_spec(f"{agent_file}:agent"), (
+        window.error_dialog and window.error_dialog.message
+    )
+    window.actions_.run.trigger()
+    run_until(qloop, lambda: window.hub.status == "done" and window.actions_.run.isEnabled())
+    steps = window.hub.snapshot().values["steps"]  # type: ignore[union-attr]
+    assert [s["status"] for s in steps] == [
+        "succeeded",
+        "failed",
+        "skipped",
+        "skipped",
+        "succeeded",
+    ]
+    plan = window.docks["plan"].widget()
+    runs = sum(e.kind == "run.finished" for e in window.hub.events)
+    chain = plan.request_retry()  # "Retry failed steps with their dependency chain"
+    assert chain == [1, 2, 3]
+    run_until(
+        qloop,
+        lambda: (
+            sum(e.kind == "run.finished" for e in window.hub.events) > runs
+            and window.hub.status == "done"
+            and window.actions_.run.isEnabled()
+        ),
+    )
+    steps = window.hub.snapshot().values["steps"]  # type: ignore[union-attr]
+    assert all(s["status"] == "succeeded" for s in steps), steps
