@@ -83,6 +83,15 @@ def spec_factory(spec: str) -> AgentFactory:
     return factory
 
 
+def short_label(spec: str) -> str:
+    """``path/to/agent.py:graph`` -> ``agent.py:graph`` (for titles and session file names)."""
+    target, sep, attr = spec.rpartition(":")
+    if not sep or "/" in attr or "\\" in attr:
+        target, attr = spec, ""
+    name = Path(target).name if target.endswith(".py") else target
+    return f"{name}:{attr}" if attr else name
+
+
 def model_builder(module: Any) -> Callable[[Any], Any] | None:
     """``module.build_agent(model=...)`` as ``(model) -> graph``, when the file has one (re-runs
     with a replay model need the agent built on another model)."""
@@ -161,7 +170,7 @@ class RunController:
         factory = spec_factory(spec)
         graph, default = factory()
         self.spec = spec
-        self._install(factory, graph, default, label or spec)
+        self._install(factory, graph, default, label or short_label(spec))
 
     def load_factory(self, factory: AgentFactory, label: str) -> None:
         graph, default = factory()
