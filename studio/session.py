@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import copy
 import itertools
 import uuid
 from collections.abc import Awaitable, Callable
@@ -30,21 +29,33 @@ from typing import Any
 from engine.debug import Debugger
 from engine.events import EventBase, InterruptRaised
 from engine.graph.compiled import RunStopped
+from studio.agent_source import (
+    AgentFactory,
+    has_messages,
+    short_label,
+    spec_factory,
+    user_message,
+    with_saver,
+)
 from studio.event_batcher import DEFAULT_INTERVAL, EventBatcher
 from studio.hub import Hub
-from studio.session_files import copy_session, new_session_path
+from studio.session_commands import SessionCommands
+from studio.session_files import new_session_path
 
-__all__ = ["STAY", "AgentFactory", "InterruptHandler", "NeedsInput", "RunController"]
+__all__ = [
+    "STAY",
+    "AgentFactory",
+    "InterruptHandler",
+    "NeedsInput",
+    "RunController",
+    "user_message",
+]
 
-INPUT_ATTRS = ("INPUT", "DEFAULT_INPUT")
-"""Module attributes an agent file may define to give its default input (as the CLI reads)."""
 
 STAY: Any = object()
 """What an interrupt handler returns to leave the run interrupted."""
 
 InterruptHandler = Callable[[list[InterruptRaised]], Awaitable[Any]]
-AgentFactory = Callable[[], tuple[Any, Any]]
-"""Returns ``(compiled graph, default input or None)``; called on load and on every restart."""
 
 BUSY = frozenset({"running", "paused"})
 ENDED = frozenset({"done", "error", "cancelled"})
@@ -54,73 +65,7 @@ class NeedsInput(Exception):
     """The agent takes messages and neither the file nor the user gave one."""
 
 
-def has_messages(graph: Any) -> bool:
-    keys = set(getattr(graph, "input_keys", None) or ()) | set(
-        getattr(graph, "channels", None) or ()
-    )
-    return "messages" in keys
-
-
-def user_message(text: str) -> dict[str, Any]:
-    from engine.messages import HumanMessage
-
-    return {"messages": [HumanMessage(content=text)]}
-
-
-def spec_factory(spec: str) -> AgentFactory:
-    """A factory that loads ``spec`` afresh each time (``AgentLoadError`` on failure)."""
-
-    def factory() -> tuple[Any, Any]:
-        from engine.loader import load_target
-
-        loaded = load_target(spec)
-        default = next(
-            (getattr(loaded.module, a) for a in INPUT_ATTRS if hasattr(loaded.module, a)), None
-        )
-        factory.module = loaded.module  # type: ignore[attr-defined]
-        return loaded.graph, default
-
-    return factory
-
-
-def short_label(spec: str) -> str:
-    """``path/to/agent.py:graph`` -> ``agent.py:graph`` (for titles and session file names)."""
-    target, sep, attr = spec.rpartition(":")
-    if not sep or "/" in attr or "\\" in attr:
-        target, attr = spec, ""
-    name = Path(target).name if target.endswith(".py") else target
-    return f"{name}:{attr}" if attr else name
-
-
-def model_builder(module: Any) -> Callable[[Any], Any] | None:
-    """``module.build_agent(model=...)`` as ``(model) -> graph``, when the file has one (re-runs
-    with a replay model need the agent built on another model)."""
-    import inspect
-
-    build = getattr(module, "build_agent", None)
-    if not callable(build):
-        return None
-    try:
-        params = inspect.signature(build).parameters
-    except (TypeError, ValueError):
-        return None
-    if "model" not in params:
-        return None
-    return lambda model: build(model=model)
-
-
-def _with_saver(graph: Any, saver: Any) -> Any:
-    """The graph on ``saver``, unless it has a persistent checkpointer of its own."""
-    from engine.checkpoint.memory import InMemorySaver
-
-    current = getattr(graph, "checkpointer", None)
-    if current in (None, True, False) or isinstance(current, InMemorySaver):
-        graph = copy.copy(graph)
-        graph.checkpointer = saver
-    return graph
-
-
-class RunController:
+class RunController(SessionCommands):
     """Loads agents and drives their runs for the studio (see module docstring)."""
 
     def __init__(
@@ -195,13 +140,13 @@ class RunController:
 
             self.session_path = new_session_path(self.label, self.session_dir)
             self.recorder = SessionRecorder(self.session_path)
-            graph = _with_saver(graph, self.recorder.checkpointer)
+            graph = with_saver(graph, self.recorder.checkpointer)
             self.recorder.attach(graph)
         else:
             from engine.checkpoint.memory import InMemorySaver
 
             self.session_path = None
-            graph = _with_saver(graph, InMemorySaver())
+            graph = with_saver(graph, InMemorySaver())
         self.graph = graph
         self._sub = graph.subscribe(self._on_event)
         self.hub.session_path = str(self.session_path) if self.session_path else None
@@ -330,65 +275,6 @@ class RunController:
             return self.restart(step=first)
         return self.start(step=first)
 
-    def resume_from(self, checkpoint_id: str) -> asyncio.Task[None]:
-        """Run on from a past checkpoint of the current thread (a fork: the old branch stays),
-        under the debugger."""
-        if self.graph is None:
-            raise RuntimeError("No agent is loaded")
-        if self.busy:
-            raise RuntimeError("Stop the run before resuming from a checkpoint")
-        self.hub.select_checkpoint(None)
-        return self._launch(self._drive(None, checkpoint_id))
-
-    def replay_builder(self) -> Callable[[Any], Any] | None:
-        """How to build this agent on a replay model (None: the file has no ``build_agent``)."""
-        module = getattr(self._factory, "module", None)
-        return None if module is None else model_builder(module)
-
-    def rerun_with_replay(self, checkpoint_id: str, timeline: Any) -> asyncio.Task[None]:
-        """Re-run from a checkpoint serving the recorded model responses (``ReplayChatModel``)
-        until the run diverges, where it stops; the new branch is recorded like any run."""
-        build = self.replay_builder()
-        if build is None:
-            raise RuntimeError(
-                "Re-run with replay needs a build_agent(model=...) function in the agent file"
-            )
-        if self.busy:
-            raise RuntimeError("Stop the run before re-running from a checkpoint")
-        from studio.timetravel import replay_plan
-
-        plan = replay_plan(list(self.hub.events), timeline, checkpoint_id)
-        graph = _with_saver(build(plan.model), self.graph.checkpointer)
-        if self.recorder is not None:
-            self.recorder.attach(graph)
-        sub = graph.subscribe(self._on_event)
-        self.hub.select_checkpoint(None)
-        task = self._launch(self._drive(None, checkpoint_id, graph))
-        task.add_done_callback(lambda _t: sub.close())
-        return task
-
-    def retry_plan_steps(self, chain: list[int]) -> asyncio.Task[None]:
-        """Plan agents (``engine.plan``): run ``chain`` (failed steps and their downstream
-        dependency chain) again, as one more retry round from the thread's last checkpoint."""
-        graph = self.graph
-        if (
-            graph is None
-            or "retry" not in getattr(graph, "channels", {})
-            or "evaluator" not in getattr(graph, "nodes", {})
-        ):
-            raise RuntimeError("Only plan-and-execute agents can retry plan steps")
-        if self.busy:
-            raise RuntimeError("Stop the run before retrying plan steps")
-        steps = sorted(int(i) for i in chain)
-        update = {"retry": {"failed": steps, "retryable": steps, "chain": steps}, "retry_round": 0}
-        return self._launch(self._retry_steps(update))
-
-    async def _retry_steps(self, update: dict[str, Any]) -> None:
-        config = {"configurable": {"thread_id": self.hub.thread_id}}
-        await self.graph.aupdate_state(config, update, as_node="evaluator")
-        self.hub.checkpoints_changed()
-        await self._drive(None)
-
     def pause(self) -> None:
         if self.busy and not self.debugger.paused:
             self.debugger.pause()
@@ -444,41 +330,6 @@ class RunController:
         if self.task is not None:
             with contextlib.suppress(asyncio.CancelledError):
                 await asyncio.shield(self.task)
-
-    # -- faults --------------------------------------------------------------------------------
-
-    def inject_model_timeout(self) -> None:
-        self.debugger.inject_model_error(TimeoutError("Injected model timeout (Stepwise debugger)"))
-
-    def inject_tool_error(self, tool: str | None = None) -> None:
-        """The next call of ``tool`` (of any tool when None) raises OSError."""
-        name = tool or "any tool"
-        error = OSError(f"Injected failure of {name} (Stepwise debugger)")
-        self.debugger.inject_tool_error(tool, error)  # type: ignore[arg-type]
-
-    def tool_names(self) -> list[str]:
-        """Names of the agent's tools (from the graph's metadata), for the Faults menu."""
-        drawable = self.hub.drawable
-        names: list[str] = []
-        for node in getattr(drawable, "nodes", {}).values():
-            for t in node.metadata.get("tools") or ():
-                name = (
-                    t
-                    if isinstance(t, str)
-                    else getattr(t, "name", None)
-                    or (t.get("name") if isinstance(t, dict) else None)
-                )
-                if name and name not in names:
-                    names.append(str(name))
-        return names
-
-    # -- sessions ------------------------------------------------------------------------------
-
-    def save_session_as(self, dest: Path) -> None:
-        if self.recorder is None or self.session_path is None:
-            raise RuntimeError("Nothing is being recorded")
-        self.recorder.flush()
-        copy_session(self.session_path, Path(dest))
 
     # -- the run -------------------------------------------------------------------------------
 

@@ -1,0 +1,96 @@
+"""Where the run controller's agents come from: agent files and their conventions.
+
+An agent file is loaded afresh on every load and restart (``spec_factory``), so a scripted
+model starts its script again.  It may define ``INPUT`` (or ``DEFAULT_INPUT``): the first
+message, as the CLI reads it; and ``build_agent(model=...)``: how to build the same agent on
+another model (``model_builder``), which re-running with a replay model needs.
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "INPUT_ATTRS",
+    "AgentFactory",
+    "has_messages",
+    "model_builder",
+    "short_label",
+    "spec_factory",
+    "user_message",
+    "with_saver",
+]
+
+INPUT_ATTRS = ("INPUT", "DEFAULT_INPUT")
+"""Module attributes an agent file may define to give its default input (as the CLI reads)."""
+
+AgentFactory = Callable[[], tuple[Any, Any]]
+"""Returns ``(compiled graph, default input or None)``; called on load and on every restart."""
+
+
+def has_messages(graph: Any) -> bool:
+    keys = set(getattr(graph, "input_keys", None) or ()) | set(
+        getattr(graph, "channels", None) or ()
+    )
+    return "messages" in keys
+
+
+def user_message(text: str) -> dict[str, Any]:
+    from engine.messages import HumanMessage
+
+    return {"messages": [HumanMessage(content=text)]}
+
+
+def spec_factory(spec: str) -> AgentFactory:
+    """A factory that loads ``spec`` afresh each time (``AgentLoadError`` on failure)."""
+
+    def factory() -> tuple[Any, Any]:
+        from engine.loader import load_target
+
+        loaded = load_target(spec)
+        default = next(
+            (getattr(loaded.module, a) for a in INPUT_ATTRS if hasattr(loaded.module, a)), None
+        )
+        factory.module = loaded.module  # type: ignore[attr-defined]
+        return loaded.graph, default
+
+    return factory
+
+
+def short_label(spec: str) -> str:
+    """``path/to/agent.py:graph`` -> ``agent.py:graph`` (for titles and session file names)."""
+    target, sep, attr = spec.rpartition(":")
+    if not sep or "/" in attr or "\\" in attr:
+        target, attr = spec, ""
+    name = Path(target).name if target.endswith(".py") else target
+    return f"{name}:{attr}" if attr else name
+
+
+def model_builder(module: Any) -> Callable[[Any], Any] | None:
+    """``module.build_agent(model=...)`` as ``(model) -> graph``, when the file has one (re-runs
+    with a replay model need the agent built on another model)."""
+    build = getattr(module, "build_agent", None)
+    if not callable(build):
+        return None
+    try:
+        params = inspect.signature(build).parameters
+    except (TypeError, ValueError):
+        return None
+    if "model" not in params:
+        return None
+    return lambda model: build(model=model)
+
+
+def with_saver(graph: Any, saver: Any) -> Any:
+    """The graph on ``saver``, unless it has a persistent checkpointer of its own."""
+    from engine.checkpoint.memory import InMemorySaver
+
+    current = getattr(graph, "checkpointer", None)
+    if current in (None, True, False) or isinstance(current, InMemorySaver):
+        graph = copy.copy(graph)
+        graph.checkpointer = saver
+    return graph

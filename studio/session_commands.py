@@ -1,0 +1,138 @@
+"""The run controller's commands beyond run/step/stop: resume from a checkpoint (a fork),
+re-run from one with recorded model responses, retry a plan's failed steps, inject faults, save
+the session file elsewhere.
+
+``SessionCommands`` is a mixin of ``studio.session.RunController``: it starts runs with the
+controller's ``_launch`` / ``_drive``, so they are debugged, recorded and shown like any run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from studio.agent_source import model_builder, with_saver
+from studio.session_files import copy_session
+
+if TYPE_CHECKING:
+    from studio.hub import Hub
+
+__all__ = ["SessionCommands"]
+
+
+class SessionCommands:
+    hub: Hub
+    graph: Any
+    recorder: Any
+    debugger: Any
+    session_path: Path | None
+    _factory: Any
+
+    if TYPE_CHECKING:
+
+        @property
+        def busy(self) -> bool: ...
+
+        def _launch(self, coro: Any) -> asyncio.Task[None]: ...
+
+        async def _drive(
+            self, inp: Any, checkpoint_id: str | None = None, graph: Any = None
+        ) -> None: ...
+
+        def _on_event(self, ev: Any) -> None: ...
+
+    def resume_from(self, checkpoint_id: str) -> asyncio.Task[None]:
+        """Run on from a past checkpoint of the current thread (a fork: the old branch stays),
+        under the debugger."""
+        if self.graph is None:
+            raise RuntimeError("No agent is loaded")
+        if self.busy:
+            raise RuntimeError("Stop the run before resuming from a checkpoint")
+        self.hub.select_checkpoint(None)
+        return self._launch(self._drive(None, checkpoint_id))
+
+    def replay_builder(self) -> Callable[[Any], Any] | None:
+        """How to build this agent on a replay model (None: the file has no ``build_agent``)."""
+        module = getattr(self._factory, "module", None)
+        return None if module is None else model_builder(module)
+
+    def rerun_with_replay(self, checkpoint_id: str, timeline: Any) -> asyncio.Task[None]:
+        """Re-run from a checkpoint serving the recorded model responses (``ReplayChatModel``)
+        until the run diverges, where it stops; the new branch is recorded like any run."""
+        build = self.replay_builder()
+        if build is None:
+            raise RuntimeError(
+                "Re-run with replay needs a build_agent(model=...) function in the agent file"
+            )
+        if self.busy:
+            raise RuntimeError("Stop the run before re-running from a checkpoint")
+        from studio.timetravel import replay_plan
+
+        plan = replay_plan(list(self.hub.events), timeline, checkpoint_id)
+        graph = with_saver(build(plan.model), self.graph.checkpointer)
+        if self.recorder is not None:
+            self.recorder.attach(graph)
+        sub = graph.subscribe(self._on_event)
+        self.hub.select_checkpoint(None)
+        task = self._launch(self._drive(None, checkpoint_id, graph))
+        task.add_done_callback(lambda _t: sub.close())
+        return task
+
+    def retry_plan_steps(self, chain: list[int]) -> asyncio.Task[None]:
+        """Plan agents (``engine.plan``): run ``chain`` (failed steps and their downstream
+        dependency chain) again, as one more retry round from the thread's last checkpoint."""
+        graph = self.graph
+        if (
+            graph is None
+            or "retry" not in getattr(graph, "channels", {})
+            or "evaluator" not in getattr(graph, "nodes", {})
+        ):
+            raise RuntimeError("Only plan-and-execute agents can retry plan steps")
+        if self.busy:
+            raise RuntimeError("Stop the run before retrying plan steps")
+        steps = sorted(int(i) for i in chain)
+        update = {"retry": {"failed": steps, "retryable": steps, "chain": steps}, "retry_round": 0}
+        return self._launch(self._retry_steps(update))
+
+    async def _retry_steps(self, update: dict[str, Any]) -> None:
+        config = {"configurable": {"thread_id": self.hub.thread_id}}
+        await self.graph.aupdate_state(config, update, as_node="evaluator")
+        self.hub.checkpoints_changed()
+        await self._drive(None)
+
+    # -- faults --------------------------------------------------------------------------------
+
+    def inject_model_timeout(self) -> None:
+        self.debugger.inject_model_error(TimeoutError("Injected model timeout (Stepwise debugger)"))
+
+    def inject_tool_error(self, tool: str | None = None) -> None:
+        """The next call of ``tool`` (of any tool when None) raises OSError."""
+        name = tool or "any tool"
+        error = OSError(f"Injected failure of {name} (Stepwise debugger)")
+        self.debugger.inject_tool_error(tool, error)  # type: ignore[arg-type]
+
+    def tool_names(self) -> list[str]:
+        """Names of the agent's tools (from the graph's metadata), for the Faults menu."""
+        drawable = self.hub.drawable
+        names: list[str] = []
+        for node in getattr(drawable, "nodes", {}).values():
+            for t in node.metadata.get("tools") or ():
+                name = (
+                    t
+                    if isinstance(t, str)
+                    else getattr(t, "name", None)
+                    or (t.get("name") if isinstance(t, dict) else None)
+                )
+                if name and name not in names:
+                    names.append(str(name))
+        return names
+
+    # -- sessions ------------------------------------------------------------------------------
+
+    def save_session_as(self, dest: Path) -> None:
+        if self.recorder is None or self.session_path is None:
+            raise RuntimeError("Nothing is being recorded")
+        self.recorder.flush()
+        copy_session(self.session_path, Path(dest))
