@@ -4,9 +4,10 @@
 shape (the Graph dock draws it), a ``SessionGraph`` standing in for the compiled graph (so
 ``hub.snapshot(cid)`` reads the state at any checkpoint from the file) and the recorded events,
 fed in pages.  The first pages are fed at once; ``OpenedSession.afeed_rest`` feeds the rest
-in chunks, yielding to the event loop between them, up to ``feed_limit`` events (a
-million-event session opens in well under a second and keeps its memory bounded; views that
-need more page from ``OpenedSession.session``).
+in chunks, yielding to the event loop between them, up to ``feed_limit`` events (50,000 by
+default: an event object costs about 2 KB in the hub, so a million-event session opens in
+under a second and stays within a few hundred MB; views that need more page from
+``OpenedSession.session``).
 
 "Re-run from here" (``OpenedSession.arerun``) needs the agent's code: a factory
 ``(model, checkpointer) -> compiled graph``.  It serves the model responses recorded after the
@@ -252,7 +253,7 @@ def open_session(
     thread_id: str | None = None,
     first_page: int = 2000,
     page_size: int = 1000,
-    feed_limit: int = 200_000,
+    feed_limit: int = 50_000,
 ) -> OpenedSession:
     """Load a session file into ``hub`` (status ``replay``); feeds the first page of events."""
     session = Session.open(path)

@@ -8,7 +8,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from engine import serde
+from engine.checkpoint.base import version_number
 from engine.events import EventBase
+from engine.graph.algo import TASKS
 from studio.models.timeline import CheckpointRecord
 
 __all__ = ["records_from_events", "records_from_saver", "stored_row_parts"]
@@ -89,9 +91,6 @@ def _plan_next(
     nodes: dict[str, Any],
 ) -> tuple[str, ...]:
     """``next`` from versions alone (mirrors ``engine.graph.algo.plan_tasks``)."""
-    from engine.checkpoint.base import version_number
-    from engine.graph.algo import TASKS
-
     out: list[str] = []
     if TASKS in present and TASKS in versions:
         try:

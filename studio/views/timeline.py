@@ -17,6 +17,7 @@ Signals for the run controller (it owns runs):
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, QPoint, Qt, QTimer, Signal
@@ -34,8 +35,9 @@ from PySide6.QtWidgets import (
 
 from studio.models.timeline import Branch, CheckpointNode, CheckpointRecord, TimelineModel
 from studio.models.timeline_sources import records_from_events, records_from_saver
+from studio.timetravel import start_warmup
 from studio.views.timeline_items import ITEM_ROLE, TimelineDelegate, TimelineItemModel
-from studio.views.tt_theme import colors
+from studio.views.tt_theme import colors, protect_refcounts
 
 __all__ = ["TimelineDock", "load_records"]
 
@@ -72,6 +74,7 @@ class TimelineDock(QWidget):
     editApplied = Signal(str)
 
     def __init__(self, hub: Any, parent: QWidget | None = None) -> None:
+        protect_refcounts()  # PySide6 6.12 on Python 3.11, see tt_theme
         super().__init__(parent)
         self.hub = hub
         self.timeline = TimelineModel(hub.thread_id)
@@ -80,6 +83,9 @@ class TimelineDock(QWidget):
         """A checkpoint marked for "Compare with marked"."""
         self._syncing = False
         self._dialogs: list[QWidget] = []
+        self.warmup_enabled = True
+        """Read the branch tips in the background after a load (see ``timetravel.start_warmup``)."""
+        self.warmup: threading.Thread | None = None
 
         self.view = QTreeView(self)
         self.view.setModel(self.item_model)
@@ -179,6 +185,18 @@ class TimelineDock(QWidget):
             records = []
         self.timeline.load(records)
         self._update_summary()
+        if self.warmup_enabled:
+            self.warm_up()
+
+    def warm_up(self) -> threading.Thread | None:
+        """Cache the thread's checkpoints in the background, so any selection reads fast."""
+        saver = self.hub.checkpointer
+        tips = sorted(self.timeline.tips(), key=lambda n: n.step or 0, reverse=True)
+        if not tips or not hasattr(saver, "_load_value") or self.hub.status in _BUSY:
+            return None
+        ids = [t.checkpoint_id for t in tips]
+        self.warmup = start_warmup(saver, self.hub.thread_id, ids, len(self.timeline))
+        return self.warmup
 
     def _on_thread(self, thread_id: str) -> None:
         self.timeline.load([], keep_markers=False)
