@@ -3,7 +3,8 @@
 An agent file is loaded afresh on every load and restart (``spec_factory``), so a scripted
 model starts its script again.  It may define ``INPUT`` (or ``DEFAULT_INPUT``): the first
 message, as the CLI reads it; and ``build_agent(model=...)``: how to build the same agent on
-another model (``model_builder``), which re-running with a replay model needs.
+another model (``model_builder``), which re-running with a replay model needs, and running on
+the model chosen in Settings.
 """
 
 from __future__ import annotations
@@ -45,8 +46,13 @@ def user_message(text: str) -> dict[str, Any]:
     return {"messages": [HumanMessage(content=text)]}
 
 
-def spec_factory(spec: str) -> AgentFactory:
-    """A factory that loads ``spec`` afresh each time (``AgentLoadError`` on failure)."""
+def spec_factory(spec: str, model_source: Callable[[], Any] | None = None) -> AgentFactory:
+    """A factory that loads ``spec`` afresh each time (``AgentLoadError`` on failure).
+
+    ``model_source()`` (asked on every load) may return a chat model to run the agent on
+    instead of the file's own (the Settings' OpenAI-compatible model); it is used when the file
+    has ``build_agent(model=...)``, else the file's ``agent`` runs as written.
+    """
 
     def factory() -> tuple[Any, Any]:
         from engine.loader import load_target
@@ -56,7 +62,12 @@ def spec_factory(spec: str) -> AgentFactory:
             (getattr(loaded.module, a) for a in INPUT_ATTRS if hasattr(loaded.module, a)), None
         )
         factory.module = loaded.module  # type: ignore[attr-defined]
-        return loaded.graph, default
+        graph = loaded.graph
+        model = model_source() if model_source is not None else None
+        build = model_builder(loaded.module) if model is not None else None
+        if build is not None:
+            graph = build(model)
+        return graph, default
 
     return factory
 

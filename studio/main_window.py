@@ -23,7 +23,7 @@ from studio.dialogs.errors import ErrorDialog
 from studio.hub import Hub
 from studio.scenarios import Scenario, builtin_scenarios
 from studio.session import STAY, NeedsInput, RunController
-from studio.settings_store import StudioSettings, apply_model_env
+from studio.settings_store import StudioSettings, apply_model_env, settings_model
 from studio.theme import apply_theme, icon
 from studio.views.breakpoints_panel import BreakpointsPanel
 from studio.views.graph_panel import GraphPanel
@@ -246,6 +246,7 @@ class MainWindow(QMainWindow):
             self.hub.subscribe(topic, lambda *_a: self._refresh())
         self.hub.subscribe("theme", self._apply_theme)
         ctl.on_problem.append(self._on_problem)
+        ctl.model_source = lambda: settings_model(self.settings)
         ctl.on_idle.append(self._refresh)
 
     def _on_problem(self, exc: BaseException) -> None:

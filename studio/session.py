@@ -95,6 +95,8 @@ class RunController(SessionCommands):
         self.threads: list[str] = []
         self.last_error: str | None = None
         self.pending_interrupts: list[InterruptRaised] = []
+        self.model_source: Callable[[], Any] | None = None
+        """Returns the model agents should run on (None: the file's own, e.g. scripted)."""
         self.on_problem: list[Callable[[BaseException], None]] = []
         """Called with errors no caller can catch (a restart that cannot load the file)."""
         self.on_idle: list[Callable[[], None]] = []
@@ -112,7 +114,7 @@ class RunController(SessionCommands):
 
     def load(self, spec: str, label: str | None = None) -> None:
         """Load ``file.py:attr`` (``AgentLoadError`` with a one-line reason if it cannot)."""
-        factory = spec_factory(spec)
+        factory = spec_factory(spec, lambda: self.model_source() if self.model_source else None)
         graph, default = factory()
         self.spec = spec
         self._install(factory, graph, default, label or short_label(spec))

@@ -1,9 +1,10 @@
 """The studio's preferences: theme, model provider, recent files (JSON; never an API key).
 
 Stored in ``$STEPWISE_CONFIG_DIR/studio.json`` (else ``$XDG_CONFIG_HOME/stepwise`` or
-``~/.config/stepwise``).  The model provider reaches agent files through the environment of
-this process only: ``STEPWISE_MODEL`` (``openai:<model>``) and ``STEPWISE_BASE_URL``; the key
-is read by the OpenAI client from ``OPENAI_API_KEY`` and is never written anywhere by us.
+``~/.config/stepwise``).  The model provider reaches agents two ways: files with
+``build_agent(model=...)`` are built on ``settings_model(...)``; any file can read the
+environment of this process, ``STEPWISE_MODEL`` (``openai:<model>``) and ``STEPWISE_BASE_URL``.
+The key is read by the OpenAI client from ``OPENAI_API_KEY`` and is never written anywhere.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-__all__ = ["MAX_RECENT", "StudioSettings", "apply_model_env", "config_path"]
+__all__ = ["MAX_RECENT", "StudioSettings", "apply_model_env", "config_path", "settings_model"]
 
 MAX_RECENT = 8
 PROVIDERS = ("scripted", "openai")
@@ -82,3 +83,12 @@ def apply_model_env(settings: StudioSettings, environ: dict[str, str] | None = N
     else:
         env.pop("STEPWISE_MODEL", None)
         env.pop("STEPWISE_BASE_URL", None)
+
+
+def settings_model(settings: StudioSettings) -> Any:
+    """The chat model Settings ask for (None: scripted, the agent file's own model)."""
+    if settings.provider != "openai" or not settings.model.strip():
+        return None
+    from engine.models import OpenAIChatModel
+
+    return OpenAIChatModel(settings.model.strip(), base_url=settings.base_url.strip() or None)

@@ -101,8 +101,9 @@ class SettingsDialog(QDialog):
         look_form.addRow("Theme", self.theme_box)
 
         note = QLabel(
-            "Agent files read the model from STEPWISE_MODEL / STEPWISE_BASE_URL; the change applies "
-            "the next time an agent is loaded or restarted.",
+            "Agent files with build_agent(model=...), like the built-in scenarios, run on this "
+            "model; any file can read STEPWISE_MODEL / STEPWISE_BASE_URL. It applies the next "
+            "time an agent is loaded or restarted.",
             self,
         )
         note.setObjectName("muted")

@@ -261,3 +261,24 @@ def test_retry_failed_plan_steps_from_the_plan_dock(qtbot: Any, qloop: Any, tmp_
     )
     steps = window.hub.snapshot().values["steps"]  # type: ignore[union-attr]
     assert all(s["status"] == "succeeded" for s in steps), steps
+
+
+def test_agents_run_on_the_model_chosen_in_settings(
+    qtbot: Any, qloop: Any, tmp_path: Path, server: FakeOpenAIServer
+) -> None:
+    from studio.settings_store import StudioSettings
+
+    window = make_window(qtbot, tmp_path)
+    window.settings = StudioSettings(
+        provider="openai", base_url=server.base_url, model="served-model"
+    )
+    server.reply_text("Sunny in both cities.")
+    scenario = find_scenario("parallel_tools")
+    assert scenario is not None and window.load_spec(scenario.spec, "parallel_tools")
+    window.actions_.run.trigger()
+    run_until(
+        qloop, lambda: window.hub.status in ("done", "error") and window.actions_.run.isEnabled()
+    )
+    assert window.hub.status == "done", window.controller.last_error
+    assert server.requests and server.requests[0]["model"] == "served-model"
+    assert window.hub.snapshot().values["messages"][-1].text == "Sunny in both cities."  # type: ignore[union-attr]
