@@ -24,10 +24,13 @@ class _ListPicker(QDialog):
     """A titled list with OK/Cancel; double-click or Return picks.  ``list_widget``,
     ``ok_button`` and ``cancel_button`` are attributes."""
 
+    _ROW_WIDTH = 620
+
     def __init__(self, title: str, intro: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle(title)
-        self.setMinimumSize(560, 340)
+        self.setMinimumSize(self._ROW_WIDTH + 40, 420)
+        self._texts: list[str] = []
         label = QLabel(intro, self)
         label.setObjectName("muted")
         label.setWordWrap(True)
@@ -49,13 +52,37 @@ class _ListPicker(QDialog):
         layout.addWidget(buttons)
 
     def _add(self, text: str, data: object, tooltip: str = "") -> None:
+        """A row: the first line of ``text`` in bold, the rest (a description) underneath."""
         item = QListWidgetItem(text)
         item.setData(_DATA, data)
         item.setToolTip(tooltip)
-        item.setSizeHint(QSize(0, 44 if "\n" in text else 28))
+        title, _, rest = text.partition("\n")
+        row = QWidget()
+        box = QVBoxLayout(row)
+        box.setContentsMargins(8, 6, 8, 6)
+        box.setSpacing(2)
+        name = QLabel(title, row)
+        name.setObjectName("pickerTitle")
+        box.addWidget(name)
+        if rest:
+            description = QLabel(rest, row)
+            description.setObjectName("muted")
+            description.setWordWrap(True)
+            box.addWidget(description)
+        row.setFixedWidth(self._ROW_WIDTH)
+        row.adjustSize()
+        item.setSizeHint(QSize(self._ROW_WIDTH, row.sizeHint().height()))
+        item.setText("")  # the row widget shows it; the item keeps the data
+        item.setData(Qt.ItemDataRole.AccessibleTextRole, text)
         self.list_widget.addItem(item)
+        self.list_widget.setItemWidget(item, row)
+        self._texts.append(text)
         if self.list_widget.count() == 1:
             self.list_widget.setCurrentRow(0)
+
+    def texts(self) -> list[str]:
+        """Each row's text: name, then the description on the next line."""
+        return list(self._texts)
 
     def _chosen(self) -> object | None:
         item = self.list_widget.currentItem()

@@ -40,6 +40,8 @@ async def drive(window: Any, out: Path) -> None:
     await asyncio.sleep(0.3)
     grab(out / "studio_loaded.png")
 
+    await dialogs(window, out)
+
     def pauses() -> int:
         return sum(1 for e in hub.events if e.kind == "debug.paused")
 
@@ -74,6 +76,25 @@ async def drive(window: Any, out: Path) -> None:
     grab(out / "studio_done_dark.png")
     hub.set_theme("light")
     window.close()
+
+
+async def dialogs(window: Any, out: Path) -> None:
+    """The scenario picker, the settings and an error dialog, each over the window."""
+    window.menus.pick_scenario()
+    await asyncio.sleep(0.3)
+    grab(out / "dialog_scenarios.png")
+    window.menus.scenario_picker.reject()
+    window.menus.open_settings()
+    await asyncio.sleep(0.3)
+    grab(out / "dialog_settings.png")
+    window.menus.settings_dialog.reject()
+    broken = out / "broken_agent.py"
+    broken.write_text("from engine.agents import create_agent\n\nagent = create_agent(\n")
+    window.open_agent_file(str(broken))
+    await asyncio.sleep(0.3)
+    grab(out / "dialog_error.png")
+    window.error_dialog.accept()
+    await asyncio.sleep(0.1)
 
 
 def main() -> int:

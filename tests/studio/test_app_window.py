@@ -22,7 +22,7 @@ def test_scenario_picker_lists_descriptions_and_loads_the_pick(
     window = make_window(qtbot, tmp_path)
     future = window.menus.pick_scenario()
     picker = window.menus.scenario_picker
-    texts = [picker.list_widget.item(i).text() for i in range(picker.list_widget.count())]
+    texts = picker.texts()
     assert texts[0].startswith("retry_todos\n") and all(
         "\n" in t and t.split("\n")[1] for t in texts
     )
@@ -50,7 +50,7 @@ def test_a_file_with_two_graphs_asks_which_one(qtbot: Any, qloop: Any, tmp_path:
     window = make_window(qtbot, tmp_path)
     result = window.open_agent_file(str(two))
     picker = window.graph_picker
-    assert [picker.list_widget.item(i).text() for i in range(2)] == ["first", "second"]
+    assert picker.texts() == ["first", "second"]
     picker.list_widget.setCurrentRow(1)
     picker.ok_button.click()
     assert qloop.run_until_complete(result) is True
