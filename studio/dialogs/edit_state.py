@@ -103,6 +103,9 @@ class EditStateDialog(QDialog):
         self.values_edit.textChanged.connect(self.validate)
         # messages tab
         self.message_list = QListWidget()
+        self.message_list.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.message_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.message_list.setUniformItemSizes(True)
         self.message_list.currentRowChanged.connect(self._show_message)
         self.message_edit = QPlainTextEdit()
         self.message_edit.setFont(_mono())
@@ -156,9 +159,15 @@ class EditStateDialog(QDialog):
         self.apply_resume_button.clicked.connect(lambda: self._launch(resume=True))
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.clicked.connect(self.reject)
+        self.as_node_combo.setToolTip(
+            "The edit counts as this node's output: the node's outgoing edges decide what runs next."
+        )
         bottom = QHBoxLayout()
         bottom.addWidget(QLabel("As node:"))
         bottom.addWidget(self.as_node_combo)
+        hint = QLabel("its edges decide what runs next")
+        hint.setStyleSheet(f"color: {self.c.muted}")
+        bottom.addWidget(hint)
         bottom.addStretch(1)
         bottom.addWidget(self.cancel_button)
         bottom.addWidget(self.apply_resume_button)

@@ -113,6 +113,8 @@ def message_preview(msg: BaseMessage, limit: int = 90) -> str:
     if msg.type == "tool":
         mark = "✗" if getattr(msg, "status", "success") == "error" else "✓"
         return _clip(f"{role} {mark} {msg.text}", limit)
+    if not msg.text.strip():
+        return f"{role}: (empty)"
     return _clip(f"{role}: {msg.text}", limit)
 
 

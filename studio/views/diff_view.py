@@ -1,7 +1,7 @@
 """The Diff dock: what changed at the selected checkpoint (against its parent by default), or
 between any two checkpoints the user picked.
 
-``DiffView(hub)`` follows the selection (None = the live tip).  "📌 Pin as base" keeps the
+``DiffView(hub)`` follows the selection (None = the live tip).  "Pin as base" keeps the
 shown checkpoint as the base: selecting others then diffs them against it.  ``set_pair(base,
 target)`` shows a fixed pair (the Timeline's ``diffRequested`` signal connects here);
 "Back to parent" returns to following the selection.  ``diff`` is the shown ``StateDiff``.
@@ -12,7 +12,15 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QTextBrowser, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QSizePolicy,
+    QTextBrowser,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from engine.graph.types import StateSnapshot
 from studio.models.state_diff import StateDiff, diff_states
@@ -51,8 +59,10 @@ class DiffView(QWidget):
 
         self.header = QLabel("")
         self.header.setTextFormat(Qt.TextFormat.RichText)
+        self.header.setMinimumWidth(40)  # a long header must not widen the dock
+        self.header.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.pin_button = QToolButton()
-        self.pin_button.setText("📌 Pin as base")
+        self.pin_button.setText("Pin as base")
         self.pin_button.setToolTip("Diff the checkpoints you select next against this one")
         self.pin_button.setCheckable(True)
         self.pin_button.setAutoRaise(True)
@@ -174,10 +184,10 @@ class DiffView(QWidget):
         against = "its parent" if not self.fixed and self.pinned is None else _label(base)
         if base is None:
             against = "an empty state"
-        pin = " 📌" if self.pinned else ""
+        pin = f' <span style="color:{c.accent}">(pinned)</span>' if self.pinned else ""
         self.header.setText(
             f"<b>{esc(_label(target))}</b> "
-            f'<span style="color:{c.muted}">against</span> <b>{esc(against)}</b>{pin}'
+            f'<span style="color:{c.muted}">vs</span> <b>{esc(against)}</b>{pin}'
         )
         self.browser.setHtml(page(diff_html(self.diff, c), c))
         return self.diff

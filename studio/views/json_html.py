@@ -1,27 +1,24 @@
-"""JSON text highlighted with pygments, as HTML for a ``QTextBrowser``.
+"""A checkpoint's values as highlighted JSON for the State dock's JSON tab.
 
-Inline styles (``noclasses``) so the HTML needs no stylesheet.  Large documents are cut at
-``max_chars`` (highlighting megabytes would stall the UI) with a note saying how much is left
-out; the full value is always available through "Copy".
+Highlighting is the studio's shared one (``studio.highlight``: pygments, inline styles, one
+style per theme).  A large state is cut at ``max_chars`` at a line break (putting megabytes
+into a ``QTextBrowser`` would stall the UI), with a note saying how much was left out; "Copy"
+always gives the whole value.
 """
 
 from __future__ import annotations
 
-import html
 import json
 from typing import Any
 
-from pygments import highlight
-from pygments.formatters import HtmlFormatter
-from pygments.lexers import JsonLexer
-
 from engine.serde import to_jsonable
+from studio.highlight import highlight_json
 
 __all__ = ["MAX_CHARS", "json_html", "json_text"]
 
 MAX_CHARS = 200_000
-_STYLES = {"light": "xcode", "dark": "github-dark"}
-_LEXER = JsonLexer()
+HIGHLIGHTED = 60_000
+"""Characters coloured by pygments; the rest of the shown text is plain (still readable)."""
 
 
 def json_text(value: Any, max_chars: int = MAX_CHARS) -> tuple[str, int]:
@@ -39,17 +36,11 @@ def json_html(
 ) -> str:
     """``value`` as highlighted, pretty-printed JSON in a ``<pre>`` block."""
     text, omitted = json_text(value, max_chars)
-    style = _STYLES.get(theme, "xcode")
-    formatter = HtmlFormatter(style=style, noclasses=True, nowrap=True)
-    body = highlight(text, _LEXER, formatter)
-    bg = formatter.style.background_color or "#ffffff"
+    body = highlight_json(text, dark=theme == "dark", limit=HIGHLIGHTED)
     note = ""
     if omitted:
         note = (
             f'<p style="color:#9a6700">… {omitted:,} more characters not shown '
-            f"(use Copy to get the whole value)</p>"
+            f"(select a value and use Copy to get all of it)</p>"
         )
-    return (
-        f'<pre style="font-family:{html.escape(font)}; font-size:12px; background:{bg}; '
-        f'margin:0; padding:6px; white-space:pre-wrap">{body}</pre>{note}'
-    )
+    return f'<pre style="font-family:{font}; font-size:12px; margin:0; padding:6px; white-space:pre-wrap">{body}</pre>{note}'

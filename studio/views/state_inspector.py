@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QMenu,
+    QSizePolicy,
     QTabWidget,
     QTextBrowser,
     QToolButton,
@@ -83,6 +84,8 @@ class StateDock(QWidget):
 
         self.title = QLabel("No checkpoint yet")
         self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.title.setMinimumWidth(40)  # a long header must not widen the dock
+        self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.search = QLineEdit()
         self.search.setPlaceholderText(
             "Search keys and values…  (Enter: next, Shift+Enter: previous)"

@@ -183,7 +183,7 @@ def test_diff_of_two_checkpoints_and_pinning(qtbot: Any, qloop: Any) -> None:
     assert [c.after.type for c in diff.messages] == ["ai", "tool", "ai", "tool"]  # type: ignore[union-attr]
     assert diff.todos == ()
     assert diff.lines()[0].startswith('+ messages[3] ai → create_file(path="login.tsx"')
-    assert re.sub(r"<[^>]+>", "", s.diff.header.text()) == "step 9 (loop) against step 3 (loop)"
+    assert re.sub(r"<[^>]+>", "", s.diff.header.text()) == "step 9 (loop) vs step 3 (loop)"
     assert "create_file" in s.diff.browser.toPlainText()
     # pin step 3, then select step 6: diffed against the pin
     s.diff.follow_selection()
