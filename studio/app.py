@@ -104,6 +104,9 @@ async def _run(args: argparse.Namespace, driver: Driver | None = None) -> int:
         settings.theme = args.theme
     apply_theme(app, settings.theme)
     window = MainWindow(settings=settings)
+    from studio.gc_policy import GcPolicy
+
+    window.gc_policy = GcPolicy(window.hub)  # type: ignore[attr-defined]
     closed = asyncio.get_running_loop().create_future()
     app.lastWindowClosed.connect(lambda: closed.done() or closed.set_result(0))
     exit_when = os.environ.get("STEPWISE_EXIT_AFTER_PAINT", "")

@@ -239,3 +239,26 @@ def test_hub_topics_include_the_shell_ones() -> None:
     hub.set_focus("tools")
     hub.set_theme("dark")
     assert seen == ["tools", "dark"] and hub.focus_node == "tools" and hub.theme == "dark"
+
+
+def test_gc_policy_freezes_during_a_run_and_collects_after_it() -> None:
+    import gc
+
+    from studio.gc_policy import GcPolicy
+
+    hub = Hub()
+    try:
+        policy = GcPolicy(hub)
+        frozen = gc.get_freeze_count()
+        hub.set_status("running")
+        garbage = [[] for _ in range(1000)]
+        for g in garbage:
+            g.append(g)  # cycles: only the collector frees them
+        del garbage, g
+        hub.add_events([RunStarted(run_id="r")])
+        assert gc.get_freeze_count() >= frozen + 1000
+        hub.set_status("done")  # no running loop here: collects at once
+        assert policy.collections == 1
+        assert gc.get_freeze_count() < frozen + 1000, "the run's cyclic garbage was collected"
+    finally:
+        gc.unfreeze()
