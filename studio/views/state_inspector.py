@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from PySide6.QtCore import QModelIndex, Qt, Signal
+from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -91,9 +91,11 @@ class StateDock(QWidget):
             "Search keys and values…  (Enter: next, Shift+Enter: previous)"
         )
         self.search.setClearButtonEnabled(True)
-        self.search.textChanged.connect(self._on_search_text)
-        self.search.returnPressed.connect(self.next_match)
-        QShortcut(QKeySequence("Shift+Return"), self.search, activated=self.previous_match)
+        self.search.textChanged.connect(self._on_typed)
+        self.search.returnPressed.connect(self._on_return)
+        self._search_timer = QTimer(self)
+        self._search_timer.setSingleShot(True)
+        self._search_timer.timeout.connect(lambda: self._on_search_text(self.search.text()))
         self.match_label = QLabel("")
         self.copy_button = QToolButton()
         self.copy_button.setText("Copy")
@@ -118,8 +120,10 @@ class StateDock(QWidget):
         header.setStretchLastSection(False)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
-        header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
-        header.resizeSection(0, 190)
+        # fixed widths: ResizeToContents measures every expanded row (slow at 10,000 messages)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Interactive)
+        header.resizeSection(0, 170)
+        header.resizeSection(2, 118)
         QShortcut(QKeySequence.StandardKey.Copy, self.tree, activated=self.copy_selected)
         self.json_view = QTextBrowser()
         self.json_view.setOpenLinks(False)
@@ -237,6 +241,26 @@ class StateDock(QWidget):
         )
 
     # -- search ----------------------------------------------------------------------------------
+
+    def _on_typed(self, text: str) -> None:
+        """Search as you type; in a big state, once typing pauses (a search reads every value)."""
+        values = self.model.tree.values
+        size = sum(
+            len(v) for v in values.values() if isinstance(v, list | tuple) or hasattr(v, "__len__")
+        )
+        if size < 2000:
+            self._on_search_text(text)
+        else:
+            self._search_timer.start(250)
+
+    def _on_return(self) -> None:
+        if self._search_timer.isActive():
+            self._search_timer.stop()
+            self._on_search_text(self.search.text())
+        elif QGuiApplication.keyboardModifiers() & Qt.KeyboardModifier.ShiftModifier:
+            self.previous_match()
+        else:
+            self.next_match()
 
     def _on_search_text(self, text: str) -> None:
         self.matches = self.model.tree.find(text) if text.strip() else []
