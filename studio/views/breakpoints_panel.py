@@ -84,7 +84,7 @@ class BreakpointsPanel(QWidget):
         self.remove_button.clicked.connect(self.remove_selected)
         hub.subscribe("breakpoints", self.refresh)
         hub.subscribe("graph", lambda _g: self._on_kind_changed())
-        hub.subscribe("events", self._on_events)
+        hub.subscribe("status", self._on_status)
         self._on_kind_changed()
         self.refresh()
 
@@ -128,9 +128,9 @@ class BreakpointsPanel(QWidget):
             self._filling = False
         self.remove_button.setEnabled(self.tree.topLevelItemCount() > 0)
 
-    def _on_events(self, batch: list[object]) -> None:
-        if any(getattr(ev, "kind", "") == "debug.paused" for ev in batch):
-            self.refresh()  # hit counts changed
+    def _on_status(self, status: str) -> None:
+        if status == "paused":
+            self.refresh()  # a breakpoint was hit: its count changed
 
     def _on_item_changed(self, item: QTreeWidgetItem, column: int) -> None:
         if self._filling or column != 0:

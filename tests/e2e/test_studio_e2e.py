@@ -138,6 +138,7 @@ def test_breakpoint_on_tools_then_f10_then_shift_f5(
     assert dbg.current_event.kind == "node.started" and dbg.current_event.node == "tools"  # type: ignore[union-attr]
     assert window.actions_.run.text() == "Continue" and window.actions_.step_out.isEnabled()
     assert window.status.state_label.text() == "Paused: before node tools"
+    assert window.breakpoints_panel.tree.topLevelItem(0).text(1) == "1", "the hit is counted"
     pauses = sum(e.kind == "debug.paused" for e in hub.events)
     press(qtbot, window, Qt.Key.Key_F10)
     run_until(
