@@ -86,6 +86,7 @@ class TimelineDock(QWidget):
         self.warmup_enabled = True
         """Read the branch tips in the background after a load (see ``timetravel.start_warmup``)."""
         self.warmup: threading.Thread | None = None
+        self._warm_next = True
 
         self.view = QTreeView(self)
         self.view.setModel(self.item_model)
@@ -155,7 +156,7 @@ class TimelineDock(QWidget):
         self.item_model.rowsInserted.connect(self._on_rows_inserted)
         self.item_model.modelReset.connect(self._after_reset)
         self._unsubs = [
-            hub.subscribe("graph", lambda _d: self.schedule_reload()),
+            hub.subscribe("graph", lambda _d: self.schedule_reload(warm=True)),
             hub.subscribe("thread", self._on_thread),
             hub.subscribe("reset", self.schedule_reload),
             hub.subscribe("checkpoints", self.schedule_reload),
@@ -172,7 +173,10 @@ class TimelineDock(QWidget):
 
     # -- loading -------------------------------------------------------------------------------
 
-    def schedule_reload(self) -> None:
+    def schedule_reload(self, warm: bool = False) -> None:
+        """Reload on the next loop turn; ``warm`` also caches the checkpoints in the background
+        (after a graph or thread change, not at a run's start: the run writes the same saver)."""
+        self._warm_next = self._warm_next or warm
         self._reload_timer.start()
 
     def reload(self) -> None:
@@ -185,8 +189,9 @@ class TimelineDock(QWidget):
             records = []
         self.timeline.load(records)
         self._update_summary()
-        if self.warmup_enabled:
+        if self.warmup_enabled and self._warm_next:
             self.warm_up()
+        self._warm_next = False
 
     def warm_up(self) -> threading.Thread | None:
         """Cache the thread's checkpoints in the background, so any selection reads fast."""
@@ -200,7 +205,7 @@ class TimelineDock(QWidget):
 
     def _on_thread(self, thread_id: str) -> None:
         self.timeline.load([], keep_markers=False)
-        self.schedule_reload()
+        self.schedule_reload(warm=True)
 
     def _on_events(self, batch: list[Any]) -> None:
         if any(
