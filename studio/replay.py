@@ -32,7 +32,14 @@ from engine.recording import CheckpointInfo, RunInfo, Session, SessionRecorder
 from studio.models.timeline import CheckpointRecord, TimelineModel
 from studio.timetravel import ReplayPlan, RerunResult, arerun, replay_plan
 
-__all__ = ["OpenedSession", "SessionGraph", "open_session", "open_session_into", "session_records"]
+__all__ = [
+    "OpenedSession",
+    "SessionGraph",
+    "open_session",
+    "open_session_into",
+    "recorded_model_events",
+    "session_records",
+]
 
 _INTERNAL_PREFIXES = ("__", "branch:", "join:")
 _MODEL_KINDS = ["model.request", "model.response"]
@@ -63,6 +70,19 @@ def session_records(session: Session, thread_id: str) -> list[CheckpointRecord]:
             )
         )
     return out
+
+
+def recorded_model_events(path: str | os.PathLike[str], thread_id: str) -> list[EventBase]:
+    """Every recorded model request and response of a thread, in order, from a session file.
+
+    For "Re-run with replay" on a live thread: the hub only holds the events since the last
+    reset, the file holds every run (flush the recorder first)."""
+    with Session.open(path) as session:
+        return [
+            ev
+            for run in session.runs(thread_id)
+            for ev in session.iter_events(run.run_id, kinds=_MODEL_KINDS)
+        ]
 
 
 class SessionGraph:

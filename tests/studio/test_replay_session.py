@@ -9,7 +9,7 @@ from typing import Any
 from engine.recording import SessionRecorder
 from studio.hub import Hub
 from studio.models.timeline import TimelineModel, iter_tree
-from studio.replay import open_session, open_session_into
+from studio.replay import open_session, open_session_into, recorded_model_events
 from tests.studio.tt_agents import build_seed, seed_input
 
 
@@ -131,3 +131,15 @@ def test_rerun_a_recorded_session_with_a_changed_prompt(tmp_path: Path) -> None:
     result = asyncio.run(opened.arerun(timeline, after_todos.checkpoint_id, same))
     assert result.status == "done" and result.plan.model.served == 3
     opened.close()
+
+
+def test_recorded_model_events_cover_every_run_of_the_thread(tmp_path: Path) -> None:
+    seed, _ = _record(tmp_path / "seed.stepwise")
+    events = recorded_model_events(tmp_path / "seed.stepwise", "seed")
+    expected = [
+        (e.run_id, e.seq) for e in seed.events if e.kind in ("model.request", "model.response")
+    ]
+    assert [(e.run_id, e.seq) for e in events] == expected and len(
+        expected
+    ) == 10  # 5 calls, 1 failed
+    assert recorded_model_events(tmp_path / "seed.stepwise", "other") == []
