@@ -11,7 +11,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QSize, Qt, QTimer
+from PySide6.QtCore import QByteArray, QSize, Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QShowEvent
 from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QToolBar, QWidget
 
@@ -32,6 +32,9 @@ from studio.views.status_bar import RunStatusBar
 from studio.window_menus import build_menus
 
 __all__ = ["MainWindow"]
+
+_LAYOUT_VERSION = 1
+"""Bump when the dock set changes so an old saved layout is not applied to a new window."""
 
 
 class MainWindow(QMainWindow):
@@ -171,7 +174,23 @@ class MainWindow(QMainWindow):
         super().showEvent(event)
         if not self._sized:
             self._sized = True
-            QTimer.singleShot(0, self.apply_default_sizes)
+            if not self.restore_layout():
+                QTimer.singleShot(0, self.apply_default_sizes)
+
+    def save_layout(self) -> str:
+        """Geometry and dock layout as text (kept in the settings)."""
+        geometry = bytes(self.saveGeometry().toBase64().data()).decode()
+        state = bytes(self.saveState(_LAYOUT_VERSION).toBase64().data()).decode()
+        return f"{geometry}|{state}"
+
+    def restore_layout(self, text: str | None = None) -> bool:
+        """Restore a saved layout (False when there is none or it does not fit this build)."""
+        text = self.settings.layout if text is None else text
+        geometry, sep, state = text.partition("|")
+        if not sep:
+            return False
+        ok = self.restoreGeometry(QByteArray.fromBase64(geometry.encode()))
+        return self.restoreState(QByteArray.fromBase64(state.encode()), _LAYOUT_VERSION) and ok
 
     def _wire_dock(self, key: str, widget: QWidget) -> None:
         """Connect a dock's requests to the run controller (runs belong to it)."""
@@ -236,7 +255,7 @@ class MainWindow(QMainWindow):
         a.step_out.triggered.connect(lambda: self._step("step_out"))
         a.stop.triggered.connect(ctl.stop)
         a.restart.triggered.connect(self.restart)
-        a.toggle_breakpoint.triggered.connect(self.graph_panel.toggle_selected_breakpoint)
+        a.toggle_breakpoint.triggered.connect(self.toggle_breakpoint)
         self.input_bar.send_button.clicked.connect(self.send_message)
         self.input_bar.new_thread_button.clicked.connect(self.new_thread)
         self.input_bar.thread_box.activated.connect(
@@ -388,6 +407,13 @@ class MainWindow(QMainWindow):
         except NeedsInput as exc:
             self._ask_for_input(str(exc))
 
+    def toggle_breakpoint(self) -> None:
+        """F9: the breakpoint before the node selected in the graph."""
+        if not self.graph_panel.toggle_selected_breakpoint():
+            self.status.show_message(
+                "Click a node in the graph first, then F9 toggles its breakpoint"
+            )
+
     def restart(self) -> None:
         apply_model_env(self.settings)
         try:
@@ -421,6 +447,7 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:
         self.controller.close()
         if self.save_settings:
+            self.settings.layout = self.save_layout()
             self.settings.save()
         super().closeEvent(event)
 

@@ -38,6 +38,8 @@ class StudioSettings:
     model: str = ""
     recent: list[str] = field(default_factory=list)
     """Recently opened agent specs (``file.py:attr``) and session files, newest first."""
+    layout: str = ""
+    """The window's geometry and dock layout (Qt's saved state, base64), restored on start."""
 
     @classmethod
     def load(cls, path: Path | None = None) -> StudioSettings:
@@ -55,6 +57,8 @@ class StudioSettings:
         if out.provider not in PROVIDERS:
             out.provider = "scripted"
         out.recent = [str(r) for r in out.recent if isinstance(r, str)][:MAX_RECENT]
+        if not isinstance(out.layout, str):
+            out.layout = ""
         return out
 
     def save(self, path: Path | None = None) -> None:

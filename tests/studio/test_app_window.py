@@ -282,3 +282,19 @@ def test_agents_run_on_the_model_chosen_in_settings(
     assert window.hub.status == "done", window.controller.last_error
     assert server.requests and server.requests[0]["model"] == "served-model"
     assert window.hub.snapshot().values["messages"][-1].text == "Sunny in both cities."  # type: ignore[union-attr]
+
+
+def test_the_dock_layout_is_saved_and_restored(qtbot: Any, tmp_path: Path) -> None:
+    from PySide6.QtCore import Qt
+
+    window = make_window(qtbot, tmp_path)
+    window.docks["breakpoints"].setFloating(True)
+    window.removeDockWidget(window.docks["messages"])
+    window.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, window.docks["messages"])
+    window.docks["messages"].show()
+    saved = window.save_layout()
+    other = make_window(qtbot, tmp_path / "other")
+    assert other.restore_layout(saved)
+    assert other.dockWidgetArea(other.docks["messages"]) == Qt.DockWidgetArea.LeftDockWidgetArea
+    assert other.docks["breakpoints"].isFloating()
+    assert not other.restore_layout("") and not other.restore_layout("garbage")
