@@ -27,10 +27,12 @@ class WindowMenus:
         self.debug = bar.addMenu("&Debug")
         self.faults = bar.addMenu("F&aults")
         self.view = bar.addMenu("&View")
+        self.help = bar.addMenu("&Help")
         self.file_dialog: QFileDialog | None = None
         self._build_file()
         self._build_debug()
         self._build_view()
+        self.shortcuts_action = self.help.addAction("Keyboard Shortcuts", self.show_shortcuts)
         self.refresh_faults()
         window.hub.subscribe("graph", lambda _g: self.refresh_faults())
 
@@ -186,6 +188,12 @@ class WindowMenus:
     def _inject_tool_error(self, tool: str | None) -> None:
         self.w.controller.inject_tool_error(tool)
         self.w.status.show_message(f"Armed: the next call of {tool or 'any tool'} raises OSError")
+
+    def show_shortcuts(self) -> asyncio.Future[int]:
+        from studio.dialogs.shortcuts import ShortcutsDialog
+
+        self.shortcuts_dialog = ShortcutsDialog(self.w.actions_.all, self.w)
+        return show_dialog(self.shortcuts_dialog)
 
     # -- View ---------------------------------------------------------------------------------
 

@@ -298,3 +298,13 @@ def test_the_dock_layout_is_saved_and_restored(qtbot: Any, tmp_path: Path) -> No
     assert other.dockWidgetArea(other.docks["messages"]) == Qt.DockWidgetArea.LeftDockWidgetArea
     assert other.docks["breakpoints"].isFloating()
     assert not other.restore_layout("") and not other.restore_layout("garbage")
+
+
+def test_help_lists_the_debugger_keys(qtbot: Any, qloop: Any, tmp_path: Path) -> None:
+    window = make_window(qtbot, tmp_path)
+    future = window.menus.show_shortcuts()
+    text = window.menus.shortcuts_dialog.table_label.text()
+    for key in ("F5", "Shift+F5", "F10", "F11", "Shift+F11", "F9", "F6", "Ctrl+Shift+F5"):
+        assert f"<b>{key}</b>" in text
+    window.menus.shortcuts_dialog.close_button.click()
+    assert qloop.run_until_complete(future) == 0
