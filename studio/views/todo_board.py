@@ -108,11 +108,13 @@ class CardWidget(QFrame):
         number.setObjectName("Muted")
         top.addWidget(number)
         top.addStretch(1)
-        self.badge = QLabel(self._badge_text())
+        # parented at once: a parentless label made visible would flash up as its own
+        # top-level window and steal focus from the main window
+        self.badge = QLabel(self._badge_text(), self)
         self.badge.setObjectName("Badge")
         self.badge.setProperty("change", card.change or "")
-        self.badge.setVisible(card.change is not None)
         top.addWidget(self.badge)
+        self.badge.setVisible(card.change is not None)
         box.addLayout(top)
         self.text = QLabel(("✓ " if card.status == "completed" else "") + card.content)
         self.text.setObjectName("CardText")
