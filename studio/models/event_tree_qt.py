@@ -33,6 +33,9 @@ __all__ = ["EventTreeModel"]
 
 Index = QModelIndex | QPersistentModelIndex
 _POINT_MUTED = frozenset({"state", "checkpoint"})
+_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+_NO_FLAGS = Qt.ItemFlag.NoItemFlags
+_INVALID = QModelIndex()
 
 
 class EventTreeModel(QAbstractItemModel):
@@ -51,6 +54,9 @@ class EventTreeModel(QAbstractItemModel):
         self._shown: dict[Row, int] = {self.tree.root: 0}
         """Parents Qt has fetched -> how many of their visible children it knows."""
         self._full: dict[Row, bool] = {}
+        """Parents touched since the last sync -> whether Qt had all their children then."""
+        self._delta = TreeDelta()
+        """Changes not synced to Qt yet."""
         self._pending_insert: tuple[Row, int] | None = None
         self._updating = False
         self._tones: Tones = tones_for(QApplication.palette())
@@ -61,14 +67,37 @@ class EventTreeModel(QAbstractItemModel):
 
     # -- feeding -------------------------------------------------------------------------------
 
-    def add_events(self, events: Iterable[EventBase]) -> TreeDelta:
+    def add_events(self, events: Iterable[EventBase], *, sync: bool = True) -> TreeDelta:
+        """Ingest ``events``; with ``sync=False`` Qt hears of the new rows only at the next
+        ``sync()`` (a flood is ingested in many slices and shown a few times a second)."""
         self._updating = True  # no fetchMore from listeners of our own signals meanwhile
         try:
             delta = self.tree.add_batch(events, self)
-            self._sync(delta)
+            self._merge(delta)
+            if sync:
+                self._sync()
         finally:
             self._updating = False
         return delta
+
+    def sync(self) -> None:
+        """Tell Qt about everything ingested since the last sync."""
+        self._updating = True
+        try:
+            self._sync()
+        finally:
+            self._updating = False
+
+    @property
+    def unsynced(self) -> bool:
+        return bool(self._delta.grown or self._delta.changed)
+
+    def _merge(self, delta: TreeDelta) -> None:
+        pending = self._delta
+        for parent, before in delta.grown.items():
+            pending.grown.setdefault(parent, before)
+        pending.changed |= delta.changed
+        pending.added += delta.added
 
     def clear(self) -> None:
         self.beginResetModel()
@@ -122,7 +151,8 @@ class EventTreeModel(QAbstractItemModel):
     def touch(self, parent: Row) -> None:
         # Empty parents count as fully fetched: their first children must reach Qt (the
         # expand arrow appears); parents with unfetched children stay lazy.
-        self._full[parent] = self._shown.get(parent, 0) >= len(self.tree.children(parent))
+        if parent not in self._full:
+            self._full[parent] = self._shown.get(parent, 0) >= len(self.tree.children(parent))
 
     def before_insert(self, parent: Row, pos: int) -> None:
         shown = self._shown.get(parent)
@@ -138,7 +168,8 @@ class EventTreeModel(QAbstractItemModel):
 
     # -- sync after a batch --------------------------------------------------------------------
 
-    def _sync(self, delta: TreeDelta) -> None:
+    def _sync(self) -> None:
+        delta, self._delta = self._delta, TreeDelta()
         root = self.tree.root
         for parent in delta.grown:
             if not self._full.pop(parent, False):
@@ -211,6 +242,7 @@ class EventTreeModel(QAbstractItemModel):
     def _reset_exposure(self) -> None:
         self._shown = {self.tree.root: 0}
         self._full.clear()
+        self._delta = TreeDelta()
         self._expose_root()
 
     def _index_for(self, row: Row) -> QModelIndex:
@@ -229,9 +261,12 @@ class EventTreeModel(QAbstractItemModel):
         return self._shown.get(self._parent_row(parent), 0)
 
     def hasChildren(self, parent: Index = QModelIndex()) -> bool:
+        # Hot: a tree view asks this for every visible row on each relayout.
+        if not parent.isValid():
+            return bool(self.tree.children(self.tree.root))
         if parent.column() > 0:
             return False
-        return bool(self.tree.children(self._parent_row(parent)))
+        return bool(self.tree.children(self.tree.rows[parent.internalId()]))
 
     def canFetchMore(self, parent: Index) -> bool:
         if parent.column() > 0 or self._updating:
@@ -249,11 +284,15 @@ class EventTreeModel(QAbstractItemModel):
             self._expose(row, None)
 
     def index(self, row: int, column: int, parent: Index = QModelIndex()) -> QModelIndex:
-        if column < 0 or column >= len(self.COLUMNS) or row < 0 or parent.column() > 0:
-            return QModelIndex()
-        p = self._parent_row(parent)
-        if row >= self._shown.get(p, 0):
-            return QModelIndex()
+        # Hot: called for every visible row on each relayout of the tree view.
+        if parent.isValid():
+            if parent.column() > 0:
+                return _INVALID
+            p = self.tree.rows[parent.internalId()]
+        else:
+            p = self.tree.root
+        if row < 0 or row >= self._shown.get(p, 0) or not 0 <= column < 4:
+            return _INVALID
         return self.createIndex(row, column, self.tree.children(p)[row].uid)
 
     def parent(self, index: Index = QModelIndex()) -> QModelIndex:  # type: ignore[override]
@@ -272,9 +311,7 @@ class EventTreeModel(QAbstractItemModel):
         return None
 
     def flags(self, index: Index) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+        return _FLAGS if index.isValid() else _NO_FLAGS
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():

@@ -123,6 +123,7 @@ class Transcript:
         self.tail: Entry | None = None
         """The reply being streamed or awaiting the state update (shown after ``entries``)."""
         self._tool_names: dict[str, str] = {}
+        self._tail_dirty = False
 
     def __len__(self) -> int:
         return len(self.entries) + (self.tail is not None)
@@ -139,6 +140,7 @@ class Transcript:
     # -- feeding -------------------------------------------------------------------------------
 
     def apply(self, events: Iterable[EventBase]) -> None:
+        """Follow ``events``; a streamed reply reports one change per call, not per token."""
         for ev in events:
             if ev.ns:  # a subgraph's channels are not this thread's messages
                 continue
@@ -154,6 +156,10 @@ class Transcript:
                 self._responded(d.get("message"), d.get("error"))
             elif kind == "run.finished":
                 self._drop_tail()
+        if self._tail_dirty:
+            self._tail_dirty = False
+            if self.tail is not None:
+                self._changed_tail()
 
     def set_messages(self, messages: Iterable[Any]) -> None:
         """Show exactly these messages (a checkpoint's); keeps the common prefix."""
@@ -223,7 +229,7 @@ class Transcript:
             slot["name"] = slot["name"] or str(ch.get("name") or "")
             slot["args"] += str(ch.get("args") or "")
         tail.version += 1
-        self._changed_tail()
+        self._tail_dirty = True
 
     def _responded(self, message: Any, error: Any) -> None:
         if error is not None or not isinstance(message, dict):

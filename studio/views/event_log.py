@@ -35,6 +35,8 @@ from PySide6.QtWidgets import (
 )
 
 from engine.events import EventBase
+from studio import qt_refcount
+from studio.gc_guard import GUARD
 from studio.highlight import dumps
 from studio.models.event_filter import EventFilter, FilterJob
 from studio.models.event_row import Row
@@ -58,11 +60,15 @@ class EventLogDock(QWidget):
     """Ingest budget per event-loop turn."""
     CHUNK = 400
     """Events handed to the model per call (each call is one batch of Qt inserts)."""
+    SYNC_S = 0.1
+    """While events keep coming, Qt sees new rows at most this often (the tree is always
+    current; a tree view re-lays out its visible rows on every insert batch)."""
     FILTER_SLICE_S = 0.012
     EXPAND_ALL_BELOW = 3000
     """After filtering, expand everything when at most this many rows are visible."""
 
     def __init__(self, hub: Hub, parent: QWidget | None = None) -> None:
+        qt_refcount.protect()  # PySide6 6.12 on Python 3.11: see studio.qt_refcount
         super().__init__(parent)
         self.setObjectName("EventLogDock")
         self.hub = hub
@@ -89,6 +95,7 @@ class EventLogDock(QWidget):
         lay.addWidget(self.status)
         self.status.setContentsMargins(6, 2, 6, 2)
 
+        GUARD.start()
         self._pending: deque[list[EventBase]] = deque()
         self._pending_count = 0
         self._head = 0
@@ -97,6 +104,9 @@ class EventLogDock(QWidget):
         self._drain_timer.setSingleShot(True)
         self._drain_timer.setInterval(0)
         self._drain_timer.timeout.connect(self._drain)
+        self._sync_timer = QTimer(self)
+        self._sync_timer.setSingleShot(True)
+        self._sync_timer.timeout.connect(self._show_ingested)
         self._job: FilterJob | None = None
         self._job_timer = QTimer(self)
         self._job_timer.setSingleShot(True)
@@ -106,6 +116,8 @@ class EventLogDock(QWidget):
         self._auto: set[Row] = set()
         self._expanding = False
         self._choices = (0, 0)
+        self._last_sync = 0.0
+        self._details_stale = False
         self._at_bottom = True
         """Whether the user left the view at its end (new rows do not change this)."""
         self.view.verticalScrollBar().valueChanged.connect(self._on_scrolled)
@@ -158,7 +170,8 @@ class EventLogDock(QWidget):
 
     @property
     def busy(self) -> bool:
-        return bool(self._pending_count) or self._job is not None
+        """Events queued, rows not shown yet, or a filter running."""
+        return bool(self._pending_count) or self.model.unsynced or self._job is not None
 
     def flush(self) -> None:
         """Ingest every queued event now."""
@@ -213,6 +226,7 @@ class EventLogDock(QWidget):
             self._drain_timer.start()
 
     def _on_reset(self) -> None:
+        GUARD.released()
         self._pending.clear()
         self._pending_count = 0
         self._head = 0
@@ -227,8 +241,9 @@ class EventLogDock(QWidget):
     # -- ingesting -----------------------------------------------------------------------------
 
     def _drain(self, budget_s: float | None = SLICE_S) -> None:
+        """Ingest queued events for up to ``budget_s``; show them to Qt (one batch of inserts,
+        then follow) when the queue is empty or ``SYNC_S`` passed since the last time."""
         start = time.perf_counter()
-        refresh_details = False
         while self._pending:
             batch = self._pending[0]
             chunk = batch[self._head : self._head + self.CHUNK]
@@ -237,17 +252,29 @@ class EventLogDock(QWidget):
                 self._pending.popleft()
                 self._head = 0
             self._pending_count -= len(chunk)
-            delta = self.model.add_events(chunk)
+            delta = self.model.add_events(chunk, sync=False)
+            GUARD.ingested(len(chunk))
             if self.details.row is not None and self.details.row in delta.changed:
-                refresh_details = True
+                self._details_stale = True
             if budget_s is not None and time.perf_counter() - start > budget_s:
                 break
         if self._pending:
             self._drain_timer.start()
+        wait = self.SYNC_S - (time.perf_counter() - self._last_sync)
+        if budget_s is None or wait <= 0:
+            self._show_ingested()
+        elif not self._sync_timer.isActive():
+            self._sync_timer.start(int(wait * 1000) + 1)
+
+    def _show_ingested(self) -> None:
+        self._sync_timer.stop()
+        self._last_sync = time.perf_counter()
+        self.model.sync()
         self._refresh_choices()
         if self.follow and self._at_bottom:
             self._follow()
-        if refresh_details:
+        if self._details_stale:
+            self._details_stale = False
             self.details.refresh()
         self._update_status()
 

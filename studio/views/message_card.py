@@ -16,7 +16,7 @@ from typing import Any
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFontDatabase, QPainter, QPainterPath, QPen, QTextDocument
-from PySide6.QtWidgets import QListView, QStyle, QStyledItemDelegate, QStyleOptionViewItem
+from PySide6.QtWidgets import QAbstractItemView, QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from studio.highlight import json_html
 from studio.models.transcript import Entry
@@ -141,58 +141,71 @@ def _call_html(name: str, call_id: Any, muted: str, mono: str) -> str:
 
 
 class MessageDelegate(QStyledItemDelegate):
-    """Paints entries as cards; sizes follow the view's width."""
+    """Paints entries as cards; sizes follow the view's width.
 
-    def __init__(self, view: QListView) -> None:
+    A card's document and height are cached per entry (keyed weakly) and rebuilt only when the
+    entry's ``version``, the width or the theme changes: a list view asks every row's size on
+    each relayout, so ``sizeHint`` must be a lookup.
+    """
+
+    def __init__(self, view: QAbstractItemView) -> None:
         super().__init__(view)
         self.view = view
-        self._docs: weakref.WeakKeyDictionary[Entry, tuple[int, bool, float, QTextDocument]] = (
+        self._docs: weakref.WeakKeyDictionary[Entry, tuple[int, float, QTextDocument, int]] = (
             weakref.WeakKeyDictionary()
         )
         self._mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont).family()
+        self.tones = tones_for(view.palette())
 
     def clear_cache(self) -> None:
+        """Forget every rendering (after a theme or font change)."""
+        self.tones = tones_for(self.view.palette())
         self._docs.clear()
+
+    def _entry(self, index: Index) -> Entry | None:
+        model = index.model()
+        if isinstance(model, TranscriptModel) and 0 <= index.row() < model.rowCount():
+            return model.entry(index.row())
+        return None
 
     def _text_width(self) -> float:
         return max(120.0, self.view.viewport().width() - 2 * MARGIN_X - 2 * PAD - BAR)
 
-    def document(self, entry: Entry, width: float | None = None) -> QTextDocument:
-        tones = tones_for(self.view.palette())
-        width = self._text_width() if width is None else width
-        key = entry
-        cached = self._docs.get(key)
-        if cached is not None and cached[0] == entry.version and cached[1] == tones.dark:
-            doc = cached[3]
-            if cached[2] != width:
-                doc.setTextWidth(width)
-                self._docs[key] = (entry.version, tones.dark, width, doc)
-            return doc
-        doc = QTextDocument()
-        doc.setDocumentMargin(0)
-        doc.setDefaultFont(self.view.font())
-        doc.setHtml(card_html(entry, tones, self._mono))
+    def _cached(self, entry: Entry) -> tuple[int, float, QTextDocument, int]:
+        width = self._text_width()
+        cached = self._docs.get(entry)
+        if cached is not None and cached[0] == entry.version:
+            if cached[1] == width:
+                return cached
+            doc = cached[2]
+        else:
+            doc = QTextDocument()
+            doc.setDocumentMargin(0)
+            doc.setDefaultFont(self.view.font())
+            doc.setHtml(card_html(entry, self.tones, self._mono))
         doc.setTextWidth(width)
-        self._docs[key] = (entry.version, tones.dark, width, doc)
-        return doc
+        cached = (entry.version, width, doc, int(doc.size().height()) + 2 * (PAD + MARGIN_Y))
+        self._docs[entry] = cached
+        return cached
 
-    def forget(self, entry: Entry) -> None:
-        self._docs.pop(entry, None)
+    def document(self, entry: Entry) -> QTextDocument:
+        return self._cached(entry)[2]
+
+    def height(self, entry: Entry) -> int:
+        """The row height of ``entry``'s card at the current width."""
+        return self._cached(entry)[3]
 
     def sizeHint(self, option: QStyleOptionViewItem, index: Index) -> QSize:
-        entry = index.data(TranscriptModel.EntryRole)
+        entry = self._entry(index)
         if entry is None:
             return super().sizeHint(option, index)
-        doc = self.document(entry)
-        return QSize(
-            int(self.view.viewport().width()), int(doc.size().height()) + 2 * (PAD + MARGIN_Y)
-        )
+        return QSize(self.view.viewport().width(), self._cached(entry)[3])
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
-        entry = index.data(TranscriptModel.EntryRole)
+        entry = self._entry(index)
         if entry is None:
             return
-        tones = tones_for(self.view.palette())
+        tones = self.tones
         rect = QRectF(option.rect).adjusted(MARGIN_X, MARGIN_Y, -MARGIN_X, -MARGIN_Y)
         painter.save()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)

@@ -9,17 +9,16 @@ Incoming batches are coalesced: one update per event-loop turn.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QEvent, QModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QHBoxLayout,
     QLabel,
-    QListView,
     QMenu,
     QPushButton,
     QVBoxLayout,
@@ -27,11 +26,12 @@ from PySide6.QtWidgets import (
 )
 
 from engine.events import EventBase
+from studio import qt_refcount
 from studio.highlight import dumps
 from studio.models.transcript import Entry, messages_at
 from studio.models.transcript_qt import TranscriptModel, plain_text
-from studio.views.message_card import MessageDelegate
 from studio.views.tones import tones_for
+from studio.views.transcript_view import TranscriptView
 
 if TYPE_CHECKING:
     from studio.hub import Hub
@@ -45,21 +45,17 @@ class MessagesDock(QWidget):
     checkpointShown = Signal(object)
     """The checkpoint id now shown, or None for the live conversation."""
 
+    MIN_INTERVAL_MS = 30
+    """Queued events are applied at most this often (one update per frame or so)."""
+
     def __init__(self, hub: Hub, parent: QWidget | None = None) -> None:
+        qt_refcount.protect()  # PySide6 6.12 on Python 3.11: see studio.qt_refcount
         super().__init__(parent)
         self.setObjectName("MessagesDock")
         self.hub = hub
         self.model = TranscriptModel(self)
-        self.view = QListView(self)
-        self.delegate = MessageDelegate(self.view)
-        self.view.setModel(self.model)
-        self.view.setItemDelegate(self.delegate)
-        self.view.setUniformItemSizes(False)
-        self.view.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
-        self.view.verticalScrollBar().setSingleStep(24)
-        self.view.setResizeMode(QListView.ResizeMode.Adjust)
-        self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.view = TranscriptView(self.model, self)
+        self.delegate = self.view.delegate
         self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.view.customContextMenuRequested.connect(self._context_menu)
 
@@ -84,10 +80,7 @@ class MessagesDock(QWidget):
         self._timer.setSingleShot(True)
         self._timer.setInterval(0)
         self._timer.timeout.connect(self.flush)
-        self.model.rowsInserted.connect(self._scroll_if_following)
-        self.model.dataChanged.connect(self._row_changed)
-        self._follow = True
-        self.view.verticalScrollBar().valueChanged.connect(self._on_scrolled)
+        self._last_flush = 0.0
 
         self._unsubscribe: list[Callable[[], None]] = [
             hub.subscribe("events", self._on_events),
@@ -119,9 +112,11 @@ class MessagesDock(QWidget):
 
     def flush(self) -> None:
         """Apply queued events now."""
+        self._last_flush = time.perf_counter()
         if self._pending:
             batch, self._pending = self._pending, []
             self.model.apply(batch)
+            self.view.settle()
             if self.checkpoint_id is None:
                 self._set_where(None)
 
@@ -133,7 +128,7 @@ class MessagesDock(QWidget):
             self.model.show_live()
             self._set_where(None)
             self.back_button.setVisible(False)
-            self._follow = True
+            self.view.follow = True
             self.view.scrollToBottom()
         else:
             messages, step = self._messages_at(checkpoint_id)
@@ -155,7 +150,8 @@ class MessagesDock(QWidget):
     def _on_events(self, batch: list[EventBase]) -> None:
         self._pending.extend(batch)
         if not self._timer.isActive():
-            self._timer.start()
+            since = (time.perf_counter() - self._last_flush) * 1000
+            self._timer.start(max(0, int(self.MIN_INTERVAL_MS - since)))
 
     def _on_reset(self) -> None:
         self._pending = []
@@ -164,7 +160,7 @@ class MessagesDock(QWidget):
         self.checkpoint_id = None
         self._set_where(None)
         self.back_button.setVisible(False)
-        self._follow = True
+        self.view.follow = True
 
     def _set_where(self, text: str | None) -> None:
         """The header: "Live · N messages", or the checkpoint shown on an amber band."""
@@ -205,21 +201,6 @@ class MessagesDock(QWidget):
         )
         return replayed or [], step
 
-    # -- following the conversation --------------------------------------------------------------
-
-    def _on_scrolled(self, value: int) -> None:
-        bar = self.view.verticalScrollBar()
-        self._follow = value >= bar.maximum() - 8
-
-    def _scroll_if_following(self, *_: Any) -> None:
-        if self._follow and self.model.showing_live:
-            QTimer.singleShot(0, self.view.scrollToBottom)
-
-    def _row_changed(self, top: QModelIndex, bottom: QModelIndex, *_: Any) -> None:
-        for row in range(top.row(), bottom.row() + 1):
-            self.delegate.sizeHintChanged.emit(self.model.index(row))
-        self._scroll_if_following()
-
     def _context_menu(self, pos: Any) -> None:
         index = self.view.indexAt(pos)
         if not index.isValid():
@@ -231,9 +212,9 @@ class MessagesDock(QWidget):
         menu.exec(self.view.viewport().mapToGlobal(pos))
 
     def changeEvent(self, event: QEvent) -> None:
-        if event.type() == QEvent.Type.PaletteChange:
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.FontChange):
             self.delegate.clear_cache()
-            self.view.doItemsLayout()
+            self.view.remeasure()
         super().changeEvent(event)
 
 

@@ -91,12 +91,14 @@ def test_streamed_reply_grows_then_is_replaced_by_the_message() -> None:
     t.apply([ev(ModelToken, model="m", text="Hel"), ev(ModelToken, model="m", text="lo")])
     tail = t.rows[-1]
     assert tail.streaming and tail.text == "Hello" and len(t) == 2
-    assert calls.log[1:] == [("insert", 1, 1), ("changed", 1, 1), ("changed", 1, 1)]
-    final = msg("ai", "Hello!", "2")
+    assert calls.log[1:] == [("insert", 1, 1), ("changed", 1, 1)]  # one change per batch
+    t.apply([ev(ModelToken, model="m", text=",")])
+    assert calls.log[3:] == [("changed", 1, 1)] and tail.text == "Hello,"
+    final = msg("ai", "Hello, world!", "2")
     t.apply([ev(ModelResponse, model="m", message=final)])
-    assert not t.rows[-1].streaming and t.rows[-1].pending and t.rows[-1].text == "Hello!"
+    assert not t.rows[-1].streaming and t.rows[-1].pending and t.rows[-1].text == "Hello, world!"
     t.apply([change("append", appended=[final])])
-    assert [(e.text, e.pending) for e in t.rows] == [("hi", False), ("Hello!", False)]
+    assert [(e.text, e.pending) for e in t.rows] == [("hi", False), ("Hello, world!", False)]
     # a failed call drops its partial stream; an unfinished reply is dropped at the run's end
     t.apply([ev(ModelToken, model="m", text="par")])
     t.apply([ev(ModelResponse, model="m", error={"type": "TimeoutError", "message": "x"})])
