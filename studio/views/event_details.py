@@ -29,7 +29,7 @@ def event_payload(ev: EventBase) -> dict[str, object]:
     (``run_id``, ``seq``, span ids...).  Events built with ``model_construct`` may hold plain
     dicts where models are declared; they dump all the same."""
     data = ev.model_dump(mode="json", warnings=False)
-    own = {k: v for k, v in data.items() if k not in _ENVELOPE}
+    own = {k: data[k] for k in type(ev).model_fields if k not in _ENVELOPE and k in data}
     envelope = {k: data[k] for k in _ENVELOPE if k in data and k != "kind"}
     return {"kind": data.get("kind"), **own, **envelope}
 

@@ -17,12 +17,10 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, QModelIndex, Qt, QTimer, Signal
-from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
@@ -41,6 +39,7 @@ from studio.highlight import dumps
 from studio.models.event_filter import EventFilter, FilterJob
 from studio.models.event_row import Row
 from studio.models.event_tree_qt import EventTreeModel
+from studio.views.dock_support import copy_text, unsubscribe_all
 from studio.views.event_details import EventDetails, event_payload
 from studio.views.event_filter_bar import FilterBar
 
@@ -59,7 +58,7 @@ class EventLogDock(QWidget):
     SLICE_S = 0.008
     """Ingest budget per event-loop turn."""
     CHUNK = 400
-    """Events handed to the model per call (each call is one batch of Qt inserts)."""
+    """Events handed to the tree per call (Qt hears of them at the next sync)."""
     SYNC_S = 0.1
     """While events keep coming, Qt sees new rows at most this often (the tree is always
     current; a tree view re-lays out its visible rows on every insert batch)."""
@@ -128,7 +127,7 @@ class EventLogDock(QWidget):
             hub.subscribe("events", self._on_events),
             hub.subscribe("reset", self._on_reset),
         ]
-        self.destroyed.connect(partial(_unsubscribe_all, self._unsubscribe))
+        self.destroyed.connect(partial(unsubscribe_all, self._unsubscribe))
         if hub.events:
             self._on_events(list(hub.events))
         self._update_status()
@@ -405,10 +404,10 @@ class EventLogDock(QWidget):
         if row is None:
             return
         menu = QMenu(self)
-        menu.addAction("Copy summary", lambda: _copy(row.summary()))
+        menu.addAction("Copy summary", lambda: copy_text(row.summary()))
         menu.addAction(
             "Copy event JSON",
-            lambda: _copy(dumps([event_payload(e) for e in row.events])),
+            lambda: copy_text(dumps([event_payload(e) for e in row.events])),
         )
         if row.node:
             menu.addAction(f"Show only node {row.node}", lambda: self.filter_node(row.node))
@@ -440,16 +439,4 @@ class EventLogDock(QWidget):
 
     def detach(self) -> None:
         """Stop listening to the hub (also done when the widget is destroyed)."""
-        _unsubscribe_all(self._unsubscribe)
-
-
-def _unsubscribe_all(unsubscribers: list[Callable[[], None]], *_: object) -> None:
-    for unsubscribe in unsubscribers:
-        unsubscribe()
-    unsubscribers.clear()
-
-
-def _copy(text: str) -> None:
-    clipboard = QGuiApplication.clipboard()
-    if clipboard is not None:
-        clipboard.setText(text)
+        unsubscribe_all(self._unsubscribe)

@@ -15,7 +15,6 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
-from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -30,6 +29,7 @@ from studio import qt_refcount
 from studio.highlight import dumps
 from studio.models.transcript import Entry, messages_at
 from studio.models.transcript_qt import TranscriptModel, plain_text
+from studio.views.dock_support import copy_text, unsubscribe_all
 from studio.views.tones import tones_for
 from studio.views.transcript_view import TranscriptView
 
@@ -87,7 +87,7 @@ class MessagesDock(QWidget):
             hub.subscribe("reset", self._on_reset),
             hub.subscribe("selection", self._on_selection),
         ]
-        self.destroyed.connect(partial(_unsubscribe_all, self._unsubscribe))
+        self.destroyed.connect(partial(unsubscribe_all, self._unsubscribe))
         if hub.events:
             self._on_events(list(hub.events))
         if hub.selected_checkpoint is not None:
@@ -143,7 +143,7 @@ class MessagesDock(QWidget):
 
     def detach(self) -> None:
         """Stop listening to the hub (also done when the widget is destroyed)."""
-        _unsubscribe_all(self._unsubscribe)
+        unsubscribe_all(self._unsubscribe)
 
     # -- hub -----------------------------------------------------------------------------------
 
@@ -174,7 +174,7 @@ class MessagesDock(QWidget):
         self.where.setStyleSheet(
             f"QLabel#MessagesWhere {{ background: {t.interrupted_fill.name()};"
             f" color: {t.text.name()}; border-left: 3px solid {t.interrupted.name()};"
-            " padding: 3px 6px; }}"
+            " padding: 3px 6px; }"
         )
 
     def _on_selection(self, checkpoint_id: str | None) -> None:
@@ -207,8 +207,8 @@ class MessagesDock(QWidget):
             return
         entry = self.model.entry(index.row())
         menu = QMenu(self)
-        menu.addAction("Copy text", lambda: _copy(plain_text(entry)))
-        menu.addAction("Copy message JSON", lambda: _copy(dumps(entry.message)))
+        menu.addAction("Copy text", lambda: copy_text(plain_text(entry)))
+        menu.addAction("Copy message JSON", lambda: copy_text(dumps(entry.message)))
         menu.exec(self.view.viewport().mapToGlobal(pos))
 
     def changeEvent(self, event: QEvent) -> None:
@@ -216,15 +216,3 @@ class MessagesDock(QWidget):
             self.delegate.clear_cache()
             self.view.remeasure()
         super().changeEvent(event)
-
-
-def _unsubscribe_all(unsubscribers: list[Callable[[], None]], *_: object) -> None:
-    for unsubscribe in unsubscribers:
-        unsubscribe()
-    unsubscribers.clear()
-
-
-def _copy(text: str) -> None:
-    clipboard = QGuiApplication.clipboard()
-    if clipboard is not None:
-        clipboard.setText(text)
