@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from PySide6.QtCore import QSignalBlocker, Qt, QTimer, Signal
-from PySide6.QtGui import QAction
+from PySide6.QtGui import QAction, QMouseEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -48,6 +48,17 @@ _KIND_LABELS = {
 }
 
 
+class _StickyMenu(QMenu):
+    """A menu that stays open while checkable items are toggled (pick several kinds at once)."""
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        action = self.activeAction()
+        if action is not None and action.isCheckable() and action.isEnabled():
+            action.trigger()
+            return
+        super().mouseReleaseEvent(event)
+
+
 class FilterBar(QWidget):
     changed = Signal(object)
     """The new ``EventFilter``."""
@@ -65,7 +76,7 @@ class FilterBar(QWidget):
         self.kinds_button.setText("Kinds")
         self.kinds_button.setToolTip("Show only some kinds of events")
         self.kinds_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        menu = QMenu(self.kinds_button)
+        menu = _StickyMenu(self.kinds_button)
         self.all_kinds_action = menu.addAction("Show all kinds")
         self.all_kinds_action.triggered.connect(self._check_all_kinds)
         menu.addSeparator()

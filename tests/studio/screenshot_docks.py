@@ -87,6 +87,29 @@ def event_log_shots(app: QApplication, hub: Hub, theme: str) -> None:
     dock.deleteLater()
 
 
+def event_log_live_shots(app: QApplication, events: list[EventBase], theme: str) -> None:
+    """Mid-run (the disk-full retry just failed, its second attempt open) and a long run."""
+    from studio.views.event_log import EventLogDock
+    from tests.studio.event_samples import synthetic_stream
+
+    hub = Hub()
+    dock = EventLogDock(hub)
+    dock.resize(980, 560)
+    dock.show()
+    failed_tool = next(
+        i for i, e in enumerate(events) if e.kind == "tool.finished" and e.status == "error"
+    )
+    hub.add_events(events[: failed_tool + 4])
+    dock.flush()
+    grab(app, dock, f"events-midrun-{theme}.png")
+    hub.reset()
+    hub.add_events(list(synthetic_stream(20_000)))
+    dock.flush()
+    grab(app, dock, f"events-long-run-{theme}.png")
+    dock.close()
+    dock.deleteLater()
+
+
 def messages_shots(app: QApplication, hub: Hub, events: list[EventBase], theme: str) -> None:
     from studio.views.messages_view import MessagesDock
 
@@ -125,6 +148,7 @@ def main() -> None:
         hub.set_graph(agent, agent.get_graph(), "retry_todos")
         hub.add_events(events)
         event_log_shots(app, hub, theme)
+        event_log_live_shots(app, events, theme)
         messages_shots(app, hub, events, theme)
 
 
