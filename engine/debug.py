@@ -14,158 +14,23 @@ While paused, the whole run waits: other tasks of the superstep stop at their ne
 from __future__ import annotations
 
 import asyncio
-import itertools
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from engine.bus import RunEmitter, current_emitter
-from engine.events import DebugPaused, DebugResumed, EventBase, MiddlewareAction
+from engine.breakpoints import Breakpoint
+from engine.bus import RunEmitter
+from engine.events import DebugPaused, DebugResumed, EventBase
+from engine.faults import Fault, check_fault, check_fault_sync, fresh_error
 from engine.graph.compiled import RunStopped
 
 if TYPE_CHECKING:
     from engine.graph.runtime import RunContext
 
-__all__ = ["Breakpoint", "Debugger", "RunStopped", "check_fault", "check_fault_sync"]
+__all__ = ["Breakpoint", "Debugger", "Fault", "RunStopped", "check_fault", "check_fault_sync"]
 
-BreakKind = Literal[
-    "before_node", "after_node", "hook", "wrapper", "tool", "failure", "interrupt", "state"
-]
 Command = Literal["continue", "step_into", "step_over", "step_out", "stop"]
 
-_ids = itertools.count(1)
-_SAFE_BUILTINS = {
-    name: __builtins__[name] if isinstance(__builtins__, dict) else getattr(__builtins__, name)  # type: ignore[index]
-    for name in (
-        "len",
-        "any",
-        "all",
-        "min",
-        "max",
-        "sum",
-        "abs",
-        "bool",
-        "int",
-        "float",
-        "str",
-        "list",
-        "dict",
-        "set",
-        "sorted",
-        "isinstance",
-    )
-}
 _STEP_OVER_STOPS = frozenset({"node.started", "interrupt.raised", "run.finished"})
-
-
-@dataclass
-class Breakpoint:
-    """Where to stop. ``target`` is a node, middleware or tool name depending on ``kind``."""
-
-    kind: BreakKind
-    target: str | None = None
-    detail: str | None = None
-    """``hook``: the hook name (before_model, ...); ``wrapper``: wrap_model_call / wrap_tool_call."""
-    condition: Callable[[dict[str, Any]], bool] | str | None = None
-    enabled: bool = True
-    id: int = field(default_factory=lambda: next(_ids))
-    hits: int = 0
-    _last_truth: bool = False
-
-    def describe(self) -> str:
-        k = self.kind
-        if k == "before_node":
-            return f"before node {self.target}"
-        if k == "after_node":
-            return f"after node {self.target}"
-        if k == "hook":
-            return f"hook {self.target}.{self.detail or '*'}"
-        if k == "wrapper":
-            return f"wrapper {self.target}.{self.detail or '*'}"
-        if k == "tool":
-            return f"tool {self.target}"
-        if k == "failure":
-            return "any failure"
-        if k == "interrupt":
-            return "interrupt"
-        cond = (
-            self.condition
-            if isinstance(self.condition, str)
-            else getattr(self.condition, "__name__", "predicate")
-        )
-        return f"when {cond}"
-
-    def matches(self, ev: EventBase, state: Callable[[], dict[str, Any] | None]) -> bool:
-        if not self.enabled:
-            return False
-        k, kind = self.kind, ev.kind
-        d = ev.__dict__
-        if k == "before_node":
-            return kind == "node.started" and d.get("node") == self.target
-        if k == "after_node":
-            return kind == "node.finished" and d.get("node") == self.target
-        if k == "hook":
-            return (
-                kind == "hook.started"
-                and _same_middleware(d.get("middleware"), self.target)
-                and (self.detail is None or d.get("hook") == self.detail)
-            )
-        if k == "wrapper":
-            return (
-                kind == "wrapper.started"
-                and _same_middleware(d.get("middleware"), self.target)
-                and (self.detail is None or d.get("wrapper") == self.detail)
-            )
-        if k == "tool":
-            return kind == "tool.started" and d.get("tool") == self.target
-        if k == "failure":
-            if kind == "attempt.finished":
-                return d.get("outcome") == "error"
-            if kind in ("node.finished", "tool.finished"):
-                return d.get("status") == "error"
-            return kind == "run.finished" and d.get("status") == "error"
-        if k == "interrupt":
-            return kind == "interrupt.raised"
-        if k == "state" and kind in ("state.updated", "checkpoint.saved"):
-            values = state()
-            if values is None:
-                return False
-            truth = self._evaluate(values)
-            fire = truth and not self._last_truth
-            self._last_truth = truth
-            return fire
-        return False
-
-    def _evaluate(self, values: dict[str, Any]) -> bool:
-        cond = self.condition
-        try:
-            if cond is None:
-                return False
-            if isinstance(cond, str):
-                return bool(
-                    eval(cond, {"__builtins__": _SAFE_BUILTINS}, {"state": values, **values})
-                )
-            return bool(cond(values))
-        except Exception:
-            return False
-
-
-def _same_middleware(actual: Any, wanted: str | None) -> bool:
-    if wanted is None:
-        return True
-    if not isinstance(actual, str):
-        return False
-    return actual == wanted or actual.removesuffix("Middleware") == wanted.removesuffix(
-        "Middleware"
-    )
-
-
-@dataclass
-class Fault:
-    kind: Literal["model", "tool"]
-    target: str | None
-    error: BaseException
-    remaining: int
 
 
 class Debugger:
@@ -264,7 +129,7 @@ class Debugger:
                 f.remaining -= 1
                 if f.remaining == 0:
                     self.faults.remove(f)
-                return _fresh(f.error)
+                return fresh_error(f.error)
         return None
 
     # -- commands -----------------------------------------------------------------------------
@@ -458,61 +323,3 @@ def _has_loop() -> bool:
 def _set_result(fut: asyncio.Future[Command], cmd: Command) -> None:
     if not fut.done():
         fut.set_result(cmd)
-
-
-def _fresh(error: BaseException) -> BaseException:
-    """A new exception like ``error`` (an exception object should be raised only once)."""
-    try:
-        return type(error)(*error.args)
-    except Exception:
-        return error
-
-
-async def check_fault(kind: Literal["model", "tool"], name: str | None) -> None:
-    """Raise the fault the debugger has queued for this model/tool call, if any.
-
-    Called by the agent right before calling a model or a tool, inside the innermost wrapper,
-    so retry and fallback middleware see the injected error exactly like a real one.
-    """
-    em = current_emitter()
-    dbg = em.debugger if em is not None else None
-    if dbg is None:
-        return
-    err = dbg.take_fault(kind, name)
-    if err is None:
-        return
-    await em.emit(  # type: ignore[union-attr]
-        MiddlewareAction,
-        middleware="Debugger",
-        action="fault_injected",
-        detail={
-            "kind": kind,
-            "target": name,
-            "error_type": type(err).__name__,
-            "message": str(err),
-        },
-    )
-    raise err
-
-
-def check_fault_sync(kind: Literal["model", "tool"], name: str | None) -> None:
-    """``check_fault`` from synchronous code."""
-    em = current_emitter()
-    dbg = em.debugger if em is not None else None
-    if dbg is None:
-        return
-    err = dbg.take_fault(kind, name)
-    if err is None:
-        return
-    em.emit_sync(  # type: ignore[union-attr]
-        MiddlewareAction,
-        middleware="Debugger",
-        action="fault_injected",
-        detail={
-            "kind": kind,
-            "target": name,
-            "error_type": type(err).__name__,
-            "message": str(err),
-        },
-    )
-    raise err

@@ -15,18 +15,16 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import os
 import random
 import threading
-from collections import OrderedDict
 from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple, TypedDict
 
 from engine import serde
 from engine.aio import iter_sync, run_sync
+from engine.checkpoint.blobs import BlobCodec
 from engine.graph.errors import CheckpointError, ThreadBusyError
-from engine.graph.message_log import AppendLog, MessageList
 
 __all__ = [
     "ERROR",
@@ -75,6 +73,18 @@ class CheckpointTuple(NamedTuple):
     pending_writes: list[tuple[str, str, Any]] | None = None
 
 
+def copy_checkpoint(c: Checkpoint) -> Checkpoint:
+    """A copy the loop may change (values are shared; the version maps are copied)."""
+    return Checkpoint(
+        v=c["v"],
+        id=c["id"],
+        ts=c["ts"],
+        channel_values=dict(c["channel_values"]),
+        channel_versions=dict(c["channel_versions"]),
+        versions_seen={k: dict(v) for k, v in c["versions_seen"].items()},
+    )
+
+
 def empty_checkpoint() -> Checkpoint:
     from engine.ids import uuid7
 
@@ -116,15 +126,11 @@ def make_config(thread_id: str, ns: str, checkpoint_id: str) -> dict[str, Any]:
     }
 
 
-class BaseCheckpointSaver:
+class BaseCheckpointSaver(BlobCodec):
     """Saves checkpoints of threads. Use ``InMemorySaver`` or ``SqliteSaver``."""
 
-    CACHE_SIZE = 1024
-
     def __init__(self) -> None:
-        self._cache: OrderedDict[tuple[str, str, str, str], Any] = OrderedDict()
-        self._tips: dict[tuple[str, str, str], tuple[str, AppendLog[Any]]] = {}
-        self._cache_lock = threading.Lock()
+        super().__init__()
         self._leases: dict[str, str] = {}
         self._lease_lock = threading.Lock()
 
@@ -205,95 +211,6 @@ class BaseCheckpointSaver:
 
     def release_thread(self, thread_id: str, run_id: str) -> None:
         self._release_lease(thread_id, run_id)
-
-    # -- encoding ----------------------------------------------------------------------------
-
-    def _encode_blob(self, thread_id: str, ns: str, channel: str, version: str, value: Any) -> str:
-        if isinstance(value, AppendLog):
-            tip = self._tips.get((thread_id, ns, channel))
-            self._tips[(thread_id, ns, channel)] = (version, value)
-            self._cache_put((thread_id, ns, channel, version), value)
-            if tip is not None and tip[0] != version and value.extends(tip[1]):
-                delta = value.delta_since(tip[1])
-                return json.dumps(
-                    {"append": serde.encode(delta), "base": tip[0]},
-                    separators=(",", ":"),
-                    ensure_ascii=False,
-                )
-            key = "messages" if isinstance(value, MessageList) else "list"
-            return json.dumps(
-                {key: serde.encode(list(value))}, separators=(",", ":"), ensure_ascii=False
-            )
-        self._cache_put((thread_id, ns, channel, version), value)
-        return json.dumps({"value": serde.encode(value)}, separators=(",", ":"), ensure_ascii=False)
-
-    def _cache_put(self, key: tuple[str, str, str, str], value: Any) -> None:
-        with self._cache_lock:
-            self._cache[key] = value
-            self._cache.move_to_end(key)
-            while len(self._cache) > self.CACHE_SIZE:
-                self._cache.popitem(last=False)
-
-    def _cache_get(self, key: tuple[str, str, str, str]) -> Any:
-        with self._cache_lock:
-            if key in self._cache:
-                self._cache.move_to_end(key)
-                return self._cache[key]
-        return serde.TAG  # sentinel: not cached
-
-    def _load_value(
-        self, thread_id: str, ns: str, channel: str, version: str, checkpoint_id: str
-    ) -> Any:
-        cached = self._cache_get((thread_id, ns, channel, version))
-        if cached is not serde.TAG:
-            return cached
-        # walk the append chain back to a cached or full blob, then replay forward
-        chain: list[tuple[str, list[Any]]] = []
-        v: str | None = version
-        base_value: Any = serde.TAG
-        while v is not None:
-            cached = self._cache_get((thread_id, ns, channel, v))
-            if cached is not serde.TAG:
-                base_value = cached
-                break
-            text = self._get_blob(thread_id, ns, channel, v)
-            if text is None:
-                raise CheckpointError(
-                    f"Checkpoint {checkpoint_id} of thread '{thread_id}' refers to missing data for channel "
-                    f"'{channel}' (version {v}) in {self.location}",
-                    thread_id=thread_id,
-                    checkpoint_id=checkpoint_id,
-                )
-            try:
-                blob = json.loads(text)
-                if "append" in blob:
-                    chain.append((v, serde.decode(blob["append"])))
-                    v = blob["base"]
-                    continue
-                if "messages" in blob:
-                    base_value = MessageList(serde.decode(blob["messages"]))
-                elif "list" in blob:
-                    base_value = AppendLog(serde.decode(blob["list"]))
-                else:
-                    base_value = serde.decode(blob["value"])
-            except (ValueError, KeyError, TypeError) as exc:
-                raise CheckpointError(
-                    f"Checkpoint {checkpoint_id} of thread '{thread_id}' in {self.location} is corrupt "
-                    f"(channel '{channel}'): {exc}",
-                    thread_id=thread_id,
-                    checkpoint_id=checkpoint_id,
-                ) from exc
-            self._cache_put((thread_id, ns, channel, v), base_value)
-            break
-        value = base_value
-        for ver, delta in reversed(chain):
-            if not isinstance(value, AppendLog):
-                value = AppendLog(value)
-            value = value.extended(delta)
-            self._cache_put((thread_id, ns, channel, ver), value)
-        if isinstance(value, AppendLog):
-            self._tips[(thread_id, ns, channel)] = (version, value)
-        return value
 
     def _row_to_tuple(self, row: StoredRow, with_writes: bool = True) -> CheckpointTuple:
         try:
@@ -501,8 +418,3 @@ def next_version(current: str | None) -> str:
     """The version after ``current``: its ordinal plus one, with a random suffix so that
     versions written on different branches of a thread never collide."""
     return f"{version_number(current) + 1}.{random.getrandbits(32):08x}"
-
-
-def process_owner(run_id: str) -> str:
-    """A lease owner string that lets another process tell whether we are still alive."""
-    return f"{os.getpid()}@{os.uname().nodename}:{run_id}"

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import inspect
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
@@ -12,14 +11,14 @@ from typing import TYPE_CHECKING, Any
 from engine.aio import iter_sync, run_sync
 from engine.bus import EventBus, RunEmitter, Subscription
 from engine.events import ErrorInfo, EventBase, RunFinished, RunStarted
-from engine.graph.algo import TASKS, PregelNode, trigger_channel
-from engine.graph.channels import BaseChannel, EphemeralValue, NamedBarrierValue, Topic
+from engine.graph.assemble import compile_nodes, draw
+from engine.graph.channels import BaseChannel
 from engine.graph.drawing import DrawableGraph
 from engine.graph.loop import PregelLoop
 from engine.graph.runtime import RunContext, TaskContext, reset_run, set_run
 from engine.graph.state import StateSpec, schema_fields
 from engine.graph.state_api import StateAPI
-from engine.graph.types import END, START, RetryPolicy, StreamMode
+from engine.graph.types import StreamMode
 from engine.ids import new_run_id
 from engine.serde import to_jsonable
 
@@ -30,22 +29,9 @@ if TYPE_CHECKING:
 
 __all__ = ["CompiledStateGraph", "RunStopped"]
 
-_CALL_KWARGS = ("config", "runtime", "writer", "store")
-
 
 class RunStopped(Exception):
     """The run was stopped on request (debugger ``stop``); the last checkpoint is intact."""
-
-
-def _call_kwargs(fn: Any) -> tuple[frozenset[str], bool]:
-    """Which of config/runtime/writer/store a node function accepts, and whether it is async."""
-    call = getattr(fn, "__call__", None)  # noqa: B004 - the method of a callable object
-    is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(call)
-    try:
-        params = inspect.signature(fn).parameters
-    except (TypeError, ValueError):
-        return frozenset(), is_async
-    return frozenset(p for p in _CALL_KWARGS if p in params), is_async
 
 
 class CompiledStateGraph(StateAPI):
@@ -91,122 +77,13 @@ class CompiledStateGraph(StateAPI):
                     self.channels.setdefault(k, ch)
         self.input_keys = in_keys
         self.output_keys = out_keys
-        self.nodes: dict[str, PregelNode] = {}
-        self._compile_nodes()
-
-    # -- compilation -------------------------------------------------------------------------
-
-    def _compile_nodes(self) -> None:
-        b = self.builder
-        self.channels[START] = EphemeralValue(Any)
-        self.channels[START].key = START
-        tasks = Topic(Any, accumulate=False)
-        tasks.key = TASKS
-        self.channels[TASKS] = tasks
-        names = [START, *b.nodes]
-        for name in names:
-            ch = EphemeralValue(Any, guard=False)
-            ch.key = trigger_channel(name)
-            self.channels[ch.key] = ch
-        joins: dict[str, list[str]] = {}
-        for starts, end in b.waiting_edges:
-            key = f"join:{'+'.join(starts)}:{end}"
-            ch = NamedBarrierValue(set(starts))
-            ch.key = key
-            self.channels[key] = ch
-            joins.setdefault(end, []).append(key)
-            for s in starts:
-                joins.setdefault(f"__src__{s}", []).append(key)
-        static: dict[str, list[str]] = {}
-        for src, dst in sorted(b.edges):
-            static.setdefault(src, []).append(dst)
-        self.nodes[START] = PregelNode(
-            name=START,
-            fn=None,
-            triggers=[START],
-            input_keys=[],
-            spec=self.spec,
-            static_targets=static.get(START, []),
-            join_channels=joins.get(f"__src__{START}", []),
-            branches=list(b.branches.get(START, {}).values()),
-            hidden=True,
-        )
-        for name, ns in b.nodes.items():
-            node_spec = self.spec
-            input_keys = list(self.spec.channels)
-            if ns.input_schema is not None:
-                node_spec = StateSpec(ns.input_schema)
-                for k, ch in node_spec.channels.items():
-                    self.channels.setdefault(k, ch)
-                input_keys = list(node_spec.channels)
-            is_sub = isinstance(ns.fn, CompiledStateGraph)
-            kwargs, is_async = (frozenset(), True) if is_sub else _call_kwargs(ns.fn)
-            policies: list[RetryPolicy] = []
-            if isinstance(ns.retry_policy, RetryPolicy):
-                policies = [ns.retry_policy]
-            elif ns.retry_policy:
-                policies = list(ns.retry_policy)
-            self.nodes[name] = PregelNode(
-                name=name,
-                fn=ns.fn,
-                triggers=[trigger_channel(name), *joins.get(name, [])],
-                input_keys=input_keys,
-                spec=node_spec,
-                retry_policy=policies,
-                static_targets=static.get(name, []),
-                join_channels=joins.get(f"__src__{name}", []),
-                branches=list(b.branches.get(name, {}).values()),
-                is_subgraph=is_sub,
-                call_kwargs=kwargs,
-                is_async=is_async,
-                metadata=dict(ns.metadata),
-            )
+        self.nodes = compile_nodes(self.builder, self.spec, self.channels)
 
     # -- drawing -----------------------------------------------------------------------------
 
     def get_graph(self, xray: bool | int = False) -> DrawableGraph:
         """The graph's shape (nodes, static and conditional edges), available before any run."""
-        b = self.builder
-        g = DrawableGraph(name=self.name)
-        g.add_node(START, "start")
-        for name, ns in b.nodes.items():
-            meta = dict(ns.metadata)
-            kind = meta.pop("kind", "subgraph" if isinstance(ns.fn, CompiledStateGraph) else "node")
-            g.add_node(name, kind, **meta)
-        has_end = False
-        for src, dst in sorted(b.edges):
-            g.add_edge(src, dst)
-            has_end |= dst == END
-        for starts, end in sorted(b.waiting_edges):
-            for s in starts:
-                g.add_edge(s, end)
-        all_nodes = list(b.nodes)
-        for src, branches in b.branches.items():
-            for br in branches.values():
-                labels = {v: k for k, v in (br.path_map or {}).items()}
-                for end in br.ends(all_nodes):
-                    label = labels.get(end)
-                    g.add_edge(
-                        src,
-                        end,
-                        conditional=True,
-                        data=str(label) if label is not None and label != end else None,
-                    )
-                    has_end |= end == END
-        for name, ns in b.nodes.items():
-            dests = ns.destinations
-            if dests is None:
-                from engine.graph.builder import _literal_return
-
-                dests = tuple(_literal_return(ns.fn)) or None
-            if dests:
-                items = dests.items() if isinstance(dests, dict) else ((d, None) for d in dests)
-                for d, label in items:
-                    g.add_edge(name, d, conditional=True, data=label)
-                    has_end |= d == END
-        if has_end or not g.edges:
-            g.add_node(END, "end")
-        return g
+        return draw(self.builder, self.name)
 
     # -- config ------------------------------------------------------------------------------
 

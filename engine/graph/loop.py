@@ -6,7 +6,6 @@ load checkpoint -> handle input / resume -> [plan -> execute -> barrier -> check
 from __future__ import annotations
 
 import asyncio
-import datetime as dt
 import threading
 import time
 from typing import TYPE_CHECKING, Any
@@ -15,10 +14,10 @@ from engine.bus import span
 from engine.checkpoint.base import (
     ERROR,
     INTERRUPT,
-    NULL_TASK_ID,
     RESUME,
     Checkpoint,
     CheckpointMetadata,
+    copy_checkpoint,
     empty_checkpoint,
     next_version,
     timestamp_of,
@@ -34,20 +33,19 @@ from engine.events import (
 from engine.graph.algo import (
     Task,
     apply_writes,
-    mark_interrupt_seen,
     plan_tasks,
     should_interrupt,
-    trigger_channel,
 )
-from engine.graph.channels import MISSING, BaseChannel, MessagesChannel
-from engine.graph.errors import EmptyInputError, GraphInterrupt, GraphRecursionError
-from engine.graph.message_log import AppendLog, plain
+from engine.graph.channels import MISSING, BaseChannel
+from engine.graph.diff import state_changes
+from engine.graph.errors import GraphInterrupt, GraphRecursionError
+from engine.graph.loop_input import LoopInput
+from engine.graph.loop_stream import LoopStreaming
+from engine.graph.message_log import plain
 from engine.graph.runner import run_step
-from engine.graph.runtime import RunContext, TaskScratchpad, _NullResume
-from engine.graph.state import updates_from_output
-from engine.graph.types import START, Command, Interrupt, PregelTask, Send
+from engine.graph.runtime import RunContext, TaskScratchpad
+from engine.graph.types import Interrupt
 from engine.ids import uuid7
-from engine.serde import to_jsonable
 
 if TYPE_CHECKING:
     from engine.checkpoint.base import BaseCheckpointSaver
@@ -56,18 +54,7 @@ if TYPE_CHECKING:
 __all__ = ["PregelLoop"]
 
 
-def _copy_checkpoint(c: Checkpoint) -> Checkpoint:
-    return Checkpoint(
-        v=c["v"],
-        id=c["id"],
-        ts=c["ts"],
-        channel_values=dict(c["channel_values"]),
-        channel_versions=dict(c["channel_versions"]),
-        versions_seen={k: dict(v) for k, v in c["versions_seen"].items()},
-    )
-
-
-class PregelLoop:
+class PregelLoop(LoopInput, LoopStreaming):
     def __init__(
         self,
         graph: CompiledStateGraph,
@@ -169,90 +156,6 @@ class PregelLoop:
         return {**base, "configurable": conf, "metadata": metadata}
 
     # ------------------------------------------------------------------------------------
-    # streaming helpers
-
-    def _push(self, mode: str, chunk: Any) -> None:
-        run = self.run
-        if run.stream is None:
-            return
-        if mode in run.stream_modes:
-            run.stream(mode, chunk, self.ns)
-        if mode in ("tasks", "checkpoints") and "debug" in run.stream_modes:
-            kind = (
-                "checkpoint"
-                if mode == "checkpoints"
-                else ("task_result" if "result" in chunk else "task")
-            )
-            run.stream(
-                "debug",
-                {
-                    "step": self.step - 1 if mode == "checkpoints" else self.step,
-                    "timestamp": dt.datetime.now(dt.UTC).isoformat(),
-                    "type": kind,
-                    "payload": chunk,
-                },
-                self.ns,
-            )
-
-    def push_threadsafe(self, mode: str, chunk: Any) -> None:
-        if threading.get_ident() == self._loop_thread:
-            self._push(mode, chunk)
-        else:
-            self._aio_loop.call_soon_threadsafe(self._push, mode, chunk)
-
-    def push_task_start(self, task: Task) -> None:
-        if self.run.stream is not None and not task.node.hidden:
-            self._push(
-                "tasks",
-                {
-                    "id": task.id,
-                    "name": task.name,
-                    "input": task.input,
-                    "triggers": list(task.triggers),
-                },
-            )
-
-    def push_task_result(
-        self, task: Task, error: BaseException | None, interrupts: Any = ()
-    ) -> None:
-        run = self.run
-        if run.stream is None or task.node.hidden:
-            return
-        if error is None and not interrupts:
-            state_writes = [(c, v) for c, v in task.writes if c in self.graph.spec.channels]
-            update: dict[str, Any] | None = None
-            if state_writes:
-                update = {}
-                for c, v in state_writes:
-                    update[c] = v
-            self._push("updates", {task.name: update})
-            if "messages" in run.stream_modes:
-                self._push_final_messages(task, state_writes)
-        elif interrupts:
-            self._push("updates", {"__interrupt__": tuple(interrupts)})
-        self._push(
-            "tasks",
-            {
-                "id": task.id,
-                "name": task.name,
-                "error": None if error is None else repr(error),
-                "result": [(c, v) for c, v in task.writes if c in self.graph.spec.channels],
-                "interrupts": [{"value": i.value, "id": i.id} for i in interrupts],
-            },
-        )
-
-    def _push_final_messages(self, task: Task, writes: list[tuple[str, Any]]) -> None:
-        from engine.messages import BaseMessage
-
-        meta = self.task_config(task)["metadata"]
-        for c, v in writes:
-            if not isinstance(self.graph.channels.get(c), MessagesChannel):
-                continue
-            for m in v if isinstance(v, list | tuple) else [v]:
-                if isinstance(m, BaseMessage) and m.id not in self.run.streamed_message_ids:
-                    self._push("messages", (m, meta))
-
-    # ------------------------------------------------------------------------------------
     # checkpoint IO
 
     async def _load(self) -> None:
@@ -281,7 +184,7 @@ class PregelLoop:
                 )
         self.saved = saved
         if saved is not None:
-            self.checkpoint = _copy_checkpoint(saved.checkpoint)
+            self.checkpoint = copy_checkpoint(saved.checkpoint)
             self.metadata: CheckpointMetadata = dict(saved.metadata)  # type: ignore[assignment]
             self.checkpoint_config = saved.config
             self.pending_writes = list(saved.pending_writes or [])
@@ -428,96 +331,6 @@ class PregelLoop:
         return plan_tasks(self.checkpoint, self.channels, self.graph.nodes, self.step, self.ns)
 
     # ------------------------------------------------------------------------------------
-    # input / resume
-
-    def _apply_pseudo(
-        self, name: str, writes: list[tuple[str, Any]], triggers: list[str] | None = None
-    ) -> dict[str, list[Any]]:
-        task = Task(
-            NULL_TASK_ID, name, ("pull", name), None, triggers or [], self.graph.nodes[START]
-        )
-        task.writes = writes
-        return apply_writes(self.checkpoint, self.channels, [task], next_version)
-
-    def _command_writes(self, cmd: Command) -> list[tuple[str, Any]]:
-        writes, _ = updates_from_output(Command(update=cmd.update), set(self.graph.spec.channels))
-        for g in cmd.goto_list():
-            if isinstance(g, Send):
-                writes.append(("__pregel_tasks", g))
-            elif g in self.graph.nodes:
-                writes.append((trigger_channel(g), None))
-        return writes
-
-    async def _first(self) -> bool:
-        inp = self.input
-        run = self.run
-        is_command = isinstance(inp, Command)
-        has_state = bool(self.checkpoint["channel_versions"])
-        if self.forced_resuming is not None:
-            self.resuming = self.forced_resuming and has_state
-        else:
-            self.resuming = has_state and (inp is None or is_command)
-        # time travel: re-run from a past checkpoint on a new branch
-        if self.requested_checkpoint_id and inp is None and self.saved is not None:
-            source = self.saved.metadata.get("source")
-            if source not in ("update", "fork"):
-                if not self._plan():
-                    self.noop = True
-                    return False
-                self.pending_writes = []
-                await self._put_checkpoint("fork")
-        if is_command:
-            assert isinstance(inp, Command)
-            if inp.resume is not None and self.checkpointer is None:
-                raise RuntimeError("Cannot use Command(resume=...) without checkpointer")
-            pending_ids = {i.id for _t, c, v in self.pending_writes if c == INTERRUPT for i in v}
-            null_writes = self._command_writes(inp)
-            resume = inp.resume
-            if isinstance(resume, dict) and resume and set(resume) <= pending_ids:
-                run.resume_map = dict(resume)
-            elif resume is not None:
-                if len(pending_ids) > 1:
-                    raise RuntimeError(
-                        "When there are multiple pending interrupts, you must specify the interrupt id when resuming."
-                    )
-                null_writes.append((RESUME, resume))
-            if not null_writes and run.resume_map is None:
-                raise EmptyInputError("Received empty Command input")
-            if (
-                null_writes
-                and self.checkpointer is not None
-                and self.checkpoint_config["configurable"].get("checkpoint_id")
-            ):
-                await self.checkpointer.aput_writes(
-                    self.checkpoint_config, null_writes, NULL_TASK_ID
-                )
-            self.pending_writes.extend((NULL_TASK_ID, c, v) for c, v in null_writes)
-        # a plain resume value waiting for the next interrupt() call
-        for tid, c, v in self.pending_writes:
-            if tid == NULL_TASK_ID and c == RESUME and not self.nested:
-                run.null_resume = _NullResume(True, v)
-        null_state_writes = [
-            (c, v) for tid, c, v in self.pending_writes if tid == NULL_TASK_ID and c != RESUME
-        ]
-        if null_state_writes:
-            self._apply_pseudo("__input__", null_state_writes)
-        if self.resuming:
-            mark_interrupt_seen(self.checkpoint)
-            self._push("values", self._values())
-            return True
-        if inp is not None and not is_command:
-            discard = self._plan()
-            pseudo = Task(
-                NULL_TASK_ID, "__input__", ("pull", "__input__"), None, [], self.graph.nodes[START]
-            )
-            pseudo.writes = [(START, inp)]
-            apply_writes(self.checkpoint, self.channels, [*discard, pseudo], next_version)
-            self.pending_writes = []
-            await self._put_checkpoint("input")
-            return True
-        raise EmptyInputError(f"Received no input for {START}")
-
-    # ------------------------------------------------------------------------------------
     # supersteps
 
     async def _tick(self) -> bool:
@@ -612,7 +425,7 @@ class PregelLoop:
         changed = apply_writes(self.checkpoint, self.channels, tasks, next_version)
         em = self.run.emitter
         if em.active and before is not None:
-            changes = self._diff(before, changed)
+            changes = state_changes(self.graph.spec.channels, self.channels, before, changed)
             if changes:
                 await em.emit(
                     StateUpdated,
@@ -629,61 +442,3 @@ class PregelLoop:
         writers = list(dict.fromkeys(t.name for t in tasks))
         await self._put_checkpoint("loop", writers)
         return should_interrupt(self.checkpoint, self.interrupt_after, tasks)
-
-    def _diff(self, before: dict[str, Any], changed: dict[str, list[Any]]) -> list[dict[str, Any]]:
-        out: list[dict[str, Any]] = []
-        for k in changed:
-            if k not in self.graph.spec.channels:
-                continue
-            old = before.get(k, MISSING)
-            ch = self.channels[k]
-            new = ch.value
-            if isinstance(new, AppendLog) and isinstance(old, AppendLog) and new.extends(old):
-                out.append(
-                    {
-                        "channel": k,
-                        "op": "append",
-                        "appended": to_jsonable(new.delta_since(old)),
-                        "length": len(new),
-                    }
-                )
-            elif new is MISSING or (not ch.is_available()):
-                out.append({"channel": k, "op": "clear"})
-            elif isinstance(new, AppendLog):
-                out.append(
-                    {
-                        "channel": k,
-                        "op": "replace",
-                        "value": to_jsonable(list(new)),
-                        "length": len(new),
-                    }
-                )
-            else:
-                out.append({"channel": k, "op": "set", "value": to_jsonable(new, max_str=4000)})
-        return out
-
-    # ------------------------------------------------------------------------------------
-    # snapshot helpers used by get_state
-
-    def pregel_tasks(
-        self, tasks: list[Task], pending: list[tuple[str, str, Any]]
-    ) -> tuple[PregelTask, ...]:
-        out = []
-        for t in tasks:
-            err = None
-            intrs: tuple[Interrupt, ...] = ()
-            result = None
-            for tid, c, v in pending:
-                if tid != t.id:
-                    continue
-                if c == ERROR:
-                    err = Exception(v.get("message") if isinstance(v, dict) else v)
-                elif c == INTERRUPT:
-                    intrs += tuple(v)
-            writes = [
-                (c, v) for tid, c, v in pending if tid == t.id and c in self.graph.spec.channels
-            ]
-            if writes:
-                result = dict(writes)
-            out.append(PregelTask(t.id, t.name, t.path, err, intrs, None, result))
-        return tuple(out)

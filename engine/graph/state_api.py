@@ -15,6 +15,7 @@ from engine.checkpoint.base import (
     RESUME,
     Checkpoint,
     CheckpointTuple,
+    copy_checkpoint,
     empty_checkpoint,
     next_version,
     timestamp_of,
@@ -34,17 +35,6 @@ if TYPE_CHECKING:
     from engine.graph.state import StateSpec
 
 __all__ = ["StateAPI"]
-
-
-def _copy(c: Checkpoint) -> Checkpoint:
-    return Checkpoint(
-        v=c["v"],
-        id=c["id"],
-        ts=c["ts"],
-        channel_values=dict(c["channel_values"]),
-        channel_versions=dict(c["channel_versions"]),
-        versions_seen={k: dict(v) for k, v in c["versions_seen"].items()},
-    )
 
 
 class StateAPI:
@@ -82,7 +72,7 @@ class StateAPI:
         }
 
     def _snapshot(self, saved: CheckpointTuple, live: bool) -> StateSnapshot:
-        checkpoint = _copy(saved.checkpoint)
+        checkpoint = copy_checkpoint(saved.checkpoint)
         channels = self._restore(checkpoint)
         ns = saved.config["configurable"].get("checkpoint_ns", "")
         step = int(saved.metadata.get("step", -1)) + 1
@@ -208,7 +198,7 @@ class StateAPI:
             raise ValueError("update_state needs config['configurable']['thread_id']")
         ns = conf.get("checkpoint_ns", "")
         saved = await saver.aget_tuple(config)
-        checkpoint = _copy(saved.checkpoint) if saved else empty_checkpoint()
+        checkpoint = copy_checkpoint(saved.checkpoint) if saved else empty_checkpoint()
         prev_step = int(saved.metadata.get("step", -2)) if saved else -2
         parent_config = (
             saved.config

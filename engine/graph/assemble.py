@@ -1,0 +1,147 @@
+"""Compiling a ``StateGraph`` builder: runtime nodes and channels, and the drawable shape."""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+from engine.graph.algo import TASKS, PregelNode, trigger_channel
+from engine.graph.builder import StateGraph, _literal_return
+from engine.graph.channels import BaseChannel, EphemeralValue, NamedBarrierValue, Topic
+from engine.graph.drawing import DrawableGraph
+from engine.graph.state import StateSpec
+from engine.graph.types import END, START, RetryPolicy
+
+__all__ = ["compile_nodes", "draw"]
+
+_CALL_KWARGS = ("config", "runtime", "writer", "store")
+
+
+def _is_graph(fn: Any) -> bool:
+    """A compiled graph used as a node (a subgraph)."""
+    return hasattr(fn, "_arun_as_subgraph")
+
+
+def _call_kwargs(fn: Any) -> tuple[frozenset[str], bool]:
+    """Which of config/runtime/writer/store a node function accepts, and whether it is async."""
+    call = getattr(fn, "__call__", None)  # noqa: B004 - the method of a callable object
+    is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(call)
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return frozenset(), is_async
+    return frozenset(p for p in _CALL_KWARGS if p in params), is_async
+
+
+def compile_nodes(
+    b: StateGraph, spec: StateSpec, channels: dict[str, BaseChannel]
+) -> dict[str, PregelNode]:
+    """The runtime nodes of a builder; adds the internal channels (triggers, joins, Send topic)
+    and node input-schema channels to ``channels``."""
+    nodes: dict[str, PregelNode] = {}
+    channels[START] = EphemeralValue(Any)
+    channels[START].key = START
+    tasks = Topic(Any, accumulate=False)
+    tasks.key = TASKS
+    channels[TASKS] = tasks
+    names = [START, *b.nodes]
+    for name in names:
+        ch = EphemeralValue(Any, guard=False)
+        ch.key = trigger_channel(name)
+        channels[ch.key] = ch
+    joins: dict[str, list[str]] = {}
+    for starts, end in b.waiting_edges:
+        key = f"join:{'+'.join(starts)}:{end}"
+        ch = NamedBarrierValue(set(starts))
+        ch.key = key
+        channels[key] = ch
+        joins.setdefault(end, []).append(key)
+        for s in starts:
+            joins.setdefault(f"__src__{s}", []).append(key)
+    static: dict[str, list[str]] = {}
+    for src, dst in sorted(b.edges):
+        static.setdefault(src, []).append(dst)
+    nodes[START] = PregelNode(
+        name=START,
+        fn=None,
+        triggers=[START],
+        input_keys=[],
+        spec=spec,
+        static_targets=static.get(START, []),
+        join_channels=joins.get(f"__src__{START}", []),
+        branches=list(b.branches.get(START, {}).values()),
+        hidden=True,
+    )
+    for name, ns in b.nodes.items():
+        node_spec = spec
+        input_keys = list(spec.channels)
+        if ns.input_schema is not None:
+            node_spec = StateSpec(ns.input_schema)
+            for k, ch in node_spec.channels.items():
+                channels.setdefault(k, ch)
+            input_keys = list(node_spec.channels)
+        is_sub = _is_graph(ns.fn)
+        kwargs, is_async = (frozenset(), True) if is_sub else _call_kwargs(ns.fn)
+        policies: list[RetryPolicy] = []
+        if isinstance(ns.retry_policy, RetryPolicy):
+            policies = [ns.retry_policy]
+        elif ns.retry_policy:
+            policies = list(ns.retry_policy)
+        nodes[name] = PregelNode(
+            name=name,
+            fn=ns.fn,
+            triggers=[trigger_channel(name), *joins.get(name, [])],
+            input_keys=input_keys,
+            spec=node_spec,
+            retry_policy=policies,
+            static_targets=static.get(name, []),
+            join_channels=joins.get(f"__src__{name}", []),
+            branches=list(b.branches.get(name, {}).values()),
+            is_subgraph=is_sub,
+            call_kwargs=kwargs,
+            is_async=is_async,
+            metadata=dict(ns.metadata),
+        )
+    return nodes
+
+
+def draw(b: StateGraph, name: str) -> DrawableGraph:
+    """The drawable shape of a builder's graph (``CompiledStateGraph.get_graph``)."""
+    g = DrawableGraph(name=name)
+    g.add_node(START, "start")
+    for name, ns in b.nodes.items():
+        meta = dict(ns.metadata)
+        kind = meta.pop("kind", "subgraph" if _is_graph(ns.fn) else "node")
+        g.add_node(name, kind, **meta)
+    has_end = False
+    for src, dst in sorted(b.edges):
+        g.add_edge(src, dst)
+        has_end |= dst == END
+    for starts, end in sorted(b.waiting_edges):
+        for s in starts:
+            g.add_edge(s, end)
+    all_nodes = list(b.nodes)
+    for src, branches in b.branches.items():
+        for br in branches.values():
+            labels = {v: k for k, v in (br.path_map or {}).items()}
+            for end in br.ends(all_nodes):
+                label = labels.get(end)
+                g.add_edge(
+                    src,
+                    end,
+                    conditional=True,
+                    data=str(label) if label is not None and label != end else None,
+                )
+                has_end |= end == END
+    for name, ns in b.nodes.items():
+        dests = ns.destinations
+        if dests is None:
+            dests = tuple(_literal_return(ns.fn)) or None
+        if dests:
+            items = dests.items() if isinstance(dests, dict) else ((d, None) for d in dests)
+            for d, label in items:
+                g.add_edge(name, d, conditional=True, data=label)
+                has_end |= d == END
+    if has_end or not g.edges:
+        g.add_node(END, "end")
+    return g

@@ -1,0 +1,142 @@
+"""How a run starts: new input, a resume (``None`` or a ``Command``), or time travel (spec §1-3)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from engine.checkpoint.base import INTERRUPT, NULL_TASK_ID, RESUME, next_version
+from engine.graph.algo import Task, apply_writes, mark_interrupt_seen, trigger_channel
+from engine.graph.errors import EmptyInputError
+from engine.graph.runtime import _NullResume
+from engine.graph.state import updates_from_output
+from engine.graph.types import START, Command, Send
+
+if TYPE_CHECKING:
+    from engine.checkpoint.base import BaseCheckpointSaver, Checkpoint, CheckpointTuple
+    from engine.graph.channels import BaseChannel
+    from engine.graph.compiled import CompiledStateGraph
+    from engine.graph.runtime import RunContext
+
+__all__ = ["LoopInput"]
+
+
+class LoopInput:
+    """Mixin of ``PregelLoop``: the first phase of a run, before any superstep."""
+
+    graph: CompiledStateGraph
+    run: RunContext
+    input: Any
+    checkpoint: Checkpoint
+    checkpoint_config: dict[str, Any]
+    checkpointer: BaseCheckpointSaver | None
+    channels: dict[str, BaseChannel]
+    pending_writes: list[tuple[str, str, Any]]
+    forced_resuming: bool | None
+    requested_checkpoint_id: str | None
+    saved: CheckpointTuple | None
+    resuming: bool
+    noop: bool
+    nested: bool
+
+    def _apply_pseudo(
+        self, name: str, writes: list[tuple[str, Any]], triggers: list[str] | None = None
+    ) -> dict[str, list[Any]]:
+        task = Task(
+            NULL_TASK_ID, name, ("pull", name), None, triggers or [], self.graph.nodes[START]
+        )
+        task.writes = writes
+        return apply_writes(self.checkpoint, self.channels, [task], next_version)
+
+    def _command_writes(self, cmd: Command) -> list[tuple[str, Any]]:
+        writes, _ = updates_from_output(Command(update=cmd.update), set(self.graph.spec.channels))
+        for g in cmd.goto_list():
+            if isinstance(g, Send):
+                writes.append(("__pregel_tasks", g))
+            elif g in self.graph.nodes:
+                writes.append((trigger_channel(g), None))
+        return writes
+
+    async def _first(self) -> bool:
+        inp = self.input
+        run = self.run
+        is_command = isinstance(inp, Command)
+        has_state = bool(self.checkpoint["channel_versions"])
+        if self.forced_resuming is not None:
+            self.resuming = self.forced_resuming and has_state
+        else:
+            self.resuming = has_state and (inp is None or is_command)
+        # time travel: re-run from a past checkpoint on a new branch
+        if self.requested_checkpoint_id and inp is None and self.saved is not None:
+            source = self.saved.metadata.get("source")
+            if source not in ("update", "fork"):
+                if not self._plan():
+                    self.noop = True
+                    return False
+                self.pending_writes = []
+                await self._put_checkpoint("fork")
+        if is_command:
+            assert isinstance(inp, Command)
+            if inp.resume is not None and self.checkpointer is None:
+                raise RuntimeError("Cannot use Command(resume=...) without checkpointer")
+            pending_ids = {i.id for _t, c, v in self.pending_writes if c == INTERRUPT for i in v}
+            null_writes = self._command_writes(inp)
+            resume = inp.resume
+            if isinstance(resume, dict) and resume and set(resume) <= pending_ids:
+                run.resume_map = dict(resume)
+            elif resume is not None:
+                if len(pending_ids) > 1:
+                    raise RuntimeError(
+                        "When there are multiple pending interrupts, you must specify the interrupt id when resuming."
+                    )
+                null_writes.append((RESUME, resume))
+            if not null_writes and run.resume_map is None:
+                raise EmptyInputError("Received empty Command input")
+            if (
+                null_writes
+                and self.checkpointer is not None
+                and self.checkpoint_config["configurable"].get("checkpoint_id")
+            ):
+                await self.checkpointer.aput_writes(
+                    self.checkpoint_config, null_writes, NULL_TASK_ID
+                )
+            self.pending_writes.extend((NULL_TASK_ID, c, v) for c, v in null_writes)
+        # a plain resume value waiting for the next interrupt() call
+        for tid, c, v in self.pending_writes:
+            if tid == NULL_TASK_ID and c == RESUME and not self.nested:
+                run.null_resume = _NullResume(True, v)
+        null_state_writes = [
+            (c, v) for tid, c, v in self.pending_writes if tid == NULL_TASK_ID and c != RESUME
+        ]
+        if null_state_writes:
+            self._apply_pseudo("__input__", null_state_writes)
+        if self.resuming:
+            mark_interrupt_seen(self.checkpoint)
+            self._push("values", self._values())
+            return True
+        if inp is not None and not is_command:
+            discard = self._plan()
+            pseudo = Task(
+                NULL_TASK_ID, "__input__", ("pull", "__input__"), None, [], self.graph.nodes[START]
+            )
+            pseudo.writes = [(START, inp)]
+            apply_writes(self.checkpoint, self.channels, [*discard, pseudo], next_version)
+            self.pending_writes = []
+            await self._put_checkpoint("input")
+            return True
+        raise EmptyInputError(f"Received no input for {START}")
+
+    if TYPE_CHECKING:  # provided by PregelLoop or the other mixin
+
+        def _plan(self) -> list[Task]:  # pragma: no cover - PregelLoop's
+            ...
+
+        async def _put_checkpoint(
+            self, source: str, writer_nodes: list[str] | None = None
+        ) -> None:  # pragma: no cover
+            ...
+
+        def _push(self, mode: str, chunk: Any) -> None:  # pragma: no cover - LoopStreaming's
+            ...
+
+        def _values(self) -> dict[str, Any]:  # pragma: no cover - PregelLoop's
+            ...

@@ -1,0 +1,114 @@
+"""How a run's loop hands chunks to ``astream`` consumers (the stream modes of spec section 9)."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import threading
+from typing import TYPE_CHECKING, Any
+
+from engine.graph.channels import MessagesChannel
+from engine.messages import BaseMessage
+
+if TYPE_CHECKING:
+    from engine.graph.algo import Task
+    from engine.graph.compiled import CompiledStateGraph
+    from engine.graph.runtime import RunContext
+
+__all__ = ["LoopStreaming"]
+
+
+class LoopStreaming:
+    """Mixin of ``PregelLoop``: ``values``/``updates``/``tasks``/``checkpoints``/``debug``/
+    ``messages`` chunks, pushed only when someone streams that mode."""
+
+    run: RunContext
+    graph: CompiledStateGraph
+    ns: str
+    step: int
+    _loop_thread: int
+    _aio_loop: asyncio.AbstractEventLoop
+
+    def _push(self, mode: str, chunk: Any) -> None:
+        run = self.run
+        if run.stream is None:
+            return
+        if mode in run.stream_modes:
+            run.stream(mode, chunk, self.ns)
+        if mode in ("tasks", "checkpoints") and "debug" in run.stream_modes:
+            kind = (
+                "checkpoint"
+                if mode == "checkpoints"
+                else ("task_result" if "result" in chunk else "task")
+            )
+            run.stream(
+                "debug",
+                {
+                    "step": self.step - 1 if mode == "checkpoints" else self.step,
+                    "timestamp": dt.datetime.now(dt.UTC).isoformat(),
+                    "type": kind,
+                    "payload": chunk,
+                },
+                self.ns,
+            )
+
+    def push_threadsafe(self, mode: str, chunk: Any) -> None:
+        if threading.get_ident() == self._loop_thread:
+            self._push(mode, chunk)
+        else:
+            self._aio_loop.call_soon_threadsafe(self._push, mode, chunk)
+
+    def push_task_start(self, task: Task) -> None:
+        if self.run.stream is not None and not task.node.hidden:
+            self._push(
+                "tasks",
+                {
+                    "id": task.id,
+                    "name": task.name,
+                    "input": task.input,
+                    "triggers": list(task.triggers),
+                },
+            )
+
+    def push_task_result(
+        self, task: Task, error: BaseException | None, interrupts: Any = ()
+    ) -> None:
+        run = self.run
+        if run.stream is None or task.node.hidden:
+            return
+        if error is None and not interrupts:
+            state_writes = [(c, v) for c, v in task.writes if c in self.graph.spec.channels]
+            update: dict[str, Any] | None = None
+            if state_writes:
+                update = {}
+                for c, v in state_writes:
+                    update[c] = v
+            self._push("updates", {task.name: update})
+            if "messages" in run.stream_modes:
+                self._push_final_messages(task, state_writes)
+        elif interrupts:
+            self._push("updates", {"__interrupt__": tuple(interrupts)})
+        self._push(
+            "tasks",
+            {
+                "id": task.id,
+                "name": task.name,
+                "error": None if error is None else repr(error),
+                "result": [(c, v) for c, v in task.writes if c in self.graph.spec.channels],
+                "interrupts": [{"value": i.value, "id": i.id} for i in interrupts],
+            },
+        )
+
+    def _push_final_messages(self, task: Task, writes: list[tuple[str, Any]]) -> None:
+        meta = self.task_config(task)["metadata"]
+        for c, v in writes:
+            if not isinstance(self.graph.channels.get(c), MessagesChannel):
+                continue
+            for m in v if isinstance(v, list | tuple) else [v]:
+                if isinstance(m, BaseMessage) and m.id not in self.run.streamed_message_ids:
+                    self._push("messages", (m, meta))
+
+    if TYPE_CHECKING:  # provided by PregelLoop or the other mixin
+
+        def task_config(self, task: Task) -> dict[str, Any]:  # pragma: no cover - PregelLoop's
+            ...
