@@ -14,6 +14,7 @@ Payload fields are read from ``event.__dict__``: the engine builds events with
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 __all__ = [
@@ -124,7 +125,7 @@ def _fraction(n: Any, top: Any) -> str:
 # -- spans -----------------------------------------------------------------------------------
 
 
-def _run(d: dict[str, Any], e: dict[str, Any] | None) -> str:
+def _run(d: Mapping[str, Any], e: Mapping[str, Any] | None) -> str:
     text = f"run {d.get('graph') or ''}".rstrip()
     if d.get("resumed"):
         text += " (resumed)"
@@ -135,7 +136,7 @@ def _run(d: dict[str, Any], e: dict[str, Any] | None) -> str:
     return f"{text} {_mark(status)} {status}" + (f" {error_text(err)}" if err else "")
 
 
-def _superstep(d: dict[str, Any], e: dict[str, Any] | None, step: Any) -> str:
+def _superstep(d: Mapping[str, Any], e: Mapping[str, Any] | None, step: Any) -> str:
     names = [str(field(t, "node", "?")) for t in d.get("tasks") or []]
     text = f"superstep {step if step is not None else '?'}"
     if names:
@@ -149,7 +150,7 @@ def _superstep(d: dict[str, Any], e: dict[str, Any] | None, step: Any) -> str:
     return text if status == "ok" else f"{text} {_mark(status)} {status}"
 
 
-def _node(d: dict[str, Any], e: dict[str, Any] | None) -> str:
+def _node(d: Mapping[str, Any], e: Mapping[str, Any] | None) -> str:
     text = f"node {d.get('node')}"
     if (d.get("attempt") or 1) > 1:
         text += f" (attempt {d['attempt']})"
@@ -159,7 +160,7 @@ def _node(d: dict[str, Any], e: dict[str, Any] | None) -> str:
     return f"{text} {_mark(e.get('status', 'ok'))}" + (f" {error_text(err)}" if err else "")
 
 
-def _hook(d: dict[str, Any], e: dict[str, Any] | None) -> str:
+def _hook(d: Mapping[str, Any], e: Mapping[str, Any] | None) -> str:
     text = f"{d.get('middleware')}.{d.get('hook')}"
     if e is None:
         return text + " …"
@@ -175,7 +176,7 @@ def _hook(d: dict[str, Any], e: dict[str, Any] | None) -> str:
     return f"{text} ✓{extra}"
 
 
-def _wrapper(d: dict[str, Any], e: dict[str, Any] | None) -> str:
+def _wrapper(d: Mapping[str, Any], e: Mapping[str, Any] | None) -> str:
     text = f"{d.get('middleware')}.{d.get('wrapper')}"
     if d.get("tool"):
         text += f" ({d['tool']})"
@@ -191,7 +192,7 @@ def _wrapper(d: dict[str, Any], e: dict[str, Any] | None) -> str:
     )
 
 
-def _attempt(d: dict[str, Any], e: dict[str, Any] | None) -> str:
+def _attempt(d: Mapping[str, Any], e: Mapping[str, Any] | None) -> str:
     src = e if e is not None else d
     text = f"{d.get('middleware')} attempt {_fraction(d.get('attempt'), src.get('max_attempts'))}"
     target = d.get("tool") or ("Fallback" in str(d.get("middleware")) and d.get("model"))
@@ -214,7 +215,7 @@ def _attempt(d: dict[str, Any], e: dict[str, Any] | None) -> str:
     return f"{text} — giving up"
 
 
-def _model(d: dict[str, Any], e: dict[str, Any] | None, tokens: int, streamed: str) -> str:
+def _model(d: Mapping[str, Any], e: Mapping[str, Any] | None, tokens: int, streamed: str) -> str:
     text = f"model {d.get('model')}"
     if e is None:
         if tokens:
@@ -230,7 +231,7 @@ def _model(d: dict[str, Any], e: dict[str, Any] | None, tokens: int, streamed: s
     return f"{text} ✓ {body}{extra}".rstrip()
 
 
-def _tool(d: dict[str, Any], e: dict[str, Any] | None) -> str:
+def _tool(d: Mapping[str, Any], e: Mapping[str, Any] | None) -> str:
     text = f"tool {d.get('tool')}({call_args(d.get('args'))})"
     if e is None:
         return text + " …"
@@ -246,14 +247,14 @@ def _tool(d: dict[str, Any], e: dict[str, Any] | None) -> str:
 # -- point events ------------------------------------------------------------------------------
 
 
-def _route(d: dict[str, Any]) -> str:
+def _route(d: Mapping[str, Any]) -> str:
     to = [*(d.get("to") or [])] + [f"Send({field(s, 'node')})" for s in d.get("sends") or []]
     reason = d.get("reason") or ""
     why = f"{reason}: {d['detail']}" if d.get("detail") else reason
     return f"route {d.get('from_node')} → {', '.join(str(t) for t in to) or 'END'} ({why})"
 
 
-def _state(d: dict[str, Any]) -> str:
+def _state(d: Mapping[str, Any]) -> str:
     parts = []
     for ch in d.get("changes") or []:
         op, name = ch.get("op"), ch.get("channel")
@@ -266,7 +267,7 @@ def _state(d: dict[str, Any]) -> str:
     return "state " + ("; ".join(parts) or "(no change)")
 
 
-def _point(kind: str, d: dict[str, Any], step: Any) -> str:
+def _point(kind: str, d: Mapping[str, Any], step: Any) -> str:
     if kind == "route":
         return _route(d)
     if kind == "state.updated":
@@ -298,8 +299,8 @@ def _point(kind: str, d: dict[str, Any], step: Any) -> str:
 
 def summarize(
     kind: str,
-    opened: dict[str, Any],
-    closed: dict[str, Any] | None,
+    opened: Mapping[str, Any],
+    closed: Mapping[str, Any] | None,
     *,
     step: Any = None,
     tokens: int = 0,
