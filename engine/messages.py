@@ -237,6 +237,7 @@ AnyMessage: TypeAlias = Annotated[
 ]
 
 _ADAPTER: TypeAdapter[Any] = TypeAdapter(AnyMessage)
+_MESSAGE_TYPES = frozenset({HumanMessage, AIMessage, AIMessageChunk, ToolMessage, SystemMessage, RemoveMessage})
 _ROLE_TO_CLS: dict[str, type[BaseMessage]] = {
     "human": HumanMessage,
     "user": HumanMessage,
@@ -311,7 +312,10 @@ def coerce_messages(value: Any) -> list[BaseMessage]:
     if isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], str):
         return [coerce_message(value)]
     if isinstance(value, Iterable):
-        return [coerce_message(v) for v in value]
+        items = list(value)
+        if set(map(type, items)) <= _MESSAGE_TYPES:  # already messages: a C-speed check
+            return items
+        return [coerce_message(v) for v in items]
     return [coerce_message(value)]
 
 

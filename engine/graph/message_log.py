@@ -10,6 +10,7 @@ summarization) copies.  Checkpoint savers use ``delta_since`` to store only what
 
 from __future__ import annotations
 
+import itertools
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, TypeVar, overload
@@ -76,9 +77,7 @@ class AppendLog(Sequence[T]):
         return self._buf.items[i]
 
     def __iter__(self) -> Iterator[T]:
-        items = self._buf.items
-        for i in range(self._n):
-            yield items[i]
+        return itertools.islice(self._buf.items, self._n)  # a C iterator: no per-item frames
 
     def __reversed__(self) -> Iterator[T]:
         items = self._buf.items
@@ -243,4 +242,4 @@ def _with_id(m: BaseMessage) -> BaseMessage:
 
 def plain(value: Any) -> Any:
     """A plain ``list`` for an ``AppendLog`` view (what invoke/get_state hand to users)."""
-    return list(value) if isinstance(value, AppendLog) else value
+    return value._buf.items[: value._n] if isinstance(value, AppendLog) else value

@@ -12,7 +12,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Annotated, Any, Literal, NotRequired
 
 from typing_extensions import TypedDict
@@ -103,7 +103,7 @@ def make_write_todos(description: str = WRITE_TODOS_TOOL_DESCRIPTION) -> BaseToo
     return tool(description=description)(write_todos)
 
 
-def _answered_ids(messages: list[BaseMessage]) -> set[str]:
+def _answered_ids(messages: Sequence[BaseMessage]) -> set[str]:
     return {m.tool_call_id for m in messages if isinstance(m, ToolMessage)}
 
 
@@ -146,11 +146,19 @@ class TodoListMiddleware(AgentMiddleware):
     # -- no parallel write_todos ----------------------------------------------------------
 
     def _check_parallel(self, state: Any) -> Steps[dict[str, Any] | None]:
-        messages: list[BaseMessage] = list(state.get("messages") or [])
-        last_ai = next((m for m in reversed(messages) if isinstance(m, AIMessage)), None)
+        messages: Sequence[BaseMessage] = state.get("messages") or []
+        # only the tail matters: the last AIMessage and the ToolMessages after it (O(1) per
+        # turn, however long the conversation is)
+        last_ai: AIMessage | None = None
+        tail: list[BaseMessage] = []
+        for m in reversed(messages):
+            if isinstance(m, AIMessage):
+                last_ai = m
+                break
+            tail.append(m)
         if last_ai is None:
             return None
-        answered = _answered_ids(messages)
+        answered = _answered_ids(tail)
         calls = [
             c
             for c in last_ai.tool_calls
