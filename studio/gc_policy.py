@@ -1,15 +1,19 @@
-"""Keep Python's garbage collector from stalling the window during a busy run.
+"""Keep Python's garbage collector from stalling the window while the studio holds a long run.
 
-A run keeps every event (and the views' rows) alive, so the heap grows by hundreds of thousands
-of objects; each full collection then scans them all (100-200 ms at 50,000 events: a visible
-freeze).  ``GcPolicy`` freezes what exists after each batch of events (``gc.freeze``: O(1);
-frozen objects are skipped by later collections but still freed by reference counting), and,
-once the run has ended, unfreezes and collects once, so cyclic garbage of the run is not kept.
+A 100,000-event run keeps millions of long-lived objects (events, payloads, log rows) until
+the next reset.  CPython's full collection scans every one of them each time the old
+generation grew by a quarter: pauses of hundreds of milliseconds on the UI thread, and they
+find nothing, because those objects are alive.
+
+``GcPolicy`` watches the hub: every ``every`` events it collects the young generations (cheap)
+and ``gc.freeze()``\\ s what survived, so later full collections only scan what arrived since.
+On a reset (a new run or session: the old events may now be garbage) it unfreezes, so the next
+full collection reclaims them.  It never forces a full collection itself (that would be the
+very pause it exists to avoid).  The app installs one for its hub.
 """
 
 from __future__ import annotations
 
-import asyncio
 import gc
 from typing import Any
 
@@ -17,41 +21,30 @@ from studio.hub import Hub
 
 __all__ = ["GcPolicy"]
 
-ENDED = frozenset({"done", "error", "cancelled", "idle", "interrupted"})
-
 
 class GcPolicy:
-    def __init__(self, hub: Hub, *, settle_s: float = 0.5) -> None:
-        self.hub = hub
-        self.settle_s = settle_s
-        self.collections = 0
-        """How many times the policy collected after a run (for tests and diagnostics)."""
-        self._pending: asyncio.TimerHandle | None = None
-        gc.freeze()  # start-up objects (modules, classes, the window) are never garbage
+    def __init__(self, hub: Hub, *, every: int = 5_000) -> None:
+        self.every = every
+        self.freezes = 0
+        """How many bulk freezes happened (for tests and diagnostics)."""
+        self._since = 0
+        self._freeze()  # the baseline: modules, classes, Qt wrappers, the window
         hub.subscribe("events", self._on_events)
-        hub.subscribe("status", self._on_status)
+        hub.subscribe("reset", self.release)
 
-    def _on_events(self, _batch: Any) -> None:
+    def _on_events(self, batch: list[Any]) -> None:
+        self._since += len(batch)
+        if self._since >= self.every:
+            self._freeze()
+
+    def _freeze(self) -> None:
+        self._since = 0
+        gc.collect(1)
         gc.freeze()
+        self.freezes += 1
 
-    def _on_status(self, status: str) -> None:
-        if status not in ENDED:
-            return
-        if self._pending is not None:
-            self._pending.cancel()
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            self.collect()
-            return
-        self._pending = loop.call_later(self.settle_s, self.collect)
-
-    def collect(self) -> None:
-        """Collect the cyclic garbage of the run that ended, then freeze the survivors."""
-        self._pending = None
-        if self.hub.status not in ENDED:
-            return
-        gc.unfreeze()
-        gc.collect()
-        gc.freeze()
-        self.collections += 1
+    def release(self) -> None:
+        """What was frozen may be garbage now: let the collector see it again."""
+        self._since = 0
+        if gc.get_freeze_count():
+            gc.unfreeze()

@@ -34,7 +34,6 @@ from PySide6.QtWidgets import (
 
 from engine.events import EventBase
 from studio import qt_refcount
-from studio.gc_guard import GUARD
 from studio.highlight import dumps
 from studio.models.event_filter import EventFilter, FilterJob
 from studio.models.event_row import Row
@@ -94,7 +93,6 @@ class EventLogDock(QWidget):
         lay.addWidget(self.status)
         self.status.setContentsMargins(6, 2, 6, 2)
 
-        GUARD.start()
         self._pending: deque[list[EventBase]] = deque()
         self._pending_count = 0
         self._head = 0
@@ -225,7 +223,6 @@ class EventLogDock(QWidget):
             self._drain_timer.start()
 
     def _on_reset(self) -> None:
-        GUARD.released()
         self._pending.clear()
         self._pending_count = 0
         self._head = 0
@@ -252,7 +249,6 @@ class EventLogDock(QWidget):
                 self._head = 0
             self._pending_count -= len(chunk)
             delta = self.model.add_events(chunk, sync=False)
-            GUARD.ingested(len(chunk))
             if self.details.row is not None and self.details.row in delta.changed:
                 self._details_stale = True
             if budget_s is not None and time.perf_counter() - start > budget_s:

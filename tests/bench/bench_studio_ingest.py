@@ -98,6 +98,7 @@ def measure(n: int = EVENTS, batch_size: int = BATCH) -> dict[str, Any]:
     from PySide6.QtWidgets import QApplication, QDockWidget, QLabel, QMainWindow
 
     from studio import qt_refcount
+    from studio.gc_policy import GcPolicy
     from studio.hub import Hub
     from studio.views.event_log import EventLogDock
     from studio.views.messages_view import MessagesDock
@@ -106,6 +107,7 @@ def measure(n: int = EVENTS, batch_size: int = BATCH) -> dict[str, Any]:
     app = QApplication.instance() or QApplication(sys.argv)
     qt_refcount.protect()  # PySide6 6.12 on Python 3.11 drops refs to None/True: see the module
     hub = Hub()
+    GcPolicy(hub)  # what the app installs for its hub (it keeps itself alive via the hub)
     window = QMainWindow()
     window.setCentralWidget(QLabel("graph"))
     log = EventLogDock(hub)

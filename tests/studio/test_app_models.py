@@ -241,24 +241,25 @@ def test_hub_topics_include_the_shell_ones() -> None:
     assert seen == ["tools", "dark"] and hub.focus_node == "tools" and hub.theme == "dark"
 
 
-def test_gc_policy_freezes_during_a_run_and_collects_after_it() -> None:
+def test_gc_policy_freezes_long_lived_objects_in_bulk_and_releases_them_on_reset() -> None:
     import gc
 
     from studio.gc_policy import GcPolicy
 
+    gc.unfreeze()
     hub = Hub()
     try:
-        policy = GcPolicy(hub)
-        frozen = gc.get_freeze_count()
-        hub.set_status("running")
-        garbage = [[] for _ in range(1000)]
-        for g in garbage:
-            g.append(g)  # cycles: only the collector frees them
-        del garbage, g
+        policy = GcPolicy(hub, every=10)
+        assert policy.freezes == 1  # the baseline
+        baseline = gc.get_freeze_count()
+        hub.add_events([RunStarted(run_id="r")] * 9)
+        assert policy.freezes == 1 and gc.get_freeze_count() == baseline
+        kept = [[i] for i in range(1000)]  # long-lived containers, like a run's events
         hub.add_events([RunStarted(run_id="r")])
-        assert gc.get_freeze_count() >= frozen + 1000
-        hub.set_status("done")  # no running loop here: collects at once
-        assert policy.collections == 1
-        assert gc.get_freeze_count() < frozen + 1000, "the run's cyclic garbage was collected"
+        assert policy.freezes == 2 and gc.get_freeze_count() >= baseline + len(kept)
+        hub.reset()  # a new run: the old one's objects may be garbage now
+        assert gc.get_freeze_count() == 0
+        hub.add_events([RunStarted(run_id="r")] * 9)
+        assert policy.freezes == 2  # the count restarted at the reset
     finally:
         gc.unfreeze()

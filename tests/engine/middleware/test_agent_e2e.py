@@ -297,4 +297,9 @@ def test_an_interrupt_inside_a_retried_tool_is_not_retried() -> None:
     assert [m.text for m in final["messages"] if isinstance(m, ToolMessage)] == ["user said yes"]
     assert not actions(events, "retry_exhausted")
     first = next(e for e in events if e.kind == "attempt.finished")
-    assert (first.attempt, first.will_retry, first.outcome, first.error) == (1, False, "interrupted", None)  # type: ignore[attr-defined]
+    assert (first.attempt, first.will_retry, first.outcome, first.error) == (
+        1,
+        False,
+        "interrupted",
+        None,
+    )  # type: ignore[attr-defined]
