@@ -141,7 +141,10 @@ def main(argv: list[str] | None = None) -> int:
     import qasync
     from PySide6.QtWidgets import QApplication
 
+    from studio import qt_refcount
+
     app = QApplication.instance() or QApplication(sys.argv[:1])
+    qt_refcount.protect()  # a no-op unless this PySide6 build drops references (see the module)
     app.setApplicationName("Stepwise")
     app.setOrganizationName("Stepwise")
     app.setQuitOnLastWindowClosed(False)  # the loop ends when the future above resolves

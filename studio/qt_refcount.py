@@ -9,8 +9,9 @@ thousands of these calls per second, and once a count reaches zero the interpret
 
 ``protect()`` probes for the bug (a few void calls and emits on a throwaway QObject) and, only
 when it is present, adds 2**40 references to ``None``, ``True`` and ``False``: what 3.12 makes
-of them anyway.  Idempotent and cheap; call it once at startup (the Events and Messages docks
-call it too, so the studio is safe whoever builds the window first).
+of them anyway.  Idempotent and cheap; ``studio.app.main`` calls it once at start-up (and the studio tests'
+session fixture does the same).  ``pyproject.toml`` pins PySide6 below 6.12, so with a normal
+install this is a no-op; it stays as a guard for anyone running an affected build.
 """
 
 from __future__ import annotations

@@ -43,7 +43,7 @@ from studio.dialogs.dialog_kit import (
     mono_font,
     schema_hint,
 )
-from studio.views.hitl_theme import colors, protect_refcounts
+from studio.views.hitl_theme import colors
 
 __all__ = ["ActionCard", "ApprovalDialog"]
 
@@ -253,7 +253,6 @@ class ApprovalDialog(QDialog):
     def __init__(
         self, request: ApprovalRequest, parent: QWidget | None = None, theme: str = "light"
     ) -> None:
-        protect_refcounts()
         super().__init__(parent)
         self.request = request
         self.setObjectName("ApprovalDialog")

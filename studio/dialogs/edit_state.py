@@ -41,7 +41,7 @@ from engine.graph.types import END, START
 from engine.messages import AIMessage
 from studio.models.state_edit import EditIssue, StateEdit
 from studio.timetravel import aapply_edit, default_as_node
-from studio.views.tt_theme import colors, protect_refcounts
+from studio.views.tt_theme import colors
 
 __all__ = ["EditStateDialog"]
 
@@ -64,7 +64,6 @@ class EditStateDialog(QDialog):
         timeline: Any = None,
         parent: QWidget | None = None,
     ) -> None:
-        protect_refcounts()
         super().__init__(parent)
         self.hub = hub
         self.graph = hub.graph

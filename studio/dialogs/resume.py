@@ -27,13 +27,12 @@ from PySide6.QtWidgets import (
 
 from studio.dialogs.dialog_kit import dialog_style, fit_to_content, json_html, mono_font
 from studio.dialogs.resume_model import PauseRequest, ValueRequest
-from studio.views.hitl_theme import colors, protect_refcounts
+from studio.views.hitl_theme import colors
 
 __all__ = ["PauseDialog", "ResumeValueDialog"]
 
 
 def _modal(dialog: QDialog, parent: QWidget | None, theme: str) -> None:
-    protect_refcounts()
     dialog.setWindowModality(
         Qt.WindowModality.WindowModal if parent is not None else Qt.WindowModality.ApplicationModal
     )

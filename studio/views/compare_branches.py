@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 from studio.models.timeline import CheckpointNode, TimelineModel
 from studio.timetravel import BranchComparison, compare_branches
 from studio.views.tt_html import diff_html, esc, message_card, page
-from studio.views.tt_theme import TTColors, colors, protect_refcounts
+from studio.views.tt_theme import TTColors, colors
 
 __all__ = ["CompareBranchesDialog", "comparison_html"]
 
@@ -84,7 +84,6 @@ class CompareBranchesDialog(QDialog):
         right_id: str,
         parent: QWidget | None = None,
     ) -> None:
-        protect_refcounts()
         super().__init__(parent)
         self.hub = hub
         self.timeline = timeline

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 from engine.graph.types import StateSnapshot
 from studio.models.state_diff import StateDiff, diff_states
 from studio.views.tt_html import diff_html, esc, page
-from studio.views.tt_theme import colors, protect_refcounts
+from studio.views.tt_theme import colors
 
 __all__ = ["DiffView"]
 
@@ -45,7 +45,6 @@ def _label(snap: StateSnapshot | None) -> str:
 
 class DiffView(QWidget):
     def __init__(self, hub: Any, parent: QWidget | None = None) -> None:
-        protect_refcounts()  # PySide6 6.12 on Python 3.11, see tt_theme
         super().__init__(parent)
         self.hub = hub
         self.theme = getattr(hub, "theme", "light")

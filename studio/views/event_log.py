@@ -33,7 +33,6 @@ from PySide6.QtWidgets import (
 )
 
 from engine.events import EventBase
-from studio import qt_refcount
 from studio.highlight import dumps
 from studio.models.event_filter import EventFilter, FilterJob
 from studio.models.event_row import Row
@@ -66,7 +65,6 @@ class EventLogDock(QWidget):
     """After filtering, expand everything when at most this many rows are visible."""
 
     def __init__(self, hub: Hub, parent: QWidget | None = None) -> None:
-        qt_refcount.protect()  # PySide6 6.12 on Python 3.11: see studio.qt_refcount
         super().__init__(parent)
         self.setObjectName("EventLogDock")
         self.hub = hub

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
-__all__ = ["Colors", "colors", "mix", "protect_refcounts"]
+__all__ = ["Colors", "colors", "mix"]
 
 _LIGHT = {
     "window": "#f6f7f9",
@@ -94,14 +94,3 @@ def colors(theme: str = "light") -> Colors:
         input=values["input"],
         violet=_VIOLET[name],
     )
-
-
-def protect_refcounts() -> None:
-    """Apply the studio's guard against PySide6 builds that drop references to ``None`` and
-    ``True`` on Python 3.11 (``studio.qt_refcount``), when the studio has it.  Idempotent;
-    the docks and dialogs here call it so they are safe whoever is built first."""
-    try:
-        from studio import qt_refcount
-    except ImportError:
-        return
-    qt_refcount.protect()

@@ -25,7 +25,6 @@ from PySide6.QtWidgets import (
 )
 
 from engine.events import EventBase
-from studio import qt_refcount
 from studio.highlight import dumps
 from studio.models.transcript import Entry, messages_at
 from studio.models.transcript_qt import TranscriptModel, plain_text
@@ -49,7 +48,6 @@ class MessagesDock(QWidget):
     """Queued events are applied at most this often (one update per frame or so)."""
 
     def __init__(self, hub: Hub, parent: QWidget | None = None) -> None:
-        qt_refcount.protect()  # PySide6 6.12 on Python 3.11: see studio.qt_refcount
         super().__init__(parent)
         self.setObjectName("MessagesDock")
         self.hub = hub

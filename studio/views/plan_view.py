@@ -38,7 +38,7 @@ from studio.views.graph_content import BoxMetrics
 from studio.views.graph_edge_items import EdgeItem
 from studio.views.graph_layout import LayoutOptions, layout_graph
 from studio.views.graph_theme import Palette, palette_for
-from studio.views.hitl_theme import Colors, colors, protect_refcounts
+from studio.views.hitl_theme import Colors, colors
 from studio.views.plan_items import BOX_HEIGHT, PlanFonts, StepItem, status_color, step_lines
 from studio.views.snapshot_reader import SnapshotReader
 
@@ -81,7 +81,6 @@ class PlanDock(QWidget):
     retryRequested = Signal(list)
 
     def __init__(self, hub: Hub, parent: QWidget | None = None) -> None:
-        protect_refcounts()
         super().__init__(parent)
         self.hub = hub
         self.model = PlanGraphModel()

@@ -37,7 +37,7 @@ from engine.graph.types import StateSnapshot
 from studio.models.state_tree import Path, StateNode, StateTree
 from studio.views.json_html import json_html
 from studio.views.state_items import NODE_ROLE, StateItemModel
-from studio.views.tt_theme import colors, protect_refcounts
+from studio.views.tt_theme import colors
 
 __all__ = ["StateDock", "describe_snapshot"]
 
@@ -67,7 +67,6 @@ class StateDock(QWidget):
     editApplied = Signal(str)
 
     def __init__(self, hub: Any, parent: QWidget | None = None) -> None:
-        protect_refcounts()  # PySide6 6.12 on Python 3.11, see tt_theme
         super().__init__(parent)
         self.hub = hub
         self.theme = getattr(hub, "theme", "light")

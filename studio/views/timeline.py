@@ -37,7 +37,7 @@ from studio.models.timeline import Branch, CheckpointNode, CheckpointRecord, Tim
 from studio.models.timeline_sources import records_from_events, records_from_saver
 from studio.timetravel import start_warmup
 from studio.views.timeline_items import ITEM_ROLE, TimelineDelegate, TimelineItemModel
-from studio.views.tt_theme import colors, protect_refcounts
+from studio.views.tt_theme import colors
 
 __all__ = ["TimelineDock", "load_records"]
 
@@ -74,7 +74,6 @@ class TimelineDock(QWidget):
     editApplied = Signal(str)
 
     def __init__(self, hub: Any, parent: QWidget | None = None) -> None:
-        protect_refcounts()  # PySide6 6.12 on Python 3.11, see tt_theme
         super().__init__(parent)
         self.hub = hub
         self.timeline = TimelineModel(hub.thread_id)

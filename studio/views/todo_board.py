@@ -41,7 +41,7 @@ from studio.models.todos import (
     tip_writer,
     todos_update,
 )
-from studio.views.hitl_theme import Colors, colors, protect_refcounts
+from studio.views.hitl_theme import Colors, colors
 from studio.views.snapshot_reader import SnapshotReader
 from studio.views.todo_editor import TodoEditor
 
@@ -178,7 +178,6 @@ class TodoBoardDock(QWidget):
     applyFailed = Signal(str)
 
     def __init__(self, hub: Hub, parent: QWidget | None = None) -> None:
-        protect_refcounts()
         super().__init__(parent)
         self.hub = hub
         self.state = BoardState()

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
-__all__ = ["BRANCH_COLORS", "TTColors", "colors", "mix", "protect_refcounts"]
+__all__ = ["BRANCH_COLORS", "TTColors", "colors", "mix"]
 
 _BASE = {
     "light": {
@@ -129,21 +129,3 @@ def colors(theme: str = "light") -> TTColors:
     except Exception:  # the studio theme is optional here
         pass
     return TTColors(name=name, violet=_VIOLET[name], amber=_AMBER[name], **values)
-
-
-def protect_refcounts() -> None:
-    """PySide6 6.12 on Python 3.11 drops a reference to ``None`` on every void call, which
-    aborts a long-running studio ("none_dealloc"); ``studio.qt_refcount`` makes ``None``,
-    ``True`` and ``False`` effectively immortal.  Every time-travel dock calls this."""
-    try:
-        from studio import qt_refcount
-    except ImportError:  # pragma: no cover - the shared guard has not landed: do the same here
-        import ctypes
-        import sys
-
-        if sys.version_info < (3, 12) and not getattr(protect_refcounts, "done", False):
-            for obj in (None, True, False):
-                ctypes.c_ssize_t.from_address(id(obj)).value += 1 << 40
-            protect_refcounts.done = True  # type: ignore[attr-defined]
-        return
-    qt_refcount.protect()
