@@ -43,7 +43,7 @@ from studio.dialogs.dialog_kit import (
     mono_font,
     schema_hint,
 )
-from studio.views.hitl_theme import colors
+from studio.palette import colors
 
 __all__ = ["ActionCard", "ApprovalDialog"]
 

@@ -11,12 +11,12 @@ from PySide6.QtGui import QFont, QFontDatabase
 from PySide6.QtWidgets import QTextBrowser
 
 from studio import highlight
-from studio.views.hitl_theme import Colors
+from studio.palette import Palette
 
 __all__ = ["dialog_style", "fit_to_content", "json_html", "mono_font", "schema_hint"]
 
 
-def dialog_style(c: Colors) -> str:
+def dialog_style(c: Palette) -> str:
     """The dialogs' stylesheet in the colours of a theme."""
     return f"""
 QDialog {{ background: {c.window}; }}

@@ -40,8 +40,8 @@ from PySide6.QtWidgets import (
 from engine.graph.types import END, START
 from engine.messages import AIMessage
 from studio.models.state_edit import EditIssue, StateEdit
+from studio.palette import colors
 from studio.timetravel import aapply_edit, default_as_node
-from studio.views.tt_theme import colors
 
 __all__ = ["EditStateDialog"]
 

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 
 from studio.dialogs.dialog_kit import dialog_style, fit_to_content, json_html, mono_font
 from studio.dialogs.resume_model import PauseRequest, ValueRequest
-from studio.views.hitl_theme import colors
+from studio.palette import colors
 
 __all__ = ["PauseDialog", "ResumeValueDialog"]
 

@@ -22,9 +22,9 @@ from PySide6.QtWidgets import (
 )
 
 from studio.models.timeline import CheckpointNode, TimelineModel
+from studio.palette import Palette, colors
 from studio.timetravel import BranchComparison, compare_branches
 from studio.views.tt_html import diff_html, esc, message_card, page
-from studio.views.tt_theme import TTColors, colors
 
 __all__ = ["CompareBranchesDialog", "comparison_html"]
 
@@ -33,7 +33,7 @@ def _title(node: CheckpointNode) -> str:
     return f"{node.branch.name} · step {node.step} · {node.source}"
 
 
-def comparison_html(cmp: BranchComparison, c: TTColors) -> str:
+def comparison_html(cmp: BranchComparison, c: Palette) -> str:
     left_color, right_color = c.branch(cmp.left.branch.id), c.branch(cmp.right.branch.id)
     anc = cmp.ancestor
     intro = (

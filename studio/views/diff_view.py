@@ -24,8 +24,8 @@ from PySide6.QtWidgets import (
 
 from engine.graph.types import StateSnapshot
 from studio.models.state_diff import StateDiff, diff_states
+from studio.palette import colors
 from studio.views.tt_html import diff_html, esc, page
-from studio.views.tt_theme import colors
 
 __all__ = ["DiffView"]
 

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.models.plan_graph import StepView
-from studio.views.hitl_theme import Colors
+from studio.palette import Palette
 
 __all__ = [
     "BOX_HEIGHT",
@@ -111,7 +111,7 @@ def step_lines(step: StepView) -> StepLines:
     return StepLines(f"{step.index} · {step.name}", step.tool, " · ".join(parts), detail)
 
 
-def status_color(c: Colors, status: str) -> str:
+def status_color(c: Palette, status: str) -> str:
     return {
         "pending": c.muted,
         "running": c.accent,
@@ -129,7 +129,7 @@ class StepItem(QGraphicsItem):
         step: StepView,
         rect: QRectF,
         fonts: PlanFonts,
-        colors: Colors,
+        colors: Palette,
         on_hover: Callable[[int | None], None] | None = None,
     ) -> None:
         super().__init__()

@@ -34,11 +34,12 @@ from PySide6.QtWidgets import (
 from engine.events import EventBase, PlanStep, StateUpdated
 from studio.hub import TOPICS, Hub
 from studio.models.plan_graph import PlanGraphModel, StepView, step_node_id
+from studio.palette import Palette as Colors
+from studio.palette import colors
 from studio.views.graph_content import BoxMetrics
 from studio.views.graph_edge_items import EdgeItem
 from studio.views.graph_layout import LayoutOptions, layout_graph
 from studio.views.graph_theme import Palette, palette_for
-from studio.views.hitl_theme import Colors, colors
 from studio.views.plan_items import BOX_HEIGHT, PlanFonts, StepItem, status_color, step_lines
 from studio.views.snapshot_reader import SnapshotReader
 

@@ -35,9 +35,9 @@ from PySide6.QtWidgets import (
 
 from engine.graph.types import StateSnapshot
 from studio.models.state_tree import Path, StateNode, StateTree
+from studio.palette import colors
 from studio.views.json_html import json_html
 from studio.views.state_items import NODE_ROLE, StateItemModel
-from studio.views.tt_theme import colors
 
 __all__ = ["StateDock", "describe_snapshot"]
 

@@ -14,7 +14,7 @@ from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelInde
 from PySide6.QtGui import QColor, QFont
 
 from studio.models.state_tree import Path, StateNode, StateTree
-from studio.views.tt_theme import TTColors, colors
+from studio.palette import Palette, colors
 
 __all__ = ["NODE_ROLE", "StateItemModel"]
 
@@ -27,7 +27,7 @@ class StateItemModel(QAbstractItemModel):
     def __init__(self, parent: Any = None, theme: str = "light") -> None:
         super().__init__(parent)
         self.tree = StateTree({})
-        self.c: TTColors = colors(theme)
+        self.c: Palette = colors(theme)
         self.highlight: set[int] = set()
         """``id()`` of nodes matching the current search."""
         self._mono = QFont("DejaVu Sans Mono")

@@ -35,9 +35,9 @@ from PySide6.QtWidgets import (
 
 from studio.models.timeline import Branch, CheckpointNode, CheckpointRecord, TimelineModel
 from studio.models.timeline_sources import records_from_events, records_from_saver
+from studio.palette import colors
 from studio.timetravel import start_warmup
 from studio.views.timeline_items import ITEM_ROLE, TimelineDelegate, TimelineItemModel
-from studio.views.tt_theme import colors
 
 __all__ = ["TimelineDock", "load_records"]
 

@@ -16,7 +16,7 @@ from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPainterPath, Q
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem, QWidget
 
 from studio.models.timeline import Branch, CheckpointNode, TimelineChange, TimelineModel
-from studio.views.tt_theme import TTColors, colors
+from studio.palette import Palette, colors
 
 __all__ = ["ITEM_ROLE", "TimelineDelegate", "TimelineItemModel"]
 
@@ -130,7 +130,7 @@ class TimelineDelegate(QStyledItemDelegate):
 
     def __init__(self, parent: QWidget | None = None, theme: str = "light") -> None:
         super().__init__(parent)
-        self.c: TTColors = colors(theme)
+        self.c: Palette = colors(theme)
         self.live_id: str | None = None
         """The newest checkpoint, tagged "live" while the run follows the tip."""
         self.collapsed: set[int] = set()

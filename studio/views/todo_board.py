@@ -41,7 +41,7 @@ from studio.models.todos import (
     tip_writer,
     todos_update,
 )
-from studio.views.hitl_theme import Colors, colors
+from studio.palette import Palette, colors
 from studio.views.snapshot_reader import SnapshotReader
 from studio.views.todo_editor import TodoEditor
 
@@ -51,7 +51,7 @@ EDITABLE_STATUSES = frozenset({"interrupted", "done", "error", "cancelled"})
 _CHANGE_TEXT = {"added": "new", "reworded": "reworded", "moved": "moved"}
 
 
-def _style(c: Colors) -> str:
+def _style(c: Palette) -> str:
     dots = {"pending": c.muted, "in_progress": c.accent, "completed": c.ok}
     changes = {"added": c.ok, "status": c.accent, "reworded": c.violet, "moved": c.warn}
     rules = [

@@ -12,7 +12,7 @@ from typing import Any
 from engine.messages import AIMessage, BaseMessage
 from engine.serde import to_jsonable
 from studio.models.state_diff import MessageChange, StateDiff, ValueChange
-from studio.views.tt_theme import TTColors
+from studio.palette import Palette
 
 __all__ = ["chip", "diff_html", "esc", "message_card", "page", "value_text"]
 
@@ -33,7 +33,7 @@ def value_text(value: Any, limit: int = 300) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def page(body: str, c: TTColors) -> str:
+def page(body: str, c: Palette) -> str:
     return f'<html><body style="color:{c.text}; background-color:{c.panel}; font-size:13px">{body}</body></html>'
 
 
@@ -47,7 +47,7 @@ def _bar_row(color: str, content: str, bg: str) -> str:
 
 def message_card(
     msg: BaseMessage,
-    c: TTColors,
+    c: Palette,
     *,
     mark: str = "",
     bar: str | None = None,
@@ -86,7 +86,7 @@ def message_card(
     return _bar_row(bar or color, "".join(parts), bg or c.tint(bar or color, 0.06))
 
 
-def _field_rows(fields: tuple[ValueChange, ...], c: TTColors) -> str:
+def _field_rows(fields: tuple[ValueChange, ...], c: Palette) -> str:
     if not fields:
         return ""
     rows = []
@@ -102,7 +102,7 @@ def _field_rows(fields: tuple[ValueChange, ...], c: TTColors) -> str:
     return f'<table cellspacing="2" style="margin-top:4px; font-size:12px">{"".join(rows)}</table>'
 
 
-def _message_change(ch: MessageChange, c: TTColors) -> str:
+def _message_change(ch: MessageChange, c: Palette) -> str:
     if ch.kind == "appended" and ch.after is not None:
         return message_card(ch.after, c, mark=f"+ [{ch.index}]", bar=c.ok, bg=c.tint(c.ok, 0.07))
     if ch.kind == "removed" and ch.before is not None:
@@ -119,18 +119,18 @@ def _message_change(ch: MessageChange, c: TTColors) -> str:
     return card + _field_rows(ch.fields, c)
 
 
-def _section(title: str, c: TTColors) -> str:
+def _section(title: str, c: Palette) -> str:
     return f'<p style="margin-top:10px; margin-bottom:2px; color:{c.muted}; font-weight:600">{esc(title.upper())}</p>'
 
 
-def _status_chip(status: str | None, c: TTColors) -> str:
+def _status_chip(status: str | None, c: Palette) -> str:
     if status is None:
         return f'<span style="color:{c.muted}">—</span>'
     color = {"completed": c.ok, "in_progress": c.accent, "pending": c.muted}.get(status, c.muted)
     return chip(status.replace("_", " "), color, c.tint(color, 0.16))
 
 
-def diff_html(diff: StateDiff, c: TTColors, *, title: str = "") -> str:
+def diff_html(diff: StateDiff, c: Palette, *, title: str = "") -> str:
     """The diff as a page: summary, messages, todos, other values, next."""
     out = []
     if title:

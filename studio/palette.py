@@ -1,9 +1,10 @@
-"""Colours of the time-travel docks (Timeline, State, Diff, Edit State, Compare), per theme.
+"""The studio's colours as data, for views that paint (docks, dialogs, HTML they render).
 
-Base colours come from the studio theme (``studio.theme.theme_variables``) when it is there,
-else from the built-in copies below, so the docks also work in tests and screenshots alone.
-Semantics: blue = input / human, violet = fork / ai, amber = update (edited) / warning,
-green = tool / added, red = removed / error; each branch gets its own colour.
+The base colours are the theme's variables (``resources/themes/{light,dark}.qss`` through
+``studio.theme``), so every view follows the one theme.  Semantic extras are defined here:
+violet = fork / ai, amber = update (edited) / warning, and one colour per timeline branch.
+``tint`` mixes a colour into the panel background for soft fills, so one rule serves both
+themes.
 """
 
 from __future__ import annotations
@@ -11,39 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
-__all__ = ["BRANCH_COLORS", "TTColors", "colors", "mix"]
+from studio.theme import THEMES, theme_variables
 
-_BASE = {
-    "light": {
-        "window": "#f6f7f9",
-        "panel": "#ffffff",
-        "alt": "#f2f4f7",
-        "text": "#1f2328",
-        "muted": "#656d76",
-        "border": "#d0d7de",
-        "accent": "#1f6feb",
-        "selection": "#dbe9ff",
-        "danger": "#cf222e",
-        "warn": "#9a6700",
-        "ok": "#1a7f37",
-    },
-    "dark": {
-        "window": "#1b1e23",
-        "panel": "#16191d",
-        "alt": "#1f2329",
-        "text": "#e6edf3",
-        "muted": "#9199a5",
-        "border": "#30363d",
-        "accent": "#4493f8",
-        "selection": "#1c3556",
-        "danger": "#f85149",
-        "warn": "#d29922",
-        "ok": "#3fb950",
-    },
-}
+__all__ = ["BRANCH_COLORS", "Palette", "colors", "mix"]
+
 _VIOLET = {"light": "#8250df", "dark": "#a371f7"}
 _AMBER = {"light": "#bf8700", "dark": "#d29922"}
-
 BRANCH_COLORS = {
     "light": [
         "#1f6feb",
@@ -78,7 +52,7 @@ def mix(color: str, base: str, amount: float) -> str:
 
 
 @dataclass(frozen=True)
-class TTColors:
+class Palette:
     name: str
     window: str
     panel: str
@@ -86,11 +60,14 @@ class TTColors:
     text: str
     muted: str
     border: str
+    strong_border: str
     accent: str
+    accent_text: str
     selection: str
     danger: str
     warn: str
     ok: str
+    input: str
     violet: str
     amber: str
 
@@ -107,25 +84,39 @@ class TTColors:
         return palette[branch_id % len(palette)]
 
     def source(self, source: str) -> str:
+        """The colour of a checkpoint source (input / fork / update / loop)."""
         return {"input": self.accent, "fork": self.violet, "update": self.amber}.get(
             source, self.muted
         )
 
     def role(self, role: str) -> str:
+        """The colour of a message role."""
         return {"human": self.accent, "ai": self.violet, "tool": self.ok, "system": self.muted}.get(
             role, self.muted
         )
 
 
 @cache
-def colors(theme: str = "light") -> TTColors:
-    name = theme if theme in _BASE else "light"
-    values = dict(_BASE[name])
-    try:
-        from studio.theme import theme_variables
-
-        found = theme_variables(name)
-        values.update({k: v for k, v in found.items() if k in values})
-    except Exception:  # the studio theme is optional here
-        pass
-    return TTColors(name=name, violet=_VIOLET[name], amber=_AMBER[name], **values)
+def colors(theme: str = "light") -> Palette:
+    """The colours of ``theme`` ("light" or "dark"; anything else is light)."""
+    name = theme if theme in THEMES else "light"
+    v = theme_variables(name)
+    return Palette(
+        name=name,
+        window=v["window"],
+        panel=v["panel"],
+        alt=v["alt"],
+        text=v["text"],
+        muted=v["muted"],
+        border=v["border"],
+        strong_border=v["strong-border"],
+        accent=v["accent"],
+        accent_text=v["accent-text"],
+        selection=v["selection"],
+        danger=v["danger"],
+        warn=v["warn"],
+        ok=v["ok"],
+        input=v["input"],
+        violet=_VIOLET[name],
+        amber=_AMBER[name],
+    )
