@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from engine.bus import current_emitter
+from engine.bus import RunEmitter, current_emitter
 from engine.events import MiddlewareAction
 
 __all__ = ["Fault", "check_fault", "check_fault_sync", "fresh_error"]
@@ -31,51 +31,50 @@ def fresh_error(error: BaseException) -> BaseException:
         return error
 
 
+def _take(
+    kind: Literal["model", "tool"], name: str | None
+) -> tuple[RunEmitter, BaseException] | None:
+    em = current_emitter()
+    dbg = em.debugger if em is not None else None
+    if em is None or dbg is None:
+        return None
+    err = dbg.take_fault(kind, name)
+    return (em, err) if err is not None else None
+
+
+def _detail(kind: str, name: str | None, err: BaseException) -> dict[str, object]:
+    return {"kind": kind, "target": name, "error_type": type(err).__name__, "message": str(err)}
+
+
 async def check_fault(kind: Literal["model", "tool"], name: str | None) -> None:
     """Raise the fault the debugger has queued for this model/tool call, if any.
 
     Called by the agent right before calling a model or a tool, inside the innermost wrapper,
     so retry and fallback middleware see the injected error exactly like a real one.
     """
-    em = current_emitter()
-    dbg = em.debugger if em is not None else None
-    if dbg is None:
+    taken = _take(kind, name)
+    if taken is None:
         return
-    err = dbg.take_fault(kind, name)
-    if err is None:
-        return
-    await em.emit(  # type: ignore[union-attr]
+    em, err = taken
+    await em.emit(
         MiddlewareAction,
         middleware="Debugger",
         action="fault_injected",
-        detail={
-            "kind": kind,
-            "target": name,
-            "error_type": type(err).__name__,
-            "message": str(err),
-        },
+        detail=_detail(kind, name, err),
     )
     raise err
 
 
 def check_fault_sync(kind: Literal["model", "tool"], name: str | None) -> None:
     """``check_fault`` from synchronous code."""
-    em = current_emitter()
-    dbg = em.debugger if em is not None else None
-    if dbg is None:
+    taken = _take(kind, name)
+    if taken is None:
         return
-    err = dbg.take_fault(kind, name)
-    if err is None:
-        return
-    em.emit_sync(  # type: ignore[union-attr]
+    em, err = taken
+    em.emit_sync(
         MiddlewareAction,
         middleware="Debugger",
         action="fault_injected",
-        detail={
-            "kind": kind,
-            "target": name,
-            "error_type": type(err).__name__,
-            "message": str(err),
-        },
+        detail=_detail(kind, name, err),
     )
     raise err

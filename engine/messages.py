@@ -237,7 +237,9 @@ AnyMessage: TypeAlias = Annotated[
 ]
 
 _ADAPTER: TypeAdapter[Any] = TypeAdapter(AnyMessage)
-_MESSAGE_TYPES = frozenset({HumanMessage, AIMessage, AIMessageChunk, ToolMessage, SystemMessage, RemoveMessage})
+_MESSAGE_TYPES = frozenset(
+    {HumanMessage, AIMessage, AIMessageChunk, ToolMessage, SystemMessage, RemoveMessage}
+)
 _ROLE_TO_CLS: dict[str, type[BaseMessage]] = {
     "human": HumanMessage,
     "user": HumanMessage,

@@ -366,12 +366,7 @@ class CompiledStateGraph(StateAPI):
                     yield chunk if single else (mode, chunk)
             await task  # re-raise the run's exception, if any
         finally:
-            if not task.done():
-                task.cancel()
-                try:
-                    await task
-                except (asyncio.CancelledError, Exception):
-                    pass
+            await _cancel_quietly(task)
 
     def stream(
         self, input: Any, config: dict[str, Any] | None = None, **kwargs: Any
@@ -420,12 +415,7 @@ class CompiledStateGraph(StateAPI):
                 yield ev
             await task
         finally:
-            if not task.done():
-                task.cancel()
-                try:
-                    await task
-                except (asyncio.CancelledError, Exception):
-                    pass
+            await _cancel_quietly(task)
 
     def stream_events(
         self, input: Any, config: dict[str, Any] | None = None, **kwargs: Any
@@ -446,3 +436,13 @@ def _merge_config(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]
     if "metadata" in base or "metadata" in extra:
         out["metadata"] = {**base.get("metadata", {}), **extra.get("metadata", {})}
     return out
+
+
+async def _cancel_quietly(task: asyncio.Future[Any]) -> None:
+    """Stop a run task whose consumer went away (the caller broke out of the stream)."""
+    if not task.done():
+        task.cancel()
+        try:
+            await task
+        except (asyncio.CancelledError, Exception):
+            pass

@@ -6,9 +6,9 @@ import asyncio
 import inspect
 import time
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, get_args
 
-from engine.bus import span
+from engine.bus import RunEmitter, span
 from engine.checkpoint.base import ERROR, INTERRUPT, NO_WRITES, RESUME
 from engine.events import (
     CustomEvent,
@@ -188,16 +188,7 @@ async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> Non
                         node=task.name,
                         task_id=task.id,
                     )
-                await em.emit(
-                    NodeFinished,
-                    span_id=s.id,
-                    parent_span_id=s.parent,
-                    node=task.name,
-                    task_id=task.id,
-                    status="interrupted",
-                    duration_ms=(time.perf_counter() - t0) * 1000,
-                    attempt=attempt,
-                )
+                await _finished(em, s, task, t0, "interrupted")
             loop.push_task_result(task, None, interrupts=gi.interrupts)
             raise
         except GraphBubbleUp:
@@ -207,17 +198,8 @@ async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> Non
             policy = None if cancelled else _policy_for(policies, exc)
             retry = policy is not None and attempt < policy.max_attempts
             if em.active and not node.hidden:
-                await em.emit(
-                    NodeFinished,
-                    span_id=s.id,
-                    parent_span_id=s.parent,
-                    node=task.name,
-                    task_id=task.id,
-                    status="cancelled" if cancelled else "error",
-                    error=ErrorInfo.from_exception(exc, with_traceback=not retry),
-                    duration_ms=(time.perf_counter() - t0) * 1000,
-                    attempt=attempt,
-                )
+                error = ErrorInfo.from_exception(exc, with_traceback=not retry)
+                await _finished(em, s, task, t0, "cancelled" if cancelled else "error", error=error)
             if retry and policy is not None:
                 await asyncio.sleep(policy.delay(attempt))
                 continue
@@ -243,32 +225,29 @@ async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> Non
                     reason=r.reason if r.reason in _REASONS else "conditional",
                     detail=r.detail,
                 )
-            await em.emit(
-                NodeFinished,
-                span_id=s.id,
-                parent_span_id=s.parent,
-                node=task.name,
-                task_id=task.id,
-                status="ok",
-                writes=_writes_payload(task.writes),
-                duration_ms=(time.perf_counter() - t0) * 1000,
-                attempt=attempt,
-            )
+            await _finished(em, s, task, t0, "ok", writes=_writes_payload(task.writes))
         loop.push_task_result(task, None)
         return
 
 
-_REASONS = {
-    "tool_calls",
-    "jump_to",
-    "no_tool_calls",
-    "return_direct",
-    "static",
-    "conditional",
-    "command",
-    "structured_response",
-    "end",
-}
+async def _finished(
+    em: RunEmitter, s: span, task: Task, t0: float, status: str, **extra: Any
+) -> None:
+    """The task's ``node.finished`` event (its span closes)."""
+    await em.emit(
+        NodeFinished,
+        span_id=s.id,
+        parent_span_id=s.parent,
+        node=task.name,
+        task_id=task.id,
+        status=status,
+        duration_ms=(time.perf_counter() - t0) * 1000,
+        attempt=task.attempt,
+        **extra,
+    )
+
+
+_REASONS = frozenset(get_args(Route.model_fields["reason"].annotation))
 
 
 async def run_step(loop: PregelLoop, tasks: Sequence[Task]) -> None:
