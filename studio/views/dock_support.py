@@ -1,12 +1,17 @@
-"""Small helpers shared by the Events and Messages docks."""
+"""Small helpers shared by the docks."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from functools import partial
+from typing import Any
 
+from PySide6.QtCore import QObject
 from PySide6.QtGui import QGuiApplication
 
-__all__ = ["copy_text", "unsubscribe_all"]
+from studio.hub import TOPICS, Hub
+
+__all__ = ["bind_to_hub", "copy_text", "unsubscribe_all"]
 
 
 def unsubscribe_all(unsubscribers: list[Callable[[], None]], *_: object) -> None:
@@ -14,6 +19,18 @@ def unsubscribe_all(unsubscribers: list[Callable[[], None]], *_: object) -> None
     for unsubscribe in unsubscribers:
         unsubscribe()
     unsubscribers.clear()
+
+
+def bind_to_hub(
+    widget: QObject, hub: Hub, handlers: Mapping[str, Callable[..., Any]]
+) -> list[Callable[[], None]]:
+    """Subscribe ``handlers`` (topic -> callback) for as long as ``widget`` lives.
+
+    Topics the hub does not have are skipped, so a dock can listen for optional ones.
+    """
+    unsubscribers = [hub.subscribe(topic, cb) for topic, cb in handlers.items() if topic in TOPICS]
+    widget.destroyed.connect(partial(unsubscribe_all, unsubscribers))
+    return unsubscribers
 
 
 def copy_text(text: str) -> None:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, QModelIndex, Qt, QTimer, Signal
@@ -37,7 +36,7 @@ from studio.highlight import dumps
 from studio.models.event_filter import EventFilter, FilterJob
 from studio.models.event_row import Row
 from studio.models.event_tree_qt import EventTreeModel
-from studio.views.dock_support import copy_text, unsubscribe_all
+from studio.views.dock_support import bind_to_hub, copy_text, unsubscribe_all
 from studio.views.event_details import EventDetails, event_payload
 from studio.views.event_filter_bar import FilterBar
 
@@ -119,11 +118,9 @@ class EventLogDock(QWidget):
 
         self.filter_bar.changed.connect(self._start_filter)
         self.filter_bar.followToggled.connect(self.set_follow)
-        self._unsubscribe = [
-            hub.subscribe("events", self._on_events),
-            hub.subscribe("reset", self._on_reset),
-        ]
-        self.destroyed.connect(partial(unsubscribe_all, self._unsubscribe))
+        self._unsubscribe = bind_to_hub(
+            self, hub, {"events": self._on_events, "reset": self._on_reset}
+        )
         if hub.events:
             self._on_events(list(hub.events))
         self._update_status()

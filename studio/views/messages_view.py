@@ -10,8 +10,6 @@ Incoming batches are coalesced: one update per event-loop turn.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
@@ -28,7 +26,7 @@ from engine.events import EventBase
 from studio.highlight import dumps
 from studio.models.transcript import Entry, messages_at
 from studio.models.transcript_qt import TranscriptModel, plain_text
-from studio.views.dock_support import copy_text, unsubscribe_all
+from studio.views.dock_support import bind_to_hub, copy_text, unsubscribe_all
 from studio.views.tones import tones_for
 from studio.views.transcript_view import TranscriptView
 
@@ -80,12 +78,11 @@ class MessagesDock(QWidget):
         self._timer.timeout.connect(self.flush)
         self._last_flush = 0.0
 
-        self._unsubscribe: list[Callable[[], None]] = [
-            hub.subscribe("events", self._on_events),
-            hub.subscribe("reset", self._on_reset),
-            hub.subscribe("selection", self._on_selection),
-        ]
-        self.destroyed.connect(partial(unsubscribe_all, self._unsubscribe))
+        self._unsubscribe = bind_to_hub(
+            self,
+            hub,
+            {"events": self._on_events, "reset": self._on_reset, "selection": self._on_selection},
+        )
         if hub.events:
             self._on_events(list(hub.events))
         if hub.selected_checkpoint is not None:

@@ -32,10 +32,11 @@ from PySide6.QtWidgets import (
 )
 
 from engine.events import EventBase, PlanStep, StateUpdated
-from studio.hub import TOPICS, Hub
+from studio.hub import Hub
 from studio.models.plan_graph import PlanGraphModel, StepView, step_node_id
 from studio.palette import Palette as Colors
 from studio.palette import colors
+from studio.views.dock_support import bind_to_hub
 from studio.views.graph_content import BoxMetrics
 from studio.views.graph_edge_items import EdgeItem
 from studio.views.graph_layout import LayoutOptions, layout_graph
@@ -141,19 +142,20 @@ class PlanDock(QWidget):
         self._timer.setInterval(0)
         self._timer.timeout.connect(self.render)
         self.model.listeners.append(self._timer.start)
-        self._unsubscribe = [
-            hub.subscribe("graph", lambda _d: self.reload()),
-            hub.subscribe("reset", self._on_reset),
-            hub.subscribe("events", self._on_events),
-            hub.subscribe("status", lambda _s: self._refresh_controls()),
-            hub.subscribe("selection", lambda _c: self.reload()),
-            hub.subscribe("thread", lambda _t: self.reload()),
-            hub.subscribe("checkpoints", self.reload),
-        ]
-        if "theme" in TOPICS:
-            self._unsubscribe.append(hub.subscribe("theme", self.set_theme))
-        unsubscribe = self._unsubscribe  # not self: the wrapper is going away
-        self.destroyed.connect(lambda *_: [undo() for undo in unsubscribe])
+        self._unsubscribe = bind_to_hub(
+            self,
+            hub,
+            {
+                "graph": lambda _d: self.reload(),
+                "reset": self._on_reset,
+                "events": self._on_events,
+                "status": lambda _s: self._refresh_controls(),
+                "selection": lambda _c: self.reload(),
+                "thread": lambda _t: self.reload(),
+                "checkpoints": self.reload,
+                "theme": self.set_theme,
+            },
+        )
         self.set_theme(getattr(hub, "theme", "light"))
         self.reload()
 

@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine.events import CheckpointSaved, EventBase, StateUpdated
-from studio.hub import TOPICS, Hub
+from studio.hub import Hub
 from studio.models.todos import (
     STATUS_TITLES,
     STATUSES,
@@ -42,6 +42,7 @@ from studio.models.todos import (
     todos_update,
 )
 from studio.palette import Palette, colors
+from studio.views.dock_support import bind_to_hub
 from studio.views.snapshot_reader import SnapshotReader
 from studio.views.todo_editor import TodoEditor
 
@@ -229,19 +230,20 @@ class TodoBoardDock(QWidget):
         self.pages.addWidget(self.editor)
         layout.addWidget(self.pages, 1)
 
-        self._unsubscribe = [
-            hub.subscribe("graph", lambda _d: self.reload()),
-            hub.subscribe("reset", self._on_reset),
-            hub.subscribe("events", self._on_events),
-            hub.subscribe("status", lambda _s: self._refresh_controls()),
-            hub.subscribe("selection", lambda _c: self.reload()),
-            hub.subscribe("thread", lambda _t: self.reload()),
-            hub.subscribe("checkpoints", self.reload),
-        ]
-        if "theme" in TOPICS:
-            self._unsubscribe.append(hub.subscribe("theme", self.set_theme))
-        unsubscribe = self._unsubscribe  # not self: the wrapper is going away
-        self.destroyed.connect(lambda *_: [undo() for undo in unsubscribe])
+        self._unsubscribe = bind_to_hub(
+            self,
+            hub,
+            {
+                "graph": lambda _d: self.reload(),
+                "reset": self._on_reset,
+                "events": self._on_events,
+                "status": lambda _s: self._refresh_controls(),
+                "selection": lambda _c: self.reload(),
+                "thread": lambda _t: self.reload(),
+                "checkpoints": self.reload,
+                "theme": self.set_theme,
+            },
+        )
         self.set_theme(getattr(hub, "theme", "light"))
         self.reload()
 
