@@ -34,7 +34,7 @@ _MARK = {
     "done": "✓",
     "success": "✓",
     "error": "✗",
-    "interrupted": "⏸",
+    "interrupted": "‖",
     "cancelled": "■",
 }
 

@@ -83,6 +83,14 @@ def entries(value: Any) -> list[tuple[str | int, Any]] | None:
     return None
 
 
+def iter_entries(value: Any) -> Iterator[tuple[str | int, Any]]:
+    """``entries`` lazily: sequences by index, so a preview that stops early reads only what it
+    shows (a 10,000-message history is never walked for a one-line preview)."""
+    if isinstance(value, Sequence) and not isinstance(value, str | bytes | bytearray):
+        return ((i, value[i]) for i in range(len(value)))
+    return iter(entries(value) or [])
+
+
 def _count(value: Any) -> int:
     if isinstance(value, BaseMessage):
         return len(_message_fields(value))
@@ -149,7 +157,7 @@ def inline_preview(value: Any, limit: int = 90) -> str:
             return put(json.dumps(v))
         if kind == "message":
             return put(f"<{message_preview(v, 40)}>")
-        items = entries(v) or []
+        items = iter_entries(v)
         is_obj = kind == "object"
         if not put("{" if is_obj else "["):
             return False

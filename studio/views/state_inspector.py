@@ -57,7 +57,7 @@ def describe_snapshot(snap: StateSnapshot | None, live: bool, writers: tuple[str
     nxt = ", ".join(snap.next) if snap.next else "end"
     parts.append(f"next: {nxt}")
     if snap.interrupts:
-        parts.append(f"⏸ {len(snap.interrupts)} interrupt{'s' if len(snap.interrupts) > 1 else ''}")
+        parts.append(f"‖ {len(snap.interrupts)} interrupt{'s' if len(snap.interrupts) > 1 else ''}")
     head = " · ".join(p for p in parts if p)
     return ("● Live  " if live else "") + head
 

@@ -2,7 +2,7 @@
 
 One column; every row is painted by ``TimelineDelegate``: the branch's colour lane, the step,
 a source chip (input / loop / update / fork), the node(s) that wrote the checkpoint and
-``next``, and markers (⚠ replay diverged, ⏸ interrupted, ✗ error) at the right.  Branch
+``next``, and markers (⚠ replay diverged, ‖ interrupted, ✗ error) at the right.  Branch
 headers are painted as a coloured title.  Rows have a uniform height, so the view stays fast
 with 10,000 checkpoints.
 """
@@ -22,7 +22,7 @@ __all__ = ["ITEM_ROLE", "TimelineDelegate", "TimelineItemModel"]
 
 ITEM_ROLE = Qt.ItemDataRole.UserRole + 1
 ROW_HEIGHT = 24
-_MARKS = {"divergence": "⚠", "interrupt": "⏸", "error": "✗"}
+_MARKS = {"divergence": "⚠", "interrupt": "‖", "error": "✗"}
 Index = QModelIndex | QPersistentModelIndex
 
 

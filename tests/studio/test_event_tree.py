@@ -187,7 +187,7 @@ def test_node_error_and_interrupts() -> None:
     tree.add_batch(s.events)
     err, intr = tree.rows
     assert err.failed and err.summary() == "node tools ✗ ValueError: bad args"
-    assert intr.interrupted and not intr.failed and intr.summary() == "node approve ⏸"
+    assert intr.interrupted and not intr.failed and intr.summary() == "node approve ‖"
 
 
 def test_lone_closers_and_unknown_parents_still_show() -> None:

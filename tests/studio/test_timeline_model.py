@@ -218,17 +218,13 @@ def test_events_of_other_threads_and_subgraphs_are_ignored() -> None:
     assert list(m.by_id) == ["z"]
 
 
-def test_ten_thousand_checkpoints_load_fast() -> None:
-    import time
-
+def test_ten_thousand_checkpoints_with_twenty_forks() -> None:
+    # speed is measured by tests/bench/bench_timeline.py; this checks the shape
     recs = [_rec(f"{i:08d}", f"{i - 1:08d}" if i else None, i - 1) for i in range(10_000)]
     recs += [_rec(f"{i:08d}f", f"{i:08d}", i, "fork") for i in range(0, 10_000, 500)]
     m = TimelineModel()
-    t0 = time.perf_counter()
     m.load(recs)
-    elapsed = time.perf_counter() - t0
     assert len(m) == 10_020 and len(m.branches) == 21
-    assert elapsed < 0.5, elapsed
 
 
 def test_scripted_model_helper_is_exhausted_after_the_seed() -> None:
