@@ -16,8 +16,9 @@ class InMemorySaver(BaseCheckpointSaver):
     def __init__(self) -> None:
         super().__init__()
         self._lock = threading.RLock()
-        # (thread, ns) -> {checkpoint_id: row}; ids are time-ordered so max() is the newest
+        # (thread, ns) -> {checkpoint_id: row}; ids are time-ordered, the newest is kept aside
         self._rows: dict[tuple[str, str], dict[str, StoredRow]] = {}
+        self._newest: dict[tuple[str, str], str] = {}
         self._blobs: dict[tuple[str, str, str, str], str] = {}
         self._writes: dict[tuple[str, str, str], dict[tuple[str, int], tuple[str, str]]] = {}
 
@@ -29,7 +30,10 @@ class InMemorySaver(BaseCheckpointSaver):
                 self._writes.pop((row.thread_id, row.ns, superseded), None)
             for ch, ver, text in blobs:
                 self._blobs[(row.thread_id, row.ns, ch, ver)] = text
-            self._rows.setdefault((row.thread_id, row.ns), {})[row.checkpoint_id] = row
+            key = (row.thread_id, row.ns)
+            self._rows.setdefault(key, {})[row.checkpoint_id] = row
+            if row.checkpoint_id > self._newest.get(key, ""):
+                self._newest[key] = row.checkpoint_id
 
     def _get_row(self, thread_id: str, ns: str, checkpoint_id: str | None) -> StoredRow | None:
         with self._lock:
@@ -37,7 +41,7 @@ class InMemorySaver(BaseCheckpointSaver):
             if not rows:
                 return None
             if checkpoint_id is None:
-                return rows[max(rows)]
+                return rows[self._newest[(thread_id, ns)]]
             return rows.get(checkpoint_id)
 
     def _get_blob(self, thread_id: str, ns: str, channel: str, version: str) -> str | None:
@@ -81,6 +85,7 @@ class InMemorySaver(BaseCheckpointSaver):
         with self._lock:
             for key in [k for k in self._rows if k[0] == thread_id]:
                 del self._rows[key]
+                self._newest.pop(key, None)
             for key in [k for k in self._blobs if k[0] == thread_id]:
                 del self._blobs[key]
             for key in [k for k in self._writes if k[0] == thread_id]:

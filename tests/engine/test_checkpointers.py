@@ -49,6 +49,7 @@ def test_every_checkpoint_round_trips_through_json(kind, tmp_path):
     fresh = InMemorySaver() if kind == "memory" else SqliteSaver(tmp_path / "c.sqlite")
     if kind == "memory":
         fresh._rows, fresh._blobs, fresh._writes = saver._rows, saver._blobs, saver._writes
+        fresh._newest = saver._newest
     g2 = _chat_graph(fresh)
     again = list(g2.get_state_history(cfg))
     assert [s.values for s in again] == [s.values for s in history]

@@ -63,10 +63,10 @@ def test_breakpoint_driven_by_piped_stdin(tmp_path):
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert (
-        "‖ paused (breakpoint: before node act) at node.started\n(stepwise) [c/s/n/o/q/state] > n\n"
+        "⏸ paused (breakpoint: before node act) at node.started\n(stepwise) [c/s/n/o/q/state] > n\n"
         in out
     )
-    assert "‖ paused (step) at node.started\n(stepwise) [c/s/n/o/q/state] > c\n" in out
+    assert "⏸ paused (step) at node.started\n(stepwise) [c/s/n/o/q/state] > c\n" in out
     assert "└ run loop ✓ done" in out
 
 
