@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Iterable, Sequence
-from typing import Annotated, Any, Literal, TypeAlias, Union
+from typing import Annotated, Any, Literal, SupportsIndex, TypeAlias, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from typing_extensions import TypedDict
@@ -24,6 +24,7 @@ __all__ = [
     "BaseMessage",
     "HumanMessage",
     "InvalidToolCall",
+    "Messages",
     "RemoveMessage",
     "SystemMessage",
     "ToolCall",
@@ -307,8 +308,50 @@ def _openai_call_to_tool_call(call: dict[str, Any]) -> ToolCall:
     return ToolCall(name=call["name"], args=call.get("args", {}), id=call.get("id"))
 
 
+class Messages(list[BaseMessage]):
+    """A list that only ever holds messages: items are coerced as they come in.
+
+    What the agent hands to middleware and models (``ModelRequest.messages``).  Because the
+    invariant holds by construction, ``coerce_messages`` accepts it as-is: a long history is
+    not re-checked on every model call.
+    """
+
+    __slots__ = ()
+
+    def __init__(self, items: Iterable[Any] = ()) -> None:
+        super().__init__(coerce_messages(items))
+
+    @classmethod
+    def of(cls, items: Iterable[BaseMessage]) -> Messages:
+        """Wrap items already known to be messages (e.g. a graph's message log), unchecked."""
+        out = cls.__new__(cls)
+        list.extend(out, items)
+        return out
+
+    def append(self, item: Any) -> None:
+        super().append(coerce_message(item))
+
+    def extend(self, items: Iterable[Any]) -> None:
+        super().extend(coerce_messages(items))
+
+    def insert(self, index: SupportsIndex, item: Any) -> None:
+        super().insert(index, coerce_message(item))
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        if isinstance(index, slice):
+            super().__setitem__(index, coerce_messages(value))
+        else:
+            super().__setitem__(index, coerce_message(value))
+
+    def __iadd__(self, items: Iterable[Any]) -> Messages:  # type: ignore[override,misc]
+        self.extend(items)
+        return self
+
+
 def coerce_messages(value: Any) -> list[BaseMessage]:
     """A single message-like value or an iterable of them, as a list of messages."""
+    if type(value) is Messages:
+        return list(value)  # a C-speed copy: the items are messages by construction
     if isinstance(value, BaseMessage | str | dict):
         return [coerce_message(value)]
     if isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], str):

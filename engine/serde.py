@@ -200,11 +200,12 @@ def loads(text: str | bytes) -> Any:
     return decode(json.loads(text))
 
 
-def to_jsonable(obj: Any, *, max_str: int | None = None) -> Any:
+def to_jsonable(obj: Any, *, max_str: int | None = None, max_items: int | None = None) -> Any:
     """A plain-JSON rendering for display (events, logs): never raises, never tagged.
 
     Messages become their dict form; unknown objects become their ``repr``.  With
-    ``max_str``, long strings are shortened (for summaries).
+    ``max_str``, long strings are shortened; with ``max_items``, long sequences keep their last
+    ``max_items`` items after a marker (a summary of a long history costs O(max_items)).
     """
     try:
         if obj is None or isinstance(obj, bool | int | float):
@@ -216,26 +217,37 @@ def to_jsonable(obj: Any, *, max_str: int | None = None) -> Any:
         if isinstance(obj, BaseModel):
             return to_jsonable(obj.model_dump(mode="json"), max_str=max_str)
         if isinstance(obj, Mapping):
-            return {str(k): to_jsonable(v, max_str=max_str) for k, v in obj.items()}
-        if isinstance(obj, list | tuple | set | frozenset):
-            return [to_jsonable(v, max_str=max_str) for v in obj]
+            return {
+                str(k): to_jsonable(v, max_str=max_str, max_items=max_items) for k, v in obj.items()
+            }
         if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
             return {
-                f.name: to_jsonable(getattr(obj, f.name), max_str=max_str)
+                f.name: to_jsonable(getattr(obj, f.name), max_str=max_str, max_items=max_items)
                 for f in dataclasses.fields(type(obj))
             }
         if isinstance(obj, enum.Enum):
             return to_jsonable(obj.value, max_str=max_str)
-        to_json = getattr(obj, "to_jsonable", None)
-        if callable(to_json):
-            return to_json()
+        if isinstance(obj, set | frozenset):
+            obj = list(obj)
         seq: Any = obj
-        if (
+        is_seq = (
             hasattr(seq, "__len__")
             and hasattr(seq, "__getitem__")
             and not isinstance(seq, bytes | bytearray)
-        ):
-            return [to_jsonable(v, max_str=max_str) for v in seq]
+        )
+        if is_seq and max_items is not None and len(seq) > max_items:
+            tail = [
+                to_jsonable(v, max_str=max_str, max_items=max_items)
+                for v in seq[len(seq) - max_items :]
+            ]
+            return [f"… {len(seq) - max_items} earlier items", *tail]
+        if isinstance(obj, list | tuple):
+            return [to_jsonable(v, max_str=max_str, max_items=max_items) for v in obj]
+        to_json = getattr(obj, "to_jsonable", None)
+        if callable(to_json):
+            return to_json()
+        if is_seq:
+            return [to_jsonable(v, max_str=max_str, max_items=max_items) for v in seq]
         return repr(obj)
     except Exception as exc:  # display helper: never fail
         return f"<unrenderable {type(obj).__name__}: {exc}>"

@@ -160,7 +160,7 @@ class CompiledStateGraph(StateAPI):
                     span_id=run_id,
                     parent_span_id=None,
                     graph=self.name,
-                    input=to_jsonable(input, max_str=4000),
+                    input=to_jsonable(input, max_str=4000, max_items=20),
                     resumed=input is None or type(input).__name__ == "Command",
                     config={
                         "thread_id": thread_id,
@@ -212,7 +212,9 @@ class CompiledStateGraph(StateAPI):
                     span_id=run_id,
                     parent_span_id=None,
                     status=status,  # type: ignore[arg-type]
-                    output=to_jsonable(output, max_str=2000) if status != "error" else None,
+                    output=to_jsonable(output, max_str=2000, max_items=20)
+                    if status != "error"
+                    else None,
                     error=ErrorInfo.from_exception(error, with_traceback=True) if error else None,
                     duration_ms=(time.perf_counter() - t0) * 1000,
                     step=None,

@@ -69,7 +69,8 @@ class AppendLog(Sequence[T]):
     def __getitem__(self, i: slice) -> list[T]: ...
     def __getitem__(self, i: int | slice) -> T | list[T]:
         if isinstance(i, slice):
-            return self._buf.items[: self._n][i]
+            start, stop, step = i.indices(self._n)
+            return self._buf.items[start:stop:step]  # O(len(slice)), never a copy of the prefix
         if i < 0:
             i += self._n
         if not 0 <= i < self._n:

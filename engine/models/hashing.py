@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -18,10 +20,14 @@ from engine.messages import AIMessage, AIMessageChunk, BaseMessage, ToolMessage,
 from engine.models.base import ToolLike, tool_schema
 from engine.serde import SerializationError, encode
 
-__all__ = ["HASH_VERSION", "canonical_request", "request_hash"]
+__all__ = ["HASH_VERSION", "canonical_request", "message_digest", "request_hash"]
 
-HASH_VERSION = 1
+HASH_VERSION = 2
 """Bumped whenever the canonical form changes (old recordings then diverge, never mis-match)."""
+
+_CACHE_SIZE = 50_000
+_digests: OrderedDict[int, tuple[BaseMessage, str]] = OrderedDict()
+_lock = threading.Lock()
 
 
 def _plain(obj: Any) -> Any:
@@ -76,13 +82,47 @@ def canonical_request(
     return _plain(request)
 
 
+def _dumps(obj: Any) -> bytes:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode(
+        "utf-8"
+    )
+
+
+def message_digest(message: BaseMessage) -> str:
+    """SHA-256 of one message's canonical form, computed once per message object.
+
+    A conversation's history is hashed on every model call; caching each message's digest
+    (messages are treated as immutable: middleware copy, never mutate) keeps that O(new
+    messages) of real work plus a cheap lookup per message.
+    """
+    key = id(message)
+    with _lock:
+        hit = _digests.get(key)
+        if hit is not None and hit[0] is message:
+            _digests.move_to_end(key)
+            return hit[1]
+    digest = hashlib.sha256(_dumps(_plain(_canonical_message(message)))).hexdigest()
+    with _lock:
+        _digests[key] = (message, digest)
+        if len(_digests) > _CACHE_SIZE:
+            _digests.popitem(last=False)
+    return digest
+
+
 def request_hash(
     messages: Sequence[Any],
     tools: Sequence[ToolLike] | None = None,
     tool_choice: str | None = None,
     response_format: Mapping[str, Any] | None = None,
 ) -> str:
-    """Hex SHA-256 of the canonical request (sorted keys, compact separators, UTF-8)."""
-    canonical = canonical_request(messages, tools, tool_choice, response_format)
-    text = json.dumps(canonical, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    """Hex SHA-256 over the messages' digests and the canonical rest of the request."""
+    rest = {
+        "v": HASH_VERSION,
+        "tools": [tool_schema(t) for t in tools or ()],
+        "tool_choice": tool_choice,
+        "response_format": dict(response_format) if response_format is not None else None,
+    }
+    h = hashlib.sha256(_dumps(_plain(rest)))
+    for m in coerce_messages(messages):
+        h.update(message_digest(m).encode("ascii"))
+    return h.hexdigest()

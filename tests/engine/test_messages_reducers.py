@@ -189,3 +189,27 @@ def test_builder_validation_errors():
     g.add_edge("a", "ghost")
     with pytest.raises(ValueError, match="unknown node `ghost`"):
         g.compile()
+
+
+def test_messages_list_only_ever_holds_messages():
+    from engine.messages import Messages, coerce_messages
+
+    ms = Messages(["hi", ("ai", "hello")])
+    assert [type(m) for m in ms] == [HumanMessage, AIMessage]
+    ms.append({"role": "user", "content": "more"})
+    ms.insert(0, ("system", "be brief"))
+    ms[1] = "replaced"
+    ms += ["last"]
+    ms.extend([("ai", "ok")])
+    assert [type(m).__name__ for m in ms] == [
+        "SystemMessage",
+        "HumanMessage",
+        "AIMessage",
+        "HumanMessage",
+        "HumanMessage",
+        "AIMessage",
+    ]
+    copy = coerce_messages(ms)
+    assert copy == list(ms) and copy is not ms  # accepted as-is, returned as a copy
+    with pytest.raises(TypeError):
+        ms.append(42)
