@@ -9,12 +9,13 @@ BENCH_STAMP := $(VENV)/.installed-bench
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	@$(PY) -m pip install -q --upgrade pip
-	@$(PY) -m pip install -q -e '.[test]'
+	@echo "Installing Stepwise into $(VENV) (log: $(VENV)/install.log)"
+	@$(PY) -m pip install -q --upgrade pip > $(VENV)/install.log 2>&1 || (cat $(VENV)/install.log; exit 1)
+	@$(PY) -m pip install -q -e '.[test]' >> $(VENV)/install.log 2>&1 || (cat $(VENV)/install.log; exit 1)
 	@touch $(STAMP)
 
 $(BENCH_STAMP): $(STAMP)
-	@$(PY) -m pip install -q -e '.[test,bench]' || echo "bench extra not installable here: measuring Stepwise alone"
+	@$(PY) -m pip install -q -e '.[test,bench]' >> $(VENV)/install.log 2>&1 || echo "bench extra not installable here: measuring Stepwise alone"
 	@touch $(BENCH_STAMP)
 
 demo: $(STAMP)
