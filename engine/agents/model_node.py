@@ -10,6 +10,7 @@ output parsed or answered with error ToolMessages).  It emits ``model.request`` 
 
 from __future__ import annotations
 
+import re
 import time
 import weakref
 from collections.abc import Sequence
@@ -267,7 +268,23 @@ class ModelNode:
             tools=[t.name if isinstance(t, BaseTool) else str(t.get("name")) for t in tools],
             tool_choice=kwargs.get("tool_choice"),
             response_format=format_name,
-            settings=to_jsonable(request.model_settings),
+            settings=public_settings(request.model_settings),
             request_hash=digest,
             streaming=True,
         )
+
+
+_SECRET = re.compile(
+    r"(^|_)(api_?key|secret|password|passwd|auth|authorization|cookies?|credentials?|headers?"
+    r"|access_token|refresh_token|bearer|private_key)($|_)",
+    re.IGNORECASE,
+)
+
+
+def public_settings(settings: dict[str, Any]) -> dict[str, Any]:
+    """Model settings as they may appear in events and sessions: anything that could carry a
+    credential (``api_key``, ``extra_headers``, ...) is redacted, never recorded."""
+    return {
+        k: "[redacted]" if _SECRET.search(k) else to_jsonable(v, max_str=500)
+        for k, v in settings.items()
+    }

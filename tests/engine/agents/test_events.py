@@ -205,3 +205,23 @@ async def test_messages_stream_mode_streams_tokens_once():
     assert "".join(texts) == "hello there friend"
     assert len(chunks) == 3  # three word-ish chunks, the final message is not repeated
     assert all(meta["langgraph_node"] == "model" for _, meta in chunks)
+
+
+def test_model_request_events_never_carry_credentials() -> None:
+    from engine.agents.model_node import public_settings
+
+    shown = public_settings(
+        {
+            "temperature": 0.2,
+            "api_key": "sk-live-SECRET",
+            "extra_headers": {"Authorization": "Bearer sk-live-SECRET"},
+            "prompt_cache_key": "abc",
+            "max_tokens": 100,
+            "default_headers": {"X-Api-Key": "k"},
+        }
+    )
+    assert shown["temperature"] == 0.2
+    assert shown["prompt_cache_key"] == "abc" and shown["max_tokens"] == 100
+    assert shown["default_headers"] == "[redacted]"
+    assert "SECRET" not in str(shown)
+    assert shown["api_key"] == shown["extra_headers"] == "[redacted]"
