@@ -221,7 +221,7 @@ class MainWindow(QMainWindow):
             self.status.show_message(str(exc))
 
     def rerun_from(self, checkpoint_id: str, timeline: Any) -> None:
-        """ "Re-run from here with replay" (live runs; the agent file needs ``build_agent``)."""
+        """ "Re-run from here with replay": recorded model responses until the run diverges."""
         try:
             self.controller.rerun_with_replay(checkpoint_id, timeline)
         except (RuntimeError, KeyError) as exc:

@@ -361,14 +361,16 @@ class RunController(SessionCommands):
         self.pending_interrupts = []
         self._run_id = None
 
-    async def _drive(self, inp: Any, checkpoint_id: str | None = None, graph: Any = None) -> None:
+    async def _drive(
+        self, inp: Any, checkpoint_id: str | None = None, model_override: Any = None
+    ) -> None:
         gen = self._gen
         thread = self.hub.thread_id
         self._ran_on.add(thread)
         self.last_error = None
         self.pending_interrupts = []
         try:
-            status = await self._run_once(inp, thread, checkpoint_id, graph or self.graph)
+            status = await self._run_once(inp, thread, checkpoint_id, model_override)
         finally:
             if gen == self._gen:
                 self.batcher.flush()
@@ -391,16 +393,20 @@ class RunController(SessionCommands):
             return
         await self._drive(value)
 
-    async def _run_once(self, inp: Any, thread: str, checkpoint_id: str | None, graph: Any) -> str:
+    async def _run_once(
+        self, inp: Any, thread: str, checkpoint_id: str | None, model_override: Any = None
+    ) -> str:
         run_id = f"run-{uuid.uuid4().hex[:12]}"
         self._run_id, self._run_status, self._raised = run_id, None, {}
         self.hub.set_status("running")
-        configurable = {"thread_id": thread}
+        configurable: dict[str, Any] = {"thread_id": thread}
         if checkpoint_id is not None:
             configurable["checkpoint_id"] = checkpoint_id
+        if model_override is not None:
+            configurable["model_override"] = model_override
         config = {"configurable": configurable, "run_id": run_id}
         try:
-            await graph.ainvoke(inp, config, debugger=self.debugger)
+            await self.graph.ainvoke(inp, config, debugger=self.debugger)
         except (RunStopped, asyncio.CancelledError):
             return "cancelled"
         except Exception as exc:

@@ -13,7 +13,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from studio.agent_source import model_builder, with_saver
 from studio.session_files import copy_session
 
 if TYPE_CHECKING:
@@ -29,6 +28,7 @@ class SessionCommands:
     debugger: Any
     session_path: Path | None
     _factory: Any
+    model_source: Callable[[], Any] | None
 
     if TYPE_CHECKING:
 
@@ -38,7 +38,7 @@ class SessionCommands:
         def _launch(self, coro: Any) -> asyncio.Task[None]: ...
 
         async def _drive(
-            self, inp: Any, checkpoint_id: str | None = None, graph: Any = None
+            self, inp: Any, checkpoint_id: str | None = None, model_override: Any = None
         ) -> None: ...
 
         def _on_event(self, ev: Any) -> None: ...
@@ -53,32 +53,21 @@ class SessionCommands:
         self.hub.select_checkpoint(None)
         return self._launch(self._drive(None, checkpoint_id))
 
-    def replay_builder(self) -> Callable[[Any], Any] | None:
-        """How to build this agent on a replay model (None: the file has no ``build_agent``)."""
-        module = getattr(self._factory, "module", None)
-        return None if module is None else model_builder(module)
-
     def rerun_with_replay(self, checkpoint_id: str, timeline: Any) -> asyncio.Task[None]:
-        """Re-run from a checkpoint serving the recorded model responses (``ReplayChatModel``)
-        until the run diverges, where it stops; the new branch is recorded like any run."""
-        build = self.replay_builder()
-        if build is None:
-            raise RuntimeError(
-                "Re-run with replay needs a build_agent(model=...) function in the agent file"
-            )
+        """Re-run from a checkpoint serving the recorded model responses (``ReplayChatModel``,
+        as the run's model override: any agent works) until the run diverges; then the model
+        chosen in Settings takes over when one is set, else the run stops there.  The new
+        branch is recorded like any run."""
+        if self.graph is None:
+            raise RuntimeError("No agent is loaded")
         if self.busy:
             raise RuntimeError("Stop the run before re-running from a checkpoint")
         from studio.timetravel import replay_plan
 
-        plan = replay_plan(list(self.hub.events), timeline, checkpoint_id)
-        graph = with_saver(build(plan.model), self.graph.checkpointer)
-        if self.recorder is not None:
-            self.recorder.attach(graph)
-        sub = graph.subscribe(self._on_event)
+        live = self.model_source() if self.model_source is not None else None
+        plan = replay_plan(list(self.hub.events), timeline, checkpoint_id, fallback=live)
         self.hub.select_checkpoint(None)
-        task = self._launch(self._drive(None, checkpoint_id, graph))
-        task.add_done_callback(lambda _t: sub.close())
-        return task
+        return self._launch(self._drive(None, checkpoint_id, model_override=plan.model))
 
     def retry_plan_steps(self, chain: list[int]) -> asyncio.Task[None]:
         """Plan agents (``engine.plan``): run ``chain`` (failed steps and their downstream

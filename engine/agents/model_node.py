@@ -29,7 +29,7 @@ from engine.debug import check_fault
 from engine.events import ErrorInfo, ModelToken
 from engine.events import ModelRequest as ModelRequestEvent
 from engine.events import ModelResponse as ModelResponseEvent
-from engine.graph.runtime import RunContext, Runtime, current_run, current_task
+from engine.graph.runtime import RunContext, Runtime, current_run, current_task, model_for
 from engine.messages import AIMessage, AIMessageChunk, BaseMessage, Messages, SystemMessage
 from engine.middleware.types import AgentMiddleware, ModelRequest, ModelResponse
 from engine.serde import to_jsonable
@@ -81,7 +81,7 @@ class ModelNode:
 
     async def __call__(self, state: Any, runtime: Runtime[Any]) -> dict[str, Any]:
         request = ModelRequest(
-            model=self.model,
+            model=model_for(self.model),
             messages=Messages.of(state["messages"]),
             system_message=self.system_message,
             tool_choice=None,

@@ -142,6 +142,7 @@ class CompiledStateGraph(StateAPI):
             sync_call=sync_call,
             stream=stream,
             stream_modes=frozenset(stream_modes),
+            model_override=conf.get("model_override"),
         )
         ib = _interrupt_list(interrupt_before, self.interrupt_before_nodes)
         ia = _interrupt_list(interrupt_after, self.interrupt_after_nodes)
@@ -243,6 +244,7 @@ class CompiledStateGraph(StateAPI):
             stream=prun.stream,
             stream_modes=prun.stream_modes & {"messages", "custom"},
             null_resume=prun.null_resume,
+            model_override=prun.model_override,
             resume_map=prun.resume_map,
             streamed_message_ids=prun.streamed_message_ids,
         )

@@ -31,6 +31,7 @@ __all__ = [
     "get_store",
     "get_stream_writer",
     "interrupt",
+    "model_for",
     "set_route_reason",
 ]
 
@@ -78,6 +79,9 @@ class RunContext:
     streamed_message_ids: set[str] = field(default_factory=set)
     loop: Any = None
     """The root ``PregelLoop`` (the debugger reads the live state through it)."""
+    model_override: Any = None
+    """A chat model the agent's model calls use instead of their own for this run
+    (``config["configurable"]["model_override"]``): how a replay serves recorded responses."""
 
     def wants(self, mode: str) -> bool:
         return mode in self.stream_modes
@@ -199,6 +203,13 @@ def _emit_resumed(task: TaskContext, iid: str, value: Any) -> None:
     task.run.emitter.emit_sync(
         InterruptResumed, interrupt_id=iid, value=to_jsonable(value), node=task.name
     )
+
+
+def model_for(default: Any) -> Any:
+    """The model a model call should use: the run's override if it has one, else ``default``."""
+    run = _RUN.get()
+    override = run.model_override if run is not None else None
+    return override if override is not None else default
 
 
 def get_config() -> dict[str, Any]:

@@ -8,6 +8,7 @@ from typing import Any
 
 from engine.bus import current_emitter, span
 from engine.events import ErrorInfo, ModelRequest, ModelResponse
+from engine.graph.runtime import model_for
 from engine.messages import AIMessage, BaseMessage, SystemMessage
 from engine.models.base import ChatModel
 from engine.models.hashing import request_hash
@@ -25,6 +26,7 @@ async def call_model(
     response_format: Mapping[str, Any] | None = None,
 ) -> AIMessage:
     """``model.ainvoke(messages, response_format=...)``, with events when a run is listening."""
+    model = model_for(model)
     em = current_emitter()
     if em is None or not em.active:
         return await model.ainvoke(messages, response_format=response_format)
