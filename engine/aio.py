@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import atexit
 import concurrent.futures
+import contextlib
 import threading
 from collections.abc import AsyncIterator, Coroutine, Iterator
 from typing import Any, TypeVar
@@ -23,6 +25,8 @@ def _plain_loop() -> asyncio.AbstractEventLoop:
 
 
 def _runner() -> asyncio.Runner:
+    """The main thread's reusable loop (a script calling ``invoke`` in a loop pays for one
+    event loop, not one per call); closed at interpreter exit."""
     runner: asyncio.Runner | None = getattr(_local, "runner", None)
     if runner is None:
         # A loop factory keeps the Runner from installing its loop as the thread's current
@@ -31,7 +35,19 @@ def _runner() -> asyncio.Runner:
         # whose loops are Qt event loops, which cannot live on helper threads.
         runner = asyncio.Runner(loop_factory=_plain_loop)
         _local.runner = runner
+        atexit.register(runner.close)
     return runner
+
+
+@contextlib.contextmanager
+def _thread_runner() -> Iterator[asyncio.Runner]:
+    """The main thread reuses its loop; any other thread gets one that is closed after use
+    (a cached one would be dropped unclosed when its pool thread ends)."""
+    if threading.current_thread() is threading.main_thread():
+        yield _runner()
+        return
+    with asyncio.Runner(loop_factory=_plain_loop) as runner:
+        yield runner
 
 
 def _in_running_loop() -> bool:
@@ -55,15 +71,16 @@ def _run(awaitable: Any) -> Any:
     None; the value travels in ``box``.
     """
     box: list[Any] = []
-    _runner().run(_boxed(awaitable, box))
+    with _thread_runner() as runner:
+        runner.run(_boxed(awaitable, box))
     return box[0]
 
 
 def run_sync(coro: Coroutine[Any, Any, T]) -> T:
     """Run a coroutine to completion from synchronous code.
 
-    With no event loop running in this thread, a per-thread loop is reused (cheap for repeated
-    calls).  Called from inside a running loop (e.g. a sync API used in async code), the
+    With no event loop running in this thread, the coroutine runs on a private loop (the main
+    thread keeps its loop for the next call).  Called from inside a running loop (e.g. a sync API used in async code), the
     coroutine runs on a helper thread and this thread waits for it.
     """
     if not _in_running_loop():
@@ -81,19 +98,20 @@ def iter_sync(agen: AsyncIterator[T]) -> Iterator[T]:
             async for item in agen:
                 items.append(item)
 
-        _helper_pool.submit(lambda: _runner().run(collect())).result()
+        _helper_pool.submit(_run, collect()).result()
         yield from items
         return
-    runner = _runner()
-    it = agen.__aiter__()
-    try:
-        while True:
-            try:
-                item = _run(it.__anext__())
-            except StopAsyncIteration:
-                return
-            yield item
-    finally:
-        aclose = getattr(it, "aclose", None)
-        if aclose is not None:
-            runner.run(aclose())
+    with _thread_runner() as runner:
+        it = agen.__aiter__()
+        try:
+            while True:
+                box: list[Any] = []
+                try:
+                    runner.run(_boxed(it.__anext__(), box))
+                except StopAsyncIteration:
+                    return
+                yield box[0]
+        finally:
+            aclose = getattr(it, "aclose", None)
+            if aclose is not None:
+                runner.run(aclose())

@@ -18,6 +18,7 @@ from typing import Any
 __all__ = [
     "INPUT_ATTRS",
     "AgentFactory",
+    "absolute_spec",
     "has_messages",
     "model_builder",
     "short_label",
@@ -70,6 +71,17 @@ def spec_factory(spec: str, model_source: Callable[[], Any] | None = None) -> Ag
         return graph, default
 
     return factory
+
+
+def absolute_spec(spec: str) -> str:
+    """``file.py:attr`` with the file made absolute (a session may be reopened from anywhere);
+    ``package.module:attr`` unchanged."""
+    target, sep, attr = spec.rpartition(":")
+    if not sep or "/" in attr or "\\" in attr:
+        target, attr, sep = spec, "", ""
+    if target.endswith(".py"):
+        target = str(Path(target).resolve())
+    return f"{target}{sep}{attr}"
 
 
 def short_label(spec: str) -> str:

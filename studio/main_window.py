@@ -222,6 +222,11 @@ class MainWindow(QMainWindow):
 
     def rerun_from(self, checkpoint_id: str, timeline: Any) -> None:
         """ "Re-run from here with replay": recorded model responses until the run diverges."""
+        if self.controller.graph is None and getattr(self, "opened_session", None) is not None:
+            from studio.offline_rerun import rerun_recorded
+
+            rerun_recorded(self, checkpoint_id, timeline)
+            return
         try:
             self.controller.rerun_with_replay(checkpoint_id, timeline)
         except (RuntimeError, KeyError) as exc:

@@ -31,6 +31,7 @@ from engine.events import EventBase, InterruptRaised
 from engine.graph.compiled import RunStopped
 from studio.agent_source import (
     AgentFactory,
+    absolute_spec,
     has_messages,
     short_label,
     spec_factory,
@@ -142,6 +143,8 @@ class RunController(SessionCommands):
 
             self.session_path = new_session_path(self.label, self.session_dir)
             self.recorder = SessionRecorder(self.session_path)
+            if self.spec:
+                self.recorder.set_agent(absolute_spec(self.spec), getattr(graph, "name", None))
             graph = with_saver(graph, self.recorder.checkpointer)
             self.recorder.attach(graph)
         else:

@@ -97,11 +97,14 @@ async def aresume_from(
     *,
     debugger: Any = None,
     input: Any = None,
+    model_override: Any = None,
 ) -> Any:
-    """Run from ``checkpoint_id`` (a fork when it is in the past); returns the run's output."""
-    return await graph.ainvoke(
-        input, checkpoint_config(thread_id, checkpoint_id), debugger=debugger
-    )
+    """Run from ``checkpoint_id`` (a fork when it is in the past); returns the run's output.
+    ``model_override``: a model every model call of the run uses (a replay's recorded one)."""
+    config = checkpoint_config(thread_id, checkpoint_id)
+    if model_override is not None:
+        config["configurable"]["model_override"] = model_override
+    return await graph.ainvoke(input, config, debugger=debugger)
 
 
 def default_as_node(node: CheckpointNode | None, graph: Any = None) -> str | None:
@@ -222,7 +225,9 @@ async def arerun(
 ) -> RerunResult:
     """Run ``graph`` (built on ``plan.model``) from the plan's checkpoint."""
     try:
-        output = await aresume_from(graph, thread_id, plan.checkpoint_id, debugger=debugger)
+        output = await aresume_from(
+            graph, thread_id, plan.checkpoint_id, debugger=debugger, model_override=plan.model
+        )
     except ReplayDivergenceError as exc:
         return RerunResult("diverged", plan, error=exc, tip_id=tip_checkpoint_id(graph, thread_id))
     except Exception as exc:

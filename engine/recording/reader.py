@@ -176,6 +176,20 @@ class Session:
                 f"{self.path} is damaged: run {r[1]!r} has unreadable data ({exc})", path=self.path
             ) from exc
 
+    def agent_spec(self, graph_name: str | None = None) -> str | None:
+        """The agent that produced the runs of ``graph_name`` (see ``SessionRecorder.set_agent``),
+        or of the session when the graph is not named; None if it was not recorded."""
+        keys = [f"agent:{graph_name}", "agent"] if graph_name else ["agent"]
+        for key in keys:
+            rows = self._query("SELECT value FROM stepwise_meta WHERE key=?", (key,))
+            if rows:
+                return str(rows[0][0])
+        if not graph_name:
+            rows = self._query("SELECT value FROM stepwise_meta WHERE key LIKE 'agent:%' LIMIT 1")
+            if rows:
+                return str(rows[0][0])
+        return None
+
     def threads(self) -> list[str]:
         """Thread ids with runs or checkpoints in the file, in order of first appearance."""
         seen = [

@@ -136,6 +136,16 @@ class SessionRecorder:
             self._shape_by_name[name] = digest
         return digest
 
+    def set_agent(self, spec: str, graph_name: str | None = None) -> None:
+        """Note which agent (``path/to/file.py:attr`` or ``package.module:attr``) produced the
+        runs of ``graph_name``, so a re-run from the session knows what code to load (only when
+        the user asks: the session never runs code by itself)."""
+        key = f"agent:{graph_name}" if graph_name else "agent"
+        with self._lock:
+            self._conn.execute(
+                "INSERT OR REPLACE INTO stepwise_meta(key, value) VALUES (?, ?)", (key, spec)
+            )
+
     def attach(self, graph: _Graph) -> Subscription:
         """Record every run of ``graph`` (via ``graph.subscribe``); returns the subscription."""
         digest = self.add_graph(graph)

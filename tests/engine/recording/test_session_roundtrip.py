@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -175,3 +176,14 @@ def test_session_methods_after_close_raise_session_error(tmp_path):
     s.close()
     with pytest.raises(SessionError, match="closed"):
         s.runs()
+
+
+def test_the_session_remembers_which_agent_produced_it(tmp_path: Path) -> None:
+    path = tmp_path / "agent.stepwise"
+    recorder = SessionRecorder(path)
+    recorder.set_agent("/work/agents/my_agent.py:agent", "my_agent")
+    recorder.close()
+    with Session.open(path) as session:
+        assert session.agent_spec("my_agent") == "/work/agents/my_agent.py:agent"
+        assert session.agent_spec() == "/work/agents/my_agent.py:agent"
+        assert session.agent_spec("other") is None
