@@ -167,12 +167,22 @@ def _headless(spec: str | None, console: Console, why: str) -> int:
     return run_agent(opts, console)
 
 
+FRONTENDS = "stepwise.frontends"
+"""Entry-point group a GUI registers itself under (the studio: ``studio = studio.app:main``).
+The engine never names the studio: it looks it up, so it depends on no GUI code."""
+
+
 def cmd_studio(argv: list[str], spec: str | None, console: Console) -> int:
-    """Open the Qt studio (``studio.app.main(argv)``), or run headless when it cannot open."""
+    """Open the GUI registered as the ``studio`` frontend, or run headless when it cannot open."""
     if not has_display():
         return _headless(spec, console, "no display found")
+    from importlib.metadata import entry_points
+
+    found = [ep for ep in entry_points(group=FRONTENDS) if ep.name == "studio"]
+    if not found:
+        return _headless(spec, console, "the studio is not installed")
     try:
-        from studio.app import main as studio_main  # type: ignore[import-not-found]
+        studio_main = found[0].load()
     except ImportError as exc:
         missing = getattr(exc, "name", None) in ("studio", "studio.app")
         why = (
