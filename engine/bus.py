@@ -24,7 +24,7 @@ import sys
 import threading
 import time
 from collections.abc import AsyncIterator, Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from engine.events import EventBase
 from engine.ids import new_span_id
@@ -148,10 +148,6 @@ class EventBus:
                 await q.put(event)
             else:
                 q.put_nowait(event)
-
-
-class _Gate(Protocol):
-    async def gate(self, event: EventBase, emitter: RunEmitter) -> None: ...
 
 
 class RunEmitter:

@@ -322,21 +322,23 @@ class BaseTool:
             isinstance(input, dict) and {"name", "args", "id"} <= set(input)
         ):
             args = self.validate_args(input.get("args", {}))
-            out = await self.arun(args, **self._default_injections(input.get("id")))
+            out = await self.arun(args, **self.default_injections(input.get("id")))
             return ToolMessage(
                 content=out if isinstance(out, str) else json.dumps(out, default=str),
                 tool_call_id=input.get("id") or "",
                 name=self.name,
             )
         args = self.validate_args(input if isinstance(input, dict) else {})
-        return await self.arun(args, **self._default_injections(None))
+        return await self.arun(args, **self.default_injections(None))
 
     def invoke(self, input: Any, config: dict[str, Any] | None = None) -> Any:
         from engine.aio import run_sync
 
         return run_sync(self.ainvoke(input, config))
 
-    def _default_injections(self, call_id: str | None) -> dict[str, Any]:
+    def default_injections(self, call_id: str | None) -> dict[str, Any]:
+        """Values for the injected parameters when no graph run provides them (a direct call,
+        a plan step): the call id and a bare ``ToolRuntime``; state and store are None."""
         out: dict[str, Any] = {}
         for pname, inj in self.injected.items():
             if inj.kind == "tool_call_id":

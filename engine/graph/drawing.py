@@ -56,9 +56,6 @@ class DrawableGraph:
         if edge not in self.edges:
             self.edges.append(edge)
 
-    def successors(self, node_id: str) -> list[str]:
-        return [e.target for e in self.edges if e.source == node_id]
-
     def to_json(self) -> dict[str, Any]:
         return {
             "name": self.name,

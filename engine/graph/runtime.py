@@ -110,7 +110,6 @@ class TaskScratchpad:
     ns: str
     resume: list[Any] = field(default_factory=list)
     counter: int = 0
-    consumed_new: bool = False
 
     def interrupt_id(self, index: int) -> str:
         return deterministic_id("interrupt", self.ns, self.task_id, index)

@@ -39,7 +39,7 @@ from engine.plan.results import (
 )
 from engine.plan.schema import Plan
 from engine.serde import to_jsonable
-from engine.tools import BaseTool, ToolArgsValidationError, ToolRuntime, as_tool
+from engine.tools import BaseTool, ToolArgsValidationError, as_tool
 
 __all__ = ["OnStep", "PriorResults", "ToolsLike", "execute_plan", "tool_map"]
 
@@ -72,19 +72,6 @@ def _prior_map(prior: PriorResults | None) -> dict[int, StepResult]:
     if isinstance(prior, Mapping):
         return dict(prior)
     return {r.index: r for r in prior}
-
-
-def _injections(tool: BaseTool, call_id: str) -> dict[str, Any]:
-    """Values for the tool's injected parameters (a plan step has no graph state of its own)."""
-    out: dict[str, Any] = {}
-    for pname, inj in tool.injected.items():
-        if inj.kind == "tool_call_id":
-            out[pname] = call_id
-        elif inj.kind == "runtime":
-            out[pname] = ToolRuntime(tool_call_id=call_id)
-        else:
-            out[pname] = None
-    return out
 
 
 class _Execution:
@@ -258,7 +245,9 @@ class _Execution:
                 **base, status="failed", code=INVALID_ARGS, message=str(exc.args[0])
             )
         try:
-            output = await tool.arun(args, **_injections(tool, f"plan-{self.retry_round}-{i}"))
+            output = await tool.arun(
+                args, **tool.default_injections(f"plan-{self.retry_round}-{i}")
+            )
         except Exception as exc:
             return StepResult(
                 **base,

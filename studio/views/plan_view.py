@@ -36,7 +36,7 @@ from studio.hub import Hub
 from studio.models.plan_graph import PlanGraphModel, StepView, step_node_id
 from studio.palette import Palette as Colors
 from studio.palette import colors
-from studio.views.dock_support import bind_to_hub
+from studio.views.dock_support import bind_state_dock
 from studio.views.graph_content import BoxMetrics
 from studio.views.graph_edge_items import EdgeItem
 from studio.views.graph_layout import LayoutOptions, layout_graph
@@ -142,20 +142,7 @@ class PlanDock(QWidget):
         self._timer.setInterval(0)
         self._timer.timeout.connect(self.render)
         self.model.listeners.append(self._timer.start)
-        self._unsubscribe = bind_to_hub(
-            self,
-            hub,
-            {
-                "graph": lambda _d: self.reload(),
-                "reset": self._on_reset,
-                "events": self._on_events,
-                "status": lambda _s: self._refresh_controls(),
-                "selection": lambda _c: self.reload(),
-                "thread": lambda _t: self.reload(),
-                "checkpoints": self.reload,
-                "theme": self.set_theme,
-            },
-        )
+        self._unsubscribe = bind_state_dock(self, self, hub)
         self.set_theme(getattr(hub, "theme", "light"))
         self.reload()
 

@@ -42,7 +42,7 @@ from studio.models.todos import (
     todos_update,
 )
 from studio.palette import Palette, colors
-from studio.views.dock_support import bind_to_hub
+from studio.views.dock_support import bind_state_dock
 from studio.views.snapshot_reader import SnapshotReader
 from studio.views.todo_editor import TodoEditor
 
@@ -230,20 +230,7 @@ class TodoBoardDock(QWidget):
         self.pages.addWidget(self.editor)
         layout.addWidget(self.pages, 1)
 
-        self._unsubscribe = bind_to_hub(
-            self,
-            hub,
-            {
-                "graph": lambda _d: self.reload(),
-                "reset": self._on_reset,
-                "events": self._on_events,
-                "status": lambda _s: self._refresh_controls(),
-                "selection": lambda _c: self.reload(),
-                "thread": lambda _t: self.reload(),
-                "checkpoints": self.reload,
-                "theme": self.set_theme,
-            },
-        )
+        self._unsubscribe = bind_state_dock(self, self, hub)
         self.set_theme(getattr(hub, "theme", "light"))
         self.reload()
 
