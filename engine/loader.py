@@ -34,6 +34,7 @@ __all__ = [
     "list_graphs",
     "load_agent",
     "load_target",
+    "open_file",
     "parse_spec",
 ]
 
@@ -177,10 +178,16 @@ def load_agent(spec: str) -> Any:
     return load_target(spec).graph
 
 
-def load_target(spec: str) -> LoadedAgent:
-    """``load_agent``, also returning the module and the attribute name."""
+def load_target(spec: str, module: ModuleType | None = None) -> LoadedAgent:
+    """``load_agent``, also returning the module and the attribute name.
+
+    ``module``: the module ``spec`` names, already imported (``open_file``): it is not run again.
+    """
     target, attr, is_file = parse_spec(spec)
-    module, where = _load_module(target, is_file)
+    if module is None:
+        module, where = _load_module(target, is_file)
+    else:
+        where = target
     name = attr or DEFAULT_ATTR
     if not hasattr(module, name):
         graphs = _graph_names(module)
@@ -201,11 +208,15 @@ def load_target(spec: str) -> LoadedAgent:
     return LoadedAgent(obj, module, name, where)
 
 
-def list_graphs(path: str) -> list[str]:
-    """Names of the compiled graphs a file (or module) defines, in definition order.
-
-    Runs the file's code (that is the only way to know); errors as in ``load_agent``.
-    """
+def open_file(path: str) -> tuple[ModuleType, list[str]]:
+    """Import a file (or module) once: the module and the names of the compiled graphs it
+    defines, in definition order.  Pass the module to ``load_target`` to pick one without
+    running the file again.  Runs the file's code; errors as in ``load_agent``."""
     target, _attr, is_file = parse_spec(path)
     module, _ = _load_module(target, is_file)
-    return _graph_names(module)
+    return module, _graph_names(module)
+
+
+def list_graphs(path: str) -> list[str]:
+    """Names of the compiled graphs a file (or module) defines (see ``open_file``)."""
+    return open_file(path)[1]

@@ -47,7 +47,9 @@ def user_message(text: str) -> dict[str, Any]:
     return {"messages": [HumanMessage(content=text)]}
 
 
-def spec_factory(spec: str, model_source: Callable[[], Any] | None = None) -> AgentFactory:
+def spec_factory(
+    spec: str, model_source: Callable[[], Any] | None = None, module: Any = None
+) -> AgentFactory:
     """A factory that loads ``spec`` afresh each time (``AgentLoadError`` on failure).
 
     ``model_source()`` (asked on every load) may return a chat model to run the agent on
@@ -58,7 +60,9 @@ def spec_factory(spec: str, model_source: Callable[[], Any] | None = None) -> Ag
     def factory() -> tuple[Any, Any]:
         from engine.loader import load_target
 
-        loaded = load_target(spec)
+        nonlocal module
+        loaded = load_target(spec, module)  # a module already imported is used once
+        module = None  # later loads (Restart) import afresh: scripted models start over
         default = next(
             (getattr(loaded.module, a) for a in INPUT_ATTRS if hasattr(loaded.module, a)), None
         )

@@ -322,11 +322,12 @@ class MainWindow(QMainWindow):
 
     # -- loading -------------------------------------------------------------------------------
 
-    def load_spec(self, spec: str, label: str | None = None) -> bool:
-        """Load ``file.py:attr``; a broken file opens the error dialog with the one-line reason."""
+    def load_spec(self, spec: str, label: str | None = None, module: Any = None) -> bool:
+        """Load ``file.py:attr``; a broken file opens the error dialog with the one-line reason.
+        ``module``: the file, already imported by ``open_agent_file`` (not run twice)."""
         apply_model_env(self.settings)
         try:
-            self.controller.load(spec, label)
+            self.controller.load(spec, label, module)
         except AgentLoadError as exc:
             self.show_error("The agent could not be loaded", str(exc))
             return False
@@ -347,13 +348,14 @@ class MainWindow(QMainWindow):
         return self.load_spec(found.spec, label=found.name)
 
     def open_agent_file(self, path: str) -> asyncio.Future[bool]:
-        """Load a graph from ``path``; when it defines several, ask which one."""
-        from engine.loader import list_graphs
+        """Load a graph from ``path``; when it defines several, ask which one.  The file is
+        imported once: choosing a graph reuses that module."""
+        from engine.loader import open_file
 
         loop = asyncio.get_event_loop()
         result: asyncio.Future[bool] = loop.create_future()
         try:
-            names = list_graphs(path)
+            module, names = open_file(path)
         except AgentLoadError as exc:
             self.show_error("The agent could not be loaded", str(exc))
             result.set_result(False)
@@ -365,7 +367,9 @@ class MainWindow(QMainWindow):
             result.set_result(False)
         elif len(names) == 1:
             result.set_result(
-                self.load_spec(f"{path}:{names[0]}", label=f"{Path(path).name}:{names[0]}")
+                self.load_spec(
+                    f"{path}:{names[0]}", label=f"{Path(path).name}:{names[0]}", module=module
+                )
             )
         else:
             from studio.views.scenario_picker import GraphPicker
@@ -375,7 +379,7 @@ class MainWindow(QMainWindow):
             def picked(code: asyncio.Future[int]) -> None:
                 name = self.graph_picker.chosen() if code.result() else None
                 ok = bool(name) and self.load_spec(
-                    f"{path}:{name}", label=f"{Path(path).name}:{name}"
+                    f"{path}:{name}", label=f"{Path(path).name}:{name}", module=module
                 )
                 result.set_result(ok)
 

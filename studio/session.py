@@ -113,9 +113,12 @@ class RunController(SessionCommands):
 
     # -- loading -------------------------------------------------------------------------------
 
-    def load(self, spec: str, label: str | None = None) -> None:
-        """Load ``file.py:attr`` (``AgentLoadError`` with a one-line reason if it cannot)."""
-        factory = spec_factory(spec, lambda: self.model_source() if self.model_source else None)
+    def load(self, spec: str, label: str | None = None, module: Any = None) -> None:
+        """Load ``file.py:attr`` (``AgentLoadError`` with a one-line reason if it cannot);
+        ``module``: the file, already imported (it is not run again)."""
+        factory = spec_factory(
+            spec, lambda: self.model_source() if self.model_source else None, module
+        )
         graph, default = factory()
         self.spec = spec
         self._install(factory, graph, default, label or short_label(spec))

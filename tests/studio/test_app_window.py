@@ -308,3 +308,23 @@ def test_help_lists_the_debugger_keys(qtbot: Any, qloop: Any, tmp_path: Path) ->
         assert f"<b>{key}</b>" in text
     window.menus.shortcuts_dialog.close_button.click()
     assert qloop.run_until_complete(future) == 0
+
+
+def test_opening_an_agent_file_runs_it_once(qtbot: Any, qloop: Any, tmp_path: Path) -> None:
+    seed = find_scenario("retry_todos")
+    assert seed is not None
+    counter = tmp_path / "imports.txt"
+    agent_file = tmp_path / "counted.py"
+    agent_file.write_text(
+        "import importlib.util, pathlib\n"
+        f"p = pathlib.Path({str(counter)!r}); p.write_text(p.read_text() + 'x' if p.exists() else 'x')\n"
+        f"spec = importlib.util.spec_from_file_location('seed', {str(seed.path)!r})\n"
+        "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n"
+        "agent = m.build_agent(initial_delay=0.0)\n"
+    )
+    window = make_window(qtbot, tmp_path)
+    assert qloop.run_until_complete(window.open_agent_file(str(agent_file))) is True
+    assert window.hub.source_label == "counted.py:agent"
+    assert counter.read_text() == "x", "listing the graphs and loading one import the file once"
+    qloop.run_until_complete(window.controller.restart())
+    assert counter.read_text() == "xx", "Restart imports afresh (scripted models start over)"
