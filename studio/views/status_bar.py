@@ -5,11 +5,12 @@ from __future__ import annotations
 import time
 
 from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QLabel, QStatusBar, QWidget
+from PySide6.QtWidgets import QLabel, QSizePolicy, QStatusBar, QWidget
 
 from engine.events import EventBase
 from studio.hub import Hub
 from studio.run_stats import RunStats
+from studio.views.elided_label import ElidedLabel
 
 __all__ = ["RunStatusBar"]
 
@@ -26,16 +27,20 @@ class RunStatusBar(QStatusBar):
         self.setSizeGripEnabled(False)
         self.state_label = QLabel(self)
         self.state_label.setObjectName("statusState")
-        self.message_label = QLabel(self)
+        self.message_label = ElidedLabel(parent=self)  # a long note never widens the window
         self.message_label.setObjectName("muted")
         self.fields: dict[str, QLabel] = {}
         self.addWidget(self.state_label)
         self.addWidget(self.message_label, 1)
         for name in _FIELDS:
-            label = QLabel(self)
+            label = ElidedLabel(parent=self) if name == "node" else QLabel(self)
             label.setObjectName("statusField")
             self.fields[name] = label
             self.addPermanentWidget(label)
+        node = self.fields["node"]  # node names can be long (hook nodes): elided past 260 px
+        node.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
+        node.setMinimumWidth(90)
+        node.setMaximumWidth(260)
         self._timer = QTimer(self)
         self._timer.setInterval(250)
         self._timer.timeout.connect(self.refresh)
@@ -47,7 +52,6 @@ class RunStatusBar(QStatusBar):
     def show_message(self, text: str) -> None:
         """A note beside the run state (a load error, "session saved", ...)."""
         self.message_label.setText(text)
-        self.message_label.setToolTip(text)
 
     def _on_events(self, batch: list[EventBase]) -> None:
         self.stats.apply(batch)
