@@ -282,8 +282,9 @@ def test_cancel_keeps_the_run_paused_and_it_can_be_answered_later(run: HitlRun) 
     assert run.answer(escape_then, later=True) is None
 
     def now(dialog: ApprovalDialog) -> None:
-        assert all(c.choice is None for c in dialog.cards)  # a fresh request
-        decide(dialog, "approve", "reject", "approve")
+        # the decisions taken before "Answer later" are still there
+        assert [c.choice for c in dialog.cards] == ["approve", "approve", "approve"]
+        dialog.cards[1].buttons["reject"].click()
         dialog.submit_button.click()
 
     command = run.answer(now, later=True)
