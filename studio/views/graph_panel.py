@@ -31,7 +31,7 @@ class GraphPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.view)
-        self.view.nodeClicked.connect(self._on_node_clicked)
+        self.view.nodeActivated.connect(self._on_node_activated)
         self.view.breakpointToggled.connect(self._on_toggled)
         hub.subscribe("graph", self._on_graph)
         hub.subscribe("reset", self.state.reset)
@@ -67,7 +67,8 @@ class GraphPanel(QWidget):
         for node in self.state.graph.nodes:
             self.state.set_breakpoint(node, node in wanted)
 
-    def _on_node_clicked(self, node: str) -> None:
+    def _on_node_activated(self, node: str) -> None:
+        """A double-click (or "Show events of this node"): filter the log on it, or undo that."""
         self.hub.set_focus(None if self.hub.focus_node == node else node)
 
     def _on_selection(self, checkpoint_id: str | None) -> None:
