@@ -183,4 +183,3 @@ class FailureEchoes:
         if ev.parent_span_id is not None:
             self._by_parent.setdefault(ev.parent_span_id, set()).update(keys)
         return echo
-
