@@ -41,7 +41,7 @@ from studio.agent_source import (
 from studio.event_batcher import DEFAULT_INTERVAL, EventBatcher
 from studio.hub import Hub
 from studio.session_commands import SessionCommands
-from studio.session_files import new_session_path
+from studio.session_files import new_session_path, session_dir
 
 __all__ = [
     "FIRST_MESSAGE_HINT",
@@ -197,6 +197,10 @@ class RunController(SessionCommands):
         self.threads = []
         self.pending_interrupts = []
 
+    def recordings_folder(self) -> Path:
+        """Where runs are recorded (``$STEPWISE_SESSION_DIR``, else the user data folder)."""
+        return self.session_dir or session_dir()
+
     # -- threads -------------------------------------------------------------------------------
 
     def new_thread(self) -> str:
@@ -263,6 +267,8 @@ class RunController(SessionCommands):
 
     def send_message(self, text: str) -> asyncio.Task[None]:
         """Send ``text`` as a new user message on the current thread."""
+        if self.graph is None:
+            raise NeedsInput("No agent is loaded: open an agent file or a scenario first")
         if not has_messages(self.graph):
             raise NeedsInput("This agent has no 'messages' in its state: it takes no chat input")
         if not text.strip():
