@@ -124,7 +124,12 @@ class EventLogDock(QWidget):
         self._unsubscribe = bind_to_hub(
             self,
             hub,
-            {"events": self._on_events, "reset": self._on_reset, "graph": self._on_graph},
+            {
+                "events": self._on_events,
+                "reset": self._on_reset,
+                "graph": self._on_graph,
+                "selection": self._on_selection,
+            },
         )
         if hub.events:
             self._on_events(list(hub.events))
@@ -236,6 +241,25 @@ class EventLogDock(QWidget):
         if current.active:  # the bar still shows it: the new run's events obey it too
             self._start_filter(current)
         self._update_status()
+
+    def _on_selection(self, checkpoint_id: str | None) -> None:
+        """Time travel: select the moment the checkpoint was saved (the log stops following);
+        "Live" follows again."""
+        if checkpoint_id is None:
+            self.set_follow(True)
+            return
+        saved = next(
+            (
+                e
+                for e in reversed(self.hub.events)
+                if e.kind == "checkpoint.saved" and e.checkpoint_id == checkpoint_id
+            ),
+            None,
+        )
+        if saved is not None:
+            self.set_follow(False)
+            self.flush()
+            self.select_seq(saved.seq, saved.run_id)
 
     def _on_graph(self, _drawable: object) -> None:
         """Another agent (not a restart of this one): its nodes differ, start unfiltered."""

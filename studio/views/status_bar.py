@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QLabel, QSizePolicy, QStatusBar, QWidget
 
 from engine.events import EventBase
 from studio.hub import Hub
+from studio.models.branch_events import branch_events
 from studio.run_stats import RunStats
 from studio.views.elided_label import ElidedLabel
 
@@ -47,6 +48,7 @@ class RunStatusBar(QStatusBar):
         hub.subscribe("events", self._on_events)
         hub.subscribe("reset", self._on_reset)
         hub.subscribe("status", self._on_status)
+        hub.subscribe("selection", self._on_selection)
         self.refresh()
 
     def show_message(self, text: str) -> None:
@@ -54,7 +56,31 @@ class RunStatusBar(QStatusBar):
         self.message_label.setText(text)
 
     def _on_events(self, batch: list[EventBase]) -> None:
+        if self.hub.selected_checkpoint is not None:
+            return  # showing a past moment: "Live" brings the run's figures back
         self.stats.apply(batch)
+        self.refresh()
+
+    def _on_selection(self, checkpoint_id: str | None) -> None:
+        """Time travel: the step, node, model calls and tokens as of the selected checkpoint
+        (on its branch); back to the live figures with None."""
+        self.stats.reset()
+        self.stats.apply(branch_events(self.hub.events, checkpoint_id))
+        if checkpoint_id is not None:
+            step = next(
+                (
+                    e.step
+                    for e in self.hub.events
+                    if e.kind == "checkpoint.saved" and e.checkpoint_id == checkpoint_id
+                ),
+                None,
+            )
+            where = f"step {step}" if step is not None else "a checkpoint"
+            self.show_message(
+                f"Time travel: showing {where} (…{checkpoint_id[-8:]}); ● Live returns to now"
+            )
+        else:
+            self.show_message("")
         self.refresh()
 
     def _on_reset(self) -> None:
