@@ -233,10 +233,16 @@ class MainWindow(QMainWindow):
             self.status.show_message(str(exc).strip("'\""))
 
     def retry_plan_steps(self, chain: list[int]) -> None:
+        """The Plan dock's retry: from the checkpoint shown there (a fork when it is a past one,
+        selected on the Timeline), else from the latest state."""
+        selected = self.hub.selected_checkpoint
         try:
-            self.controller.retry_plan_steps(chain)
+            self.controller.retry_plan_steps(chain, selected)
         except RuntimeError as exc:
             self.status.show_message(str(exc))
+            return
+        where = "a fork of the selected checkpoint" if selected else "the latest state"
+        self.status.show_message(f"Retrying plan steps {chain} from {where}")
 
     def show_diff(self, base_id: str, target_id: str) -> None:
         dock = self.docks.get("diff")

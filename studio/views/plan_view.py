@@ -331,8 +331,13 @@ class PlanDock(QWidget):
         running = self.hub.status in ("running", "paused") or counts["running"] > 0
         self.retry_button.setVisible(self.model.has_plan)
         self.retry_button.setEnabled(bool(chain) and not running)
+        where = (
+            "from this checkpoint (a fork: the later branch stays)"
+            if self.hub.selected_checkpoint
+            else "from the latest state"
+        )
         self.retry_button.setToolTip(
-            f"Re-run steps {chain}: the failed steps and every step downstream of them"
+            f"Re-run steps {chain} {where}: the failed steps and every step downstream of them"
             if chain
             else "No step failed"
         )
