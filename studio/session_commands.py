@@ -56,8 +56,9 @@ class SessionCommands:
     def rerun_with_replay(self, checkpoint_id: str, timeline: Any) -> asyncio.Task[None]:
         """Re-run from a checkpoint serving the recorded model responses (``ReplayChatModel``,
         as the run's model override: any agent works) until the run diverges; then the model
-        chosen in Settings takes over when one is set, else the run stops there.  The new
-        branch is recorded like any run."""
+        chosen in Settings takes over when one is set, else the agent's own model.  The new
+        branch is recorded like any run; the timeline marks what was replayed and where the
+        run diverged."""
         if self.graph is None:
             raise RuntimeError("No agent is loaded")
         if self.busy:
