@@ -99,6 +99,9 @@ class RunStats:
             self.paused_at = None
         elif kind == "run.finished" and root:
             self.finished_ns = ev.mono_ns
+            if self.pause_since is not None:  # a run stopped while paused: the pause ends here
+                self.paused_ns += max(0, ev.mono_ns - self.pause_since)
+                self.pause_since = None
             self.running.clear()
             self.paused_at = None
         elif kind == "superstep.started" and root:
@@ -117,7 +120,7 @@ class RunStats:
         elif kind == "attempt.finished" and d.get("outcome") == "error":
             self.failed_attempts += 1
         elif kind == "debug.paused":
-            self.pause_since = ev.mono_ns
+            self.pause_since = ev.mono_ns or None  # 0: no clock reading, nothing to time
             where = d.get("breakpoint")
             self.paused_at = (
                 where if where else f"{d.get('reason') or 'step'} at {d.get('at_kind')}"
