@@ -82,7 +82,9 @@ def _from_langchain(
     spec: str, model_provider: str | None, provider: str, kwargs: dict[str, Any]
 ) -> ChatModel:
     try:
-        from langchain.chat_models import init_chat_model as lc_init_chat_model
+        from langchain.chat_models import (  # pyright: ignore[reportMissingImports]
+            init_chat_model as lc_init_chat_model,
+        )
     except ImportError:
         raise ValueError(
             f"Unknown model provider {provider!r} in {spec!r}: Stepwise itself knows "
