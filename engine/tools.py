@@ -89,6 +89,8 @@ class ToolRuntime:
     stream_writer: Callable[[Any], None] = lambda _chunk: None
     tool_call_id: str | None = None
     store: Any = None
+    tools: list[Any] = field(default_factory=list)
+    """The tools available to the agent (a reviewer may redirect a call to another one)."""
 
 
 InjectionKind = Literal["state", "store", "tool_call_id", "runtime"]
