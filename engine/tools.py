@@ -325,6 +325,10 @@ class BaseTool:
         ):
             args = self.validate_args(input.get("args", {}))
             out = await self.arun(args, **self.default_injections(input.get("id")))
+            from engine.graph.types import Command
+
+            if isinstance(out, Command | ToolMessage):
+                return out  # the tool answered for itself (LangChain passes these through)
             return ToolMessage(
                 content=out if isinstance(out, str) else json.dumps(out, default=str),
                 tool_call_id=input.get("id") or "",
