@@ -181,9 +181,7 @@ class TodoListMiddleware(AgentMiddleware):
             },
         )
         errors = [
-            ToolMessage(
-                content=PARALLEL_WRITE_TODOS_ERROR, tool_call_id=i, status="error"
-            )
+            ToolMessage(content=PARALLEL_WRITE_TODOS_ERROR, tool_call_id=i, status="error")
             for i in ids
         ]
         return {"messages": errors}
