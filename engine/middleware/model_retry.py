@@ -20,6 +20,7 @@ from engine.middleware.retry_policy import (
     OnFailure,
     RetryConfig,
     RetryOn,
+    RetrySettings,
     Steps,
     attempts_phrase,
     drive_async,
@@ -32,7 +33,7 @@ from engine.middleware.types import AgentMiddleware, ModelCallResult, ModelReque
 __all__ = ["ModelRetryMiddleware"]
 
 
-class ModelRetryMiddleware(AgentMiddleware):
+class ModelRetryMiddleware(RetrySettings, AgentMiddleware):
     """Retry the model call on failure.
 
     Args:
@@ -66,10 +67,6 @@ class ModelRetryMiddleware(AgentMiddleware):
             jitter=jitter,
         )
         self.tools = []
-
-    @property
-    def max_retries(self) -> int:
-        return self.config.max_retries
 
     def failure_message(self, exc: Exception, attempts: int) -> AIMessage:
         """The AIMessage that replaces the model's answer when retries are exhausted."""

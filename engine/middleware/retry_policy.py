@@ -40,6 +40,7 @@ __all__ = [
     "Outcome",
     "RetryConfig",
     "RetryOn",
+    "RetrySettings",
     "Sleep",
     "Steps",
     "attempts_phrase",
@@ -243,6 +244,41 @@ class RetryConfig:
 
     def on_failure_label(self) -> str:
         return self.on_failure if isinstance(self.on_failure, str) else "callable"
+
+
+class RetrySettings:
+    """The retry parameters of a middleware holding a ``RetryConfig`` as ``self.config``,
+    readable as attributes (``mw.max_retries``, ``mw.retry_on``, ``mw.on_failure``, ...)."""
+
+    config: RetryConfig
+
+    @property
+    def max_retries(self) -> int:
+        return self.config.max_retries
+
+    @property
+    def retry_on(self) -> RetryOn:
+        return self.config.retry_on
+
+    @property
+    def on_failure(self) -> OnFailure:
+        return self.config.on_failure
+
+    @property
+    def backoff_factor(self) -> float:
+        return self.config.backoff_factor
+
+    @property
+    def initial_delay(self) -> float:
+        return self.config.initial_delay
+
+    @property
+    def max_delay(self) -> float:
+        return self.config.max_delay
+
+    @property
+    def jitter(self) -> bool:
+        return self.config.jitter
 
 
 def attempts_phrase(n: int) -> str:

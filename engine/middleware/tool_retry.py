@@ -21,6 +21,7 @@ from engine.middleware.retry_policy import (
     OnFailure,
     RetryConfig,
     RetryOn,
+    RetrySettings,
     Steps,
     attempts_phrase,
     drive_async,
@@ -35,7 +36,7 @@ __all__ = ["ToolRetryMiddleware"]
 ToolResult = ToolMessage | Command
 
 
-class ToolRetryMiddleware(AgentMiddleware):
+class ToolRetryMiddleware(RetrySettings, AgentMiddleware):
     """Retry tool calls on failure.
 
     Args:
@@ -76,10 +77,6 @@ class ToolRetryMiddleware(AgentMiddleware):
             None if tools is None else [t if isinstance(t, str) else t.name for t in tools]
         )
         self.tools = []  # this middleware registers no tools of its own
-
-    @property
-    def max_retries(self) -> int:
-        return self.config.max_retries
 
     def applies_to(self, tool_name: str) -> bool:
         return self.tool_filter is None or tool_name in self.tool_filter
