@@ -23,7 +23,7 @@ import json
 import math
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from engine.events import MiddlewareAction
 from engine.messages import AIMessage, BaseMessage, ToolMessage
@@ -162,7 +162,9 @@ class ContextEditingMiddleware(AgentMiddleware):
 
     Args:
         edits: the strategies, applied in order.
-        token_count_method: ``"approximate"`` (the only built-in method).
+        token_count_method: ``"approximate"`` (``count_tokens_approximately``) or ``"model"``
+            (the request model's ``get_num_tokens_from_messages(messages, tools)``, when it
+            has one; else approximate).
         token_counter: a custom ``(messages) -> int``; overrides ``token_count_method``.
     """
 
@@ -170,13 +172,15 @@ class ContextEditingMiddleware(AgentMiddleware):
         self,
         edits: Sequence[ContextEdit] | None = None,
         *,
-        token_count_method: str = "approximate",
+        token_count_method: Literal["approximate", "model"] = "approximate",
         token_counter: TokenCounter | None = None,
     ) -> None:
-        if token_count_method != "approximate":
+        if token_count_method not in ("approximate", "model"):
             raise ValueError(
-                f"token_count_method must be 'approximate', got {token_count_method!r}"
+                f"token_count_method must be 'approximate' or 'model', got {token_count_method!r}"
             )
+        self.token_count_method = token_count_method
+        self.custom_counter = token_counter is not None
         if isinstance(edits, ClearToolUsesEdit):
             edits = [edits]
         self.edits: list[ContextEdit] = list(edits) if edits is not None else [ClearToolUsesEdit()]
@@ -193,8 +197,11 @@ class ContextEditingMiddleware(AgentMiddleware):
         if not self.edits or not messages:
             return request
         system = [request.system_message] if request.system_message is not None else []
+        by_model = getattr(request.model, "get_num_tokens_from_messages", None)
 
         def count(msgs: Sequence[BaseMessage]) -> int:
+            if self.token_count_method == "model" and not self.custom_counter and by_model:
+                return int(by_model([*system, *msgs], request.tools))
             return self.token_counter([*system, *msgs])
 
         before = count(messages)
