@@ -337,14 +337,15 @@ class HumanInTheLoopMiddleware(AgentMiddleware):
 def _rewritten(last_ai: AIMessage, edits: Mapping[str, Action]) -> AIMessage:
     if not edits:
         return last_ai
-    calls = [
-        ToolCall(
-            name=edits[c["id"]]["name"], args=edits[c["id"]]["args"], id=c["id"], type="tool_call"
-        )
-        if c.get("id") in edits
-        else c
-        for c in last_ai.tool_calls
-    ]
+    calls: list[ToolCall] = []
+    for c in last_ai.tool_calls:
+        edit = edits.get(c.get("id") or "")
+        if edit is None:
+            calls.append(c)
+        else:
+            calls.append(
+                ToolCall(name=edit["name"], args=edit["args"], id=c.get("id"), type="tool_call")
+            )
     return last_ai.model_copy(update={"tool_calls": calls})
 
 

@@ -137,9 +137,10 @@ def _provider_of(model: Any) -> str | None:
     ls_params = getattr(model, "_get_ls_params", None)  # LangChain-style chat models
     if callable(ls_params):
         try:
-            found = ls_params().get("ls_provider")
+            params: Any = ls_params()
         except Exception:
             return None
+        found = params.get("ls_provider") if isinstance(params, Mapping) else None
         return found if isinstance(found, str) else None
     return None
 
