@@ -49,14 +49,23 @@ def count_tokens_approximately(
     *,
     chars_per_token: float = 4.0,
     extra_tokens_per_message: int = 3,
+    use_usage_metadata_scaling: bool = False,
 ) -> int:
     """An estimate of the prompt tokens of ``messages`` (no tokenizer needed).
 
     Counts the characters of each message's text, name and tool calls (name and JSON
     arguments), divides by ``chars_per_token`` and adds ``extra_tokens_per_message`` per message
     for the role markup. Good enough to decide *when* to trim; not a billing figure.
+
+    With ``use_usage_metadata_scaling``, when every AIMessage names the same
+    ``response_metadata["model_provider"]``, the estimate is calibrated on the latest AIMessage
+    that reports ``usage_metadata["total_tokens"]``: multiplied by reported / estimated (up to
+    that message), kept between 1.0 and 1.25.
     """
     total = 0.0
+    providers: set[Any] = set()
+    reported: int | None = None
+    estimated_at_report = 0.0
     for m in messages:
         chars = len(m.text)
         if m.name:
@@ -67,6 +76,20 @@ def count_tokens_approximately(
                     json.dumps(call.get("args") or {}, ensure_ascii=False)
                 )
         total += chars / chars_per_token + extra_tokens_per_message
+        if use_usage_metadata_scaling and isinstance(m, AIMessage):
+            providers.add(m.response_metadata.get("model_provider"))
+            usage_total = (m.usage_metadata or {}).get("total_tokens")
+            if isinstance(usage_total, int):
+                reported, estimated_at_report = usage_total, total
+    if (
+        use_usage_metadata_scaling
+        and len(messages) > 1
+        and len(providers) == 1
+        and None not in providers
+        and reported is not None
+        and estimated_at_report > 0
+    ):
+        total *= min(1.25, max(1.0, reported / estimated_at_report))
     return math.ceil(total)
 
 

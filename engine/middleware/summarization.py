@@ -21,6 +21,10 @@ propagates and the history is left as it was (``keep_history_on_failure=True``, 
 option, instead goes on without summarizing). Reported as ``middleware.action``
 ``summarized`` / ``summarization_failed``; retries as ``attempt.*`` events.
 
+Tokens are counted with ``count_tokens_approximately`` (calibrated on the reported usage of the
+conversation's AIMessages, and tuned for Anthropic models) unless ``token_counter`` is given;
+the kept tail is counted without the calibration.
+
 Deprecated spellings still accepted (with a ``DeprecationWarning``):
 ``max_tokens_before_summary=n`` (= ``trigger=("tokens", n)``) and ``messages_to_keep=n``
 (= ``keep=("messages", n)``).
@@ -32,6 +36,7 @@ import asyncio
 import inspect
 import warnings
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from typing import Any
 
 from engine.events import ErrorInfo, MiddlewareAction
@@ -193,7 +198,21 @@ class SummarizationMiddleware(AgentMiddleware):
             raise ValueError("summary_prompt must contain the placeholder {messages}")
         if trim_tokens_to_summarize is not None and trim_tokens_to_summarize <= 0:
             raise ValueError("trim_tokens_to_summarize must be > 0 or None")
-        self.token_counter: TokenCounter = token_counter or count_tokens_approximately
+        self.token_counter: TokenCounter
+        self.cutoff_counter: TokenCounter
+        """Counts the kept tail; the default never scales by reported usage there."""
+        if token_counter is None or token_counter is count_tokens_approximately:
+            tuned: dict[str, Any] = {}
+            if str(getattr(model, "_llm_type", "")).startswith("anthropic-chat"):
+                tuned["chars_per_token"] = 3.3  # Claude's tokenizer packs fewer chars per token
+            self.token_counter = partial(
+                count_tokens_approximately, use_usage_metadata_scaling=True, **tuned
+            )
+            self.cutoff_counter = partial(
+                count_tokens_approximately, use_usage_metadata_scaling=False, **tuned
+            )
+        else:
+            self.token_counter = self.cutoff_counter = token_counter
         self.summary_prompt = summary_prompt
         self.trim_tokens_to_summarize = trim_tokens_to_summarize
         self.keep_history_on_failure = keep_history_on_failure
@@ -276,7 +295,7 @@ class SummarizationMiddleware(AgentMiddleware):
         message and summed, so long histories cost linear time)."""
         start, used = len(messages), 0
         while start > 0:
-            used += self.token_counter(messages[start - 1 : start])
+            used += self.cutoff_counter(messages[start - 1 : start])
             if used > budget:
                 break
             start -= 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pytest
@@ -191,3 +192,25 @@ def test_token_count_method_model_asks_the_request_model() -> None:
     seen: list[Any] = []
     mw.wrap_model_call(model_request(model=counting, messages=msgs), lambda r: seen.append(r))
     assert counting.seen and seen[0].messages[-1].content == "[cleared]"
+
+
+def test_usage_metadata_scaling_calibrates_on_the_reported_total() -> None:
+    def ai(total: int | None, provider: str = "acme") -> AIMessage:
+        usage = {"input_tokens": 0, "output_tokens": 0, "total_tokens": total} if total else None
+        return AIMessage(
+            content="x" * 40, response_metadata={"model_provider": provider}, usage_metadata=usage
+        )
+
+    plain = [HumanMessage(content="y" * 40), ai(None)]
+    base = count_tokens_approximately(plain)
+    assert count_tokens_approximately(plain, use_usage_metadata_scaling=True) == base  # no report
+    big = [HumanMessage(content="y" * 40), ai(1000)]
+    assert count_tokens_approximately(big, use_usage_metadata_scaling=True) == math.ceil(
+        base * 1.25
+    )
+    low = [HumanMessage(content="y" * 40), ai(1)]
+    assert count_tokens_approximately(low, use_usage_metadata_scaling=True) == base  # never < 1.0
+    mixed = [HumanMessage(content="y" * 40), ai(1000), ai(None, provider="other")]
+    assert count_tokens_approximately(mixed, use_usage_metadata_scaling=True) == (
+        count_tokens_approximately(mixed)
+    )
