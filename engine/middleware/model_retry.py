@@ -23,6 +23,7 @@ from engine.middleware.retry_policy import (
     RetrySettings,
     Steps,
     attempts_phrase,
+    default_retry_on,
     drive_async,
     drive_sync,
     model_name,
@@ -38,7 +39,8 @@ class ModelRetryMiddleware(RetrySettings, AgentMiddleware):
 
     Args:
         max_retries: retries after the first call (``>= 0``).
-        retry_on: exception types (a type or a tuple) or a predicate ``(exc) -> bool``.
+        retry_on: exception types (a type or a tuple) or a predicate ``(exc) -> bool``;
+            default: every ``Exception`` unless it is marked not retryable.
         on_failure: ``"continue"`` (an AIMessage reports the failure), ``"error"`` (re-raise)
             or a callable ``(exc) -> str`` giving that AIMessage's content.
         backoff_factor, initial_delay, max_delay: delay before retry k (0-based) is
@@ -50,7 +52,7 @@ class ModelRetryMiddleware(RetrySettings, AgentMiddleware):
         self,
         *,
         max_retries: int = 2,
-        retry_on: RetryOn = (Exception,),
+        retry_on: RetryOn = default_retry_on,
         on_failure: OnFailure = "continue",
         backoff_factor: float = 2.0,
         initial_delay: float = 1.0,

@@ -44,6 +44,7 @@ __all__ = [
     "Sleep",
     "Steps",
     "attempts_phrase",
+    "default_retry_on",
     "drive_async",
     "drive_sync",
     "model_name",
@@ -60,6 +61,18 @@ RetryOn: TypeAlias = (
 OnFailure: TypeAlias = Literal["continue", "error"] | Callable[[Exception], str]
 """What to do once retries are exhausted: ``"error"`` re-raises, ``"continue"`` reports the
 failure as a message, a callable returns that message's content."""
+
+
+def default_retry_on(exc: BaseException) -> bool:
+    """The default retry rule: any ``Exception``, unless it says it is permanent
+    (``is_retryable`` / ``retryable`` set to False, e.g. an authentication error)."""
+    if not isinstance(exc, Exception):
+        return False
+    for attr in ("is_retryable", "retryable"):
+        flag = getattr(exc, attr, None)
+        if isinstance(flag, bool):
+            return flag
+    return True
 
 
 @dataclass
@@ -171,7 +184,7 @@ class RetryConfig:
     """Validated retry parameters (shared by model and tool retry)."""
 
     max_retries: int = 2
-    retry_on: RetryOn = (Exception,)
+    retry_on: RetryOn = default_retry_on
     on_failure: OnFailure = "continue"
     backoff_factor: float = 2.0
     initial_delay: float = 1.0

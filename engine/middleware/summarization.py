@@ -55,6 +55,7 @@ from engine.middleware.retry_policy import (
     Emit,
     RetryConfig,
     Steps,
+    default_retry_on,
     drive_async,
     drive_sync,
     model_name,
@@ -118,15 +119,6 @@ def _render(messages: Sequence[BaseMessage]) -> str:
 
 def _is_chat_model(obj: Any) -> bool:
     return hasattr(obj, "invoke") and hasattr(obj, "ainvoke")
-
-
-def _retryable(exc: Exception) -> bool:
-    """Retry unless the error says it is permanent (``is_retryable`` / ``retryable`` False)."""
-    for attr in ("is_retryable", "retryable"):
-        flag = getattr(exc, attr, None)
-        if isinstance(flag, bool):
-            return flag
-    return True
 
 
 def _checked_summary(value: object) -> str:
@@ -225,7 +217,7 @@ class SummarizationMiddleware(AgentMiddleware):
         )
         """A function writing the summary from the messages (then no chat model is called)."""
         self.retry = RetryConfig(
-            max_retries=2, retry_on=_retryable, on_failure="error", max_delay=10.0
+            max_retries=2, retry_on=default_retry_on, on_failure="error", max_delay=10.0
         )
         uses_fraction = self.keep[0] == "fraction" or any(
             "fraction" in c for c in self.trigger_clauses

@@ -24,6 +24,7 @@ from engine.middleware.retry_policy import (
     RetrySettings,
     Steps,
     attempts_phrase,
+    default_retry_on,
     drive_async,
     drive_sync,
     retry_steps,
@@ -42,7 +43,8 @@ class ToolRetryMiddleware(RetrySettings, AgentMiddleware):
     Args:
         max_retries: retries after the first call (``>= 0``).
         tools: the tools (names or ``BaseTool``s) to retry; None retries every tool.
-        retry_on: exception types (a type or a tuple) or a predicate ``(exc) -> bool``.
+        retry_on: exception types (a type or a tuple) or a predicate ``(exc) -> bool``;
+            default: every ``Exception`` unless it is marked not retryable.
         on_failure: ``"continue"`` (an error ToolMessage reports the failure), ``"error"``
             (re-raise) or a callable ``(exc) -> str`` giving that ToolMessage's content.
         backoff_factor, initial_delay, max_delay, jitter: as in ``ModelRetryMiddleware``.
@@ -53,7 +55,7 @@ class ToolRetryMiddleware(RetrySettings, AgentMiddleware):
         *,
         max_retries: int = 2,
         tools: Sequence[BaseTool | str] | None = None,
-        retry_on: RetryOn = (Exception,),
+        retry_on: RetryOn = default_retry_on,
         on_failure: OnFailure = "continue",
         backoff_factor: float = 2.0,
         initial_delay: float = 1.0,
