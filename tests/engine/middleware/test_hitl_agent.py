@@ -373,3 +373,29 @@ def test_rewrite_edited_calls_option_edits_the_transcript_instead() -> None:
     assert msgs[1].tool_calls[0]["args"] == {"to": "q", "body": "b"}
     sent = next(m for m in msgs if getattr(m, "tool_call_id", None) == "c-send")
     assert sent.content == "sent to q: b"  # the transcript already shows what ran: no notice
+
+
+def test_return_direct_follows_the_tool_that_ran_after_an_edit() -> None:
+    @tool(return_direct=True)
+    def final_answer(text: str) -> str:
+        """Answer and stop."""
+        return f"final: {text}"
+
+    @tool
+    def note(text: str) -> str:
+        """Take a note."""
+        return f"noted: {text}"
+
+    call = {"name": "note", "args": {"text": "a"}, "id": "n1"}
+    model = ScriptedChatModel([AIMessage(content="", tool_calls=[call]), "more"] * 2)
+    agent = create_agent(
+        model,
+        [final_answer, note],
+        middleware=[HumanInTheLoopMiddleware({"note": True})],
+        checkpointer=InMemorySaver(),
+    )
+    agent.invoke({"messages": [HumanMessage(content="go")]}, cfg("rd"))
+    edit = {"type": "edit", "edited_action": {"name": "final_answer", "args": {"text": "b"}}}
+    final = agent.invoke(Command(resume={"decisions": [edit]}), cfg("rd"))
+    assert isinstance(final["messages"][-1], ToolMessage)  # ended on the return_direct tool
+    assert final["messages"][-1].content.endswith("final: b")
