@@ -1,0 +1,38 @@
+"""Attach mode: debug a user's real LangGraph / LangChain v1 app, unchanged, on the installed
+libraries.  ``attach(graph)`` wraps a real compiled graph so it emits our events and offers the
+API the CLI and the studio use.  Nothing here imports langgraph until a real graph is attached.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["attach", "is_langgraph", "open_checkpointer"]
+
+
+def is_langgraph(obj: Any) -> bool:
+    """Is ``obj`` a real ``langgraph`` compiled graph (``Pregel``)?"""
+    if isinstance(obj, type):
+        return False
+    for cls in type(obj).__mro__:
+        if cls.__module__.startswith("langgraph.") and cls.__name__ == "Pregel":
+            return True
+    return False
+
+
+def attach(graph: Any, *, name: str | None = None) -> Any:
+    """An ``AttachedGraph`` running ``graph`` on the real libraries."""
+    from engine.attach.graph import AttachedGraph
+
+    if isinstance(graph, AttachedGraph):
+        return graph
+    if not is_langgraph(graph):
+        raise TypeError(f"{type(graph).__name__} is not a compiled langgraph graph")
+    return AttachedGraph(graph, name=name)
+
+
+def open_checkpointer(url: str) -> Any:
+    """A LangGraph saver for ``sqlite:///path`` or ``postgres://...`` (``memory`` for in-memory)."""
+    from engine.attach.savers import open_saver
+
+    return open_saver(url)

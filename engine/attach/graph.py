@@ -1,0 +1,235 @@
+"""``AttachedGraph``: a user's real compiled LangGraph graph, run on the installed libraries,
+with the API the studio and the CLI use on our graphs (events, drawing, state, resume)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import TYPE_CHECKING, Any
+
+from engine.aio import iter_sync, run_sync
+from engine.bus import EventBus, RunEmitter, Subscription
+from engine.events import ErrorInfo, EventBase, InterruptResumed, RunFinished, RunStarted
+from engine.graph.drawing import DrawableGraph
+from engine.ids import new_run_id
+from engine.serde import to_jsonable
+
+if TYPE_CHECKING:
+    from engine.debug import Debugger
+
+__all__ = ["STREAM_MODES", "AttachedGraph"]
+
+STREAM_MODES = ["updates", "checkpoints", "custom"]
+
+
+class _RunInfo:
+    """What ``Debugger._attach`` needs of a run (attached runs have no engine loop)."""
+
+    loop = None
+
+    def __init__(self, run_id: str) -> None:
+        self.run_id = run_id
+
+
+class AttachedGraph:
+    """Wraps ``graph`` (a ``langgraph`` ``CompiledStateGraph`` / ``Pregel``); never changes it."""
+
+    runtime = "langgraph"
+
+    def __init__(self, graph: Any, *, name: str | None = None) -> None:
+        self.real = graph
+        self.name = name or str(getattr(graph, "name", None) or "graph")
+        self.bus = EventBus()
+
+    # -- shape -------------------------------------------------------------------------------
+
+    @property
+    def nodes(self) -> dict[str, Any]:
+        return dict(getattr(self.real, "nodes", {}) or {})
+
+    @property
+    def channels(self) -> dict[str, Any]:
+        return dict(getattr(self.real, "channels", {}) or {})
+
+    @property
+    def input_keys(self) -> list[str]:
+        keys = getattr(self.real, "input_channels", None)
+        if isinstance(keys, str):
+            return [keys]
+        return list(keys or self.channels)
+
+    @property
+    def checkpointer(self) -> Any:
+        return getattr(self.real, "checkpointer", None)
+
+    def with_checkpointer(self, saver: Any) -> AttachedGraph:
+        """A wrapper of a copy of the graph that saves to ``saver`` (a LangGraph saver)."""
+        return AttachedGraph(self.real.copy(update={"checkpointer": saver}), name=self.name)
+
+    def get_graph(self, xray: bool | int = False) -> DrawableGraph:
+        from engine.attach.translate import draw_real
+
+        return draw_real(self.real, self.name)
+
+    def subscribe(self, callback: Callable[[EventBase], Any]) -> Subscription:
+        return self.bus.subscribe(callback)
+
+    # -- running -----------------------------------------------------------------------------
+
+    async def _arun(
+        self, input: Any, config: dict[str, Any] | None, debugger: Debugger | None,
+        extra: list[EventBus],
+    ) -> Any:  # fmt: skip
+        from engine.attach.callbacks import AttachCallbacks
+        from engine.attach.translate import StreamTranslator, to_real_input
+
+        cfg = dict(config or {})
+        conf = dict(cfg.get("configurable") or {})
+        if debugger is None:
+            debugger = conf.pop("debugger", None) or cfg.pop("debugger", None)
+        conf.pop("debugger", None)
+        cfg["configurable"] = conf
+        run_id = str(cfg.pop("run_id", None) or new_run_id())
+        thread_id = conf.get("thread_id")
+        em = RunEmitter(
+            run_id, None if thread_id is None else str(thread_id), [self.bus, *extra], debugger
+        )
+        em.active = True
+        cb = AttachCallbacks(em, run_id)
+        tr = StreamTranslator(cb)
+        cfg["callbacks"] = [*(cfg.get("callbacks") or []), cb]
+        real_input = to_real_input(input)
+        resumed = type(real_input).__name__ == "Command" or input is None
+        if debugger is not None:
+            debugger._attach(_RunInfo(run_id), asyncio.current_task())  # type: ignore[arg-type]
+        t0 = time.perf_counter()
+        status, error, output = "done", None, None
+        await em.emit(
+            RunStarted,
+            span_id=run_id,
+            parent_span_id=None,
+            graph=self.name,
+            input=to_jsonable(input, max_str=4000, max_items=20),
+            resumed=resumed,
+            config={"thread_id": thread_id, "checkpoint_id": conf.get("checkpoint_id")},
+        )
+        try:
+            resume = getattr(real_input, "resume", None)
+            if resumed and resume is not None:
+                await em.emit(
+                    InterruptResumed, parent_span_id=run_id, value=to_jsonable(resume)
+                )
+            async for ns, mode, data in self.real.astream(
+                real_input, cfg, stream_mode=STREAM_MODES, subgraphs=True
+            ):
+                await tr.part(tuple(ns), mode, data)
+            await tr.close_open_steps()
+            if tr.interrupts:
+                status = "interrupted"
+            output = await self._values(cfg)
+            return output
+        except asyncio.CancelledError:
+            status = "cancelled"
+            if debugger is not None and debugger.stop_requested:
+                from engine.graph.compiled import RunStopped
+
+                raise RunStopped("The run was stopped; the last checkpoint is intact.") from None
+            raise
+        except BaseException as exc:
+            status = "cancelled" if type(exc).__name__ == "RunStopped" else "error"
+            error = exc
+            raise
+        finally:
+            if debugger is not None:
+                debugger._detach(_RunInfo(run_id))  # type: ignore[arg-type]
+                debugger._run = None
+            await em.emit_ungated(
+                RunFinished,
+                span_id=run_id,
+                parent_span_id=None,
+                status=status,  # type: ignore[arg-type]
+                output=to_jsonable(output, max_str=2000, max_items=20),
+                error=ErrorInfo.from_exception(error, with_traceback=True) if error else None,
+                duration_ms=(time.perf_counter() - t0) * 1000,
+                step=None,
+            )
+
+    async def _values(self, cfg: dict[str, Any]) -> Any:
+        if self.checkpointer in (None, False, True):
+            return None
+        snap = await self.real.aget_state(cfg)
+        return snap.values
+
+    async def ainvoke(
+        self, input: Any, config: dict[str, Any] | None = None, *, debugger: Debugger | None = None
+    ) -> Any:
+        return await self._arun(input, config, debugger, [])
+
+    def invoke(
+        self, input: Any, config: dict[str, Any] | None = None, *, debugger: Debugger | None = None
+    ) -> Any:
+        return run_sync(self.ainvoke(input, config, debugger=debugger))
+
+    async def astream_events(
+        self,
+        input: Any,
+        config: dict[str, Any] | None = None,
+        *,
+        debugger: Debugger | None = None,
+        **_: Any,
+    ) -> AsyncIterator[EventBase]:
+        """Run and yield every event of the run (ours, translated from LangGraph's)."""
+        local = EventBus()
+        sink = local.add_sink()
+        task = asyncio.ensure_future(self._arun(input, config, debugger, [local]))
+        task.add_done_callback(lambda _t: local.close_streams())
+        try:
+            while True:
+                ev = await sink.queue.get()
+                if ev is None:
+                    break
+                yield ev
+            await task
+        finally:
+            local.remove_sink(sink)
+            if not task.done():
+                task.cancel()
+                try:
+                    await task
+                except BaseException:
+                    pass
+
+    def stream_events(
+        self, input: Any, config: dict[str, Any] | None = None, **kw: Any
+    ) -> Iterator[EventBase]:
+        return iter_sync(self.astream_events(input, config, **kw))
+
+    # -- state (LangGraph's own checkpointer) ----------------------------------------------------
+
+    def get_state(self, config: dict[str, Any], **kw: Any) -> Any:
+        return self.real.get_state(config, **kw)
+
+    async def aget_state(self, config: dict[str, Any], **kw: Any) -> Any:
+        return await self.real.aget_state(config, **kw)
+
+    def get_state_history(self, config: dict[str, Any], **kw: Any) -> Iterator[Any]:
+        return self.real.get_state_history(config, **kw)
+
+    async def aget_state_history(self, config: dict[str, Any], **kw: Any) -> AsyncIterator[Any]:
+        async for snap in self.real.aget_state_history(config, **kw):
+            yield snap
+
+    def update_state(
+        self, config: dict[str, Any], values: Any, as_node: str | None = None, **kw: Any
+    ) -> dict[str, Any]:
+        from engine.attach.translate import to_real_input
+
+        return self.real.update_state(config, to_real_input(values), as_node=as_node, **kw)
+
+    async def aupdate_state(
+        self, config: dict[str, Any], values: Any, as_node: str | None = None, **kw: Any
+    ) -> dict[str, Any]:
+        from engine.attach.translate import to_real_input
+
+        return await self.real.aupdate_state(config, to_real_input(values), as_node=as_node, **kw)

@@ -1,0 +1,167 @@
+"""Turn LangGraph's own stream parts (``updates``, ``checkpoints``, ``custom``) into our events,
+and our inputs (messages, ``Command``) into LangGraph's."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.attach.callbacks import AttachCallbacks
+from engine.events import (
+    CheckpointSaved,
+    CustomEvent,
+    InterruptRaised,
+    Route,
+    StateUpdated,
+    SuperstepFinished,
+)
+from engine.graph.drawing import DrawableGraph, NodeKind
+from engine.serde import to_jsonable
+
+__all__ = ["StreamTranslator", "draw_real", "to_real_input"]
+
+
+def to_real_input(value: Any) -> Any:
+    """Our messages and ``Command`` as LangGraph expects them (anything else unchanged)."""
+    from engine.interop import to_langchain
+
+    if type(value).__name__ == "Command" and type(value).__module__.startswith("engine"):
+        from langgraph.types import Command
+
+        fields = {
+            k: getattr(value, k)
+            for k in ("resume", "update", "goto", "graph")
+            if getattr(value, k, None) is not None
+        }
+        return Command(**{k: to_real_input(v) for k, v in fields.items()})
+    if isinstance(value, dict):
+        return {k: to_real_input(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [to_real_input(v) for v in value]
+    if type(value).__module__.startswith("engine.messages"):
+        return to_langchain(value)
+    return value
+
+
+def draw_real(graph: Any, name: str) -> DrawableGraph:
+    """Our ``DrawableGraph`` of a real compiled graph's ``get_graph()``."""
+    real = graph.get_graph()
+    out = DrawableGraph(name=name)
+    for nid, node in real.nodes.items():
+        kind: NodeKind = "node"
+        if nid == "__start__":
+            kind = "start"
+        elif nid == "__end__":
+            kind = "end"
+        elif nid == "tools":
+            kind = "tools"
+        elif nid == "model":
+            kind = "model"
+        elif "." in nid:
+            kind = "hook"
+        out.add_node(nid, kind, getattr(node, "name", nid) or nid)
+    for e in real.edges:
+        out.add_edge(
+            e.source, e.target, conditional=bool(e.conditional),
+            data=None if e.data is None else str(e.data),
+        )  # fmt: skip
+    return out
+
+
+def _ns(parts: tuple[str, ...]) -> str:
+    return "|".join(parts)
+
+
+class StreamTranslator:
+    """Emits our events for the parts LangGraph streams (``subgraphs=True``, several modes)."""
+
+    def __init__(self, cb: AttachCallbacks) -> None:
+        self.cb = cb
+        self.writers: dict[str, list[str]] = {}
+        self.interrupts: list[Any] = []
+
+    async def part(self, ns_parts: tuple[str, ...], mode: str, data: Any) -> None:
+        ns = _ns(ns_parts)
+        if mode == "updates" and isinstance(data, dict):
+            await self._updates(ns, data)
+        elif mode == "checkpoints" and isinstance(data, dict):
+            await self._checkpoint(ns, data)
+        elif mode == "custom":
+            await self.cb._emit(
+                CustomEvent, ns, parent_span_id=self.cb.root_span, data=to_jsonable(data)
+            )
+
+    async def _updates(self, ns: str, data: dict[str, Any]) -> None:
+        for node, update in data.items():
+            if node == "__interrupt__":
+                for intr in update or ():
+                    self.interrupts.append(intr)
+                    await self.cb._emit(
+                        InterruptRaised,
+                        ns,
+                        parent_span_id=self.cb.root_span,
+                        interrupt_id=str(getattr(intr, "id", "") or "") or None,
+                        value=to_jsonable(getattr(intr, "value", intr), max_str=4000),
+                    )
+                continue
+            self.writers.setdefault(ns, []).append(str(node))
+            changes = []
+            if isinstance(update, dict):
+                changes = [
+                    {"channel": str(k), "op": "set", "value": to_jsonable(v, max_str=2000)}
+                    for k, v in update.items()
+                ]
+            if changes:
+                await self.cb._emit(
+                    StateUpdated, ns, parent_span_id=self.cb.root_span, changes=changes
+                )
+
+    async def _checkpoint(self, ns: str, data: dict[str, Any]) -> None:
+        conf = (data.get("config") or {}).get("configurable", {})
+        parent_conf = (data.get("parent_config") or {}) or {}
+        meta = data.get("metadata") or {}
+        step = meta.get("step")
+        step = int(step) if isinstance(step, int) else None
+        nxt = [str(n) for n in data.get("next") or ()]
+        writers = self.writers.pop(ns, [])
+        cid = conf.get("checkpoint_id")
+        sstep = self.cb.steps.pop((ns, -1 if step is None else step), None)
+        if sstep is not None:
+            await self.cb._emit(
+                SuperstepFinished, ns, span_id=sstep, parent_span_id=self.cb.root_span, step=step
+            )
+        for w in dict.fromkeys(writers):
+            await self.cb._emit(
+                Route,
+                ns,
+                parent_span_id=self.cb.root_span,
+                step=step,
+                from_node=w,
+                to=nxt,
+                reason="conditional" if len(nxt) != 1 else "static",
+            )
+        source = meta.get("source")
+        await self.cb._emit(
+            CheckpointSaved,
+            ns,
+            parent_span_id=self.cb.root_span,
+            step=step,
+            checkpoint_id=cid,
+            parent_id=(parent_conf.get("configurable") or {}).get("checkpoint_id"),
+            source=source if source in ("input", "loop", "update", "fork") else "loop",
+            next=nxt,
+            writer_nodes=list(dict.fromkeys(writers)),
+        )
+        if not ns and cid:
+            self.cb.em.checkpoint_id = str(cid)
+
+    async def close_open_steps(self) -> None:
+        for (ns, step), span in list(self.cb.steps.items()):
+            await self.cb._emit(
+                SuperstepFinished,
+                ns,
+                span_id=span,
+                parent_span_id=self.cb.root_span,
+                step=None if step < 0 else step,
+                status="interrupted" if self.interrupts else "ok",
+            )
+        self.cb.steps.clear()
