@@ -4,6 +4,7 @@
     stepwise demo                     the same
     stepwise open FILE.py:ATTR        open the studio on an agent
     stepwise run FILE.py:ATTR [--input TEXT | --input-json JSON] [--thread ID]
+                 [--runtime auto|engine|langgraph] [--checkpointer URL]
                  [--session PATH | --no-session] [--break NODE ...] [--break-after NODE ...]
                  [--break-tool NAME ...] [--break-on-failure] [--break-when EXPR ...] --headless
     stepwise replay SESSION [--run RUN_ID]
@@ -67,6 +68,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--input-json", metavar="JSON", help="the input as JSON")
     run.add_argument("--thread", metavar="ID", help="thread id (default: a new one)")
+    run.add_argument(
+        "--runtime",
+        choices=("auto", "engine", "langgraph"),
+        default="auto",
+        help="run on our engine or attach to the real langgraph (auto: by the object's type)",
+    )
+    run.add_argument(
+        "--checkpointer",
+        metavar="URL",
+        help="attach mode: langgraph saver (memory, sqlite:///path, postgres://...)",
+    )
     run.add_argument(
         "--session",
         metavar="PATH",
@@ -274,6 +286,8 @@ def main(
                 input_text=args.input_text,
                 input_json=args.input_json,
                 thread=args.thread,
+                runtime=args.runtime,
+                checkpointer=args.checkpointer,
                 session=args.session,
                 record=not args.no_session,
                 breaks=args.breaks,

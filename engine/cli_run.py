@@ -50,6 +50,10 @@ class RunOptions:
     input_text: str | None = None
     input_json: str | None = None
     thread: str | None = None
+    runtime: str = "auto"
+    """``auto`` | ``engine`` | ``langgraph`` (attach to a real langgraph graph)."""
+    checkpointer: str | None = None
+    """Attach mode: a langgraph saver URL (``memory``, ``sqlite:///path``, ``postgres://...``)."""
     session: str | None = None
     record: bool = True
     breaks: list[str] = field(default_factory=list)
@@ -143,6 +147,32 @@ def _with_saver(graph: Any, saver: Any) -> Any:
         graph = copy.copy(graph)
         graph.checkpointer = saver
     return graph
+
+
+def _attached(graph: Any, opts: RunOptions) -> Any:
+    """The graph to run: attached to the real langgraph when asked or when it is one."""
+    from engine.attach import attach, is_langgraph
+
+    real = is_langgraph(graph) or getattr(graph, "runtime", None) == "langgraph"
+    if opts.runtime == "langgraph" and not real:
+        raise UsageError("--runtime langgraph needs a compiled langgraph graph")
+    if opts.runtime == "engine" and real:
+        raise UsageError("this is a real langgraph graph: use --runtime langgraph (or auto)")
+    if opts.checkpointer and not real:
+        raise UsageError("--checkpointer is for attach mode (a real langgraph graph)")
+    if not real:
+        return graph
+    from engine.attach.savers import SaverError, open_saver
+
+    attached = attach(graph)
+    try:
+        if opts.checkpointer:
+            return attached.with_checkpointer(open_saver(opts.checkpointer))
+        if attached.checkpointer in (None, True, False):
+            return attached.with_checkpointer(open_saver("memory"))
+    except SaverError as exc:
+        raise UsageError(str(exc)) from None
+    return attached
 
 
 def _first_line(exc: BaseException) -> str:
@@ -259,12 +289,13 @@ def run_agent(opts: RunOptions, console: Console) -> int:
         module_default = next(
             (getattr(loaded.module, a) for a in INPUT_ATTRS if hasattr(loaded.module, a)), None
         )
-        inp = build_input(loaded.graph, opts, module_default)
-        dbg = _debugger(loaded.graph, opts)
+        graph = _attached(loaded.graph, opts)
+        inp = build_input(graph, opts, module_default)
+        dbg = _debugger(graph, opts)
     except (AgentLoadError, UsageError) as exc:
         console.err(f"stepwise: {exc}")
         return EXIT_USAGE
-    graph = loaded.graph
+    attached = getattr(graph, "runtime", None) == "langgraph"
     thread = opts.thread or f"cli-{uuid.uuid4().hex[:8]}"
     recorder: SessionRecorder | None = None
     if opts.record:
@@ -274,9 +305,10 @@ def run_agent(opts: RunOptions, console: Console) -> int:
         except SessionError as exc:
             console.err(f"stepwise: {exc}")
             return EXIT_USAGE
-        graph = _with_saver(graph, recorder.checkpointer)
+        if not attached:  # attached graphs keep their langgraph saver
+            graph = _with_saver(graph, recorder.checkpointer)
         recorder.attach(graph)
-    else:
+    elif not attached:
         from engine.checkpoint.memory import InMemorySaver
 
         graph = _with_saver(graph, InMemorySaver())

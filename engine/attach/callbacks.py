@@ -99,6 +99,8 @@ class AttachCallbacks(AsyncCallbackHandler):
         self.open: dict[UUID, _Open] = {}
         self.steps: dict[tuple[str, int], str] = {}
         self.by_parent: dict[str, _Parent] = {}
+        self.interrupted: dict[str, list[str]] = {}
+        """Per graph namespace, the nodes whose last run stopped at ``interrupt()``."""
         self.lock = threading.Lock()
 
     # -- plumbing -----------------------------------------------------------------------------
@@ -210,6 +212,8 @@ class AttachCallbacks(AsyncCallbackHandler):
         await self._close_pending_under(op.span)
         interrupted = error is not None and type(error).__name__ in ("GraphInterrupt", "Interrupt")
         status = "interrupted" if interrupted else "error" if error is not None else "ok"
+        if interrupted:
+            self.interrupted.setdefault(op.ns, []).append(op.name)
         writes: list[dict[str, Any]] = []
         if isinstance(outputs, dict):
             writes = [

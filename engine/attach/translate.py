@@ -93,7 +93,13 @@ class StreamTranslator:
     async def _updates(self, ns: str, data: dict[str, Any]) -> None:
         for node, update in data.items():
             if node == "__interrupt__":
-                for intr in update or ():
+                if not update:  # interrupt_before / interrupt_after: a pause with no value
+                    self.interrupts.append(None)
+                    await self.cb._emit(
+                        InterruptRaised, ns, parent_span_id=self.cb.root_span, static="before"
+                    )
+                nodes = self.cb.interrupted.pop(ns, [])
+                for i, intr in enumerate(update or ()):
                     self.interrupts.append(intr)
                     await self.cb._emit(
                         InterruptRaised,
@@ -101,6 +107,7 @@ class StreamTranslator:
                         parent_span_id=self.cb.root_span,
                         interrupt_id=str(getattr(intr, "id", "") or "") or None,
                         value=to_jsonable(getattr(intr, "value", intr), max_str=4000),
+                        node=nodes[min(i, len(nodes) - 1)] if nodes else "",
                     )
                 continue
             self.writers.setdefault(ns, []).append(str(node))
@@ -137,7 +144,7 @@ class StreamTranslator:
                 step=step,
                 from_node=w,
                 to=nxt,
-                reason="conditional" if len(nxt) != 1 else "static",
+                reason="end" if not nxt else "conditional" if len(nxt) > 1 else "static",
             )
         source = meta.get("source")
         await self.cb._emit(
