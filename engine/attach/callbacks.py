@@ -202,9 +202,7 @@ class AttachCallbacks(AsyncCallbackHandler):
             input_summary=str(to_jsonable(inputs, max_str=200, max_items=5))[:300],
         )
 
-    async def _end_node(
-        self, run_id: UUID, outputs: Any, error: BaseException | None
-    ) -> None:
+    async def _end_node(self, run_id: UUID, outputs: Any, error: BaseException | None) -> None:
         op = self.open.get(run_id)
         if op is None or op.kind != "node":
             self.parents.pop(run_id, None)

@@ -117,9 +117,7 @@ class AttachedGraph:
         try:
             resume = getattr(real_input, "resume", None)
             if resumed and resume is not None:
-                await em.emit(
-                    InterruptResumed, parent_span_id=run_id, value=to_jsonable(resume)
-                )
+                await em.emit(InterruptResumed, parent_span_id=run_id, value=to_jsonable(resume))
             async for ns, mode, data in self.real.astream(
                 real_input, cfg, stream_mode=STREAM_MODES, subgraphs=True
             ):

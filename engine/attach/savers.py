@@ -83,6 +83,4 @@ def open_saver(url: str) -> Any:
         saver = mod.PostgresSaver(conn)
         saver.setup()
         return _with_async(saver)
-    raise SaverError(
-        f"unknown checkpointer {url!r}: use memory, sqlite:///path or postgres://..."
-    )
+    raise SaverError(f"unknown checkpointer {url!r}: use memory, sqlite:///path or postgres://...")

@@ -1,0 +1,213 @@
+"""Attach mode: a user's real LangGraph / LangChain v1 app, run unchanged on the installed
+libraries, seen through our event protocol, debugger and recorder.
+
+Skipped when langgraph / langchain are not installed (the ``langgraph`` extra).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import operator
+import subprocess
+import sys
+from pathlib import Path
+from typing import Annotated, Any, TypedDict
+
+import pytest
+
+pytest.importorskip("langgraph.graph")
+pytest.importorskip("langchain.agents")
+from langchain.agents import create_agent as lc_create_agent
+from langchain.agents.middleware import ModelRetryMiddleware
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage
+from langchain_core.tools import tool
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.graph import END, START, StateGraph
+from langgraph.types import interrupt
+
+from engine.attach import attach, is_langgraph
+from engine.debug import Debugger
+from engine.events import EventBase
+from engine.graph.types import Command
+from engine.recording import SessionRecorder
+
+
+class FirstCallFails(GenericFakeChatModel):
+    """langchain_core's fake chat model that can bind tools and whose first call fails."""
+
+    calls: int = 0
+
+    def bind_tools(self, tools: Any, **kwargs: Any) -> Any:
+        return self
+
+    def _generate(self, *args: Any, **kwargs: Any) -> Any:
+        self.calls += 1
+        if self.calls == 1:
+            raise TimeoutError("the provider timed out")
+        return super()._generate(*args, **kwargs)
+
+
+@tool
+def weather(city: str) -> str:
+    """The weather in a city."""
+    return f"sunny in {city}"
+
+
+def collect(graph: Any, inp: Any, config: dict[str, Any], **kw: Any) -> list[EventBase]:
+    async def go() -> list[EventBase]:
+        return [ev async for ev in graph.astream_events(inp, config, **kw)]
+
+    return asyncio.run(go())
+
+
+def kinds(events: list[EventBase], *wanted: str) -> list[str]:
+    return [e.kind for e in events if e.kind in wanted]
+
+
+def test_a_retried_model_call_shows_as_two_attempts_nested_in_the_model_node() -> None:
+    model = FirstCallFails(
+        messages=iter(
+            [
+                AIMessage(
+                    "", tool_calls=[{"name": "weather", "args": {"city": "Oslo"}, "id": "c1"}]
+                ),
+                AIMessage("It is sunny in Oslo."),
+            ]
+        )
+    )
+    agent = lc_create_agent(
+        model, tools=[weather], middleware=[ModelRetryMiddleware(max_retries=2, initial_delay=0)]
+    )
+    assert is_langgraph(agent)
+    g = attach(agent)
+    events = collect(g, {"messages": [("user", "weather in Oslo?")]}, {})
+    assert events[0].kind == "run.started" and events[-1].kind == "run.finished"
+    assert events[-1].__dict__["status"] == "done"
+    attempts = [e for e in events if e.kind.startswith("attempt.")]
+    first = [e for e in attempts if e.__dict__.get("model")]
+    assert [(e.kind, e.__dict__["attempt"]) for e in first[:4]] == [
+        ("attempt.started", 1),
+        ("attempt.finished", 1),
+        ("attempt.started", 2),
+        ("attempt.finished", 2),
+    ]
+    failed, ok = first[1].__dict__, first[3].__dict__
+    assert failed["outcome"] == "error" and failed["will_retry"] is True
+    assert failed["error"].type == "TimeoutError"
+    assert ok["outcome"] == "ok"
+    # each model call nests in its attempt, each attempt in the "model" node
+    nodes = {e.span_id: e.__dict__["node"] for e in events if e.kind == "node.started"}
+    requests = [e for e in events if e.kind == "model.request"]
+    assert len(requests) == 3  # failed call, its retry, the answer after the tool
+    assert requests[0].parent_span_id == first[0].span_id
+    assert nodes[first[0].parent_span_id] == "model"
+    tools = [e for e in events if e.kind == "tool.finished"]
+    assert tools and tools[0].__dict__["tool"] == "weather"
+    assert "sunny in Oslo" in str(tools[0].__dict__["result"])
+    assert nodes[[a for a in attempts if a.__dict__.get("tool")][0].parent_span_id] == "tools"
+
+
+class Counter(TypedDict):
+    n: int
+    log: Annotated[list[str], operator.add]
+
+
+def add_one(s: Counter) -> dict[str, Any]:
+    return {"n": s["n"] + 1, "log": ["add"]}
+
+
+def ask(s: Counter) -> dict[str, Any]:
+    answer = interrupt({"question": "double it?"})
+    return {"n": s["n"] * 2 if answer == "yes" else s["n"], "log": [f"ask:{answer}"]}
+
+
+def counter_graph() -> Any:
+    b = StateGraph(Counter)
+    b.add_node("add", add_one).add_node("ask", ask)
+    b.add_edge(START, "add").add_edge("add", "ask").add_edge("ask", END)
+    return b.compile(checkpointer=InMemorySaver())
+
+
+def test_an_interrupt_is_raised_and_resumed_with_our_command() -> None:
+    g = attach(counter_graph())
+    cfg = {"configurable": {"thread_id": "t1"}}
+    first = collect(g, {"n": 1, "log": []}, cfg)
+    assert first[-1].__dict__["status"] == "interrupted"
+    raised = [e for e in first if e.kind == "interrupt.raised"]
+    assert raised[0].__dict__["value"] == {"question": "double it?"}
+    assert raised[0].__dict__["node"] == "ask"
+    assert kinds(first, "node.started") == ["node.started", "node.started"]
+    again = collect(g, Command(resume="yes"), cfg)
+    assert again[0].__dict__["resumed"] is True
+    assert kinds(again, "interrupt.resumed") == ["interrupt.resumed"]
+    assert again[-1].__dict__["status"] == "done"
+    assert again[-1].__dict__["output"]["n"] == 4
+    assert g.get_state(cfg).values["n"] == 4
+
+
+def test_a_breakpoint_pauses_before_the_node_runs() -> None:
+    ran: list[str] = []
+
+    def noted(s: Counter) -> dict[str, Any]:
+        ran.append("add")
+        return add_one(s)
+
+    b = StateGraph(Counter)
+    b.add_node("add", noted).add_edge(START, "add").add_edge("add", END)
+    g = attach(b.compile())
+    dbg = Debugger()
+    dbg.break_before("add")
+    seen_at_pause: list[list[str]] = []
+
+    def on_pause(d: Debugger) -> None:
+        seen_at_pause.append(list(ran))
+        d.continue_()
+
+    dbg.on_pause.append(on_pause)
+    events = collect(g, {"n": 1, "log": []}, {}, debugger=dbg)
+    assert seen_at_pause == [[]]  # paused before the node's body ran
+    paused = [e for e in events if e.kind == "debug.paused"]
+    assert paused and paused[0].__dict__["at_kind"] == "node.started"
+    assert ran == ["add"] and events[-1].__dict__["status"] == "done"
+
+
+def test_a_fork_from_a_past_checkpoint_runs_on_from_there() -> None:
+    g = attach(counter_graph())
+    cfg = {"configurable": {"thread_id": "t2"}}
+    collect(g, {"n": 1, "log": []}, cfg)
+    collect(g, Command(resume="yes"), cfg)
+    history = list(g.get_state_history(cfg))
+    before_ask = next(s for s in history if s.next == ("ask",))
+    forked = g.update_state(before_ask.config, {"n": 10}, as_node="add")
+    events = collect(g, None, forked)
+    assert events[-1].__dict__["status"] == "interrupted"
+    done = collect(g, Command(resume="no"), cfg)
+    assert done[-1].__dict__["output"]["n"] == 10
+    assert g.get_state(cfg).values["log"] == ["add", "ask:no"]
+
+
+def test_the_recorder_records_an_attached_run(tmp_path: Path) -> None:
+    from engine.recording import Session
+
+    g = attach(counter_graph())
+    rec = SessionRecorder(tmp_path / "s.stepwise")
+    rec.attach(g)
+    collect(g, {"n": 1, "log": []}, {"configurable": {"thread_id": "t3"}})
+    rec.close()
+    with Session.open(tmp_path / "s.stepwise") as session:
+        runs = session.runs()
+        assert [(r.thread_id, r.status) for r in runs] == [("t3", "interrupted")]
+        recorded = [e.kind for e in session.events(runs[0].run_id)]
+    assert recorded[0] == "run.started" and recorded[-1] == "run.finished"
+    assert "interrupt.raised" in recorded and "checkpoint.saved" in recorded
+
+
+def test_the_engine_never_imports_langgraph_at_start_up() -> None:
+    code = (
+        "import sys, engine, engine.cli, engine.cli_run, engine.loader, engine.attach\n"
+        "assert not [m for m in sys.modules if m.startswith(('langgraph', 'langchain'))]\n"
+        "print('ok')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
