@@ -105,7 +105,8 @@ def test_a_retried_model_call_shows_as_two_attempts_nested_in_the_model_node() -
     tools = [e for e in events if e.kind == "tool.finished"]
     assert tools and tools[0].__dict__["tool"] == "weather"
     assert "sunny in Oslo" in str(tools[0].__dict__["result"])
-    assert nodes[[a for a in attempts if a.__dict__.get("tool")][0].parent_span_id] == "tools"
+    tool_attempt = next(a for a in attempts if a.__dict__.get("tool"))
+    assert nodes[tool_attempt.parent_span_id] == "tools"
 
 
 class Counter(TypedDict):
