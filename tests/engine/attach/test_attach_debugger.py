@@ -1,0 +1,83 @@
+"""The debugger on an attached (real LangGraph) agent: breakpoints on tools and failures,
+stepping into model/tool calls, and Stop."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+pytest.importorskip("langgraph.graph")
+pytest.importorskip("langchain.agents")
+from langchain.agents import create_agent as lc_create_agent
+from langchain.agents.middleware import ModelRetryMiddleware
+from langchain_core.messages import AIMessage
+
+from engine.attach import attach
+from engine.debug import Debugger
+from engine.graph.compiled import RunStopped
+from tests.engine.attach.test_attach_langgraph import FirstCallFails, collect, weather
+
+
+def flaky_agent() -> Any:
+    model = FirstCallFails(
+        messages=iter(
+            [
+                AIMessage(
+                    "", tool_calls=[{"name": "weather", "args": {"city": "Rome"}, "id": "c"}]
+                ),
+                AIMessage("done"),
+            ]
+        )
+    )
+    retry = ModelRetryMiddleware(max_retries=1, initial_delay=0)
+    return attach(lc_create_agent(model, tools=[weather], middleware=[retry]))
+
+
+def run_with(dbg: Debugger, answer: Any) -> tuple[list[tuple[str, str | None]], Any]:
+    seen: list[tuple[str, str | None]] = []
+
+    def on_pause(d: Debugger) -> None:
+        assert d.current_event is not None
+        seen.append((d.current_event.kind, d.pause_reason))
+        answer(d, len(seen))
+
+    dbg.on_pause.append(on_pause)
+    events = collect(flaky_agent(), {"messages": [("user", "weather?")]}, {}, debugger=dbg)
+    return seen, events[-1].__dict__["status"]
+
+
+def test_breakpoints_on_a_tool_and_on_failures() -> None:
+    dbg = Debugger()
+    dbg.break_on_tool("weather")
+    dbg.break_on_failure()
+    seen, status = run_with(dbg, lambda d, n: d.continue_())
+    assert seen == [("model.response", "breakpoint"), ("tool.started", "breakpoint")]
+    assert status == "done"
+
+
+def test_stepping_into_the_calls_of_a_node() -> None:
+    dbg = Debugger()
+    dbg.break_before("tools")
+
+    def answer(d: Debugger, n: int) -> None:
+        if n < 4:
+            d.step_into()
+        else:
+            d.continue_()
+
+    seen, status = run_with(dbg, answer)
+    assert [k for k, _ in seen] == [
+        "node.started",
+        "attempt.started",
+        "tool.started",
+        "tool.finished",
+    ]
+    assert status == "done"
+
+
+def test_stop_ends_the_run_at_a_pause() -> None:
+    dbg = Debugger()
+    dbg.break_before("tools")
+    with pytest.raises(RunStopped):
+        run_with(dbg, lambda d, n: d.stop())
