@@ -205,6 +205,10 @@ def load_target(spec: str, module: ModuleType | None = None) -> LoadedAgent:
         raise AgentLoadError(
             f"{where}:{name}: is {_describe(obj)}, not a compiled graph (it needs get_graph() and astream_events())"
         )
+    from engine.attach import attach, is_langgraph
+
+    if is_langgraph(obj):  # a real langgraph graph: run it on langgraph, seen through our events
+        obj = attach(obj, name=name if getattr(obj, "name", None) == "LangGraph" else None)
     return LoadedAgent(obj, module, name, where)
 
 

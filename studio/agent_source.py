@@ -117,6 +117,12 @@ def with_saver(graph: Any, saver: Any) -> Any:
     from engine.checkpoint.memory import InMemorySaver
 
     current = getattr(graph, "checkpointer", None)
+    if getattr(graph, "runtime", None) == "langgraph":  # attach mode keeps langgraph's savers
+        if current in (None, True, False):
+            from engine.attach.savers import open_saver
+
+            return graph.with_checkpointer(open_saver("memory"))
+        return graph
     if current in (None, True, False) or isinstance(current, InMemorySaver):
         graph = copy.copy(graph)
         graph.checkpointer = saver
