@@ -23,13 +23,28 @@ __all__ = ["STREAM_MODES", "AttachedGraph"]
 STREAM_MODES = ["updates", "checkpoints", "custom"]
 
 
+class _StateReader:
+    """Stands in for the engine loop the debugger reads the committed state from."""
+
+    def __init__(self, graph: Any, config: dict[str, Any]) -> None:
+        self.graph = graph
+        self.config = config
+
+    def _values(self) -> Any:
+        if getattr(self.graph, "checkpointer", None) in (None, True, False):
+            return None
+        conf = {
+            k: v for k, v in self.config.get("configurable", {}).items() if k != "checkpoint_id"
+        }
+        return self.graph.get_state({"configurable": conf}).values
+
+
 class _RunInfo:
     """What ``Debugger._attach`` needs of a run (attached runs have no engine loop)."""
 
-    loop = None
-
-    def __init__(self, run_id: str) -> None:
+    def __init__(self, run_id: str, loop: _StateReader | None = None) -> None:
         self.run_id = run_id
+        self.loop = loop
 
 
 class AttachedGraph:
@@ -102,7 +117,8 @@ class AttachedGraph:
         real_input = to_real_input(input)
         resumed = type(real_input).__name__ == "Command" or input is None
         if debugger is not None:
-            debugger._attach(_RunInfo(run_id), asyncio.current_task())  # type: ignore[arg-type]
+            info = _RunInfo(run_id, _StateReader(self.real, cfg))
+            debugger._attach(info, asyncio.current_task())  # type: ignore[arg-type]
         t0 = time.perf_counter()
         status, error, output = "done", None, None
         await em.emit(
@@ -140,8 +156,8 @@ class AttachedGraph:
             raise
         finally:
             if debugger is not None:
-                debugger._detach(_RunInfo(run_id))  # type: ignore[arg-type]
                 debugger._run = None
+                debugger._task = None
             await em.emit_ungated(
                 RunFinished,
                 span_id=run_id,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 from engine.models import ChatModel, OpenAIChatModel, init_chat_model, parse_model_string
@@ -63,7 +65,11 @@ def test_model_provider_keyword() -> None:
         ("", "must look like"),
     ],
 )
-def test_malformed_or_unknown_strings(spec: str, message: str) -> None:
+def test_malformed_or_unknown_strings(
+    spec: str, message: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # as without LangChain installed (the test extra installs it for attach mode)
+    monkeypatch.setitem(sys.modules, "langchain.chat_models", None)
     with pytest.raises(ValueError, match=message):
         init_chat_model(spec)
 

@@ -1,0 +1,100 @@
+"""``stepwise run`` on a real LangGraph graph: auto-detected, langgraph savers, interrupts
+answered at the prompt, breakpoints, clear errors."""
+
+from __future__ import annotations
+
+import io
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("langgraph.graph")
+
+from engine.cli import main
+from engine.recording import Session
+
+APP = """
+from typing import TypedDict
+from langgraph.graph import StateGraph, START, END
+from langgraph.types import interrupt
+
+class State(TypedDict):
+    n: int
+    verdict: str
+
+def bump(state):
+    return {"n": state["n"] + 1}
+
+def review(state):
+    return {"verdict": interrupt({"n": state["n"]})}
+
+graph = (
+    StateGraph(State)
+    .add_node("bump", bump)
+    .add_node("review", review)
+    .add_edge(START, "bump")
+    .add_edge("bump", "review")
+    .add_edge("review", END)
+    .compile()
+)
+"""
+
+
+def run_cli(*argv: str, stdin: str = "") -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(argv), stdin=io.StringIO(stdin), stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture
+def app(tmp_path: Path) -> str:
+    path = tmp_path / "app.py"
+    path.write_text(textwrap.dedent(APP))
+    return f"{path}:graph"
+
+
+def test_run_answers_the_interrupt_and_records_on_a_sqlite_saver(app: str, tmp_path: Path) -> None:
+    pytest.importorskip("langgraph.checkpoint.sqlite")
+    session = tmp_path / "s.stepwise"
+    db = tmp_path / "cp.sqlite"
+    args = ["run", app, "--input-json", '{"n": 1}', "--thread", "T", "--session", str(session)]
+    code, out, err = run_cli(*args, "--checkpointer", f"sqlite:///{db}", stdin='"fine"\n')
+    assert (code, err) == (0, "")
+    assert "┌ node bump" in out and "interrupted" in out and "(resumed)" in out
+    assert 'Δ state verdict = "fine"' in out
+    with Session.open(session) as s:
+        assert [r.status for r in s.runs()] == ["interrupted", "done"]
+    # the thread lives in the app's own saver: a second process sees it
+    from engine.attach import attach
+    from engine.attach.savers import open_saver
+    from engine.loader import load_agent
+
+    graph = attach(load_agent(app)).with_checkpointer(open_saver(f"sqlite:///{db}"))
+    assert graph.get_state({"configurable": {"thread_id": "T"}}).values == {
+        "n": 2,
+        "verdict": "fine",
+    }
+
+
+def test_a_breakpoint_before_a_node_prompts(app: str) -> None:
+    code, out, err = run_cli(
+        "run", app, "--input-json", '{"n": 1}', "--no-session", "--break", "bump",
+        stdin='c\n"ok"\n',
+    )  # fmt: skip
+    assert (code, err) == (0, "")
+    assert "⏸ paused (breakpoint: before node bump) at node.started" in out
+    assert "▶ continue" in out
+
+
+def test_clear_errors(app: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    code, _, err = run_cli("run", app, "--input-json", "{}", "--runtime", "engine")
+    assert code == 2 and "--runtime langgraph" in err
+    monkeypatch.setitem(sys.modules, "langgraph.checkpoint.postgres", None)
+    code, _, err = run_cli(
+        "run", app, "--input-json", "{}", "--no-session", "--checkpointer", "postgres://x/y"
+    )
+    assert code == 2 and "langgraph-checkpoint-postgres" in err
+    code, _, err = run_cli("run", app, "--input-json", "{}", "--checkpointer", "redis://x")
+    assert code == 2 and "unknown checkpointer" in err
