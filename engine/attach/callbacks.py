@@ -366,7 +366,9 @@ class AttachCallbacks(AsyncCallbackHandler):
             metadata=metadata, **kwargs,
         )  # fmt: skip
 
-    async def on_llm_new_token(self, token: str, *, run_id: UUID, **kwargs: Any) -> None:
+    async def on_llm_new_token(
+        self, token: str | list[str | dict[str, Any]], *, run_id: UUID, **kwargs: Any
+    ) -> None:
         op = self.open.get(run_id)
         if op is None or op.kind != "model":
             return
@@ -379,7 +381,9 @@ class AttachCallbacks(AsyncCallbackHandler):
             parent_span_id=op.span,
             step=op.step,
             model=op.name,
-            text=token,
+            text=token
+            if isinstance(token, str)
+            else "".join(t for t in token if isinstance(t, str)),
             tool_call_chunks=tcc,
         )
 

@@ -76,10 +76,8 @@ def open_saver(url: str) -> Any:
     if url.startswith(("postgres://", "postgresql://")):
         mod = _need("langgraph.checkpoint.postgres", "langgraph-checkpoint-postgres")
         psycopg = _need("psycopg", "psycopg[binary]")
-        conn = psycopg.connect(url, autocommit=True, prepare_threshold=0)
-        from psycopg.rows import dict_row
-
-        conn.row_factory = dict_row
+        rows = _need("psycopg.rows", "psycopg[binary]")
+        conn = psycopg.connect(url, autocommit=True, prepare_threshold=0, row_factory=rows.dict_row)
         saver = mod.PostgresSaver(conn)
         saver.setup()
         return _with_async(saver)
