@@ -98,3 +98,40 @@ def test_clear_errors(app: str, monkeypatch: pytest.MonkeyPatch) -> None:
     assert code == 2 and "langgraph-checkpoint-postgres" in err
     code, _, err = run_cli("run", app, "--input-json", "{}", "--checkpointer", "redis://x")
     assert code == 2 and "unknown checkpointer" in err
+
+
+HITL_APP = """
+from langchain.agents import create_agent
+from langchain.agents.middleware import HumanInTheLoopMiddleware
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage
+from langchain_core.tools import tool
+
+class Model(GenericFakeChatModel):
+    def bind_tools(self, tools, **kw):
+        return self
+
+@tool
+def delete(path: str) -> str:
+    \"\"\"Delete a file.\"\"\"
+    return f"deleted {path}"
+
+call = {"name": "delete", "args": {"path": "/tmp/x"}, "id": "c1"}
+agent = create_agent(
+    Model(messages=iter([AIMessage("", tool_calls=[call]), AIMessage("all clean")])),
+    tools=[delete],
+    middleware=[HumanInTheLoopMiddleware(interrupt_on={"delete": True})],
+)
+"""
+
+
+def test_human_in_the_loop_middleware_is_answered_at_the_prompt(tmp_path: Path) -> None:
+    pytest.importorskip("langchain.agents")
+    path = tmp_path / "hitl.py"
+    path.write_text(textwrap.dedent(HITL_APP))
+    code, out, err = run_cli(
+        "run", f"{path}:agent", "--input", "clean up", "--no-session", stdin="a\n"
+    )
+    assert (code, err) == (0, "")
+    assert "Tool: delete" in out and "(resumed)" in out
+    assert "deleted /tmp/x" in out and '"all clean"' in out
