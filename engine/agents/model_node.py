@@ -30,6 +30,7 @@ from engine.events import ErrorInfo, ModelToken
 from engine.events import ModelRequest as ModelRequestEvent
 from engine.events import ModelResponse as ModelResponseEvent
 from engine.graph.runtime import RunContext, Runtime, current_run, current_task, model_for
+from engine.graph.types import Command
 from engine.messages import AIMessage, AIMessageChunk, BaseMessage, Messages, SystemMessage
 from engine.middleware.types import AgentMiddleware, ModelRequest, ModelResponse
 from engine.serde import to_jsonable
@@ -48,6 +49,23 @@ def _resolve_model(model: Any) -> Any:
 
         return init_chat_model(model)
     return model
+
+
+def _check_wrapper_command(command: Command[Any]) -> None:
+    """A ``wrap_model_call`` command may only update state (upstream's limits and texts)."""
+    if command.goto:
+        raise NotImplementedError(
+            "Command goto is not yet supported in wrap_model_call middleware. "
+            "Use the jump_to state field with before_model/after_model hooks instead."
+        )
+    if command.resume:
+        raise NotImplementedError(
+            "Command resume is not yet supported in wrap_model_call middleware."
+        )
+    if command.graph:
+        raise NotImplementedError(
+            "Command graph is not yet supported in wrap_model_call middleware."
+        )
 
 
 class ModelNode:
@@ -79,7 +97,9 @@ class ModelNode:
             weakref.WeakKeyDictionary()
         )
 
-    async def __call__(self, state: Any, runtime: Runtime[Any]) -> dict[str, Any]:
+    async def __call__(
+        self, state: Any, runtime: Runtime[Any]
+    ) -> dict[str, Any] | list[Command[Any]]:
         request = ModelRequest(
             model=model_for(self.model),
             messages=Messages.of(state["messages"]),
@@ -92,13 +112,19 @@ class ModelNode:
             model_settings={},
         )
         run = current_run()
-        response: ModelResponse = await self.chain.run(
+        response, commands = await self.chain.run_collecting(
             request, self.call_model, sync=bool(run and run.sync_call)
         )
         update: dict[str, Any] = {"messages": list(response.result)}
         if response.structured_response is not None:
             update["structured_response"] = response.structured_response
-        return update
+        elif self.response_format is not None:
+            update["structured_response"] = None  # no stale answer from an earlier turn
+        if not commands:
+            return update
+        for command in commands:
+            _check_wrapper_command(command)
+        return [Command(update=update), *commands]
 
     # -- the bottom of the onion ----------------------------------------------------------
 
