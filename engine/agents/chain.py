@@ -56,8 +56,7 @@ def _model_result(out: Any) -> Result:
     if isinstance(out, ExtendedModelResponse):
         return out.model_response, [out.command] if out.command is not None else []
     raise TypeError(
-        "wrap_model_call must return a ModelResponse, an AIMessage or an ExtendedModelResponse,"
-        f" got {type(out).__name__}"
+        f"wrap_model_call must return a ModelResponse or an AIMessage, got {type(out).__name__}"
     )
 
 

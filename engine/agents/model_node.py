@@ -118,8 +118,6 @@ class ModelNode:
         update: dict[str, Any] = {"messages": list(response.result)}
         if response.structured_response is not None:
             update["structured_response"] = response.structured_response
-        elif self.response_format is not None:
-            update["structured_response"] = None  # no stale answer from an earlier turn
         if not commands:
             return update
         for command in commands:
