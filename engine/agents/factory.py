@@ -70,12 +70,16 @@ def create_agent(
     debug: bool = False,
     name: str | None = None,
     cache: Any = None,
+    retry_invalid_tool_calls: bool = False,
 ) -> CompiledStateGraph:
     """An agent: the model calls tools in a loop until it answers, shaped by ``middleware``.
 
     ``model`` is a chat model or a ``"provider:model"`` string (``init_chat_model``);
     ``response_format`` a schema or a ``ToolStrategy``/``ProviderStrategy``/``AutoStrategy``;
-    ``name`` names the compiled graph and the model's AIMessages.  Returns a compiled graph
+    ``name`` names the compiled graph and the model's AIMessages.  A reply whose only tool
+    calls have unparseable arguments ends the run (the next turn answers them with errors);
+    ``retry_invalid_tool_calls=True`` answers them at once and asks the model again (Stepwise's
+    option; nothing bounds those retries but the recursion limit).  Returns a compiled graph
     (``invoke``/``ainvoke``/``stream``/``astream``/``astream_events``, state and history).
     """
     if isinstance(model, str):
@@ -110,6 +114,7 @@ def create_agent(
         exit=node(aa[-1], "after_agent") if aa else END,
         has_tools=has_tools,
         structured_tools=frozenset(structured),
+        retry_invalid_calls=retry_invalid_tool_calls,
     )
 
     graph = StateGraph(merge_state_schema(middleware, state_schema), context_schema)

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from engine.agents.chain import MODEL_CALL, Chain
+from engine.agents.invalid_calls import answer_invalid_calls, emit_answers
 from engine.agents.structured import (
     ProviderStrategy,
     ResponseFormat,
@@ -31,7 +32,15 @@ from engine.events import ModelRequest as ModelRequestEvent
 from engine.events import ModelResponse as ModelResponseEvent
 from engine.graph.runtime import RunContext, Runtime, current_run, current_task, model_for
 from engine.graph.types import Command
-from engine.messages import AIMessage, AIMessageChunk, BaseMessage, Messages, SystemMessage
+from engine.messages import (
+    REMOVE_ALL_MESSAGES,
+    AIMessage,
+    AIMessageChunk,
+    BaseMessage,
+    Messages,
+    RemoveMessage,
+    SystemMessage,
+)
 from engine.middleware.types import AgentMiddleware, ModelRequest, ModelResponse
 from engine.serde import to_jsonable
 from engine.tools import BaseTool
@@ -100,9 +109,13 @@ class ModelNode:
     async def __call__(
         self, state: Any, runtime: Runtime[Any]
     ) -> dict[str, Any] | list[Command[Any]]:
+        history: list[BaseMessage] = state["messages"]
+        repaired, added = answer_invalid_calls(history)
+        if added:
+            await emit_answers(added)
         request = ModelRequest(
             model=model_for(self.model),
-            messages=Messages.of(state["messages"]),
+            messages=Messages.of(repaired if added else history),
             system_message=self.system_message,
             tool_choice=None,
             tools=list(self.tools),
@@ -115,7 +128,10 @@ class ModelNode:
         response, commands = await self.chain.run_collecting(
             request, self.call_model, sync=bool(run and run.sync_call)
         )
-        update: dict[str, Any] = {"messages": list(response.result)}
+        messages: list[BaseMessage] = list(response.result)
+        if added:  # the repaired history replaces the stored one
+            messages = [RemoveMessage(id=REMOVE_ALL_MESSAGES), *repaired, *messages]
+        update: dict[str, Any] = {"messages": messages}
         if response.structured_response is not None:
             update["structured_response"] = response.structured_response
         if not commands:
