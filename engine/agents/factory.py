@@ -198,6 +198,10 @@ def create_agent(
         name=name,
     )
     compiled.default_recursion_limit = AGENT_RECURSION_LIMIT
+    metadata: dict[str, Any] = {"ls_integration": "langchain_create_agent"}
+    if name:
+        metadata["lc_agent_name"] = name  # in every task's metadata (e.g. messages stream)
+    compiled.config = {**compiled.config, "metadata": metadata}
     return compiled
 
 

@@ -161,8 +161,11 @@ class ModelNode:
         ]
         if unknown and not self.allow_unknown_tools:
             raise ValueError(
-                f"Middleware returned unknown tool names: {unknown}\n\n"
-                f"Available client-side tools: {sorted(self.known_tools)}"
+                "Middleware added tools that the agent cannot execute.\n\n"
+                f"Unknown tools: {unknown}\n"
+                f"Registered tools: {sorted(self.known_tools)}\n\n"
+                "Pass them to create_agent(tools=[...]) or set them on a middleware's `tools`, "
+                "or implement wrap_tool_call in a middleware to execute them yourself."
             )
         tools: list[Any] = [self._schema(t) for t in request.tools]
         tool_choice = request.tool_choice
@@ -266,7 +269,9 @@ class ModelNode:
             for c in chunks[1:]:
                 total = total + c
             final = total.to_message()
-        if run is not None and final.id is not None:
+        if run is not None and final.id is not None and chunks:
+            # streamed as chunks: not again from the node's output (a model that gave one
+            # whole message streamed nothing, so the output push reports it)
             run.streamed_message_ids.add(final.id)
         return final
 

@@ -79,9 +79,15 @@ class SchemaSpec:
     """One schema: its name, description, JSON schema, and how to parse data into it."""
 
     def __init__(
-        self, schema: Any, *, name: str | None = None, description: str | None = None
+        self,
+        schema: Any,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        strict: bool | None = None,
     ) -> None:
         self.schema = schema
+        self.strict = strict
         if isinstance(schema, dict):
             self.json_schema: dict[str, Any] = dict(schema)
             self.name = name or str(
@@ -100,6 +106,8 @@ class SchemaSpec:
             self.description = description or (getattr(schema, "__doc__", None) or "").strip()
             if dataclasses.is_dataclass(schema) and self.description.startswith(f"{self.name}("):
                 self.description = ""  # the generated dataclass docstring is not a description
+        self.source_json_schema: dict[str, Any] = dict(self.json_schema)
+        """The JSON schema as the schema itself gives it (title included)."""
         self.json_schema.pop("title", None)
         self.json_schema.setdefault("type", "object")
 
@@ -157,6 +165,11 @@ class ToolStrategy:
         self.specs = [SchemaSpec(m) for m in _members(self.schema)]
 
     @property
+    def schema_specs(self) -> list[SchemaSpec]:
+        """One spec per union member of ``schema`` (upstream's name for ``specs``)."""
+        return self.specs
+
+    @property
     def tools(self) -> dict[str, SchemaSpec]:
         return {s.name: s for s in self.specs}
 
@@ -187,7 +200,19 @@ class ProviderStrategy:
     spec: SchemaSpec = field(init=False)
 
     def __post_init__(self) -> None:
-        self.spec = SchemaSpec(self.schema)
+        self.spec = SchemaSpec(self.schema, strict=self.strict)
+
+    @property
+    def schema_spec(self) -> SchemaSpec:
+        """The schema's spec (upstream's name for ``spec``)."""
+        return self.spec
+
+    def to_model_kwargs(self) -> dict[str, Any]:
+        """The keyword arguments that make a model answer in this schema (OpenAI's form)."""
+        js: dict[str, Any] = {"name": self.spec.name, "schema": self.spec.source_json_schema}
+        if self.strict:
+            js["strict"] = True
+        return {"response_format": {"type": "json_schema", "json_schema": js}}
 
     @property
     def response_format(self) -> dict[str, Any]:

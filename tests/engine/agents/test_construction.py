@@ -177,7 +177,9 @@ def test_middleware_returning_unknown_tools_is_an_error():
             return handler(request.override(tools=[*request.tools, secret]))
 
     agent = create_agent(ScriptedChatModel(["x"]), [echo], middleware=[Sneaky()])
-    with pytest.raises(ValueError, match=r"^Middleware returned unknown tool names: \['secret'\]"):
+    with pytest.raises(
+        ValueError, match=r"^Middleware added tools .*\n\nUnknown tools: \['secret'\]\n"
+    ):
         agent.invoke(ask())
 
 
