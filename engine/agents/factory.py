@@ -145,8 +145,10 @@ def create_agent(
             },
         )
     hook_nodes: dict[str, HookNode] = {}
-    for hook, ms in hooks.items():
-        for m in ms:
+    for m in middleware:  # each middleware's hook nodes together, in hook order (upstream's)
+        for hook, ms in hooks.items():
+            if m not in ms:
+                continue
             hn = HookNode(m, hook)
             hook_nodes[hn.node] = hn
             graph.add_node(

@@ -80,18 +80,26 @@ class DrawableGraph:
         return g
 
     def draw_mermaid(self, *, with_styles: bool = True) -> str:
-        """Mermaid flowchart text: static edges solid (``-->``), conditional dashed (``-.->``)."""
+        """Mermaid flowchart text: static edges solid (``-->``), conditional dashed (``-.->``).
+
+        Laid out as LangGraph does: nodes in order (end last), edges sorted by source and
+        target with plain edges into the end last; ids escape other characters than
+        ``[A-Za-z0-9_-]`` as ``\\<hex>``.
+        """
         lines = ["---", "config:", "  flowchart:", "    curve: linear", "---", "graph TD;"]
-        for n in self.nodes.values():
+        nodes = sorted(self.nodes.values(), key=lambda n: n.kind == "end")
+        for n in nodes:
             mid = _mermaid_id(n.id)
-            label = n.name.replace('"', "'")
+            label = n.name
+            if label[:1] in _MARKDOWN and label[-1:] in _MARKDOWN:
+                label = f"<p>{label}</p>"
             if n.kind == "start":
-                lines.append(f"\t{mid}([<p>{label}</p>]):::first")
+                lines.append(f"\t{mid}([{label}]):::first")
             elif n.kind == "end":
-                lines.append(f"\t{mid}([<p>{label}</p>]):::last")
+                lines.append(f"\t{mid}([{label}]):::last")
             else:
-                lines.append(f'\t{mid}("{label}")')
-        for e in self.edges:
+                lines.append(f"\t{mid}({label})")
+        for e in sorted(self.edges, key=_edge_order):
             arrow = "-.->" if e.conditional else "-->"
             src, dst = _mermaid_id(e.source), _mermaid_id(e.target)
             if e.data and e.data != e.target:
@@ -111,5 +119,13 @@ class DrawableGraph:
         return "\n".join(lines) + "\n"
 
 
+_MARKDOWN = "*_`"
+
+
+def _edge_order(e: Edge) -> tuple[bool, str, str, bool, str]:
+    into_end = e.target == "__end__" and not e.conditional
+    return (into_end, e.source, e.target, e.conditional, e.data or "")
+
+
 def _mermaid_id(node_id: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_]", "_", node_id)
+    return re.sub(r"[^A-Za-z0-9_-]", lambda m: f"\\{ord(m.group()):x}", node_id)
