@@ -60,6 +60,11 @@ def _resolve_model(model: Any) -> Any:
     return model
 
 
+def _prefix_of(base: Sequence[BaseMessage], items: Sequence[BaseMessage]) -> bool:
+    """True if ``items`` starts with exactly the message objects of ``base``."""
+    return len(items) >= len(base) and all(a is b for a, b in zip(base, items, strict=False))
+
+
 def _check_wrapper_command(command: Command[Any]) -> None:
     """A ``wrap_model_call`` command may only update state (upstream's limits and texts)."""
     if command.goto:
@@ -113,9 +118,11 @@ class ModelNode:
         repaired, added = answer_invalid_calls(history)
         if added:
             await emit_answers(added)
+        base = repaired if added else history
+        given = Messages.of(base)
         request = ModelRequest(
             model=model_for(self.model),
-            messages=Messages.of(repaired if added else history),
+            messages=given,
             system_message=self.system_message,
             tool_choice=None,
             tools=list(self.tools),
@@ -129,8 +136,14 @@ class ModelNode:
             request, self.call_model, sync=bool(run and run.sync_call)
         )
         messages: list[BaseMessage] = list(response.result)
-        if added:  # the repaired history replaces the stored one
-            messages = [RemoveMessage(id=REMOVE_ALL_MESSAGES), *repaired, *messages]
+        if added or not _prefix_of(base, given) or len(given) != len(base):
+            # As upstream, the request's own message list is the state's: what middleware
+            # appended to it in place is stored before the reply; any other in-place change,
+            # or a repaired history, replaces the stored history.
+            if not added and _prefix_of(base, given):
+                messages = [*given[len(base) :], *messages]
+            else:
+                messages = [RemoveMessage(id=REMOVE_ALL_MESSAGES), *given, *messages]
         update: dict[str, Any] = {"messages": messages}
         if response.structured_response is not None:
             update["structured_response"] = response.structured_response
