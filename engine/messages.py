@@ -116,6 +116,11 @@ class BaseMessage(BaseModel):
     type: str = "base"
 
     def __init__(self, content: Content | None = None, /, **kwargs: Any) -> None:
+        blocks = kwargs.pop("content_blocks", None)
+        if blocks is not None:
+            if content is not None or "content" in kwargs:
+                raise ValueError("Pass either content or content_blocks, not both")
+            content = list(blocks)
         if content is not None:
             kwargs["content"] = content
         super().__init__(**kwargs)

