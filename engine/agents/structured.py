@@ -142,11 +142,14 @@ def _pydantic_friendly(schema: Any) -> Any:
 
 
 def _members(schema: Any) -> list[Any]:
+    """The schemas a response format allows: union members, or a JSON schema's ``oneOf``."""
     origin = get_origin(schema)
     if origin is Union or origin is types.UnionType:
-        return [a for a in get_args(schema) if a is not type(None)]
+        return [m for a in get_args(schema) if a is not type(None) for m in _members(a)]
     if origin is typing.Annotated:
         return _members(get_args(schema)[0])
+    if isinstance(schema, dict) and isinstance(schema.get("oneOf"), list):
+        return [m for sub in schema["oneOf"] for m in _members(sub)]
     return [schema]
 
 
