@@ -29,6 +29,7 @@ from engine.graph.errors import GraphBubbleUp
 from engine.graph.types import Command
 from engine.messages import AIMessage, ToolMessage
 from engine.middleware.types import AgentMiddleware, ExtendedModelResponse, ModelResponse
+from engine.serde import to_jsonable
 
 __all__ = ["MODEL_CALL", "TOOL_CALL", "Chain", "WrapKind"]
 
@@ -101,7 +102,10 @@ class _Layer:
             **self.fields,
         }
 
-    def finished(self, exc: BaseException | None) -> dict[str, Any]:
+    def finished(
+        self, exc: BaseException | None, commands: Sequence[Command] = ()
+    ) -> dict[str, Any]:
+        updates = [c.update for c in commands if c.update is not None]
         outcome = (
             "ok" if exc is None else "interrupted" if isinstance(exc, GraphBubbleUp) else "error"
         )
@@ -114,6 +118,9 @@ class _Layer:
             if outcome == "error" and exc is not None
             else None,
             "duration_ms": (time.perf_counter() - self.t0) * 1000,
+            "state_update": to_jsonable(updates[0] if len(updates) == 1 else updates)
+            if updates
+            else None,
             **self.fields,
         }
 
@@ -171,7 +178,7 @@ class Chain:
                 await layer.em.emit(WrapperFinished, **layer.finished(exc))
             raise
         if layer.em is not None:
-            await layer.em.emit(WrapperFinished, **layer.finished(None))
+            await layer.em.emit(WrapperFinished, **layer.finished(None, own))
         return value, [*inner, *own]
 
     def _call_sync(
@@ -202,5 +209,5 @@ class Chain:
                 layer.em.emit_sync(WrapperFinished, **layer.finished(exc))
             raise
         if layer.em is not None:
-            layer.em.emit_sync(WrapperFinished, **layer.finished(None))
+            layer.em.emit_sync(WrapperFinished, **layer.finished(None, own))
         return value, [*inner, *own]

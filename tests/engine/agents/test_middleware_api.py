@@ -172,3 +172,14 @@ def test_messages_built_from_content_blocks_keep_extra_keys():
     msg = SystemMessage(content_blocks=[cached, {"type": "text", "text": "more"}])
     assert msg.content_blocks[0]["cache_control"] == {"type": "ephemeral"}
     assert msg.text == "Cachedmore"
+
+
+def test_wrapper_finished_event_carries_the_state_update():
+    agent = create_agent(ScriptedChatModel(["answer"]), middleware=[Summarize("outer")])
+    events: list[Any] = []
+    agent.subscribe(events.append)
+    agent.invoke(ask())
+    finished = [e for e in events if e.kind == "wrapper.finished"]
+    assert len(finished) == 1
+    assert finished[0].state_update["note"] == "outer"
+    assert finished[0].state_update["messages"][0]["content"] == "from outer"
