@@ -1,6 +1,7 @@
 """Agents: ``create_agent`` (LangChain v1's middleware agent), ``ToolNode``, structured output."""
 
 from engine.agents.factory import create_agent
+from engine.agents.output_binding import OutputToolBinding, ProviderStrategyBinding
 from engine.agents.structured import (
     AutoStrategy,
     MultipleStructuredOutputsError,
@@ -16,7 +17,9 @@ __all__ = [
     "AgentState",
     "AutoStrategy",
     "MultipleStructuredOutputsError",
+    "OutputToolBinding",
     "ProviderStrategy",
+    "ProviderStrategyBinding",
     "StructuredOutputError",
     "StructuredOutputValidationError",
     "ToolNode",

@@ -21,7 +21,7 @@ import typing
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Union, get_args, get_origin
+from typing import Any, Literal, Union, get_args, get_origin
 
 import typing_extensions
 from pydantic import BaseModel, TypeAdapter
@@ -34,6 +34,7 @@ __all__ = [
     "MultipleStructuredOutputsError",
     "ProviderStrategy",
     "ResponseFormat",
+    "SchemaKind",
     "SchemaSpec",
     "StructuredOutputError",
     "StructuredOutputValidationError",
@@ -88,6 +89,7 @@ class SchemaSpec:
     ) -> None:
         self.schema = schema
         self.strict = strict
+        self.schema_kind: SchemaKind = _kind_of(schema)
         if isinstance(schema, dict):
             self.json_schema: dict[str, Any] = dict(schema)
             self.name = name or str(
@@ -127,6 +129,24 @@ class SchemaSpec:
         if missing:
             raise ValueError(f"missing required properties: {missing}")
         return data
+
+
+SchemaKind = Literal["pydantic", "dataclass", "typeddict", "json_schema"]
+
+
+def _kind_of(schema: Any) -> SchemaKind:
+    if isinstance(schema, dict):
+        return "json_schema"
+    if isinstance(schema, type) and issubclass(schema, BaseModel):
+        return "pydantic"
+    if dataclasses.is_dataclass(schema):
+        return "dataclass"
+    if typing.is_typeddict(schema) or typing_extensions.is_typeddict(schema):
+        return "typeddict"
+    raise ValueError(
+        f"Unsupported schema type: {type(schema)}. Expected a pydantic model, a dataclass, "
+        "a TypedDict or a JSON schema dict."
+    )
 
 
 def _pydantic_friendly(schema: Any) -> Any:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from pydantic import BaseModel
 
 from engine import create_agent
@@ -47,3 +48,19 @@ def test_json_schema_one_of_becomes_one_tool_per_variant():
     model = ScriptedChatModel([ai(call("beta", "1", y="yes"))])
     out = create_agent(model, response_format=strategy).invoke(ask())
     assert out["structured_response"] == {"y": "yes"}
+
+
+def test_bindings_parse_tool_arguments_and_native_json():
+    from engine.agents import OutputToolBinding, ProviderStrategyBinding
+    from engine.agents.structured import SchemaSpec
+    from engine.messages import AIMessage
+
+    tool_binding = OutputToolBinding.from_schema_spec(SchemaSpec(Wind))
+    assert (tool_binding.schema_kind, tool_binding.tool.name) == ("pydantic", "Wind")
+    assert tool_binding.tool.description == "Wind report."
+    assert tool_binding.parse({"speed": 3}) == Wind(speed=3)
+    native = ProviderStrategyBinding.from_schema_spec(SchemaSpec({"title": "t", "type": "object"}))
+    assert native.schema_kind == "json_schema"
+    assert native.parse(AIMessage(content=[{"type": "text", "text": '{"a": 1}'}])) == {"a": 1}
+    with pytest.raises(ValueError, match="expected valid JSON"):
+        native.parse(AIMessage(content="not json"))
