@@ -477,6 +477,12 @@ def as_tool(obj: Any) -> BaseTool:
     """A ``BaseTool`` from a tool or a plain function."""
     if isinstance(obj, BaseTool):
         return obj
+    from engine.interop import is_langchain
+
+    if is_langchain(obj):  # a langchain_core tool (@tool, StructuredTool, a toolkit's)
+        from engine.interop.langchain import LangChainTool
+
+        return LangChainTool(obj)
     if callable(obj):
         return tool(obj)
     raise TypeError(f"Not a tool: {obj!r}")

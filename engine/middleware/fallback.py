@@ -26,11 +26,9 @@ __all__ = ["ModelFallbackMiddleware"]
 
 
 def _resolve(model: Any) -> Any:
-    if isinstance(model, str):
-        from engine.models import init_chat_model
+    from engine.models.resolve import as_chat_model
 
-        return init_chat_model(model)
-    return model
+    return as_chat_model(model)
 
 
 class ModelFallbackMiddleware(AgentMiddleware):

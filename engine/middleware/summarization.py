@@ -104,10 +104,9 @@ class SummarizationMiddleware(AgentMiddleware):
         summary_prompt: str = DEFAULT_SUMMARY_PROMPT,
         trim_tokens_to_summarize: int | None = 4000,
     ) -> None:
-        if isinstance(model, str):
-            from engine.models import init_chat_model
+        from engine.models.resolve import as_chat_model
 
-            model = init_chat_model(model)
+        model = as_chat_model(model)
         if model is None:
             raise ValueError("SummarizationMiddleware needs a model to write the summary")
         conditions = (

@@ -92,10 +92,9 @@ class LLMToolSelectorMiddleware(AgentMiddleware):
             raise ValueError("max_retries must be >= 0")
         if isinstance(always_include, str):
             raise ValueError("always_include must be a list of tool names, not a string")
-        if isinstance(model, str):
-            from engine.models import init_chat_model
+        from engine.models.resolve import as_chat_model
 
-            model = init_chat_model(model)
+        model = as_chat_model(model)
         self.model = model
         self.system_prompt = system_prompt
         self.max_tools = max_tools
