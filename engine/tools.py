@@ -95,6 +95,8 @@ class ToolRuntime(Generic[ToolContextT, ToolStateT]):
     stream_writer: Callable[[Any], None] = lambda _chunk: None
     tool_call_id: str | None = None
     store: Any = None
+    tools: list[Any] = field(default_factory=list)
+    """The tools available to the agent (a reviewer may redirect a call to another one)."""
 
 
 InjectionKind = Literal["state", "store", "tool_call_id", "runtime"]
@@ -336,6 +338,10 @@ class BaseTool:
         ):
             args = self.validate_args(input.get("args", {}))
             out = await self.arun(args, **self.default_injections(input.get("id")))
+            from engine.graph.types import Command
+
+            if isinstance(out, Command | ToolMessage):
+                return out  # the tool answered for itself (LangChain passes these through)
             return ToolMessage(
                 content=out if isinstance(out, str) else json.dumps(out, default=str),
                 tool_call_id=input.get("id") or "",
