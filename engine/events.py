@@ -199,6 +199,9 @@ class WrapperFinished(EventBase):
     """How many times this layer called its handler (0 = short-circuit, >1 = retried)."""
     error: ErrorInfo | None = None
     duration_ms: float = 0.0
+    state_update: JSON | None = None
+    """The state update a ``wrap_model_call`` layer returned with its response
+    (``ExtendedModelResponse``), applied after the model node's own update."""
 
 
 class AttemptStarted(EventBase):
