@@ -37,9 +37,20 @@ ToolResult = ToolMessage | Command
 
 
 def init_chat_model(model: str, **kwargs: Any) -> Any:
-    """``engine.models.init_chat_model``, imported on first use (module-level for patching)."""
-    from engine.models import init_chat_model as init
+    """``engine.models.init_chat_model``, imported on first use (module-level for patching).
 
+    A ``"provider:model"`` whose provider this engine has no integration for raises
+    ``ImportError`` (as LangChain does when the provider's package is not installed).
+    """
+    from engine.models.init import PROVIDERS
+    from engine.models.init import init_chat_model as init
+
+    provider = model.split(":", 1)[0].strip().lower() if ":" in model else ""
+    if provider and provider not in PROVIDERS:
+        raise ImportError(
+            f"No integration for model provider {provider!r} is available "
+            f"(known: {', '.join(sorted(PROVIDERS))})"
+        )
     return init(model, **kwargs)
 
 
