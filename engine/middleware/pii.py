@@ -31,6 +31,7 @@ from engine.middleware.redaction import (
     PIIDetectionError,
     PIIMatch,
     RedactionRule,
+    RedactionStrategy,
     ResolvedRedactionRule,
     apply_strategy,
     detect_credit_card,
@@ -83,7 +84,7 @@ class PIIMiddleware(AgentMiddleware):
         rule = RedactionRule(pii_type=pii_type, strategy=strategy, detector=detector).resolve()
         self.rule: ResolvedRedactionRule = rule
         self.pii_type = rule.pii_type
-        self.strategy = rule.strategy
+        self.strategy: RedactionStrategy = rule.strategy
         self.detector = rule.detector
         self.apply_to_input = apply_to_input
         self.apply_to_output = apply_to_output

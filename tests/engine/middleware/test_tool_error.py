@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 import pytest
 
@@ -13,7 +14,7 @@ from engine.middleware.types import ToolCallRequest
 from tests.engine.middleware.helpers import actions, captured_events, tool_request
 
 
-def raising(exc: BaseException):  # noqa: ANN201
+def raising(exc: BaseException) -> Callable[[ToolCallRequest], ToolMessage]:
     def handler(_req: ToolCallRequest) -> ToolMessage:
         raise exc
 
