@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -101,3 +102,54 @@ def test_include_patterns() -> None:
     for bad in ("*.{py", "*.py}", "*.{}", "", "a\nb"):
         assert not is_valid_include(bad)
     assert include_matches("x.pyi", "*.{py,pyi}") and not include_matches("x.md", "*.{py,pyi}")
+
+
+def test_ripgrep_output_is_parsed_and_contained(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A stand-in ``rg`` on PATH: its JSON is parsed, out-of-root paths dropped, ``--`` used."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    log = tmp_path / "rg-args.json"
+    inside = project / "src" / "main.py"
+    outside = project.parent / "outside.txt"
+    records = [
+        {"type": "begin", "data": {"path": {"text": str(inside)}}},
+        {
+            "type": "match",
+            "data": {
+                "path": {"text": str(inside)},
+                "line_number": 2,
+                "lines": {"text": "TODO: wire config\n"},
+            },
+        },
+        {
+            "type": "match",
+            "data": {
+                "path": {"text": str(outside)},
+                "line_number": 1,
+                "lines": {"text": "TODO secret\n"},
+            },
+        },
+        {"type": "summary", "data": {}},
+    ]
+    script = bin_dir / "rg"
+    script.write_text(
+        "#!/usr/bin/env python3\n"
+        "import json, sys\n"
+        f"open({str(log)!r}, 'w').write(json.dumps(sys.argv[1:]))\n"
+        f"for r in {records!r}:\n"
+        "    print(json.dumps(r))\n"
+        "print('not json')\n"
+    )
+    script.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
+    mw = FilesystemFileSearchMiddleware(root_path=str(project))
+    with captured_events() as events:
+        out = mw.grep_search.func(pattern="-TODO", include="*.py", output_mode="content")
+    assert out == "/src/main.py:2:TODO: wire config"
+    args = json.loads(log.read_text())
+    assert args[:3] == ["--json", "--glob", "*.py"]
+    assert args[args.index("--") + 1 :] == ["-TODO", str(project)]
+    (ev,) = actions(events, "file_search")
+    assert ev.detail["backend"] == "ripgrep"
