@@ -12,8 +12,8 @@ when no Anthropic provider is available, an ``ImportError`` says to pass ``model
 
 The emulation call is tagged as internal (``internal_call_metadata``, ``lc_source:
 tool_emulation``) for models that take a LangChain-style ``config``. Each emulated call is
-reported as ``middleware.action`` ``tool_emulated`` (tool, call id, arguments, emulator model
-and the emulated output).
+reported as ``middleware.action`` ``tool_emulated`` (tool, call id, arguments, emulator model,
+the emulated output and the prompt sent).
 """
 
 from __future__ import annotations
@@ -119,7 +119,8 @@ class LLMToolEmulator(AgentMiddleware):
     def _emulate(self, request: ToolCallRequest) -> Steps[ToolMessage]:
         name = str(request.tool_call.get("name", ""))
         call_id = str(request.tool_call.get("id") or "")
-        outcome = yield Call([HumanMessage(content=self.prompt(request))])
+        prompt = self.prompt(request)
+        outcome = yield Call([HumanMessage(content=prompt)])
         assert outcome is not None
         if outcome.error is not None:
             raise outcome.error
@@ -136,6 +137,7 @@ class LLMToolEmulator(AgentMiddleware):
                     "args": _plain(request.tool_call.get("args", {})),
                     "model": model_name(self.model),
                     "output": _plain(content),
+                    "prompt": prompt,
                 },
             },
         )

@@ -47,6 +47,7 @@ def test_emulated_call_never_runs_the_tool() -> None:
     (ev,) = actions(events, "tool_emulated")
     assert ev.detail["tool"] == "book_flight" and ev.detail["model"] == "emu"
     assert ev.detail["output"] == "Booked: LHR->JFK, ref ZX81"
+    assert ev.detail["prompt"] == prompt.text
 
 
 def test_selection_rules() -> None:
