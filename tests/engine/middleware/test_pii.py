@@ -189,3 +189,10 @@ def test_in_an_agent_stacked_instances_each_act() -> None:
         "PIIMiddleware[email]",
         "PIIMiddleware[ip]",
     ]
+
+
+def test_unknown_strategy_fails_when_used() -> None:
+    mw = PIIMiddleware("email", strategy="shred")  # type: ignore[arg-type]
+    assert mw.before_model({"messages": [HumanMessage(content="clean")]}, Runtime()) is None
+    with pytest.raises(ValueError, match="Unknown redaction strategy: shred"):
+        mw.before_model({"messages": [HumanMessage(content="x@y.io")]}, Runtime())
