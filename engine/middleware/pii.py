@@ -101,14 +101,9 @@ class PIIMiddleware(AgentMiddleware):
         """``content`` rewritten (same shape) and the matches found; ``block`` raises."""
         if isinstance(content, str):
             found = self.detector(content)
-            return (
-                (apply_strategy(content, found, self.strategy), found)
-                if found
-                else (
-                    content,
-                    [],
-                )
-            )
+            if not found:
+                return content, []
+            return apply_strategy(content, found, self.strategy), found
         blocks: list[Any] = []
         found_all: list[PIIMatch] = []
         for block in content:
