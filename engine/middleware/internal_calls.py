@@ -22,11 +22,6 @@ def internal_call_metadata() -> dict[str, Any]:
     return {INTERNAL_CALL_METADATA_KEY: _TOKEN}
 
 
-def is_internal_call(metadata: dict[str, Any] | None) -> bool:
-    """True if ``metadata`` carries this process's internal-call marker."""
-    return bool(metadata) and metadata.get(INTERNAL_CALL_METADATA_KEY) == _TOKEN  # type: ignore[union-attr]
-
-
 def accepts_config(method: Any) -> bool:
     """True if ``method`` (a model's ``invoke``/``ainvoke``) takes a LangChain-style ``config``.
 
