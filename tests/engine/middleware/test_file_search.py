@@ -8,8 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from engine.agents import create_agent
+from engine.messages import AIMessage, HumanMessage, ToolMessage
 from engine.middleware import FilesystemFileSearchMiddleware
 from engine.middleware.search_paths import expand_braces, include_matches, is_valid_include
+from engine.models import ScriptedChatModel
 from tests.engine.middleware.helpers import actions, captured_events
 
 
@@ -153,3 +156,27 @@ def test_ripgrep_output_is_parsed_and_contained(
     assert args[args.index("--") + 1 :] == ["-TODO", str(project)]
     (ev,) = actions(events, "file_search")
     assert ev.detail["backend"] == "ripgrep"
+
+
+def test_tools_run_inside_an_agent(project: Path) -> None:
+    model = ScriptedChatModel(
+        [
+            AIMessage(
+                content="",
+                tool_calls=[
+                    {
+                        "name": "grep_search",
+                        "args": {"pattern": "wire", "output_mode": "count"},
+                        "id": "g1",
+                    }
+                ],
+            ),
+            "one file mentions it",
+        ],
+        name="m",
+    )
+    agent = create_agent(model, middleware=[search(project)])
+    result = agent.invoke({"messages": [HumanMessage(content="where is wiring?")]})
+    (answer,) = [m for m in result["messages"] if isinstance(m, ToolMessage)]
+    assert answer.content == "/src/main.py:1"
+    assert {t["name"] for t in model.calls[0].tools} == {"glob_search", "grep_search"}
