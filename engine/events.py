@@ -241,7 +241,9 @@ class MiddlewareAction(EventBase):
     middleware: str
     action: str
     """e.g. ``context_edit``, ``hitl_decision``, ``limit_exceeded``, ``fallback_switch``,
-    ``summarized``, ``tools_selected``, ``prompt_cache_key``, ``retry_exhausted``."""
+    ``summarized``, ``tools_selected``, ``prompt_cache_key``, ``retry_exhausted``,
+    ``pii_redacted`` / ``pii_blocked`` (spans and counts, never the values), ``tool_emulated``,
+    ``tool_error_handled``, ``file_search``."""
     detail: dict[str, JSON] = Field(default_factory=dict)
 
 
