@@ -15,6 +15,7 @@ from engine.middleware.fallback import ModelFallbackMiddleware
 from engine.middleware.hitl import HumanInTheLoopMiddleware, InterruptOnConfig
 from engine.middleware.model_retry import ModelRetryMiddleware
 from engine.middleware.prompt_caching import PromptCachingMiddleware
+from engine.middleware.provider_tool_search import ProviderToolSearchMiddleware
 from engine.middleware.summarization import SummarizationMiddleware
 from engine.middleware.todo import PlanningState, Todo, TodoListMiddleware
 from engine.middleware.tool_retry import ToolRetryMiddleware
@@ -32,6 +33,7 @@ __all__ = [
     "ModelRetryMiddleware",
     "PlanningState",
     "PromptCachingMiddleware",
+    "ProviderToolSearchMiddleware",
     "SummarizationMiddleware",
     "Todo",
     "TodoListMiddleware",
