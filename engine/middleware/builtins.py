@@ -16,6 +16,14 @@ from engine.middleware.hitl import HumanInTheLoopMiddleware, InterruptOnConfig
 from engine.middleware.model_retry import ModelRetryMiddleware
 from engine.middleware.prompt_caching import PromptCachingMiddleware
 from engine.middleware.provider_tool_search import ProviderToolSearchMiddleware
+from engine.middleware.redaction import RedactionRule
+from engine.middleware.shell_execution import (
+    CodexSandboxExecutionPolicy,
+    DockerExecutionPolicy,
+    HostExecutionPolicy,
+)
+from engine.middleware.shell_session import ShellSession
+from engine.middleware.shell_tool import ShellToolMiddleware, ShellToolState
 from engine.middleware.summarization import SummarizationMiddleware
 from engine.middleware.todo import PlanningState, Todo, TodoListMiddleware
 from engine.middleware.tool_retry import ToolRetryMiddleware
@@ -23,7 +31,10 @@ from engine.middleware.tool_selector import LLMToolSelectorMiddleware
 
 __all__ = [
     "ClearToolUsesEdit",
+    "CodexSandboxExecutionPolicy",
     "ContextEditingMiddleware",
+    "DockerExecutionPolicy",
+    "HostExecutionPolicy",
     "HumanInTheLoopMiddleware",
     "InterruptOnConfig",
     "LLMToolSelectorMiddleware",
@@ -33,7 +44,11 @@ __all__ = [
     "ModelRetryMiddleware",
     "PlanningState",
     "PromptCachingMiddleware",
+    "RedactionRule",
     "ProviderToolSearchMiddleware",
+    "ShellSession",
+    "ShellToolMiddleware",
+    "ShellToolState",
     "SummarizationMiddleware",
     "Todo",
     "TodoListMiddleware",
