@@ -25,6 +25,7 @@ from engine.graph.runtime import Runtime, current_run, current_task
 from engine.graph.types import Command
 from engine.middleware.types import AgentMiddleware, can_jump_to, overrides
 from engine.serde import to_jsonable
+from engine.tracing import effective_trace_policy, traced_value
 
 __all__ = ["HookNode", "hook_can_jump_to"]
 
@@ -119,8 +120,11 @@ class HookNode:
         t0 = time.perf_counter()
         ids = {"span_id": s.id, "parent_span_id": s.parent}
         names = {"middleware": self.middleware.name, "hook": self.hook, "node": self.node}
+        policy = effective_trace_policy(self.middleware)
         if active:
-            await em.emit(HookStarted, **ids, **names)  # type: ignore[union-attr]
+            recorded, shown = traced_value(policy, "process_inputs", state)
+            extra = {"input": to_jsonable(shown, max_str=4000)} if recorded else {}
+            await em.emit(HookStarted, **ids, **names, **extra)  # type: ignore[union-attr]
         try:
             with s:
                 update, jump = self._filter(await self._call(state, runtime))
@@ -142,7 +146,9 @@ class HookNode:
                 HookFinished,
                 **ids,
                 **names,
-                update=to_jsonable(update, max_str=4000),
+                update=to_jsonable(
+                    traced_value(policy, "process_outputs", update)[1], max_str=4000
+                ),
                 jump_to=jump,
                 duration_ms=(time.perf_counter() - t0) * 1000,
             )

@@ -55,7 +55,7 @@ def _launch_subprocess(
     start_new_session: bool,
 ) -> subprocess.Popen[str]:
     """Start ``command`` with line-buffered text pipes on stdin, stdout and stderr."""
-    return subprocess.Popen(  # noqa: S603 - the command is the configured shell
+    return subprocess.Popen(
         list(command),
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
@@ -66,7 +66,7 @@ def _launch_subprocess(
         encoding="utf-8",
         errors="replace",
         bufsize=1,
-        preexec_fn=preexec_fn,  # noqa: PLW1509 - only sets resource limits
+        preexec_fn=preexec_fn,
         start_new_session=start_new_session,
     )
 
@@ -74,7 +74,9 @@ def _launch_subprocess(
 def _require_binary(binary: str, what: str) -> str:
     path = shutil.which(binary)
     if path is None:
-        raise RuntimeError(f"{what} requires the '{binary}' CLI to be installed and available on PATH.")
+        raise RuntimeError(
+            f"{what} requires the '{binary}' CLI to be installed and available on PATH."
+        )
     return path
 
 
