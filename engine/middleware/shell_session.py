@@ -220,6 +220,10 @@ class ShellSession:
 
     def _timed_out(self, out: _Output, timeout: float) -> CommandExecutionResult:
         LOGGER.warning("Command timed out after %.2f seconds; restarting shell session.", timeout)
+        # the shell is busy with the command: asking it to exit would only wait out the
+        # termination timeout, so end it (and the command) at once
+        self._kill_process()
+        self._terminated = True
         self.restart()
         return out.result(None, timed_out=True)
 
