@@ -1,0 +1,83 @@
+"""Trace policies: what hook.started / hook.finished record about a middleware hook."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from engine.agents import create_agent
+from engine.events import EventBase
+from engine.graph.runtime import Runtime
+from engine.messages import AIMessage, HumanMessage
+from engine.middleware import AgentMiddleware, TracePolicy, configure_trace_policy, omit_payload
+from engine.models import ScriptedChatModel
+
+
+@pytest.fixture(autouse=True)
+def _no_default() -> Iterator[None]:
+    configure_trace_policy(None)
+    yield
+    configure_trace_policy(None)
+
+
+class Counter(AgentMiddleware):
+    """Adds a note before each model call."""
+
+    def before_model(self, state: Any, runtime: Runtime[Any]) -> dict[str, Any] | None:
+        return {"messages": [HumanMessage(content="note", id="n1")]}
+
+
+def hook_events(mw: AgentMiddleware) -> tuple[Any, Any]:
+    events: list[EventBase] = []
+    agent = create_agent(ScriptedChatModel([AIMessage(content="hi")]), middleware=[mw])
+    with agent.subscribe(events.append):
+        agent.invoke({"messages": [HumanMessage(content="start", id="h1")]})
+    started = next(e for e in events if e.kind == "hook.started" and e.hook == "before_model")
+    finished = next(e for e in events if e.kind == "hook.finished" and e.hook == "before_model")
+    return started, finished
+
+
+def test_no_policy_records_the_update_and_no_input() -> None:
+    started, finished = hook_events(Counter())
+    assert started.input is None
+    assert finished.update["messages"][0]["content"] == "note"
+
+
+def test_middleware_policy_shapes_both_sides() -> None:
+    seen: list[Any] = []
+
+    def summarize(state: Any) -> dict[str, Any]:
+        seen.append(state)
+        return {"messages": len(state["messages"])}
+
+    mw = Counter()
+    mw.trace_policy = TracePolicy(process_inputs=summarize, process_outputs=omit_payload)  # type: ignore[attr-defined]
+    started, finished = hook_events(mw)
+    assert started.input == {"messages": 1}
+    assert finished.update == {}
+    assert [m.content for m in seen[0]["messages"]] == ["start"]  # the real state went in
+
+
+def test_default_policy_applies_to_agents_built_before_it_and_is_replaced_wholesale() -> None:
+    mw = Counter()
+    configure_trace_policy(TracePolicy(process_inputs=omit_payload, process_outputs=omit_payload))
+    started, finished = hook_events(mw)
+    assert (started.input, finished.update) == ({}, {})
+
+    own = Counter()
+    own.trace_policy = TracePolicy(process_outputs=lambda u: {"n": len(u["messages"])})  # type: ignore[attr-defined]
+    started, finished = hook_events(own)
+    assert started.input is None  # the default's process_inputs is not merged in
+    assert finished.update == {"n": 1}
+
+
+def test_a_failing_processor_records_the_real_value() -> None:
+    def boom(_value: Any) -> Any:
+        raise RuntimeError("processor broke")
+
+    mw = Counter()
+    mw.trace_policy = TracePolicy(process_outputs=boom)  # type: ignore[attr-defined]
+    _, finished = hook_events(mw)
+    assert finished.update["messages"][0]["content"] == "note"
