@@ -5,6 +5,7 @@ The graph runtime and the agent factory are re-exported here
 """
 
 from engine.agents import AgentState, ToolNode, create_agent
+from engine.callbacks import BaseCallbackHandler, BaseTracer, Run
 from engine.graph import (
     END,
     START,
@@ -51,7 +52,9 @@ __all__ = [
     "END",
     "START",
     "AgentState",
+    "BaseCallbackHandler",
     "BaseChannel",
+    "BaseTracer",
     "BinaryOperatorAggregate",
     "CheckpointError",
     "Command",
@@ -74,6 +77,7 @@ __all__ = [
     "PregelTask",
     "PrivateStateAttr",
     "RetryPolicy",
+    "Run",
     "RunStopped",
     "Runtime",
     "Send",

@@ -25,7 +25,7 @@ from engine.graph.runtime import Runtime, current_run, current_task
 from engine.graph.types import Command
 from engine.middleware.types import AgentMiddleware, can_jump_to, overrides
 from engine.serde import to_jsonable
-from engine.tracing import effective_trace_policy, traced_value
+from engine.tracing import TracePolicy, effective_trace_policy, traced_value
 
 __all__ = ["HookNode", "hook_can_jump_to"]
 
@@ -112,6 +112,20 @@ class HookNode:
             )
         out["jump_to"] = jump
         return out, jump
+
+    @property
+    def trace_policy(self) -> TracePolicy:
+        """What run callbacks' tracers record for this hook: the middleware's policy (or the
+        process default), looked up when the hook runs."""
+        mw = self.middleware
+
+        def inputs(value: Any) -> Any:
+            return traced_value(effective_trace_policy(mw), "process_inputs", value)[1]
+
+        def outputs(value: Any) -> Any:
+            return traced_value(effective_trace_policy(mw), "process_outputs", value)[1]
+
+        return TracePolicy(process_inputs=inputs, process_outputs=outputs)
 
     async def __call__(self, state: Any, runtime: Runtime[Any]) -> Any:
         em = current_emitter()

@@ -1,14 +1,16 @@
-"""Trace policies: what hook.started / hook.finished record about a middleware hook."""
+"""Trace policies (what hook events and run tracers record about a hook) and run callbacks."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, TypedDict
 
 import pytest
 
 from engine.agents import create_agent
+from engine.callbacks import BaseCallbackHandler, BaseTracer, Run
 from engine.events import EventBase
+from engine.graph import START, StateGraph
 from engine.graph.runtime import Runtime
 from engine.messages import AIMessage, HumanMessage
 from engine.middleware import AgentMiddleware, TracePolicy, configure_trace_policy, omit_payload
@@ -20,6 +22,10 @@ def _no_default() -> Iterator[None]:
     configure_trace_policy(None)
     yield
     configure_trace_policy(None)
+
+
+class Fuel(TypedDict):
+    level: int
 
 
 class Counter(AgentMiddleware):
@@ -81,3 +87,59 @@ def test_a_failing_processor_records_the_real_value() -> None:
     mw.trace_policy = TracePolicy(process_outputs=boom)  # type: ignore[attr-defined]
     _, finished = hook_events(mw)
     assert finished.update["messages"][0]["content"] == "note"
+
+
+class Recorder(BaseTracer):
+    """Keeps every ended run, by name."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ended: dict[str, Run] = {}
+
+    def _persist_run(self, run: Run) -> None:
+        self.ended[run.name] = run
+
+
+class PlainHandler(BaseCallbackHandler):
+    def __init__(self) -> None:
+        self.starts: list[tuple[str, Any]] = []
+
+    def on_chain_start(self, serialized: Any, inputs: Any, **kw: Any) -> None:
+        self.starts.append((kw["name"], inputs))
+
+
+def test_run_callbacks_see_hook_runs_through_the_policy() -> None:
+    mw = Counter()
+    agent = create_agent(ScriptedChatModel([AIMessage(content="hi")]), middleware=[mw])
+    configure_trace_policy(TracePolicy(process_inputs=omit_payload))  # after building: applies
+    tracer, plain = Recorder(), PlainHandler()
+    agent.invoke({"messages": [HumanMessage(content="start")]}, {"callbacks": [tracer, plain]})
+    hook = tracer.ended["Counter.before_model"]
+    assert hook.inputs == {}
+    assert [m.content for m in hook.outputs["messages"]] == ["note"]
+    assert tracer.ended["model"].inputs["messages"][0].content == "start"  # plain node: as is
+    plain_inputs = dict(plain.starts)["Counter.before_model"]
+    assert [m.content for m in plain_inputs["messages"]] == ["start"]  # handlers: real values
+
+
+def test_failing_callbacks_do_not_break_the_run() -> None:
+    class Broken(BaseCallbackHandler):
+        def on_chain_start(self, *a: Any, **kw: Any) -> None:
+            raise RuntimeError("handler broke")
+
+    agent = create_agent(ScriptedChatModel([AIMessage(content="hi")]))
+    out = agent.invoke({"messages": [HumanMessage(content="x")]}, {"callbacks": [Broken()]})
+    assert out["messages"][-1].content == "hi"
+
+
+def test_node_errors_reach_the_tracer() -> None:
+    def explode(state: dict[str, Any]) -> dict[str, Any]:
+        raise ValueError("no fuel")
+
+    graph = StateGraph(Fuel).add_node("explode", explode)
+    graph.add_edge(START, "explode")
+    tracer = Recorder()
+    with pytest.raises(ValueError, match="no fuel"):
+        graph.compile().invoke({"level": 1}, {"callbacks": [tracer]})
+    run = tracer.ended["explode"]
+    assert (run.inputs, run.error) == ({"level": 1}, "ValueError: no fuel")
