@@ -47,6 +47,7 @@ from engine.graph import (
     interrupt,
     set_route_reason,
 )
+from engine.tracing import TracePolicy, omit_payload
 
 __all__ = [
     "END",
@@ -86,6 +87,7 @@ __all__ = [
     "ThreadBusyError",
     "ToolNode",
     "Topic",
+    "TracePolicy",
     "UntrackedValue",
     "create_agent",
     "get_config",
@@ -93,5 +95,6 @@ __all__ = [
     "get_store",
     "get_stream_writer",
     "interrupt",
+    "omit_payload",
     "set_route_reason",
 ]

@@ -205,3 +205,18 @@ def test_agent_runs_shell_commands_with_a_checkpointer(tmp_path: Path) -> None:
     assert "shell_session_resources" not in out
     (ran,) = actions(events, "shell_command")
     assert ran.detail["command"] == "echo hello" and ran.detail["exit_code"] == 0
+
+
+async def test_agent_keeps_one_session_across_tool_calls(tmp_path: Path) -> None:
+    def call(command: str, call_id: str) -> AIMessage:
+        return AIMessage(
+            content="", tool_calls=[{"name": "shell", "args": {"command": command}, "id": call_id}]
+        )
+
+    model = ScriptedChatModel(
+        [call("cd / && export ROUND=2", "a"), call("pwd; echo $ROUND", "b"), AIMessage("ok")]
+    )
+    agent = create_agent(model, middleware=[ShellToolMiddleware(workspace_root=tmp_path / "ws")])
+    out = await agent.ainvoke({"messages": [HumanMessage(content="go")]})
+    answers = [m.content for m in out["messages"] if isinstance(m, ToolMessage)]
+    assert answers == ["<no output>", "/\n2\n"]
