@@ -278,8 +278,9 @@ class ShellToolMiddleware(AgentMiddleware):
 
     def _run_startup_commands(self, session: ShellSession) -> None:
         for command in self._startup_commands:
+            t0 = time.perf_counter()
             result = session.execute(command, timeout=self._execution_policy.startup_timeout)
-            self._report_command(command, result, 0.0, phase="startup")
+            self._report_command(command, result, _ms_since(t0), phase="startup")
             if result.timed_out or result.exit_code not in (0, None):
                 raise RuntimeError(
                     f"Startup command '{command}' failed with exit code {result.exit_code}"
@@ -287,12 +288,13 @@ class ShellToolMiddleware(AgentMiddleware):
 
     def _run_shutdown_commands(self, session: ShellSession) -> None:
         for command in self._shutdown_commands:
+            t0 = time.perf_counter()
             try:
                 result = session.execute(command, timeout=self._execution_policy.command_timeout)
             except (RuntimeError, ToolException, OSError) as exc:
                 LOGGER.warning("Failed to run shutdown command '%s': %s", command, exc)
                 continue
-            self._report_command(command, result, 0.0, phase="shutdown")
+            self._report_command(command, result, _ms_since(t0), phase="shutdown")
             if result.timed_out:
                 LOGGER.warning("Shutdown command '%s' timed out.", command)
             elif result.exit_code not in (0, None):
@@ -324,8 +326,7 @@ class ShellToolMiddleware(AgentMiddleware):
             MiddlewareAction,
             middleware=self.name,
             action="shell_command",
-            detail={
-                "phase": phase,
+            detail={  # command and exit code first: the studio's one-line summary shows them
                 "command": self._scrub(command),
                 "exit_code": result.exit_code,
                 "timed_out": result.timed_out,
@@ -333,6 +334,7 @@ class ShellToolMiddleware(AgentMiddleware):
                 "total_lines": result.total_lines,
                 "total_bytes": result.total_bytes,
                 "duration_ms": round(duration_ms, 3),
+                "phase": phase,
             },
         )
 
@@ -360,7 +362,7 @@ class ShellToolMiddleware(AgentMiddleware):
             )
         t0 = time.perf_counter()
         result = session.execute(command, timeout=policy.command_timeout)
-        self._report_command(command, result, (time.perf_counter() - t0) * 1000, phase="tool")
+        self._report_command(command, result, _ms_since(t0), phase="tool")
 
         if result.timed_out:
             return self._format_tool_message(
@@ -436,6 +438,10 @@ class ShellToolMiddleware(AgentMiddleware):
             status=status,
             artifact=artifact or {},
         )
+
+
+def _ms_since(t0: float) -> float:
+    return (time.perf_counter() - t0) * 1000
 
 
 def _hidden(matches: Sequence[PIIMatch]) -> list[PIIMatch]:
