@@ -28,6 +28,7 @@ from engine.messages import (
     add_messages,
 )
 from engine.tools import BaseTool, ToolRuntime
+from engine.tracing import TracePolicy
 
 __all__ = [
     "AgentMiddleware",
@@ -129,6 +130,8 @@ class AgentMiddleware:
 
     state_schema: Any = AgentState
     tools: Sequence[BaseTool] = ()
+    trace_policy: TracePolicy | None = None
+    """What traces record about this middleware's hooks (``engine.tracing``); None: the default."""
 
     @property
     def name(self) -> str:

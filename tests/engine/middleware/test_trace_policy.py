@@ -59,7 +59,7 @@ def test_middleware_policy_shapes_both_sides() -> None:
         return {"messages": len(state["messages"])}
 
     mw = Counter()
-    mw.trace_policy = TracePolicy(process_inputs=summarize, process_outputs=omit_payload)  # type: ignore[attr-defined]
+    mw.trace_policy = TracePolicy(process_inputs=summarize, process_outputs=omit_payload)
     started, finished = hook_events(mw)
     assert started.input == {"messages": 1}
     assert finished.update == {}
@@ -73,7 +73,7 @@ def test_default_policy_applies_to_agents_built_before_it_and_is_replaced_wholes
     assert (started.input, finished.update) == ({}, {})
 
     own = Counter()
-    own.trace_policy = TracePolicy(process_outputs=lambda u: {"n": len(u["messages"])})  # type: ignore[attr-defined]
+    own.trace_policy = TracePolicy(process_outputs=lambda u: {"n": len(u["messages"])})
     started, finished = hook_events(own)
     assert started.input is None  # the default's process_inputs is not merged in
     assert finished.update == {"n": 1}
@@ -84,7 +84,7 @@ def test_a_failing_processor_records_the_real_value() -> None:
         raise RuntimeError("processor broke")
 
     mw = Counter()
-    mw.trace_policy = TracePolicy(process_outputs=boom)  # type: ignore[attr-defined]
+    mw.trace_policy = TracePolicy(process_outputs=boom)
     _, finished = hook_events(mw)
     assert finished.update["messages"][0]["content"] == "note"
 
