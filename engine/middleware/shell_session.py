@@ -5,7 +5,9 @@ on one queue, in arrival order. After each command the session writes a *done ma
 both streams (stdout's carries the command's exit status), so it knows when the command's
 output is complete without waiting a fixed time. A command that outlives its timeout gets
 the shell restarted (its process group killed); a command that ends the shell (``exit 3``)
-reports the shell's exit status.
+reports the shell's exit status. A shell that died between commands (a launcher such as
+``docker run`` failing at start) is reported once, with what it printed and its status; after
+that ``execute`` raises until the session is restarted.
 """
 
 from __future__ import annotations
@@ -112,6 +114,7 @@ class ShellSession:
         self._queue: queue.Queue[Line] = queue.Queue()
         self._lock = threading.Lock()
         self._terminated = False
+        self._exit_reported = False
 
     @property
     def running(self) -> bool:
@@ -129,6 +132,7 @@ class ShellSession:
         self._process = process
         self._stdin = process.stdin
         self._terminated = False
+        self._exit_reported = False
         self._queue = queue.Queue()
         for stream, label in ((process.stdout, "stdout"), (process.stderr, "stderr")):
             threading.Thread(
@@ -162,10 +166,19 @@ class ShellSession:
 
     def execute(self, command: str, *, timeout: float) -> CommandExecutionResult:
         """Run ``command``; its output (stderr lines prefixed ``[stderr]``) and exit code."""
-        if not self.running:
-            raise RuntimeError("Shell session is not running.")
-        marker = f"{DONE_MARKER_PREFIX}{uuid.uuid4().hex}"
         deadline = time.monotonic() + timeout
+        if not self.running:
+            if self._process is not None and not self._exit_reported:
+                # the shell died since the last command (e.g. a launcher that failed at
+                # start): this call reports what it printed and its status, later ones raise
+                with self._lock:
+                    return self._collect_after_exit(deadline)
+            status = self._process.poll() if self._process is not None else None
+            why = f" (the shell exited with status {status})" if status is not None else ""
+            raise RuntimeError(
+                f"Shell session is not running{why}; restart it (restart=true) to continue."
+            )
+        marker = f"{DONE_MARKER_PREFIX}{uuid.uuid4().hex}"
         with self._lock:
             self._discard_pending()
             text = command if command.endswith("\n") else f"{command}\n"
@@ -244,6 +257,7 @@ class ShellSession:
         return out.result(self._exit_status())
 
     def _exit_status(self) -> int | None:
+        self._exit_reported = True
         if self._process is None:
             return None
         with contextlib.suppress(subprocess.TimeoutExpired):

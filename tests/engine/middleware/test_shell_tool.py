@@ -220,3 +220,22 @@ async def test_agent_keeps_one_session_across_tool_calls(tmp_path: Path) -> None
     out = await agent.ainvoke({"messages": [HumanMessage(content="go")]})
     answers = [m.content for m in out["messages"] if isinstance(m, ToolMessage)]
     assert answers == ["<no output>", "/\n2\n"]
+
+
+def test_a_shell_that_dies_at_start_is_reported(tmp_path: Path) -> None:
+    # a launcher that fails at once, like `docker run` without a running docker engine
+    mw = ShellToolMiddleware(
+        workspace_root=tmp_path,
+        shell_command=["/bin/sh", "-c", "echo 'engine unreachable' >&2; exit 125"],
+    )
+    state: dict[str, Any] = {"messages": []}
+    state.update(mw.before_agent(state, Runtime()) or {})
+    resources = state["shell_session_resources"]
+    resources.session._process.wait()  # it has surely died before the first command
+    first = mw._run_shell_tool(resources, {"command": "echo hi"}, tool_call_id="c1")
+    assert first.content == "[stderr] engine unreachable\n\nExit code: 125"
+    with pytest.raises(RuntimeError, match=r"not running \(the shell exited with status 125\)"):
+        mw._run_shell_tool(resources, {"command": "echo hi"}, tool_call_id="c2")
+    again = mw._run_shell_tool(resources, {"restart": True}, tool_call_id="c3")
+    assert again.content == "Shell session restarted."
+    mw.after_agent(state, Runtime())
