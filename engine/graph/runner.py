@@ -189,6 +189,8 @@ async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> Non
                 finally:
                     reset_task(token)
         except GraphInterrupt as gi:
+            if callbacks is not None:
+                callbacks.error(gi)
             task.interrupts = list(gi.interrupts)
             writes: list[tuple[str, Any]] = [(INTERRUPT, list(gi.interrupts))]
             if sp.resume:
@@ -207,7 +209,9 @@ async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> Non
                 await _finished(em, s, task, t0, "interrupted")
             loop.push_task_result(task, None, interrupts=gi.interrupts)
             raise
-        except GraphBubbleUp:
+        except GraphBubbleUp as bubble:
+            if callbacks is not None:
+                callbacks.error(bubble)
             raise
         except BaseException as exc:
             if callbacks is not None:

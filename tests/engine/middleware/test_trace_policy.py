@@ -9,8 +9,9 @@ import pytest
 
 from engine.agents import create_agent
 from engine.callbacks import BaseCallbackHandler, BaseTracer, Run
+from engine.checkpoint import InMemorySaver
 from engine.events import EventBase
-from engine.graph import START, StateGraph
+from engine.graph import START, StateGraph, interrupt
 from engine.graph.runtime import Runtime
 from engine.messages import AIMessage, HumanMessage
 from engine.middleware import AgentMiddleware, TracePolicy, configure_trace_policy, omit_payload
@@ -143,3 +144,15 @@ def test_node_errors_reach_the_tracer() -> None:
         graph.compile().invoke({"level": 1}, {"callbacks": [tracer]})
     run = tracer.ended["explode"]
     assert (run.inputs, run.error) == ({"level": 1}, "ValueError: no fuel")
+
+
+def test_an_interrupted_node_run_is_closed() -> None:
+    def ask(state: dict[str, Any]) -> dict[str, Any]:
+        return {"level": interrupt("how much?")}
+
+    graph = StateGraph(Fuel).add_node("ask", ask)
+    graph.add_edge(START, "ask")
+    tracer = Recorder()
+    app = graph.compile(checkpointer=InMemorySaver())
+    app.invoke({"level": 0}, {"callbacks": [tracer], "configurable": {"thread_id": "i"}})
+    assert tracer.ended["ask"].error is not None and not tracer.run_map
