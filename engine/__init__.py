@@ -5,6 +5,7 @@ The graph runtime and the agent factory are re-exported here
 """
 
 from engine.agents import AgentState, ToolNode, create_agent
+from engine.agents.conditions import tools_condition
 from engine.callbacks import BaseCallbackHandler, BaseTracer, Run
 from engine.graph import (
     END,
@@ -47,6 +48,7 @@ from engine.graph import (
     interrupt,
     set_route_reason,
 )
+from engine.graph.config_types import RunnableConfig
 from engine.tracing import TracePolicy, omit_payload
 
 __all__ = [
@@ -80,6 +82,7 @@ __all__ = [
     "RetryPolicy",
     "Run",
     "RunStopped",
+    "RunnableConfig",
     "Runtime",
     "Send",
     "StateGraph",
@@ -97,4 +100,5 @@ __all__ = [
     "interrupt",
     "omit_payload",
     "set_route_reason",
+    "tools_condition",
 ]
