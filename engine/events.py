@@ -165,6 +165,8 @@ class HookStarted(EventBase):
     middleware: str
     hook: Literal["before_agent", "before_model", "after_model", "after_agent"]
     node: str = ""
+    input: JSON = None
+    """The hook's input as its trace policy records it (empty when no policy asks for it)."""
 
 
 class HookFinished(EventBase):

@@ -203,6 +203,8 @@ class BaseTool:
     args_schema: type[BaseModel] | dict[str, Any] | None = None
     return_direct: bool = False
     response_format: Literal["content", "content_and_artifact"] = "content"
+    extras: dict[str, Any] | None = None
+    """Provider-specific settings sent along with the tool's definition (e.g. ``defer_loading``)."""
     injected: dict[str, Injection]
 
     def __init__(
@@ -213,7 +215,10 @@ class BaseTool:
         args_schema: type[BaseModel] | dict[str, Any] | None = None,
         return_direct: bool | None = None,
         response_format: Literal["content", "content_and_artifact"] | None = None,
+        extras: dict[str, Any] | None = None,
     ) -> None:
+        if extras is not None:
+            self.extras = dict(extras)
         if name is not None:
             self.name = name
         if description is not None:
@@ -385,6 +390,7 @@ class StructuredTool(BaseTool):
         args_schema: type[BaseModel] | dict[str, Any] | None = None,
         return_direct: bool = False,
         response_format: Literal["content", "content_and_artifact"] = "content",
+        extras: dict[str, Any] | None = None,
     ) -> None:
         source = func or coroutine
         if source is None:
@@ -410,6 +416,7 @@ class StructuredTool(BaseTool):
             args_schema=args_schema or schema,
             return_direct=return_direct,
             response_format=response_format,
+            extras=extras,
         )
 
     @classmethod
@@ -455,8 +462,11 @@ def tool(
     return_direct: bool = False,
     args_schema: type[BaseModel] | dict[str, Any] | None = None,
     response_format: Literal["content", "content_and_artifact"] = "content",
+    extras: dict[str, Any] | None = None,
 ) -> Any:
-    """Make a tool from a function (sync or async); usable bare or with arguments."""
+    """Make a tool from a function (sync or async); usable bare or with arguments.
+
+    ``extras`` are provider-specific settings carried with the tool's definition."""
 
     def make(fn: Callable[..., Any], name: str | None) -> StructuredTool:
         is_coro = inspect.iscoroutinefunction(fn)
@@ -468,6 +478,7 @@ def tool(
             args_schema=args_schema,
             return_direct=return_direct,
             response_format=response_format,
+            extras=extras,
         )
 
     if callable(name_or_callable):

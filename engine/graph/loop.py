@@ -303,6 +303,8 @@ class PregelLoop(LoopInput, LoopStreaming):
         saver = self.checkpointer
         if saver is None:
             return
+        # untracked channels (UntrackedValue) are never persisted, not even as pending writes
+        writes = [(c, v) for c, v in writes if getattr(self.channels.get(c), "tracked", True)]
         if self.durability == "exit":
             self._deferred_writes.append((task.id, writes))
             return

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, get_args
 
 from engine.bus import RunEmitter, span
+from engine.callbacks import NodeRunCallbacks, handlers_from
 from engine.checkpoint.base import ERROR, INTERRUPT, NO_WRITES, RESUME
 from engine.events import (
     CustomEvent,
@@ -67,6 +68,16 @@ def _writes_payload(writes: list[tuple[str, Any]]) -> list[dict[str, Any]]:
         else:
             out.append({"channel": c, "value": to_jsonable(v, max_str=4000)})
     return out
+
+
+def node_run_callbacks(config: dict[str, Any], task: Task) -> NodeRunCallbacks | None:
+    """The ``config["callbacks"]`` notifier for this task (None when there are no handlers)."""
+    handlers = handlers_from(config)
+    if not handlers:
+        return None
+    node = task.node
+    policy = getattr(node, "trace_policy", None) or getattr(node.fn, "trace_policy", None)
+    return NodeRunCallbacks(handlers, task.name, policy, config)
 
 
 async def _call_node(loop: PregelLoop, task: Task, ctx: TaskContext) -> Any:
@@ -139,6 +150,7 @@ async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> Non
         )
         s = span()
         t0 = time.perf_counter()
+        callbacks = node_run_callbacks(config, task)
         if em.active and not node.hidden:
             await em.emit(
                 NodeStarted,
@@ -155,7 +167,11 @@ async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> Non
             with s:
                 token = set_task(ctx)
                 try:
+                    if callbacks is not None:
+                        callbacks.start(task.input)
                     output = await _call_node(loop, task, ctx)
+                    if callbacks is not None:
+                        callbacks.end(output)
                     if isinstance(output, Command) and output.graph == Command.PARENT:
                         raise ParentCommand(
                             Command(update=output.update, goto=output.goto, resume=output.resume)
@@ -173,6 +189,8 @@ async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> Non
                 finally:
                     reset_task(token)
         except GraphInterrupt as gi:
+            if callbacks is not None:
+                callbacks.error(gi)
             task.interrupts = list(gi.interrupts)
             writes: list[tuple[str, Any]] = [(INTERRUPT, list(gi.interrupts))]
             if sp.resume:
@@ -191,9 +209,13 @@ async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> Non
                 await _finished(em, s, task, t0, "interrupted")
             loop.push_task_result(task, None, interrupts=gi.interrupts)
             raise
-        except GraphBubbleUp:
+        except GraphBubbleUp as bubble:
+            if callbacks is not None:
+                callbacks.error(bubble)
             raise
         except BaseException as exc:
+            if callbacks is not None:
+                callbacks.error(exc)
             cancelled = not isinstance(exc, Exception)
             policy = None if cancelled else _policy_for(policies, exc)
             retry = policy is not None and attempt < policy.max_attempts

@@ -27,6 +27,7 @@ from engine.middleware.types import (
     ToolCallRequest,
     hook_config,
 )
+from engine.tracing import TracePolicy, configure_trace_policy, omit_payload
 
 __all__ = [
     "AgentMiddleware",
@@ -42,12 +43,15 @@ __all__ = [
     "OutputAgentState",
     "PrivateStateAttr",
     "ToolCallRequest",
+    "TracePolicy",
     "after_agent",
     "after_model",
     "before_agent",
     "before_model",
+    "configure_trace_policy",
     "dynamic_prompt",
     "hook_config",
+    "omit_payload",
     "wrap_model_call",
     "wrap_tool_call",
 ]

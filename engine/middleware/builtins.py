@@ -27,6 +27,15 @@ from engine.middleware.pii import (
     detect_url,
 )
 from engine.middleware.prompt_caching import PromptCachingMiddleware
+from engine.middleware.provider_tool_search import ProviderToolSearchMiddleware
+from engine.middleware.redaction import RedactionRule
+from engine.middleware.shell_execution import (
+    CodexSandboxExecutionPolicy,
+    DockerExecutionPolicy,
+    HostExecutionPolicy,
+)
+from engine.middleware.shell_session import ShellSession
+from engine.middleware.shell_tool import ShellToolMiddleware, ShellToolState
 from engine.middleware.summarization import SummarizationMiddleware
 from engine.middleware.todo import PlanningState, Todo, TodoListMiddleware
 from engine.middleware.tool_emulator import LLMToolEmulator
@@ -37,8 +46,11 @@ from engine.middleware.tool_selector import LLMToolSelectorMiddleware
 __all__ = [
     "INTERNAL_CALL_METADATA_KEY",
     "ClearToolUsesEdit",
+    "CodexSandboxExecutionPolicy",
     "ContextEditingMiddleware",
+    "DockerExecutionPolicy",
     "FilesystemFileSearchMiddleware",
+    "HostExecutionPolicy",
     "HumanInTheLoopMiddleware",
     "InterruptOnConfig",
     "LLMToolEmulator",
@@ -52,6 +64,11 @@ __all__ = [
     "PIIMiddleware",
     "PlanningState",
     "PromptCachingMiddleware",
+    "ProviderToolSearchMiddleware",
+    "RedactionRule",
+    "ShellSession",
+    "ShellToolMiddleware",
+    "ShellToolState",
     "SummarizationMiddleware",
     "Todo",
     "TodoListMiddleware",

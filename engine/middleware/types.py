@@ -31,6 +31,7 @@ from engine.messages import (
     add_messages,
 )
 from engine.tools import BaseTool, ToolRuntime
+from engine.tracing import TracePolicy
 
 __all__ = [
     "AgentMiddleware",
@@ -238,6 +239,8 @@ class AgentMiddleware(Generic[StateT, ContextT, ResponseT]):
 
     state_schema: Any = AgentState
     tools: Sequence[BaseTool] = ()
+    trace_policy: TracePolicy | None = None
+    """What traces record about this middleware's hooks (``engine.tracing``); None: the default."""
 
     @property
     def name(self) -> str:
