@@ -68,6 +68,7 @@ class PregelLoop(LoopInput, LoopStreaming):
         interrupt_after: list[str] | None = None,
         durability: str = "async",
         resuming: bool | None = None,
+        parent_checkpoint: dict[str, str] | None = None,
     ) -> None:
         self.graph = graph
         self.input = input
@@ -80,6 +81,8 @@ class PregelLoop(LoopInput, LoopStreaming):
         self.durability = durability
         self.nested = bool(ns)
         self.forced_resuming = resuming
+        self.parents: dict[str, str] = dict(parent_checkpoint or {})
+        """The checkpoint ids of the enclosing graphs, by namespace (``metadata["parents"]``)."""
         self.recursion_limit = int(config.get("recursion_limit", graph.default_recursion_limit))
         if self.recursion_limit < 1:
             raise ValueError("recursion_limit must be at least 1")
@@ -225,7 +228,7 @@ class PregelLoop(LoopInput, LoopStreaming):
         metadata: CheckpointMetadata = {
             "source": source,
             "step": self.step,
-            "parents": {},
+            "parents": dict(self.parents),
         }
         parent_config = (
             self.checkpoint_config
@@ -439,6 +442,7 @@ class PregelLoop(LoopInput, LoopStreaming):
         if any(k in self.graph.output_keys for k in changed):
             self._push("values", self._values())
         self.pending_writes = []
+        self.resuming = False  # only the first superstep of a resumed run resumes subgraphs
         writers = list(dict.fromkeys(t.name for t in tasks))
         await self._put_checkpoint("loop", writers)
         return should_interrupt(self.checkpoint, self.interrupt_after, tasks)

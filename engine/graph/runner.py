@@ -129,7 +129,7 @@ async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> Non
         sp.counter = 0
         config = loop.task_config(task)
         ctx = TaskContext(
-            task.name, task.id, loop.step, config, sp, loop.run, loop.ns, inline=inline
+            task.name, task.id, loop.step, config, sp, loop.run, loop.ns, inline=inline, loop=loop
         )
         ctx.runtime = Runtime(
             context=loop.run.context, store=loop.run.store, stream_writer=_make_writer(loop, task)

@@ -130,6 +130,8 @@ class TaskContext:
     """The graph state as of the start of this step (push tasks get only their ``Send`` arg)."""
     inline: bool = False
     """True when a sync node runs directly on the event-loop thread (see ``run_step``)."""
+    loop: Any = None
+    """The ``PregelLoop`` running this task (a graph the node invokes nests under it)."""
 
 
 _RUN: contextvars.ContextVar[RunContext | None] = contextvars.ContextVar(
