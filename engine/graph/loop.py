@@ -103,6 +103,7 @@ class PregelLoop(LoopInput, LoopStreaming):
             tuple[dict[str, Any], Checkpoint, CheckpointMetadata, dict[str, str]] | None
         ) = None
         self._deferred_writes: list[tuple[str, list[tuple[str, Any]]]] = []
+        self._step_applied = True
         if not self.nested:
             run.loop = self
 
@@ -120,13 +121,24 @@ class PregelLoop(LoopInput, LoopStreaming):
         except GraphInterrupt as gi:
             self.status = "interrupted"
             self.interrupts = list(gi.interrupts)
-            if not self.interrupts:
-                self._push("updates", {"__interrupt__": ()})
             if self.nested:
                 raise
+            self._apply_finished_writes()
+            if not self.interrupts:
+                self._push("updates", {"__interrupt__": ()})
         finally:
             await self._flush_deferred()
         return self.output()
+
+    def _apply_finished_writes(self) -> None:
+        """An interrupted step: the tasks that finished still show in the run's output (their
+        writes are saved as pending writes; the saved checkpoint is untouched)."""
+        done = [t for t in self.tasks if t.writes and not t.interrupts and t.error is None]
+        if not done or self._step_applied:
+            return
+        changed = apply_writes(self.checkpoint, self.channels, done, next_version)
+        if any(k in self.graph.output_keys for k in changed):
+            self._push("values", self._values())
 
     def output(self) -> Any:
         values = {
@@ -344,6 +356,7 @@ class PregelLoop(LoopInput, LoopStreaming):
             )
         tasks = self._plan()
         self.tasks = tasks
+        self._step_applied = False
         if not tasks:
             return False
         by_id = {t.id: t for t in tasks}
@@ -360,6 +373,9 @@ class PregelLoop(LoopInput, LoopStreaming):
                 t.cached = True
         if should_interrupt(self.checkpoint, self.interrupt_before, tasks):
             await self._static_interrupt("before", tasks)
+        for t in tasks:
+            if t.cached and any(c in self.graph.spec.channels for c, _v in t.writes):
+                self.push_cached_result(t)
         return True
 
     async def _static_interrupt(self, when: str, tasks: list[Task]) -> None:
@@ -426,6 +442,7 @@ class PregelLoop(LoopInput, LoopStreaming):
             else None
         )
         changed = apply_writes(self.checkpoint, self.channels, tasks, next_version)
+        self._step_applied = True
         em = self.run.emitter
         if em.active and before is not None:
             changes = state_changes(self.graph.spec.channels, self.channels, before, changed)

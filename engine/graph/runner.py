@@ -189,7 +189,7 @@ async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> Non
                         task_id=task.id,
                     )
                 await _finished(em, s, task, t0, "interrupted")
-            loop.push_task_result(task, None, interrupts=gi.interrupts)
+            loop.push_task_result(task, None, interrupts=gi.interrupts, interrupted=True)
             raise
         except GraphBubbleUp:
             raise
@@ -264,7 +264,7 @@ async def run_step(loop: PregelLoop, tasks: Sequence[Task]) -> None:
         # loop: nothing else can be starved, so skip the thread hop.  Never under a
         # debugger, whose pause must be able to block the node's thread.
         run = loop.run
-        inline = run.sync_call and run.debugger is None
+        inline = run.sync_call and run.debugger is None and not loop.nested
         await run_task(loop, pending[0], inline=inline)
         return
     futures = {asyncio.ensure_future(run_task(loop, t)): t for t in pending}
