@@ -104,6 +104,7 @@ class PregelLoop(LoopInput, LoopStreaming):
         ) = None
         self._deferred_writes: list[tuple[str, list[tuple[str, Any]]]] = []
         self._step_applied = True
+        self._exit_failed = False
         if not self.nested:
             run.loop = self
 
@@ -112,6 +113,15 @@ class PregelLoop(LoopInput, LoopStreaming):
 
     async def run_to_end(self) -> Any:
         """Run until done, interrupted (suppressed at the root) or failed; returns the output."""
+        try:
+            return await self._run_to_end()
+        except BaseException:
+            self._exit_failed = True
+            raise
+        finally:
+            await self._flush_deferred()
+
+    async def _run_to_end(self) -> Any:
         try:
             await self._load()
             if await self._first():
@@ -126,8 +136,6 @@ class PregelLoop(LoopInput, LoopStreaming):
             self._apply_finished_writes()
             if not self.interrupts:
                 self._push("updates", {"__interrupt__": ()})
-        finally:
-            await self._flush_deferred()
         return self.output()
 
     def _apply_finished_writes(self) -> None:
@@ -281,7 +289,17 @@ class PregelLoop(LoopInput, LoopStreaming):
         need_next = (
             em.active or "checkpoints" in self.run.stream_modes or "debug" in self.run.stream_modes
         )
-        next_names = [t.name for t in self._plan()] if need_next else []
+        upcoming = (
+            plan_tasks(self.checkpoint, self.channels, self.graph.nodes, self.step + 1, self.ns)
+            if need_next
+            else []
+        )
+        next_names = [t.name for t in upcoming]
+        if self.durability == "exit" and self._deferred is not None:
+            first_parent = self._deferred[0]
+            parent_config = (
+                first_parent if first_parent["configurable"].get("checkpoint_id") else None
+            )
         if em.active:
             await em.emit(
                 CheckpointSaved,
@@ -304,8 +322,13 @@ class PregelLoop(LoopInput, LoopStreaming):
                     "metadata": metadata,
                     "next": next_names,
                     "tasks": [
-                        {"id": t.id, "name": t.name, "interrupts": (), "state": None}
-                        for t in self._plan()
+                        {
+                            "id": t.id,
+                            "name": t.name,
+                            "interrupts": (),
+                            "state": self._task_state_config(t),
+                        }
+                        for t in upcoming
                     ],
                 },
             )
@@ -327,6 +350,12 @@ class PregelLoop(LoopInput, LoopStreaming):
         saver = self.checkpointer
         if saver is None or self.durability != "exit":
             return
+        if self.nested and not self._exit_failed and ":" in self.ns:
+            # a subgraph that finished keeps nothing on exit (one compiled with
+            # checkpointer=True, whose namespace has no task ids, keeps its state)
+            self._deferred = None
+            self._deferred_writes = []
+            return
         if self._deferred is not None:
             parent, ckpt, meta, versions = self._deferred
             await saver.aput(parent, ckpt, meta, versions)
@@ -334,6 +363,13 @@ class PregelLoop(LoopInput, LoopStreaming):
         for task_id, writes in self._deferred_writes:
             await saver.aput_writes(self.checkpoint_config, writes, task_id)
         self._deferred_writes = []
+
+    def _task_state_config(self, task: Task) -> dict[str, Any] | None:
+        """Where a task that runs a subgraph keeps that subgraph's checkpoints."""
+        if not task.node.subgraphs or self.thread_id is None:
+            return None
+        ns = f"{self.ns}|{task.name}:{task.id}" if self.ns else f"{task.name}:{task.id}"
+        return {"configurable": {"thread_id": self.thread_id, "checkpoint_ns": ns}}
 
     def _values(self) -> dict[str, Any]:
         return {

@@ -127,6 +127,7 @@ async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> Non
         sp = task.scratchpad
         assert sp is not None
         sp.counter = 0
+        sp.subgraph_calls = 0
         config = loop.task_config(task)
         ctx = TaskContext(
             task.name, task.id, loop.step, config, sp, loop.run, loop.ns, inline=inline, loop=loop

@@ -110,6 +110,8 @@ class TaskScratchpad:
     ns: str
     resume: list[Any] = field(default_factory=list)
     counter: int = 0
+    subgraph_calls: int = 0
+    """Graphs this task has run so far in this attempt (the 2nd one nests under ``ns|1``)."""
 
     def interrupt_id(self, index: int) -> str:
         return deterministic_id("interrupt", self.ns, self.task_id, index)

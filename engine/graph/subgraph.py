@@ -110,6 +110,10 @@ async def run_subgraph(
     Interrupts and ``Command.PARENT`` propagate as exceptions to the calling task.
     """
     ns = task_ns(parent_loop.ns, parent.name, parent.task_id)
+    calls = parent.scratchpad.subgraph_calls
+    parent.scratchpad.subgraph_calls += 1
+    if calls:
+        ns = f"{ns}{NS_SEP}{calls}"
     if graph.checkpointer is True:
         ns = stable_ns(ns)
     saver = _saver_for(graph, parent_loop)
