@@ -156,7 +156,10 @@ async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> Non
             with s:
                 token = set_task(ctx)
                 try:
-                    output = await _call_node(loop, task, ctx)
+                    try:
+                        output = await _call_node(loop, task, ctx)
+                    except ParentCommand as pc:  # a graph this node called addressed ours
+                        output = pc.command
                     if isinstance(output, Command) and output.graph == Command.PARENT:
                         raise ParentCommand(
                             Command(update=output.update, goto=output.goto, resume=output.resume)
