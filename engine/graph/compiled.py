@@ -120,7 +120,7 @@ class CompiledStateGraph(StateAPI):
         durability: str | None = None,
         sync_call: bool = False,
     ) -> Any:
-        caller = calling_task()
+        caller = calling_task(config)
         if caller is not None:  # a node of a running graph calls us: run as its subgraph
             return await run_subgraph(
                 self,

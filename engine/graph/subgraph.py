@@ -59,10 +59,16 @@ def strip_task_ids(ns: str) -> str:
     )
 
 
-def calling_task() -> TaskContext | None:
-    """The task of a running graph that is calling us, if any (a node invoking a graph)."""
+def calling_task(config: dict[str, Any] | None = None) -> TaskContext | None:
+    """The task of a running graph that is calling us, if any (a node invoking a graph).
+
+    A call whose ``config`` names another thread is a separate run, not a subgraph.
+    """
     ctx = current_task()
     if ctx is None or getattr(ctx, "loop", None) is None:
+        return None
+    thread = (config or {}).get("configurable", {}).get("thread_id")
+    if thread is not None and str(thread) != str(ctx.loop.thread_id):
         return None
     return ctx
 
