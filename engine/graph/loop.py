@@ -44,6 +44,7 @@ from engine.graph.loop_stream import LoopStreaming
 from engine.graph.message_log import plain
 from engine.graph.runner import run_step
 from engine.graph.runtime import RunContext, TaskScratchpad
+from engine.graph.subgraph_replay import ReplayState
 from engine.graph.types import Interrupt
 from engine.ids import uuid7
 
@@ -69,6 +70,8 @@ class PregelLoop(LoopInput, LoopStreaming):
         durability: str = "async",
         resuming: bool | None = None,
         parent_checkpoint: dict[str, str] | None = None,
+        replay: ReplayState | None = None,
+        checkpoint_map: dict[str, str] | None = None,
     ) -> None:
         self.graph = graph
         self.input = input
@@ -81,6 +84,8 @@ class PregelLoop(LoopInput, LoopStreaming):
         self.durability = durability
         self.nested = bool(ns)
         self.forced_resuming = resuming
+        self.replay: ReplayState | None = replay
+        self.checkpoint_map: dict[str, str] = dict(checkpoint_map or {})
         self.parents: dict[str, str] = dict(parent_checkpoint or {})
         """The checkpoint ids of the enclosing graphs, by namespace (``metadata["parents"]``)."""
         self.recursion_limit = int(config.get("recursion_limit", graph.default_recursion_limit))
@@ -190,7 +195,23 @@ class PregelLoop(LoopInput, LoopStreaming):
                 "thread_id, checkpoint_ns, checkpoint_id"
             )
         saved = None
-        self.requested_checkpoint_id = None if self.nested else conf.get("checkpoint_id")
+        cmap = conf.get("checkpoint_map") or {}
+        if not self.nested:
+            self.checkpoint_map = dict(cmap)
+            # a subgraph's config (from get_state(subgraphs=True)) addresses the root through
+            # its checkpoint_map
+            self.requested_checkpoint_id = (
+                cmap.get("") if conf.get("checkpoint_ns") else conf.get("checkpoint_id")
+            )
+        else:
+            self.requested_checkpoint_id = self.checkpoint_map.get(self.ns)
+            if self.requested_checkpoint_id:
+                self.input = None  # time travel to this subgraph's own checkpoint
+            elif saver is not None and self.replay is not None:
+                saved = await self.replay.load(saver, self.thread_id, self.ns)
+                if saved is not False:
+                    self.forced_resuming = False  # re-run from the state before the replay
+                    saver = None  # loaded
         if saver is not None:
             saved = await saver.aget_tuple(
                 {
@@ -205,6 +226,8 @@ class PregelLoop(LoopInput, LoopStreaming):
                 raise ValueError(
                     f"Checkpoint {self.requested_checkpoint_id} not found in thread '{self.thread_id}'"
                 )
+        if saved is False:
+            saved = None
         self.saved = saved
         if saved is not None:
             self.checkpoint = copy_checkpoint(saved.checkpoint)

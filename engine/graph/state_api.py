@@ -25,7 +25,7 @@ from engine.graph.algo import Task, apply_writes, compute_writes, plan_tasks
 from engine.graph.channels import MISSING, BaseChannel
 from engine.graph.errors import InvalidUpdateError
 from engine.graph.message_log import plain
-from engine.graph.subgraph_state import SAVER_KEY, SubgraphStateAPI
+from engine.graph.subgraph_state import SAVER_KEY, SubgraphStateAPI, with_checkpoint_map
 from engine.graph.types import END, START, Interrupt, PregelTask, StateSnapshot
 from engine.ids import new_run_id, uuid7
 from engine.serde import to_jsonable
@@ -115,10 +115,10 @@ class StateAPI(SubgraphStateAPI):
         return StateSnapshot(
             values=self._state_values(channels),
             next=next_names,
-            config=saved.config,
+            config=with_checkpoint_map(saved.config, saved.metadata),
             metadata=dict(saved.metadata),
             created_at=checkpoint["ts"] or None,
-            parent_config=saved.parent_config,
+            parent_config=with_checkpoint_map(saved.parent_config, saved.metadata),
             tasks=tuple(ptasks),
             interrupts=tuple(all_interrupts),
         )

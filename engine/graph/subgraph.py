@@ -167,6 +167,8 @@ async def run_subgraph(
             durability=parent_loop.durability,
             resuming=resuming,
             parent_checkpoint={**parent_loop.parents, parent_loop.ns: parent_loop.checkpoint["id"]},
+            replay=parent_loop.replay,
+            checkpoint_map=parent_loop.checkpoint_map,
         )
         return await loop.run_to_end()
     finally:

@@ -13,10 +13,23 @@ if TYPE_CHECKING:
     from engine.checkpoint.base import BaseCheckpointSaver
     from engine.graph.algo import PregelNode
 
-__all__ = ["SAVER_KEY", "SubgraphStateAPI"]
+__all__ = ["SAVER_KEY", "SubgraphStateAPI", "with_checkpoint_map"]
 
 SAVER_KEY = "__pregel_checkpointer"
 """``configurable`` key through which a parent lends its saver to a subgraph's state methods."""
+
+
+def with_checkpoint_map(
+    config: dict[str, Any] | None, metadata: Any
+) -> dict[str, Any] | None:
+    """A subgraph checkpoint's config also names the checkpoint of each enclosing graph
+    (``checkpoint_map``: namespace -> checkpoint id), so it can address the whole stack."""
+    parents = (metadata or {}).get("parents") if config is not None else None
+    if not parents or config is None:
+        return config
+    conf = config.get("configurable", {})
+    cmap = {**parents, conf.get("checkpoint_ns", ""): conf.get("checkpoint_id")}
+    return {**config, "configurable": {**conf, "checkpoint_map": cmap}}
 
 
 class SubgraphStateAPI:
