@@ -182,7 +182,7 @@ class StateAPI(SubgraphStateAPI):
 
         latest: dict[str, int] = {}
         for node, chans in seen.items():
-            if node in self.nodes and node != START and chans:
+            if node in self.nodes and chans:
                 latest[node] = max(version_number(v) for v in chans.values())
         if not latest:
             if not any(seen.values()):
