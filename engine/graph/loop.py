@@ -332,6 +332,8 @@ class PregelLoop(LoopInput, LoopStreaming):
                 source=source,
                 next=next_names,
                 writer_nodes=writer_nodes or [],
+                checkpoint_ns=self.ns,
+                parents=dict(self.parents),
             )
         if self.run.stream is not None and (
             "checkpoints" in self.run.stream_modes or "debug" in self.run.stream_modes
