@@ -341,7 +341,9 @@ class CompiledStateGraph(StateAPI):
     ) -> Iterator[Any]:
         caller = calling_task()
         if caller is not None:  # a node streams a graph: run it as a subgraph, then hand over
-            return iter(run_nested_sync(lambda: _collect(self.astream(input, config, **kwargs)), caller))
+            return iter(
+                run_nested_sync(lambda: _collect(self.astream(input, config, **kwargs)), caller)
+            )
         return iter_sync(self.astream(input, config, _sync_call=True, **kwargs))
 
     async def astream_events(

@@ -115,7 +115,7 @@ class StateAPI(SubgraphStateAPI):
         return StateSnapshot(
             values=self._state_values(channels),
             next=next_names,
-            config=with_checkpoint_map(saved.config, saved.metadata),
+            config=with_checkpoint_map(saved.config, saved.metadata) or saved.config,
             metadata=dict(saved.metadata),
             created_at=checkpoint["ts"] or None,
             parent_config=with_checkpoint_map(saved.parent_config, saved.metadata),

@@ -82,7 +82,10 @@ def _saver_for(graph: CompiledStateGraph, parent_loop: PregelLoop) -> BaseCheckp
 
 
 def _stream_for(
-    prun: RunContext, local: Callable[[str, Any, str], None] | None, local_modes: frozenset[str], ns: str
+    prun: RunContext,
+    local: Callable[[str, Any, str], None] | None,
+    local_modes: frozenset[str],
+    ns: str,
 ) -> tuple[Callable[[str, Any, str], None] | None, frozenset[str]]:
     """The subgraph's stream: the parent's consumers, plus a local ``stream()`` consumer of a
     graph a node streams itself (it sees namespaces relative to that graph)."""

@@ -32,7 +32,7 @@ class ReplayState:
 
     async def load(
         self, saver: BaseCheckpointSaver, thread_id: str | None, ns: str
-    ) -> CheckpointTuple | None | Literal[False]:
+    ) -> CheckpointTuple | Literal[False] | None:
         """The checkpoint to start from, None for none, or False: load the newest as usual."""
         if not self.first_visit(ns):
             return False

@@ -19,9 +19,7 @@ SAVER_KEY = "__pregel_checkpointer"
 """``configurable`` key through which a parent lends its saver to a subgraph's state methods."""
 
 
-def with_checkpoint_map(
-    config: dict[str, Any] | None, metadata: Any
-) -> dict[str, Any] | None:
+def with_checkpoint_map(config: dict[str, Any] | None, metadata: Any) -> dict[str, Any] | None:
     """A subgraph checkpoint's config also names the checkpoint of each enclosing graph
     (``checkpoint_map``: namespace -> checkpoint id), so it can address the whole stack."""
     parents = (metadata or {}).get("parents") if config is not None else None
@@ -47,8 +45,10 @@ class SubgraphStateAPI:
         one needs ``recurse=True``.
         """
         for name, node in self.nodes.items():
-            if namespace is not None and namespace != name and not namespace.startswith(
-                name + NS_SEP
+            if (
+                namespace is not None
+                and namespace != name
+                and not namespace.startswith(name + NS_SEP)
             ):
                 continue
             graph = node.subgraphs[0] if node.subgraphs else None

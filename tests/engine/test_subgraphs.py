@@ -136,9 +136,10 @@ def test_get_state_nests_snapshots_and_routes_namespaced_configs() -> None:
     assert nested.values == {"trail": ["x"]}
     # the parent answers for its subgraph's namespace
     assert g.get_state(sub_config).values == {"trail": ["x"]}
-    assert nested.config["configurable"]["checkpoint_map"][""] == flat.config["configurable"][
-        "checkpoint_id"
-    ]
+    assert (
+        nested.config["configurable"]["checkpoint_map"][""]
+        == flat.config["configurable"]["checkpoint_id"]
+    )
     assert nested.metadata["parents"] == {"": flat.config["configurable"]["checkpoint_id"]}
 
 
