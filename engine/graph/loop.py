@@ -45,6 +45,7 @@ from engine.graph.message_log import plain
 from engine.graph.runner import run_step
 from engine.graph.runtime import RunContext, TaskScratchpad
 from engine.graph.subgraph_replay import ReplayState
+from engine.graph.subgraph_state import with_checkpoint_map
 from engine.graph.types import Interrupt
 from engine.ids import uuid7
 
@@ -341,8 +342,8 @@ class PregelLoop(LoopInput, LoopStreaming):
             self._push(
                 "checkpoints",
                 {
-                    "config": config,
-                    "parent_config": parent_config,
+                    "config": with_checkpoint_map(config, metadata),
+                    "parent_config": with_checkpoint_map(parent_config, metadata),
                     "values": self._values(),
                     "metadata": metadata,
                     "next": next_names,
