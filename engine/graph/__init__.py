@@ -12,6 +12,7 @@ from engine.graph.channels import (
 )
 from engine.graph.channels_delta import DeltaChannel
 from engine.graph.compiled import CompiledStateGraph, RunStopped
+from engine.graph.config_types import RunnableConfig
 from engine.graph.drawing import DrawableGraph
 from engine.graph.errors import (
     CheckpointError,
@@ -76,6 +77,7 @@ __all__ = [
     "PrivateStateAttr",
     "RetryPolicy",
     "RunStopped",
+    "RunnableConfig",
     "Runtime",
     "Send",
     "StateGraph",
