@@ -340,6 +340,11 @@ class CheckpointSaved(EventBase):
     next: list[str] = Field(default_factory=list)
     writer_nodes: list[str] = Field(default_factory=list)
     """The nodes whose writes produced this checkpoint."""
+    checkpoint_ns: str = ""
+    """The namespace the checkpoint is saved under ("" for the root graph; a subgraph's is
+    ``node:task_id`` joined by ``|``, without task ids for ``checkpointer=True`` subgraphs)."""
+    parents: dict[str, str] = Field(default_factory=dict)
+    """For a subgraph checkpoint: the checkpoint id of each enclosing graph, by namespace."""
 
 
 class InterruptRaised(EventBase):

@@ -64,6 +64,8 @@ class PregelNode:
     call_kwargs: frozenset[str] = frozenset()
     is_async: bool = False
     metadata: dict[str, Any] = field(default_factory=dict)
+    subgraphs: list[Any] = field(default_factory=list)
+    """The graph this node runs or calls (at most one; see ``engine.graph.subgraph_detect``)."""
 
 
 @dataclass

@@ -138,9 +138,10 @@ async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> Non
         sp = task.scratchpad
         assert sp is not None
         sp.counter = 0
+        sp.subgraph_calls = 0
         config = loop.task_config(task)
         ctx = TaskContext(
-            task.name, task.id, loop.step, config, sp, loop.run, loop.ns, inline=inline
+            task.name, task.id, loop.step, config, sp, loop.run, loop.ns, inline=inline, loop=loop
         )
         ctx.runtime = Runtime(
             context=loop.run.context, store=loop.run.store, stream_writer=_make_writer(loop, task)
@@ -169,7 +170,10 @@ async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> Non
                 try:
                     if callbacks is not None:
                         callbacks.start(task.input)
-                    output = await _call_node(loop, task, ctx)
+                    try:
+                        output = await _call_node(loop, task, ctx)
+                    except ParentCommand as pc:  # a graph this node called addressed ours
+                        output = pc.command
                     if callbacks is not None:
                         callbacks.end(output)
                     if isinstance(output, Command) and output.graph == Command.PARENT:
@@ -207,7 +211,7 @@ async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> Non
                         task_id=task.id,
                     )
                 await _finished(em, s, task, t0, "interrupted")
-            loop.push_task_result(task, None, interrupts=gi.interrupts)
+            loop.push_task_result(task, None, interrupts=gi.interrupts, interrupted=True)
             raise
         except GraphBubbleUp as bubble:
             if callbacks is not None:
@@ -286,7 +290,7 @@ async def run_step(loop: PregelLoop, tasks: Sequence[Task]) -> None:
         # loop: nothing else can be starved, so skip the thread hop.  Never under a
         # debugger, whose pause must be able to block the node's thread.
         run = loop.run
-        inline = run.sync_call and run.debugger is None
+        inline = run.sync_call and run.debugger is None and not loop.nested
         await run_task(loop, pending[0], inline=inline)
         return
     futures = {asyncio.ensure_future(run_task(loop, t)): t for t in pending}
