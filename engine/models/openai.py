@@ -236,6 +236,7 @@ class OpenAIChatModel(BaseChatModel):
         message_id = str(uuid.uuid4())
         chunks: list[AIMessageChunk] = []
         error: ChatModelError | None = None
+        finished = False
         try:
             stream = await self._client().chat.completions.create(**params)
             async with stream:
@@ -244,10 +245,18 @@ class OpenAIChatModel(BaseChatModel):
                     if chunk is None:
                         continue
                     chunks.append(chunk)
+                    finished = finished or "finish_reason" in chunk.response_metadata
                     if chunk.content or chunk.tool_call_chunks:
                         yield chunk
         except (openai.OpenAIError, json.JSONDecodeError) as exc:
             error = self._translate(exc, request)
+        if error is None and chunks and not finished:
+            # The connection closed without a finish_reason: the text so far is a fragment.
+            error = ModelConnectionError(
+                f"the stream from model {self.model_name!r} at {_display_url(self.base_url)} "
+                f"ended before the reply was complete (no finish_reason; the connection "
+                f"was dropped after {len(chunks)} chunk(s))"
+            )
         if error is not None:
             raise error
         final = collect(chunks)
