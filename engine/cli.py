@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import TextIO
 
 from engine.cli_prompt import Console
-from engine.cli_render import TreeRenderer
 from engine.cli_run import EXIT_OK, EXIT_USAGE, RunOptions, run_agent
-from engine.recording import Session, SessionError
+from engine.cli_session import cmd_export, cmd_replay
+from engine.recording import SessionError
 
 __all__ = ["DEFAULT_SCENARIO", "DEMO_TEXT", "build_parser", "main"]
 
@@ -196,49 +196,6 @@ def cmd_studio(argv: list[str], spec: str | None, console: Console) -> int:
     return int(result or 0)
 
 
-def cmd_replay(args: argparse.Namespace, console: Console) -> int:
-    renderer = TreeRenderer(color=use_color(args.color, console.stdout))
-    with Session.open(args.session) as session:
-        runs = session.runs()
-        if args.run is not None:
-            runs = [session.run(args.run)]
-        total = 0
-        for run in runs:
-            for ev in session.iter_events(run.run_id):
-                total += 1
-                line = renderer.line(ev)
-                if line is not None:
-                    console.out(line)
-        console.out(f"{len(runs)} run(s), {total} event(s) from {session.path}")
-    return EXIT_OK
-
-
-def cmd_export(args: argparse.Namespace, console: Console) -> int:
-    with Session.open(args.session) as session:
-        out: TextIO = open(args.output, "w", encoding="utf-8") if args.output else console.stdout  # noqa: SIM115
-        try:
-            if args.format == "jsonl":
-                for text in session.iter_event_json(args.run):
-                    out.write(text + "\n")
-            else:
-                runs = [session.run(args.run)] if args.run else session.runs()
-                if not runs:
-                    raise SessionError(f"{session.path} has no runs", path=session.path)
-                graph = session.drawable(runs[-1].run_id)
-                if graph is None:
-                    raise SessionError(
-                        f"{session.path}: run {runs[-1].run_id} has no recorded graph shape",
-                        path=session.path,
-                    )
-                out.write(graph.draw_mermaid())
-        finally:
-            if out is not console.stdout:
-                out.close()
-            else:
-                out.flush()
-    return EXIT_OK
-
-
 def main(
     argv: Sequence[str] | None = None,
     *,
@@ -279,7 +236,7 @@ def main(
             )
             return run_agent(opts, console)
         if args.command == "replay":
-            return cmd_replay(args, console)
+            return cmd_replay(args, console, color=use_color(args.color, console.stdout))
         return cmd_export(args, console)
     except (SessionError, KeyError) as exc:
         console.err(f"stepwise: {exc.args[0] if isinstance(exc, KeyError) else exc}")
