@@ -19,7 +19,7 @@ from engine.cli_prompt import Console
 from engine.cli_render import TreeRenderer
 from engine.recording import Session, SessionError
 
-__all__ = ["cmd_export", "cmd_replay", "atomic_output", "skipped_line"]
+__all__ = ["atomic_output", "cmd_export", "cmd_replay", "skipped_line"]
 
 EXIT_OK = 0
 

@@ -33,7 +33,7 @@ def _damage_rows(path: Path, count: int) -> None:
 
 def test_export_onto_its_own_input_is_refused_and_the_session_survives(session: Path) -> None:
     before = session.read_bytes()
-    code, out, err = run_cli("export", str(session), "--format", "jsonl", "-o", str(session))
+    code, _, err = run_cli("export", str(session), "--format", "jsonl", "-o", str(session))
     assert code == 2
     assert err.strip().count("\n") == 0 and "is the session being exported" in err
     assert session.read_bytes() == before
@@ -54,9 +54,7 @@ def test_export_writes_a_complete_file_and_no_leftovers(session: Path, tmp_path:
 def test_export_to_a_bad_place_is_a_one_line_error(
     session: Path, tmp_path: Path, where: str
 ) -> None:
-    code, _, err = run_cli(
-        "export", str(session), "--format", "jsonl", "-o", str(tmp_path / where)
-    )
+    code, _, err = run_cli("export", str(session), "--format", "jsonl", "-o", str(tmp_path / where))
     assert code == 2
     assert err.startswith("stepwise: ") and err.count("\n") == 1
     assert "Traceback" not in err

@@ -7,7 +7,13 @@ import pytest
 from engine.middleware import retry_policy
 from engine.middleware.model_retry import ModelRetryMiddleware
 from engine.models import RateLimitError
-from tests.engine.middleware.helpers import Flaky, ai_answer, captured_events, model_request, of_kind
+from tests.engine.middleware.helpers import (
+    Flaky,
+    ai_answer,
+    captured_events,
+    model_request,
+    of_kind,
+)
 
 
 def _limited(seconds: float | None) -> RateLimitError:
