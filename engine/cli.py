@@ -8,6 +8,7 @@
                  [--break-tool NAME ...] [--break-on-failure] [--break-when EXPR ...] --headless
     stepwise replay SESSION [--run RUN_ID]
     stepwise export SESSION --format jsonl|mermaid [--run RUN_ID] [-o FILE]
+    stepwise unlock SESSION [--thread ID]   break a thread lease left by a run that is gone
 
 Without a display (no DISPLAY / WAYLAND_DISPLAY and no QT_QPA_PLATFORM on Linux), or while the
 studio is not installed, the studio commands say so in one line and run headless instead.
@@ -27,7 +28,7 @@ from typing import TextIO
 
 from engine.cli_prompt import Console
 from engine.cli_run import EXIT_OK, EXIT_USAGE, RunOptions, run_agent
-from engine.cli_session import cmd_export, cmd_replay
+from engine.cli_session import cmd_export, cmd_replay, cmd_unlock
 from engine.recording import SessionError
 
 __all__ = ["DEFAULT_SCENARIO", "DEMO_TEXT", "build_parser", "main"]
@@ -116,6 +117,10 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--format", choices=("jsonl", "mermaid"), required=True)
     ex.add_argument("--run", metavar="RUN_ID", help="only this run (mermaid: default the last run)")
     ex.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
+
+    un = sub.add_parser("unlock", help="break thread leases left by runs that are gone")
+    un.add_argument("session", help="a .stepwise (or checkpoint) file")
+    un.add_argument("--thread", metavar="ID", help="only this thread (default: every thread)")
     return p
 
 
@@ -235,6 +240,8 @@ def main(
                 color=use_color(args.color, console.stdout),
             )
             return run_agent(opts, console)
+        if args.command == "unlock":
+            return cmd_unlock(args, console)
         if args.command == "replay":
             return cmd_replay(args, console, color=use_color(args.color, console.stdout))
         return cmd_export(args, console)

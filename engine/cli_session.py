@@ -11,15 +11,18 @@ import argparse
 import contextlib
 import os
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TextIO
 
+from engine.checkpoint import SqliteSaver
 from engine.cli_prompt import Console
 from engine.cli_render import TreeRenderer
+from engine.graph.errors import CheckpointError
 from engine.recording import Session, SessionError
 
-__all__ = ["atomic_output", "cmd_export", "cmd_replay", "skipped_line"]
+__all__ = ["atomic_output", "cmd_export", "cmd_replay", "cmd_unlock", "skipped_line"]
 
 EXIT_OK = 0
 
@@ -142,4 +145,29 @@ def cmd_export(args: argparse.Namespace, console: Console) -> int:
                 skipped = _write_export(args, session, out)
     if skipped:
         console.err(skipped_line(skipped))
+    return EXIT_OK
+
+
+def cmd_unlock(args: argparse.Namespace, console: Console) -> int:
+    """Remove thread leases (``--thread``: one thread's) and say whose they were."""
+    path = Path(args.session)
+    if not path.is_file():
+        raise SessionError(f"{path} does not exist", path=path)
+    try:
+        saver = SqliteSaver(path, heartbeat=False)
+    except CheckpointError as exc:
+        raise SessionError(str(exc), path=path) from exc
+    try:
+        broken = saver.break_leases(args.thread)
+    finally:
+        saver.close()
+    if not broken:
+        where = f" (thread {args.thread})" if args.thread else ""
+        console.out(f"no locked threads in {path}{where}")
+    now = time.time()
+    for lease in broken:
+        console.out(
+            f"unlocked thread {lease.thread_id} (run {lease.owner}, pid {lease.pid} on "
+            f"{lease.host}, last heartbeat {max(0.0, now - lease.heartbeat):.0f} s ago)"
+        )
     return EXIT_OK

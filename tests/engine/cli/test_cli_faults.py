@@ -111,3 +111,24 @@ def test_replay_of_a_run_killed_midway_says_it_never_finished(session: Path) -> 
     code, out, _ = run_cli("replay", str(session))
     assert code == 0
     assert f"run {run_id} never finished" in out.splitlines()[-2]
+
+
+def test_unlock_breaks_a_stale_lease(session: Path) -> None:
+    from engine.checkpoint import SqliteSaver
+
+    holder = SqliteSaver(session, heartbeat=False)
+    holder.acquire_thread("t1", "run-old")
+    holder.conn.execute("UPDATE thread_leases SET host='another-host'")
+    holder.close()
+    code, out, err = run_cli(
+        "run", f"{AGENTS}:agent", "--input", "again", "--thread", "t1", "--session", str(session)
+    )
+    assert code != 0 and "stepwise unlock" in out + err
+    code, out, err = run_cli("unlock", str(session), "--thread", "t1")
+    assert (code, err) == (0, "")
+    assert "unlocked thread t1 (run run-old, pid" in out and "another-host" in out
+    assert run_cli("unlock", str(session))[1].strip() == f"no locked threads in {session}"
+    code, _, err = run_cli(
+        "run", f"{AGENTS}:agent", "--input", "again", "--thread", "t1", "--session", str(session)
+    )
+    assert (code, err) == (0, "")
