@@ -20,6 +20,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass
 
 __all__ = ["DEFAULT_LEASE_TTL", "LeaseInfo", "SqliteLeases"]
@@ -116,11 +117,14 @@ class SqliteLeases:
         return None
 
     def release(self, thread_id: str, owner: str) -> None:
+        """Give the thread back.  If the file cannot be written (disk full) the lease stays
+        but is no longer renewed, so it expires after ``ttl`` instead of hiding the real error."""
         with self.lock:
             self._held.pop(thread_id, None)
-            self.conn.execute(
-                "DELETE FROM thread_leases WHERE thread_id=? AND owner=?", (thread_id, owner)
-            )
+            with suppress(sqlite3.Error):
+                self.conn.execute(
+                    "DELETE FROM thread_leases WHERE thread_id=? AND owner=?", (thread_id, owner)
+                )
 
     def holder(self, thread_id: str) -> str | None:
         """The owner of a live lease on the thread, if any."""

@@ -13,6 +13,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from engine.checkpoint.base import SCHEMA_VERSION, BaseCheckpointSaver, StoredRow
@@ -132,38 +133,47 @@ class SqliteSaver(BaseCheckpointSaver):
         except sqlite3.DatabaseError as exc:
             raise CheckpointError(f"Cannot read checkpoints from {self.path}: {exc}") from exc
 
+    @contextmanager
+    def _writing(self, what: str, *, transaction: bool = True) -> Iterator[sqlite3.Cursor]:
+        """A write (in one transaction); SQLite errors become ``CheckpointError`` naming the file.
+
+        SQLite rolls back by itself on some errors (a full disk, I/O errors), so ROLLBACK is
+        sent only while a transaction is still open, and its own failure never hides the cause.
+        """
+        with self._lock:
+            cur = self.conn.cursor()
+            try:
+                if transaction:
+                    cur.execute("BEGIN")
+                yield cur
+                if transaction:
+                    cur.execute("COMMIT")
+            except BaseException as exc:
+                if self.conn.in_transaction:
+                    with suppress(sqlite3.Error):
+                        cur.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.Error):
+                    raise CheckpointError(f"Cannot {what} in {self.path}: {exc}") from exc
+                raise
+
     def _put_row(
         self, row: StoredRow, blobs: list[tuple[str, str, str]], superseded: str | None = None
     ) -> None:
-        with self._lock:
-            cur = self.conn.cursor()
-            cur.execute("BEGIN")
-            try:
-                if blobs:
-                    cur.executemany(
-                        "INSERT OR REPLACE INTO checkpoint_blobs VALUES (?, ?, ?, ?, ?)",
-                        [(row.thread_id, row.ns, ch, ver, text) for ch, ver, text in blobs],
-                    )
-                if superseded is not None:
-                    cur.execute(
-                        "DELETE FROM checkpoint_writes WHERE thread_id=? AND ns=? AND checkpoint_id=?",
-                        (row.thread_id, row.ns, superseded),
-                    )
-                cur.execute(
-                    "INSERT OR REPLACE INTO checkpoints VALUES (?, ?, ?, ?, ?, ?)",
-                    (
-                        row.thread_id,
-                        row.ns,
-                        row.checkpoint_id,
-                        row.parent_id,
-                        row.body,
-                        row.metadata,
-                    ),
+        with self._writing(f"save checkpoint {row.checkpoint_id}") as cur:
+            if blobs:
+                cur.executemany(
+                    "INSERT OR REPLACE INTO checkpoint_blobs VALUES (?, ?, ?, ?, ?)",
+                    [(row.thread_id, row.ns, ch, ver, text) for ch, ver, text in blobs],
                 )
-                cur.execute("COMMIT")
-            except BaseException:
-                cur.execute("ROLLBACK")
-                raise
+            if superseded is not None:
+                cur.execute(
+                    "DELETE FROM checkpoint_writes WHERE thread_id=? AND ns=? AND checkpoint_id=?",
+                    (row.thread_id, row.ns, superseded),
+                )
+            cur.execute(
+                "INSERT OR REPLACE INTO checkpoints VALUES (?, ?, ?, ?, ?, ?)",
+                (row.thread_id, row.ns, row.checkpoint_id, row.parent_id, row.body, row.metadata),
+            )
 
     def _get_row(self, thread_id: str, ns: str, checkpoint_id: str | None) -> StoredRow | None:
         if checkpoint_id is None:
@@ -217,8 +227,8 @@ class SqliteSaver(BaseCheckpointSaver):
         task_id: str,
         writes: list[tuple[int, str, str]],
     ) -> None:
-        with self._lock:
-            self.conn.executemany(
+        with self._writing(f"save pending writes of checkpoint {checkpoint_id}") as cur:
+            cur.executemany(
                 "INSERT OR REPLACE INTO checkpoint_writes VALUES (?, ?, ?, ?, ?, ?, ?)",
                 [
                     (thread_id, ns, checkpoint_id, task_id, idx, ch, text)
@@ -237,9 +247,9 @@ class SqliteSaver(BaseCheckpointSaver):
         return [(str(a), str(b), str(c)) for a, b, c in rows]
 
     def _delete_thread(self, thread_id: str) -> None:
-        with self._lock:
+        with self._writing(f"delete thread {thread_id}") as cur:
             for table in ("checkpoints", "checkpoint_blobs", "checkpoint_writes", "thread_leases"):
-                self.conn.execute(f"DELETE FROM {table} WHERE thread_id=?", (thread_id,))
+                cur.execute(f"DELETE FROM {table} WHERE thread_id=?", (thread_id,))
 
     # -- leases across processes ---------------------------------------------------------------
 

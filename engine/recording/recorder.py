@@ -164,7 +164,7 @@ class SessionRecorder:
                 return
             self._pending.append((event, shape))
             self._queued += 1
-        if event.kind == "run.finished":
+        if event.kind in ("run.started", "run.finished"):  # a run's row is written at once
             self._wake.set()
 
     # -- flushing and closing ------------------------------------------------------------------
