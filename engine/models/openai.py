@@ -8,7 +8,10 @@ Works with OpenAI itself and with compatible servers (Ollama, vLLM, LM Studio, l
 ``base_url`` and ``api_key`` default to ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``.  Retries
 are off (``max_retries=0``): retrying is a middleware decision.  SDK errors become the types
 in ``engine.models.errors``.  The API key is kept in a ``SecretStr``: it never appears in a
-repr, and every error message is redacted before it is raised.
+repr, and every error message is redacted before it is raised.  The key, every header value
+(``default_headers=``, ``extra_headers=``) and the credentials of a ``base_url``
+(``https://user:password@host``) are registered with ``engine.redaction``, which keeps them out
+of errors, events and session files.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import os
 import threading
 import uuid
 import weakref
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -48,6 +51,7 @@ from engine.models.openai_format import (
     to_openai_tools,
 )
 from engine.models.streaming import collect
+from engine.redaction import register_headers, register_secret, register_url
 
 __all__ = ["LOCAL_API_KEY", "OpenAIChatModel"]
 
@@ -108,10 +112,16 @@ class OpenAIChatModel(BaseChatModel):
         max_retries: int = 0,
         profile: ModelProfile | None = None,
         stream_usage: bool = True,
+        default_headers: Mapping[str, str] | None = None,
         **model_settings: Any,
     ) -> None:
         super().__init__(model, profile=profile, **model_settings)
         self.base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
+        self.default_headers = dict(default_headers or {})
+        # every credential this model is given is scrubbed from errors, events and files
+        register_url(self.base_url)
+        register_headers(self.default_headers)
+        register_headers(model_settings.get("extra_headers"))
         key = api_key or os.environ.get("OPENAI_API_KEY")
         if not key:
             if self.base_url is None:
@@ -121,6 +131,7 @@ class OpenAIChatModel(BaseChatModel):
                 )
             key = LOCAL_API_KEY
         self._api_key = SecretStr(key)
+        register_secret(key if key != LOCAL_API_KEY else None)
         self.timeout = timeout
         self.max_retries = max_retries
         self.stream_usage = stream_usage
@@ -149,6 +160,7 @@ class OpenAIChatModel(BaseChatModel):
                     base_url=self.base_url,
                     timeout=self.timeout,
                     max_retries=self.max_retries,
+                    default_headers=self.default_headers or None,
                 )
                 self._clients[loop] = client
             return client
@@ -176,6 +188,7 @@ class OpenAIChatModel(BaseChatModel):
         if request.response_format is not None:
             params["response_format"] = request.response_format
         extra: dict[str, Any] = {}
+        register_headers(request.settings.get("extra_headers"))
         for key, value in request.settings.items():
             if key in _RESERVED:
                 raise ValueError(f"{key!r} cannot be a model setting (the model sets it)")

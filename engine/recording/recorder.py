@@ -34,6 +34,7 @@ from engine.checkpoint.sqlite import SqliteSaver, open_sqlite
 from engine.events import SPAN_CLOSERS, SPAN_OPENERS, EventBase
 from engine.graph.errors import CheckpointError
 from engine.recording.schema import SessionError, check_recordable, create_tables
+from engine.redaction import scrub
 from engine.serde import to_jsonable
 
 __all__ = ["SessionRecorder"]
@@ -53,17 +54,19 @@ class _Graph(Protocol):
 
 
 def event_json(ev: EventBase) -> str:
-    """The event as JSON text (never raises: odd payloads fall back to a display rendering)."""
+    """The event as JSON text (never raises: odd payloads fall back to a display rendering).
+
+    Registered secrets (``engine.redaction``) are scrubbed out."""
     try:
-        return ev.model_dump_json(warnings=False)
+        return scrub(ev.model_dump_json(warnings=False))
     except Exception:
-        return json.dumps(to_jsonable(dict(ev.__dict__)), ensure_ascii=False)
+        return scrub(json.dumps(to_jsonable(dict(ev.__dict__)), ensure_ascii=False))
 
 
 def _dumps(value: Any) -> str | None:
     if value is None:
         return None
-    return json.dumps(to_jsonable(value), ensure_ascii=False, separators=(",", ":"))
+    return scrub(json.dumps(to_jsonable(value), ensure_ascii=False, separators=(",", ":")))
 
 
 class SessionRecorder:
