@@ -5,6 +5,10 @@ Works with OpenAI itself and with compatible servers (Ollama, vLLM, LM Studio, l
     OpenAIChatModel("gpt-4o-mini")                                   # OPENAI_API_KEY from env
     OpenAIChatModel("llama3.2", base_url="http://localhost:11434/v1")  # no key needed
 
+``timeout`` limits each network read (a server that keeps dripping bytes never trips it);
+``deadline`` (seconds, also a per-call setting) limits the whole call, stream included, and
+raises ``ModelTimeoutError`` when it passes.
+
 ``base_url`` and ``api_key`` default to ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``.  Retries
 are off (``max_retries=0``): retrying is a middleware decision.  SDK errors become the types
 in ``engine.models.errors``.  The API key is kept in a ``SecretStr``: it never appears in a
@@ -113,6 +117,7 @@ class OpenAIChatModel(BaseChatModel):
         profile: ModelProfile | None = None,
         stream_usage: bool = True,
         default_headers: Mapping[str, str] | None = None,
+        deadline: float | None = None,
         **model_settings: Any,
     ) -> None:
         super().__init__(model, profile=profile, **model_settings)
@@ -133,6 +138,9 @@ class OpenAIChatModel(BaseChatModel):
         self._api_key = SecretStr(key)
         register_secret(key if key != LOCAL_API_KEY else None)
         self.timeout = timeout
+        if deadline is not None and deadline <= 0:
+            raise ValueError("deadline must be > 0 seconds (or None)")
+        self.deadline = deadline
         self.max_retries = max_retries
         self.stream_usage = stream_usage
         self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, openai.AsyncOpenAI] = (
@@ -190,6 +198,8 @@ class OpenAIChatModel(BaseChatModel):
         extra: dict[str, Any] = {}
         register_headers(request.settings.get("extra_headers"))
         for key, value in request.settings.items():
+            if key == "deadline":  # ours, not the server's
+                continue
             if key in _RESERVED:
                 raise ValueError(f"{key!r} cannot be a model setting (the model sets it)")
             if key in _KNOWN:
@@ -233,27 +243,55 @@ class OpenAIChatModel(BaseChatModel):
             )
         return ChatModelError(redact(f"{where} failed: {type(exc).__name__}: {exc}", secrets))
 
+    def _deadline(self, request: ChatRequest) -> float | None:
+        value = request.settings.get("deadline", self.deadline)
+        return None if value is None else float(value)
+
+    def _late(self, limit: float) -> ModelTimeoutError:
+        return ModelTimeoutError(
+            f"model {self.model_name!r} at {_display_url(self.base_url)} did not finish within "
+            f"its deadline of {limit:g}s"
+        )
+
     async def _agenerate(self, request: ChatRequest) -> AIMessage:
         params = self.request_params(request, stream=False)
+        limit = self._deadline(request)
         error: ChatModelError | None = None
         try:
-            completion = await self._client().chat.completions.create(**params)
+            call = self._client().chat.completions.create(**params)
+            completion = await (call if limit is None else asyncio.wait_for(call, limit))
         except (openai.OpenAIError, json.JSONDecodeError) as exc:
             error = self._translate(exc, request)
+        except TimeoutError:
+            error = self._late(limit or 0.0)
         else:
             return from_completion(completion, str(uuid.uuid4()))
         raise error  # outside the handler: the SDK error (which may quote the key) is not chained
 
     async def _astream(self, request: ChatRequest) -> AsyncIterator[AIMessage]:
         params = self.request_params(request, stream=True)
+        limit = self._deadline(request)
+        loop = asyncio.get_running_loop()
+        ends = None if limit is None else loop.time() + limit
+
+        async def within(awaitable: Any) -> Any:
+            if ends is None:
+                return await awaitable
+            return await asyncio.wait_for(awaitable, max(0.0, ends - loop.time()))
+
         message_id = str(uuid.uuid4())
         chunks: list[AIMessageChunk] = []
         error: ChatModelError | None = None
         finished = False
         try:
-            stream = await self._client().chat.completions.create(**params)
+            stream = await within(self._client().chat.completions.create(**params))
             async with stream:
-                async for raw in stream:
+                items = aiter(stream)
+                while True:
+                    try:
+                        raw = await within(anext(items))
+                    except StopAsyncIteration:
+                        break
                     chunk = delta_to_chunk(raw, message_id)
                     if chunk is None:
                         continue
@@ -263,6 +301,8 @@ class OpenAIChatModel(BaseChatModel):
                         yield chunk
         except (openai.OpenAIError, json.JSONDecodeError) as exc:
             error = self._translate(exc, request)
+        except TimeoutError:
+            error = self._late(limit or 0.0)
         if error is None and chunks and not finished:
             # The connection closed without a finish_reason: the text so far is a fragment.
             error = ModelConnectionError(

@@ -8,7 +8,7 @@ from engine.agents import create_agent
 from engine.events import EventBase
 from engine.messages import HumanMessage
 from engine.middleware.builtins import ModelRetryMiddleware
-from engine.models import ModelConnectionError, OpenAIChatModel
+from engine.models import ModelConnectionError, ModelTimeoutError, OpenAIChatModel
 from tests.fixtures.openai_server import FakeOpenAIServer, Reply
 
 
@@ -56,3 +56,31 @@ async def test_complete_stream_still_passes(
     openai_server.reply_text("fine")
     parts = [c async for c in model.astream(["hi"])]
     assert parts[-1].text == "fine"
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_deadline_bounds_the_whole_call(
+    openai_server: FakeOpenAIServer, stream: bool
+) -> None:
+    # each read is well inside the per-read timeout, but the reply never completes
+    openai_server.enqueue(Reply(content="drip drip drip drip", delay=30.0, stall_after=2))
+    model = OpenAIChatModel(
+        "slow", base_url=openai_server.base_url, api_key="sk-x-123456", timeout=60.0, deadline=0.3
+    )
+    with pytest.raises(ModelTimeoutError) as info:
+        if stream:
+            _ = [c async for c in model.astream(["hi"])]
+        else:
+            openai_server.requests.clear()
+            await model.ainvoke(["hi"], deadline=0.2)
+    assert "deadline" in str(info.value)
+    await model.aclose()
+
+
+async def test_deadline_setting_is_not_sent_to_the_server(
+    model: OpenAIChatModel, openai_server: FakeOpenAIServer
+) -> None:
+    openai_server.reply_text("quick")
+    assert (await model.ainvoke(["hi"], deadline=30)).text == "quick"
+    assert "deadline" not in openai_server.requests[0]
+    assert "deadline" not in openai_server.requests[0].get("extra_body", {})
