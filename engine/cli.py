@@ -27,7 +27,15 @@ from pathlib import Path
 from typing import TextIO
 
 from engine.cli_prompt import Console
-from engine.cli_run import EXIT_OK, EXIT_USAGE, RunOptions, run_agent
+from engine.cli_run import (
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_USAGE,
+    RunOptions,
+    exit_without_waiting,
+    is_stop_code,
+    run_agent,
+)
 from engine.cli_session import cmd_export, cmd_replay, cmd_unlock
 from engine.recording import SessionError
 
@@ -208,8 +216,28 @@ def main(
     stdout: TextIO | None = None,
     stderr: TextIO | None = None,
 ) -> int:
-    """Entry point of the ``stepwise`` console script; returns the exit code."""
-    args_list = list(sys.argv[1:] if argv is None else argv)
+    """Entry point of the ``stepwise`` console script; returns the exit code.
+
+    Called as the program (``argv`` None), a stopped run ends the process without waiting for
+    worker threads that still hang (see ``exit_without_waiting``)."""
+    if argv is not None:
+        return _main(list(argv), stdin, stdout, stderr)
+    try:
+        code = _main(sys.argv[1:], stdin, stdout, stderr)
+    except KeyboardInterrupt:  # a second Ctrl+C while closing: quit, no traceback
+        code = EXIT_INTERRUPTED
+    if is_stop_code(code):
+        exit_without_waiting(code)
+    return code
+
+
+def _main(
+    args_list: list[str],
+    stdin: TextIO | None,
+    stdout: TextIO | None,
+    stderr: TextIO | None,
+) -> int:
+    args_list = list(args_list)
     console = Console(stdin or sys.stdin, stdout or sys.stdout, stderr or sys.stderr)
     parser = build_parser()
     try:
