@@ -19,6 +19,7 @@ from engine.middleware.summarization import SummarizationMiddleware
 from engine.middleware.todo import PlanningState, Todo, TodoListMiddleware
 from engine.middleware.tool_retry import ToolRetryMiddleware
 from engine.middleware.tool_selector import LLMToolSelectorMiddleware
+from engine.middleware.tool_timeout import ToolTimeoutError, ToolTimeoutMiddleware
 
 __all__ = [
     "ClearToolUsesEdit",
@@ -38,5 +39,7 @@ __all__ = [
     "ToolCallLimitExceededError",
     "ToolCallLimitMiddleware",
     "ToolRetryMiddleware",
+    "ToolTimeoutError",
+    "ToolTimeoutMiddleware",
     "count_tokens_approximately",
 ]
