@@ -8,6 +8,7 @@ process alive after a stop: once the session is closed the process exits without
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import contextlib
 import copy
@@ -141,6 +142,47 @@ def _debugger(graph: Any, opts: RunOptions) -> Debugger:
         except SyntaxError as exc:
             raise UsageError(f"--break-when {expr!r}: {exc.msg}") from None
     return dbg
+
+
+def unknown_names(expr: str, graph: Any) -> list[str]:
+    """Names a ``--break-when`` expression reads that are neither state keys, ``state``, the
+    allowed builtins nor its own loop variables (such an expression can never be true)."""
+    from engine.breakpoints import _SAFE_BUILTINS
+
+    keys = {
+        str(k)
+        for k in (
+            *(getattr(graph, "channels", None) or ()),
+            *(getattr(graph, "input_keys", None) or ()),
+        )
+    }
+    if not keys:
+        return []
+    tree = ast.parse(expr, mode="eval")
+    bound = {
+        n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+    }
+    bound |= {a.arg for n in ast.walk(tree) if isinstance(n, ast.Lambda) for a in n.args.args}
+    allowed = keys | bound | set(_SAFE_BUILTINS) | {"state", "True", "False", "None"}
+    seen = [
+        n.id
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in allowed
+    ]
+    return list(dict.fromkeys(seen))
+
+
+def _warn_break_when(graph: Any, opts: RunOptions, console: Console) -> None:
+    for expr in opts.break_when:
+        missing = unknown_names(expr, graph)
+        if missing:
+            keys = sorted(
+                k for k in (getattr(graph, "channels", None) or ()) if not str(k).startswith("__")
+            )
+            console.err(
+                f"stepwise: --break-when {expr!r}: {', '.join(map(repr, missing))} is not a state "
+                f"key (keys: {', '.join(map(str, keys))}); this breakpoint will never fire"
+            )
 
 
 def _with_saver(graph: Any, saver: Any) -> Any:
@@ -318,6 +360,7 @@ def run_agent(opts: RunOptions, console: Console) -> int:
     except (AgentLoadError, UsageError) as exc:
         console.err(f"stepwise: {exc}")
         return EXIT_USAGE
+    _warn_break_when(loaded.graph, opts, console)
     graph = loaded.graph
     thread = opts.thread or f"cli-{uuid.uuid4().hex[:8]}"
     recorder: SessionRecorder | None = None

@@ -24,6 +24,7 @@ import asyncio
 import inspect
 import json
 import os
+import re
 import threading
 import uuid
 import weakref
@@ -89,6 +90,13 @@ def _redact_data(data: object, secrets: tuple[str, ...]) -> object:
     if isinstance(data, list):
         return [_redact_data(v, secrets) for v in data]
     return data
+
+
+def _not_a_reply(body: object, content_type: str = "") -> str:
+    """One line describing a 200 answer that is not a chat completion (e.g. a proxy's page)."""
+    text = " ".join(re.sub(r"<[^>]*>", " ", str(body)).split())
+    kind = f" ({content_type.split(';')[0]})" if content_type else ""
+    return f"the server answered 200 with something that is not a chat completion{kind}: {text[:120]!r}"
 
 
 def _retry_after(exc: openai.APIStatusError) -> float | None:
@@ -243,6 +251,9 @@ class OpenAIChatModel(BaseChatModel):
             )
         return ChatModelError(redact(f"{where} failed: {type(exc).__name__}: {exc}", secrets))
 
+    def _where(self) -> str:
+        return f"model {self.model_name!r} at {_display_url(self.base_url)}"
+
     def _deadline(self, request: ChatRequest) -> float | None:
         value = request.settings.get("deadline", self.deadline)
         return None if value is None else float(value)
@@ -265,7 +276,12 @@ class OpenAIChatModel(BaseChatModel):
         except TimeoutError:
             error = self._late(limit or 0.0)
         else:
-            return from_completion(completion, str(uuid.uuid4()))
+            try:
+                if not hasattr(completion, "choices"):  # e.g. an HTML page served with 200
+                    raise ModelResponseError(_not_a_reply(completion))
+                return from_completion(completion, str(uuid.uuid4()))
+            except ModelResponseError as exc:
+                error = ModelResponseError(redact(f"{self._where()}: {exc}"))
         raise error  # outside the handler: the SDK error (which may quote the key) is not chained
 
     async def _astream(self, request: ChatRequest) -> AsyncIterator[AIMessage]:
@@ -285,6 +301,12 @@ class OpenAIChatModel(BaseChatModel):
         finished = False
         try:
             stream = await within(self._client().chat.completions.create(**params))
+            response = getattr(stream, "response", None)
+            kind = str(getattr(response, "headers", {}).get("content-type", ""))
+            if response is not None and kind and "event-stream" not in kind:
+                body = (await within(response.aread())).decode("utf-8", "replace")
+                await stream.close()
+                raise ModelResponseError(redact(f"{self._where()}: {_not_a_reply(body, kind)}"))
             async with stream:
                 items = aiter(stream)
                 while True:
@@ -314,8 +336,6 @@ class OpenAIChatModel(BaseChatModel):
             raise error
         final = collect(chunks)
         if final is None:
-            raise ModelResponseError(
-                f"model {self.model_name!r}: the stream ended without any output"
-            )
+            raise ModelResponseError(f"{self._where()}: the stream ended without any output")
         final.id = message_id
         yield final

@@ -132,3 +132,22 @@ def test_unlock_breaks_a_stale_lease(session: Path) -> None:
         "run", f"{AGENTS}:agent", "--input", "again", "--thread", "t1", "--session", str(session)
     )
     assert (code, err) == (0, "")
+
+
+def test_break_when_naming_an_unknown_variable_is_reported(tmp_path: Path) -> None:
+    code, _, err = run_cli(
+        "run",
+        f"{AGENTS}:agent",
+        "--input",
+        "hi",
+        "--no-session",
+        "--break-when",
+        "count > 1",
+        "--break-when",
+        "n >= 1 and any(m for m in messages)",
+    )
+    assert code == 0
+    lines = err.splitlines()
+    assert len(lines) == 1  # the second expression only uses state keys and its own names
+    assert lines[0].startswith("stepwise: --break-when 'count > 1': 'count' is not a state key")
+    assert "never fire" in lines[0]

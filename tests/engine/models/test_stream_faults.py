@@ -8,7 +8,12 @@ from engine.agents import create_agent
 from engine.events import EventBase
 from engine.messages import HumanMessage
 from engine.middleware.builtins import ModelRetryMiddleware
-from engine.models import ModelConnectionError, ModelTimeoutError, OpenAIChatModel
+from engine.models import (
+    ModelConnectionError,
+    ModelResponseError,
+    ModelTimeoutError,
+    OpenAIChatModel,
+)
 from tests.fixtures.openai_server import FakeOpenAIServer, Reply
 
 
@@ -84,3 +89,19 @@ async def test_deadline_setting_is_not_sent_to_the_server(
     assert (await model.ainvoke(["hi"], deadline=30)).text == "quick"
     assert "deadline" not in openai_server.requests[0]
     assert "deadline" not in openai_server.requests[0].get("extra_body", {})
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_html_page_instead_of_json_names_model_and_url(
+    model: OpenAIChatModel, openai_server: FakeOpenAIServer, stream: bool
+) -> None:
+    page = "<html><body><h1>502 Bad Gateway</h1></body></html>"
+    openai_server.enqueue(Reply(raw_body=page, content_type="text/html"))
+    with pytest.raises(ModelResponseError) as info:
+        if stream:
+            _ = [c async for c in model.astream(["hi"])]
+        else:
+            await model.ainvoke(["hi"])
+    text = str(info.value)
+    assert "'test-model'" in text and openai_server.base_url in text
+    assert "502 Bad Gateway" in text and "\n" not in text
