@@ -244,9 +244,9 @@ async def compute_writes(
         if output is not None:
             data = spec.validate_input(output)
             writes = [(k, v) for k, v in data.items() if k in input_keys]
-            if isinstance(output, dict) and any(k not in input_keys for k in output):
-                unknown = [str(k) for k in output if k not in input_keys]
-                warn_unknown_keys("the input", unknown, input_keys)
+            if isinstance(output, dict) and any(k not in state_keys for k in output):
+                unknown = [str(k) for k in output if k not in state_keys]
+                warn_unknown_keys("the input", unknown, state_keys)
     else:
         dropped: list[str] = []
         writes, commands = updates_from_output(output, set(state_keys), dropped)
