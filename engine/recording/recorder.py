@@ -33,6 +33,7 @@ from engine.bus import Subscription
 from engine.checkpoint.sqlite import SqliteSaver, open_sqlite
 from engine.events import SPAN_CLOSERS, SPAN_OPENERS, EventBase
 from engine.graph.errors import CheckpointError
+from engine.recording.compact import LARGE_VALUE, coalesce_tokens, shrink_state_update
 from engine.recording.schema import SessionError, check_recordable, create_tables
 from engine.redaction import scrub
 from engine.serde import to_jsonable
@@ -72,9 +73,21 @@ def _dumps(value: Any) -> str | None:
 class SessionRecorder:
     """Records the events of one or more runs, and refers to their checkpoints, in one file."""
 
-    def __init__(self, path: str | os.PathLike[str], *, flush_interval: float = 0.1) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        flush_interval: float = 0.1,
+        coalesce_tokens: bool = True,
+        large_value: int = LARGE_VALUE,
+    ) -> None:
         self.path = Path(path)
         self.flush_interval = flush_interval
+        self.coalesce_tokens = coalesce_tokens
+        """Write a run of adjacent ``model.token`` events of one call as one event."""
+        self.large_value = large_value
+        """Strings longer than this in ``state.updated`` are written as a reference to the
+        checkpoint that holds them (the checkpoint stores the value once)."""
         if self.path.parent and not self.path.parent.exists():
             self.path.parent.mkdir(parents=True, exist_ok=True)
         check_recordable(self.path)
@@ -251,6 +264,8 @@ class SessionRecorder:
                     "INSERT OR IGNORE INTO session_shapes(digest, graph, shape) VALUES (?, ?, ?)",
                     [(d, name, text) for d, (name, text) in shapes.items()],
                 )
+            if self.coalesce_tokens:
+                batch = coalesce_tokens(batch)
             rows = [self._row(ev, shape) for ev, shape in batch]
             conn.executemany(_INSERT_EVENT, rows)
             conn.execute("COMMIT")
@@ -337,5 +352,7 @@ class SessionRecorder:
             ev.span_id,
             ev.parent_span_id,
             ev.ts,
-            event_json(ev),
+            event_json(
+                shrink_state_update(ev, self.large_value) if kind == "state.updated" else ev
+            ),
         )
