@@ -1,9 +1,11 @@
 """Keeping session files small: token events coalesced, large state values referenced.
 
 - ``coalesce_tokens``: a streamed reply arrives one ``model.token`` event per token; a
-  100k-token answer would write 100k rows.  Adjacent token events of the same model call (same
-  run, namespace and span) in one write batch become one event whose text is their text joined
-  (up to ``MAX_TOKEN_TEXT`` characters); it keeps the first event's ``seq`` and time.
+  100k-token answer would write 100k rows.  After a call's first ``KEEP_TOKENS`` token events
+  (kept as they are, so ordinary replies record exactly what the studio saw), adjacent token
+  events of that call (same run, namespace and span) in one write batch become one event whose
+  text is their text joined (up to ``MAX_TOKEN_TEXT`` characters); it keeps the first event's
+  ``seq`` and time.
 - ``shrink_state_update``: a ``state.updated`` event carries the new values, and the checkpoint
   written for the same step stores them again.  Strings longer than ``LARGE_VALUE`` characters
   are written in the event as a short preview plus a note that the full value is in the step's
@@ -16,10 +18,18 @@ from typing import Any, TypeVar
 
 from engine.events import EventBase, ModelToken
 
-__all__ = ["LARGE_VALUE", "MAX_TOKEN_TEXT", "coalesce_tokens", "shrink_state_update"]
+__all__ = [
+    "KEEP_TOKENS",
+    "LARGE_VALUE",
+    "MAX_TOKEN_TEXT",
+    "coalesce_tokens",
+    "shrink_state_update",
+]
 
 LARGE_VALUE = 64 * 1024
 MAX_TOKEN_TEXT = 64 * 1024
+KEEP_TOKENS = 200
+"""Token events of a call written one by one before coalescing starts."""
 PREVIEW = 1000
 
 T = TypeVar("T")
@@ -35,8 +45,17 @@ def _same_call(a: EventBase, b: EventBase) -> bool:
     )
 
 
-def coalesce_tokens(batch: list[tuple[EventBase, T]]) -> list[tuple[EventBase, T]]:
-    """``batch`` with each run of adjacent token events of one call merged into one event."""
+def coalesce_tokens(
+    batch: list[tuple[EventBase, T]],
+    seen: dict[tuple[str, str | None], int] | None = None,
+    keep: int = KEEP_TOKENS,
+) -> list[tuple[EventBase, T]]:
+    """``batch`` with runs of adjacent token events of one call merged into one event.
+
+    ``seen`` counts the token events each call has had (across batches): the first ``keep`` of
+    a call are written one by one, so short replies stay token-exact; later ones are merged.
+    """
+    counts = {} if seen is None else seen
     out: list[tuple[EventBase, T]] = []
     pending: list[ModelToken] = []
     extra: Any = None
@@ -57,6 +76,12 @@ def coalesce_tokens(batch: list[tuple[EventBase, T]]) -> list[tuple[EventBase, T
 
     for ev, other in batch:
         if isinstance(ev, ModelToken):
+            key = (ev.run_id, ev.span_id)
+            counts[key] = n = counts.get(key, 0) + 1
+            if n <= keep:
+                flush()
+                out.append((ev, other))
+                continue
             size = sum(len(p.text) for p in pending)
             if pending and (not _same_call(pending[0], ev) or size + len(ev.text) > MAX_TOKEN_TEXT):
                 flush()
@@ -67,6 +92,8 @@ def coalesce_tokens(batch: list[tuple[EventBase, T]]) -> list[tuple[EventBase, T
         flush()
         out.append((ev, other))
     flush()
+    if len(counts) > 10_000:  # long sessions: forget old calls
+        counts.clear()
     return out
 
 

@@ -84,7 +84,8 @@ class SessionRecorder:
         self.path = Path(path)
         self.flush_interval = flush_interval
         self.coalesce_tokens = coalesce_tokens
-        """Write a run of adjacent ``model.token`` events of one call as one event."""
+        """Past a call's first 200 token events, write each run of adjacent ``model.token``
+        events of that call as one event (see ``engine.recording.compact``)."""
         self.large_value = large_value
         """Strings longer than this in ``state.updated`` are written as a reference to the
         checkpoint that holds them (the checkpoint stores the value once)."""
@@ -118,6 +119,7 @@ class SessionRecorder:
         self._new_shapes: dict[str, tuple[str, str]] = {}
         self._run_rows: dict[str, int] = {}
         self._span_node: dict[str, str] = {}
+        self._token_counts: dict[tuple[str, str | None], int] = {}
         self._subs: list[Subscription] = []
         self._thread = threading.Thread(
             target=self._writer, name="stepwise-session-writer", daemon=True
@@ -265,7 +267,7 @@ class SessionRecorder:
                     [(d, name, text) for d, (name, text) in shapes.items()],
                 )
             if self.coalesce_tokens:
-                batch = coalesce_tokens(batch)
+                batch = coalesce_tokens(batch, self._token_counts)
             rows = [self._row(ev, shape) for ev, shape in batch]
             conn.executemany(_INSERT_EVENT, rows)
             conn.execute("COMMIT")
