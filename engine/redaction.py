@@ -51,10 +51,17 @@ def register_secret(value: str | None) -> None:
         _ordered = tuple(sorted(_secrets, key=len, reverse=True))  # longest first
 
 
+#: Standard headers that describe the request and never carry a credential.
+PLAIN_HEADERS = frozenset(
+    {"accept", "accept-encoding", "accept-language", "content-type", "user-agent"}
+)
+
+
 def register_headers(headers: Mapping[str, object] | None) -> None:
-    """Every header value is a secret (headers are how tokens are passed)."""
-    for value in (headers or {}).values():
-        if isinstance(value, str):
+    """Every header value is a secret (headers are how tokens are passed), except the values of
+    the few standard ``PLAIN_HEADERS`` (``Accept: application/json`` is no secret)."""
+    for name, value in (headers or {}).items():
+        if isinstance(value, str) and str(name).lower() not in PLAIN_HEADERS:
             register_secret(value)
 
 

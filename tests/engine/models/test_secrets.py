@@ -86,3 +86,13 @@ def test_session_file_holds_no_secret(openai_server: FakeOpenAIServer, tmp_path:
             )
     data = b"".join(p.read_bytes() for p in tmp_path.iterdir())
     assert [s for s in _secrets() if s.encode() in data] == []
+
+
+def test_scrub_registry_basics() -> None:
+    from engine.redaction import register_headers, register_url, scrub, strip_url_credentials
+
+    register_headers({"Authorization": "Bearer tok-abcdef-123", "Accept": "application/json"})
+    register_url("https://carol:p%40ss-word-1@host.example/v1")
+    text = scrub("sent tok-abcdef-123 as application/json with p@ss-word-1 and p%40ss-word-1")
+    assert text == "sent [REDACTED] as application/json with [REDACTED] and [REDACTED]"
+    assert strip_url_credentials("https://a:b@h:8080/v1?x=1") == "https://h:8080/v1?x=1"
