@@ -73,7 +73,13 @@ class ErrorInfo(BaseModel):
             import traceback as _tb
 
             tb = "".join(_tb.format_exception(type(exc), exc, exc.__traceback__, limit=12))
-        return cls(type=type(exc).__name__, message=str(exc), traceback=tb)
+        from engine.redaction import scrub
+
+        return cls(
+            type=type(exc).__name__,
+            message=scrub(str(exc)),
+            traceback=None if tb is None else scrub(tb),
+        )
 
 
 class EventBase(BaseModel):

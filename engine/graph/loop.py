@@ -89,7 +89,11 @@ class PregelLoop(LoopInput, LoopStreaming):
         self.checkpoint_map: dict[str, str] = dict(checkpoint_map or {})
         self.parents: dict[str, str] = dict(parent_checkpoint or {})
         """The checkpoint ids of the enclosing graphs, by namespace (``metadata["parents"]``)."""
-        self.recursion_limit = int(config.get("recursion_limit", graph.default_recursion_limit))
+        limit = config.get("recursion_limit", graph.default_recursion_limit)
+        try:
+            self.recursion_limit = int(limit)
+        except (TypeError, ValueError):
+            raise ValueError(f"recursion_limit must be a whole number, got {limit!r}") from None
         if self.recursion_limit < 1:
             raise ValueError("recursion_limit must be at least 1")
         conf = config.get("configurable", {})

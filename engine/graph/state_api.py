@@ -25,6 +25,7 @@ from engine.graph.algo import Task, apply_writes, compute_writes, plan_tasks
 from engine.graph.channels import MISSING, BaseChannel
 from engine.graph.errors import InvalidUpdateError
 from engine.graph.message_log import plain
+from engine.graph.runtime import current_run
 from engine.graph.subgraph_state import SAVER_KEY, SubgraphStateAPI, with_checkpoint_map
 from engine.graph.types import END, START, Interrupt, PregelTask, StateSnapshot
 from engine.ids import new_run_id, uuid7
@@ -216,6 +217,10 @@ class StateAPI(SubgraphStateAPI):
         if thread_id is None:
             raise ValueError("update_state needs config['configurable']['thread_id']")
         ns = conf.get("checkpoint_ns", "")
+        own = current_run()
+        saver.check_thread_free(
+            str(thread_id), "update_state", own_run=own.run_id if own is not None else None
+        )
         saved = await saver.aget_tuple(
             {"configurable": {k: v for k, v in conf.items() if k != SAVER_KEY}}
         )

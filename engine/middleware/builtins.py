@@ -42,6 +42,7 @@ from engine.middleware.tool_emulator import LLMToolEmulator
 from engine.middleware.tool_error import ToolErrorMiddleware
 from engine.middleware.tool_retry import ToolRetryMiddleware
 from engine.middleware.tool_selector import LLMToolSelectorMiddleware
+from engine.middleware.tool_timeout import ToolTimeoutError, ToolTimeoutMiddleware
 
 __all__ = [
     "INTERNAL_CALL_METADATA_KEY",
@@ -76,6 +77,8 @@ __all__ = [
     "ToolCallLimitMiddleware",
     "ToolErrorMiddleware",
     "ToolRetryMiddleware",
+    "ToolTimeoutError",
+    "ToolTimeoutMiddleware",
     "count_tokens_approximately",
     "detect_credit_card",
     "detect_email",
