@@ -6,6 +6,7 @@ The graph runtime and the agent factory are re-exported here
 
 from engine.agents import AgentState, ToolNode, create_agent
 from engine.agents.conditions import tools_condition
+from engine.callbacks import BaseCallbackHandler, BaseTracer, Run
 from engine.graph import (
     END,
     START,
@@ -48,12 +49,15 @@ from engine.graph import (
     set_route_reason,
 )
 from engine.graph.config_types import RunnableConfig
+from engine.tracing import TracePolicy, omit_payload
 
 __all__ = [
     "END",
     "START",
     "AgentState",
+    "BaseCallbackHandler",
     "BaseChannel",
+    "BaseTracer",
     "BinaryOperatorAggregate",
     "CheckpointError",
     "Command",
@@ -76,6 +80,7 @@ __all__ = [
     "PregelTask",
     "PrivateStateAttr",
     "RetryPolicy",
+    "Run",
     "RunStopped",
     "RunnableConfig",
     "Runtime",
@@ -85,6 +90,7 @@ __all__ = [
     "ThreadBusyError",
     "ToolNode",
     "Topic",
+    "TracePolicy",
     "UntrackedValue",
     "create_agent",
     "get_config",
@@ -92,6 +98,7 @@ __all__ = [
     "get_store",
     "get_stream_writer",
     "interrupt",
+    "omit_payload",
     "set_route_reason",
     "tools_condition",
 ]

@@ -9,6 +9,7 @@
                  [--break-tool NAME ...] [--break-on-failure] [--break-when EXPR ...] --headless
     stepwise replay SESSION [--run RUN_ID]
     stepwise export SESSION --format jsonl|mermaid [--run RUN_ID] [-o FILE]
+    stepwise unlock SESSION [--thread ID]   break a thread lease left by a run that is gone
 
 Without a display (no DISPLAY / WAYLAND_DISPLAY and no QT_QPA_PLATFORM on Linux), or while the
 studio is not installed, the studio commands say so in one line and run headless instead.
@@ -27,9 +28,17 @@ from pathlib import Path
 from typing import TextIO
 
 from engine.cli_prompt import Console
-from engine.cli_render import TreeRenderer
-from engine.cli_run import EXIT_OK, EXIT_USAGE, RunOptions, run_agent
-from engine.recording import Session, SessionError
+from engine.cli_run import (
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_USAGE,
+    RunOptions,
+    exit_without_waiting,
+    is_stop_code,
+    run_agent,
+)
+from engine.cli_session import cmd_export, cmd_replay, cmd_unlock
+from engine.recording import SessionError
 
 __all__ = ["DEFAULT_SCENARIO", "DEMO_TEXT", "build_parser", "main"]
 
@@ -128,6 +137,10 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--format", choices=("jsonl", "mermaid"), required=True)
     ex.add_argument("--run", metavar="RUN_ID", help="only this run (mermaid: default the last run)")
     ex.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
+
+    un = sub.add_parser("unlock", help="break thread leases left by runs that are gone")
+    un.add_argument("session", help="a .stepwise (or checkpoint) file")
+    un.add_argument("--thread", metavar="ID", help="only this thread (default: every thread)")
     return p
 
 
@@ -214,49 +227,6 @@ def cmd_studio(argv: list[str], spec: str | None, console: Console) -> int:
     return int(result or 0)
 
 
-def cmd_replay(args: argparse.Namespace, console: Console) -> int:
-    renderer = TreeRenderer(color=use_color(args.color, console.stdout))
-    with Session.open(args.session) as session:
-        runs = session.runs()
-        if args.run is not None:
-            runs = [session.run(args.run)]
-        total = 0
-        for run in runs:
-            for ev in session.iter_events(run.run_id):
-                total += 1
-                line = renderer.line(ev)
-                if line is not None:
-                    console.out(line)
-        console.out(f"{len(runs)} run(s), {total} event(s) from {session.path}")
-    return EXIT_OK
-
-
-def cmd_export(args: argparse.Namespace, console: Console) -> int:
-    with Session.open(args.session) as session:
-        out: TextIO = open(args.output, "w", encoding="utf-8") if args.output else console.stdout  # noqa: SIM115
-        try:
-            if args.format == "jsonl":
-                for text in session.iter_event_json(args.run):
-                    out.write(text + "\n")
-            else:
-                runs = [session.run(args.run)] if args.run else session.runs()
-                if not runs:
-                    raise SessionError(f"{session.path} has no runs", path=session.path)
-                graph = session.drawable(runs[-1].run_id)
-                if graph is None:
-                    raise SessionError(
-                        f"{session.path}: run {runs[-1].run_id} has no recorded graph shape",
-                        path=session.path,
-                    )
-                out.write(graph.draw_mermaid())
-        finally:
-            if out is not console.stdout:
-                out.close()
-            else:
-                out.flush()
-    return EXIT_OK
-
-
 def main(
     argv: Sequence[str] | None = None,
     *,
@@ -264,8 +234,28 @@ def main(
     stdout: TextIO | None = None,
     stderr: TextIO | None = None,
 ) -> int:
-    """Entry point of the ``stepwise`` console script; returns the exit code."""
-    args_list = list(sys.argv[1:] if argv is None else argv)
+    """Entry point of the ``stepwise`` console script; returns the exit code.
+
+    Called as the program (``argv`` None), a stopped run ends the process without waiting for
+    worker threads that still hang (see ``exit_without_waiting``)."""
+    if argv is not None:
+        return _main(list(argv), stdin, stdout, stderr)
+    try:
+        code = _main(sys.argv[1:], stdin, stdout, stderr)
+    except KeyboardInterrupt:  # a second Ctrl+C while closing: quit, no traceback
+        code = EXIT_INTERRUPTED
+    if is_stop_code(code):
+        exit_without_waiting(code)
+    return code
+
+
+def _main(
+    args_list: list[str],
+    stdin: TextIO | None,
+    stdout: TextIO | None,
+    stderr: TextIO | None,
+) -> int:
+    args_list = list(args_list)
     console = Console(stdin or sys.stdin, stdout or sys.stdout, stderr or sys.stderr)
     parser = build_parser()
     try:
@@ -298,8 +288,10 @@ def main(
                 color=use_color(args.color, console.stdout),
             )
             return run_agent(opts, console)
+        if args.command == "unlock":
+            return cmd_unlock(args, console)
         if args.command == "replay":
-            return cmd_replay(args, console)
+            return cmd_replay(args, console, color=use_color(args.color, console.stdout))
         return cmd_export(args, console)
     except (SessionError, KeyError) as exc:
         console.err(f"stepwise: {exc.args[0] if isinstance(exc, KeyError) else exc}")

@@ -1,16 +1,22 @@
 """``stepwise run``: run an agent headless with a live event tree, breakpoints and HITL prompts.
 
 Exit codes: 0 the run is done (or was stopped with ``q``, or left interrupted), 2 bad arguments
-or agent file, 3 the run raised, 130 stopped with Ctrl+C.
+or agent file, 3 the run raised, 130 stopped with Ctrl+C, 143 / 129 stopped by SIGTERM / SIGHUP
+(the recorded run is closed as cancelled either way).  A sync tool that hangs does not keep the
+process alive after a stop: once the session is closed the process exits without waiting for it.
 """
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import contextlib
 import copy
 import json
+import os
 import signal
+import sys
+import threading
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -36,6 +42,10 @@ __all__ = [
 ]
 
 EXIT_OK, EXIT_USAGE, EXIT_ERROR, EXIT_INTERRUPTED = 0, 2, 3, 130
+STOP_SIGNALS = tuple(
+    getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
+"""Signals that stop the run like Ctrl+C does (the recorded run is closed as cancelled)."""
 INPUT_ATTRS = ("INPUT", "DEFAULT_INPUT")
 """Module attributes an agent file may define to give its default input."""
 
@@ -138,6 +148,47 @@ def _debugger(graph: Any, opts: RunOptions) -> Debugger:
     return dbg
 
 
+def unknown_names(expr: str, graph: Any) -> list[str]:
+    """Names a ``--break-when`` expression reads that are neither state keys, ``state``, the
+    allowed builtins nor its own loop variables (such an expression can never be true)."""
+    from engine.breakpoints import _SAFE_BUILTINS
+
+    keys = {
+        str(k)
+        for k in (
+            *(getattr(graph, "channels", None) or ()),
+            *(getattr(graph, "input_keys", None) or ()),
+        )
+    }
+    if not keys:
+        return []
+    tree = ast.parse(expr, mode="eval")
+    bound = {
+        n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+    }
+    bound |= {a.arg for n in ast.walk(tree) if isinstance(n, ast.Lambda) for a in n.args.args}
+    allowed = keys | bound | set(_SAFE_BUILTINS) | {"state", "True", "False", "None"}
+    seen = [
+        n.id
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in allowed
+    ]
+    return list(dict.fromkeys(seen))
+
+
+def _warn_break_when(graph: Any, opts: RunOptions, console: Console) -> None:
+    for expr in opts.break_when:
+        missing = unknown_names(expr, graph)
+        if missing:
+            keys = sorted(
+                k for k in (getattr(graph, "channels", None) or ()) if not str(k).startswith("__")
+            )
+            console.err(
+                f"stepwise: --break-when {expr!r}: {', '.join(map(repr, missing))} is not a state "
+                f"key (keys: {', '.join(map(str, keys))}); this breakpoint will never fire"
+            )
+
+
 def _with_saver(graph: Any, saver: Any) -> Any:
     """The graph with ``saver`` as checkpointer, unless it has a persistent one of its own."""
     from engine.checkpoint.memory import InMemorySaver
@@ -199,6 +250,8 @@ class Driver:
         self.streaming = False
         """True while events flow (not at a prompt): Ctrl+C then stops the run via the debugger."""
         self.interrupted = False
+        self.stop_signal: signal.Signals | None = None
+        """SIGTERM / SIGHUP, when one stopped the run (exit code 128 + its number)."""
 
     async def run(self, inp: Any) -> int:
         """Run until done; returns the exit code."""
@@ -244,10 +297,17 @@ class Driver:
 
     def main(self, inp: Any) -> int:
         """``run`` on a fresh event loop.  The first Ctrl+C stops the run cleanly (through the
-        debugger, so the tree shows the cancelled spans); a second one quits at once."""
+        debugger, so the tree shows the cancelled spans); a second one quits at once.  SIGTERM
+        and SIGHUP stop it the same way, so the recorded run is closed as cancelled."""
         loop = asyncio.new_event_loop()
         task = loop.create_task(self.run(inp))
         code = EXIT_INTERRUPTED
+
+        def stop_run() -> None:
+            if self.streaming:
+                self.dbg.stop()
+            else:  # at a prompt (or between runs): nothing runs, stop waiting for the answer
+                task.cancel()
 
         def on_sigint() -> None:
             if self.interrupted:
@@ -255,31 +315,67 @@ class Driver:
                 raise KeyboardInterrupt
             self.interrupted = True
             self.console.err("stepwise: stopping the run (Ctrl+C again to quit at once)")
-            if self.streaming:
-                self.dbg.stop()
-            else:  # at a prompt (or between runs): nothing runs, stop waiting for the answer
-                task.cancel()
+            stop_run()
 
+        def on_stop_signal(signum: int) -> None:
+            if self.stop_signal is None:
+                self.stop_signal = signal.Signals(signum)
+                stop_run()
+
+        handled: list[int] = []
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
             loop.add_signal_handler(signal.SIGINT, on_sigint)
+            handled.append(signal.SIGINT)
+            for sig in STOP_SIGNALS:
+                loop.add_signal_handler(sig, on_stop_signal, sig)
+                handled.append(sig)
         try:
             code = loop.run_until_complete(task)
         except (asyncio.CancelledError, KeyboardInterrupt):
-            self.interrupted = True
+            if self.stop_signal is None:
+                self.interrupted = True
             if not task.done():
                 task.cancel()
                 with contextlib.suppress(BaseException):
                     loop.run_until_complete(task)
         finally:
-            with contextlib.suppress(Exception):
-                loop.remove_signal_handler(signal.SIGINT)
+            for sig in handled:
+                with contextlib.suppress(Exception):
+                    loop.remove_signal_handler(sig)
             with contextlib.suppress(Exception):
                 loop.run_until_complete(loop.shutdown_asyncgens())
             loop.close()
+        if self.stop_signal is not None and not self.interrupted:
+            self.console.err(
+                f"stepwise: stopped ({self.stop_signal.name}); the last checkpoint is intact"
+            )
+            return 128 + int(self.stop_signal)
         if self.interrupted:
             self.console.err("stepwise: stopped (Ctrl+C); the last checkpoint is intact")
             return EXIT_INTERRUPTED
         return code
+
+
+def is_stop_code(code: int) -> bool:
+    """True for the exit codes of a run stopped by Ctrl+C, SIGTERM or SIGHUP."""
+    return code == EXIT_INTERRUPTED or code in {128 + int(s) for s in STOP_SIGNALS}
+
+
+def exit_without_waiting(code: int) -> None:
+    """End the process now if worker threads still run (a hung sync tool or node, which
+    Python cannot cancel): the session is already closed, so nothing is lost by not waiting
+    for them.  Returns when no such thread is left (then the caller exits normally)."""
+    busy = [
+        t
+        for t in threading.enumerate()
+        if t is not threading.main_thread() and not t.daemon and t.is_alive()
+    ]
+    if not busy:
+        return
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(code)
 
 
 def run_agent(opts: RunOptions, console: Console) -> int:
@@ -295,6 +391,7 @@ def run_agent(opts: RunOptions, console: Console) -> int:
     except (AgentLoadError, UsageError) as exc:
         console.err(f"stepwise: {exc}")
         return EXIT_USAGE
+    _warn_break_when(graph, opts, console)
     attached = getattr(graph, "runtime", None) == "langgraph"
     thread = opts.thread or f"cli-{uuid.uuid4().hex[:8]}"
     recorder: SessionRecorder | None = None

@@ -109,7 +109,12 @@ async def _ask_value(hub: Hub, item: Any, parent: QWidget | None) -> tuple[bool,
     if is_hitl_request(value):
         from studio.dialogs.approval import ApprovalDialog
 
-        request = ApprovalRequest(value, interrupt_id=iid, tools=agent_tools(hub.graph))
+        request = ApprovalRequest(
+            value,
+            interrupt_id=iid,
+            tools=agent_tools(hub.graph),
+            response_schema=getattr(item, "response_schema", None),
+        )
         drafts = hub.approval_drafts
         request.restore(drafts.get(iid or "", []))
         command = await _ask(ApprovalDialog(request, parent, _theme(hub)), request)
@@ -185,7 +190,14 @@ async def _exact(hub: Hub, items: list[Any]) -> list[Any]:
     for item in items:
         exact = by_id.get(_interrupt_id(item) or "")
         out.append(
-            item if exact is None else _Pending(exact.value, exact.id, getattr(item, "node", ""))
+            item
+            if exact is None
+            else _Pending(
+                exact.value,
+                exact.id,
+                getattr(item, "node", ""),
+                getattr(exact, "response_schema", None),
+            )
         )
     return out
 
@@ -195,6 +207,7 @@ class _Pending:
     value: Any
     id: str
     node: str = ""
+    response_schema: Any = None
 
 
 async def handle_interrupt(

@@ -4,7 +4,9 @@ Stored in ``$STEPWISE_CONFIG_DIR/studio.json`` (else ``$XDG_CONFIG_HOME/stepwise
 ``~/.config/stepwise``).  The model provider reaches agents two ways: files with
 ``build_agent(model=...)`` are built on ``settings_model(...)``; any file can read the
 environment of this process, ``STEPWISE_MODEL`` (``openai:<model>``) and ``STEPWISE_BASE_URL``.
-The key is read by the OpenAI client from ``OPENAI_API_KEY`` and is never written anywhere.
+The key is read by the OpenAI client from ``OPENAI_API_KEY`` and is never written anywhere;
+nor are the credentials of a ``base_url`` (``https://user:password@host``): the file keeps the
+URL without them (they last for the session that typed them).
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ import os
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
+
+from engine.redaction import strip_url_credentials
 
 __all__ = ["MAX_RECENT", "StudioSettings", "apply_model_env", "config_path", "settings_model"]
 
@@ -59,6 +63,7 @@ class StudioSettings:
         out.recent = [str(r) for r in out.recent if isinstance(r, str)][:MAX_RECENT]
         if not isinstance(out.layout, str):
             out.layout = ""
+        out.base_url = strip_url_credentials(str(out.base_url or ""))
         return out
 
     def save(self, path: Path | None = None) -> None:
@@ -66,7 +71,9 @@ class StudioSettings:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             tmp = path.with_suffix(".tmp")
-            tmp.write_text(json.dumps(asdict(self), indent=2), encoding="utf-8")
+            data = asdict(self)
+            data["base_url"] = strip_url_credentials(self.base_url)  # never saved
+            tmp.write_text(json.dumps(data, indent=2), encoding="utf-8")
             os.replace(tmp, path)
         except OSError:  # preferences are a convenience: never fail the studio over them
             pass

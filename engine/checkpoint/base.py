@@ -201,12 +201,31 @@ class BaseCheckpointSaver(BlobCodec):
 
     # -- leases (one run per thread) ---------------------------------------------------------
 
+    def lease_holder(self, thread_id: str) -> str | None:
+        """The run currently holding the thread, if any."""
+        with self._lease_lock:
+            return self._leases.get(thread_id)
+
+    def _unlock_hint(self, thread_id: str) -> str:
+        return ""
+
     def acquire_thread(self, thread_id: str, run_id: str) -> None:
         holder = self._acquire_lease(thread_id, run_id)
         if holder is not None:
             raise ThreadBusyError(
                 f"Thread '{thread_id}' is already being run (run {holder}). "
                 "Wait for that run to finish, or stop it, before starting another run on the same thread."
+                + self._unlock_hint(thread_id)
+            )
+
+    def check_thread_free(self, thread_id: str, action: str, *, own_run: str | None = None) -> None:
+        """``ThreadBusyError`` if a run other than ``own_run`` holds the thread (for ``action``)."""
+        holder = self.lease_holder(thread_id)
+        if holder is not None and holder != own_run:
+            raise ThreadBusyError(
+                f"Thread '{thread_id}' is being run (run {holder}): {action} now would be lost "
+                "on a side branch. Wait for the run to finish (or pause at an interrupt), or stop it."
+                + self._unlock_hint(thread_id)
             )
 
     def release_thread(self, thread_id: str, run_id: str) -> None:

@@ -2,20 +2,22 @@
 
 The file can be shared with the session recorder (``engine.recording``): each keeps to its own
 tables.  A second run on a thread that is already running is refused, also across processes
-(a lease row names the owner process; a lease whose process died is taken over).
+(a lease row names the owner process and is renewed by a heartbeat; a lease whose process died
+or whose heartbeat is older than ``lease_ttl`` is taken over; see ``engine.checkpoint.leases``).
 """
 
 from __future__ import annotations
 
 import os
-import socket
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from engine.checkpoint.base import SCHEMA_VERSION, BaseCheckpointSaver, StoredRow
+from engine.checkpoint.leases import DEFAULT_LEASE_TTL, LeaseInfo, SqliteLeases
 from engine.graph.errors import CheckpointError
 
 __all__ = ["SqliteSaver", "open_sqlite"]
@@ -60,20 +62,17 @@ def open_sqlite(path: str | os.PathLike[str], *, what: str = "Stepwise file") ->
     return conn
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 class SqliteSaver(BaseCheckpointSaver):
     """Checkpoints of any number of threads in one SQLite file."""
 
-    def __init__(self, path: str | os.PathLike[str] | sqlite3.Connection) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str] | sqlite3.Connection,
+        *,
+        lease_ttl: float = DEFAULT_LEASE_TTL,
+        clock: Callable[[], float] = time.time,
+        heartbeat: bool = True,
+    ) -> None:
         super().__init__()
         if isinstance(path, sqlite3.Connection):
             self.conn = path
@@ -82,6 +81,9 @@ class SqliteSaver(BaseCheckpointSaver):
             self.path = str(path)
             self.conn = open_sqlite(path, what="Stepwise checkpoint file")
         self._lock = threading.RLock()
+        self._lease_rows = SqliteLeases(
+            self.conn, self._lock, ttl=lease_ttl, clock=clock, heartbeat=heartbeat
+        )
         try:
             with self._lock:
                 self.conn.executescript(_SCHEMA)
@@ -112,6 +114,7 @@ class SqliteSaver(BaseCheckpointSaver):
         return self.path
 
     def close(self) -> None:
+        self._lease_rows.close()
         with self._lock:
             self.conn.close()
 
@@ -130,38 +133,47 @@ class SqliteSaver(BaseCheckpointSaver):
         except sqlite3.DatabaseError as exc:
             raise CheckpointError(f"Cannot read checkpoints from {self.path}: {exc}") from exc
 
+    @contextmanager
+    def _writing(self, what: str, *, transaction: bool = True) -> Iterator[sqlite3.Cursor]:
+        """A write (in one transaction); SQLite errors become ``CheckpointError`` naming the file.
+
+        SQLite rolls back by itself on some errors (a full disk, I/O errors), so ROLLBACK is
+        sent only while a transaction is still open, and its own failure never hides the cause.
+        """
+        with self._lock:
+            cur = self.conn.cursor()
+            try:
+                if transaction:
+                    cur.execute("BEGIN")
+                yield cur
+                if transaction:
+                    cur.execute("COMMIT")
+            except BaseException as exc:
+                if self.conn.in_transaction:
+                    with suppress(sqlite3.Error):
+                        cur.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.Error):
+                    raise CheckpointError(f"Cannot {what} in {self.path}: {exc}") from exc
+                raise
+
     def _put_row(
         self, row: StoredRow, blobs: list[tuple[str, str, str]], superseded: str | None = None
     ) -> None:
-        with self._lock:
-            cur = self.conn.cursor()
-            cur.execute("BEGIN")
-            try:
-                if blobs:
-                    cur.executemany(
-                        "INSERT OR REPLACE INTO checkpoint_blobs VALUES (?, ?, ?, ?, ?)",
-                        [(row.thread_id, row.ns, ch, ver, text) for ch, ver, text in blobs],
-                    )
-                if superseded is not None:
-                    cur.execute(
-                        "DELETE FROM checkpoint_writes WHERE thread_id=? AND ns=? AND checkpoint_id=?",
-                        (row.thread_id, row.ns, superseded),
-                    )
-                cur.execute(
-                    "INSERT OR REPLACE INTO checkpoints VALUES (?, ?, ?, ?, ?, ?)",
-                    (
-                        row.thread_id,
-                        row.ns,
-                        row.checkpoint_id,
-                        row.parent_id,
-                        row.body,
-                        row.metadata,
-                    ),
+        with self._writing(f"save checkpoint {row.checkpoint_id}") as cur:
+            if blobs:
+                cur.executemany(
+                    "INSERT OR REPLACE INTO checkpoint_blobs VALUES (?, ?, ?, ?, ?)",
+                    [(row.thread_id, row.ns, ch, ver, text) for ch, ver, text in blobs],
                 )
-                cur.execute("COMMIT")
-            except BaseException:
-                cur.execute("ROLLBACK")
-                raise
+            if superseded is not None:
+                cur.execute(
+                    "DELETE FROM checkpoint_writes WHERE thread_id=? AND ns=? AND checkpoint_id=?",
+                    (row.thread_id, row.ns, superseded),
+                )
+            cur.execute(
+                "INSERT OR REPLACE INTO checkpoints VALUES (?, ?, ?, ?, ?, ?)",
+                (row.thread_id, row.ns, row.checkpoint_id, row.parent_id, row.body, row.metadata),
+            )
 
     def _get_row(self, thread_id: str, ns: str, checkpoint_id: str | None) -> StoredRow | None:
         if checkpoint_id is None:
@@ -215,8 +227,8 @@ class SqliteSaver(BaseCheckpointSaver):
         task_id: str,
         writes: list[tuple[int, str, str]],
     ) -> None:
-        with self._lock:
-            self.conn.executemany(
+        with self._writing(f"save pending writes of checkpoint {checkpoint_id}") as cur:
+            cur.executemany(
                 "INSERT OR REPLACE INTO checkpoint_writes VALUES (?, ?, ?, ?, ?, ?, ?)",
                 [
                     (thread_id, ns, checkpoint_id, task_id, idx, ch, text)
@@ -235,42 +247,38 @@ class SqliteSaver(BaseCheckpointSaver):
         return [(str(a), str(b), str(c)) for a, b, c in rows]
 
     def _delete_thread(self, thread_id: str) -> None:
-        with self._lock:
+        with self._writing(f"delete thread {thread_id}") as cur:
             for table in ("checkpoints", "checkpoint_blobs", "checkpoint_writes", "thread_leases"):
-                self.conn.execute(f"DELETE FROM {table} WHERE thread_id=?", (thread_id,))
+                cur.execute(f"DELETE FROM {table} WHERE thread_id=?", (thread_id,))
 
     # -- leases across processes ---------------------------------------------------------------
 
     def _acquire_lease(self, thread_id: str, owner: str) -> str | None:
-        host = socket.gethostname()
-        with self._lock:
-            cur = self.conn.cursor()
-            cur.execute("BEGIN IMMEDIATE")
-            try:
-                row = cur.execute(
-                    "SELECT owner, pid, host FROM thread_leases WHERE thread_id=?", (thread_id,)
-                ).fetchone()
-                if row is not None and row[0] != owner:
-                    other_owner, pid, other_host = row
-                    alive = other_host != host or _pid_alive(int(pid))
-                    if alive:
-                        cur.execute("COMMIT")
-                        return str(other_owner)
-                cur.execute(
-                    "INSERT OR REPLACE INTO thread_leases VALUES (?, ?, ?, ?, ?)",
-                    (thread_id, owner, os.getpid(), host, time.time()),
-                )
-                cur.execute("COMMIT")
-                return None
-            except BaseException:
-                cur.execute("ROLLBACK")
-                raise
+        return self._lease_rows.acquire(thread_id, owner)
 
     def _release_lease(self, thread_id: str, owner: str) -> None:
-        with self._lock:
-            self.conn.execute(
-                "DELETE FROM thread_leases WHERE thread_id=? AND owner=?", (thread_id, owner)
-            )
+        self._lease_rows.release(thread_id, owner)
+
+    def lease_holder(self, thread_id: str) -> str | None:
+        return self._lease_rows.holder(thread_id)
+
+    def _unlock_hint(self, thread_id: str) -> str:
+        return (
+            f" If that run is gone, `stepwise unlock {self.path} --thread {thread_id}` breaks "
+            f"its lease (a lease also expires {self._lease_rows.ttl:g} s after its last heartbeat)."
+        )
+
+    def renew_leases(self) -> None:
+        """Heartbeat the leases this saver holds (a background thread does it every ttl/3)."""
+        self._lease_rows.renew()
+
+    def leases(self) -> list[LeaseInfo]:
+        """Every lease row in the file (live or not)."""
+        return self._lease_rows.list()
+
+    def break_leases(self, thread_id: str | None = None) -> list[LeaseInfo]:
+        """Remove the thread's lease (all leases when None); returns the removed ones."""
+        return self._lease_rows.break_leases(thread_id)
 
     def file_size(self) -> int:
         """Bytes on disk after folding the WAL into the main file."""

@@ -11,7 +11,7 @@ from engine.checkpoint.base import ERROR, INTERRUPT, NO_WRITES, RESUME, Checkpoi
 from engine.graph.builder import Branch
 from engine.graph.channels import MISSING, BaseChannel, preview
 from engine.graph.errors import InvalidUpdateError
-from engine.graph.state import StateSpec, updates_from_output
+from engine.graph.state import StateSpec, updates_from_output, warn_unknown_keys
 from engine.graph.types import END, START, Command, RetryPolicy, Send
 from engine.ids import deterministic_id
 
@@ -64,6 +64,8 @@ class PregelNode:
     call_kwargs: frozenset[str] = frozenset()
     is_async: bool = False
     metadata: dict[str, Any] = field(default_factory=dict)
+    subgraphs: list[Any] = field(default_factory=list)
+    """The graph this node runs or calls (at most one; see ``engine.graph.subgraph_detect``)."""
 
 
 @dataclass
@@ -244,8 +246,14 @@ async def compute_writes(
         if output is not None:
             data = spec.validate_input(output)
             writes = [(k, v) for k, v in data.items() if k in input_keys]
+            if isinstance(output, dict) and any(k not in state_keys for k in output):
+                unknown = [str(k) for k in output if k not in state_keys]
+                warn_unknown_keys("the input", unknown, state_keys)
     else:
-        writes, commands = updates_from_output(output, set(state_keys))
+        dropped: list[str] = []
+        writes, commands = updates_from_output(output, set(state_keys), dropped)
+        if dropped:
+            warn_unknown_keys(f"node {node.name!r}", dropped, state_keys)
     for cmd in commands:
         to: list[str] = []
         sends: list[Send] = []

@@ -10,6 +10,7 @@ from engine.graph.builder import StateGraph, _literal_return
 from engine.graph.channels import BaseChannel, EphemeralValue, NamedBarrierValue, Topic
 from engine.graph.drawing import DrawableGraph
 from engine.graph.state import StateSpec
+from engine.graph.subgraph_detect import find_subgraph
 from engine.graph.types import END, START, RetryPolicy
 
 __all__ = ["compile_nodes", "draw"]
@@ -102,6 +103,8 @@ def compile_nodes(
             is_async=is_async,
             metadata=dict(ns.metadata),
         )
+        sub = find_subgraph(ns.fn)
+        nodes[name].subgraphs = [sub] if sub is not None else []
     return nodes
 
 

@@ -6,10 +6,11 @@ from typing import TYPE_CHECKING, Any
 
 from engine.checkpoint.base import INTERRUPT, NULL_TASK_ID, RESUME, next_version
 from engine.graph.algo import Task, apply_writes, mark_interrupt_seen, trigger_channel
-from engine.graph.errors import EmptyInputError
+from engine.graph.errors import EmptyInputError, InvalidUpdateError
 from engine.graph.runtime import _NullResume
-from engine.graph.state import updates_from_output
-from engine.graph.types import START, Command, Send
+from engine.graph.state import updates_from_output, warn_unknown_keys
+from engine.graph.subgraph_replay import ReplayState
+from engine.graph.types import END, START, Command, Send
 
 if TYPE_CHECKING:
     from engine.checkpoint.base import BaseCheckpointSaver, Checkpoint, CheckpointTuple
@@ -37,6 +38,7 @@ class LoopInput:
     resuming: bool
     noop: bool
     nested: bool
+    replay: ReplayState | None
 
     def _apply_pseudo(
         self, name: str, writes: list[tuple[str, Any]], triggers: list[str] | None = None
@@ -48,12 +50,26 @@ class LoopInput:
         return apply_writes(self.checkpoint, self.channels, [task], next_version)
 
     def _command_writes(self, cmd: Command) -> list[tuple[str, Any]]:
-        writes, _ = updates_from_output(Command(update=cmd.update), set(self.graph.spec.channels))
+        dropped: list[str] = []
+        channels = self.graph.spec.channels
+        writes, _ = updates_from_output(Command(update=cmd.update), set(channels), dropped)
+        if dropped:
+            warn_unknown_keys("Command(update=...)", dropped, channels)
         for g in cmd.goto_list():
             if isinstance(g, Send):
                 writes.append(("__pregel_tasks", g))
             elif g in self.graph.nodes:
                 writes.append((trigger_channel(g), None))
+            elif g != END:
+                nodes = ", ".join(n for n in self.graph.nodes if n != START)
+                raise InvalidUpdateError(
+                    f"Command(goto={g!r}): the graph has no node {g!r} (nodes: {nodes})"
+                )
+        if cmd.update and not writes and dropped:
+            raise InvalidUpdateError(
+                f"Command(update=...): none of its keys are in the state "
+                f"({', '.join(repr(k) for k in dropped)}); nothing to do"
+            )
         return writes
 
     async def _first(self) -> bool:
@@ -68,6 +84,11 @@ class LoopInput:
         # time travel: re-run from a past checkpoint on a new branch
         if self.requested_checkpoint_id and inp is None and self.saved is not None:
             source = self.saved.metadata.get("source")
+            if not self.nested:  # subgraphs replay from their state before this point
+                bound = self.saved.config["configurable"]["checkpoint_id"]
+                if source in ("update", "fork") and self.saved.parent_config:
+                    bound = self.saved.parent_config["configurable"]["checkpoint_id"]
+                self.replay = ReplayState(bound)
             if source not in ("update", "fork"):
                 if not self._plan():
                     self.noop = True

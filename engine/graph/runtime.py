@@ -110,6 +110,8 @@ class TaskScratchpad:
     ns: str
     resume: list[Any] = field(default_factory=list)
     counter: int = 0
+    subgraph_calls: int = 0
+    """Graphs this task has run so far in this attempt (the 2nd one nests under ``ns|1``)."""
 
     def interrupt_id(self, index: int) -> str:
         return deterministic_id("interrupt", self.ns, self.task_id, index)
@@ -130,6 +132,8 @@ class TaskContext:
     """The graph state as of the start of this step (push tasks get only their ``Send`` arg)."""
     inline: bool = False
     """True when a sync node runs directly on the event-loop thread (see ``run_step``)."""
+    loop: Any = None
+    """The ``PregelLoop`` running this task (a graph the node invokes nests under it)."""
 
 
 _RUN: contextvars.ContextVar[RunContext | None] = contextvars.ContextVar(

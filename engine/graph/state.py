@@ -12,7 +12,8 @@ import dataclasses
 import inspect
 import operator
 import typing
-from collections.abc import Callable, Sequence
+import warnings
+from collections.abc import Callable, Iterable, Sequence
 from typing import Annotated, Any, get_args, get_origin, get_type_hints
 
 from pydantic import BaseModel
@@ -115,7 +116,8 @@ def channel_for(annotation: Any) -> tuple[BaseChannel, set[type]]:
             if _is_marker(m, _Marker):
                 markers.add(m if isinstance(m, type) else type(m))
             elif isinstance(m, BaseChannel):
-                channel = m
+                typed = getattr(m, "for_annotation", None)  # a channel that takes the field's type
+                channel = typed(base) if typed is not None else m
             elif isinstance(m, type) and issubclass(m, BaseChannel):
                 channel = m(base) if m is not BinaryOperatorAggregate else None
             elif callable(m) and _is_reducer(m):
@@ -221,10 +223,26 @@ class StateSpec:
         raise InvalidUpdateError(f"Expected dict, got {value!r}")
 
 
+class UnknownStateKeyWarning(UserWarning):
+    """A node (or an update) wrote keys the state does not have; they were dropped."""
+
+
+def warn_unknown_keys(source: str, dropped: Sequence[str], known: Iterable[str]) -> None:
+    """Warn that ``source`` wrote ``dropped`` keys the state does not have."""
+    names = ", ".join(repr(k) for k in dict.fromkeys(dropped))
+    keys = ", ".join(sorted(k for k in known if not k.startswith(("__", "branch:"))))
+    warnings.warn(
+        f"{source} wrote {names}, which the state does not have (keys: {keys}); dropped",
+        UnknownStateKeyWarning,
+        stacklevel=3,
+    )
+
+
 def updates_from_output(
-    output: Any, known_keys: Sequence[str] | set[str]
+    output: Any, known_keys: Sequence[str] | set[str], dropped: list[str] | None = None
 ) -> tuple[list[tuple[str, Any]], list[Command]]:
-    """State writes and commands from a node's return value (unknown keys dropped)."""
+    """State writes and commands from a node's return value (unknown keys dropped, and named
+    in ``dropped`` when a list is given)."""
     keys = known_keys if isinstance(known_keys, set) else set(known_keys)
     writes: list[tuple[str, Any]] = []
     commands: list[Command] = []
@@ -242,6 +260,8 @@ def updates_from_output(
     def add_update(obj: Any) -> None:
         if isinstance(obj, dict):
             writes.extend((k, v) for k, v in obj.items() if k in keys)
+            if dropped is not None:
+                dropped.extend(str(k) for k in obj if k not in keys)
         elif isinstance(obj, BaseModel):
             fields = obj.model_fields_set or set(type(obj).model_fields)
             writes.extend(

@@ -16,7 +16,9 @@ two worlds differ.
 ``ToolRetryMiddleware`` (validated with LangChain's error texts) and ``retry_steps`` is the
 retry loop both use. Delay before retry ``k`` (0-based) is
 ``min(initial_delay * backoff_factor**k, max_delay)`` (``backoff_factor=0`` keeps it constant
-at ``initial_delay``), then +-25% jitter when ``jitter`` is set, never below 0.
+at ``initial_delay``), then +-25% jitter when ``jitter`` is set, never below 0.  When the
+error carries the server's wait hint (``RateLimitError.retry_after``, from ``Retry-After``), that
+hint is the delay instead, capped by ``max_delay`` and without jitter.
 """
 
 from __future__ import annotations
@@ -255,6 +257,14 @@ class RetryConfig:
             base += random.uniform(-0.25 * base, 0.25 * base)
         return max(0.0, base)
 
+    def delay_for(self, exc: BaseException, retry_number: int) -> float:
+        """The server's ``retry_after`` hint (capped by ``max_delay``) if it gave one, else
+        ``delay(retry_number)``."""
+        hint = getattr(exc, "retry_after", None)
+        if isinstance(hint, int | float) and not isinstance(hint, bool) and hint >= 0:
+            return min(float(hint), self.max_delay)
+        return self.delay(retry_number)
+
     def on_failure_label(self) -> str:
         return self.on_failure if isinstance(self.on_failure, str) else "callable"
 
@@ -338,7 +348,7 @@ def retry_steps(
             yield Emit(AttemptFinished, {**finished, "outcome": "error", "error": _failed(exc)})
             raise exc
         if attempt < total:
-            delay = cfg.delay(attempt - 1)
+            delay = cfg.delay_for(exc, attempt - 1)
             yield Emit(
                 AttemptFinished,
                 {

@@ -25,8 +25,9 @@ every message through ``redact`` before raising.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
+
+from engine.redaction import scrub
 
 __all__ = [
     "ChatModelError",
@@ -40,17 +41,11 @@ __all__ = [
     "redact",
 ]
 
-#: Anything shaped like an OpenAI-style secret key (``sk-...``, ``sk-proj-...``).
-_KEY_PATTERN = re.compile(r"\bsk-[A-Za-z0-9_\-]{4,}")
-REDACTED = "[REDACTED]"
-
 
 def redact(text: str, secrets: Iterable[str | None] = ()) -> str:
-    """``text`` with every given secret and every ``sk-...``-looking token replaced."""
-    for secret in secrets:
-        if secret and len(secret) >= 4:
-            text = text.replace(secret, REDACTED)
-    return _KEY_PATTERN.sub(REDACTED, text)
+    """``text`` with every given secret, every registered one (``engine.redaction``) and every
+    ``sk-...``-looking token replaced by ``[REDACTED]``."""
+    return scrub(text, secrets)
 
 
 class ChatModelError(Exception):

@@ -93,8 +93,11 @@ def _from_langchain(
         ) from None
     try:
         lc_model = lc_init_chat_model(spec, model_provider=model_provider, **kwargs)
-    except ImportError as exc:  # langchain is there, the provider's package is not
-        raise ValueError(f"Cannot make a {provider} model for {spec!r}: {exc}") from None
+    except (ImportError, ValueError) as exc:  # langchain is there, the provider's package not
+        raise ValueError(
+            f"Unknown model provider {provider!r} in {spec!r}: Stepwise itself knows "
+            f"{', '.join(sorted(PROVIDERS))}, and LangChain could not make it: {exc}"
+        ) from None
     from engine.interop.langchain import LangChainChatModel
 
     return LangChainChatModel(lc_model)

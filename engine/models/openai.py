@@ -5,10 +5,17 @@ Works with OpenAI itself and with compatible servers (Ollama, vLLM, LM Studio, l
     OpenAIChatModel("gpt-4o-mini")                                   # OPENAI_API_KEY from env
     OpenAIChatModel("llama3.2", base_url="http://localhost:11434/v1")  # no key needed
 
+``timeout`` limits each network read (a server that keeps dripping bytes never trips it);
+``deadline`` (seconds, also a per-call setting) limits the whole call, stream included, and
+raises ``ModelTimeoutError`` when it passes.
+
 ``base_url`` and ``api_key`` default to ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``.  Retries
 are off (``max_retries=0``): retrying is a middleware decision.  SDK errors become the types
 in ``engine.models.errors``.  The API key is kept in a ``SecretStr``: it never appears in a
-repr, and every error message is redacted before it is raised.
+repr, and every error message is redacted before it is raised.  The key, every header value
+(``default_headers=``, ``extra_headers=``) and the credentials of a ``base_url``
+(``https://user:password@host``) are registered with ``engine.redaction``, which keeps them out
+of errors, events and session files.
 """
 
 from __future__ import annotations
@@ -17,10 +24,11 @@ import asyncio
 import inspect
 import json
 import os
+import re
 import threading
 import uuid
 import weakref
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -48,6 +56,7 @@ from engine.models.openai_format import (
     to_openai_tools,
 )
 from engine.models.streaming import collect
+from engine.redaction import register_headers, register_secret, register_url
 
 __all__ = ["LOCAL_API_KEY", "OpenAIChatModel"]
 
@@ -83,6 +92,13 @@ def _redact_data(data: object, secrets: tuple[str, ...]) -> object:
     return data
 
 
+def _not_a_reply(body: object, content_type: str = "") -> str:
+    """One line describing a 200 answer that is not a chat completion (e.g. a proxy's page)."""
+    text = " ".join(re.sub(r"<[^>]*>", " ", str(body)).split())
+    kind = f" ({content_type.split(';')[0]})" if content_type else ""
+    return f"the server answered 200 with something that is not a chat completion{kind}: {text[:120]!r}"
+
+
 def _retry_after(exc: openai.APIStatusError) -> float | None:
     headers = exc.response.headers
     for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
@@ -108,10 +124,17 @@ class OpenAIChatModel(BaseChatModel):
         max_retries: int = 0,
         profile: ModelProfile | None = None,
         stream_usage: bool = True,
+        default_headers: Mapping[str, str] | None = None,
+        deadline: float | None = None,
         **model_settings: Any,
     ) -> None:
         super().__init__(model, profile=profile, **model_settings)
         self.base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
+        self.default_headers = dict(default_headers or {})
+        # every credential this model is given is scrubbed from errors, events and files
+        register_url(self.base_url)
+        register_headers(self.default_headers)
+        register_headers(model_settings.get("extra_headers"))
         key = api_key or os.environ.get("OPENAI_API_KEY")
         if not key:
             if self.base_url is None:
@@ -121,7 +144,11 @@ class OpenAIChatModel(BaseChatModel):
                 )
             key = LOCAL_API_KEY
         self._api_key = SecretStr(key)
+        register_secret(key if key != LOCAL_API_KEY else None)
         self.timeout = timeout
+        if deadline is not None and deadline <= 0:
+            raise ValueError("deadline must be > 0 seconds (or None)")
+        self.deadline = deadline
         self.max_retries = max_retries
         self.stream_usage = stream_usage
         self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, openai.AsyncOpenAI] = (
@@ -149,6 +176,7 @@ class OpenAIChatModel(BaseChatModel):
                     base_url=self.base_url,
                     timeout=self.timeout,
                     max_retries=self.max_retries,
+                    default_headers=self.default_headers or None,
                 )
                 self._clients[loop] = client
             return client
@@ -176,7 +204,10 @@ class OpenAIChatModel(BaseChatModel):
         if request.response_format is not None:
             params["response_format"] = request.response_format
         extra: dict[str, Any] = {}
+        register_headers(request.settings.get("extra_headers"))
         for key, value in request.settings.items():
+            if key == "deadline":  # ours, not the server's
+                continue
             if key in _RESERVED:
                 raise ValueError(f"{key!r} cannot be a model setting (the model sets it)")
             if key in _KNOWN:
@@ -220,40 +251,91 @@ class OpenAIChatModel(BaseChatModel):
             )
         return ChatModelError(redact(f"{where} failed: {type(exc).__name__}: {exc}", secrets))
 
+    def _where(self) -> str:
+        return f"model {self.model_name!r} at {_display_url(self.base_url)}"
+
+    def _deadline(self, request: ChatRequest) -> float | None:
+        value = request.settings.get("deadline", self.deadline)
+        return None if value is None else float(value)
+
+    def _late(self, limit: float) -> ModelTimeoutError:
+        return ModelTimeoutError(
+            f"model {self.model_name!r} at {_display_url(self.base_url)} did not finish within "
+            f"its deadline of {limit:g}s"
+        )
+
     async def _agenerate(self, request: ChatRequest) -> AIMessage:
         params = self.request_params(request, stream=False)
+        limit = self._deadline(request)
         error: ChatModelError | None = None
         try:
-            completion = await self._client().chat.completions.create(**params)
+            call = self._client().chat.completions.create(**params)
+            completion = await (call if limit is None else asyncio.wait_for(call, limit))
         except (openai.OpenAIError, json.JSONDecodeError) as exc:
             error = self._translate(exc, request)
+        except TimeoutError:
+            error = self._late(limit or 0.0)
         else:
-            return from_completion(completion, str(uuid.uuid4()))
+            try:
+                if not hasattr(completion, "choices"):  # e.g. an HTML page served with 200
+                    raise ModelResponseError(_not_a_reply(completion))
+                return from_completion(completion, str(uuid.uuid4()))
+            except ModelResponseError as exc:
+                error = ModelResponseError(redact(f"{self._where()}: {exc}"))
         raise error  # outside the handler: the SDK error (which may quote the key) is not chained
 
     async def _astream(self, request: ChatRequest) -> AsyncIterator[AIMessage]:
         params = self.request_params(request, stream=True)
+        limit = self._deadline(request)
+        loop = asyncio.get_running_loop()
+        ends = None if limit is None else loop.time() + limit
+
+        async def within(awaitable: Any) -> Any:
+            if ends is None:
+                return await awaitable
+            return await asyncio.wait_for(awaitable, max(0.0, ends - loop.time()))
+
         message_id = str(uuid.uuid4())
         chunks: list[AIMessageChunk] = []
         error: ChatModelError | None = None
+        finished = False
         try:
-            stream = await self._client().chat.completions.create(**params)
+            stream = await within(self._client().chat.completions.create(**params))
+            response = getattr(stream, "response", None)
+            kind = str(getattr(response, "headers", {}).get("content-type", ""))
+            if response is not None and kind and "event-stream" not in kind:
+                body = (await within(response.aread())).decode("utf-8", "replace")
+                await stream.close()
+                raise ModelResponseError(redact(f"{self._where()}: {_not_a_reply(body, kind)}"))
             async with stream:
-                async for raw in stream:
+                items = aiter(stream)
+                while True:
+                    try:
+                        raw = await within(anext(items))
+                    except StopAsyncIteration:
+                        break
                     chunk = delta_to_chunk(raw, message_id)
                     if chunk is None:
                         continue
                     chunks.append(chunk)
+                    finished = finished or "finish_reason" in chunk.response_metadata
                     if chunk.content or chunk.tool_call_chunks:
                         yield chunk
         except (openai.OpenAIError, json.JSONDecodeError) as exc:
             error = self._translate(exc, request)
+        except TimeoutError:
+            error = self._late(limit or 0.0)
+        if error is None and chunks and not finished:
+            # The connection closed without a finish_reason: the text so far is a fragment.
+            error = ModelConnectionError(
+                f"the stream from model {self.model_name!r} at {_display_url(self.base_url)} "
+                f"ended before the reply was complete (no finish_reason; the connection "
+                f"was dropped after {len(chunks)} chunk(s))"
+            )
         if error is not None:
             raise error
         final = collect(chunks)
         if final is None:
-            raise ModelResponseError(
-                f"model {self.model_name!r}: the stream ended without any output"
-            )
+            raise ModelResponseError(f"{self._where()}: the stream ended without any output")
         final.id = message_id
         yield final

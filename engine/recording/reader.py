@@ -331,16 +331,39 @@ class Session:
         *,
         kinds: Sequence[str] | None = None,
         page_size: int = 1000,
+        skipped: list[str] | None = None,
     ) -> Iterator[EventBase]:
-        """Every matching event, decoded, read page by page."""
+        """Every matching event, decoded, read page by page.
+
+        An unreadable row raises ``SessionError``, unless a ``skipped`` list is given: then
+        the row is left out and a one-line reason is appended to the list.
+        """
         for text in self.iter_event_json(run_id, kinds=kinds, page_size=page_size):
-            yield self._decode(text)
+            if skipped is None:
+                yield self._decode(text)
+                continue
+            try:
+                yield self._decode(text)
+            except SessionError as exc:
+                skipped.append(str(exc))
+
+    def iter_valid_event_json(
+        self, run_id: str | None = None, *, skipped: list[str], page_size: int = 1000
+    ) -> Iterator[str]:
+        """The JSON of every event that decodes; unreadable rows are counted in ``skipped``."""
+        for text in self.iter_event_json(run_id, page_size=page_size):
+            try:
+                self._decode(text)
+            except SessionError as exc:
+                skipped.append(str(exc))
+                continue
+            yield text
 
     def _decode(self, text: str) -> EventBase:
         try:
             return event_from_json(text)
-        except (ValidationError, ValueError) as exc:
-            first = str(exc).splitlines()[0]
+        except (ValidationError, ValueError, TypeError) as exc:
+            first = str(exc).splitlines()[0][:100]
             raise SessionError(
                 f"{self.path} is damaged: an event cannot be read ({first})", path=self.path
             ) from exc
@@ -356,8 +379,16 @@ class Session:
         return json.loads(rows[0][0]) if rows else None
 
     def drawable(self, run_id: str) -> DrawableGraph | None:
-        shape = self.shape(run_id)
-        return None if shape is None else DrawableGraph.from_json(shape)
+        """The run's graph, if its shape was recorded; ``SessionError`` if the shape is damaged."""
+        try:
+            shape = self.shape(run_id)
+            return None if shape is None else DrawableGraph.from_json(shape)
+        except (ValueError, TypeError, KeyError, AttributeError) as exc:
+            raise SessionError(
+                f"{self.path} is damaged: the graph shape of run {run_id} cannot be read "
+                f"({type(exc).__name__}: {str(exc)[:80]})",
+                path=self.path,
+            ) from exc
 
     # -- checkpoints ---------------------------------------------------------------------------
 

@@ -33,7 +33,9 @@ from engine.bus import Subscription
 from engine.checkpoint.sqlite import SqliteSaver, open_sqlite
 from engine.events import SPAN_CLOSERS, SPAN_OPENERS, EventBase
 from engine.graph.errors import CheckpointError
+from engine.recording.compact import LARGE_VALUE, coalesce_tokens, shrink_state_update
 from engine.recording.schema import SessionError, check_recordable, create_tables
+from engine.redaction import scrub
 from engine.serde import to_jsonable
 
 __all__ = ["SessionRecorder"]
@@ -53,25 +55,40 @@ class _Graph(Protocol):
 
 
 def event_json(ev: EventBase) -> str:
-    """The event as JSON text (never raises: odd payloads fall back to a display rendering)."""
+    """The event as JSON text (never raises: odd payloads fall back to a display rendering).
+
+    Registered secrets (``engine.redaction``) are scrubbed out."""
     try:
-        return ev.model_dump_json(warnings=False)
+        return scrub(ev.model_dump_json(warnings=False))
     except Exception:
-        return json.dumps(to_jsonable(dict(ev.__dict__)), ensure_ascii=False)
+        return scrub(json.dumps(to_jsonable(dict(ev.__dict__)), ensure_ascii=False))
 
 
 def _dumps(value: Any) -> str | None:
     if value is None:
         return None
-    return json.dumps(to_jsonable(value), ensure_ascii=False, separators=(",", ":"))
+    return scrub(json.dumps(to_jsonable(value), ensure_ascii=False, separators=(",", ":")))
 
 
 class SessionRecorder:
     """Records the events of one or more runs, and refers to their checkpoints, in one file."""
 
-    def __init__(self, path: str | os.PathLike[str], *, flush_interval: float = 0.1) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        flush_interval: float = 0.1,
+        coalesce_tokens: bool = True,
+        large_value: int = LARGE_VALUE,
+    ) -> None:
         self.path = Path(path)
         self.flush_interval = flush_interval
+        self.coalesce_tokens = coalesce_tokens
+        """Past a call's first 200 token events, write each run of adjacent ``model.token``
+        events of that call as one event (see ``engine.recording.compact``)."""
+        self.large_value = large_value
+        """Strings longer than this in ``state.updated`` are written as a reference to the
+        checkpoint that holds them (the checkpoint stores the value once)."""
         if self.path.parent and not self.path.parent.exists():
             self.path.parent.mkdir(parents=True, exist_ok=True)
         check_recordable(self.path)
@@ -102,6 +119,7 @@ class SessionRecorder:
         self._new_shapes: dict[str, tuple[str, str]] = {}
         self._run_rows: dict[str, int] = {}
         self._span_node: dict[str, str] = {}
+        self._token_counts: dict[tuple[str, str | None], int] = {}
         self._subs: list[Subscription] = []
         self._thread = threading.Thread(
             target=self._writer, name="stepwise-session-writer", daemon=True
@@ -164,7 +182,7 @@ class SessionRecorder:
                 return
             self._pending.append((event, shape))
             self._queued += 1
-        if event.kind == "run.finished":
+        if event.kind in ("run.started", "run.finished"):  # a run's row is written at once
             self._wake.set()
 
     # -- flushing and closing ------------------------------------------------------------------
@@ -248,6 +266,8 @@ class SessionRecorder:
                     "INSERT OR IGNORE INTO session_shapes(digest, graph, shape) VALUES (?, ?, ?)",
                     [(d, name, text) for d, (name, text) in shapes.items()],
                 )
+            if self.coalesce_tokens:
+                batch = coalesce_tokens(batch, self._token_counts)
             rows = [self._row(ev, shape) for ev, shape in batch]
             conn.executemany(_INSERT_EVENT, rows)
             conn.execute("COMMIT")
@@ -334,5 +354,7 @@ class SessionRecorder:
             ev.span_id,
             ev.parent_span_id,
             ev.ts,
-            event_json(ev),
+            event_json(
+                shrink_state_update(ev, self.large_value) if kind == "state.updated" else ev
+            ),
         )

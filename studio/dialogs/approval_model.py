@@ -35,8 +35,10 @@ __all__ = [
     "ApprovalRequest",
     "ArgsCheck",
     "Outcome",
+    "allowed_in_schema",
     "args_check_for",
     "is_hitl_request",
+    "is_per_call_request",
 ]
 
 DecisionType = Literal["approve", "edit", "reject", "respond"]
@@ -121,12 +123,56 @@ class Answerable:
 
 
 def is_hitl_request(value: Any) -> bool:
-    """True for the value of a ``HumanInTheLoopMiddleware`` interrupt."""
-    return (
+    """True for the value of a ``HumanInTheLoopMiddleware`` interrupt: a batch (one interrupt
+    per AI turn) or one call (``interrupt_mode="per_call"``)."""
+    return is_per_call_request(value) or (
         isinstance(value, Mapping)
         and isinstance(value.get("action_requests"), list)
         and isinstance(value.get("review_configs"), list)
     )
+
+
+def is_per_call_request(value: Any) -> bool:
+    """``{"type": "tool_approval", "tool_call_id", "name", "args", "description"}``."""
+    return (
+        isinstance(value, Mapping)
+        and value.get("type") == "tool_approval"
+        and isinstance(value.get("name"), str)
+    )
+
+
+def allowed_in_schema(schema: Any) -> tuple[str, ...]:
+    """The decision types a per-call interrupt's ``response_schema`` accepts (its ``type``
+    constants), in our order; every type when the schema does not say."""
+    if schema is not None and not isinstance(schema, Mapping):
+        dump = getattr(schema, "model_json_schema", None)
+        if callable(dump):
+            schema = dump()
+        else:
+            try:
+                from pydantic import TypeAdapter
+
+                schema = TypeAdapter(schema).json_schema()
+            except Exception:
+                schema = None
+    found: set[str] = set()
+
+    def walk(node: Any) -> None:
+        if isinstance(node, Mapping):
+            kind = node.get("properties", {}).get("type") if "properties" in node else None
+            if isinstance(kind, Mapping):
+                for value in (kind.get("const"), *(kind.get("enum") or ())):
+                    if isinstance(value, str):
+                        found.add(value)
+            for child in node.values():
+                walk(child)
+        elif isinstance(node, list):
+            for child in node:
+                walk(child)
+
+    walk(schema)
+    allowed = tuple(d for d in DECISION_TYPES if d in found)
+    return allowed or DECISION_TYPES
 
 
 # -- argument checking ------------------------------------------------------------------------
@@ -248,7 +294,26 @@ class ApprovalRequest(Answerable):
         *,
         interrupt_id: str | None = None,
         tools: Mapping[str, BaseTool] | None = None,
+        response_schema: Any = None,
     ) -> None:
+        self.per_call = is_per_call_request(value)
+        """One call reviewed as it starts: the answer is one decision, not a list."""
+        if self.per_call:
+            value = {
+                "action_requests": [
+                    {
+                        "name": value["name"],
+                        "args": value.get("args") or {},
+                        "description": value.get("description") or "",
+                    }
+                ],
+                "review_configs": [
+                    {
+                        "action_name": value["name"],
+                        "allowed_decisions": list(allowed_in_schema(response_schema)),
+                    }
+                ],
+            }
         if not is_hitl_request(value):
             raise ApprovalError(
                 "Not a human-in-the-loop request: expected {'action_requests': [...], "
@@ -339,7 +404,8 @@ class ApprovalRequest(Answerable):
         """Answer with the decisions: ``Command(resume={"decisions": [...]})``."""
         if self.state != "open":
             raise ApprovalError(f"This request was already {self.state}")
-        command = Command(resume={"decisions": self.decisions()})
+        decisions = self.decisions()
+        command = Command(resume=decisions[0] if self.per_call else {"decisions": decisions})
         self._answer(command)
         return command
 
