@@ -31,6 +31,7 @@ from engine.events import (
     ModelToken,
     NodeFinished,
     NodeStarted,
+    SuperstepFinished,
     SuperstepStarted,
     ToolFinished,
     ToolStarted,
@@ -99,6 +100,8 @@ class AttachCallbacks(AsyncCallbackHandler):
         self.open: dict[UUID, _Open] = {}
         self.steps: dict[tuple[str, int], str] = {}
         self.by_parent: dict[str, _Parent] = {}
+        self.task_spans: dict[tuple[str, str], str] = {}
+        """(graph namespace, task id) -> the span of the node running that task."""
         self.interrupted: dict[str, list[str]] = {}
         """Per graph namespace, the nodes whose last run stopped at ``interrupt()``."""
         self.lock = threading.Lock()
@@ -128,11 +131,34 @@ class AttachCallbacks(AsyncCallbackHandler):
         key = (ns, -1 if step is None else step)
         span = self.steps.get(key)
         if span is None:
+            for (other_ns, other_step), other in list(self.steps.items()):
+                if other_ns == ns and other_step < key[1]:  # the previous superstep is over
+                    del self.steps[(other_ns, other_step)]
+                    await self._emit(
+                        SuperstepFinished,
+                        ns,
+                        span_id=other,
+                        parent_span_id=self._graph_span(ns),
+                        step=None if other_step < 0 else other_step,
+                    )
             span = self.steps[key] = new_span_id()
             await self._emit(
-                SuperstepStarted, ns, span_id=span, parent_span_id=self.root_span, step=step
+                SuperstepStarted,
+                ns,
+                span_id=span,
+                parent_span_id=self._graph_span(ns),
+                step=step,
             )
         return span
+
+    def _graph_span(self, ns: str) -> str:
+        """The span a graph's supersteps nest in: the run, or the node a subgraph runs in."""
+        if not ns:
+            return self.root_span
+        parts = ns.split("|")
+        last = parts[-1]
+        task_id = last.split(":", 1)[1] if ":" in last else last
+        return self.task_spans.get(("|".join(parts[:-1]), task_id), self.root_span)
 
     async def _flush_pending(self, parent: str, kind: str, will_retry: bool) -> None:
         rec = self.by_parent.get(parent)
@@ -191,6 +217,7 @@ class AttachCallbacks(AsyncCallbackHandler):
         sstep = await self.superstep_span(ns, step)
         span = new_span_id()
         self.open[run_id] = _Open(span, "node", str(node), time.perf_counter(), ns, step, task_id)
+        self.task_spans[(ns, task_id)] = span
         await self._emit(
             NodeStarted,
             ns,
@@ -208,6 +235,7 @@ class AttachCallbacks(AsyncCallbackHandler):
             self.parents.pop(run_id, None)
             return
         await self._close_pending_under(op.span)
+        await self._close_subgraph_steps(op)
         interrupted = error is not None and type(error).__name__ in ("GraphInterrupt", "Interrupt")
         status = "interrupted" if interrupted else "error" if error is not None else "ok"
         if interrupted:
@@ -236,6 +264,20 @@ class AttachCallbacks(AsyncCallbackHandler):
             )
         finally:
             self.open.pop(run_id, None)
+
+    async def _close_subgraph_steps(self, op: _Open) -> None:
+        """A node that ran a subgraph is done: so are the subgraph's supersteps."""
+        child = f"{op.ns}|{op.name}:{op.task_id}" if op.ns else f"{op.name}:{op.task_id}"
+        for (ns, step), span in list(self.steps.items()):
+            if ns == child or ns.startswith(child + "|"):
+                del self.steps[(ns, step)]
+                await self._emit(
+                    SuperstepFinished,
+                    ns,
+                    span_id=span,
+                    parent_span_id=self._graph_span(ns),
+                    step=None if step < 0 else step,
+                )
 
     async def on_chain_end(self, outputs: Any, *, run_id: UUID, **kwargs: Any) -> None:
         await self._end_node(run_id, outputs, None)

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 __all__ = ["STREAM_MODES", "AttachedGraph"]
 
-STREAM_MODES = ["updates", "checkpoints", "custom"]
+STREAM_MODES = ["values", "updates", "checkpoints", "custom"]
 
 
 class _StateReader:
@@ -141,7 +141,9 @@ class AttachedGraph:
             await tr.close_open_steps()
             if tr.interrupts:
                 status = "interrupted"
-            output = await self._values(cfg)
+            output = tr.values if self.checkpointer in (None, False, True) else None
+            if output is None:
+                output = await self._values(cfg)
             return output
         except asyncio.CancelledError:
             status = "cancelled"

@@ -78,10 +78,15 @@ class StreamTranslator:
         self.cb = cb
         self.writers: dict[str, list[str]] = {}
         self.interrupts: list[Any] = []
+        self.values: Any = None
+        """The root graph's latest values (the run's output)."""
 
     async def part(self, ns_parts: tuple[str, ...], mode: str, data: Any) -> None:
         ns = _ns(ns_parts)
-        if mode == "updates" and isinstance(data, dict):
+        if mode == "values":
+            if not ns:
+                self.values = data
+        elif mode == "updates" and isinstance(data, dict):
             await self._updates(ns, data)
         elif mode == "checkpoints" and isinstance(data, dict):
             await self._checkpoint(ns, data)
@@ -134,7 +139,11 @@ class StreamTranslator:
         sstep = self.cb.steps.pop((ns, -1 if step is None else step), None)
         if sstep is not None:
             await self.cb._emit(
-                SuperstepFinished, ns, span_id=sstep, parent_span_id=self.cb.root_span, step=step
+                SuperstepFinished,
+                ns,
+                span_id=sstep,
+                parent_span_id=self.cb._graph_span(ns),
+                step=step,
             )
         for w in dict.fromkeys(writers):
             await self.cb._emit(
@@ -167,7 +176,7 @@ class StreamTranslator:
                 SuperstepFinished,
                 ns,
                 span_id=span,
-                parent_span_id=self.cb.root_span,
+                parent_span_id=self.cb._graph_span(ns),
                 step=None if step < 0 else step,
                 status="interrupted" if self.interrupts else "ok",
             )

@@ -212,3 +212,29 @@ def test_the_engine_never_imports_langgraph_at_start_up() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
+
+
+def test_a_subgraph_nests_in_the_node_that_runs_it_without_a_checkpointer() -> None:
+    class Num(TypedDict):
+        x: int
+
+    inner = StateGraph(Num).add_node("times_ten", lambda s: {"x": s["x"] * 10})
+    sub = inner.add_edge(START, "times_ten").compile()
+    outer = StateGraph(Num).add_node("plus_one", lambda s: {"x": s["x"] + 1})
+    outer.add_node("sub", sub).add_edge(START, "plus_one").add_edge("plus_one", "sub")
+    events = collect(attach(outer.compile()), {"x": 1}, {})
+    assert events[-1].__dict__["output"] == {"x": 20}
+    started = {e.__dict__["node"]: e for e in events if e.kind == "node.started"}
+    inner_step = next(e for e in events if e.kind == "superstep.started" and e.ns)
+    assert inner_step.ns.startswith("sub:") and started["times_ten"].ns == inner_step.ns
+    assert inner_step.parent_span_id == started["sub"].span_id
+    # every span closes, each before its parent does
+    order = [(e.kind, e.span_id) for e in events]
+    opened: list[str] = []
+    for kind, span in order:
+        if kind.endswith(".started") or kind == "model.request":
+            opened.append(str(span))
+        elif kind.endswith(".finished") or kind == "model.response":
+            assert opened and opened[-1] == span, (kind, span)
+            opened.pop()
+    assert opened == []
