@@ -26,6 +26,8 @@ from engine.events import (
     AttemptStarted,
     ErrorInfo,
     EventBase,
+    HookFinished,
+    HookStarted,
     ModelRequest,
     ModelResponse,
     ModelToken,
@@ -42,6 +44,7 @@ from engine.serde import to_jsonable
 __all__ = ["AttachCallbacks"]
 
 _SKIP_NODES = frozenset({"__start__", "__end__"})
+_HOOKS = frozenset({"before_agent", "before_model", "after_model", "after_agent"})
 
 
 @dataclass
@@ -55,6 +58,8 @@ class _Open:
     task_id: str = ""
     attempt_span: str | None = None
     attempt: int = 1
+    hook: tuple[str, str, str] | None = None
+    """(span, middleware, hook) when the node is a create_agent middleware hook."""
 
 
 @dataclass
@@ -228,6 +233,20 @@ class AttachCallbacks(AsyncCallbackHandler):
             task_id=task_id,
             input_summary=str(to_jsonable(inputs, max_str=200, max_items=5))[:300],
         )
+        middleware, _, hook = str(node).rpartition(".")
+        if middleware and hook in _HOOKS:  # create_agent names hook nodes "Middleware.hook"
+            op = self.open[run_id]
+            op.hook = (new_span_id(), middleware, hook)
+            await self._emit(
+                HookStarted,
+                ns,
+                span_id=op.hook[0],
+                parent_span_id=span,
+                step=step,
+                middleware=middleware,
+                hook=hook,
+                node=str(node),
+            )
 
     async def _end_node(self, run_id: UUID, outputs: Any, error: BaseException | None) -> None:
         op = self.open.get(run_id)
@@ -240,6 +259,24 @@ class AttachCallbacks(AsyncCallbackHandler):
         status = "interrupted" if interrupted else "error" if error is not None else "ok"
         if interrupted:
             self.interrupted.setdefault(op.ns, []).append(op.name)
+        if op.hook is not None:
+            jump = outputs.get("jump_to") if isinstance(outputs, dict) else None
+            await self._emit(
+                HookFinished,
+                op.ns,
+                span_id=op.hook[0],
+                parent_span_id=op.span,
+                step=op.step,
+                middleware=op.hook[1],
+                hook=op.hook[2],
+                node=op.name,
+                update=to_jsonable(outputs, max_str=4000),
+                jump_to=None if jump is None else str(jump),
+                error=ErrorInfo.from_exception(error)
+                if error is not None and not interrupted
+                else None,
+                duration_ms=(time.perf_counter() - op.t0) * 1000,
+            )
         writes: list[dict[str, Any]] = []
         if isinstance(outputs, dict):
             writes = [

@@ -238,3 +238,28 @@ def test_a_subgraph_nests_in_the_node_that_runs_it_without_a_checkpointer() -> N
             assert opened and opened[-1] == span, (kind, span)
             opened.pop()
     assert opened == []
+
+
+def test_middleware_hook_nodes_show_as_hooks_of_their_middleware() -> None:
+    from langchain.agents.middleware import before_model
+
+    @before_model
+    def count_calls(state: Any, runtime: Any) -> dict[str, Any] | None:
+        return None
+
+    model = FirstCallFails(messages=iter([AIMessage("hello")]))
+    model.calls = 1  # no failure here
+    events = collect(
+        attach(lc_create_agent(model, middleware=[count_calls])),
+        {"messages": [("user", "hi")]},
+        {},
+    )
+    hooks = [e for e in events if e.kind.startswith("hook.")]
+    assert [(e.kind, e.__dict__["middleware"], e.__dict__["hook"]) for e in hooks] == [
+        ("hook.started", "count_calls", "before_model"),
+        ("hook.finished", "count_calls", "before_model"),
+    ]
+    node = next(
+        e for e in events if e.kind == "node.started" and e.span_id == hooks[0].parent_span_id
+    )
+    assert node.__dict__["node"] == "count_calls.before_model"
