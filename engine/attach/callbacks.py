@@ -107,6 +107,8 @@ class AttachCallbacks(AsyncCallbackHandler):
         self.by_parent: dict[str, _Parent] = {}
         self.task_spans: dict[tuple[str, str], str] = {}
         """(graph namespace, task id) -> the span of the node running that task."""
+        self.task_attempts: dict[tuple[str, str], int] = {}
+        """How often each task has started (a node ``RetryPolicy`` reruns it)."""
         self.interrupted: dict[str, list[str]] = {}
         """Per graph namespace, the nodes whose last run stopped at ``interrupt()``."""
         self.lock = threading.Lock()
@@ -223,6 +225,8 @@ class AttachCallbacks(AsyncCallbackHandler):
         span = new_span_id()
         self.open[run_id] = _Open(span, "node", str(node), time.perf_counter(), ns, step, task_id)
         self.task_spans[(ns, task_id)] = span
+        tries = self.task_attempts[(ns, task_id)] = self.task_attempts.get((ns, task_id), 0) + 1
+        self.open[run_id].attempt = tries
         await self._emit(
             NodeStarted,
             ns,
@@ -231,6 +235,7 @@ class AttachCallbacks(AsyncCallbackHandler):
             step=step,
             node=str(node),
             task_id=task_id,
+            attempt=tries,
             input_summary=str(to_jsonable(inputs, max_str=200, max_items=5))[:300],
         )
         middleware, _, hook = str(node).rpartition(".")
@@ -292,6 +297,7 @@ class AttachCallbacks(AsyncCallbackHandler):
                 step=op.step,
                 node=op.name,
                 task_id=op.task_id,
+                attempt=op.attempt,
                 status=status,
                 writes=writes,
                 error=ErrorInfo.from_exception(error, with_traceback=True)

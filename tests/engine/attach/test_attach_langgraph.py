@@ -263,3 +263,39 @@ def test_middleware_hook_nodes_show_as_hooks_of_their_middleware() -> None:
         e for e in events if e.kind == "node.started" and e.span_id == hooks[0].parent_span_id
     )
     assert node.__dict__["node"] == "count_calls.before_model"
+
+
+def test_a_failing_node_retried_by_its_retry_policy_then_failing_the_run() -> None:
+    from langgraph.types import RetryPolicy
+
+    def broken(s: Counter) -> dict[str, Any]:
+        raise ValueError("bad input")
+
+    b = StateGraph(Counter)
+    b.add_node(
+        "broken",
+        broken,
+        retry_policy=RetryPolicy(max_attempts=2, initial_interval=0, retry_on=ValueError),
+    )
+    g = attach(b.add_edge(START, "broken").compile())
+    dbg = Debugger()
+    dbg.break_on_failure()
+    paused: list[str] = []
+
+    def on_pause(d: Debugger) -> None:
+        assert d.current_event is not None
+        paused.append(d.current_event.kind)
+        d.continue_()
+
+    dbg.on_pause.append(on_pause)
+    seen: list[EventBase] = []
+    g.subscribe(seen.append)
+    with pytest.raises(ValueError, match="bad input"):
+        collect(g, {"n": 1, "log": []}, {}, debugger=dbg)
+    finished = [e.__dict__ for e in seen if e.kind == "node.finished"]
+    assert [(f["attempt"], f["status"], f["error"].type) for f in finished] == [
+        (1, "error", "ValueError"),
+        (2, "error", "ValueError"),
+    ]
+    assert seen[-1].kind == "run.finished" and seen[-1].__dict__["status"] == "error"
+    assert paused and paused[0] == "node.finished"
