@@ -5,6 +5,7 @@ The graph runtime and the agent factory are re-exported here
 """
 
 from engine.agents import AgentState, ToolNode, create_agent
+from engine.func import entrypoint, task
 from engine.graph import (
     END,
     START,
@@ -84,10 +85,12 @@ __all__ = [
     "Topic",
     "UntrackedValue",
     "create_agent",
+    "entrypoint",
     "get_config",
     "get_runtime",
     "get_store",
     "get_stream_writer",
     "interrupt",
     "set_route_reason",
+    "task",
 ]

@@ -38,6 +38,8 @@ class CompiledStateGraph(StateAPI):
     """A runnable graph. Create it with ``StateGraph.compile()``."""
 
     default_recursion_limit = 25
+    loop_class: type[PregelLoop] = PregelLoop
+    """The loop that runs this graph (the functional API's entrypoints use a subclass)."""
 
     def __init__(
         self,
@@ -173,7 +175,7 @@ class CompiledStateGraph(StateAPI):
 
             span_token = CURRENT_SPAN.set(run_id)
             try:
-                loop = PregelLoop(
+                loop = self.loop_class(
                     self,
                     input=input,
                     config=cfg,
@@ -257,7 +259,7 @@ class CompiledStateGraph(StateAPI):
         resuming = parent_loop.resuming
         token = set_run(run)
         try:
-            loop = PregelLoop(
+            loop = self.loop_class(
                 self,
                 input=input,
                 config=cfg,

@@ -78,8 +78,11 @@ class LoopStreaming:
             return
         if error is None and not interrupts:
             state_writes = [(c, v) for c, v in task.writes if c in self.graph.spec.channels]
-            update: dict[str, Any] | None = None
-            if state_writes:
+            update: Any = None
+            if task.node.update_key is not None:
+                key = task.node.update_key
+                update = next((v for c, v in task.writes if c == key), None)
+            elif state_writes:
                 update = {}
                 for c, v in state_writes:
                     update[c] = v
@@ -94,7 +97,11 @@ class LoopStreaming:
                 "id": task.id,
                 "name": task.name,
                 "error": None if error is None else repr(error),
-                "result": [(c, v) for c, v in task.writes if c in self.graph.spec.channels],
+                "result": (
+                    {c: v for c, v in task.writes if not c.startswith("branch:")}
+                    if task.node.writer is not None
+                    else [(c, v) for c, v in task.writes if c in self.graph.spec.channels]
+                ),
                 "interrupts": [{"value": i.value, "id": i.id} for i in interrupts],
             },
         )

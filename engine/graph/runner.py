@@ -131,6 +131,7 @@ async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> Non
         ctx = TaskContext(
             task.name, task.id, loop.step, config, sp, loop.run, loop.ns, inline=inline
         )
+        ctx.loop = loop
         ctx.runtime = Runtime(
             context=loop.run.context, store=loop.run.store, stream_writer=_make_writer(loop, task)
         )
@@ -264,7 +265,7 @@ async def run_step(loop: PregelLoop, tasks: Sequence[Task]) -> None:
         # loop: nothing else can be starved, so skip the thread hop.  Never under a
         # debugger, whose pause must be able to block the node's thread.
         run = loop.run
-        inline = run.sync_call and run.debugger is None
+        inline = run.sync_call and run.debugger is None and pending[0].node.inline_ok
         await run_task(loop, pending[0], inline=inline)
         return
     futures = {asyncio.ensure_future(run_task(loop, t)): t for t in pending}

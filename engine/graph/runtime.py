@@ -130,6 +130,12 @@ class TaskContext:
     """The graph state as of the start of this step (push tasks get only their ``Send`` arg)."""
     inline: bool = False
     """True when a sync node runs directly on the event-loop thread (see ``run_step``)."""
+    loop: Any = None
+    """The ``PregelLoop`` running this task (functional-API calls schedule on it)."""
+    calls: int = 0
+    """How many ``@task`` calls this task made so far (their ids derive from the index)."""
+    in_flight: list[Any] = field(default_factory=list)
+    """Futures of this task's ``@task`` calls, awaited before the task finishes."""
 
 
 _RUN: contextvars.ContextVar[RunContext | None] = contextvars.ContextVar(
