@@ -77,4 +77,8 @@ async def settle_async(ctx: TaskContext | None) -> None:
     """Wait until every task call ``ctx`` made has finished (async functions)."""
     if ctx is None or not ctx.in_flight:
         return
-    await asyncio.wait([asyncio.wrap_future(f._cf) for f in ctx.in_flight])
+    waiting = [asyncio.wrap_future(f._cf) for f in ctx.in_flight]
+    await asyncio.wait(waiting)
+    for w in waiting:
+        if not w.cancelled():
+            w.exception()  # retrieved: the caller saw (or chose to ignore) it
