@@ -60,7 +60,7 @@ def schedule_call(
     index = ctx.calls
     ctx.calls += 1
     task_id = deterministic_id(ctx.task_id, "call", index, name)
-    fut: TaskFuture[Any] = TaskFuture(name, task_id, loop._loop_thread)
+    fut: TaskFuture[Any] = TaskFuture(name, task_id, loop._aio_loop, loop._loop_thread)
     ctx.in_flight.append(fut)
     value, resume = _saved(loop, task_id)
     if value is not _MISSING:
@@ -69,16 +69,20 @@ def schedule_call(
     node: PregelNode = make_node(loop)
     task = Task(task_id, name, ("push", index), (args, kwargs), [PUSH], node)
     task.scratchpad = TaskScratchpad(task_id, loop.ns, resume=resume)
-    coro = _run_call(loop, task, fut)
     if threading.get_ident() == loop._loop_thread:
-        _start(coro)
+        _start(loop, task, fut)
     else:
-        loop._aio_loop.call_soon_threadsafe(_start, coro, context=contextvars.copy_context())
+        loop._aio_loop.call_soon_threadsafe(
+            _start, loop, task, fut, context=contextvars.copy_context()
+        )
     return fut
 
 
-def _start(coro: Any) -> None:
-    job = asyncio.ensure_future(coro)
+def _start(loop: PregelLoop, task: Task, fut: TaskFuture[Any]) -> None:
+    if fut.done():  # cancelled before it started
+        return
+    job = asyncio.ensure_future(_run_call(loop, task, fut))
+    fut._job = job
     _RUNNING.add(job)
     job.add_done_callback(_RUNNING.discard)
 

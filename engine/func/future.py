@@ -20,13 +20,17 @@ class TaskFuture(Generic[T]):
     The task itself always runs on the run's event loop.
     """
 
-    __slots__ = ("_cf", "_loop_thread", "name", "task_id")
+    __slots__ = ("_cf", "_job", "_loop", "_loop_thread", "name", "task_id")
 
-    def __init__(self, name: str, task_id: str, loop_thread: int) -> None:
+    def __init__(
+        self, name: str, task_id: str, loop: asyncio.AbstractEventLoop, loop_thread: int
+    ) -> None:
         self.name = name
         self.task_id = task_id
         self._cf: concurrent.futures.Future[T] = concurrent.futures.Future()
+        self._loop = loop
         self._loop_thread = loop_thread
+        self._job: asyncio.Future[Any] | None = None
 
     # -- completion (called by the scheduler) -----------------------------------------------
 
@@ -35,8 +39,31 @@ class TaskFuture(Generic[T]):
             self._cf.set_result(value)
 
     def set_exception(self, exc: BaseException) -> None:
-        if not self._cf.done():
+        if self._cf.done():
+            return
+        if isinstance(exc, asyncio.CancelledError):
+            self._cf.cancel()
+        else:
             self._cf.set_exception(exc)
+
+    def cancel(self) -> bool:
+        """Cancel the call (an async task is cancelled where it awaits); False once done."""
+        if self._cf.done():
+            return False
+        if threading.get_ident() == self._loop_thread:
+            self._cancel_job()
+        else:
+            self._loop.call_soon_threadsafe(self._cancel_job)
+        return True
+
+    def _cancel_job(self) -> None:
+        if self._job is not None:
+            self._job.cancel()
+        else:
+            self._cf.cancel()
+
+    def cancelled(self) -> bool:
+        return self._cf.cancelled()
 
     # -- reading ------------------------------------------------------------------------------
 

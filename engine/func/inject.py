@@ -71,6 +71,9 @@ def settle(ctx: TaskContext | None) -> None:
     if ctx is None or not ctx.in_flight:
         return
     concurrent.futures.wait([f._cf for f in ctx.in_flight])
+    for f in ctx.in_flight:
+        if not f._cf.cancelled():
+            f._cf.exception()
 
 
 async def settle_async(ctx: TaskContext | None) -> None:

@@ -71,6 +71,8 @@ class PregelNode:
     """The write whose value is this node's ``updates`` chunk (functional-API nodes)."""
     inline_ok: bool = True
     """False when the node may block on futures of the run's loop (it must not run inline)."""
+    cache_policy: Any = None
+    """A ``CachePolicy``: results are cached in the graph's cache (``compile(cache=)``)."""
 
 
 @dataclass

@@ -101,6 +101,7 @@ def compile_nodes(
             call_kwargs=kwargs,
             is_async=is_async,
             metadata=dict(ns.metadata),
+            cache_policy=ns.cache_policy,
         )
     return nodes
 

@@ -28,6 +28,7 @@ class NodeSpec:
     input_schema: Any = None
     metadata: dict[str, Any] = field(default_factory=dict)
     defer: bool = False
+    cache_policy: Any = None
 
 
 @dataclass
@@ -131,6 +132,7 @@ class StateGraph:
         metadata: dict[str, Any] | None = None,
         defer: bool = False,
         retry: RetryPolicy | None = None,
+        cache_policy: Any = None,
     ) -> StateGraph:
         if action is None:
             action, name = node, _node_name(node)
@@ -159,6 +161,7 @@ class StateGraph:
             input_schema=input_schema or _first_param_schema(action, self.state_schema),
             metadata=dict(metadata or {}),
             defer=defer,
+            cache_policy=cache_policy,
         )
         return self
 
@@ -281,7 +284,7 @@ class StateGraph:
         ia = [interrupt_after] if isinstance(interrupt_after, str) else list(interrupt_after or [])
         self.validate([*ib, *ia])
         self.compiled = True
-        return CompiledStateGraph(
+        compiled = CompiledStateGraph(
             self,
             checkpointer=checkpointer,
             store=store,
@@ -290,6 +293,8 @@ class StateGraph:
             debug=debug,
             name=name or "LangGraph",
         )
+        compiled.cache = cache
+        return compiled
 
     def state_spec(self) -> StateSpec:
         return StateSpec(self.state_schema)

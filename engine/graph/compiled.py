@@ -39,6 +39,8 @@ class CompiledStateGraph(StateAPI):
 
     default_recursion_limit = 25
     loop_class: type[PregelLoop] = PregelLoop
+    cache: Any = None
+    """The node-result cache (``compile(cache=...)``); see ``engine.cache``."""
     """The loop that runs this graph (the functional API's entrypoints use a subclass)."""
 
     def __init__(
@@ -86,6 +88,20 @@ class CompiledStateGraph(StateAPI):
     def get_graph(self, xray: bool | int = False) -> DrawableGraph:
         """The graph's shape (nodes, static and conditional edges), available before any run."""
         return draw(self.builder, self.name)
+
+    # -- cache -------------------------------------------------------------------------------
+
+    def clear_cache(self, nodes: Sequence[str] | None = None) -> None:
+        """Forget the cached results of ``nodes`` (default: every node with a cache policy)."""
+        run_sync(self.aclear_cache(nodes))
+
+    async def aclear_cache(self, nodes: Sequence[str] | None = None) -> None:
+        if self.cache is None:
+            return
+        names = [n for n, node in self.nodes.items() if node.cache_policy is not None]
+        if nodes is not None:
+            names = [n for n in names if n in nodes]
+        await self.cache.aclear([("__node__", n) for n in names])
 
     # -- config ------------------------------------------------------------------------------
 

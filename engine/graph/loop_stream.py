@@ -71,7 +71,7 @@ class LoopStreaming:
             )
 
     def push_task_result(
-        self, task: Task, error: BaseException | None, interrupts: Any = ()
+        self, task: Task, error: BaseException | None, interrupts: Any = (), cached: bool = False
     ) -> None:
         run = self.run
         if run.stream is None or task.node.hidden:
@@ -86,7 +86,10 @@ class LoopStreaming:
                 update = {}
                 for c, v in state_writes:
                     update[c] = v
-            self._push("updates", {task.name: update})
+            chunk: dict[str, Any] = {task.name: update}
+            if cached:
+                chunk["__metadata__"] = {"cached": True}
+            self._push("updates", chunk)
             if "messages" in run.stream_modes:
                 self._push_final_messages(task, state_writes)
         elif interrupts:

@@ -20,6 +20,7 @@ from engine.events import (
 )
 from engine.graph.algo import TASKS, Task, compute_writes, read_values
 from engine.graph.errors import GraphBubbleUp, GraphInterrupt, ParentCommand
+from engine.graph.node_cache import cached_writes, store_writes
 from engine.graph.runtime import Runtime, TaskContext, reset_task, set_task
 from engine.graph.types import START, Command, RetryPolicy, Send
 from engine.serde import to_jsonable
@@ -118,6 +119,8 @@ async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> Non
     node = task.node
     em = loop.run.emitter
     policies = node.retry_policy
+    if node.cache_policy is not None and await cached_writes(loop, task):
+        return
     attempt = 0
     while True:
         attempt += 1
@@ -213,6 +216,8 @@ async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> Non
             raise
         # success
         await loop.save_task_writes(task, task.writes or [(NO_WRITES, None)])
+        if node.cache_policy is not None:
+            await store_writes(loop, task)
         if em.active and not node.hidden:
             for r in task.routes:
                 await em.emit(
