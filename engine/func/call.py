@@ -18,6 +18,7 @@ from engine.checkpoint.base import RESUME
 from engine.func.constants import PUSH, RETURN
 from engine.func.future import TaskFuture
 from engine.graph.algo import Task
+from engine.graph.errors import GraphInterrupt
 from engine.graph.runner import run_task
 from engine.graph.runtime import TaskScratchpad, current_task
 from engine.ids import deterministic_id
@@ -91,6 +92,8 @@ async def _run_call(loop: PregelLoop, task: Task, fut: TaskFuture[Any]) -> None:
     try:
         await run_task(loop, task)
     except BaseException as exc:
+        if isinstance(exc, GraphInterrupt):
+            exc.reported = True  # the caller re-raises it: surface it once
         fut.set_exception(exc)
         if not isinstance(exc, Exception):
             raise

@@ -98,6 +98,9 @@ class EntrypointGraph(CompiledStateGraph):
         g.add_edge(self.name, END)
         return g
 
+    def _infer_as_node(self, checkpoint: Any) -> str:
+        return self.name  # an update is always "as if the function had returned it"
+
     def _state_values(self, channels: dict[str, BaseChannel]) -> Any:
         ch = channels.get(END)
         return ch.get() if ch is not None and ch.is_available() else {}

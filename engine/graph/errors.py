@@ -29,6 +29,9 @@ class GraphBubbleUp(Exception):
 class GraphInterrupt(GraphBubbleUp):
     """The run paused: ``args[0]`` holds the ``Interrupt``s (empty for static breakpoints)."""
 
+    reported: bool = False
+    """True once a task reported these interrupts (a caller re-raising them stays quiet)."""
+
     def __init__(self, interrupts: Sequence[Interrupt] = ()) -> None:
         super().__init__(tuple(interrupts))
 

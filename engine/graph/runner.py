@@ -182,7 +182,7 @@ async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> Non
             if sp.resume:
                 writes.append((RESUME, list(sp.resume)))
             await loop.save_task_writes(task, writes)
-            if em.active:
+            if em.active and not gi.reported:
                 for intr in gi.interrupts:
                     await em.emit(
                         InterruptRaised,
@@ -192,8 +192,10 @@ async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> Non
                         node=task.name,
                         task_id=task.id,
                     )
+            if em.active:
                 await _finished(em, s, task, t0, "interrupted")
-            loop.push_task_result(task, None, interrupts=gi.interrupts)
+            if not gi.reported:
+                loop.push_task_result(task, None, interrupts=gi.interrupts)
             raise
         except GraphBubbleUp:
             raise
