@@ -99,7 +99,7 @@ class LoopStreaming:
             {
                 "id": task.id,
                 "name": task.name,
-                "error": None if error is None else repr(error),
+                "error": error,
                 "result": (
                     {c: v for c, v in task.writes if not c.startswith("branch:")}
                     if task.node.writer is not None
