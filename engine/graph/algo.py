@@ -73,6 +73,11 @@ class PregelNode:
     """False when the node may block on futures of the run's loop (it must not run inline)."""
     cache_policy: Any = None
     """A ``CachePolicy``: results are cached in the graph's cache (``compile(cache=)``)."""
+    error_handler: Any = None
+    """Called with the state (and a ``NodeError``) when the node fails for good; its return
+    value becomes the node's writes."""
+    timeout: Any = None
+    """A ``TimeoutPolicy`` for each attempt (async nodes)."""
 
 
 @dataclass

@@ -82,11 +82,13 @@ def compile_nodes(
             input_keys = list(node_spec.channels)
         is_sub = _is_graph(ns.fn)
         kwargs, is_async = (frozenset(), True) if is_sub else _call_kwargs(ns.fn)
+        defaults = b.node_defaults
+        retry = ns.retry_policy if ns.retry_policy is not None else defaults.get("retry_policy")
         policies: list[RetryPolicy] = []
-        if isinstance(ns.retry_policy, RetryPolicy):
-            policies = [ns.retry_policy]
-        elif ns.retry_policy:
-            policies = list(ns.retry_policy)
+        if isinstance(retry, RetryPolicy):
+            policies = [retry]
+        elif retry:
+            policies = list(retry)
         nodes[name] = PregelNode(
             name=name,
             fn=ns.fn,
@@ -101,7 +103,13 @@ def compile_nodes(
             call_kwargs=kwargs,
             is_async=is_async,
             metadata=dict(ns.metadata),
-            cache_policy=ns.cache_policy,
+            cache_policy=ns.cache_policy
+            if ns.cache_policy is not None
+            else defaults.get("cache_policy"),
+            error_handler=ns.error_handler
+            if ns.error_handler is not None
+            else defaults.get("error_handler"),
+            timeout=ns.timeout if ns.timeout is not None else defaults.get("timeout"),
         )
     return nodes
 

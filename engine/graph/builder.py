@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, get_args, get_origin, get_type_hints
 
 from engine.graph.state import StateSpec
-from engine.graph.types import END, START, Command, RetryPolicy, Send
+from engine.graph.types import END, START, Command, RetryPolicy, Send, coerce_timeout
 
 if TYPE_CHECKING:
     from engine.checkpoint.base import BaseCheckpointSaver
@@ -29,6 +29,8 @@ class NodeSpec:
     metadata: dict[str, Any] = field(default_factory=dict)
     defer: bool = False
     cache_policy: Any = None
+    error_handler: Any = None
+    timeout: Any = None
 
 
 @dataclass
@@ -118,6 +120,7 @@ class StateGraph:
         self.waiting_edges: set[tuple[tuple[str, ...], str]] = set()
         self.branches: dict[str, dict[str, Branch]] = {}
         self.compiled = False
+        self.node_defaults: dict[str, Any] = {}
 
     # -- nodes -------------------------------------------------------------------------------
 
@@ -133,6 +136,8 @@ class StateGraph:
         defer: bool = False,
         retry: RetryPolicy | None = None,
         cache_policy: Any = None,
+        error_handler: Any = None,
+        timeout: Any = None,
     ) -> StateGraph:
         if action is None:
             action, name = node, _node_name(node)
@@ -162,7 +167,32 @@ class StateGraph:
             metadata=dict(metadata or {}),
             defer=defer,
             cache_policy=cache_policy,
+            error_handler=error_handler,
+            timeout=coerce_timeout(timeout),
         )
+        if timeout is not None and _is_sync_callable(action):
+            raise ValueError(
+                f"Node `{name}`: a timeout needs an async node (sync nodes cannot be cancelled)"
+            )
+        return self
+
+    def set_node_defaults(
+        self,
+        *,
+        retry_policy: RetryPolicy | Sequence[RetryPolicy] | None = None,
+        cache_policy: Any = None,
+        error_handler: Any = None,
+        timeout: Any = None,
+    ) -> StateGraph:
+        """Policies for every node that does not set its own (applied at ``compile()``)."""
+        if retry_policy is not None:
+            self.node_defaults["retry_policy"] = retry_policy
+        if cache_policy is not None:
+            self.node_defaults["cache_policy"] = cache_policy
+        if error_handler is not None:
+            self.node_defaults["error_handler"] = error_handler
+        if timeout is not None:
+            self.node_defaults["timeout"] = coerce_timeout(timeout)
         return self
 
     def add_sequence(self, nodes: Sequence[Any | tuple[str, Any]]) -> StateGraph:
@@ -322,3 +352,11 @@ def _first_param_schema(fn: Any, state_schema: Any) -> Any:
     from engine.graph.state import schema_fields
 
     return ann if schema_fields(ann) else None
+
+
+def _is_sync_callable(fn: Any) -> bool:
+    """A plain sync function or callable object (compiled graphs and runnables are not)."""
+    if hasattr(fn, "ainvoke") or hasattr(fn, "_arun_as_subgraph"):
+        return False
+    call = getattr(fn, "__call__", None)  # noqa: B004 - the method of a callable object
+    return not (inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(call))

@@ -14,6 +14,7 @@ from engine.events import ErrorInfo, EventBase, RunFinished, RunStarted
 from engine.graph.assemble import compile_nodes, draw
 from engine.graph.channels import BaseChannel
 from engine.graph.drawing import DrawableGraph
+from engine.graph.execution import RunControl, coerce_context
 from engine.graph.loop import PregelLoop
 from engine.graph.runtime import RunContext, TaskContext, reset_run, set_run
 from engine.graph.state import StateSpec, schema_fields
@@ -116,6 +117,10 @@ class CompiledStateGraph(StateAPI):
         """Receive every event of every run of this graph (also runs started elsewhere)."""
         return self.bus.subscribe(callback)
 
+    def _context_schema(self) -> Any:
+        own = getattr(self, "context_schema", None)
+        return own if own is not None else getattr(self.builder, "context_schema", None)
+
     def _saver(self) -> BaseCheckpointSaver | None:
         cp = self.checkpointer
         return cp if cp not in (None, True, False) else None
@@ -136,8 +141,10 @@ class CompiledStateGraph(StateAPI):
         interrupt_after: Sequence[str] | str | None = None,
         durability: str | None = None,
         sync_call: bool = False,
+        control: RunControl | None = None,
     ) -> Any:
         cfg = _merge_config(self.config, config or {})
+        context = coerce_context(self._context_schema(), context)
         conf = cfg.setdefault("configurable", {})
         if debugger is None:
             debugger = conf.get("debugger") or cfg.get("debugger")
@@ -161,6 +168,7 @@ class CompiledStateGraph(StateAPI):
             stream=stream,
             stream_modes=frozenset(stream_modes),
             model_override=conf.get("model_override"),
+            control=control,
         )
         ib = _interrupt_list(interrupt_before, self.interrupt_before_nodes)
         ia = _interrupt_list(interrupt_after, self.interrupt_after_nodes)
@@ -320,6 +328,7 @@ class CompiledStateGraph(StateAPI):
             durability=durability,
             debugger=debugger,
             sync_call=kwargs.pop("_sync_call", False),
+            control=kwargs.pop("control", None),
         )
 
     def invoke(self, input: Any, config: dict[str, Any] | None = None, **kwargs: Any) -> Any:
@@ -370,6 +379,7 @@ class CompiledStateGraph(StateAPI):
                     durability=durability,
                     debugger=debugger,
                     sync_call=kwargs.get("_sync_call", False),
+                    control=kwargs.get("control"),
                 )
             finally:
                 queue.put_nowait(done)

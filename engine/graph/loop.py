@@ -38,7 +38,7 @@ from engine.graph.algo import (
 )
 from engine.graph.channels import MISSING, BaseChannel
 from engine.graph.diff import state_changes
-from engine.graph.errors import GraphInterrupt, GraphRecursionError
+from engine.graph.errors import GraphDrained, GraphInterrupt, GraphRecursionError
 from engine.graph.loop_input import LoopInput
 from engine.graph.loop_stream import LoopStreaming
 from engine.graph.message_log import plain
@@ -343,6 +343,9 @@ class PregelLoop(LoopInput, LoopStreaming):
         self.tasks = tasks
         if not tasks:
             return False
+        control = self.run.control
+        if control is not None and control.drain_requested and not self.nested:
+            raise GraphDrained(control.drain_reason or "shutdown")
         by_id = {t.id: t for t in tasks}
         for t in tasks:
             t.scratchpad = TaskScratchpad(t.id, self.ns)

@@ -21,7 +21,14 @@ from engine.events import (
 from engine.graph.algo import TASKS, Task, compute_writes, read_values
 from engine.graph.errors import GraphBubbleUp, GraphInterrupt, ParentCommand
 from engine.graph.node_cache import cached_writes, store_writes
-from engine.graph.runtime import Runtime, TaskContext, reset_task, set_task
+from engine.graph.policies import (
+    attempt_runtime,
+    call_error_handler,
+    call_with_timeout,
+    error_handler_node,
+    pause,
+)
+from engine.graph.runtime import TaskContext, reset_task, set_task
 from engine.graph.types import START, Command, RetryPolicy, Send
 from engine.serde import to_jsonable
 
@@ -122,6 +129,7 @@ async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> Non
     if node.cache_policy is not None and await cached_writes(loop, task):
         return
     attempt = 0
+    first_attempt_time = time.time()
     while True:
         attempt += 1
         task.attempt = attempt
@@ -135,8 +143,8 @@ async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> Non
             task.name, task.id, loop.step, config, sp, loop.run, loop.ns, inline=inline
         )
         ctx.loop = loop
-        ctx.runtime = Runtime(
-            context=loop.run.context, store=loop.run.store, stream_writer=_make_writer(loop, task)
+        ctx.runtime = attempt_runtime(
+            loop, task, config, _make_writer(loop, task), first_attempt_time
         )
         ctx.read_state = lambda: loop.graph.spec.to_state(
             read_values(loop.channels, loop.graph.spec.channels)
@@ -159,7 +167,9 @@ async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> Non
             with s:
                 token = set_task(ctx)
                 try:
-                    output = await _call_node(loop, task, ctx)
+                    output = await call_with_timeout(
+                        node, lambda ctx=ctx: _call_node(loop, task, ctx), node.timeout
+                    )
                     if isinstance(output, Command) and output.graph == Command.PARENT:
                         raise ParentCommand(
                             Command(update=output.update, goto=output.goto, resume=output.resume)
@@ -207,8 +217,11 @@ async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> Non
                 error = ErrorInfo.from_exception(exc, with_traceback=not retry)
                 await _finished(em, s, task, t0, "cancelled" if cancelled else "error", error=error)
             if retry and policy is not None:
-                await asyncio.sleep(policy.delay(attempt))
+                await pause(loop, policy.delay(attempt))
                 continue
+            if not cancelled and node.error_handler is not None:
+                await _handle_error(loop, task, ctx, exc)
+                return
             if not cancelled:
                 task.error = exc
                 await loop.save_task_writes(
@@ -236,6 +249,44 @@ async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> Non
             await _finished(em, s, task, t0, "ok", writes=_writes_payload(task.writes))
         loop.push_task_result(task, None)
         return
+
+
+async def _handle_error(loop: PregelLoop, task: Task, ctx: TaskContext, exc: BaseException) -> None:
+    """The node failed for good: its ``error_handler`` decides the writes instead."""
+    handler = error_handler_node(task.node)
+    assert handler is not None
+    output = await call_error_handler(task.node, task.input, exc, ctx.config, ctx.runtime)
+    probe = Task(task.id, handler.name, task.path, task.input, task.triggers, handler)
+    task.writes = await compute_writes(
+        probe,
+        output,
+        channels=loop.channels,
+        nodes=loop.graph.nodes,
+        spec=loop.graph.spec,
+        input_keys=loop.graph.input_keys,
+        config=ctx.config,
+        route_reason=lambda: ctx.route_reason,
+    )
+    task.routes = probe.routes
+    await loop.save_task_writes(task, task.writes or [(NO_WRITES, None)])
+    em = loop.run.emitter
+    if em.active:
+        s = span()
+        t0 = time.perf_counter()
+        await em.emit(
+            NodeStarted, span_id=s.id, parent_span_id=s.parent, node=handler.name, task_id=task.id
+        )
+        await em.emit(
+            NodeFinished,
+            span_id=s.id,
+            parent_span_id=s.parent,
+            node=handler.name,
+            task_id=task.id,
+            status="ok",
+            writes=_writes_payload(task.writes),
+            duration_ms=(time.perf_counter() - t0) * 1000,
+        )
+    loop.push_task_result(task, None)
 
 
 async def _finished(
