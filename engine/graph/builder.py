@@ -5,7 +5,9 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, get_args, get_origin, get_type_hints
+from typing import TYPE_CHECKING, Any, Generic, Literal, get_args, get_origin, get_type_hints
+
+from typing_extensions import TypeVar
 
 from engine.graph.state import StateSpec
 from engine.graph.types import END, START, Command, RetryPolicy, Send, coerce_timeout
@@ -13,6 +15,11 @@ from engine.graph.types import END, START, Command, RetryPolicy, Send, coerce_ti
 if TYPE_CHECKING:
     from engine.checkpoint.base import BaseCheckpointSaver
     from engine.graph.compiled import CompiledStateGraph
+
+StateT = TypeVar("StateT", default=Any)
+ContextT = TypeVar("ContextT", default=None)
+InputT = TypeVar("InputT", default=StateT)
+OutputT = TypeVar("OutputT", default=StateT)
 
 __all__ = ["Branch", "NodeSpec", "StateGraph"]
 
@@ -92,7 +99,7 @@ def _node_name(fn: Any) -> str:
     return name
 
 
-class StateGraph:
+class StateGraph(Generic[StateT, ContextT, InputT, OutputT]):
     """A graph whose nodes read and write a shared state.
 
     ``StateGraph(State)`` where State is a TypedDict, dataclass or pydantic model;

@@ -6,12 +6,13 @@ import asyncio
 import copy
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic
 
 from engine.aio import iter_sync, run_sync
 from engine.bus import EventBus, RunEmitter, Subscription
 from engine.events import ErrorInfo, EventBase, RunFinished, RunStarted
 from engine.graph.assemble import compile_nodes, draw
+from engine.graph.builder import ContextT, InputT, OutputT, StateT
 from engine.graph.channels import BaseChannel
 from engine.graph.drawing import DrawableGraph
 from engine.graph.execution import RunControl, coerce_context
@@ -35,7 +36,7 @@ class RunStopped(Exception):
     """The run was stopped on request (debugger ``stop``); the last checkpoint is intact."""
 
 
-class CompiledStateGraph(StateAPI):
+class CompiledStateGraph(StateAPI, Generic[StateT, ContextT, InputT, OutputT]):
     """A runnable graph. Create it with ``StateGraph.compile()``."""
 
     default_recursion_limit = 25
