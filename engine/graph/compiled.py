@@ -274,6 +274,7 @@ class CompiledStateGraph(StateAPI, Generic[StateT, ContextT, InputT, OutputT]):
             model_override=prun.model_override,
             resume_map=prun.resume_map,
             streamed_message_ids=prun.streamed_message_ids,
+            control=prun.control,
         )
         run.emitter.step = None
         cfg = {

@@ -343,9 +343,6 @@ class PregelLoop(LoopInput, LoopStreaming):
         self.tasks = tasks
         if not tasks:
             return False
-        control = self.run.control
-        if control is not None and control.drain_requested and not self.nested:
-            raise GraphDrained(control.drain_reason or "shutdown")
         by_id = {t.id: t for t in tasks}
         for t in tasks:
             t.scratchpad = TaskScratchpad(t.id, self.ns)
@@ -360,6 +357,9 @@ class PregelLoop(LoopInput, LoopStreaming):
                 t.cached = True
         if should_interrupt(self.checkpoint, self.interrupt_before, tasks):
             await self._static_interrupt("before", tasks)
+        control = self.run.control
+        if control is not None and control.drain_requested and not self.nested:
+            raise GraphDrained(control.drain_reason or "shutdown")
         return True
 
     async def _static_interrupt(self, when: str, tasks: list[Task]) -> None:

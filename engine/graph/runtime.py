@@ -285,7 +285,7 @@ def get_store() -> Any:
     return run.store if run else None
 
 
-def get_runtime() -> Runtime[Any]:
+def get_runtime(context_schema: type[ContextT] | None = None) -> Runtime[ContextT]:
     task = _TASK.get()
     if task is None or task.runtime is None:
         raise RuntimeError("Called get_runtime outside of a running graph")
