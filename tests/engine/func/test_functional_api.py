@@ -163,7 +163,7 @@ def test_every_task_call_is_a_node_span() -> None:
     assert started == ["twice", "double", "double"]
     assert all(e.status == "ok" for e in finished)
     spans = {e.span_id: e for e in events if isinstance(e, NodeStarted)}
-    child = [e for e in spans.values() if e.node == "double"][0]
+    child = next(e for e in spans.values() if e.node == "double")
     assert spans[child.parent_span_id].node == "twice"
 
 
