@@ -17,11 +17,12 @@ from engine.func.constants import PREVIOUS
 from engine.func.inject import injected_kwargs, params_of, settle, settle_async
 from engine.func.loop import EntrypointLoop, EntrySpec
 from engine.graph.algo import PregelNode
+from engine.graph.builder import sync_timeout_error
 from engine.graph.channels import BaseChannel, EphemeralValue, LastValue
 from engine.graph.compiled import CompiledStateGraph
 from engine.graph.drawing import DrawableGraph
 from engine.graph.runtime import current_task
-from engine.graph.types import END, START, RetryPolicy
+from engine.graph.types import END, START, RetryPolicy, coerce_timeout
 
 __all__ = ["EntrypointGraph", "entrypoint"]
 
@@ -45,6 +46,7 @@ class EntrypointGraph(CompiledStateGraph):
         context_schema: Any,
         retry_policy: list[RetryPolicy],
         cache_policy: Any,
+        timeout: Any = None,
     ) -> None:
         self.builder = None  # type: ignore[assignment]
         self.func = func
@@ -83,6 +85,7 @@ class EntrypointGraph(CompiledStateGraph):
                 is_async=inspect.iscoroutinefunction(func),
                 metadata={"kind": "entrypoint"},
                 cache_policy=cache_policy,
+                timeout=timeout,
                 writer=_entry_writes,
                 update_key=END,
                 inline_ok=False,
@@ -193,8 +196,10 @@ class entrypoint(Generic[ContextT]):
         context_schema: Any = None,
         cache_policy: Any = None,
         retry_policy: RetryPolicy | Sequence[RetryPolicy] | None = None,
+        timeout: Any = None,
         **kwargs: Any,
     ) -> None:
+        self.timeout = coerce_timeout(timeout)
         if "config_schema" in kwargs and context_schema is None:
             context_schema = kwargs.pop("config_schema")
         self.checkpointer = checkpointer
@@ -219,6 +224,8 @@ class entrypoint(Generic[ContextT]):
     def __call__(self, func: Callable[..., Any]) -> EntrypointGraph:
         if inspect.isgeneratorfunction(func) or inspect.isasyncgenfunction(func):
             raise NotImplementedError("Generators are not supported in the Functional API.")
+        if self.timeout is not None and not inspect.iscoroutinefunction(func):
+            raise sync_timeout_error(getattr(func, "__name__", "entrypoint"), "Entrypoint")
         return EntrypointGraph(
             func,
             checkpointer=self.checkpointer,
@@ -227,4 +234,5 @@ class entrypoint(Generic[ContextT]):
             context_schema=self.context_schema,
             retry_policy=self.retry_policy,
             cache_policy=self.cache_policy,
+            timeout=self.timeout,
         )

@@ -12,8 +12,9 @@ from engine.func.constants import PUSH, RETURN
 from engine.func.future import TaskFuture
 from engine.func.inject import injected_kwargs, params_of, settle, settle_async
 from engine.graph.algo import PregelNode
+from engine.graph.builder import sync_timeout_error
 from engine.graph.runtime import current_task
-from engine.graph.types import RetryPolicy
+from engine.graph.types import RetryPolicy, coerce_timeout
 
 if TYPE_CHECKING:
     from engine.graph.loop import PregelLoop
@@ -68,8 +69,10 @@ class TaskFunction(Generic[P, T]):
         self.name = name or _name_of(func)
         self.retry_policy = _policies(retry_policy)
         self.cache_policy = cache_policy
-        self.timeout = timeout
         self.is_async = _is_async(func)
+        self.timeout = coerce_timeout(timeout)
+        if self.timeout is not None and not self.is_async:
+            raise sync_timeout_error(self.name, "Task")
         self._sig = params_of(func)
         try:
             functools.update_wrapper(self, func)  # type: ignore[arg-type]
@@ -113,7 +116,8 @@ class TaskFunction(Generic[P, T]):
             spec=loop.graph.spec,
             retry_policy=list(self.retry_policy),
             is_async=self.is_async,
-            metadata={"kind": "task", "timeout": self.timeout},
+            metadata={"kind": "task"},
+            timeout=self.timeout,
             cache_policy=self.cache_policy,
             writer=writes,
             update_key=RETURN,

@@ -6,7 +6,12 @@ import inspect
 from typing import Any
 
 from engine.graph.algo import TASKS, PregelNode, trigger_channel
-from engine.graph.builder import StateGraph, _literal_return
+from engine.graph.builder import (
+    StateGraph,
+    _literal_return,
+    is_sync_callable,
+    sync_timeout_error,
+)
 from engine.graph.channels import BaseChannel, EphemeralValue, NamedBarrierValue, Topic
 from engine.graph.drawing import DrawableGraph
 from engine.graph.state import StateSpec
@@ -83,6 +88,9 @@ def compile_nodes(
         is_sub = _is_graph(ns.fn)
         kwargs, is_async = (frozenset(), True) if is_sub else _call_kwargs(ns.fn)
         defaults = b.node_defaults
+        timeout = ns.timeout if ns.timeout is not None else defaults.get("timeout")
+        if timeout is not None and not is_sub and is_sync_callable(ns.fn):
+            raise sync_timeout_error(name)
         retry = ns.retry_policy if ns.retry_policy is not None else defaults.get("retry_policy")
         policies: list[RetryPolicy] = []
         if isinstance(retry, RetryPolicy):
@@ -109,7 +117,7 @@ def compile_nodes(
             error_handler=ns.error_handler
             if ns.error_handler is not None
             else defaults.get("error_handler"),
-            timeout=ns.timeout if ns.timeout is not None else defaults.get("timeout"),
+            timeout=timeout,
         )
     return nodes
 

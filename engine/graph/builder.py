@@ -177,10 +177,6 @@ class StateGraph(Generic[StateT, ContextT, InputT, OutputT]):
             error_handler=error_handler,
             timeout=coerce_timeout(timeout),
         )
-        if timeout is not None and _is_sync_callable(action):
-            raise ValueError(
-                f"Node `{name}`: a timeout needs an async node (sync nodes cannot be cancelled)"
-            )
         return self
 
     def set_node_defaults(
@@ -361,7 +357,14 @@ def _first_param_schema(fn: Any, state_schema: Any) -> Any:
     return ann if schema_fields(ann) else None
 
 
-def _is_sync_callable(fn: Any) -> bool:
+def sync_timeout_error(name: str, kind: str = "Node") -> ValueError:
+    return ValueError(
+        f"{kind} `{name}` has a timeout, but timeouts are only supported for async nodes "
+        "(a sync function cannot be cancelled safely)"
+    )
+
+
+def is_sync_callable(fn: Any) -> bool:
     """A plain sync function or callable object (compiled graphs and runnables are not)."""
     if hasattr(fn, "ainvoke") or hasattr(fn, "_arun_as_subgraph"):
         return False

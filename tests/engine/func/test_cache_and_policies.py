@@ -163,9 +163,12 @@ def test_async_node_timeout_raises_node_timeout_error() -> None:
         asyncio.run(graph.ainvoke({"text": ""}))
 
 
-def test_sync_node_timeout_is_refused() -> None:
-    with pytest.raises(ValueError, match="async"):
-        StateGraph(Doc).add_node("s", lambda s: s, timeout=1.0)
+def test_sync_timeouts_are_refused() -> None:
+    builder = StateGraph(Doc).add_node("s", lambda s: s, timeout=1.0).add_edge(START, "s")
+    with pytest.raises(ValueError, match="only supported for async"):
+        builder.compile()
+    with pytest.raises(ValueError, match="only supported for async"):
+        task(timeout=1.0)(lambda: None)
 
 
 def test_drain_stops_between_steps_and_resumes() -> None:
