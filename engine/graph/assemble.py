@@ -19,6 +19,7 @@ from engine.graph.types import END, START, RetryPolicy
 
 __all__ = ["compile_nodes", "draw"]
 
+DEFAULT_HANDLER = "__default_error_handler__"
 _CALL_KWARGS = ("config", "runtime", "writer", "store")
 
 
@@ -77,6 +78,11 @@ def compile_nodes(
         branches=list(b.branches.get(START, {}).values()),
         hidden=True,
     )
+    if b.node_defaults.get("error_handler") is not None and DEFAULT_HANDLER in b.nodes:
+        raise ValueError(
+            f"Node name `{DEFAULT_HANDLER}` is reserved for the default error handler "
+            "(set_node_defaults(error_handler=...))"
+        )
     for name, ns in b.nodes.items():
         node_spec = spec
         input_keys = list(spec.channels)

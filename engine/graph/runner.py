@@ -149,6 +149,10 @@ async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> Non
         ctx.read_state = lambda: loop.graph.spec.to_state(
             read_values(loop.channels, loop.graph.spec.channels)
         )
+        failed = _failed_before(loop, task) if node.error_handler is not None else None
+        if failed is not None:  # the node failed in an earlier run; only its handler is left
+            await _handle_error(loop, task, ctx, failed)
+            return
         s = span()
         t0 = time.perf_counter()
         if em.active and not node.hidden:
@@ -251,10 +255,21 @@ async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> Non
         return
 
 
+def _failed_before(loop: PregelLoop, task: Task) -> BaseException | None:
+    """The error a resumed task's node raised before its error handler crashed."""
+    for tid, c, v in loop.pending_writes:
+        if tid == task.id and c == ERROR and isinstance(v, dict) and v.get("handler"):
+            return RuntimeError(str(v.get("message", "")))
+    return None
+
+
 async def _handle_error(loop: PregelLoop, task: Task, ctx: TaskContext, exc: BaseException) -> None:
     """The node failed for good: its ``error_handler`` decides the writes instead."""
     handler = error_handler_node(task.node)
     assert handler is not None
+    await loop.save_task_writes(
+        task, [(ERROR, {"type": type(exc).__name__, "message": str(exc), "handler": True})]
+    )
     output = await call_error_handler(task.node, task.input, exc, ctx.config, ctx.runtime)
     probe = Task(task.id, handler.name, task.path, task.input, task.triggers, handler)
     task.writes = await compute_writes(
