@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from engine.graph.compiled import CompiledStateGraph
 
 StateT = TypeVar("StateT", default=Any)
-ContextT = TypeVar("ContextT", default=None)
+ContextT = TypeVar("ContextT", default=Any)
 InputT = TypeVar("InputT", default=StateT)
 OutputT = TypeVar("OutputT", default=StateT)
 
