@@ -13,7 +13,7 @@ from engine.func.future import TaskFuture
 from engine.func.inject import injected_kwargs, params_of, settle, settle_async
 from engine.graph.algo import PregelNode
 from engine.graph.builder import sync_timeout_error
-from engine.graph.runtime import current_task
+from engine.graph.runtime import allow_blocking_calls, current_task
 from engine.graph.types import RetryPolicy, coerce_timeout
 
 if TYPE_CHECKING:
@@ -74,6 +74,7 @@ class TaskFunction(Generic[P, T]):
         if self.timeout is not None and not self.is_async:
             raise sync_timeout_error(self.name, "Task")
         self._sig = params_of(func)
+        allow_blocking_calls()  # graph nodes may now wait on this task's futures
         try:
             functools.update_wrapper(self, func)  # type: ignore[arg-type]
         except AttributeError:

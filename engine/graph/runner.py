@@ -28,7 +28,7 @@ from engine.graph.policies import (
     error_handler_node,
     pause,
 )
-from engine.graph.runtime import TaskContext, reset_task, set_task
+from engine.graph.runtime import TaskContext, blocking_calls_allowed, reset_task, set_task
 from engine.graph.types import START, Command, RetryPolicy, Send
 from engine.serde import to_jsonable
 
@@ -338,7 +338,12 @@ async def run_step(loop: PregelLoop, tasks: Sequence[Task]) -> None:
         # loop: nothing else can be starved, so skip the thread hop.  Never under a
         # debugger, whose pause must be able to block the node's thread.
         run = loop.run
-        inline = run.sync_call and run.debugger is None and pending[0].node.inline_ok
+        inline = (
+            run.sync_call
+            and run.debugger is None
+            and pending[0].node.inline_ok
+            and not blocking_calls_allowed()
+        )
         await run_task(loop, pending[0], inline=inline)
         return
     futures = {asyncio.ensure_future(run_task(loop, t)): t for t in pending}

@@ -202,6 +202,19 @@ _TASK: contextvars.ContextVar[TaskContext | None] = contextvars.ContextVar(
 )
 
 
+_BLOCKING_CALLS = threading.Event()
+
+
+def allow_blocking_calls() -> None:
+    """Say that nodes may block on futures of the run's loop (``@task`` calls): from now on
+    no sync node runs inline on the loop thread, so ``future.result()`` can wait."""
+    _BLOCKING_CALLS.set()
+
+
+def blocking_calls_allowed() -> bool:
+    return _BLOCKING_CALLS.is_set()
+
+
 def current_run() -> RunContext | None:
     return _RUN.get()
 

@@ -213,3 +213,23 @@ def test_graph_shape_for_the_studio() -> None:
         ("shape", "__end__"),
     }
     assert shape.get_input_jsonschema() == {"type": "integer", "title": "LangGraphInput"}
+
+
+def test_graph_nodes_can_call_tasks_under_sync_invoke() -> None:
+    from typing import TypedDict
+
+    from engine import START, StateGraph
+
+    class Counter(TypedDict):
+        n: int
+
+    @task
+    def bump(n: int) -> int:
+        return n + 1
+
+    def node(state: Counter) -> Counter:
+        return {"n": bump(state["n"]).result()}
+
+    graph = StateGraph(Counter).add_node("node", node).add_edge(START, "node").compile()
+    assert graph.invoke({"n": 1}) == {"n": 2}
+    assert list(graph.stream({"n": 1})) == [{"bump": 2}, {"node": {"n": 2}}]
