@@ -5,6 +5,8 @@ The graph runtime and the agent factory are re-exported here
 """
 
 from engine.agents import AgentState, ToolNode, create_agent
+from engine.agents.conditions import tools_condition
+from engine.callbacks import BaseCallbackHandler, BaseTracer, Run
 from engine.func import entrypoint, task
 from engine.graph import (
     END,
@@ -47,12 +49,16 @@ from engine.graph import (
     interrupt,
     set_route_reason,
 )
+from engine.graph.config_types import RunnableConfig
+from engine.tracing import TracePolicy, omit_payload
 
 __all__ = [
     "END",
     "START",
     "AgentState",
+    "BaseCallbackHandler",
     "BaseChannel",
+    "BaseTracer",
     "BinaryOperatorAggregate",
     "CheckpointError",
     "Command",
@@ -75,7 +81,9 @@ __all__ = [
     "PregelTask",
     "PrivateStateAttr",
     "RetryPolicy",
+    "Run",
     "RunStopped",
+    "RunnableConfig",
     "Runtime",
     "Send",
     "StateGraph",
@@ -83,6 +91,7 @@ __all__ = [
     "ThreadBusyError",
     "ToolNode",
     "Topic",
+    "TracePolicy",
     "UntrackedValue",
     "create_agent",
     "entrypoint",
@@ -91,6 +100,8 @@ __all__ = [
     "get_store",
     "get_stream_writer",
     "interrupt",
+    "omit_payload",
     "set_route_reason",
     "task",
+    "tools_condition",
 ]

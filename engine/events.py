@@ -167,6 +167,8 @@ class HookStarted(EventBase):
     middleware: str
     hook: Literal["before_agent", "before_model", "after_model", "after_agent"]
     node: str = ""
+    input: JSON = None
+    """The hook's input as its trace policy records it (empty when no policy asks for it)."""
 
 
 class HookFinished(EventBase):
@@ -201,6 +203,9 @@ class WrapperFinished(EventBase):
     """How many times this layer called its handler (0 = short-circuit, >1 = retried)."""
     error: ErrorInfo | None = None
     duration_ms: float = 0.0
+    state_update: JSON | None = None
+    """The state update a ``wrap_model_call`` layer returned with its response
+    (``ExtendedModelResponse``), applied after the model node's own update."""
 
 
 class AttemptStarted(EventBase):
@@ -240,7 +245,9 @@ class MiddlewareAction(EventBase):
     middleware: str
     action: str
     """e.g. ``context_edit``, ``hitl_decision``, ``limit_exceeded``, ``fallback_switch``,
-    ``summarized``, ``tools_selected``, ``prompt_cache_key``, ``retry_exhausted``."""
+    ``summarized``, ``tools_selected``, ``prompt_cache_key``, ``retry_exhausted``,
+    ``pii_redacted`` / ``pii_blocked`` (spans and counts, never the values), ``tool_emulated``,
+    ``tool_error_handled``, ``file_search``."""
     detail: dict[str, JSON] = Field(default_factory=dict)
 
 
@@ -335,6 +342,11 @@ class CheckpointSaved(EventBase):
     next: list[str] = Field(default_factory=list)
     writer_nodes: list[str] = Field(default_factory=list)
     """The nodes whose writes produced this checkpoint."""
+    checkpoint_ns: str = ""
+    """The namespace the checkpoint is saved under ("" for the root graph; a subgraph's is
+    ``node:task_id`` joined by ``|``, without task ids for ``checkpointer=True`` subgraphs)."""
+    parents: dict[str, str] = Field(default_factory=dict)
+    """For a subgraph checkpoint: the checkpoint id of each enclosing graph, by namespace."""
 
 
 class InterruptRaised(EventBase):

@@ -23,9 +23,10 @@ import re
 import textwrap
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal, get_args, get_origin, get_type_hints
+from typing import Annotated, Any, Generic, Literal, get_args, get_origin, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+from typing_extensions import TypeVar
 
 __all__ = [
     "BaseTool",
@@ -79,16 +80,23 @@ class InjectedToolCallId(InjectedToolArg):
     """``Annotated[str, InjectedToolCallId]``: the id of the tool call being executed."""
 
 
-@dataclass
-class ToolRuntime:
-    """Everything a tool may need about the run; a ``runtime: ToolRuntime`` parameter gets it."""
+ToolContextT = TypeVar("ToolContextT", default=Any)
+ToolStateT = TypeVar("ToolStateT", default=Any)
 
-    state: Any = None
-    context: Any = None
+
+@dataclass
+class ToolRuntime(Generic[ToolContextT, ToolStateT]):
+    """Everything a tool may need about the run; a ``runtime: ToolRuntime`` parameter (or
+    ``ToolRuntime[MyContext]``, or any parameter named ``runtime``) gets it."""
+
+    state: ToolStateT = None  # type: ignore[assignment]
+    context: ToolContextT = None  # type: ignore[assignment]
     config: dict[str, Any] = field(default_factory=dict)
     stream_writer: Callable[[Any], None] = lambda _chunk: None
     tool_call_id: str | None = None
     store: Any = None
+    tools: list[Any] = field(default_factory=list)
+    """The tools available to the agent (a reviewer may redirect a call to another one)."""
 
 
 InjectionKind = Literal["state", "store", "tool_call_id", "runtime"]
@@ -101,6 +109,8 @@ class Injection:
 
 
 def _injection_of(annotation: Any) -> Injection | None:
+    if get_origin(annotation) is ToolRuntime:
+        return Injection("runtime")
     if annotation is ToolRuntime or (
         isinstance(annotation, type) and issubclass(annotation, ToolRuntime)
     ):
@@ -166,7 +176,7 @@ def _schema_for_function(
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) or pname in ("self", "cls"):
             continue
         ann = hints.get(pname, p.annotation if p.annotation is not p.empty else Any)
-        inj = _injection_of(ann)
+        inj = Injection("runtime") if pname == "runtime" else _injection_of(ann)
         if inj is not None:
             injected[pname] = inj
             continue
@@ -193,6 +203,8 @@ class BaseTool:
     args_schema: type[BaseModel] | dict[str, Any] | None = None
     return_direct: bool = False
     response_format: Literal["content", "content_and_artifact"] = "content"
+    extras: dict[str, Any] | None = None
+    """Provider-specific settings sent along with the tool's definition (e.g. ``defer_loading``)."""
     injected: dict[str, Injection]
 
     def __init__(
@@ -203,7 +215,10 @@ class BaseTool:
         args_schema: type[BaseModel] | dict[str, Any] | None = None,
         return_direct: bool | None = None,
         response_format: Literal["content", "content_and_artifact"] | None = None,
+        extras: dict[str, Any] | None = None,
     ) -> None:
+        if extras is not None:
+            self.extras = dict(extras)
         if name is not None:
             self.name = name
         if description is not None:
@@ -258,6 +273,11 @@ class BaseTool:
                 js.pop("required")
         js.setdefault("type", "object")
         return js
+
+    @property
+    def args(self) -> dict[str, Any]:
+        """The model-facing arguments: JSON schema properties by name."""
+        return dict(self.parameters_json_schema.get("properties", {}))
 
     @property
     def tool_call_schema(self) -> dict[str, Any]:
@@ -323,6 +343,10 @@ class BaseTool:
         ):
             args = self.validate_args(input.get("args", {}))
             out = await self.arun(args, **self.default_injections(input.get("id")))
+            from engine.graph.types import Command
+
+            if isinstance(out, Command | ToolMessage):
+                return out  # the tool answered for itself (LangChain passes these through)
             return ToolMessage(
                 content=out if isinstance(out, str) else json.dumps(out, default=str),
                 tool_call_id=input.get("id") or "",
@@ -366,6 +390,7 @@ class StructuredTool(BaseTool):
         args_schema: type[BaseModel] | dict[str, Any] | None = None,
         return_direct: bool = False,
         response_format: Literal["content", "content_and_artifact"] = "content",
+        extras: dict[str, Any] | None = None,
     ) -> None:
         source = func or coroutine
         if source is None:
@@ -391,6 +416,7 @@ class StructuredTool(BaseTool):
             args_schema=args_schema or schema,
             return_direct=return_direct,
             response_format=response_format,
+            extras=extras,
         )
 
     @classmethod
@@ -436,8 +462,11 @@ def tool(
     return_direct: bool = False,
     args_schema: type[BaseModel] | dict[str, Any] | None = None,
     response_format: Literal["content", "content_and_artifact"] = "content",
+    extras: dict[str, Any] | None = None,
 ) -> Any:
-    """Make a tool from a function (sync or async); usable bare or with arguments."""
+    """Make a tool from a function (sync or async); usable bare or with arguments.
+
+    ``extras`` are provider-specific settings carried with the tool's definition."""
 
     def make(fn: Callable[..., Any], name: str | None) -> StructuredTool:
         is_coro = inspect.iscoroutinefunction(fn)
@@ -449,6 +478,7 @@ def tool(
             args_schema=args_schema,
             return_direct=return_direct,
             response_format=response_format,
+            extras=extras,
         )
 
     if callable(name_or_callable):
@@ -464,6 +494,12 @@ def as_tool(obj: Any) -> BaseTool:
     """A ``BaseTool`` from a tool or a plain function."""
     if isinstance(obj, BaseTool):
         return obj
+    from engine.interop import is_langchain
+
+    if is_langchain(obj):  # a langchain_core tool (@tool, StructuredTool, a toolkit's)
+        from engine.interop.langchain import LangChainTool
+
+        return LangChainTool(obj)
     if callable(obj):
         return tool(obj)
     raise TypeError(f"Not a tool: {obj!r}")

@@ -1,6 +1,8 @@
 """Agents: ``create_agent`` (LangChain v1's middleware agent), ``ToolNode``, structured output."""
 
+from engine.agents.conditions import tools_condition
 from engine.agents.factory import create_agent
+from engine.agents.output_binding import OutputToolBinding, ProviderStrategyBinding
 from engine.agents.structured import (
     AutoStrategy,
     MultipleStructuredOutputsError,
@@ -16,10 +18,13 @@ __all__ = [
     "AgentState",
     "AutoStrategy",
     "MultipleStructuredOutputsError",
+    "OutputToolBinding",
     "ProviderStrategy",
+    "ProviderStrategyBinding",
     "StructuredOutputError",
     "StructuredOutputValidationError",
     "ToolNode",
     "ToolStrategy",
     "create_agent",
+    "tools_condition",
 ]

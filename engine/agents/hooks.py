@@ -25,6 +25,7 @@ from engine.graph.runtime import Runtime, current_run, current_task
 from engine.graph.types import Command
 from engine.middleware.types import AgentMiddleware, can_jump_to, overrides
 from engine.serde import to_jsonable
+from engine.tracing import TracePolicy, effective_trace_policy, traced_value
 
 __all__ = ["HookNode", "hook_can_jump_to"]
 
@@ -112,6 +113,20 @@ class HookNode:
         out["jump_to"] = jump
         return out, jump
 
+    @property
+    def trace_policy(self) -> TracePolicy:
+        """What run callbacks' tracers record for this hook: the middleware's policy (or the
+        process default), looked up when the hook runs."""
+        mw = self.middleware
+
+        def inputs(value: Any) -> Any:
+            return traced_value(effective_trace_policy(mw), "process_inputs", value)[1]
+
+        def outputs(value: Any) -> Any:
+            return traced_value(effective_trace_policy(mw), "process_outputs", value)[1]
+
+        return TracePolicy(process_inputs=inputs, process_outputs=outputs)
+
     async def __call__(self, state: Any, runtime: Runtime[Any]) -> Any:
         em = current_emitter()
         active = em is not None and em.active
@@ -119,8 +134,11 @@ class HookNode:
         t0 = time.perf_counter()
         ids = {"span_id": s.id, "parent_span_id": s.parent}
         names = {"middleware": self.middleware.name, "hook": self.hook, "node": self.node}
+        policy = effective_trace_policy(self.middleware)
         if active:
-            await em.emit(HookStarted, **ids, **names)  # type: ignore[union-attr]
+            recorded, shown = traced_value(policy, "process_inputs", state)
+            extra = {"input": to_jsonable(shown, max_str=4000)} if recorded else {}
+            await em.emit(HookStarted, **ids, **names, **extra)  # type: ignore[union-attr]
         try:
             with s:
                 update, jump = self._filter(await self._call(state, runtime))
@@ -142,7 +160,9 @@ class HookNode:
                 HookFinished,
                 **ids,
                 **names,
-                update=to_jsonable(update, max_str=4000),
+                update=to_jsonable(
+                    traced_value(policy, "process_outputs", update)[1], max_str=4000
+                ),
                 jump_to=jump,
                 duration_ms=(time.perf_counter() - t0) * 1000,
             )

@@ -10,7 +10,9 @@ from engine.graph.channels import (
     Topic,
     UntrackedValue,
 )
+from engine.graph.channels_delta import DeltaChannel
 from engine.graph.compiled import CompiledStateGraph, RunStopped
+from engine.graph.config_types import RunnableConfig
 from engine.graph.drawing import DrawableGraph
 from engine.graph.errors import (
     CheckpointError,
@@ -24,6 +26,7 @@ from engine.graph.errors import (
     ThreadBusyError,
 )
 from engine.graph.message_log import MessageList
+from engine.graph.message_state import MessagesState
 from engine.graph.runtime import (
     Runtime,
     get_config,
@@ -53,6 +56,7 @@ __all__ = [
     "CheckpointError",
     "Command",
     "CompiledStateGraph",
+    "DeltaChannel",
     "DrawableGraph",
     "EmptyChannelError",
     "EmptyInputError",
@@ -63,6 +67,7 @@ __all__ = [
     "InvalidUpdateError",
     "LastValue",
     "MessageList",
+    "MessagesState",
     "NamedBarrierValue",
     "NodeInterrupt",
     "OmitFromInput",
@@ -72,6 +77,7 @@ __all__ = [
     "PrivateStateAttr",
     "RetryPolicy",
     "RunStopped",
+    "RunnableConfig",
     "Runtime",
     "Send",
     "StateGraph",

@@ -78,6 +78,8 @@ class PregelNode:
     value becomes the node's writes."""
     timeout: Any = None
     """A ``TimeoutPolicy`` for each attempt (async nodes)."""
+    subgraphs: list[Any] = field(default_factory=list)
+    """The graph this node runs or calls (at most one; see ``engine.graph.subgraph_detect``)."""
 
 
 @dataclass

@@ -15,6 +15,7 @@ from engine.graph.builder import (
 from engine.graph.channels import BaseChannel, EphemeralValue, NamedBarrierValue, Topic
 from engine.graph.drawing import DrawableGraph
 from engine.graph.state import StateSpec
+from engine.graph.subgraph_detect import find_subgraph
 from engine.graph.types import END, START, RetryPolicy
 
 __all__ = ["compile_nodes", "draw"]
@@ -125,6 +126,8 @@ def compile_nodes(
             else defaults.get("error_handler"),
             timeout=timeout,
         )
+        sub = find_subgraph(ns.fn)
+        nodes[name].subgraphs = [sub] if sub is not None else []
     return nodes
 
 

@@ -20,6 +20,7 @@ from engine.graph.loop import PregelLoop
 from engine.graph.runtime import RunContext, TaskContext, reset_run, set_run
 from engine.graph.state import StateSpec, schema_fields
 from engine.graph.state_api import StateAPI
+from engine.graph.subgraph import calling_task, run_nested_sync, run_subgraph
 from engine.graph.types import StreamMode
 from engine.ids import new_run_id
 from engine.serde import to_jsonable
@@ -144,6 +145,17 @@ class CompiledStateGraph(StateAPI, Generic[StateT, ContextT, InputT, OutputT]):
         sync_call: bool = False,
         control: RunControl | None = None,
     ) -> Any:
+        caller = calling_task(config)
+        if caller is not None:  # a node of a running graph calls us: run as its subgraph
+            return await run_subgraph(
+                self,
+                input,
+                caller,
+                caller.loop,
+                config=_merge_config(self.config, config or {}),
+                stream=stream,
+                stream_modes=frozenset(stream_modes),
+            )
         cfg = _merge_config(self.config, config or {})
         context = coerce_context(self._context_schema(), context)
         conf = cfg.setdefault("configurable", {})
@@ -253,59 +265,7 @@ class CompiledStateGraph(StateAPI, Generic[StateT, ContextT, InputT, OutputT]):
     async def _arun_as_subgraph(
         self, input: Any, parent: TaskContext, parent_loop: PregelLoop
     ) -> Any:
-        ns = (
-            f"{parent_loop.ns}|{parent.name}:{parent.task_id}"
-            if parent_loop.ns
-            else f"{parent.name}:{parent.task_id}"
-        )
-        saver = self._saver() if self.checkpointer not in (None, True) else parent_loop.checkpointer
-        prun = parent.run
-        run = RunContext(
-            run_id=prun.run_id,
-            emitter=prun.emitter.child(ns),
-            store=self.store or prun.store,
-            context=prun.context,
-            checkpointer=saver,
-            debugger=prun.debugger,
-            sync_call=prun.sync_call,
-            stream=prun.stream,
-            stream_modes=prun.stream_modes & {"messages", "custom"},
-            null_resume=prun.null_resume,
-            model_override=prun.model_override,
-            resume_map=prun.resume_map,
-            streamed_message_ids=prun.streamed_message_ids,
-            control=prun.control,
-        )
-        run.emitter.step = None
-        cfg = {
-            **parent.config,
-            "configurable": {**parent.config.get("configurable", {}), "checkpoint_ns": ns},
-        }
-        cfg["configurable"].pop("checkpoint_id", None)
-        resuming = parent_loop.resuming
-        token = set_run(run)
-        try:
-            loop = self.loop_class(
-                self,
-                input=input,
-                config=cfg,
-                run=run,
-                checkpointer=saver,
-                ns=ns,
-                interrupt_before=self.interrupt_before_nodes,
-                interrupt_after=self.interrupt_after_nodes,
-                durability=parent_loop.durability,
-                resuming=resuming,
-            )
-            if resuming and saver is not None:
-                existing = await saver.aget_tuple(
-                    {"configurable": {"thread_id": parent_loop.thread_id, "checkpoint_ns": ns}}
-                )
-                if existing is not None:
-                    loop.input = None
-            return await loop.run_to_end()
-        finally:
-            reset_run(token)
+        return await run_subgraph(self, input, parent, parent_loop)
 
     async def ainvoke(
         self,
@@ -334,6 +294,9 @@ class CompiledStateGraph(StateAPI, Generic[StateT, ContextT, InputT, OutputT]):
         )
 
     def invoke(self, input: Any, config: dict[str, Any] | None = None, **kwargs: Any) -> Any:
+        caller = calling_task()
+        if caller is not None:
+            return run_nested_sync(lambda: self.ainvoke(input, config, **kwargs), caller)
         return run_sync(self.ainvoke(input, config, _sync_call=True, **kwargs))
 
     async def astream(
@@ -405,6 +368,11 @@ class CompiledStateGraph(StateAPI, Generic[StateT, ContextT, InputT, OutputT]):
     def stream(
         self, input: Any, config: dict[str, Any] | None = None, **kwargs: Any
     ) -> Iterator[Any]:
+        caller = calling_task()
+        if caller is not None:  # a node streams a graph: run it as a subgraph, then hand over
+            return iter(
+                run_nested_sync(lambda: _collect(self.astream(input, config, **kwargs)), caller)
+            )
         return iter_sync(self.astream(input, config, _sync_call=True, **kwargs))
 
     async def astream_events(
@@ -470,6 +438,10 @@ def _merge_config(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]
     if "metadata" in base or "metadata" in extra:
         out["metadata"] = {**base.get("metadata", {}), **extra.get("metadata", {})}
     return out
+
+
+async def _collect(items: AsyncIterator[Any]) -> list[Any]:
+    return [item async for item in items]
 
 
 async def _cancel_quietly(task: asyncio.Future[Any]) -> None:

@@ -44,6 +44,8 @@ from engine.graph.loop_stream import LoopStreaming
 from engine.graph.message_log import plain
 from engine.graph.runner import run_step
 from engine.graph.runtime import RunContext, TaskScratchpad
+from engine.graph.subgraph_replay import ReplayState
+from engine.graph.subgraph_state import with_checkpoint_map
 from engine.graph.types import Interrupt
 from engine.ids import uuid7
 
@@ -68,6 +70,9 @@ class PregelLoop(LoopInput, LoopStreaming):
         interrupt_after: list[str] | None = None,
         durability: str = "async",
         resuming: bool | None = None,
+        parent_checkpoint: dict[str, str] | None = None,
+        replay: ReplayState | None = None,
+        checkpoint_map: dict[str, str] | None = None,
     ) -> None:
         self.graph = graph
         self.input = input
@@ -80,6 +85,10 @@ class PregelLoop(LoopInput, LoopStreaming):
         self.durability = durability
         self.nested = bool(ns)
         self.forced_resuming = resuming
+        self.replay: ReplayState | None = replay
+        self.checkpoint_map: dict[str, str] = dict(checkpoint_map or {})
+        self.parents: dict[str, str] = dict(parent_checkpoint or {})
+        """The checkpoint ids of the enclosing graphs, by namespace (``metadata["parents"]``)."""
         self.recursion_limit = int(config.get("recursion_limit", graph.default_recursion_limit))
         if self.recursion_limit < 1:
             raise ValueError("recursion_limit must be at least 1")
@@ -100,6 +109,8 @@ class PregelLoop(LoopInput, LoopStreaming):
             tuple[dict[str, Any], Checkpoint, CheckpointMetadata, dict[str, str]] | None
         ) = None
         self._deferred_writes: list[tuple[str, list[tuple[str, Any]]]] = []
+        self._step_applied = True
+        self._exit_failed = False
         if not self.nested:
             run.loop = self
 
@@ -109,6 +120,15 @@ class PregelLoop(LoopInput, LoopStreaming):
     async def run_to_end(self) -> Any:
         """Run until done, interrupted (suppressed at the root) or failed; returns the output."""
         try:
+            return await self._run_to_end()
+        except BaseException:
+            self._exit_failed = True
+            raise
+        finally:
+            await self._flush_deferred()
+
+    async def _run_to_end(self) -> Any:
+        try:
             await self._load()
             if await self._first():
                 while await self._tick():
@@ -117,13 +137,22 @@ class PregelLoop(LoopInput, LoopStreaming):
         except GraphInterrupt as gi:
             self.status = "interrupted"
             self.interrupts = list(gi.interrupts)
-            if not self.interrupts:
-                self._push("updates", {"__interrupt__": ()})
             if self.nested:
                 raise
-        finally:
-            await self._flush_deferred()
+            self._apply_finished_writes()
+            if not self.interrupts:
+                self._push("updates", {"__interrupt__": ()})
         return self.output()
+
+    def _apply_finished_writes(self) -> None:
+        """An interrupted step: the tasks that finished still show in the run's output (their
+        writes are saved as pending writes; the saved checkpoint is untouched)."""
+        done = [t for t in self.tasks if t.writes and not t.interrupts and t.error is None]
+        if not done or self._step_applied:
+            return
+        changed = apply_writes(self.checkpoint, self.channels, done, next_version)
+        if any(k in self.graph.output_keys for k in changed):
+            self._push("values", self._values())
 
     def output(self) -> Any:
         values = {
@@ -167,7 +196,23 @@ class PregelLoop(LoopInput, LoopStreaming):
                 "thread_id, checkpoint_ns, checkpoint_id"
             )
         saved = None
-        self.requested_checkpoint_id = None if self.nested else conf.get("checkpoint_id")
+        cmap = conf.get("checkpoint_map") or {}
+        if not self.nested:
+            self.checkpoint_map = dict(cmap)
+            # a subgraph's config (from get_state(subgraphs=True)) addresses the root through
+            # its checkpoint_map
+            self.requested_checkpoint_id = (
+                cmap.get("") if conf.get("checkpoint_ns") else conf.get("checkpoint_id")
+            )
+        else:
+            self.requested_checkpoint_id = self.checkpoint_map.get(self.ns)
+            if self.requested_checkpoint_id:
+                self.input = None  # time travel to this subgraph's own checkpoint
+            elif saver is not None and self.replay is not None:
+                saved = await self.replay.load(saver, self.thread_id, self.ns)
+                if saved is not False:
+                    self.forced_resuming = False  # re-run from the state before the replay
+                    saver = None  # loaded
         if saver is not None:
             saved = await saver.aget_tuple(
                 {
@@ -182,6 +227,8 @@ class PregelLoop(LoopInput, LoopStreaming):
                 raise ValueError(
                     f"Checkpoint {self.requested_checkpoint_id} not found in thread '{self.thread_id}'"
                 )
+        if saved is False:
+            saved = None
         self.saved = saved
         if saved is not None:
             self.checkpoint = copy_checkpoint(saved.checkpoint)
@@ -225,7 +272,7 @@ class PregelLoop(LoopInput, LoopStreaming):
         metadata: CheckpointMetadata = {
             "source": source,
             "step": self.step,
-            "parents": {},
+            "parents": dict(self.parents),
         }
         parent_config = (
             self.checkpoint_config
@@ -266,7 +313,17 @@ class PregelLoop(LoopInput, LoopStreaming):
         need_next = (
             em.active or "checkpoints" in self.run.stream_modes or "debug" in self.run.stream_modes
         )
-        next_names = [t.name for t in self._plan()] if need_next else []
+        upcoming = (
+            plan_tasks(self.checkpoint, self.channels, self.graph.nodes, self.step + 1, self.ns)
+            if need_next
+            else []
+        )
+        next_names = [t.name for t in upcoming]
+        if self.durability == "exit" and self._deferred is not None:
+            first_parent = self._deferred[0]
+            parent_config = (
+                first_parent if first_parent["configurable"].get("checkpoint_id") else None
+            )
         if em.active:
             await em.emit(
                 CheckpointSaved,
@@ -276,6 +333,8 @@ class PregelLoop(LoopInput, LoopStreaming):
                 source=source,
                 next=next_names,
                 writer_nodes=writer_nodes or [],
+                checkpoint_ns=self.ns,
+                parents=dict(self.parents),
             )
         if self.run.stream is not None and (
             "checkpoints" in self.run.stream_modes or "debug" in self.run.stream_modes
@@ -283,14 +342,19 @@ class PregelLoop(LoopInput, LoopStreaming):
             self._push(
                 "checkpoints",
                 {
-                    "config": config,
-                    "parent_config": parent_config,
+                    "config": with_checkpoint_map(config, metadata),
+                    "parent_config": with_checkpoint_map(parent_config, metadata),
                     "values": self._values(),
                     "metadata": metadata,
                     "next": next_names,
                     "tasks": [
-                        {"id": t.id, "name": t.name, "interrupts": (), "state": None}
-                        for t in self._plan()
+                        {
+                            "id": t.id,
+                            "name": t.name,
+                            "interrupts": (),
+                            "state": self._task_state_config(t),
+                        }
+                        for t in upcoming
                     ],
                 },
             )
@@ -303,6 +367,8 @@ class PregelLoop(LoopInput, LoopStreaming):
         saver = self.checkpointer
         if saver is None:
             return
+        # untracked channels (UntrackedValue) are never persisted, not even as pending writes
+        writes = [(c, v) for c, v in writes if getattr(self.channels.get(c), "tracked", True)]
         if self.durability == "exit":
             self._deferred_writes.append((task.id, writes))
             return
@@ -312,6 +378,12 @@ class PregelLoop(LoopInput, LoopStreaming):
         saver = self.checkpointer
         if saver is None or self.durability != "exit":
             return
+        if self.nested and not self._exit_failed and ":" in self.ns:
+            # a subgraph that finished keeps nothing on exit (one compiled with
+            # checkpointer=True, whose namespace has no task ids, keeps its state)
+            self._deferred = None
+            self._deferred_writes = []
+            return
         if self._deferred is not None:
             parent, ckpt, meta, versions = self._deferred
             await saver.aput(parent, ckpt, meta, versions)
@@ -319,6 +391,13 @@ class PregelLoop(LoopInput, LoopStreaming):
         for task_id, writes in self._deferred_writes:
             await saver.aput_writes(self.checkpoint_config, writes, task_id)
         self._deferred_writes = []
+
+    def _task_state_config(self, task: Task) -> dict[str, Any] | None:
+        """Where a task that runs a subgraph keeps that subgraph's checkpoints."""
+        if not task.node.subgraphs or self.thread_id is None:
+            return None
+        ns = f"{self.ns}|{task.name}:{task.id}" if self.ns else f"{task.name}:{task.id}"
+        return {"configurable": {"thread_id": self.thread_id, "checkpoint_ns": ns}}
 
     def _values(self) -> dict[str, Any]:
         return {
@@ -341,6 +420,7 @@ class PregelLoop(LoopInput, LoopStreaming):
             )
         tasks = self._plan()
         self.tasks = tasks
+        self._step_applied = False
         if not tasks:
             return False
         by_id = {t.id: t for t in tasks}
@@ -357,6 +437,9 @@ class PregelLoop(LoopInput, LoopStreaming):
                 t.cached = True
         if should_interrupt(self.checkpoint, self.interrupt_before, tasks):
             await self._static_interrupt("before", tasks)
+        for t in tasks:
+            if t.cached and any(c in self.graph.spec.channels for c, _v in t.writes):
+                self.push_cached_result(t)
         control = self.run.control
         if control is not None and control.drain_requested and not self.nested:
             raise GraphDrained(control.drain_reason or "shutdown")
@@ -426,6 +509,7 @@ class PregelLoop(LoopInput, LoopStreaming):
             else None
         )
         changed = apply_writes(self.checkpoint, self.channels, tasks, next_version)
+        self._step_applied = True
         em = self.run.emitter
         if em.active and before is not None:
             changes = state_changes(self.graph.spec.channels, self.channels, before, changed)
@@ -442,6 +526,7 @@ class PregelLoop(LoopInput, LoopStreaming):
         if any(k in self.graph.output_keys for k in changed):
             self._push("values", self._values())
         self.pending_writes = []
+        self.resuming = False  # only the first superstep of a resumed run resumes subgraphs
         writers = list(dict.fromkeys(t.name for t in tasks))
         await self._put_checkpoint("loop", writers)
         return should_interrupt(self.checkpoint, self.interrupt_after, tasks)

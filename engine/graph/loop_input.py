@@ -9,6 +9,7 @@ from engine.graph.algo import Task, apply_writes, mark_interrupt_seen, trigger_c
 from engine.graph.errors import EmptyInputError
 from engine.graph.runtime import _NullResume
 from engine.graph.state import updates_from_output
+from engine.graph.subgraph_replay import ReplayState
 from engine.graph.types import START, Command, Send
 
 if TYPE_CHECKING:
@@ -37,6 +38,7 @@ class LoopInput:
     resuming: bool
     noop: bool
     nested: bool
+    replay: ReplayState | None
 
     def _apply_pseudo(
         self, name: str, writes: list[tuple[str, Any]], triggers: list[str] | None = None
@@ -68,6 +70,11 @@ class LoopInput:
         # time travel: re-run from a past checkpoint on a new branch
         if self.requested_checkpoint_id and inp is None and self.saved is not None:
             source = self.saved.metadata.get("source")
+            if not self.nested:  # subgraphs replay from their state before this point
+                bound = self.saved.config["configurable"]["checkpoint_id"]
+                if source in ("update", "fork") and self.saved.parent_config:
+                    bound = self.saved.parent_config["configurable"]["checkpoint_id"]
+                self.replay = ReplayState(bound)
             if source not in ("update", "fork"):
                 if not self._plan():
                     self.noop = True

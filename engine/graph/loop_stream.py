@@ -70,13 +70,26 @@ class LoopStreaming:
                 },
             )
 
+    def push_cached_result(self, task: Task) -> None:
+        """A task whose writes were saved before (a resumed step): its update, marked cached."""
+        if self.run.stream is None or task.node.hidden or "updates" not in self.run.stream_modes:
+            return
+        writes = [(c, v) for c, v in task.writes if c in self.graph.spec.channels]
+        update: dict[str, Any] | None = dict(writes) if writes else None
+        self._push("updates", {task.name: update, "__metadata__": {"cached": True}})
+
     def push_task_result(
-        self, task: Task, error: BaseException | None, interrupts: Any = (), cached: bool = False
+        self,
+        task: Task,
+        error: BaseException | None,
+        interrupts: Any = (),
+        interrupted: bool = False,
+        cached: bool = False,
     ) -> None:
         run = self.run
         if run.stream is None or task.node.hidden:
             return
-        if error is None and not interrupts:
+        if error is None and not interrupts and not interrupted:
             state_writes = [(c, v) for c, v in task.writes if c in self.graph.spec.channels]
             update: Any = None
             if task.node.update_key is not None:

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, get_args
 
 from engine.bus import RunEmitter, span
+from engine.callbacks import NodeRunCallbacks, handlers_from
 from engine.checkpoint.base import ERROR, INTERRUPT, NO_WRITES, RESUME
 from engine.events import (
     CustomEvent,
@@ -77,6 +78,16 @@ def _writes_payload(writes: list[tuple[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+def node_run_callbacks(config: dict[str, Any], task: Task) -> NodeRunCallbacks | None:
+    """The ``config["callbacks"]`` notifier for this task (None when there are no handlers)."""
+    handlers = handlers_from(config)
+    if not handlers:
+        return None
+    node = task.node
+    policy = getattr(node, "trace_policy", None) or getattr(node.fn, "trace_policy", None)
+    return NodeRunCallbacks(handlers, task.name, policy, config)
+
+
 async def _call_node(loop: PregelLoop, task: Task, ctx: TaskContext) -> Any:
     node = task.node
     if node.name == START:
@@ -138,9 +149,10 @@ async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> Non
         sp = task.scratchpad
         assert sp is not None
         sp.counter = 0
+        sp.subgraph_calls = 0
         config = loop.task_config(task)
         ctx = TaskContext(
-            task.name, task.id, loop.step, config, sp, loop.run, loop.ns, inline=inline
+            task.name, task.id, loop.step, config, sp, loop.run, loop.ns, inline=inline, loop=loop
         )
         ctx.loop = loop
         ctx.runtime = attempt_runtime(
@@ -155,6 +167,7 @@ async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> Non
             return
         s = span()
         t0 = time.perf_counter()
+        callbacks = node_run_callbacks(config, task)
         if em.active and not node.hidden:
             await em.emit(
                 NodeStarted,
@@ -171,9 +184,16 @@ async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> Non
             with s:
                 token = set_task(ctx)
                 try:
-                    output = await call_with_timeout(
-                        node, lambda ctx=ctx: _call_node(loop, task, ctx), node.timeout
-                    )
+                    if callbacks is not None:
+                        callbacks.start(task.input)
+                    try:
+                        output = await call_with_timeout(
+                            node, lambda ctx=ctx: _call_node(loop, task, ctx), node.timeout
+                        )
+                    except ParentCommand as pc:  # a graph this node called addressed ours
+                        output = pc.command
+                    if callbacks is not None:
+                        callbacks.end(output)
                     if isinstance(output, Command) and output.graph == Command.PARENT:
                         raise ParentCommand(
                             Command(update=output.update, goto=output.goto, resume=output.resume)
@@ -191,6 +211,8 @@ async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> Non
                 finally:
                     reset_task(token)
         except GraphInterrupt as gi:
+            if callbacks is not None:
+                callbacks.error(gi)
             task.interrupts = list(gi.interrupts)
             writes: list[tuple[str, Any]] = [(INTERRUPT, list(gi.interrupts))]
             if sp.resume:
@@ -209,11 +231,15 @@ async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> Non
             if em.active:
                 await _finished(em, s, task, t0, "interrupted")
             if not gi.reported:
-                loop.push_task_result(task, None, interrupts=gi.interrupts)
+                loop.push_task_result(task, None, interrupts=gi.interrupts, interrupted=True)
             raise
-        except GraphBubbleUp:
+        except GraphBubbleUp as bubble:
+            if callbacks is not None:
+                callbacks.error(bubble)
             raise
         except BaseException as exc:
+            if callbacks is not None:
+                callbacks.error(exc)
             cancelled = not isinstance(exc, Exception)
             policy = None if cancelled else _policy_for(policies, exc)
             retry = policy is not None and attempt < policy.max_attempts
@@ -341,6 +367,7 @@ async def run_step(loop: PregelLoop, tasks: Sequence[Task]) -> None:
         inline = (
             run.sync_call
             and run.debugger is None
+            and not loop.nested
             and pending[0].node.inline_ok
             and not blocking_calls_allowed()
         )

@@ -115,7 +115,8 @@ def channel_for(annotation: Any) -> tuple[BaseChannel, set[type]]:
             if _is_marker(m, _Marker):
                 markers.add(m if isinstance(m, type) else type(m))
             elif isinstance(m, BaseChannel):
-                channel = m
+                typed = getattr(m, "for_annotation", None)  # a channel that takes the field's type
+                channel = typed(base) if typed is not None else m
             elif isinstance(m, type) and issubclass(m, BaseChannel):
                 channel = m(base) if m is not BinaryOperatorAggregate else None
             elif callable(m) and _is_reducer(m):

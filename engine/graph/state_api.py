@@ -25,6 +25,7 @@ from engine.graph.algo import Task, apply_writes, compute_writes, plan_tasks
 from engine.graph.channels import MISSING, BaseChannel
 from engine.graph.errors import InvalidUpdateError
 from engine.graph.message_log import plain
+from engine.graph.subgraph_state import SAVER_KEY, SubgraphStateAPI, with_checkpoint_map
 from engine.graph.types import END, START, Interrupt, PregelTask, StateSnapshot
 from engine.ids import new_run_id, uuid7
 from engine.serde import to_jsonable
@@ -37,7 +38,7 @@ if TYPE_CHECKING:
 __all__ = ["StateAPI"]
 
 
-class StateAPI:
+class StateAPI(SubgraphStateAPI):
     """Mixin of ``CompiledStateGraph``: the state-reading and state-editing API."""
 
     channels: dict[str, BaseChannel]
@@ -50,8 +51,8 @@ class StateAPI:
     def _saver(self) -> BaseCheckpointSaver | None:  # pragma: no cover - provided by the class
         raise NotImplementedError
 
-    def _require_saver(self) -> BaseCheckpointSaver:
-        saver = self._saver()
+    def _require_saver(self, config: dict[str, Any] | None = None) -> BaseCheckpointSaver:
+        saver = self._lent_saver(config) or self._saver()
         if saver is None:
             raise ValueError(
                 "No checkpointer set: compile the graph with a checkpointer to read or update its state"
@@ -114,10 +115,10 @@ class StateAPI:
         return StateSnapshot(
             values=self._state_values(channels),
             next=next_names,
-            config=saved.config,
+            config=with_checkpoint_map(saved.config, saved.metadata) or saved.config,
             metadata=dict(saved.metadata),
             created_at=checkpoint["ts"] or None,
-            parent_config=saved.parent_config,
+            parent_config=with_checkpoint_map(saved.parent_config, saved.metadata),
             tasks=tuple(ptasks),
             interrupts=tuple(all_interrupts),
         )
@@ -126,12 +127,19 @@ class StateAPI:
 
     async def aget_state(self, config: dict[str, Any], *, subgraphs: bool = False) -> StateSnapshot:
         """The thread's state at its newest checkpoint (or the one named in ``config``)."""
-        saver = self._require_saver()
+        saver = self._require_saver(config)
+        if (sub := self._subgraph_for(config, saver)) is not None:
+            graph, sub_config = sub
+            return await graph.aget_state(sub_config, subgraphs=subgraphs)
+        config = self._own_config(config)
         conf = config.get("configurable", {})
-        saved = await saver.aget_tuple(config)
+        saved = await saver.aget_tuple(
+            {"configurable": {k: v for k, v in conf.items() if k != SAVER_KEY}}
+        )
         if saved is None:
             return StateSnapshot({}, (), config, None, None, None, (), ())
-        return self._snapshot(saved, live=not conf.get("checkpoint_id"))
+        snap = self._snapshot(saved, live=not conf.get("checkpoint_id"))
+        return await self._with_task_states(snap, saver, subgraphs)
 
     def get_state(self, config: dict[str, Any], *, subgraphs: bool = False) -> StateSnapshot:
         return run_sync(self.aget_state(config, subgraphs=subgraphs))
@@ -145,8 +153,15 @@ class StateAPI:
         limit: int | None = None,
     ) -> AsyncIterator[StateSnapshot]:
         """Every checkpoint of the thread, newest first, across all branches."""
-        saver = self._require_saver()
-        conf = config.get("configurable", {})
+        saver = self._require_saver(config)
+        if (sub := self._subgraph_for(config, saver)) is not None:
+            graph, sub_config = sub
+            async for snap in graph.aget_state_history(
+                sub_config, filter=filter, before=before, limit=limit
+            ):
+                yield snap
+            return
+        conf = self._own_config(config).get("configurable", {})
         cfg = {
             "configurable": {
                 "thread_id": conf.get("thread_id"),
@@ -154,7 +169,7 @@ class StateAPI:
             }
         }
         async for t in saver.alist(cfg, filter=filter, before=before, limit=limit):
-            yield self._snapshot(t, live=False)
+            yield await self._with_task_states(self._snapshot(t, live=False), saver, False)
 
     def get_state_history(self, config: dict[str, Any], **kwargs: Any) -> Iterator[StateSnapshot]:
         return iter_sync(self.aget_state_history(config, **kwargs))
@@ -167,7 +182,7 @@ class StateAPI:
 
         latest: dict[str, int] = {}
         for node, chans in seen.items():
-            if node in self.nodes and node != START and chans:
+            if node in self.nodes and chans:
                 latest[node] = max(version_number(v) for v in chans.values())
         if not latest:
             if not any(seen.values()):
@@ -191,13 +206,19 @@ class StateAPI:
         new input, ``"__copy__"`` clones the checkpoint, ``values=None, as_node=END`` clears
         the pending tasks.  A past ``checkpoint_id`` in ``config`` starts a new branch.
         """
-        saver = self._require_saver()
+        saver = self._require_saver(config)
+        if (sub := self._subgraph_for(config, saver, for_update=True)) is not None:
+            graph, sub_config = sub
+            return await graph.aupdate_state(sub_config, values, as_node, task_id)  # type: ignore[no-any-return]
+        config = self._own_config(config)
         conf = config.get("configurable", {})
         thread_id = conf.get("thread_id")
         if thread_id is None:
             raise ValueError("update_state needs config['configurable']['thread_id']")
         ns = conf.get("checkpoint_ns", "")
-        saved = await saver.aget_tuple(config)
+        saved = await saver.aget_tuple(
+            {"configurable": {k: v for k, v in conf.items() if k != SAVER_KEY}}
+        )
         checkpoint = copy_checkpoint(saved.checkpoint) if saved else empty_checkpoint()
         prev_step = int(saved.metadata.get("step", -2)) if saved else -2
         parent_config = (
@@ -269,7 +290,7 @@ class StateAPI:
             new_versions = {}
         new_config = await saver.aput(parent_config, new, metadata, new_versions)  # type: ignore[arg-type]
         await self._emit_update(
-            new_config, parent_config, before_values, channels, step, source, writer
+            new_config, parent_config, before_values, channels, step, source, writer, saver
         )
         return new_config
 
@@ -291,6 +312,7 @@ class StateAPI:
         step: int,
         source: str,
         writer: str,
+        saver: BaseCheckpointSaver,
     ) -> None:
         bus = getattr(self, "bus", None)
         if bus is None or not bus.has_subscribers:
@@ -308,7 +330,7 @@ class StateAPI:
                 )
         if changes:
             await em.emit(StateUpdated, changes=changes)
-        saved = await self._require_saver().aget_tuple(new_config)
+        saved = await saver.aget_tuple(new_config)
         nxt = list(self._snapshot(saved, live=True).next) if saved else []
         await em.emit(
             CheckpointSaved,
