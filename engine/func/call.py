@@ -73,9 +73,10 @@ def schedule_call(
     if threading.get_ident() == loop._loop_thread:
         _start(loop, task, fut)
     else:
-        loop._aio_loop.call_soon_threadsafe(
-            _start, loop, task, fut, context=contextvars.copy_context()
-        )
+        # run in the caller's context (its span, its task) even on loops that ignore
+        # call_soon_threadsafe's ``context=`` (qasync's does)
+        caller = contextvars.copy_context()
+        loop._aio_loop.call_soon_threadsafe(caller.run, _start, loop, task, fut)
     return fut
 
 
