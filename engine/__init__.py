@@ -7,6 +7,7 @@ The graph runtime and the agent factory are re-exported here
 from engine.agents import AgentState, ToolNode, create_agent
 from engine.agents.conditions import tools_condition
 from engine.callbacks import BaseCallbackHandler, BaseTracer, Run
+from engine.func import entrypoint, task
 from engine.graph import (
     END,
     START,
@@ -93,6 +94,7 @@ __all__ = [
     "TracePolicy",
     "UntrackedValue",
     "create_agent",
+    "entrypoint",
     "get_config",
     "get_runtime",
     "get_store",
@@ -100,5 +102,6 @@ __all__ = [
     "interrupt",
     "omit_payload",
     "set_route_reason",
+    "task",
     "tools_condition",
 ]

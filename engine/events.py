@@ -161,6 +161,8 @@ class NodeFinished(EventBase):
     error: ErrorInfo | None = None
     duration_ms: float = 0.0
     attempt: int = 1
+    cached: bool = False
+    """True when the node's writes came from its cache (it did not run)."""
 
 
 # --- middleware -------------------------------------------------------------------------

@@ -19,12 +19,14 @@ import random
 import threading
 from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple, TypedDict
+from typing import Any, Generic, NamedTuple, TypedDict, TypeVar
 
 from engine import serde
 from engine.aio import iter_sync, run_sync
 from engine.checkpoint.blobs import BlobCodec
 from engine.graph.errors import CheckpointError, ThreadBusyError
+
+V = TypeVar("V", int, float, str)
 
 __all__ = [
     "ERROR",
@@ -126,7 +128,7 @@ def make_config(thread_id: str, ns: str, checkpoint_id: str) -> dict[str, Any]:
     }
 
 
-class BaseCheckpointSaver(BlobCodec):
+class BaseCheckpointSaver(BlobCodec, Generic[V]):
     """Saves checkpoints of threads. Use ``InMemorySaver`` or ``SqliteSaver``."""
 
     def __init__(self) -> None:

@@ -64,6 +64,20 @@ class PregelNode:
     call_kwargs: frozenset[str] = frozenset()
     is_async: bool = False
     metadata: dict[str, Any] = field(default_factory=dict)
+    writer: Callable[[Any], list[tuple[str, Any]]] | None = None
+    """Turns the node's return value into its writes (functional-API nodes), instead of
+    reading it as a state update."""
+    update_key: str | None = None
+    """The write whose value is this node's ``updates`` chunk (functional-API nodes)."""
+    inline_ok: bool = True
+    """False when the node may block on futures of the run's loop (it must not run inline)."""
+    cache_policy: Any = None
+    """A ``CachePolicy``: results are cached in the graph's cache (``compile(cache=)``)."""
+    error_handler: Any = None
+    """Called with the state (and a ``NodeError``) when the node fails for good; its return
+    value becomes the node's writes."""
+    timeout: Any = None
+    """A ``TimeoutPolicy`` for each attempt (async nodes)."""
     subgraphs: list[Any] = field(default_factory=list)
     """The graph this node runs or calls (at most one; see ``engine.graph.subgraph_detect``)."""
 
@@ -239,6 +253,8 @@ async def compute_writes(
 ) -> list[tuple[str, Any]]:
     """State writes, control writes, static edges and conditional edges of one finished task."""
     node = task.node
+    if node.writer is not None:
+        return node.writer(output)
     state_keys = spec.channels.keys()
     writes: list[tuple[str, Any]] = []
     commands: list[Command] = []

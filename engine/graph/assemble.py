@@ -6,7 +6,12 @@ import inspect
 from typing import Any
 
 from engine.graph.algo import TASKS, PregelNode, trigger_channel
-from engine.graph.builder import StateGraph, _literal_return
+from engine.graph.builder import (
+    StateGraph,
+    _literal_return,
+    is_sync_callable,
+    sync_timeout_error,
+)
 from engine.graph.channels import BaseChannel, EphemeralValue, NamedBarrierValue, Topic
 from engine.graph.drawing import DrawableGraph
 from engine.graph.state import StateSpec
@@ -15,6 +20,7 @@ from engine.graph.types import END, START, RetryPolicy
 
 __all__ = ["compile_nodes", "draw"]
 
+DEFAULT_HANDLER = "__default_error_handler__"
 _CALL_KWARGS = ("config", "runtime", "writer", "store")
 
 
@@ -73,6 +79,11 @@ def compile_nodes(
         branches=list(b.branches.get(START, {}).values()),
         hidden=True,
     )
+    if b.node_defaults.get("error_handler") is not None and DEFAULT_HANDLER in b.nodes:
+        raise ValueError(
+            f"Node name `{DEFAULT_HANDLER}` is reserved for the default error handler "
+            "(set_node_defaults(error_handler=...))"
+        )
     for name, ns in b.nodes.items():
         node_spec = spec
         input_keys = list(spec.channels)
@@ -83,11 +94,16 @@ def compile_nodes(
             input_keys = list(node_spec.channels)
         is_sub = _is_graph(ns.fn)
         kwargs, is_async = (frozenset(), True) if is_sub else _call_kwargs(ns.fn)
+        defaults = b.node_defaults
+        timeout = ns.timeout if ns.timeout is not None else defaults.get("timeout")
+        if timeout is not None and not is_sub and is_sync_callable(ns.fn):
+            raise sync_timeout_error(name)
+        retry = ns.retry_policy if ns.retry_policy is not None else defaults.get("retry_policy")
         policies: list[RetryPolicy] = []
-        if isinstance(ns.retry_policy, RetryPolicy):
-            policies = [ns.retry_policy]
-        elif ns.retry_policy:
-            policies = list(ns.retry_policy)
+        if isinstance(retry, RetryPolicy):
+            policies = [retry]
+        elif retry:
+            policies = list(retry)
         nodes[name] = PregelNode(
             name=name,
             fn=ns.fn,
@@ -102,6 +118,13 @@ def compile_nodes(
             call_kwargs=kwargs,
             is_async=is_async,
             metadata=dict(ns.metadata),
+            cache_policy=ns.cache_policy
+            if ns.cache_policy is not None
+            else defaults.get("cache_policy"),
+            error_handler=ns.error_handler
+            if ns.error_handler is not None
+            else defaults.get("error_handler"),
+            timeout=timeout,
         )
         sub = find_subgraph(ns.fn)
         nodes[name].subgraphs = [sub] if sub is not None else []

@@ -5,14 +5,21 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, get_args, get_origin, get_type_hints
+from typing import TYPE_CHECKING, Any, Generic, Literal, get_args, get_origin, get_type_hints
+
+from typing_extensions import TypeVar
 
 from engine.graph.state import StateSpec
-from engine.graph.types import END, START, Command, RetryPolicy, Send
+from engine.graph.types import END, START, Command, RetryPolicy, Send, coerce_timeout
 
 if TYPE_CHECKING:
     from engine.checkpoint.base import BaseCheckpointSaver
     from engine.graph.compiled import CompiledStateGraph
+
+StateT = TypeVar("StateT", default=Any)
+ContextT = TypeVar("ContextT", default=Any)
+InputT = TypeVar("InputT", default=StateT)
+OutputT = TypeVar("OutputT", default=StateT)
 
 __all__ = ["Branch", "NodeSpec", "StateGraph"]
 
@@ -28,6 +35,9 @@ class NodeSpec:
     input_schema: Any = None
     metadata: dict[str, Any] = field(default_factory=dict)
     defer: bool = False
+    cache_policy: Any = None
+    error_handler: Any = None
+    timeout: Any = None
 
 
 @dataclass
@@ -89,7 +99,7 @@ def _node_name(fn: Any) -> str:
     return name
 
 
-class StateGraph:
+class StateGraph(Generic[StateT, ContextT, InputT, OutputT]):
     """A graph whose nodes read and write a shared state.
 
     ``StateGraph(State)`` where State is a TypedDict, dataclass or pydantic model;
@@ -117,6 +127,7 @@ class StateGraph:
         self.waiting_edges: set[tuple[tuple[str, ...], str]] = set()
         self.branches: dict[str, dict[str, Branch]] = {}
         self.compiled = False
+        self.node_defaults: dict[str, Any] = {}
 
     # -- nodes -------------------------------------------------------------------------------
 
@@ -131,6 +142,9 @@ class StateGraph:
         metadata: dict[str, Any] | None = None,
         defer: bool = False,
         retry: RetryPolicy | None = None,
+        cache_policy: Any = None,
+        error_handler: Any = None,
+        timeout: Any = None,
     ) -> StateGraph:
         if action is None:
             action, name = node, _node_name(node)
@@ -159,7 +173,29 @@ class StateGraph:
             input_schema=input_schema or _first_param_schema(action, self.state_schema),
             metadata=dict(metadata or {}),
             defer=defer,
+            cache_policy=cache_policy,
+            error_handler=error_handler,
+            timeout=coerce_timeout(timeout),
         )
+        return self
+
+    def set_node_defaults(
+        self,
+        *,
+        retry_policy: RetryPolicy | Sequence[RetryPolicy] | None = None,
+        cache_policy: Any = None,
+        error_handler: Any = None,
+        timeout: Any = None,
+    ) -> StateGraph:
+        """Policies for every node that does not set its own (applied at ``compile()``)."""
+        if retry_policy is not None:
+            self.node_defaults["retry_policy"] = retry_policy
+        if cache_policy is not None:
+            self.node_defaults["cache_policy"] = cache_policy
+        if error_handler is not None:
+            self.node_defaults["error_handler"] = error_handler
+        if timeout is not None:
+            self.node_defaults["timeout"] = coerce_timeout(timeout)
         return self
 
     def add_sequence(self, nodes: Sequence[Any | tuple[str, Any]]) -> StateGraph:
@@ -281,7 +317,7 @@ class StateGraph:
         ia = [interrupt_after] if isinstance(interrupt_after, str) else list(interrupt_after or [])
         self.validate([*ib, *ia])
         self.compiled = True
-        return CompiledStateGraph(
+        compiled = CompiledStateGraph(
             self,
             checkpointer=checkpointer,
             store=store,
@@ -290,6 +326,8 @@ class StateGraph:
             debug=debug,
             name=name or "LangGraph",
         )
+        compiled.cache = cache
+        return compiled
 
     def state_spec(self) -> StateSpec:
         return StateSpec(self.state_schema)
@@ -317,3 +355,18 @@ def _first_param_schema(fn: Any, state_schema: Any) -> Any:
     from engine.graph.state import schema_fields
 
     return ann if schema_fields(ann) else None
+
+
+def sync_timeout_error(name: str, kind: str = "Node") -> ValueError:
+    return ValueError(
+        f"{kind} `{name}` has a timeout, but timeouts are only supported for async nodes "
+        "(a sync function cannot be cancelled safely)"
+    )
+
+
+def is_sync_callable(fn: Any) -> bool:
+    """A plain sync function or callable object (compiled graphs and runnables are not)."""
+    if hasattr(fn, "ainvoke") or hasattr(fn, "_arun_as_subgraph"):
+        return False
+    call = getattr(fn, "__call__", None)  # noqa: B004 - the method of a callable object
+    return not (inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(call))

@@ -6,14 +6,16 @@ import asyncio
 import copy
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic
 
 from engine.aio import iter_sync, run_sync
 from engine.bus import EventBus, RunEmitter, Subscription
 from engine.events import ErrorInfo, EventBase, RunFinished, RunStarted
 from engine.graph.assemble import compile_nodes, draw
+from engine.graph.builder import ContextT, InputT, OutputT, StateT
 from engine.graph.channels import BaseChannel
 from engine.graph.drawing import DrawableGraph
+from engine.graph.execution import RunControl, coerce_context
 from engine.graph.loop import PregelLoop
 from engine.graph.runtime import RunContext, TaskContext, reset_run, set_run
 from engine.graph.state import StateSpec, schema_fields
@@ -35,10 +37,14 @@ class RunStopped(Exception):
     """The run was stopped on request (debugger ``stop``); the last checkpoint is intact."""
 
 
-class CompiledStateGraph(StateAPI):
+class CompiledStateGraph(StateAPI, Generic[StateT, ContextT, InputT, OutputT]):
     """A runnable graph. Create it with ``StateGraph.compile()``."""
 
     default_recursion_limit = 25
+    loop_class: type[PregelLoop] = PregelLoop
+    cache: Any = None
+    """The node-result cache (``compile(cache=...)``); see ``engine.cache``."""
+    """The loop that runs this graph (the functional API's entrypoints use a subclass)."""
 
     def __init__(
         self,
@@ -86,6 +92,20 @@ class CompiledStateGraph(StateAPI):
         """The graph's shape (nodes, static and conditional edges), available before any run."""
         return draw(self.builder, self.name)
 
+    # -- cache -------------------------------------------------------------------------------
+
+    def clear_cache(self, nodes: Sequence[str] | None = None) -> None:
+        """Forget the cached results of ``nodes`` (default: every node with a cache policy)."""
+        run_sync(self.aclear_cache(nodes))
+
+    async def aclear_cache(self, nodes: Sequence[str] | None = None) -> None:
+        if self.cache is None:
+            return
+        names = [n for n, node in self.nodes.items() if node.cache_policy is not None]
+        if nodes is not None:
+            names = [n for n in names if n in nodes]
+        await self.cache.aclear([("__node__", n) for n in names])
+
     # -- config ------------------------------------------------------------------------------
 
     def with_config(
@@ -98,6 +118,10 @@ class CompiledStateGraph(StateAPI):
     def subscribe(self, callback: Callable[[EventBase], Any]) -> Subscription:
         """Receive every event of every run of this graph (also runs started elsewhere)."""
         return self.bus.subscribe(callback)
+
+    def _context_schema(self) -> Any:
+        own = getattr(self, "context_schema", None)
+        return own if own is not None else getattr(self.builder, "context_schema", None)
 
     def _saver(self) -> BaseCheckpointSaver | None:
         cp = self.checkpointer
@@ -119,6 +143,7 @@ class CompiledStateGraph(StateAPI):
         interrupt_after: Sequence[str] | str | None = None,
         durability: str | None = None,
         sync_call: bool = False,
+        control: RunControl | None = None,
     ) -> Any:
         caller = calling_task(config)
         if caller is not None:  # a node of a running graph calls us: run as its subgraph
@@ -132,6 +157,7 @@ class CompiledStateGraph(StateAPI):
                 stream_modes=frozenset(stream_modes),
             )
         cfg = _merge_config(self.config, config or {})
+        context = coerce_context(self._context_schema(), context)
         conf = cfg.setdefault("configurable", {})
         if debugger is None:
             debugger = conf.get("debugger") or cfg.get("debugger")
@@ -155,6 +181,7 @@ class CompiledStateGraph(StateAPI):
             stream=stream,
             stream_modes=frozenset(stream_modes),
             model_override=conf.get("model_override"),
+            control=control,
         )
         ib = _interrupt_list(interrupt_before, self.interrupt_before_nodes)
         ia = _interrupt_list(interrupt_after, self.interrupt_after_nodes)
@@ -185,7 +212,7 @@ class CompiledStateGraph(StateAPI):
 
             span_token = CURRENT_SPAN.set(run_id)
             try:
-                loop = PregelLoop(
+                loop = self.loop_class(
                     self,
                     input=input,
                     config=cfg,
@@ -263,6 +290,7 @@ class CompiledStateGraph(StateAPI):
             durability=durability,
             debugger=debugger,
             sync_call=kwargs.pop("_sync_call", False),
+            control=kwargs.pop("control", None),
         )
 
     def invoke(self, input: Any, config: dict[str, Any] | None = None, **kwargs: Any) -> Any:
@@ -316,6 +344,7 @@ class CompiledStateGraph(StateAPI):
                     durability=durability,
                     debugger=debugger,
                     sync_call=kwargs.get("_sync_call", False),
+                    control=kwargs.get("control"),
                 )
             finally:
                 queue.put_nowait(done)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -13,10 +14,14 @@ __all__ = [
     "EmptyChannelError",
     "EmptyInputError",
     "GraphBubbleUp",
+    "GraphDrained",
     "GraphInterrupt",
     "GraphRecursionError",
     "InvalidUpdateError",
+    "NodeCancelledError",
+    "NodeError",
     "NodeInterrupt",
+    "NodeTimeoutError",
     "ParentCommand",
     "ThreadBusyError",
 ]
@@ -28,6 +33,9 @@ class GraphBubbleUp(Exception):
 
 class GraphInterrupt(GraphBubbleUp):
     """The run paused: ``args[0]`` holds the ``Interrupt``s (empty for static breakpoints)."""
+
+    reported: bool = False
+    """True once a task reported these interrupts (a caller re-raising them stays quiet)."""
 
     def __init__(self, interrupts: Sequence[Interrupt] = ()) -> None:
         super().__init__(tuple(interrupts))
@@ -78,3 +86,48 @@ class CheckpointError(Exception):
         self.thread_id = thread_id
         self.checkpoint_id = checkpoint_id
         super().__init__(message)
+
+
+class GraphDrained(GraphBubbleUp):
+    """The run stopped at a superstep boundary because ``RunControl.request_drain()`` was
+    called; the checkpoint is saved and the thread can be resumed."""
+
+    def __init__(self, reason: str = "shutdown") -> None:
+        self.reason = reason
+        super().__init__(f"Graph drained: {reason}")
+
+
+@dataclass(frozen=True, slots=True)
+class NodeError:
+    """What an ``error_handler`` receives (as a parameter annotated ``NodeError``)."""
+
+    node: str
+    error: BaseException
+
+
+class NodeCancelledError(Exception):
+    """A node raised ``asyncio.CancelledError`` itself: reported as a node failure."""
+
+    def __init__(self, node: str, message: str | None = None) -> None:
+        super().__init__(message or f"Node {node!r} raised asyncio.CancelledError")
+        self.node = node
+
+
+class NodeTimeoutError(Exception):
+    """A node attempt ran longer than its ``TimeoutPolicy`` allows (retryable by default)."""
+
+    def __init__(
+        self,
+        node: str,
+        timeout: float,
+        *,
+        kind: str = "run_timeout",
+        run_timeout: float | None = None,
+        idle_timeout: float | None = None,
+    ) -> None:
+        super().__init__(f"Node {node!r} timed out after {timeout}s ({kind})")
+        self.node = node
+        self.timeout = timeout
+        self.kind = kind
+        self.run_timeout = run_timeout
+        self.idle_timeout = idle_timeout

@@ -38,7 +38,7 @@ from engine.graph.algo import (
 )
 from engine.graph.channels import MISSING, BaseChannel
 from engine.graph.diff import state_changes
-from engine.graph.errors import GraphInterrupt, GraphRecursionError
+from engine.graph.errors import GraphDrained, GraphInterrupt, GraphRecursionError
 from engine.graph.loop_input import LoopInput
 from engine.graph.loop_stream import LoopStreaming
 from engine.graph.message_log import plain
@@ -444,6 +444,9 @@ class PregelLoop(LoopInput, LoopStreaming):
         for t in tasks:
             if t.cached and any(c in self.graph.spec.channels for c, _v in t.writes):
                 self.push_cached_result(t)
+        control = self.run.control
+        if control is not None and control.drain_requested and not self.nested:
+            raise GraphDrained(control.drain_reason or "shutdown")
         return True
 
     async def _static_interrupt(self, when: str, tasks: list[Task]) -> None:

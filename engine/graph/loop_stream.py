@@ -84,18 +84,25 @@ class LoopStreaming:
         error: BaseException | None,
         interrupts: Any = (),
         interrupted: bool = False,
+        cached: bool = False,
     ) -> None:
         run = self.run
         if run.stream is None or task.node.hidden:
             return
         if error is None and not interrupts and not interrupted:
             state_writes = [(c, v) for c, v in task.writes if c in self.graph.spec.channels]
-            update: dict[str, Any] | None = None
-            if state_writes:
+            update: Any = None
+            if task.node.update_key is not None:
+                key = task.node.update_key
+                update = next((v for c, v in task.writes if c == key), None)
+            elif state_writes:
                 update = {}
                 for c, v in state_writes:
                     update[c] = v
-            self._push("updates", {task.name: update})
+            chunk: dict[str, Any] = {task.name: update}
+            if cached:
+                chunk["__metadata__"] = {"cached": True}
+            self._push("updates", chunk)
             if "messages" in run.stream_modes:
                 self._push_final_messages(task, state_writes)
         elif interrupts:
@@ -105,8 +112,12 @@ class LoopStreaming:
             {
                 "id": task.id,
                 "name": task.name,
-                "error": None if error is None else repr(error),
-                "result": [(c, v) for c, v in task.writes if c in self.graph.spec.channels],
+                "error": error,
+                "result": (
+                    {c: v for c, v in task.writes if not c.startswith("branch:")}
+                    if task.node.writer is not None
+                    else [(c, v) for c, v in task.writes if c in self.graph.spec.channels]
+                ),
                 "interrupts": [{"value": i.value, "id": i.id} for i in interrupts],
             },
         )

@@ -21,7 +21,15 @@ from engine.events import (
 )
 from engine.graph.algo import TASKS, Task, compute_writes, read_values
 from engine.graph.errors import GraphBubbleUp, GraphInterrupt, ParentCommand
-from engine.graph.runtime import Runtime, TaskContext, reset_task, set_task
+from engine.graph.node_cache import cached_writes, store_writes
+from engine.graph.policies import (
+    attempt_runtime,
+    call_error_handler,
+    call_with_timeout,
+    error_handler_node,
+    pause,
+)
+from engine.graph.runtime import TaskContext, blocking_calls_allowed, reset_task, set_task
 from engine.graph.types import START, Command, RetryPolicy, Send
 from engine.serde import to_jsonable
 
@@ -129,7 +137,10 @@ async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> Non
     node = task.node
     em = loop.run.emitter
     policies = node.retry_policy
+    if node.cache_policy is not None and await cached_writes(loop, task):
+        return
     attempt = 0
+    first_attempt_time = time.time()
     while True:
         attempt += 1
         task.attempt = attempt
@@ -143,12 +154,17 @@ async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> Non
         ctx = TaskContext(
             task.name, task.id, loop.step, config, sp, loop.run, loop.ns, inline=inline, loop=loop
         )
-        ctx.runtime = Runtime(
-            context=loop.run.context, store=loop.run.store, stream_writer=_make_writer(loop, task)
+        ctx.loop = loop
+        ctx.runtime = attempt_runtime(
+            loop, task, config, _make_writer(loop, task), first_attempt_time
         )
         ctx.read_state = lambda: loop.graph.spec.to_state(
             read_values(loop.channels, loop.graph.spec.channels)
         )
+        failed = _failed_before(loop, task) if node.error_handler is not None else None
+        if failed is not None:  # the node failed in an earlier run; only its handler is left
+            await _handle_error(loop, task, ctx, failed)
+            return
         s = span()
         t0 = time.perf_counter()
         callbacks = node_run_callbacks(config, task)
@@ -171,7 +187,9 @@ async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> Non
                     if callbacks is not None:
                         callbacks.start(task.input)
                     try:
-                        output = await _call_node(loop, task, ctx)
+                        output = await call_with_timeout(
+                            node, lambda ctx=ctx: _call_node(loop, task, ctx), node.timeout
+                        )
                     except ParentCommand as pc:  # a graph this node called addressed ours
                         output = pc.command
                     if callbacks is not None:
@@ -200,7 +218,7 @@ async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> Non
             if sp.resume:
                 writes.append((RESUME, list(sp.resume)))
             await loop.save_task_writes(task, writes)
-            if em.active:
+            if em.active and not gi.reported:
                 for intr in gi.interrupts:
                     await em.emit(
                         InterruptRaised,
@@ -210,8 +228,10 @@ async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> Non
                         node=task.name,
                         task_id=task.id,
                     )
+            if em.active:
                 await _finished(em, s, task, t0, "interrupted")
-            loop.push_task_result(task, None, interrupts=gi.interrupts, interrupted=True)
+            if not gi.reported:
+                loop.push_task_result(task, None, interrupts=gi.interrupts, interrupted=True)
             raise
         except GraphBubbleUp as bubble:
             if callbacks is not None:
@@ -227,8 +247,11 @@ async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> Non
                 error = ErrorInfo.from_exception(exc, with_traceback=not retry)
                 await _finished(em, s, task, t0, "cancelled" if cancelled else "error", error=error)
             if retry and policy is not None:
-                await asyncio.sleep(policy.delay(attempt))
+                await pause(loop, policy.delay(attempt))
                 continue
+            if not cancelled and node.error_handler is not None:
+                await _handle_error(loop, task, ctx, exc)
+                return
             if not cancelled:
                 task.error = exc
                 await loop.save_task_writes(
@@ -238,6 +261,8 @@ async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> Non
             raise
         # success
         await loop.save_task_writes(task, task.writes or [(NO_WRITES, None)])
+        if node.cache_policy is not None:
+            await store_writes(loop, task)
         if em.active and not node.hidden:
             for r in task.routes:
                 await em.emit(
@@ -254,6 +279,55 @@ async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> Non
             await _finished(em, s, task, t0, "ok", writes=_writes_payload(task.writes))
         loop.push_task_result(task, None)
         return
+
+
+def _failed_before(loop: PregelLoop, task: Task) -> BaseException | None:
+    """The error a resumed task's node raised before its error handler crashed."""
+    for tid, c, v in loop.pending_writes:
+        if tid == task.id and c == ERROR and isinstance(v, dict) and v.get("handler"):
+            return RuntimeError(str(v.get("message", "")))
+    return None
+
+
+async def _handle_error(loop: PregelLoop, task: Task, ctx: TaskContext, exc: BaseException) -> None:
+    """The node failed for good: its ``error_handler`` decides the writes instead."""
+    handler = error_handler_node(task.node)
+    assert handler is not None
+    await loop.save_task_writes(
+        task, [(ERROR, {"type": type(exc).__name__, "message": str(exc), "handler": True})]
+    )
+    output = await call_error_handler(task.node, task.input, exc, ctx.config, ctx.runtime)
+    probe = Task(task.id, handler.name, task.path, task.input, task.triggers, handler)
+    task.writes = await compute_writes(
+        probe,
+        output,
+        channels=loop.channels,
+        nodes=loop.graph.nodes,
+        spec=loop.graph.spec,
+        input_keys=loop.graph.input_keys,
+        config=ctx.config,
+        route_reason=lambda: ctx.route_reason,
+    )
+    task.routes = probe.routes
+    await loop.save_task_writes(task, task.writes or [(NO_WRITES, None)])
+    em = loop.run.emitter
+    if em.active:
+        s = span()
+        t0 = time.perf_counter()
+        await em.emit(
+            NodeStarted, span_id=s.id, parent_span_id=s.parent, node=handler.name, task_id=task.id
+        )
+        await em.emit(
+            NodeFinished,
+            span_id=s.id,
+            parent_span_id=s.parent,
+            node=handler.name,
+            task_id=task.id,
+            status="ok",
+            writes=_writes_payload(task.writes),
+            duration_ms=(time.perf_counter() - t0) * 1000,
+        )
+    loop.push_task_result(task, None)
 
 
 async def _finished(
@@ -290,7 +364,13 @@ async def run_step(loop: PregelLoop, tasks: Sequence[Task]) -> None:
         # loop: nothing else can be starved, so skip the thread hop.  Never under a
         # debugger, whose pause must be able to block the node's thread.
         run = loop.run
-        inline = run.sync_call and run.debugger is None and not loop.nested
+        inline = (
+            run.sync_call
+            and run.debugger is None
+            and not loop.nested
+            and pending[0].node.inline_ok
+            and not blocking_calls_allowed()
+        )
         await run_task(loop, pending[0], inline=inline)
         return
     futures = {asyncio.ensure_future(run_task(loop, t)): t for t in pending}

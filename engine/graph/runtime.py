@@ -8,6 +8,7 @@ nodes on worker threads see the same values.
 from __future__ import annotations
 
 import contextvars
+import dataclasses
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from engine.bus import RunEmitter
 from engine.graph.errors import GraphInterrupt
+from engine.graph.execution import ExecutionInfo, RunControl, ServerInfo
 from engine.graph.types import Interrupt
 from engine.ids import deterministic_id
 
@@ -23,7 +25,11 @@ if TYPE_CHECKING:
     from engine.debug import Debugger
 
 __all__ = [
+    "DEFAULT_RUNTIME",
+    "ExecutionInfo",
+    "RunControl",
     "Runtime",
+    "ServerInfo",
     "current_run",
     "current_task",
     "get_config",
@@ -38,14 +44,62 @@ __all__ = [
 ContextT = TypeVar("ContextT")
 
 
+def _no_op_writer(_chunk: Any) -> None:
+    return None
+
+
+def _no_op_heartbeat() -> None:
+    return None
+
+
 @dataclass
 class Runtime(Generic[ContextT]):
     """Run-scoped values a node can ask for with a ``runtime`` parameter."""
 
     context: ContextT = None  # type: ignore[assignment]
     store: Any = None
-    stream_writer: Callable[[Any], None] = lambda _chunk: None
+    stream_writer: Callable[[Any], None] = _no_op_writer
     previous: Any = None
+    execution_info: ExecutionInfo | None = None
+    server_info: ServerInfo | None = None
+    control: RunControl | None = None
+    heartbeat: Callable[[], None] = _no_op_heartbeat
+
+    def merge(self, other: Runtime[ContextT]) -> Runtime[ContextT]:
+        """``other``'s values where it has them, else this runtime's."""
+        return Runtime(
+            context=other.context or self.context,
+            store=other.store or self.store,
+            stream_writer=other.stream_writer
+            if other.stream_writer is not _no_op_writer
+            else self.stream_writer,
+            previous=self.previous if other.previous is None else other.previous,
+            execution_info=other.execution_info or self.execution_info,
+            server_info=other.server_info or self.server_info,
+            control=other.control or self.control,
+            heartbeat=other.heartbeat
+            if other.heartbeat is not _no_op_heartbeat
+            else self.heartbeat,
+        )
+
+    def override(self, **overrides: Any) -> Runtime[ContextT]:
+        return dataclasses.replace(self, **overrides)
+
+    def patch_execution_info(self, **overrides: Any) -> Runtime[ContextT]:
+        if self.execution_info is None:
+            raise RuntimeError("Cannot patch execution_info before it has been set")
+        return dataclasses.replace(self, execution_info=self.execution_info.patch(**overrides))
+
+    @property
+    def drain_requested(self) -> bool:
+        return self.control.drain_requested if self.control is not None else False
+
+    @property
+    def drain_reason(self) -> str | None:
+        return self.control.drain_reason if self.control is not None else None
+
+
+DEFAULT_RUNTIME: Runtime[Any] = Runtime()
 
 
 class _NullResume:
@@ -79,6 +133,8 @@ class RunContext:
     streamed_message_ids: set[str] = field(default_factory=set)
     loop: Any = None
     """The root ``PregelLoop`` (the debugger reads the live state through it)."""
+    control: RunControl | None = None
+    """``invoke(..., control=RunControl())``: a drain request stops the run between steps."""
     model_override: Any = None
     """A chat model the agent's model calls use instead of their own for this run
     (``config["configurable"]["model_override"]``): how a replay serves recorded responses."""
@@ -133,7 +189,11 @@ class TaskContext:
     inline: bool = False
     """True when a sync node runs directly on the event-loop thread (see ``run_step``)."""
     loop: Any = None
-    """The ``PregelLoop`` running this task (a graph the node invokes nests under it)."""
+    """The ``PregelLoop`` running this task (functional-API calls schedule on it)."""
+    calls: int = 0
+    """How many ``@task`` calls this task made so far (their ids derive from the index)."""
+    in_flight: list[Any] = field(default_factory=list)
+    """Futures of this task's ``@task`` calls, awaited before the task finishes."""
 
 
 _RUN: contextvars.ContextVar[RunContext | None] = contextvars.ContextVar(
@@ -142,6 +202,19 @@ _RUN: contextvars.ContextVar[RunContext | None] = contextvars.ContextVar(
 _TASK: contextvars.ContextVar[TaskContext | None] = contextvars.ContextVar(
     "stepwise_task", default=None
 )
+
+
+_BLOCKING_CALLS = threading.Event()
+
+
+def allow_blocking_calls() -> None:
+    """Say that nodes may block on futures of the run's loop (``@task`` calls): from now on
+    no sync node runs inline on the loop thread, so ``future.result()`` can wait."""
+    _BLOCKING_CALLS.set()
+
+
+def blocking_calls_allowed() -> bool:
+    return _BLOCKING_CALLS.is_set()
 
 
 def current_run() -> RunContext | None:
@@ -230,7 +303,7 @@ def get_store() -> Any:
     return run.store if run else None
 
 
-def get_runtime() -> Runtime[Any]:
+def get_runtime(context_schema: type[ContextT] | None = None) -> Runtime[ContextT]:
     task = _TASK.get()
     if task is None or task.runtime is None:
         raise RuntimeError("Called get_runtime outside of a running graph")

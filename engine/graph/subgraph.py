@@ -142,6 +142,7 @@ async def run_subgraph(
         model_override=prun.model_override,
         resume_map=prun.resume_map,
         streamed_message_ids=prun.streamed_message_ids,
+        control=prun.control,
     )
     run.emitter.step = None
     base = {**parent.config, **(config or {})}
@@ -156,9 +157,7 @@ async def run_subgraph(
     resuming = parent_loop.resuming
     token = set_run(run)
     try:
-        from engine.graph.loop import PregelLoop
-
-        loop = PregelLoop(
+        loop = graph.loop_class(
             graph,
             input=input,
             config=cfg,

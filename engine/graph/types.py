@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -19,6 +20,8 @@ __all__ = [
     "Send",
     "StateSnapshot",
     "StreamMode",
+    "TimeoutPolicy",
+    "coerce_timeout",
     "default_retry_on",
 ]
 
@@ -149,6 +152,33 @@ class RetryPolicy:
         """Seconds to wait after failed attempt number ``attempt`` (1-based)."""
         base = min(self.max_interval, self.initial_interval * self.backoff_factor ** (attempt - 1))
         return base + (random.uniform(0, 1) if self.jitter else 0.0)
+
+
+@dataclass(frozen=True)
+class TimeoutPolicy:
+    """Limits on one node attempt: ``run_timeout`` (wall clock, seconds) and
+    ``idle_timeout`` (seconds without progress: stream writes or ``runtime.heartbeat()``)."""
+
+    run_timeout: float | None = None
+    idle_timeout: float | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("run_timeout", "idle_timeout"):
+            v = getattr(self, name)
+            if isinstance(v, dt.timedelta):
+                object.__setattr__(self, name, v.total_seconds())
+                v = getattr(self, name)
+            if v is not None and v <= 0:
+                raise ValueError(f"{name} must be > 0")
+
+
+def coerce_timeout(value: float | dt.timedelta | TimeoutPolicy | None) -> TimeoutPolicy | None:
+    """A number or ``timedelta`` is a wall-clock ``run_timeout``."""
+    if value is None or isinstance(value, TimeoutPolicy):
+        return value
+    if isinstance(value, dt.timedelta):
+        return TimeoutPolicy(run_timeout=value.total_seconds())
+    return TimeoutPolicy(run_timeout=float(value))
 
 
 class PregelTask(NamedTuple):

@@ -6,7 +6,9 @@ events, and the tool calls in flight.  Also the route just taken and an optional
 scrubbed checkpoint's ``next`` nodes and pending interrupts) that replaces the live status.
 
 Listeners get a ``GraphChange`` naming the nodes that changed, so a view repaints only those.
-Events from subgraphs (``ns != ""``) are ignored: their node names are not this graph's.
+Events from subgraphs (``ns != ""``) are ignored: their node names are not this graph's.  With
+``path`` set (a subgraph opened from the Graph dock: the node names leading to it), only the
+events of that subgraph count, every call of it together.
 """
 
 from __future__ import annotations
@@ -271,8 +273,8 @@ class GraphStateModel:
             self.apply(event)
 
     def apply(self, event: EventBase) -> None:
-        if event.ns:
-            return
+        if (event.ns or self.path) and _ns_path(event.ns) != self.path:
+            return  # another graph's nodes (a subgraph's, or the parent's when one is shown)
         match event:
             case NodeStarted():
                 self._on_node_started(event)
@@ -294,6 +296,9 @@ class GraphStateModel:
                 self._on_attempt_started(event)
             case AttemptFinished():
                 self._on_attempt_finished(event)
+
+    path: tuple[str, ...] = ()
+    """The subgraph shown: node names from the root graph down (empty: the root graph)."""
 
     def _on_node_started(self, ev: NodeStarted) -> None:
         live = self._live.get(ev.node)
@@ -447,3 +452,10 @@ def _head(middleware: str, attempt: int, max_attempts: int | None) -> str:
 
 def _fraction(attempt: int, max_attempts: int | None) -> str:
     return f"{attempt}/{max_attempts}" if max_attempts else str(attempt)
+
+
+def _ns_path(ns: str | None) -> tuple[str, ...]:
+    """``"outer:task1|inner:task2"`` -> ``("outer", "inner")`` (task ids dropped)."""
+    if not ns:
+        return ()
+    return tuple(part.split(":", 1)[0] for part in ns.split("|") if part and not part.isdigit())

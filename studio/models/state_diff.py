@@ -144,6 +144,12 @@ def is_todo_list(value: Any) -> bool:
     )
 
 
+def _as_mapping(values: Any) -> Mapping[str, Any]:
+    if values is None:
+        return {}
+    return values if isinstance(values, Mapping) else {"(value)": values}
+
+
 def diff_states(
     before: Mapping[str, Any] | None,
     after: Mapping[str, Any] | None,
@@ -151,9 +157,12 @@ def diff_states(
     next_before: tuple[str, ...] | None = None,
     next_after: tuple[str, ...] | None = None,
 ) -> StateDiff:
-    """The changes from ``before`` to ``after`` (state values as ``get_state`` returns them)."""
-    before = before or {}
-    after = after or {}
+    """The changes from ``before`` to ``after`` (state values as ``get_state`` returns them).
+
+    A graph whose state is one value, not a dict (``StateGraph(Annotated[list, add])``, an
+    ``@entrypoint``'s return value), is compared as that value under the key ``(value)``."""
+    before = _as_mapping(before)
+    after = _as_mapping(after)
     keys: list[ValueChange] = []
     messages: list[MessageChange] = []
     todos: list[TodoChange] = []

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
 from engine.events import EventBase
 from engine.graph.drawing import DrawableGraph
@@ -19,8 +21,10 @@ __all__ = ["GraphPanel"]
 class GraphPanel(QWidget):
     """Draws the loaded graph before the run and lights it up live.
 
-    A click on a node focuses the other docks on it (hub ``focus``); F9 or the context menu
-    toggles "break before this node" in the debugger (hub ``breakpoints``).
+    A click on a node selects it; F9 or the context menu toggles "break before this node" in
+    the debugger (hub ``breakpoints``).  A double-click filters the event log on the node, or,
+    on a node that runs a subgraph (added as a node, or invoked from its function), opens that
+    subgraph: its own nodes lit by its own events; the bar above leads back.
     """
 
     def __init__(self, hub: Hub, parent: QWidget | None = None) -> None:
@@ -29,8 +33,24 @@ class GraphPanel(QWidget):
         self.breakpoints = BreakpointsModel(hub)
         self.state = GraphStateModel()
         self.view = GraphView(self.state, self, theme=hub.theme)
+        self.path: list[str] = []
+        """The subgraph shown (node names from the root graph down; empty: the root)."""
+        self.crumb_label = QLabel(self)
+        self.back_button = QToolButton(self)
+        self.back_button.setText("◀ Back to the parent graph")
+        self.back_button.setAutoRaise(True)
+        self.back_button.clicked.connect(self.close_subgraph)
+        crumbs = QHBoxLayout()
+        crumbs.setContentsMargins(6, 2, 6, 2)
+        crumbs.addWidget(self.back_button)
+        crumbs.addWidget(self.crumb_label, 1)
+        self.crumb_bar = QWidget(self)
+        self.crumb_bar.setLayout(crumbs)
+        self.crumb_bar.setVisible(False)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self.crumb_bar)
         layout.addWidget(self.view)
         self.view.nodeActivated.connect(self._on_node_activated)
         self.view.breakpointToggled.connect(self._on_toggled)
@@ -53,6 +73,9 @@ class GraphPanel(QWidget):
         return True
 
     def _on_graph(self, drawable: DrawableGraph | None) -> None:
+        self.path = []
+        self.state.path = ()
+        self.crumb_bar.setVisible(False)
         self.state.set_graph(drawable or DrawableGraph())
         self._sync_breakpoints()
         QTimer.singleShot(0, self.view.fit)
@@ -78,6 +101,9 @@ class GraphPanel(QWidget):
         """Visits, last route, failures and retry badges as of ``checkpoint_id`` (None: the
         live tip), counted on that branch only."""
         self.state.reset()
+        if self.path:  # a subgraph's checkpoints are its own: count every call of it
+            self.state.apply_all(self.hub.events)
+            return
         self.state.apply_all(branch_events(self.hub.events, checkpoint_id, self._parent_of))
 
     def _on_toggled(self, node: str, enabled: bool) -> None:
@@ -89,14 +115,61 @@ class GraphPanel(QWidget):
             self.state.set_breakpoint(node, node in wanted)
 
     def _on_node_activated(self, node: str) -> None:
-        """A double-click (or "Show events of this node"): filter the log on it, or undo that."""
-        self.hub.set_focus(None if self.hub.focus_node == node else node)
+        """A double-click (or "Show events of this node"): open the node's subgraph if it runs
+        one, else filter the log on it (again: undo that)."""
+        if self.subgraph_of(node) is not None:
+            self.open_subgraph(node)
+        elif not self.path:
+            self.hub.set_focus(None if self.hub.focus_node == node else node)
+
+    def _level(self) -> Any:
+        """The compiled graph shown now (the root, or the subgraph ``path`` leads to)."""
+        graph = self.hub.graph
+        for name in self.path:
+            graph = self._subgraph_in(graph, name)
+            if graph is None:
+                return None
+        return graph
+
+    @staticmethod
+    def _subgraph_in(graph: Any, node: str) -> Any:
+        spec = (getattr(graph, "nodes", None) or {}).get(node)
+        found = getattr(spec, "subgraphs", None) or []
+        return found[0] if found else None
+
+    def subgraph_of(self, node: str) -> Any:
+        """The compiled subgraph ``node`` runs, or None."""
+        level = self._level()
+        return None if level is None else self._subgraph_in(level, node)
+
+    def open_subgraph(self, node: str) -> None:
+        sub = self.subgraph_of(node)
+        if sub is None:
+            return
+        self.path.append(node)
+        self._show_level(sub)
+
+    def close_subgraph(self) -> None:
+        if self.path:
+            self.path.pop()
+            self._show_level(self._level())
+
+    def _show_level(self, graph: Any) -> None:
+        drawable = graph.get_graph() if graph is not None else DrawableGraph()
+        self.state.path = tuple(self.path)
+        self.state.set_graph(drawable)
+        self._sync_breakpoints()
+        where = " › ".join([self.hub.source_label or "graph", *self.path])
+        self.crumb_label.setText(f"Subgraph: {where}" if self.path else "")
+        self.crumb_bar.setVisible(bool(self.path))
+        self._redraw(self.hub.selected_checkpoint)
+        QTimer.singleShot(0, self.view.fit)
 
     def _on_selection(self, checkpoint_id: str | None) -> None:
         """A checkpoint picked on the timeline: show its ``next`` nodes and pending interrupts."""
         self._redraw(checkpoint_id)
         snap = None
-        if checkpoint_id is not None:
+        if checkpoint_id is not None and not self.path:
             try:
                 snap = self.hub.snapshot(checkpoint_id)
             except Exception:  # a checkpoint of another graph or a damaged file: show live

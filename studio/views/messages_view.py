@@ -182,7 +182,8 @@ class MessagesDock(QWidget):
         except Exception:  # no graph, another thread, a foreign checkpointer: replay events
             snap = None
         if snap is not None:
-            values = getattr(snap, "values", None) or {}
+            values = getattr(snap, "values", None)
+            values = values if isinstance(values, dict) else {}  # a one-value state: no messages
             metadata = getattr(snap, "metadata", None) or {}
             return list(values.get("messages") or []), metadata.get("step")
         replayed = messages_at(self.hub.events, checkpoint_id)

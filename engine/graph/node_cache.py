@@ -1,0 +1,88 @@
+"""Cached node and task results: look a task up before it runs, store its writes after.
+
+The key is ``(("__node__" | "__task__", name), policy key of the input)``; the value is the
+task's writes.  A hit replays the writes without calling the node; it is still reported
+(``node.started``/``node.finished`` with ``cached=True``, and an ``updates`` chunk carrying
+``"__metadata__": {"cached": True}``).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+from engine.bus import span
+from engine.events import NodeFinished, NodeStarted
+
+if TYPE_CHECKING:
+    from engine.graph.algo import Task
+    from engine.graph.loop import PregelLoop
+
+__all__ = ["cache_key", "cached_writes", "store_writes"]
+
+FullKey = tuple[tuple[str, ...], str]
+
+
+def _cache_of(loop: PregelLoop) -> Any:
+    """The cache of the running graph (a subgraph without one uses its root's)."""
+    cache = getattr(loop.graph, "cache", None)
+    if cache is None and loop.run.loop is not None:
+        cache = getattr(loop.run.loop.graph, "cache", None)
+    return cache
+
+
+def cache_key(task: Task) -> FullKey | None:
+    policy = task.node.cache_policy
+    if policy is None:
+        return None
+    if task.node.writer is not None and isinstance(task.input, tuple) and len(task.input) == 2:
+        args, kwargs = task.input  # a task call: key its arguments
+        key = policy.key(*args, **kwargs)
+        return (("__task__", task.name), key)
+    return (("__node__", task.name), policy.key(task.input))
+
+
+async def cached_writes(loop: PregelLoop, task: Task) -> bool:
+    """Fill ``task.writes`` from the cache; True on a hit (reported as a cached node run)."""
+    cache = _cache_of(loop)
+    key = cache_key(task)
+    if cache is None or key is None:
+        return False
+    found = await cache.aget([key])
+    if key not in found:
+        return False
+    task.writes = [(str(c), v) for c, v in found[key]]
+    task.cached = True
+    await loop.save_task_writes(task, task.writes)
+    em = loop.run.emitter
+    if em.active and not task.node.hidden:
+        s = span()
+        t0 = time.perf_counter()
+        await em.emit(
+            NodeStarted,
+            span_id=s.id,
+            parent_span_id=s.parent,
+            node=task.name,
+            task_id=task.id,
+            task_kind=task.kind,
+        )
+        await em.emit(
+            NodeFinished,
+            span_id=s.id,
+            parent_span_id=s.parent,
+            node=task.name,
+            task_id=task.id,
+            status="ok",
+            cached=True,
+            duration_ms=(time.perf_counter() - t0) * 1000,
+        )
+    loop.push_task_result(task, None, cached=True)
+    return True
+
+
+async def store_writes(loop: PregelLoop, task: Task) -> None:
+    cache = _cache_of(loop)
+    key = cache_key(task)
+    if cache is None or key is None:
+        return
+    await cache.aset({key: ([[c, v] for c, v in task.writes], task.node.cache_policy.ttl)})
