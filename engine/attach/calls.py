@@ -1,0 +1,311 @@
+"""Model and tool calls of an attached run: each call is an ``attempt`` span numbered per parent
+span; a failed attempt is closed once we know whether another one follows (``will_retry``)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+from uuid import UUID
+
+from engine.attach.base import HandlerBase, Open, Parent, PendingAttempt, task_of
+from engine.events import (
+    AttemptFinished,
+    AttemptStarted,
+    ErrorInfo,
+    ModelRequest,
+    ModelResponse,
+    ModelToken,
+    ToolFinished,
+    ToolStarted,
+)
+from engine.ids import new_span_id
+from engine.serde import to_jsonable
+
+__all__ = ["CallEvents"]
+
+
+class CallEvents(HandlerBase):
+    """Attempt, model and tool events from LangChain's chat-model and tool callbacks."""
+
+    async def _flush_pending(self, parent: str, kind: str, will_retry: bool) -> None:
+        rec = self.by_parent.get(parent)
+        pend = rec.pending.pop(kind, None) if rec else None
+        if pend is None:
+            return
+        await self._emit(
+            AttemptFinished,
+            pend.ns,
+            span_id=pend.span,
+            parent_span_id=pend.parent,
+            step=pend.step,
+            middleware="retry",
+            attempt=pend.attempt,
+            outcome="error",
+            error=pend.error,
+            will_retry=will_retry,
+            model=pend.name if pend.kind == "model" else None,
+            tool=pend.name if pend.kind == "tool" else None,
+            duration_ms=(time.perf_counter() - pend.t0) * 1000,
+        )
+
+    async def _close_pending_under(self, span: str) -> None:
+        rec = self.by_parent.pop(span, None)
+        if rec is None:
+            return
+        self.by_parent[span] = rec
+        for kind in list(rec.pending):
+            await self._flush_pending(span, kind, False)
+        self.by_parent.pop(span, None)
+
+    # -- attempts (one per model / tool call) -------------------------------------------------
+
+    async def _open_call(
+        self, run_id: UUID, parent_run_id: UUID | None, kind: str, name: str, meta: dict[str, Any]
+    ) -> tuple[Open, str]:
+        self.parents[run_id] = parent_run_id
+        parent = self._span_above(parent_run_id) or self.root_span
+        ns, _ = task_of(meta)
+        step = meta.get("langgraph_step")
+        step = int(step) if isinstance(step, int) else None
+        rec = self.by_parent.setdefault(parent, Parent())
+        retrying = kind in rec.pending
+        await self._flush_pending(parent, kind, True)
+        attempt = rec.attempts.get(kind, 0) + 1 if retrying else 1
+        rec.attempts[kind] = attempt
+        attempt_span = new_span_id()
+        await self._emit(
+            AttemptStarted,
+            ns,
+            span_id=attempt_span,
+            parent_span_id=parent,
+            step=step,
+            middleware="retry",
+            attempt=attempt,
+            model=name if kind == "model" else None,
+            tool=name if kind == "tool" else None,
+        )
+        op = Open(
+            new_span_id(), kind, name, time.perf_counter(), ns, step,
+            attempt_span=attempt_span, attempt=attempt,
+        )  # fmt: skip
+        self.open[run_id] = op
+        return op, parent
+
+    async def _close_call(
+        self, run_id: UUID, error: BaseException | None
+    ) -> tuple[Open, str] | None:
+        op = self.open.pop(run_id, None)
+        if op is None or op.attempt_span is None:
+            return None
+        parent = self._span_above(self.parents.get(run_id)) or self.root_span
+        return op, parent
+
+    async def _finish_attempt(self, op: Open, parent: str, error: BaseException | None) -> None:
+        assert op.attempt_span is not None
+        if error is not None:
+            rec = self.by_parent.setdefault(parent, Parent())
+            rec.pending[op.kind] = PendingAttempt(
+                op.attempt_span, op.attempt, op.kind, op.name,
+                ErrorInfo.from_exception(error), op.ns, op.step, parent, op.t0,
+            )  # fmt: skip
+            return
+        await self._emit(
+            AttemptFinished,
+            op.ns,
+            span_id=op.attempt_span,
+            parent_span_id=parent,
+            step=op.step,
+            middleware="retry",
+            attempt=op.attempt,
+            outcome="ok",
+            model=op.name if op.kind == "model" else None,
+            tool=op.name if op.kind == "tool" else None,
+            duration_ms=(time.perf_counter() - op.t0) * 1000,
+        )
+
+    # -- models -------------------------------------------------------------------------------
+
+    async def on_chat_model_start(
+        self,
+        serialized: dict[str, Any] | None,
+        messages: list[list[Any]],
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        metadata: dict[str, Any] | None = None,
+        invocation_params: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        meta = metadata or {}
+        params = invocation_params or kwargs.get("invocation_params") or {}
+        model = str(
+            meta.get("ls_model_name")
+            or params.get("model")
+            or params.get("model_name")
+            or kwargs.get("name")
+            or (serialized or {}).get("name")
+            or "model"
+        )
+        op, _ = await self._open_call(run_id, parent_run_id, "model", model, meta)
+        msgs = messages[0] if messages else []
+        tools = [
+            str((t.get("function") or t).get("name", "")) if isinstance(t, dict) else str(t)
+            for t in params.get("tools") or ()
+        ]
+        await self._emit(
+            ModelRequest,
+            op.ns,
+            span_id=op.span,
+            parent_span_id=op.attempt_span,
+            step=op.step,
+            model=model,
+            messages_count=len(msgs),
+            last_messages=[to_jsonable(m, max_str=2000) for m in msgs[-3:]],
+            tools=tools,
+            streaming=bool(params.get("stream")),
+        )
+
+    async def on_llm_start(
+        self,
+        serialized: dict[str, Any] | None,
+        prompts: list[str],
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        metadata: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        await self.on_chat_model_start(
+            serialized, [list(prompts)], run_id=run_id, parent_run_id=parent_run_id,
+            metadata=metadata, **kwargs,
+        )  # fmt: skip
+
+    async def on_llm_new_token(
+        self, token: str | list[str | dict[str, Any]], *, run_id: UUID, **kwargs: Any
+    ) -> None:
+        op = self.open.get(run_id)
+        if op is None or op.kind != "model":
+            return
+        chunk = kwargs.get("chunk")
+        msg = getattr(chunk, "message", None)
+        tcc = [to_jsonable(c) for c in getattr(msg, "tool_call_chunks", None) or ()]
+        await self._emit(
+            ModelToken,
+            op.ns,
+            parent_span_id=op.span,
+            step=op.step,
+            model=op.name,
+            text=token
+            if isinstance(token, str)
+            else "".join(t for t in token if isinstance(t, str)),
+            tool_call_chunks=tcc,
+        )
+
+    async def on_llm_end(self, response: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        closed = await self._close_call(run_id, None)
+        if closed is None:
+            return
+        op, parent = closed
+        message: Any = None
+        usage: Any = None
+        gens = getattr(response, "generations", None) or []
+        if gens and gens[0]:
+            gen = gens[0][0]
+            msg = getattr(gen, "message", None)
+            message = to_jsonable(msg if msg is not None else getattr(gen, "text", None))
+            usage = getattr(msg, "usage_metadata", None)
+        await self._emit(
+            ModelResponse,
+            op.ns,
+            span_id=op.span,
+            parent_span_id=op.attempt_span,
+            step=op.step,
+            model=op.name,
+            message=message,
+            usage=to_jsonable(dict(usage)) if usage else None,
+            latency_ms=(time.perf_counter() - op.t0) * 1000,
+        )
+        await self._finish_attempt(op, parent, None)
+
+    async def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+        closed = await self._close_call(run_id, error)
+        if closed is None:
+            return
+        op, parent = closed
+        await self._emit(
+            ModelResponse,
+            op.ns,
+            span_id=op.span,
+            parent_span_id=op.attempt_span,
+            step=op.step,
+            model=op.name,
+            error=ErrorInfo.from_exception(error),
+            latency_ms=(time.perf_counter() - op.t0) * 1000,
+        )
+        await self._finish_attempt(op, parent, error)
+
+    # -- tools --------------------------------------------------------------------------------
+
+    async def on_tool_start(
+        self,
+        serialized: dict[str, Any] | None,
+        input_str: str,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        metadata: dict[str, Any] | None = None,
+        inputs: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        meta = metadata or {}
+        name = str(kwargs.get("name") or (serialized or {}).get("name") or "tool")
+        op, _ = await self._open_call(run_id, parent_run_id, "tool", name, meta)
+        await self._emit(
+            ToolStarted,
+            op.ns,
+            span_id=op.span,
+            parent_span_id=op.attempt_span,
+            step=op.step,
+            tool=name,
+            tool_call_id=kwargs.get("tool_call_id"),
+            args=to_jsonable(inputs if inputs is not None else input_str, max_str=2000),
+        )
+
+    async def on_tool_end(self, output: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        closed = await self._close_call(run_id, None)
+        if closed is None:
+            return
+        op, parent = closed
+        status = "error" if getattr(output, "status", "success") == "error" else "success"
+        await self._emit(
+            ToolFinished,
+            op.ns,
+            span_id=op.span,
+            parent_span_id=op.attempt_span,
+            step=op.step,
+            tool=op.name,
+            tool_call_id=getattr(output, "tool_call_id", None),
+            status=status,
+            result=to_jsonable(output, max_str=4000),
+            duration_ms=(time.perf_counter() - op.t0) * 1000,
+        )
+        await self._finish_attempt(op, parent, None)
+
+    async def on_tool_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+        closed = await self._close_call(run_id, error)
+        if closed is None:
+            return
+        op, parent = closed
+        interrupted = type(error).__name__ == "GraphInterrupt"
+        await self._emit(
+            ToolFinished,
+            op.ns,
+            span_id=op.span,
+            parent_span_id=op.attempt_span,
+            step=op.step,
+            tool=op.name,
+            status="error",
+            error=None if interrupted else ErrorInfo.from_exception(error),
+            duration_ms=(time.perf_counter() - op.t0) * 1000,
+        )
+        await self._finish_attempt(op, parent, None if interrupted else error)
