@@ -20,15 +20,16 @@ def is_langgraph(obj: Any) -> bool:
     return False
 
 
-def attach(graph: Any, *, name: str | None = None) -> Any:
-    """An ``AttachedGraph`` running ``graph`` on the real libraries."""
+def attach(graph: Any, *, name: str | None = None, stream_tokens: bool = False) -> Any:
+    """An ``AttachedGraph`` running ``graph`` on the real libraries (``stream_tokens``: make
+    LangGraph stream chat models so their tokens show as ``model.token`` events)."""
     from engine.attach.graph import AttachedGraph
 
     if isinstance(graph, AttachedGraph):
         return graph
     if not is_langgraph(graph):
         raise TypeError(f"{type(graph).__name__} is not a compiled langgraph graph")
-    return AttachedGraph(graph, name=name)
+    return AttachedGraph(graph, name=name, stream_tokens=stream_tokens)
 
 
 def open_checkpointer(url: str) -> Any:

@@ -21,6 +21,9 @@ if TYPE_CHECKING:
 __all__ = ["STREAM_MODES", "AttachedGraph"]
 
 STREAM_MODES = ["values", "updates", "checkpoints", "custom"]
+"""LangGraph streams an attached run asks for.  With ``stream_tokens=True`` it also asks for
+``messages``, which makes LangGraph stream chat models, so their tokens reach our callbacks as
+``model.token`` events (off by default: the app is called as it calls itself)."""
 
 
 class _StateReader:
@@ -52,9 +55,10 @@ class AttachedGraph:
 
     runtime = "langgraph"
 
-    def __init__(self, graph: Any, *, name: str | None = None) -> None:
+    def __init__(self, graph: Any, *, name: str | None = None, stream_tokens: bool = False) -> None:
         self.real = graph
         self.name = name or str(getattr(graph, "name", None) or "graph")
+        self.stream_tokens = stream_tokens
         self.bus = EventBus()
 
     # -- shape -------------------------------------------------------------------------------
@@ -80,7 +84,11 @@ class AttachedGraph:
 
     def with_checkpointer(self, saver: Any) -> AttachedGraph:
         """A wrapper of a copy of the graph that saves to ``saver`` (a LangGraph saver)."""
-        return AttachedGraph(self.real.copy(update={"checkpointer": saver}), name=self.name)
+        return AttachedGraph(
+            self.real.copy(update={"checkpointer": saver}),
+            name=self.name,
+            stream_tokens=self.stream_tokens,
+        )
 
     def get_graph(self, xray: bool | int = False) -> DrawableGraph:
         from engine.attach.translate import draw_real
@@ -135,7 +143,10 @@ class AttachedGraph:
             if resumed and resume is not None:
                 await em.emit(InterruptResumed, parent_span_id=run_id, value=to_jsonable(resume))
             async for ns, mode, data in self.real.astream(
-                real_input, cfg, stream_mode=STREAM_MODES, subgraphs=True
+                real_input,
+                cfg,
+                stream_mode=[*STREAM_MODES, "messages"] if self.stream_tokens else STREAM_MODES,
+                subgraphs=True,
             ):
                 await tr.part(tuple(ns), mode, data)
             await tr.close_open_steps()

@@ -299,3 +299,14 @@ def test_a_failing_node_retried_by_its_retry_policy_then_failing_the_run() -> No
     ]
     assert seen[-1].kind == "run.finished" and seen[-1].__dict__["status"] == "error"
     assert paused and paused[0] == "node.finished"
+
+
+def test_model_tokens_are_streamed_into_model_token_events_when_asked() -> None:
+    model = FirstCallFails(messages=iter([AIMessage("sunny and warm")]))
+    model.calls = 1  # no failure here
+    g = attach(lc_create_agent(model), stream_tokens=True)
+    events = collect(g, {"messages": [("user", "weather?")]}, {})
+    request = next(e for e in events if e.kind == "model.request")
+    tokens = [e for e in events if e.kind == "model.token"]
+    assert "".join(t.__dict__["text"] for t in tokens) == "sunny and warm"
+    assert {t.parent_span_id for t in tokens} == {request.span_id}
