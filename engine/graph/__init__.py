@@ -22,8 +22,10 @@ from engine.graph.errors import (
     NodeInterrupt,
     ParentCommand,
     ThreadBusyError,
+    is_invalid_resume,
 )
 from engine.graph.message_log import MessageList
+from engine.graph.message_push import push_message
 from engine.graph.runtime import (
     Runtime,
     get_config,
@@ -39,11 +41,14 @@ from engine.graph.types import (
     START,
     Command,
     Interrupt,
+    Overwrite,
     PregelTask,
     RetryPolicy,
     Send,
     StateSnapshot,
+    StateUpdate,
 )
+from engine.messages import MessagesState
 
 __all__ = [
     "END",
@@ -63,10 +68,12 @@ __all__ = [
     "InvalidUpdateError",
     "LastValue",
     "MessageList",
+    "MessagesState",
     "NamedBarrierValue",
     "NodeInterrupt",
     "OmitFromInput",
     "OmitFromOutput",
+    "Overwrite",
     "ParentCommand",
     "PregelTask",
     "PrivateStateAttr",
@@ -76,6 +83,7 @@ __all__ = [
     "Send",
     "StateGraph",
     "StateSnapshot",
+    "StateUpdate",
     "ThreadBusyError",
     "Topic",
     "UntrackedValue",
@@ -84,5 +92,7 @@ __all__ = [
     "get_store",
     "get_stream_writer",
     "interrupt",
+    "is_invalid_resume",
+    "push_message",
     "set_route_reason",
 ]

@@ -19,6 +19,8 @@ __all__ = [
     "NodeInterrupt",
     "ParentCommand",
     "ThreadBusyError",
+    "is_invalid_resume",
+    "mark_invalid_resume",
 ]
 
 
@@ -78,3 +80,16 @@ class CheckpointError(Exception):
         self.thread_id = thread_id
         self.checkpoint_id = checkpoint_id
         super().__init__(message)
+
+
+_INVALID_RESUME_FLAG = "_stepwise_invalid_resume"
+
+
+def mark_invalid_resume(error: BaseException) -> None:
+    """Tag a validation error raised because a resume value did not fit ``response_schema``."""
+    setattr(error, _INVALID_RESUME_FLAG, True)
+
+
+def is_invalid_resume(error: BaseException) -> bool:
+    """Whether ``error`` rejected a resume value that did not match the interrupt's schema."""
+    return bool(getattr(error, _INVALID_RESUME_FLAG, False))
