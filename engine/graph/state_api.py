@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from engine.aio import iter_sync, run_sync
@@ -25,7 +25,7 @@ from engine.graph.algo import Task, apply_writes, compute_writes, plan_tasks
 from engine.graph.channels import MISSING, BaseChannel
 from engine.graph.errors import InvalidUpdateError
 from engine.graph.message_log import plain
-from engine.graph.types import END, START, Interrupt, PregelTask, StateSnapshot
+from engine.graph.types import END, START, Interrupt, PregelTask, StateSnapshot, StateUpdate
 from engine.ids import new_run_id, uuid7
 from engine.serde import to_jsonable
 
@@ -191,12 +191,46 @@ class StateAPI:
         new input, ``"__copy__"`` clones the checkpoint, ``values=None, as_node=END`` clears
         the pending tasks.  A past ``checkpoint_id`` in ``config`` starts a new branch.
         """
+        return await self.abulk_update_state(config, [[StateUpdate(values, as_node, task_id)]])
+
+    async def abulk_update_state(
+        self, config: dict[str, Any], supersteps: Sequence[Sequence[StateUpdate]]
+    ) -> dict[str, Any]:
+        """Apply several updates per superstep (one checkpoint per superstep), as if the
+        named nodes had all run in that step; returns the config of the last checkpoint."""
         saver = self._require_saver()
+        if not supersteps:
+            raise ValueError("No supersteps provided")
+        if all(not step for step in supersteps):
+            raise ValueError("No updates provided")
         conf = config.get("configurable", {})
         thread_id = conf.get("thread_id")
         if thread_id is None:
             raise ValueError("update_state needs config['configurable']['thread_id']")
         ns = conf.get("checkpoint_ns", "")
+        current = config
+        for updates in supersteps:
+            if not updates:
+                continue
+            current = await self._update_one_step(saver, current, thread_id, ns, list(updates))
+        return current
+
+    async def _update_one_step(
+        self,
+        saver: BaseCheckpointSaver,
+        config: dict[str, Any],
+        thread_id: Any,
+        ns: str,
+        updates: list[StateUpdate],
+    ) -> dict[str, Any]:
+        if len(updates) > 1:
+            for u in updates:
+                if u.as_node is None:
+                    raise InvalidUpdateError("as_node is required when applying multiple updates")
+                if u.as_node in ("__copy__", "__input__", END):
+                    raise InvalidUpdateError(
+                        f"{u.as_node} updates cannot be combined with other updates in a superstep"
+                    )
         saved = await saver.aget_tuple(config)
         checkpoint = copy_checkpoint(saved.checkpoint) if saved else empty_checkpoint()
         prev_step = int(saved.metadata.get("step", -2)) if saved else -2
@@ -209,8 +243,10 @@ class StateAPI:
         prev_versions = dict(checkpoint["channel_versions"])
         before_values = {k: channels[k].value for k in self.spec.channels}
         source = "update"
-        writer = as_node or ""
+        writer = updates[0].as_node or ""
 
+        first = updates[0]
+        as_node, values = first.as_node, first.values
         if as_node == "__copy__":
             if saved is None:
                 raise InvalidUpdateError("Cannot copy a checkpoint that does not exist")
@@ -229,22 +265,28 @@ class StateAPI:
         else:
             if as_node is None:
                 as_node = self._infer_as_node(checkpoint)
-            if as_node not in self.nodes:
-                raise InvalidUpdateError(f"Node {as_node} does not exist")
             writer = as_node
-            node = self.nodes[as_node]
-            task = Task(uuid7(), as_node, ("pull", as_node), None, [INTERRUPT], node)
-            task.writes = await compute_writes(
-                task,
-                values,
-                channels=channels,
-                nodes=self.nodes,
-                spec=self.spec,
-                input_keys=self.input_keys,
-                config=config,
-                route_reason=lambda: None,
-            )
-            apply_writes(checkpoint, channels, [task], next_version)
+            tasks: list[Task] = []
+            for u in updates:
+                name = u.as_node or as_node
+                if name not in self.nodes:
+                    raise InvalidUpdateError(f"Node {name} does not exist")
+                task = Task(uuid7(), name, ("pull", name), None, [INTERRUPT], self.nodes[name])
+                task.writes = await compute_writes(
+                    task,
+                    u.values,
+                    channels=channels,
+                    nodes=self.nodes,
+                    spec=self.spec,
+                    input_keys=self.input_keys,
+                    config=config,
+                    route_reason=lambda: None,
+                )
+                tasks.append(task)
+            apply_writes(checkpoint, channels, tasks, next_version)
+            if len(updates) > 1:
+                values = {u.as_node: u.values for u in updates}
+                writer = ",".join(str(u.as_node) for u in updates)
 
         new_id = uuid7()
         new = Checkpoint(
@@ -260,7 +302,11 @@ class StateAPI:
         new["channel_values"] = {k: v for k, v in new["channel_values"].items() if v is not MISSING}
         step = prev_step + 1
         metadata = {"source": source, "step": step, "parents": {}}
-        if source == "update":
+        if source == "update" and len(updates) > 1:
+            metadata["writes"] = {
+                str(u.as_node): to_jsonable(u.values, max_str=2000) for u in updates
+            }
+        elif source == "update":
             metadata["writes"] = {writer: to_jsonable(values, max_str=2000)}
         new_versions = {
             k: v for k, v in new["channel_versions"].items() if prev_versions.get(k) != v
@@ -281,6 +327,11 @@ class StateAPI:
         task_id: str | None = None,
     ) -> dict[str, Any]:
         return run_sync(self.aupdate_state(config, values, as_node, task_id))
+
+    def bulk_update_state(
+        self, config: dict[str, Any], supersteps: Sequence[Sequence[StateUpdate]]
+    ) -> dict[str, Any]:
+        return run_sync(self.abulk_update_state(config, supersteps))
 
     async def _emit_update(
         self,
