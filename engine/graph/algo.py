@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -64,6 +65,10 @@ class PregelNode:
     call_kwargs: frozenset[str] = frozenset()
     is_async: bool = False
     metadata: dict[str, Any] = field(default_factory=dict)
+
+    def copy(self, update: dict[str, Any] | None = None) -> PregelNode:
+        """A copy of this node with the given fields replaced."""
+        return dataclasses.replace(self, **(update or {}))
 
 
 @dataclass

@@ -16,6 +16,7 @@ from engine.graph.channels import BaseChannel
 from engine.graph.drawing import DrawableGraph
 from engine.graph.loop import PregelLoop
 from engine.graph.runtime import RunContext, TaskContext, reset_run, set_run
+from engine.graph.schema_json import schema_json
 from engine.graph.state import StateSpec, schema_fields
 from engine.graph.state_api import StateAPI
 from engine.graph.types import StreamMode
@@ -84,6 +85,27 @@ class CompiledStateGraph(StateAPI):
     def get_graph(self, xray: bool | int = False) -> DrawableGraph:
         """The graph's shape (nodes, static and conditional edges), available before any run."""
         return draw(self.builder, self.name)
+
+    # -- schemas -----------------------------------------------------------------------------
+
+    def get_input_jsonschema(self, config: dict[str, Any] | None = None) -> dict[str, Any]:
+        """JSON Schema of the graph's input (the input schema, else the state schema)."""
+        b = self.builder
+        if b.input_schema is not None:
+            return schema_json(b.input_schema, None, "LangGraphInput")
+        return schema_json(b.state_schema, self.input_keys, "LangGraphInput")
+
+    def get_output_jsonschema(self, config: dict[str, Any] | None = None) -> dict[str, Any]:
+        """JSON Schema of the graph's output (the output schema, else the state schema)."""
+        b = self.builder
+        if b.output_schema is not None:
+            return schema_json(b.output_schema, None, "LangGraphOutput")
+        return schema_json(b.state_schema, self.output_keys, "LangGraphOutput")
+
+    def get_context_jsonschema(self) -> dict[str, Any] | None:
+        """JSON Schema of the run context (``context_schema``), or None without one."""
+        ctx = getattr(self.builder, "context_schema", None)
+        return None if ctx is None else schema_json(ctx, None, "Context")
 
     # -- config ------------------------------------------------------------------------------
 
@@ -306,6 +328,40 @@ class CompiledStateGraph(StateAPI):
 
     def invoke(self, input: Any, config: dict[str, Any] | None = None, **kwargs: Any) -> Any:
         return run_sync(self.ainvoke(input, config, _sync_call=True, **kwargs))
+
+    async def abatch(
+        self,
+        inputs: Sequence[Any],
+        config: dict[str, Any] | Sequence[dict[str, Any]] | None = None,
+        *,
+        return_exceptions: bool = False,
+        **kwargs: Any,
+    ) -> list[Any]:
+        """``ainvoke`` each input concurrently (one config for all, or one per input)."""
+        if not inputs:
+            return []
+        configs = (
+            list(config) if isinstance(config, list | tuple) else [config or {}] * len(inputs)
+        )
+        if len(configs) != len(inputs):
+            raise ValueError("batch: give one config, or exactly one per input")
+        runs = [self.ainvoke(i, c, **kwargs) for i, c in zip(inputs, configs, strict=True)]
+        return list(await asyncio.gather(*runs, return_exceptions=return_exceptions))
+
+    def batch(
+        self,
+        inputs: Sequence[Any],
+        config: dict[str, Any] | Sequence[dict[str, Any]] | None = None,
+        **kwargs: Any,
+    ) -> list[Any]:
+        return run_sync(self.abatch(inputs, config, _sync_call=True, **kwargs))
+
+    def copy(self, update: dict[str, Any] | None = None) -> CompiledStateGraph:
+        """A shallow copy of this compiled graph, with ``update`` applied to its attributes."""
+        clone = copy.copy(self)
+        for k, v in (update or {}).items():
+            setattr(clone, k, v)
+        return clone
 
     async def astream(
         self,
