@@ -131,6 +131,10 @@ class PregelLoop(LoopInput, LoopStreaming):
             for k in self.graph.output_keys
             if self.channels[k].is_available()
         }
+        if self.graph.spec.is_root:
+            if self.interrupts and not self.nested:
+                return {"__interrupt__": list(self.interrupts)}
+            return self.graph.spec.present(values)
         if self.interrupts and not self.nested:
             values["__interrupt__"] = list(self.interrupts)
         return values
@@ -320,12 +324,14 @@ class PregelLoop(LoopInput, LoopStreaming):
             await saver.aput_writes(self.checkpoint_config, writes, task_id)
         self._deferred_writes = []
 
-    def _values(self) -> dict[str, Any]:
-        return {
-            k: self.channels[k].get()
-            for k in self.graph.output_keys
-            if self.channels[k].is_available()
-        }
+    def _values(self) -> Any:
+        return self.graph.spec.present(
+            {
+                k: self.channels[k].get()
+                for k in self.graph.output_keys
+                if self.channels[k].is_available()
+            }
+        )
 
     def _plan(self) -> list[Task]:
         return plan_tasks(self.checkpoint, self.channels, self.graph.nodes, self.step, self.ns)

@@ -78,11 +78,14 @@ class LoopStreaming:
             return
         if error is None and not interrupts:
             state_writes = [(c, v) for c, v in task.writes if c in self.graph.spec.channels]
-            update: dict[str, Any] | None = None
+            update: Any = None
             if state_writes:
                 update = {}
                 for c, v in state_writes:
                     update[c] = v
+                update = self.graph.spec.present(update)
+                if self.graph.spec.is_root and len(state_writes) > 1:
+                    update = [v for _, v in state_writes]
             self._push("updates", {task.name: update})
             if "messages" in run.stream_modes:
                 self._push_final_messages(task, state_writes)

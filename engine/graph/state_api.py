@@ -64,12 +64,14 @@ class StateAPI:
             k: spec.from_checkpoint(values.get(k, MISSING)) for k, spec in self.channels.items()
         }
 
-    def _state_values(self, channels: dict[str, BaseChannel]) -> dict[str, Any]:
-        return {
-            k: plain(channels[k].get())
-            for k in self.spec.channels
-            if channels[k].tracked and channels[k].is_available()
-        }
+    def _state_values(self, channels: dict[str, BaseChannel]) -> Any:
+        return self.spec.present(
+            {
+                k: plain(channels[k].get())
+                for k in self.spec.channels
+                if channels[k].tracked and channels[k].is_available()
+            }
+        )
 
     def _snapshot(self, saved: CheckpointTuple, live: bool) -> StateSnapshot:
         checkpoint = copy_checkpoint(saved.checkpoint)
