@@ -117,13 +117,24 @@ class PregelLoop(LoopInput, LoopStreaming):
         except GraphInterrupt as gi:
             self.status = "interrupted"
             self.interrupts = list(gi.interrupts)
-            if not self.interrupts:
-                self._push("updates", {"__interrupt__": ()})
             if self.nested:
                 raise
+            self._apply_finished_writes()
+            if not self.interrupts:
+                self._push("updates", {"__interrupt__": ()})
         finally:
             await self._flush_deferred()
         return self.output()
+
+    def _apply_finished_writes(self) -> None:
+        """On an interrupt, the tasks of the step that did finish count for the returned and
+        last streamed values (in memory only: the checkpoint keeps them as pending writes)."""
+        done = [t for t in self.tasks if t.writes and not t.interrupts]
+        if not done:
+            return
+        changed = apply_writes(copy_checkpoint(self.checkpoint), self.channels, done, next_version)
+        if any(k in self.graph.output_keys for k in changed):
+            self._push("values", self._values())
 
     def output(self) -> Any:
         values = {

@@ -91,6 +91,12 @@ class LoopStreaming:
                 self._push_final_messages(task, state_writes)
         elif interrupts:
             self._push("updates", {"__interrupt__": tuple(interrupts)})
+            if "values" in run.stream_modes:
+                values = self._values()
+                if isinstance(values, dict):
+                    self._push("values", {**values, "__interrupt__": tuple(interrupts)})
+                else:
+                    self._push("values", {"__interrupt__": tuple(interrupts)})
         self._push(
             "tasks",
             {
@@ -112,6 +118,9 @@ class LoopStreaming:
                     self._push("messages", (m, meta))
 
     if TYPE_CHECKING:  # provided by PregelLoop or the other mixin
+
+        def _values(self) -> Any:  # pragma: no cover - PregelLoop's
+            ...
 
         def task_config(self, task: Task) -> dict[str, Any]:  # pragma: no cover - PregelLoop's
             ...
