@@ -26,6 +26,7 @@ from engine.graph.errors import (
 )
 from engine.graph.message_log import MessageList
 from engine.graph.message_push import push_message
+from engine.graph.pregel_api import NodeBuilder, Pregel
 from engine.graph.runtime import (
     Runtime,
     get_config,
@@ -70,11 +71,13 @@ __all__ = [
     "MessageList",
     "MessagesState",
     "NamedBarrierValue",
+    "NodeBuilder",
     "NodeInterrupt",
     "OmitFromInput",
     "OmitFromOutput",
     "Overwrite",
     "ParentCommand",
+    "Pregel",
     "PregelTask",
     "PrivateStateAttr",
     "RetryPolicy",

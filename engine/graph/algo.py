@@ -37,6 +37,11 @@ def trigger_channel(node: str) -> str:
     return f"branch:to:{node}"
 
 
+class ChannelWrites(list[tuple[str, Any]]):
+    """A node's result that is already a list of ``(channel, value)`` writes (low-level
+    ``Pregel`` nodes built with ``NodeBuilder``)."""
+
+
 @dataclass
 class RouteInfo:
     """One routing decision a task made (reported as a ``route`` event)."""
@@ -249,6 +254,8 @@ async def compute_writes(
         if output is not None:
             data = spec.validate_input(output)
             writes = [(k, v) for k, v in data.items() if k in input_keys]
+    elif isinstance(output, ChannelWrites):  # a low-level Pregel node's own writes
+        writes = list(output)
     else:
         writes, commands = updates_from_output(output, set(state_keys))
     for cmd in commands:

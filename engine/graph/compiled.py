@@ -19,7 +19,7 @@ from engine.graph.runtime import RunContext, TaskContext, reset_run, set_run
 from engine.graph.schema_json import schema_json
 from engine.graph.state import StateSpec, schema_fields
 from engine.graph.state_api import StateAPI
-from engine.graph.types import StreamMode
+from engine.graph.types import START, StreamMode
 from engine.ids import new_run_id
 from engine.serde import to_jsonable
 
@@ -85,6 +85,10 @@ class CompiledStateGraph(StateAPI):
     def get_graph(self, xray: bool | int = False) -> DrawableGraph:
         """The graph's shape (nodes, static and conditional edges), available before any run."""
         return draw(self.builder, self.name)
+
+    def _input_writes(self, value: Any) -> list[tuple[str, Any]]:
+        """The writes that hand a run's input to the graph (the START node reads it)."""
+        return [(START, value)]
 
     # -- schemas -----------------------------------------------------------------------------
 

@@ -336,12 +336,13 @@ class PregelLoop(LoopInput, LoopStreaming):
         self._deferred_writes = []
 
     def _values(self) -> Any:
-        return self.graph.spec.present(
-            {
-                k: self.channels[k].get()
-                for k in self.graph.output_keys
-                if self.channels[k].is_available()
-            }
+        spec = getattr(self.graph, "stream_spec", None)
+        if spec is None:
+            spec, keys = self.graph.spec, self.graph.output_keys
+        else:
+            keys = spec.key_list
+        return spec.present(
+            {k: self.channels[k].get() for k in keys if self.channels[k].is_available()}
         )
 
     def _plan(self) -> list[Task]:

@@ -118,7 +118,7 @@ class LoopInput:
             pseudo = Task(
                 NULL_TASK_ID, "__input__", ("pull", "__input__"), None, [], self.graph.nodes[START]
             )
-            pseudo.writes = [(START, inp)]
+            pseudo.writes = self.graph._input_writes(inp)
             apply_writes(self.checkpoint, self.channels, [*discard, pseudo], next_version)
             self.pending_writes = []
             await self._put_checkpoint("input")

@@ -83,8 +83,9 @@ class LoopStreaming:
                 update = {}
                 for c, v in state_writes:
                     update[c] = v
-                update = self.graph.spec.present(update)
-                if self.graph.spec.is_root and len(state_writes) > 1:
+                spec = getattr(self.graph, "stream_spec", None) or self.graph.spec
+                update = spec.present(update)
+                if "__root__" in spec.channels and len(state_writes) > 1:
                     update = [v for _, v in state_writes]
             self._push("updates", {task.name: update})
             if "messages" in run.stream_modes:
