@@ -70,6 +70,8 @@ class PregelNode:
     call_kwargs: frozenset[str] = frozenset()
     is_async: bool = False
     metadata: dict[str, Any] = field(default_factory=dict)
+    write_values: Callable[[Any], ChannelWrites] | None = None
+    """Low-level nodes: the writes ``update_state(values, as_node=...)`` makes for this node."""
 
     def copy(self, update: dict[str, Any] | None = None) -> PregelNode:
         """A copy of this node with the given fields replaced."""

@@ -133,7 +133,7 @@ class PregelLoop(LoopInput, LoopStreaming):
         if not done:
             return
         changed = apply_writes(copy_checkpoint(self.checkpoint), self.channels, done, next_version)
-        if any(k in self.graph.output_keys for k in changed):
+        if any(k in self._stream_keys() for k in changed):
             self._push("values", self._values())
 
     def output(self) -> Any:
@@ -335,6 +335,10 @@ class PregelLoop(LoopInput, LoopStreaming):
             await saver.aput_writes(self.checkpoint_config, writes, task_id)
         self._deferred_writes = []
 
+    def _stream_keys(self) -> list[str]:
+        spec = getattr(self.graph, "stream_spec", None)
+        return self.graph.output_keys if spec is None else spec.key_list
+
     def _values(self) -> Any:
         spec = getattr(self.graph, "stream_spec", None)
         if spec is None:
@@ -454,7 +458,7 @@ class PregelLoop(LoopInput, LoopStreaming):
                         if k in self.checkpoint["channel_versions"]
                     },
                 )
-        if any(k in self.graph.output_keys for k in changed):
+        if any(k in self._stream_keys() for k in changed):
             self._push("values", self._values())
         self.pending_writes = []
         writers = list(dict.fromkeys(t.name for t in tasks))

@@ -24,6 +24,7 @@ from engine.graph.channels import (
 )
 from engine.graph.compiled import CompiledStateGraph
 from engine.graph.drawing import DrawableGraph
+from engine.graph.message_log import plain
 from engine.graph.schema_json import schema_json
 from engine.graph.state import StateSpec
 from engine.graph.types import START, RetryPolicy
@@ -118,6 +119,15 @@ class NodeBuilder:
 
     def is_async(self) -> bool:
         return any(kind == "do" and _is_async(fn) for kind, fn in self._steps)
+
+    def writer_only(self) -> Callable[[Any], ChannelWrites]:
+        """The node's write steps applied to a given value (what ``update_state`` writes)."""
+        entries = [e for kind, item in self._steps if kind == "write" for e in item]
+
+        def write(value: Any) -> ChannelWrites:
+            return ChannelWrites(_writes_of(entries, value))
+
+        return write
 
     def runner(self) -> Callable[..., Any]:
         steps = list(self._steps)
@@ -261,7 +271,9 @@ class Pregel(CompiledStateGraph):
             user_channels[k] = ch
         self.input_channels = input_channels
         self.output_channels = output_channels
-        self.stream_channels = stream_channels if stream_channels is not None else output_channels
+        self.stream_channels = (
+            stream_channels if stream_channels is not None else list(user_channels)
+        )
         self.spec = ChannelsSpec(user_channels, output_channels)
         self.stream_spec = ChannelsSpec(user_channels, self.stream_channels)
         self.input_spec = ChannelsSpec(user_channels, input_channels)
@@ -298,6 +310,7 @@ class Pregel(CompiledStateGraph):
                 call_kwargs=frozenset({"config"}),
                 is_async=nb.is_async(),
                 metadata=dict(nb._metadata),
+                write_values=nb.writer_only(),
             )
         self._nodes_spec = nodes
         self.validate()
@@ -318,6 +331,12 @@ class Pregel(CompiledStateGraph):
 
     def _input_writes(self, value: Any) -> list[tuple[str, Any]]:
         return list(self.input_spec.validate_input(value).items())
+
+    def _state_values(self, channels: dict[str, BaseChannel]) -> Any:
+        keys = self.stream_spec.key_list
+        return self.stream_spec.present(
+            {k: plain(channels[k].get()) for k in keys if channels[k].is_available()}
+        )
 
     # -- running -------------------------------------------------------------------------------
 

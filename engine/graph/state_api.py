@@ -273,10 +273,11 @@ class StateAPI:
                 name = u.as_node or as_node
                 if name not in self.nodes:
                     raise InvalidUpdateError(f"Node {name} does not exist")
-                task = Task(uuid7(), name, ("pull", name), None, [INTERRUPT], self.nodes[name])
+                node = self.nodes[name]
+                task = Task(uuid7(), name, ("pull", name), None, [INTERRUPT], node)
                 task.writes = await compute_writes(
                     task,
-                    u.values,
+                    node.write_values(u.values) if node.write_values else u.values,
                     channels=channels,
                     nodes=self.nodes,
                     spec=self.spec,
