@@ -119,7 +119,9 @@ class LoopInput:
                 NULL_TASK_ID, "__input__", ("pull", "__input__"), None, [], self.graph.nodes[START]
             )
             pseudo.writes = self.graph._input_writes(inp)
-            apply_writes(self.checkpoint, self.channels, [*discard, pseudo], next_version)
+            changed = apply_writes(self.checkpoint, self.channels, [*discard, pseudo], next_version)
+            if any(k in self._stream_keys() for k in changed):
+                self._push("values", self._values())  # input written straight to channels
             self.pending_writes = []
             await self._put_checkpoint("input")
             return True
@@ -139,4 +141,7 @@ class LoopInput:
             ...
 
         def _values(self) -> dict[str, Any]:  # pragma: no cover - PregelLoop's
+            ...
+
+        def _stream_keys(self) -> list[str]:  # pragma: no cover - PregelLoop's
             ...

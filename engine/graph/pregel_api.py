@@ -193,9 +193,7 @@ def _writes_of(entries: list[_Write], value: Any) -> list[tuple[str, Any]]:
 class ChannelsSpec(StateSpec):
     """The ``StateSpec`` view of a set of named channels read as one value or as a dict."""
 
-    def __init__(
-        self, channels: Mapping[str, BaseChannel], keys: str | Sequence[str]
-    ) -> None:
+    def __init__(self, channels: Mapping[str, BaseChannel], keys: str | Sequence[str]) -> None:
         self.schema = None
         self.single = keys if isinstance(keys, str) else None
         self.key_list = [keys] if isinstance(keys, str) else list(keys)
@@ -280,9 +278,7 @@ class Pregel(CompiledStateGraph):
         self.input_keys = list(self.input_spec.key_list)
         self.output_keys = list(self.spec.key_list)
         policies: list[RetryPolicy] = (
-            [retry_policy]
-            if isinstance(retry_policy, RetryPolicy)
-            else list(retry_policy or [])
+            [retry_policy] if isinstance(retry_policy, RetryPolicy) else list(retry_policy or [])
         )
         self.channels = dict(user_channels)
         start = EphemeralValue(Any)
@@ -348,9 +344,7 @@ class Pregel(CompiledStateGraph):
         clone.output_keys = list(clone.spec.key_list)
         return clone
 
-    async def ainvoke(
-        self, input: Any, config: dict[str, Any] | None = None, **kwargs: Any
-    ) -> Any:
+    async def ainvoke(self, input: Any, config: dict[str, Any] | None = None, **kwargs: Any) -> Any:
         kwargs.pop("debug", None)
         target = self._with_output(kwargs.pop("output_keys", None))
         return await CompiledStateGraph.ainvoke(target, input, config, **kwargs)
@@ -415,4 +409,3 @@ class Pregel(CompiledStateGraph):
 
     def __repr__(self) -> str:
         return f"Pregel(name={self.name!r}, nodes={[n for n in self.nodes if n != START]})"
-
