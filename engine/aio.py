@@ -6,6 +6,7 @@ import asyncio
 import atexit
 import concurrent.futures
 import contextlib
+import contextvars
 import threading
 from collections.abc import AsyncIterator, Coroutine, Iterator
 from typing import Any, TypeVar
@@ -85,7 +86,9 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
     """
     if not _in_running_loop():
         return _run(coro)  # type: ignore[no-any-return]
-    return _helper_pool.submit(_run, coro).result()  # type: ignore[no-any-return]
+    # the helper thread sees the caller's context (e.g. the graph node it was called from)
+    ctx = contextvars.copy_context()
+    return _helper_pool.submit(ctx.run, _run, coro).result()  # type: ignore[no-any-return]
 
 
 def iter_sync(agen: AsyncIterator[T]) -> Iterator[T]:

@@ -53,6 +53,17 @@ if TYPE_CHECKING:
 
 __all__ = ["PregelLoop"]
 
+_PROPAGATED_TO_METADATA = (
+    "thread_id",
+    "checkpoint_id",
+    "checkpoint_ns",
+    "task_id",
+    "run_id",
+    "assistant_id",
+    "graph_id",
+)
+"""Keys of the caller's ``configurable`` copied into task metadata (as LangGraph does)."""
+
 
 class PregelLoop(LoopInput, LoopStreaming):
     def __init__(
@@ -160,12 +171,15 @@ class PregelLoop(LoopInput, LoopStreaming):
         }
         if self.thread_id is not None:
             conf["thread_id"] = self.thread_id
+        user_conf = base.get("configurable", {})
         metadata = {
+            "ls_integration": "langgraph",
+            **{k: user_conf[k] for k in _PROPAGATED_TO_METADATA if k in user_conf},
             **base.get("metadata", {}),
             "langgraph_step": self.step,
             "langgraph_node": task.name,
-            "langgraph_triggers": list(task.triggers),
-            "langgraph_path": list(task.path),
+            "langgraph_triggers": tuple(task.triggers),
+            "langgraph_path": (f"__pregel_{task.path[0]}", *task.path[1:]),
             "langgraph_checkpoint_ns": task_ns,
         }
         return {**base, "configurable": conf, "metadata": metadata}

@@ -91,6 +91,9 @@ async def _call_node(loop: PregelLoop, task: Task, ctx: TaskContext) -> Any:
         out = await node.fn(task.input, **kwargs)
     elif ctx.inline:
         out = node.fn(task.input, **kwargs)
+        # chunks the node handed over from helper threads (a sync model call streaming
+        # tokens) were queued on this blocked loop: deliver them before the task's result
+        await asyncio.sleep(0)
     else:
         out = await asyncio.to_thread(node.fn, task.input, **kwargs)
     if inspect.isawaitable(out):

@@ -272,3 +272,26 @@ def test_push_message_streams_and_writes_state() -> None:
             final = chunk
     assert [m.id for m in streamed] == ["m1"]
     assert final is not None and [m.id for m in final["messages"]] == ["m1"]
+
+
+# -- tokens of a model called directly in a node -------------------------------------------
+
+
+def test_model_called_in_a_node_streams_its_tokens() -> None:
+    from engine.models.scripted import ScriptedChatModel
+
+    model = ScriptedChatModel(["hello there friend"])
+
+    def call(state: MessagesState) -> dict[str, Any]:
+        return {"messages": [model.invoke(state["messages"])]}
+
+    g = StateGraph(MessagesState)
+    g.add_node("call", call)
+    g.add_edge(START, "call")
+    chunks = list(g.compile().stream({"messages": "hi"}, stream_mode="messages"))
+    assert chunks, "tokens reach the messages stream"
+    assert all(meta["langgraph_node"] == "call" for _, meta in chunks)
+    assert len({m.id for m, _ in chunks}) == 1  # the whole reply is not sent again
+    assert "".join(m.text for m, _ in chunks if isinstance(m, AIMessageChunk)) == (
+        "hello there friend"
+    )
