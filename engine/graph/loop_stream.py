@@ -103,7 +103,7 @@ class LoopStreaming:
             {
                 "id": task.id,
                 "name": task.name,
-                "error": None if error is None else repr(error),
+                "error": error,
                 "result": [(c, v) for c, v in task.writes if c in self.graph.spec.channels],
                 "interrupts": [{"value": i.value, "id": i.id} for i in interrupts],
             },

@@ -37,6 +37,13 @@ if TYPE_CHECKING:
 __all__ = ["StateAPI"]
 
 
+def _error_repr(saved: Any) -> str:
+    """A saved task error as LangGraph shows it in snapshots: ``Type('message')``."""
+    if isinstance(saved, dict):
+        return f"{saved.get('type', 'Exception')}({saved.get('message', '')!r})"
+    return str(saved)
+
+
 class StateAPI:
     """Mixin of ``CompiledStateGraph``: the state-reading and state-editing API."""
 
@@ -99,14 +106,14 @@ class StateAPI:
         ptasks: list[PregelTask] = []
         all_interrupts: list[Interrupt] = []
         for t in tasks:
-            err: Exception | None = None
+            err: Any = None
             intrs: tuple[Interrupt, ...] = ()
             result: dict[str, Any] | None = None
             for tid, c, v in pending:
                 if tid != t.id:
                     continue
                 if c == ERROR:
-                    err = Exception(v.get("message") if isinstance(v, dict) else str(v))
+                    err = _error_repr(v)
                 elif c == INTERRUPT:
                     intrs += tuple(v)
                 elif c not in (RESUME, NO_WRITES) and c in self.spec.channels:
