@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import threading
+from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from engine.graph.channels import MessagesChannel
@@ -78,15 +79,7 @@ class LoopStreaming:
             return
         if error is None and not interrupts:
             state_writes = [(c, v) for c, v in task.writes if c in self.graph.spec.channels]
-            update: Any = None
-            if state_writes:
-                update = {}
-                for c, v in state_writes:
-                    update[c] = v
-                spec = getattr(self.graph, "stream_spec", None) or self.graph.spec
-                update = spec.present(update)
-                if "__root__" in spec.channels and len(state_writes) > 1:
-                    update = [v for _, v in state_writes]
+            update = self._update_chunk(task.writes)
             self._push("updates", {task.name: update})
             if "messages" in run.stream_modes:
                 self._push_final_messages(task, state_writes)
@@ -108,6 +101,27 @@ class LoopStreaming:
                 "interrupts": [{"value": i.value, "id": i.id} for i in interrupts],
             },
         )
+
+    def _update_chunk(self, writes: list[tuple[str, Any]]) -> Any:
+        """A task's ``updates`` chunk, as LangGraph shapes it: ``{key: value}``; a list of
+        one-key dicts when a key was written more than once; the bare value (or a list of
+        them) for a single-value state; None when nothing was written."""
+        spec = getattr(self.graph, "stream_spec", None) or self.graph.spec
+        single = "__root__" if "__root__" in spec.channels else getattr(spec, "single", None)
+        parts: list[Any]
+        if single is not None:
+            parts = [v for c, v in writes if c == single]
+        else:
+            keys = spec.channels
+            mine = [(c, v) for c, v in writes if c in keys]
+            counts = Counter(c for c, _ in mine)
+            if any(n > 1 for n in counts.values()):
+                parts = [{c: v} for c, v in mine]
+            else:
+                parts = [dict(mine)] if mine else []
+        if not parts:
+            return None
+        return parts[0] if len(parts) == 1 else parts
 
     def _push_final_messages(self, task: Task, writes: list[tuple[str, Any]]) -> None:
         meta = self.task_config(task)["metadata"]
