@@ -47,6 +47,10 @@ RESUME = "__resume__"
 NO_WRITES = "__no_writes__"
 NULL_TASK_ID = "00000000-0000-0000-0000-000000000000"
 
+_SPECIAL_IDX = {ERROR: -1, INTERRUPT: -3, RESUME: -4}
+"""Control writes keep their own slot, so a task's later writes (after a resume) do not
+replace the interrupt it raised: history still shows which interrupt the task answered."""
+
 
 class Checkpoint(TypedDict):
     v: int
@@ -348,7 +352,7 @@ class BaseCheckpointSaver(BlobCodec):
         self, config: dict[str, Any], writes: Sequence[tuple[str, Any]], task_id: str
     ) -> None:
         c = _conf(config)
-        rows = [(i, ch, serde.dumps(v)) for i, (ch, v) in enumerate(writes)]
+        rows = [(_SPECIAL_IDX.get(ch, i), ch, serde.dumps(v)) for i, (ch, v) in enumerate(writes)]
         self._put_writes(
             str(c["thread_id"]), c.get("checkpoint_ns", ""), c["checkpoint_id"], task_id, rows
         )
