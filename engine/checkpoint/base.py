@@ -402,12 +402,21 @@ class BaseCheckpointSaver(BlobCodec):
 
 
 def timestamp_of(checkpoint_id: str) -> str:
-    """The ISO-8601 UTC time embedded in a UUIDv7 checkpoint id (ms precision), or ""."""
+    """The ISO-8601 UTC time embedded in a UUIDv7 checkpoint id, or "".
+
+    Microseconds carry the id's in-millisecond sequence number (capped at 999), so ids made
+    in the same millisecond still sort by creation time when sorted by timestamp.
+    """
     try:
-        ms = int(checkpoint_id.replace("-", "")[:12], 16)
+        digits = checkpoint_id.replace("-", "")
+        ms = int(digits[:12], 16)
+        seq = int(digits[13:16], 16)
     except ValueError:
         return ""
-    return dt.datetime.fromtimestamp(ms / 1000, dt.UTC).isoformat(timespec="milliseconds")
+    stamp = dt.datetime.fromtimestamp(ms // 1000, dt.UTC) + dt.timedelta(
+        milliseconds=ms % 1000, microseconds=min(seq, 999)
+    )
+    return stamp.isoformat(timespec="microseconds")
 
 
 def version_number(version: str | None) -> int:
