@@ -5,6 +5,7 @@ The graph runtime and the agent factory are re-exported here
 """
 
 from engine.agents import AgentState, ToolNode, create_agent
+from engine.agents.conditions import tools_condition
 from engine.graph import (
     END,
     START,
@@ -46,6 +47,7 @@ from engine.graph import (
     interrupt,
     set_route_reason,
 )
+from engine.graph.config_types import RunnableConfig
 
 __all__ = [
     "END",
@@ -75,6 +77,7 @@ __all__ = [
     "PrivateStateAttr",
     "RetryPolicy",
     "RunStopped",
+    "RunnableConfig",
     "Runtime",
     "Send",
     "StateGraph",
@@ -90,4 +93,5 @@ __all__ = [
     "get_stream_writer",
     "interrupt",
     "set_route_reason",
+    "tools_condition",
 ]

@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from engine.events import EventBase
 
-__all__ = ["BreakKind", "Breakpoint"]
+__all__ = ["BreakKind", "Breakpoint", "FailureEchoes", "failure_key"]
 
 BreakKind = Literal[
     "before_node", "after_node", "hook", "wrapper", "tool", "failure", "interrupt", "state"
@@ -100,11 +100,7 @@ class Breakpoint:
         if k == "tool":
             return kind == "tool.started" and d.get("tool") == self.target
         if k == "failure":
-            if kind == "attempt.finished":
-                return d.get("outcome") == "error"
-            if kind in ("node.finished", "tool.finished"):
-                return d.get("status") == "error"
-            return kind == "run.finished" and d.get("status") == "error"
+            return failure_key(ev) is not None
         if k == "interrupt":
             return kind == "interrupt.raised"
         if k == "state" and kind in ("state.updated", "checkpoint.saved"):
@@ -139,3 +135,51 @@ def _same_middleware(actual: Any, wanted: str | None) -> bool:
     return actual == wanted or actual.removesuffix("Middleware") == wanted.removesuffix(
         "Middleware"
     )
+
+
+_FAILED_OUTCOME = ("attempt.finished", "wrapper.finished")
+_FAILED_STATUS = ("node.finished", "tool.finished", "superstep.finished", "run.finished")
+
+
+def failure_key(ev: EventBase) -> tuple[str, str] | None:
+    """``(error type, message)`` when ``ev`` reports a failure, else None.
+
+    A failure is reported by the call that failed (``model.response`` with an error, a
+    ``tool.finished`` in error) and again by every span it propagates through (the attempt,
+    the wrapper, the node, the run); ``FailureEchoes`` tells the first report from the echoes.
+    """
+    d = ev.__dict__
+    kind = ev.kind
+    failed = (
+        (kind == "model.response" and d.get("error") is not None)
+        or (kind in _FAILED_OUTCOME and d.get("outcome") == "error")
+        or (kind in _FAILED_STATUS and d.get("status") == "error")
+    )
+    if not failed:
+        return None
+    err = d.get("error")
+    return (str(getattr(err, "type", "") or ""), str(getattr(err, "message", "") or ""))
+
+
+class FailureEchoes:
+    """Remembers which spans reported which failures, so that one failure stops once.
+
+    A failure event whose own span had a child report the same error is an echo of it (the
+    attempt that wraps a failed tool call, the node the error then fails...)."""
+
+    def __init__(self) -> None:
+        self._by_parent: dict[str, set[tuple[str, str]]] = {}
+
+    def is_echo(self, ev: EventBase) -> bool:
+        """Note ``ev``; True when it reports a failure a child span already reported."""
+        key = failure_key(ev)
+        if key is None:
+            return False
+        children = self._by_parent.get(ev.span_id, set()) if ev.span_id is not None else set()
+        if key == ("", ""):  # no error details (a superstep): it reports its children's failure
+            echo, keys = bool(children), children or {key}
+        else:
+            echo, keys = key in children, {key}
+        if ev.parent_span_id is not None:
+            self._by_parent.setdefault(ev.parent_span_id, set()).update(keys)
+        return echo

@@ -192,7 +192,13 @@ def cmd_studio(argv: list[str], spec: str | None, console: Console) -> int:
         )
         return _headless(spec, console, why)
     takes_args = bool(inspect.signature(studio_main).parameters)
-    result = studio_main(argv) if takes_args else studio_main()
+    try:
+        result = studio_main(argv) if takes_args else studio_main()
+    except RuntimeError as exc:
+        if not getattr(exc, "headless_fallback", False):  # the frontend's "cannot open here"
+            raise
+        console.err(f"stepwise: {exc}")
+        return _headless(spec, console, "the studio cannot open a window")
     return int(result or 0)
 
 

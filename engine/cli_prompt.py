@@ -39,6 +39,7 @@ _COMMANDS = {
 _DECISIONS = {"a": "approve", "e": "edit", "r": "reject", "s": "respond"}
 _LABELS = {"approve": "[a]pprove", "edit": "[e]dit", "reject": "[r]eject", "respond": "re[s]pond"}
 _DEFAULT_ALLOWED = ("approve", "edit", "reject")
+_ALL_DECISIONS = ("approve", "edit", "reject", "respond")
 
 
 class Console:
@@ -148,6 +149,24 @@ def is_hitl_request(value: Any) -> bool:
     )
 
 
+def is_tool_approval(value: Any) -> bool:
+    """Is ``value`` a per-call HumanInTheLoopMiddleware request (``type: "tool_approval"``)?"""
+    return isinstance(value, dict) and value.get("type") == "tool_approval"
+
+
+def _allowed_by_schema(schema: Any) -> list[str]:
+    """The decision types a per-call interrupt's ``response_schema`` accepts (all if unknown)."""
+    if not isinstance(schema, dict):
+        return list(_ALL_DECISIONS)
+    branches = schema.get("oneOf") or schema.get("anyOf")
+    if isinstance(branches, list):
+        names = [str(b.get("$ref", "")).rsplit("/", 1)[-1] for b in branches if isinstance(b, dict)]
+        found = [d for d in _ALL_DECISIONS if f"{d.capitalize()}Decision" in names]
+        return found or list(_ALL_DECISIONS)
+    const = ((schema.get("properties") or {}).get("type") or {}).get("const")
+    return [const] if const in _ALL_DECISIONS else list(_ALL_DECISIONS)
+
+
 async def _ask_json(console: Console, prompt: str, *, want_object: bool = False) -> Any:
     while True:
         text = await console.ask(prompt)
@@ -243,6 +262,9 @@ async def ask_resume(console: Console, interrupts: list[EventBase]) -> Any:
         value = d.get("value")
         if isinstance(value, dict) and is_hitl_request(value):
             answer = await _ask_hitl(console, value)
+        elif is_tool_approval(value):
+            allowed = _allowed_by_schema(d.get("response_schema"))
+            answer = await _ask_decision(console, value, allowed)
         else:
             console.out(f"interrupt in {d.get('node')}: {_pretty(value)}")
             answer = await _ask_json(console, "resume value (JSON) > ")

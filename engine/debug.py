@@ -17,7 +17,7 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
-from engine.breakpoints import Breakpoint
+from engine.breakpoints import Breakpoint, FailureEchoes
 from engine.bus import RunEmitter
 from engine.events import DebugPaused, DebugResumed, EventBase
 from engine.faults import Fault, check_fault, check_fault_sync, fresh_error
@@ -50,6 +50,9 @@ class Debugger:
         self._resume: asyncio.Future[Command] | None = None
         self._running = asyncio.Event() if _has_loop() else None
         self._open_spans: dict[str, EventBase] = {}
+        self._echoes = FailureEchoes()
+        self._echo = False
+        """Whether the event being gated only repeats a failure already reported."""
         self._run: RunContext | None = None
         self._task: asyncio.Task[Any] | None = None
         self.on_pause: list[Callable[[Debugger], Any]] = []
@@ -223,6 +226,7 @@ class Debugger:
             self._open_spans[ev.span_id] = ev
         elif ev.kind in SPAN_CLOSERS and ev.span_id:
             self._open_spans.pop(ev.span_id, None)
+        self._echo = self._echoes.is_echo(ev)
 
     def _why(self, ev: EventBase) -> tuple[str, Breakpoint | None] | None:
         if ev.kind.startswith("debug."):
@@ -241,6 +245,8 @@ class Debugger:
         ):
             return "step", None
         for bp in self.breakpoints:
+            if bp.kind == "failure" and self._echo:  # one stop per failure, where it happened
+                continue
             if bp.matches(ev, self.state):
                 bp.hits += 1
                 reason = "interrupt" if bp.kind == "interrupt" else "breakpoint"

@@ -295,6 +295,12 @@ def coerce_message(value: Any) -> BaseMessage:
         if cls is AIMessage and data.get("tool_calls"):
             data["tool_calls"] = [_openai_call_to_tool_call(c) for c in data["tool_calls"]]
         return cls(**data)
+    from engine.interop import is_langchain_message
+
+    if is_langchain_message(value):  # a user's langchain_core message
+        from engine.interop.langchain_messages import message_from_langchain
+
+        return message_from_langchain(value)
     raise TypeError(f"Cannot coerce {type(value).__name__} to a message")
 
 
@@ -357,6 +363,8 @@ def coerce_messages(value: Any) -> list[BaseMessage]:
     if isinstance(value, BaseMessage | str | dict):
         return [coerce_message(value)]
     if isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], str):
+        return [coerce_message(value)]
+    if hasattr(value, "model_dump") and not isinstance(value, list):  # one langchain message
         return [coerce_message(value)]
     if isinstance(value, Iterable):
         items = list(value)

@@ -89,6 +89,8 @@ class ToolRuntime:
     stream_writer: Callable[[Any], None] = lambda _chunk: None
     tool_call_id: str | None = None
     store: Any = None
+    tools: list[Any] = field(default_factory=list)
+    """The tools available to the agent (a reviewer may redirect a call to another one)."""
 
 
 InjectionKind = Literal["state", "store", "tool_call_id", "runtime"]
@@ -323,6 +325,10 @@ class BaseTool:
         ):
             args = self.validate_args(input.get("args", {}))
             out = await self.arun(args, **self.default_injections(input.get("id")))
+            from engine.graph.types import Command
+
+            if isinstance(out, Command | ToolMessage):
+                return out  # the tool answered for itself (LangChain passes these through)
             return ToolMessage(
                 content=out if isinstance(out, str) else json.dumps(out, default=str),
                 tool_call_id=input.get("id") or "",
@@ -464,6 +470,12 @@ def as_tool(obj: Any) -> BaseTool:
     """A ``BaseTool`` from a tool or a plain function."""
     if isinstance(obj, BaseTool):
         return obj
+    from engine.interop import is_langchain
+
+    if is_langchain(obj):  # a langchain_core tool (@tool, StructuredTool, a toolkit's)
+        from engine.interop.langchain import LangChainTool
+
+        return LangChainTool(obj)
     if callable(obj):
         return tool(obj)
     raise TypeError(f"Not a tool: {obj!r}")

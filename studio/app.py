@@ -138,6 +138,9 @@ async def _run(args: argparse.Namespace, driver: Driver | None = None) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Open the studio; returns the process exit code."""
     args = parse_args(sys.argv[1:] if argv is None else argv)
+    from studio.platform_check import check_can_open_window
+
+    check_can_open_window()  # before Qt can abort the process with its plugin message
     import qasync
     from PySide6.QtWidgets import QApplication
 
@@ -155,4 +158,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from studio.platform_check import QtUnavailable
+
+    try:
+        sys.exit(main())
+    except QtUnavailable as exc:
+        print(f"stepwise: {exc}", file=sys.stderr)
+        sys.exit(2)

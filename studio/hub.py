@@ -67,6 +67,9 @@ class Hub:
         self.session_path: str | None = None
         self.focus_node: str | None = None
         self.theme: str = "light"
+        self.approval_drafts: dict[str, list[dict[str, Any] | None]] = {}
+        """Decisions taken in an approval dialog closed with "Answer later", by interrupt id:
+        reopening the same interrupt shows them again."""
 
     # -- pub/sub --------------------------------------------------------------------------------
 

@@ -110,7 +110,13 @@ async def _ask_value(hub: Hub, item: Any, parent: QWidget | None) -> tuple[bool,
         from studio.dialogs.approval import ApprovalDialog
 
         request = ApprovalRequest(value, interrupt_id=iid, tools=agent_tools(hub.graph))
+        drafts = hub.approval_drafts
+        request.restore(drafts.get(iid or "", []))
         command = await _ask(ApprovalDialog(request, parent, _theme(hub)), request)
+        if command is None:  # answer later: keep what was decided for the next time
+            drafts[iid or ""] = request.draft()
+        else:
+            drafts.pop(iid or "", None)
         return command is not None, None if command is None else command.resume
     from studio.dialogs.resume import ResumeValueDialog
 

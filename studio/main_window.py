@@ -22,7 +22,7 @@ from studio.dialogs.asyncdialog import show_dialog
 from studio.dialogs.errors import ErrorDialog
 from studio.hub import Hub
 from studio.scenarios import Scenario, builtin_scenarios
-from studio.session import STAY, NeedsInput, RunController
+from studio.session import FIRST_MESSAGE_HINT, STAY, NeedsInput, RunController
 from studio.settings_store import StudioSettings, apply_model_env, settings_model
 from studio.theme import apply_theme, icon
 from studio.views.breakpoints_panel import BreakpointsPanel
@@ -233,10 +233,16 @@ class MainWindow(QMainWindow):
             self.status.show_message(str(exc).strip("'\""))
 
     def retry_plan_steps(self, chain: list[int]) -> None:
+        """The Plan dock's retry: from the checkpoint shown there (a fork when it is a past one,
+        selected on the Timeline), else from the latest state."""
+        selected = self.hub.selected_checkpoint
         try:
-            self.controller.retry_plan_steps(chain)
+            self.controller.retry_plan_steps(chain, selected)
         except RuntimeError as exc:
             self.status.show_message(str(exc))
+            return
+        where = "a fork of the selected checkpoint" if selected else "the latest state"
+        self.status.show_message(f"Retrying plan steps {chain} from {where}")
 
     def show_diff(self, base_id: str, target_id: str) -> None:
         dock = self.docks.get("diff")
@@ -274,7 +280,9 @@ class MainWindow(QMainWindow):
         ctl.on_idle.append(self._refresh)
 
     def _on_problem(self, exc: BaseException) -> None:
-        if isinstance(exc, AgentLoadError):
+        if isinstance(exc, NeedsInput):  # not an error: the agent waits for its first message
+            self._ask_for_input(str(exc))
+        elif isinstance(exc, AgentLoadError):
             self.show_error("The agent could not be loaded", str(exc))
         else:
             self.show_error("Something went wrong", _one_line(exc))
@@ -303,6 +311,8 @@ class MainWindow(QMainWindow):
             self.status.show_message(ctl.last_error)
         elif self.hub.status == "interrupted" and ctl.interrupt_handler is None:
             self.status.show_message("Interrupted: no dialog to answer it is installed")
+        elif self.hub.status == "idle" and ctl.graph is not None and ctl.needs_input:
+            self.status.show_message(FIRST_MESSAGE_HINT)
         elif self.hub.status in ("running", "idle"):
             self.status.show_message("")
 
@@ -404,13 +414,32 @@ class MainWindow(QMainWindow):
 
     # -- commands -----------------------------------------------------------------------------
 
+    def _typed_first_message(self) -> bool:
+        """Run / Step on an agent waiting for its first message: the text typed in the input
+        bar is that message (as if Send was pressed)."""
+        ctl = self.controller
+        text = self.input_bar.message_edit.text()
+        return not ctl.busy and ctl.needs_input and bool(text.strip())
+
     def run_or_continue(self) -> None:
+        if self._typed_first_message():
+            self.send_message()
+            return
         try:
             self.controller.run_or_continue()
         except NeedsInput as exc:
             self._ask_for_input(str(exc))
 
     def _step(self, command: str) -> None:
+        if self._typed_first_message():
+            text = self.input_bar.message_edit.text()
+            try:
+                self.controller.step_with_input(command, text)
+            except NeedsInput as exc:
+                self._ask_for_input(str(exc))
+                return
+            self.input_bar.take_text()
+            return
         try:
             self.controller.step(command)
         except NeedsInput as exc:

@@ -53,6 +53,9 @@ class RunStats:
     failed_attempts: int = 0
     paused_at: str | None = None
     """Where the debugger paused: "before tools", "tool.started create_file", ..."""
+    paused_ns: int = 0
+    """Time spent paused at breakpoints and steps (closed pauses)."""
+    pause_since: int | None = None
 
     def reset(self) -> None:
         self.__init__()  # type: ignore[misc]
@@ -67,11 +70,17 @@ class RunStats:
             return ", ".join(dict.fromkeys(self.running))
         return self.last_node
 
+    def paused(self, now_ns: int) -> float:
+        """Seconds the run has sat paused (the current pause included)."""
+        open_pause = now_ns - self.pause_since if self.pause_since is not None else 0
+        return (self.paused_ns + max(0, open_pause)) / 1e9
+
     def elapsed(self, now_ns: int) -> float:
+        """Active seconds: from the run's start, less the time it sat paused."""
         if self.started_ns is None:
             return 0.0
         end = self.finished_ns if self.finished_ns is not None else now_ns
-        return max(0.0, (end - self.started_ns) / 1e9)
+        return max(0.0, (end - self.started_ns) / 1e9 - self.paused(end))
 
     def apply(self, batch: Iterable[EventBase]) -> None:
         for ev in batch:
@@ -90,6 +99,9 @@ class RunStats:
             self.paused_at = None
         elif kind == "run.finished" and root:
             self.finished_ns = ev.mono_ns
+            if self.pause_since is not None:  # a run stopped while paused: the pause ends here
+                self.paused_ns += max(0, ev.mono_ns - self.pause_since)
+                self.pause_since = None
             self.running.clear()
             self.paused_at = None
         elif kind == "superstep.started" and root:
@@ -108,12 +120,22 @@ class RunStats:
         elif kind == "attempt.finished" and d.get("outcome") == "error":
             self.failed_attempts += 1
         elif kind == "debug.paused":
+            self.pause_since = ev.mono_ns or None  # 0: no clock reading, nothing to time
             where = d.get("breakpoint")
             self.paused_at = (
                 where if where else f"{d.get('reason') or 'step'} at {d.get('at_kind')}"
             )
         elif kind == "debug.resumed":
             self.paused_at = None
+            if self.pause_since is not None:
+                self.paused_ns += max(0, ev.mono_ns - self.pause_since)
+                self.pause_since = None
+
+    def _elapsed_text(self, now_ns: int) -> str:
+        end = self.finished_ns if self.finished_ns is not None else now_ns
+        active = format_elapsed(self.elapsed(now_ns))
+        paused = self.paused(end)
+        return f"{active} (+{format_elapsed(paused)} paused)" if paused >= 0.05 else active
 
     def text_parts(self, status: str, now_ns: int) -> dict[str, str]:
         """The status bar's fields, already worded."""
@@ -126,7 +148,7 @@ class RunStats:
             "state": state,
             "step": f"Step {step}",
             "node": f"Node {self.current_node or '-'}",
-            "elapsed": format_elapsed(self.elapsed(now_ns)),
+            "elapsed": self._elapsed_text(now_ns),
             "models": f"{self.model_calls} model call{'s' if self.model_calls != 1 else ''}",
             "tokens": f"{tokens} tokens",
         }

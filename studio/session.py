@@ -41,9 +41,10 @@ from studio.agent_source import (
 from studio.event_batcher import DEFAULT_INTERVAL, EventBatcher
 from studio.hub import Hub
 from studio.session_commands import SessionCommands
-from studio.session_files import new_session_path
+from studio.session_files import new_session_path, session_dir
 
 __all__ = [
+    "FIRST_MESSAGE_HINT",
     "STAY",
     "AgentFactory",
     "InterruptHandler",
@@ -60,6 +61,9 @@ InterruptHandler = Callable[[list[InterruptRaised]], Awaitable[Any]]
 
 BUSY = frozenset({"running", "paused"})
 ENDED = frozenset({"done", "error", "cancelled"})
+
+
+FIRST_MESSAGE_HINT = "Type the first message for the agent, then press Run"
 
 
 class NeedsInput(Exception):
@@ -110,6 +114,9 @@ class RunController(SessionCommands):
         self._raised: dict[str, InterruptRaised] = {}
         self._thread_numbers = itertools.count(1)
         self._ran_on: set[str] = set()
+        self.typed_input: Any = None
+        """The first message typed for an agent that has no input of its own (no ``INPUT``):
+        Restart runs it again instead of asking for it."""
 
     # -- loading -------------------------------------------------------------------------------
 
@@ -133,6 +140,7 @@ class RunController(SessionCommands):
         self._factory = factory
         self.label = label
         self.default_input = default
+        self.typed_input = None
         self.threads = []
         self._ran_on = set()
         self._set_graph(graph)
@@ -189,6 +197,10 @@ class RunController(SessionCommands):
         self.threads = []
         self.pending_interrupts = []
 
+    def recordings_folder(self) -> Path:
+        """Where runs are recorded (``$STEPWISE_SESSION_DIR``, else the user data folder)."""
+        return self.session_dir or session_dir()
+
     # -- threads -------------------------------------------------------------------------------
 
     def new_thread(self) -> str:
@@ -217,7 +229,12 @@ class RunController(SessionCommands):
 
     @property
     def needs_input(self) -> bool:
-        return self.default_input is None and has_messages(self.graph)
+        return self.first_input is None and has_messages(self.graph)
+
+    @property
+    def first_input(self) -> Any:
+        """What a fresh run starts with: the file's own input, else the first message typed."""
+        return self.default_input if self.default_input is not None else self.typed_input
 
     # -- commands ------------------------------------------------------------------------------
 
@@ -236,9 +253,9 @@ class RunController(SessionCommands):
 
     def _prepare(self, input: Any, fresh: bool, step: str | None) -> Any:
         if input is None:
-            input = self.default_input
+            input = self.first_input
         if input is None and has_messages(self.graph):
-            raise NeedsInput("Type the first message for the agent, then press Run")
+            raise NeedsInput(FIRST_MESSAGE_HINT)
         if isinstance(input, str):
             input = user_message(input)
         if fresh:
@@ -250,11 +267,16 @@ class RunController(SessionCommands):
 
     def send_message(self, text: str) -> asyncio.Task[None]:
         """Send ``text`` as a new user message on the current thread."""
+        if self.graph is None:
+            raise NeedsInput("No agent is loaded: open an agent file or a scenario first")
         if not has_messages(self.graph):
             raise NeedsInput("This agent has no 'messages' in its state: it takes no chat input")
         if not text.strip():
             raise NeedsInput("The message is empty")
-        return self.start(user_message(text), fresh=self.hub.thread_id not in self._ran_on)
+        fresh = self.hub.thread_id not in self._ran_on
+        if fresh and self.default_input is None and not self.busy:
+            self.typed_input = user_message(text)
+        return self.start(user_message(text), fresh=fresh)
 
     def run_or_continue(self) -> asyncio.Task[None] | None:
         """F5: continue when paused, answer a pending interrupt, or (re)start."""
@@ -282,6 +304,15 @@ class RunController(SessionCommands):
         if self.status in ENDED or self.hub.thread_id in self._ran_on:
             return self.restart(step=first)
         return self.start(step=first)
+
+    def step_with_input(self, command: str, text: str) -> asyncio.Task[None]:
+        """F10 / F11 on an agent waiting for its first message: start on ``text``, pause early."""
+        if not text.strip():
+            raise NeedsInput("The message is empty")
+        self.typed_input = user_message(text)
+        return self.start(
+            user_message(text), step="step_into" if command == "step_into" else "step_over"
+        )
 
     def pause(self) -> None:
         if self.busy and not self.debugger.paused:
@@ -316,6 +347,9 @@ class RunController(SessionCommands):
             self.hub.set_thread(self.new_thread())
             self.hub.set_status("idle")
             inp = self._prepare(None, True, step)
+        except NeedsInput as exc:  # nothing to run yet: ask, as Run does
+            self._report(exc)
+            return
         except Exception as exc:  # the file broke since it was loaded: say so
             self._report(exc)
             return

@@ -56,8 +56,9 @@ class SessionCommands:
     def rerun_with_replay(self, checkpoint_id: str, timeline: Any) -> asyncio.Task[None]:
         """Re-run from a checkpoint serving the recorded model responses (``ReplayChatModel``,
         as the run's model override: any agent works) until the run diverges; then the model
-        chosen in Settings takes over when one is set, else the run stops there.  The new
-        branch is recorded like any run."""
+        chosen in Settings takes over when one is set, else the agent's own model.  The new
+        branch is recorded like any run; the timeline marks what was replayed and where the
+        run diverged."""
         if self.graph is None:
             raise RuntimeError("No agent is loaded")
         if self.busy:
@@ -69,9 +70,12 @@ class SessionCommands:
         self.hub.select_checkpoint(None)
         return self._launch(self._drive(None, checkpoint_id, model_override=plan.model))
 
-    def retry_plan_steps(self, chain: list[int]) -> asyncio.Task[None]:
+    def retry_plan_steps(
+        self, chain: list[int], checkpoint_id: str | None = None
+    ) -> asyncio.Task[None]:
         """Plan agents (``engine.plan``): run ``chain`` (failed steps and their downstream
-        dependency chain) again, as one more retry round from the thread's last checkpoint."""
+        dependency chain) again, as one more retry round from ``checkpoint_id`` (a past
+        checkpoint: a fork, the later branch stays) or from the thread's last checkpoint."""
         graph = self.graph
         if (
             graph is None
@@ -83,13 +87,16 @@ class SessionCommands:
             raise RuntimeError("Stop the run before retrying plan steps")
         steps = sorted(int(i) for i in chain)
         update = {"retry": {"failed": steps, "retryable": steps, "chain": steps}, "retry_round": 0}
-        return self._launch(self._retry_steps(update))
+        return self._launch(self._retry_steps(update, checkpoint_id))
 
-    async def _retry_steps(self, update: dict[str, Any]) -> None:
-        config = {"configurable": {"thread_id": self.hub.thread_id}}
-        await self.graph.aupdate_state(config, update, as_node="evaluator")
+    async def _retry_steps(self, update: dict[str, Any], checkpoint_id: str | None) -> None:
+        config: dict[str, Any] = {"configurable": {"thread_id": self.hub.thread_id}}
+        if checkpoint_id is not None:
+            config["configurable"]["checkpoint_id"] = checkpoint_id
+        new = await self.graph.aupdate_state(config, update, as_node="evaluator")
+        self.hub.select_checkpoint(None)  # follow the retry live
         self.hub.checkpoints_changed()
-        await self._drive(None)
+        await self._drive(None, new["configurable"]["checkpoint_id"])
 
     # -- faults --------------------------------------------------------------------------------
 

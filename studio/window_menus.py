@@ -8,7 +8,7 @@ import asyncio
 from typing import TYPE_CHECKING
 
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
-from PySide6.QtWidgets import QFileDialog
+from PySide6.QtWidgets import QFileDialog, QMenu
 
 from studio.dialogs.asyncdialog import show_dialog
 from studio.theme import icon
@@ -53,6 +53,7 @@ class WindowMenus:
         self.recent_menu = m.addMenu("Open &Recent")
         m.addSeparator()
         self.open_session_action = m.addAction("Open Session...", self.choose_session_file)
+        self.open_session_action.setShortcut(QKeySequence("Ctrl+Alt+O"))
         self.save_session_action = m.addAction("Save Session As...", self.choose_save_path)
         self.save_session_action.setShortcut(QKeySequence("Ctrl+Shift+S"))
         m.addSeparator()
@@ -108,7 +109,11 @@ class WindowMenus:
         dialog.open()
 
     def choose_session_file(self) -> None:
+        """Starts in the folder the studio records into (where the runs just made are)."""
         dialog = self._file_dialog("Open a session", "Stepwise sessions (*.stepwise)")
+        folder = self.w.controller.recordings_folder()
+        folder.mkdir(parents=True, exist_ok=True)
+        dialog.setDirectory(str(folder))
         dialog.fileSelected.connect(self.w.open_session)
         dialog.open()
 
@@ -192,7 +197,11 @@ class WindowMenus:
     def show_shortcuts(self) -> asyncio.Future[int]:
         from studio.dialogs.shortcuts import ShortcutsDialog
 
-        self.shortcuts_dialog = ShortcutsDialog(self.w.actions_.all, self.w)
+        debug = list(self.w.actions_.all)
+        menus = [a for m in self.w.menuBar().findChildren(QMenu) for a in m.actions()]
+        self.shortcuts_dialog = ShortcutsDialog(
+            [("Debugging", debug), ("Files, views and zoom", menus)], self.w
+        )
         return show_dialog(self.shortcuts_dialog)
 
     # -- View ---------------------------------------------------------------------------------

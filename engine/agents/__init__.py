@@ -1,5 +1,6 @@
 """Agents: ``create_agent`` (LangChain v1's middleware agent), ``ToolNode``, structured output."""
 
+from engine.agents.conditions import tools_condition
 from engine.agents.factory import create_agent
 from engine.agents.structured import (
     AutoStrategy,
@@ -22,4 +23,5 @@ __all__ = [
     "ToolNode",
     "ToolStrategy",
     "create_agent",
+    "tools_condition",
 ]

@@ -78,10 +78,9 @@ def create_agent(
     ``name`` names the compiled graph and the model's AIMessages.  Returns a compiled graph
     (``invoke``/``ainvoke``/``stream``/``astream``/``astream_events``, state and history).
     """
-    if isinstance(model, str):
-        from engine.models import init_chat_model
+    from engine.models.resolve import as_chat_model
 
-        model = init_chat_model(model)
+    model = as_chat_model(model)  # a "provider:model" string, a langchain_core model
     middleware = list(middleware)
     names = [m.name for m in middleware]
     if len(set(names)) != len(names):

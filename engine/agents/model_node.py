@@ -43,11 +43,9 @@ def model_label(model: Any) -> str:
 
 
 def _resolve_model(model: Any) -> Any:
-    if isinstance(model, str):
-        from engine.models import init_chat_model
+    from engine.models.resolve import as_chat_model
 
-        return init_chat_model(model)
-    return model
+    return as_chat_model(model)
 
 
 class ModelNode:

@@ -168,8 +168,14 @@ class Topology:
     def tools_to_model(self, tools_by_name: dict[str, BaseTool]) -> Callable[[Any], str]:
         def tools_to_model(state: Any) -> str:
             ai, answers = last_ai_and_answers(state["messages"])
-            client = [c for c in (ai.tool_calls if ai else []) if c.get("name") in tools_by_name]
-            if client and all(tools_by_name[str(c.get("name"))].return_direct for c in client):
+            # the tool that ran may differ from the one asked for (a reviewer's edit): the
+            # answer's name says which one ran
+            ran = {a.tool_call_id: a.name for a in answers if a.name in tools_by_name}
+            names = [
+                ran.get(c.get("id") or "", c.get("name")) for c in (ai.tool_calls if ai else [])
+            ]
+            client = [n for n in names if n in tools_by_name]
+            if client and all(tools_by_name[str(n)].return_direct for n in client):
                 set_route_reason("return_direct", "every executed tool is return_direct")
                 return self.exit
             if self._structured_answer(answers):

@@ -173,6 +173,7 @@ class ToolNode:
             stream_writer=runtime.stream_writer if runtime is not None else (lambda _chunk: None),
             tool_call_id=call.get("id"),
             store=store,
+            tools=list(self.tools_by_name.values()),
         )
         request = ToolCallRequest(
             tool_call, self.tools_by_name.get(str(tool_call.get("name"))), state, tool_runtime

@@ -11,6 +11,7 @@ from engine.graph.channels import (
     UntrackedValue,
 )
 from engine.graph.compiled import CompiledStateGraph, RunStopped
+from engine.graph.config_types import RunnableConfig
 from engine.graph.drawing import DrawableGraph
 from engine.graph.errors import (
     CheckpointError,
@@ -82,6 +83,7 @@ __all__ = [
     "PrivateStateAttr",
     "RetryPolicy",
     "RunStopped",
+    "RunnableConfig",
     "Runtime",
     "Send",
     "StateGraph",

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from engine.graph.run_path import RunPath
 
 __all__ = ["DrawableGraph", "Edge", "Node"]
 
@@ -79,8 +82,12 @@ class DrawableGraph:
             )
         return g
 
-    def draw_mermaid(self, *, with_styles: bool = True) -> str:
-        """Mermaid flowchart text: static edges solid (``-->``), conditional dashed (``-.->``)."""
+    def draw_mermaid(self, *, with_styles: bool = True, path: RunPath | None = None) -> str:
+        """Mermaid flowchart text: static edges solid (``-->``), conditional dashed (``-.->``).
+
+        With ``path`` (a run's ``RunPath``), the run is drawn on the graph: nodes it ran say
+        how often ("model ×3") and stand out, nodes it skipped are faded, edges it took are
+        thick and say how often."""
         lines = ["---", "config:", "  flowchart:", "    curve: linear", "---", "graph TD;"]
         for n in self.nodes.values():
             mid = _mermaid_id(n.id)
@@ -89,13 +96,22 @@ class DrawableGraph:
                 lines.append(f"\t{mid}([<p>{label}</p>]):::first")
             elif n.kind == "end":
                 lines.append(f"\t{mid}([<p>{label}</p>]):::last")
+            elif path:
+                runs = path.visits.get(n.id, 0)
+                shown = f"{label} ×{runs}" if runs else label
+                lines.append(f'\t{mid}("{shown}"):::{"visited" if runs else "skipped"}')
             else:
                 lines.append(f'\t{mid}("{label}")')
-        for e in self.edges:
+        taken_links: list[int] = []
+        for i, e in enumerate(self.edges):
             arrow = "-.->" if e.conditional else "-->"
             src, dst = _mermaid_id(e.source), _mermaid_id(e.target)
-            if e.data and e.data != e.target:
-                label = e.data.replace('"', "'")
+            label = e.data.replace('"', "'") if e.data and e.data != e.target else ""
+            times = path.taken.get((e.source, e.target), 0) if path else 0
+            if times:
+                taken_links.append(i)
+                label = f"{label} ×{times}".strip()
+            if label:
                 arrow = (
                     f"-. &nbsp;{label}&nbsp; .->"
                     if e.conditional
@@ -108,6 +124,14 @@ class DrawableGraph:
                 "\tclassDef first fill-opacity:0",
                 "\tclassDef last fill:#bfb6fc",
             ]
+            if path:
+                lines += [
+                    "\tclassDef visited fill:#dbeafe,stroke:#2563eb,stroke-width:2px",
+                    "\tclassDef skipped fill:#f4f4f5,stroke:#d4d4d8,color:#a1a1aa",
+                ]
+                if taken_links:
+                    links = ",".join(str(i) for i in taken_links)
+                    lines.append(f"\tlinkStyle {links} stroke:#2563eb,stroke-width:3px")
         return "\n".join(lines) + "\n"
 
 

@@ -237,7 +237,10 @@ def model_for(default: Any) -> Any:
     """The model a model call should use: the run's override if it has one, else ``default``."""
     run = _RUN.get()
     override = run.model_override if run is not None else None
-    return override if override is not None else default
+    if override is None:
+        return default
+    for_call = getattr(override, "for_call", None)  # a replay: the agent's model after divergence
+    return for_call(default) if callable(for_call) else override
 
 
 def get_config() -> dict[str, Any]:

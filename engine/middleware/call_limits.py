@@ -41,7 +41,10 @@ __all__ = [
     "ToolCallLimitState",
 ]
 
-NOT_RUN_MESSAGE = "Tool call not executed: the run ended because a tool call limit was exceeded."
+NOT_RUN_MESSAGE = (
+    "Not executed: the run stopped before this tool call could run, because another tool "
+    "call in the same batch exceeded the limit."
+)
 
 
 def _check_limits(thread_limit: int | None, run_limit: int | None) -> None:

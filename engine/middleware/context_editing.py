@@ -23,7 +23,7 @@ import json
 import math
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from engine.events import MiddlewareAction
 from engine.messages import AIMessage, BaseMessage, ToolMessage
@@ -49,14 +49,23 @@ def count_tokens_approximately(
     *,
     chars_per_token: float = 4.0,
     extra_tokens_per_message: int = 3,
+    use_usage_metadata_scaling: bool = False,
 ) -> int:
     """An estimate of the prompt tokens of ``messages`` (no tokenizer needed).
 
     Counts the characters of each message's text, name and tool calls (name and JSON
     arguments), divides by ``chars_per_token`` and adds ``extra_tokens_per_message`` per message
     for the role markup. Good enough to decide *when* to trim; not a billing figure.
+
+    With ``use_usage_metadata_scaling``, when every AIMessage names the same
+    ``response_metadata["model_provider"]``, the estimate is calibrated on the latest AIMessage
+    that reports ``usage_metadata["total_tokens"]``: multiplied by reported / estimated (up to
+    that message), kept between 1.0 and 1.25.
     """
     total = 0.0
+    providers: set[Any] = set()
+    reported: int | None = None
+    estimated_at_report = 0.0
     for m in messages:
         chars = len(m.text)
         if m.name:
@@ -67,6 +76,20 @@ def count_tokens_approximately(
                     json.dumps(call.get("args") or {}, ensure_ascii=False)
                 )
         total += chars / chars_per_token + extra_tokens_per_message
+        if use_usage_metadata_scaling and isinstance(m, AIMessage):
+            providers.add(m.response_metadata.get("model_provider"))
+            usage_total = (m.usage_metadata or {}).get("total_tokens")
+            if isinstance(usage_total, int):
+                reported, estimated_at_report = usage_total, total
+    if (
+        use_usage_metadata_scaling
+        and len(messages) > 1
+        and len(providers) == 1
+        and None not in providers
+        and reported is not None
+        and estimated_at_report > 0
+    ):
+        total *= min(1.25, max(1.0, reported / estimated_at_report))
     return math.ceil(total)
 
 
@@ -162,7 +185,9 @@ class ContextEditingMiddleware(AgentMiddleware):
 
     Args:
         edits: the strategies, applied in order.
-        token_count_method: ``"approximate"`` (the only built-in method).
+        token_count_method: ``"approximate"`` (``count_tokens_approximately``) or ``"model"``
+            (the request model's ``get_num_tokens_from_messages(messages, tools)``, when it
+            has one; else approximate).
         token_counter: a custom ``(messages) -> int``; overrides ``token_count_method``.
     """
 
@@ -170,13 +195,15 @@ class ContextEditingMiddleware(AgentMiddleware):
         self,
         edits: Sequence[ContextEdit] | None = None,
         *,
-        token_count_method: str = "approximate",
+        token_count_method: Literal["approximate", "model"] = "approximate",
         token_counter: TokenCounter | None = None,
     ) -> None:
-        if token_count_method != "approximate":
+        if token_count_method not in ("approximate", "model"):
             raise ValueError(
-                f"token_count_method must be 'approximate', got {token_count_method!r}"
+                f"token_count_method must be 'approximate' or 'model', got {token_count_method!r}"
             )
+        self.token_count_method = token_count_method
+        self.custom_counter = token_counter is not None
         if isinstance(edits, ClearToolUsesEdit):
             edits = [edits]
         self.edits: list[ContextEdit] = list(edits) if edits is not None else [ClearToolUsesEdit()]
@@ -193,8 +220,11 @@ class ContextEditingMiddleware(AgentMiddleware):
         if not self.edits or not messages:
             return request
         system = [request.system_message] if request.system_message is not None else []
+        by_model = getattr(request.model, "get_num_tokens_from_messages", None)
 
         def count(msgs: Sequence[BaseMessage]) -> int:
+            if self.token_count_method == "model" and not self.custom_counter and by_model:
+                return int(by_model([*system, *msgs], request.tools))
             return self.token_counter([*system, *msgs])
 
         before = count(messages)

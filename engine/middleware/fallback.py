@@ -4,7 +4,9 @@
 request's own), the call is repeated with ``request.override(model=m)`` for each fallback in
 order; every attempt re-runs the inner wrapper layers. When all fail, the last exception is
 raised. Interrupts are never swallowed. Models may be given as objects or ``"provider:model"``
-strings (resolved with ``init_chat_model`` when the middleware is built).
+strings (resolved with ``init_chat_model`` when the middleware is built). Before a fallback
+runs, provider-specific cache settings it would not accept are removed from its request
+(``fallback_sanitize``); the primary's request is left as it was.
 
 Each attempt is reported like a retry attempt (``attempt.started`` / ``attempt.finished``;
 attempt n of len(models) + 1), the failed attempt naming ``fallback_model``, and every switch as
@@ -19,6 +21,7 @@ from typing import Any
 from engine.bus import span
 from engine.events import AttemptFinished, AttemptStarted, ErrorInfo, MiddlewareAction
 from engine.graph.errors import GraphBubbleUp
+from engine.middleware.fallback_sanitize import sanitized_for
 from engine.middleware.retry_policy import Call, Emit, Steps, drive_async, drive_sync, model_name
 from engine.middleware.types import AgentMiddleware, ModelCallResult, ModelRequest, ModelResponse
 
@@ -26,11 +29,9 @@ __all__ = ["ModelFallbackMiddleware"]
 
 
 def _resolve(model: Any) -> Any:
-    if isinstance(model, str):
-        from engine.models import init_chat_model
+    from engine.models.resolve import as_chat_model
 
-        return init_chat_model(model)
-    return model
+    return as_chat_model(model)
 
 
 class ModelFallbackMiddleware(AgentMiddleware):
@@ -47,7 +48,9 @@ class ModelFallbackMiddleware(AgentMiddleware):
         candidates = [request.model, *self.models]
         total = len(candidates)
         for number, model in enumerate(candidates, 1):
-            attempt_request = request if number == 1 else request.override(model=model)
+            attempt_request = (
+                request if number == 1 else sanitized_for(request, model).override(model=model)
+            )
             s = span()
             common = {
                 "middleware": self.name,

@@ -20,8 +20,10 @@ from engine.middleware.retry_policy import (
     OnFailure,
     RetryConfig,
     RetryOn,
+    RetrySettings,
     Steps,
     attempts_phrase,
+    default_retry_on,
     drive_async,
     drive_sync,
     model_name,
@@ -32,12 +34,13 @@ from engine.middleware.types import AgentMiddleware, ModelCallResult, ModelReque
 __all__ = ["ModelRetryMiddleware"]
 
 
-class ModelRetryMiddleware(AgentMiddleware):
+class ModelRetryMiddleware(RetrySettings, AgentMiddleware):
     """Retry the model call on failure.
 
     Args:
         max_retries: retries after the first call (``>= 0``).
-        retry_on: exception types (a type or a tuple) or a predicate ``(exc) -> bool``.
+        retry_on: exception types (a type or a tuple) or a predicate ``(exc) -> bool``;
+            default: every ``Exception`` unless it is marked not retryable.
         on_failure: ``"continue"`` (an AIMessage reports the failure), ``"error"`` (re-raise)
             or a callable ``(exc) -> str`` giving that AIMessage's content.
         backoff_factor, initial_delay, max_delay: delay before retry k (0-based) is
@@ -49,7 +52,7 @@ class ModelRetryMiddleware(AgentMiddleware):
         self,
         *,
         max_retries: int = 2,
-        retry_on: RetryOn = (Exception,),
+        retry_on: RetryOn = default_retry_on,
         on_failure: OnFailure = "continue",
         backoff_factor: float = 2.0,
         initial_delay: float = 1.0,
@@ -66,10 +69,6 @@ class ModelRetryMiddleware(AgentMiddleware):
             jitter=jitter,
         )
         self.tools = []
-
-    @property
-    def max_retries(self) -> int:
-        return self.config.max_retries
 
     def failure_message(self, exc: Exception, attempts: int) -> AIMessage:
         """The AIMessage that replaces the model's answer when retries are exhausted."""

@@ -40,9 +40,11 @@ __all__ = [
     "Outcome",
     "RetryConfig",
     "RetryOn",
+    "RetrySettings",
     "Sleep",
     "Steps",
     "attempts_phrase",
+    "default_retry_on",
     "drive_async",
     "drive_sync",
     "model_name",
@@ -59,6 +61,18 @@ RetryOn: TypeAlias = (
 OnFailure: TypeAlias = Literal["continue", "error"] | Callable[[Exception], str]
 """What to do once retries are exhausted: ``"error"`` re-raises, ``"continue"`` reports the
 failure as a message, a callable returns that message's content."""
+
+
+def default_retry_on(exc: BaseException) -> bool:
+    """The default retry rule: any ``Exception``, unless it says it is permanent
+    (``is_retryable`` / ``retryable`` set to False, e.g. an authentication error)."""
+    if not isinstance(exc, Exception):
+        return False
+    for attr in ("is_retryable", "retryable"):
+        flag = getattr(exc, attr, None)
+        if isinstance(flag, bool):
+            return flag
+    return True
 
 
 @dataclass
@@ -170,7 +184,7 @@ class RetryConfig:
     """Validated retry parameters (shared by model and tool retry)."""
 
     max_retries: int = 2
-    retry_on: RetryOn = (Exception,)
+    retry_on: RetryOn = default_retry_on
     on_failure: OnFailure = "continue"
     backoff_factor: float = 2.0
     initial_delay: float = 1.0
@@ -243,6 +257,41 @@ class RetryConfig:
 
     def on_failure_label(self) -> str:
         return self.on_failure if isinstance(self.on_failure, str) else "callable"
+
+
+class RetrySettings:
+    """The retry parameters of a middleware holding a ``RetryConfig`` as ``self.config``,
+    readable as attributes (``mw.max_retries``, ``mw.retry_on``, ``mw.on_failure``, ...)."""
+
+    config: RetryConfig
+
+    @property
+    def max_retries(self) -> int:
+        return self.config.max_retries
+
+    @property
+    def retry_on(self) -> RetryOn:
+        return self.config.retry_on
+
+    @property
+    def on_failure(self) -> OnFailure:
+        return self.config.on_failure
+
+    @property
+    def backoff_factor(self) -> float:
+        return self.config.backoff_factor
+
+    @property
+    def initial_delay(self) -> float:
+        return self.config.initial_delay
+
+    @property
+    def max_delay(self) -> float:
+        return self.config.max_delay
+
+    @property
+    def jitter(self) -> bool:
+        return self.config.jitter
 
 
 def attempts_phrase(n: int) -> str:

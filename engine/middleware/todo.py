@@ -40,6 +40,7 @@ __all__ = [
     "Todo",
     "TodoListMiddleware",
     "make_write_todos",
+    "write_todos",
 ]
 
 
@@ -101,6 +102,10 @@ def make_write_todos(description: str = WRITE_TODOS_TOOL_DESCRIPTION) -> BaseToo
         )
 
     return tool(description=description)(write_todos)
+
+
+write_todos: BaseTool = make_write_todos()
+"""The ``write_todos`` tool with the default description."""
 
 
 def _answered_ids(messages: Sequence[BaseMessage]) -> set[str]:
@@ -176,12 +181,7 @@ class TodoListMiddleware(AgentMiddleware):
             },
         )
         errors = [
-            ToolMessage(
-                content=PARALLEL_WRITE_TODOS_ERROR,
-                tool_call_id=i,
-                name="write_todos",
-                status="error",
-            )
+            ToolMessage(content=PARALLEL_WRITE_TODOS_ERROR, tool_call_id=i, status="error")
             for i in ids
         ]
         return {"messages": errors}

@@ -21,8 +21,10 @@ from engine.middleware.retry_policy import (
     OnFailure,
     RetryConfig,
     RetryOn,
+    RetrySettings,
     Steps,
     attempts_phrase,
+    default_retry_on,
     drive_async,
     drive_sync,
     retry_steps,
@@ -35,13 +37,14 @@ __all__ = ["ToolRetryMiddleware"]
 ToolResult = ToolMessage | Command
 
 
-class ToolRetryMiddleware(AgentMiddleware):
+class ToolRetryMiddleware(RetrySettings, AgentMiddleware):
     """Retry tool calls on failure.
 
     Args:
         max_retries: retries after the first call (``>= 0``).
         tools: the tools (names or ``BaseTool``s) to retry; None retries every tool.
-        retry_on: exception types (a type or a tuple) or a predicate ``(exc) -> bool``.
+        retry_on: exception types (a type or a tuple) or a predicate ``(exc) -> bool``;
+            default: every ``Exception`` unless it is marked not retryable.
         on_failure: ``"continue"`` (an error ToolMessage reports the failure), ``"error"``
             (re-raise) or a callable ``(exc) -> str`` giving that ToolMessage's content.
         backoff_factor, initial_delay, max_delay, jitter: as in ``ModelRetryMiddleware``.
@@ -52,7 +55,7 @@ class ToolRetryMiddleware(AgentMiddleware):
         *,
         max_retries: int = 2,
         tools: Sequence[BaseTool | str] | None = None,
-        retry_on: RetryOn = (Exception,),
+        retry_on: RetryOn = default_retry_on,
         on_failure: OnFailure = "continue",
         backoff_factor: float = 2.0,
         initial_delay: float = 1.0,
@@ -76,10 +79,6 @@ class ToolRetryMiddleware(AgentMiddleware):
             None if tools is None else [t if isinstance(t, str) else t.name for t in tools]
         )
         self.tools = []  # this middleware registers no tools of its own
-
-    @property
-    def max_retries(self) -> int:
-        return self.config.max_retries
 
     def applies_to(self, tool_name: str) -> bool:
         return self.tool_filter is None or tool_name in self.tool_filter

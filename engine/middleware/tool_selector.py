@@ -7,11 +7,13 @@ tools and asks for that JSON, so any model can answer). The request then keeps o
 tools, in their original order, capped at ``max_tools`` (the model's first choices win), plus
 every ``always_include`` tool (not counted against the cap) and any provider tool dicts.
 
-An answer that is not such JSON, or names unknown tools, is asked again up to ``max_retries``
-times; after that an unknown name raises ``ValueError("Model selected invalid tools: [...]")``.
+An answer that is not such JSON is asked again up to ``max_retries`` times; after that
+``on_parsing_failure`` decides (default ``"error"``: ``ValueError`` naming the malformed
+answer). An answer naming unknown tools raises ``ValueError("Model selected invalid tools:
+[...]")`` at once (``retry_invalid_names=True`` asks again first).
 
-Reported as ``middleware.action`` ``tools_selected``; a rejected answer as
-``tool_selection_retry``.
+Reported as ``middleware.action`` ``tools_selected``; a malformed answer as
+``tool_selection_retry``, a fallback selection as ``tool_selection_fallback``.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any
+from typing import Any, Literal, TypeAlias
 
 from engine.events import MiddlewareAction
 from engine.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
@@ -27,7 +29,12 @@ from engine.middleware.retry_policy import Call, Emit, Steps, drive_async, drive
 from engine.middleware.types import AgentMiddleware, ModelCallResult, ModelRequest, ModelResponse
 from engine.tools import BaseTool
 
-__all__ = ["DEFAULT_SYSTEM_PROMPT", "LLMToolSelectorMiddleware"]
+__all__ = ["DEFAULT_SYSTEM_PROMPT", "LLMToolSelectorMiddleware", "OnParsingFailure"]
+
+OnParsingFailure: TypeAlias = (
+    Literal["error", "none", "all"] | list[str] | Callable[[Any], list[str]]
+)
+"""What a selection answer that is still malformed after the retries selects."""
 
 DEFAULT_SYSTEM_PROMPT = (
     "Your goal is to select the most relevant tools for answering the user's query."
@@ -36,17 +43,21 @@ DEFAULT_SYSTEM_PROMPT = (
 _FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.S)
 
 
-class _BadSelection(ValueError):
-    def __init__(self, message: str, invalid: list[str] | None = None) -> None:
+class _Malformed(ValueError):
+    """The answer is not ``{"tools": [names]}``; ``payload`` is what it said instead."""
+
+    def __init__(self, message: str, payload: Any) -> None:
         super().__init__(message)
-        self.invalid = invalid or []
+        self.payload = payload
 
 
-def _parse_answer(answer: Any, valid: Sequence[str]) -> list[str]:
+def _parse_answer(answer: Any) -> list[str]:
     """The tool names of a selection answer (an AIMessage with JSON text or a tool call)."""
     payload: Any = None
     if isinstance(answer, AIMessage) and answer.tool_calls:
         payload = answer.tool_calls[0].get("args")
+    elif isinstance(answer, dict):
+        payload = answer
     else:
         text = answer.text if isinstance(answer, BaseMessage) else str(answer)
         text = text.strip()
@@ -54,15 +65,12 @@ def _parse_answer(answer: Any, valid: Sequence[str]) -> list[str]:
         try:
             payload = json.loads(fenced.group(1) if fenced else text)
         except json.JSONDecodeError:
-            raise _BadSelection(
-                f'expected JSON like {{"tools": [...]}}, got {text[:200]!r}'
+            raise _Malformed(
+                f'expected JSON like {{"tools": [...]}}, got {text[:200]!r}', text
             ) from None
-    names = payload.get("tools") if isinstance(payload, dict) else payload
+    names = payload.get("tools") if isinstance(payload, dict) else None
     if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
-        raise _BadSelection(f'expected {{"tools": [tool names]}}, got {payload!r}')
-    invalid = [n for n in names if n not in valid]
-    if invalid:
-        raise _BadSelection(f"Model selected invalid tools: {invalid}", invalid)
+        raise _Malformed(f'expected {{"tools": [tool names]}}, got {payload!r}', payload)
     return names
 
 
@@ -74,7 +82,12 @@ class LLMToolSelectorMiddleware(AgentMiddleware):
         system_prompt: instructions for the selection model.
         max_tools: at most this many selected tools (``always_include`` not counted).
         always_include: tool names always kept.
-        max_retries: how many times an unusable answer is asked again (``>= 0``).
+        max_retries: how many times a malformed answer is asked again (``>= 0``).
+        on_parsing_failure: what a still-malformed answer selects: ``"error"`` raises,
+            ``"none"`` no tools, ``"all"`` every tool (``max_tools`` not applied), a list of
+            names, or ``(last_answer) -> names``.
+        retry_invalid_names: Stepwise option - ask again (within ``max_retries``) when the
+            answer names unknown tools, instead of raising at once.
     """
 
     def __init__(
@@ -85,6 +98,8 @@ class LLMToolSelectorMiddleware(AgentMiddleware):
         max_tools: int | None = None,
         always_include: Sequence[str] | None = None,
         max_retries: int = 1,
+        on_parsing_failure: OnParsingFailure = "error",
+        retry_invalid_names: bool = False,
     ) -> None:
         if max_tools is not None and max_tools < 1:
             raise ValueError("max_tools must be >= 1")
@@ -92,15 +107,25 @@ class LLMToolSelectorMiddleware(AgentMiddleware):
             raise ValueError("max_retries must be >= 0")
         if isinstance(always_include, str):
             raise ValueError("always_include must be a list of tool names, not a string")
-        if isinstance(model, str):
-            from engine.models import init_chat_model
+        from engine.models.resolve import as_chat_model
 
-            model = init_chat_model(model)
+        model = as_chat_model(model)
         self.model = model
         self.system_prompt = system_prompt
         self.max_tools = max_tools
         self.always_include = list(always_include or [])
         self.max_retries = max_retries
+        if not (
+            on_parsing_failure in ("error", "none", "all")
+            or callable(on_parsing_failure)
+            or isinstance(on_parsing_failure, list)
+        ):
+            raise ValueError(
+                "on_parsing_failure must be 'error', 'none', 'all', a list of tool names or a "
+                f"callable, got {on_parsing_failure!r}"
+            )
+        self.on_parsing_failure: OnParsingFailure = on_parsing_failure
+        self.retry_invalid_names = retry_invalid_names
         self.tools = []
 
     def _prompt(self, candidates: list[BaseTool]) -> str:
@@ -158,20 +183,24 @@ class LLMToolSelectorMiddleware(AgentMiddleware):
         if profile is None or getattr(profile, "structured_output", False):
             kwargs["response_format"] = self._response_format(valid)
         messages = [SystemMessage(content=self._prompt(candidates)), last_human]
-        chosen: list[str] = []
+        chosen: list[str] | None = None
+        payload: Any = None
         for attempt in range(1, self.max_retries + 2):
             outcome = yield Call((messages, kwargs))
             assert outcome is not None
             if outcome.error is not None:
                 raise outcome.error
             try:
-                chosen = _parse_answer(outcome.value, valid)
+                chosen = _parse_answer(outcome.value)
+                invalid = [n for n in chosen if n not in valid]
+                if invalid and self.retry_invalid_names and attempt <= self.max_retries:
+                    raise _Malformed(f"Model selected invalid tools: {invalid}", chosen)
                 break
-            except _BadSelection as exc:
+            except _Malformed as exc:
+                chosen = None
+                payload = exc.payload
                 if attempt > self.max_retries:
-                    if exc.invalid:
-                        raise ValueError(f"Model selected invalid tools: {exc.invalid}") from None
-                    raise ValueError(f"Tool selection failed: {exc}") from None
+                    break
                 yield Emit(
                     MiddlewareAction,
                     {
@@ -184,9 +213,31 @@ class LLMToolSelectorMiddleware(AgentMiddleware):
                         },
                     },
                 )
+        capped = chosen is not None
+        if chosen is None:
+            chosen = self._fallback(payload, valid)
+            yield Emit(
+                MiddlewareAction,
+                {
+                    "middleware": self.name,
+                    "action": "tool_selection_fallback",
+                    "detail": {
+                        "on_parsing_failure": self.on_parsing_failure
+                        if isinstance(self.on_parsing_failure, str | list)
+                        else "callable",
+                        "selected": chosen,
+                        "model": model_name(model),
+                    },
+                },
+            )
+        invalid = [n for n in chosen if n not in valid]
+        if invalid:
+            raise ValueError(f"Model selected invalid tools: {invalid}")
         picked: list[str] = []
         for n in chosen:
-            if n not in picked and (self.max_tools is None or len(picked) < self.max_tools):
+            if n not in picked and (
+                not capped or self.max_tools is None or len(picked) < self.max_tools
+            ):
                 picked.append(n)
         keep = {*picked, *self.always_include}
         new_tools = [t for t in request.tools if not isinstance(t, BaseTool) or t.name in keep]
@@ -205,6 +256,22 @@ class LLMToolSelectorMiddleware(AgentMiddleware):
             },
         )
         return request.override(tools=new_tools)
+
+    def _fallback(self, payload: Any, valid: list[str]) -> list[str]:
+        rule = self.on_parsing_failure
+        if rule == "error":
+            raise ValueError(
+                "LLMToolSelectorMiddleware: the selection model returned a malformed answer "
+                f"after {self.max_retries} retries (expected a dict with a 'tools' list): "
+                f"{payload!r}"
+            )
+        if rule == "none":
+            return []
+        if rule == "all":
+            return list(valid)
+        if callable(rule):
+            return list(rule(payload))
+        return list(rule)
 
     def wrap_model_call(
         self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]

@@ -32,6 +32,7 @@ from engine.models.hashing import canonical_request, request_hash
 from engine.models.init import init_chat_model, parse_model_string
 from engine.models.openai import OpenAIChatModel
 from engine.models.replay import Divergence, ReplayChatModel, recorded_from_events
+from engine.models.resolve import as_chat_model
 from engine.models.scripted import ScriptedChatModel, ScriptExhaustedError, ScriptItem
 from engine.models.streaming import collect, split_message
 
@@ -56,6 +57,7 @@ __all__ = [
     "ScriptedChatModel",
     "ServerError",
     "ToolLike",
+    "as_chat_model",
     "canonical_request",
     "collect",
     "init_chat_model",

@@ -28,6 +28,7 @@ from typing import Any, Protocol, TypeAlias, runtime_checkable
 from engine.aio import iter_sync, run_sync
 from engine.messages import AIMessage, AIMessageChunk, BaseMessage, coerce_messages
 from engine.models.errors import ModelResponseError
+from engine.models.runnable_api import ModelRunnableAPI
 from engine.models.streaming import collect, split_message
 from engine.tools import BaseTool
 
@@ -161,8 +162,9 @@ def _node_token_tap() -> tuple[Any, dict[str, Any], str] | None:
     return task.run, dict(task.config.get("metadata", {})), task.ns
 
 
-class BaseChatModel:
-    """Shared plumbing: argument normalization, sync wrappers, stream <-> whole reply."""
+class BaseChatModel(ModelRunnableAPI):
+    """Shared plumbing: argument normalization, sync wrappers, stream <-> whole reply; the
+    runnable API tutorials call (``bind_tools``, ``with_structured_output``, ``batch``...)."""
 
     model_name: str
     profile: ModelProfile

@@ -64,6 +64,37 @@ def parse_model_string(spec: str, model_provider: str | None = None) -> tuple[st
 
 
 def init_chat_model(model: str, *, model_provider: str | None = None, **kwargs: Any) -> ChatModel:
-    """A chat model for ``"provider:model"``; ``kwargs`` go to its constructor."""
+    """A chat model for ``"provider:model"``; ``kwargs`` go to its constructor.
+
+    ``openai`` and ``ollama`` are ours; any other provider (``anthropic``, ``google_genai``,
+    ``bedrock``...) is LangChain's ``init_chat_model`` when it is installed, wrapped so the
+    engine can call it, else a ``ValueError`` naming what to install."""
+    head = model_provider or (
+        model.split(":", 1)[0] if isinstance(model, str) and ":" in model else ""
+    )
+    if head.strip() and head.strip().lower() not in PROVIDERS:
+        return _from_langchain(model, model_provider, head.strip().lower(), kwargs)
     provider, name = parse_model_string(model, model_provider)
     return PROVIDERS[provider](name, **kwargs)
+
+
+def _from_langchain(
+    spec: str, model_provider: str | None, provider: str, kwargs: dict[str, Any]
+) -> ChatModel:
+    try:
+        from langchain.chat_models import (  # pyright: ignore[reportMissingImports]
+            init_chat_model as lc_init_chat_model,
+        )
+    except ImportError:
+        raise ValueError(
+            f"Unknown model provider {provider!r} in {spec!r}: Stepwise itself knows "
+            f"{', '.join(sorted(PROVIDERS))}. For {provider} models install LangChain's: "
+            f"pip install 'stepwise[langchain]' langchain langchain-{provider.replace('_', '-')}"
+        ) from None
+    try:
+        lc_model = lc_init_chat_model(spec, model_provider=model_provider, **kwargs)
+    except ImportError as exc:  # langchain is there, the provider's package is not
+        raise ValueError(f"Cannot make a {provider} model for {spec!r}: {exc}") from None
+    from engine.interop.langchain import LangChainChatModel
+
+    return LangChainChatModel(lc_model)

@@ -121,6 +121,14 @@ class ReplayChatModel(BaseChatModel):
         state = "diverged" if self.divergence else f"{self.served}/{len(self.recorded)} served"
         return f"ReplayChatModel({state}, fallback={self.fallback!r})"
 
+    def for_call(self, own: ChatModel | None) -> ChatModel:
+        """The model one call of a run uses when this replay is the run's model override
+        (``engine.graph.runtime.model_for``): the replay itself, whose fallback, when none was
+        given, is the model that call would have used without the override (the agent's own)."""
+        if self.fallback is not None or own is None or own is self:
+            return self
+        return _ReplayFor(self, own)
+
     def _match(self, request: ChatRequest) -> tuple[AIMessage | None, Divergence | None]:
         """The recorded reply for this call, or the divergence it causes (None if old news)."""
         actual = request_hash(
@@ -140,12 +148,12 @@ class ReplayChatModel(BaseChatModel):
             self.divergence = Divergence(index, expected, actual)
             return None, self.divergence
 
-    async def _announce(self, divergence: Divergence) -> None:
+    async def _announce(self, divergence: Divergence, fallback: ChatModel | None) -> None:
         detail = {
             "call_index": divergence.call_index,
             "expected_hash": divergence.expected_hash,
             "actual_hash": divergence.actual_hash,
-            "fallback": self.fallback.model_name if self.fallback is not None else None,
+            "fallback": fallback.model_name if fallback is not None else None,
             "message": divergence.describe(),
         }
         fields = {"middleware": "ReplayChatModel", "action": "replay_diverged", "detail": detail}
@@ -155,20 +163,25 @@ class ReplayChatModel(BaseChatModel):
         else:
             await emit(MiddlewareAction, **fields)
 
-    async def _route(self, request: ChatRequest) -> AIMessage | ChatModel:
+    async def _route(
+        self, request: ChatRequest, fallback: ChatModel | None = None
+    ) -> AIMessage | ChatModel:
         """The recorded reply, or the live model to ask instead."""
+        fallback = fallback or self.fallback
         message, divergence = self._match(request)
         if message is not None:
             return message
         if divergence is not None:
-            await self._announce(divergence)
-        if self.fallback is None:
+            await self._announce(divergence, fallback)
+        if fallback is None:
             what = self.divergence.describe() if self.divergence else "unknown call"
             raise ReplayDivergenceError(f"Replay diverged and there is no fallback model: {what}")
-        return self.fallback
+        return fallback
 
-    async def _agenerate(self, request: ChatRequest) -> AIMessage:
-        route = await self._route(request)
+    async def _agenerate(
+        self, request: ChatRequest, fallback: ChatModel | None = None
+    ) -> AIMessage:
+        route = await self._route(request, fallback)
         if isinstance(route, AIMessage):
             return route
         return await route.ainvoke(
@@ -179,8 +192,10 @@ class ReplayChatModel(BaseChatModel):
             **request.settings,
         )
 
-    async def _astream(self, request: ChatRequest) -> AsyncIterator[AIMessage]:
-        route = await self._route(request)
+    async def _astream(
+        self, request: ChatRequest, fallback: ChatModel | None = None
+    ) -> AsyncIterator[AIMessage]:
+        route = await self._route(request, fallback)
         if isinstance(route, AIMessage):
             for chunk in split_message(route):
                 yield chunk
@@ -193,4 +208,21 @@ class ReplayChatModel(BaseChatModel):
             response_format=request.response_format,
             **request.settings,
         ):
+            yield item
+
+
+class _ReplayFor(BaseChatModel):
+    """One call's view of a shared replay: recorded replies from ``replay`` (its counters and
+    divergence are shared), then ``own`` (the agent's model) once the run has diverged."""
+
+    def __init__(self, replay: ReplayChatModel, own: ChatModel) -> None:
+        super().__init__(replay.model_name, profile=own.profile)
+        self.replay = replay
+        self.own = own
+
+    async def _agenerate(self, request: ChatRequest) -> AIMessage:
+        return await self.replay._agenerate(request, self.own)
+
+    async def _astream(self, request: ChatRequest) -> AsyncIterator[AIMessage]:
+        async for item in self.replay._astream(request, self.own):
             yield item

@@ -12,6 +12,7 @@ from engine.graph.runtime import model_for
 from engine.messages import AIMessage, BaseMessage, SystemMessage
 from engine.models.base import ChatModel
 from engine.models.hashing import request_hash
+from engine.models.resolve import as_chat_model
 from engine.serde import to_jsonable
 
 __all__ = ["call_model"]
@@ -26,7 +27,7 @@ async def call_model(
     response_format: Mapping[str, Any] | None = None,
 ) -> AIMessage:
     """``model.ainvoke(messages, response_format=...)``, with events when a run is listening."""
-    model = model_for(model)
+    model = as_chat_model(model_for(model))
     em = current_emitter()
     if em is None or not em.active:
         return await model.ainvoke(messages, response_format=response_format)

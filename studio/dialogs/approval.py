@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import json
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QRect, Qt
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QButtonGroup,
     QDialog,
@@ -46,6 +47,9 @@ from studio.dialogs.dialog_kit import (
 from studio.palette import colors
 
 __all__ = ["ActionCard", "ApprovalDialog"]
+
+_SCREEN_MARGIN = 48
+"""Room left free above and below the dialog on a small screen (title bar, panels)."""
 
 
 def _short_description(review: ActionReview) -> str:
@@ -120,6 +124,7 @@ class ActionCard(QFrame):
         self.pages.setVisible(False)
         layout.addWidget(self.pages)
         review.changed.connect(self._on_model_changed)
+        self._on_model_changed(review)  # a decision restored from an earlier "Answer later"
 
     # -- pages --------------------------------------------------------------------------
 
@@ -213,7 +218,7 @@ class ActionCard(QFrame):
         self.pages.adjustSize()
         dialog = self.window()
         if isinstance(dialog, ApprovalDialog):
-            dialog.grow_to_fit()
+            dialog.grow_to_fit(self)
 
     def _on_edit_text(self) -> None:
         if self.choice != "edit":
@@ -242,9 +247,22 @@ class ActionCard(QFrame):
 
     def _on_model_changed(self, review: ActionReview) -> None:
         kind = review.kind
-        if kind is not None and kind != self.choice:  # decided from outside (Approve all)
+        if kind is not None and kind != self.choice:  # decided from outside (Approve all, a draft)
             self.choice = kind
+            self._fill_inputs(review.decision or {})
             self._show_choice()
+
+    def _fill_inputs(self, decision: dict[str, object]) -> None:
+        """Put a decision taken elsewhere (a restored draft) into this card's inputs."""
+        kind = decision.get("type")
+        if kind == "edit":
+            edited = decision.get("edited_action")
+            args = edited.get("args") if isinstance(edited, dict) else None
+            self.editor.setPlainText(json.dumps(args, indent=2, ensure_ascii=False))
+        elif kind == "reject":
+            self.reason_edit.setText(str(decision.get("message") or ""))
+        elif kind == "respond":
+            self.message_edit.setPlainText(str(decision.get("message") or ""))
 
 
 class ApprovalDialog(QDialog):
@@ -298,11 +316,17 @@ class ApprovalDialog(QDialog):
             "QScrollArea, QScrollArea > QWidget > QWidget { background: transparent; }"
         )
         layout.addWidget(scroll, 1)
+        self.scroll = scroll
 
         footer = QHBoxLayout()
         self.approve_all_button = QPushButton("Approve all")
         self.approve_all_button.setObjectName("Secondary")
-        self.approve_all_button.setVisible(request.can_approve_all and n > 1)
+        self.approve_all_button.setToolTip(
+            "Approve the calls not decided yet; decisions taken stay"
+        )
+        self.approve_all_button.setVisible(
+            n > 1 and all(a.allows("approve") for a in request.actions)
+        )
         self.approve_all_button.clicked.connect(self._approve_all)
         self.progress_label = QLabel()
         self.progress_label.setObjectName("Progress")
@@ -328,23 +352,57 @@ class ApprovalDialog(QDialog):
         self._body = body
         self.resize(760, self._fitting_height())
 
-    def grow_to_fit(self) -> None:
-        """Grow (never shrink) so every card shows without scrolling, when the screen allows."""
+    def grow_to_fit(self, card: ActionCard | None = None) -> None:
+        """Grow (never shrink) toward showing every card, but only as far as the screen allows
+        with the whole dialog on it: past that the cards scroll, the buttons stay in view.
+        ``card`` (whose input just opened) is scrolled into view."""
         self._body.adjustSize()
         wanted = self._fitting_height()
         if wanted > self.height():
             self.resize(self.width(), wanted)
+        self.keep_on_screen()
+        if card is not None:
+            self.scroll.ensureWidgetVisible(card.pages if card.pages.isVisible() else card, 0, 8)
+
+    def _available(self) -> QRect | None:
+        screen = self.screen() or (self.parentWidget().screen() if self.parentWidget() else None)
+        return screen.availableGeometry() if screen is not None else None
 
     def _fitting_height(self) -> int:
-        """Tall enough for every card (up to most of the screen: then the cards scroll)."""
-        screen = self.screen().availableGeometry().height() if self.screen() else 900
+        """Tall enough for every card, up to the screen's height less a margin."""
         body = self._body.sizeHint().height()
-        return min(int(screen * 0.9), body + 125)
+        area = self._available()
+        cap = area.height() - _SCREEN_MARGIN if area is not None else 900
+        return max(self.minimumSizeHint().height(), min(cap, body + 125))
+
+    def keep_on_screen(self) -> None:
+        """Move the dialog up (never off the top) so its bottom edge, with the buttons, stays
+        on the screen."""
+        area = self._available()
+        if area is None:
+            return
+        frame = self.frameGeometry()
+        extra = frame.height() - self.height()  # the title bar
+        if frame.height() > area.height():
+            self.resize(self.width(), max(self.minimumSizeHint().height(), area.height() - extra))
+            frame = self.frameGeometry()
+        top = min(frame.top(), area.bottom() - frame.height() + 1)
+        top = max(top, area.top())
+        if top != frame.top():
+            self.move(frame.left(), top)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self.keep_on_screen()
 
     def _refresh(self) -> None:
         missing = len(self.request.undecided())
         total = len(self.request.actions)
         self.submit_button.setEnabled(missing == 0)
+        self.approve_all_button.setEnabled(missing > 0 and self.request.can_approve_all)
+        self.approve_all_button.setText(
+            "Approve all" if missing in (0, total) else f"Approve the other {missing}"
+        )
         self.progress_label.setText(
             "Every call decided" if missing == 0 else f"{total - missing} of {total} decided"
         )

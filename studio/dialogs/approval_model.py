@@ -290,14 +290,33 @@ class ApprovalRequest(Answerable):
 
     @property
     def can_approve_all(self) -> bool:
-        return all(a.allows("approve") for a in self.actions)
+        """Every call still undecided may be approved (decided ones are left as they are)."""
+        return all(self.actions[i].allows("approve") for i in self.undecided())
 
     def approve_all(self) -> None:
+        """Approve every call still undecided; a decision already taken (a reject, a response,
+        an edit) is never overridden."""
         if not self.can_approve_all:
-            blocked = ", ".join(a.name for a in self.actions if not a.allows("approve"))
+            blocked = ", ".join(
+                self.actions[i].name
+                for i in self.undecided()
+                if not self.actions[i].allows("approve")
+            )
             raise ApprovalError(f"Approval is not allowed for {blocked}")
-        for action in self.actions:
-            action.approve()
+        for i in self.undecided():
+            self.actions[i].approve()
+
+    # -- drafts (answer later, keep what was decided) -----------------------------------------
+
+    def draft(self) -> list[dict[str, Any] | None]:
+        """The decisions taken so far (None where undecided), to restore when reopened."""
+        return [None if a.decision is None else dict(a.decision) for a in self.actions]
+
+    def restore(self, draft: Sequence[Mapping[str, Any] | None]) -> None:
+        """Take back the decisions of ``draft`` (from ``draft()`` on the same interrupt)."""
+        for action, decision in zip(self.actions, draft, strict=False):
+            if decision is not None and action.allows(str(decision.get("type"))):
+                action._set(dict(decision))
 
     def undecided(self) -> list[int]:
         return [a.index for a in self.actions if a.decision is None]

@@ -62,7 +62,9 @@ class SettingsDialog(QDialog):
         self.test_task: asyncio.Task[None] | None = None
 
         self.provider_box = QComboBox(self)
-        self.provider_box.addItem("Scripted (offline, as the scenario files script it)", "scripted")
+        self.provider_box.addItem(
+            "The agent file's own model (scenarios: scripted, offline)", "scripted"
+        )
         self.provider_box.addItem("OpenAI-compatible server", "openai")
         self.base_url_edit = QLineEdit(settings.base_url, self)
         self.base_url_edit.setPlaceholderText(

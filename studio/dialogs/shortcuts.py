@@ -1,46 +1,80 @@
-"""Help > Keyboard Shortcuts: the debugger's keys, as in IDE debuggers."""
+"""Help > Keyboard Shortcuts: every key the window answers to, read from its actions.
+
+The table is built from the window's own ``QAction``s (debugger keys first, then the menus'),
+so a shortcut added anywhere shows up here; ``EXTRA`` lists what is not an action (mouse
+gestures, keys that belong to one widget).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from html import escape
 
-from PySide6.QtGui import QAction
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QVBoxLayout, QWidget
 
-__all__ = ["ShortcutsDialog", "shortcuts_html"]
+__all__ = ["EXTRA", "ShortcutsDialog", "shortcut_rows", "shortcuts_html"]
 
 EXTRA = (
-    ("Click a graph node", "Filter the event log to that node"),
+    ("Click a graph node", "Select it (F9 then toggles its breakpoint)"),
+    ("Double-click a graph node", "Filter the event log to that node (again: all nodes)"),
     ("Right-click a graph node", "Toggle its breakpoint, show its events"),
-    ("Wheel / drag / F on the graph", "Zoom, pan, fit"),
+    ("F9 on the graph", "Toggle the breakpoint of the selected node"),
+    ("Ctrl+wheel / drag / F on the graph", "Zoom, pan, fit"),
+    ("Ctrl+C in the State dock", "Copy the selected value as JSON"),
+    ("Return / Shift+Return in a search box", "Next / previous match"),
     ("Return in the message box", "Send the message on the current thread"),
+    ("Esc in a dialog", "Close it (an approval: answer later)"),
 )
 
+Row = tuple[str, str, str]
 
-def shortcuts_html(actions: list[QAction]) -> str:
-    rows = [
-        (a.shortcut().toString(), a.text().replace("&", ""), a.statusTip())
-        for a in actions
-        if not a.shortcut().isEmpty()
-    ]
-    cells = "".join(
-        f"<tr><td><b>{escape(key)}</b></td><td>{escape(name)}</td><td style='color:gray'>{escape(tip)}</td></tr>"
-        for key, name, tip in rows
-    )
+
+def shortcut_rows(actions: Iterable[QAction]) -> list[Row]:
+    """(keys, name, tip) for each action with a shortcut; one row per distinct key and name."""
+    rows: list[Row] = []
+    seen: set[tuple[str, str]] = set()
+    for a in actions:
+        if a.shortcut().isEmpty():
+            continue
+        key = a.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+        name = a.text().replace("&", "").rstrip(".…")
+        if (key, name) in seen:
+            continue
+        seen.add((key, name))
+        rows.append((key, name, a.statusTip() or a.toolTip().replace(a.text(), "").strip()))
+    return rows
+
+
+def shortcuts_html(sections: Sequence[tuple[str, Iterable[QAction]]]) -> str:
+    cells = ""
+    for title, actions in sections:
+        rows = shortcut_rows(actions)
+        if not rows:
+            continue
+        cells += f"<tr><td colspan='3'><br><b>{escape(title)}</b></td></tr>"
+        cells += "".join(
+            f"<tr><td><b>{escape(k)}</b></td><td>{escape(n)}</td>"
+            f"<td style='color:gray'>{escape(t)}</td></tr>"
+            for k, n, t in rows
+        )
+    cells += "<tr><td colspan='3'><br><b>Mouse and widgets</b></td></tr>"
     cells += "".join(
         f"<tr><td><b>{escape(key)}</b></td><td colspan='2'>{escape(what)}</td></tr>"
         for key, what in EXTRA
     )
-    return f"<table cellspacing='0' cellpadding='5'>{cells}</table>"
+    return f"<table cellspacing='0' cellpadding='4'>{cells}</table>"
 
 
 class ShortcutsDialog(QDialog):
     """``table_label`` shows the keys; ``close_button`` closes."""
 
-    def __init__(self, actions: list[QAction], parent: QWidget | None = None) -> None:
+    def __init__(
+        self, sections: Sequence[tuple[str, Iterable[QAction]]], parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
         self.setWindowTitle("Keyboard Shortcuts")
-        self.table_label = QLabel(shortcuts_html(actions), self)
+        self.table_label = QLabel(shortcuts_html(sections), self)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, parent=self)
         self.close_button = buttons.button(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)

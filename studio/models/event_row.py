@@ -95,6 +95,8 @@ class Row:
         "middleware",
         "node",
         "parent",
+        "paused_at",
+        "paused_ms",
         "streamed",
         "tokens",
         "uid",
@@ -115,6 +117,10 @@ class Row:
         self.middleware: str | None = None
         """The middleware this row belongs to (its own, else the nearest ancestor's)."""
         self.flags = 0
+        self.paused_at = 0.0
+        """Time the run had spent paused (ms) when this row opened."""
+        self.paused_ms = 0.0
+        """Time spent paused (breakpoints, steps) while this span was open."""
         self.tokens = 0
         self.streamed: list[str] | None = None
         self._summary: str | None = None
@@ -195,7 +201,8 @@ class Row:
             self._hay = " ".join([self.summary(), *extra]).lower()
         return self._hay
 
-    def duration_ms(self) -> float | None:
+    def wall_ms(self) -> float | None:
+        """Wall-clock time from the span's start to its end (paused time included)."""
         if self.end is None or self.end is self.event:
             return None
         e = self.end.__dict__
@@ -205,6 +212,11 @@ class Row:
         if self.end.mono_ns and self.event.mono_ns:
             return (self.end.mono_ns - self.event.mono_ns) / 1e6
         return None
+
+    def duration_ms(self) -> float | None:
+        """Active time: the wall-clock duration less the time the run sat paused inside it."""
+        wall = self.wall_ms()
+        return None if wall is None else max(0.0, wall - self.paused_ms)
 
     def _tail(self, width: int = 80) -> str:
         if not self.streamed:

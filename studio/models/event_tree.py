@@ -82,6 +82,10 @@ class EventTree:
         self._spans: dict[str, Row] = {}
         self._by_run: dict[str, dict[int, Row]] = {}
         self._run_t0: dict[str, int] = {}
+        self._paused: dict[str, float] = {}
+        """Per run: the time (ms) spent paused so far, closed pauses only."""
+        self._pause_since: dict[str, int] = {}
+        """Per run: when the current pause began (mono ns)."""
         self.filter = EventFilter()
         self._vis: dict[Row, list[Row]] | None = None
         self._vindex: dict[Row, int] | None = None
@@ -171,11 +175,13 @@ class EventTree:
         if kind == TOKEN:
             run[ev.seq] = self._fold_token(ev, delta, listener)
             return
+        self._track_pauses(ev)
         sid = ev.span_id
         if kind in SPAN_CLOSERS and sid is not None:
             row = self._spans.get(sid)
             if row is not None and row.end is None and row.kind == SPAN_CLOSERS[kind]:
                 row.end = ev
+                row.paused_ms = self._paused.get(ev.run_id, 0.0) - row.paused_at
                 row._touched()
                 self._flag(row, status_flags(ev), delta)
                 delta.changed.add(row)
@@ -195,8 +201,21 @@ class EventTree:
         self._flag(row, status_flags(ev), delta)
         self._attach(row, delta, listener)
 
+    def _track_pauses(self, ev: EventBase) -> None:
+        """Sum the run's paused time: a span's own paused time is the difference of the sum at
+        its end and at its start (pauses happen at events inside the spans they interrupt)."""
+        if ev.kind == "debug.paused":
+            self._pause_since[ev.run_id] = ev.mono_ns
+        elif ev.kind == "debug.resumed":
+            since = self._pause_since.pop(ev.run_id, None)
+            if since is not None and ev.mono_ns >= since:
+                self._paused[ev.run_id] = self._paused.get(ev.run_id, 0.0) + (
+                    (ev.mono_ns - since) / 1e6
+                )
+
     def _new_row(self, kind: str, ev: EventBase, parent: Row) -> Row:
         row = Row(len(self.rows), kind, ev, parent, len(parent.children))
+        row.paused_at = self._paused.get(ev.run_id, 0.0)
         d = ev.__dict__
         fam = family(kind)
         own_node = d.get("node") or (d.get("from_node") if kind == "route" else None)

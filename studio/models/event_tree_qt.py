@@ -355,7 +355,10 @@ class EventTreeModel(QAbstractItemModel):
             return f"+{self.tree.offset_s(row):.3f} s"
         if row.is_open:
             return "…"
-        return duration_text(row.duration_ms())
+        active = duration_text(row.duration_ms())
+        if row.paused_ms >= 1.0:  # active time first; the time spent at a breakpoint apart
+            return f"{active} (+{duration_text(row.paused_ms)} paused)"
+        return active
 
     def _foreground(self, row: Row, col: int) -> Any:
         t = self._tones

@@ -78,7 +78,7 @@ class CheckpointRecord:
 
 
 class Marker(NamedTuple):
-    kind: Literal["divergence", "interrupt", "error"]
+    kind: Literal["divergence", "interrupt", "error", "replayed"]
     text: str
 
 
@@ -196,6 +196,11 @@ class TimelineModel:
         self.roots: list[Branch] = []
         """``roots[0]`` is main; later roots are checkpoints whose parent is unknown."""
         self._pending_divergence: dict[str, tuple[str | None, str]] = {}
+        self._replays: dict[str, list[str]] = {}
+        """Runs serving recorded model replies (a re-run with replay), with the checkpoints
+        they saved before diverging (or all of them, when they never diverged)."""
+        self._run_saved: dict[str, list[str]] = {}
+        self._diverged: set[str] = set()
 
     # -- listening -----------------------------------------------------------------------------
 
@@ -307,6 +312,9 @@ class TimelineModel:
         self.branches = []
         self.roots = []
         self._pending_divergence = {}
+        self._replays = {}
+        self._run_saved = {}
+        self._diverged = set()
 
     def load(self, records: Iterable[CheckpointRecord], *, keep_markers: bool = True) -> None:
         """Replace everything with ``records`` (any order; one reset notification).
@@ -384,6 +392,11 @@ class TimelineModel:
             self._changed(node)
         return True
 
+    def _mark_replayed(self, run_id: str, checkpoint_ids: list[str]) -> None:
+        for cid in checkpoint_ids:
+            if self.mark(cid, "replayed", "model replies served from the recording"):
+                self._replays[run_id].append(cid)
+
     # -- events --------------------------------------------------------------------------------
 
     def apply_events(self, batch: Iterable[EventBase]) -> None:
@@ -402,10 +415,18 @@ class TimelineModel:
                 if pending is not None and pending[0] == node.parent_id:
                     del self._pending_divergence[ev.run_id]
                     self.mark(node.checkpoint_id, "divergence", pending[1])
+                self._run_saved.setdefault(ev.run_id, []).append(node.checkpoint_id)
+                if ev.run_id in self._replays and ev.run_id not in self._diverged:
+                    self._mark_replayed(ev.run_id, [node.checkpoint_id])
+            elif kind == "model.response" and ev.__dict__.get("replayed"):
+                if ev.run_id not in self._replays:  # its earlier checkpoints were replayed too
+                    self._replays[ev.run_id] = []
+                    self._mark_replayed(ev.run_id, self._run_saved.get(ev.run_id, []))
             elif kind == "middleware.action" and ev.__dict__.get("action") == "replay_diverged":
                 detail = ev.__dict__.get("detail") or {}
                 text = str(detail.get("message") or "replay diverged")
                 self._pending_divergence[ev.run_id] = (ev.checkpoint_id, text)
+                self._diverged.add(ev.run_id)
             elif kind == "interrupt.raised" and ev.checkpoint_id:
                 value = ev.__dict__.get("value")
                 text = (
@@ -423,7 +444,9 @@ class TimelineModel:
                     self.mark(ev.checkpoint_id, "error", f"{err.type}: {err.message}")
 
 
-_KINDS = frozenset({"checkpoint.saved", "middleware.action", "interrupt.raised", "run.finished"})
+_KINDS = frozenset(
+    {"checkpoint.saved", "middleware.action", "interrupt.raised", "run.finished", "model.response"}
+)
 
 
 def _short(value: Any, limit: int = 80) -> str:

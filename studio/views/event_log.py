@@ -117,9 +117,19 @@ class EventLogDock(QWidget):
         self.view.verticalScrollBar().valueChanged.connect(self._on_scrolled)
 
         self.filter_bar.changed.connect(self._start_filter)
+        # the bar's node choice and the graph's double-click filter are one setting
+        self.filter_bar.changed.connect(lambda flt: hub.set_focus(flt.node))
         self.filter_bar.followToggled.connect(self.set_follow)
+        self._source = hub.source_label
         self._unsubscribe = bind_to_hub(
-            self, hub, {"events": self._on_events, "reset": self._on_reset}
+            self,
+            hub,
+            {
+                "events": self._on_events,
+                "reset": self._on_reset,
+                "graph": self._on_graph,
+                "selection": self._on_selection,
+            },
         )
         if hub.events:
             self._on_events(list(hub.events))
@@ -227,7 +237,36 @@ class EventLogDock(QWidget):
         self.details.show_row(None)
         self.filter_bar.reset_choices()
         self._choices = (0, 0)
+        current = self.filter_bar.current()
+        if current.active:  # the bar still shows it: the new run's events obey it too
+            self._start_filter(current)
         self._update_status()
+
+    def _on_selection(self, checkpoint_id: str | None) -> None:
+        """Time travel: select the moment the checkpoint was saved (the log stops following);
+        "Live" follows again."""
+        if checkpoint_id is None:
+            self.set_follow(True)
+            return
+        saved = next(
+            (
+                e
+                for e in reversed(self.hub.events)
+                if e.kind == "checkpoint.saved" and e.checkpoint_id == checkpoint_id
+            ),
+            None,
+        )
+        if saved is not None:
+            self.set_follow(False)
+            self.flush()
+            self.select_seq(saved.seq, saved.run_id)
+
+    def _on_graph(self, _drawable: object) -> None:
+        """Another agent (not a restart of this one): its nodes differ, start unfiltered."""
+        if self.hub.source_label != self._source:
+            self._source = self.hub.source_label
+            self.hub.set_focus(None)
+            self.filter_bar.clear()
 
     # -- ingesting -----------------------------------------------------------------------------
 

@@ -9,6 +9,7 @@ from engine.events import EventBase
 from engine.graph.drawing import DrawableGraph
 from studio.breakpoints import BreakpointsModel
 from studio.hub import Hub
+from studio.models.branch_events import branch_events
 from studio.models.graph_state import GraphStateModel
 from studio.views.graph_view import GraphView
 
@@ -31,7 +32,7 @@ class GraphPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.view)
-        self.view.nodeClicked.connect(self._on_node_clicked)
+        self.view.nodeActivated.connect(self._on_node_activated)
         self.view.breakpointToggled.connect(self._on_toggled)
         hub.subscribe("graph", self._on_graph)
         hub.subscribe("reset", self.state.reset)
@@ -41,7 +42,7 @@ class GraphPanel(QWidget):
         hub.subscribe("selection", self._on_selection)
         if hub.drawable is not None:
             self._on_graph(hub.drawable)
-            self.state.apply_all(hub.events)
+            self._redraw(hub.selected_checkpoint)
 
     def toggle_selected_breakpoint(self) -> bool:
         """F9: toggle the breakpoint on the selected node (False if none is selected)."""
@@ -57,7 +58,27 @@ class GraphPanel(QWidget):
         QTimer.singleShot(0, self.view.fit)
 
     def _on_events(self, batch: list[EventBase]) -> None:
-        self.state.apply_all(batch)
+        if self.hub.selected_checkpoint is not None:
+            return  # showing a past moment: the live run shows again on "Live"
+        if any(ev.kind == "run.started" and not ev.ns for ev in batch):
+            self._redraw(None)  # a new run may start on another branch (a fork, a replay)
+        else:
+            self.state.apply_all(batch)
+
+    def _parent_of(self, checkpoint_id: str) -> str | None:
+        """A checkpoint's parent from the saver (for checkpoints no event describes)."""
+        try:
+            snap = self.hub.snapshot(checkpoint_id)
+        except Exception:  # a session without its saver, a checkpoint of another graph
+            return None
+        parent = getattr(snap, "parent_config", None) or {}
+        return parent.get("configurable", {}).get("checkpoint_id")
+
+    def _redraw(self, checkpoint_id: str | None) -> None:
+        """Visits, last route, failures and retry badges as of ``checkpoint_id`` (None: the
+        live tip), counted on that branch only."""
+        self.state.reset()
+        self.state.apply_all(branch_events(self.hub.events, checkpoint_id, self._parent_of))
 
     def _on_toggled(self, node: str, enabled: bool) -> None:
         self.breakpoints.set_node(node, enabled)
@@ -67,11 +88,13 @@ class GraphPanel(QWidget):
         for node in self.state.graph.nodes:
             self.state.set_breakpoint(node, node in wanted)
 
-    def _on_node_clicked(self, node: str) -> None:
+    def _on_node_activated(self, node: str) -> None:
+        """A double-click (or "Show events of this node"): filter the log on it, or undo that."""
         self.hub.set_focus(None if self.hub.focus_node == node else node)
 
     def _on_selection(self, checkpoint_id: str | None) -> None:
         """A checkpoint picked on the timeline: show its ``next`` nodes and pending interrupts."""
+        self._redraw(checkpoint_id)
         snap = None
         if checkpoint_id is not None:
             try:

@@ -39,11 +39,14 @@ _PAN_ROOM = 4000.0
 class GraphView(QGraphicsView):
     """Live graph canvas.
 
-    Signals: ``nodeClicked(node_id)`` on a click (not a drag) on a node;
-    ``breakpointToggled(node_id, enabled)`` after F9 / the context menu / ``toggle_breakpoint``.
+    Signals: ``nodeClicked(node_id)`` on a click (not a drag) on a node: it selects the node
+    (for F9) and nothing more; ``nodeActivated(node_id)`` on a double-click or the context
+    menu's "Show events of this node" (the log filters on it); ``breakpointToggled(node_id,
+    enabled)`` after F9 / the context menu / ``toggle_breakpoint``.
     """
 
     nodeClicked = Signal(str)
+    nodeActivated = Signal(str)
     breakpointToggled = Signal(str, bool)
 
     def __init__(
@@ -305,10 +308,12 @@ class GraphView(QGraphicsView):
             self.fit()
 
     def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:
-        if self.node_at(event.position().toPoint()) is None:
+        node = self.node_at(event.position().toPoint())
+        if node is None:
             self.fit()
         else:
             super().mouseDoubleClickEvent(event)
+            self.nodeActivated.emit(node)
 
     def wheelEvent(self, event: QWheelEvent) -> None:
         if event.modifiers() & Qt.KeyboardModifier.ControlModifier:
@@ -344,7 +349,7 @@ class GraphView(QGraphicsView):
         toggle.triggered.connect(lambda: self.toggle_breakpoint(node_id))
         menu.addAction(toggle)
         show = QAction("Show events of this node", menu)
-        show.triggered.connect(lambda: self.nodeClicked.emit(node_id))
+        show.triggered.connect(lambda: self.nodeActivated.emit(node_id))
         menu.addAction(show)
         return menu
 

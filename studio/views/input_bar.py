@@ -16,7 +16,13 @@ from PySide6.QtWidgets import (
 from studio.hub import Hub
 from studio.theme import icon
 
-__all__ = ["InputBar"]
+__all__ = ["REPLAY_HINT", "InputBar"]
+
+_PLACEHOLDER = "Send a message to the agent on this thread..."
+REPLAY_HINT = (
+    "A recorded session is open: nothing runs here. Re-run it from a checkpoint "
+    "(Timeline), or open an agent to chat with it"
+)
 
 
 class InputBar(QFrame):
@@ -33,7 +39,7 @@ class InputBar(QFrame):
         self.thread_box.setToolTip("The conversation thread new messages go to")
         self.new_thread_button = QPushButton("New thread", self)
         self.message_edit = QLineEdit(self)
-        self.message_edit.setPlaceholderText("Send a message to the agent on this thread...")
+        self.message_edit.setPlaceholderText(_PLACEHOLDER)
         self.message_edit.setClearButtonEnabled(True)
         self.send_button = QPushButton(icon("send"), "Send", self)
         self.send_button.setProperty("primary", True)
@@ -71,6 +77,18 @@ class InputBar(QFrame):
 
     def _update_enabled(self) -> None:
         busy = self.hub.status in ("running", "paused")
-        self.send_button.setEnabled(not busy and self.hub.graph is not None)
+        replay = self.hub.status == "replay"
+        live = self.hub.graph is not None and not replay
+        self.send_button.setEnabled(not busy and live)
+        self.message_edit.setEnabled(live)
         self.thread_box.setEnabled(not busy)
-        self.new_thread_button.setEnabled(not busy and self.hub.graph is not None)
+        self.new_thread_button.setEnabled(not busy and live)
+        why = (
+            REPLAY_HINT
+            if replay
+            else "Load an agent or a scenario (File menu) to send it messages"
+            if self.hub.graph is None
+            else ""
+        )
+        self.send_button.setToolTip(why or "Send the message on this thread (Return)")
+        self.message_edit.setPlaceholderText(why or _PLACEHOLDER)

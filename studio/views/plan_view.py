@@ -49,8 +49,14 @@ __all__ = ["PlanDock", "PlanView"]
 _TITLE_ROW = 20.0
 
 
+_MIN_FIT = 0.8
+"""The plan is shrunk to fit the dock, but never below this: past it, the dock scrolls (a tall
+plan in a short dock was drawn at a third of its size, its text unreadable)."""
+
+
 class PlanCanvas(QGraphicsView):
-    """The zoom-to-fit drawing of the plan (never magnified beyond 100 %)."""
+    """The zoom-to-fit drawing of the plan (never magnified beyond 100 %, never shrunk below
+    ``_MIN_FIT``: a larger plan scrolls)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -58,8 +64,8 @@ class PlanCanvas(QGraphicsView):
         self.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setMouseTracking(True)
-        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
 
     def fit(self) -> None:
@@ -69,8 +75,13 @@ class PlanCanvas(QGraphicsView):
         self.resetTransform()
         view = self.viewport().rect()
         scale = min(1.0, view.width() / rect.width(), view.height() / rect.height())
+        scale = max(scale, _MIN_FIT)
         self.scale(scale, scale)
-        self.centerOn(rect.center())
+        self.setSceneRect(rect)
+        if rect.height() * scale <= view.height() and rect.width() * scale <= view.width():
+            self.centerOn(rect.center())
+        else:  # scrolls: start where the plan starts (its first steps)
+            self.ensureVisible(rect.left(), rect.top(), 1, 1, 0, 0)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
@@ -320,8 +331,13 @@ class PlanDock(QWidget):
         running = self.hub.status in ("running", "paused") or counts["running"] > 0
         self.retry_button.setVisible(self.model.has_plan)
         self.retry_button.setEnabled(bool(chain) and not running)
+        where = (
+            "from this checkpoint (a fork: the later branch stays)"
+            if self.hub.selected_checkpoint
+            else "from the latest state"
+        )
         self.retry_button.setToolTip(
-            f"Re-run steps {chain}: the failed steps and every step downstream of them"
+            f"Re-run steps {chain} {where}: the failed steps and every step downstream of them"
             if chain
             else "No step failed"
         )

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt
-from PySide6.QtGui import QColor, QFont
+from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, QSize, Qt
+from PySide6.QtGui import QColor, QFont, QFontMetrics
 
 from studio.models.state_tree import Path, StateNode, StateTree
 from studio.palette import Palette, colors
@@ -34,6 +34,10 @@ class StateItemModel(QAbstractItemModel):
         self._mono.setStyleHint(QFont.StyleHint.Monospace)
         self._bold = QFont()
         self._bold.setBold(True)
+        # one height for every row (the view's rows are uniform): tall enough for the mono
+        # values, fallback CJK glyphs and descenders ("_" vanished in the default height)
+        lines = [QFontMetrics(f).height() for f in (self._mono, self._bold, QFont())]
+        self._row_size = QSize(-1, max(lines) + 4)
 
     def set_tree(self, tree: StateTree) -> None:
         self.beginResetModel()
@@ -119,6 +123,8 @@ class StateItemModel(QAbstractItemModel):
             return node.path_text()
         if role == Qt.ItemDataRole.ForegroundRole:
             return QColor(self._color(node, col))
+        if role == Qt.ItemDataRole.SizeHintRole:
+            return self._row_size
         if role == Qt.ItemDataRole.FontRole:
             if id(node) in self.highlight and col == 0:
                 return self._bold

@@ -25,7 +25,6 @@ from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
-    QLabel,
     QMenu,
     QToolButton,
     QTreeView,
@@ -37,6 +36,8 @@ from studio.models.timeline import Branch, CheckpointNode, CheckpointRecord, Tim
 from studio.models.timeline_sources import records_from_events, records_from_saver
 from studio.palette import colors
 from studio.timetravel import start_warmup
+from studio.views.adaptive_button import AdaptiveToolButton
+from studio.views.elided_label import ElidedLabel
 from studio.views.timeline_items import ITEM_ROLE, TimelineDelegate, TimelineItemModel
 
 __all__ = ["TimelineDock", "load_records"]
@@ -58,13 +59,9 @@ def load_records(hub: Any) -> list[CheckpointRecord]:
     return records_from_saver(saver, hub.thread_id, getattr(graph, "nodes", None))
 
 
-def _tool_button(text: str, tip: str) -> QToolButton:
-    b = QToolButton()
-    b.setText(text)
-    b.setToolTip(tip)
-    b.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
-    b.setAutoRaise(True)
-    return b
+def _tool_button(labels: tuple[str, ...], tip: str) -> QToolButton:
+    """A button that shortens its label (full, short, glyph) on a narrow dock."""
+    return AdaptiveToolButton(labels, tip)
 
 
 class TimelineDock(QWidget):
@@ -105,29 +102,31 @@ class TimelineDock(QWidget):
         self.view.setMouseTracking(True)
 
         self.live_button = _tool_button(
-            "● Live", "Follow the newest checkpoint (clear the selection)"
+            ("● Live",), "Follow the newest checkpoint (clear the selection)"
         )
         self.live_button.setCheckable(True)
         self.live_button.setChecked(True)
         self.live_button.clicked.connect(self.follow_live)
         self.resume_button = _tool_button(
-            "▶ Resume from here", "Fork at the selected checkpoint and run live"
+            ("▶ Resume from here", "▶ Resume", "▶"), "Fork at the selected checkpoint and run live"
         )
         self.resume_button.clicked.connect(lambda: self._emit_for_selected(self.resumeRequested))
         self.rerun_button = _tool_button(
-            "⟲ Re-run with replay", "Re-run from here serving the recorded model responses"
+            ("⟲ Re-run with replay", "⟲ Re-run", "⟲"),
+            "Re-run from here serving the recorded model responses",
         )
         self.rerun_button.clicked.connect(lambda: self._emit_for_selected(self.rerunRequested))
         self.edit_button = _tool_button(
-            "✎ Edit state…", "Change the state at this checkpoint (update_state)"
+            ("✎ Edit state…", "✎ Edit…", "✎"), "Change the state at this checkpoint (update_state)"
         )
         self.edit_button.clicked.connect(lambda: self.open_edit_dialog())
-        self.compare_button = _tool_button("⇆ Compare", "Diff or compare branches")
+        self.compare_button = _tool_button(("⇆ Compare", "⇆"), "Diff or compare branches")
         self.compare_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.compare_menu = QMenu(self)
         self.compare_menu.aboutToShow.connect(self._fill_compare_menu)
         self.compare_button.setMenu(self.compare_menu)
-        self.summary_label = QLabel()
+        self.summary_label = ElidedLabel()
+        self.summary_label.setAlignment(Qt.AlignmentFlag.AlignRight)
 
         bar = QHBoxLayout()
         bar.setContentsMargins(4, 2, 4, 2)
@@ -140,8 +139,7 @@ class TimelineDock(QWidget):
             self.compare_button,
         ):
             bar.addWidget(w)
-        bar.addStretch(1)
-        bar.addWidget(self.summary_label)
+        bar.addWidget(self.summary_label, 1)  # takes what the buttons leave
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(0)

@@ -22,7 +22,8 @@ __all__ = ["ITEM_ROLE", "TimelineDelegate", "TimelineItemModel"]
 
 ITEM_ROLE = Qt.ItemDataRole.UserRole + 1
 ROW_HEIGHT = 24
-_MARKS = {"divergence": "⚠", "interrupt": "‖", "error": "✗"}
+_MARKS = {"divergence": "⚠", "interrupt": "‖", "error": "✗", "replayed": "⟲"}
+_MARK_LABELS = {"divergence": "diverged", "replayed": "replayed"}
 Index = QModelIndex | QPersistentModelIndex
 
 
@@ -242,9 +243,14 @@ class TimelineDelegate(QStyledItemDelegate):
         p.setFont(font)
         for m in reversed(n.markers):
             color = QColor(
-                {"divergence": c.amber, "interrupt": c.violet, "error": c.danger}[m.kind]
+                {
+                    "divergence": c.amber,
+                    "interrupt": c.violet,
+                    "error": c.danger,
+                    "replayed": c.accent,
+                }[m.kind]
             )
-            label = f"{_MARKS[m.kind]} {'diverged' if m.kind == 'divergence' else m.kind}"
+            label = f"{_MARKS[m.kind]} {_MARK_LABELS.get(m.kind, m.kind)}"
             mw = fm.horizontalAdvance(label) + 12
             box = QRect(right - mw, cy - 9, mw, 18)
             p.setPen(Qt.PenStyle.NoPen)

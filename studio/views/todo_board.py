@@ -276,6 +276,11 @@ class TodoBoardDock(QWidget):
         does not change the list (highlights are changes since the previous checkpoint)."""
         if self.hub.selected_checkpoint is not None:
             return
+        if any(e.kind == "run.started" and not e.ns for e in batch):
+            # a run may start on another branch (a fork, a replay): its todos are those of
+            # the checkpoint it starts from, not the ones shown so far
+            self.reload()
+            return
         state = self.state
         for event in batch:
             if event.ns or (event.thread_id and event.thread_id != self.hub.thread_id):

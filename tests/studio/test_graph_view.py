@@ -107,7 +107,7 @@ def test_context_menu_toggles_a_breakpoint(qtbot: QtBot, view: GraphView) -> Non
     assert blocker.args == ["model", True]
     assert node_item(view, "model").breakpoint_dot.isVisible()
     assert view.node_menu("model").actions()[0].isChecked()
-    with qtbot.waitSignal(view.nodeClicked, timeout=2000) as clicked:
+    with qtbot.waitSignal(view.nodeActivated, timeout=2000) as clicked:
         menu.actions()[1].trigger()
     assert clicked.args == ["model"]
 

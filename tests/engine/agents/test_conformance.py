@@ -84,15 +84,18 @@ def test_21_hitl_batch_through_the_agent():
     ]
     out = agent.invoke(Command(resume={"decisions": decisions}), cfg())
     assert ran == ["send:draft", "safe:log"]
-    assert kinds(out["messages"]) == [
+    msgs = out["messages"]
+    assert kinds(msgs[:3]) == [
         "Human",
         "AI[send,safe,delete]",
         "Tool(User rejected the tool call for `delete` with reason: never)",
-        "Tool(send draft)",
-        "Tool(safe log)",
-        "AI(done)",
     ]
-    assert out["messages"][1].tool_calls[0]["args"] == {"target": "draft"}
+    assert kinds(msgs[4:]) == ["Tool(safe log)", "AI(done)"]
+    # the edited call ran with the reviewer's args; its result says so, the AIMessage does not
+    assert msgs[3].content.endswith(
+        'with arguments {"target": "draft"}.\n\nTool response:\nsend draft'
+    )
+    assert msgs[1].tool_calls[0]["args"] == {"target": "mail"}
 
 
 def test_24_write_todos_sets_todos_and_parallel_calls_are_rejected():

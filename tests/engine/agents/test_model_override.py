@@ -53,3 +53,32 @@ def test_replaying_a_recorded_run_through_the_override():
     )
     assert [m.text for m in again["messages"]][-1] == first["messages"][-1].text
     assert replay.divergence is None
+
+
+def test_after_a_divergence_the_agents_own_model_takes_over():
+    """A replay with no fallback of its own: the call that diverges, and every later one, go to
+    the model the agent would have used (no ``ReplayDivergenceError``)."""
+    script = [
+        AIMessage("", tool_calls=[{"name": "lookup", "args": {"key": "a"}, "id": "c1"}]),
+        "a is 'value of a'",
+    ]
+    recording_model = ScriptedChatModel(script)
+    agent = _agent(recording_model)
+    events: list[EventBase] = []
+    with agent.subscribe(events.append):
+        agent.invoke(
+            {"messages": [HumanMessage("what is a?")]}, {"configurable": {"thread_id": "r"}}
+        )
+    replay = ReplayChatModel.from_events(events)
+    own = ScriptedChatModel(["I answer differently now."])
+    live_agent = _agent(own)
+    seen: list[EventBase] = []
+    with live_agent.subscribe(seen.append):
+        out = live_agent.invoke(
+            {"messages": [HumanMessage("what is b?")]},  # not what was recorded: diverges at once
+            {"configurable": {"thread_id": "r3", "model_override": replay}},
+        )
+    assert out["messages"][-1].text == "I answer differently now."
+    assert len(own.calls) == 1 and replay.divergence is not None and replay.served == 0
+    diverged = [e for e in seen if getattr(e, "action", None) == "replay_diverged"]
+    assert len(diverged) == 1 and diverged[0].detail["fallback"] == own.model_name

@@ -81,6 +81,26 @@ _h.add_edge("review", END)
 hitl = _h.compile(name="hitl")
 
 
+def approve_one(state: Chat) -> dict:
+    answer = interrupt(
+        {
+            "type": "tool_approval",
+            "tool_call_id": "c1",
+            "name": "send_email",
+            "args": {"to": "bob"},
+            "description": "Send the mail to bob?",
+        }
+    )
+    return {"messages": [AIMessage(content=json.dumps(answer, sort_keys=True), id="decision")]}
+
+
+_p = StateGraph(Chat)
+_p.add_node("approve_one", approve_one)
+_p.add_edge(START, "approve_one")
+_p.add_edge("approve_one", END)
+per_call = _p.compile(name="per_call")
+
+
 def ask(state: Count) -> dict:
     value = interrupt({"question": "how many?"})
     return {"n": state["n"] + int(value["more"])}

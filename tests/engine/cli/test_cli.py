@@ -227,6 +227,26 @@ def test_hitl_approve_respond_and_end_of_input(tmp_path):
     assert "the run stays interrupted on thread h3" in out
 
 
+def test_per_call_tool_approval_asks_for_one_decision(tmp_path):
+    session = tmp_path / "pc.stepwise"
+    code, out, _ = run_cli(
+        "run",
+        f"{AGENTS}:per_call",
+        "--input",
+        "go",
+        "--thread",
+        "pc",
+        "--session",
+        str(session),
+        stdin="r\nnot today\n",
+    )
+    assert code == 0
+    assert "Send the mail to bob?\n[a]pprove [e]dit [r]eject re[s]pond > " in out
+    with Session.open(session) as s:
+        decision = json.loads(s.state("pc")["messages"][-1].content)
+    assert decision == {"type": "reject", "message": "not today"}
+
+
 def test_generic_interrupt_asks_for_json(tmp_path):
     session = tmp_path / "g.stepwise"
     code, out, _ = run_cli(
@@ -438,3 +458,13 @@ def test_default_scenario_shows_both_retries_as_attempts(tmp_path):
         and "└ ToolRetryMiddleware attempt 2/2 ✓" in lines
     )
     assert lines[-1] == "└ run retry_todos ✓ done"
+
+
+def test_per_call_allowed_decisions_come_from_the_response_schema():
+    from engine.cli_prompt import _allowed_by_schema
+
+    two = {"oneOf": [{"$ref": "#/$defs/ApproveDecision"}, {"$ref": "#/$defs/RejectDecision"}]}
+    assert _allowed_by_schema(two) == ["approve", "reject"]
+    one = {"properties": {"type": {"const": "respond"}}}
+    assert _allowed_by_schema(one) == ["respond"]
+    assert _allowed_by_schema(None) == ["approve", "edit", "reject", "respond"]

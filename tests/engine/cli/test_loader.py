@@ -165,6 +165,7 @@ def test_list_graphs(tmp_path):
         "agent",
         "counter",
         "hitl",
+        "per_call",
         "asker",
         "broken",
         "slow",

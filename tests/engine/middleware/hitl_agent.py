@@ -58,11 +58,11 @@ def reply(messages: list[BaseMessage], tools: list[dict[str, Any]]) -> AIMessage
     return AIMessage(content="results: " + ", ".join(results))
 
 
-def build(checkpointer: Any) -> Any:
+def build(checkpointer: Any, **options: Any) -> Any:
     model = ScriptedChatModel([reply] * 20, name="scripted")
     return create_agent(
         model,
         [send_email, list_files, delete_file],
-        middleware=[HumanInTheLoopMiddleware(INTERRUPT_ON)],
+        middleware=[HumanInTheLoopMiddleware(INTERRUPT_ON, **options)],
         checkpointer=checkpointer,
     )

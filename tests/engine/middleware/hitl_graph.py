@@ -10,8 +10,7 @@ from typing import Any
 
 from engine.graph import END, START, StateGraph
 from engine.messages import AIMessage, HumanMessage
-from engine.middleware.hitl import HumanInTheLoopMiddleware
-from engine.middleware.types import AgentState
+from engine.middleware.hitl import HumanInTheLoopMiddleware, HumanInTheLoopState
 
 INTERRUPT_ON: dict[str, Any] = {
     "send_email": True,
@@ -37,7 +36,7 @@ def first_turn() -> dict[str, Any]:
 
 def build(checkpointer: Any, interrupt_on: dict[str, Any] | None = None) -> Any:
     mw = HumanInTheLoopMiddleware(interrupt_on or INTERRUPT_ON)
-    g = StateGraph(AgentState)
+    g = StateGraph(HumanInTheLoopState)
     g.add_node("review", lambda state: mw.after_model(state, None))  # type: ignore[arg-type]
     g.add_edge(START, "review")
     g.add_edge("review", END)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import math
+from typing import Any
+
 import pytest
 
 from engine.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
@@ -60,8 +63,8 @@ def test_defaults_and_validation() -> None:
         ClearToolUsesEdit(clear_at_least=-1)
     with pytest.raises(ValueError, match="exclude_tools must be a sequence"):
         ClearToolUsesEdit(exclude_tools="search")
-    with pytest.raises(ValueError, match="token_count_method must be 'approximate'"):
-        ContextEditingMiddleware(token_count_method="model")
+    with pytest.raises(ValueError, match="token_count_method must be 'approximate' or 'model'"):
+        ContextEditingMiddleware(token_count_method="exact")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="apply"):
         ContextEditingMiddleware(edits=[object()])  # type: ignore[list-item]
     assert isinstance(ContextEditingMiddleware().edits[0], ClearToolUsesEdit)
@@ -170,3 +173,44 @@ async def test_async_edits_the_request() -> None:
         await mw.awrap_model_call(model_request(messages=conversation(3)), h.acall)
     assert tool_contents(h.requests[0].messages) == ["[cleared]", "[cleared]", "2"]
     assert actions(events, "context_edit")[0].detail["cleared"] == ["t0", "t1"]
+
+
+def test_token_count_method_model_asks_the_request_model() -> None:
+    class Counting:
+        seen: list[int] = []
+
+        def get_num_tokens_from_messages(self, messages: list[Any], tools: Any) -> int:
+            self.seen.append(len(messages))
+            return 10_000  # always above the trigger
+
+    counting = Counting()
+    mw = ContextEditingMiddleware(
+        [ClearToolUsesEdit(trigger=100, keep=0)], token_count_method="model"
+    )
+    calls = [AIMessage(content="", tool_calls=[{"name": "t", "args": {}, "id": "a"}])]
+    msgs = [HumanMessage(content="q"), *calls, ToolMessage(content="long result", tool_call_id="a")]
+    seen: list[Any] = []
+    mw.wrap_model_call(model_request(model=counting, messages=msgs), lambda r: seen.append(r))
+    assert counting.seen and seen[0].messages[-1].content == "[cleared]"
+
+
+def test_usage_metadata_scaling_calibrates_on_the_reported_total() -> None:
+    def ai(total: int | None, provider: str = "acme") -> AIMessage:
+        usage = {"input_tokens": 0, "output_tokens": 0, "total_tokens": total} if total else None
+        return AIMessage(
+            content="x" * 40, response_metadata={"model_provider": provider}, usage_metadata=usage
+        )
+
+    plain = [HumanMessage(content="y" * 40), ai(None)]
+    base = count_tokens_approximately(plain)
+    assert count_tokens_approximately(plain, use_usage_metadata_scaling=True) == base  # no report
+    big = [HumanMessage(content="y" * 40), ai(1000)]
+    assert count_tokens_approximately(big, use_usage_metadata_scaling=True) == math.ceil(
+        base * 1.25
+    )
+    low = [HumanMessage(content="y" * 40), ai(1)]
+    assert count_tokens_approximately(low, use_usage_metadata_scaling=True) == base  # never < 1.0
+    mixed = [HumanMessage(content="y" * 40), ai(1000), ai(None, provider="other")]
+    assert count_tokens_approximately(mixed, use_usage_metadata_scaling=True) == (
+        count_tokens_approximately(mixed)
+    )

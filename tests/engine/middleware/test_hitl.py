@@ -39,24 +39,27 @@ def decide(monkeypatch: pytest.MonkeyPatch, resume: Any) -> list[Any]:
 
 
 def test_config_normalisation_and_validation() -> None:
-    mw = HumanInTheLoopMiddleware(
-        {"a": True, "b": False, "c": {"allowed_decisions": ["approve"]}, "d": {}}
-    )
-    assert set(mw.interrupt_on) == {"a", "c", "d"}
+    mw = HumanInTheLoopMiddleware({"a": True, "b": False, "c": {"allowed_decisions": ["approve"]}})
+    assert set(mw.interrupt_on) == {"a", "c"}
     assert mw.interrupt_on["a"]["allowed_decisions"] == ["approve", "edit", "reject", "respond"]
-    assert mw.interrupt_on["d"]["allowed_decisions"] == ["approve", "edit", "reject", "respond"]
+    assert mw.interrupt_mode == "batched"
     with pytest.raises(ValueError, match="unknown decision type"):
         HumanInTheLoopMiddleware({"a": {"allowed_decisions": ["maybe"]}})
-    with pytest.raises(ValueError, match="must not be empty"):
-        HumanInTheLoopMiddleware({"a": {"allowed_decisions": []}})
-    with pytest.raises(ValueError, match="must be True, False or a dict"):
-        HumanInTheLoopMiddleware({"a": "yes"})  # type: ignore[dict-item]
+    # a config without decisions would silently switch the gate off: refused, naming the tool
+    for bad in ({}, {"allowed_decisions": []}, {"allowed_decison": ["approve"]}, "yes"):
+        with pytest.raises(ValueError, match="config for tool 'a'"):
+            HumanInTheLoopMiddleware({"a": bad})  # type: ignore[dict-item]
+    with pytest.raises(ValueError, match="must be 'batched' or 'per_call', got 'often'"):
+        HumanInTheLoopMiddleware({"a": True}, interrupt_mode="often")  # type: ignore[arg-type]
 
 
 def test_scenario_21_payload_lists_gated_calls_in_order(monkeypatch: pytest.MonkeyPatch) -> None:
     asked = decide(monkeypatch, {"decisions": [{"type": "approve"}, {"type": "approve"}]})
     mw = HumanInTheLoopMiddleware(hitl_graph.INTERRUPT_ON)
-    assert mw.after_model(hitl_graph.first_turn(), None) is None  # type: ignore[arg-type]
+    state = hitl_graph.first_turn()
+    update = mw.after_model(state, None)  # type: ignore[arg-type]
+    # approvals keep the AIMessage as it is and clear any earlier turn's edits
+    assert update == {"messages": [state["messages"][1]], "hitl_edited_tool_calls": {}}
     assert asked == [
         {
             "action_requests": [
@@ -131,12 +134,11 @@ def test_edit_and_reject(monkeypatch: pytest.MonkeyPatch) -> None:
     assert update is not None
     ai, rejected = update["messages"]
     assert isinstance(ai, AIMessage) and ai.id == hitl_graph.AI_ID
-    assert [(c["name"], c["args"], c["id"]) for c in ai.tool_calls] == [
-        ("send_email", {"to": "alice@example.com", "body": "hi"}, "c-send"),
-        ("list_files", {}, "c-safe"),
-        ("delete_file", {"path": "/tmp/x"}, "c-delete"),
-    ]
-    assert state["messages"][1].tool_calls[0]["args"]["to"] == "bob@example.com"  # not mutated
+    # the model's own call stays in the transcript; the edit waits in state for the tools node
+    assert ai.tool_calls[0]["args"] == {"to": "bob@example.com", "body": "hi"}
+    assert update["hitl_edited_tool_calls"] == {
+        "c-send": {"name": "send_email", "args": {"to": "alice@example.com", "body": "hi"}}
+    }
     assert isinstance(rejected, ToolMessage)
     assert (rejected.tool_call_id, rejected.status, rejected.name) == (
         "c-delete",
@@ -165,7 +167,8 @@ def test_reject_without_message_and_respond(monkeypatch: pytest.MonkeyPatch) -> 
         hitl_graph.first_turn(), None
     )  # type: ignore[arg-type]
     assert update is not None
-    responded, rejected = update["messages"]  # no edit: the AIMessage is left alone
+    ai, responded, rejected = update["messages"]  # no edit: the AIMessage is left alone
+    assert ai is hitl_graph.first_turn()["messages"][1] or ai.id == hitl_graph.AI_ID
     assert (responded.tool_call_id, responded.status, responded.content) == (
         "c-send",
         "success",
@@ -224,10 +227,11 @@ def test_malformed_decisions(monkeypatch: pytest.MonkeyPatch, resume: Any, match
 
 def test_a_bare_decision_list_is_accepted(monkeypatch: pytest.MonkeyPatch) -> None:
     decide(monkeypatch, [{"type": "approve"}, {"type": "approve"}])
-    assert (
-        HumanInTheLoopMiddleware(hitl_graph.INTERRUPT_ON).after_model(hitl_graph.first_turn(), None)
-        is None
-    )  # type: ignore[arg-type]
+    update = HumanInTheLoopMiddleware(hitl_graph.INTERRUPT_ON).after_model(
+        hitl_graph.first_turn(),
+        None,  # type: ignore[arg-type]
+    )
+    assert update is not None and update["hitl_edited_tool_calls"] == {}
 
 
 def test_nothing_to_review(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -272,10 +276,14 @@ def test_interrupt_inspect_and_resume_in_one_process() -> None:
     }
     final = graph.invoke(Command(resume=decisions), cfg())
     msgs = final["messages"]
-    assert [m.id for m in msgs[:2]] == ["h1", hitl_graph.AI_ID]  # edited in place
-    assert msgs[1].tool_calls[0]["args"] == {"to": "carol@example.com"}
+    assert [m.id for m in msgs[:2]] == ["h1", hitl_graph.AI_ID]
+    assert msgs[1].tool_calls[0]["args"] == {"to": "bob@example.com", "body": "hi"}  # the model's
     assert isinstance(msgs[2], ToolMessage) and msgs[2].tool_call_id == "c-delete"
-    assert graph.get_state(cfg()).next == ()
+    after = graph.get_state(cfg())
+    assert after.next == ()
+    assert after.values["hitl_edited_tool_calls"] == {
+        "c-send": {"name": "send_email", "args": {"to": "carol@example.com"}}
+    }
 
 
 async def test_async_interrupt_and_resume() -> None:
@@ -336,6 +344,7 @@ SUBPROCESS_RESUME = textwrap.dedent(
             for m in final["messages"]
         ],
         "next": list(graph.get_state(config).next),
+        "edits": graph.get_state(config).values.get("hitl_edited_tool_calls"),
     }))
     """
 )
@@ -384,8 +393,8 @@ def test_resume_from_sqlite_in_a_new_process(
     msgs = result["messages"]
     assert [m["id"] for m in msgs[:2]] == ["h1", hitl_graph.AI_ID]
     assert [(m["tool_call_id"], m["status"]) for m in msgs[2:]] == expected_tail
-    sent_args = msgs[1]["tool_calls"][0]["args"]
-    if decisions[0]["type"] == "edit":
-        assert sent_args == {"to": "z@x.io"}
+    assert msgs[1]["tool_calls"][0]["args"] == {"to": "bob@example.com", "body": "hi"}
+    if decisions[0]["type"] == "edit":  # the reviewer's call is kept for the tools node
+        assert result["edits"] == {"c-send": {"name": "send_email", "args": {"to": "z@x.io"}}}
     else:
-        assert sent_args == {"to": "bob@example.com", "body": "hi"}
+        assert result["edits"] == {}

@@ -22,6 +22,7 @@ from engine.middleware.builtins import (
     TodoListMiddleware,
     ToolRetryMiddleware,
 )
+from engine.middleware.hitl_edits import DEFAULT_EDIT_NOTICE
 from engine.models import ScriptedChatModel
 from engine.tools import tool
 from tests.engine.middleware import hitl_agent
@@ -67,9 +68,10 @@ def test_scenario_21_edit_and_reject() -> None:
     with agent.subscribe(events.append):
         final = agent.invoke(Command(resume={"decisions": decisions}), cfg())
     msgs = final["messages"]
+    # the transcript keeps the model's call; the reviewer's call is what ran
     assert msgs[1].id == ai_id and msgs[1].tool_calls[0]["args"] == {
-        "to": "alice@example.com",
-        "body": "hello",
+        "to": "bob@example.com",
+        "body": "hi",
     }
     # the reject message comes first, then the executed results (in call order)
     assert shape(msgs)[2:] == [
@@ -79,7 +81,12 @@ def test_scenario_21_edit_and_reject() -> None:
         ("ai", None, None),
     ]
     assert msgs[2].content == "User rejected the tool call for `delete_file` with reason: keep it"
-    assert msgs[3].content == "sent to alice@example.com: hello"
+    assert msgs[3].content.endswith("\n\nTool response:\nsent to alice@example.com: hello")
+    assert msgs[3].content.startswith(DEFAULT_EDIT_NOTICE)
+    assert (
+        'Executed instead: send_email with arguments {"to": "alice@example.com", "body": "hello"}.'
+        in msgs[3].content
+    )
     assert [a.detail["decision"] for a in actions(events, "hitl_decision")] == ["edit", "reject"]
     assert agent.get_state(cfg()).next == ()
 
@@ -219,9 +226,10 @@ def test_resume_every_decision_from_sqlite_in_a_new_process(tmp_path: Path) -> N
     }
     assert tools["approve"]["c-send"] == ("success", "sent to bob@example.com: hi")
     assert tools["approve"]["c-delete"] == ("success", "deleted /tmp/x")
-    assert tools["edit"]["c-send"] == ("success", "sent to z@x.io: yo")
+    status, content = tools["edit"]["c-send"]
+    assert status == "success" and content.endswith("Tool response:\nsent to z@x.io: yo")
     edited_ai = report["edit"]["messages"][1]
-    assert edited_ai["tool_calls"][0]["args"] == {"to": "z@x.io", "body": "yo"}
+    assert edited_ai["tool_calls"][0]["args"] == {"to": "bob@example.com", "body": "hi"}
     assert tools["reject"]["c-send"] == (
         "error",
         "User rejected the tool call for `send_email` with reason: no mail",
@@ -313,3 +321,81 @@ async def test_composition_reject_skips_the_tool_and_its_retries() -> None:
     )
     assert final["messages"][-1].text == "all done"
     assert flaky == {"a.txt": 5}  # never run, so never retried
+
+
+def _edit_then_approve(agent: Any, thread: str, edited: dict[str, Any]) -> dict[str, Any]:
+    agent.invoke({"messages": [HumanMessage(content=hitl_agent.REQUEST)]}, cfg(thread))
+    decisions = [{"type": "edit", "edited_action": edited}, {"type": "approve"}]
+    return agent.invoke(Command(resume={"decisions": decisions}), cfg(thread))
+
+
+def test_an_edit_may_redirect_the_call_to_another_tool() -> None:
+    agent = hitl_agent.build(InMemorySaver())
+    final = _edit_then_approve(agent, "redirect", {"name": "delete_file", "args": {"path": "/y"}})
+    msgs = final["messages"]
+    assert msgs[1].tool_calls[0]["name"] == "send_email"  # the model's call, as it asked
+    sent = next(m for m in msgs if isinstance(m, ToolMessage) and m.tool_call_id == "c-send")
+    assert sent.content.endswith("deleted /y")
+    assert "Executed instead: delete_file" in sent.content
+
+
+def test_an_edit_to_an_unknown_tool_fails_loudly() -> None:
+    agent = hitl_agent.build(InMemorySaver())
+    with pytest.raises(ValueError, match="'nope', which is not an available tool"):
+        _edit_then_approve(agent, "unknown", {"name": "nope", "args": {}})
+
+
+def test_edit_notice_can_be_changed_or_switched_off() -> None:
+    custom = hitl_agent.build(InMemorySaver(), edit_notice="Changed by ops.")
+    final = _edit_then_approve(
+        custom, "n1", {"name": "send_email", "args": {"to": "q", "body": "b"}}
+    )
+    sent = next(m for m in final["messages"] if getattr(m, "tool_call_id", None) == "c-send")
+    assert sent.content == (
+        'Changed by ops. Executed instead: send_email with arguments {"to": "q", "body": "b"}.'
+        "\n\nTool response:\nsent to q: b"
+    )
+    silent = hitl_agent.build(InMemorySaver(), edit_notice=None)
+    final = _edit_then_approve(
+        silent, "n2", {"name": "send_email", "args": {"to": "q", "body": "b"}}
+    )
+    sent = next(m for m in final["messages"] if getattr(m, "tool_call_id", None) == "c-send")
+    assert sent.content == "sent to q: b"
+
+
+def test_rewrite_edited_calls_option_edits_the_transcript_instead() -> None:
+    """Stepwise's option: the edited call replaces the model's call in its AIMessage."""
+    agent = hitl_agent.build(InMemorySaver(), rewrite_edited_calls=True)
+    final = _edit_then_approve(
+        agent, "rw", {"name": "send_email", "args": {"to": "q", "body": "b"}}
+    )
+    msgs = final["messages"]
+    assert msgs[1].tool_calls[0]["args"] == {"to": "q", "body": "b"}
+    sent = next(m for m in msgs if getattr(m, "tool_call_id", None) == "c-send")
+    assert sent.content == "sent to q: b"  # the transcript already shows what ran: no notice
+
+
+def test_return_direct_follows_the_tool_that_ran_after_an_edit() -> None:
+    @tool(return_direct=True)
+    def final_answer(text: str) -> str:
+        """Answer and stop."""
+        return f"final: {text}"
+
+    @tool
+    def note(text: str) -> str:
+        """Take a note."""
+        return f"noted: {text}"
+
+    call = {"name": "note", "args": {"text": "a"}, "id": "n1"}
+    model = ScriptedChatModel([AIMessage(content="", tool_calls=[call]), "more"] * 2)
+    agent = create_agent(
+        model,
+        [final_answer, note],
+        middleware=[HumanInTheLoopMiddleware({"note": True})],
+        checkpointer=InMemorySaver(),
+    )
+    agent.invoke({"messages": [HumanMessage(content="go")]}, cfg("rd"))
+    edit = {"type": "edit", "edited_action": {"name": "final_answer", "args": {"text": "b"}}}
+    final = agent.invoke(Command(resume={"decisions": [edit]}), cfg("rd"))
+    assert isinstance(final["messages"][-1], ToolMessage)  # ended on the return_direct tool
+    assert final["messages"][-1].content.endswith("final: b")

@@ -29,7 +29,11 @@ FAST = {"initial_delay": 0.001, "jitter": False}
 def test_defaults() -> None:
     mw = ModelRetryMiddleware()
     cfg = mw.config
-    assert (cfg.max_retries, cfg.retry_on, cfg.on_failure) == (2, (Exception,), "continue")
+    assert (cfg.max_retries, cfg.retry_on, cfg.on_failure) == (
+        2,
+        retry_policy.default_retry_on,
+        "continue",
+    )
     assert (cfg.backoff_factor, cfg.initial_delay, cfg.max_delay, cfg.jitter) == (
         2.0,
         1.0,
@@ -133,6 +137,19 @@ def test_predicate_retry_on() -> None:
     assert mw.wrap_model_call(model_request(), Flaky([RuntimeError("HTTP 429")], ai_answer("ok")))
     with pytest.raises(RuntimeError, match="500"):
         mw.wrap_model_call(model_request(), Flaky([RuntimeError("HTTP 500")], ai_answer()))
+
+
+def test_by_default_errors_marked_permanent_are_not_retried() -> None:
+    class Denied(Exception):
+        is_retryable = False
+
+    handler = Flaky([Denied("bad key")], ai_answer())
+    with pytest.raises(Denied):
+        ModelRetryMiddleware(**FAST).wrap_model_call(model_request(), handler)
+    assert len(handler.requests) == 1
+    again = Flaky([RuntimeError("blip")], ai_answer("ok"))
+    assert ModelRetryMiddleware(**FAST).wrap_model_call(model_request(), again)
+    assert len(again.requests) == 2
 
 
 def test_the_same_request_is_sent_on_every_attempt() -> None:

@@ -15,6 +15,7 @@ from engine.messages import (
     ToolMessage,
     add_messages,
 )
+from engine.middleware import retry_policy
 from engine.middleware.summarization import SUMMARY_PREFIX, SummarizationMiddleware
 from engine.models import ModelProfile, ScriptedChatModel
 from tests.engine.middleware.helpers import actions, captured_events
@@ -41,14 +42,14 @@ def test_validation_texts() -> None:
     assert str(info.value) == "trigger thresholds must be greater than 0, got 0."
     with pytest.raises(ValueError) as info:
         SummarizationMiddleware(model, keep=("messages", -1))
-    assert str(info.value) == "keep values must be non-negative, got -1."
+    assert str(info.value) == "keep thresholds must be greater than 0, got -1."
     with pytest.raises(ValueError) as info:
         SummarizationMiddleware(model, trigger=("fraction", 1.5))
     assert str(info.value) == "Fractional trigger values must be between 0 and 1, got 1.5."
     with pytest.raises(ValueError) as info:
         SummarizationMiddleware(model, trigger=("turns", 3))  # type: ignore[arg-type]
     assert str(info.value) == "Unsupported context size type turns for trigger."
-    with pytest.raises(ValueError, match=r"profile\.max_input_tokens"):
+    with pytest.raises(ValueError, match="Model profile information is required"):
         SummarizationMiddleware(model, trigger=("fraction", 0.5))
     with pytest.raises(ValueError, match="placeholder"):
         SummarizationMiddleware(model, summary_prompt="no slot")
@@ -136,15 +137,58 @@ def test_cutoff_never_separates_a_tool_result_from_its_call() -> None:
     assert only_pair.before_model({"messages": msgs[1:4]}, None) is None  # type: ignore[arg-type]
 
 
-def test_a_failed_summary_keeps_the_history() -> None:
-    mw = summarizer(
-        RuntimeError("summary model down"), trigger=("messages", 3), keep=("messages", 1)
-    )
-    with captured_events() as events:
-        assert mw.before_model({"messages": chat(5)}, None) is None  # type: ignore[arg-type]
+@pytest.fixture
+def no_sleep(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    slept: list[float] = []
+    monkeypatch.setattr(retry_policy, "sleep_sync", slept.append)
+    return slept
+
+
+def test_a_failed_summary_is_retried_then_raises(no_sleep: list[float]) -> None:
+    down = RuntimeError("summary model down")
+    mw = summarizer(down, down, down, trigger=("messages", 3), keep=("messages", 1))
+    history = chat(5)
+    with captured_events() as events, pytest.raises(RuntimeError, match="summary model down"):
+        mw.before_model({"messages": history}, None)  # type: ignore[arg-type]
+    assert len(no_sleep) == 2  # three attempts in all
     (failed,) = actions(events, "summarization_failed")
     assert failed.detail["error"]["message"] == "summary model down"
     assert not actions(events, "summarized")
+    assert [m.id for m in history] == [f"m{i}" for i in range(5)]
+
+
+def test_a_transient_failure_is_retried(no_sleep: list[float]) -> None:
+    mw = summarizer(
+        RuntimeError("blip"), "the summary", trigger=("messages", 3), keep=("messages", 1)
+    )
+    update = mw.before_model({"messages": chat(5)}, None)  # type: ignore[arg-type]
+    assert update is not None and update["messages"][1].text.endswith("the summary")
+    assert len(no_sleep) == 1
+
+
+def test_a_permanent_failure_is_not_retried(no_sleep: list[float]) -> None:
+    class Denied(Exception):
+        is_retryable = False
+
+    mw = summarizer(Denied("bad key"), trigger=("messages", 3), keep=("messages", 1))
+    with pytest.raises(Denied):
+        mw.before_model({"messages": chat(5)}, None)  # type: ignore[arg-type]
+    assert no_sleep == []
+
+
+def test_keep_history_on_failure_option_goes_on_without_a_summary(no_sleep: list[float]) -> None:
+    down = RuntimeError("summary model down")
+    mw = summarizer(
+        down,
+        down,
+        down,
+        trigger=("messages", 3),
+        keep=("messages", 1),
+        keep_history_on_failure=True,
+    )
+    with captured_events() as events:
+        assert mw.before_model({"messages": chat(5)}, None) is None  # type: ignore[arg-type]
+    assert actions(events, "summarization_failed")
 
 
 def test_long_histories_are_trimmed_before_summarizing() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -118,9 +119,16 @@ def test_max_tools_keeps_the_first_choices_and_always_include_is_extra() -> None
     assert "- search:" not in prompt  # always-included tools are not offered for selection
 
 
-def test_invalid_names_are_asked_again_then_raise() -> None:
+def test_invalid_names_raise_at_once() -> None:
     sel = selecting('{"tools": ["teleport"]}', '{"tools": ["weather"]}')
-    mw = LLMToolSelectorMiddleware(sel)
+    with pytest.raises(ValueError, match=r"^Model selected invalid tools: \['teleport'\]$"):
+        LLMToolSelectorMiddleware(sel).wrap_model_call(request(), Flaky([], ai_answer()))
+    assert len(sel.calls) == 1
+
+
+def test_retry_invalid_names_option_asks_again_then_raises() -> None:
+    sel = selecting('{"tools": ["teleport"]}', '{"tools": ["weather"]}')
+    mw = LLMToolSelectorMiddleware(sel, retry_invalid_names=True)
     h = Flaky([], ai_answer())
     with captured_events() as events:
         mw.wrap_model_call(request(), h)
@@ -133,18 +141,42 @@ def test_invalid_names_are_asked_again_then_raise() -> None:
 
     always_wrong = selecting('{"tools": ["teleport", "weather"]}', '{"tools": ["fly"]}')
     with pytest.raises(ValueError) as info:
-        LLMToolSelectorMiddleware(always_wrong).wrap_model_call(request(), h)
+        LLMToolSelectorMiddleware(always_wrong, retry_invalid_names=True).wrap_model_call(
+            request(), h
+        )
     assert str(info.value) == "Model selected invalid tools: ['fly']"
     no_retry = selecting('{"tools": ["teleport"]}')
     with pytest.raises(ValueError, match=r"^Model selected invalid tools: \['teleport'\]$"):
-        LLMToolSelectorMiddleware(no_retry, max_retries=0).wrap_model_call(request(), h)
+        LLMToolSelectorMiddleware(
+            no_retry, max_retries=0, retry_invalid_names=True
+        ).wrap_model_call(request(), h)
 
 
 def test_unparseable_answer() -> None:
-    with pytest.raises(ValueError, match="Tool selection failed"):
+    with pytest.raises(ValueError, match=r"malformed answer after 1 retries.*'still prose'"):
         LLMToolSelectorMiddleware(selecting("I'd pick weather", "still prose")).wrap_model_call(
             request(), Flaky([], ai_answer())
         )
+
+
+@pytest.mark.parametrize(
+    ("fallback", "expected"),
+    [
+        ("none", []),
+        ("all", ["search", "weather", "calculator", "send_email"]),
+        (["search"], ["search"]),
+        (lambda answer: ["send_email"] if answer == "prose" else [], ["send_email"]),
+    ],
+)
+def test_on_parsing_failure_chooses_the_tools(fallback: Any, expected: list[str]) -> None:
+    h = Flaky([], ai_answer())
+    mw = LLMToolSelectorMiddleware(
+        selecting("prose", "prose"), max_tools=1, on_parsing_failure=fallback
+    )
+    with captured_events() as events:
+        mw.wrap_model_call(request(), h)
+    assert sorted(names(h.requests[0].tools)) == sorted(expected)  # "all" is not capped
+    assert actions(events, "tool_selection_fallback")
 
 
 def test_tool_call_answers_and_model_errors() -> None:
@@ -195,7 +227,7 @@ def test_agent_model_is_used_when_none_given_and_profile_decides_the_format() ->
 
 
 async def test_async_selection() -> None:
-    sel = selecting('{"tools": ["teleport"]}', '{"tools": ["send_email", "search"]}')
+    sel = selecting("not json", '{"tools": ["send_email", "search"]}')
     h = Flaky([], ai_answer())
     with captured_events() as events:
         await LLMToolSelectorMiddleware(sel).awrap_model_call(request(), h.acall)

@@ -1,0 +1,245 @@
+"""langchain_core chat models and tools, usable wherever the engine takes its own.
+
+Imported only when such an object shows up (``engine.interop.is_langchain``): needs
+``pip install 'stepwise[langchain]'`` (langchain-core).
+
+- ``LangChainChatModel(lc_model)``: our ``ChatModel`` over any langchain_core
+  ``BaseChatModel`` (ChatOpenAI, ChatAnthropic, ChatOllama, Bedrock, Gemini, the fakes...).
+  Messages cross both ways; tools are bound with ``bind_tools`` (with ``tool_choice``); model
+  settings and ``response_format`` with ``bind``; the reply streams as chunks (so the studio
+  shows tokens) and keeps its usage.  Provider errors become the engine's error types
+  (``ModelTimeoutError``, ``RateLimitError`` with ``retry_after``, ``ModelConnectionError``,
+  ``ServerError``, ``ModelAPIError``; the original is the ``__cause__``) so ``retry_on`` works.
+- ``LangChainTool(lc_tool)``: our ``BaseTool`` over a langchain_core ``BaseTool`` (``@tool``,
+  ``StructuredTool``, toolkits): its model-facing schema, ``return_direct``,
+  ``response_format="content_and_artifact"``, ``handle_tool_error``, and injected arguments
+  (``InjectedToolCallId``, ``InjectedState``, ``InjectedStore``).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator, Mapping
+from typing import Any, get_args, get_origin
+
+from pydantic import ValidationError
+
+from engine.interop.langchain_messages import message_from_langchain, message_to_langchain
+from engine.messages import AIMessage, AIMessageChunk, BaseMessage, ToolMessage
+from engine.models.base import BaseChatModel, ChatRequest, ModelProfile
+from engine.models.errors import (
+    ChatModelError,
+    ModelAPIError,
+    ModelConnectionError,
+    ModelResponseError,
+    ModelTimeoutError,
+    RateLimitError,
+    ServerError,
+)
+from engine.tools import BaseTool, Injection, ToolArgsValidationError
+
+__all__ = ["LangChainChatModel", "LangChainTool", "map_error", "to_langchain"]
+
+_CALL_ID = "__stepwise_tool_call_id__"
+"""The private injection through which a wrapped tool learns its call id."""
+
+
+def to_langchain(value: Any) -> Any:
+    if isinstance(value, BaseMessage):
+        return message_to_langchain(value)
+    return [message_to_langchain(m) for m in value]
+
+
+def model_name_of(lc_model: Any) -> str:
+    for attr in ("model_name", "model", "model_id", "deployment_name"):
+        value = getattr(lc_model, attr, None)
+        if isinstance(value, str) and value:
+            return value
+    return type(lc_model).__name__
+
+
+# -- errors --------------------------------------------------------------------------------------
+
+
+def _status(exc: BaseException) -> int | None:
+    for holder in (exc, getattr(exc, "response", None)):
+        code = getattr(holder, "status_code", None) or getattr(holder, "status", None)
+        if isinstance(code, int):
+            return code
+    return None
+
+
+def _retry_after(exc: BaseException) -> float | None:
+    headers = getattr(getattr(exc, "response", None), "headers", None)
+    value = headers.get("retry-after") if isinstance(headers, Mapping) else None
+    try:
+        return float(value) if value is not None else None
+    except (TypeError, ValueError):
+        return None
+
+
+def map_error(exc: BaseException, model: str) -> BaseException:
+    """A provider's exception as the engine's error type (``exc`` itself when none fits)."""
+    if isinstance(exc, ChatModelError):
+        return exc
+    name = type(exc).__name__
+    text = f"{model}: {name}: {exc}"
+    status = _status(exc)
+    if isinstance(exc, TimeoutError) or "Timeout" in name:
+        return ModelTimeoutError(text)
+    if "RateLimit" in name or status == 429:
+        return RateLimitError(text, status_code=429, retry_after=_retry_after(exc))
+    if isinstance(exc, ConnectionError) or "Connection" in name:
+        return ModelConnectionError(text)
+    if status is not None and status >= 500:
+        return ServerError(text, status_code=status)
+    if status is not None and status >= 400:
+        return ModelAPIError(text, status_code=status)
+    return exc
+
+
+# -- models --------------------------------------------------------------------------------------
+
+
+class LangChainChatModel(BaseChatModel):
+    """Our chat model over a langchain_core ``BaseChatModel`` (see the module docstring)."""
+
+    def __init__(self, lc_model: Any) -> None:
+        # structured output goes through the tool strategy: every tool-calling model has it
+        super().__init__(model_name_of(lc_model), profile=ModelProfile(structured_output=False))
+        self.lc_model = lc_model
+
+    def __repr__(self) -> str:
+        return f"LangChainChatModel({type(self.lc_model).__name__}, model_name={self.model_name!r})"
+
+    def _bound(self, request: ChatRequest) -> Any:
+        runnable = self.lc_model
+        if request.tools:
+            tools = [{"type": "function", "function": t} for t in request.tools]
+            choice = {"tool_choice": request.tool_choice} if request.tool_choice else {}
+            try:
+                runnable = runnable.bind_tools(tools, **choice)
+            except NotImplementedError:
+                raise TypeError(
+                    f"{type(self.lc_model).__name__} cannot call tools (its bind_tools is not "
+                    "implemented); give the agent a model that supports tool calling"
+                ) from None
+        settings = dict(request.settings)
+        if request.response_format is not None:
+            settings["response_format"] = request.response_format
+        return runnable.bind(**settings) if settings else runnable
+
+    async def _astream(self, request: ChatRequest) -> AsyncIterator[AIMessage]:
+        runnable = self._bound(request)
+        messages = [message_to_langchain(m) for m in request.messages]
+        total: Any = None
+        try:
+            async for piece in runnable.astream(messages):
+                total = piece if total is None else total + piece
+                ours = message_from_langchain(piece)
+                if isinstance(ours, AIMessageChunk):
+                    yield ours
+        except Exception as exc:
+            mapped = map_error(exc, self.model_name)
+            if mapped is exc:
+                raise
+            raise mapped from exc
+        if total is None:
+            raise ModelResponseError(f"{self.model_name}: the model returned nothing")
+        final = message_from_langchain(total)
+        if isinstance(final, AIMessageChunk):
+            final = final.to_message()
+        if not isinstance(final, AIMessage):
+            raise ModelResponseError(f"{self.model_name}: expected an AI message, got {final.type}")
+        yield final
+
+
+# -- tools ---------------------------------------------------------------------------------------
+
+
+def _marker_kind(annotation: Any) -> Injection | None:
+    """Which of our injections a langchain injected-argument annotation asks for."""
+    metas = get_args(annotation)[1:] if get_origin(annotation) is not None else ()
+    candidates = [annotation, *metas, *(get_args(annotation)[:1])]
+    for item in candidates:
+        cls = item if isinstance(item, type) else type(item)
+        names = {c.__name__ for c in getattr(cls, "__mro__", (cls,))}
+        if "InjectedToolCallId" in names:
+            return Injection("tool_call_id")
+        if "InjectedState" in names:
+            field = getattr(item, "field", None) if not isinstance(item, type) else None
+            return Injection("state", field if isinstance(field, str) else None)
+        if "InjectedStore" in names:
+            return Injection("store")
+        if "ToolRuntime" in names:
+            return Injection("runtime")
+    return None
+
+
+def _injections(lc_tool: Any) -> dict[str, Injection]:
+    """The tool's injected parameters: in its input schema, hidden from the model."""
+    try:
+        full = lc_tool.get_input_schema().model_fields
+        shown = getattr(lc_tool.tool_call_schema, "model_fields", None)
+    except Exception:
+        return {}
+    if shown is None:
+        return {}
+    out: dict[str, Injection] = {}
+    for name, info in full.items():
+        if name in shown:
+            continue
+        annotation = info.annotation
+        for meta in info.metadata:
+            annotation = meta if _marker_kind(meta) else annotation
+        kind = _marker_kind(annotation)
+        if kind is not None:
+            out[name] = kind
+    return out
+
+
+def _parameters(lc_tool: Any) -> dict[str, Any]:
+    from langchain_core.utils.function_calling import convert_to_openai_tool
+
+    spec = convert_to_openai_tool(lc_tool)["function"]
+    return dict(spec.get("parameters") or {"type": "object", "properties": {}})
+
+
+class LangChainTool(BaseTool):
+    """Our tool over a langchain_core ``BaseTool`` (see the module docstring)."""
+
+    def __init__(self, lc_tool: Any) -> None:
+        self.lc_tool = lc_tool
+        self.injected = {**_injections(lc_tool), _CALL_ID: Injection("tool_call_id")}
+        fmt = getattr(lc_tool, "response_format", "content")
+        super().__init__(
+            name=lc_tool.name,
+            description=lc_tool.description or "",
+            args_schema=_parameters(lc_tool),
+            return_direct=bool(getattr(lc_tool, "return_direct", False)),
+            response_format=fmt if fmt in ("content", "content_and_artifact") else "content",
+        )
+
+    @property
+    def is_async(self) -> bool:
+        return True
+
+    async def arun(self, args: dict[str, Any], **injected: Any) -> Any:
+        call_id = injected.pop(_CALL_ID, None) or f"call_{uuid.uuid4().hex[:12]}"
+        call = {"type": "tool_call", "name": self.name, "args": {**args, **injected}, "id": call_id}
+        try:
+            out = await self.lc_tool.ainvoke(call)
+        except ValidationError as exc:  # the model's arguments do not fit the tool's schema
+            errors = [
+                (".".join(str(x) for x in e["loc"]) or "args", e["msg"]) for e in exc.errors()
+            ]
+            raise ToolArgsValidationError(self.name, args, errors) from None
+        if is_message(out):
+            message = message_from_langchain(out)
+            if isinstance(message, ToolMessage):
+                return message
+        return out
+
+
+def is_message(obj: Any) -> bool:
+    return any(cls.__name__ == "BaseMessage" for cls in type(obj).__mro__)

@@ -1,0 +1,59 @@
+"""langchain_core messages <-> ours, both ways.
+
+Our message classes mirror langchain_core's fields (content, id, name, tool_calls,
+invalid_tool_calls, usage_metadata, tool_call_id, status, artifact, additional_kwargs,
+response_metadata), so a message crosses as its field dict.  Reading a langchain_core message
+needs no import of langchain_core (it is already an object); writing one does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.messages import BaseMessage, message_from_dict, message_to_dict
+
+__all__ = ["message_from_langchain", "message_to_langchain"]
+
+_TYPES = ("human", "ai", "system", "tool", "remove", "AIMessageChunk")
+
+
+def message_from_langchain(msg: Any) -> BaseMessage:
+    """A langchain_core message as ours (a ``ChatMessage`` with role user/assistant maps to
+    human/ai; a ``FunctionMessage`` has no counterpart)."""
+    data = msg.model_dump() if hasattr(msg, "model_dump") else dict(msg)
+    kind = data.get("type")
+    if kind == "chat":  # ChatMessage(role=...)
+        role = data.pop("role", "user")
+        kind = {"user": "human", "assistant": "ai", "system": "system"}.get(role, "human")
+        data["type"] = kind
+    if kind == "HumanMessageChunk" or kind == "SystemMessageChunk":
+        data["type"] = kind.removesuffix("MessageChunk").lower()
+    if data.get("type") not in _TYPES:
+        raise TypeError(f"Cannot use a langchain {type(msg).__name__} here (type {kind!r})")
+    if data.get("type") == "tool" and data.get("status") not in ("success", "error"):
+        data["status"] = "success"
+    return message_from_dict(data)
+
+
+def _classes() -> dict[str, Any]:
+    from langchain_core import messages as lc
+
+    return {
+        "human": lc.HumanMessage,
+        "ai": lc.AIMessage,
+        "system": lc.SystemMessage,
+        "tool": lc.ToolMessage,
+        "remove": lc.RemoveMessage,
+        "AIMessageChunk": lc.AIMessageChunk,
+    }
+
+
+def message_to_langchain(msg: BaseMessage) -> Any:
+    data = message_to_dict(msg)
+    kind = data.pop("type")
+    cls = _classes()[kind]
+    fields = getattr(cls, "model_fields", {})
+    known = {k: v for k, v in data.items() if k in fields and v is not None}
+    if kind == "AIMessageChunk":
+        known.pop("tool_calls", None)  # a chunk derives its calls from tool_call_chunks
+    return cls(**known)
