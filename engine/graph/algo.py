@@ -33,6 +33,10 @@ TASKS = "__pregel_tasks"
 SPECIAL_WRITES = frozenset({ERROR, INTERRUPT, RESUME, NO_WRITES})
 
 
+def _is_internal_channel(key: str) -> bool:
+    return key in (START, TASKS) or key.startswith(("branch:to:", "join:"))
+
+
 def trigger_channel(node: str) -> str:
     return f"branch:to:{node}"
 
@@ -249,7 +253,8 @@ async def compute_writes(
 ) -> list[tuple[str, Any]]:
     """State writes, control writes, static edges and conditional edges of one finished task."""
     node = task.node
-    state_keys = spec.channels.keys()
+    # the state's keys, plus keys that only some node's input schema declares
+    state_keys = set(spec.channels) | {k for k in channels if not _is_internal_channel(k)}
     writes: list[tuple[str, Any]] = []
     commands: list[Command] = []
     if node.name == START:
@@ -259,7 +264,7 @@ async def compute_writes(
     elif isinstance(output, ChannelWrites):  # a low-level Pregel node's own writes
         writes = list(output)
     else:
-        writes, commands = updates_from_output(output, set(state_keys))
+        writes, commands = updates_from_output(output, state_keys)
     for cmd in commands:
         to: list[str] = []
         sends: list[Send] = []
