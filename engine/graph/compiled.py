@@ -344,7 +344,12 @@ class CompiledStateGraph(StateAPI):
         """``ainvoke`` each input concurrently (one config for all, or one per input)."""
         if not inputs:
             return []
-        configs = list(config) if isinstance(config, list | tuple) else [config or {}] * len(inputs)
+        configs: list[dict[str, Any]]
+        if isinstance(config, list | tuple):
+            configs = list(config)
+        else:
+            one: dict[str, Any] = config if isinstance(config, dict) else {}
+            configs = [one] * len(inputs)
         if len(configs) != len(inputs):
             raise ValueError("batch: give one config, or exactly one per input")
         runs = [self.ainvoke(i, c, **kwargs) for i, c in zip(inputs, configs, strict=True)]
