@@ -262,7 +262,7 @@ async def ask_resume(console: Console, interrupts: list[EventBase]) -> Any:
         value = d.get("value")
         if isinstance(value, dict) and is_hitl_request(value):
             answer = await _ask_hitl(console, value)
-        elif is_tool_approval(value):
+        elif isinstance(value, dict) and is_tool_approval(value):
             allowed = _allowed_by_schema(d.get("response_schema"))
             answer = await _ask_decision(console, value, allowed)
         else:
