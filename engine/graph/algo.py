@@ -293,7 +293,9 @@ async def compute_writes(
     if node.branches:
         fresh = _fresh_state(channels, writes, spec)
         for branch in node.branches:
-            result = _call_branch(branch, fresh, config)
+            own = _branch_spec(branch, spec)
+            state = fresh if own is None else _fresh_state(channels, writes, own)
+            result = _call_branch(branch, state, config)
             if inspect.isawaitable(result):
                 result = await result
             dests = branch.resolve(result)
@@ -323,6 +325,26 @@ async def compute_writes(
                 )
             )
     return writes
+
+
+_BRANCH_SPECS: dict[Any, StateSpec | None] = {}
+
+
+def _branch_spec(branch: Branch, graph_spec: StateSpec) -> StateSpec | None:
+    """The spec of a routing function that annotates its state with its own schema."""
+    key = (branch.path, graph_spec.schema)
+    try:
+        return _BRANCH_SPECS[key]
+    except KeyError:
+        pass
+    except TypeError:  # an unhashable callable: no caching, no own schema
+        return None
+    from engine.graph.builder import _first_param_schema
+
+    schema = _first_param_schema(branch.path, graph_spec.schema)
+    own = None if schema is None or schema is graph_spec.schema else StateSpec(schema)
+    _BRANCH_SPECS[key] = own
+    return own
 
 
 def _fresh_state(

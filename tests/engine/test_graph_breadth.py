@@ -295,3 +295,36 @@ def test_model_called_in_a_node_streams_its_tokens() -> None:
     assert "".join(m.text for m, _ in chunks if isinstance(m, AIMessageChunk)) == (
         "hello there friend"
     )
+
+
+# -- private channels: node input schemas and routers with their own schema ----------------
+
+
+class Public(TypedDict):
+    count: Annotated[int, operator.add]
+
+
+class Secret(TypedDict):
+    token: str
+
+
+def test_private_keys_flow_to_nodes_and_routers_that_declare_them() -> None:
+    seen: list[Any] = []
+
+    def issue(state: Public) -> dict[str, Any]:
+        return {"count": 1, "token": "t-1"}
+
+    def route(state: Secret) -> str:
+        seen.append(dict(state))
+        return "use"
+
+    def use(state: Secret) -> dict[str, Any]:
+        return {"count": 10 if state["token"] == "t-1" else 0}
+
+    g = StateGraph(Public)
+    g.add_node("issue", issue)
+    g.add_node("use", use)
+    g.add_edge(START, "issue")
+    g.add_conditional_edges("issue", route, ["use", END])
+    assert g.compile().invoke({"count": 0}) == {"count": 11}
+    assert seen == [{"token": "t-1"}]
