@@ -306,8 +306,10 @@ class PregelLoop(LoopInput, LoopStreaming):
                 next=next_names,
                 writer_nodes=writer_nodes or [],
             )
-        if self.run.stream is not None and (
-            "checkpoints" in self.run.stream_modes or "debug" in self.run.stream_modes
+        if (
+            self.run.stream is not None
+            and saver is not None
+            and ("checkpoints" in self.run.stream_modes or "debug" in self.run.stream_modes)
         ):
             self._push(
                 "checkpoints",

@@ -19,6 +19,22 @@ if TYPE_CHECKING:
 __all__ = ["LoopStreaming"]
 
 
+def _result_of(writes: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A task's writes as LangGraph's ``tasks`` stream shows them: ``{channel: value}``, and
+    ``{channel: {"$writes": [...]}}`` for a channel written more than once."""
+    out: dict[str, Any] = {}
+    multi: set[str] = set()
+    for c, v in writes:
+        if c not in out:
+            out[c] = v
+        elif c in multi:
+            out[c]["$writes"].append(v)
+        else:
+            out[c] = {"$writes": [out[c], v]}
+            multi.add(c)
+    return out
+
+
 class LoopStreaming:
     """Mixin of ``PregelLoop``: ``values``/``updates``/``tasks``/``checkpoints``/``debug``/
     ``messages`` chunks, pushed only when someone streams that mode."""
@@ -67,7 +83,7 @@ class LoopStreaming:
                     "id": task.id,
                     "name": task.name,
                     "input": task.input,
-                    "triggers": list(task.triggers),
+                    "triggers": tuple(task.triggers),
                 },
             )
 
@@ -97,7 +113,9 @@ class LoopStreaming:
                 "id": task.id,
                 "name": task.name,
                 "error": error,
-                "result": [(c, v) for c, v in task.writes if c in self.graph.spec.channels],
+                "result": _result_of(
+                    [(c, v) for c, v in task.writes if c in self.graph.spec.channels]
+                ),
                 "interrupts": [{"value": i.value, "id": i.id} for i in interrupts],
             },
         )
