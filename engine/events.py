@@ -199,6 +199,9 @@ class WrapperFinished(EventBase):
     """How many times this layer called its handler (0 = short-circuit, >1 = retried)."""
     error: ErrorInfo | None = None
     duration_ms: float = 0.0
+    state_update: JSON | None = None
+    """The state update a ``wrap_model_call`` layer returned with its response
+    (``ExtendedModelResponse``), applied after the model node's own update."""
 
 
 class AttemptStarted(EventBase):
@@ -238,7 +241,9 @@ class MiddlewareAction(EventBase):
     middleware: str
     action: str
     """e.g. ``context_edit``, ``hitl_decision``, ``limit_exceeded``, ``fallback_switch``,
-    ``summarized``, ``tools_selected``, ``prompt_cache_key``, ``retry_exhausted``."""
+    ``summarized``, ``tools_selected``, ``prompt_cache_key``, ``retry_exhausted``,
+    ``pii_redacted`` / ``pii_blocked`` (spans and counts, never the values), ``tool_emulated``,
+    ``tool_error_handled``, ``file_search``."""
     detail: dict[str, JSON] = Field(default_factory=dict)
 
 

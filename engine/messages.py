@@ -29,6 +29,7 @@ __all__ = [
     "MessagesState",
     "RemoveMessage",
     "SystemMessage",
+    "TextContentBlock",
     "ToolCall",
     "ToolCallChunk",
     "ToolMessage",
@@ -42,6 +43,37 @@ __all__ = [
 REMOVE_ALL_MESSAGES = "__remove_all__"
 
 Content: TypeAlias = str | list[str | dict[str, Any]]
+
+KNOWN_BLOCK_TYPES = frozenset(
+    {
+        "text",
+        "reasoning",
+        "refusal",
+        "tool_call",
+        "invalid_tool_call",
+        "tool_call_chunk",
+        "image",
+        "audio",
+        "file",
+        "text-plain",
+        "video",
+        "server_tool_call",
+        "server_tool_call_chunk",
+        "server_tool_result",
+        "non_standard",
+    }
+)
+"""Standard content block types; any other dict block is provider-specific (``non_standard``)."""
+
+
+class TextContentBlock(TypedDict, total=False):
+    """A standard text block of a message's content: ``{"type": "text", "text": ...}``."""
+
+    type: Literal["text"]
+    text: str
+    id: str
+    annotations: list[dict[str, Any]]
+    extras: dict[str, Any]
 
 
 class ToolCall(TypedDict, total=False):
@@ -86,6 +118,11 @@ class BaseMessage(BaseModel):
     type: str = "base"
 
     def __init__(self, content: Content | None = None, /, **kwargs: Any) -> None:
+        blocks = kwargs.pop("content_blocks", None)
+        if blocks is not None:
+            if content is not None or "content" in kwargs:
+                raise ValueError("Pass either content or content_blocks, not both")
+            content = list(blocks)
         if content is not None:
             kwargs["content"] = content
         super().__init__(**kwargs)
@@ -102,6 +139,25 @@ class BaseMessage(BaseModel):
             elif block.get("type") == "text":
                 parts.append(str(block.get("text", "")))
         return "".join(parts)
+
+    @property
+    def content_blocks(self) -> list[dict[str, Any]]:
+        """The content as standard blocks: text becomes ``{"type": "text", "text": ...}``,
+        a provider-specific dict becomes ``{"type": "non_standard", "value": block}``."""
+        items: list[str | dict[str, Any]] = (
+            ([self.content] if self.content else []) if isinstance(self.content, str) else []
+        )
+        if isinstance(self.content, list):
+            items = list(self.content)
+        blocks: list[dict[str, Any]] = []
+        for item in items:
+            if isinstance(item, str):
+                blocks.append({"type": "text", "text": item})
+            elif item.get("type") in KNOWN_BLOCK_TYPES and "source_type" not in item:
+                blocks.append(item)
+            else:
+                blocks.append({"type": "non_standard", "value": item})
+        return blocks
 
     def pretty_repr(self) -> str:
         title = f" {type(self).__name__} "
@@ -133,6 +189,23 @@ class AIMessage(BaseMessage):
             call.setdefault("type", "tool_call")
             call.setdefault("id", None)
             call.setdefault("args", {})
+
+    @property
+    def content_blocks(self) -> list[dict[str, Any]]:
+        """The content blocks, then a ``tool_call`` block for each call not already in them."""
+        blocks = super().content_blocks
+        present = {b.get("id") for b in blocks if b.get("type") == "tool_call"}
+        for call in self.tool_calls:
+            if call.get("id") and call.get("id") not in present:
+                blocks.append(
+                    {
+                        "type": "tool_call",
+                        "id": call.get("id"),
+                        "name": call.get("name"),
+                        "args": call.get("args", {}),
+                    }
+                )
+        return blocks
 
     def __repr__(self) -> str:
         extra = ""

@@ -23,9 +23,10 @@ import re
 import textwrap
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal, get_args, get_origin, get_type_hints
+from typing import Annotated, Any, Generic, Literal, get_args, get_origin, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+from typing_extensions import TypeVar
 
 __all__ = [
     "BaseTool",
@@ -79,12 +80,17 @@ class InjectedToolCallId(InjectedToolArg):
     """``Annotated[str, InjectedToolCallId]``: the id of the tool call being executed."""
 
 
-@dataclass
-class ToolRuntime:
-    """Everything a tool may need about the run; a ``runtime: ToolRuntime`` parameter gets it."""
+ToolContextT = TypeVar("ToolContextT", default=Any)
+ToolStateT = TypeVar("ToolStateT", default=Any)
 
-    state: Any = None
-    context: Any = None
+
+@dataclass
+class ToolRuntime(Generic[ToolContextT, ToolStateT]):
+    """Everything a tool may need about the run; a ``runtime: ToolRuntime`` parameter (or
+    ``ToolRuntime[MyContext]``, or any parameter named ``runtime``) gets it."""
+
+    state: ToolStateT = None  # type: ignore[assignment]
+    context: ToolContextT = None  # type: ignore[assignment]
     config: dict[str, Any] = field(default_factory=dict)
     stream_writer: Callable[[Any], None] = lambda _chunk: None
     tool_call_id: str | None = None
@@ -103,6 +109,8 @@ class Injection:
 
 
 def _injection_of(annotation: Any) -> Injection | None:
+    if get_origin(annotation) is ToolRuntime:
+        return Injection("runtime")
     if annotation is ToolRuntime or (
         isinstance(annotation, type) and issubclass(annotation, ToolRuntime)
     ):
@@ -168,7 +176,7 @@ def _schema_for_function(
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) or pname in ("self", "cls"):
             continue
         ann = hints.get(pname, p.annotation if p.annotation is not p.empty else Any)
-        inj = _injection_of(ann)
+        inj = Injection("runtime") if pname == "runtime" else _injection_of(ann)
         if inj is not None:
             injected[pname] = inj
             continue
@@ -260,6 +268,11 @@ class BaseTool:
                 js.pop("required")
         js.setdefault("type", "object")
         return js
+
+    @property
+    def args(self) -> dict[str, Any]:
+        """The model-facing arguments: JSON schema properties by name."""
+        return dict(self.parameters_json_schema.get("properties", {}))
 
     @property
     def tool_call_schema(self) -> dict[str, Any]:

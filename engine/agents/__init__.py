@@ -2,6 +2,7 @@
 
 from engine.agents.conditions import tools_condition
 from engine.agents.factory import create_agent
+from engine.agents.output_binding import OutputToolBinding, ProviderStrategyBinding
 from engine.agents.structured import (
     AutoStrategy,
     MultipleStructuredOutputsError,
@@ -17,7 +18,9 @@ __all__ = [
     "AgentState",
     "AutoStrategy",
     "MultipleStructuredOutputsError",
+    "OutputToolBinding",
     "ProviderStrategy",
+    "ProviderStrategyBinding",
     "StructuredOutputError",
     "StructuredOutputValidationError",
     "ToolNode",

@@ -9,6 +9,10 @@ The bottom of the onion is always async and always runs on the event loop.  Unde
 API the layers' async variants (``awrap_*``) run there too.  Under the sync API the layers'
 sync variants run on one worker thread (so blocking middleware never blocks the loop) and
 the bottom is handed back to the loop.  Both paths share the event bookkeeping below.
+
+A model-call layer may return an ``ExtendedModelResponse``: its ``command`` is collected (the
+inner layers' commands first, then the layer's own) while the layer above sees only the
+``ModelResponse``.  Commands collected by a handler call that is then retried are dropped.
 """
 
 from __future__ import annotations
@@ -24,11 +28,16 @@ from engine.events import ErrorInfo, WrapperFinished, WrapperStarted
 from engine.graph.errors import GraphBubbleUp
 from engine.graph.types import Command
 from engine.messages import AIMessage, ToolMessage
-from engine.middleware.types import AgentMiddleware, ModelResponse
+from engine.middleware.types import AgentMiddleware, ExtendedModelResponse, ModelResponse
+from engine.serde import to_jsonable
 
 __all__ = ["MODEL_CALL", "TOOL_CALL", "Chain", "WrapKind"]
 
 Innermost = Callable[[Any], Coroutine[Any, Any, Any]]
+
+
+Result = tuple[Any, list[Command]]
+"""A layer's result: the value the layer above sees, and the commands collected so far."""
 
 
 @dataclass(frozen=True)
@@ -36,23 +45,25 @@ class WrapKind:
     """What is being wrapped: the method name, how to check a layer's result, event fields."""
 
     wrapper: Literal["wrap_model_call", "wrap_tool_call"]
-    normalize: Callable[[Any], Any]
+    normalize: Callable[[Any], Result]
     describe: Callable[[Any], dict[str, Any]]
 
 
-def _model_result(out: Any) -> ModelResponse:
+def _model_result(out: Any) -> Result:
     if isinstance(out, ModelResponse):
-        return out
+        return out, []
     if isinstance(out, AIMessage):
-        return ModelResponse([out])
+        return ModelResponse([out]), []
+    if isinstance(out, ExtendedModelResponse):
+        return out.model_response, [out.command] if out.command is not None else []
     raise TypeError(
         f"wrap_model_call must return a ModelResponse or an AIMessage, got {type(out).__name__}"
     )
 
 
-def _tool_result(out: Any) -> ToolMessage | Command:
+def _tool_result(out: Any) -> Result:
     if isinstance(out, ToolMessage | Command):
-        return out
+        return out, []
     raise TypeError(
         f"wrap_tool_call must return a ToolMessage or a Command, got {type(out).__name__}"
     )
@@ -91,7 +102,10 @@ class _Layer:
             **self.fields,
         }
 
-    def finished(self, exc: BaseException | None) -> dict[str, Any]:
+    def finished(
+        self, exc: BaseException | None, commands: Sequence[Command] = ()
+    ) -> dict[str, Any]:
+        updates = [c.update for c in commands if c.update is not None]
         outcome = (
             "ok" if exc is None else "interrupted" if isinstance(exc, GraphBubbleUp) else "error"
         )
@@ -104,6 +118,9 @@ class _Layer:
             if outcome == "error" and exc is not None
             else None,
             "duration_ms": (time.perf_counter() - self.t0) * 1000,
+            "state_update": to_jsonable(updates[0] if len(updates) == 1 else updates)
+            if updates
+            else None,
             **self.fields,
         }
 
@@ -123,59 +140,74 @@ class Chain:
 
     async def run(self, request: Any, innermost: Innermost, *, sync: bool) -> Any:
         """Run the onion around ``innermost`` (sync layers on a worker thread when ``sync``)."""
+        value, _commands = await self.run_collecting(request, innermost, sync=sync)
+        return value
+
+    async def run_collecting(self, request: Any, innermost: Innermost, *, sync: bool) -> Result:
+        """Like ``run``, with the commands the layers returned (innermost layer's first)."""
         if not self.layers:
-            return await innermost(request)
+            return await innermost(request), []
         if sync:
             loop = asyncio.get_running_loop()
             return await asyncio.to_thread(self._call_sync, 0, request, innermost, loop)
         return await self._call_async(0, request, innermost)
 
-    async def _call_async(self, depth: int, request: Any, innermost: Innermost) -> Any:
+    async def _call_async(self, depth: int, request: Any, innermost: Innermost) -> Result:
         if depth == len(self.layers):
             return self.kind.normalize(await innermost(request))
         m = self.layers[depth]
         layer = _Layer(self.kind, m, request)
+        inner: list[Command] = []
 
         async def handler(req: Any) -> Any:
             layer.calls += 1
-            return await self._call_async(depth + 1, req, innermost)
+            inner.clear()
+            value, commands = await self._call_async(depth + 1, req, innermost)
+            inner.extend(commands)
+            return value
 
         if layer.em is not None:
             await layer.em.emit(WrapperStarted, **layer.started(depth))
         try:
             with layer.span:
-                out = self.kind.normalize(await getattr(m, self._async_name)(request, handler))
+                value, own = self.kind.normalize(
+                    await getattr(m, self._async_name)(request, handler)
+                )
         except BaseException as exc:
             if layer.em is not None:
                 await layer.em.emit(WrapperFinished, **layer.finished(exc))
             raise
         if layer.em is not None:
-            await layer.em.emit(WrapperFinished, **layer.finished(None))
-        return out
+            await layer.em.emit(WrapperFinished, **layer.finished(None, own))
+        return value, [*inner, *own]
 
     def _call_sync(
         self, depth: int, request: Any, innermost: Innermost, loop: asyncio.AbstractEventLoop
-    ) -> Any:
+    ) -> Result:
         if depth == len(self.layers):
             return self.kind.normalize(
                 asyncio.run_coroutine_threadsafe(innermost(request), loop).result()
             )
         m = self.layers[depth]
         layer = _Layer(self.kind, m, request)
+        inner: list[Command] = []
 
         def handler(req: Any) -> Any:
             layer.calls += 1
-            return self._call_sync(depth + 1, req, innermost, loop)
+            inner.clear()
+            value, commands = self._call_sync(depth + 1, req, innermost, loop)
+            inner.extend(commands)
+            return value
 
         if layer.em is not None:
             layer.em.emit_sync(WrapperStarted, **layer.started(depth))
         try:
             with layer.span:
-                out = self.kind.normalize(getattr(m, self._sync_name)(request, handler))
+                value, own = self.kind.normalize(getattr(m, self._sync_name)(request, handler))
         except BaseException as exc:
             if layer.em is not None:
                 layer.em.emit_sync(WrapperFinished, **layer.finished(exc))
             raise
         if layer.em is not None:
-            layer.em.emit_sync(WrapperFinished, **layer.finished(None))
-        return out
+            layer.em.emit_sync(WrapperFinished, **layer.finished(None, own))
+        return value, [*inner, *own]

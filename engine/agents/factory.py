@@ -35,7 +35,7 @@ from engine.tools import BaseTool, as_tool
 
 __all__ = ["AGENT_RECURSION_LIMIT", "create_agent"]
 
-AGENT_RECURSION_LIMIT = 10_000
+AGENT_RECURSION_LIMIT = 9_999
 
 
 def _collect_tools(
@@ -45,7 +45,7 @@ def _collect_tools(
     and provider tools (plain dicts, bound to the model but never executed here)."""
     client: dict[str, BaseTool] = {}
     provider: list[dict[str, Any]] = []
-    for t in [*(t for m in middleware for t in (m.tools or ())), *(tools or ())]:
+    for t in [*(t for m in middleware for t in (m.tools or ())), *list(tools or ())]:
         if isinstance(t, dict):
             provider.append(t)
         else:
@@ -70,12 +70,16 @@ def create_agent(
     debug: bool = False,
     name: str | None = None,
     cache: Any = None,
+    retry_invalid_tool_calls: bool = False,
 ) -> CompiledStateGraph:
     """An agent: the model calls tools in a loop until it answers, shaped by ``middleware``.
 
     ``model`` is a chat model or a ``"provider:model"`` string (``init_chat_model``);
     ``response_format`` a schema or a ``ToolStrategy``/``ProviderStrategy``/``AutoStrategy``;
-    ``name`` names the compiled graph and the model's AIMessages.  Returns a compiled graph
+    ``name`` names the compiled graph and the model's AIMessages.  A reply whose only tool
+    calls have unparseable arguments ends the run (the next turn answers them with errors);
+    ``retry_invalid_tool_calls=True`` answers them at once and asks the model again (Stepwise's
+    option; nothing bounds those retries but the recursion limit).  Returns a compiled graph
     (``invoke``/``ainvoke``/``stream``/``astream``/``astream_events``, state and history).
     """
     from engine.models.resolve import as_chat_model
@@ -109,6 +113,7 @@ def create_agent(
         exit=node(aa[-1], "after_agent") if aa else END,
         has_tools=has_tools,
         structured_tools=frozenset(structured),
+        retry_invalid_calls=retry_invalid_tool_calls,
     )
 
     graph = StateGraph(merge_state_schema(middleware, state_schema), context_schema)
@@ -139,8 +144,10 @@ def create_agent(
             },
         )
     hook_nodes: dict[str, HookNode] = {}
-    for hook, ms in hooks.items():
-        for m in ms:
+    for m in middleware:  # each middleware's hook nodes together, in hook order (upstream's)
+        for hook, ms in hooks.items():
+            if m not in ms:
+                continue
             hn = HookNode(m, hook)
             hook_nodes[hn.node] = hn
             graph.add_node(
@@ -192,6 +199,14 @@ def create_agent(
         name=name,
     )
     compiled.default_recursion_limit = AGENT_RECURSION_LIMIT
+    metadata: dict[str, Any] = {"ls_integration": "langchain_create_agent"}
+    if name:
+        metadata["lc_agent_name"] = name  # in every task's metadata (e.g. messages stream)
+    compiled.config = {
+        **compiled.config,
+        "recursion_limit": AGENT_RECURSION_LIMIT,
+        "metadata": metadata,
+    }
     return compiled
 
 

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from engine.agents.chain import MODEL_CALL, Chain
+from engine.agents.invalid_calls import answer_invalid_calls, emit_answers
 from engine.agents.structured import (
     ProviderStrategy,
     ResponseFormat,
@@ -30,7 +31,16 @@ from engine.events import ErrorInfo, ModelToken
 from engine.events import ModelRequest as ModelRequestEvent
 from engine.events import ModelResponse as ModelResponseEvent
 from engine.graph.runtime import RunContext, Runtime, current_run, current_task, model_for
-from engine.messages import AIMessage, AIMessageChunk, BaseMessage, Messages, SystemMessage
+from engine.graph.types import Command
+from engine.messages import (
+    REMOVE_ALL_MESSAGES,
+    AIMessage,
+    AIMessageChunk,
+    BaseMessage,
+    Messages,
+    RemoveMessage,
+    SystemMessage,
+)
 from engine.middleware.types import AgentMiddleware, ModelRequest, ModelResponse
 from engine.serde import to_jsonable
 from engine.tools import BaseTool
@@ -46,6 +56,28 @@ def _resolve_model(model: Any) -> Any:
     from engine.models.resolve import as_chat_model
 
     return as_chat_model(model)
+
+
+def _prefix_of(base: Sequence[BaseMessage], items: Sequence[BaseMessage]) -> bool:
+    """True if ``items`` starts with exactly the message objects of ``base``."""
+    return len(items) >= len(base) and all(a is b for a, b in zip(base, items, strict=False))
+
+
+def _check_wrapper_command(command: Command[Any]) -> None:
+    """A ``wrap_model_call`` command may only update state (upstream's limits and texts)."""
+    if command.goto:
+        raise NotImplementedError(
+            "Command goto is not yet supported in wrap_model_call middleware. "
+            "Use the jump_to state field with before_model/after_model hooks instead."
+        )
+    if command.resume:
+        raise NotImplementedError(
+            "Command resume is not yet supported in wrap_model_call middleware."
+        )
+    if command.graph:
+        raise NotImplementedError(
+            "Command graph is not yet supported in wrap_model_call middleware."
+        )
 
 
 class ModelNode:
@@ -77,10 +109,18 @@ class ModelNode:
             weakref.WeakKeyDictionary()
         )
 
-    async def __call__(self, state: Any, runtime: Runtime[Any]) -> dict[str, Any]:
+    async def __call__(
+        self, state: Any, runtime: Runtime[Any]
+    ) -> dict[str, Any] | list[Command[Any]]:
+        history: list[BaseMessage] = state["messages"]
+        repaired, added = answer_invalid_calls(history)
+        if added:
+            await emit_answers(added)
+        base = repaired if added else history
+        given = Messages.of(base)
         request = ModelRequest(
             model=model_for(self.model),
-            messages=Messages.of(state["messages"]),
+            messages=given,
             system_message=self.system_message,
             tool_choice=None,
             tools=list(self.tools),
@@ -90,13 +130,26 @@ class ModelNode:
             model_settings={},
         )
         run = current_run()
-        response: ModelResponse = await self.chain.run(
+        response, commands = await self.chain.run_collecting(
             request, self.call_model, sync=bool(run and run.sync_call)
         )
-        update: dict[str, Any] = {"messages": list(response.result)}
+        messages: list[BaseMessage] = list(response.result)
+        if added or not _prefix_of(base, given) or len(given) != len(base):
+            # As upstream, the request's own message list is the state's: what middleware
+            # appended to it in place is stored before the reply; any other in-place change,
+            # or a repaired history, replaces the stored history.
+            if not added and _prefix_of(base, given):
+                messages = [*given[len(base) :], *messages]
+            else:
+                messages = [RemoveMessage(id=REMOVE_ALL_MESSAGES), *given, *messages]
+        update: dict[str, Any] = {"messages": messages}
         if response.structured_response is not None:
             update["structured_response"] = response.structured_response
-        return update
+        if not commands:
+            return update
+        for command in commands:
+            _check_wrapper_command(command)
+        return [Command(update=update), *commands]
 
     # -- the bottom of the onion ----------------------------------------------------------
 
@@ -119,8 +172,11 @@ class ModelNode:
         ]
         if unknown and not self.allow_unknown_tools:
             raise ValueError(
-                f"Middleware returned unknown tool names: {unknown}\n\n"
-                f"Available client-side tools: {sorted(self.known_tools)}"
+                "Middleware added tools that the agent cannot execute.\n\n"
+                f"Unknown tools: {unknown}\n"
+                f"Registered tools: {sorted(self.known_tools)}\n\n"
+                "Pass them to create_agent(tools=[...]) or set them on a middleware's `tools`, "
+                "or implement wrap_tool_call in a middleware to execute them yourself."
             )
         tools: list[Any] = [self._schema(t) for t in request.tools]
         tool_choice = request.tool_choice
@@ -224,7 +280,9 @@ class ModelNode:
             for c in chunks[1:]:
                 total = total + c
             final = total.to_message()
-        if run is not None and final.id is not None:
+        if run is not None and final.id is not None and chunks:
+            # streamed as chunks: not again from the node's output (a model that gave one
+            # whole message streamed nothing, so the output push reports it)
             run.streamed_message_ids.add(final.id)
         return final
 

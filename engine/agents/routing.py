@@ -66,6 +66,9 @@ class Topology:
     exit: str
     has_tools: bool
     structured_tools: frozenset[str]
+    retry_invalid_calls: bool = False
+    """Send invalid tool calls to the tools node (answered there, then back to the model)
+    instead of ending the run when they are all the model asked for (upstream's way)."""
 
     def resolve(self, jump: str, source: str) -> str:
         """The node a ``jump_to`` from ``source`` leads to."""
@@ -121,8 +124,16 @@ class Topology:
             if ai is None:
                 set_route_reason("end", "no AIMessage in messages")
                 return self.exit
-            if not ai.tool_calls and not ai.invalid_tool_calls:
-                set_route_reason("no_tool_calls", "the model answered without tool calls")
+            invalid = ai.invalid_tool_calls if self.retry_invalid_calls else []
+            if not ai.tool_calls and not invalid:
+                if ai.invalid_tool_calls:
+                    set_route_reason(
+                        "end",
+                        f"only {_plural(len(ai.invalid_tool_calls), 'invalid tool call')}"
+                        " (unparseable arguments)",
+                    )
+                else:
+                    set_route_reason("no_tool_calls", "the model answered without tool calls")
                 return self.exit
             answered = {a.tool_call_id for a in answers}
             pending: list[Any] = [
@@ -131,9 +142,7 @@ class Topology:
                 if c.get("id") not in answered and c.get("name") not in self.structured_tools
             ]
             pending += [
-                {**c, "type": "invalid_tool_call"}
-                for c in ai.invalid_tool_calls
-                if c.get("id") not in answered
+                {**c, "type": "invalid_tool_call"} for c in invalid if c.get("id") not in answered
             ]
             if pending:
                 set_route_reason("tool_calls", _plural(len(pending), "pending tool call"))

@@ -21,7 +21,7 @@ import typing
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Union, get_args, get_origin
+from typing import Any, Literal, Union, get_args, get_origin
 
 import typing_extensions
 from pydantic import BaseModel, TypeAdapter
@@ -34,6 +34,7 @@ __all__ = [
     "MultipleStructuredOutputsError",
     "ProviderStrategy",
     "ResponseFormat",
+    "SchemaKind",
     "SchemaSpec",
     "StructuredOutputError",
     "StructuredOutputValidationError",
@@ -79,9 +80,16 @@ class SchemaSpec:
     """One schema: its name, description, JSON schema, and how to parse data into it."""
 
     def __init__(
-        self, schema: Any, *, name: str | None = None, description: str | None = None
+        self,
+        schema: Any,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        strict: bool | None = None,
     ) -> None:
         self.schema = schema
+        self.strict = strict
+        self.schema_kind: SchemaKind = _kind_of(schema)
         if isinstance(schema, dict):
             self.json_schema: dict[str, Any] = dict(schema)
             self.name = name or str(
@@ -100,6 +108,8 @@ class SchemaSpec:
             self.description = description or (getattr(schema, "__doc__", None) or "").strip()
             if dataclasses.is_dataclass(schema) and self.description.startswith(f"{self.name}("):
                 self.description = ""  # the generated dataclass docstring is not a description
+        self.source_json_schema: dict[str, Any] = dict(self.json_schema)
+        """The JSON schema as the schema itself gives it (title included)."""
         self.json_schema.pop("title", None)
         self.json_schema.setdefault("type", "object")
 
@@ -121,6 +131,24 @@ class SchemaSpec:
         return data
 
 
+SchemaKind = Literal["pydantic", "dataclass", "typeddict", "json_schema"]
+
+
+def _kind_of(schema: Any) -> SchemaKind:
+    if isinstance(schema, dict):
+        return "json_schema"
+    if isinstance(schema, type) and issubclass(schema, BaseModel):
+        return "pydantic"
+    if dataclasses.is_dataclass(schema):
+        return "dataclass"
+    if typing.is_typeddict(schema) or typing_extensions.is_typeddict(schema):
+        return "typeddict"
+    raise ValueError(
+        f"Unsupported schema type: {type(schema)}. Expected a pydantic model, a dataclass, "
+        "a TypedDict or a JSON schema dict."
+    )
+
+
 def _pydantic_friendly(schema: Any) -> Any:
     """pydantic needs ``typing_extensions.TypedDict`` before Python 3.12: rebuild a
     ``typing.TypedDict`` as one (same name, fields, docstring)."""
@@ -134,11 +162,14 @@ def _pydantic_friendly(schema: Any) -> Any:
 
 
 def _members(schema: Any) -> list[Any]:
+    """The schemas a response format allows: union members, or a JSON schema's ``oneOf``."""
     origin = get_origin(schema)
     if origin is Union or origin is types.UnionType:
-        return [a for a in get_args(schema) if a is not type(None)]
+        return [m for a in get_args(schema) if a is not type(None) for m in _members(a)]
     if origin is typing.Annotated:
         return _members(get_args(schema)[0])
+    if isinstance(schema, dict) and isinstance(schema.get("oneOf"), list):
+        return [m for sub in schema["oneOf"] for m in _members(sub)]
     return [schema]
 
 
@@ -155,6 +186,11 @@ class ToolStrategy:
 
     def __post_init__(self) -> None:
         self.specs = [SchemaSpec(m) for m in _members(self.schema)]
+
+    @property
+    def schema_specs(self) -> list[SchemaSpec]:
+        """One spec per union member of ``schema`` (upstream's name for ``specs``)."""
+        return self.specs
 
     @property
     def tools(self) -> dict[str, SchemaSpec]:
@@ -187,7 +223,19 @@ class ProviderStrategy:
     spec: SchemaSpec = field(init=False)
 
     def __post_init__(self) -> None:
-        self.spec = SchemaSpec(self.schema)
+        self.spec = SchemaSpec(self.schema, strict=self.strict)
+
+    @property
+    def schema_spec(self) -> SchemaSpec:
+        """The schema's spec (upstream's name for ``spec``)."""
+        return self.spec
+
+    def to_model_kwargs(self) -> dict[str, Any]:
+        """The keyword arguments that make a model answer in this schema (OpenAI's form)."""
+        js: dict[str, Any] = {"name": self.spec.name, "schema": self.spec.source_json_schema}
+        if self.strict:
+            js["strict"] = True
+        return {"response_format": {"type": "json_schema", "json_schema": js}}
 
     @property
     def response_format(self) -> dict[str, Any]:

@@ -85,25 +85,32 @@ class DrawableGraph:
     def draw_mermaid(self, *, with_styles: bool = True, path: RunPath | None = None) -> str:
         """Mermaid flowchart text: static edges solid (``-->``), conditional dashed (``-.->``).
 
+        Laid out as LangGraph does: nodes in order (end last), edges sorted by source and
+        target with plain edges into the end last; ids escape other characters than
+        ``[A-Za-z0-9_-]`` as ``\\<hex>``.
+
         With ``path`` (a run's ``RunPath``), the run is drawn on the graph: nodes it ran say
         how often ("model ×3") and stand out, nodes it skipped are faded, edges it took are
         thick and say how often."""
         lines = ["---", "config:", "  flowchart:", "    curve: linear", "---", "graph TD;"]
-        for n in self.nodes.values():
+        nodes = sorted(self.nodes.values(), key=lambda n: n.kind == "end")
+        for n in nodes:
             mid = _mermaid_id(n.id)
-            label = n.name.replace('"', "'")
+            label = n.name
+            if label[:1] in _MARKDOWN and label[-1:] in _MARKDOWN:
+                label = f"<p>{label}</p>"
             if n.kind == "start":
-                lines.append(f"\t{mid}([<p>{label}</p>]):::first")
+                lines.append(f"\t{mid}([{label}]):::first")
             elif n.kind == "end":
-                lines.append(f"\t{mid}([<p>{label}</p>]):::last")
+                lines.append(f"\t{mid}([{label}]):::last")
             elif path:
                 runs = path.visits.get(n.id, 0)
-                shown = f"{label} ×{runs}" if runs else label
+                shown = (f"{label} ×{runs}" if runs else label).replace('"', "'")
                 lines.append(f'\t{mid}("{shown}"):::{"visited" if runs else "skipped"}')
             else:
-                lines.append(f'\t{mid}("{label}")')
+                lines.append(f"\t{mid}({label})")
         taken_links: list[int] = []
-        for i, e in enumerate(self.edges):
+        for i, e in enumerate(sorted(self.edges, key=_edge_order)):
             arrow = "-.->" if e.conditional else "-->"
             src, dst = _mermaid_id(e.source), _mermaid_id(e.target)
             label = e.data.replace('"', "'") if e.data and e.data != e.target else ""
@@ -135,5 +142,13 @@ class DrawableGraph:
         return "\n".join(lines) + "\n"
 
 
+_MARKDOWN = "*_`"
+
+
+def _edge_order(e: Edge) -> tuple[bool, str, str, bool, str]:
+    into_end = e.target == "__end__" and not e.conditional
+    return (into_end, e.source, e.target, e.conditional, e.data or "")
+
+
 def _mermaid_id(node_id: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_]", "_", node_id)
+    return re.sub(r"[^A-Za-z0-9_-]", lambda m: f"\\{ord(m.group()):x}", node_id)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal, NamedTuple
+from typing import Any, ClassVar, Generic, Literal, NamedTuple, TypeVar
 
 from engine import serde
 
@@ -49,8 +49,12 @@ class Send:
         return hash((self.node, repr(self.arg)))
 
 
+N = TypeVar("N", bound=str)
+"""The node names a ``Command[Literal["a", "b"]]`` may route to (read by the graph builder)."""
+
+
 @dataclass
-class Command:
+class Command(Generic[N]):
     """Update state and/or route from a node, or resume an interrupted run.
 
     ``update``: like a dict return.  ``goto``: a node name, a ``Send``, or a list of either.

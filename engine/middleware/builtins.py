@@ -12,24 +12,44 @@ from engine.middleware.context_editing import (
     count_tokens_approximately,
 )
 from engine.middleware.fallback import ModelFallbackMiddleware
+from engine.middleware.file_search import FilesystemFileSearchMiddleware
 from engine.middleware.hitl import HumanInTheLoopMiddleware, InterruptOnConfig
+from engine.middleware.internal_calls import INTERNAL_CALL_METADATA_KEY, internal_call_metadata
 from engine.middleware.model_retry import ModelRetryMiddleware
+from engine.middleware.pii import (
+    PIIDetectionError,
+    PIIMatch,
+    PIIMiddleware,
+    detect_credit_card,
+    detect_email,
+    detect_ip,
+    detect_mac_address,
+    detect_url,
+)
 from engine.middleware.prompt_caching import PromptCachingMiddleware
 from engine.middleware.summarization import SummarizationMiddleware
 from engine.middleware.todo import PlanningState, Todo, TodoListMiddleware
+from engine.middleware.tool_emulator import LLMToolEmulator
+from engine.middleware.tool_error import ToolErrorMiddleware
 from engine.middleware.tool_retry import ToolRetryMiddleware
 from engine.middleware.tool_selector import LLMToolSelectorMiddleware
 
 __all__ = [
+    "INTERNAL_CALL_METADATA_KEY",
     "ClearToolUsesEdit",
     "ContextEditingMiddleware",
+    "FilesystemFileSearchMiddleware",
     "HumanInTheLoopMiddleware",
     "InterruptOnConfig",
+    "LLMToolEmulator",
     "LLMToolSelectorMiddleware",
     "ModelCallLimitExceededError",
     "ModelCallLimitMiddleware",
     "ModelFallbackMiddleware",
     "ModelRetryMiddleware",
+    "PIIDetectionError",
+    "PIIMatch",
+    "PIIMiddleware",
     "PlanningState",
     "PromptCachingMiddleware",
     "SummarizationMiddleware",
@@ -37,6 +57,13 @@ __all__ = [
     "TodoListMiddleware",
     "ToolCallLimitExceededError",
     "ToolCallLimitMiddleware",
+    "ToolErrorMiddleware",
     "ToolRetryMiddleware",
     "count_tokens_approximately",
+    "detect_credit_card",
+    "detect_email",
+    "detect_ip",
+    "detect_mac_address",
+    "detect_url",
+    "internal_call_metadata",
 ]

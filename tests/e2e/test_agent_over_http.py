@@ -116,7 +116,7 @@ def test_malformed_tool_arguments_from_the_server_become_an_error_the_model_sees
     s.reply_tool_calls(("lookup", '{"key": "a"'))  # broken JSON
     s.reply_tool_calls(("lookup", {"key": "a"}))
     s.reply_text("done")
-    agent = create_agent(_model(s), [lookup])
+    agent = create_agent(_model(s), [lookup], retry_invalid_tool_calls=True)
     out = agent.invoke({"messages": [HumanMessage("look a up")]})
     tool_msgs = [m for m in out["messages"] if isinstance(m, ToolMessage)]
     assert tool_msgs[0].status == "error"

@@ -116,3 +116,17 @@ def run_until(loop: Any, predicate: Any, timeout: float = 20.0) -> None:
             await asyncio.sleep(0.005)
 
     loop.run_until_complete(asyncio.wait_for(poll(), timeout))
+
+
+def click(qtbot: Any, loop: Any, widget: Any) -> None:
+    """A real mouse click on ``widget``, made while the qasync loop runs.
+
+    Outside ``run_until_complete``, Qt's event processing (which a click does) can step the
+    run's asyncio tasks with no running loop set, and ``asyncio.to_thread`` in a tool then
+    fails; the app itself always runs inside the loop, so the tests click there too."""
+    from PySide6.QtCore import Qt
+
+    async def press() -> None:
+        qtbot.mouseClick(widget, Qt.MouseButton.LeftButton)
+
+    loop.run_until_complete(press())

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import os
+import types
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -25,11 +27,42 @@ def _pyside_refcount_guard(qapp) -> None:
     qt_refcount.protect()
 
 
+def _run_until_complete(loop: Any, future: Any) -> Any:
+    """qasync's ``run_until_complete``, with its last round of Qt event processing done while
+    the loop is set as the running loop.
+
+    qasync 0.28 processes pending events once more *after* ``run_forever`` has cleared the
+    running loop; an asyncio task stepped there cannot find its loop (``asyncio.to_thread``
+    in a tool fails with "no running event loop").  The app never hits this (its loop runs
+    until it quits); the tests stop and start the loop all the time."""
+    from PySide6.QtCore import QEventLoop as QtLoop
+
+    task = asyncio.ensure_future(future, loop=loop)
+
+    def stop(_task: Any) -> None:
+        loop.stop()
+
+    task.add_done_callback(stop)
+    try:
+        loop.run_forever()
+    finally:
+        task.remove_done_callback(stop)
+    asyncio.events._set_running_loop(loop)
+    try:
+        loop._QEventLoop__app.eventDispatcher().processEvents(QtLoop.ProcessEventsFlag.AllEvents)
+    finally:
+        asyncio.events._set_running_loop(None)
+    if not task.done():
+        raise RuntimeError("Event loop stopped before Future completed.")
+    return task.result()
+
+
 @pytest.fixture
 def qloop(qapp) -> Iterator[asyncio.AbstractEventLoop]:
     import qasync
 
     loop = qasync.QEventLoop(qapp, already_running=False)
+    loop.run_until_complete = types.MethodType(_run_until_complete, loop)  # type: ignore[method-assign]
     previous = None
     try:
         previous = asyncio.get_event_loop_policy().get_event_loop()

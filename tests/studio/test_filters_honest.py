@@ -14,7 +14,7 @@ from PySide6.QtCore import Qt
 
 from studio.models.event_filter import EventFilter
 from tests.studio import app_agents
-from tests.studio.app_agents import make_window, run_until
+from tests.studio.app_agents import click, make_window, run_until
 from tests.studio.test_graph_view import node_point
 
 
@@ -23,7 +23,7 @@ def _run(qtbot: Any, qloop: Any, window: Any, action: Any) -> None:
     thread, Restart on a new one)."""
     thread = window.hub.thread_id
     fresh = window.controller.status == "idle"
-    qtbot.mouseClick(window.debug_toolbar.widgetForAction(action), Qt.MouseButton.LeftButton)
+    click(qtbot, qloop, window.debug_toolbar.widgetForAction(action))
     run_until(
         qloop,
         lambda: (
@@ -52,7 +52,7 @@ def test_failures_filter_stays_shown_and_applied_after_restart(
     _run(qtbot, qloop, window, window.actions_.run)
     log = _log(window)
     everything = log.tree.event_count
-    qtbot.mouseClick(log.filter_bar.failures_button, Qt.MouseButton.LeftButton)
+    click(qtbot, qloop, log.filter_bar.failures_button)
     run_until(qloop, lambda: log.tree.filter.failures_only)
 
     _run(qtbot, qloop, window, window.actions_.restart)
@@ -68,7 +68,7 @@ def test_another_agent_starts_unfiltered(qtbot: Any, qloop: Any, tmp_path: Path)
     window = make_window(qtbot, tmp_path)
     window.controller.load_factory(app_agents.factory(), "seed000")
     log = _log(window)
-    qtbot.mouseClick(log.filter_bar.failures_button, Qt.MouseButton.LeftButton)
+    click(qtbot, qloop, log.filter_bar.failures_button)
     log.filter_node("tools")
     assert log.filter_bar.current().active
     window.load_scenario("plan_retry")

@@ -7,9 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt
-
-from tests.studio.app_agents import make_window, run_until
+from tests.studio.app_agents import click, make_window, run_until
 
 
 def _settle(qloop: Any, dock: Any) -> None:
@@ -44,7 +42,7 @@ def test_retry_from_a_selected_past_checkpoint_forks_there(
     assert "from this checkpoint" in plan.retry_button.toolTip()
 
     runs = sum(1 for e in window.hub.events if e.kind == "run.finished")
-    qtbot.mouseClick(plan.retry_button, Qt.MouseButton.LeftButton)
+    click(qtbot, qloop, plan.retry_button)
     run_until(
         qloop,
         lambda: (

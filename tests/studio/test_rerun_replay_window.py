@@ -11,10 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt
-
 from tests.studio import app_agents
-from tests.studio.app_agents import make_window, run_until
+from tests.studio.app_agents import click, make_window, run_until
 
 AFTER_DIVERGENCE = "register.tsx could not be created: the disk is full."
 
@@ -42,7 +40,7 @@ def test_after_a_divergence_the_agents_own_model_answers_and_the_timeline_says_s
     timeline.select(after_todos)
     window.controller.debugger.inject_tool_error("create_file", times=2)
     runs = _finished_runs(window)
-    qtbot.mouseClick(timeline.rerun_button, Qt.MouseButton.LeftButton)
+    click(qtbot, qloop, timeline.rerun_button)
     run_until(
         qloop,
         lambda: _finished_runs(window) > runs and not window.controller.busy,

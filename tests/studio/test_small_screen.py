@@ -14,7 +14,7 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QWidget
 
 from tests.studio import app_agents
-from tests.studio.app_agents import make_window, run_until
+from tests.studio.app_agents import click, make_window, run_until
 
 SMALL = (1024, 700)
 
@@ -33,8 +33,7 @@ def test_the_window_fits_a_small_screen_and_never_grows(
     window.resize(*SMALL)
     qtbot.waitUntil(lambda: (window.width(), window.height()) == SMALL)
 
-    run_button = window.debug_toolbar.widgetForAction(window.actions_.run)
-    qtbot.mouseClick(run_button, Qt.MouseButton.LeftButton)
+    click(qtbot, qloop, window.debug_toolbar.widgetForAction(window.actions_.run))
     run_until(qloop, lambda: window.controller.status == "done")
     window.status.show_message("a status note far longer than the window is wide " * 10)
     qtbot.wait(50)  # let queued layout requests land (not waiting for a result)

@@ -16,7 +16,7 @@ from PySide6.QtCore import Qt
 
 from engine.messages import AIMessage
 from tests.studio import app_agents
-from tests.studio.app_agents import make_window, run_until
+from tests.studio.app_agents import click, make_window, run_until
 
 
 def _runs(window: Any) -> int:
@@ -69,7 +69,7 @@ def test_a_past_checkpoint_moves_graph_events_and_status_bar(
     # fork from there: live, the graph counts the new branch only
     timeline = window.docks["timeline"].widget()
     runs = _runs(window)
-    qtbot.mouseClick(timeline.resume_button, Qt.MouseButton.LeftButton)
+    click(qtbot, qloop, timeline.resume_button)
     run_until(
         qloop,
         lambda: (

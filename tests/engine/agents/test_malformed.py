@@ -1,4 +1,9 @@
-"""Malformed model output never crashes a run: the model gets error ToolMessages instead."""
+"""Malformed model output never crashes a run.
+
+By default (upstream's behaviour) a reply whose only calls are unparseable ends the run and
+the next model call sees error answers for them; ``retry_invalid_tool_calls=True`` answers
+them at once and asks the model again.
+"""
 
 from __future__ import annotations
 
@@ -27,7 +32,7 @@ def broken_json() -> AIMessage:
 
 def test_invalid_json_arguments_are_answered_and_the_model_retries():
     model = ScriptedChatModel([broken_json(), ai(call("echo", "ok1", text="fixed")), "done"])
-    agent = create_agent(model, [echo], checkpointer=InMemorySaver())
+    agent = create_agent(model, [echo], checkpointer=InMemorySaver(), retry_invalid_tool_calls=True)
     out = agent.invoke(ask(), cfg())
     msgs = out["messages"]
     error = msgs[2]
@@ -53,7 +58,7 @@ def test_streamed_broken_arguments_become_invalid_calls_and_are_answered():
         ],
     )
     model = ScriptedChatModel([chunk.to_message(), "recovered"])
-    out = create_agent(model, [echo]).invoke(ask())
+    out = create_agent(model, [echo], retry_invalid_tool_calls=True).invoke(ask())
     assert [m.type for m in out["messages"]] == ["human", "ai", "tool", "ai"]
     assert out["messages"][2].status == "error"
 
@@ -84,5 +89,5 @@ def test_tool_calls_without_a_tools_node_end_the_run_cleanly():
 
 async def test_async_path_answers_invalid_calls_too():
     model = ScriptedChatModel([broken_json(), "ok"])
-    out = await create_agent(model, [echo]).ainvoke(ask())
+    out = await create_agent(model, [echo], retry_invalid_tool_calls=True).ainvoke(ask())
     assert [m.type for m in out["messages"]] == ["human", "ai", "tool", "ai"]

@@ -1,0 +1,225 @@
+"""``PIIMiddleware``: find personal data in the conversation and redact, mask, hash or block it.
+
+One instance handles one PII type (built-in: ``email``, ``credit_card``, ``ip``,
+``mac_address``, ``url``; or any name with a custom ``detector``, a regex or a callable) with one
+strategy (see ``engine.middleware.redaction``). Where it looks:
+
+- ``apply_to_input`` (default on): before each model call, the last ``HumanMessage``;
+- ``apply_to_tool_results``: before each model call, the ``ToolMessage``s after the last
+  ``AIMessage`` (the results the model is about to read);
+- ``apply_to_output``: after each model call, the last ``AIMessage``'s content.
+
+Rewritten messages keep their id (so they replace the originals in the state) and every other
+field; list content keeps its blocks, only their text is rewritten. ``block`` raises
+``PIIDetectionError`` instead. The middleware's name is ``PIIMiddleware[<type>]`` so several
+instances can be stacked.
+
+Every rewrite is reported as ``middleware.action`` ``pii_redacted`` and every block as
+``pii_blocked``; the detail says where (input / tool_result / output), which message, how many
+matches and their spans, never the values themselves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Literal
+
+from engine.events import MiddlewareAction
+from engine.graph.runtime import Runtime
+from engine.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from engine.middleware.redaction import (
+    PIIDetectionError,
+    PIIMatch,
+    RedactionRule,
+    RedactionStrategy,
+    ResolvedRedactionRule,
+    apply_strategy,
+    detect_credit_card,
+    detect_email,
+    detect_ip,
+    detect_mac_address,
+    detect_url,
+)
+from engine.middleware.retry_policy import Emit, Steps, drive_async, drive_sync
+from engine.middleware.types import AgentMiddleware, hook_config
+
+__all__ = [
+    "PIIDetectionError",
+    "PIIMatch",
+    "PIIMiddleware",
+    "detect_credit_card",
+    "detect_email",
+    "detect_ip",
+    "detect_mac_address",
+    "detect_url",
+]
+
+Where = Literal["input", "tool_result", "output"]
+Content = str | list[Any]
+
+
+class PIIMiddleware(AgentMiddleware):
+    """Detect one kind of personal data and handle it with one strategy.
+
+    Args:
+        pii_type: a built-in type (``email``, ``credit_card``, ``ip``, ``mac_address``,
+            ``url``) or a custom name (then ``detector`` is required).
+        strategy: ``redact`` (default), ``mask``, ``hash`` or ``block``.
+        detector: a regex, or a callable ``(text) -> [PIIMatch]``; None = the built-in one.
+        apply_to_input: scan the last user message before each model call.
+        apply_to_output: scan the last AI message after each model call.
+        apply_to_tool_results: scan the tool results the next model call will read.
+    """
+
+    def __init__(
+        self,
+        pii_type: str,
+        *,
+        strategy: Literal["block", "redact", "mask", "hash"] = "redact",
+        detector: Callable[[str], list[PIIMatch]] | str | None = None,
+        apply_to_input: bool = True,
+        apply_to_output: bool = False,
+        apply_to_tool_results: bool = False,
+    ) -> None:
+        rule = RedactionRule(pii_type=pii_type, strategy=strategy, detector=detector).resolve()
+        self.rule: ResolvedRedactionRule = rule
+        self.pii_type = rule.pii_type
+        self.strategy: RedactionStrategy = rule.strategy
+        self.detector = rule.detector
+        self.apply_to_input = apply_to_input
+        self.apply_to_output = apply_to_output
+        self.apply_to_tool_results = apply_to_tool_results
+        self.tools = []
+
+    @property
+    def name(self) -> str:
+        return f"{type(self).__name__}[{self.pii_type}]"
+
+    # -- scanning ------------------------------------------------------------------------
+
+    def _scan(self, content: Content) -> tuple[Content, list[PIIMatch]]:
+        """``content`` rewritten (same shape) and the matches found; ``block`` raises."""
+        if isinstance(content, str):
+            found = self.detector(content)
+            if not found:
+                return content, []
+            return apply_strategy(content, found, self.strategy), found
+        blocks: list[Any] = []
+        found_all: list[PIIMatch] = []
+        for block in content:
+            text = block if isinstance(block, str) else _block_text(block)
+            found = self.detector(text) if text else []
+            if not found:
+                blocks.append(block)
+                continue
+            assert text is not None
+            new_text = apply_strategy(text, found, self.strategy)
+            blocks.append(new_text if isinstance(block, str) else {**block, "text": new_text})
+            found_all.extend(found)
+        return (blocks, found_all) if found_all else (content, [])
+
+    def _handle(self, message: BaseMessage, where: Where, index: int) -> Steps[BaseMessage | None]:
+        """Scan one message: a rewritten copy (or None if clean), with its event."""
+        content: Any = message.content
+        if not content:
+            return None
+        try:
+            new_content, found = self._scan(content)
+        except PIIDetectionError as exc:
+            yield Emit(
+                MiddlewareAction, self._detail("pii_blocked", where, message, index, exc.matches)
+            )
+            raise
+        if not found:
+            return None
+        yield Emit(MiddlewareAction, self._detail("pii_redacted", where, message, index, found))
+        return message.model_copy(update={"content": new_content})
+
+    def _detail(
+        self,
+        action: str,
+        where: Where,
+        message: BaseMessage,
+        index: int,
+        found: Sequence[PIIMatch],
+    ) -> dict[str, Any]:
+        return {
+            "middleware": self.name,
+            "action": action,
+            "detail": {
+                "pii_type": self.pii_type,
+                "strategy": self.strategy,
+                "where": where,
+                "message_index": index,
+                "message_id": message.id,
+                "count": len(found),
+                "spans": [[m["start"], m["end"]] for m in found],
+            },
+        }
+
+    # -- hooks ---------------------------------------------------------------------------
+
+    def _before(self, state: Any) -> Steps[dict[str, Any] | None]:
+        if not (self.apply_to_input or self.apply_to_tool_results):
+            return None
+        messages: list[BaseMessage] = list(state.get("messages") or [])
+        if not messages:
+            return None
+        updated = list(messages)
+        changed = False
+        if self.apply_to_input:
+            i = _last_index(messages, HumanMessage)
+            if i is not None:
+                new = yield from self._handle(messages[i], "input", i)
+                if new is not None:
+                    updated[i], changed = new, True
+        if self.apply_to_tool_results:
+            last_ai = _last_index(messages, AIMessage)
+            if last_ai is not None:
+                for i in range(last_ai + 1, len(messages)):
+                    if not isinstance(messages[i], ToolMessage):
+                        continue
+                    new = yield from self._handle(messages[i], "tool_result", i)
+                    if new is not None:
+                        updated[i], changed = new, True
+        return {"messages": updated} if changed else None
+
+    def _after(self, state: Any) -> Steps[dict[str, Any] | None]:
+        if not self.apply_to_output:
+            return None
+        messages: list[BaseMessage] = list(state.get("messages") or [])
+        i = _last_index(messages, AIMessage)
+        if i is None:
+            return None
+        new = yield from self._handle(messages[i], "output", i)
+        if new is None:
+            return None
+        updated = list(messages)
+        updated[i] = new
+        return {"messages": updated}
+
+    @hook_config(can_jump_to=["end"])
+    def before_model(self, state: Any, runtime: Runtime[Any]) -> dict[str, Any] | None:
+        return drive_sync(self._before(state))
+
+    @hook_config(can_jump_to=["end"])
+    async def abefore_model(self, state: Any, runtime: Runtime[Any]) -> dict[str, Any] | None:
+        return await drive_async(self._before(state))
+
+    def after_model(self, state: Any, runtime: Runtime[Any]) -> dict[str, Any] | None:
+        return drive_sync(self._after(state))
+
+    async def aafter_model(self, state: Any, runtime: Runtime[Any]) -> dict[str, Any] | None:
+        return await drive_async(self._after(state))
+
+
+def _block_text(block: Any) -> str | None:
+    text = block.get("text") if isinstance(block, dict) else None
+    return text if isinstance(text, str) else None
+
+
+def _last_index(messages: Sequence[BaseMessage], kind: type[BaseMessage]) -> int | None:
+    for i in range(len(messages) - 1, -1, -1):
+        if isinstance(messages[i], kind):
+            return i
+    return None
