@@ -118,7 +118,8 @@ class StateAPI:
                     intrs += tuple(v)
                 elif c not in (RESUME, NO_WRITES) and c in self.spec.channels:
                     result = {**(result or {}), c: v}
-            all_interrupts.extend(intrs)
+            if t.id not in done:  # an answered interrupt stays on its task, not on the snapshot
+                all_interrupts.extend(intrs)
             ptasks.append(PregelTask(t.id, t.name, t.path, err, intrs, None, result))
         return StateSnapshot(
             values=self._state_values(channels),
