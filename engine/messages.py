@@ -8,6 +8,7 @@ through JSON (``message_to_dict`` / ``message_from_dict``).
 
 from __future__ import annotations
 
+import functools
 import json
 import uuid
 from collections.abc import Iterable, Sequence
@@ -25,6 +26,7 @@ __all__ = [
     "HumanMessage",
     "InvalidToolCall",
     "Messages",
+    "MessagesState",
     "RemoveMessage",
     "SystemMessage",
     "TextContentBlock",
@@ -451,16 +453,65 @@ def _ensure_id(msg: BaseMessage) -> BaseMessage:
     return msg
 
 
-def add_messages(left: Any, right: Any) -> list[BaseMessage]:
+def _settled(msg: BaseMessage) -> BaseMessage:
+    """A streamed chunk stored in state becomes its final message type."""
+    if isinstance(msg, AIMessageChunk):
+        return msg.to_message()
+    return msg
+
+
+_FORMATS = (None, "langchain-openai")
+
+
+def add_messages(left: Any = None, right: Any = None, *, format: str | None = None) -> Any:
     """Merge two lists of messages, updating existing ones by id.
 
     New ids are appended; an existing id is replaced in place; ``RemoveMessage(id)`` deletes;
     ``RemoveMessage(id=REMOVE_ALL_MESSAGES)`` keeps only what follows the last such marker.
-    Messages without an id get a uuid4.  Returns a new list; the inputs are not changed.
+    Messages without an id get a uuid4; streamed chunks become final messages.  Returns a new
+    list; the inputs are not changed.  Called with only keyword options (``add_messages(
+    format="langchain-openai")``) it returns a reducer with those options bound.
     """
-    left_list = [_ensure_id(m) for m in coerce_messages(left)] if left is not None else []
-    right_list = [_ensure_id(m) for m in coerce_messages(right)] if right is not None else []
-    return merge_messages(left_list, right_list)
+    if left is None and right is None:
+        if format not in _FORMATS:
+            raise ValueError(f"Unrecognized {format=}. Expected one of 'langchain-openai', None.")
+        return functools.partial(add_messages, format=format)
+    if left is None or right is None:
+        side = "left" if left is not None else "right"
+        raise ValueError(
+            f"Must specify non-null arguments for both 'left' and 'right'. Only received: '{side}'."
+        )
+    left_list = [_ensure_id(_settled(m)) for m in coerce_messages(left)]
+    right_list = [_ensure_id(_settled(m)) for m in coerce_messages(right)]
+    merged = merge_messages(left_list, right_list)
+    if format == "langchain-openai":
+        merged = [_openai_shaped(m) for m in merged]
+    elif format is not None:
+        raise ValueError(f"Unrecognized {format=}. Expected one of 'langchain-openai', None.")
+    return merged
+
+
+def _openai_shaped(msg: BaseMessage) -> BaseMessage:
+    """A message whose content is a string or OpenAI-style text/image_url blocks."""
+    content = msg.content
+    if isinstance(content, str):
+        return msg
+    blocks: list[Any] = []
+    for block in content:
+        if isinstance(block, str):
+            blocks.append({"type": "text", "text": block})
+        elif isinstance(block, dict) and block.get("type") == "text":
+            blocks.append({"type": "text", "text": block.get("text", "")})
+        elif isinstance(block, dict) and block.get("type") == "image":
+            src = block.get("source") or {}
+            if src.get("type") == "base64":
+                url = f"data:{src.get('media_type')};base64,{src.get('data')}"
+            else:
+                url = str(src.get("url") or block.get("url") or "")
+            blocks.append({"type": "image_url", "image_url": {"url": url}})
+        elif isinstance(block, dict) and block.get("type") == "image_url":
+            blocks.append(block)
+    return msg.model_copy(update={"content": blocks})
 
 
 def merge_messages(left: Sequence[BaseMessage], right: Sequence[BaseMessage]) -> list[BaseMessage]:
@@ -476,10 +527,11 @@ def merge_messages(left: Sequence[BaseMessage], right: Sequence[BaseMessage]) ->
     removed: set[int] = set()
     for m in right:
         pos = index.get(m.id)
-        if pos is not None and pos not in removed:
+        if pos is not None:
             if isinstance(m, RemoveMessage):
                 removed.add(pos)
             else:
+                removed.discard(pos)
                 merged[pos] = m
         else:
             if isinstance(m, RemoveMessage):
@@ -491,3 +543,9 @@ def merge_messages(left: Sequence[BaseMessage], right: Sequence[BaseMessage]) ->
     if removed:
         merged = [m for i, m in enumerate(merged) if i not in removed]
     return merged
+
+
+class MessagesState(TypedDict):
+    """A ready-made graph state: one ``messages`` list merged with ``add_messages``."""
+
+    messages: Annotated[list[AnyMessage], add_messages]

@@ -49,6 +49,10 @@ RESUME = "__resume__"
 NO_WRITES = "__no_writes__"
 NULL_TASK_ID = "00000000-0000-0000-0000-000000000000"
 
+_SPECIAL_IDX = {ERROR: -1, INTERRUPT: -3, RESUME: -4}
+"""Control writes keep their own slot, so a task's later writes (after a resume) do not
+replace the interrupt it raised: history still shows which interrupt the task answered."""
+
 
 class Checkpoint(TypedDict):
     v: int
@@ -369,7 +373,7 @@ class BaseCheckpointSaver(BlobCodec, Generic[V]):
         self, config: dict[str, Any], writes: Sequence[tuple[str, Any]], task_id: str
     ) -> None:
         c = _conf(config)
-        rows = [(i, ch, serde.dumps(v)) for i, (ch, v) in enumerate(writes)]
+        rows = [(_SPECIAL_IDX.get(ch, i), ch, serde.dumps(v)) for i, (ch, v) in enumerate(writes)]
         self._put_writes(
             str(c["thread_id"]), c.get("checkpoint_ns", ""), c["checkpoint_id"], task_id, rows
         )
@@ -419,12 +423,21 @@ class BaseCheckpointSaver(BlobCodec, Generic[V]):
 
 
 def timestamp_of(checkpoint_id: str) -> str:
-    """The ISO-8601 UTC time embedded in a UUIDv7 checkpoint id (ms precision), or ""."""
+    """The ISO-8601 UTC time embedded in a UUIDv7 checkpoint id, or "".
+
+    Microseconds carry the id's in-millisecond sequence number (capped at 999), so ids made
+    in the same millisecond still sort by creation time when sorted by timestamp.
+    """
     try:
-        ms = int(checkpoint_id.replace("-", "")[:12], 16)
+        digits = checkpoint_id.replace("-", "")
+        ms = int(digits[:12], 16)
+        seq = int(digits[13:16], 16)
     except ValueError:
         return ""
-    return dt.datetime.fromtimestamp(ms / 1000, dt.UTC).isoformat(timespec="milliseconds")
+    stamp = dt.datetime.fromtimestamp(ms // 1000, dt.UTC) + dt.timedelta(
+        milliseconds=ms % 1000, microseconds=min(seq, 999)
+    )
+    return stamp.isoformat(timespec="microseconds")
 
 
 def version_number(version: str | None) -> int:

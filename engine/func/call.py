@@ -76,7 +76,7 @@ def schedule_call(
         # run in the caller's context (its span, its task) even on loops that ignore
         # call_soon_threadsafe's ``context=`` (qasync's does)
         caller = contextvars.copy_context()
-        loop._aio_loop.call_soon_threadsafe(caller.run, _start, loop, task, fut)
+        loop._aio_loop.call_soon_threadsafe(lambda: caller.run(_start, loop, task, fut))
     return fut
 
 

@@ -24,9 +24,11 @@ from engine.graph.errors import (
     NodeInterrupt,
     ParentCommand,
     ThreadBusyError,
+    is_invalid_resume,
 )
 from engine.graph.message_log import MessageList
-from engine.graph.message_state import MessagesState
+from engine.graph.message_push import push_message
+from engine.graph.pregel_api import NodeBuilder, Pregel
 from engine.graph.runtime import (
     Runtime,
     get_config,
@@ -42,11 +44,14 @@ from engine.graph.types import (
     START,
     Command,
     Interrupt,
+    Overwrite,
     PregelTask,
     RetryPolicy,
     Send,
     StateSnapshot,
+    StateUpdate,
 )
+from engine.messages import MessagesState
 
 __all__ = [
     "END",
@@ -69,10 +74,13 @@ __all__ = [
     "MessageList",
     "MessagesState",
     "NamedBarrierValue",
+    "NodeBuilder",
     "NodeInterrupt",
     "OmitFromInput",
     "OmitFromOutput",
+    "Overwrite",
     "ParentCommand",
+    "Pregel",
     "PregelTask",
     "PrivateStateAttr",
     "RetryPolicy",
@@ -82,6 +90,7 @@ __all__ = [
     "Send",
     "StateGraph",
     "StateSnapshot",
+    "StateUpdate",
     "ThreadBusyError",
     "Topic",
     "UntrackedValue",
@@ -90,5 +99,7 @@ __all__ = [
     "get_store",
     "get_stream_writer",
     "interrupt",
+    "is_invalid_resume",
+    "push_message",
     "set_route_reason",
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -32,8 +33,17 @@ TASKS = "__pregel_tasks"
 SPECIAL_WRITES = frozenset({ERROR, INTERRUPT, RESUME, NO_WRITES})
 
 
+def _is_internal_channel(key: str) -> bool:
+    return key in (START, TASKS) or key.startswith(("branch:to:", "join:"))
+
+
 def trigger_channel(node: str) -> str:
     return f"branch:to:{node}"
+
+
+class ChannelWrites(list[tuple[str, Any]]):
+    """A node's result that is already a list of ``(channel, value)`` writes (low-level
+    ``Pregel`` nodes built with ``NodeBuilder``)."""
 
 
 @dataclass
@@ -80,6 +90,12 @@ class PregelNode:
     """A ``TimeoutPolicy`` for each attempt (async nodes)."""
     subgraphs: list[Any] = field(default_factory=list)
     """The graph this node runs or calls (at most one; see ``engine.graph.subgraph_detect``)."""
+    write_values: Callable[[Any], ChannelWrites] | None = None
+    """Low-level nodes: the writes ``update_state(values, as_node=...)`` makes for this node."""
+
+    def copy(self, update: dict[str, Any] | None = None) -> PregelNode:
+        """A copy of this node with the given fields replaced."""
+        return dataclasses.replace(self, **(update or {}))
 
 
 @dataclass
@@ -255,7 +271,8 @@ async def compute_writes(
     node = task.node
     if node.writer is not None:
         return node.writer(output)
-    state_keys = spec.channels.keys()
+    # the state's keys, plus keys that only some node's input schema declares
+    state_keys = set(spec.channels) | {k for k in channels if not _is_internal_channel(k)}
     writes: list[tuple[str, Any]] = []
     commands: list[Command] = []
     if node.name == START:
@@ -265,6 +282,8 @@ async def compute_writes(
             if isinstance(output, dict) and any(k not in state_keys for k in output):
                 unknown = [str(k) for k in output if k not in state_keys]
                 warn_unknown_keys("the input", unknown, state_keys)
+    elif isinstance(output, ChannelWrites):  # a low-level Pregel node's own writes
+        writes = list(output)
     else:
         dropped: list[str] = []
         writes, commands = updates_from_output(output, set(state_keys), dropped)
@@ -298,7 +317,9 @@ async def compute_writes(
     if node.branches:
         fresh = _fresh_state(channels, writes, spec)
         for branch in node.branches:
-            result = _call_branch(branch, fresh, config)
+            own = _branch_spec(branch, spec)
+            state = fresh if own is None else _fresh_state(channels, writes, own)
+            result = _call_branch(branch, state, config)
             if inspect.isawaitable(result):
                 result = await result
             dests = branch.resolve(result)
@@ -328,6 +349,26 @@ async def compute_writes(
                 )
             )
     return writes
+
+
+_BRANCH_SPECS: dict[Any, StateSpec | None] = {}
+
+
+def _branch_spec(branch: Branch, graph_spec: StateSpec) -> StateSpec | None:
+    """The spec of a routing function that annotates its state with its own schema."""
+    key = (branch.path, graph_spec.schema)
+    try:
+        return _BRANCH_SPECS[key]
+    except KeyError:
+        pass
+    except TypeError:  # an unhashable callable: no caching, no own schema
+        return None
+    from engine.graph.builder import _first_param_schema
+
+    schema = _first_param_schema(branch.path, graph_spec.schema)
+    own = None if schema is None or schema is graph_spec.schema else StateSpec(schema)
+    _BRANCH_SPECS[key] = own
+    return own
 
 
 def _fresh_state(

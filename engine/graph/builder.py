@@ -94,6 +94,8 @@ def _literal_return(fn: Any) -> list[str]:
 
 def _node_name(fn: Any) -> str:
     name = getattr(fn, "name", None) or getattr(fn, "__name__", None)
+    if (not isinstance(name, str) or not name) and callable(fn):
+        name = type(fn).__name__  # a callable object is named after its class
     if not isinstance(name, str) or not name:
         raise ValueError(f"Cannot infer a node name from {fn!r}; pass the name explicitly")
     return name

@@ -14,6 +14,7 @@ from typing import Any
 
 from engine.graph.errors import EmptyChannelError, InvalidUpdateError
 from engine.graph.message_log import AppendLog, MessageList, PreviewList
+from engine.graph.types import Overwrite
 
 __all__ = [
     "MISSING",
@@ -160,6 +161,26 @@ def _initial(typ: Any) -> Any:
         return MISSING
 
 
+_OVERWRITE_KEY = "__overwrite__"
+
+
+def find_overwrite(values: Sequence[Any]) -> tuple[bool, Any]:
+    """``(True, value)`` if one write of the step is an ``Overwrite`` (or its JSON forms):
+    it replaces the channel's value and the step's other writes are dropped.  Two raise."""
+    found: list[Any] = []
+    for v in values:
+        if isinstance(v, Overwrite):
+            found.append(v.value)
+        elif isinstance(v, dict):
+            if len(v) == 1 and _OVERWRITE_KEY in v:
+                found.append(v[_OVERWRITE_KEY])
+            elif v.get("type") == _OVERWRITE_KEY and "value" in v:
+                found.append(v["value"])
+    if len(found) > 1:
+        raise InvalidUpdateError("Can receive only one Overwrite value per super-step.")
+    return (True, found[0]) if found else (False, None)
+
+
 class BinaryOperatorAggregate(BaseChannel):
     """Folds every write into the value with ``reducer(current, write)``; starts at ``typ()``."""
 
@@ -176,6 +197,10 @@ class BinaryOperatorAggregate(BaseChannel):
     def update(self, values: Sequence[Any]) -> bool:
         if not values:
             return False
+        overwritten, new = find_overwrite(values)
+        if overwritten:
+            self.value = new
+            return True
         value = self.value
         for v in values:
             value = v if value is MISSING else self.reducer(value, v)
@@ -204,6 +229,10 @@ class MessagesChannel(BaseChannel):
     def update(self, values: Sequence[Any]) -> bool:
         if not values:
             return False
+        overwritten, new = find_overwrite(values)
+        if overwritten:
+            self.value = MessageList().merged(new)
+            return True
         incoming: list[Any] = []
         for v in values:
             if isinstance(v, list | tuple | MessageList) and not (
@@ -246,6 +275,10 @@ class AppendListChannel(BaseChannel):
     def update(self, values: Sequence[Any]) -> bool:
         if not values:
             return False
+        overwritten, new = find_overwrite(values)
+        if overwritten:
+            self.value = AppendLog(list(new))
+            return True
         items = self._items(values)
         if items:
             self.value = self.value.extended(items)

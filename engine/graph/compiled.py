@@ -18,10 +18,11 @@ from engine.graph.drawing import DrawableGraph
 from engine.graph.execution import RunControl, coerce_context
 from engine.graph.loop import PregelLoop
 from engine.graph.runtime import RunContext, TaskContext, reset_run, set_run
+from engine.graph.schema_json import schema_json
 from engine.graph.state import StateSpec, schema_fields
 from engine.graph.state_api import StateAPI
 from engine.graph.subgraph import calling_task, run_nested_sync, run_subgraph
-from engine.graph.types import StreamMode
+from engine.graph.types import START, StreamMode
 from engine.ids import new_run_id
 from engine.serde import to_jsonable
 
@@ -105,6 +106,31 @@ class CompiledStateGraph(StateAPI, Generic[StateT, ContextT, InputT, OutputT]):
         if nodes is not None:
             names = [n for n in names if n in nodes]
         await self.cache.aclear([("__node__", n) for n in names])
+
+    def _input_writes(self, value: Any) -> list[tuple[str, Any]]:
+        """The writes that hand a run's input to the graph (the START node reads it)."""
+        return [(START, value)]
+
+    # -- schemas -----------------------------------------------------------------------------
+
+    def get_input_jsonschema(self, config: dict[str, Any] | None = None) -> dict[str, Any]:
+        """JSON Schema of the graph's input (the input schema, else the state schema)."""
+        b = self.builder
+        if b.input_schema is not None:
+            return schema_json(b.input_schema, None, "LangGraphInput")
+        return schema_json(b.state_schema, self.input_keys, "LangGraphInput")
+
+    def get_output_jsonschema(self, config: dict[str, Any] | None = None) -> dict[str, Any]:
+        """JSON Schema of the graph's output (the output schema, else the state schema)."""
+        b = self.builder
+        if b.output_schema is not None:
+            return schema_json(b.output_schema, None, "LangGraphOutput")
+        return schema_json(b.state_schema, self.output_keys, "LangGraphOutput")
+
+    def get_context_jsonschema(self) -> dict[str, Any] | None:
+        """JSON Schema of the run context (``context_schema``), or None without one."""
+        ctx = getattr(self.builder, "context_schema", None)
+        return None if ctx is None else schema_json(ctx, None, "Context")
 
     # -- config ------------------------------------------------------------------------------
 
@@ -298,6 +324,43 @@ class CompiledStateGraph(StateAPI, Generic[StateT, ContextT, InputT, OutputT]):
         if caller is not None:
             return run_nested_sync(lambda: self.ainvoke(input, config, **kwargs), caller)
         return run_sync(self.ainvoke(input, config, _sync_call=True, **kwargs))
+
+    async def abatch(
+        self,
+        inputs: Sequence[Any],
+        config: dict[str, Any] | Sequence[dict[str, Any]] | None = None,
+        *,
+        return_exceptions: bool = False,
+        **kwargs: Any,
+    ) -> list[Any]:
+        """``ainvoke`` each input concurrently (one config for all, or one per input)."""
+        if not inputs:
+            return []
+        configs: list[dict[str, Any]]
+        if isinstance(config, list | tuple):
+            configs = list(config)
+        else:
+            one: dict[str, Any] = config if isinstance(config, dict) else {}
+            configs = [one] * len(inputs)
+        if len(configs) != len(inputs):
+            raise ValueError("batch: give one config, or exactly one per input")
+        runs = [self.ainvoke(i, c, **kwargs) for i, c in zip(inputs, configs, strict=True)]
+        return list(await asyncio.gather(*runs, return_exceptions=return_exceptions))
+
+    def batch(
+        self,
+        inputs: Sequence[Any],
+        config: dict[str, Any] | Sequence[dict[str, Any]] | None = None,
+        **kwargs: Any,
+    ) -> list[Any]:
+        return run_sync(self.abatch(inputs, config, _sync_call=True, **kwargs))
+
+    def copy(self, update: dict[str, Any] | None = None) -> CompiledStateGraph:
+        """A shallow copy of this compiled graph, with ``update`` applied to its attributes."""
+        clone = copy.copy(self)
+        for k, v in (update or {}).items():
+            setattr(clone, k, v)
+        return clone
 
     async def astream(
         self,

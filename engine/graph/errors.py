@@ -24,6 +24,8 @@ __all__ = [
     "NodeTimeoutError",
     "ParentCommand",
     "ThreadBusyError",
+    "is_invalid_resume",
+    "mark_invalid_resume",
 ]
 
 
@@ -131,3 +133,16 @@ class NodeTimeoutError(Exception):
         self.kind = kind
         self.run_timeout = run_timeout
         self.idle_timeout = idle_timeout
+
+
+_INVALID_RESUME_FLAG = "_stepwise_invalid_resume"
+
+
+def mark_invalid_resume(error: BaseException) -> None:
+    """Tag a validation error raised because a resume value did not fit ``response_schema``."""
+    setattr(error, _INVALID_RESUME_FLAG, True)
+
+
+def is_invalid_resume(error: BaseException) -> bool:
+    """Whether ``error`` rejected a resume value that did not match the interrupt's schema."""
+    return bool(getattr(error, _INVALID_RESUME_FLAG, False))

@@ -55,6 +55,17 @@ if TYPE_CHECKING:
 
 __all__ = ["PregelLoop"]
 
+_PROPAGATED_TO_METADATA = (
+    "thread_id",
+    "checkpoint_id",
+    "checkpoint_ns",
+    "task_id",
+    "run_id",
+    "assistant_id",
+    "graph_id",
+)
+"""Keys of the caller's ``configurable`` copied into task metadata (as LangGraph does)."""
+
 
 class PregelLoop(LoopInput, LoopStreaming):
     def __init__(
@@ -155,7 +166,7 @@ class PregelLoop(LoopInput, LoopStreaming):
         if not done or self._step_applied:
             return
         changed = apply_writes(self.checkpoint, self.channels, done, next_version)
-        if any(k in self.graph.output_keys for k in changed):
+        if any(k in self._stream_keys() for k in changed):
             self._push("values", self._values())
 
     def output(self) -> Any:
@@ -164,6 +175,10 @@ class PregelLoop(LoopInput, LoopStreaming):
             for k in self.graph.output_keys
             if self.channels[k].is_available()
         }
+        if self.graph.spec.is_root:
+            if self.interrupts and not self.nested:
+                return {"__interrupt__": list(self.interrupts)}
+            return self.graph.spec.present(values)
         if self.interrupts and not self.nested:
             values["__interrupt__"] = list(self.interrupts)
         return values
@@ -178,12 +193,15 @@ class PregelLoop(LoopInput, LoopStreaming):
         }
         if self.thread_id is not None:
             conf["thread_id"] = self.thread_id
+        user_conf = base.get("configurable", {})
         metadata = {
+            "ls_integration": "langgraph",
+            **{k: user_conf[k] for k in _PROPAGATED_TO_METADATA if k in user_conf},
             **base.get("metadata", {}),
             "langgraph_step": self.step,
             "langgraph_node": task.name,
-            "langgraph_triggers": list(task.triggers),
-            "langgraph_path": list(task.path),
+            "langgraph_triggers": tuple(task.triggers),
+            "langgraph_path": (f"__pregel_{task.path[0]}", *task.path[1:]),
             "langgraph_checkpoint_ns": task_ns,
         }
         return {**base, "configurable": conf, "metadata": metadata}
@@ -340,8 +358,10 @@ class PregelLoop(LoopInput, LoopStreaming):
                 checkpoint_ns=self.ns,
                 parents=dict(self.parents),
             )
-        if self.run.stream is not None and (
-            "checkpoints" in self.run.stream_modes or "debug" in self.run.stream_modes
+        if (
+            self.run.stream is not None
+            and saver is not None
+            and ("checkpoints" in self.run.stream_modes or "debug" in self.run.stream_modes)
         ):
             self._push(
                 "checkpoints",
@@ -403,12 +423,19 @@ class PregelLoop(LoopInput, LoopStreaming):
         ns = f"{self.ns}|{task.name}:{task.id}" if self.ns else f"{task.name}:{task.id}"
         return {"configurable": {"thread_id": self.thread_id, "checkpoint_ns": ns}}
 
-    def _values(self) -> dict[str, Any]:
-        return {
-            k: self.channels[k].get()
-            for k in self.graph.output_keys
-            if self.channels[k].is_available()
-        }
+    def _stream_keys(self) -> list[str]:
+        spec = getattr(self.graph, "stream_spec", None)
+        return self.graph.output_keys if spec is None else spec.key_list
+
+    def _values(self) -> Any:
+        spec = getattr(self.graph, "stream_spec", None)
+        if spec is None:
+            spec, keys = self.graph.spec, self.graph.output_keys
+        else:
+            keys = spec.key_list
+        return spec.present(
+            {k: self.channels[k].get() for k in keys if self.channels[k].is_available()}
+        )
 
     def _plan(self) -> list[Task]:
         return plan_tasks(self.checkpoint, self.channels, self.graph.nodes, self.step, self.ns)
@@ -527,7 +554,7 @@ class PregelLoop(LoopInput, LoopStreaming):
                         if k in self.checkpoint["channel_versions"]
                     },
                 )
-        if any(k in self.graph.output_keys for k in changed):
+        if any(k in self._stream_keys() for k in changed):
             self._push("values", self._values())
         self.pending_writes = []
         self.resuming = False  # only the first superstep of a resumed run resumes subgraphs

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from engine.checkpoint.base import INTERRUPT, NULL_TASK_ID, RESUME, next_version
+from engine.checkpoint.base import ERROR, INTERRUPT, NULL_TASK_ID, RESUME, next_version
 from engine.graph.algo import Task, apply_writes, mark_interrupt_seen, trigger_channel
 from engine.graph.errors import EmptyInputError, InvalidUpdateError
 from engine.graph.runtime import _NullResume
@@ -99,7 +99,16 @@ class LoopInput:
             assert isinstance(inp, Command)
             if inp.resume is not None and self.checkpointer is None:
                 raise RuntimeError("Cannot use Command(resume=...) without checkpointer")
-            pending_ids = {i.id for _t, c, v in self.pending_writes if c == INTERRUPT for i in v}
+            # interrupts of tasks that have not finished since (an answered one stays recorded)
+            finished = {
+                t for t, c, _v in self.pending_writes if c not in (INTERRUPT, RESUME, ERROR)
+            }
+            pending_ids = {
+                i.id
+                for t, c, v in self.pending_writes
+                if c == INTERRUPT and t not in finished
+                for i in v
+            }
             null_writes = self._command_writes(inp)
             resume = inp.resume
             if isinstance(resume, dict) and resume and set(resume) <= pending_ids:
@@ -139,8 +148,10 @@ class LoopInput:
             pseudo = Task(
                 NULL_TASK_ID, "__input__", ("pull", "__input__"), None, [], self.graph.nodes[START]
             )
-            pseudo.writes = [(START, inp)]
-            apply_writes(self.checkpoint, self.channels, [*discard, pseudo], next_version)
+            pseudo.writes = self.graph._input_writes(inp)
+            changed = apply_writes(self.checkpoint, self.channels, [*discard, pseudo], next_version)
+            if any(k in self._stream_keys() for k in changed):
+                self._push("values", self._values())  # input written straight to channels
             self.pending_writes = []
             await self._put_checkpoint("input")
             return True
@@ -160,4 +171,7 @@ class LoopInput:
             ...
 
         def _values(self) -> dict[str, Any]:  # pragma: no cover - PregelLoop's
+            ...
+
+        def _stream_keys(self) -> list[str]:  # pragma: no cover - PregelLoop's
             ...

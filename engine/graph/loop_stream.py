@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import threading
+from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from engine.graph.channels import MessagesChannel
@@ -16,6 +17,22 @@ if TYPE_CHECKING:
     from engine.graph.runtime import RunContext
 
 __all__ = ["LoopStreaming"]
+
+
+def _result_of(writes: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A task's writes as LangGraph's ``tasks`` stream shows them: ``{channel: value}``, and
+    ``{channel: {"$writes": [...]}}`` for a channel written more than once."""
+    out: dict[str, Any] = {}
+    multi: set[str] = set()
+    for c, v in writes:
+        if c not in out:
+            out[c] = v
+        elif c in multi:
+            out[c]["$writes"].append(v)
+        else:
+            out[c] = {"$writes": [out[c], v]}
+            multi.add(c)
+    return out
 
 
 class LoopStreaming:
@@ -66,7 +83,7 @@ class LoopStreaming:
                     "id": task.id,
                     "name": task.name,
                     "input": task.input,
-                    "triggers": list(task.triggers),
+                    "triggers": tuple(task.triggers),
                 },
             )
 
@@ -91,14 +108,12 @@ class LoopStreaming:
             return
         if error is None and not interrupts and not interrupted:
             state_writes = [(c, v) for c, v in task.writes if c in self.graph.spec.channels]
-            update: Any = None
+            update: Any
             if task.node.update_key is not None:
                 key = task.node.update_key
                 update = next((v for c, v in task.writes if c == key), None)
-            elif state_writes:
-                update = {}
-                for c, v in state_writes:
-                    update[c] = v
+            else:
+                update = self._update_chunk(task.writes)
             chunk: dict[str, Any] = {task.name: update}
             if cached:
                 chunk["__metadata__"] = {"cached": True}
@@ -107,6 +122,12 @@ class LoopStreaming:
                 self._push_final_messages(task, state_writes)
         elif interrupts:
             self._push("updates", {"__interrupt__": tuple(interrupts)})
+            if "values" in run.stream_modes:
+                values = self._values()
+                if isinstance(values, dict):
+                    self._push("values", {**values, "__interrupt__": tuple(interrupts)})
+                else:
+                    self._push("values", {"__interrupt__": tuple(interrupts)})
         self._push(
             "tasks",
             {
@@ -116,11 +137,34 @@ class LoopStreaming:
                 "result": (
                     {c: v for c, v in task.writes if not c.startswith("branch:")}
                     if task.node.writer is not None
-                    else [(c, v) for c, v in task.writes if c in self.graph.spec.channels]
+                    else _result_of(
+                        [(c, v) for c, v in task.writes if c in self.graph.spec.channels]
+                    )
                 ),
                 "interrupts": [{"value": i.value, "id": i.id} for i in interrupts],
             },
         )
+
+    def _update_chunk(self, writes: list[tuple[str, Any]]) -> Any:
+        """A task's ``updates`` chunk, as LangGraph shapes it: ``{key: value}``; a list of
+        one-key dicts when a key was written more than once; the bare value (or a list of
+        them) for a single-value state; None when nothing was written."""
+        spec = getattr(self.graph, "stream_spec", None) or self.graph.spec
+        single = "__root__" if "__root__" in spec.channels else getattr(spec, "single", None)
+        parts: list[Any]
+        if single is not None:
+            parts = [v for c, v in writes if c == single]
+        else:
+            keys = spec.channels
+            mine = [(c, v) for c, v in writes if c in keys]
+            counts = Counter(c for c, _ in mine)
+            if any(n > 1 for n in counts.values()):
+                parts = [{c: v} for c, v in mine]
+            else:
+                parts = [dict(mine)] if mine else []
+        if not parts:
+            return None
+        return parts[0] if len(parts) == 1 else parts
 
     def _push_final_messages(self, task: Task, writes: list[tuple[str, Any]]) -> None:
         meta = self.task_config(task)["metadata"]
@@ -132,6 +176,9 @@ class LoopStreaming:
                     self._push("messages", (m, meta))
 
     if TYPE_CHECKING:  # provided by PregelLoop or the other mixin
+
+        def _values(self) -> Any:  # pragma: no cover - PregelLoop's
+            ...
 
         def task_config(self, task: Task) -> dict[str, Any]:  # pragma: no cover - PregelLoop's
             ...

@@ -15,7 +15,13 @@ import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, TypeVar, overload
 
-from engine.messages import BaseMessage, RemoveMessage, coerce_messages, merge_messages
+from engine.messages import (
+    AIMessageChunk,
+    BaseMessage,
+    RemoveMessage,
+    coerce_messages,
+    merge_messages,
+)
 
 __all__ = ["AppendLog", "MessageList", "PreviewList", "preview_merged"]
 
@@ -236,6 +242,8 @@ def preview_merged(base: MessageList, right: Any) -> Sequence[BaseMessage]:
 
 
 def _with_id(m: BaseMessage) -> BaseMessage:
+    if isinstance(m, AIMessageChunk):
+        m = m.to_message()  # a streamed chunk is stored as the final message
     if m.id is None:
         m.id = str(uuid.uuid4())
     return m

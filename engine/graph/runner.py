@@ -20,7 +20,7 @@ from engine.events import (
     Route,
 )
 from engine.graph.algo import TASKS, Task, compute_writes, read_values
-from engine.graph.errors import GraphBubbleUp, GraphInterrupt, ParentCommand
+from engine.graph.errors import GraphBubbleUp, GraphInterrupt, ParentCommand, is_invalid_resume
 from engine.graph.node_cache import cached_writes, store_writes
 from engine.graph.policies import (
     attempt_runtime,
@@ -29,7 +29,12 @@ from engine.graph.policies import (
     error_handler_node,
     pause,
 )
-from engine.graph.runtime import TaskContext, blocking_calls_allowed, reset_task, set_task
+from engine.graph.runtime import (
+    TaskContext,
+    blocking_calls_allowed,
+    reset_task,
+    set_task,
+)
 from engine.graph.types import START, Command, RetryPolicy, Send
 from engine.serde import to_jsonable
 
@@ -110,6 +115,9 @@ async def _call_node(loop: PregelLoop, task: Task, ctx: TaskContext) -> Any:
         out = await node.fn(task.input, **kwargs)
     elif ctx.inline:
         out = node.fn(task.input, **kwargs)
+        # chunks the node handed over from helper threads (a sync model call streaming
+        # tokens) were queued on this blocked loop: deliver them before the task's result
+        await asyncio.sleep(0)
     else:
         out = await asyncio.to_thread(node.fn, task.input, **kwargs)
     if inspect.isawaitable(out):
@@ -208,6 +216,9 @@ async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> Non
                         config=config,
                         route_reason=lambda ctx=ctx: ctx.route_reason,
                     )
+                    if ctx.extra_writes:
+                        pushed = [w for w in ctx.extra_writes if w[0] in loop.channels]
+                        task.writes = [*pushed, *task.writes]
                 finally:
                     reset_task(token)
         except GraphInterrupt as gi:
@@ -252,7 +263,9 @@ async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> Non
             if not cancelled and node.error_handler is not None:
                 await _handle_error(loop, task, ctx, exc)
                 return
-            if not cancelled:
+            if not cancelled and is_invalid_resume(exc):
+                task.error = exc  # nothing saved: the interrupt can be answered again
+            elif not cancelled:
                 task.error = exc
                 await loop.save_task_writes(
                     task, [(ERROR, {"type": type(exc).__name__, "message": str(exc)})]
@@ -375,6 +388,7 @@ async def run_step(loop: PregelLoop, tasks: Sequence[Task]) -> None:
         return
     futures = {asyncio.ensure_future(run_task(loop, t)): t for t in pending}
     error: BaseException | None = None
+    invalid: BaseException | None = None
     interrupted: list[Task] = []
     try:
         waiting = set(futures)
@@ -386,6 +400,9 @@ async def run_step(loop: PregelLoop, tasks: Sequence[Task]) -> None:
                 exc = f.exception()
                 if isinstance(exc, GraphInterrupt):
                     interrupted.append(futures[f])
+                elif exc is not None and is_invalid_resume(exc):
+                    if error is None:
+                        invalid = invalid or exc  # raised once the other tasks finish
                 elif exc is not None and error is None:
                     error = exc
                     for other in waiting:
@@ -401,6 +418,8 @@ async def run_step(loop: PregelLoop, tasks: Sequence[Task]) -> None:
             await asyncio.wait([f for f in futures if not f.done()])
     if error is not None:
         raise error
+    if invalid is not None:
+        raise invalid
     if interrupted:
         interrupted.sort(key=lambda t: t.sort_key)
         raise GraphInterrupt([i for t in interrupted for i in t.interrupts])

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from engine.bus import RunEmitter
-from engine.graph.errors import GraphInterrupt
+from engine.graph.errors import GraphInterrupt, mark_invalid_resume
 from engine.graph.execution import ExecutionInfo, RunControl, ServerInfo
 from engine.graph.types import Interrupt
 from engine.ids import deterministic_id
@@ -194,6 +194,8 @@ class TaskContext:
     """How many ``@task`` calls this task made so far (their ids derive from the index)."""
     in_flight: list[Any] = field(default_factory=list)
     """Futures of this task's ``@task`` calls, awaited before the task finishes."""
+    extra_writes: list[tuple[str, Any]] = field(default_factory=list)
+    """Writes made during the call besides the return value (``push_message``)."""
 
 
 _RUN: contextvars.ContextVar[RunContext | None] = contextvars.ContextVar(
@@ -241,35 +243,62 @@ def reset_task(token: contextvars.Token[TaskContext | None]) -> None:
     _TASK.reset(token)
 
 
-def interrupt(value: Any) -> Any:
+def interrupt(value: Any, *, response_schema: Any = None) -> Any:
     """Pause the run and surface ``value`` to the caller; returns the resume value.
 
     On resume the node runs again from the start; each ``interrupt()`` call, in order, gets
     its own resume value.  Resume with ``Command(resume=value)`` (one pending interrupt) or
-    ``Command(resume={interrupt_id: value, ...})``.
+    ``Command(resume={interrupt_id: value, ...})``.  With ``response_schema`` (a pydantic
+    model, TypedDict or dataclass) the resume value is validated and converted; an invalid
+    one raises ``pydantic.ValidationError`` (``is_invalid_resume`` tells it apart) and is not
+    kept, so the interrupt can be answered again.  A JSON-Schema dict is only surfaced.
     """
     task = _TASK.get()
     if task is None:
         raise RuntimeError("interrupt() can only be called from inside a node of a running graph")
+    adapter = _resume_adapter(response_schema)
     sp = task.scratchpad
     idx = sp.counter
     sp.counter += 1
     if idx < len(sp.resume):
-        return sp.resume[idx]
+        return _validated(adapter, sp.resume[idx])
     iid = sp.interrupt_id(idx)
     run = task.run
     if run.resume_map and iid in run.resume_map:
         v = run.resume_map[iid]
+        out = _validated(adapter, v)
         sp.resume.append(v)
         _emit_resumed(task, iid, v)
-        return v
+        return out
     nr = run.null_resume
     if nr.present and not nr.consumed:
+        out = _validated(adapter, nr.value)
         nr.consumed = True
         sp.resume.append(nr.value)
         _emit_resumed(task, iid, nr.value)
-        return nr.value
-    raise GraphInterrupt((Interrupt(value=value, id=iid),))
+        return out
+    schema = adapter.json_schema() if adapter is not None else response_schema
+    raise GraphInterrupt((Interrupt(value=value, id=iid, response_schema=schema),))
+
+
+def _resume_adapter(schema: Any) -> Any:
+    if schema is None or isinstance(schema, dict):
+        return None
+    from pydantic import TypeAdapter
+
+    return TypeAdapter(schema)
+
+
+def _validated(adapter: Any, value: Any) -> Any:
+    if adapter is None:
+        return value
+    from pydantic import ValidationError
+
+    try:
+        return adapter.validate_python(value)
+    except ValidationError as exc:
+        mark_invalid_resume(exc)
+        raise
 
 
 def _emit_resumed(task: TaskContext, iid: str, value: Any) -> None:

@@ -27,10 +27,22 @@ from engine.graph.channels import (
     MessagesChannel,
 )
 from engine.graph.errors import InvalidUpdateError
+from engine.graph.message_log import plain
 from engine.graph.types import Command
 from engine.messages import add_messages
 
-__all__ = ["OmitFromInput", "OmitFromOutput", "PrivateStateAttr", "StateSpec", "schema_fields"]
+__all__ = [
+    "ROOT",
+    "OmitFromInput",
+    "OmitFromOutput",
+    "PrivateStateAttr",
+    "StateSpec",
+    "is_root_schema",
+    "schema_fields",
+]
+
+ROOT = "__root__"
+"""The one channel of a state that is a single value (``StateGraph(Annotated[list, add])``)."""
 
 
 class _Marker:
@@ -95,6 +107,31 @@ def schema_fields(schema: Any) -> dict[str, Any]:
     return {k: _strip_required(v) for k, v in hints.items()}
 
 
+def is_root_schema(schema: Any) -> bool:
+    """A schema that is one value rather than named keys: ``list``, ``list[str]``,
+    ``Annotated[list, operator.add]``, ``int``..."""
+    if schema is None or schema is dict or schema is Any:
+        return False
+    if get_origin(schema) is not None:
+        return get_origin(schema) is not dict and not _keyed_class(get_origin(schema))
+    if not isinstance(schema, type):
+        return False
+    return not _keyed_class(schema)
+
+
+def _keyed_class(tp: Any) -> bool:
+    if not isinstance(tp, type):
+        return False
+    if issubclass(tp, BaseModel | dict) or dataclasses.is_dataclass(tp):
+        return True
+    if tp.__module__ == "builtins":
+        return False
+    try:
+        return bool(get_type_hints(tp))
+    except Exception:
+        return True
+
+
 def _register_types(tp: Any) -> None:
     """Let the serde rebuild pydantic models / dataclasses named in a schema."""
     if isinstance(tp, type):
@@ -156,7 +193,8 @@ class StateSpec:
 
     def __init__(self, schema: Any) -> None:
         self.schema = schema
-        self.fields = schema_fields(schema)
+        self.is_root = is_root_schema(schema)
+        self.fields = {ROOT: schema} if self.is_root else schema_fields(schema)
         self.channels: dict[str, BaseChannel] = {}
         self.markers: dict[str, set[type]] = {}
         for key, ann in self.fields.items():
@@ -174,6 +212,12 @@ class StateSpec:
     def keys(self) -> list[str]:
         return list(self.fields)
 
+    def present(self, values: dict[str, Any]) -> Any:
+        """What users see of ``{key: value}``: the dict, or the single value of a root state."""
+        if self.is_root:
+            return values.get(ROOT)
+        return values
+
     def input_keys(self) -> list[str]:
         return [
             k for k, m in self.markers.items() if not any(issubclass(x, OmitFromInput) for x in m)
@@ -188,6 +232,8 @@ class StateSpec:
 
     def to_state(self, values: dict[str, Any]) -> Any:
         """Node input in the schema's own type (dict for TypedDicts)."""
+        if self.is_root:
+            return plain(values.get(ROOT))
         if self.is_pydantic:
             return self.schema.model_construct(**values)
         if self.is_dataclass:
@@ -207,6 +253,8 @@ class StateSpec:
 
     def validate_input(self, value: Any) -> dict[str, Any]:
         """Graph input as ``{key: value}`` (pydantic schemas are validated here)."""
+        if self.is_root:
+            return {ROOT: value}
         if isinstance(value, dict):
             if self.is_pydantic:
                 validated = self.schema.model_validate(
@@ -258,7 +306,9 @@ def updates_from_output(
         add_update(obj)
 
     def add_update(obj: Any) -> None:
-        if isinstance(obj, dict):
+        if ROOT in keys:
+            writes.append((ROOT, obj))
+        elif isinstance(obj, dict):
             writes.extend((k, v) for k, v in obj.items() if k in keys)
             if dropped is not None:
                 dropped.extend(str(k) for k in obj if k not in keys)

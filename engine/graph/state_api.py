@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from engine.aio import iter_sync, run_sync
@@ -27,7 +27,7 @@ from engine.graph.errors import InvalidUpdateError
 from engine.graph.message_log import plain
 from engine.graph.runtime import current_run
 from engine.graph.subgraph_state import SAVER_KEY, SubgraphStateAPI, with_checkpoint_map
-from engine.graph.types import END, START, Interrupt, PregelTask, StateSnapshot
+from engine.graph.types import END, START, Interrupt, PregelTask, StateSnapshot, StateUpdate
 from engine.ids import new_run_id, uuid7
 from engine.serde import to_jsonable
 
@@ -37,6 +37,13 @@ if TYPE_CHECKING:
     from engine.graph.state import StateSpec
 
 __all__ = ["StateAPI"]
+
+
+def _error_repr(saved: Any) -> str:
+    """A saved task error as LangGraph shows it in snapshots: ``Type('message')``."""
+    if isinstance(saved, dict):
+        return f"{saved.get('type', 'Exception')}({saved.get('message', '')!r})"
+    return str(saved)
 
 
 class StateAPI(SubgraphStateAPI):
@@ -66,12 +73,14 @@ class StateAPI(SubgraphStateAPI):
             k: spec.from_checkpoint(values.get(k, MISSING)) for k, spec in self.channels.items()
         }
 
-    def _state_values(self, channels: dict[str, BaseChannel]) -> dict[str, Any]:
-        return {
-            k: plain(channels[k].get())
-            for k in self.spec.channels
-            if channels[k].tracked and channels[k].is_available()
-        }
+    def _state_values(self, channels: dict[str, BaseChannel]) -> Any:
+        return self.spec.present(
+            {
+                k: plain(channels[k].get())
+                for k in self.spec.channels
+                if channels[k].tracked and channels[k].is_available()
+            }
+        )
 
     def _snapshot(self, saved: CheckpointTuple, live: bool) -> StateSnapshot:
         checkpoint = copy_checkpoint(saved.checkpoint)
@@ -99,19 +108,20 @@ class StateAPI(SubgraphStateAPI):
         ptasks: list[PregelTask] = []
         all_interrupts: list[Interrupt] = []
         for t in tasks:
-            err: Exception | None = None
+            err: Any = None
             intrs: tuple[Interrupt, ...] = ()
             result: dict[str, Any] | None = None
             for tid, c, v in pending:
                 if tid != t.id:
                     continue
                 if c == ERROR:
-                    err = Exception(v.get("message") if isinstance(v, dict) else str(v))
+                    err = _error_repr(v)
                 elif c == INTERRUPT:
                     intrs += tuple(v)
                 elif c not in (RESUME, NO_WRITES) and c in self.spec.channels:
                     result = {**(result or {}), c: v}
-            all_interrupts.extend(intrs)
+            if t.id not in done:  # an answered interrupt stays on its task, not on the snapshot
+                all_interrupts.extend(intrs)
             ptasks.append(PregelTask(t.id, t.name, t.path, err, intrs, None, result))
         return StateSnapshot(
             values=self._state_values(channels),
@@ -211,6 +221,18 @@ class StateAPI(SubgraphStateAPI):
         if (sub := self._subgraph_for(config, saver, for_update=True)) is not None:
             graph, sub_config = sub
             return await graph.aupdate_state(sub_config, values, as_node, task_id)  # type: ignore[no-any-return]
+        return await self.abulk_update_state(config, [[StateUpdate(values, as_node, task_id)]])
+
+    async def abulk_update_state(
+        self, config: dict[str, Any], supersteps: Sequence[Sequence[StateUpdate]]
+    ) -> dict[str, Any]:
+        """Apply several updates per superstep (one checkpoint per superstep), as if the
+        named nodes had all run in that step; returns the config of the last checkpoint."""
+        saver = self._require_saver(config)
+        if not supersteps:
+            raise ValueError("No supersteps provided")
+        if all(not step for step in supersteps):
+            raise ValueError("No updates provided")
         config = self._own_config(config)
         conf = config.get("configurable", {})
         thread_id = conf.get("thread_id")
@@ -221,6 +243,30 @@ class StateAPI(SubgraphStateAPI):
         saver.check_thread_free(
             str(thread_id), "update_state", own_run=own.run_id if own is not None else None
         )
+        current = config
+        for updates in supersteps:
+            if not updates:
+                continue
+            current = await self._update_one_step(saver, current, thread_id, ns, list(updates))
+        return current
+
+    async def _update_one_step(
+        self,
+        saver: BaseCheckpointSaver,
+        config: dict[str, Any],
+        thread_id: Any,
+        ns: str,
+        updates: list[StateUpdate],
+    ) -> dict[str, Any]:
+        if len(updates) > 1:
+            for u in updates:
+                if u.as_node is None:
+                    raise InvalidUpdateError("as_node is required when applying multiple updates")
+                if u.as_node in ("__copy__", "__input__", END):
+                    raise InvalidUpdateError(
+                        f"{u.as_node} updates cannot be combined with other updates in a superstep"
+                    )
+        conf = config.get("configurable", {})
         saved = await saver.aget_tuple(
             {"configurable": {k: v for k, v in conf.items() if k != SAVER_KEY}}
         )
@@ -235,8 +281,10 @@ class StateAPI(SubgraphStateAPI):
         prev_versions = dict(checkpoint["channel_versions"])
         before_values = {k: channels[k].value for k in self.spec.channels}
         source = "update"
-        writer = as_node or ""
+        writer = updates[0].as_node or ""
 
+        first = updates[0]
+        as_node, values = first.as_node, first.values
         if as_node == "__copy__":
             if saved is None:
                 raise InvalidUpdateError("Cannot copy a checkpoint that does not exist")
@@ -255,22 +303,29 @@ class StateAPI(SubgraphStateAPI):
         else:
             if as_node is None:
                 as_node = self._infer_as_node(checkpoint)
-            if as_node not in self.nodes:
-                raise InvalidUpdateError(f"Node {as_node} does not exist")
             writer = as_node
-            node = self.nodes[as_node]
-            task = Task(uuid7(), as_node, ("pull", as_node), None, [INTERRUPT], node)
-            task.writes = await compute_writes(
-                task,
-                values,
-                channels=channels,
-                nodes=self.nodes,
-                spec=self.spec,
-                input_keys=self.input_keys,
-                config=config,
-                route_reason=lambda: None,
-            )
-            apply_writes(checkpoint, channels, [task], next_version)
+            tasks: list[Task] = []
+            for u in updates:
+                name = u.as_node or as_node
+                if name not in self.nodes:
+                    raise InvalidUpdateError(f"Node {name} does not exist")
+                node = self.nodes[name]
+                task = Task(uuid7(), name, ("pull", name), None, [INTERRUPT], node)
+                task.writes = await compute_writes(
+                    task,
+                    node.write_values(u.values) if node.write_values else u.values,
+                    channels=channels,
+                    nodes=self.nodes,
+                    spec=self.spec,
+                    input_keys=self.input_keys,
+                    config=config,
+                    route_reason=lambda: None,
+                )
+                tasks.append(task)
+            apply_writes(checkpoint, channels, tasks, next_version)
+            if len(updates) > 1:
+                values = {u.as_node: u.values for u in updates}
+                writer = ",".join(str(u.as_node) for u in updates)
 
         new_id = uuid7()
         new = Checkpoint(
@@ -286,7 +341,11 @@ class StateAPI(SubgraphStateAPI):
         new["channel_values"] = {k: v for k, v in new["channel_values"].items() if v is not MISSING}
         step = prev_step + 1
         metadata = {"source": source, "step": step, "parents": {}}
-        if source == "update":
+        if source == "update" and len(updates) > 1:
+            metadata["writes"] = {
+                str(u.as_node): to_jsonable(u.values, max_str=2000) for u in updates
+            }
+        elif source == "update":
             metadata["writes"] = {writer: to_jsonable(values, max_str=2000)}
         new_versions = {
             k: v for k, v in new["channel_versions"].items() if prev_versions.get(k) != v
@@ -307,6 +366,11 @@ class StateAPI(SubgraphStateAPI):
         task_id: str | None = None,
     ) -> dict[str, Any]:
         return run_sync(self.aupdate_state(config, values, as_node, task_id))
+
+    def bulk_update_state(
+        self, config: dict[str, Any], supersteps: Sequence[Sequence[StateUpdate]]
+    ) -> dict[str, Any]:
+        return run_sync(self.abulk_update_state(config, supersteps))
 
     async def _emit_update(
         self,

@@ -15,10 +15,12 @@ __all__ = [
     "START",
     "Command",
     "Interrupt",
+    "Overwrite",
     "PregelTask",
     "RetryPolicy",
     "Send",
     "StateSnapshot",
+    "StateUpdate",
     "StreamMode",
     "TimeoutPolicy",
     "coerce_timeout",
@@ -92,9 +94,29 @@ class Interrupt:
 
     value: Any
     id: str = ""
+    response_schema: Any = field(default=None, kw_only=True)
+    """JSON Schema of the value expected on resume (from ``interrupt(response_schema=)``)."""
 
     def __repr__(self) -> str:
-        return f"Interrupt(value={self.value!r}, id={self.id!r})"
+        return (
+            f"Interrupt(value={self.value!r}, id={self.id!r}, "
+            f"response_schema={self.response_schema!r})"
+        )
+
+
+@dataclass(slots=True)
+class Overwrite:
+    """Write ``value`` to a reducer channel as-is, bypassing the reducer."""
+
+    value: Any
+
+
+class StateUpdate(NamedTuple):
+    """One update of ``bulk_update_state``: values written as if by node ``as_node``."""
+
+    values: dict[str, Any] | None
+    as_node: str | None = None
+    task_id: str | None = None
 
 
 def default_retry_on(exc: BaseException) -> bool:
@@ -214,8 +236,18 @@ serde.register_codec(
 serde.register_codec(
     Interrupt,
     "interrupt",
-    lambda i: {"value": serde.encode(i.value), "id": i.id},
-    lambda v: Interrupt(serde.decode(v["value"]), v["id"]),
+    lambda i: {
+        "value": serde.encode(i.value),
+        "id": i.id,
+        **({"schema": i.response_schema} if isinstance(i.response_schema, dict) else {}),
+    },
+    lambda v: Interrupt(serde.decode(v["value"]), v["id"], response_schema=v.get("schema")),
+)
+serde.register_codec(
+    Overwrite,
+    "overwrite",
+    lambda o: {"value": serde.encode(o.value)},
+    lambda v: Overwrite(serde.decode(v["value"])),
 )
 serde.register_codec(
     Command,

@@ -151,6 +151,17 @@ def _finalize(message: AIMessage) -> AIMessage:
     return message
 
 
+def _node_token_tap() -> tuple[Any, dict[str, Any], str] | None:
+    """``(run, metadata, ns)`` when this call runs inside a graph node of a run that streams
+    ``messages``; None otherwise."""
+    from engine.graph.runtime import current_task
+
+    task = current_task()
+    if task is None or not task.run.wants("messages"):
+        return None
+    return task.run, dict(task.config.get("metadata", {})), task.ns
+
+
 class BaseChatModel(ModelRunnableAPI):
     """Shared plumbing: argument normalization, sync wrappers, stream <-> whole reply; the
     runnable API tutorials call (``bind_tools``, ``with_structured_output``, ``batch``...)."""
@@ -247,7 +258,36 @@ class BaseChatModel(ModelRunnableAPI):
             response_format=response_format,
             settings=settings,
         )
-        return _finalize(await self._agenerate(request))
+        tap = _node_token_tap()
+        if tap is None:
+            return _finalize(await self._agenerate(request))
+        return await self._ainvoke_streaming(request, tap)
+
+    async def _ainvoke_streaming(self, request: ChatRequest, tap: Any) -> AIMessage:
+        """Called inside a graph node while someone streams ``messages``: the reply's chunks
+        go to that stream as they arrive (as LangGraph does through its callbacks)."""
+        run, meta, ns = tap
+        msg_id = f"run-{uuid.uuid4()}"
+        chunks: list[AIMessage] = []
+        final: AIMessage | None = None
+        async for item in self._astream(request):
+            if isinstance(item, AIMessageChunk):
+                if item.id is None:
+                    item.id = msg_id
+                chunks.append(item)
+                run.push_any_thread("messages", (item, meta), ns)
+            else:
+                final = item
+        final = final or collect(chunks)
+        if final is None:
+            raise ModelResponseError(f"{self.model_name}: the stream ended without any output")
+        if final.id is None:
+            final.id = chunks[0].id if chunks else msg_id
+        final = _finalize(final)
+        if not chunks:
+            run.push_any_thread("messages", (final, meta), ns)
+        run.streamed_message_ids.add(final.id)
+        return final
 
     async def astream(
         self,

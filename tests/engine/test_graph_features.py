@@ -159,7 +159,7 @@ def test_stream_tasks_checkpoints_and_debug():
     assert [c["metadata"]["source"] for c in cps] == ["input", "loop", "loop"]
     assert cps[-1]["next"] == []
     task_results = [c for m, c in chunks if m == "tasks" and "result" in c]
-    assert task_results[0]["name"] == "a" and task_results[0]["result"] == [("log", ["a"])]
+    assert task_results[0]["name"] == "a" and task_results[0]["result"] == {"log": ["a"]}
     debug_types = {c["type"] for m, c in chunks if m == "debug"}
     assert debug_types == {"checkpoint", "task", "task_result"}
 
