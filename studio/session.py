@@ -38,6 +38,7 @@ from studio.agent_source import (
     user_message,
     with_saver,
 )
+from studio.drawables import drawable_for
 from studio.event_batcher import DEFAULT_INTERVAL, EventBatcher
 from studio.hub import Hub
 from studio.session_commands import SessionCommands
@@ -168,7 +169,7 @@ class RunController(SessionCommands):
         self.hub.session_path = str(self.session_path) if self.session_path else None
         self.batcher.discard()
         self.hub.reset()
-        self.hub.set_graph(graph, graph.get_graph(), self.label)
+        self.hub.set_graph(graph, drawable_for(graph), self.label)
 
     def _close_recording(self) -> None:
         if self._sub is not None:

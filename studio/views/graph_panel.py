@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWi
 from engine.events import EventBase
 from engine.graph.drawing import DrawableGraph
 from studio.breakpoints import BreakpointsModel
+from studio.drawables import drawable_for
 from studio.hub import Hub
 from studio.models.branch_events import branch_events
 from studio.models.graph_state import GraphStateModel
@@ -155,7 +156,7 @@ class GraphPanel(QWidget):
             self._show_level(self._level())
 
     def _show_level(self, graph: Any) -> None:
-        drawable = graph.get_graph() if graph is not None else DrawableGraph()
+        drawable = drawable_for(graph) if graph is not None else DrawableGraph()
         self.state.path = tuple(self.path)
         self.state.set_graph(drawable)
         self._sync_breakpoints()

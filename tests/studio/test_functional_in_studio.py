@@ -40,5 +40,7 @@ def test_task_calls_nest_under_the_entrypoint(qtbot: Any, qloop: Any, tmp_path: 
     assert rows["fetch"].parent is rows["agent"]
     state = qloop.run_until_complete(window.controller.graph.aget_state(window.hub.config()))
     assert state.values == ["NOTES ON CATS", "NOTES ON DOGS"]
+    graph = window.graph_panel.state
+    assert "fetch" in graph.graph.nodes and graph.visits("fetch") == 2  # a task is a node here
     diff = window.docks["diff"].widget()
     assert diff.diff is not None  # the Diff dock compared the one-value states
