@@ -8,7 +8,7 @@
                  [--session PATH | --no-session] [--break NODE ...] [--break-after NODE ...]
                  [--break-tool NAME ...] [--break-on-failure] [--break-when EXPR ...] --headless
     stepwise replay SESSION [--run RUN_ID]
-    stepwise export SESSION --format jsonl|mermaid [--run RUN_ID] [-o FILE]
+    stepwise export SESSION --format jsonl|mermaid [--run RUN_ID] [--path] [-o FILE]
     stepwise unlock SESSION [--thread ID]   break a thread lease left by a run that is gone
 
 Without a display (no DISPLAY / WAYLAND_DISPLAY and no QT_QPA_PLATFORM on Linux), or while the
@@ -137,6 +137,11 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--format", choices=("jsonl", "mermaid"), required=True)
     ex.add_argument("--run", metavar="RUN_ID", help="only this run (mermaid: default the last run)")
     ex.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
+    ex.add_argument(
+        "--path",
+        action="store_true",
+        help="mermaid: draw the run's path (nodes it ran with counts, edges it took)",
+    )
 
     un = sub.add_parser("unlock", help="break thread leases left by runs that are gone")
     un.add_argument("session", help="a .stepwise (or checkpoint) file")

@@ -128,7 +128,15 @@ def _write_export(args: argparse.Namespace, session: Session, out: TextIO) -> li
             f"{session.path}: run {runs[-1].run_id} has no recorded graph shape",
             path=session.path,
         )
-    out.write(graph.draw_mermaid())
+    path = None
+    if getattr(args, "path", False):
+        from engine.graph.run_path import RunPath
+
+        kinds = ["node.started", "route"]
+        path = RunPath.from_events(
+            session.iter_events(runs[-1].run_id, kinds=kinds, skipped=skipped)
+        )
+    out.write(graph.draw_mermaid(path=path))
     return skipped
 
 

@@ -31,3 +31,23 @@ def test_a_node_the_run_skipped_is_faded() -> None:
     text = agent.get_graph().draw_mermaid(path=path)
     assert '\ttools("tools"):::skipped' in text
     assert "linkStyle" not in text  # no edge taken
+
+
+def test_cli_export_draws_the_recorded_runs_path(tmp_path) -> None:
+    import io
+    from pathlib import Path
+
+    from engine.cli import main
+
+    scenario = Path(__file__).resolve().parents[2] / "resources" / "scenarios" / "retry_todos.py"
+    session = tmp_path / "s.stepwise"
+
+    def cli(*argv: str) -> tuple[int, str]:
+        out, err = io.StringIO(), io.StringIO()
+        code = main(list(argv), stdin=io.StringIO(""), stdout=out, stderr=err)
+        return code, out.getvalue()
+
+    assert cli("run", f"{scenario}:agent", "--session", str(session))[0] == 0
+    code, text = cli("export", str(session), "--format", "mermaid", "--path")
+    assert code == 0 and '\tmodel("model ×4"):::visited' in text and "linkStyle" in text
+    assert "×" not in cli("export", str(session), "--format", "mermaid")[1]
