@@ -16,33 +16,9 @@ from engine.graph.types import Command
 from studio.hub import Hub
 from studio.session import RunController
 from studio.timetravel import aresume_from
+from tests.engine.attach.apps import REVIEW_APP
 
-APP = """
-from typing import TypedDict
-from langgraph.graph import StateGraph, START, END
-from langgraph.types import interrupt
-
-class State(TypedDict):
-    n: int
-    verdict: str
-
-def bump(state):
-    return {"n": state["n"] + 1}
-
-def review(state):
-    return {"verdict": interrupt({"n": state["n"]})}
-
-graph = (
-    StateGraph(State)
-    .add_node("bump", bump)
-    .add_node("review", review)
-    .add_edge(START, "bump")
-    .add_edge("bump", "review")
-    .add_edge("review", END)
-    .compile()
-)
-INPUT = {"n": 1}
-"""
+APP = REVIEW_APP + 'INPUT = {"n": 1}\n'
 
 
 @pytest.fixture

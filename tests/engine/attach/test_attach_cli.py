@@ -14,32 +14,7 @@ pytest.importorskip("langgraph.graph")
 
 from engine.cli import main
 from engine.recording import Session
-
-APP = """
-from typing import TypedDict
-from langgraph.graph import StateGraph, START, END
-from langgraph.types import interrupt
-
-class State(TypedDict):
-    n: int
-    verdict: str
-
-def bump(state):
-    return {"n": state["n"] + 1}
-
-def review(state):
-    return {"verdict": interrupt({"n": state["n"]})}
-
-graph = (
-    StateGraph(State)
-    .add_node("bump", bump)
-    .add_node("review", review)
-    .add_edge(START, "bump")
-    .add_edge("bump", "review")
-    .add_edge("review", END)
-    .compile()
-)
-"""
+from tests.engine.attach.apps import REVIEW_APP as APP
 
 
 def run_cli(*argv: str, stdin: str = "") -> tuple[int, str, str]:
