@@ -67,6 +67,8 @@ class Hub:
         self.session_path: str | None = None
         self.focus_node: str | None = None
         self.theme: str = "light"
+        self.checkpoint_ns: dict[str, str] = {}
+        """Checkpoints of subgraphs (id -> ``checkpoint_ns``): reading one needs its namespace."""
         self.approval_drafts: dict[str, list[dict[str, Any] | None]] = {}
         """Decisions taken in an approval dialog closed with "Answer later", by interrupt id:
         reopening the same interrupt shows them again."""
@@ -103,6 +105,7 @@ class Hub:
 
     def reset(self) -> None:
         self.events = []
+        self.checkpoint_ns = {}
         self.selected_checkpoint = None
         self.publish("reset")
 
@@ -110,6 +113,10 @@ class Hub:
         if not batch:
             return
         self.events.extend(batch)
+        for ev in batch:
+            ns = ev.__dict__.get("checkpoint_ns") if ev.kind == "checkpoint.saved" else None
+            if ns and ev.checkpoint_id:
+                self.checkpoint_ns[ev.checkpoint_id] = ns
         self.publish("events", batch)
 
     def set_status(self, status: str) -> None:
@@ -150,6 +157,8 @@ class Hub:
         conf: dict[str, Any] = {"thread_id": self.thread_id}
         if checkpoint_id:
             conf["checkpoint_id"] = checkpoint_id
+            if checkpoint_id in self.checkpoint_ns:  # a subgraph's checkpoint
+                conf["checkpoint_ns"] = self.checkpoint_ns[checkpoint_id]
         return {"configurable": conf}
 
     def snapshot(self, checkpoint_id: str | None = None) -> StateSnapshot | None:

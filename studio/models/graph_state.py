@@ -42,6 +42,7 @@ __all__ = [
     "Status",
     "ToolCall",
     "attempt_badge",
+    "ns_path",
     "short_middleware",
 ]
 
@@ -273,7 +274,7 @@ class GraphStateModel:
             self.apply(event)
 
     def apply(self, event: EventBase) -> None:
-        if (event.ns or self.path) and _ns_path(event.ns) != self.path:
+        if (event.ns or self.path) and ns_path(event.ns) != self.path:
             return  # another graph's nodes (a subgraph's, or the parent's when one is shown)
         match event:
             case NodeStarted():
@@ -454,7 +455,7 @@ def _fraction(attempt: int, max_attempts: int | None) -> str:
     return f"{attempt}/{max_attempts}" if max_attempts else str(attempt)
 
 
-def _ns_path(ns: str | None) -> tuple[str, ...]:
+def ns_path(ns: str | None) -> tuple[str, ...]:
     """``"outer:task1|inner:task2"`` -> ``("outer", "inner")`` (task ids dropped)."""
     if not ns:
         return ()

@@ -5,7 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from engine.events import EventBase
 from engine.graph.drawing import DrawableGraph
@@ -13,7 +20,7 @@ from studio.breakpoints import BreakpointsModel
 from studio.drawables import drawable_for
 from studio.hub import Hub
 from studio.models.branch_events import branch_events
-from studio.models.graph_state import GraphStateModel
+from studio.models.graph_state import GraphStateModel, ns_path
 from studio.views.graph_view import GraphView
 
 __all__ = ["GraphPanel"]
@@ -41,10 +48,17 @@ class GraphPanel(QWidget):
         self.back_button.setText("◀ Back to the parent graph")
         self.back_button.setAutoRaise(True)
         self.back_button.clicked.connect(self.close_subgraph)
+        self.checkpoint_box = QComboBox(self)
+        self.checkpoint_box.setToolTip(
+            "This subgraph's checkpoints: pick one to show its state in every dock"
+        )
+        self.checkpoint_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.checkpoint_box.activated.connect(self._on_checkpoint_picked)
         crumbs = QHBoxLayout()
         crumbs.setContentsMargins(6, 2, 6, 2)
         crumbs.addWidget(self.back_button)
         crumbs.addWidget(self.crumb_label, 1)
+        crumbs.addWidget(self.checkpoint_box)
         self.crumb_bar = QWidget(self)
         self.crumb_bar.setLayout(crumbs)
         self.crumb_bar.setVisible(False)
@@ -82,6 +96,8 @@ class GraphPanel(QWidget):
         QTimer.singleShot(0, self.view.fit)
 
     def _on_events(self, batch: list[EventBase]) -> None:
+        if self.path and any(e.kind == "checkpoint.saved" and e.ns for e in batch):
+            self._fill_checkpoints()
         if self.hub.selected_checkpoint is not None:
             return  # showing a past moment: the live run shows again on "Live"
         if any(ev.kind == "run.started" and not ev.ns for ev in batch):
@@ -155,6 +171,28 @@ class GraphPanel(QWidget):
             self.path.pop()
             self._show_level(self._level())
 
+    def subgraph_checkpoints(self) -> list[Any]:
+        """``checkpoint.saved`` events of the subgraph shown (every call of it), oldest first."""
+        return [
+            e
+            for e in self.hub.events
+            if e.kind == "checkpoint.saved"
+            and e.ns
+            and ns_path(e.__dict__.get("checkpoint_ns") or e.ns) == tuple(self.path)
+        ]
+
+    def _fill_checkpoints(self) -> None:
+        box = self.checkpoint_box
+        box.clear()
+        box.addItem("Checkpoints of this subgraph…", None)
+        for e in self.subgraph_checkpoints():
+            writers = ", ".join(e.__dict__.get("writer_nodes") or []) or e.__dict__.get("source")
+            box.addItem(f"step {e.step} · {writers} · …{e.checkpoint_id[-6:]}", e.checkpoint_id)
+        box.setEnabled(box.count() > 1)
+
+    def _on_checkpoint_picked(self, index: int) -> None:
+        self.hub.select_checkpoint(self.checkpoint_box.itemData(index))
+
     def _show_level(self, graph: Any) -> None:
         drawable = drawable_for(graph) if graph is not None else DrawableGraph()
         self.state.path = tuple(self.path)
@@ -163,6 +201,8 @@ class GraphPanel(QWidget):
         where = " › ".join([self.hub.source_label or "graph", *self.path])
         self.crumb_label.setText(f"Subgraph: {where}" if self.path else "")
         self.crumb_bar.setVisible(bool(self.path))
+        if self.path:
+            self._fill_checkpoints()
         self._redraw(self.hub.selected_checkpoint)
         QTimer.singleShot(0, self.view.fit)
 

@@ -62,3 +62,29 @@ def test_double_click_opens_the_subgraph_and_back_returns(qtbot: Any) -> None:
     qtbot.mouseClick(panel.back_button, Qt.MouseButton.LeftButton)
     assert panel.path == [] and not panel.crumb_bar.isVisible()
     assert "plan" in state.graph.nodes and state.visits("write") == 1
+
+
+def test_a_subgraph_checkpoint_picked_in_the_graph_dock_shows_its_state(qtbot: Any) -> None:
+    graph = build()
+    hub = Hub()
+    panel = GraphPanel(hub)
+    qtbot.addWidget(panel)
+    panel.show()
+    hub.set_graph(graph, graph.get_graph(), "outer")
+    events: list[EventBase] = []
+    with graph.subscribe(events.append):
+        graph.invoke({"log": []}, hub.config())
+    hub.add_events(events)
+    panel.open_subgraph("write")
+    box = panel.checkpoint_box
+    assert box.isEnabled() and box.count() == 1 + len(panel.subgraph_checkpoints()) > 1
+    last = box.count() - 1
+    box.setCurrentIndex(last)
+    box.activated.emit(last)
+    picked = box.itemData(last)
+    assert (
+        hub.selected_checkpoint == picked and "checkpoint_ns" in hub.config(picked)["configurable"]
+    )
+    snap = hub.snapshot()
+    assert snap is not None and snap.values["log"] == ["plan", "draft", "check"]
+    assert snap.config["configurable"]["checkpoint_id"] == picked
