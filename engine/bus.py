@@ -19,6 +19,7 @@ Buffering policy (documented contract):
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import sys
 import threading
@@ -38,6 +39,7 @@ __all__ = [
     "RunEmitter",
     "Subscription",
     "current_emitter",
+    "drain_events",
     "emit_sync",
 ]
 
@@ -340,3 +342,17 @@ class span:
     def __exit__(self, *exc: object) -> None:
         if self._token is not None:
             CURRENT_SPAN.reset(self._token)
+
+
+async def drain_events(sink: _AsyncSink, run: asyncio.Future[Any]) -> AsyncIterator[EventBase]:
+    """The events ``run`` puts in ``sink`` until its end marker (None), then the run's own
+    outcome (its exception re-raised).  A consumer that stops early cancels the run."""
+    try:
+        while (ev := await sink.queue.get()) is not None:
+            yield ev
+        await run
+    finally:
+        if not run.done():
+            run.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await run

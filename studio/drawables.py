@@ -21,32 +21,10 @@ def drawable_for(graph: Any) -> DrawableGraph:
     if func is None:
         return drawable
     from engine.func.task import TaskFunction
+    from engine.graph.subgraph_detect import reachable_values
 
-    for value in _reached(func):
+    for value in reachable_values(func):
         if isinstance(value, TaskFunction) and value.name not in drawable.nodes:
             drawable.add_node(value.name, "node", functional="task")
             drawable.add_edge(graph.name, value.name, conditional=True, data="calls")
     return drawable
-
-
-def _reached(func: Any) -> list[Any]:
-    """The global and captured values ``func``'s code names, comprehensions and inner
-    functions included (their code objects are constants of the outer one)."""
-    func = getattr(func, "__wrapped__", func)
-    code = getattr(func, "__code__", None)
-    if code is None:
-        return []
-    names: list[str] = []
-    stack = [code]
-    while stack:
-        current = stack.pop()
-        names.extend(current.co_names)
-        names.extend(current.co_freevars)
-        stack.extend(c for c in current.co_consts if hasattr(c, "co_names"))
-    scope = dict(getattr(func, "__globals__", {}))
-    for name, cell in zip(code.co_freevars, getattr(func, "__closure__", None) or (), strict=False):
-        try:
-            scope[name] = cell.cell_contents
-        except ValueError:  # an empty cell
-            continue
-    return [scope[n] for n in dict.fromkeys(names) if n in scope]

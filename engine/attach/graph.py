@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from engine.aio import iter_sync, run_sync
-from engine.bus import EventBus, RunEmitter, Subscription
+from engine.bus import EventBus, RunEmitter, Subscription, drain_events
 from engine.events import ErrorInfo, EventBase, InterruptResumed, RunFinished, RunStarted
 from engine.graph.drawing import DrawableGraph
 from engine.ids import new_run_id
@@ -212,20 +212,10 @@ class AttachedGraph:
         task = asyncio.ensure_future(self._arun(input, config, debugger, [local]))
         task.add_done_callback(lambda _t: local.close_streams())
         try:
-            while True:
-                ev = await sink.queue.get()
-                if ev is None:
-                    break
+            async for ev in drain_events(sink, task):
                 yield ev
-            await task
         finally:
             local.remove_sink(sink)
-            if not task.done():
-                task.cancel()
-                try:
-                    await task
-                except BaseException:
-                    pass
 
     def stream_events(
         self, input: Any, config: dict[str, Any] | None = None, **kw: Any

@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Generic
 
 from engine.aio import iter_sync, run_sync
-from engine.bus import EventBus, RunEmitter, Subscription
+from engine.bus import EventBus, RunEmitter, Subscription, drain_events
 from engine.events import ErrorInfo, EventBase, RunFinished, RunStarted
 from engine.graph.assemble import compile_nodes, draw
 from engine.graph.builder import ContextT, InputT, OutputT, StateT
@@ -471,16 +471,8 @@ class CompiledStateGraph(StateAPI, Generic[StateT, ContextT, InputT, OutputT]):
             finally:
                 await sink.queue.put(None)
 
-        task = asyncio.ensure_future(runner())
-        try:
-            while True:
-                ev = await sink.queue.get()
-                if ev is None:
-                    break
-                yield ev
-            await task
-        finally:
-            await _cancel_quietly(task)
+        async for ev in drain_events(sink, asyncio.ensure_future(runner())):
+            yield ev
 
     def stream_events(
         self, input: Any, config: dict[str, Any] | None = None, **kwargs: Any

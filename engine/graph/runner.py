@@ -162,7 +162,6 @@ async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> Non
         ctx = TaskContext(
             task.name, task.id, loop.step, config, sp, loop.run, loop.ns, inline=inline, loop=loop
         )
-        ctx.loop = loop
         ctx.runtime = attempt_runtime(
             loop, task, config, _make_writer(loop, task), first_attempt_time
         )
@@ -206,16 +205,7 @@ async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> Non
                         raise ParentCommand(
                             Command(update=output.update, goto=output.goto, resume=output.resume)
                         )
-                    task.writes = await compute_writes(
-                        task,
-                        output,
-                        channels=loop.channels,
-                        nodes=loop.graph.nodes,
-                        spec=loop.graph.spec,
-                        input_keys=loop.graph.input_keys,
-                        config=config,
-                        route_reason=lambda ctx=ctx: ctx.route_reason,
-                    )
+                    task.writes = await _writes(loop, task, output, ctx)
                     if ctx.extra_writes:
                         pushed = [w for w in ctx.extra_writes if w[0] in loop.channels]
                         task.writes = [*pushed, *task.writes]
@@ -311,16 +301,7 @@ async def _handle_error(loop: PregelLoop, task: Task, ctx: TaskContext, exc: Bas
     )
     output = await call_error_handler(task.node, task.input, exc, ctx.config, ctx.runtime)
     probe = Task(task.id, handler.name, task.path, task.input, task.triggers, handler)
-    task.writes = await compute_writes(
-        probe,
-        output,
-        channels=loop.channels,
-        nodes=loop.graph.nodes,
-        spec=loop.graph.spec,
-        input_keys=loop.graph.input_keys,
-        config=ctx.config,
-        route_reason=lambda: ctx.route_reason,
-    )
+    task.writes = await _writes(loop, probe, output, ctx)
     task.routes = probe.routes
     await loop.save_task_writes(task, task.writes or [(NO_WRITES, None)])
     em = loop.run.emitter
@@ -423,3 +404,17 @@ async def run_step(loop: PregelLoop, tasks: Sequence[Task]) -> None:
     if interrupted:
         interrupted.sort(key=lambda t: t.sort_key)
         raise GraphInterrupt([i for t in interrupted for i in t.interrupts])
+
+
+async def _writes(loop: PregelLoop, task: Task, output: Any, ctx: TaskContext) -> Any:
+    """``task``'s writes for the node's return value ``output`` (state writes, edges, routes)."""
+    return await compute_writes(
+        task,
+        output,
+        channels=loop.channels,
+        nodes=loop.graph.nodes,
+        spec=loop.graph.spec,
+        input_keys=loop.graph.input_keys,
+        config=ctx.config,
+        route_reason=lambda: ctx.route_reason,
+    )

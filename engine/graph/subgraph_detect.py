@@ -51,9 +51,11 @@ def reachable_values(fn: Any) -> list[Any]:
             captured[name] = cell.cell_contents
         except ValueError:  # a cell that was never filled
             continue
-    named_globals = {n: func.__globals__[n] for n in code.co_names if n in func.__globals__}
+    codes = list(_code_objects(code))
+    names = {n for c in codes for n in c.co_names}  # comprehensions name globals too
+    named_globals = {n: func.__globals__[n] for n in names if n in func.__globals__}
     found: list[Any] = list(captured.values())
-    for c in _code_objects(code):
+    for c in codes:
         current: Any = None
         for ins in dis.get_instructions(c):
             if ins.opname in _NAME_LOADS:

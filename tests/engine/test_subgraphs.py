@@ -229,3 +229,15 @@ def test_subgraph_events_nest_under_the_parent_task_and_name_their_namespace() -
     assert inner_saved and all(e.checkpoint_ns == e.ns for e in inner_saved)
     assert all("" in e.parents for e in inner_saved)
     assert all(e.checkpoint_ns == "" and not e.parents for e in saved if not e.ns)
+
+
+_SEEN_ONLY_IN_A_COMPREHENSION = object()
+
+
+def test_globals_named_only_inside_a_comprehension_are_reachable() -> None:
+    from engine.graph.subgraph_detect import reachable_values
+
+    def node(items: list[int]) -> list[Any]:
+        return [_SEEN_ONLY_IN_A_COMPREHENSION for _ in items]
+
+    assert _SEEN_ONLY_IN_A_COMPREHENSION in reachable_values(node)
