@@ -8,10 +8,10 @@ import concurrent.futures
 import contextlib
 import contextvars
 import threading
-from collections.abc import AsyncIterator, Coroutine, Iterator
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from typing import Any, TypeVar
 
-__all__ = ["iter_sync", "run_sync"]
+__all__ = ["aiter_thread", "iter_sync", "run_sync"]
 
 T = TypeVar("T")
 
@@ -119,3 +119,61 @@ def iter_sync(agen: AsyncIterator[T]) -> Iterator[T]:
             aclose = getattr(it, "aclose", None)
             if aclose is not None:
                 runner.run(aclose())
+
+
+class _Stopped(Exception):
+    """Raised in the producer thread when the consumer of ``aiter_thread`` went away."""
+
+
+async def aiter_thread(make: Callable[[], Iterator[T]]) -> AsyncIterator[T]:
+    """Iterate the sync iterator ``make()`` on a thread of its own, from async code.
+
+    The thread runs in a copy of the caller's context and hands over one item at a time: it
+    waits until the consumer asks for the next item, so it never runs ahead of what has been
+    consumed.  The iterator's exception is raised here; if the consumer stops early, the
+    iterator is closed at its next hand-over.
+    """
+    loop = asyncio.get_running_loop()
+    queue: asyncio.Queue[tuple[str, Any, concurrent.futures.Future[None] | None]] = asyncio.Queue()
+
+    def put(kind: str, value: Any, ack: concurrent.futures.Future[None] | None) -> None:
+        loop.call_soon_threadsafe(queue.put_nowait, (kind, value, ack))
+
+    def produce() -> None:
+        try:
+            it = make()
+            try:
+                for item in it:
+                    ack: concurrent.futures.Future[None] = concurrent.futures.Future()
+                    put("item", item, ack)
+                    ack.result()  # raises _Stopped when the consumer is gone
+            finally:
+                close = getattr(it, "close", None)
+                if close is not None:
+                    close()
+        except _Stopped:
+            return
+        except BaseException as exc:  # handed to the consumer
+            put("error", exc, None)
+            return
+        put("end", None, None)
+
+    thread = threading.Thread(
+        target=contextvars.copy_context().run, args=(produce,), name="stepwise-attach", daemon=True
+    )
+    thread.start()
+    ack: concurrent.futures.Future[None] | None = None
+    try:
+        while True:
+            kind, value, ack = await queue.get()
+            if kind == "end":
+                return
+            if kind == "error":
+                raise value
+            yield value
+            assert ack is not None
+            ack.set_result(None)
+            ack = None
+    finally:
+        if ack is not None and not ack.done():
+            ack.set_exception(_Stopped())

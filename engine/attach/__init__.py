@@ -20,16 +20,22 @@ def is_langgraph(obj: Any) -> bool:
     return False
 
 
-def attach(graph: Any, *, name: str | None = None, stream_tokens: bool = False) -> Any:
-    """An ``AttachedGraph`` running ``graph`` on the real libraries (``stream_tokens``: make
-    LangGraph stream chat models so their tokens show as ``model.token`` events)."""
+def attach(
+    graph: Any, *, name: str | None = None, stream_tokens: bool = False, sync: bool | None = None
+) -> Any:
+    """An ``AttachedGraph`` running ``graph`` on the real libraries.
+
+    ``stream_tokens``: make LangGraph stream chat models so their tokens show as ``model.token``
+    events.  ``sync``: run with LangGraph's sync ``stream`` on a worker thread (as an app calling
+    ``invoke`` runs) rather than ``astream``; by default sync only when the agent has middleware
+    with only sync ``wrap_*`` methods, which LangChain cannot run asynchronously."""
     from engine.attach.graph import AttachedGraph
 
     if isinstance(graph, AttachedGraph):
         return graph
     if not is_langgraph(graph):
         raise TypeError(f"{type(graph).__name__} is not a compiled langgraph graph")
-    return AttachedGraph(graph, name=name, stream_tokens=stream_tokens)
+    return AttachedGraph(graph, name=name, stream_tokens=stream_tokens, sync=sync)
 
 
 def open_checkpointer(url: str) -> Any:

@@ -3,16 +3,25 @@
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, field
+from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
 
 from langchain_core.callbacks import AsyncCallbackHandler
 
 from engine.bus import RunEmitter
-from engine.events import ErrorInfo, EventBase
+from engine.events import EventBase
 
-__all__ = ["HandlerBase", "Open", "PendingAttempt", "task_of"]
+__all__ = ["ACTIVE", "WRAP_SPAN", "HandlerBase", "Open", "task_of"]
+
+ACTIVE: ContextVar[HandlerBase | None] = ContextVar("stepwise_attach_handler", default=None)
+"""The handler of the attached run the current code belongs to (LangGraph copies the context
+into every task it starts, so the instrumented middleware layers find their run here)."""
+
+WRAP_SPAN: ContextVar[str | None] = ContextVar("stepwise_attach_wrap_span", default=None)
+"""The innermost ``wrap_model_call`` / ``wrap_tool_call`` layer (or its attempt) running: the
+model and tool calls made inside it nest there instead of directly under their node."""
 
 
 @dataclass
@@ -24,31 +33,11 @@ class Open:
     ns: str
     step: int | None
     task_id: str = ""
-    attempt_span: str | None = None
     attempt: int = 1
+    parent: str = ""
+    """The span a call nests in (a node's parent is its superstep, kept in ``steps``)."""
     hook: tuple[str, str, str] | None = None
     """(span, middleware, hook) when the node is a create_agent middleware hook."""
-
-
-@dataclass
-class PendingAttempt:
-    """A failed attempt whose ``attempt.finished`` waits to learn if a retry follows."""
-
-    span: str
-    attempt: int
-    kind: str
-    name: str
-    error: ErrorInfo
-    ns: str
-    step: int | None
-    parent: str
-    t0: float
-
-
-@dataclass
-class Parent:
-    attempts: dict[str, int] = field(default_factory=dict)
-    pending: dict[str, PendingAttempt] = field(default_factory=dict)
 
 
 def task_of(meta: dict[str, Any]) -> tuple[str, str]:
@@ -72,13 +61,14 @@ class HandlerBase(AsyncCallbackHandler):
         self.parents: dict[UUID, UUID | None] = {}
         self.open: dict[UUID, Open] = {}
         self.steps: dict[tuple[str, int], str] = {}
-        self.by_parent: dict[str, Parent] = {}
         self.task_spans: dict[tuple[str, str], str] = {}
         """(graph namespace, task id) -> the span of the node running that task."""
         self.task_attempts: dict[tuple[str, str], int] = {}
         """How often each task has started (a node ``RetryPolicy`` reruns it)."""
         self.interrupted: dict[str, list[str]] = {}
         """Per graph namespace, the nodes whose last run stopped at ``interrupt()``."""
+        self.wrap_owner: dict[str, str] = {}
+        """Wrapper / attempt span -> the span of the node whose middleware opened it."""
         self.lock = threading.Lock()
 
     # -- plumbing -----------------------------------------------------------------------------
@@ -91,12 +81,31 @@ class HandlerBase(AsyncCallbackHandler):
         else:  # a sync node or tool running in a worker thread (its own throwaway loop)
             child.emit_sync(cls, **fields)
 
-    def _span_above(self, run_id: UUID | None) -> str | None:
+    def emit_sync(self, cls: type[EventBase], ns: str, **fields: Any) -> None:
+        """``_emit`` from synchronous code (a sync middleware layer)."""
+        em = self.em
+        (em.child(ns) if ns != em.ns else em).emit_sync(cls, **fields)
+
+    def _open_above(self, run_id: UUID | None) -> Open | None:
+        """The nearest node or call that is still open, walking up LangChain's run tree."""
         seen = 0
         while run_id is not None and seen < 1000:
             op = self.open.get(run_id)
             if op is not None:
-                return op.attempt_span or op.span
+                return op
             run_id = self.parents.get(run_id)
             seen += 1
         return None
+
+    def parent_span(self, run_id: UUID | None) -> str:
+        """The span a call starting under LangChain run ``run_id`` nests in: the nearest open
+        call, else the middleware layer running in its node, else its node, else the run."""
+        op = self._open_above(run_id)
+        wrap = WRAP_SPAN.get()
+        if wrap is not None and (op is None or self.wrap_owner.get(wrap) == op.span):
+            return wrap
+        return op.span if op is not None else self.root_span
+
+    def node_span(self, meta: dict[str, Any]) -> str | None:
+        """The span of the node task LangGraph's run metadata ``meta`` belongs to."""
+        return self.task_spans.get(task_of(meta))

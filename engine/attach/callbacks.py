@@ -134,7 +134,6 @@ class AttachCallbacks(CallEvents):
         if op is None or op.kind != "node":
             self.parents.pop(run_id, None)
             return
-        await self._close_pending_under(op.span)
         await self._close_subgraph_steps(op)
         interrupted = error is not None and type(error).__name__ in ("GraphInterrupt", "Interrupt")
         status = "interrupted" if interrupted else "error" if error is not None else "ok"

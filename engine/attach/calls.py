@@ -1,5 +1,6 @@
-"""Model and tool calls of an attached run: each call is an ``attempt`` span numbered per parent
-span; a failed attempt is closed once we know whether another one follows (``will_retry``)."""
+"""Model and tool calls of an attached run: LangChain's chat-model and tool callbacks as our
+``model.*`` and ``tool.*`` events, nested in the middleware layer (``wrappers``) or node that
+made them."""
 
 from __future__ import annotations
 
@@ -7,10 +8,8 @@ import time
 from typing import Any
 from uuid import UUID
 
-from engine.attach.base import HandlerBase, Open, Parent, PendingAttempt, task_of
+from engine.attach.base import HandlerBase, Open, task_of
 from engine.events import (
-    AttemptFinished,
-    AttemptStarted,
     ErrorInfo,
     ModelRequest,
     ModelResponse,
@@ -25,103 +24,25 @@ __all__ = ["CallEvents"]
 
 
 class CallEvents(HandlerBase):
-    """Attempt, model and tool events from LangChain's chat-model and tool callbacks."""
+    """Model and tool events from LangChain's chat-model and tool callbacks."""
 
-    async def _flush_pending(self, parent: str, kind: str, will_retry: bool) -> None:
-        rec = self.by_parent.get(parent)
-        pend = rec.pending.pop(kind, None) if rec else None
-        if pend is None:
-            return
-        await self._emit(
-            AttemptFinished,
-            pend.ns,
-            span_id=pend.span,
-            parent_span_id=pend.parent,
-            step=pend.step,
-            middleware="retry",
-            attempt=pend.attempt,
-            outcome="error",
-            error=pend.error,
-            will_retry=will_retry,
-            model=pend.name if pend.kind == "model" else None,
-            tool=pend.name if pend.kind == "tool" else None,
-            duration_ms=(time.perf_counter() - pend.t0) * 1000,
-        )
-
-    async def _close_pending_under(self, span: str) -> None:
-        rec = self.by_parent.pop(span, None)
-        if rec is None:
-            return
-        self.by_parent[span] = rec
-        for kind in list(rec.pending):
-            await self._flush_pending(span, kind, False)
-        self.by_parent.pop(span, None)
-
-    # -- attempts (one per model / tool call) -------------------------------------------------
-
-    async def _open_call(
+    def _open_call(
         self, run_id: UUID, parent_run_id: UUID | None, kind: str, name: str, meta: dict[str, Any]
-    ) -> tuple[Open, str]:
+    ) -> Open:
         self.parents[run_id] = parent_run_id
-        parent = self._span_above(parent_run_id) or self.root_span
         ns, _ = task_of(meta)
         step = meta.get("langgraph_step")
-        step = int(step) if isinstance(step, int) else None
-        rec = self.by_parent.setdefault(parent, Parent())
-        retrying = kind in rec.pending
-        await self._flush_pending(parent, kind, True)
-        attempt = rec.attempts.get(kind, 0) + 1 if retrying else 1
-        rec.attempts[kind] = attempt
-        attempt_span = new_span_id()
-        await self._emit(
-            AttemptStarted,
-            ns,
-            span_id=attempt_span,
-            parent_span_id=parent,
-            step=step,
-            middleware="retry",
-            attempt=attempt,
-            model=name if kind == "model" else None,
-            tool=name if kind == "tool" else None,
-        )
         op = Open(
-            new_span_id(), kind, name, time.perf_counter(), ns, step,
-            attempt_span=attempt_span, attempt=attempt,
+            new_span_id(), kind, name, time.perf_counter(), ns,
+            int(step) if isinstance(step, int) else None,
         )  # fmt: skip
+        op.parent = self.parent_span(parent_run_id)
         self.open[run_id] = op
-        return op, parent
+        return op
 
-    async def _close_call(
-        self, run_id: UUID, error: BaseException | None
-    ) -> tuple[Open, str] | None:
+    def _close_call(self, run_id: UUID) -> Open | None:
         op = self.open.pop(run_id, None)
-        if op is None or op.attempt_span is None:
-            return None
-        parent = self._span_above(self.parents.get(run_id)) or self.root_span
-        return op, parent
-
-    async def _finish_attempt(self, op: Open, parent: str, error: BaseException | None) -> None:
-        assert op.attempt_span is not None
-        if error is not None:
-            rec = self.by_parent.setdefault(parent, Parent())
-            rec.pending[op.kind] = PendingAttempt(
-                op.attempt_span, op.attempt, op.kind, op.name,
-                ErrorInfo.from_exception(error), op.ns, op.step, parent, op.t0,
-            )  # fmt: skip
-            return
-        await self._emit(
-            AttemptFinished,
-            op.ns,
-            span_id=op.attempt_span,
-            parent_span_id=parent,
-            step=op.step,
-            middleware="retry",
-            attempt=op.attempt,
-            outcome="ok",
-            model=op.name if op.kind == "model" else None,
-            tool=op.name if op.kind == "tool" else None,
-            duration_ms=(time.perf_counter() - op.t0) * 1000,
-        )
+        return op if op is not None and op.kind != "node" else None
 
     # -- models -------------------------------------------------------------------------------
 
@@ -146,7 +67,7 @@ class CallEvents(HandlerBase):
             or (serialized or {}).get("name")
             or "model"
         )
-        op, _ = await self._open_call(run_id, parent_run_id, "model", model, meta)
+        op = self._open_call(run_id, parent_run_id, "model", model, meta)
         msgs = messages[0] if messages else []
         tools = [
             str((t.get("function") or t).get("name", "")) if isinstance(t, dict) else str(t)
@@ -156,7 +77,7 @@ class CallEvents(HandlerBase):
             ModelRequest,
             op.ns,
             span_id=op.span,
-            parent_span_id=op.attempt_span,
+            parent_span_id=op.parent,
             step=op.step,
             model=model,
             messages_count=len(msgs),
@@ -202,10 +123,9 @@ class CallEvents(HandlerBase):
         )
 
     async def on_llm_end(self, response: Any, *, run_id: UUID, **kwargs: Any) -> None:
-        closed = await self._close_call(run_id, None)
-        if closed is None:
+        op = self._close_call(run_id)
+        if op is None:
             return
-        op, parent = closed
         message: Any = None
         usage: Any = None
         gens = getattr(response, "generations", None) or []
@@ -218,31 +138,28 @@ class CallEvents(HandlerBase):
             ModelResponse,
             op.ns,
             span_id=op.span,
-            parent_span_id=op.attempt_span,
+            parent_span_id=op.parent,
             step=op.step,
             model=op.name,
             message=message,
             usage=to_jsonable(dict(usage)) if usage else None,
             latency_ms=(time.perf_counter() - op.t0) * 1000,
         )
-        await self._finish_attempt(op, parent, None)
 
     async def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
-        closed = await self._close_call(run_id, error)
-        if closed is None:
+        op = self._close_call(run_id)
+        if op is None:
             return
-        op, parent = closed
         await self._emit(
             ModelResponse,
             op.ns,
             span_id=op.span,
-            parent_span_id=op.attempt_span,
+            parent_span_id=op.parent,
             step=op.step,
             model=op.name,
             error=ErrorInfo.from_exception(error),
             latency_ms=(time.perf_counter() - op.t0) * 1000,
         )
-        await self._finish_attempt(op, parent, error)
 
     # -- tools --------------------------------------------------------------------------------
 
@@ -259,12 +176,12 @@ class CallEvents(HandlerBase):
     ) -> None:
         meta = metadata or {}
         name = str(kwargs.get("name") or (serialized or {}).get("name") or "tool")
-        op, _ = await self._open_call(run_id, parent_run_id, "tool", name, meta)
+        op = self._open_call(run_id, parent_run_id, "tool", name, meta)
         await self._emit(
             ToolStarted,
             op.ns,
             span_id=op.span,
-            parent_span_id=op.attempt_span,
+            parent_span_id=op.parent,
             step=op.step,
             tool=name,
             tool_call_id=kwargs.get("tool_call_id"),
@@ -272,16 +189,15 @@ class CallEvents(HandlerBase):
         )
 
     async def on_tool_end(self, output: Any, *, run_id: UUID, **kwargs: Any) -> None:
-        closed = await self._close_call(run_id, None)
-        if closed is None:
+        op = self._close_call(run_id)
+        if op is None:
             return
-        op, parent = closed
         status = "error" if getattr(output, "status", "success") == "error" else "success"
         await self._emit(
             ToolFinished,
             op.ns,
             span_id=op.span,
-            parent_span_id=op.attempt_span,
+            parent_span_id=op.parent,
             step=op.step,
             tool=op.name,
             tool_call_id=getattr(output, "tool_call_id", None),
@@ -289,23 +205,20 @@ class CallEvents(HandlerBase):
             result=to_jsonable(output, max_str=4000),
             duration_ms=(time.perf_counter() - op.t0) * 1000,
         )
-        await self._finish_attempt(op, parent, None)
 
     async def on_tool_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
-        closed = await self._close_call(run_id, error)
-        if closed is None:
+        op = self._close_call(run_id)
+        if op is None:
             return
-        op, parent = closed
         interrupted = type(error).__name__ == "GraphInterrupt"
         await self._emit(
             ToolFinished,
             op.ns,
             span_id=op.span,
-            parent_span_id=op.attempt_span,
+            parent_span_id=op.parent,
             step=op.step,
             tool=op.name,
             status="error",
             error=None if interrupted else ErrorInfo.from_exception(error),
             duration_ms=(time.perf_counter() - op.t0) * 1000,
         )
-        await self._finish_attempt(op, parent, None if interrupted else error)

@@ -8,7 +8,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from engine.aio import iter_sync, run_sync
+from engine.aio import aiter_thread, iter_sync, run_sync
 from engine.bus import EventBus, RunEmitter, Subscription, drain_events
 from engine.events import ErrorInfo, EventBase, InterruptResumed, RunFinished, RunStarted
 from engine.graph.drawing import DrawableGraph
@@ -55,11 +55,33 @@ class AttachedGraph:
 
     runtime = "langgraph"
 
-    def __init__(self, graph: Any, *, name: str | None = None, stream_tokens: bool = False) -> None:
+    def __init__(
+        self,
+        graph: Any,
+        *,
+        name: str | None = None,
+        stream_tokens: bool = False,
+        sync: bool | None = None,
+    ) -> None:
+        from engine.attach.wrappers import instrument
+
         self.real = graph
         self.name = name or str(getattr(graph, "name", None) or "graph")
         self.stream_tokens = stream_tokens
         self.bus = EventBus()
+        self.instrumented = instrument(graph)
+        """The copy of ``graph`` that runs (its create_agent middleware layers emit events) and
+        what was learnt of its middleware."""
+        self._sync = sync
+        self.sync = self._choose_sync(sync)
+        """Run with LangGraph's sync ``stream`` (on a worker thread) instead of ``astream``."""
+
+    def _choose_sync(self, sync: bool | None) -> bool:
+        """``sync`` when given; else sync only when some middleware has only sync ``wrap_*``
+        methods (LangChain refuses to run those under ``astream``) and none only async ones."""
+        if sync is not None:
+            return sync
+        return bool(self.instrumented.sync_only) and not self.instrumented.async_only
 
     # -- shape -------------------------------------------------------------------------------
 
@@ -88,12 +110,13 @@ class AttachedGraph:
             self.real.copy(update={"checkpointer": saver}),
             name=self.name,
             stream_tokens=self.stream_tokens,
+            sync=self._sync,
         )
 
     def get_graph(self, xray: bool | int = False) -> DrawableGraph:
         from engine.attach.translate import draw_real
 
-        return draw_real(self.real, self.name)
+        return draw_real(self.real, self.name, self.instrumented.wrappers)
 
     def subscribe(self, callback: Callable[[EventBase], Any]) -> Subscription:
         return self.bus.subscribe(callback)
@@ -104,6 +127,7 @@ class AttachedGraph:
         self, input: Any, config: dict[str, Any] | None, debugger: Debugger | None,
         extra: list[EventBus],
     ) -> Any:  # fmt: skip
+        from engine.attach.base import ACTIVE
         from engine.attach.callbacks import AttachCallbacks
         from engine.attach.translate import StreamTranslator, to_real_input
 
@@ -120,6 +144,7 @@ class AttachedGraph:
         )
         em.active = True
         cb = AttachCallbacks(em, run_id)
+        active = ACTIVE.set(cb)
         tr = StreamTranslator(cb)
         cfg["callbacks"] = [*(cfg.get("callbacks") or []), cb]
         real_input = to_real_input(input)
@@ -142,12 +167,7 @@ class AttachedGraph:
             resume = getattr(real_input, "resume", None)
             if resumed and resume is not None:
                 await em.emit(InterruptResumed, parent_span_id=run_id, value=to_jsonable(resume))
-            async for ns, mode, data in self.real.astream(
-                real_input,
-                cfg,
-                stream_mode=[*STREAM_MODES, "messages"] if self.stream_tokens else STREAM_MODES,
-                subgraphs=True,
-            ):
+            async for ns, mode, data in self._stream(real_input, cfg):
                 await tr.part(tuple(ns), mode, data)
             await tr.close_open_steps()
             if tr.interrupts:
@@ -168,6 +188,7 @@ class AttachedGraph:
             error = exc
             raise
         finally:
+            ACTIVE.reset(active)
             if debugger is not None:
                 debugger._run = None
                 debugger._task = None
@@ -181,6 +202,17 @@ class AttachedGraph:
                 duration_ms=(time.perf_counter() - t0) * 1000,
                 step=None,
             )
+
+    def _stream(self, real_input: Any, cfg: dict[str, Any]) -> AsyncIterator[Any]:
+        """LangGraph's stream of the run: ``astream``, or ``stream`` on a worker thread."""
+        run = self.instrumented.graph
+        kw: dict[str, Any] = {
+            "stream_mode": [*STREAM_MODES, "messages"] if self.stream_tokens else STREAM_MODES,
+            "subgraphs": True,
+        }
+        if self.sync:
+            return aiter_thread(lambda: run.stream(real_input, cfg, **kw))
+        return run.astream(real_input, cfg, **kw)  # type: ignore[no-any-return]
 
     async def _values(self, cfg: dict[str, Any]) -> Any:
         if self.checkpointer in (None, False, True):

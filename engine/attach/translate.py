@@ -42,8 +42,9 @@ def to_real_input(value: Any) -> Any:
     return value
 
 
-def draw_real(graph: Any, name: str) -> DrawableGraph:
-    """Our ``DrawableGraph`` of a real compiled graph's ``get_graph()``."""
+def draw_real(graph: Any, name: str, wrappers: dict[str, list[str]] | None = None) -> DrawableGraph:
+    """Our ``DrawableGraph`` of a real compiled graph's ``get_graph()`` (``wrappers``: each
+    node's middleware layers, outermost first, shown on the agent's model and tool nodes)."""
     real = graph.get_graph()
     out = DrawableGraph(name=name)
     for nid, node in real.nodes.items():
@@ -58,7 +59,13 @@ def draw_real(graph: Any, name: str) -> DrawableGraph:
             kind = "model"
         elif "." in nid:
             kind = "hook"
-        out.add_node(nid, kind, getattr(node, "name", nid) or nid)
+        meta: dict[str, Any] = {}
+        if kind in ("model", "tools"):
+            meta["wrappers"] = list((wrappers or {}).get(nid, ()))
+            tools = getattr(getattr(node, "data", None), "tools_by_name", None)
+            if kind == "tools" and isinstance(tools, dict):
+                meta["tools"] = list(tools)
+        out.add_node(nid, kind, getattr(node, "name", nid) or nid, **meta)
     for e in real.edges:
         out.add_edge(
             e.source, e.target, conditional=bool(e.conditional),

@@ -61,7 +61,22 @@ def test_stepping_into_the_calls_of_a_node() -> None:
     dbg.break_before("tools")
 
     def answer(d: Debugger, n: int) -> None:
-        if n < 4:
+        if n < 3:
+            d.step_into()
+        else:
+            d.continue_()
+
+    seen, status = run_with(dbg, answer)
+    assert [k for k, _ in seen] == ["node.started", "tool.started", "tool.finished"]
+    assert status == "done"
+
+
+def test_stepping_into_the_retry_middleware_of_the_model_node() -> None:
+    dbg = Debugger()
+    dbg.break_before("model")
+
+    def answer(d: Debugger, n: int) -> None:
+        if n < 7:
             d.step_into()
         else:
             d.continue_()
@@ -69,9 +84,13 @@ def test_stepping_into_the_calls_of_a_node() -> None:
     seen, status = run_with(dbg, answer)
     assert [k for k, _ in seen] == [
         "node.started",
+        "wrapper.started",  # ModelRetryMiddleware's layer
+        "attempt.started",  # its first attempt
+        "model.request",
+        "model.response",  # the timeout
+        "attempt.finished",  # closed once the second attempt starts: will_retry
         "attempt.started",
-        "tool.started",
-        "tool.finished",
+        "node.started",  # continue: the breakpoint again, the model's second turn
     ]
     assert status == "done"
 

@@ -65,7 +65,7 @@ def kinds(events: list[EventBase], *wanted: str) -> list[str]:
     return [e.kind for e in events if e.kind in wanted]
 
 
-def test_a_retried_model_call_shows_as_two_attempts_nested_in_the_model_node() -> None:
+def test_a_retried_model_call_shows_as_two_attempts_of_the_retry_middleware() -> None:
     model = FirstCallFails(
         messages=iter(
             [
@@ -96,17 +96,26 @@ def test_a_retried_model_call_shows_as_two_attempts_nested_in_the_model_node() -
     assert failed["outcome"] == "error" and failed["will_retry"] is True
     assert failed["error"].type == "TimeoutError"
     assert ok["outcome"] == "ok"
-    # each model call nests in its attempt, each attempt in the "model" node
+    assert {e.__dict__["middleware"] for e in attempts} == {"ModelRetryMiddleware"}
+    assert first[0].__dict__["max_attempts"] == 3
+    # each model call nests in its attempt, each attempt in the middleware's wrapper span,
+    # the wrapper in the "model" node
     nodes = {e.span_id: e.__dict__["node"] for e in events if e.kind == "node.started"}
+    wrappers = {e.span_id: e for e in events if e.kind == "wrapper.started"}
     requests = [e for e in events if e.kind == "model.request"]
     assert len(requests) == 3  # failed call, its retry, the answer after the tool
     assert requests[0].parent_span_id == first[0].span_id
-    assert nodes[first[0].parent_span_id] == "model"
+    wrapper = wrappers[first[0].parent_span_id]
+    assert wrapper.__dict__["middleware"] == "ModelRetryMiddleware"
+    assert wrapper.__dict__["wrapper"] == "wrap_model_call"
+    assert nodes[wrapper.parent_span_id] == "model"
     tools = [e for e in events if e.kind == "tool.finished"]
     assert tools and tools[0].__dict__["tool"] == "weather"
     assert "sunny in Oslo" in str(tools[0].__dict__["result"])
-    tool_attempt = next(a for a in attempts if a.__dict__.get("tool"))
-    assert nodes[tool_attempt.parent_span_id] == "tools"
+    # no wrap_tool_call middleware: the tool call nests directly in the "tools" node
+    tool_started = next(e for e in events if e.kind == "tool.started")
+    assert nodes[tool_started.parent_span_id] == "tools"
+    assert not any(a.__dict__.get("tool") for a in attempts)
 
 
 class Counter(TypedDict):
