@@ -12,10 +12,14 @@ Only imported by ``engine.attach`` (langchain_core is needed by then).
 
 from __future__ import annotations
 
+import logging
 import time
 from typing import Any
 from uuid import UUID
 
+from langchain_core.callbacks import BaseCallbackHandler
+
+from engine.aio import run_sync
 from engine.attach.base import Open, task_of
 from engine.attach.calls import CallEvents
 from engine.events import (
@@ -30,7 +34,7 @@ from engine.events import (
 from engine.ids import new_span_id
 from engine.serde import to_jsonable
 
-__all__ = ["AttachCallbacks"]
+__all__ = ["AttachCallbacks", "SyncAttachCallbacks"]
 
 _SKIP_NODES = frozenset({"__start__", "__end__"})
 _HOOKS = frozenset({"before_agent", "before_model", "after_model", "after_agent"})
@@ -202,3 +206,63 @@ class AttachCallbacks(CallEvents):
 
     async def on_chain_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
         await self._end_node(run_id, None, error)
+
+
+_EVENTS = (
+    "on_chain_start",
+    "on_chain_end",
+    "on_chain_error",
+    "on_chat_model_start",
+    "on_llm_start",
+    "on_llm_new_token",
+    "on_llm_end",
+    "on_llm_error",
+    "on_tool_start",
+    "on_tool_end",
+    "on_tool_error",
+)
+
+
+def _relay(event: str) -> Any:
+    def method(self: SyncAttachCallbacks, *args: Any, **kwargs: Any) -> None:
+        run_sync(getattr(self.inner, event)(*args, **kwargs))
+
+    method.__name__ = event
+    return method
+
+
+class SyncAttachCallbacks(BaseCallbackHandler):
+    """``AttachCallbacks`` for a run on LangGraph's sync ``stream``.
+
+    LangChain runs an async handler's callbacks from sync code on a throwaway loop and only logs
+    what they raise, so a debugger ``stop`` at a pause would not stop the run.  This sync handler
+    runs the same (async) callbacks to completion and lets their exceptions through; on the
+    worker thread the run is on, their events reach the studio through ``emit_sync``, which
+    blocks that thread, never the app's loop, while the debugger holds the run.
+    """
+
+    run_inline = True
+    raise_error = True
+
+    def __init__(self, inner: AttachCallbacks) -> None:
+        self.inner = inner
+
+
+for _event in _EVENTS:
+    setattr(SyncAttachCallbacks, _event, _relay(_event))
+
+
+class _QuietStop(logging.Filter):
+    """LangChain logs a handler's exception before re-raising it; a debugger ``stop`` is not an
+    error of the app, so that line is left out (any other callback error is still logged)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        args = record.args if isinstance(record.args, tuple) else ()
+        return not (
+            len(args) == 3
+            and args[0] in ("AttachCallbacks", "SyncAttachCallbacks")
+            and str(args[2]).startswith("RunStopped(")
+        )
+
+
+logging.getLogger("langchain_core.callbacks.manager").addFilter(_QuietStop())

@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from engine.aio import aiter_thread, iter_sync, run_sync
+from engine.attach.state import AttachedState
 from engine.bus import EventBus, RunEmitter, Subscription, drain_events
 from engine.events import ErrorInfo, EventBase, InterruptResumed, RunFinished, RunStarted
 from engine.graph.drawing import DrawableGraph
@@ -16,6 +17,7 @@ from engine.ids import new_run_id
 from engine.serde import to_jsonable
 
 if TYPE_CHECKING:
+    from engine.attach.mirror import CheckpointMirror
     from engine.debug import Debugger
 
 __all__ = ["STREAM_MODES", "AttachedGraph"]
@@ -24,6 +26,17 @@ STREAM_MODES = ["values", "updates", "checkpoints", "custom"]
 """LangGraph streams an attached run asks for.  With ``stream_tokens=True`` it also asks for
 ``messages``, which makes LangGraph stream chat models, so their tokens reach our callbacks as
 ``model.token`` events (off by default: the app is called as it calls itself)."""
+
+
+def _sync_only_saver(saver: Any) -> bool:
+    """Does ``saver`` refuse the async API (its ``aget_tuple`` only raises
+    ``NotImplementedError``, as LangGraph's sync savers do)?"""
+    method = getattr(type(saver), "aget_tuple", None)
+    code = getattr(method, "__code__", None)
+    if code is None:
+        return False
+    names = set(code.co_names)
+    return "NotImplementedError" in names and len(names) <= 2
 
 
 class _StateReader:
@@ -50,7 +63,7 @@ class _RunInfo:
         self.loop = loop
 
 
-class AttachedGraph:
+class AttachedGraph(AttachedState):
     """Wraps ``graph`` (a ``langgraph`` ``CompiledStateGraph`` / ``Pregel``); never changes it."""
 
     runtime = "langgraph"
@@ -75,13 +88,18 @@ class AttachedGraph:
         self._sync = sync
         self.sync = self._choose_sync(sync)
         """Run with LangGraph's sync ``stream`` (on a worker thread) instead of ``astream``."""
+        self.mirrors: list[CheckpointMirror] = []
+        self._announced: set[tuple[str | None, str, str]] = set()
 
     def _choose_sync(self, sync: bool | None) -> bool:
-        """``sync`` when given; else sync only when some middleware has only sync ``wrap_*``
-        methods (LangChain refuses to run those under ``astream``) and none only async ones."""
+        """``sync`` when given; else sync only when the app cannot run under ``astream``: some
+        middleware has only sync ``wrap_*`` methods (and none only async ones), or the graph's
+        checkpointer is sync only (LangGraph's ``SqliteSaver`` and ``PostgresSaver``)."""
         if sync is not None:
             return sync
-        return bool(self.instrumented.sync_only) and not self.instrumented.async_only
+        if self.instrumented.async_only:
+            return False
+        return bool(self.instrumented.sync_only) or _sync_only_saver(self.checkpointer)
 
     # -- shape -------------------------------------------------------------------------------
 
@@ -111,7 +129,19 @@ class AttachedGraph:
             name=self.name,
             stream_tokens=self.stream_tokens,
             sync=self._sync,
-        )
+        ).mirroring(self.mirrors)
+
+    def mirroring(self, mirrors: list[CheckpointMirror]) -> AttachedGraph:
+        self.mirrors = list(mirrors)
+        return self
+
+    def mirror_checkpoints(self, saver: Any) -> None:
+        """Copy every checkpoint of the runs from now on into ``saver`` too (a session file's:
+        the recorder asks, so attach-mode sessions replay offline with their states)."""
+        from engine.attach.mirror import CheckpointMirror
+
+        if all(m.saver is not saver for m in self.mirrors):
+            self.mirrors.append(CheckpointMirror(saver))
 
     def get_graph(self, xray: bool | int = False) -> DrawableGraph:
         from engine.attach.translate import draw_real
@@ -128,7 +158,7 @@ class AttachedGraph:
         extra: list[EventBus],
     ) -> Any:  # fmt: skip
         from engine.attach.base import ACTIVE
-        from engine.attach.callbacks import AttachCallbacks
+        from engine.attach.callbacks import AttachCallbacks, SyncAttachCallbacks
         from engine.attach.translate import StreamTranslator, to_real_input
 
         cfg = dict(config or {})
@@ -145,8 +175,9 @@ class AttachedGraph:
         em.active = True
         cb = AttachCallbacks(em, run_id)
         active = ACTIVE.set(cb)
-        tr = StreamTranslator(cb)
-        cfg["callbacks"] = [*(cfg.get("callbacks") or []), cb]
+        tr = StreamTranslator(cb, self.mirrors, self._announced)
+        handler = SyncAttachCallbacks(cb) if self.sync else cb
+        cfg["callbacks"] = [*(cfg.get("callbacks") or []), handler]
         real_input = to_real_input(input)
         resumed = type(real_input).__name__ == "Command" or input is None
         if debugger is not None:
@@ -217,7 +248,7 @@ class AttachedGraph:
     async def _values(self, cfg: dict[str, Any]) -> Any:
         if self.checkpointer in (None, False, True):
             return None
-        snap = await self.real.aget_state(cfg)
+        snap = await self.aget_state(cfg)
         return snap.values
 
     async def ainvoke(
@@ -253,32 +284,3 @@ class AttachedGraph:
         self, input: Any, config: dict[str, Any] | None = None, **kw: Any
     ) -> Iterator[EventBase]:
         return iter_sync(self.astream_events(input, config, **kw))
-
-    # -- state (LangGraph's own checkpointer) ----------------------------------------------------
-
-    def get_state(self, config: dict[str, Any], **kw: Any) -> Any:
-        return self.real.get_state(config, **kw)
-
-    async def aget_state(self, config: dict[str, Any], **kw: Any) -> Any:
-        return await self.real.aget_state(config, **kw)
-
-    def get_state_history(self, config: dict[str, Any], **kw: Any) -> Iterator[Any]:
-        return self.real.get_state_history(config, **kw)
-
-    async def aget_state_history(self, config: dict[str, Any], **kw: Any) -> AsyncIterator[Any]:
-        async for snap in self.real.aget_state_history(config, **kw):
-            yield snap
-
-    def update_state(
-        self, config: dict[str, Any], values: Any, as_node: str | None = None, **kw: Any
-    ) -> dict[str, Any]:
-        from engine.attach.translate import to_real_input
-
-        return self.real.update_state(config, to_real_input(values), as_node=as_node, **kw)
-
-    async def aupdate_state(
-        self, config: dict[str, Any], values: Any, as_node: str | None = None, **kw: Any
-    ) -> dict[str, Any]:
-        from engine.attach.translate import to_real_input
-
-        return await self.real.aupdate_state(config, to_real_input(values), as_node=as_node, **kw)

@@ -3,9 +3,12 @@ and our inputs (messages, ``Command``) into LangGraph's."""
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Sequence
 from typing import Any
 
 from engine.attach.callbacks import AttachCallbacks
+from engine.attach.mirror import CheckpointMirror
 from engine.events import (
     CheckpointSaved,
     CustomEvent,
@@ -18,6 +21,8 @@ from engine.graph.drawing import DrawableGraph, NodeKind
 from engine.serde import to_jsonable
 
 __all__ = ["StreamTranslator", "draw_real", "to_real_input"]
+
+_log = logging.getLogger("stepwise.attach")
 
 
 def to_real_input(value: Any) -> Any:
@@ -81,8 +86,18 @@ def _ns(parts: tuple[str, ...]) -> str:
 class StreamTranslator:
     """Emits our events for the parts LangGraph streams (``subgraphs=True``, several modes)."""
 
-    def __init__(self, cb: AttachCallbacks) -> None:
+    def __init__(
+        self,
+        cb: AttachCallbacks,
+        mirrors: Sequence[CheckpointMirror] = (),
+        announced: set[tuple[str | None, str, str]] | None = None,
+    ) -> None:
         self.cb = cb
+        self.mirrors = list(mirrors)
+        """Session files that keep a copy of each checkpoint (see ``mirror``)."""
+        self.announced = announced if announced is not None else set()
+        """(thread, ns, checkpoint id) already announced: a resumed run streams the checkpoint
+        it resumes from again, which is not a new checkpoint."""
         self.writers: dict[str, list[str]] = {}
         self.interrupts: list[Any] = []
         self.values: Any = None
@@ -143,6 +158,10 @@ class StreamTranslator:
         nxt = [str(n) for n in data.get("next") or ()]
         writers = self.writers.pop(ns, [])
         cid = conf.get("checkpoint_id")
+        key = (self.cb.em.thread_id, ns, str(cid))
+        if cid and key in self.announced:
+            return
+        self.announced.add(key)
         sstep = self.cb.steps.pop((ns, -1 if step is None else step), None)
         if sstep is not None:
             await self.cb._emit(
@@ -176,6 +195,20 @@ class StreamTranslator:
         )
         if not ns and cid:
             self.cb.em.checkpoint_id = str(cid)
+        thread = self.cb.em.thread_id
+        if cid and thread is not None:
+            for mirror in self.mirrors:
+                try:
+                    await mirror.put(
+                        thread_id=thread,
+                        ns=str(conf.get("checkpoint_ns") or ns),
+                        checkpoint_id=str(cid),
+                        parent_id=(parent_conf.get("configurable") or {}).get("checkpoint_id"),
+                        values=data.get("values"),
+                        metadata={**meta, "run_id": self.cb.root_span},
+                    )
+                except Exception as exc:  # the copy is for replay: never fail the app's run
+                    _log.warning("could not copy checkpoint %s into the session: %s", cid, exc)
 
     async def close_open_steps(self) -> None:
         for (ns, step), span in list(self.cb.steps.items()):

@@ -428,8 +428,10 @@ def timestamp_of(checkpoint_id: str) -> str:
     Microseconds carry the id's in-millisecond sequence number (capped at 999), so ids made
     in the same millisecond still sort by creation time when sorted by timestamp.
     """
+    digits = checkpoint_id.replace("-", "")
+    if len(digits) != 32 or digits[12] != "7":  # not a UUIDv7 (LangGraph's ids are UUIDv6)
+        return ""
     try:
-        digits = checkpoint_id.replace("-", "")
         ms = int(digits[:12], 16)
         seq = int(digits[13:16], 16)
     except ValueError:

@@ -165,8 +165,14 @@ class SessionRecorder:
             )
 
     def attach(self, graph: _Graph) -> Subscription:
-        """Record every run of ``graph`` (via ``graph.subscribe``); returns the subscription."""
+        """Record every run of ``graph`` (via ``graph.subscribe``); returns the subscription.
+
+        A graph that keeps its checkpoints in a saver of its own (attach mode) is asked to copy
+        them into this file too, so the session replays with its states."""
         digest = self.add_graph(graph)
+        mirror = getattr(graph, "mirror_checkpoints", None)
+        if callable(mirror):
+            mirror(self.checkpointer)
 
         def listener(ev: EventBase) -> None:
             self.record(ev, shape=digest)

@@ -100,3 +100,33 @@ def test_stop_ends_the_run_at_a_pause() -> None:
     dbg.break_before("tools")
     with pytest.raises(RunStopped):
         run_with(dbg, lambda d, n: d.stop())
+
+
+@pytest.mark.parametrize("sync", [False, True], ids=["astream", "stream"])
+def test_stop_before_the_tools_node_runs_no_tool_and_logs_nothing(
+    sync: bool, caplog: pytest.LogCaptureFixture
+) -> None:
+    from langchain.agents.middleware import wrap_tool_call
+
+    calls: list[str] = []
+
+    @wrap_tool_call
+    def noted(request: Any, handler: Any) -> Any:
+        calls.append(request.tool_call["name"])
+        return handler(request)
+
+    model = FirstCallFails(
+        messages=iter(
+            [AIMessage("", tool_calls=[{"name": "weather", "args": {"city": "Oslo"}, "id": "c"}])]
+        )
+    )
+    model.calls = 1  # no failure: straight to the tool call
+    g = attach(lc_create_agent(model, tools=[weather], middleware=[noted]), sync=sync)
+    assert g.sync is sync
+    dbg = Debugger()
+    dbg.break_before("tools")
+    dbg.on_pause.append(lambda d: d.stop())
+    with pytest.raises(RunStopped):
+        collect(g, {"messages": [("user", "weather?")]}, {}, debugger=dbg)
+    assert calls == []  # stopped at the pause, before the node's body
+    assert not [r for r in caplog.records if "callback" in r.getMessage()]

@@ -1,0 +1,104 @@
+"""A recorded attach-mode session keeps a copy of every checkpoint, so it replays offline with
+its states; an app compiled with LangGraph's sync ``SqliteSaver`` runs attached as it runs in
+production (synchronously); edits and forks through ``update_state`` are announced and copied."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("langgraph.graph")
+pytest.importorskip("langgraph.checkpoint.sqlite")
+from langchain_core.messages import AIMessage, HumanMessage
+from langgraph.checkpoint.sqlite import SqliteSaver
+from langgraph.graph import END, START, MessagesState, StateGraph
+
+from engine.attach import attach
+from engine.events import EventBase
+from engine.graph.types import Command
+from engine.messages import AIMessage as OurAIMessage
+from engine.recording import Session, SessionRecorder
+from tests.engine.attach.test_attach_langgraph import collect, counter_graph
+
+
+def chat(state: MessagesState) -> dict[str, Any]:
+    return {"messages": [AIMessage(f"you said {state['messages'][-1].content}")]}
+
+
+def app_on_its_own_sqlite(path: Path) -> Any:
+    """What a production app file does: a graph compiled with LangGraph's (sync) SqliteSaver."""
+    saver = SqliteSaver(sqlite3.connect(path, check_same_thread=False))
+    b = StateGraph(MessagesState)
+    b.add_node("chat", chat).add_edge(START, "chat").add_edge("chat", END)
+    return b.compile(checkpointer=saver)
+
+
+def test_an_app_on_a_sync_sqlite_saver_runs_and_replays_from_the_session(tmp_path: Path) -> None:
+    g = attach(app_on_its_own_sqlite(tmp_path / "app.db"))
+    assert g.sync  # LangGraph's SqliteSaver has no async API: run as the app runs itself
+    rec = SessionRecorder(tmp_path / "s.stepwise")
+    rec.attach(g)
+    cfg = {"configurable": {"thread_id": "prod-1"}}
+    events = collect(g, {"messages": [HumanMessage("hello")]}, cfg)
+    assert events[-1].__dict__["status"] == "done"
+    saved = [e.__dict__["checkpoint_id"] for e in events if e.kind == "checkpoint.saved"]
+    rec.close()
+    with Session.open(tmp_path / "s.stepwise") as session:
+        listed = session.checkpoints("prod-1")
+        assert [c.checkpoint_id for c in listed] == saved
+        assert [c.step for c in listed] == [-1, 0, 1]
+        assert listed[-1].parent_id == listed[-2].checkpoint_id
+        last = session.state("prod-1")
+        assert [type(m) for m in last["messages"]] == [type(last["messages"][0]), OurAIMessage]
+        assert last["messages"][-1].content == "you said hello"
+        first_step = session.state("prod-1", listed[1].checkpoint_id)
+        assert [m.content for m in first_step["messages"]] == ["hello"]
+    # the app's own database has the same thread
+    assert len(list(g.get_state_history(cfg))) == 3
+
+
+def test_a_replayed_attach_session_shows_its_timeline_in_the_studio(tmp_path: Path) -> None:
+    from studio.replay import SessionGraph
+
+    g = attach(counter_graph())
+    rec = SessionRecorder(tmp_path / "s.stepwise")
+    rec.attach(g)
+    cfg = {"configurable": {"thread_id": "t"}}
+    collect(g, {"n": 1, "log": []}, cfg)
+    collect(g, Command(resume="yes"), cfg)
+    rec.close()
+    with Session.open(tmp_path / "s.stepwise") as session:
+        graph = SessionGraph(session, "t", session.drawable(session.runs()[0].run_id), "counter")
+        records = graph.timeline_records()
+        assert [r.writers for r in records][-2:] == [("add",), ("ask",)]
+        newest = graph.get_state({"configurable": {"thread_id": "t"}})
+        assert newest.values["n"] == 4 and newest.values["log"] == ["add", "ask:yes"]
+        at_interrupt = next(r for r in records if r.next == ("ask",))
+        snap = graph.get_state({"configurable": {"checkpoint_id": at_interrupt.checkpoint_id}})
+        assert snap.values["n"] == 2
+
+
+def test_a_fork_through_update_state_is_announced_and_recorded(tmp_path: Path) -> None:
+    g = attach(counter_graph())
+    rec = SessionRecorder(tmp_path / "s.stepwise")
+    rec.attach(g)
+    seen: list[EventBase] = []
+    g.subscribe(seen.append)
+    cfg = {"configurable": {"thread_id": "f"}}
+    collect(g, {"n": 1, "log": []}, cfg)
+    before_ask = next(s for s in g.get_state_history(cfg) if s.next == ("ask",))
+    seen.clear()
+    forked = g.update_state(before_ask.config, {"n": 10}, as_node="add")
+    assert [e.kind for e in seen] == ["state.updated", "checkpoint.saved"]
+    announced = seen[-1].__dict__
+    assert announced["checkpoint_id"] == forked["configurable"]["checkpoint_id"]
+    assert announced["parent_id"] == before_ask.config["configurable"]["checkpoint_id"]
+    assert announced["writer_nodes"] == ["add"] and announced["next"] == ["ask"]
+    rec.close()
+    with Session.open(tmp_path / "s.stepwise") as session:
+        ids = [c.checkpoint_id for c in session.checkpoints("f")]
+        assert forked["configurable"]["checkpoint_id"] in ids
+        assert session.state("f", forked["configurable"]["checkpoint_id"])["n"] == 10
