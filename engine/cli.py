@@ -2,9 +2,10 @@
 
     stepwise                          open the studio on the default scenario
     stepwise demo                     the same
-    stepwise open FILE.py:ATTR        open the studio on an agent
+    stepwise open FILE.py:ATTR [--thread ID] [--runtime ...] [--checkpointer URL] [--stream-tokens]
+                                      open the studio on an agent (on a saved thread)
     stepwise run FILE.py:ATTR [--input TEXT | --input-json JSON] [--thread ID]
-                 [--runtime auto|engine|langgraph] [--checkpointer URL]
+                 [--runtime auto|engine|langgraph] [--checkpointer URL] [--stream-tokens]
                  [--session PATH | --no-session] [--break NODE ...] [--break-after NODE ...]
                  [--break-tool NAME ...] [--break-on-failure] [--break-when EXPR ...] --headless
     stepwise replay SESSION [--run RUN_ID]
@@ -64,6 +65,10 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("demo", help="open the studio on the default scenario")
     op = sub.add_parser("open", help="open the studio on an agent")
     op.add_argument("agent", help="path/to/file.py:attr or package.module:attr")
+    op.add_argument(
+        "--thread", metavar="ID", help="show this thread (e.g. one saved in production)"
+    )
+    _attach_options(op)
 
     run = sub.add_parser("run", help="run an agent in the terminal")
     run.add_argument(
@@ -77,17 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--input-json", metavar="JSON", help="the input as JSON")
     run.add_argument("--thread", metavar="ID", help="thread id (default: a new one)")
-    run.add_argument(
-        "--runtime",
-        choices=("auto", "engine", "langgraph"),
-        default="auto",
-        help="run on our engine or attach to the real langgraph (auto: by the object's type)",
-    )
-    run.add_argument(
-        "--checkpointer",
-        metavar="URL",
-        help="attach mode: langgraph saver (memory, sqlite:///path, postgres://...)",
-    )
+    _attach_options(run)
     run.add_argument(
         "--session",
         metavar="PATH",
@@ -147,6 +142,25 @@ def build_parser() -> argparse.ArgumentParser:
     un.add_argument("session", help="a .stepwise (or checkpoint) file")
     un.add_argument("--thread", metavar="ID", help="only this thread (default: every thread)")
     return p
+
+
+def _attach_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--runtime",
+        choices=("auto", "engine", "langgraph"),
+        default="auto",
+        help="run on our engine or attach to the real langgraph (auto: by the object's type)",
+    )
+    p.add_argument(
+        "--checkpointer",
+        metavar="URL",
+        help="attach mode: langgraph saver (memory, sqlite:///path, postgres://...)",
+    )
+    p.add_argument(
+        "--stream-tokens",
+        action="store_true",
+        help="attach mode: stream the models, so their tokens show (LangGraph's messages mode)",
+    )
 
 
 def _color_option(p: argparse.ArgumentParser) -> None:
@@ -274,6 +288,13 @@ def _main(
         if args.command in (None, "demo"):
             return cmd_studio(args_list, None, console)
         if args.command == "open":
+            if args.thread and not has_display():
+                from engine.attach.options import AttachOptions
+                from engine.cli_thread import show_thread
+
+                console.err("stepwise: no display found: listing the thread instead")
+                options = AttachOptions(args.runtime, args.checkpointer, args.stream_tokens)
+                return show_thread(args.agent, args.thread, options, console)
             return cmd_studio(args_list, args.agent, console)
         if args.command == "run":
             opts = RunOptions(
@@ -283,6 +304,7 @@ def _main(
                 thread=args.thread,
                 runtime=args.runtime,
                 checkpointer=args.checkpointer,
+                stream_tokens=args.stream_tokens,
                 session=args.session,
                 record=not args.no_session,
                 breaks=args.breaks,

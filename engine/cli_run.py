@@ -21,7 +21,7 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.cli_prompt import STOP, Console, ask_resume, breakpoint_prompt
 from engine.cli_render import TreeRenderer
@@ -29,6 +29,9 @@ from engine.debug import Debugger
 from engine.graph.compiled import RunStopped
 from engine.loader import AgentLoadError, load_target
 from engine.recording import SessionError, SessionRecorder
+
+if TYPE_CHECKING:
+    from engine.attach.options import AttachOptions
 
 __all__ = [
     "EXIT_ERROR",
@@ -64,6 +67,8 @@ class RunOptions:
     """``auto`` | ``engine`` | ``langgraph`` (attach to a real langgraph graph)."""
     checkpointer: str | None = None
     """Attach mode: a langgraph saver URL (``memory``, ``sqlite:///path``, ``postgres://...``)."""
+    stream_tokens: bool = False
+    """Attach mode: stream the models so their tokens show."""
     session: str | None = None
     record: bool = True
     breaks: list[str] = field(default_factory=list)
@@ -73,6 +78,12 @@ class RunOptions:
     break_when: list[str] = field(default_factory=list)
     color: bool = False
     fallback_text: str | None = None
+
+    def attach_options(self) -> AttachOptions:
+        from engine.attach.options import AttachOptions
+
+        return AttachOptions(self.runtime, self.checkpointer, self.stream_tokens)
+
     """Input text to use when neither the options nor the agent file give one (the demo)."""
 
 
@@ -202,28 +213,12 @@ def _with_saver(graph: Any, saver: Any) -> Any:
 
 def _attached(graph: Any, opts: RunOptions) -> Any:
     """The graph to run: attached to the real langgraph when asked or when it is one."""
-    from engine.attach import attach, is_langgraph
+    from engine.attach.options import AttachError
 
-    real = is_langgraph(graph) or getattr(graph, "runtime", None) == "langgraph"
-    if opts.runtime == "langgraph" and not real:
-        raise UsageError("--runtime langgraph needs a compiled langgraph graph")
-    if opts.runtime == "engine" and real:
-        raise UsageError("this is a real langgraph graph: use --runtime langgraph (or auto)")
-    if opts.checkpointer and not real:
-        raise UsageError("--checkpointer is for attach mode (a real langgraph graph)")
-    if not real:
-        return graph
-    from engine.attach.savers import SaverError, open_saver
-
-    attached = attach(graph)
     try:
-        if opts.checkpointer:
-            return attached.with_checkpointer(open_saver(opts.checkpointer))
-        if attached.checkpointer in (None, True, False):
-            return attached.with_checkpointer(open_saver("memory"))
-    except SaverError as exc:
+        return opts.attach_options().apply(graph)
+    except AttachError as exc:
         raise UsageError(str(exc)) from None
-    return attached
 
 
 def _first_line(exc: BaseException) -> str:

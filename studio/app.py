@@ -34,6 +34,10 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     p.add_argument("target", nargs="?", help="file.py[:attr] for open, FILE.stepwise for session")
     p.add_argument("--theme", choices=("light", "dark"))
     p.add_argument("--scenario", help="a built-in scenario to open instead of the default")
+    p.add_argument("--thread", help="open: show this saved thread")
+    p.add_argument("--runtime", choices=("auto", "engine", "langgraph"), default="auto")
+    p.add_argument("--checkpointer", help="open, attach mode: the app's saver URL")
+    p.add_argument("--stream-tokens", action="store_true", help="open, attach mode")
     args = p.parse_args(list(argv))
     if args.command not in ("demo", "open", "session", "replay"):  # a bare file
         args.target, args.command = (
@@ -53,11 +57,23 @@ def _load_initial(window: object, args: argparse.Namespace) -> None:
     if args.command in ("session", "replay"):
         window.open_session(args.target)
     elif args.command == "open":
+        from engine.attach.options import AttachOptions
+        from studio.saved_threads import open_in_window
+
+        window.controller.attach = AttachOptions(
+            args.runtime, args.checkpointer, args.stream_tokens
+        )
         target = str(args.target)
         if target.endswith(".py") and os.path.isfile(target):
-            window.open_agent_file(target)
+            loaded = window.open_agent_file(target)
         else:
-            window.load_spec(target)
+            loaded = asyncio.get_event_loop().create_future()
+            loaded.set_result(window.load_spec(target))
+        if args.thread:
+            thread = str(args.thread)
+            loaded.add_done_callback(
+                lambda done: done.result() and asyncio.ensure_future(open_in_window(window, thread))
+            )
     else:
         name = args.scenario or DEFAULT_SCENARIO
         if window.load_scenario(name) and window.controller.default_input is None:

@@ -26,6 +26,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from engine.attach.options import AttachOptions
 from engine.debug import Debugger
 from engine.events import EventBase, InterruptRaised
 from engine.graph.compiled import RunStopped
@@ -41,6 +42,7 @@ from studio.agent_source import (
 from studio.drawables import drawable_for
 from studio.event_batcher import DEFAULT_INTERVAL, EventBatcher
 from studio.hub import Hub
+from studio.saved_threads import SavedThreads
 from studio.session_commands import SessionCommands
 from studio.session_files import new_session_path, session_dir
 
@@ -71,7 +73,7 @@ class NeedsInput(Exception):
     """The agent takes messages and neither the file nor the user gave one."""
 
 
-class RunController(SessionCommands):
+class RunController(SessionCommands, SavedThreads):
     """Loads agents and drives their runs for the studio (see module docstring)."""
 
     def __init__(
@@ -115,6 +117,9 @@ class RunController(SessionCommands):
         self._raised: dict[str, InterruptRaised] = {}
         self._thread_numbers = itertools.count(1)
         self._ran_on: set[str] = set()
+        self.attach = AttachOptions()
+        """How real langgraph graphs are attached (``stepwise open`` options)."""
+        self._saver: Any = None
         self.typed_input: Any = None
         """The first message typed for an agent that has no input of its own (no ``INPUT``):
         Restart runs it again instead of asking for it."""
@@ -148,7 +153,14 @@ class RunController(SessionCommands):
         self.hub.set_thread(self.new_thread())
         self.hub.set_status("idle")
 
+    def _attach_saver(self) -> Any:
+        """The checkpointer ``attach`` names, opened once and kept for restarts."""
+        if self._saver is None and self.attach.checkpointer:
+            self._saver = self.attach.open_saver()
+        return self._saver
+
     def _set_graph(self, graph: Any) -> None:
+        graph = self.attach.apply(graph, self._attach_saver())
         self._close_recording()
         if self.record:
             from engine.recording import SessionRecorder

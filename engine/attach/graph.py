@@ -131,6 +131,15 @@ class AttachedGraph(AttachedState):
             sync=self._sync,
         ).mirroring(self.mirrors)
 
+    def with_options(self, *, stream_tokens: bool | None = None) -> AttachedGraph:
+        """A wrapper of the same graph with other options."""
+        return AttachedGraph(
+            self.real,
+            name=self.name,
+            stream_tokens=self.stream_tokens if stream_tokens is None else stream_tokens,
+            sync=self._sync,
+        ).mirroring(self.mirrors)
+
     def mirroring(self, mirrors: list[CheckpointMirror]) -> AttachedGraph:
         self.mirrors = list(mirrors)
         return self

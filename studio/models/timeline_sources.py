@@ -13,7 +13,7 @@ from engine.events import EventBase
 from engine.graph.algo import TASKS
 from studio.models.timeline import CheckpointRecord
 
-__all__ = ["records_from_events", "records_from_saver", "stored_row_parts"]
+__all__ = ["records_from_events", "records_from_history", "records_from_saver", "stored_row_parts"]
 
 
 def records_from_events(
@@ -108,3 +108,32 @@ def _plan_next(
         ):
             out.append(name)
     return tuple(out)
+
+
+def records_from_history(graph: Any, thread_id: str) -> list[CheckpointRecord]:
+    """Checkpoint records of an attached graph's thread, from its own checkpointer (a LangGraph
+    saver: its history, oldest first).  A loop checkpoint's writers are the nodes its parent
+    had due next; an ``update_state`` checkpoint's is not recorded by LangGraph."""
+    history = list(graph.get_state_history({"configurable": {"thread_id": thread_id}}))
+    due: dict[str, tuple[str, ...]] = {}
+    out: list[CheckpointRecord] = []
+    for snap in reversed(history):
+        cid = str(snap.config["configurable"]["checkpoint_id"])
+        parent = ((snap.parent_config or {}).get("configurable") or {}).get("checkpoint_id")
+        meta = snap.metadata or {}
+        source = str(meta.get("source") or "loop")
+        nxt = tuple(str(n) for n in snap.next)
+        due[cid] = nxt
+        step = meta.get("step")
+        out.append(
+            CheckpointRecord(
+                checkpoint_id=cid,
+                parent_id=None if parent is None else str(parent),
+                step=step if isinstance(step, int) else None,
+                source=source,
+                writers=due.get(str(parent), ()) if source == "loop" and parent else (),
+                next=nxt,
+                run_id=meta.get("run_id"),
+            )
+        )
+    return out

@@ -33,7 +33,11 @@ from PySide6.QtWidgets import (
 )
 
 from studio.models.timeline import Branch, CheckpointNode, CheckpointRecord, TimelineModel
-from studio.models.timeline_sources import records_from_events, records_from_saver
+from studio.models.timeline_sources import (
+    records_from_events,
+    records_from_history,
+    records_from_saver,
+)
 from studio.palette import colors
 from studio.timetravel import start_warmup
 from studio.views.adaptive_button import AdaptiveToolButton
@@ -54,6 +58,8 @@ def load_records(hub: Any) -> list[CheckpointRecord]:
     if callable(from_session):
         return list(from_session())
     saver = hub.checkpointer
+    if getattr(graph, "runtime", None) == "langgraph" and saver not in (None, True, False):
+        return records_from_history(graph, hub.thread_id)  # the app's own saver
     if saver in (None, True, False) or not hasattr(saver, "_list_rows"):
         return records_from_events(hub.events, hub.thread_id)
     return records_from_saver(saver, hub.thread_id, getattr(graph, "nodes", None))

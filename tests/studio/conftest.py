@@ -79,4 +79,27 @@ def qloop(qapp) -> Iterator[asyncio.AbstractEventLoop]:
             loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
         loop.run_until_complete(loop.shutdown_default_executor())
         loop.close()
+        _retire_timer(loop)
         asyncio.set_event_loop(previous)
+
+
+_RETIRED: list[Any] = []
+
+
+def _retire_timer(loop: Any) -> None:
+    """Kill a closed qasync loop's pending Qt timers here, on the GUI thread, and keep its timer
+    object alive for the rest of the session.
+
+    qasync's ``close`` only marks its timer object stopped; its pending timers stay registered
+    with Qt.  Left to the garbage collector, the object can be freed on whichever thread drops
+    the loop's last reference (a worker thread of a finished test): Qt cannot unregister timers
+    from there, and the next timer it fires on the GUI thread targets freed memory (a segfault
+    in ``QTimerInfoList::activateTimers``, seen in about one full run in three)."""
+    timer = getattr(loop, "_timer", None)
+    if timer is None:
+        return
+    pending = getattr(timer, "_SimpleTimer__callbacks", {})
+    for timer_id in list(pending):
+        timer.killTimer(timer_id)
+    pending.clear()
+    _RETIRED.append(timer)

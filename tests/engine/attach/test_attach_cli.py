@@ -110,3 +110,28 @@ def test_human_in_the_loop_middleware_is_answered_at_the_prompt(tmp_path: Path) 
     assert (code, err) == (0, "")
     assert "Tool: delete" in out and "(resumed)" in out
     assert "deleted /tmp/x" in out and '"all clean"' in out
+
+
+def test_open_a_saved_thread_without_a_display_lists_it(
+    app: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("langgraph.checkpoint.sqlite")
+    db = f"sqlite:///{tmp_path / 'cp.sqlite'}"
+    # a run that stops at the interrupt (no answer typed): the thread waits in the database
+    code, _, _ = run_cli(
+        "run", app, "--input-json", '{"n": 4}', "--thread", "W", "--no-session",
+        "--checkpointer", db,
+    )  # fmt: skip
+    assert code == 0
+    for name in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"):
+        monkeypatch.delenv(name, raising=False)
+    code, out, err = run_cli("open", app, "--thread", "W", "--checkpointer", db)
+    assert code == 0 and "listing the thread instead" in err
+    lines = out.splitlines()
+    assert lines[0] == "thread W: 3 checkpoints, newest first"
+    assert "next: review" in lines[1] and "state: n" in lines[1]
+    assert "waiting for an answer (interrupt " in out and '{"n": 5}' in out
+    code, _, err = run_cli(
+        "open", app, "--thread", "W", "--checkpointer", "postgres://u:pw1234@127.0.0.1:1/x"
+    )
+    assert code == 2 and "cannot open postgres://127.0.0.1:1/x" in err and "pw1234" not in err

@@ -204,3 +204,25 @@ def test_the_users_agent_is_never_modified() -> None:
     # and the agent still runs on its own (async: ``audit`` is async only)
     out = asyncio.run(agent.ainvoke({"messages": [("user", "weather?")]}))
     assert out["messages"][-1].content == "Sunny."
+
+
+def test_an_agent_added_as_a_subgraph_node_is_instrumented_too() -> None:
+    from langgraph.graph import END, START, MessagesState, StateGraph
+
+    agent = lc_create_agent(
+        Down(messages=iter([])),
+        middleware=[ModelFallbackMiddleware(Scripted(messages=iter([AIMessage("ok")])))],
+    )
+    outer = StateGraph(MessagesState).add_node("agent", agent)
+    g = attach(outer.add_edge(START, "agent").add_edge("agent", END).compile())
+    assert g.instrumented.wrappers == {"agent/model": ["ModelFallbackMiddleware"]}
+    events = collect(g, {"messages": [("user", "hi")]}, {})
+    assert events[-1].__dict__["status"] == "done"
+    request = next(e for e in events if e.kind == "model.request")
+    assert chain_above(request, by_span(events))[:5] == [
+        "attempt.started:ModelFallbackMiddleware",
+        "wrapper.started:ModelFallbackMiddleware",
+        "node.started:model",
+        "superstep.started:",
+        "node.started:agent",
+    ]

@@ -1,0 +1,100 @@
+"""``stepwise open app.py:graph --thread T --checkpointer sqlite:///...``: the studio opens a
+thread a production app saved in its own database, waiting at an interrupt; the Timeline lists
+its checkpoints, F5 opens the answer dialog and resuming finishes the thread in that database."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("langgraph.graph")
+pytest.importorskip("langgraph.checkpoint.sqlite")
+
+from engine.attach.options import AttachOptions
+from studio.dialogs.resume import ResumeValueDialog
+from studio.saved_threads import open_in_window
+from tests.engine.attach.apps import REVIEW_APP
+from tests.studio.app_agents import make_window, run_until
+
+
+def production_thread(tmp_path: Path) -> tuple[Path, Path]:
+    """The app file, and its database holding thread "prod-7" stopped at ``review``, saved by
+    the real LangGraph (no Stepwise involved)."""
+    app = tmp_path / "app.py"
+    app.write_text(textwrap.dedent(REVIEW_APP))
+    db = tmp_path / "prod.sqlite"
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    from engine.loader import load_target
+
+    real = load_target(f"{app}:graph").graph.real  # the loader attaches: take the real graph
+    with sqlite3.connect(db, check_same_thread=False) as conn:
+        graph = real.copy(update={"checkpointer": SqliteSaver(conn)})
+        graph.invoke({"n": 41}, {"configurable": {"thread_id": "prod-7"}})
+    return app, db
+
+
+def test_a_production_thread_is_opened_answered_and_finished(
+    qtbot: Any, qloop: asyncio.AbstractEventLoop, tmp_path: Path
+) -> None:
+    from studio.interrupts import dialog_opened
+
+    app, db = production_thread(tmp_path)
+    window = make_window(qtbot, tmp_path)
+    window.controller.attach = AttachOptions(checkpointer=f"sqlite:///{db}")
+    assert window.load_spec(f"{app}:graph")
+    summary = qloop.run_until_complete(open_in_window(window, "prod-7"))
+    assert summary is not None and summary.interrupts
+    assert window.hub.thread_id == "prod-7" and window.hub.status == "interrupted"
+    assert "prod-7 waits for an answer at step 1" in window.status.message_label.full_text()
+    timeline = window.docks["timeline"].widget().timeline
+    run_until(qloop, lambda: len(timeline.ordered()) == 3)  # input, before bump, before review
+    assert window.actions_.run.text() == "Continue"
+
+    opened: list[Any] = []
+    disconnect = dialog_opened.connect(opened.append)
+    try:
+        window.actions_.run.trigger()  # F5: answer the interrupt the app left pending
+        run_until(qloop, lambda: len(opened) == 1)
+        dialog = opened[0]
+        assert isinstance(dialog, ResumeValueDialog)
+        assert '"n": 42' in dialog.value_view.toPlainText()
+        dialog.editor.setPlainText('"looks right"')
+        dialog.resume_button.click()
+        run_until(qloop, lambda: window.hub.status == "done" and not window.controller.busy)
+    finally:
+        disconnect()
+    # the answer went into the production database, on the same thread
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    with sqlite3.connect(db, check_same_thread=False) as conn:
+        saved = SqliteSaver(conn).get_tuple({"configurable": {"thread_id": "prod-7"}})
+    assert saved is not None
+    assert saved.checkpoint["channel_values"]["verdict"] == "looks right"
+
+
+def test_an_unknown_thread_says_so_and_a_bad_database_url_is_one_line(
+    qtbot: Any, qloop: asyncio.AbstractEventLoop, tmp_path: Path
+) -> None:
+    app, db = production_thread(tmp_path)
+    window = make_window(qtbot, tmp_path)
+    window.controller.attach = AttachOptions(checkpointer=f"sqlite:///{db}")
+    assert window.load_spec(f"{app}:graph")
+    summary = qloop.run_until_complete(open_in_window(window, "nobody"))
+    assert summary is not None and not summary.checkpoints
+    assert "no checkpoints yet" in window.status.message_label.full_text()
+    assert window.hub.status == "idle"
+
+    other = make_window(qtbot, tmp_path)
+    other.controller.attach = AttachOptions(
+        checkpointer="postgresql://app:s3cret-pw@127.0.0.1:1/prod"
+    )
+    assert not other.load_spec(f"{app}:graph")
+    shown = other.error_dialog.message_label.text()
+    assert "cannot open postgresql://127.0.0.1:1/prod" in shown
+    assert "s3cret-pw" not in shown
