@@ -14,6 +14,7 @@ Topics (callback signatures):
 - ``"breakpoints"`` ``cb()``                                the debugger's breakpoint list changed
 - ``"focus"``     ``cb(node: str | None)``                  the user picked a node (graph click): filter to it
 - ``"theme"``     ``cb(name: str)``                         the colour theme changed ("light" | "dark")
+- ``"saved_thread"`` ``cb(next: tuple, interrupted: list)``  a saved thread was opened: where it stands
 
 ``debugger`` is the run controller's ``engine.debug.Debugger`` (it outlives runs: breakpoints
 stay); ``session_path`` is the ``.stepwise`` file the current runs are recorded into (or the
@@ -45,6 +46,7 @@ TOPICS = (
     "breakpoints",
     "focus",
     "theme",
+    "saved_thread",
 )
 
 

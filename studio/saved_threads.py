@@ -43,7 +43,9 @@ class ThreadSummary:
             return f"Thread {self.thread_id} has no checkpoints yet: Run starts it"
         where = f"step {self.step}" if self.step is not None else "its newest checkpoint"
         if self.interrupts:
-            return f"Thread {self.thread_id} waits for an answer at {where}: press Run to answer"
+            return (
+                f"Thread {self.thread_id} waits for an answer at {where}: Continue (F5) answers it"
+            )
         if self.next:
             return f"Thread {self.thread_id} stopped at {where} before {', '.join(self.next)}"
         return f"Thread {self.thread_id} finished at {where}"
@@ -88,6 +90,8 @@ class SavedThreads:
         self.pending_interrupts = list(pending)
         self.hub.set_status("interrupted" if pending or summary.next else "done")
         self.hub.checkpoints_changed()
+        # the Graph dock shows where the thread stands: nodes due next, interrupted ones amber
+        self.hub.publish("saved_thread", summary.next, [i.node for i in pending if i.node])
         return summary
 
 

@@ -280,7 +280,8 @@ def _point(kind: str, d: Mapping[str, Any], step: Any) -> str:
             return f"interrupt {d['static']} {d.get('node')}"
         return f"interrupt in {d.get('node')}: {short(d.get('value'), 80)}"
     if kind == "interrupt.resumed":
-        return f"resumed {d.get('node')} with {short(d.get('value'), 60)}"
+        node = d.get("node")
+        return f"resumed {node + ' ' if node else ''}with {short(d.get('value'), 60)}"
     if kind == "middleware.action":
         return f"{d.get('middleware')} {d.get('action')} {short(d.get('detail'), 70)}"
     if kind == "plan.step":

@@ -75,6 +75,7 @@ class GraphPanel(QWidget):
         hub.subscribe("breakpoints", self._sync_breakpoints)
         hub.subscribe("theme", self.view.set_theme)
         hub.subscribe("selection", self._on_selection)
+        hub.subscribe("saved_thread", self.state.show_moment)
         if hub.drawable is not None:
             self._on_graph(hub.drawable)
             self._redraw(hub.selected_checkpoint)

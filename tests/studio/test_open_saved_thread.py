@@ -55,6 +55,8 @@ def test_a_production_thread_is_opened_answered_and_finished(
     timeline = window.docks["timeline"].widget().timeline
     run_until(qloop, lambda: len(timeline.ordered()) == 3)  # input, before bump, before review
     assert window.actions_.run.text() == "Continue"
+    moment = window.graph_panel.state.moment  # the Graph dock: "review" waits (amber)
+    assert moment is not None and moment.next == ("review",) and "review" in moment.interrupts
 
     opened: list[Any] = []
     disconnect = dialog_opened.connect(opened.append)
