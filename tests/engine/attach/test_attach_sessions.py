@@ -102,3 +102,28 @@ def test_a_fork_through_update_state_is_announced_and_recorded(tmp_path: Path) -
         ids = [c.checkpoint_id for c in session.checkpoints("f")]
         assert forked["configurable"]["checkpoint_id"] in ids
         assert session.state("f", forked["configurable"]["checkpoint_id"])["n"] == 10
+
+
+def test_a_sync_app_stops_at_an_interrupt_and_resumes(tmp_path: Path) -> None:
+    real = counter_graph()
+    saver = SqliteSaver(sqlite3.connect(tmp_path / "app.db", check_same_thread=False))
+    g = attach(real.copy(update={"checkpointer": saver}))
+    assert g.sync
+    cfg = {"configurable": {"thread_id": "s"}}
+    first = collect(g, {"n": 1, "log": []}, cfg)
+    assert first[-1].__dict__["status"] == "interrupted"
+    raised = next(e for e in first if e.kind == "interrupt.raised")
+    assert raised.__dict__["node"] == "ask" and raised.__dict__["value"] == {
+        "question": "double it?"
+    }
+    again = collect(g, Command(resume="yes"), cfg)
+    assert again[-1].__dict__["status"] == "done"
+    assert g.get_state(cfg).values == {"n": 4, "log": ["add", "ask:yes"]}
+
+
+def test_attach_options_stream_tokens_survive_a_new_checkpointer() -> None:
+    from engine.attach.options import AttachOptions
+
+    g = AttachOptions(stream_tokens=True, checkpointer="memory").apply(counter_graph())
+    assert g.stream_tokens and g.runtime == "langgraph"
+    assert type(g.checkpointer).__name__ == "InMemorySaver"
