@@ -1,19 +1,21 @@
-"""Open a thread the agent's checkpointer already holds: a thread a production app saved in its
-SQLite or PostgreSQL database (``stepwise open app.py:graph --thread T --checkpointer URL``), or
-one of an earlier session on the same saver.
+"""The run controller's threads: new ones, switching between them, and opening one the agent's
+checkpointer already holds, such as a thread a production app saved in its SQLite or PostgreSQL
+database (``stepwise open app.py:graph --thread T --checkpointer URL``).
 
 ``SavedThreads`` is a mixin of ``studio.session.RunController``.  Opening a thread makes it the
 current one: the Timeline lists its checkpoints from the saver, the docks show its newest
-state, and when it stopped at ``interrupt()`` the answer dialog opens on F5 (Run) and resumes it
-with ``Command(resume=...)``, as if the interrupt had just been raised here.
+state, and when it stopped at ``interrupt()`` the answer dialog opens on F5 (Continue) and
+resumes it with ``Command(resume=...)``, as if the interrupt had just been raised here.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from engine.attach.options import AttachOptions
     from studio.hub import Hub
 
 __all__ = ["SavedInterrupt", "SavedThreads", "ThreadSummary"]
@@ -52,14 +54,41 @@ class ThreadSummary:
 
 
 class SavedThreads:
+    """The run controller's threads: new ones, switching, saved ones, the app's saver."""
+
     hub: Hub
     graph: Any
     pending_interrupts: list[Any]
+    threads: list[str]
+    attach: AttachOptions
     _ran_on: set[str]
+    _saver: Any
+    _thread_numbers: Iterator[int]
 
     if TYPE_CHECKING:
 
-        def switch_thread(self, thread_id: str) -> None: ...
+        @property
+        def busy(self) -> bool: ...
+
+    def new_thread(self) -> str:
+        tid = f"thread-{next(self._thread_numbers)}"
+        self.threads.append(tid)
+        return tid
+
+    def switch_thread(self, thread_id: str) -> None:
+        if self.busy:
+            raise RuntimeError("Stop the run before switching threads")
+        if thread_id not in self.threads:
+            self.threads.append(thread_id)
+        self.pending_interrupts = []
+        self.hub.set_thread(thread_id)
+        self.hub.set_status("idle" if thread_id not in self._ran_on else "done")
+
+    def _attach_saver(self) -> Any:
+        """The checkpointer ``attach`` names, opened once and kept for restarts."""
+        if self._saver is None and self.attach.checkpointer:
+            self._saver = self.attach.open_saver()
+        return self._saver
 
     async def open_thread(self, thread_id: str) -> ThreadSummary:
         """Make the saved thread ``thread_id`` current (see the module docstring)."""

@@ -153,12 +153,6 @@ class RunController(SessionCommands, SavedThreads):
         self.hub.set_thread(self.new_thread())
         self.hub.set_status("idle")
 
-    def _attach_saver(self) -> Any:
-        """The checkpointer ``attach`` names, opened once and kept for restarts."""
-        if self._saver is None and self.attach.checkpointer:
-            self._saver = self.attach.open_saver()
-        return self._saver
-
     def _set_graph(self, graph: Any) -> None:
         graph = self.attach.apply(graph, self._attach_saver())
         self._close_recording()
@@ -213,22 +207,6 @@ class RunController(SessionCommands, SavedThreads):
     def recordings_folder(self) -> Path:
         """Where runs are recorded (``$STEPWISE_SESSION_DIR``, else the user data folder)."""
         return self.session_dir or session_dir()
-
-    # -- threads -------------------------------------------------------------------------------
-
-    def new_thread(self) -> str:
-        tid = f"thread-{next(self._thread_numbers)}"
-        self.threads.append(tid)
-        return tid
-
-    def switch_thread(self, thread_id: str) -> None:
-        if self.busy:
-            raise RuntimeError("Stop the run before switching threads")
-        if thread_id not in self.threads:
-            self.threads.append(thread_id)
-        self.pending_interrupts = []
-        self.hub.set_thread(thread_id)
-        self.hub.set_status("idle" if thread_id not in self._ran_on else "done")
 
     # -- state -------------------------------------------------------------------------------
 
