@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from engine.attach.options import AttachOptions
     from studio.hub import Hub
 
-__all__ = ["SavedInterrupt", "SavedThreads", "ThreadSummary"]
+__all__ = ["SavedInterrupt", "SavedThreads", "ThreadSummary", "list_threads", "open_in_window"]
 
 
 @dataclass(frozen=True)
@@ -146,3 +146,14 @@ async def open_in_window(window: Any, thread_id: str) -> ThreadSummary | None:
         return None
     window.status.show_message(summary.describe())
     return summary
+
+
+def list_threads(saver: Any, limit: int = 2000) -> list[str]:
+    """The thread ids ``saver`` holds, most recently written first (from its newest ``limit``
+    checkpoints: a database with a long history lists its active threads first)."""
+    seen: dict[str, None] = {}
+    for saved in saver.list(None, limit=limit):
+        thread = (saved.config.get("configurable") or {}).get("thread_id")
+        if thread is not None:
+            seen.setdefault(str(thread), None)
+    return list(seen)

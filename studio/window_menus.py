@@ -54,6 +54,8 @@ class WindowMenus:
         m.addSeparator()
         self.open_session_action = m.addAction("Open Session...", self.choose_session_file)
         self.open_session_action.setShortcut(QKeySequence("Ctrl+Alt+O"))
+        self.open_thread_action = m.addAction("Open Saved &Thread...", self.choose_saved_thread)
+        self.open_thread_action.setShortcut(QKeySequence("Ctrl+Alt+T"))
         self.save_session_action = m.addAction("Save Session As...", self.choose_save_path)
         self.save_session_action.setShortcut(QKeySequence("Ctrl+Shift+S"))
         m.addSeparator()
@@ -116,6 +118,48 @@ class WindowMenus:
         dialog.setDirectory(str(folder))
         dialog.fileSelected.connect(self.w.open_session)
         dialog.open()
+
+    def choose_saved_thread(self) -> asyncio.Future[int] | None:
+        """Pick a thread the checkpointer holds (another database in attach mode) and open it."""
+        from studio.dialogs.saved_thread import OpenThreadDialog
+
+        ctl = self.w.controller
+        if ctl.graph is None:
+            self.w.show_error("No agent is loaded", "Open the agent file first: threads are its")
+            return None
+        self.thread_dialog = OpenThreadDialog(ctl, self.w, self.w.settings.theme)
+
+        def done(code: asyncio.Future[int]) -> None:
+            if code.result():
+                url, thread = self.thread_dialog.chosen()
+                self.thread_opening = asyncio.ensure_future(
+                    self.open_thread(url, thread, self.thread_dialog.saver)
+                )
+
+        future = show_dialog(self.thread_dialog)
+        future.add_done_callback(done)
+        return future
+
+    async def open_thread(self, url: str, thread: str, saver: object = None) -> None:
+        """Open ``thread``; on the checkpointer ``url`` names when it is not the current one
+        (the agent is loaded again on it: attach mode only)."""
+        from dataclasses import replace
+
+        from studio.saved_threads import open_in_window
+
+        ctl = self.w.controller
+        if url and url != (ctl.attach.checkpointer or ""):
+            if not ctl.spec:
+                self.w.show_error(
+                    "The thread could not be opened",
+                    "Another checkpointer needs the agent loaded from its file",
+                )
+                return
+            ctl.attach = replace(ctl.attach, checkpointer=url)
+            ctl._saver = saver
+            if not self.w.load_spec(ctl.spec, ctl.label):
+                return
+        await open_in_window(self.w, thread)
 
     def choose_save_path(self) -> None:
         dialog = self._file_dialog(

@@ -100,3 +100,36 @@ def test_an_unknown_thread_says_so_and_a_bad_database_url_is_one_line(
     shown = other.error_dialog.message_label.text()
     assert "cannot open postgresql://127.0.0.1:1/prod" in shown
     assert "s3cret-pw" not in shown
+
+
+def test_file_open_saved_thread_lists_a_databases_threads_and_opens_one(
+    qtbot: Any, qloop: asyncio.AbstractEventLoop, tmp_path: Path
+) -> None:
+    from studio.dialogs.saved_thread import OpenThreadDialog
+
+    app, db = production_thread(tmp_path)
+    window = make_window(qtbot, tmp_path)
+    assert window.load_spec(f"{app}:graph")  # on LangGraph's in-memory saver so far
+    window.menus.open_thread_action.trigger()
+    dialog = window.menus.thread_dialog
+    assert isinstance(dialog, OpenThreadDialog) and dialog.isVisible()
+    assert not dialog.open_button.isEnabled()  # no thread yet
+    # a database that is not there: one line, and the password is not in it
+    dialog.url_edit.setText("postgresql://app:hunter22@127.0.0.1:1/prod")
+    dialog.list_button.click()
+    run_until(qloop, lambda: dialog.listing is not None and dialog.listing.done())
+    assert dialog.error_label.isVisible() and "hunter22" not in dialog.error_label.text()
+    assert "127.0.0.1:1/prod" in dialog.error_label.text()
+    # the production database: its thread is listed, picked and opened
+    dialog.url_edit.setText(f"sqlite:///{db}")
+    dialog.list_button.click()
+    run_until(qloop, lambda: dialog.thread_list.count() == 1)
+    assert not dialog.error_label.isVisible()
+    dialog.thread_list.setCurrentRow(0)
+    assert dialog.thread_edit.text() == "prod-7" and dialog.open_button.isEnabled()
+    dialog.open_button.click()
+    run_until(
+        qloop, lambda: window.hub.thread_id == "prod-7" and window.hub.status == "interrupted"
+    )
+    assert window.controller.attach.checkpointer == f"sqlite:///{db}"
+    assert "waits for an answer" in window.status.message_label.full_text()

@@ -1,0 +1,167 @@
+"""File > Open Saved Thread: pick a thread the agent's checkpointer holds, or one in another
+database (attach mode: a production app's SQLite or PostgreSQL saver), and open it.
+
+The dialog lists the threads of the checkpointer named (the agent's own when the field is
+empty); the database is read on a worker thread, so a slow or unreachable server never freezes
+the window, and what goes wrong shows in one line, without the password.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QDialog,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from studio.dialogs.dialog_kit import dialog_style
+from studio.palette import colors
+from studio.saved_threads import list_threads
+
+__all__ = ["OpenThreadDialog"]
+
+
+def _label(text: str, name: str) -> QLabel:
+    label = QLabel(text)
+    label.setObjectName(name)
+    label.setWordWrap(True)
+    return label
+
+
+def _button(text: str, name: str) -> QPushButton:
+    button = QPushButton(text)
+    button.setObjectName(name)
+    return button
+
+
+class OpenThreadDialog(QDialog):
+    """``url_edit``, ``list_button``, ``thread_list``, ``thread_edit``, ``error_label``,
+    ``open_button`` and ``cancel_button`` are attributes for tests; ``chosen()`` is the answer
+    and ``saver`` the checkpointer the listing opened (None: the agent's own)."""
+
+    def __init__(self, controller: Any, parent: QWidget | None = None, theme: str = "light"):
+        super().__init__(parent)
+        self.controller = controller
+        self.saver: Any = None
+        self._opened_for: str | None = None
+        self.listing: asyncio.Task[None] | None = None
+        self.setWindowTitle("Open a saved thread")
+        self.setWindowModality(Qt.WindowModality.WindowModal)
+        self.setStyleSheet(dialog_style(colors(theme)) + "QListWidget::item { padding: 3px 6px; }")
+        attached = getattr(controller.graph, "runtime", None) == "langgraph"
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(18, 16, 18, 14)
+        layout.setSpacing(8)
+        layout.addWidget(_label("Open a saved thread", "Heading"))
+        layout.addWidget(
+            _label(
+                "A thread the checkpointer already holds, for example one your app saved in "
+                "production: inspect its checkpoints, fork from one, or answer the interrupt "
+                "it waits at.",
+                "Intro",
+            )
+        )
+        layout.addWidget(_label("Checkpointer", "Caption"))
+        self.url_edit = QLineEdit(controller.attach.checkpointer or "")
+        self.url_edit.setPlaceholderText(
+            "the agent's own; or sqlite:///path/app.db, postgresql://user@host/db"
+            if attached
+            else "the agent's own (other databases are for LangGraph apps)"
+        )
+        self.url_edit.setEnabled(attached)
+        self.list_button = _button("List threads", "Secondary")
+        self.list_button.clicked.connect(self.list_threads)
+        row = QHBoxLayout()
+        row.addWidget(self.url_edit, 1)
+        row.addWidget(self.list_button)
+        layout.addLayout(row)
+        self.thread_list = QListWidget()
+        self.thread_list.setMinimumHeight(150)
+        self.thread_list.currentTextChanged.connect(self._picked)
+        self.thread_list.itemDoubleClicked.connect(lambda _item: self._open())
+        layout.addWidget(self.thread_list)
+        layout.addWidget(_label("Thread", "Caption"))
+        self.thread_edit = QLineEdit()
+        self.thread_edit.setPlaceholderText("a thread id (typed, or picked above)")
+        self.thread_edit.textChanged.connect(self._validate)
+        layout.addWidget(self.thread_edit)
+        self.error_label = _label("", "Error")
+        self.error_label.setVisible(False)
+        layout.addWidget(self.error_label)
+        footer = QHBoxLayout()
+        footer.addStretch(1)
+        self.cancel_button = _button("Cancel", "Secondary")
+        self.cancel_button.clicked.connect(self.reject)
+        self.open_button = _button("Open", "Primary")
+        self.open_button.setDefault(True)
+        self.open_button.clicked.connect(self._open)
+        footer.addWidget(self.cancel_button)
+        footer.addWidget(self.open_button)
+        layout.addLayout(footer)
+        self._validate()
+        self.resize(560, 440)
+
+    # -- answers ---------------------------------------------------------------------------------
+
+    def chosen(self) -> tuple[str, str]:
+        """(checkpointer URL, empty for the agent's own; thread id)."""
+        return self.url_edit.text().strip(), self.thread_edit.text().strip()
+
+    def _picked(self, text: str) -> None:
+        if text:
+            self.thread_edit.setText(text)
+
+    def _validate(self) -> None:
+        self.open_button.setEnabled(bool(self.thread_edit.text().strip()))
+
+    def _open(self) -> None:
+        if self.open_button.isEnabled():
+            self.accept()
+
+    def _show_error(self, text: str) -> None:
+        self.error_label.setText(text)
+        self.error_label.setVisible(bool(text))
+
+    # -- listing ---------------------------------------------------------------------------------
+
+    def list_threads(self) -> asyncio.Task[None]:
+        """List the threads of the checkpointer named (on a worker thread)."""
+        self.listing = asyncio.ensure_future(self._list())
+        return self.listing
+
+    async def _list(self) -> None:
+        from dataclasses import replace
+
+        from engine.redaction import scrub
+
+        url = self.url_edit.text().strip()
+        self._show_error("")
+        self.list_button.setEnabled(False)
+        self.thread_list.clear()
+        try:
+            saver = self.controller.graph.checkpointer if not url else self.saver
+            if url and self._opened_for != url:
+                options = replace(self.controller.attach, checkpointer=url)
+                saver = await asyncio.to_thread(options.open_saver)
+                self.saver, self._opened_for = saver, url
+            if saver in (None, True, False):
+                raise ValueError("the agent has no checkpointer: name one above")
+            threads = await asyncio.to_thread(list_threads, saver)
+        except Exception as exc:  # a bad URL, an unreachable server: one line, no password
+            message = f"{type(exc).__name__}: {exc}".strip().splitlines()[0]
+            self._show_error(scrub(message.removeprefix("AttachError: ")))
+            return
+        finally:
+            self.list_button.setEnabled(True)
+        self.thread_list.addItems(threads)
+        if not threads:
+            self._show_error("No threads here yet")
