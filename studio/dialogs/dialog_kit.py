@@ -8,12 +8,20 @@ from typing import Any
 
 from PySide6.QtCore import QSizeF, Qt
 from PySide6.QtGui import QFont, QFontDatabase
-from PySide6.QtWidgets import QTextBrowser
+from PySide6.QtWidgets import QLabel, QPushButton, QTextBrowser
 
 from studio import highlight
 from studio.palette import Palette
 
-__all__ = ["dialog_style", "fit_to_content", "json_html", "mono_font", "schema_hint"]
+__all__ = [
+    "dialog_style",
+    "fit_to_content",
+    "json_html",
+    "mono_font",
+    "named_button",
+    "named_label",
+    "schema_hint",
+]
 
 
 def dialog_style(c: Palette) -> str:
@@ -91,3 +99,18 @@ def schema_hint(schema: dict[str, Any] | None) -> str:
         text = f"{name}: {kind or 'any'}"
         parts.append(text + (" (required)" if name in required else ""))
     return " · ".join(parts)
+
+
+def named_label(text: str, name: str, wrap: bool = True) -> QLabel:
+    """A label styled by ``dialog_style`` through its object name (Heading, Intro, Caption...)."""
+    label = QLabel(text)
+    label.setObjectName(name)
+    label.setWordWrap(wrap)
+    return label
+
+
+def named_button(text: str, name: str) -> QPushButton:
+    """A button styled by ``dialog_style`` through its object name (Primary, Secondary...)."""
+    button = QPushButton(text)
+    button.setObjectName(name)
+    return button

@@ -17,15 +17,20 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
     QHBoxLayout,
-    QLabel,
     QPlainTextEdit,
-    QPushButton,
     QTextBrowser,
     QVBoxLayout,
     QWidget,
 )
 
-from studio.dialogs.dialog_kit import dialog_style, fit_to_content, json_html, mono_font
+from studio.dialogs.dialog_kit import (
+    dialog_style,
+    fit_to_content,
+    json_html,
+    mono_font,
+    named_button,
+    named_label,
+)
 from studio.dialogs.resume_model import PauseRequest, ValueRequest
 from studio.palette import colors
 
@@ -37,19 +42,6 @@ def _modal(dialog: QDialog, parent: QWidget | None, theme: str) -> None:
         Qt.WindowModality.WindowModal if parent is not None else Qt.WindowModality.ApplicationModal
     )
     dialog.setStyleSheet(dialog_style(colors(theme)))
-
-
-def _label(text: str, name: str, wrap: bool = True) -> QLabel:
-    label = QLabel(text)
-    label.setObjectName(name)
-    label.setWordWrap(wrap)
-    return label
-
-
-def _button(text: str, name: str) -> QPushButton:
-    button = QPushButton(text)
-    button.setObjectName(name)
-    return button
 
 
 class ResumeValueDialog(QDialog):
@@ -66,21 +58,21 @@ class ResumeValueDialog(QDialog):
         layout.setContentsMargins(18, 16, 18, 14)
         layout.setSpacing(8)
         where = f"Node “{request.node}” called interrupt()" if request.node else "interrupt()"
-        layout.addWidget(_label("The run is waiting for your input", "Heading"))
+        layout.addWidget(named_label("The run is waiting for your input", "Heading"))
         layout.addWidget(
-            _label(
+            named_label(
                 f"{where}. The value you send becomes its return value and the node runs "
                 "again from its start.",
                 "Intro",
             )
         )
-        layout.addWidget(_label("It asked", "Caption"))
+        layout.addWidget(named_label("It asked", "Caption"))
         self.value_view = QTextBrowser()
         self.value_view.setFont(mono_font())
         self.value_view.setHtml(json_html(request.value, dark=colors(theme).dark))
         fit_to_content(self.value_view, 220)
         layout.addWidget(self.value_view)
-        layout.addWidget(_label("Resume value", "Caption"))
+        layout.addWidget(named_label("Resume value", "Caption"))
         self.editor = QPlainTextEdit()
         self.editor.setFont(mono_font())
         self.editor.setPlaceholderText('JSON, e.g. "yes", 42, {"approved": true}')
@@ -90,15 +82,15 @@ class ResumeValueDialog(QDialog):
         self.as_text_box = QCheckBox("Send as plain text (no JSON)")
         self.as_text_box.toggled.connect(self._validate)
         layout.addWidget(self.as_text_box)
-        self.error_label = _label("", "Error")
+        self.error_label = named_label("", "Error")
         self.error_label.setVisible(False)
         layout.addWidget(self.error_label)
 
         footer = QHBoxLayout()
         footer.addStretch(1)
-        self.cancel_button = _button("Answer later", "Secondary")
+        self.cancel_button = named_button("Answer later", "Secondary")
         self.cancel_button.clicked.connect(self.reject)
-        self.resume_button = _button("Resume", "Primary")
+        self.resume_button = named_button("Resume", "Primary")
         self.resume_button.setDefault(True)
         self.resume_button.clicked.connect(self._submit)
         footer.addWidget(self.cancel_button)
@@ -141,7 +133,7 @@ class PauseDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(18, 16, 18, 14)
         layout.setSpacing(8)
-        layout.addWidget(_label(request.title, "Heading"))
+        layout.addWidget(named_label(request.title, "Heading"))
         kind = {"before": "interrupt_before", "after": "interrupt_after"}.get(
             request.when or "", "a static interrupt"
         )
@@ -152,15 +144,15 @@ class PauseDialog(QDialog):
             if request.can_edit
             else ". (To change the state first, use the State dock's editor.)"
         )
-        layout.addWidget(_label(text, "Intro"))
+        layout.addWidget(named_label(text, "Intro"))
         footer = QHBoxLayout()
         footer.addStretch(1)
-        self.cancel_button = _button("Answer later", "Secondary")
+        self.cancel_button = named_button("Answer later", "Secondary")
         self.cancel_button.clicked.connect(self.reject)
-        self.edit_button = _button("Edit state and continue…", "Secondary")
+        self.edit_button = named_button("Edit state and continue…", "Secondary")
         self.edit_button.setVisible(request.can_edit)
         self.edit_button.clicked.connect(self._edit)
-        self.continue_button = _button("Continue", "Primary")
+        self.continue_button = named_button("Continue", "Primary")
         self.continue_button.setDefault(True)
         self.continue_button.clicked.connect(self._continue)
         footer.addWidget(self.cancel_button)

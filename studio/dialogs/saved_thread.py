@@ -15,32 +15,17 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QDialog,
     QHBoxLayout,
-    QLabel,
     QLineEdit,
     QListWidget,
-    QPushButton,
     QVBoxLayout,
     QWidget,
 )
 
-from studio.dialogs.dialog_kit import dialog_style
+from studio.dialogs.dialog_kit import dialog_style, named_button, named_label
 from studio.palette import colors
 from studio.saved_threads import list_threads
 
 __all__ = ["OpenThreadDialog"]
-
-
-def _label(text: str, name: str) -> QLabel:
-    label = QLabel(text)
-    label.setObjectName(name)
-    label.setWordWrap(True)
-    return label
-
-
-def _button(text: str, name: str) -> QPushButton:
-    button = QPushButton(text)
-    button.setObjectName(name)
-    return button
 
 
 class OpenThreadDialog(QDialog):
@@ -61,16 +46,16 @@ class OpenThreadDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(18, 16, 18, 14)
         layout.setSpacing(8)
-        layout.addWidget(_label("Open a saved thread", "Heading"))
+        layout.addWidget(named_label("Open a saved thread", "Heading"))
         layout.addWidget(
-            _label(
+            named_label(
                 "A thread the checkpointer already holds, for example one your app saved in "
                 "production: inspect its checkpoints, fork from one, or answer the interrupt "
                 "it waits at.",
                 "Intro",
             )
         )
-        layout.addWidget(_label("Checkpointer", "Caption"))
+        layout.addWidget(named_label("Checkpointer", "Caption"))
         self.url_edit = QLineEdit(controller.attach.checkpointer or "")
         self.url_edit.setPlaceholderText(
             "the agent's own; or sqlite:///path/app.db, postgresql://user@host/db"
@@ -78,7 +63,7 @@ class OpenThreadDialog(QDialog):
             else "the agent's own (other databases are for LangGraph apps)"
         )
         self.url_edit.setEnabled(attached)
-        self.list_button = _button("List threads", "Secondary")
+        self.list_button = named_button("List threads", "Secondary")
         self.list_button.clicked.connect(self.list_threads)
         row = QHBoxLayout()
         row.addWidget(self.url_edit, 1)
@@ -89,19 +74,19 @@ class OpenThreadDialog(QDialog):
         self.thread_list.currentTextChanged.connect(self._picked)
         self.thread_list.itemDoubleClicked.connect(lambda _item: self._open())
         layout.addWidget(self.thread_list)
-        layout.addWidget(_label("Thread", "Caption"))
+        layout.addWidget(named_label("Thread", "Caption"))
         self.thread_edit = QLineEdit()
         self.thread_edit.setPlaceholderText("a thread id (typed, or picked above)")
         self.thread_edit.textChanged.connect(self._validate)
         layout.addWidget(self.thread_edit)
-        self.error_label = _label("", "Error")
+        self.error_label = named_label("", "Error")
         self.error_label.setVisible(False)
         layout.addWidget(self.error_label)
         footer = QHBoxLayout()
         footer.addStretch(1)
-        self.cancel_button = _button("Cancel", "Secondary")
+        self.cancel_button = named_button("Cancel", "Secondary")
         self.cancel_button.clicked.connect(self.reject)
-        self.open_button = _button("Open", "Primary")
+        self.open_button = named_button("Open", "Primary")
         self.open_button.setDefault(True)
         self.open_button.clicked.connect(self._open)
         footer.addWidget(self.cancel_button)

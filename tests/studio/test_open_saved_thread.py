@@ -39,15 +39,21 @@ def production_thread(tmp_path: Path) -> tuple[Path, Path]:
     return app, db
 
 
+def window_on_the_production_database(qtbot: Any, tmp_path: Path) -> tuple[Any, Path, Path]:
+    """A main window with the app loaded on its production database (``--checkpointer``)."""
+    app, db = production_thread(tmp_path)
+    window = make_window(qtbot, tmp_path)
+    window.controller.attach = AttachOptions(checkpointer=f"sqlite:///{db}")
+    assert window.load_spec(f"{app}:graph")
+    return window, app, db
+
+
 def test_a_production_thread_is_opened_answered_and_finished(
     qtbot: Any, qloop: asyncio.AbstractEventLoop, tmp_path: Path
 ) -> None:
     from studio.interrupts import dialog_opened
 
-    app, db = production_thread(tmp_path)
-    window = make_window(qtbot, tmp_path)
-    window.controller.attach = AttachOptions(checkpointer=f"sqlite:///{db}")
-    assert window.load_spec(f"{app}:graph")
+    window, _app, db = window_on_the_production_database(qtbot, tmp_path)
     summary = qloop.run_until_complete(open_in_window(window, "prod-7"))
     assert summary is not None and summary.interrupts
     assert window.hub.thread_id == "prod-7" and window.hub.status == "interrupted"
@@ -83,10 +89,7 @@ def test_a_production_thread_is_opened_answered_and_finished(
 def test_an_unknown_thread_says_so_and_a_bad_database_url_is_one_line(
     qtbot: Any, qloop: asyncio.AbstractEventLoop, tmp_path: Path
 ) -> None:
-    app, db = production_thread(tmp_path)
-    window = make_window(qtbot, tmp_path)
-    window.controller.attach = AttachOptions(checkpointer=f"sqlite:///{db}")
-    assert window.load_spec(f"{app}:graph")
+    window, app, _db = window_on_the_production_database(qtbot, tmp_path)
     summary = qloop.run_until_complete(open_in_window(window, "nobody"))
     assert summary is not None and not summary.checkpoints
     assert "no checkpoints yet" in window.status.message_label.full_text()
