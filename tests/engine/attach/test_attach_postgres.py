@@ -24,6 +24,7 @@ pytest.importorskip("psycopg")
 from engine.attach import attach
 from engine.attach.savers import open_saver
 from engine.graph.types import Command
+from engine.loader import load_agent
 from tests.engine.attach.test_attach_langgraph import collect, counter_graph
 
 
@@ -99,3 +100,25 @@ def test_a_thread_saved_in_postgres_is_opened_and_forked(postgres_url: str) -> N
     done = collect(again, Command(resume="no"), cfg)
     assert done[-1].__dict__["output"]["n"] == 2
     assert len(list(again.get_state_history(cfg))) > 4
+
+
+def test_open_lists_a_thread_saved_in_postgres_without_a_display(
+    postgres_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import io
+    import textwrap
+
+    from engine.cli import main
+    from tests.engine.attach.apps import REVIEW_APP
+
+    app = tmp_path / "app.py"
+    app.write_text(textwrap.dedent(REVIEW_APP))
+    production = attach(load_agent(f"{app}:graph")).with_checkpointer(open_saver(postgres_url))
+    collect(production, {"n": 7}, {"configurable": {"thread_id": "pg-open"}})  # waits at review
+    for name in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"):
+        monkeypatch.delenv(name, raising=False)
+    out, err = io.StringIO(), io.StringIO()
+    argv = ["open", f"{app}:graph", "--thread", "pg-open", "--checkpointer", postgres_url]
+    assert main(argv, stdout=out, stderr=err) == 0
+    assert out.getvalue().startswith("thread pg-open: 3 checkpoints, newest first")
+    assert '{"n": 8}' in out.getvalue()
