@@ -135,9 +135,15 @@ async def aiter_thread(make: Callable[[], Iterator[T]]) -> AsyncIterator[T]:
     """
     loop = asyncio.get_running_loop()
     queue: asyncio.Queue[tuple[str, Any, concurrent.futures.Future[None] | None]] = asyncio.Queue()
+    gone = threading.Event()
 
     def put(kind: str, value: Any, ack: concurrent.futures.Future[None] | None) -> None:
-        loop.call_soon_threadsafe(queue.put_nowait, (kind, value, ack))
+        if gone.is_set():
+            raise _Stopped
+        try:
+            loop.call_soon_threadsafe(queue.put_nowait, (kind, value, ack))
+        except RuntimeError:  # the consumer's loop is closed: nobody is listening any more
+            raise _Stopped from None
 
     def produce() -> None:
         try:
@@ -154,9 +160,11 @@ async def aiter_thread(make: Callable[[], Iterator[T]]) -> AsyncIterator[T]:
         except _Stopped:
             return
         except BaseException as exc:  # handed to the consumer
-            put("error", exc, None)
+            with contextlib.suppress(_Stopped):
+                put("error", exc, None)
             return
-        put("end", None, None)
+        with contextlib.suppress(_Stopped):
+            put("end", None, None)
 
     thread = threading.Thread(
         target=contextvars.copy_context().run, args=(produce,), name="stepwise-attach", daemon=True
@@ -175,5 +183,6 @@ async def aiter_thread(make: Callable[[], Iterator[T]]) -> AsyncIterator[T]:
             ack.set_result(None)
             ack = None
     finally:
+        gone.set()
         if ack is not None and not ack.done():
             ack.set_exception(_Stopped())
