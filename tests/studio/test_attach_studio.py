@@ -61,3 +61,124 @@ def test_the_studio_runs_forks_and_records_a_real_langgraph_graph(
     assert graph.get_state({"configurable": {"thread_id": thread}}).values["verdict"] == "again"
     controller.recorder.flush()
     assert controller.session_path is not None and controller.session_path.exists()
+
+
+AGENT_APP = '''
+from langchain.agents import create_agent
+from langchain.agents.middleware import ModelRetryMiddleware, wrap_tool_call
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage
+from langchain_core.tools import tool
+
+
+class Flaky(GenericFakeChatModel):
+    fails: int = 1
+
+    def bind_tools(self, tools, **kw):
+        return self
+
+    def _generate(self, *a, **k):
+        if self.fails:
+            self.fails -= 1
+            raise TimeoutError("provider timed out")
+        return super()._generate(*a, **k)
+
+
+@tool
+def weather(city: str) -> str:
+    """The weather in a city."""
+    return f"sunny in {city}"
+
+
+@wrap_tool_call
+def audit(request, handler):
+    return handler(request)
+
+
+graph = create_agent(
+    Flaky(messages=iter([
+        AIMessage("", tool_calls=[{"name": "weather", "args": {"city": "Oslo"}, "id": "c1"}]),
+        AIMessage("It is sunny in Oslo."),
+    ])),
+    tools=[weather],
+    middleware=[ModelRetryMiddleware(max_retries=2, initial_delay=0), audit],
+)
+INPUT = {"messages": [("user", "Weather in Oslo?")]}
+'''
+
+
+def test_the_events_dock_nests_an_attached_agents_calls_in_its_middleware(
+    qtbot: Any, qloop: asyncio.AbstractEventLoop, tmp_path: Path
+) -> None:
+    from PySide6.QtCore import QModelIndex
+
+    from tests.studio.app_agents import make_window, run_until
+
+    app = tmp_path / "agent.py"
+    app.write_text(textwrap.dedent(AGENT_APP))
+    window = make_window(qtbot, tmp_path)
+    assert window.load_spec(f"{app}:graph")
+    assert window.controller.graph.sync  # `audit` is sync only: LangGraph's sync stream
+    drawn = window.hub.drawable.nodes
+    assert drawn["model"].metadata["wrappers"] == ["ModelRetryMiddleware"]
+    assert drawn["tools"].metadata["wrappers"] == ["audit"]
+    window.actions_.run.trigger()
+    run_until(qloop, lambda: window.hub.status == "done" and not window.controller.busy)
+    view = window.docks["events"].widget().view
+    model = view.model()
+
+    def texts(parent: QModelIndex, depth: int = 0) -> list[tuple[int, str]]:
+        if model.canFetchMore(parent):
+            model.fetchMore(parent)
+        out = []
+        for r in range(model.rowCount(parent)):
+            index = model.index(r, 0, parent)
+            out.append((depth, str(index.data())))
+            out.extend(texts(index, depth + 1))
+        return out
+
+    rows = texts(QModelIndex())
+    first = next(i for i, (_d, t) in enumerate(rows) if "wrap_model_call" in t)
+    depth = rows[first][0]
+    shown = [(d - depth, t) for d, t in rows[first : first + 5]]
+    assert shown[0] == (0, "ModelRetryMiddleware.wrap_model_call ✓ (2 calls)")
+    assert shown[1][0] == 1 and shown[1][1].startswith(
+        "ModelRetryMiddleware attempt 1/3 ✗ TimeoutError"
+    )
+    assert shown[2][0] == 2 and shown[2][1].startswith("model Flaky ✗ TimeoutError")
+    assert shown[3] == (1, "ModelRetryMiddleware attempt 2/3 ✓")
+    assert shown[4][0] == 2 and "weather(Oslo)" in shown[4][1]
+    tool_layer = next(i for i, (_d, t) in enumerate(rows) if t.startswith("audit.wrap_tool_call"))
+    assert rows[tool_layer + 1][0] == rows[tool_layer][0] + 1
+    assert rows[tool_layer + 1][1].startswith("tool weather(Oslo) ✓")
+
+
+def test_a_recorded_attach_session_replays_with_its_checkpoints_and_states(
+    qtbot: Any, qloop: asyncio.AbstractEventLoop, tmp_path: Path
+) -> None:
+    from tests.studio.app_agents import make_window, run_until
+    from tests.studio.tt_studio import state_dump
+
+    app = tmp_path / "agent.py"
+    app.write_text(textwrap.dedent(AGENT_APP))
+    live = make_window(qtbot, tmp_path)
+    assert live.load_spec(f"{app}:graph")
+    live.actions_.run.trigger()
+    run_until(qloop, lambda: live.hub.status == "done" and not live.controller.busy)
+    live_ids = [n.checkpoint_id for n in live.docks["timeline"].widget().timeline.ordered()]
+    assert len(live_ids) == 5  # input, then before model, tools, model, end
+    live.controller.recorder.flush()
+    path = live.controller.session_path
+    assert path is not None
+
+    offline = make_window(qtbot, tmp_path)  # no app, no LangGraph saver: the file alone
+    assert offline.open_session(str(path))
+    timeline = offline.docks["timeline"].widget().timeline
+    run_until(qloop, lambda: len(timeline.ordered()) == len(live_ids))
+    assert [n.checkpoint_id for n in timeline.ordered()] == live_ids
+    offline.hub.select_checkpoint(live_ids[-1])
+    state = offline.docks["state"].widget()
+    run_until(qloop, lambda: any("It is sunny in Oslo." in r for r in state_dump(state)))
+    offline.hub.select_checkpoint(live_ids[2])  # after the first model turn: the tool call
+    run_until(qloop, lambda: not any("It is sunny in Oslo." in r for r in state_dump(state)))
+    assert any("weather" in r for r in state_dump(state))
