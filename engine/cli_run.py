@@ -387,6 +387,8 @@ def run_agent(opts: RunOptions, console: Console) -> int:
         console.err(f"stepwise: {exc}")
         return EXIT_USAGE
     _warn_break_when(graph, opts, console)
+    for notice in getattr(graph, "notices", list)():
+        console.err(f"stepwise: note: {notice}")
     attached = getattr(graph, "runtime", None) == "langgraph"
     thread = opts.thread or f"cli-{uuid.uuid4().hex[:8]}"
     recorder: SessionRecorder | None = None

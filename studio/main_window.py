@@ -347,7 +347,8 @@ class MainWindow(QMainWindow):
         self.settings.add_recent(spec)
         self.menus.refresh_recent()
         self.menus.refresh_faults()
-        self.status.show_message(f"Loaded {label or spec}")
+        notices = getattr(self.controller.graph, "notices", list)()
+        self.status.show_message(f"Loaded {label or spec}" + "".join(f"; {n}" for n in notices))
         return True
 
     def load_scenario(self, name: str) -> bool:

@@ -91,6 +91,14 @@ class AttachedGraph(AttachedState):
         self.mirrors: list[CheckpointMirror] = []
         self._announced: set[tuple[str | None, str, str]] = set()
 
+    def notices(self) -> list[str]:
+        """What the user should know about how this app is seen (one line each)."""
+        return [
+            f"the middleware of node {where!r} could not be seen into (this LangChain composes it "
+            "differently): its model and tool calls show directly under the node"
+            for where in self.instrumented.blind
+        ]
+
     def _choose_sync(self, sync: bool | None) -> bool:
         """``sync`` when given; else sync only when the app cannot run under ``astream``: some
         middleware has only sync ``wrap_*`` methods (and none only async ones), or the graph's

@@ -88,8 +88,8 @@ def _instrument_runnable(bound: Any, out: Instrumented, where: str) -> Any | Non
     if hasattr(bound, "_wrap_tool_call") and hasattr(bound, "tools_by_name"):
         return _instrument_tool_node(bound, out, where)
     func, afunc = getattr(bound, "func", None), getattr(bound, "afunc", None)
-    if not any(_cell_of(f, name) is not None for f in (func, afunc) for name in _MODEL_CELLS):
-        return None
+    if not any(_handler_in(f, name) is not None for f in (func, afunc) for name in _MODEL_CELLS):
+        return None  # not an agent's model node, or one without wrap_model_call middleware
     new_func = _with_handler(func, "wrap_model_call_handler", _Walk(out, where))
     new_afunc = _with_handler(afunc, "awrap_model_call_handler", _Walk(out, where))
     if new_func is None and new_afunc is None:
@@ -192,16 +192,20 @@ def _cell_of(fn: Any, name: str) -> types.CellType | None:
     return fn.__closure__[names.index(name)] if name in names else None
 
 
-def _with_handler(fn: Any, name: str, walk: _Walk) -> Any | None:
-    """A copy of the model-node function ``fn`` whose composed handler ``name`` is instrumented."""
+def _handler_in(fn: Any, name: str) -> Any | None:
+    """The composed handler the model-node function ``fn`` keeps in its cell ``name``."""
     cell = _cell_of(fn, name)
-    if cell is None:
-        return None
     try:
-        handler = cell.cell_contents
+        return None if cell is None else cell.cell_contents
     except ValueError:  # an empty cell
         return None
-    if handler is None:
+
+
+def _with_handler(fn: Any, name: str, walk: _Walk) -> Any | None:
+    """A copy of the model-node function ``fn`` whose composed handler ``name`` is instrumented."""
+    handler = _handler_in(fn, name)
+    cell = _cell_of(fn, name)
+    if handler is None or cell is None:
         return None
     new = _rebuild(handler, walk)
     if new is None:

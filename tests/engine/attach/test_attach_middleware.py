@@ -226,3 +226,23 @@ def test_an_agent_added_as_a_subgraph_node_is_instrumented_too() -> None:
         "superstep.started:",
         "node.started:agent",
     ]
+
+
+def test_a_composition_it_does_not_recognise_is_left_alone_and_said(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import engine.attach.wrappers as wrappers
+
+    monkeypatch.setattr(wrappers, "_rebuild", lambda fn, walk: None)  # as if LangChain changed
+    agent = lc_create_agent(
+        ask_weather_then_answer(), tools=[weather], middleware=[ToolRetryMiddleware()]
+    )
+    g = attach(agent)
+    assert g.instrumented.blind == ["tools"]  # the model node has no wrap_model_call layers
+    assert g.instrumented.graph is agent  # nothing swapped: the app runs exactly as built
+    assert any("'tools' could not be seen into" in n for n in g.notices())
+    events = collect(g, {"messages": [("user", "weather?")]}, {})
+    assert events[-1].__dict__["status"] == "done"
+    nodes = {e.span_id: e.__dict__["node"] for e in events if e.kind == "node.started"}
+    tool = next(e for e in events if e.kind == "tool.started")
+    assert nodes[tool.parent_span_id] == "tools"  # still shown, directly under its node
