@@ -17,6 +17,7 @@ from studio.hub import Hub
 from studio.session import RunController
 from studio.timetravel import aresume_from
 from tests.engine.attach.apps import REVIEW_APP
+from tests.studio.app_agents import make_window, run_until
 
 APP = REVIEW_APP + 'INPUT = {"n": 1}\n'
 
@@ -107,23 +108,27 @@ INPUT = {"messages": [("user", "Weather in Oslo?")]}
 '''
 
 
+def window_after_an_agent_run(qtbot: Any, qloop: asyncio.AbstractEventLoop, tmp_path: Path) -> Any:
+    """A main window that loaded ``AGENT_APP`` (attached) and ran it to the end."""
+    app = tmp_path / "agent.py"
+    app.write_text(textwrap.dedent(AGENT_APP))
+    window = make_window(qtbot, tmp_path)
+    assert window.load_spec(f"{app}:graph")
+    window.actions_.run.trigger()
+    run_until(qloop, lambda: window.hub.status == "done" and not window.controller.busy)
+    return window
+
+
 def test_the_events_dock_nests_an_attached_agents_calls_in_its_middleware(
     qtbot: Any, qloop: asyncio.AbstractEventLoop, tmp_path: Path
 ) -> None:
     from PySide6.QtCore import QModelIndex
 
-    from tests.studio.app_agents import make_window, run_until
-
-    app = tmp_path / "agent.py"
-    app.write_text(textwrap.dedent(AGENT_APP))
-    window = make_window(qtbot, tmp_path)
-    assert window.load_spec(f"{app}:graph")
+    window = window_after_an_agent_run(qtbot, qloop, tmp_path)
     assert window.controller.graph.sync  # `audit` is sync only: LangGraph's sync stream
     drawn = window.hub.drawable.nodes
     assert drawn["model"].metadata["wrappers"] == ["ModelRetryMiddleware"]
     assert drawn["tools"].metadata["wrappers"] == ["audit"]
-    window.actions_.run.trigger()
-    run_until(qloop, lambda: window.hub.status == "done" and not window.controller.busy)
     view = window.docks["events"].widget().view
     model = view.model()
 
@@ -156,15 +161,9 @@ def test_the_events_dock_nests_an_attached_agents_calls_in_its_middleware(
 def test_a_recorded_attach_session_replays_with_its_checkpoints_and_states(
     qtbot: Any, qloop: asyncio.AbstractEventLoop, tmp_path: Path
 ) -> None:
-    from tests.studio.app_agents import make_window, run_until
     from tests.studio.tt_studio import state_dump
 
-    app = tmp_path / "agent.py"
-    app.write_text(textwrap.dedent(AGENT_APP))
-    live = make_window(qtbot, tmp_path)
-    assert live.load_spec(f"{app}:graph")
-    live.actions_.run.trigger()
-    run_until(qloop, lambda: live.hub.status == "done" and not live.controller.busy)
+    live = window_after_an_agent_run(qtbot, qloop, tmp_path)
     live_ids = [n.checkpoint_id for n in live.docks["timeline"].widget().timeline.ordered()]
     assert len(live_ids) == 5  # input, then before model, tools, model, end
     live.controller.recorder.flush()
