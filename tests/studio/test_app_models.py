@@ -253,7 +253,10 @@ def test_gc_policy_freezes_long_lived_objects_in_bulk_and_releases_them_on_reset
         assert policy.freezes == 1  # the baseline
         baseline = gc.get_freeze_count()
         hub.add_events([RunStarted(run_id="r")] * 9)
-        assert policy.freezes == 1 and gc.get_freeze_count() == baseline
+        # no freeze: a freeze would add every tracked object; frozen objects may still be freed
+        # meanwhile (another test's leftover thread dropping its last references), so the count
+        # can only have gone down
+        assert policy.freezes == 1 and gc.get_freeze_count() <= baseline
         kept = [[i] for i in range(1000)]  # long-lived containers, like a run's events
         hub.add_events([RunStarted(run_id="r")])
         assert policy.freezes == 2 and gc.get_freeze_count() >= baseline + len(kept)
