@@ -13,6 +13,7 @@ Only imported by ``engine.attach`` (langchain_core is needed by then).
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from typing import Any
 from uuid import UUID
@@ -223,9 +224,28 @@ _EVENTS = (
 )
 
 
+def _complete(coro: Any) -> None:
+    """Run a callback coroutine to its end here, in the worker thread that called it.
+
+    Off the loop thread our callbacks never wait on anything (their events go out through
+    ``emit_sync``, which blocks this thread while the debugger holds the run), so the coroutine
+    finishes at its first step: no event loop is needed, and none is made for every callback.
+    One that did wait could not be finished here: that is a bug, and it says so."""
+    try:
+        coro.send(None)
+    except StopIteration:
+        return
+    coro.close()
+    raise RuntimeError("an attach callback waited on an event loop in a worker thread")
+
+
 def _relay(event: str) -> Any:
     def method(self: SyncAttachCallbacks, *args: Any, **kwargs: Any) -> None:
-        run_sync(getattr(self.inner, event)(*args, **kwargs))
+        coro = getattr(self.inner, event)(*args, **kwargs)
+        if threading.get_ident() == self.inner.em.loop_thread:
+            run_sync(coro)  # never in sync mode's worker threads; kept correct all the same
+        else:
+            _complete(coro)
 
     method.__name__ = event
     return method

@@ -40,6 +40,7 @@ SECTIONS: list[tuple[str, str, str]] = [
         "1,000,000-event session, 10,000 checkpoints (issue 11 targets 5, 6; issue 9)",
     ),
     ("start", "bench_studio_start", "Studio cold start (issue 11 target 7)"),
+    ("attach", "bench_attach", "Attach mode: a real create_agent, attached vs run directly"),
 ]
 
 _CHILD = (

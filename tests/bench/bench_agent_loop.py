@@ -83,12 +83,13 @@ def ours(with_middleware: bool) -> Callable[[], float]:
     return once
 
 
-def theirs(with_middleware: bool) -> Callable[[], float]:
-    """The same conversation on LangChain v1 (``langchain.agents.create_agent``)."""
+def lc_agent(with_middleware: bool) -> Any:
+    """The conversation's agent on LangChain v1 (``langchain.agents.create_agent``): a fresh
+    scripted model each time; the three middleware are sync only, like many real ones."""
     from langchain.agents import create_agent
     from langchain.agents.middleware import before_model, wrap_model_call, wrap_tool_call
     from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
-    from langchain_core.messages import AIMessage, HumanMessage
+    from langchain_core.messages import AIMessage
     from langchain_core.tools import tool
     from langgraph.checkpoint.memory import InMemorySaver
 
@@ -114,10 +115,16 @@ def theirs(with_middleware: bool) -> Callable[[], float]:
         return handler(request)
 
     middleware = [look, around_model, around_tool] if with_middleware else []
+    model = FakeToolModel(messages=iter(_script(AIMessage)))
+    return create_agent(model, [echo], middleware=middleware, checkpointer=InMemorySaver())
+
+
+def theirs(with_middleware: bool) -> Callable[[], float]:
+    """The same conversation on LangChain v1 (``langchain.agents.create_agent``)."""
+    from langchain_core.messages import HumanMessage
 
     def once() -> float:
-        model = FakeToolModel(messages=iter(_script(AIMessage)))
-        agent = create_agent(model, [echo], middleware=middleware, checkpointer=InMemorySaver())
+        agent = lc_agent(with_middleware)
         t0 = time.perf_counter()
         agent.invoke(
             {"messages": [HumanMessage(content="go")]}, {"configurable": {"thread_id": "bench"}}

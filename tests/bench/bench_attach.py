@@ -1,0 +1,119 @@
+"""Attach mode's overhead: a real LangChain ``create_agent`` run directly, and the same agent
+run attached (every node, hook, middleware layer, model and tool call turned into our events,
+delivered to a subscriber), side by side in one process.
+
+Two shapes: a plain agent (attach runs it on LangGraph's ``astream``) and one with three sync-only
+pass-through middleware (attach runs it on the sync ``stream`` in a worker thread, every layer
+instrumented).  Needs the ``langgraph`` extra; without it the section says so.
+
+Run: ``.venv/bin/python -m tests.bench.bench_attach``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from tests.bench.bench_agent_loop import TURNS, lc_agent
+from tests.bench.report import Figure, best_of, peer_available
+
+
+def direct(with_middleware: bool) -> Callable[[], float]:
+    from langchain_core.messages import HumanMessage
+
+    def once() -> float:
+        agent = lc_agent(with_middleware)
+        t0 = time.perf_counter()
+        agent.invoke({"messages": [HumanMessage("go")]}, {"configurable": {"thread_id": "b"}})
+        return (time.perf_counter() - t0) / TURNS
+
+    return once
+
+
+def streamed(with_middleware: bool, sync: bool) -> Callable[[], float]:
+    """The same agent on LangGraph's own stream with the modes attach asks for, no Stepwise:
+    how much of attach's cost is LangGraph streaming rather than our translation."""
+    import asyncio
+
+    from langchain_core.messages import HumanMessage
+
+    from engine.attach.graph import STREAM_MODES
+
+    def once() -> float:
+        agent = lc_agent(with_middleware)
+        inp = {"messages": [HumanMessage("go")]}
+        cfg = {"configurable": {"thread_id": "b"}}
+        t0 = time.perf_counter()
+        if sync:
+            for _ in agent.stream(inp, cfg, stream_mode=STREAM_MODES, subgraphs=True):
+                pass
+        else:
+
+            async def drain() -> None:
+                async for _ in agent.astream(inp, cfg, stream_mode=STREAM_MODES, subgraphs=True):
+                    pass
+
+            asyncio.run(drain())
+        return (time.perf_counter() - t0) / TURNS
+
+    return once
+
+
+def attached(with_middleware: bool, seen: list[int]) -> Callable[[], float]:
+    from langchain_core.messages import HumanMessage
+
+    from engine.attach import attach
+
+    def once() -> float:
+        graph = attach(lc_agent(with_middleware))
+        events: list[Any] = []
+        graph.subscribe(events.append)
+        t0 = time.perf_counter()
+        graph.invoke({"messages": [HumanMessage("go")]}, {"configurable": {"thread_id": "b"}})
+        spent = (time.perf_counter() - t0) / TURNS
+        seen.append(len(events))
+        return spent
+
+    return once
+
+
+def run() -> list[Figure]:
+    if not (peer_available("langchain.agents") and peer_available("langgraph")):
+        return [Figure("attach mode: langgraph / langchain not installed", 0, "", note="skipped")]
+    figs: list[Figure] = []
+    for with_mw, label in ((False, "plain agent, astream"), (True, "3 sync middleware, stream")):
+        seen: list[int] = []
+        theirs = best_of(direct(with_mw), 5)
+        stream_only = best_of(streamed(with_mw, sync=with_mw), 5)
+        ours = best_of(attached(with_mw, seen), 5)
+        figs.append(
+            Figure(
+                f"attached create_agent, {label}",
+                ours * 1e6,
+                "us/model turn",
+                note=f"{seen[-1]} events for {TURNS} turns",
+            )
+        )
+        figs.append(
+            Figure(
+                f"  ratio to the same agent run directly ({theirs * 1e6:.0f} us/model turn)",
+                ours / theirs,
+                "x",
+            )
+        )
+        figs.append(
+            Figure(
+                "  ratio to LangGraph streaming the same modes, no Stepwise "
+                f"({stream_only * 1e6:.0f} us/model turn)",
+                ours / stream_only,
+                "x",
+                note="what our callbacks, layers and events cost",
+            )
+        )
+    return figs
+
+
+if __name__ == "__main__":
+    for f in run():
+        print(f.line())
