@@ -134,7 +134,7 @@ class LangChainChatModel(BaseChatModel):
         messages = [message_to_langchain(m) for m in request.messages]
         total: Any = None
         try:
-            async for piece in runnable.astream(messages):
+            async for piece in runnable.astream(messages, dict(request.config or {}) or None):
                 total = piece if total is None else total + piece
                 ours = message_from_langchain(piece)
                 if isinstance(ours, AIMessageChunk):

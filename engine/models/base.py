@@ -68,6 +68,10 @@ class ChatRequest:
     tool_choice: str | None = None
     response_format: dict[str, Any] | None = None
     settings: dict[str, Any] = field(default_factory=dict)
+    config: Mapping[str, Any] | None = None
+    """LangChain's ``RunnableConfig`` when the caller passed one (``model.invoke(messages,
+    config)``): a LangChain model gets it; ours need nothing from it (the run's context already
+    carries what LangChain puts there: its events, the ``messages`` stream)."""
 
     @property
     def tool_names(self) -> list[str]:
@@ -102,6 +106,7 @@ class ChatModel(Protocol):
     async def ainvoke(
         self,
         messages: Sequence[Any],
+        config: Mapping[str, Any] | None = None,
         *,
         tools: Sequence[ToolLike] | None = None,
         tool_choice: str | None = None,
@@ -112,6 +117,7 @@ class ChatModel(Protocol):
     def astream(
         self,
         messages: Sequence[Any],
+        config: Mapping[str, Any] | None = None,
         *,
         tools: Sequence[ToolLike] | None = None,
         tool_choice: str | None = None,
@@ -124,6 +130,7 @@ class ChatModel(Protocol):
     def invoke(
         self,
         messages: Sequence[Any],
+        config: Mapping[str, Any] | None = None,
         *,
         tools: Sequence[ToolLike] | None = None,
         tool_choice: str | None = None,
@@ -134,6 +141,7 @@ class ChatModel(Protocol):
     def stream(
         self,
         messages: Sequence[Any],
+        config: Mapping[str, Any] | None = None,
         *,
         tools: Sequence[ToolLike] | None = None,
         tool_choice: str | None = None,
@@ -207,6 +215,7 @@ class BaseChatModel(ModelRunnableAPI):
     def make_request(
         self,
         messages: Sequence[Any],
+        config: Mapping[str, Any] | None = None,
         *,
         tools: Sequence[ToolLike] | None = None,
         tool_choice: str | None = None,
@@ -240,11 +249,13 @@ class BaseChatModel(ModelRunnableAPI):
             tool_choice=tool_choice,
             response_format=dict(response_format) if response_format is not None else None,
             settings={k: v for k, v in merged.items() if v is not None},
+            config=config,
         )
 
     async def ainvoke(
         self,
         messages: Sequence[Any],
+        config: Mapping[str, Any] | None = None,
         *,
         tools: Sequence[ToolLike] | None = None,
         tool_choice: str | None = None,
@@ -253,6 +264,7 @@ class BaseChatModel(ModelRunnableAPI):
     ) -> AIMessage:
         request = self.make_request(
             messages,
+            config,
             tools=tools,
             tool_choice=tool_choice,
             response_format=response_format,
@@ -292,6 +304,7 @@ class BaseChatModel(ModelRunnableAPI):
     async def astream(
         self,
         messages: Sequence[Any],
+        config: Mapping[str, Any] | None = None,
         *,
         tools: Sequence[ToolLike] | None = None,
         tool_choice: str | None = None,
@@ -300,6 +313,7 @@ class BaseChatModel(ModelRunnableAPI):
     ) -> AsyncIterator[AIMessage]:
         request = self.make_request(
             messages,
+            config,
             tools=tools,
             tool_choice=tool_choice,
             response_format=response_format,
@@ -321,6 +335,7 @@ class BaseChatModel(ModelRunnableAPI):
     def invoke(
         self,
         messages: Sequence[Any],
+        config: Mapping[str, Any] | None = None,
         *,
         tools: Sequence[ToolLike] | None = None,
         tool_choice: str | None = None,
@@ -331,6 +346,7 @@ class BaseChatModel(ModelRunnableAPI):
         return run_sync(
             self.ainvoke(
                 messages,
+                config,
                 tools=tools,
                 tool_choice=tool_choice,
                 response_format=response_format,
@@ -341,6 +357,7 @@ class BaseChatModel(ModelRunnableAPI):
     def stream(
         self,
         messages: Sequence[Any],
+        config: Mapping[str, Any] | None = None,
         *,
         tools: Sequence[ToolLike] | None = None,
         tool_choice: str | None = None,
@@ -351,6 +368,7 @@ class BaseChatModel(ModelRunnableAPI):
         return iter_sync(
             self.astream(
                 messages,
+                config,
                 tools=tools,
                 tool_choice=tool_choice,
                 response_format=response_format,

@@ -31,10 +31,14 @@ class ModelRunnableAPI:
 
     model_name: str
 
-    async def ainvoke(self, messages: Any, **kwargs: Any) -> Any:  # pragma: no cover - abstract
+    async def ainvoke(
+        self, messages: Any, config: Any = None, **kwargs: Any
+    ) -> Any:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def astream(self, messages: Any, **kwargs: Any) -> AsyncIterator[Any]:  # pragma: no cover
+    def astream(
+        self, messages: Any, config: Any = None, **kwargs: Any
+    ) -> AsyncIterator[Any]:  # pragma: no cover
         raise NotImplementedError
 
     def bind_tools(self, tools: Sequence[Any], *, tool_choice: str | None = None, **kw: Any) -> Any:
@@ -53,11 +57,16 @@ class ModelRunnableAPI:
             raise ValueError(f"method must be 'function_calling' or 'json_schema', not {method!r}")
         return _Structured(self, schema, include_raw, native=method == "json_schema")
 
-    async def abatch(self, inputs: Sequence[Any], **kwargs: Any) -> list[Any]:
-        return list(await asyncio.gather(*(self.ainvoke(i, **kwargs) for i in inputs)))
+    async def abatch(self, inputs: Sequence[Any], config: Any = None, **kwargs: Any) -> list[Any]:
+        """``ainvoke`` each input at once; ``config``: one for all, or a list, one per input."""
+        configs = list(config) if isinstance(config, list | tuple) else [config] * len(inputs)
+        if len(configs) != len(inputs):
+            raise ValueError(f"batch got {len(inputs)} inputs but {len(configs)} configs")
+        calls = (self.ainvoke(i, c, **kwargs) for i, c in zip(inputs, configs, strict=True))
+        return list(await asyncio.gather(*calls))
 
-    def batch(self, inputs: Sequence[Any], **kwargs: Any) -> list[Any]:
-        return run_sync(self.abatch(inputs, **kwargs))
+    def batch(self, inputs: Sequence[Any], config: Any = None, **kwargs: Any) -> list[Any]:
+        return run_sync(self.abatch(inputs, config, **kwargs))
 
     def with_retry(
         self,
@@ -84,14 +93,14 @@ class _Derived(ModelRunnableAPI):
         self.model_name = getattr(inner, "model_name", type(inner).__name__)
         self.profile = getattr(inner, "profile", None)
 
-    def invoke(self, messages: Any, **kwargs: Any) -> Any:
-        return run_sync(self.ainvoke(messages, **kwargs))
+    def invoke(self, messages: Any, config: Any = None, **kwargs: Any) -> Any:
+        return run_sync(self.ainvoke(messages, config, **kwargs))
 
-    def stream(self, messages: Any, **kwargs: Any) -> Iterator[Any]:
-        return iter_sync(self.astream(messages, **kwargs))
+    def stream(self, messages: Any, config: Any = None, **kwargs: Any) -> Iterator[Any]:
+        return iter_sync(self.astream(messages, config, **kwargs))
 
-    def astream(self, messages: Any, **kwargs: Any) -> AsyncIterator[Any]:
-        return self.inner.astream(messages, **kwargs)
+    def astream(self, messages: Any, config: Any = None, **kwargs: Any) -> AsyncIterator[Any]:
+        return self.inner.astream(messages, config, **kwargs)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__.lstrip('_')}({self.inner!r})"
@@ -102,11 +111,11 @@ class _Bound(_Derived):
         super().__init__(inner)
         self.defaults = defaults
 
-    async def ainvoke(self, messages: Any, **kwargs: Any) -> Any:
-        return await self.inner.ainvoke(messages, **{**self.defaults, **kwargs})
+    async def ainvoke(self, messages: Any, config: Any = None, **kwargs: Any) -> Any:
+        return await self.inner.ainvoke(messages, config, **{**self.defaults, **kwargs})
 
-    def astream(self, messages: Any, **kwargs: Any) -> AsyncIterator[Any]:
-        return self.inner.astream(messages, **{**self.defaults, **kwargs})
+    def astream(self, messages: Any, config: Any = None, **kwargs: Any) -> AsyncIterator[Any]:
+        return self.inner.astream(messages, config, **{**self.defaults, **kwargs})
 
 
 class _Structured(_Derived):
@@ -121,17 +130,21 @@ class _Structured(_Derived):
         self.name = str(getattr(schema, "__name__", None) or "Response")
         self.json_schema = self.adapter.json_schema()
 
-    async def ainvoke(self, messages: Any, **kwargs: Any) -> Any:
+    async def ainvoke(self, messages: Any, config: Any = None, **kwargs: Any) -> Any:
         if self.native:
             fmt = {
                 "type": "json_schema",
                 "json_schema": {"name": self.name, "schema": self.json_schema, "strict": False},
             }
-            raw: AIMessage = await self.inner.ainvoke(messages, response_format=fmt, **kwargs)
+            raw: AIMessage = await self.inner.ainvoke(
+                messages, config, response_format=fmt, **kwargs
+            )
             data: Any = json.loads(raw.text) if raw.text.strip() else {}
         else:
             spec = {"name": self.name, "description": "", "parameters": self.json_schema}
-            raw = await self.inner.ainvoke(messages, tools=[spec], tool_choice=self.name, **kwargs)
+            raw = await self.inner.ainvoke(
+                messages, config, tools=[spec], tool_choice=self.name, **kwargs
+            )
             call = next((c for c in raw.tool_calls if c.get("name") == self.name), None)
             if call is None:
                 raise ValueError(f"{self.model_name} did not call {self.name}: {raw.text!r}")
@@ -150,10 +163,10 @@ class _Retrying(_Derived):
         self.attempts = attempts
         self.retry_on = retry_on
 
-    async def ainvoke(self, messages: Any, **kwargs: Any) -> Any:
+    async def ainvoke(self, messages: Any, config: Any = None, **kwargs: Any) -> Any:
         for attempt in range(1, self.attempts + 1):
             try:
-                return await self.inner.ainvoke(messages, **kwargs)
+                return await self.inner.ainvoke(messages, config, **kwargs)
             except self.retry_on:
                 if attempt == self.attempts:
                     raise
@@ -166,11 +179,11 @@ class _Fallbacks(_Derived):
         self.models = models
         self.handle = handle
 
-    async def ainvoke(self, messages: Any, **kwargs: Any) -> Any:
+    async def ainvoke(self, messages: Any, config: Any = None, **kwargs: Any) -> Any:
         error: BaseException | None = None
         for model in self.models:
             try:
-                return await model.ainvoke(messages, **kwargs)
+                return await model.ainvoke(messages, config, **kwargs)
             except self.handle as exc:
                 error = exc
         assert error is not None
