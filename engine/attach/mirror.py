@@ -5,8 +5,13 @@ state at each of them, with neither the app nor its database at hand.
 The app's own saver stays the one the run uses (time travel, resume and fork go through it);
 the copy is for reading.  Each checkpoint LangGraph streams (``checkpoints`` mode, subgraphs
 included) carries its state values: they are stored with our serialiser, LangChain messages
-as ours, anything our serialiser cannot store as its display form.  A channel whose value did
-not change since the thread's previous copy keeps its stored blob.
+as ours, anything our serialiser cannot store as its display form.
+
+Only what changed is converted and written.  A channel LangGraph did not write since the
+thread's previous copy keeps its stored blob (LangGraph hands back the very same object).  A
+message list that grew by appending is stored as a ``MessageList`` extending the previous copy:
+only the new messages are converted, and the saver writes them as a delta, so a long thread's
+session file grows with its messages, not with their square.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from typing import Any
 
 from engine import serde
 from engine.checkpoint.base import make_config
+from engine.graph.message_log import MessageList
 
 __all__ = ["CheckpointMirror"]
 
@@ -37,13 +43,38 @@ def _storable(value: Any) -> Any:
     return value
 
 
+def _is_message_list(value: Any) -> bool:
+    from engine.interop import is_langchain_message
+
+    return isinstance(value, list) and bool(value) and all(map(is_langchain_message, value))
+
+
+def _grown(previous: tuple[str, Any, Any] | None, value: Any) -> Any:
+    """``value`` stored, reusing the previous copy of its channel when ``value`` extends it."""
+    from engine.interop import from_langchain
+
+    if previous is not None and isinstance(previous[2], MessageList) and isinstance(value, list):
+        raw = previous[1]
+        # the same message objects, or equal ones (a new run reads the thread back from the
+        # app's saver: new objects for the same messages)
+        same = all(a is b or a == b for a, b in zip(raw, value, strict=False))
+        if len(value) >= len(raw) and same:
+            tail = value[len(raw) :]
+            if not tail or _is_message_list(tail):
+                return previous[2].extended(from_langchain(tail)) if tail else previous[2]
+    if _is_message_list(value):
+        return MessageList(from_langchain(value))
+    return _storable(value)
+
+
 class CheckpointMirror:
     """Writes a copy of each checkpoint of attached runs into ``saver`` (a session's)."""
 
     def __init__(self, saver: Any) -> None:
         self.saver = saver
-        self._last: dict[tuple[str, str], dict[str, tuple[str, str]]] = {}
-        """(thread, ns) -> channel -> (version, stored text) of the thread's previous copy."""
+        self._last: dict[tuple[str, str], dict[str, tuple[str, Any, Any]]] = {}
+        """(thread, ns) -> channel -> (version, LangGraph's value as it was, what was stored)
+        of the thread's previous copy (see the module docstring)."""
 
     async def put(
         self,
@@ -58,19 +89,20 @@ class CheckpointMirror:
     ) -> None:
         if not isinstance(values, dict):  # a one-value state: LangGraph's root channel
             values = {"__root__": values}
-        stored = {str(k): _storable(v) for k, v in values.items()}
         previous = self._last.get((thread_id, ns), {})
         versions: dict[str, str] = {}
-        new_versions: dict[str, str] = {}
-        seen: dict[str, tuple[str, str]] = {}
-        for channel, value in stored.items():
-            text = serde.dumps(value)
+        changed: dict[str, Any] = {}
+        seen: dict[str, tuple[str, Any, Any]] = {}
+        for key, value in values.items():
+            channel = str(key)
             old = previous.get(channel)
-            version = old[0] if old is not None and old[1] == text else checkpoint_id
-            if version == checkpoint_id:
-                new_versions[channel] = version
-            versions[channel] = version
-            seen[channel] = (version, text)
+            if old is not None and old[1] is value:
+                seen[channel] = old
+            else:
+                changed[channel] = stored = _grown(old, value)
+                raw = list(value) if isinstance(stored, MessageList) else value
+                seen[channel] = (checkpoint_id, raw, stored)
+            versions[channel] = seen[channel][0]
         self._last[(thread_id, ns)] = seen
         meta = {
             k: v
@@ -85,10 +117,12 @@ class CheckpointMirror:
                 "v": 1,
                 "id": checkpoint_id,
                 "ts": ts or dt.datetime.now(dt.UTC).isoformat(timespec="microseconds"),
-                "channel_values": stored,
+                # every channel is present; only the changed ones' values are encoded (the
+                # saver writes blobs for ``new_versions`` and reads the rest by version)
+                "channel_values": {ch: changed.get(ch) for ch in versions},
                 "channel_versions": versions,
                 "versions_seen": {},
             },
             meta,  # type: ignore[arg-type]
-            new_versions,
+            {channel: checkpoint_id for channel in changed},
         )

@@ -13,6 +13,7 @@ import pytest
 pytest.importorskip("langgraph.graph")
 pytest.importorskip("langgraph.checkpoint.sqlite")
 from langchain_core.messages import AIMessage, HumanMessage
+from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import END, START, MessagesState, StateGraph
 
@@ -127,3 +128,32 @@ def test_attach_options_stream_tokens_survive_a_new_checkpointer() -> None:
     g = AttachOptions(stream_tokens=True, checkpointer="memory").apply(counter_graph())
     assert g.stream_tokens and g.runtime == "langgraph"
     assert type(g.checkpointer).__name__ == "InMemorySaver"
+
+
+def test_a_long_threads_messages_are_copied_as_deltas(tmp_path: Path) -> None:
+    b = StateGraph(MessagesState)
+    b.add_node("chat", chat).add_edge(START, "chat").add_edge("chat", END)
+    g = attach(b.compile(checkpointer=InMemorySaver()))
+    rec = SessionRecorder(tmp_path / "s.stepwise")
+    rec.attach(g)
+    cfg = {"configurable": {"thread_id": "long"}}
+    for turn in range(6):
+        collect(g, {"messages": [HumanMessage(f"turn {turn}")]}, cfg)
+    rec.close()
+    with Session.open(tmp_path / "s.stepwise") as session:
+        messages = session.state("long")["messages"]
+        assert [m.content for m in messages[-2:]] == ["turn 5", "you said turn 5"]
+        assert len(messages) == 12
+    with sqlite3.connect(tmp_path / "s.stepwise") as conn:
+        blobs = [
+            data
+            for (data,) in conn.execute(
+                "SELECT data FROM checkpoint_blobs WHERE thread_id='long' AND channel='messages'"
+                " ORDER BY version"
+            )
+        ]
+    # the empty list before the first input, one whole list, then each checkpoint (every later
+    # run's first included) only adds what it appended to the one before
+    assert blobs[0] == '{"value":[]}' and blobs[1].startswith('{"messages"')
+    assert all(b.startswith('{"append"') for b in blobs[2:])
+    assert all("turn 0" not in b for b in blobs[-4:])
