@@ -69,7 +69,6 @@ class HandlerBase(AsyncCallbackHandler):
         """Per graph namespace, the nodes whose last run stopped at ``interrupt()``."""
         self.wrap_owner: dict[str, str] = {}
         """Wrapper / attempt span -> the span of the node whose middleware opened it."""
-        self.lock = threading.Lock()
 
     # -- plumbing -----------------------------------------------------------------------------
 

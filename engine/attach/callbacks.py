@@ -13,14 +13,12 @@ Only imported by ``engine.attach`` (langchain_core is needed by then).
 from __future__ import annotations
 
 import logging
-import threading
 import time
-from typing import Any
+from typing import Any, Literal
 from uuid import UUID
 
 from langchain_core.callbacks import BaseCallbackHandler
 
-from engine.aio import run_sync
 from engine.attach.base import Open, task_of
 from engine.attach.calls import CallEvents
 from engine.events import (
@@ -49,16 +47,9 @@ class AttachCallbacks(CallEvents):
         key = (ns, -1 if step is None else step)
         span = self.steps.get(key)
         if span is None:
-            for (other_ns, other_step), other in list(self.steps.items()):
+            for other_ns, other_step in list(self.steps):
                 if other_ns == ns and other_step < key[1]:  # the previous superstep is over
-                    del self.steps[(other_ns, other_step)]
-                    await self._emit(
-                        SuperstepFinished,
-                        ns,
-                        span_id=other,
-                        parent_span_id=self._graph_span(ns),
-                        step=None if other_step < 0 else other_step,
-                    )
+                    await self.finish_step(ns, other_step)
             span = self.steps[key] = new_span_id()
             await self._emit(
                 SuperstepStarted,
@@ -68,6 +59,22 @@ class AttachCallbacks(CallEvents):
                 step=step,
             )
         return span
+
+    async def finish_step(
+        self, ns: str, step: int, status: Literal["ok", "interrupted"] = "ok"
+    ) -> None:
+        """Close superstep ``step`` of graph ``ns`` (-1: no step number), if it is open."""
+        span = self.steps.pop((ns, step), None)
+        if span is None:
+            return
+        await self._emit(
+            SuperstepFinished,
+            ns,
+            span_id=span,
+            parent_span_id=self._graph_span(ns),
+            step=None if step < 0 else step,
+            status=status,
+        )
 
     def _graph_span(self, ns: str) -> str:
         """The span a graph's supersteps nest in: the run, or the node a subgraph runs in."""
@@ -191,16 +198,9 @@ class AttachCallbacks(CallEvents):
     async def _close_subgraph_steps(self, op: Open) -> None:
         """A node that ran a subgraph is done: so are the subgraph's supersteps."""
         child = f"{op.ns}|{op.name}:{op.task_id}" if op.ns else f"{op.name}:{op.task_id}"
-        for (ns, step), span in list(self.steps.items()):
+        for ns, step in list(self.steps):
             if ns == child or ns.startswith(child + "|"):
-                del self.steps[(ns, step)]
-                await self._emit(
-                    SuperstepFinished,
-                    ns,
-                    span_id=span,
-                    parent_span_id=self._graph_span(ns),
-                    step=None if step < 0 else step,
-                )
+                await self.finish_step(ns, step)
 
     async def on_chain_end(self, outputs: Any, *, run_id: UUID, **kwargs: Any) -> None:
         await self._end_node(run_id, outputs, None)
@@ -227,7 +227,7 @@ _EVENTS = (
 def _complete(coro: Any) -> None:
     """Run a callback coroutine to its end here, in the worker thread that called it.
 
-    Off the loop thread our callbacks never wait on anything (their events go out through
+    A sync run calls them only off the loop thread, where they never wait on anything (their events go out through
     ``emit_sync``, which blocks this thread while the debugger holds the run), so the coroutine
     finishes at its first step: no event loop is needed, and none is made for every callback.
     One that did wait could not be finished here: that is a bug, and it says so."""
@@ -241,11 +241,7 @@ def _complete(coro: Any) -> None:
 
 def _relay(event: str) -> Any:
     def method(self: SyncAttachCallbacks, *args: Any, **kwargs: Any) -> None:
-        coro = getattr(self.inner, event)(*args, **kwargs)
-        if threading.get_ident() == self.inner.em.loop_thread:
-            run_sync(coro)  # never in sync mode's worker threads; kept correct all the same
-        else:
-            _complete(coro)
+        _complete(getattr(self.inner, event)(*args, **kwargs))
 
     method.__name__ = event
     return method

@@ -11,6 +11,7 @@ from uuid import UUID
 from engine.attach.base import HandlerBase, Open, task_of
 from engine.events import (
     ErrorInfo,
+    EventBase,
     ModelRequest,
     ModelResponse,
     ModelToken,
@@ -44,6 +45,12 @@ class CallEvents(HandlerBase):
         op = self.open.pop(run_id, None)
         return op if op is not None and op.kind != "node" else None
 
+    async def _emit_for(self, op: Open, cls: type[EventBase], **fields: Any) -> None:
+        """An event of the call ``op`` (its span, where it nests, its graph and step)."""
+        await self._emit(
+            cls, op.ns, span_id=op.span, parent_span_id=op.parent, step=op.step, **fields
+        )
+
     # -- models -------------------------------------------------------------------------------
 
     async def on_chat_model_start(
@@ -73,12 +80,9 @@ class CallEvents(HandlerBase):
             str((t.get("function") or t).get("name", "")) if isinstance(t, dict) else str(t)
             for t in params.get("tools") or ()
         ]
-        await self._emit(
+        await self._emit_for(
+            op,
             ModelRequest,
-            op.ns,
-            span_id=op.span,
-            parent_span_id=op.parent,
-            step=op.step,
             model=model,
             messages_count=len(msgs),
             last_messages=[to_jsonable(m, max_str=2000) for m in msgs[-3:]],
@@ -134,12 +138,9 @@ class CallEvents(HandlerBase):
             msg = getattr(gen, "message", None)
             message = to_jsonable(msg if msg is not None else getattr(gen, "text", None))
             usage = getattr(msg, "usage_metadata", None)
-        await self._emit(
+        await self._emit_for(
+            op,
             ModelResponse,
-            op.ns,
-            span_id=op.span,
-            parent_span_id=op.parent,
-            step=op.step,
             model=op.name,
             message=message,
             usage=to_jsonable(dict(usage)) if usage else None,
@@ -150,12 +151,9 @@ class CallEvents(HandlerBase):
         op = self._close_call(run_id)
         if op is None:
             return
-        await self._emit(
+        await self._emit_for(
+            op,
             ModelResponse,
-            op.ns,
-            span_id=op.span,
-            parent_span_id=op.parent,
-            step=op.step,
             model=op.name,
             error=ErrorInfo.from_exception(error),
             latency_ms=(time.perf_counter() - op.t0) * 1000,
@@ -177,12 +175,9 @@ class CallEvents(HandlerBase):
         meta = metadata or {}
         name = str(kwargs.get("name") or (serialized or {}).get("name") or "tool")
         op = self._open_call(run_id, parent_run_id, "tool", name, meta)
-        await self._emit(
+        await self._emit_for(
+            op,
             ToolStarted,
-            op.ns,
-            span_id=op.span,
-            parent_span_id=op.parent,
-            step=op.step,
             tool=name,
             tool_call_id=kwargs.get("tool_call_id"),
             args=to_jsonable(inputs if inputs is not None else input_str, max_str=2000),
@@ -193,12 +188,9 @@ class CallEvents(HandlerBase):
         if op is None:
             return
         status = "error" if getattr(output, "status", "success") == "error" else "success"
-        await self._emit(
+        await self._emit_for(
+            op,
             ToolFinished,
-            op.ns,
-            span_id=op.span,
-            parent_span_id=op.parent,
-            step=op.step,
             tool=op.name,
             tool_call_id=getattr(output, "tool_call_id", None),
             status=status,
@@ -211,12 +203,9 @@ class CallEvents(HandlerBase):
         if op is None:
             return
         interrupted = type(error).__name__ == "GraphInterrupt"
-        await self._emit(
+        await self._emit_for(
+            op,
             ToolFinished,
-            op.ns,
-            span_id=op.span,
-            parent_span_id=op.parent,
-            step=op.step,
             tool=op.name,
             status="error",
             error=None if interrupted else ErrorInfo.from_exception(error),

@@ -132,25 +132,21 @@ class AttachedGraph(AttachedState):
 
     def with_checkpointer(self, saver: Any) -> AttachedGraph:
         """A wrapper of a copy of the graph that saves to ``saver`` (a LangGraph saver)."""
-        return AttachedGraph(
-            self.real.copy(update={"checkpointer": saver}),
-            name=self.name,
-            stream_tokens=self.stream_tokens,
-            sync=self._sync,
-        ).mirroring(self.mirrors)
+        return self._rewrapped(self.real.copy(update={"checkpointer": saver}))
 
     def with_options(self, *, stream_tokens: bool | None = None) -> AttachedGraph:
         """A wrapper of the same graph with other options."""
-        return AttachedGraph(
-            self.real,
+        return self._rewrapped(self.real, stream_tokens)
+
+    def _rewrapped(self, real: Any, stream_tokens: bool | None = None) -> AttachedGraph:
+        again = AttachedGraph(
+            real,
             name=self.name,
             stream_tokens=self.stream_tokens if stream_tokens is None else stream_tokens,
             sync=self._sync,
-        ).mirroring(self.mirrors)
-
-    def mirroring(self, mirrors: list[CheckpointMirror]) -> AttachedGraph:
-        self.mirrors = list(mirrors)
-        return self
+        )
+        again.mirrors = list(self.mirrors)
+        return again
 
     def mirror_checkpoints(self, saver: Any) -> None:
         """Copy every checkpoint of the runs from now on into ``saver`` too (a session file's:

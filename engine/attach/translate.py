@@ -15,7 +15,6 @@ from engine.events import (
     InterruptRaised,
     Route,
     StateUpdated,
-    SuperstepFinished,
 )
 from engine.graph.drawing import DrawableGraph, NodeKind
 from engine.serde import to_jsonable
@@ -162,15 +161,7 @@ class StreamTranslator:
         if cid and key in self.announced:
             return
         self.announced.add(key)
-        sstep = self.cb.steps.pop((ns, -1 if step is None else step), None)
-        if sstep is not None:
-            await self.cb._emit(
-                SuperstepFinished,
-                ns,
-                span_id=sstep,
-                parent_span_id=self.cb._graph_span(ns),
-                step=step,
-            )
+        await self.cb.finish_step(ns, -1 if step is None else step)
         for w in dict.fromkeys(writers):
             await self.cb._emit(
                 Route,
@@ -211,13 +202,5 @@ class StreamTranslator:
                     _log.warning("could not copy checkpoint %s into the session: %s", cid, exc)
 
     async def close_open_steps(self) -> None:
-        for (ns, step), span in list(self.cb.steps.items()):
-            await self.cb._emit(
-                SuperstepFinished,
-                ns,
-                span_id=span,
-                parent_span_id=self.cb._graph_span(ns),
-                step=None if step < 0 else step,
-                status="interrupted" if self.interrupts else "ok",
-            )
-        self.cb.steps.clear()
+        for ns, step in list(self.cb.steps):
+            await self.cb.finish_step(ns, step, "interrupted" if self.interrupts else "ok")
