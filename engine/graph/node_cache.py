@@ -15,10 +15,11 @@ from engine.bus import span
 from engine.events import NodeFinished, NodeStarted
 
 if TYPE_CHECKING:
+    from engine.bus import RunEmitter
     from engine.graph.algo import Task
     from engine.graph.loop import PregelLoop
 
-__all__ = ["cache_key", "cached_writes", "store_writes"]
+__all__ = ["cache_key", "cached_writes", "emit_settled_node", "store_writes"]
 
 FullKey = tuple[tuple[str, ...], str]
 
@@ -42,6 +43,30 @@ def cache_key(task: Task) -> FullKey | None:
     return (("__node__", task.name), policy.key(task.input))
 
 
+async def emit_settled_node(
+    em: RunEmitter,
+    node: str,
+    task_id: str,
+    started: dict[str, Any] | None = None,
+    finished: dict[str, Any] | None = None,
+) -> None:
+    """The ``node.started`` / ``node.finished`` pair of a node task whose writes were settled
+    without running its body (served from the cache, or decided by an error handler)."""
+    if not em.active:
+        return
+    s = span()
+    t0 = time.perf_counter()
+    ids = {"span_id": s.id, "parent_span_id": s.parent, "node": node, "task_id": task_id}
+    await em.emit(NodeStarted, **ids, **(started or {}))
+    await em.emit(
+        NodeFinished,
+        **ids,
+        status="ok",
+        duration_ms=(time.perf_counter() - t0) * 1000,
+        **(finished or {}),
+    )
+
+
 async def cached_writes(loop: PregelLoop, task: Task) -> bool:
     """Fill ``task.writes`` from the cache; True on a hit (reported as a cached node run)."""
     cache = _cache_of(loop)
@@ -54,27 +79,9 @@ async def cached_writes(loop: PregelLoop, task: Task) -> bool:
     task.writes = [(str(c), v) for c, v in found[key]]
     task.cached = True
     await loop.save_task_writes(task, task.writes)
-    em = loop.run.emitter
-    if em.active and not task.node.hidden:
-        s = span()
-        t0 = time.perf_counter()
-        await em.emit(
-            NodeStarted,
-            span_id=s.id,
-            parent_span_id=s.parent,
-            node=task.name,
-            task_id=task.id,
-            task_kind=task.kind,
-        )
-        await em.emit(
-            NodeFinished,
-            span_id=s.id,
-            parent_span_id=s.parent,
-            node=task.name,
-            task_id=task.id,
-            status="ok",
-            cached=True,
-            duration_ms=(time.perf_counter() - t0) * 1000,
+    if not task.node.hidden:
+        await emit_settled_node(
+            loop.run.emitter, task.name, task.id, {"task_kind": task.kind}, {"cached": True}
         )
     loop.push_task_result(task, None, cached=True)
     return True

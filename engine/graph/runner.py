@@ -21,7 +21,7 @@ from engine.events import (
 )
 from engine.graph.algo import TASKS, Task, compute_writes, read_values
 from engine.graph.errors import GraphBubbleUp, GraphInterrupt, ParentCommand, is_invalid_resume
-from engine.graph.node_cache import cached_writes, store_writes
+from engine.graph.node_cache import cached_writes, emit_settled_node, store_writes
 from engine.graph.policies import (
     attempt_runtime,
     call_error_handler,
@@ -304,23 +304,9 @@ async def _handle_error(loop: PregelLoop, task: Task, ctx: TaskContext, exc: Bas
     task.writes = await _writes(loop, probe, output, ctx)
     task.routes = probe.routes
     await loop.save_task_writes(task, task.writes or [(NO_WRITES, None)])
-    em = loop.run.emitter
-    if em.active:
-        s = span()
-        t0 = time.perf_counter()
-        await em.emit(
-            NodeStarted, span_id=s.id, parent_span_id=s.parent, node=handler.name, task_id=task.id
-        )
-        await em.emit(
-            NodeFinished,
-            span_id=s.id,
-            parent_span_id=s.parent,
-            node=handler.name,
-            task_id=task.id,
-            status="ok",
-            writes=_writes_payload(task.writes),
-            duration_ms=(time.perf_counter() - t0) * 1000,
-        )
+    await emit_settled_node(
+        loop.run.emitter, handler.name, task.id, finished={"writes": _writes_payload(task.writes)}
+    )
     loop.push_task_result(task, None)
 
 

@@ -164,13 +164,18 @@ class FilesystemFileSearchMiddleware(AgentMiddleware):
     def _validate_and_resolve_path(self, path: str) -> Path:
         return resolve_virtual(self.root_path, path)
 
-    def _ripgrep_search(self, pattern: str, path: str, include: str | None) -> Hits:
-        """Search with ``rg --json`` (raises FileNotFoundError when ripgrep is missing)."""
+    def _search_base(self, path: str) -> Path | None:
+        """The real folder a search under ``path`` covers (None: outside the root, or absent)."""
         try:
             base = self._validate_and_resolve_path(path)
         except ValueError:
-            return {}
-        if not base.exists():
+            return None
+        return base if base.exists() else None
+
+    def _ripgrep_search(self, pattern: str, path: str, include: str | None) -> Hits:
+        """Search with ``rg --json`` (raises FileNotFoundError when ripgrep is missing)."""
+        base = self._search_base(path)
+        if base is None:
             return {}
         cmd = ["rg", "--json"]
         if include:
@@ -201,11 +206,8 @@ class FilesystemFileSearchMiddleware(AgentMiddleware):
         return hits
 
     def _python_search(self, pattern: str, path: str, include: str | None) -> Hits:
-        try:
-            base = self._validate_and_resolve_path(path)
-        except ValueError:
-            return {}
-        if not base.exists():
+        base = self._search_base(path)
+        if base is None:
             return {}
         regex = re.compile(pattern)
         hits: Hits = {}
