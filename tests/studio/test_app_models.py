@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -241,6 +242,15 @@ def test_hub_topics_include_the_shell_ones() -> None:
     assert seen == ["tools", "dark"] and hub.focus_node == "tools" and hub.theme == "dark"
 
 
+def _frozen(objects: list[Any]) -> bool:
+    """Are all of ``objects`` in the collector's permanent generation (``gc.freeze``)?  Objects
+    in the collected generations are exactly those ``gc.get_objects()`` lists."""
+    import gc
+
+    collected = {id(o) for o in gc.get_objects()}
+    return not any(id(o) in collected for o in objects)
+
+
 def test_gc_policy_freezes_long_lived_objects_in_bulk_and_releases_them_on_reset() -> None:
     import gc
 
@@ -258,8 +268,11 @@ def test_gc_policy_freezes_long_lived_objects_in_bulk_and_releases_them_on_reset
         # can only have gone down
         assert policy.freezes == 1 and gc.get_freeze_count() <= baseline
         kept = [[i] for i in range(1000)]  # long-lived containers, like a run's events
+        assert not _frozen(kept)
         hub.add_events([RunStarted(run_id="r")])
-        assert policy.freezes == 2 and gc.get_freeze_count() >= baseline + len(kept)
+        # every one of them is frozen now (asked of the collector directly: the frozen count is
+        # lowered meanwhile by whatever else frees frozen objects)
+        assert policy.freezes == 2 and _frozen(kept) and gc.get_freeze_count() >= len(kept)
         hub.reset()  # a new run: the old one's objects may be garbage now
         assert gc.get_freeze_count() == 0
         hub.add_events([RunStarted(run_id="r")] * 9)
