@@ -20,12 +20,13 @@ import asyncio
 import os
 import sys
 import time
-from collections.abc import Awaitable, Callable, Sequence
-from typing import Any
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from typing import Any, TypeVar
 
 Driver = Callable[[Any], Awaitable[Any]]
+T = TypeVar("T")
 
-__all__ = ["main", "parse_args"]
+__all__ = ["main", "parse_args", "run_on_qt"]
 
 
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
@@ -157,7 +158,6 @@ def main(argv: list[str] | None = None) -> int:
     from studio.platform_check import check_can_open_window
 
     check_can_open_window()  # before Qt can abort the process with its plugin message
-    import qasync
     from PySide6.QtWidgets import QApplication
 
     from studio import qt_refcount
@@ -168,9 +168,28 @@ def main(argv: list[str] | None = None) -> int:
     app.setOrganizationName("Stepwise")
     app.setQuitOnLastWindowClosed(False)  # the loop ends when the future above resolves
     try:
-        return qasync.run(_run(args))
+        return run_on_qt(app, _run(args))
     except asyncio.CancelledError:
         return 0
+
+
+def run_on_qt(app: Any, main: Coroutine[Any, Any, T]) -> T:
+    """Run ``main`` on a qasync loop over ``app``, the app's one loop.
+
+    Only this loop is a Qt loop.  ``qasync.run`` on Python 3.11 installs an event-loop policy
+    whose *every* new loop is a Qt loop, for the whole process: an event loop that code on a
+    worker thread makes for itself (LangChain does for each callback of a sync tool, a tool
+    calls ``asyncio.run``) then tries to run the Qt application there and fails (``QApplication
+    ::exec: Must be called from the main thread``, ``Event loop stopped before Future
+    completed``).  Here, worker threads get plain asyncio loops, as on Python 3.12+."""
+    import qasync
+
+    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
+        asyncio.set_event_loop(runner.get_loop())  # for Qt slots that ask for "the" loop
+        try:
+            return runner.run(main)
+        finally:
+            asyncio.set_event_loop(None)
 
 
 if __name__ == "__main__":

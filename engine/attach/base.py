@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import asyncio
 import threading
+import types
+from collections.abc import Callable, Coroutine
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar, cast
 from uuid import UUID
 
 from langchain_core.callbacks import AsyncCallbackHandler
 
+from engine.attach.abort import StepwiseAbort, abort_for
 from engine.events import EventBase
 from engine.observe.bus import RunEmitter
 
-__all__ = ["ACTIVE", "WRAP_SPAN", "HandlerBase", "Open", "task_of"]
+__all__ = ["ACTIVE", "WRAP_SPAN", "HandlerBase", "Open", "either", "task_of"]
 
 ACTIVE: ContextVar[HandlerBase | None] = ContextVar("stepwise_attach_handler", default=None)
 """The handler of the attached run the current code belongs to (LangGraph copies the context
@@ -49,11 +53,85 @@ def task_of(meta: dict[str, Any]) -> tuple[str, str]:
     return "|".join(parts[:-1]), task_id
 
 
+Callback = Callable[..., Coroutine[Any, Any, None]]
+F = TypeVar("F", bound=Callback)
+
+
+def either(fn: F) -> F:
+    """Make ``fn`` a callback LangChain may call from async or from sync code (``_Either``)."""
+    return cast(F, _Either(fn))
+
+
+class _Either:
+    """A callback LangChain may call from async code or from sync code (see ``HandlerBase``).
+
+    Read on the loop thread, it is the coroutine function itself: LangChain's async callback
+    manager awaits it, so the debugger can pause there without blocking the loop.  Read on any
+    other thread (a sync tool or node on a worker thread, LangGraph's sync ``stream``), it is a
+    plain function that runs the callback to its end right there: its events reach the loop
+    through ``RunEmitter.emit_sync``, which blocks that worker thread (never the loop) while the
+    debugger holds the run.  LangChain's sync manager would otherwise hand the coroutine to a
+    new event loop made for it on a helper thread, and only log what it raises.
+
+    Whatever the callback raises is Stepwise's own (a stop, a bug): it leaves as a
+    ``StepwiseAbort`` so that LangGraph records nothing of it (``engine.attach.abort``)."""
+
+    def __init__(self, fn: Callback) -> None:
+        self.fn = fn
+        self.name = fn.__name__
+        self.closing = fn.__name__.endswith("_error")
+        """Called while an exception leaves a run: it runs even when the run is aborted."""
+
+        async def on_loop(handler: HandlerBase, *args: Any, **kwargs: Any) -> None:
+            self.check(handler)
+            try:
+                await fn(handler, *args, **kwargs)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                raise handler.abort(exc, self.name) from None
+
+        on_loop.__name__ = self.name
+        self.on_loop = on_loop
+
+    def __get__(self, handler: HandlerBase | None, owner: type | None = None) -> Any:
+        if handler is None:
+            return self
+        if threading.get_ident() == handler.em.loop_thread:
+            return types.MethodType(self.on_loop, handler)
+        return lambda *args, **kwargs: self.run_here(handler, args, kwargs)
+
+    def check(self, handler: HandlerBase) -> None:
+        """Once the run is aborted, whatever LangGraph starts or ends next raises the abort
+        (only the error callbacks of what the abort leaves still run)."""
+        if handler.aborted is not None and not self.closing:
+            raise handler.aborted
+
+    def run_here(self, handler: HandlerBase, args: Any, kwargs: Any) -> None:
+        """Run the callback to its end in this (worker) thread.  It never waits on a loop
+        here (its events go out through ``emit_sync``), so it finishes at its first step."""
+        self.check(handler)
+        coro = self.fn(handler, *args, **kwargs)
+        try:
+            coro.send(None)
+        except StopIteration:
+            return
+        except Exception as exc:
+            raise handler.abort(exc, self.name) from None
+        coro.close()
+        bug = RuntimeError("an attach callback waited on an event loop in a worker thread")
+        raise handler.abort(bug, self.name)
+
+
 class HandlerBase(AsyncCallbackHandler):
-    """The handler's state: open runs, their parents, open supersteps, pending attempts."""
+    """The handler's state: open runs, their parents, open supersteps, pending attempts.
+
+    One handler serves both of LangChain's callback managers: its callbacks are ``either``,
+    so sync tools and nodes (run on worker threads, even in an ``astream`` run) report
+    through the same handler as the async code on the loop."""
 
     run_inline = True
-    raise_error = True  # so a debugger ``stop`` (RunStopped) stops the run
+    raise_error = True  # so a debugger ``stop`` (as a ``StepwiseAbort``) stops the run
 
     def __init__(self, emitter: RunEmitter, root_span: str) -> None:
         self.em = emitter
@@ -69,21 +147,52 @@ class HandlerBase(AsyncCallbackHandler):
         """Per graph namespace, the nodes whose last run stopped at ``interrupt()``."""
         self.wrap_owner: dict[str, str] = {}
         """Wrapper / attempt span -> the span of the node whose middleware opened it."""
+        self.routed: set[tuple[str, str]] = set()
+        """(graph namespace, node) whose route was reported from inside it (a handoff), so
+        the checkpoint after it draws no second one."""
+        self.aborted: StepwiseAbort | None = None
+        """Set once Stepwise aborts the run (a stop, a failure of ours): the spans still open
+        close without consulting the debugger again."""
+
+    def abort(self, exc: BaseException, where: str) -> StepwiseAbort:
+        """The ``StepwiseAbort`` to raise for ``exc`` (raised by our code at ``where``); the
+        first one is the run's."""
+        abort = abort_for(exc, where)
+        if self.aborted is None:
+            self.aborted = abort
+        return abort
 
     # -- plumbing -----------------------------------------------------------------------------
 
-    async def _emit(self, cls: type[EventBase], ns: str, **fields: Any) -> None:
+    def _emitter(self, ns: str) -> RunEmitter:
         em = self.em
-        child = em.child(ns) if ns != em.ns else em
-        if threading.get_ident() == em.loop_thread:
-            await child.emit(cls, **fields)
-        else:  # a sync node or tool running in a worker thread (its own throwaway loop)
-            child.emit_sync(cls, **fields)
+        return em.child(ns) if ns != em.ns else em
+
+    async def _emit(self, cls: type[EventBase], ns: str, **fields: Any) -> None:
+        """Emit on the loop (awaiting the debugger) or from a worker thread (blocking it)."""
+        try:
+            if self.aborted is not None:
+                self._emit_ungated(cls, ns, fields)
+            elif threading.get_ident() == self.em.loop_thread:
+                await self._emitter(ns).emit(cls, **fields)
+            else:  # a sync node or tool running in a worker thread
+                self._emitter(ns).emit_sync(cls, **fields)
+        except Exception as exc:
+            raise self.abort(exc, cls.__name__) from None
 
     def emit_sync(self, cls: type[EventBase], ns: str, **fields: Any) -> None:
         """``_emit`` from synchronous code (a sync middleware layer)."""
-        em = self.em
-        (em.child(ns) if ns != em.ns else em).emit_sync(cls, **fields)
+        try:
+            if self.aborted is not None:
+                self._emit_ungated(cls, ns, fields)
+            else:
+                self._emitter(ns).emit_sync(cls, **fields)
+        except Exception as exc:
+            raise self.abort(exc, cls.__name__) from None
+
+    def _emit_ungated(self, cls: type[EventBase], ns: str, fields: dict[str, Any]) -> None:
+        """Deliver without the debugger (the run is being aborted), from any thread."""
+        self._emitter(ns).emit_nowait(cls, **fields)
 
     def _open_above(self, run_id: UUID | None) -> Open | None:
         """The nearest node or call that is still open, walking up LangChain's run tree."""

@@ -17,10 +17,10 @@ import time
 from typing import Any, Literal
 from uuid import UUID
 
-from langchain_core.callbacks import BaseCallbackHandler
-
-from engine.attach.base import Open, task_of
+from engine.attach.abort import StepwiseAbort
+from engine.attach.base import Open, either, task_of
 from engine.attach.calls import CallEvents
+from engine.core.errors import RunStopped
 from engine.core.ids import new_span_id
 from engine.events import (
     ErrorInfo,
@@ -28,15 +28,23 @@ from engine.events import (
     HookStarted,
     NodeFinished,
     NodeStarted,
+    Route,
     SuperstepFinished,
     SuperstepStarted,
 )
 from engine.serde import to_jsonable
 
-__all__ = ["AttachCallbacks", "SyncAttachCallbacks"]
+__all__ = ["AttachCallbacks", "handoff_of"]
 
 _SKIP_NODES = frozenset({"__start__", "__end__"})
 _HOOKS = frozenset({"before_agent", "before_model", "after_model", "after_agent"})
+
+
+def handoff_of(error: BaseException | None) -> Any:
+    """The ``Command`` a ``ParentCommand`` carries to the parent graph (None for any other)."""
+    if error is None or type(error).__name__ != "ParentCommand":
+        return None
+    return error.args[0] if error.args else None
 
 
 class AttachCallbacks(CallEvents):
@@ -87,6 +95,7 @@ class AttachCallbacks(CallEvents):
 
     # -- nodes --------------------------------------------------------------------------------
 
+    @either
     async def on_chain_start(
         self,
         serialized: dict[str, Any] | None,
@@ -148,9 +157,18 @@ class AttachCallbacks(CallEvents):
             return
         await self._close_subgraph_steps(op)
         interrupted = error is not None and type(error).__name__ in ("GraphInterrupt", "Interrupt")
-        status = "interrupted" if interrupted else "error" if error is not None else "ok"
+        status: Literal["ok", "error", "interrupted", "cancelled"] = (
+            "interrupted" if interrupted else "error" if error is not None else "ok"
+        )
         if interrupted:
             self.interrupted.setdefault(op.ns, []).append(op.name)
+        if isinstance(error, StepwiseAbort):  # our stop or our failure: never the app's error
+            stopped = isinstance(error.cause, RunStopped)
+            status = "cancelled" if stopped else "error"
+            error = None if stopped else error.cause
+        elif handoff_of(error) is not None:  # Command(graph=PARENT): a handoff, not a failure
+            await self._handoff(op, handoff_of(error))
+            status, error = "ok", None
         if op.hook is not None:
             jump = outputs.get("jump_to") if isinstance(outputs, dict) else None
             await self._emit(
@@ -195,6 +213,28 @@ class AttachCallbacks(CallEvents):
         finally:
             self.open.pop(run_id, None)
 
+    async def _handoff(self, op: Open, command: Any) -> None:
+        """The node handed off with ``Command(goto=..., graph=Command.PARENT)``.  LangGraph
+        bubbles the command up to the graph it names; in the node of that graph which ran the
+        handing-off subgraph (or agent) it becomes a route, drawn once, from that node."""
+        own = f"{op.ns}|{op.name}:{op.task_id}" if op.ns else f"{op.name}:{op.task_id}"
+        if str(getattr(command, "graph", "")) != own:
+            return  # still on its way up
+        goto = getattr(command, "goto", None) or ()
+        targets = [goto] if isinstance(goto, str) else list(goto)
+        names = [str(getattr(t, "node", t)) for t in targets]
+        self.routed.add((op.ns, op.name))
+        await self._emit(
+            Route,
+            op.ns,
+            parent_span_id=op.span,
+            step=op.step,
+            from_node=op.name,
+            to=names,
+            reason="command",
+            detail="handoff (Command.PARENT)",
+        )
+
     async def _close_subgraph_steps(self, op: Open) -> None:
         """A node that ran a subgraph is done: so are the subgraph's supersteps."""
         child = f"{op.ns}|{op.name}:{op.task_id}" if op.ns else f"{op.name}:{op.task_id}"
@@ -202,82 +242,26 @@ class AttachCallbacks(CallEvents):
             if ns == child or ns.startswith(child + "|"):
                 await self.finish_step(ns, step)
 
+    @either
     async def on_chain_end(self, outputs: Any, *, run_id: UUID, **kwargs: Any) -> None:
         await self._end_node(run_id, outputs, None)
 
+    @either
     async def on_chain_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
         await self._end_node(run_id, None, error)
 
 
-_EVENTS = (
-    "on_chain_start",
-    "on_chain_end",
-    "on_chain_error",
-    "on_chat_model_start",
-    "on_llm_start",
-    "on_llm_new_token",
-    "on_llm_end",
-    "on_llm_error",
-    "on_tool_start",
-    "on_tool_end",
-    "on_tool_error",
-)
-
-
-def _complete(coro: Any) -> None:
-    """Run a callback coroutine to its end here, in the worker thread that called it.
-
-    A sync run calls them only off the loop thread, where they never wait on anything (their events go out through
-    ``emit_sync``, which blocks this thread while the debugger holds the run), so the coroutine
-    finishes at its first step: no event loop is needed, and none is made for every callback.
-    One that did wait could not be finished here: that is a bug, and it says so."""
-    try:
-        coro.send(None)
-    except StopIteration:
-        return
-    coro.close()
-    raise RuntimeError("an attach callback waited on an event loop in a worker thread")
-
-
-def _relay(event: str) -> Any:
-    def method(self: SyncAttachCallbacks, *args: Any, **kwargs: Any) -> None:
-        _complete(getattr(self.inner, event)(*args, **kwargs))
-
-    method.__name__ = event
-    return method
-
-
-class SyncAttachCallbacks(BaseCallbackHandler):
-    """``AttachCallbacks`` for a run on LangGraph's sync ``stream``.
-
-    LangChain runs an async handler's callbacks from sync code on a throwaway loop and only logs
-    what they raise, so a debugger ``stop`` at a pause would not stop the run.  This sync handler
-    runs the same (async) callbacks to completion and lets their exceptions through; on the
-    worker thread the run is on, their events reach the studio through ``emit_sync``, which
-    blocks that thread, never the app's loop, while the debugger holds the run.
-    """
-
-    run_inline = True
-    raise_error = True
-
-    def __init__(self, inner: AttachCallbacks) -> None:
-        self.inner = inner
-
-
-for _event in _EVENTS:
-    setattr(SyncAttachCallbacks, _event, _relay(_event))
-
-
 class _QuietStop(logging.Filter):
     """LangChain logs a handler's exception before re-raising it; a debugger ``stop`` is not an
-    error of the app, so that line is left out (any other callback error is still logged)."""
+    error of the app, and a failure of ours is logged once by ``abort_for``, so those lines are
+    left out (any other callback error is still logged)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         args = record.args if isinstance(record.args, tuple) else ()
         return not (
             len(args) == 3
-            and args[0] in ("AttachCallbacks", "SyncAttachCallbacks")
-            and str(args[2]).startswith("RunStopped(")
+            and args[0] == "AttachCallbacks"
+            and str(args[2]).startswith(("RunStopped(", "StepwiseAbort("))
         )
 
 

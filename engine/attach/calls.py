@@ -8,7 +8,7 @@ import time
 from typing import Any
 from uuid import UUID
 
-from engine.attach.base import HandlerBase, Open, task_of
+from engine.attach.base import HandlerBase, Open, either, task_of
 from engine.core.ids import new_span_id
 from engine.events import (
     ErrorInfo,
@@ -53,7 +53,24 @@ class CallEvents(HandlerBase):
 
     # -- models -------------------------------------------------------------------------------
 
+    @either
     async def on_chat_model_start(
+        self,
+        serialized: dict[str, Any] | None,
+        messages: list[list[Any]],
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        metadata: dict[str, Any] | None = None,
+        invocation_params: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        await self._model_start(
+            serialized, messages, run_id=run_id, parent_run_id=parent_run_id,
+            metadata=metadata, invocation_params=invocation_params, **kwargs,
+        )  # fmt: skip
+
+    async def _model_start(
         self,
         serialized: dict[str, Any] | None,
         messages: list[list[Any]],
@@ -90,6 +107,7 @@ class CallEvents(HandlerBase):
             streaming=bool(params.get("stream")),
         )
 
+    @either
     async def on_llm_start(
         self,
         serialized: dict[str, Any] | None,
@@ -100,11 +118,12 @@ class CallEvents(HandlerBase):
         metadata: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
-        await self.on_chat_model_start(
+        await self._model_start(
             serialized, [list(prompts)], run_id=run_id, parent_run_id=parent_run_id,
             metadata=metadata, **kwargs,
         )  # fmt: skip
 
+    @either
     async def on_llm_new_token(
         self, token: str | list[str | dict[str, Any]], *, run_id: UUID, **kwargs: Any
     ) -> None:
@@ -126,6 +145,7 @@ class CallEvents(HandlerBase):
             tool_call_chunks=tcc,
         )
 
+    @either
     async def on_llm_end(self, response: Any, *, run_id: UUID, **kwargs: Any) -> None:
         op = self._close_call(run_id)
         if op is None:
@@ -147,6 +167,7 @@ class CallEvents(HandlerBase):
             latency_ms=(time.perf_counter() - op.t0) * 1000,
         )
 
+    @either
     async def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
         op = self._close_call(run_id)
         if op is None:
@@ -161,6 +182,7 @@ class CallEvents(HandlerBase):
 
     # -- tools --------------------------------------------------------------------------------
 
+    @either
     async def on_tool_start(
         self,
         serialized: dict[str, Any] | None,
@@ -183,6 +205,7 @@ class CallEvents(HandlerBase):
             args=to_jsonable(inputs if inputs is not None else input_str, max_str=2000),
         )
 
+    @either
     async def on_tool_end(self, output: Any, *, run_id: UUID, **kwargs: Any) -> None:
         op = self._close_call(run_id)
         if op is None:
@@ -198,6 +221,7 @@ class CallEvents(HandlerBase):
             duration_ms=(time.perf_counter() - op.t0) * 1000,
         )
 
+    @either
     async def on_tool_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
         op = self._close_call(run_id)
         if op is None:

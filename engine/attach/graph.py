@@ -17,7 +17,9 @@ from engine.observe.run_span import run_span
 from engine.serde import to_jsonable
 
 if TYPE_CHECKING:
+    from engine.attach.base import HandlerBase
     from engine.attach.mirror import CheckpointMirror
+    from engine.attach.translate import StreamTranslator
     from engine.observe.gate import Gate
 
 __all__ = ["STREAM_MODES", "AttachedGraph"]
@@ -169,7 +171,8 @@ class AttachedGraph(AttachedState):
         context: Any = None,
     ) -> Any:
         from engine.attach.base import ACTIVE
-        from engine.attach.callbacks import AttachCallbacks, SyncAttachCallbacks
+        from engine.attach.callbacks import AttachCallbacks
+        from engine.attach.stopping import CooperativeStop
         from engine.attach.translate import StreamTranslator, to_real_input
 
         cfg = dict(config or {})
@@ -187,10 +190,11 @@ class AttachedGraph(AttachedState):
         cb = AttachCallbacks(em, run_id)
         active = ACTIVE.set(cb)
         tr = StreamTranslator(cb, self.mirrors, self._announced)
-        handler = SyncAttachCallbacks(cb) if self.sync else cb
-        cfg["callbacks"] = [*(cfg.get("callbacks") or []), handler]
+        cfg["callbacks"] = [*(cfg.get("callbacks") or []), cb]
         real_input = to_real_input(input)
         resumed = type(real_input).__name__ == "Command" or input is None
+        task = asyncio.current_task()
+        assert task is not None
         try:
             async with run_span(
                 em,
@@ -200,14 +204,14 @@ class AttachedGraph(AttachedState):
                 resumed=resumed,
                 config={"thread_id": thread_id, "checkpoint_id": conf.get("checkpoint_id")},
                 gate=debugger,
+                stopper=CooperativeStop(cb, task, can_cancel=not self.sync),
             ) as span:
                 resume = getattr(real_input, "resume", None)
                 if resumed and resume is not None:
                     await em.emit(
                         InterruptResumed, parent_span_id=run_id, value=to_jsonable(resume)
                     )
-                async for ns, mode, data in self._stream(real_input, cfg, context):
-                    await tr.part(tuple(ns), mode, data)
+                await self._follow(self._stream(real_input, cfg, context), tr, cb)
                 await tr.close_open_steps()
                 span.interrupted = bool(tr.interrupts)
                 output = tr.values if self.checkpointer in (None, False, True) else None
@@ -215,6 +219,30 @@ class AttachedGraph(AttachedState):
             return span.output
         finally:
             ACTIVE.reset(active)
+
+    @staticmethod
+    async def _follow(stream: AsyncIterator[Any], tr: StreamTranslator, cb: HandlerBase) -> None:
+        """Translate the run's stream to its end.  Stepwise never closes LangGraph's stream
+        early (that would cancel the tasks in flight, and LangGraph would save their
+        ``CancelledError`` in the app's thread): a failure of the translation aborts the run
+        from inside instead (``engine.attach.abort``), and the stream ends soon after."""
+        from engine.attach.abort import cause_of
+
+        try:
+            async for ns, mode, data in stream:
+                if cb.aborted is not None:
+                    continue
+                try:
+                    await tr.part(tuple(ns), mode, data)
+                except Exception as exc:
+                    cb.abort(exc, f"the {mode!r} stream")
+        except Exception as exc:
+            cause = cause_of(exc)
+            if cause is not None:
+                raise cause from None
+            raise
+        if cb.aborted is not None:
+            raise cb.aborted.cause
 
     def _stream(self, real_input: Any, cfg: dict[str, Any], context: Any) -> AsyncIterator[Any]:
         """LangGraph's stream of the run: ``astream``, or ``stream`` on a worker thread."""

@@ -58,12 +58,33 @@ def _with_async(saver: Any) -> Any:
     return saver
 
 
+def _async_sqlite(path: str) -> Any:
+    """LangGraph's ``AsyncSqliteSaver`` on ``path``, bound to the event loop the runs use (the
+    running one, else the thread's own, which the studio's and the CLI's runs run on)."""
+    import asyncio
+
+    mod = _need("langgraph.checkpoint.sqlite.aio", "langgraph-checkpoint-sqlite")
+    aiosqlite = _need("aiosqlite", "aiosqlite")
+
+    async def make() -> Any:
+        return mod.AsyncSqliteSaver(aiosqlite.connect(path))
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.get_event_loop().run_until_complete(make())
+    return mod.AsyncSqliteSaver(aiosqlite.connect(path))
+
+
 def open_saver(url: str) -> Any:
-    """``memory``, ``sqlite:///path`` (or ``sqlite:///:memory:``) or ``postgres(ql)://...``."""
+    """``memory``, ``sqlite:///path`` (or ``sqlite:///:memory:``), ``sqlite+aiosqlite:///path``
+    (LangGraph's ``AsyncSqliteSaver``) or ``postgres(ql)://...``."""
     if url in ("memory", "memory://"):
         from langgraph.checkpoint.memory import InMemorySaver
 
         return InMemorySaver()
+    if url.startswith("sqlite+aiosqlite://"):
+        return _async_sqlite(url[len("sqlite+aiosqlite:///") :] or ":memory:")
     if url.startswith("sqlite://"):
         mod = _need("langgraph.checkpoint.sqlite", "langgraph-checkpoint-sqlite")
         import sqlite3
@@ -81,4 +102,7 @@ def open_saver(url: str) -> Any:
         saver = mod.PostgresSaver(conn)
         saver.setup()
         return _with_async(saver)
-    raise SaverError(f"unknown checkpointer {url!r}: use memory, sqlite:///path or postgres://...")
+    raise SaverError(
+        f"unknown checkpointer {url!r}: use memory, sqlite:///path, sqlite+aiosqlite:///path "
+        "or postgres://..."
+    )

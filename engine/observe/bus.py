@@ -260,6 +260,18 @@ class RunEmitter:
             self.loop.call_soon_threadsafe(self._deliver_sync, ev)
         return ev
 
+    def emit_nowait(self, cls: type[EventBase], **fields: Any) -> EventBase | None:
+        """Deliver without the gate and without waiting, from any thread (the events that
+        close the spans of a run being aborted: nothing may pause or raise there)."""
+        if not self.active:
+            return None
+        ev = self._build(cls, fields)
+        if threading.get_ident() == self.loop_thread:
+            self._deliver_sync(ev)
+        else:
+            self.loop.call_soon_threadsafe(self._deliver_sync, ev)
+        return ev
+
     # -- context -------------------------------------------------------------------------
 
     def bind(self) -> contextvars.Token[RunEmitter | None]:

@@ -56,14 +56,16 @@ async def run_span(
     config: Mapping[str, Any],
     gate: Gate | None = None,
     lease: ThreadLease | None = None,
+    stopper: Any = None,
 ) -> AsyncIterator[RunSpan]:
-    """Run the body as one run (see module docstring)."""
+    """Run the body as one run (see module docstring).  ``stopper``: what the gate's stop
+    cancels instead of the current task (attach mode stops its runs from inside)."""
     run_id, thread_id = emitter.run_id, emitter.thread_id
     if lease is not None and thread_id is not None:
         lease.acquire_thread(thread_id, run_id)
     span = RunSpan(run_id)
     if gate is not None:
-        gate.run_began(view, asyncio.current_task())
+        gate.run_began(view, stopper or asyncio.current_task())
     t0 = time.perf_counter()
     status, error = "done", None
     token = CURRENT_SPAN.set(run_id)

@@ -100,8 +100,6 @@ async def dialogs(window: Any, out: Path) -> None:
 def main() -> int:
     out = Path(sys.argv[1] if len(sys.argv) > 1 else "/tmp/stepwise_shots")
     out.mkdir(parents=True, exist_ok=True)
-    import qasync
-
     from studio import app as studio_app
 
     qapp = QApplication.instance() or QApplication(sys.argv[:1])
@@ -118,7 +116,7 @@ def main() -> int:
             print("status:", window.hub.status, window.controller.last_error, flush=True)
             window.close()
 
-    return qasync.run(studio_app._run(args, guarded))
+    return studio_app.run_on_qt(qapp, studio_app._run(args, guarded))
 
 
 if __name__ == "__main__":

@@ -7,13 +7,6 @@ missing.
 
 from __future__ import annotations
 
-import glob
-import os
-import shutil
-import socket
-import subprocess
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -26,64 +19,9 @@ from engine.attach.savers import open_saver
 from engine.loader import load_agent
 from engine.types import Command
 from tests.engine.attach.test_attach_langgraph import collect, counter_graph
+from tests.fixtures.postgres import postgres_server, postgres_url
 
-
-def _pg_bin(name: str) -> str | None:
-    found = shutil.which(name)
-    if found:
-        return found
-    hits = sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"))
-    return hits[-1] if hits else None
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@pytest.fixture
-def postgres_url() -> Iterator[str]:
-    initdb, pg_ctl = _pg_bin("initdb"), _pg_bin("pg_ctl")
-    if not initdb or not pg_ctl:
-        pytest.skip("PostgreSQL binaries (initdb, pg_ctl) are not installed")
-    prefix: list[str] = []
-    if os.geteuid() == 0:  # PostgreSQL refuses to run as root
-        runuser = shutil.which("runuser")
-        try:
-            import pwd
-
-            pwd.getpwnam("postgres")
-        except KeyError:
-            runuser = None
-        if runuser is None:
-            pytest.skip("running as root without a 'postgres' user to start the server as")
-        prefix = [runuser, "-u", "postgres", "--"]
-    tmp = Path(tempfile.mkdtemp(prefix="stepwise-pg-"))
-    data = tmp / "data"
-    if prefix:
-        shutil.chown(tmp, "postgres")
-    port = _free_port()
-    run = lambda *args: subprocess.run(  # noqa: E731
-        [*prefix, *args], capture_output=True, text=True, timeout=120, check=True
-    )
-    try:
-        run(initdb, "-D", str(data), "-U", "postgres", "--auth=trust", "-E", "UTF8")
-        run(
-            pg_ctl, "-D", str(data), "-w", "-l", str(tmp / "log"), "start",
-            "-o", f"-p {port} -h 127.0.0.1 -k {tmp}",
-        )  # fmt: skip
-    except subprocess.CalledProcessError as exc:
-        shutil.rmtree(tmp, ignore_errors=True)
-        pytest.skip(f"could not start a PostgreSQL server: {exc.stderr.strip()[:200]}")
-    try:
-        yield f"postgresql://postgres@127.0.0.1:{port}/postgres"
-    finally:
-        subprocess.run(
-            [*prefix, pg_ctl, "-D", str(data), "-m", "immediate", "stop"],
-            capture_output=True, timeout=60,
-        )  # fmt: skip
-        shutil.rmtree(tmp, ignore_errors=True)
+__all__ = ["postgres_server", "postgres_url"]
 
 
 def test_a_thread_saved_in_postgres_is_opened_and_forked(postgres_url: str) -> None:
