@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import types
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, TypeVar, cast
@@ -14,7 +14,7 @@ from uuid import UUID
 from langchain_core.callbacks import AsyncCallbackHandler
 
 from engine.attach.abort import StepwiseAbort, abort_for
-from engine.events import EventBase
+from engine.events import EventBase, PlannedTask
 from engine.observe.bus import RunEmitter
 
 __all__ = ["ACTIVE", "WRAP_SPAN", "HandlerBase", "Open", "either", "task_of"]
@@ -139,6 +139,12 @@ class HandlerBase(AsyncCallbackHandler):
         self.parents: dict[UUID, UUID | None] = {}
         self.open: dict[UUID, Open] = {}
         self.steps: dict[tuple[str, int], str] = {}
+        self.step_t0: dict[tuple[str, int], float] = {}
+        self.closing: dict[tuple[str, int], Any] = {}
+        """Supersteps over whose last node has not reported its end yet (their status)."""
+        self.planned_tasks: Callable[[str], Sequence[PlannedTask]] | None = None
+        """The tasks due in a graph namespace (set by the stream translator, which reads them
+        from the checkpoints: ``superstep.started`` lists them)."""
         self.task_spans: dict[tuple[str, str], str] = {}
         """(graph namespace, task id) -> the span of the node running that task."""
         self.task_attempts: dict[tuple[str, str], int] = {}

@@ -28,6 +28,7 @@ from engine.events import (
     HookStarted,
     NodeFinished,
     NodeStarted,
+    PlannedTask,
     Route,
     SuperstepFinished,
     SuperstepStarted,
@@ -50,8 +51,11 @@ def handoff_of(error: BaseException | None) -> Any:
 class AttachCallbacks(CallEvents):
     """Translates LangChain callbacks of one attached run into ``RunEmitter`` events."""
 
-    async def superstep_span(self, ns: str, step: int | None) -> str:
-        """The span of superstep ``step`` of graph ``ns`` (opened when its first node starts)."""
+    async def superstep_span(
+        self, ns: str, step: int | None, tasks: list[PlannedTask] | None = None
+    ) -> str:
+        """The span of superstep ``step`` of graph ``ns`` (opened when its first node starts,
+        or at its checkpoint when no node ran: the input applied, cache hits)."""
         key = (ns, -1 if step is None else step)
         span = self.steps.get(key)
         if span is None:
@@ -59,20 +63,34 @@ class AttachCallbacks(CallEvents):
                 if other_ns == ns and other_step < key[1]:  # the previous superstep is over
                     await self.finish_step(ns, other_step)
             span = self.steps[key] = new_span_id()
+            self.step_t0[key] = time.perf_counter()
             await self._emit(
                 SuperstepStarted,
                 ns,
                 span_id=span,
                 parent_span_id=self._graph_span(ns),
                 step=step,
+                tasks=list(tasks) if tasks is not None else self.planned_for(ns, step),
             )
         return span
+
+    def planned_for(self, ns: str, step: int | None) -> list[PlannedTask]:
+        """The tasks the translator read from the checkpoint before ``step`` of graph ``ns``."""
+        planned = self.planned_tasks
+        return list(planned(ns)) if planned is not None else []
 
     async def finish_step(
         self, ns: str, step: int, status: Literal["ok", "interrupted"] = "ok"
     ) -> None:
-        """Close superstep ``step`` of graph ``ns`` (-1: no step number), if it is open."""
+        """Close superstep ``step`` of graph ``ns`` (-1: no step number), if it is open; once
+        its last node has reported its end when one has not yet (LangGraph may stream a
+        subgraph's step before the callback of its node's end)."""
+        if self._running_in(ns, step):
+            self.closing[(ns, step)] = status
+            return
+        self.closing.pop((ns, step), None)
         span = self.steps.pop((ns, step), None)
+        t0 = self.step_t0.pop((ns, step), None)
         if span is None:
             return
         await self._emit(
@@ -82,7 +100,23 @@ class AttachCallbacks(CallEvents):
             parent_span_id=self._graph_span(ns),
             step=None if step < 0 else step,
             status=status,
+            duration_ms=0.0 if t0 is None else (time.perf_counter() - t0) * 1000,
         )
+
+    def _running_in(self, ns: str, step: int) -> bool:
+        return any(
+            op.kind == "node" and op.ns == ns and (-1 if op.step is None else op.step) == step
+            for op in list(self.open.values())
+        )
+
+    async def cached_node(self, ns: str, step: int | None, node: str) -> None:
+        """A node whose writes LangGraph served from its cache (it did not run): its span, as
+        the engine reports one, with ``cached`` set."""
+        parent = await self.superstep_span(ns, step)
+        span = new_span_id()
+        ids = {"span_id": span, "parent_span_id": parent, "step": step, "node": node}
+        await self._emit(NodeStarted, ns, task_id="", **ids)
+        await self._emit(NodeFinished, ns, task_id="", status="ok", cached=True, **ids)
 
     def _graph_span(self, ns: str) -> str:
         """The span a graph's supersteps nest in: the run, or the node a subgraph runs in."""
@@ -212,6 +246,9 @@ class AttachCallbacks(CallEvents):
             )
         finally:
             self.open.pop(run_id, None)
+        key = (op.ns, -1 if op.step is None else op.step)
+        if key in self.closing:
+            await self.finish_step(*key, status=self.closing[key])  # type: ignore[arg-type]
 
     async def _handoff(self, op: Open, command: Any) -> None:
         """The node handed off with ``Command(goto=..., graph=Command.PARENT)``.  LangGraph

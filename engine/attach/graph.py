@@ -189,7 +189,12 @@ class AttachedGraph(AttachedState):
         em.active = True
         cb = AttachCallbacks(em, run_id)
         active = ACTIVE.set(cb)
-        tr = StreamTranslator(cb, self.mirrors, self._announced)
+        tr = StreamTranslator(
+            cb,
+            self.mirrors,
+            self._announced,
+            checkpoints=self.checkpointer not in (None, False, True),
+        )
         cfg["callbacks"] = [*(cfg.get("callbacks") or []), cb]
         real_input = to_real_input(input)
         resumed = type(real_input).__name__ == "Command" or input is None

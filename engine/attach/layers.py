@@ -44,12 +44,15 @@ def _is_interrupt(exc: BaseException) -> bool:
 
 
 def _model_name(request: Any) -> str | None:
+    """The name of the chat model a ``ModelRequest`` goes to (its provider's model name)."""
     model = getattr(request, "model", None)
     if model is None:
         return None
-    from engine.interop.langchain import model_name_of
-
-    return model_name_of(model)
+    for attr in ("model_name", "model", "model_id", "deployment_name"):
+        value = getattr(model, attr, None)
+        if isinstance(value, str) and value:
+            return value
+    return type(model).__name__
 
 
 def retry_budget(m: Any) -> tuple[bool, int | None]:

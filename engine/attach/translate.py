@@ -4,15 +4,18 @@ and our inputs (messages, ``Command``) into LangGraph's."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from engine.attach.callbacks import AttachCallbacks
+from engine.attach.changes import as_channels, state_changes
 from engine.attach.mirror import CheckpointMirror
+from engine.attach.snapshots import to_engine_values
 from engine.events import (
     CheckpointSaved,
     CustomEvent,
     InterruptRaised,
+    PlannedTask,
     Route,
     StateUpdated,
 )
@@ -82,31 +85,65 @@ def _ns(parts: tuple[str, ...]) -> str:
     return "|".join(parts)
 
 
+class _Step:
+    """What LangGraph streamed of the superstep of one graph not saved yet."""
+
+    __slots__ = ("cached", "writers", "written")
+
+    def __init__(self) -> None:
+        self.writers: list[str] = []
+        self.written: set[str] = set()
+        self.cached: list[str] = []
+
+
 class StreamTranslator:
-    """Emits our events for the parts LangGraph streams (``subgraphs=True``, several modes)."""
+    """Emits our events for the parts LangGraph streams (``subgraphs=True``, several modes).
+
+    Per superstep, in the engine's order: the nodes (from the callbacks), then at its
+    checkpoint the routes out of the nodes that ran, the state changes (``changes``), the
+    ``checkpoint.saved`` and the ``superstep.finished``."""
 
     def __init__(
         self,
         cb: AttachCallbacks,
         mirrors: Sequence[CheckpointMirror] = (),
         announced: set[tuple[str | None, str, str]] | None = None,
+        *,
+        checkpoints: bool = True,
     ) -> None:
         self.cb = cb
+        self.checkpoints = checkpoints
+        """Does LangGraph stream checkpoints (the graph has a checkpointer)?  Without, each
+        superstep ends at its ``values``."""
         self.mirrors = list(mirrors)
         """Session files that keep a copy of each checkpoint (see ``mirror``)."""
         self.announced = announced if announced is not None else set()
         """(thread, ns, checkpoint id) already announced: a resumed run streams the checkpoint
         it resumes from again, which is not a new checkpoint."""
-        self.writers: dict[str, list[str]] = {}
+        self.steps: dict[str, _Step] = {}
+        self.saved: dict[str, Any] = {}
+        """Per graph namespace, the state values of its latest checkpoint (what the next
+        superstep's changes are measured against)."""
+        self.planned: dict[str, list[PlannedTask]] = {}
+        """Per graph namespace, the tasks its latest checkpoint has due next."""
         self.interrupts: list[Any] = []
         self.values: Any = None
         """The root graph's latest values (the run's output)."""
+        cb.planned_tasks = lambda ns: self.planned.get(ns, ())
+
+    def _step(self, ns: str) -> _Step:
+        step = self.steps.get(ns)
+        if step is None:
+            step = self.steps[ns] = _Step()
+        return step
 
     async def part(self, ns_parts: tuple[str, ...], mode: str, data: Any) -> None:
         ns = _ns(ns_parts)
         if mode == "values":
             if not ns:
                 self.values = data
+            if not self.checkpoints:  # no checkpoint will close the superstep: this does
+                await self._settled(ns, as_channels(data))
         elif mode == "updates" and isinstance(data, dict):
             await self._updates(ns, data)
         elif mode == "checkpoints" and isinstance(data, dict):
@@ -117,36 +154,61 @@ class StreamTranslator:
             )
 
     async def _updates(self, ns: str, data: dict[str, Any]) -> None:
+        cached = bool((data.get("__metadata__") or {}).get("cached"))
         for node, update in data.items():
-            if node == "__interrupt__":
-                if not update:  # interrupt_before / interrupt_after: a pause with no value
-                    self.interrupts.append(None)
-                    await self.cb._emit(
-                        InterruptRaised, ns, parent_span_id=self.cb.root_span, static="before"
-                    )
-                nodes = self.cb.interrupted.pop(ns, [])
-                for i, intr in enumerate(update or ()):
-                    self.interrupts.append(intr)
-                    await self.cb._emit(
-                        InterruptRaised,
-                        ns,
-                        parent_span_id=self.cb.root_span,
-                        interrupt_id=str(getattr(intr, "id", "") or "") or None,
-                        value=to_jsonable(getattr(intr, "value", intr), max_str=4000),
-                        node=nodes[min(i, len(nodes) - 1)] if nodes else "",
-                    )
+            if node == "__metadata__":
                 continue
-            self.writers.setdefault(ns, []).append(str(node))
-            changes = []
+            if node == "__interrupt__":
+                await self._interrupts(ns, update)
+                continue
+            step = self._step(ns)
+            step.writers.append(str(node))
             if isinstance(update, dict):
-                changes = [
-                    {"channel": str(k), "op": "set", "value": to_jsonable(v, max_str=2000)}
-                    for k, v in update.items()
-                ]
-            if changes:
-                await self.cb._emit(
-                    StateUpdated, ns, parent_span_id=self.cb.root_span, changes=changes
-                )
+                step.written.update(str(k) for k in update)
+            if cached:
+                step.cached.append(str(node))
+
+    def _open_step_span(self, ns: str) -> str:
+        """The span of the superstep of graph ``ns`` going on (else the run's)."""
+        steps = [(n, span) for (n_ns, n), span in self.cb.steps.items() if n_ns == ns]
+        return max(steps)[1] if steps else self.cb.root_span
+
+    async def _interrupts(self, ns: str, update: Any) -> None:
+        parent = self._open_step_span(ns)
+        if not update:  # interrupt_before / interrupt_after: a pause with no value
+            self.interrupts.append(None)
+            await self.cb._emit(InterruptRaised, ns, parent_span_id=parent, static="before")
+        nodes = self.cb.interrupted.pop(ns, [])
+        for i, intr in enumerate(update or ()):
+            self.interrupts.append(intr)
+            await self.cb._emit(
+                InterruptRaised,
+                ns,
+                parent_span_id=parent,
+                interrupt_id=str(getattr(intr, "id", "") or "") or None,
+                value=to_jsonable(to_engine_values(getattr(intr, "value", intr)), max_str=4000),
+                node=nodes[min(i, len(nodes) - 1)] if nodes else "",
+            )
+
+    async def _settled(self, ns: str, values: Mapping[str, Any]) -> None:
+        """A superstep of a graph without checkpoints is over: its changes and its end."""
+        done = self.steps.pop(ns, None) or _Step()
+        before = self.saved.get(ns, {})
+        self.saved[ns] = values
+        open_steps = [n for (n_ns, n) in self.cb.steps if n_ns == ns]
+        step = max(open_steps) if open_steps else None
+        changes = state_changes(before, values, done.written)
+        span = None if step is None else self.cb.steps.get((ns, step))
+        if changes:
+            await self.cb._emit(
+                StateUpdated,
+                ns,
+                parent_span_id=span or self.cb.root_span,
+                step=None if step is None or step < 0 else step,
+                changes=changes,
+            )
+        if step is not None:
+            await self.cb.finish_step(ns, step)
 
     async def _checkpoint(self, ns: str, data: dict[str, Any]) -> None:
         conf = (data.get("config") or {}).get("configurable", {})
@@ -155,51 +217,88 @@ class StreamTranslator:
         step = meta.get("step")
         step = int(step) if isinstance(step, int) else None
         nxt = [str(n) for n in data.get("next") or ()]
-        writers = self.writers.pop(ns, [])
         cid = conf.get("checkpoint_id")
+        done = self.steps.pop(ns, None) or _Step()
+        values = as_channels(data.get("values"))
+        before = self.saved.get(ns)
+        self.saved[ns] = values
+        planned = self.planned.pop(ns, [])
+        self.planned[ns] = [
+            PlannedTask(node=str(t.get("name")), task_id=str(t.get("id")))
+            for t in data.get("tasks") or ()
+            if isinstance(t, dict) and t.get("name")
+        ]
         key = (self.cb.em.thread_id, ns, str(cid))
         if cid and key in self.announced:
             return
         self.announced.add(key)
-        await self.cb.finish_step(ns, -1 if step is None else step)
-        for w in dict.fromkeys(writers):
-            await self.cb._emit(
+        changes = state_changes(before, values, done.written) if before is not None else []
+        cb = self.cb
+        number = -1 if step is None else step
+        span = cb.steps.get((ns, number))
+        if span is None and (changes or done.cached) and step is not None and step >= 0:
+            # a superstep no node callback opened: the input applied (step 0), cache hits
+            span = await cb.superstep_span(ns, step, planned)
+        for node in dict.fromkeys(done.cached):
+            await cb.cached_node(ns, step, node)
+        parent = span or cb.root_span
+        for w in dict.fromkeys(done.writers):
+            if (ns, w) in cb.routed:
+                cb.routed.discard((ns, w))
+                continue
+            await cb._emit(
                 Route,
                 ns,
-                parent_span_id=self.cb.root_span,
+                parent_span_id=parent,
                 step=step,
                 from_node=w,
                 to=nxt,
                 reason="end" if not nxt else "conditional" if len(nxt) > 1 else "static",
             )
+        if changes:
+            await cb._emit(StateUpdated, ns, parent_span_id=parent, step=step, changes=changes)
         source = meta.get("source")
-        await self.cb._emit(
+        await cb._emit(
             CheckpointSaved,
             ns,
-            parent_span_id=self.cb.root_span,
+            parent_span_id=parent,
             step=step,
             checkpoint_id=cid,
             parent_id=(parent_conf.get("configurable") or {}).get("checkpoint_id"),
             source=source if source in ("input", "loop", "update", "fork") else "loop",
             next=nxt,
-            writer_nodes=list(dict.fromkeys(writers)),
+            writer_nodes=list(dict.fromkeys(done.writers)),
+            checkpoint_ns=str(conf.get("checkpoint_ns") or ""),
         )
+        await cb.finish_step(ns, number)
         if not ns and cid:
-            self.cb.em.checkpoint_id = str(cid)
+            cb.em.checkpoint_id = str(cid)
+        await self._mirror(ns, conf, parent_conf, meta, data, cid)
+
+    async def _mirror(
+        self,
+        ns: str,
+        conf: dict[str, Any],
+        parent_conf: dict[str, Any],
+        meta: dict[str, Any],
+        data: dict[str, Any],
+        cid: Any,
+    ) -> None:
         thread = self.cb.em.thread_id
-        if cid and thread is not None:
-            for mirror in self.mirrors:
-                try:
-                    await mirror.put(
-                        thread_id=thread,
-                        ns=str(conf.get("checkpoint_ns") or ns),
-                        checkpoint_id=str(cid),
-                        parent_id=(parent_conf.get("configurable") or {}).get("checkpoint_id"),
-                        values=data.get("values"),
-                        metadata={**meta, "run_id": self.cb.root_span},
-                    )
-                except Exception as exc:  # the copy is for replay: never fail the app's run
-                    _log.warning("could not copy checkpoint %s into the session: %s", cid, exc)
+        if not cid or thread is None:
+            return
+        for mirror in self.mirrors:
+            try:
+                await mirror.put(
+                    thread_id=thread,
+                    ns=str(conf.get("checkpoint_ns") or ns),
+                    checkpoint_id=str(cid),
+                    parent_id=(parent_conf.get("configurable") or {}).get("checkpoint_id"),
+                    values=data.get("values"),
+                    metadata={**meta, "run_id": self.cb.root_span},
+                )
+            except Exception as exc:  # the copy is for replay: never fail the app's run
+                _log.warning("could not copy checkpoint %s into the session: %s", cid, exc)
 
     async def close_open_steps(self) -> None:
         for ns, step in list(self.cb.steps):
