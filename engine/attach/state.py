@@ -25,6 +25,16 @@ if TYPE_CHECKING:
 __all__ = ["AttachedState"]
 
 
+def _with_ns(config: dict[str, Any]) -> dict[str, Any]:
+    """``config`` with a ``checkpoint_ns`` (the root graph's, ""): LangGraph's savers need one
+    to write the checkpoint an ``update_state`` from a given checkpoint makes, and LangGraph
+    does not add it itself."""
+    conf = dict(config.get("configurable") or {})
+    if "checkpoint_ns" in conf or not conf.get("checkpoint_id"):
+        return config
+    return {**config, "configurable": {**conf, "checkpoint_ns": ""}}
+
+
 class AttachedState:
     """The state API of ``AttachedGraph`` (mixed in)."""
 
@@ -68,7 +78,7 @@ class AttachedState:
         from engine.attach.translate import to_real_input
 
         new_config: dict[str, Any] = await self._real(
-            "update_state", config, to_real_input(values), as_node=as_node, **kw
+            "update_state", _with_ns(config), to_real_input(values), as_node=as_node, **kw
         )
         await self._announce(config, new_config, values, as_node)
         return new_config
