@@ -16,6 +16,12 @@ __all__ = ["drawable_for"]
 
 
 def drawable_for(graph: Any) -> DrawableGraph:
+    from engine.attach import is_langgraph
+
+    if is_langgraph(graph):  # a real LangGraph subgraph of an attached app, drilled into
+        from engine.attach.translate import draw_real
+
+        return draw_real(graph, str(getattr(graph, "name", None) or "graph"))
     drawable: DrawableGraph = graph.get_graph()
     func = getattr(graph, "func", None)
     if func is None:

@@ -53,6 +53,7 @@ def draw_real(graph: Any, name: str, wrappers: dict[str, list[str]] | None = Non
     """Our ``DrawableGraph`` of a real compiled graph's ``get_graph()`` (``wrappers``: each
     node's middleware layers, outermost first, shown on the agent's model and tool nodes)."""
     real = graph.get_graph()
+    specs = getattr(graph, "nodes", None) or {}
     out = DrawableGraph(name=name)
     for nid, node in real.nodes.items():
         kind: NodeKind = "node"
@@ -66,6 +67,8 @@ def draw_real(graph: Any, name: str, wrappers: dict[str, list[str]] | None = Non
             kind = "model"
         elif "." in nid:
             kind = "hook"
+        elif getattr(specs.get(nid), "subgraphs", None):  # runs a compiled graph: drill in
+            kind = "subgraph"
         meta: dict[str, Any] = {}
         if kind in ("model", "tools"):
             meta["wrappers"] = list((wrappers or {}).get(nid, ()))

@@ -181,3 +181,29 @@ def test_a_recorded_attach_session_replays_with_its_checkpoints_and_states(
     offline.hub.select_checkpoint(live_ids[2])  # after the first model turn: the tool call
     run_until(qloop, lambda: not any("It is sunny in Oslo." in r for r in state_dump(state)))
     assert any("weather" in r for r in state_dump(state))
+
+
+def test_double_click_opens_a_real_compiled_subgraph_of_an_attached_app(
+    qtbot: Any, qloop: asyncio.AbstractEventLoop, tmp_path: Path
+) -> None:
+    from PySide6.QtCore import Qt
+
+    from tests.fixtures.docs_apps import STATEGRAPH_APP, write_app
+    from tests.studio.test_graph_view import node_point
+
+    app = write_app(tmp_path, STATEGRAPH_APP)
+    window = make_window(qtbot, tmp_path)
+    assert window.load_spec(app.spec)
+    window.actions_.run.trigger()
+    run_until(qloop, lambda: window.hub.status == "done" and not window.controller.busy)
+    panel = window.graph_panel
+    assert panel.state.graph.nodes["review"].kind == "subgraph"
+    qtbot.waitUntil(lambda: panel.view.layout_result is not None)
+    panel.view.fit()
+    point = node_point(panel.view, "review")
+    qtbot.mouseDClick(panel.view.viewport(), Qt.MouseButton.LeftButton, pos=point)
+    assert panel.path == ["review"] and panel.crumb_bar.isVisible()
+    assert "critic" in panel.state.graph.nodes and "write" not in panel.state.graph.nodes
+    assert panel.state.visits("critic") == 3  # the subgraph ran three times (write looped)
+    qtbot.mouseClick(panel.back_button, Qt.MouseButton.LeftButton)
+    assert panel.path == [] and {"write", "review", "publish"} <= set(panel.state.graph.nodes)
