@@ -7,8 +7,9 @@ the copy is for reading.  Each checkpoint LangGraph streams (``checkpoints`` mod
 included) carries its state values: they are stored with our serialiser, LangChain messages
 as ours, anything our serialiser cannot store as its display form.
 
-Only what changed is converted and written.  A channel LangGraph did not write since the
-thread's previous copy keeps its stored blob (LangGraph hands back the very same object).  A
+Only what changed is converted and written.  A channel no node wrote since the thread's
+previous copy keeps its stored blob (LangGraph hands back the very same object); one a node
+wrote is stored again even when it is the same object, changed in place.  A
 message list that grew by appending is stored as a ``MessageList`` extending the previous copy:
 only the new messages are converted, and the saver writes them as a delta, so a long thread's
 session file grows with its messages, not with their square.
@@ -17,6 +18,7 @@ session file grows with its messages, not with their square.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Collection
 from typing import Any
 
 from engine import serde
@@ -86,7 +88,10 @@ class CheckpointMirror:
         values: Any,
         metadata: dict[str, Any],
         ts: str | None = None,
+        written: Collection[str] = (),
     ) -> None:
+        """Copy one checkpoint; ``written``: the channels its superstep wrote (stored again
+        even when LangGraph hands back the same object: a node may have changed it in place)."""
         if not isinstance(values, dict):  # a one-value state: LangGraph's root channel
             values = {"__root__": values}
         previous = self._last.get((thread_id, ns), {})
@@ -96,7 +101,7 @@ class CheckpointMirror:
         for key, value in values.items():
             channel = str(key)
             old = previous.get(channel)
-            if old is not None and old[1] is value:
+            if old is not None and old[1] is value and channel not in written:
                 seen[channel] = old
             else:
                 changed[channel] = stored = _grown(old, value)

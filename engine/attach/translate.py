@@ -276,7 +276,7 @@ class StreamTranslator:
         await cb.finish_step(ns, number)
         if not ns and cid:
             cb.em.checkpoint_id = str(cid)
-        await self._mirror(ns, conf, parent_conf, meta, data, cid)
+        await self._mirror(ns, conf, parent_conf, meta, data, cid, done.written)
 
     async def _mirror(
         self,
@@ -286,6 +286,7 @@ class StreamTranslator:
         meta: dict[str, Any],
         data: dict[str, Any],
         cid: Any,
+        written: set[str],
     ) -> None:
         thread = self.cb.em.thread_id
         if not cid or thread is None:
@@ -299,6 +300,7 @@ class StreamTranslator:
                     parent_id=(parent_conf.get("configurable") or {}).get("checkpoint_id"),
                     values=data.get("values"),
                     metadata={**meta, "run_id": self.cb.root_span},
+                    written=written,
                 )
             except Exception as exc:  # the copy is for replay: never fail the app's run
                 _log.warning("could not copy checkpoint %s into the session: %s", cid, exc)

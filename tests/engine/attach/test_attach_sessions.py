@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import pytest
 
@@ -157,3 +157,34 @@ def test_a_long_threads_messages_are_copied_as_deltas(tmp_path: Path) -> None:
     assert blobs[0] == '{"value":[]}' and blobs[1].startswith('{"messages"')
     assert all(b.startswith('{"append"') for b in blobs[2:])
     assert all("turn 0" not in b for b in blobs[-4:])
+
+
+class Tally(TypedDict):
+    items: list[int]
+
+
+def test_a_list_changed_in_place_is_recorded_as_it_was_at_each_checkpoint(tmp_path: Path) -> None:
+    def grow(state: Tally) -> dict[str, Any]:
+        state["items"].append(len(state["items"]))  # in place, then returned: the same object
+        return {"items": state["items"]}
+
+    b = StateGraph(Tally)
+    b.add_node("one", grow).add_node("two", grow).add_node("three", grow)
+    b.add_edge(START, "one").add_edge("one", "two").add_edge("two", "three").add_edge("three", END)
+    g = attach(b.compile(checkpointer=InMemorySaver()))
+    rec = SessionRecorder(tmp_path / "s.stepwise")
+    rec.attach(g)
+    events = collect(g, {"items": []}, {"configurable": {"thread_id": "t"}})
+    rec.close()
+    sets = [
+        c["value"]
+        for e in events
+        if e.kind == "state.updated"
+        for c in e.__dict__["changes"]
+        if c["channel"] == "items"
+    ]
+    assert sets == [[], [0], [0, 1], [0, 1, 2]]
+    with Session.open(tmp_path / "s.stepwise") as session:
+        listed = session.checkpoints("t")
+        recorded = [session.state("t", c.checkpoint_id).get("items") for c in listed]
+    assert recorded == [None, [], [0], [0, 1], [0, 1, 2]]
