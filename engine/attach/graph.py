@@ -7,27 +7,18 @@ import asyncio
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
+from engine.attach.run import STREAM_MODES
 from engine.attach.state import AttachedState
-from engine.core.aio import aiter_thread, iter_sync, run_sync
-from engine.core.ids import new_run_id
-from engine.events import EventBase, InterruptResumed
+from engine.core.aio import iter_sync, run_sync
+from engine.events import EventBase
 from engine.graph.drawing import DrawableGraph
-from engine.observe.bus import EventBus, RunEmitter, Subscription, drain_events
-from engine.observe.run_span import run_span
-from engine.serde import to_jsonable
+from engine.observe.bus import EventBus, Subscription, drain_events
 
 if TYPE_CHECKING:
-    from engine.attach.base import HandlerBase
     from engine.attach.mirror import CheckpointMirror
-    from engine.attach.translate import StreamTranslator
     from engine.observe.gate import Gate
 
 __all__ = ["STREAM_MODES", "AttachedGraph"]
-
-STREAM_MODES = ["values", "updates", "checkpoints", "custom"]
-"""LangGraph streams an attached run asks for.  With ``stream_tokens=True`` it also asks for
-``messages``, which makes LangGraph stream chat models, so their tokens reach our callbacks as
-``model.token`` events (off by default: the app is called as it calls itself)."""
 
 
 def _sync_only_saver(saver: Any) -> bool:
@@ -39,24 +30,6 @@ def _sync_only_saver(saver: Any) -> bool:
         return False
     names = set(code.co_names)
     return "NotImplementedError" in names and len(names) <= 2
-
-
-class _RunInfo:
-    """What the debugger may know of an attached run (``RunView``): the committed state is read
-    back from the app's checkpointer."""
-
-    def __init__(self, run_id: str, graph: Any, config: dict[str, Any]) -> None:
-        self.run_id = run_id
-        self.graph = graph
-        self.config = config
-
-    def committed_state(self) -> dict[str, Any] | None:
-        if getattr(self.graph, "checkpointer", None) in (None, True, False):
-            return None
-        conf = {
-            k: v for k, v in self.config.get("configurable", {}).items() if k != "checkpoint_id"
-        }
-        return self.graph.get_state({"configurable": conf}).values  # type: ignore[no-any-return]
 
 
 class AttachedGraph(AttachedState):
@@ -170,103 +143,9 @@ class AttachedGraph(AttachedState):
         extra: list[EventBus],
         context: Any = None,
     ) -> Any:
-        from engine.attach.base import ACTIVE
-        from engine.attach.callbacks import AttachCallbacks
-        from engine.attach.stopping import CooperativeStop
-        from engine.attach.translate import StreamTranslator, to_real_input
+        from engine.attach.run import AttachedRun
 
-        cfg = dict(config or {})
-        conf = dict(cfg.get("configurable") or {})
-        if debugger is None:
-            debugger = conf.pop("debugger", None) or cfg.pop("debugger", None)
-        conf.pop("debugger", None)
-        cfg["configurable"] = conf
-        run_id = str(cfg.pop("run_id", None) or new_run_id())
-        thread_id = conf.get("thread_id")
-        em = RunEmitter(
-            run_id, None if thread_id is None else str(thread_id), [self.bus, *extra], debugger
-        )
-        em.active = True
-        cb = AttachCallbacks(em, run_id)
-        active = ACTIVE.set(cb)
-        tr = StreamTranslator(
-            cb,
-            self.mirrors,
-            self._announced,
-            checkpoints=self.checkpointer not in (None, False, True),
-        )
-        cfg["callbacks"] = [*(cfg.get("callbacks") or []), cb]
-        real_input = to_real_input(input)
-        resumed = type(real_input).__name__ == "Command" or input is None
-        task = asyncio.current_task()
-        assert task is not None
-        try:
-            async with run_span(
-                em,
-                _RunInfo(run_id, self.real, cfg),
-                graph=self.name,
-                input=input,
-                resumed=resumed,
-                config={"thread_id": thread_id, "checkpoint_id": conf.get("checkpoint_id")},
-                gate=debugger,
-                stopper=CooperativeStop(cb, task, can_cancel=not self.sync),
-            ) as span:
-                resume = getattr(real_input, "resume", None)
-                if resumed and resume is not None:
-                    await em.emit(
-                        InterruptResumed, parent_span_id=run_id, value=to_jsonable(resume)
-                    )
-                await self._follow(self._stream(real_input, cfg, context), tr, cb)
-                await tr.close_open_steps()
-                span.interrupted = bool(tr.interrupts)
-                output = tr.values if self.checkpointer in (None, False, True) else None
-                span.output = output if output is not None else await self._values(cfg)
-            return span.output
-        finally:
-            ACTIVE.reset(active)
-
-    @staticmethod
-    async def _follow(stream: AsyncIterator[Any], tr: StreamTranslator, cb: HandlerBase) -> None:
-        """Translate the run's stream to its end.  Stepwise never closes LangGraph's stream
-        early (that would cancel the tasks in flight, and LangGraph would save their
-        ``CancelledError`` in the app's thread): a failure of the translation aborts the run
-        from inside instead (``engine.attach.abort``), and the stream ends soon after."""
-        from engine.attach.abort import cause_of
-
-        try:
-            async for ns, mode, data in stream:
-                if cb.aborted is not None:
-                    continue
-                try:
-                    await tr.part(tuple(ns), mode, data)
-                except Exception as exc:
-                    cb.abort(exc, f"the {mode!r} stream")
-        except Exception as exc:
-            cause = cause_of(exc)
-            if cause is not None:
-                raise cause from None
-            raise
-        if cb.aborted is not None:
-            raise cb.aborted.cause
-
-    def _stream(self, real_input: Any, cfg: dict[str, Any], context: Any) -> AsyncIterator[Any]:
-        """LangGraph's stream of the run: ``astream``, or ``stream`` on a worker thread."""
-        run = self.instrumented.graph
-        kw: dict[str, Any] = {
-            "stream_mode": [*STREAM_MODES, "messages"] if self.stream_tokens else STREAM_MODES,
-            "subgraphs": True,
-        }
-        if context is not None:
-            kw["context"] = context
-        if self.sync:
-            return aiter_thread(lambda: run.stream(real_input, cfg, **kw))
-        return run.astream(real_input, cfg, **kw)  # type: ignore[no-any-return]
-
-    async def _values(self, cfg: dict[str, Any]) -> Any:
-        if self.checkpointer in (None, False, True):
-            return None
-        snap = await self.aget_state(cfg)
-        return snap.values
+        return await AttachedRun(self, input, config, debugger, extra, context).run()
 
     async def ainvoke(
         self,

@@ -9,12 +9,14 @@ from typing import Any
 
 from engine.attach.callbacks import AttachCallbacks
 from engine.attach.changes import as_channels, state_changes
+from engine.attach.confirm import SaveWatch
 from engine.attach.mirror import CheckpointMirror
 from engine.attach.snapshots import to_engine_values
 from engine.events import (
     CheckpointSaved,
     CustomEvent,
     InterruptRaised,
+    MiddlewareAction,
     PlannedTask,
     Route,
     StateUpdated,
@@ -113,8 +115,21 @@ class StreamTranslator:
         announced: set[tuple[str | None, str, str]] | None = None,
         *,
         checkpoints: bool = True,
+        watch: SaveWatch | None = None,
+        durability: str = "async",
     ) -> None:
         self.cb = cb
+        self.watch = watch
+        """The saves of the app's saver: a checkpoint shows once its save succeeded."""
+        self.durability = durability
+        """LangGraph saves every checkpoint as it goes (``async``, ``sync``) or only the last
+        one when the run ends (``exit``)."""
+        self.parked: list[tuple[str, str, dict[str, Any]]] = []
+        """(graph namespace, checkpoint id, the ``checkpoint.saved`` fields) not saved yet:
+        with ``exit`` durability, shown when the run ends if saved by then."""
+        self.last_saved: dict[str, str] = {}
+        """Per graph namespace, the newest checkpoint the saver confirmed."""
+        self.seen: set[str] = set()
         self.checkpoints = checkpoints
         """Does LangGraph stream checkpoints (the graph has a checkpointer)?  Without, each
         superstep ends at its ``values``."""
@@ -231,11 +246,14 @@ class StreamTranslator:
             for t in data.get("tasks") or ()
             if isinstance(t, dict) and t.get("name")
         ]
+        first = ns not in self.seen
+        self.seen.add(ns)
         key = (self.cb.em.thread_id, ns, str(cid))
         if cid and key in self.announced:
             return
         self.announced.add(key)
         changes = state_changes(before, values, done.written) if before is not None else []
+        saving, failure = await self._saving(cid, meta, first)
         cb = self.cb
         number = -1 if step is None else step
         span = cb.steps.get((ns, number))
@@ -261,22 +279,65 @@ class StreamTranslator:
         if changes:
             await cb._emit(StateUpdated, ns, parent_span_id=parent, step=step, changes=changes)
         source = meta.get("source")
-        await cb._emit(
-            CheckpointSaved,
-            ns,
-            parent_span_id=parent,
-            step=step,
-            checkpoint_id=cid,
-            parent_id=(parent_conf.get("configurable") or {}).get("checkpoint_id"),
-            source=source if source in ("input", "loop", "update", "fork") else "loop",
-            next=nxt,
-            writer_nodes=list(dict.fromkeys(done.writers)),
-            checkpoint_ns=str(conf.get("checkpoint_ns") or ""),
-        )
+        fields: dict[str, Any] = {
+            "parent_span_id": parent,
+            "step": step,
+            "checkpoint_id": cid,
+            "parent_id": (parent_conf.get("configurable") or {}).get("checkpoint_id"),
+            "source": source if source in ("input", "loop", "update", "fork") else "loop",
+            "next": nxt,
+            "writer_nodes": list(dict.fromkeys(done.writers)),
+            "checkpoint_ns": str(conf.get("checkpoint_ns") or ""),
+        }
+        if saving == "failed":
+            error = failure
+            await cb._emit(
+                MiddlewareAction,
+                ns,
+                parent_span_id=parent,
+                step=step,
+                middleware="checkpointer",
+                action="checkpoint_not_saved",
+                detail={
+                    "checkpoint_id": str(cid),
+                    "step": step,
+                    "error": f"{type(error).__name__}: {str(error).strip()[:300]}",
+                    "message": "the app's checkpointer failed to save this checkpoint: "
+                    "it is not in the app's database",
+                },
+            )
+        elif saving == "parked":
+            self.parked.append((ns, str(cid), fields))
+        else:
+            await cb._emit(CheckpointSaved, ns, **fields)
+            if cid:
+                self.last_saved[ns] = str(cid)
         await cb.finish_step(ns, number)
         if not ns and cid:
             cb.em.checkpoint_id = str(cid)
-        await self._mirror(ns, conf, parent_conf, meta, data, cid, done.written)
+        if saving == "saved":
+            await self._mirror(ns, conf, parent_conf, meta, data, cid, done.written)
+
+    async def _saving(self, cid: Any, meta: dict[str, Any], first: bool) -> tuple[str, Any]:
+        """Has the app's saver saved this checkpoint: ``saved``, ``failed`` (with the error),
+        or ``parked`` (it will be saved when the run ends, if at all)?  ``first``: the first
+        checkpoint the run streams of its graph."""
+        if self.watch is None or not cid:
+            return "saved", None
+        if first and meta.get("source") != "input":
+            return "saved", None  # the checkpoint the run starts from: saved before it
+        if self.durability == "exit":
+            return "parked", None
+        error = await self.watch.result(str(cid))
+        return ("saved", None) if error is None else ("failed", error)
+
+    async def settle_parked(self) -> None:
+        """The run is over: show the parked checkpoints its saver saved after all."""
+        parked, self.parked = self.parked, []
+        for ns, cid, fields in parked:
+            if self.watch is not None and self.watch.was_saved(cid):
+                await self.cb._emit(CheckpointSaved, ns, **fields)
+                self.last_saved[ns] = cid
 
     async def _mirror(
         self,

@@ -1,0 +1,153 @@
+"""What the app's checkpointer really saved during an attached run.
+
+LangGraph streams each checkpoint (the ``checkpoints`` stream mode) once it has handed it to
+the saver, and saves it in the background; a save that fails does not stop the run (its
+error is raised when the run ends), and every later save waits on the failed one and fails
+with it.  So the stream alone would show checkpoints the app's database never got.
+``SaveWatch`` watches the saver itself: the attached run runs on a copy of the app's saver
+whose writes report whether they succeeded (``watched``), and a checkpoint is shown once its
+save succeeded, never when it failed (``result`` waits for the one or the other).
+
+The copy is the app's saver object under a subclass of its own class: the same connection,
+lock and storage (LangGraph's in-memory saver keeps its dicts: the copy shares them), every
+method of the app's saver class, and only ``put`` / ``aput`` / ``put_writes`` /
+``aput_writes`` reporting after calling the original.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import threading
+from typing import Any
+
+__all__ = ["SaveWatch", "watched"]
+
+
+class SaveWatch:
+    """The outcome of each checkpoint save of one run (see the module docstring).
+
+    Saves report from any thread (a sync saver saves on LangGraph's background threads); the
+    waiting happens on the run's loop."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self._lock = threading.Lock()
+        self._done: dict[str, BaseException | None] = {}
+        self._waiting: dict[str, asyncio.Future[BaseException | None]] = {}
+        self.failure: BaseException | None = None
+        """The first failed save (every later one fails with it)."""
+        self.failed_ids: list[str] = []
+
+    # -- reports (any thread) -------------------------------------------------------------------
+
+    def saved(self, checkpoint_id: str) -> None:
+        with self._lock:
+            self._done.setdefault(checkpoint_id, None)
+        self._wake()
+
+    def failed(self, checkpoint_id: str | None, error: BaseException) -> None:
+        with self._lock:
+            if self.failure is None:
+                self.failure = error
+            if checkpoint_id is not None:
+                self._done.setdefault(checkpoint_id, error)
+        self._wake()
+
+    def _wake(self) -> None:
+        try:
+            self.loop.call_soon_threadsafe(self._settle)
+        except RuntimeError:  # the loop is closed: nobody waits any more
+            pass
+
+    def _settle(self) -> None:
+        for cid, fut in list(self._waiting.items()):
+            outcome = self._outcome(cid)
+            if outcome is not _PENDING and not fut.done():
+                fut.set_result(outcome)  # type: ignore[arg-type]
+                del self._waiting[cid]
+
+    def _outcome(self, checkpoint_id: str) -> BaseException | object | None:
+        with self._lock:
+            if checkpoint_id in self._done:
+                return self._done[checkpoint_id]
+            # saves are chained: once one failed, no later one will be tried
+            return self.failure if self.failure is not None else _PENDING
+
+    # -- the run's loop -------------------------------------------------------------------------
+
+    async def result(self, checkpoint_id: str) -> BaseException | None:
+        """None once ``checkpoint_id`` is saved; the error when its save failed."""
+        outcome = self._outcome(checkpoint_id)
+        if outcome is _PENDING:
+            fut = self._waiting.get(checkpoint_id)
+            if fut is None:
+                fut = self._waiting[checkpoint_id] = self.loop.create_future()
+            self._settle()
+            outcome = await fut
+        if isinstance(outcome, BaseException):
+            if checkpoint_id not in self.failed_ids:
+                self.failed_ids.append(checkpoint_id)
+            return outcome
+        return None
+
+    def was_saved(self, checkpoint_id: str) -> bool:
+        """Has ``checkpoint_id`` been saved (without waiting)?"""
+        with self._lock:
+            return checkpoint_id in self._done and self._done[checkpoint_id] is None
+
+
+_PENDING = object()
+
+
+def _cid(checkpoint: Any) -> str | None:
+    cid = checkpoint.get("id") if isinstance(checkpoint, dict) else None
+    return None if cid is None else str(cid)
+
+
+def watched(saver: Any, watch: SaveWatch) -> Any:
+    """A copy of ``saver`` whose writes report to ``watch`` (see the module docstring)."""
+    cls = type(saver)
+
+    def put(self: Any, config: Any, checkpoint: Any, metadata: Any, versions: Any) -> Any:
+        try:
+            out = cls.put(self, config, checkpoint, metadata, versions)
+        except Exception as exc:
+            watch.failed(_cid(checkpoint), exc)
+            raise
+        cid = _cid(checkpoint)
+        if cid is not None:
+            watch.saved(cid)
+        return out
+
+    async def aput(self: Any, config: Any, checkpoint: Any, metadata: Any, versions: Any) -> Any:
+        try:
+            out = await cls.aput(self, config, checkpoint, metadata, versions)
+        except Exception as exc:
+            watch.failed(_cid(checkpoint), exc)
+            raise
+        cid = _cid(checkpoint)
+        if cid is not None:
+            watch.saved(cid)
+        return out
+
+    def put_writes(self: Any, config: Any, writes: Any, task_id: str, task_path: str = "") -> Any:
+        try:
+            return cls.put_writes(self, config, writes, task_id, task_path)
+        except Exception as exc:
+            watch.failed(None, exc)
+            raise
+
+    async def aput_writes(
+        self: Any, config: Any, writes: Any, task_id: str, task_path: str = ""
+    ) -> Any:
+        try:
+            return await cls.aput_writes(self, config, writes, task_id, task_path)
+        except Exception as exc:
+            watch.failed(None, exc)
+            raise
+
+    methods = {"put": put, "aput": aput, "put_writes": put_writes, "aput_writes": aput_writes}
+    twin = copy.copy(saver)
+    twin.__class__ = type(f"Watched{cls.__name__}", (cls,), methods)
+    return twin

@@ -1,0 +1,212 @@
+"""``AttachedRun``: one run of an attached graph, inside the shared run lifecycle (``run_span``).
+
+It runs the app's graph (the instrumented copy) on LangGraph's stream, with
+
+- our callback handler (nodes, model and tool calls, middleware layers: ``callbacks``),
+- the app's saver watched (``confirm``: only checkpoints the saver confirmed are shown), and
+- the thread leased in the app's database (``leases``: one run per thread, as the engine),
+
+and translates the stream into our events (``translate``).  Stepwise never closes the stream
+early nor cancels LangGraph under the app: whatever of ours fails or stops aborts the run from
+inside (``abort``, ``stopping``), so nothing of it is written into the app's thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any
+
+from engine.attach.abort import cause_of
+from engine.attach.base import ACTIVE
+from engine.attach.callbacks import AttachCallbacks
+from engine.attach.confirm import SaveWatch, watched
+from engine.attach.leases import lease_for
+from engine.attach.stopping import CooperativeStop
+from engine.attach.translate import StreamTranslator, to_real_input
+from engine.core.aio import aiter_thread
+from engine.core.errors import CheckpointError
+from engine.core.ids import new_run_id
+from engine.events import InterruptResumed
+from engine.observe.bus import EventBus, RunEmitter
+from engine.observe.run_span import run_span
+from engine.serde import to_jsonable
+
+if TYPE_CHECKING:
+    from engine.attach.graph import AttachedGraph
+    from engine.observe.gate import Gate
+
+__all__ = ["STREAM_MODES", "AttachedRun"]
+
+STREAM_MODES = ["values", "updates", "checkpoints", "custom"]
+"""LangGraph streams an attached run asks for.  With ``stream_tokens=True`` it also asks for
+``messages``, which makes LangGraph stream chat models, so their tokens reach our callbacks as
+``model.token`` events."""
+
+_DURABILITY = "__pregel_durability"
+"""LangGraph's config key for the durability of a run (``async`` unless the app says)."""
+
+
+class _RunInfo:
+    """What the debugger may know of an attached run (``RunView``): the committed state is read
+    back from the app's checkpointer."""
+
+    def __init__(self, run_id: str, graph: Any, config: dict[str, Any]) -> None:
+        self.run_id = run_id
+        self.graph = graph
+        self.config = config
+
+    def committed_state(self) -> dict[str, Any] | None:
+        if getattr(self.graph, "checkpointer", None) in (None, True, False):
+            return None
+        conf = {
+            k: v for k, v in self.config.get("configurable", {}).items() if k != "checkpoint_id"
+        }
+        return self.graph.get_state({"configurable": conf}).values  # type: ignore[no-any-return]
+
+
+class AttachedRun:
+    """One run of ``graph`` (see the module docstring); ``await run()`` once."""
+
+    def __init__(
+        self,
+        graph: AttachedGraph,
+        input: Any,
+        config: dict[str, Any] | None,
+        debugger: Gate | None,
+        extra: list[EventBus],
+        context: Any = None,
+    ) -> None:
+        self.graph = graph
+        self.input = input
+        self.context = context
+        cfg = dict(config or {})
+        conf = dict(cfg.get("configurable") or {})
+        if debugger is None:
+            debugger = conf.pop("debugger", None) or cfg.pop("debugger", None)
+        conf.pop("debugger", None)
+        cfg["configurable"] = conf
+        self.debugger = debugger
+        self.run_id = str(cfg.pop("run_id", None) or new_run_id())
+        thread = conf.get("thread_id")
+        self.thread_id = None if thread is None else str(thread)
+        self.em = RunEmitter(self.run_id, self.thread_id, [graph.bus, *extra], debugger)
+        self.em.active = True
+        self.cb = AttachCallbacks(self.em, self.run_id)
+        cfg["callbacks"] = [*(cfg.get("callbacks") or []), self.cb]
+        self.config = cfg
+        saver = graph.checkpointer
+        self.saver = None if saver in (None, True, False) else saver
+        self.watch = None if self.saver is None else SaveWatch(self.em.loop)
+        self.tr = StreamTranslator(
+            self.cb,
+            graph.mirrors,
+            graph._announced,
+            checkpoints=self.saver is not None,
+            watch=self.watch,
+            durability=self._durability(),
+        )
+
+    def _durability(self) -> str:
+        from langchain_core.runnables.config import merge_configs
+
+        merged = merge_configs(self.graph.real.config, self.config)  # type: ignore[arg-type]
+        return str((merged.get("configurable") or {}).get(_DURABILITY) or "async")
+
+    async def run(self) -> Any:
+        graph, em, cb, tr = self.graph, self.em, self.cb, self.tr
+        real_input = to_real_input(self.input)
+        resumed = type(real_input).__name__ == "Command" or self.input is None
+        task = asyncio.current_task()
+        assert task is not None
+        active = ACTIVE.set(cb)
+        conf = self.config["configurable"]
+        try:
+            async with run_span(
+                em,
+                _RunInfo(self.run_id, graph.real, self.config),
+                graph=graph.name,
+                input=self.input,
+                resumed=resumed,
+                config={"thread_id": self.thread_id, "checkpoint_id": conf.get("checkpoint_id")},
+                gate=self.debugger,
+                lease=None if self.saver is None else lease_for(self.saver),
+                stopper=CooperativeStop(cb, task, can_cancel=not graph.sync),
+            ) as span:
+                resume = getattr(real_input, "resume", None)
+                if resumed and resume is not None:
+                    await em.emit(
+                        InterruptResumed, parent_span_id=self.run_id, value=to_jsonable(resume)
+                    )
+                await self._follow(self._stream(real_input))
+                await tr.close_open_steps()
+                span.interrupted = bool(tr.interrupts)
+                output = tr.values if self.saver is None else None
+                span.output = output if output is not None else await self._values()
+            return span.output
+        finally:
+            ACTIVE.reset(active)
+
+    async def _follow(self, stream: AsyncIterator[Any]) -> None:
+        """Translate the run's stream to its end.  Stepwise never closes LangGraph's stream
+        early (that would cancel the tasks in flight, and LangGraph would save their
+        ``CancelledError`` in the app's thread): a failure of the translation aborts the run
+        from inside instead (``engine.attach.abort``), and the stream ends soon after."""
+        cb, tr = self.cb, self.tr
+        try:
+            async for ns, mode, data in stream:
+                if cb.aborted is not None:
+                    continue
+                try:
+                    await tr.part(tuple(ns), mode, data)
+                except Exception as exc:
+                    cb.abort(exc, f"the {mode!r} stream")
+        except Exception as exc:
+            cause = cause_of(exc)
+            if cause is not None:
+                raise cause from None
+            self._saving_failed(exc)
+            raise
+        if cb.aborted is not None:
+            raise cb.aborted.cause
+        await tr.settle_parked()
+        self._saving_failed(None)
+
+    def _saving_failed(self, exc: BaseException | None) -> None:
+        """Say clearly when the app's saver failed (LangGraph raises its error at the end)."""
+        watch = self.watch
+        if watch is None or watch.failure is None:
+            return
+        error = watch.failure
+        lines = str(error).strip().splitlines()
+        detail = f"{type(error).__name__}: {lines[0]}" if lines else type(error).__name__
+        kept = self.tr.last_saved.get("")
+        where = f"; the thread's newest saved checkpoint is {kept}" if kept else ""
+        raise CheckpointError(
+            f"the app's checkpointer failed to save {len(watch.failed_ids) or 1} checkpoint(s) "
+            f"of this run ({detail}){where}",
+            thread_id=self.thread_id,
+        ) from exc or error
+
+    def _stream(self, real_input: Any) -> AsyncIterator[Any]:
+        """LangGraph's stream of the run: ``astream``, or ``stream`` on a worker thread."""
+        graph = self.graph
+        run = graph.instrumented.graph
+        if self.saver is not None and self.watch is not None:
+            run = run.copy(update={"checkpointer": watched(self.saver, self.watch)})
+        kw: dict[str, Any] = {
+            "stream_mode": [*STREAM_MODES, "messages"] if graph.stream_tokens else STREAM_MODES,
+            "subgraphs": True,
+        }
+        if self.context is not None:
+            kw["context"] = self.context
+        cfg = self.config
+        if graph.sync:
+            return aiter_thread(lambda: run.stream(real_input, cfg, **kw))
+        return run.astream(real_input, cfg, **kw)  # type: ignore[no-any-return]
+
+    async def _values(self) -> Any:
+        if self.saver is None:
+            return None
+        snap = await self.graph.aget_state(self.config)
+        return snap.values
