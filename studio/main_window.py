@@ -15,6 +15,7 @@ from PySide6.QtCore import QByteArray, QSize, Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QShowEvent
 from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QToolBar, QWidget
 
+from engine.core.errors import one_line
 from engine.loader import AgentLoadError
 from studio import docks
 from studio.actions import DebugActions
@@ -222,7 +223,7 @@ class MainWindow(QMainWindow):
 
     def rerun_from(self, checkpoint_id: str, timeline: Any) -> None:
         """ "Re-run from here with replay": recorded model responses until the run diverges."""
-        if self.controller.graph is None and getattr(self, "opened_session", None) is not None:
+        if self.controller.target is None and getattr(self, "opened_session", None) is not None:
             from studio.offline_rerun import rerun_recorded
 
             rerun_recorded(self, checkpoint_id, timeline)
@@ -285,7 +286,7 @@ class MainWindow(QMainWindow):
         elif isinstance(exc, AgentLoadError):
             self.show_error("The agent could not be loaded", str(exc))
         else:
-            self.show_error("Something went wrong", _one_line(exc))
+            self.show_error("Something went wrong", one_line(exc))
 
     def _install_interrupt_handler(self) -> None:
         try:
@@ -405,7 +406,7 @@ class MainWindow(QMainWindow):
         try:
             self.opened_session = open_session_into(self.hub, path)
         except Exception as exc:
-            self.show_error("The session could not be opened", _one_line(exc))
+            self.show_error("The session could not be opened", one_line(exc))
             self._refresh()
             return False
         self.settings.add_recent(str(path))
@@ -489,8 +490,3 @@ class MainWindow(QMainWindow):
             self.settings.layout = self.save_layout()
             self.settings.save()
         super().closeEvent(event)
-
-
-def _one_line(exc: BaseException) -> str:
-    lines = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {lines[0]}" if lines else type(exc).__name__

@@ -21,7 +21,7 @@ __all__ = ["rerun_recorded"]
 def rerun_recorded(window: Any, checkpoint_id: str, timeline: Any) -> asyncio.Future[Any] | None:
     """Ask, load the session's agent, re-run from ``checkpoint_id``; None if it cannot."""
     opened = window.opened_session
-    spec = opened.session.agent_spec(getattr(opened.graph, "name", None))
+    spec = opened.session.agent_spec(opened.target.name)
     if spec is None:
         window.show_error(
             "Re-running needs the agent's code",

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from studio.session_files import copy_session
 
 if TYPE_CHECKING:
+    from engine.targets import Target
     from studio.hub import Hub
 
 __all__ = ["SessionCommands"]
@@ -23,6 +24,7 @@ __all__ = ["SessionCommands"]
 
 class SessionCommands:
     hub: Hub
+    target: Target | None
     graph: Any
     recorder: Any
     debugger: Any
@@ -46,7 +48,7 @@ class SessionCommands:
     def resume_from(self, checkpoint_id: str) -> asyncio.Task[None]:
         """Run on from a past checkpoint of the current thread (a fork: the old branch stays),
         under the debugger."""
-        if self.graph is None:
+        if self.target is None:
             raise RuntimeError("No agent is loaded")
         if self.busy:
             raise RuntimeError("Stop the run before resuming from a checkpoint")
@@ -59,7 +61,7 @@ class SessionCommands:
         chosen in Settings takes over when one is set, else the agent's own model.  The new
         branch is recorded like any run; the timeline marks what was replayed and where the
         run diverged."""
-        if self.graph is None:
+        if self.target is None:
             raise RuntimeError("No agent is loaded")
         if self.busy:
             raise RuntimeError("Stop the run before re-running from a checkpoint")
@@ -90,13 +92,13 @@ class SessionCommands:
         return self._launch(self._retry_steps(update, checkpoint_id))
 
     async def _retry_steps(self, update: dict[str, Any], checkpoint_id: str | None) -> None:
-        config: dict[str, Any] = {"configurable": {"thread_id": self.hub.thread_id}}
-        if checkpoint_id is not None:
-            config["configurable"]["checkpoint_id"] = checkpoint_id
-        new = await self.graph.aupdate_state(config, update, as_node="evaluator")
+        assert self.target is not None
+        new = await self.target.update_state(
+            self.hub.thread_id, update, as_node="evaluator", checkpoint_id=checkpoint_id
+        )
         self.hub.select_checkpoint(None)  # follow the retry live
         self.hub.checkpoints_changed()
-        await self._drive(None, new["configurable"]["checkpoint_id"])
+        await self._drive(None, new)
 
     # -- faults --------------------------------------------------------------------------------
 
