@@ -63,11 +63,7 @@ _POINT_KINDS = frozenset(
         "debug.paused",
         "debug.resumed",
         "plan.step",
-        "store.get",
-        "store.put",
-        "store.search",
-        "store.delete",
-        "store.list_namespaces",
+        "store.access",
     }
 )
 
@@ -176,7 +172,7 @@ class SpanBuilder:
             key = (run, ev.span_id)
             self._tokens[key] = self._tokens.get(key, 0) + 1
             return []
-        if kind in _POINT_KINDS or kind.startswith("store."):
+        if kind in _POINT_KINDS:
             target = self._open.get((run, ev.parent_span_id or ""))
             if target is not None:
                 target.events.append(SpanEvent(kind, t, _point_attrs(ev)))
@@ -347,14 +343,15 @@ def _point_attrs(ev: EventBase) -> dict[str, AttrValue]:
         a["stepwise.action"] = str(f.get("action"))
         if f.get("detail"):
             a["stepwise.detail"] = json_text(f["detail"])
-    elif kind.startswith("store."):
+    elif kind == "store.access":
+        a["stepwise.store.op"] = str(f.get("op"))
         a["stepwise.store.namespace"] = [str(x) for x in f.get("namespace") or ()]
         if f.get("key") is not None:
             a["stepwise.store.key"] = str(f["key"])
         if f.get("found") is not None:
             a["stepwise.store.found"] = bool(f["found"])
-        if f.get("hits") is not None:
-            a["stepwise.store.hits"] = int(f["hits"])
+        if f.get("op") in ("search", "list_namespaces"):
+            a["stepwise.store.hits"] = int(f.get("hit_count") or 0)
     elif kind == "custom" and f.get("data") is not None:
         a["stepwise.data"] = json_text(f["data"])
     return a
