@@ -71,8 +71,9 @@ def test_a_run_reports_each_store_call(kind: str, tmp_path: Path) -> None:
 
 
 def test_async_store_calls_are_reported_too() -> None:
-    from engine import END, START, StateGraph
     from typing_extensions import TypedDict
+
+    from engine import END, START, StateGraph
 
     class S(TypedDict):
         n: int
