@@ -210,6 +210,9 @@ class MainWindow(QMainWindow):
         row = getattr(widget, "rowSelected", None)
         if key == "events" and row is not None:
             row.connect(self._on_event_selected)
+        playground = getattr(widget, "playgroundRequested", None)
+        if playground is not None:
+            playground.connect(self.open_playground)
         filter_node = getattr(widget, "filter_node", None)
         if key == "events" and filter_node is not None:
             self.hub.subscribe("focus", filter_node)  # a click on a graph node filters the log
@@ -251,6 +254,26 @@ class MainWindow(QMainWindow):
         dock.widget().set_pair(base_id, target_id)  # type: ignore[attr-defined]
         dock.show()
         dock.raise_()
+
+    def open_playground(self, event: Any) -> Any:
+        """The what-if playground on a model call (a window of its own; never blocks)."""
+        from studio.dialogs.playground import PlaygroundDialog
+
+        try:
+            dialog = PlaygroundDialog(
+                self.hub,
+                self.controller,
+                event,
+                settings_model=lambda: settings_model(self.settings),
+                parent=self,
+            )
+        except ValueError as exc:
+            self.status.show_message(str(exc))
+            return None
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.playground = dialog
+        dialog.show()
+        return dialog
 
     def _on_event_selected(self, row: object) -> None:
         node = getattr(getattr(row, "event", None), "node", None)
