@@ -507,6 +507,10 @@ class MainWindow(QMainWindow):
         self._refresh()
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        live = getattr(self, "live_otel", None)
+        if live is not None:  # send what the live export still holds
+            live.close()
+            self.live_otel = None
         self.controller.close()
         if self.save_settings:
             self.settings.layout = self.save_layout()
