@@ -9,7 +9,7 @@ copy and nothing but JSON ever reaches the disk.  Tools reach the agent's store 
     store.get(("users", "123"), "prefs").value      # {"theme": "dark"}
     store.search(("users",), filter={"theme": "dark"})
 
-While a run is watched (``engine.bus``), every call made inside it emits a ``store.access``
+While a run is watched (``engine.observe.bus``), every call made inside it emits a ``store.access``
 event (op, namespace, key, what was found, written or returned), so a debugger can show what
 each run read and wrote; outside a run, or with nobody listening, nothing is built.
 
@@ -30,8 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from engine.bus import current_emitter
 from engine.events import StoreAccessed
+from engine.observe.bus import current_emitter
 
 __all__ = ["BaseStore", "InMemoryStore", "Item", "SearchItem", "SqliteStore", "access_summary"]
 

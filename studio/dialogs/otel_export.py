@@ -48,7 +48,7 @@ def export_session(session: str, *, file: str | None = None, endpoint: str | Non
     spans = session_spans(session, skipped=skipped)
     note = f" ({len(skipped)} unreadable event(s) skipped)" if skipped else ""
     if file:
-        from engine.cli_session import atomic_output
+        from engine.cli.session import atomic_output
 
         try:
             with atomic_output(Path(file)) as out:
