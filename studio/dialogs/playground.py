@@ -78,13 +78,16 @@ class _AnswerCard(QFrame):
         self.answer = answer
         self.setObjectName("answerCard")
         self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.setMinimumWidth(260)
+        self.setMinimumWidth(230)
         title = answer.source
         if answer.latency_ms is not None:
             title += f"  ·  {answer.latency_ms:,.0f} ms"
         self.title = QLabel(title)
         self.title.setTextFormat(Qt.TextFormat.PlainText)
         self.title.setStyleSheet("font-weight: 600;")
+        self.title.setWordWrap(True)
+        self.title.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        self.title.setMinimumHeight(self.title.fontMetrics().lineSpacing() * 2 + 2)
         self.body = QTextBrowser()
         self.body.setOpenLinks(False)
         if answer.message is not None:
@@ -96,12 +99,15 @@ class _AnswerCard(QFrame):
                     c,
                 )
             )
-        self.continue_button = QPushButton("Continue from here with this answer")
+        self.continue_button = QPushButton("Continue from here")
         self.continue_button.setObjectName("continueButton")
         ok = answer.message is not None and can_continue is None
         self.continue_button.setEnabled(ok)
-        if can_continue:
-            self.continue_button.setToolTip(can_continue)
+        self.continue_button.setToolTip(
+            can_continue
+            or "Fork the thread at this call's checkpoint with this answer and run on "
+            "(the old branch stays)"
+        )
         lay = QVBoxLayout(self)
         lay.setContentsMargins(6, 6, 6, 6)
         lay.addWidget(self.title)
@@ -190,7 +196,7 @@ class PlaygroundDialog(QDialog):
     def _build(self) -> None:
         ev = self.call
         where = f"node {self.node}" if self.node else "an unknown node"
-        head = f"Model call #{ev.seq} · {where} · step {ev.step} · {self.request.model}"
+        head = f"Model call · {where} · step {ev.step} · {self.request.model} · event #{ev.seq}"
         self.header = QLabel(head)
         self.header.setTextFormat(Qt.TextFormat.PlainText)
         self.header.setStyleSheet("font-weight: 600;")
@@ -245,6 +251,7 @@ class PlaygroundDialog(QDialog):
         self.splitter.addWidget(right)
         self.splitter.setStretchFactor(0, 2)
         self.splitter.setStretchFactor(1, 3)
+        self.splitter.setSizes([440, 660])
         self.splitter.setChildrenCollapsible(False)
 
         self.target_combo = QComboBox()
@@ -306,9 +313,9 @@ class PlaygroundDialog(QDialog):
     def _fit_to_screen(self) -> None:
         screen = self.screen().availableGeometry() if self.screen() else None
         width, height = 1180, 720
-        if screen is not None:
-            width = min(width, int(screen.width() * 0.94))
-            height = min(height, int(screen.height() * 0.9))
+        if screen is not None:  # most of a laptop's screen; a roomy window on a big one
+            width = min(max(width, int(screen.width() * 0.8)), int(screen.width() * 0.94), 1600)
+            height = min(max(height, int(screen.height() * 0.8)), int(screen.height() * 0.9), 960)
         self.resize(width, height)
 
     def target(self) -> Target:
@@ -340,7 +347,7 @@ class PlaygroundDialog(QDialog):
         for i, answer in enumerate(self.answers):
             card = _AnswerCard(answer, self.c, blocker)
             if i == 0:  # the original: continuing with it is what the run did
-                card.continue_button.setText("Continue with the original (resume)")
+                card.continue_button.setText("Resume (the original)")
             card.continue_button.clicked.connect(lambda _c=False, a=answer: self.continue_with(a))
             self.answers_lay.addWidget(card, 1)
             self.cards.append(card)
@@ -378,7 +385,7 @@ class PlaygroundDialog(QDialog):
             except ValueError as exc:
                 self._say(str(exc), error=True)
                 return None
-            self._add(Answer("Scripted answer", message=message))
+            self._add(Answer("Scripted answer", message=message), "Added the scripted answer")
             return None
         self._say(f"Asking {t.label}…")
         self.sending = True
@@ -394,14 +401,14 @@ class PlaygroundDialog(QDialog):
             self._on_target()
         self._add(answer)
 
-    def _add(self, answer: Answer) -> None:
+    def _add(self, answer: Answer, said: str | None = None) -> None:
         self.answers.append(answer)
         self._show_answers()
         self._on_target()
         if answer.error:
             self._say(f"{answer.source}: {answer.error}", error=True)
         else:
-            self._say(f"{answer.source} answered")
+            self._say(said or f"{answer.source} answered")
         bar = self.answers_scroll.horizontalScrollBar()
         bar.setValue(bar.maximum())
 

@@ -63,11 +63,10 @@ def _run_ends(hub: Any, timeline: TimelineModel) -> list[tuple[str, CheckpointNo
 def _cell(step: NodeStep | None) -> list[str]:
     if step is None:
         return ["—", ""]
-    took = (
-        f"{step.duration_ms / 1000:.2f} s"
-        if step.duration_ms >= 1000
-        else f"{step.duration_ms:.0f} ms"
-    )
+    if step.status == "edited":  # update_state: no time spent running
+        return [f"{step.node} (state edit)", step.did]
+    ms = step.duration_ms
+    took = f"{ms / 1000:.2f} s" if ms >= 1000 else f"{ms:.0f} ms"
     status = "" if step.status == "ok" else f" [{step.status}]"
     return [f"{step.node}{status}  ({took})", step.did]
 
@@ -260,5 +259,6 @@ class CompareBranchesDialog(QDialog):
         same = sum(1 for r in self.steps if r.status == "same")
         differ = len(self.steps) - same
         self.steps_summary.setText(
-            f"{len(self.steps)} node step(s) lined up: {same} the same, {differ} differing"
+            f"{len(self.steps)} node step(s) lined up: {same} the same (grey), {differ} "
+            "differing (amber: the node did something else; green: only that side)"
         )

@@ -73,7 +73,9 @@ def test_the_request_is_the_calls_exact_request(qtbot: Any, qloop: Any, tmp_path
     # the original answer is the first card
     assert dialog.cards[0].answer.source == "Original"
     assert dialog.cards[0].answer.message.tool_calls[0]["args"]["path"] == "register.tsx"
-    assert "Model call #" in dialog.header.text() and "node model" in dialog.header.text()
+    assert dialog.header.text() == (
+        f"Model call · node model · step {third.step} · scripted-coder · event #{third.seq}"
+    )
 
 
 def test_bad_json_is_one_line_and_loses_nothing(qtbot: Any, qloop: Any, tmp_path: Path) -> None:
@@ -208,6 +210,6 @@ def test_without_a_settings_model_its_target_says_why(
     assert dialog.target().kind == "agent"  # the first usable target is chosen
     assert dialog.continue_blocker() is None
     assert isinstance(dialog.cards[0].answer.message, AIMessage)
-    assert dialog.cards[0].continue_button.text().startswith("Continue with the original")
+    assert dialog.cards[0].continue_button.text() == "Resume (the original)"
     assert dialog.width() <= 1366
     _ = Qt

@@ -57,14 +57,20 @@ def test_the_dock_shows_the_store_and_marks_what_the_run_did(
     store = InMemoryStore()
     seed(store)
     window, dock = _run_agent(qtbot, qloop, tmp_path, store)
-    assert _ns_labels(dock) == ["(all)", "  docs", "  users", "    u1", "    u2"]
+    assert _ns_labels(dock) == [
+        "(all) · 4",
+        "  docs · 1",
+        "  users · 3",
+        "    u1 · 2",
+        "    u2 · 1",
+    ]
     rows = _rows(dock)
     assert rows["facts@users/u1"][0] == "RW"  # read (missing), then written
     assert rows["prefs@users/u1"][0] == "R"  # read by get and returned by the search
     assert rows["prefs@users/u2"][0] == ""  # not touched
     assert rows["readme@docs"][0] == ""
     assert rows["scratch@users/u1"][0] == "D"  # deleted: gone, but shown as deleted
-    assert dock.run_combo.currentText().startswith("Run 1: ")
+    assert dock.run_combo.currentText() == "Run 1 (2 read, 1 written, 1 deleted, 1 search)"
     # the value of the selected item, as a JSON tree
     facts = next(
         dock.items.topLevelItem(i)
@@ -112,7 +118,7 @@ def test_search_filter_and_namespace_narrow_the_items(
     # a namespace in the tree narrows to it
     users = dock.ns_tree.topLevelItem(0).child(1)
     u2 = users.child(1)
-    assert u2.text(0) == "u2"
+    assert u2.text(0) == "u2 · 1"
     dock.ns_tree.setCurrentItem(u2)
     qtbot.waitUntil(lambda: set(_rows(dock)) == {"prefs@users/u2"})
     window.close()
@@ -164,3 +170,22 @@ def test_a_recorded_session_shows_what_its_runs_wrote(
     assert rows["facts@users/u1"][0] == "RW"
     assert rows["scratch@users/u1"][0] == "D"
     assert "readme@docs" not in rows  # written before any recorded run: not in the session
+
+
+def test_a_narrow_dock_picks_the_namespace_from_a_drop_down(
+    qtbot: Any, qloop: Any, tmp_path: Path
+) -> None:
+    store = InMemoryStore()
+    seed(store)
+    window, dock = _run_agent(qtbot, qloop, tmp_path, store)
+    dock.resize(420, 300)
+    qtbot.waitUntil(lambda: dock.ns_combo.isVisible() or not dock.isVisible())
+    assert dock.ns_tree.isHidden()
+    labels = [dock.ns_combo.itemText(i).strip() for i in range(dock.ns_combo.count())]
+    assert labels == ["(all) · 4", "docs · 1", "users · 3", "u1 · 2", "u2 · 1"]
+    dock.ns_combo.setCurrentIndex(4)
+    dock.ns_combo.activated.emit(4)
+    qtbot.waitUntil(lambda: set(_rows(dock)) == {"prefs@users/u2"})
+    dock.resize(900, 400)
+    qtbot.waitUntil(lambda: not dock.ns_tree.isHidden())
+    window.close()

@@ -142,7 +142,10 @@ class StoreDock(QWidget):
         self.refresh_button.setToolTip("Read the store again")
         self.run_combo = QComboBox(self)
         self.run_combo.setToolTip("Mark what this run read (R), wrote (W) and deleted (D)")
-        self.run_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.run_combo.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        self.run_combo.setMinimumContentsLength(12)
         self.only_touched = QCheckBox("Only its items", self)
         self.only_touched.setToolTip("Show only the items the chosen run read, wrote or deleted")
         self.error_label = QLabel(self)
@@ -150,14 +153,19 @@ class StoreDock(QWidget):
         self.error_label.setWordWrap(False)
         self.error_label.hide()
 
+        self.ns_combo = QComboBox(self)
+        self.ns_combo.setToolTip("The namespace whose items are listed")
+        self.ns_combo.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        self.ns_combo.setMinimumContentsLength(8)
+        self.ns_combo.hide()
         self.ns_tree = QTreeWidget(self)
-        self.ns_tree.setHeaderLabels(["Namespace", "Items"])
+        self.ns_tree.setHeaderLabels(["Namespace"])
+        self.ns_tree.setHeaderHidden(True)
         self.ns_tree.setRootIsDecorated(True)
         self.ns_tree.setUniformRowHeights(True)
-        ns_header = self.ns_tree.header()
-        ns_header.setStretchLastSection(False)
-        ns_header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        ns_header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        self.ns_tree.setIndentation(12)
 
         self.items = QTreeWidget(self)
         self.items.setHeaderLabels(["Key", "Namespace", "Run", "Updated"])
@@ -167,15 +175,19 @@ class StoreDock(QWidget):
         self.items.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         header = self.items.header()
         header.setStretchLastSection(False)
+        header.setMinimumSectionSize(36)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         for col in (1, 2, 3):
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
+        self.items.headerItem().setToolTip(2, "R read · W written · D deleted (by the run chosen)")
 
         self.value_model = StateItemModel(self, self.hub.theme)
         self.value_view = QTreeView(self)
         self.value_view.setModel(self.value_model)
         self.value_view.setUniformRowHeights(True)
-        self.value_view.header().setStretchLastSection(True)
+        value_header = self.value_view.header()
+        value_header.setStretchLastSection(True)
+        value_header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
 
         right = QSplitter(Qt.Orientation.Vertical, self)
         right.addWidget(self.items)
@@ -198,8 +210,9 @@ class StoreDock(QWidget):
         bar.addWidget(self.refresh_button)
         runs = QHBoxLayout()
         runs.setContentsMargins(6, 0, 6, 0)
+        runs.addWidget(self.ns_combo, 1)
         runs.addWidget(QLabel("Run:", self))
-        runs.addWidget(self.run_combo, 1)
+        runs.addWidget(self.run_combo, 2)
         runs.addWidget(self.only_touched)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
@@ -219,9 +232,10 @@ class StoreDock(QWidget):
         self.filter_edit.returnPressed.connect(self.reload)
         self.filter_edit.editingFinished.connect(self.reload)
         self.refresh_button.clicked.connect(self.reload)
-        self.run_combo.currentIndexChanged.connect(lambda _i: self._show_rows())
+        self.run_combo.currentIndexChanged.connect(lambda _i: self._on_run())
         self.only_touched.toggled.connect(lambda _on: self._show_rows())
         self.ns_tree.currentItemChanged.connect(self._on_namespace)
+        self.ns_combo.activated.connect(self._on_namespace_choice)
         self.items.currentItemChanged.connect(self._on_item)
         self._refresh_runs()
 
@@ -321,7 +335,7 @@ class StoreDock(QWidget):
         tree = namespace_tree(namespaces, counts if counts else None)
         self.ns_tree.blockSignals(True)
         self.ns_tree.clear()
-        top = QTreeWidgetItem(["(all)", str(tree.items) if counts else ""])
+        top = QTreeWidgetItem([f"(all) · {tree.items}" if counts else "(all)"])
         top.setData(0, _ROW, ())
         self.ns_tree.addTopLevelItem(top)
         current = top
@@ -329,7 +343,9 @@ class StoreDock(QWidget):
         def add(parent: QTreeWidgetItem, node: NamespaceNode) -> None:
             nonlocal current
             for child in node.children.values():
-                item = QTreeWidgetItem([child.label, str(child.items) if counts else ""])
+                item = QTreeWidgetItem(
+                    [f"{child.label} · {child.items}" if counts else child.label]
+                )
                 item.setData(0, _ROW, child.path)
                 item.setToolTip(0, "/".join(child.path))
                 parent.addChild(item)
@@ -341,6 +357,22 @@ class StoreDock(QWidget):
         self.ns_tree.expandAll()
         self.ns_tree.setCurrentItem(current)
         self.ns_tree.blockSignals(False)
+        self.ns_combo.blockSignals(True)
+        self.ns_combo.clear()
+        stack = [(top, 0)]
+        while stack:
+            item, depth = stack.pop()
+            self.ns_combo.addItem("   " * depth + item.text(0), item.data(0, _ROW))
+            if item.data(0, _ROW) == self.prefix:
+                self.ns_combo.setCurrentIndex(self.ns_combo.count() - 1)
+            kids = (item.child(i) for i in reversed(range(item.childCount())))
+            stack.extend((kid, depth + 1) for kid in kids if kid is not None)
+        self.ns_combo.blockSignals(False)
+
+    def _on_namespace_choice(self, index: int) -> None:
+        path = self.ns_combo.itemData(index)
+        self.prefix = tuple(path or ())
+        self.reload()
 
     def _on_namespace(self, item: QTreeWidgetItem | None, _prev: object) -> None:
         if item is None:
@@ -361,12 +393,26 @@ class StoreDock(QWidget):
         self.run_combo.clear()
         self.run_combo.addItem("All runs", _ALL_RUNS)
         for run in self.activity.ordered():
-            self.run_combo.addItem(f"Run {run.index}: {run.summary()}", run.run_id)
+            self.run_combo.addItem(f"Run {run.index} ({run.summary()})", run.run_id)
         index = self.run_combo.findData(keep) if keep else -1
         if index < 0 and self.activity.runs:  # the newest run by default
             index = self.run_combo.count() - 1
         self.run_combo.setCurrentIndex(max(index, 0))
+        self.run_combo.setToolTip(self.run_combo.currentText())
         self.run_combo.blockSignals(False)
+
+    def _on_run(self) -> None:
+        self.run_combo.setToolTip(self.run_combo.currentText())
+        self._show_rows()
+
+    def resizeEvent(self, event: Any) -> None:
+        """Narrow (a side dock on a laptop): the namespaces as a drop-down above the items
+        instead of a tree beside them."""
+        super().resizeEvent(event)
+        narrow = self.width() < 560
+        if self.ns_tree.isHidden() != narrow:
+            self.ns_tree.setHidden(narrow)
+            self.ns_combo.setVisible(narrow)
 
     def _show_rows(self) -> None:
         run = self.selected_run()
@@ -409,7 +455,7 @@ class StoreDock(QWidget):
 
     def _paint_rows(self) -> None:
         c = colors(self.hub.theme)
-        tones = {DELETED: c.danger, WRITTEN: c.amber, READ: c.accent}
+        tones = {DELETED: c.danger, WRITTEN: c.amber, READ: c.violet}
         run = self.selected_run()
         for item in self._top_items():
             row: StoreRow = item.data(0, _ROW)
@@ -433,9 +479,13 @@ class StoreDock(QWidget):
     def _on_item(self, item: QTreeWidgetItem | None, _prev: object) -> None:
         row = item.data(0, _ROW) if item is not None else None
         value = row.value if isinstance(row, StoreRow) else None
-        self.value_model.set_tree(StateTree(value if isinstance(value, dict) else {}))
+        value = value if isinstance(value, dict) else {}
+        self.value_model.set_tree(StateTree(value))
         self.value_view.expandToDepth(1)
-        self.value_view.resizeColumnToContents(0)
+        fm = self.value_view.fontMetrics()
+        widest = max((fm.horizontalAdvance(str(k)) for k in value), default=40)
+        width = min(widest + 48, max(120, self.value_view.width() * 2 // 5))
+        self.value_view.header().resizeSection(0, width)
 
 
 def _marks_text(marks: set[str]) -> str:
@@ -445,6 +495,16 @@ def _marks_text(marks: set[str]) -> str:
 
 
 def _when(iso: str | None) -> str:
+    """``12:37:51`` for today (local time), else the date and time."""
     if not iso:
         return ""
-    return iso.replace("T", " ")[:19]
+    import datetime as dt
+
+    try:
+        when = dt.datetime.fromisoformat(iso)
+    except ValueError:
+        return iso[:19]
+    if when.tzinfo is not None:
+        when = when.astimezone()
+    today = dt.datetime.now(when.tzinfo).date()
+    return when.strftime("%H:%M:%S" if when.date() == today else "%Y-%m-%d %H:%M")
