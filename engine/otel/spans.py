@@ -28,7 +28,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from engine.events import SPAN_CLOSERS, SPAN_OPENERS, EventBase
 from engine.otel.genai import (
@@ -140,6 +140,9 @@ class SpanBuilder:
         """run id -> (wall ns, monotonic ns) of its first event."""
         self._last: dict[str, int] = {}
         self._tokens: dict[tuple[str, str], int] = {}
+        self._requests: dict[tuple[str, int], tuple[list[Any] | None, list[Any] | None]] = {}
+        """(run, seq) of a model.request -> its whole message list and tool schemas, for the
+        requests after it that only carry what changed (``messages_base``)."""
 
     def _time(self, ev: EventBase) -> int:
         run = ev.run_id
@@ -163,6 +166,9 @@ class SpanBuilder:
             self._describe_open(op, ev)
             self._open[(run, ev.span_id)] = op
             return []
+        if kind == "run.finished" and not ev.ns:  # its requests cannot be continued now
+            for key in [k for k in self._requests if k[0] == run]:
+                del self._requests[key]
         if kind in SPAN_CLOSERS and ev.span_id:
             op = self._open.pop((run, ev.span_id), None)
             if op is None:
@@ -237,7 +243,7 @@ class SpanBuilder:
             if f.get("max_attempts") is not None:
                 a["stepwise.max_attempts"] = int(f["max_attempts"])
         elif kind == "model.request":
-            op.name = model_request_attrs(f, op.attrs)
+            op.name = model_request_attrs(self._whole_request(ev), op.attrs)
             op.kind = "client"
         elif kind == "tool.started":
             tool = str(f.get("tool"))
@@ -249,6 +255,27 @@ class SpanBuilder:
                 a["gen_ai.tool.call.id"] = str(f["tool_call_id"])
             if f.get("args") is not None:
                 a["gen_ai.tool.call.arguments"] = json_text(f["args"])
+
+    def _whole_request(self, ev: EventBase) -> dict[str, Any]:
+        """The request's fields with its whole message list and tools: a request recorded as
+        a continuation of an earlier one (``messages_base``, ``messages_reused``,
+        ``tool_schemas_reused``) is joined to it; when the earlier one is unknown the list is
+        left out (the last messages stand in)."""
+        f = dict(ev.__dict__)
+        own = f.get("messages")
+        base = self._requests.get((ev.run_id, f.get("messages_base") or -1))
+        reused = int(f.get("messages_reused") or 0)
+        messages: list[Any] | None = list(own) if isinstance(own, list) else None
+        if messages is not None and reused:
+            earlier = base[0] if base is not None else None
+            messages = None if earlier is None else [*earlier[:reused], *messages]
+        tools = f.get("tool_schemas")
+        if tools is None and f.get("tool_schemas_reused") and base is not None:
+            tools = base[1]
+        self._requests[(ev.run_id, ev.seq)] = (messages, tools)
+        f["messages"] = messages
+        f["tool_schemas"] = tools
+        return f
 
     def _close(self, op: _Open, end: EventBase | None, t: int) -> SpanData:
         opener = op.opener
