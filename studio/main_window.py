@@ -34,7 +34,7 @@ from studio.window_menus import build_menus
 
 __all__ = ["MainWindow"]
 
-_LAYOUT_VERSION = 1
+_LAYOUT_VERSION = 2
 """Bump when the dock set changes so an old saved layout is not applied to a new window."""
 
 
@@ -211,6 +211,9 @@ class MainWindow(QMainWindow):
         row = getattr(widget, "rowSelected", None)
         if key == "events" and row is not None:
             row.connect(self._on_event_selected)
+        playground = getattr(widget, "playgroundRequested", None)
+        if playground is not None:
+            playground.connect(self.open_playground)
         filter_node = getattr(widget, "filter_node", None)
         if key == "events" and filter_node is not None:
             self.hub.subscribe("focus", filter_node)  # a click on a graph node filters the log
@@ -252,6 +255,26 @@ class MainWindow(QMainWindow):
         dock.widget().set_pair(base_id, target_id)  # type: ignore[attr-defined]
         dock.show()
         dock.raise_()
+
+    def open_playground(self, event: Any) -> Any:
+        """The what-if playground on a model call (a window of its own; never blocks)."""
+        from studio.dialogs.playground import PlaygroundDialog
+
+        try:
+            dialog = PlaygroundDialog(
+                self.hub,
+                self.controller,
+                event,
+                settings_model=lambda: settings_model(self.settings),
+                parent=self,
+            )
+        except ValueError as exc:
+            self.status.show_message(str(exc))
+            return None
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.playground = dialog
+        dialog.show()
+        return dialog
 
     def _on_event_selected(self, row: object) -> None:
         node = getattr(getattr(row, "event", None), "node", None)
@@ -485,6 +508,10 @@ class MainWindow(QMainWindow):
         self._refresh()
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        live = getattr(self, "live_otel", None)
+        if live is not None:  # send what the live export still holds
+            live.close()
+            self.live_otel = None
         self.controller.close()
         if self.save_settings:
             self.settings.layout = self.save_layout()

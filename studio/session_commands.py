@@ -72,6 +72,36 @@ class SessionCommands:
         self.hub.select_checkpoint(None)
         return self._launch(self._drive(None, checkpoint_id, model_override=plan.model))
 
+    def continue_with_answer(
+        self, checkpoint_id: str, node: str, answer: Any
+    ) -> asyncio.Task[None]:
+        """What-if: fork the thread at ``checkpoint_id`` (where a model call was made) as if
+        ``node``, the model node, had answered ``answer`` (an ``AIMessage``), and run on from
+        there under the debugger.  The old branch stays."""
+        if self.graph is None:
+            raise RuntimeError("No agent is loaded")
+        if self.busy:
+            raise RuntimeError("Stop the run before continuing from a model call")
+        return self._launch(self._continue_with(checkpoint_id, node, answer))
+
+    async def _continue_with(self, checkpoint_id: str, node: str, answer: Any) -> None:
+        config: dict[str, Any] = {"configurable": {"thread_id": self.hub.thread_id}}
+        config["configurable"]["checkpoint_id"] = checkpoint_id
+        new = await self.graph.aupdate_state(config, {"messages": [answer]}, as_node=node)
+        self.hub.select_checkpoint(None)  # follow the new branch live
+        self.hub.checkpoints_changed()
+        await self._drive(None, new["configurable"]["checkpoint_id"])
+
+    def rerun_with_model(self, checkpoint_id: str, model: Any) -> asyncio.Task[None]:
+        """Re-run from ``checkpoint_id`` with ``model`` answering every model call of the rest
+        of the run (the run's model override); a fork: the old branch stays."""
+        if self.graph is None:
+            raise RuntimeError("No agent is loaded")
+        if self.busy:
+            raise RuntimeError("Stop the run before re-running from a checkpoint")
+        self.hub.select_checkpoint(None)
+        return self._launch(self._drive(None, checkpoint_id, model_override=model))
+
     def retry_plan_steps(
         self, chain: list[int], checkpoint_id: str | None = None
     ) -> asyncio.Task[None]:

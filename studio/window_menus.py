@@ -58,6 +58,10 @@ class WindowMenus:
         self.open_thread_action.setShortcut(QKeySequence("Ctrl+Alt+T"))
         self.save_session_action = m.addAction("Save Session As...", self.choose_save_path)
         self.save_session_action.setShortcut(QKeySequence("Ctrl+Shift+S"))
+        self.export_menu = m.addMenu("Export")
+        self.export_otel_action = self.export_menu.addAction(
+            "OpenTelemetry...", self.open_otel_export
+        )
         m.addSeparator()
         self.settings_action = m.addAction("Settings...", self.open_settings)
         self.settings_action.setShortcut(QKeySequence("Ctrl+,"))
@@ -177,6 +181,12 @@ class WindowMenus:
             self.w.show_error("The session could not be saved", f"{type(exc).__name__}: {exc}")
             return
         self.w.status.show_message(f"Session saved to {path}")
+
+    def open_otel_export(self) -> asyncio.Future[int]:
+        from studio.dialogs.otel_export import OtelExportDialog
+
+        self.otel_dialog = OtelExportDialog(self.w, self.w)
+        return show_dialog(self.otel_dialog)
 
     def open_settings(self) -> asyncio.Future[int]:
         from studio.dialogs.settings import SettingsDialog

@@ -47,6 +47,7 @@ FAMILIES = (
     "middleware",
     "plan",
     "custom",
+    "store",
     "debug",
 )
 TOKEN = "model.token"

@@ -44,6 +44,7 @@ OPTIONAL_DOCKS: tuple[DockSpec, ...] = (
     ),
     DockSpec("todos", "Todos", "studio.views.todo_board", ("TodoBoardDock",), _RIGHT, "right"),
     DockSpec("plan", "Plan", "studio.views.plan_view", ("PlanDock",), _RIGHT, "right"),
+    DockSpec("store", "Store", "studio.docks.store", ("StoreDock",), _RIGHT, "right"),
 )
 
 
