@@ -11,7 +11,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QSize, Qt, QTimer
+from PySide6.QtCore import QByteArray, QRect, QSize, Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QShowEvent
 from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QToolBar, QWidget
 
@@ -21,6 +21,7 @@ from studio.actions import DebugActions
 from studio.dialogs.asyncdialog import show_dialog
 from studio.dialogs.errors import ErrorDialog
 from studio.hub import Hub
+from studio.models.window_fit import PREFERRED, Rect, first_placement, fits
 from studio.scenarios import Scenario, builtin_scenarios
 from studio.session import FIRST_MESSAGE_HINT, STAY, NeedsInput, RunController
 from studio.settings_store import StudioSettings, apply_model_env, settings_model
@@ -33,8 +34,11 @@ from studio.window_menus import build_menus
 
 __all__ = ["MainWindow"]
 
-_LAYOUT_VERSION = 1
-"""Bump when the dock set changes so an old saved layout is not applied to a new window."""
+_LAYOUT_VERSION = 2
+"""Bump when the dock set or its default arrangement changes so an old saved layout is not
+applied to a new window (2: State and Diff beside the Timeline instead of tabbed with it)."""
+_BOTTOM_ROW = ("log", "time", "state")
+"""The dock groups of the bottom row, left to right (``studio.docks``)."""
 
 
 class MainWindow(QMainWindow):
@@ -57,7 +61,7 @@ class MainWindow(QMainWindow):
         self._sized = False
         self.setWindowTitle("Stepwise")
         self.setWindowIcon(icon("app"))
-        self.resize(1480, 920)
+        self.resize(*PREFERRED)  # ``open_on_screen`` fits it to the screen it opens on
         self.setDockNestingEnabled(True)
         self.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.setCorner(Qt.Corner.BottomLeftCorner, Qt.DockWidgetArea.BottomDockWidgetArea)
@@ -117,22 +121,34 @@ class MainWindow(QMainWindow):
         bottom = Qt.DockWidgetArea.BottomDockWidgetArea
         dock = self._add_dock("breakpoints", "Breakpoints", self.breakpoints_panel, bottom)
         self._place(dock, "log")
-        for key in ("events", "timeline", "messages"):  # the tab to see first in each group
+        for key in (
+            "events",
+            "timeline",
+            "state",
+            "messages",
+        ):  # the tab to see first in each group
             if key in self.docks:
                 self.docks[key].raise_()
 
     def _place(self, dock: QDockWidget, group: str) -> None:
-        """Tab ``dock`` into its group; the "time" group sits to the right of the "log" one."""
+        """Tab ``dock`` into its group; the bottom row's groups (Events | Timeline | State) sit
+        side by side, so a checkpoint picked on the Timeline and its State are seen at once."""
         anchor = self._anchors.get(group)
         if anchor is not None:
             self.tabifyDockWidget(anchor, dock)
             return
         self._anchors[group] = dock
-        log = self._anchors.get("log")
-        if group == "time" and log is not None:
-            self.splitDockWidget(log, dock, Qt.Orientation.Horizontal)
-        elif group == "log" and "time" in self._anchors:
-            self.splitDockWidget(dock, self._anchors["time"], Qt.Orientation.Horizontal)
+        if group not in _BOTTOM_ROW:
+            return
+        at = _BOTTOM_ROW.index(group)
+        left = next(
+            (self._anchors[g] for g in reversed(_BOTTOM_ROW[:at]) if g in self._anchors), None
+        )
+        right = next((self._anchors[g] for g in _BOTTOM_ROW[at + 1 :] if g in self._anchors), None)
+        if left is not None:
+            self.splitDockWidget(left, dock, Qt.Orientation.Horizontal)
+        elif right is not None:
+            self.splitDockWidget(dock, right, Qt.Orientation.Horizontal)
 
     def wire_optional_docks(self) -> list[str]:
         """Create the docks whose modules have landed (and are not wired yet)."""
@@ -157,40 +173,76 @@ class MainWindow(QMainWindow):
         return added
 
     def apply_default_sizes(self) -> None:
-        """Dock sizes for the window's current size: graph in the middle gets the most room."""
+        """Dock sizes for the window's current size: the graph in the middle gets the most
+        room, the bottom row (Events | Timeline | State) a bit over a third of the height."""
         width, height = self.width(), self.height()
         right = self._anchors.get("right")
         if right is not None:
-            self.resizeDocks([right], [max(380, int(width * 0.3))], Qt.Orientation.Horizontal)
-        bottom = self._anchors.get("log") or self._anchors.get("time")
-        if bottom is not None:
-            self.resizeDocks([bottom], [max(220, int(height * 0.34))], Qt.Orientation.Vertical)
-        log, time_ = self._anchors.get("log"), self._anchors.get("time")
-        if log is not None and time_ is not None:
-            split = [int(width * 0.55), int(width * 0.45)]  # the bottom row spans the window
-            self.resizeDocks([log, time_], split, Qt.Orientation.Horizontal)
+            self.resizeDocks([right], [max(340, int(width * 0.28))], Qt.Orientation.Horizontal)
+        row = [self._anchors[g] for g in _BOTTOM_ROW if g in self._anchors]
+        if row:
+            share = 0.40 if height < 900 else 0.36  # a laptop: room for the payload pane
+            self.resizeDocks([row[0]], [max(240, int(height * share))], Qt.Orientation.Vertical)
+        shares = {"log": 0.40, "time": 0.28, "state": 0.32}
+        if len(row) > 1:
+            groups = [g for g in _BOTTOM_ROW if g in self._anchors]
+            total = sum(shares[g] for g in groups)
+            sizes = [int(width * shares[g] / total) for g in groups]
+            self.resizeDocks(row, sizes, Qt.Orientation.Horizontal)
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         if not self._sized:
             self._sized = True
-            if not self.restore_layout():
+            if not self.restore_state():
                 QTimer.singleShot(0, self.apply_default_sizes)
 
+    # -- geometry and layout ------------------------------------------------------------------
+
+    def open_on_screen(self, available: QRect | None = None) -> None:
+        """Show the window inside the screen: where it was last closed when that still fits
+        (maximized if it was), else at the first placement for this screen's size."""
+        if available is None:
+            available = self.screen().availableGeometry()
+        area = _rect(available)
+        geometry, _, _ = self.settings.layout.partition("|")
+        restored = bool(geometry) and self.restoreGeometry(QByteArray.fromBase64(geometry.encode()))
+        if restored and (self.isMaximized() or fits(_rect(self.frameGeometry()), area)):
+            if self.isMaximized() and not fits(_rect(self.normalGeometry()), area):
+                self.setGeometry(_qrect(first_placement(area).rect))  # the normal size, later
+            self.show()
+            return
+        placement = first_placement(area)
+        self.setWindowState(Qt.WindowState.WindowNoState)
+        self.setGeometry(_qrect(placement.rect))
+        if placement.maximized:
+            self.showMaximized()
+        else:
+            self.show()
+
     def save_layout(self) -> str:
-        """Geometry and dock layout as text (kept in the settings)."""
+        """Geometry (maximized or not) and dock layout as text (kept in the settings)."""
         geometry = bytes(self.saveGeometry().toBase64().data()).decode()
         state = bytes(self.saveState(_LAYOUT_VERSION).toBase64().data()).decode()
         return f"{geometry}|{state}"
 
     def restore_layout(self, text: str | None = None) -> bool:
-        """Restore a saved layout (False when there is none or it does not fit this build)."""
+        """Restore a saved geometry and layout (False when there is none or it does not fit
+        this build)."""
         text = self.settings.layout if text is None else text
-        geometry, sep, state = text.partition("|")
+        geometry, sep, _state = text.partition("|")
         if not sep:
             return False
         ok = self.restoreGeometry(QByteArray.fromBase64(geometry.encode()))
-        return self.restoreState(QByteArray.fromBase64(state.encode()), _LAYOUT_VERSION) and ok
+        return self.restore_state(text) and ok
+
+    def restore_state(self, text: str | None = None) -> bool:
+        """The docks as they were saved (where, tabbed or split, sizes, floating, shown)."""
+        text = self.settings.layout if text is None else text
+        _geometry, sep, state = text.partition("|")
+        if not sep:
+            return False
+        return self.restoreState(QByteArray.fromBase64(state.encode()), _LAYOUT_VERSION)
 
     def _wire_dock(self, key: str, widget: QWidget) -> None:
         """Connect a dock's requests to the run controller (runs belong to it)."""
@@ -489,6 +541,14 @@ class MainWindow(QMainWindow):
             self.settings.layout = self.save_layout()
             self.settings.save()
         super().closeEvent(event)
+
+
+def _rect(r: QRect) -> Rect:
+    return Rect(r.x(), r.y(), r.width(), r.height())
+
+
+def _qrect(r: Rect) -> QRect:
+    return QRect(r.x, r.y, r.w, r.h)
 
 
 def _one_line(exc: BaseException) -> str:
