@@ -22,6 +22,7 @@ from studio.dialogs.asyncdialog import show_dialog
 from studio.dialogs.errors import ErrorDialog
 from studio.hub import Hub
 from studio.models.window_fit import PREFERRED, Rect, first_placement, fits
+from studio.run.reload_on_save import ReloadOnSave
 from studio.scenarios import Scenario, builtin_scenarios
 from studio.session import FIRST_MESSAGE_HINT, STAY, NeedsInput, RunController
 from studio.settings_store import StudioSettings, apply_model_env, settings_model
@@ -75,6 +76,7 @@ class MainWindow(QMainWindow):
         self._build_toolbars()
         self._build_docks()
         self.menus = build_menus(self)
+        self.reloader = ReloadOnSave(self)
         self._connect()
         self.hub.set_theme(self.settings.theme)
         self._install_interrupt_handler()
@@ -399,6 +401,7 @@ class MainWindow(QMainWindow):
         self.settings.add_recent(spec)
         self.menus.refresh_recent()
         self.menus.refresh_faults()
+        self.reloader.watch(spec)
         notices = getattr(self.controller.graph, "notices", list)()
         self.status.show_message(f"Loaded {label or spec}" + "".join(f"; {n}" for n in notices))
         return True
@@ -414,10 +417,12 @@ class MainWindow(QMainWindow):
         """Load a graph from ``path``; when it defines several, ask which one.  The file is
         imported once: choosing a graph reuses that module."""
         from engine.loader import open_file
+        from studio.run.project_files import forget_shadowed
 
         loop = asyncio.get_event_loop()
         result: asyncio.Future[bool] = loop.create_future()
         try:
+            forget_shadowed(Path(path).resolve())  # another project's module of the same name
             module, names = open_file(path)
         except AgentLoadError as exc:
             self.show_error("The agent could not be loaded", str(exc))
@@ -453,6 +458,7 @@ class MainWindow(QMainWindow):
         """Show a recorded session (``studio.replay``): every view as it was live."""
         from studio.replay import open_session_into
 
+        self.reloader.stop()
         self.controller.unload()
         try:
             self.opened_session = open_session_into(self.hub, path)

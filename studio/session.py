@@ -42,6 +42,7 @@ from studio.agent_source import (
 from studio.drawables import drawable_for
 from studio.event_batcher import DEFAULT_INTERVAL, EventBatcher
 from studio.hub import Hub
+from studio.run.agent_reload import AgentReload
 from studio.saved_threads import SavedThreads
 from studio.session_commands import SessionCommands
 from studio.session_files import new_session_path, session_dir
@@ -73,7 +74,7 @@ class NeedsInput(Exception):
     """The agent takes messages and neither the file nor the user gave one."""
 
 
-class RunController(SessionCommands, SavedThreads):
+class RunController(SessionCommands, SavedThreads, AgentReload):
     """Loads agents and drives their runs for the studio (see module docstring)."""
 
     def __init__(
