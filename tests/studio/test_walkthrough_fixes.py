@@ -231,3 +231,52 @@ def test_the_open_session_dialog_shows_whole_names(qtbot: Any, tmp_path: Path) -
     QApplication.processEvents()
     assert tree.columnWidth(0) >= width  # the whole name, not "2025…project.stepwise"
     dialog.reject()
+
+
+def test_run_times_start_afresh_for_a_new_run_and_end_at_the_last_event() -> None:
+    from engine.events import DebugPaused, DebugResumed, RunFinished, RunStarted
+    from studio.run_stats import RunStats
+
+    s = 1_000_000_000
+    stats = RunStats()
+    stats.apply(
+        [
+            RunStarted(run_id="a", mono_ns=1 * s),
+            DebugPaused(run_id="a", mono_ns=2 * s),
+            DebugResumed(run_id="a", mono_ns=9 * s),  # 7 s at a breakpoint
+            RunFinished(run_id="a", mono_ns=10 * s),
+        ]
+    )
+    assert stats.elapsed(None) == 2.0 and stats.paused(10 * s) == 7.0
+    stats.apply([RunStarted(run_id="b", mono_ns=20 * s)])  # a new message: a new run
+    assert stats.paused(20 * s) == 0.0  # nothing of the first run's pause carried over
+    stats.apply([DebugPaused(run_id="b", mono_ns=21 * s, reason="step")])
+    # not live (a past moment, a recorded session): it ends at its last event, not "now"
+    assert stats.elapsed(None) == 1.0
+    assert stats.text_parts("done", None)["elapsed"] == "1.0 s"
+
+
+def test_time_travel_shows_the_run_time_up_to_the_checkpoint(
+    qtbot: Any, qloop: Any, tmp_path: Path, monkeypatch: Any
+) -> None:
+    import time as clock
+
+    window = make_window(qtbot, tmp_path)
+    ctl, hub = window.controller, window.hub
+    ctl.load_factory(app_agents.factory(), "seed000")
+    window.actions_.run.trigger()
+    run_until(qloop, lambda: hub.status == "done" and not ctl.busy)
+    run = next(e for e in hub.events if e.kind == "run.finished")
+    total = run.duration_ms / 1000
+    step3 = next(e for e in hub.events if e.kind == "checkpoint.saved" and e.step == 3)
+    later = clock.monotonic_ns() + 3600 * 1_000_000_000  # an hour after the run
+    monkeypatch.setattr("studio.views.status_bar.time.monotonic_ns", lambda: later)
+    hub.select_checkpoint(step3.checkpoint_id)
+    text = window.status.fields["elapsed"].text()
+    assert ":" not in text, text  # not an hour, not minutes
+    shown = float(text.split()[0])
+    start = next(e for e in hub.events if e.kind == "run.started")
+    assert shown <= round((step3.mono_ns - start.mono_ns) / 1e9, 1) + 0.05 <= total + 0.1
+    assert window.status.fields["step"].text() == "Step 3"
+    hub.select_checkpoint(None)
+    assert float(window.status.fields["elapsed"].text().split()[0]) <= total + 0.05
