@@ -11,7 +11,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QRect, QSize, Qt, QTimer
+from PySide6.QtCore import QSize, Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QShowEvent
 from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QToolBar, QWidget
 
@@ -21,7 +21,7 @@ from studio.actions import DebugActions
 from studio.dialogs.asyncdialog import show_dialog
 from studio.dialogs.errors import ErrorDialog
 from studio.hub import Hub
-from studio.models.window_fit import PREFERRED, Rect, first_placement, fits
+from studio.models.window_fit import PREFERRED
 from studio.run.reload_on_save import ReloadOnSave
 from studio.scenarios import Scenario, builtin_scenarios
 from studio.session import FIRST_MESSAGE_HINT, STAY, NeedsInput, RunController
@@ -31,18 +31,13 @@ from studio.views.breakpoints_panel import BreakpointsPanel
 from studio.views.graph_panel import GraphPanel
 from studio.views.input_bar import InputBar
 from studio.views.status_bar import RunStatusBar
+from studio.widgets.window_layout import WindowLayout
 from studio.window_menus import build_menus
 
 __all__ = ["MainWindow"]
 
-_LAYOUT_VERSION = 2
-"""Bump when the dock set or its default arrangement changes so an old saved layout is not
-applied to a new window (2: State and Diff beside the Timeline instead of tabbed with it)."""
-_BOTTOM_ROW = ("log", "time", "state")
-"""The dock groups of the bottom row, left to right (``studio.docks``)."""
 
-
-class MainWindow(QMainWindow):
+class MainWindow(WindowLayout, QMainWindow):
     def __init__(
         self,
         hub: Hub | None = None,
@@ -132,26 +127,6 @@ class MainWindow(QMainWindow):
             if key in self.docks:
                 self.docks[key].raise_()
 
-    def _place(self, dock: QDockWidget, group: str) -> None:
-        """Tab ``dock`` into its group; the bottom row's groups (Events | Timeline | State) sit
-        side by side, so a checkpoint picked on the Timeline and its State are seen at once."""
-        anchor = self._anchors.get(group)
-        if anchor is not None:
-            self.tabifyDockWidget(anchor, dock)
-            return
-        self._anchors[group] = dock
-        if group not in _BOTTOM_ROW:
-            return
-        at = _BOTTOM_ROW.index(group)
-        left = next(
-            (self._anchors[g] for g in reversed(_BOTTOM_ROW[:at]) if g in self._anchors), None
-        )
-        right = next((self._anchors[g] for g in _BOTTOM_ROW[at + 1 :] if g in self._anchors), None)
-        if left is not None:
-            self.splitDockWidget(left, dock, Qt.Orientation.Horizontal)
-        elif right is not None:
-            self.splitDockWidget(dock, right, Qt.Orientation.Horizontal)
-
     def wire_optional_docks(self) -> list[str]:
         """Create the docks whose modules have landed (and are not wired yet)."""
         added: list[str] = []
@@ -174,77 +149,12 @@ class MainWindow(QMainWindow):
             self.menus.refresh_docks()
         return added
 
-    def apply_default_sizes(self) -> None:
-        """Dock sizes for the window's current size: the graph in the middle gets the most
-        room, the bottom row (Events | Timeline | State) a bit over a third of the height."""
-        width, height = self.width(), self.height()
-        right = self._anchors.get("right")
-        if right is not None:
-            self.resizeDocks([right], [max(340, int(width * 0.28))], Qt.Orientation.Horizontal)
-        row = [self._anchors[g] for g in _BOTTOM_ROW if g in self._anchors]
-        if row:
-            share = 0.40 if height < 900 else 0.36  # a laptop: room for the payload pane
-            self.resizeDocks([row[0]], [max(240, int(height * share))], Qt.Orientation.Vertical)
-        shares = {"log": 0.40, "time": 0.28, "state": 0.32}
-        if len(row) > 1:
-            groups = [g for g in _BOTTOM_ROW if g in self._anchors]
-            total = sum(shares[g] for g in groups)
-            sizes = [int(width * shares[g] / total) for g in groups]
-            self.resizeDocks(row, sizes, Qt.Orientation.Horizontal)
-
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         if not self._sized:
             self._sized = True
             if not self.restore_state():
                 QTimer.singleShot(0, self.apply_default_sizes)
-
-    # -- geometry and layout ------------------------------------------------------------------
-
-    def open_on_screen(self, available: QRect | None = None) -> None:
-        """Show the window inside the screen: where it was last closed when that still fits
-        (maximized if it was), else at the first placement for this screen's size."""
-        if available is None:
-            available = self.screen().availableGeometry()
-        area = _rect(available)
-        geometry, _, _ = self.settings.layout.partition("|")
-        restored = bool(geometry) and self.restoreGeometry(QByteArray.fromBase64(geometry.encode()))
-        if restored and (self.isMaximized() or fits(_rect(self.frameGeometry()), area)):
-            if self.isMaximized() and not fits(_rect(self.normalGeometry()), area):
-                self.setGeometry(_qrect(first_placement(area).rect))  # the normal size, later
-            self.show()
-            return
-        placement = first_placement(area)
-        self.setWindowState(Qt.WindowState.WindowNoState)
-        self.setGeometry(_qrect(placement.rect))
-        if placement.maximized:
-            self.showMaximized()
-        else:
-            self.show()
-
-    def save_layout(self) -> str:
-        """Geometry (maximized or not) and dock layout as text (kept in the settings)."""
-        geometry = bytes(self.saveGeometry().toBase64().data()).decode()
-        state = bytes(self.saveState(_LAYOUT_VERSION).toBase64().data()).decode()
-        return f"{geometry}|{state}"
-
-    def restore_layout(self, text: str | None = None) -> bool:
-        """Restore a saved geometry and layout (False when there is none or it does not fit
-        this build)."""
-        text = self.settings.layout if text is None else text
-        geometry, sep, _state = text.partition("|")
-        if not sep:
-            return False
-        ok = self.restoreGeometry(QByteArray.fromBase64(geometry.encode()))
-        return self.restore_state(text) and ok
-
-    def restore_state(self, text: str | None = None) -> bool:
-        """The docks as they were saved (where, tabbed or split, sizes, floating, shown)."""
-        text = self.settings.layout if text is None else text
-        _geometry, sep, state = text.partition("|")
-        if not sep:
-            return False
-        return self.restoreState(QByteArray.fromBase64(state.encode()), _LAYOUT_VERSION)
 
     def _wire_dock(self, key: str, widget: QWidget) -> None:
         """Connect a dock's requests to the run controller (runs belong to it)."""
@@ -499,10 +409,49 @@ class MainWindow(QMainWindow):
                 return
             self.input_bar.take_text()
             return
+        if self.controller.would_restart:
+            self.confirm_new_run(command)
+            return
         try:
             self.controller.step(command)
         except NeedsInput as exc:
             self._ask_for_input(str(exc))
+
+    def confirm_new_run(self, command: str) -> asyncio.Future[int]:
+        """A step after the run ended starts a new run on a new thread: ask first, say so."""
+        from studio.dialogs.confirm import ConfirmDialog
+
+        thread = self.hub.thread_id
+        name = {"step_into": "Step Into", "step_over": "Step Over"}.get(command, "Step Out")
+        self.confirm_dialog = dialog = ConfirmDialog(
+            "Start a new run?",
+            f"The run on {thread} has ended. {name} starts the agent again on a new thread "
+            f"and pauses at its first step; {thread} and its history stay in the Thread list.",
+            "Start a new run",
+            self,
+        )
+
+        def answered(code: asyncio.Future[int]) -> None:
+            if code.result() != dialog.DialogCode.Accepted:
+                self.status.show_message(f"Nothing started: {thread} has ended")
+                return
+            note = f"A new run on a new thread, paused at its first step; {thread} is kept"
+
+            def on_status(status: str) -> None:
+                if status in ("paused", "done", "error", "cancelled", "interrupted"):
+                    unsubscribe()
+                    self.status.show_message(note)  # after the start cleared the bar
+
+            unsubscribe = self.hub.subscribe("status", on_status)
+            try:
+                self.controller.step(command)
+            except NeedsInput as exc:
+                unsubscribe()
+                self._ask_for_input(str(exc))
+
+        future = show_dialog(dialog)
+        future.add_done_callback(answered)
+        return future
 
     def toggle_breakpoint(self) -> None:
         """F9: the breakpoint before the node selected in the graph."""
@@ -547,14 +496,6 @@ class MainWindow(QMainWindow):
             self.settings.layout = self.save_layout()
             self.settings.save()
         super().closeEvent(event)
-
-
-def _rect(r: QRect) -> Rect:
-    return Rect(r.x(), r.y(), r.width(), r.height())
-
-
-def _qrect(r: Rect) -> QRect:
-    return QRect(r.x, r.y, r.w, r.h)
 
 
 def _one_line(exc: BaseException) -> str:

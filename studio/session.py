@@ -283,6 +283,12 @@ class RunController(SessionCommands, SavedThreads, AgentReload):
             return self.restart()
         return self.start()
 
+    @property
+    def would_restart(self) -> bool:
+        """Would Run / Step now start the agent again on a new thread (the run has ended)?"""
+        idle = self.graph is not None and not self.busy and not self.debugger.paused
+        return idle and (self.status in ENDED or self.hub.thread_id in self._ran_on)
+
     def step(self, command: str) -> asyncio.Task[None] | None:
         """F10 / F11 / Shift+F11 while paused; from a stopped state, start and pause early."""
         if command not in ("step_over", "step_into", "step_out"):

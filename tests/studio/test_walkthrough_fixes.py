@@ -280,3 +280,34 @@ def test_time_travel_shows_the_run_time_up_to_the_checkpoint(
     assert window.status.fields["step"].text() == "Step 3"
     hub.select_checkpoint(None)
     assert float(window.status.fields["elapsed"].text().split()[0]) <= total + 0.05
+
+
+def test_step_into_after_the_run_ended_asks_before_starting_a_new_run(
+    qtbot: Any, qloop: Any, tmp_path: Path
+) -> None:
+    window = make_window(qtbot, tmp_path)
+    ctl, hub = window.controller, window.hub
+    ctl.load_factory(app_agents.factory(), "seed000")
+    window.actions_.run.trigger()
+    run_until(qloop, lambda: hub.status == "done" and not ctl.busy)
+    thread, events = hub.thread_id, len(hub.events)
+
+    window.actions_.step_into.trigger()
+    dialog = window.confirm_dialog
+    qtbot.waitUntil(dialog.isVisible)
+    assert thread in dialog.message_label.text() and "new thread" in dialog.message_label.text()
+    assert hub.thread_id == thread and len(hub.events) == events  # nothing started yet
+    dialog.cancel_button.click()
+    qtbot.waitUntil(lambda: not dialog.isVisible())
+    run_until(qloop, lambda: "Nothing started" in window.status.message_label.text())
+    assert not ctl.busy and hub.thread_id == thread and len(hub.events) == events
+
+    window.actions_.step_into.trigger()
+    dialog = window.confirm_dialog
+    qtbot.waitUntil(dialog.isVisible)
+    dialog.accept_button.click()
+    run_until(qloop, lambda: hub.status == "paused")
+    assert hub.thread_id != thread and thread in ctl.threads
+    assert "is kept" in window.status.message_label.text()
+    window.actions_.stop.trigger()
+    run_until(qloop, lambda: not ctl.busy)
