@@ -311,3 +311,55 @@ def test_step_into_after_the_run_ended_asks_before_starting_a_new_run(
     assert "is kept" in window.status.message_label.text()
     window.actions_.stop.trigger()
     run_until(qloop, lambda: not ctl.busy)
+
+
+def test_a_replayed_branch_that_stops_at_an_approval_can_be_answered(
+    qtbot: Any, qloop: Any, tmp_path: Path
+) -> None:
+    from engine.recording import Session
+    from studio.interrupts import dialog_opened
+    from studio.scenarios import find_scenario
+
+    scenario = find_scenario("approval")
+    assert scenario is not None
+    window = make_window(qtbot, tmp_path)
+    answered: list[int] = []
+
+    def approve_all(dialog: Any) -> None:
+        answered.append(len(dialog.cards))
+        for card in dialog.cards:
+            card.buttons["approve"].click()
+        dialog.submit_button.click()
+
+    disconnect = dialog_opened.connect(approve_all)
+    try:
+        assert window.load_spec(scenario.spec, "approval")
+        window.actions_.run.trigger()
+        run_until(qloop, lambda: window.hub.status == "done" and not window.controller.busy)
+        assert answered == [3]  # the live run's approval
+        saved = tmp_path / "approval.stepwise"
+        window.menus.save_session(str(saved))
+
+        fresh = make_window(qtbot, tmp_path)
+        assert fresh.open_session(str(saved))
+        if fresh.opened_session.task is not None:
+            qloop.run_until_complete(fresh.opened_session.task)
+        dock = fresh.docks["timeline"].widget()
+        run_until(qloop, lambda: any(n.step == 1 for n in dock.timeline.ordered()))
+        before_approval = next(n for n in dock.timeline.ordered() if n.step == 1)
+        dock.rerunRequested.emit(before_approval.checkpoint_id)
+        fresh.confirm_dialog.accept_button.click()
+        # the re-run reaches the approval again: the dialog opens and its answer resumes it
+        run_until(qloop, lambda: len(answered) == 2, timeout=30)
+        run_until(qloop, lambda: "replayed" in fresh.status.message_label.text(), timeout=30)
+    finally:
+        disconnect()
+    with Session.open(saved) as session:
+        runs = session.runs(session.threads()[0])
+    resumed = [e for e in fresh.hub.events if e.kind == "run.started" and e.resumed]  # type: ignore[attr-defined]
+    assert resumed, "the branch was resumed with the answer"
+    finals = [
+        e for e in fresh.hub.events if e.kind == "run.finished" and e.run_id == resumed[-1].run_id
+    ]
+    assert finals and finals[-1].status == "done"  # type: ignore[attr-defined]
+    assert len(runs) >= 3
