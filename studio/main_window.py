@@ -115,9 +115,10 @@ class MainWindow(WindowLayout, QMainWindow):
         self.breakpoints_panel = BreakpointsPanel(self.hub, self)
         self._anchors: dict[str, QDockWidget] = {}
         self.wire_optional_docks()
-        bottom = Qt.DockWidgetArea.BottomDockWidgetArea
-        dock = self._add_dock("breakpoints", "Breakpoints", self.breakpoints_panel, bottom)
-        self._place(dock, "log")
+        # beside Messages, Todos and Plan: the Events dock keeps its whole height (a laptop)
+        right = Qt.DockWidgetArea.RightDockWidgetArea
+        dock = self._add_dock("breakpoints", "Breakpoints", self.breakpoints_panel, right)
+        self._place(dock, "right")
         for key in (
             "events",
             "timeline",

@@ -53,7 +53,10 @@ def shortcut_rows(actions: Iterable[QAction]) -> list[Row]:
         if (key, name) in seen:
             continue
         seen.add((key, name))
-        rows.append((key, name, a.statusTip() or a.toolTip().replace(a.text(), "").strip()))
+        tip = a.statusTip() or a.toolTip().replace(a.text(), "").strip()
+        if tip.replace("&", "").rstrip(".…").strip() == name:
+            tip = ""  # Qt's default tooltip is the action's own text: nothing to add
+        rows.append((key, name, tip))
     return rows
 
 

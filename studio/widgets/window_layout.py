@@ -24,7 +24,8 @@ __all__ = ["WindowLayout"]
 
 _LAYOUT_VERSION = 2
 """Bump when the dock set or its default arrangement changes so an old saved layout is not
-applied to a new window (2: State and Diff beside the Timeline instead of tabbed with it)."""
+applied to a new window (2: State and Diff beside the Timeline instead of tabbed with it,
+Breakpoints with Messages, Todos and Plan instead of under the Events)."""
 _BOTTOM_ROW = ("log", "time", "state")
 """The dock groups of the bottom row, left to right (``studio.docks``)."""
 
