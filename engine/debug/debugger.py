@@ -17,11 +17,11 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
-from engine.breakpoints import Breakpoint, FailureEchoes
-from engine.bus import RunEmitter
+from engine.debug.breakpoints import Breakpoint, FailureEchoes
 from engine.events import DebugPaused, DebugResumed, EventBase
-from engine.faults import Fault, check_fault, check_fault_sync, fresh_error
 from engine.graph.compiled import RunStopped
+from engine.observe.bus import RunEmitter
+from engine.observe.faults import Fault, check_fault, check_fault_sync, fresh_error
 
 if TYPE_CHECKING:
     from engine.graph.runtime import RunContext

@@ -27,8 +27,8 @@ import time
 from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
 
+from engine.core.ids import new_span_id
 from engine.events import EventBase
-from engine.ids import new_span_id
 
 if TYPE_CHECKING:
     from engine.debug import Debugger
