@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.cli import main
 from engine.cli import command as cli
+from engine.cli import main
 from engine.recording import Session
 from tests.engine.cli import agents
 
