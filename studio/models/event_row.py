@@ -175,9 +175,9 @@ class Row:
         return "".join(self.streamed) if self.streamed else ""
 
     def pause_note(self) -> str:
-        """``⏸`` / ``⏸×3`` when the run paused at this row, else empty."""
+        """``▮▮`` / ``▮▮×3`` when the run paused at this row, else empty (a glyph common fonts have)."""
         n = len(self.pauses) if self.pauses else 0
-        return "" if not n else "⏸" if n == 1 else f"⏸×{n}"
+        return "" if not n else "▮▮" if n == 1 else f"▮▮×{n}"
 
     def own_middleware(self) -> str | None:
         return self.event.__dict__.get("middleware") if self.event is not None else None

@@ -192,7 +192,7 @@ def test_a_paused_tool_call_shows_its_own_time_and_pauses_are_marks(
     tree.add_batch(hub.events)
     assert not any(r.kind.startswith("debug.") for r in tree.rows)  # no paused/resumed rows
     tool = next(r for r in tree.rows if r.kind == "tool.started")
-    assert tool.pauses and tool.pause_note() == "⏸"
+    assert tool.pauses and tool.pause_note() == "▮▮"
     assert tool.paused_ms >= 300
     wall = tool.end.__dict__["duration_ms"]
     assert wall >= 300 and tool.duration_ms() < 300
