@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +28,7 @@ from engine.graph.drawing import DrawableGraph
 from engine.recording import RunInfo, Session, SessionRecorder
 from engine.targets.session_target import SessionTarget, session_records
 from studio.models.timeline import TimelineModel
-from studio.timetravel import ReplayPlan, RerunResult, arerun, replay_plan
+from studio.timetravel import ReplayPlan, RerunResult, arerun, replay_plan, tip_checkpoint_id
 
 __all__ = [
     "OpenedSession",
@@ -118,8 +118,13 @@ class OpenedSession:
         *,
         fallback: Any = None,
         debugger: Any = None,
+        answer: Callable[[list[Any]], Awaitable[Any]] | None = None,
     ) -> RerunResult:
-        """Re-run from ``checkpoint_id`` with the recorded model responses, into the same file."""
+        """Re-run from ``checkpoint_id`` with the recorded model responses, into the same file.
+
+        A branch that stops at an interrupt (an approval) is asked about with ``answer``
+        (the interrupts -> the resume value, None to leave it waiting) and resumed on the same
+        graph, so the new branch can be answered like a live run."""
         plan = self.replay_plan(timeline, checkpoint_id, fallback=fallback)
         recorder = SessionRecorder(self.path)
         graph = factory(plan.model, recorder.checkpointer)
@@ -127,6 +132,26 @@ class OpenedSession:
         sub = graph.subscribe(lambda ev: self.hub.add_events([ev]))
         try:
             result = await arerun(graph, plan, self.thread_id, debugger=debugger)
+            while result.status == "interrupted" and answer is not None:
+                config = {
+                    "configurable": {"thread_id": self.thread_id, "model_override": plan.model}
+                }
+                pending = list((await graph.aget_state(config)).interrupts)
+                value = await answer(pending) if pending else None
+                if value is None:
+                    break
+                try:
+                    output = await graph.ainvoke(value, config, debugger=debugger)
+                except Exception as exc:
+                    result = replace(result, status="error", error=exc)
+                    break
+                interrupted = isinstance(output, Mapping) and "__interrupt__" in output
+                result = replace(
+                    result,
+                    status="interrupted" if interrupted else "done",
+                    output=output,
+                    tip_id=tip_checkpoint_id(graph, self.thread_id),
+                )
         finally:
             sub.close()
             recorder.close()

@@ -41,6 +41,7 @@ from studio.agent_source import (
 from studio.drawables import drawable_for
 from studio.event_batcher import DEFAULT_INTERVAL, EventBatcher
 from studio.hub import Hub
+from studio.run.agent_reload import AgentReload
 from studio.saved_threads import SavedThreads
 from studio.session_commands import SessionCommands
 from studio.session_files import new_session_path, session_dir
@@ -69,7 +70,7 @@ class NeedsInput(Exception):
     """The agent takes messages and neither the file nor the user gave one."""
 
 
-class RunController(SessionCommands, SavedThreads):
+class RunController(SessionCommands, SavedThreads, AgentReload):
     """Loads agents and drives their runs for the studio (see module docstring)."""
 
     def __init__(
@@ -292,6 +293,12 @@ class RunController(SessionCommands, SavedThreads):
         if self.status in ENDED or self.hub.thread_id in self._ran_on:
             return self.restart()
         return self.start()
+
+    @property
+    def would_restart(self) -> bool:
+        """Would Run / Step now start the agent again on a new thread (the run has ended)?"""
+        idle = self.graph is not None and not self.busy and not self.debugger.paused
+        return idle and (self.status in ENDED or self.hub.thread_id in self._ran_on)
 
     def step(self, command: str) -> asyncio.Task[None] | None:
         """F10 / F11 / Shift+F11 while paused; from a stopped state, start and pause early."""

@@ -81,9 +81,9 @@ class EventLogDock(QWidget):
         splitter = QSplitter(Qt.Orientation.Vertical, self)
         splitter.addWidget(self.view)
         splitter.addWidget(self.details)
-        splitter.setStretchFactor(0, 2)
-        splitter.setStretchFactor(1, 1)
-        splitter.setSizes([400, 220])
+        splitter.setStretchFactor(0, 3)  # a short (laptop) dock still shows 5+ payload lines
+        splitter.setStretchFactor(1, 2)
+        splitter.setSizes([330, 220])
         splitter.setChildrenCollapsible(False)
         self.splitter = splitter
         lay = QVBoxLayout(self)
