@@ -290,15 +290,24 @@ class RunController(SessionCommands, SavedThreads, AgentReload):
             return None
         if self.status == "interrupted" and self.pending_interrupts:
             return self._launch(self._answer(list(self.pending_interrupts)))
+        if self._at_breakpoint():  # the thread stopped before a node (interrupt_before/after)
+            return self._launch(self._drive(None))
         if self.status in ENDED or self.hub.thread_id in self._ran_on:
             return self.restart()
         return self.start()
+
+    def _at_breakpoint(self) -> bool:
+        """Does the current thread wait at a static breakpoint (``interrupt_before/after``,
+        nothing to answer): Continue goes on from there, on this thread."""
+        return self.status == "interrupted" and not self.pending_interrupts and not self.busy
 
     @property
     def would_restart(self) -> bool:
         """Would Run / Step now start the agent again on a new thread (the run has ended)?"""
         idle = self.graph is not None and not self.busy and not self.debugger.paused
-        return idle and (self.status in ENDED or self.hub.thread_id in self._ran_on)
+        if not idle or self._at_breakpoint():
+            return False
+        return self.status in ENDED or self.hub.thread_id in self._ran_on
 
     def step(self, command: str) -> asyncio.Task[None] | None:
         """F10 / F11 / Shift+F11 while paused; from a stopped state, start and pause early."""
@@ -310,6 +319,9 @@ class RunController(SessionCommands, SavedThreads, AgentReload):
         if self.busy:
             return None
         first = "step_into" if command == "step_into" else "step_over"
+        if self._at_breakpoint():
+            getattr(self.debugger, first)()
+            return self._launch(self._drive(None))
         if self.status in ENDED or self.hub.thread_id in self._ran_on:
             return self.restart(step=first)
         return self.start(step=first)

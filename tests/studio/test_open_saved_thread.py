@@ -136,3 +136,51 @@ def test_file_open_saved_thread_lists_a_databases_threads_and_opens_one(
     )
     assert window.controller.attach.checkpointer == f"sqlite:///{db}"
     assert "waits for an answer" in window.status.message_label.full_text()
+
+
+BREAKPOINT_APP = """
+import sqlite3
+from typing import TypedDict
+from langgraph.checkpoint.sqlite import SqliteSaver
+from langgraph.graph import END, START, StateGraph
+
+class State(TypedDict):
+    n: int
+
+graph = (
+    StateGraph(State)
+    .add_node("bump", lambda s: {"n": s["n"] + 1})
+    .add_node("tools", lambda s: {"n": s["n"] * 10})
+    .add_edge(START, "bump")
+    .add_edge("bump", "tools")
+    .add_edge("tools", END)
+    .compile(
+        checkpointer=SqliteSaver(sqlite3.connect(DB, check_same_thread=False)),
+        interrupt_before=["tools"],
+    )
+)
+"""
+
+
+def test_continue_on_a_saved_thread_stopped_at_a_static_breakpoint_resumes_that_thread(
+    qtbot: Any, qloop: asyncio.AbstractEventLoop, tmp_path: Path
+) -> None:
+    db = tmp_path / "app.sqlite"
+    app = tmp_path / "app.py"
+    app.write_text(textwrap.dedent(BREAKPOINT_APP).replace("DB", repr(str(db))))
+    from tests.fixtures.docs_apps import AppFile, plain_module
+
+    plain = plain_module(AppFile(app))  # the app ran in production and stopped before tools
+    plain.graph.invoke({"n": 1}, {"configurable": {"thread_id": "T"}})
+    window = make_window(qtbot, tmp_path)
+    window.controller.attach = AttachOptions(checkpointer=f"sqlite:///{db}")
+    assert window.load_spec(f"{app}:graph")
+    summary = qloop.run_until_complete(open_in_window(window, "T"))
+    assert summary is not None and summary.next == ("tools",) and not summary.interrupts
+    assert window.hub.status == "interrupted"
+    assert window.actions_.run.text() == "Continue"
+    window.actions_.run.trigger()  # F5
+    run_until(qloop, lambda: window.hub.status == "done" and not window.controller.busy)
+    assert window.hub.thread_id == "T"  # the same thread, not a new empty one
+    state = plain.graph.get_state({"configurable": {"thread_id": "T"}})
+    assert state.values == {"n": 20} and state.next == ()
