@@ -27,6 +27,7 @@ from studio.highlight import dumps
 from studio.models.transcript import Entry, messages_at
 from studio.models.transcript_qt import TranscriptModel, plain_text
 from studio.views.dock_support import bind_to_hub, copy_text, unsubscribe_all
+from studio.views.snapshot_reader import SnapshotReader
 from studio.views.tones import tones_for
 from studio.views.transcript_view import TranscriptView
 
@@ -78,10 +79,17 @@ class MessagesDock(QWidget):
         self._timer.timeout.connect(self.flush)
         self._last_flush = 0.0
 
+        self._tip = SnapshotReader(hub, self._on_tip)
+        """Reads the newest state of a saved thread opened (no event carries its messages)."""
         self._unsubscribe = bind_to_hub(
             self,
             hub,
-            {"events": self._on_events, "reset": self._on_reset, "selection": self._on_selection},
+            {
+                "events": self._on_events,
+                "reset": self._on_reset,
+                "selection": self._on_selection,
+                "saved_thread": self._on_saved_thread,
+            },
         )
         if hub.events:
             self._on_events(list(hub.events))
@@ -174,6 +182,21 @@ class MessagesDock(QWidget):
 
     def _on_selection(self, checkpoint_id: str | None) -> None:
         self.show_checkpoint(checkpoint_id)
+
+    def _on_saved_thread(self, *_where: Any) -> None:
+        """A saved thread was opened: its conversation so far is the live one."""
+        self._tip.read(None)
+
+    def _on_tip(self, snapshot: Any, _parent: Any) -> None:
+        if snapshot is None or isinstance(snapshot, BaseException):
+            return
+        values = getattr(snapshot, "values", None)
+        messages = values.get("messages") if isinstance(values, dict) else None
+        self.flush()
+        self.model.live.set_messages(messages or [])
+        if self.checkpoint_id is None:
+            self._set_where(None)
+            self.view.scrollToBottom()
 
     def _messages_at(self, checkpoint_id: str) -> tuple[list[Any], int | None]:
         snap = None
