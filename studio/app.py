@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import sys
 import time
@@ -38,7 +39,13 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     p.add_argument("--thread", help="open: show this saved thread")
     p.add_argument("--runtime", choices=("auto", "engine", "langgraph"), default="auto")
     p.add_argument("--checkpointer", help="open, attach mode: the app's saver URL")
-    p.add_argument("--stream-tokens", action="store_true", help="open, attach mode")
+    p.add_argument("--stream-tokens", action="store_true", help="open, attach mode (default)")
+    p.add_argument(
+        "--no-stream-tokens", action="store_true", help="open, attach mode: no model tokens"
+    )
+    p.add_argument("--input", dest="input_text", help="open: the first message to run")
+    p.add_argument("--input-json", help="open: the input to run, as JSON")
+    p.add_argument("--context-json", help="open: the run context, as JSON (context_schema)")
     args = p.parse_args(list(argv))
     if args.command not in ("demo", "open", "session", "replay"):  # a bare file
         args.target, args.command = (
@@ -47,6 +54,15 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         )
     if args.command in ("open", "session", "replay") and not args.target:
         p.error(f"{args.command} needs a file")
+    if args.input_text is not None and args.input_json is not None:
+        p.error("give either --input or --input-json, not both")
+    for option in ("input_json", "context_json"):
+        text = getattr(args, option)
+        if text is not None:
+            try:
+                json.loads(text)
+            except json.JSONDecodeError as exc:
+                p.error(f"--{option.replace('_', '-')} is not valid JSON: {exc}")
     return args
 
 
@@ -62,14 +78,17 @@ def _load_initial(window: object, args: argparse.Namespace) -> None:
         from studio.saved_threads import open_in_window
 
         window.controller.attach = AttachOptions(
-            args.runtime, args.checkpointer, args.stream_tokens
+            args.runtime, args.checkpointer, not args.no_stream_tokens
         )
+        given = _given_input(args)
         target = str(args.target)
         if target.endswith(".py") and os.path.isfile(target):
             loaded = window.open_agent_file(target)
         else:
             loaded = asyncio.get_event_loop().create_future()
             loaded.set_result(window.load_spec(target))
+        if given is not None:
+            loaded.add_done_callback(lambda done: done.result() and _use_input(window, *given))
         if args.thread:
             thread = str(args.thread)
             loaded.add_done_callback(
@@ -83,6 +102,29 @@ def _load_initial(window: object, args: argparse.Namespace) -> None:
 
             window.controller.default_input = user_message(DEMO_TEXT)
     window.activateWindow()
+
+
+def _given_input(args: argparse.Namespace) -> tuple[Any, Any] | None:
+    """(input, context) from ``--input`` / ``--input-json`` / ``--context-json`` (None when
+    none is given; ``parse_args`` checked the JSON)."""
+    if args.input_text is None and args.input_json is None and args.context_json is None:
+        return None
+    inp: Any = None if args.input_json is None else json.loads(args.input_json)
+    context: Any = None if args.context_json is None else json.loads(args.context_json)
+    if args.input_text is not None:
+        from studio.session import user_message
+
+        inp = user_message(args.input_text)
+    return inp, context
+
+
+def _use_input(window: Any, inp: Any, context: Any) -> None:
+    """The given input and context: what Run starts with (Restart too)."""
+    if inp is not None:
+        window.controller.typed_input = inp
+        window.controller.default_input = inp
+    if context is not None:
+        window.controller.context = context
 
 
 class _FirstPaint:

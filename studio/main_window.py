@@ -503,6 +503,11 @@ class MainWindow(WindowLayout, QMainWindow):
 
     def _ask_for_input(self, why: str) -> None:
         self.status.show_message(why)
+        if self.controller.missing_run_input():  # not a chat message: the input form
+            from studio.dialogs.input_form import ask_run_input
+
+            ask_run_input(self)
+            return
         self.input_bar.message_edit.setFocus()
 
     def new_thread(self) -> None:

@@ -48,6 +48,7 @@ from studio.session_files import new_session_path, session_dir
 
 __all__ = [
     "FIRST_MESSAGE_HINT",
+    "INPUT_FORM_HINT",
     "STAY",
     "AgentFactory",
     "InterruptHandler",
@@ -64,6 +65,7 @@ ENDED = frozenset({"done", "error", "cancelled"})
 
 
 FIRST_MESSAGE_HINT = "Type the first message for the agent, then press Run"
+INPUT_FORM_HINT = "Give the graph its input in the form, then press Run"
 
 
 class NeedsInput(Exception):
@@ -113,12 +115,16 @@ class RunController(SessionCommands, SavedThreads, AgentReload):
         self._gen = 0
         self._thread_numbers = itertools.count(1)
         self._ran_on: set[str] = set()
-        self.attach = AttachOptions()
-        """How real langgraph graphs are attached (``stepwise open`` options)."""
+        self.attach = AttachOptions(stream_tokens=True)
+        """How real langgraph graphs are attached (``stepwise open`` options); the studio
+        streams an attached app's model tokens unless told not to (the CLI only when asked)."""
         self._saver: Any = None
         self.typed_input: Any = None
-        """The first message typed for an agent that has no input of its own (no ``INPUT``):
-        Restart runs it again instead of asking for it."""
+        """The first message typed for an agent that has no input of its own (no ``INPUT``),
+        or the input given in the input form: Restart runs it again instead of asking."""
+        self.context: Any = None
+        """The run context (``context=``) for graphs with a ``context_schema``: from
+        ``stepwise open --context-json`` or the input form."""
 
     # -- loading -------------------------------------------------------------------------------
 
@@ -254,11 +260,29 @@ class RunController(SessionCommands, SavedThreads, AgentReload):
             raise RuntimeError("A run is already going on")
         return self._launch(self._drive(self._prepare(input, fresh, step)))
 
+    def missing_run_input(self) -> set[str]:
+        """What a fresh run lacks and the input form asks for: ``input`` (a graph that takes
+        no chat message and has no input of its own) and ``context`` (a ``context_schema``
+        with required fields and no context given)."""
+        from studio.models.input_form import InputForm
+
+        target = self.target
+        missing: set[str] = set()
+        if target is None:
+            return missing
+        if self.first_input is None and not self._chat() and target.input_schema() is not None:
+            missing.add("input")
+        if self.context is None and InputForm.from_schema(target.context_schema()).required_names:
+            missing.add("context")
+        return missing
+
     def _prepare(self, input: Any, fresh: bool, step: str | None) -> Any:
         if input is None:
             input = self.first_input
         if input is None and self._chat():
             raise NeedsInput(FIRST_MESSAGE_HINT)
+        if self.missing_run_input() - ({"input"} if input is not None else set()):
+            raise NeedsInput(INPUT_FORM_HINT)
         if isinstance(input, str):
             input = user_message(input)
         if fresh:
@@ -434,7 +458,12 @@ class RunController(SessionCommands, SavedThreads, AgentReload):
         self.pending_interrupts = []
         run_id = f"run-{uuid.uuid4().hex[:12]}"
         request = RunRequest(
-            inp, thread, checkpoint_id=checkpoint_id, run_id=run_id, model_override=model_override
+            inp,
+            thread,
+            checkpoint_id=checkpoint_id,
+            run_id=run_id,
+            model_override=model_override,
+            context=self.context,
         )
 
         async def answer(interrupts: list[InterruptRaised]) -> Any:

@@ -156,6 +156,14 @@ class HandlerBase(AsyncCallbackHandler):
         self.routed: set[tuple[str, str]] = set()
         """(graph namespace, node) whose route was reported from inside it (a handoff), so
         the checkpoint after it draws no second one."""
+        self.model_override: Any = None
+        """A ``ReplayChatModel`` serving recorded replies (``RunRequest.model_override``)."""
+        self.stream_tokens = False
+        """Does LangGraph stream the app's models in this run (the ``messages`` mode)?"""
+        self.tokens_seen = 0
+        """Model tokens reported so far (a stream that gave none can be asked again)."""
+        self.unstreamable: set[type] = set()
+        """Model classes whose stream gave nothing: not streamed again (the graph's set)."""
         self.aborted: StepwiseAbort | None = None
         """Set once Stepwise aborts the run (a stop, a failure of ours): the spans still open
         close without consulting the debugger again."""

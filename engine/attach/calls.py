@@ -24,6 +24,16 @@ from engine.serde import to_jsonable
 __all__ = ["CallEvents"]
 
 
+def _hash(messages: list[Any]) -> str | None:
+    """The replay hash of what the model receives (None when it cannot be read as ours)."""
+    from engine.attach.innermost import request_hash_of
+
+    try:
+        return request_hash_of(messages)
+    except Exception:  # a message type of the app's own: no replay for this call
+        return None
+
+
 class CallEvents(HandlerBase):
     """Model and tool events from LangChain's chat-model and tool callbacks."""
 
@@ -104,7 +114,8 @@ class CallEvents(HandlerBase):
             messages_count=len(msgs),
             last_messages=[to_jsonable(m, max_str=2000) for m in msgs[-3:]],
             tools=tools,
-            streaming=bool(params.get("stream")),
+            streaming=bool(params.get("stream")) or self.stream_tokens,
+            request_hash=_hash(msgs),
         )
 
     @either
@@ -130,6 +141,7 @@ class CallEvents(HandlerBase):
         op = self.open.get(run_id)
         if op is None or op.kind != "model":
             return
+        self.tokens_seen += 1
         chunk = kwargs.get("chunk")
         msg = getattr(chunk, "message", None)
         tcc = [to_jsonable(c) for c in getattr(msg, "tool_call_chunks", None) or ()]

@@ -58,6 +58,9 @@ class AttachedGraph(AttachedState):
         self.sync = self._choose_sync(sync)
         """Run with LangGraph's sync ``stream`` (on a worker thread) instead of ``astream``."""
         self.mirrors: list[CheckpointMirror] = []
+        self.unstreamable: set[type] = set()
+        """Model classes whose stream gave nothing: the runs of this graph do not stream
+        them (``engine.attach.innermost``)."""
         self._announced: set[tuple[str | None, str, str]] = set()
 
     def notices(self) -> list[str]:
@@ -124,6 +127,16 @@ class AttachedGraph(AttachedState):
 
         if all(m.saver is not saver for m in self.mirrors):
             self.mirrors.append(CheckpointMirror(saver))
+
+    def get_input_jsonschema(self) -> dict[str, Any]:
+        """The JSON Schema of the app's input (LangGraph's own)."""
+        return self.real.get_input_jsonschema()  # type: ignore[no-any-return]
+
+    def get_context_jsonschema(self) -> dict[str, Any] | None:
+        """The JSON Schema of the app's run context (``context_schema``), None without one."""
+        get = getattr(self.real, "get_context_jsonschema", None)
+        schema = get() if callable(get) else None
+        return schema if isinstance(schema, dict) else None
 
     def get_graph(self, xray: bool | int = False) -> DrawableGraph:
         from engine.attach.translate import draw_real

@@ -55,6 +55,31 @@ def _model_name(request: Any) -> str | None:
     return type(model).__name__
 
 
+def _backoff(m: Any, exc: BaseException, attempt: int) -> float | None:
+    """The delay before the retry a retry middleware (``max_retries`` and ``retry_on``, as
+    LangChain's model and tool retry middleware) makes after failed ``attempt``; None when it
+    will not retry or when it does not say how it decides."""
+    retries, retry_on = getattr(m, "max_retries", None), getattr(m, "retry_on", None)
+    if not isinstance(retries, int) or retry_on is None or attempt > retries:
+        return None
+    if not isinstance(exc, Exception):
+        return None
+    try:
+        from langchain.agents.middleware._retry import calculate_delay, should_retry_exception
+
+        if not should_retry_exception(exc, retry_on):
+            return None
+        return calculate_delay(
+            attempt - 1,
+            backoff_factor=float(getattr(m, "backoff_factor", 2.0)),
+            initial_delay=float(getattr(m, "initial_delay", 1.0)),
+            max_delay=float(getattr(m, "max_delay", 60.0)),
+            jitter=False,
+        )
+    except Exception:  # another LangChain: the retry is reported when it starts
+        return None
+
+
 def retry_budget(m: Any) -> tuple[bool, int | None]:
     """(does ``m`` retry or fall back?, its attempts at most when it says)."""
     retries = getattr(m, "max_retries", None)
@@ -197,7 +222,14 @@ class Layer:
         if exc is not None and not _is_interrupt(exc):
             error = ErrorInfo.from_exception(exc)
             self.failed = (span, self.calls, error, time.perf_counter(), self.last_model)
-            return []
+            backoff = _backoff(self.spec.middleware, exc, self.calls)
+            if backoff is None:
+                return []
+            # the middleware will retry after a backoff: say so now, before it sleeps (the
+            # debugger can pause here, at the start of the backoff, as on the engine)
+            out = self._close_failed(will_retry=True, next_model=None)
+            out[0][1]["delay_s"] = backoff
+            return out
         self.cb.wrap_owner.pop(span, None)
         return [
             (

@@ -85,6 +85,7 @@ class AttachedRun:
         if debugger is None:
             debugger = conf.pop("debugger", None) or cfg.pop("debugger", None)
         conf.pop("debugger", None)
+        override = conf.pop("model_override", None)
         cfg["configurable"] = conf
         self.debugger = debugger
         self.run_id = str(cfg.pop("run_id", None) or new_run_id())
@@ -93,6 +94,9 @@ class AttachedRun:
         self.em = RunEmitter(self.run_id, self.thread_id, [graph.bus, *extra], debugger)
         self.em.active = True
         self.cb = AttachCallbacks(self.em, self.run_id)
+        self.cb.model_override = override
+        self.cb.stream_tokens = graph.stream_tokens
+        self.cb.unstreamable = graph.unstreamable
         cfg["callbacks"] = [*(cfg.get("callbacks") or []), self.cb]
         self.config = cfg
         saver = graph.checkpointer

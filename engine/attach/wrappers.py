@@ -45,6 +45,8 @@ class Instrumented:
     """Middleware with only the sync ``wrap_*`` methods: the agent can only run synchronously."""
     async_only: list[str] = field(default_factory=list)
     """Middleware with only the async ``awrap_*`` methods: it can only run asynchronously."""
+    reached: list[str] = field(default_factory=list)
+    """Agent model and tool nodes with Stepwise's innermost layer (faults, replay)."""
     wrappers: dict[str, list[str]] = field(default_factory=dict)
     """Node (``sub/node`` inside a subgraph node) -> its middleware layers, outermost first."""
 
@@ -88,35 +90,45 @@ def _instrument_runnable(bound: Any, out: Instrumented, where: str) -> Any | Non
     if hasattr(bound, "_wrap_tool_call") and hasattr(bound, "tools_by_name"):
         return _instrument_tool_node(bound, out, where)
     func, afunc = getattr(bound, "func", None), getattr(bound, "afunc", None)
-    if not any(_handler_in(f, name) is not None for f in (func, afunc) for name in _MODEL_CELLS):
-        return None  # not an agent's model node, or one without wrap_model_call middleware
-    new_func = _with_handler(func, "wrap_model_call_handler", _Walk(out, where))
-    new_afunc = _with_handler(afunc, "awrap_model_call_handler", _Walk(out, where))
-    if new_func is None and new_afunc is None:
-        out.blind.append(where)
+    if not any(_cell_of(f, name) is not None for f in (func, afunc) for name in _MODEL_CELLS):
+        return None  # not an agent's model node
+    from engine.attach.innermost import model_layers
+
+    sync_handler = _handler_in(func, "wrap_model_call_handler")
+    async_handler = _handler_in(afunc, "awrap_model_call_handler")
+    sync_new = None if sync_handler is None else _rebuild(sync_handler, _Walk(out, where))
+    async_new = None if async_handler is None else _rebuild(async_handler, _Walk(out, where))
+    if (sync_handler is not None and sync_new is None) or (
+        async_handler is not None and async_new is None
+    ):
+        out.blind.append(where)  # its middleware cannot be seen into: leave it as it is
         return None
+    inner_sync, inner_async = model_layers(sync_new, async_new)
+    out.reached.append(where)
     clone = copy.copy(bound)
-    clone.func = new_func or func
-    clone.afunc = new_afunc or afunc
+    clone.func = _with_cell(func, "wrap_model_call_handler", inner_sync) or func
+    clone.afunc = _with_cell(afunc, "awrap_model_call_handler", inner_async) or afunc
     return clone
 
 
 def _instrument_tool_node(node: Any, out: Instrumented, where: str) -> Any | None:
+    from engine.attach.innermost import tool_layers
+
     sync, asyn = node._wrap_tool_call, node._awrap_tool_call
-    if sync is None and asyn is None:
-        return None
     new_sync = _rebuild(sync, _Walk(out, where)) if sync is not None else None
     new_async = _rebuild(asyn, _Walk(out, where)) if asyn is not None else None
-    if new_sync is None and new_async is None:
+    if (sync is not None or asyn is not None) and new_sync is None and new_async is None:
         out.blind.append(where)
         return None
+    new_sync, new_async = tool_layers(new_sync or sync, new_async or asyn)
+    out.reached.append(where)
     clone = copy.copy(node)
     for attr in ("func", "afunc"):  # RunnableCallable keeps bound methods of the original
         method = getattr(node, attr, None)
         if inspect.ismethod(method) and method.__self__ is node:
             setattr(clone, attr, getattr(clone, method.__func__.__name__))
-    clone._wrap_tool_call = new_sync or sync
-    clone._awrap_tool_call = new_async or asyn
+    clone._wrap_tool_call = new_sync
+    clone._awrap_tool_call = new_async
     return clone
 
 
@@ -201,19 +213,13 @@ def _handler_in(fn: Any, name: str) -> Any | None:
         return None
 
 
-def _with_handler(fn: Any, name: str, walk: _Walk) -> Any | None:
-    """A copy of the model-node function ``fn`` whose composed handler ``name`` is instrumented."""
-    handler = _handler_in(fn, name)
+def _with_cell(fn: Any, name: str, value: Any) -> Any | None:
+    """A copy of ``fn`` whose closure cell ``name`` holds ``value`` (None: no such cell)."""
     cell = _cell_of(fn, name)
-    if handler is None or cell is None:
-        return None
-    new = _rebuild(handler, walk)
-    if new is None:
+    if cell is None:
         return None
     assert fn.__closure__ is not None
-    closure = tuple(
-        types.CellType(new) if c is cell else c for c in fn.__closure__
-    )  # fmt: skip
+    closure = tuple(types.CellType(value) if c is cell else c for c in fn.__closure__)
     return _copy_function(fn, closure)
 
 

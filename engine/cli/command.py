@@ -71,6 +71,14 @@ def build_parser() -> argparse.ArgumentParser:
     op.add_argument(
         "--thread", metavar="ID", help="show this thread (e.g. one saved in production)"
     )
+    op.add_argument("--input", dest="input_text", metavar="TEXT", help="first message to run")
+    op.add_argument("--input-json", metavar="JSON", help="the input to run, as JSON")
+    _context_option(op)
+    op.add_argument(
+        "--no-stream-tokens",
+        action="store_true",
+        help="attach mode: do not stream the models (the studio streams them by default)",
+    )
     _attach_options(op)
 
     run = sub.add_parser("run", help="run an agent in the terminal")
@@ -84,6 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="first message (graphs with a messages key)",
     )
     run.add_argument("--input-json", metavar="JSON", help="the input as JSON")
+    _context_option(run)
     run.add_argument("--thread", metavar="ID", help="thread id (default: a new one)")
     _attach_options(run)
     run.add_argument(
@@ -169,6 +178,14 @@ def _attach_options(p: argparse.ArgumentParser) -> None:
         "--stream-tokens",
         action="store_true",
         help="attach mode: stream the models, so their tokens show (LangGraph's messages mode)",
+    )
+
+
+def _context_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--context-json",
+        metavar="JSON",
+        help="the run context as JSON, for graphs with a context_schema (context=...)",
     )
 
 
@@ -310,6 +327,7 @@ def _main(
                 spec=args.agent,
                 input_text=args.input_text,
                 input_json=args.input_json,
+                context_json=args.context_json,
                 thread=args.thread,
                 runtime=args.runtime,
                 checkpointer=args.checkpointer,

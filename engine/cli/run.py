@@ -63,6 +63,8 @@ class RunOptions:
     spec: str
     input_text: str | None = None
     input_json: str | None = None
+    context_json: str | None = None
+    """The run context (``context=``) as JSON, for graphs with a ``context_schema``."""
     thread: str | None = None
     runtime: str = "auto"
     """``auto`` | ``engine`` | ``langgraph`` (attach to a real langgraph graph)."""
@@ -136,6 +138,16 @@ def build_input(graph: Any, opts: RunOptions, module_default: Any) -> Any:
             "no input: give the first message with --input TEXT (or JSON with --input-json)"
         )
     return {}
+
+
+def build_context(opts: RunOptions) -> Any:
+    """The run context from ``--context-json`` (None without)."""
+    if opts.context_json is None:
+        return None
+    try:
+        return json.loads(opts.context_json)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"--context-json is not valid JSON: {exc}") from None
 
 
 def _debugger(graph: Any, opts: RunOptions) -> Debugger:
@@ -378,6 +390,7 @@ def run_agent(opts: RunOptions, console: Console) -> int:
         )
         graph = _attached(loaded.graph, opts)
         inp = build_input(graph, opts, module_default)
+        context = build_context(opts)
         dbg = _debugger(graph, opts)
     except (AgentLoadError, UsageError) as exc:
         console.err(f"stepwise: {exc}")
@@ -404,7 +417,7 @@ def run_agent(opts: RunOptions, console: Console) -> int:
         graph = _with_saver(graph, InMemorySaver())
     renderer = TreeRenderer(color=opts.color)
     try:
-        code = Driver(target_for(graph), thread, dbg, console, renderer).main(inp)
+        code = Driver(target_for(graph), thread, dbg, console, renderer, context).main(inp)
     finally:
         if recorder is not None:
             try:

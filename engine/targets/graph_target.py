@@ -179,13 +179,15 @@ class AttachTarget(GraphTarget):
     @property
     def capabilities(self) -> Capabilities:
         caps = super().capabilities
-        missing: dict[str, str] = {
-            "fault_injection": "attach mode cannot inject faults into this app's calls yet",
-            "replay_model_calls": "attach mode cannot serve recorded model responses yet",
-        }
+        missing: dict[str, str] = {}
+        instrumented = getattr(self.graph, "instrumented", None)
+        if not getattr(instrumented, "reached", None):
+            why = "this app has no create_agent model or tool node Stepwise can reach into"
+            missing["fault_injection"] = why
+            missing["replay_model_calls"] = why
         if not getattr(self.graph, "stream_tokens", False):
-            missing["tokens"] = "tokens are off (stepwise open --stream-tokens turns them on)"
-        blind = getattr(getattr(self.graph, "instrumented", None), "blind", None)
+            missing["tokens"] = "tokens are off (stepwise open without --no-stream-tokens)"
+        blind = getattr(instrumented, "blind", None)
         if blind:
             missing["wrapper_spans"] = (
                 "this LangChain composes middleware in a way Stepwise does not recognise"

@@ -12,6 +12,7 @@ import pytest
 
 pytest.importorskip("langgraph.graph")
 
+from engine.attach.options import AttachOptions
 from engine.types import Command
 from studio.hub import Hub
 from studio.session import RunController
@@ -113,6 +114,9 @@ def window_after_an_agent_run(qtbot: Any, qloop: asyncio.AbstractEventLoop, tmp_
     app = tmp_path / "agent.py"
     app.write_text(textwrap.dedent(AGENT_APP))
     window = make_window(qtbot, tmp_path)
+    # langchain_core's GenericFakeChatModel drops tool calls when it streams: this app is
+    # opened with --no-stream-tokens (the studio streams models by default)
+    window.controller.attach = AttachOptions(stream_tokens=False)
     assert window.load_spec(f"{app}:graph")
     window.actions_.run.trigger()
     run_until(qloop, lambda: window.hub.status == "done" and not window.controller.busy)
