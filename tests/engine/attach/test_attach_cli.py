@@ -135,3 +135,14 @@ def test_open_a_saved_thread_without_a_display_lists_it(
         "open", app, "--thread", "W", "--checkpointer", "postgres://u:pw1234@127.0.0.1:1/x"
     )
     assert code == 2 and "cannot open postgres://127.0.0.1:1/x" in err and "pw1234" not in err
+
+
+def test_run_gives_the_run_context_from_context_json(tmp_path: Path) -> None:
+    from tests.fixtures.docs_apps import CONTEXT_APP, write_app
+
+    spec = write_app(tmp_path, CONTEXT_APP).spec
+    code, out, err = run_cli("run", spec, "--no-session", "--context-json", '{"user_name": "Ada"}')
+    assert (code, err) == (0, "")
+    assert 'tool get_user_name ✓ "Ada"' in out  # the docs' runtime example, attached
+    code, _, err = run_cli("run", spec, "--no-session", "--context-json", "{nope")
+    assert code == 2 and err.startswith("stepwise: --context-json is not valid JSON")

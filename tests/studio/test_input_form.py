@@ -1,0 +1,157 @@
+"""The input form: a graph that takes no chat message gets its input from a form built from
+its input schema (typed fields, defaults, checked before the run, a JSON tab), in attach mode
+and on the engine; a graph with a ``context_schema`` gets its run context from it too."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("langgraph.graph")
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLineEdit, QPlainTextEdit
+
+from studio.models.input_form import InputForm
+from tests.fixtures.docs_apps import CONTEXT_APP, STATEGRAPH_APP, plain_module, write_app
+from tests.studio.app_agents import make_window, run_until
+
+NO_INPUT = STATEGRAPH_APP.replace('INPUT = {"topic": "cats"}\n', "")
+
+
+def test_the_form_model_types_defaults_and_problems() -> None:
+    app_schema = {
+        "properties": {
+            "topic": {"title": "Topic", "type": "string"},
+            "words": {"default": 20, "title": "Words", "type": "integer"},
+            "tone": {"enum": ["dry", "warm"], "title": "Tone"},
+            "notes": {"default": [], "items": {"type": "string"}, "type": "array"},
+            "ratio": {"anyOf": [{"type": "number"}, {"type": "null"}], "default": None},
+        },
+        "required": ["topic", "tone"],
+        "type": "object",
+    }
+    form = InputForm.from_schema(app_schema)
+    kinds = {f.name: f.kind for f in form.fields}
+    assert kinds == {
+        "topic": "text",
+        "words": "integer",
+        "tone": "choice",
+        "notes": "json",
+        "ratio": "number",
+    }
+    assert form.required_names == ["topic", "tone"]
+    value, problems = form.parse({"topic": "", "words": "many", "tone": "", "notes": "[1,"})
+    assert problems == [
+        "Topic: required",
+        "Words: a whole number, not 'many'",
+        "Tone: required",
+        "notes: not valid JSON (Expecting value, column 4)",
+    ]
+    value, problems = form.parse({"topic": "cats", "words": "30", "tone": '"dry"', "notes": ""})
+    assert problems == [] and value == {"topic": "cats", "words": 30, "tone": "dry"}
+    assert form.parse_json('{"words": "x"}')[1] == [
+        "topic: required",
+        "tone: required",
+        "Words: a whole number",
+    ]
+    whole = InputForm.from_schema({"type": "array", "items": {"type": "string"}})
+    assert whole.whole and whole.parse_json('["sf"]') == (["sf"], [])
+    assert whole.parse_json('{"a": 1}')[1] == ["the input is array, not dict"]
+
+
+def _type(qtbot: Any, editor: Any, text: str) -> None:
+    editor.setFocus()
+    editor.clear()
+    qtbot.keyClicks(editor, text)
+
+
+def test_run_on_a_graph_without_input_opens_the_form_and_runs_what_it_says(
+    qtbot: Any, qloop: asyncio.AbstractEventLoop, tmp_path: Path
+) -> None:
+    app = write_app(tmp_path, NO_INPUT)
+    window = make_window(qtbot, tmp_path)
+    assert window.load_spec(app.spec)
+    window.actions_.run.trigger()
+    dialog = window.input_form_dialog
+    qtbot.waitUntil(dialog.isVisible)
+    page = dialog.form_page
+    assert page is not None and page.editors["words"].text() == "20"  # the default
+    _type(qtbot, page.editors["words"], "lots")
+    qtbot.mouseClick(dialog.run_button, Qt.MouseButton.LeftButton)
+    assert dialog.isVisible() and dialog.error_label.isVisible()
+    assert dialog.error_label.text() == "Topic: required\nWords: a whole number, not 'lots'"
+    _type(qtbot, page.editors["topic"], "dogs")
+    _type(qtbot, page.editors["words"], "7")
+    dialog.tabs.setCurrentWidget(dialog.json_edit)  # the JSON tab carries the form over
+    assert '"topic": "dogs"' in dialog.json_edit.toPlainText()
+    qtbot.mouseClick(dialog.run_button, Qt.MouseButton.LeftButton)
+    run_until(qloop, lambda: window.hub.status == "done" and not window.controller.busy)
+    state = window.controller.graph.real.get_state(window.hub.config())
+    assert state.values["topic"] == "dogs" and state.values["words"] == 7
+    assert "published" in state.values["notes"]
+    kept = window.controller.typed_input  # Restart runs it again
+    assert kept["topic"] == "dogs" and kept["words"] == 7
+
+
+def test_the_engine_gets_the_form_too(
+    qtbot: Any, qloop: asyncio.AbstractEventLoop, tmp_path: Path
+) -> None:
+    path = tmp_path / "ours.py"
+    path.write_text(
+        "from typing import TypedDict\n"
+        "from engine import START, StateGraph\n"
+        "class S(TypedDict):\n    city: str\n    days: int\n"
+        "g = StateGraph(S)\n"
+        "g.add_node('plan', lambda s: {'days': s['days'] + 1})\n"
+        "g.add_edge(START, 'plan')\n"
+        "graph = g.compile()\n"
+    )
+    window = make_window(qtbot, tmp_path)
+    assert window.load_spec(f"{path}:graph")
+    window.actions_.run.trigger()
+    dialog = window.input_form_dialog
+    qtbot.waitUntil(dialog.isVisible)
+    assert dialog.json_edit is not None and dialog.form_page is not None
+    dialog.tabs.setCurrentWidget(dialog.json_edit)
+    editor: QPlainTextEdit = dialog.json_edit
+    editor.setPlainText('{"city": "Oslo", "days": 2}')
+    qtbot.mouseClick(dialog.run_button, Qt.MouseButton.LeftButton)
+    run_until(qloop, lambda: window.hub.status == "done" and not window.controller.busy)
+    snap = window.hub.snapshot()
+    assert snap is not None and snap.values == {"city": "Oslo", "days": 3}
+
+
+def test_a_context_schema_gets_its_context_from_the_form(
+    qtbot: Any, qloop: asyncio.AbstractEventLoop, tmp_path: Path
+) -> None:
+    app = write_app(tmp_path, CONTEXT_APP)
+    window = make_window(qtbot, tmp_path)
+    window.controller.attach = type(window.controller.attach)(stream_tokens=False)
+    assert window.load_spec(app.spec)
+    window.actions_.run.trigger()
+    dialog = window.input_form_dialog
+    qtbot.waitUntil(dialog.isVisible)
+    assert dialog.input_form is None and dialog.context_page is not None  # INPUT is given
+    name: QLineEdit = dialog.context_page.editors["user_name"]  # type: ignore[assignment]
+    _type(qtbot, name, "John Smith")
+    qtbot.mouseClick(dialog.run_button, Qt.MouseButton.LeftButton)
+    run_until(qloop, lambda: window.hub.status == "done" and not window.controller.busy)
+    tools = [e for e in window.hub.events if e.kind == "tool.finished"]
+    assert tools and "John Smith" in str(tools[0].__dict__["result"])
+    assert window.controller.context == {"user_name": "John Smith"}
+
+
+def test_stepwise_open_takes_input_and_context_as_json() -> None:
+    from studio.app import _given_input, parse_args
+
+    args = parse_args(["open", "app.py:graph", "--input-json", '{"topic": "x"}',
+                       "--context-json", '{"user_name": "Ada"}'])  # fmt: skip
+    assert _given_input(args) == ({"topic": "x"}, {"user_name": "Ada"})
+    with pytest.raises(SystemExit):
+        parse_args(["open", "app.py:graph", "--context-json", "{nope"])
+    plain = plain_module  # the fixtures stay importable here (no Qt needed)
+    assert callable(plain)
