@@ -147,9 +147,10 @@ class AttachCallbacks(CallEvents):
         name = kwargs.get("name") or (serialized or {}).get("name")
         if not node or node in _SKIP_NODES or name != node:
             return
-        if parent_run_id is not None and parent_run_id in self.open:
-            return  # a runnable named like its node, inside the node
         ns, task_id = task_of(meta)
+        above = self.open.get(parent_run_id) if parent_run_id is not None else None
+        if above is not None and (above.ns, above.task_id) == (ns, task_id):
+            return  # a runnable named like its node, inside the node (the same task)
         step = meta.get("langgraph_step")
         step = int(step) if isinstance(step, int) else None
         sstep = await self.superstep_span(ns, step)
