@@ -125,9 +125,9 @@ def with_saver(graph: Any, saver: Any) -> Any:
     current = getattr(graph, "checkpointer", None)
     if getattr(graph, "runtime", None) == "langgraph":  # attach mode keeps langgraph's savers
         if current in (None, True, False):
-            from engine.attach.savers import open_saver
+            from engine.attach.memory_saver import AppendingMemorySaver
 
-            return graph.with_checkpointer(open_saver("memory"))
+            return graph.with_checkpointer(AppendingMemorySaver())
         return graph
     if current in (None, True, False) or isinstance(current, InMemorySaver):
         graph = copy.copy(graph)

@@ -66,34 +66,46 @@ def state_changes(
     wrote = set(written)
     for key, new in after.items():
         old = before.get(key)
-        if new is old and key not in wrote:
+        if new is old:
+            if key in wrote:  # changed in place (or written as it was)
+                out.append({"channel": str(key), "op": "set", "value": _jsonable(new, 4000)})
             continue
-        channel = str(key)
-        if _is_messages(new) or (new == [] and _is_messages(old)):
-            if _extends(old, new):
-                tail = new[len(old or ()) :]
-                if not tail:
-                    continue
-                out.append(
-                    {
-                        "channel": channel,
-                        "op": "append",
-                        "appended": _jsonable(tail, 4000),
-                        "length": len(new),
-                    }
-                )
-            else:
-                out.append(
-                    {
-                        "channel": channel,
-                        "op": "replace",
-                        "value": _jsonable(new, 4000),
-                        "length": len(new),
-                    }
-                )
-        else:
-            out.append({"channel": channel, "op": "set", "value": _jsonable(new, 4000)})
+        change = _list_change(str(key), old, new)
+        if change is _SAME:
+            continue
+        out.append(change or {"channel": str(key), "op": "set", "value": _jsonable(new, 4000)})
     for key in before:
         if key not in after:
             out.append({"channel": str(key), "op": "clear"})
     return out
+
+
+_SAME: Any = {}
+"""A new list holding the very same items: no change to report."""
+
+
+def _list_change(channel: str, old: Any, new: Any) -> dict[str, Any] | None:
+    """The change of a message list (appended, or replaced), None for any other value.  Only
+    the new messages are looked at when the list grew: O(new), not O(history)."""
+    if not isinstance(new, list):
+        return None
+    if _extends(old, new):
+        tail = new[len(old or ()) :]
+        if not tail:
+            return _SAME if old is not None else None  # [] written for the first time: set
+        if _is_messages(tail):
+            return {
+                "channel": channel,
+                "op": "append",
+                "appended": _jsonable(tail, 4000),
+                "length": len(new),
+            }
+        return None
+    if _is_messages(new) or (new == [] and _is_messages(old)):
+        return {
+            "channel": channel,
+            "op": "replace",
+            "value": _jsonable(new, 4000),
+            "length": len(new),
+        }
+    return None

@@ -21,6 +21,8 @@ Only the copy of the graph that runs has the layer; the user's graph is never mo
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -65,12 +67,36 @@ def _sent(request: Any) -> list[Any]:
     return [system, *request.messages] if system is not None else list(request.messages)
 
 
+_CONVERTED: OrderedDict[int, tuple[Any, Any]] = OrderedDict()
+"""LangChain message (by identity) -> ours, for the newest messages seen: a conversation is
+hashed on every model call, and converting its whole history each time made a long run
+quadratic; a message object is converted once (``message_digest`` then caches its digest)."""
+_CONVERTED_MAX = 50_000
+_converted_lock = threading.Lock()
+
+
+def _ours(message: Any) -> Any:
+    key = id(message)
+    with _converted_lock:
+        hit = _CONVERTED.get(key)
+        if hit is not None and hit[0] is message:
+            _CONVERTED.move_to_end(key)
+            return hit[1]
+    from engine.interop import from_langchain
+
+    ours = from_langchain(message)
+    with _converted_lock:
+        _CONVERTED[key] = (message, ours)
+        if len(_CONVERTED) > _CONVERTED_MAX:
+            _CONVERTED.popitem(last=False)
+    return ours
+
+
 def request_hash_of(messages: list[Any]) -> str:
     """The replay hash of the messages a model receives (LangChain's, read as ours)."""
-    from engine.interop import from_langchain
     from engine.models.hashing import request_hash
 
-    return request_hash(from_langchain(list(messages)))
+    return request_hash([_ours(m) for m in messages])
 
 
 class _Replayed:
@@ -116,9 +142,7 @@ class _Replayed:
 
 
 def _from_langchain(messages: list[Any]) -> list[Any]:
-    from engine.interop import from_langchain
-
-    return list(from_langchain(messages))
+    return [_ours(m) for m in messages]
 
 
 def _response(message: Any) -> Any:

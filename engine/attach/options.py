@@ -66,6 +66,7 @@ class AttachOptions:
 
     @staticmethod
     def _memory() -> Any:
-        from engine.attach.savers import open_saver
+        """The in-memory saver of an app that has none of its own (``memory_saver``)."""
+        from engine.attach.memory_saver import AppendingMemorySaver
 
-        return open_saver("memory")
+        return AppendingMemorySaver()

@@ -41,6 +41,11 @@ SECTIONS: list[tuple[str, str, str]] = [
     ),
     ("start", "bench_studio_start", "Studio cold start (issue 11 target 7)"),
     ("attach", "bench_attach", "Attach mode: a real create_agent, attached vs run directly"),
+    (
+        "attach-memory",
+        "bench_attach_memory",
+        "Attach mode: peak memory of a 2,000-turn run without a checkpointer (issue 24)",
+    ),
 ]
 
 _CHILD = (
