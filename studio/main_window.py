@@ -15,7 +15,7 @@ from PySide6.QtCore import QSize, Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QShowEvent
 from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QToolBar, QWidget
 
-from engine.core.errors import one_line
+from engine.errors import one_line
 from engine.loader import AgentLoadError
 from studio import docks
 from studio.actions import DebugActions

@@ -19,7 +19,7 @@ from typing import Any, TextIO
 from engine.checkpoint import SqliteSaver
 from engine.cli.prompt import Console
 from engine.cli.render import TreeRenderer
-from engine.core.errors import CheckpointError
+from engine.errors import CheckpointError
 from engine.recording import Session, SessionError
 
 __all__ = ["atomic_output", "cmd_export", "cmd_replay", "cmd_unlock", "skipped_line"]

@@ -17,8 +17,8 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
-from engine.core.errors import RunStopped
 from engine.debug.breakpoints import Breakpoint, FailureEchoes
+from engine.errors import RunStopped
 from engine.events import DebugPaused, DebugResumed, EventBase
 from engine.observe.bus import RunEmitter
 from engine.observe.faults import Fault, check_fault, check_fault_sync, fresh_error
