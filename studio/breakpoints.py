@@ -32,6 +32,7 @@ KINDS: tuple[KindInfo, ...] = (
     KindInfo("tool", "Tool call", "Tool"),
     KindInfo("failure", "Any failure", None),
     KindInfo("interrupt", "Interrupt", None),
+    KindInfo("loop", "Loop detected", None),
     KindInfo("state", "State condition", "Expression"),
 )
 NEEDS_TARGET = frozenset({"before_node", "after_node", "hook", "wrapper", "tool"})
@@ -92,6 +93,22 @@ class BreakpointsModel:
             if bp.id == bp_id and bp.enabled != enabled:
                 bp.enabled = enabled
                 self._changed()
+
+    # -- kinds that are on or off (Debug > Break on Loop) ---------------------------------------
+
+    def has(self, kind: str) -> bool:
+        """Whether an enabled breakpoint of ``kind`` (without a target) is set."""
+        return any(b.kind == kind and b.enabled for b in self.debugger.breakpoints)
+
+    def set_kind(self, kind: str, on: bool) -> None:
+        """Make the breakpoint of ``kind`` set once (on) or gone (off)."""
+        if on == self.has(kind):
+            return
+        if on:
+            self.add(kind)
+            return
+        self.debugger.breakpoints = [b for b in self.debugger.breakpoints if b.kind != kind]
+        self._changed()
 
     # -- node breakpoints (the Graph dock's red dots, F9) --------------------------------------
 

@@ -11,6 +11,7 @@ from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMenu
 
 from studio.dialogs.asyncdialog import show_dialog
+from studio.settings_store import settings_prices
 from studio.theme import icon
 
 if TYPE_CHECKING:
@@ -188,6 +189,7 @@ class WindowMenus:
                 return
             self.w.settings = self.settings_dialog.values(self.w.settings)
             self.w.hub.set_theme(self.w.settings.theme)
+            self.w.hub.set_prices(settings_prices(self.w.settings))
             self.theme_actions[self.w.settings.theme].setChecked(True)
             if self.w.save_settings:
                 self.w.settings.save()
@@ -214,8 +216,25 @@ class WindowMenus:
         self.break_on_interrupt.triggered.connect(
             lambda: self.w.breakpoints_panel.model.add("interrupt")
         )
+        self.break_on_loop = m.addAction("Break on Loop")
+        self.break_on_loop.setCheckable(True)
+        self.break_on_loop.setToolTip(
+            "Pause when the run loops: the same tool call 3 times, or 3 model answers in a row "
+            "made only of failing tool calls"
+        )
+        self.break_on_loop.toggled.connect(
+            lambda on: self.w.breakpoints_panel.model.set_kind("loop", on)
+        )
+        self.w.hub.subscribe("breakpoints", self._sync_break_on_loop)
         clear = m.addAction("Remove All Breakpoints")
         clear.triggered.connect(self.w.breakpoints_panel.model.clear)
+
+    def _sync_break_on_loop(self) -> None:
+        on = self.w.breakpoints_panel.model.has("loop")
+        if self.break_on_loop.isChecked() != on:
+            self.break_on_loop.blockSignals(True)
+            self.break_on_loop.setChecked(on)
+            self.break_on_loop.blockSignals(False)
 
     def refresh_faults(self) -> None:
         ctl, m = self.w.controller, self.faults

@@ -290,6 +290,8 @@ def _point(kind: str, d: Mapping[str, Any], step: Any) -> str:
         return f"plan step {d.get('index')} {d.get('name')}: {d.get('status')}{att}{extra}"
     if kind == "custom":
         return f"custom {d.get('node')}: {short(d.get('data'), 70)}"
+    if kind == "loop.detected":
+        return f"⟳ loop in {d.get('node') or 'the run'}: {d.get('detail') or d.get('loop')}"
     if kind == "debug.paused":
         bp = f": {d['breakpoint']}" if d.get("breakpoint") else ""
         return f"paused ({d.get('reason')}{bp}) at {d.get('at_kind')}"
