@@ -40,7 +40,7 @@ from studio.window_menus import build_menus
 
 __all__ = ["MainWindow"]
 
-_LAYOUT_VERSION = 1
+_LAYOUT_VERSION = 2
 """Bump when the dock set changes so an old saved layout is not applied to a new window."""
 
 

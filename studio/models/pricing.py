@@ -80,13 +80,16 @@ class Price:
 @dataclass(frozen=True)
 class Spend:
     """What a ``UsageSum`` cost: ``dollars`` counts what has a price; ``unknown`` says what
-    does not (model names and reasons); ``unreported`` calls told no tokens at all."""
+    does not (model names and reasons); ``unreported`` answered calls told no tokens at all."""
 
     tokens: TokenUsage = field(default_factory=TokenUsage)
     dollars: float = 0.0
     priced_calls: int = 0
     calls: int = 0
     unreported: int = 0
+    failed: int = 0
+    """Calls that failed without an answer: no usage, counted as costing nothing (the
+    tooltip lists them)."""
     unknown: tuple[str, ...] = ()
 
     @property
@@ -95,7 +98,7 @@ class Spend:
 
     @property
     def any_known(self) -> bool:
-        return self.priced_calls > 0
+        return self.priced_calls > 0 or (self.calls > 0 and self.calls == self.failed)
 
 
 _PROVIDERS = frozenset(
@@ -234,6 +237,7 @@ class PriceTable:
             priced_calls=priced,
             calls=usage.calls,
             unreported=usage.unreported,
+            failed=usage.failed,
             unknown=tuple(dict.fromkeys(unknown)),
         )
 
@@ -288,13 +292,14 @@ def tokens_text(n: int) -> str:
 
 
 def money_text(dollars: float) -> str:
-    """``$0``, ``$0.0034``, ``$0.153``, ``$12.40``."""
+    """``$0``, ``$0.000085``, ``$0.0034``, ``$0.153``, ``$12.40`` (two significant digits
+    below a cent, so a cheap call still shows what it cost)."""
     if dollars <= 0:
         return "$0"
-    if dollars < 0.0001:
-        return "<$0.0001"
+    if dollars < 0.000001:
+        return "<$0.000001"
     if dollars < 0.01:
-        return f"${dollars:.4f}"
+        return f"${dollars:.2g}" if dollars >= 0.0001 else f"${dollars:.6f}".rstrip("0")
     if dollars < 1:
         return f"${dollars:.3f}"
     return f"${dollars:,.2f}"
@@ -313,8 +318,11 @@ def spend_text(spend: Spend) -> str:
     """``1.2k tok · $0.0034``; ``""`` when no call was made."""
     if not spend.calls:
         return ""
-    if not spend.tokens and spend.unreported == spend.calls:
-        return "no usage"
+    if not spend.tokens:
+        if spend.failed == spend.calls:
+            return "failed"
+        if spend.unreported + spend.failed == spend.calls:
+            return "no usage"
     return f"{tokens_text(spend.tokens.total)} tok · {cost_text(spend)}"
 
 
@@ -338,7 +346,9 @@ def spend_tooltip(spend: Spend, table: PriceTable) -> str:
     for why in spend.unknown:
         lines.append(f"unknown cost: {why}")
     if spend.unreported:
-        lines.append(f"{spend.unreported} call(s) reported no token usage")
+        lines.append(f"{spend.unreported} call(s) reported no token usage: cost unknown")
+    if spend.failed:
+        lines.append(f"{spend.failed} call(s) failed without an answer (no usage reported)")
     return "\n".join(lines)
 
 
@@ -353,7 +363,7 @@ def totals_text(
     def part(spend: Spend) -> str:
         if not spend.calls:
             return "-"
-        if not spend.tokens and spend.unreported == spend.calls:
+        if not spend.tokens and spend.unreported:
             return "no usage"
         return cost_text(spend)
 

@@ -39,12 +39,17 @@ class UsageSum:
     by_model: dict[ModelKey, ModelUse] = field(default_factory=dict)
     calls: int = 0
     unreported: int = 0
-    """Calls whose model reported no usage."""
+    """Answered calls whose model reported no usage (their tokens are unknown)."""
+    failed: int = 0
+    """Calls that failed without an answer (and without usage): a provider error, a timeout."""
 
-    def add(self, key: ModelKey, usage: TokenUsage | None) -> None:
+    def add(self, key: ModelKey, usage: TokenUsage | None, failed: bool = False) -> None:
         self.calls += 1
         if usage is None:
-            self.unreported += 1
+            if failed:
+                self.failed += 1
+            else:
+                self.unreported += 1
             return
         use = self.by_model.get(key)
         if use is None:
@@ -103,22 +108,23 @@ class UsageLedger:
             return []
         d = ev.__dict__
         usage = TokenUsage.of(d.get("usage"))
+        failed = d.get("error") is not None
         key = _key(d.get("model_name"), d.get("model"))
-        self._total.add(key, usage)
-        self._by_run.setdefault(ev.run_id, UsageSum()).add(key, usage)
+        self._total.add(key, usage, failed)
+        self._by_run.setdefault(ev.run_id, UsageSum()).add(key, usage, failed)
         changed: list[str] = []
         nodes: set[tuple[tuple[str, ...], str]] = set()
         sid = ev.span_id
         seen = 0
         while sid is not None and seen < 256:
-            self._by_span.setdefault(sid, UsageSum()).add(key, usage)
+            self._by_span.setdefault(sid, UsageSum()).add(key, usage, failed)
             changed.append(sid)
             span = self._spans.get(sid)
             if span is None:
                 break
             if span.node is not None and span.node not in nodes:
                 nodes.add(span.node)
-                self._by_node.setdefault(span.node, UsageSum()).add(key, usage)
+                self._by_node.setdefault(span.node, UsageSum()).add(key, usage, failed)
             sid = span.parent
             seen += 1
         return changed
