@@ -44,52 +44,58 @@ def grab(window: Any, name: str) -> None:
     print(path)
 
 
-async def shots(app: QApplication) -> None:
+async def priced_window(app: QApplication, width: int, height: int, theme: str) -> None:
+    """The priced agent's run with a pause at a breakpoint, a model call selected."""
     from studio.hub import Hub
     from studio.main_window import MainWindow
     from studio.session import RunController
     from studio.settings_store import StudioSettings
     from tests.studio import obs_agents
 
-    OUT.mkdir(parents=True, exist_ok=True)
-    for width, height in ((1366, 768), (1920, 1080)):
-        for theme in ("light", "dark"):
-            hub = Hub()
-            ctl = RunController(hub, session_dir=OUT / "sessions")
-            window = MainWindow(hub, ctl, StudioSettings(theme=theme), save_settings=False)
-            window.resize(width, height)
-            window.show()
-            await settle(app)
-            ctl.load_factory(
-                lambda: (obs_agents.priced_agent(delay=0.15), obs_agents.first_input()),
-                "places (gpt-4o-mini)",
-            )
-            ctl.debugger.break_before("tools")
-            window.run_or_continue()
-            await until(lambda: ctl.debugger.paused)
-            await asyncio.sleep(0.4)  # a visible pause at the breakpoint
-            ctl.debugger.clear()
-            ctl.debugger.continue_()  # both parallel "tools" tasks stopped there: go on
-            await until(lambda: not ctl.busy or ctl.debugger.paused)
-            while ctl.debugger.paused:
-                ctl.debugger.continue_()
-                await until(lambda: not ctl.busy or ctl.debugger.paused)
-            ctl.debugger.clear()
-            await settle(app)
-            window.docks["waterfall"].raise_()
-            window.docks["request"].raise_()
-            log = window.docks["events"].widget()
-            log.flush()
-            second = [r for r in log.tree.rows if r.kind == "model.request"][-1]
-            log.select_seq(second.seq, second.event.run_id)
-            await settle(app)
-            grab(window, f"obs-{width}x{height}-{theme}.png")
-            waterfall = window.docks["waterfall"].widget()
-            waterfall.collapse_box.setChecked(False)
-            await settle(app)
-            grab(waterfall, f"obs-waterfall-wallclock-{width}x{height}-{theme}.png")
-            window.close()
-            await settle(app, 3)
+    hub = Hub()
+    ctl = RunController(hub, session_dir=OUT / "sessions")
+    window = MainWindow(hub, ctl, StudioSettings(theme=theme), save_settings=False)
+    window.resize(width, height)
+    window.show()
+    await settle(app)
+    ctl.load_factory(
+        lambda: (obs_agents.priced_agent(delay=0.15), obs_agents.first_input()),
+        "places (gpt-4o-mini)",
+    )
+    ctl.debugger.break_before("tools")
+    window.run_or_continue()
+    await until(lambda: ctl.debugger.paused)
+    await asyncio.sleep(0.4)  # a visible pause at the breakpoint
+    ctl.debugger.clear()
+    ctl.debugger.continue_()  # both parallel "tools" tasks stopped there: go on
+    await until(lambda: not ctl.busy or ctl.debugger.paused)
+    while ctl.debugger.paused:
+        ctl.debugger.continue_()
+        await until(lambda: not ctl.busy or ctl.debugger.paused)
+    await settle(app)
+    window.docks["waterfall"].raise_()
+    window.docks["request"].raise_()
+    log = window.docks["events"].widget()
+    log.flush()
+    last = [r for r in log.tree.rows if r.kind == "model.request"][-1]
+    log.select_seq(last.seq, last.event.run_id)
+    await settle(app)
+    grab(window, f"obs-{width}x{height}-{theme}.png")
+    waterfall = window.docks["waterfall"].widget()
+    waterfall.collapse_box.setChecked(False)
+    await settle(app)
+    grab(waterfall, f"obs-waterfall-wallclock-{width}x{height}-{theme}.png")
+    window.close()
+    await settle(app, 3)
+
+
+async def loop_window(app: QApplication) -> None:
+    """The looping agent under Debug > Break on Loop, paused at the loop."""
+    from studio.hub import Hub
+    from studio.main_window import MainWindow
+    from studio.session import RunController
+    from studio.settings_store import StudioSettings
+    from tests.studio import obs_agents
 
     hub = Hub()
     ctl = RunController(hub, session_dir=OUT / "sessions")
@@ -108,6 +114,14 @@ async def shots(app: QApplication) -> None:
     ctl.stop()
     await until(lambda: not ctl.busy)
     window.close()
+
+
+async def shots(app: QApplication) -> None:
+    OUT.mkdir(parents=True, exist_ok=True)
+    for width, height in ((1366, 768), (1920, 1080)):
+        for theme in ("light", "dark"):
+            await priced_window(app, width, height, theme)
+    await loop_window(app)
 
 
 def main() -> None:
