@@ -6,7 +6,7 @@ nests run > superstep > node task > hook/wrapper > attempt > model/tool call.  P
 plain JSON (already rendered with ``serde.to_jsonable``), so an event round-trips through
 ``event_to_json`` / ``event_from_json`` unchanged.
 
-Delivery (``EventBus``) lives in ``engine.bus``; this module is only the data.
+Delivery (``EventBus``) lives in ``engine.observe.bus``; this module is only the data.
 """
 
 from __future__ import annotations
@@ -278,7 +278,7 @@ class ModelRequest(EventBase):
     messages: list[JSON] | None = None
     """The messages sent (system prompt first), after the ``messages_reused`` first ones of the
     request ``messages_base``; None in sessions recorded before requests were
-    (``engine.request_log.resolve`` rebuilds the whole list)."""
+    (``engine.observe.request_log.resolve`` rebuilds the whole list)."""
     messages_base: int | None = None
     """``seq`` of an earlier ``model.request`` of this run whose first messages this one
     starts with (its history is not repeated)."""
@@ -416,7 +416,7 @@ class CustomEvent(EventBase):
 
 
 class LoopDetected(EventBase):
-    """The run looks stuck in a loop (``engine.loops``): the same tool call (name and
+    """The run looks stuck in a loop (``engine.observe.loops``): the same tool call (name and
     arguments) made again and again, or a model whose answers are only tool calls that fail."""
 
     kind: Literal["loop.detected"] = "loop.detected"

@@ -9,6 +9,7 @@ from typing import Any
 from uuid import UUID
 
 from engine.attach.base import HandlerBase, Open, task_of
+from engine.core.ids import new_span_id
 from engine.events import (
     ErrorInfo,
     EventBase,
@@ -18,8 +19,7 @@ from engine.events import (
     ToolFinished,
     ToolStarted,
 )
-from engine.ids import new_span_id
-from engine.request_log import public_params
+from engine.observe.request_log import public_params
 from engine.serde import to_jsonable
 from engine.usage import reported_model, usage_dict
 

@@ -8,12 +8,12 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from engine.aio import aiter_thread, iter_sync, run_sync
 from engine.attach.state import AttachedState
-from engine.bus import EventBus, RunEmitter, Subscription, drain_events
+from engine.core.aio import aiter_thread, iter_sync, run_sync
+from engine.core.ids import new_run_id
 from engine.events import ErrorInfo, EventBase, InterruptResumed, RunFinished, RunStarted
 from engine.graph.drawing import DrawableGraph
-from engine.ids import new_run_id
+from engine.observe.bus import EventBus, RunEmitter, Subscription, drain_events
 from engine.serde import to_jsonable
 
 if TYPE_CHECKING:

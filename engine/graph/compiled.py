@@ -8,23 +8,23 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Generic
 
-from engine.aio import iter_sync, run_sync
-from engine.bus import EventBus, RunEmitter, Subscription, drain_events
+from engine.core.aio import iter_sync, run_sync
+from engine.core.execution import RunControl, coerce_context
+from engine.core.ids import new_run_id
 from engine.events import ErrorInfo, EventBase, RunFinished, RunStarted
 from engine.graph.assemble import compile_nodes, draw
 from engine.graph.builder import ContextT, InputT, OutputT, StateT
 from engine.graph.channels import BaseChannel
 from engine.graph.drawing import DrawableGraph
-from engine.graph.execution import RunControl, coerce_context
 from engine.graph.loop import PregelLoop
 from engine.graph.runtime import RunContext, TaskContext, reset_run, set_run
 from engine.graph.schema_json import schema_json
 from engine.graph.state import StateSpec, schema_fields
 from engine.graph.state_api import StateAPI
 from engine.graph.subgraph import calling_task, run_nested_sync, run_subgraph
-from engine.graph.types import START, StreamMode
-from engine.ids import new_run_id
+from engine.observe.bus import EventBus, RunEmitter, Subscription, drain_events
 from engine.serde import to_jsonable
+from engine.types import START, StreamMode
 
 if TYPE_CHECKING:
     from engine.checkpoint.base import BaseCheckpointSaver
@@ -234,7 +234,7 @@ class CompiledStateGraph(StateAPI, Generic[StateT, ContextT, InputT, OutputT]):
                         "recursion_limit": cfg.get("recursion_limit", self.default_recursion_limit),
                     },
                 )
-            from engine.bus import CURRENT_SPAN
+            from engine.observe.bus import CURRENT_SPAN
 
             span_token = CURRENT_SPAN.set(run_id)
             try:

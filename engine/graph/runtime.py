@@ -14,11 +14,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from engine.bus import RunEmitter
-from engine.graph.errors import GraphInterrupt, mark_invalid_resume
-from engine.graph.execution import ExecutionInfo, RunControl, ServerInfo
-from engine.graph.types import Interrupt
-from engine.ids import deterministic_id
+from engine.core.errors import GraphInterrupt, mark_invalid_resume
+from engine.core.execution import ExecutionInfo, RunControl, ServerInfo
+from engine.core.ids import deterministic_id
+from engine.observe.bus import RunEmitter
+from engine.types import Interrupt
 
 if TYPE_CHECKING:
     from engine.checkpoint.base import BaseCheckpointSaver

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from engine.events import SPAN_OPENERS, EventBase
-from engine.request_log import resolve
+from engine.observe.request_log import resolve
 
 __all__ = ["RequestIndex", "as_text", "document"]
 

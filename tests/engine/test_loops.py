@@ -1,4 +1,4 @@
-"""Loop detection (``engine.loops``): a model that keeps calling an unknown tool, or the same
+"""Loop detection (``engine.observe.loops``): a model that keeps calling an unknown tool, or the same
 tool with the same arguments, is reported as ``loop.detected``, and "break on loop" stops there.
 """
 
@@ -13,9 +13,9 @@ from engine.agents import create_agent
 from engine.debug import Debugger
 from engine.events import EventBase, LoopDetected, event_from_json, event_to_json
 from engine.graph.errors import GraphRecursionError
-from engine.loops import LoopWatch
 from engine.messages import AIMessage, HumanMessage, ToolCall
 from engine.models import ScriptedChatModel
+from engine.observe.loops import LoopWatch
 from engine.tools import tool
 
 

@@ -12,7 +12,7 @@ from engine.agents.structured import ProviderStrategy
 from engine.events import EventBase, event_from_json, event_to_json
 from engine.messages import AIMessage, HumanMessage, ToolCall
 from engine.models import ScriptedChatModel
-from engine.request_log import RequestLog, public_params, resolve
+from engine.observe.request_log import RequestLog, public_params, resolve
 from engine.serde import to_jsonable
 from engine.tools import tool
 

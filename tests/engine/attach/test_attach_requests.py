@@ -17,7 +17,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 
 from engine.attach import attach
 from engine.events import event_to_json
-from engine.request_log import resolve
+from engine.observe.request_log import resolve
 from tests.engine.attach.test_attach_langgraph import collect, weather
 
 

@@ -250,7 +250,7 @@ async def ask_resume(console: Console, interrupts: list[EventBase]) -> Any:
     Returns the next run's input: ``Command(resume=...)`` (one value, or a map by interrupt
     id), ``None`` to go past a static ``interrupt_before/after``, or ``STOP``.
     """
-    from engine.graph.types import Command
+    from engine.types import Command
 
     values: dict[str, Any] = {}
     static_only = True

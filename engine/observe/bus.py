@@ -27,10 +27,10 @@ import time
 from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
 
+from engine.core.ids import new_span_id
 from engine.events import EventBase, LoopDetected
-from engine.ids import new_span_id
-from engine.loops import LoopWatch
-from engine.request_log import RequestLog
+from engine.observe.loops import LoopWatch
+from engine.observe.request_log import RequestLog
 
 if TYPE_CHECKING:
     from engine.debug import Debugger

@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import TextIO
 
 from engine.checkpoint import SqliteSaver
-from engine.cli_prompt import Console
-from engine.cli_render import TreeRenderer
-from engine.graph.errors import CheckpointError
+from engine.cli.prompt import Console
+from engine.cli.render import TreeRenderer
+from engine.core.errors import CheckpointError
 from engine.recording import Session, SessionError
 
 __all__ = ["atomic_output", "cmd_export", "cmd_replay", "cmd_unlock", "skipped_line"]

@@ -17,11 +17,11 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
-from engine.breakpoints import Breakpoint, FailureEchoes
-from engine.bus import RunEmitter
+from engine.debug.breakpoints import Breakpoint, FailureEchoes
 from engine.events import DebugPaused, DebugResumed, EventBase
-from engine.faults import Fault, check_fault, check_fault_sync, fresh_error
 from engine.graph.compiled import RunStopped
+from engine.observe.bus import RunEmitter
+from engine.observe.faults import Fault, check_fault, check_fault_sync, fresh_error
 
 if TYPE_CHECKING:
     from engine.graph.runtime import RunContext
@@ -86,7 +86,7 @@ class Debugger:
         return self.add(Breakpoint("interrupt"))
 
     def break_on_loop(self) -> Breakpoint:
-        """Pause where ``engine.loops`` finds the run looping (``loop.detected``)."""
+        """Pause where ``engine.observe.loops`` finds the run looping (``loop.detected``)."""
         return self.add(Breakpoint("loop"))
 
     def break_when(self, condition: Callable[[dict[str, Any]], bool] | str) -> Breakpoint:
