@@ -31,6 +31,7 @@ from studio.models.event_tree import EventTree
 from studio.models.pricing import PriceTable, Spend, spend_text, spend_tooltip
 from studio.models.usage_ledger import UsageLedger
 from studio.views.tones import Tones, tones_for
+from studio.widgets.plain_tip import plain_tip
 
 __all__ = ["EventTreeModel"]
 
@@ -419,7 +420,7 @@ class EventTreeModel(QAbstractItemModel):
         spend = self.spend(row)
         if spend is None:
             return None
-        return spend_tooltip(spend, self.prices)
+        return plain_tip(spend_tooltip(spend, self.prices))
 
     def _icon(self, row: Row) -> QIcon:
         state = 3 if row.failed else 4 if row.interrupted else 2 if row.contains_failure else 0

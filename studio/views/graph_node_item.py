@@ -18,6 +18,7 @@ from studio.models.graph_state import NodeView
 from studio.views.graph_content import BoxMetrics, TextRole, onion_height
 from studio.views.graph_layout import NodeBox
 from studio.views.graph_theme import Fonts, Palette
+from studio.widgets.plain_tip import plain_tip
 
 __all__ = ["NodeItem"]
 
@@ -92,7 +93,7 @@ class NodeItem(QGraphicsItem):
             tip.append(f"loop detected: {state.loop}")
         if state.cost_tip:
             tip.append(state.cost_tip)
-        self.setToolTip("\n".join(tip))
+        self.setToolTip(plain_tip("\n".join(tip)))  # names and errors come from the agent
         self.update()
         return True
 

@@ -15,6 +15,7 @@ from studio.models.branch_events import branch_events
 from studio.models.pricing import totals_text
 from studio.models.usage_ledger import UsageLedger
 from studio.views.dock_support import bind_to_hub
+from studio.widgets.plain_tip import plain_tip
 
 __all__ = ["CostStatus"]
 
@@ -65,5 +66,5 @@ class CostStatus(QLabel):
             self.hub.prices, run_ledger.run(run_ledger.last_run), self.ledger.total()
         )
         self.setText(text)
-        self.setToolTip(tip)
+        self.setToolTip(plain_tip(tip))
         self.setVisible(bool(text))

@@ -85,6 +85,12 @@ async def priced_window(app: QApplication, width: int, height: int, theme: str) 
     waterfall.collapse_box.setChecked(False)
     await settle(app)
     grab(waterfall, f"obs-waterfall-wallclock-{width}x{height}-{theme}.png")
+    grab(window.graph_panel, f"obs-graph-badges-{width}x{height}-{theme}.png")
+    if width == 1366:
+        window.menus.open_settings()
+        await settle(app)
+        grab(window.menus.settings_dialog, f"obs-settings-prices-{theme}.png")
+        window.menus.settings_dialog.reject()
     window.close()
     await settle(app, 3)
 

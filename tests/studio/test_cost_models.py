@@ -131,3 +131,11 @@ def test_texts() -> None:
         "$0.153",
         "$12.40",
     ]
+
+
+def test_tooltips_with_agent_text_stay_plain() -> None:
+    from studio.widgets.plain_tip import plain_tip
+
+    tip = plain_tip("house <img src=x> model: no price\nline two")
+    assert "<img" not in tip and "&lt;img src=x&gt;" in tip and "\nline two" in tip
+    assert plain_tip("") == ""

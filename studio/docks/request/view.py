@@ -34,6 +34,7 @@ from studio.hub import Hub
 from studio.models.request_view import RequestIndex, as_text, document
 from studio.views.dock_support import bind_to_hub, copy_text
 from studio.views.elided_label import ElidedLabel
+from studio.widgets.plain_tip import plain_tip
 
 __all__ = ["RequestDock"]
 
@@ -121,9 +122,6 @@ class RequestDock(QWidget):
         """Show the request of the model call ``event`` stands for; anything else keeps the
         request shown (selecting a route or a state change does not blank this dock)."""
         request = self.index.request_for(event)
-        if request is None and event is not None and event.kind in ("model.request",):
-            self.index.add_all([event])
-            request = event
         if request is not None and request is not self.request:
             self._show(request)
 
@@ -145,6 +143,7 @@ class RequestDock(QWidget):
             f"model {doc.get('model')} · {n_msg} message{'s' if n_msg != 1 else ''} · "
             f"{n_tools} tool{'s' if n_tools != 1 else ''} · #{request.seq}{partial}"
         )
+        self.title.setToolTip(plain_tip(self.title.full_text()))  # the model name is the agent's
         self.text_view.setPlainText(as_text(doc))
         self._fill_tree(doc)
         self.copy_button.setEnabled(True)

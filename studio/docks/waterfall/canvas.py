@@ -11,7 +11,6 @@ scrolls the rows; ``+`` / ``-`` / ``0`` zoom in, out, to fit.  A click emits ``b
 
 from __future__ import annotations
 
-import html
 import math
 
 from PySide6.QtCore import QPoint, QPointF, QRectF, Qt, QTimer, Signal
@@ -34,6 +33,7 @@ from PySide6.QtWidgets import QAbstractScrollArea, QToolTip, QWidget
 from studio.models.event_summary import duration_text
 from studio.models.waterfall import Bar, Mark, RunLanes, TimeAxis
 from studio.views.tones import Tones, tones_for
+from studio.widgets.plain_tip import plain_tip
 
 __all__ = ["WaterfallCanvas"]
 
@@ -411,10 +411,8 @@ class WaterfallCanvas(QAbstractScrollArea):
             if bar is None:
                 QToolTip.hideText()
             else:  # escaped: names and errors come from the agent
-                text = html.escape(_tooltip(bar, self.lanes))
-                QToolTip.showText(
-                    event.globalPos(), f"<p style='white-space:pre'>{text}</p>", self.viewport()
-                )
+                tip = plain_tip(_tooltip(bar, self.lanes))
+                QToolTip.showText(event.globalPos(), tip, self.viewport())
             return True
         return super().viewportEvent(event)  # type: ignore[arg-type]
 
