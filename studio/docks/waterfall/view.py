@@ -17,8 +17,6 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QHBoxLayout,
-    QLabel,
-    QSizePolicy,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -30,6 +28,7 @@ from studio.hub import Hub
 from studio.models.event_summary import duration_text
 from studio.models.waterfall import Bar, RunLanes, Waterfall
 from studio.views.dock_support import bind_to_hub
+from studio.views.elided_label import ElidedLabel
 from studio.views.tones import tones_for
 
 __all__ = ["WaterfallDock"]
@@ -57,9 +56,8 @@ class WaterfallDock(QWidget):
         self.zoom_out_button = _tool("−", "Zoom out (−, or Ctrl+wheel)", self)
         self.zoom_in_button = _tool("+", "Zoom in (+, or Ctrl+wheel)", self)
         self.fit_button = _tool("Fit", "Fit the run to the width (0)", self)
-        self.summary = QLabel(self)
+        self.summary = ElidedLabel(parent=self)  # cut with "…" on a narrow dock, whole in its tip
         self.summary.setObjectName("muted")
-        self.summary.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         bar = QHBoxLayout()
         bar.setContentsMargins(6, 3, 6, 3)
         bar.addWidget(self.run_box)
