@@ -94,20 +94,33 @@ class BreakpointsModel:
                 bp.enabled = enabled
                 self._changed()
 
-    # -- kinds that are on or off (Debug > Break on Loop) ---------------------------------------
+    # -- "break on any failure / on interrupts" (the Debug menu's toggles) ----------------------
 
-    def has(self, kind: str) -> bool:
-        """Whether an enabled breakpoint of ``kind`` (without a target) is set."""
-        return any(b.kind == kind and b.enabled for b in self.debugger.breakpoints)
+    def _plain(self, kind: str) -> list[Breakpoint]:
+        return [
+            b for b in self.debugger.breakpoints if b.kind == kind and not b.target and not b.detail
+        ]
 
-    def set_kind(self, kind: str, on: bool) -> None:
-        """Make the breakpoint of ``kind`` set once (on) or gone (off)."""
-        if on == self.has(kind):
+    def is_on(self, kind: str) -> bool:
+        """Is there an enabled breakpoint of ``kind`` on anything ("any failure")?"""
+        return any(b.enabled for b in self._plain(kind))
+
+    def set_on(self, kind: str, enabled: bool) -> None:
+        """Make "break on any ``kind``" set (once) or gone."""
+        plain = self._plain(kind)
+        if enabled:
+            if any(b.enabled for b in plain):
+                return
+            if plain:
+                plain[0].enabled = True
+                self._changed()
+            else:
+                self.add(kind)
             return
-        if on:
-            self.add(kind)
+        if not plain:
             return
-        self.debugger.breakpoints = [b for b in self.debugger.breakpoints if b.kind != kind]
+        for b in plain:
+            self.debugger.remove(b)
         self._changed()
 
     # -- node breakpoints (the Graph dock's red dots, F9) --------------------------------------

@@ -223,14 +223,14 @@ class WindowMenus:
             "made only of failing tool calls"
         )
         self.break_on_loop.toggled.connect(
-            lambda on: self.w.breakpoints_panel.model.set_kind("loop", on)
+            lambda on: self.w.breakpoints_panel.model.set_on("loop", on)
         )
         self.w.hub.subscribe("breakpoints", self._sync_break_on_loop)
         clear = m.addAction("Remove All Breakpoints")
         clear.triggered.connect(self.w.breakpoints_panel.model.clear)
 
     def _sync_break_on_loop(self) -> None:
-        on = self.w.breakpoints_panel.model.has("loop")
+        on = self.w.breakpoints_panel.model.is_on("loop")
         if self.break_on_loop.isChecked() != on:
             self.break_on_loop.blockSignals(True)
             self.break_on_loop.setChecked(on)

@@ -50,9 +50,12 @@ async def priced_window(app: QApplication, width: int, height: int, theme: str) 
     from studio.main_window import MainWindow
     from studio.session import RunController
     from studio.settings_store import StudioSettings
+    from studio.theme import apply_theme
     from tests.studio import obs_agents
 
+    apply_theme(app, theme)  # one process, several windows: the app's style follows each
     hub = Hub()
+    hub.theme = theme
     ctl = RunController(hub, session_dir=OUT / "sessions")
     window = MainWindow(hub, ctl, StudioSettings(theme=theme), save_settings=False)
     window.resize(width, height)
@@ -101,8 +104,10 @@ async def loop_window(app: QApplication) -> None:
     from studio.main_window import MainWindow
     from studio.session import RunController
     from studio.settings_store import StudioSettings
+    from studio.theme import apply_theme
     from tests.studio import obs_agents
 
+    apply_theme(app, "light")
     hub = Hub()
     ctl = RunController(hub, session_dir=OUT / "sessions")
     window = MainWindow(hub, ctl, StudioSettings(), save_settings=False)
