@@ -25,7 +25,6 @@ from engine.agents.structured import (
     handle_model_output,
     resolve_strategy,
 )
-from engine.debug import check_fault
 from engine.events import ErrorInfo, ModelToken
 from engine.events import ModelRequest as ModelRequestEvent
 from engine.events import ModelResponse as ModelResponseEvent
@@ -41,6 +40,7 @@ from engine.messages import (
 )
 from engine.middleware.types import AgentMiddleware, ModelRequest, ModelResponse
 from engine.observe.bus import RunEmitter, current_emitter, span
+from engine.observe.faults import check_fault
 from engine.observe.request_log import public_params
 from engine.serde import to_jsonable
 from engine.tools import BaseTool

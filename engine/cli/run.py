@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Any
 
 from engine.cli.prompt import STOP, Console, ask_resume, breakpoint_prompt
 from engine.cli.render import TreeRenderer
+from engine.core.errors import RunStopped
 from engine.debug import Debugger
-from engine.graph.compiled import RunStopped
 from engine.loader import AgentLoadError, load_target
 from engine.recording import SessionError, SessionRecorder
 

@@ -23,10 +23,15 @@ __all__ = [
     "NodeInterrupt",
     "NodeTimeoutError",
     "ParentCommand",
+    "RunStopped",
     "ThreadBusyError",
     "is_invalid_resume",
     "mark_invalid_resume",
 ]
+
+
+class RunStopped(Exception):
+    """The run was stopped on request (debugger ``stop``); the last checkpoint is intact."""
 
 
 class GraphBubbleUp(Exception):

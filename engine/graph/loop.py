@@ -21,7 +21,7 @@ from engine.checkpoint.base import (
     next_version,
     timestamp_of,
 )
-from engine.core.errors import GraphDrained, GraphInterrupt, GraphRecursionError
+from engine.core.errors import GraphDrained, GraphInterrupt, GraphRecursionError, RunStopped
 from engine.core.ids import uuid7
 from engine.events import (
     CheckpointSaved,
@@ -514,11 +514,11 @@ class PregelLoop(LoopInput, LoopStreaming):
         except GraphInterrupt:
             status = "interrupted"
             raise
-        except (asyncio.CancelledError, KeyboardInterrupt):
+        except (asyncio.CancelledError, KeyboardInterrupt, RunStopped):
             status = "cancelled"
             raise
-        except BaseException as exc:
-            status = "cancelled" if type(exc).__name__ == "RunStopped" else "error"
+        except BaseException:
+            status = "error"
             raise
         finally:
             if em.active:

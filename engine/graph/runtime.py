@@ -22,7 +22,7 @@ from engine.types import Interrupt
 
 if TYPE_CHECKING:
     from engine.checkpoint.base import BaseCheckpointSaver
-    from engine.debug import Debugger
+    from engine.observe.gate import Gate
 
 __all__ = [
     "DEFAULT_RUNTIME",
@@ -122,7 +122,7 @@ class RunContext:
     store: Any = None
     context: Any = None
     checkpointer: BaseCheckpointSaver | None = None
-    debugger: Debugger | None = None
+    debugger: Gate | None = None
     sync_call: bool = False
     """True when the user called a sync API (``invoke``/``stream``): async-only hooks must refuse."""
     stream: Callable[[str, Any, str], None] | None = None
@@ -141,6 +141,10 @@ class RunContext:
 
     def wants(self, mode: str) -> bool:
         return mode in self.stream_modes
+
+    def committed_state(self) -> dict[str, Any] | None:
+        """The state values after the last superstep (what a debugger's condition reads)."""
+        return None if self.loop is None else self.loop._values()
 
     def push(self, mode: str, chunk: Any, ns: str = "") -> None:
         """Send a chunk to ``astream`` consumers (call on the run's event-loop thread)."""

@@ -33,7 +33,7 @@ from engine.observe.loops import LoopWatch
 from engine.observe.request_log import RequestLog
 
 if TYPE_CHECKING:
-    from engine.debug import Debugger
+    from engine.observe.gate import Gate
 
 __all__ = [
     "CURRENT_SPAN",
@@ -167,7 +167,7 @@ class RunEmitter:
         run_id: str,
         thread_id: str | None,
         buses: list[EventBus],
-        debugger: Debugger | None = None,
+        debugger: Gate | None = None,
         loop: asyncio.AbstractEventLoop | None = None,
         ns: str = "",
     ) -> None:
