@@ -279,6 +279,10 @@ class TreeRenderer:
             return f"• plan step {d.get('index')} {d.get('name')}: {d.get('status')}{att}{extra}"
         if k == "model.token":
             return f"· {summarize(d.get('text'), 70)}" if self.tokens else None
+        if k == "loop.detected":
+            return self._c(
+                "err", f"⟳ loop detected in {d.get('node') or 'the run'}: {d.get('detail')}"
+            )
         if k == "debug.paused":
             bp = f": {d['breakpoint']}" if d.get("breakpoint") else ""
             return self._c("warn", f"⏸ paused ({d.get('reason')}{bp}) at {d.get('at_kind')}")

@@ -85,6 +85,10 @@ class Debugger:
     def break_on_interrupt(self) -> Breakpoint:
         return self.add(Breakpoint("interrupt"))
 
+    def break_on_loop(self) -> Breakpoint:
+        """Pause where ``engine.observe.loops`` finds the run looping (``loop.detected``)."""
+        return self.add(Breakpoint("loop"))
+
     def break_when(self, condition: Callable[[dict[str, Any]], bool] | str) -> Breakpoint:
         """Pause when ``condition`` (a predicate or a Python expression over the state) becomes true."""
         if isinstance(condition, str):
