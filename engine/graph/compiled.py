@@ -86,8 +86,9 @@ class CompiledStateGraph(StateAPI, Generic[StateT, ContextT, InputT, OutputT]):
     # -- drawing -----------------------------------------------------------------------------
 
     def get_graph(self, xray: bool | int = False) -> DrawableGraph:
-        """The graph's shape (nodes, static and conditional edges), available before any run."""
-        return draw(self.builder, self.name)
+        """The graph's shape (nodes, static and conditional edges), available before any run;
+        ``xray`` draws subgraphs in place (``True``: every level; an int: that many)."""
+        return draw(self.builder, self.name, xray)
 
     # -- cache -------------------------------------------------------------------------------
 

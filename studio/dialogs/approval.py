@@ -44,7 +44,7 @@ from studio.dialogs.dialog_kit import (
     mono_font,
     schema_hint,
 )
-from studio.palette import colors
+from studio.look.palette import colors
 
 __all__ = ["ActionCard", "ApprovalDialog"]
 

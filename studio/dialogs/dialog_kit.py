@@ -10,8 +10,8 @@ from PySide6.QtCore import QSizeF, Qt
 from PySide6.QtGui import QFont, QFontDatabase
 from PySide6.QtWidgets import QLabel, QPushButton, QTextBrowser
 
-from studio import highlight
-from studio.palette import Palette
+from studio.look import highlight
+from studio.look.palette import Palette
 
 __all__ = [
     "dialog_style",

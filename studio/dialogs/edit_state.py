@@ -39,9 +39,9 @@ from PySide6.QtWidgets import (
 
 from engine.messages import AIMessage
 from engine.types import END, START
+from studio.history.timetravel import aapply_edit, default_as_node
+from studio.look.palette import colors
 from studio.models.state_edit import EditIssue, StateEdit
-from studio.palette import colors
-from studio.timetravel import aapply_edit, default_as_node
 
 __all__ = ["EditStateDialog"]
 

@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.dialogs.dialog_kit import dialog_style
-from studio.palette import colors
+from studio.look.palette import colors
 
 __all__ = ["LiveOtel", "OtelExportDialog", "export_session"]
 

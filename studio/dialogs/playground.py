@@ -39,8 +39,9 @@ from PySide6.QtWidgets import (
 
 from engine.events import EventBase
 from engine.targets import Capability
-from studio.capabilities import can
 from studio.dialogs.dialog_kit import dialog_style, mono_font
+from studio.docks.diff.html import message_card, page
+from studio.look.palette import Palette, colors
 from studio.models.playground import (
     Answer,
     PlaygroundRequest,
@@ -52,8 +53,7 @@ from studio.models.playground import (
     request_for,
     scripted_answer,
 )
-from studio.palette import Palette, colors
-from studio.views.tt_html import message_card, page
+from studio.run.capabilities import can
 
 __all__ = ["PlaygroundDialog", "Target"]
 

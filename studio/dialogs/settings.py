@@ -25,9 +25,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.app.settings_store import StudioSettings
 from studio.dialogs.price_editor import PriceEditor
 from studio.models.pricing import PriceTable
-from studio.settings_store import StudioSettings
 
 __all__ = ["SettingsDialog", "check_connection"]
 

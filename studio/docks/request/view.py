@@ -30,10 +30,10 @@ from PySide6.QtWidgets import (
 )
 
 from engine.events import EventBase
-from studio.hub import Hub
+from studio.models.hub import Hub
 from studio.models.request_view import RequestIndex, as_text, document
-from studio.views.dock_support import bind_to_hub, copy_text
-from studio.views.elided_label import ElidedLabel
+from studio.widgets.dock_support import bind_to_hub, copy_text
+from studio.widgets.elided_label import ElidedLabel
 from studio.widgets.plain_tip import plain_tip
 
 __all__ = ["RequestDock"]

@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
 
 from engine.events import EventBase
 from engine.targets import Capability
+from studio.look.palette import colors
 from studio.models.state_tree import StateTree
 from studio.models.store_view import (
     DELETED,
@@ -53,12 +54,11 @@ from studio.models.store_view import (
     namespace_tree,
     parse_filter,
 )
-from studio.palette import colors
-from studio.views.dock_support import bind_to_hub
-from studio.views.state_items import StateItemModel
+from studio.qtmodels.state_items import StateItemModel
+from studio.widgets.dock_support import bind_to_hub
 
 if TYPE_CHECKING:
-    from studio.hub import Hub
+    from studio.models.hub import Hub
 
 __all__ = ["StoreDock"]
 
