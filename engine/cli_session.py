@@ -1,8 +1,8 @@
 """``stepwise replay`` and ``stepwise export``: reading a session file from the terminal.
 
 Both tolerate damaged event rows (skipped, counted, reported in one line).  ``export`` never
-writes over its own input, and writes its output to a temporary file in the target folder that
-is renamed into place only when complete, so a failed export leaves the old file untouched.
+writes over its own input; ``-o`` replaces a regular file only once the export is complete and
+writes through to a device or FIFO (see ``engine.cli_output``).
 """
 
 from __future__ import annotations
@@ -10,19 +10,18 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TextIO
 
 from engine.checkpoint import SqliteSaver
+from engine.cli_output import output_file
 from engine.cli_prompt import Console
 from engine.cli_render import TreeRenderer
 from engine.graph.errors import CheckpointError
 from engine.recording import Session, SessionError
 
-__all__ = ["atomic_output", "cmd_export", "cmd_replay", "cmd_unlock", "skipped_line"]
+__all__ = ["cmd_export", "cmd_replay", "cmd_unlock", "skipped_line"]
 
 EXIT_OK = 0
 
@@ -92,27 +91,6 @@ def _check_output(output: Path, session: Path) -> None:
         )
 
 
-@contextlib.contextmanager
-def atomic_output(output: Path) -> Iterator[TextIO]:
-    """A text file that replaces ``output`` only once it is completely written."""
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{output.name}.", suffix=".tmp", dir=output.parent)
-    except OSError as exc:
-        raise SessionError(f"cannot export to {output}: {exc.strerror or exc}") from exc
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            yield out
-        os.replace(tmp, output)
-    except OSError as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise SessionError(f"cannot export to {output}: {exc.strerror or exc}") from exc
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
 def _write_export(args: argparse.Namespace, session: Session, out: TextIO) -> list[str]:
     skipped: list[str] = []
     if args.format == "jsonl":
@@ -149,7 +127,7 @@ def cmd_export(args: argparse.Namespace, console: Console) -> int:
             skipped = _write_export(args, session, console.stdout)
             console.stdout.flush()
         else:
-            with atomic_output(output) as out:
+            with output_file(output) as out:
                 skipped = _write_export(args, session, out)
     if skipped:
         console.err(skipped_line(skipped))
