@@ -11,7 +11,9 @@ from collections.abc import Iterable, Sequence
 from html import escape
 
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QVBoxLayout, QWidget
+
+from studio.widgets.plain_text import rich_label
 
 __all__ = ["EXTRA", "ShortcutsDialog", "shortcut_rows", "shortcuts_html"]
 
@@ -74,7 +76,7 @@ class ShortcutsDialog(QDialog):
     ) -> None:
         super().__init__(parent)
         self.setWindowTitle("Keyboard Shortcuts")
-        self.table_label = QLabel(shortcuts_html(sections), self)
+        self.table_label = rich_label(shortcuts_html(sections), self)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, parent=self)
         self.close_button = buttons.button(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)

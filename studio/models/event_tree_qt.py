@@ -28,6 +28,7 @@ from studio.models.event_row import Row
 from studio.models.event_summary import duration_text, error_text, field
 from studio.models.event_tree import EventTree
 from studio.views.tones import Tones, tones_for
+from studio.widgets.plain_text import plain_tip
 
 __all__ = ["EventTreeModel"]
 
@@ -327,7 +328,7 @@ class EventTreeModel(QAbstractItemModel):
         if role == Qt.ItemDataRole.DecorationRole:
             return self._icon(row) if col == 0 else None
         if role == Qt.ItemDataRole.ToolTipRole:
-            return self._tooltip(row)
+            return plain_tip(self._tooltip(row))
         if role == Qt.ItemDataRole.FontRole:
             return self._bold if row.kind == "run.started" and col == 0 else None
         if role == Qt.ItemDataRole.TextAlignmentRole and col >= 2:

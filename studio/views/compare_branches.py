@@ -14,7 +14,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QHBoxLayout,
-    QLabel,
     QTextBrowser,
     QToolButton,
     QVBoxLayout,
@@ -25,6 +24,7 @@ from studio.models.timeline import CheckpointNode, TimelineModel
 from studio.palette import Palette, colors
 from studio.timetravel import BranchComparison, compare_branches
 from studio.views.tt_html import diff_html, esc, message_card, page
+from studio.widgets.plain_text import plain_label
 
 __all__ = ["CompareBranchesDialog", "comparison_html"]
 
@@ -108,10 +108,10 @@ class CompareBranchesDialog(QDialog):
         self.browser = QTextBrowser()
         self.browser.setOpenLinks(False)
         top = QHBoxLayout()
-        top.addWidget(QLabel("Left:"))
+        top.addWidget(plain_label("Left:"))
         top.addWidget(self.left_combo, 1)
         top.addWidget(self.swap_button)
-        top.addWidget(QLabel("Right:"))
+        top.addWidget(plain_label("Right:"))
         top.addWidget(self.right_combo, 1)
         lay = QVBoxLayout(self)
         lay.addLayout(top)

@@ -23,7 +23,6 @@ from PySide6.QtCore import QEvent, QModelIndex, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
-    QLabel,
     QMenu,
     QSplitter,
     QTreeView,
@@ -39,6 +38,7 @@ from studio.models.event_tree_qt import EventTreeModel
 from studio.views.dock_support import bind_to_hub, copy_text, unsubscribe_all
 from studio.views.event_details import EventDetails, event_payload
 from studio.views.event_filter_bar import FilterBar
+from studio.widgets.plain_text import plain_label
 
 if TYPE_CHECKING:
     from studio.hub import Hub
@@ -71,7 +71,7 @@ class EventLogDock(QWidget):
         self.filter_bar = FilterBar(self)
         self.view = QTreeView(self)
         self.details = EventDetails(self)
-        self.status = QLabel(self)
+        self.status = plain_label(parent=self)
         self._setup_view()
 
         splitter = QSplitter(Qt.Orientation.Vertical, self)

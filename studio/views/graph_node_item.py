@@ -15,6 +15,7 @@ from studio.models.graph_state import NodeView
 from studio.views.graph_content import BoxMetrics, TextRole, onion_height
 from studio.views.graph_layout import NodeBox
 from studio.views.graph_theme import Fonts, Palette
+from studio.widgets.plain_text import plain_tip
 
 __all__ = ["NodeItem"]
 
@@ -61,7 +62,7 @@ class NodeItem(QGraphicsItem):
         self.setPos(box.rect.x, box.rect.y)
         self.setZValue(2)
         self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
-        self.setToolTip(box.id)
+        self.setToolTip(plain_tip(box.id))
         r = 5.5
         pill = box.content.shape == "pill"
         dot_y = box.rect.h / 2 if pill else metrics.pad_y + metrics.title_row / 2
@@ -85,7 +86,7 @@ class NodeItem(QGraphicsItem):
         tip = [self.node_id, f"status: {state.status}", f"visits: {state.visits}"]
         if state.error:
             tip.append(state.error)
-        self.setToolTip("\n".join(tip))
+        self.setToolTip(plain_tip("\n".join(tip)))
         self.update()
         return True
 

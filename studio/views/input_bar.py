@@ -7,7 +7,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QFrame,
     QHBoxLayout,
-    QLabel,
     QLineEdit,
     QPushButton,
     QWidget,
@@ -15,6 +14,7 @@ from PySide6.QtWidgets import (
 
 from studio.hub import Hub
 from studio.theme import icon
+from studio.widgets.plain_text import plain_label, plain_tip
 
 __all__ = ["REPLAY_HINT", "InputBar"]
 
@@ -46,7 +46,7 @@ class InputBar(QFrame):
         layout = QHBoxLayout(self)
         layout.setContentsMargins(8, 5, 8, 5)
         layout.setSpacing(6)
-        thread_label = QLabel("Thread", self)
+        thread_label = plain_label("Thread", self)
         thread_label.setObjectName("muted")
         layout.addWidget(thread_label)
         layout.addWidget(self.thread_box)
@@ -90,5 +90,5 @@ class InputBar(QFrame):
             if self.hub.graph is None
             else ""
         )
-        self.send_button.setToolTip(why or "Send the message on this thread (Return)")
+        self.send_button.setToolTip(plain_tip(why or "Send the message on this thread (Return)"))
         self.message_edit.setPlaceholderText(why or _PLACEHOLDER)

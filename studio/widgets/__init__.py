@@ -1,0 +1,1 @@
+"""Widgets and widget helpers shared by the studio's docks and dialogs."""
