@@ -15,6 +15,7 @@ from typing import Any, TextIO
 
 from engine.debug import Debugger
 from engine.events import EventBase
+from engine.redaction import scrub
 from engine.serde import to_jsonable
 
 __all__ = ["STOP", "Console", "ask_resume", "breakpoint_prompt", "is_hitl_request"]
@@ -43,7 +44,8 @@ _ALL_DECISIONS = ("approve", "edit", "reject", "respond")
 
 
 class Console:
-    """The CLI's terminal: output lines, error lines, and prompts."""
+    """The CLI's terminal: output lines, error lines, and prompts.  Everything written passes
+    through ``engine.redaction.scrub``."""
 
     def __init__(self, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> None:
         self.stdin = stdin
@@ -52,6 +54,7 @@ class Console:
         self.eof = False
 
     def _write(self, stream: TextIO, text: str) -> None:
+        text = scrub(text)  # no registered credential (or sk-... key) ever reaches the terminal
         try:
             stream.write(text)
         except UnicodeEncodeError:
