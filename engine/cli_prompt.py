@@ -13,6 +13,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any, TextIO
 
+from engine.cli_text import styled_safe, terminal_safe
 from engine.debug import Debugger
 from engine.events import EventBase
 from engine.redaction import scrub
@@ -45,7 +46,7 @@ _ALL_DECISIONS = ("approve", "edit", "reject", "respond")
 
 class Console:
     """The CLI's terminal: output lines, error lines, and prompts.  Everything written passes
-    through ``engine.redaction.scrub``."""
+    through ``engine.redaction.scrub`` and ``engine.cli_text.terminal_safe``."""
 
     def __init__(self, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> None:
         self.stdin = stdin
@@ -53,8 +54,10 @@ class Console:
         self.stderr = stderr
         self.eof = False
 
-    def _write(self, stream: TextIO, text: str) -> None:
+    def _write(self, stream: TextIO, text: str, *, styled: bool = False) -> None:
         text = scrub(text)  # no registered credential (or sk-... key) ever reaches the terminal
+        # shown, never obeyed: escape sequences, \r, bidi overrides (a tree line keeps its colours)
+        text = styled_safe(text) if styled else terminal_safe(text)
         try:
             stream.write(text)
         except UnicodeEncodeError:
@@ -62,8 +65,9 @@ class Console:
             stream.write(text.encode(enc, "replace").decode(enc))
         stream.flush()
 
-    def out(self, text: str = "") -> None:
-        self._write(self.stdout, text + "\n")
+    def out(self, text: str = "", *, styled: bool = False) -> None:
+        """Print a line (``styled``: a tree line whose own colour sequences are kept)."""
+        self._write(self.stdout, text + "\n", styled=styled)
 
     def err(self, text: str) -> None:
         self._write(self.stderr, text + "\n")

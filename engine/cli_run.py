@@ -263,7 +263,7 @@ class Driver:
                     async for ev in events:
                         line = self.renderer.line(ev)
                         if line is not None:
-                            console.out(line)
+                            console.out(line, styled=True)
                         if ev.kind == "debug.paused":
                             self.streaming = False
                             await breakpoint_prompt(console, dbg)

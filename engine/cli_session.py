@@ -18,6 +18,7 @@ from engine.checkpoint import SqliteSaver
 from engine.cli_output import output_file
 from engine.cli_prompt import Console
 from engine.cli_render import TreeRenderer
+from engine.cli_text import json_safe, terminal_safe
 from engine.graph.errors import CheckpointError
 from engine.recording import Session, SessionError
 
@@ -65,7 +66,7 @@ def cmd_replay(args: argparse.Namespace, console: Console, *, color: bool) -> in
                 total += 1
                 line = renderer.line(ev)
                 if line is not None:
-                    console.out(line)
+                    console.out(line, styled=True)
         if args.run is None:
             for note in _unfinished_notes(session, len(runs)):
                 console.out(note)
@@ -95,7 +96,7 @@ def _write_export(args: argparse.Namespace, session: Session, out: TextIO) -> li
     skipped: list[str] = []
     if args.format == "jsonl":
         for text in session.iter_valid_event_json(args.run, skipped=skipped):
-            out.write(text + "\n")
+            out.write(json_safe(text) + "\n")  # the same JSON, with no raw terminal controls
         return skipped
     runs = [session.run(args.run)] if args.run else session.runs()
     if not runs:
@@ -114,7 +115,7 @@ def _write_export(args: argparse.Namespace, session: Session, out: TextIO) -> li
         path = RunPath.from_events(
             session.iter_events(runs[-1].run_id, kinds=kinds, skipped=skipped)
         )
-    out.write(graph.draw_mermaid(path=path))
+    out.write(terminal_safe(graph.draw_mermaid(path=path)))
     return skipped
 
 
