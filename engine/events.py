@@ -6,7 +6,7 @@ nests run > superstep > node task > hook/wrapper > attempt > model/tool call.  P
 plain JSON (already rendered with ``serde.to_jsonable``), so an event round-trips through
 ``event_to_json`` / ``event_from_json`` unchanged.
 
-Delivery (``EventBus``) lives in ``engine.bus``; this module is only the data.
+Delivery (``EventBus``) lives in ``engine.observe.bus``; this module is only the data.
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from engine.debug import Debugger
     from engine.events import EventBase
     from engine.graph.drawing import DrawableGraph
-    from engine.graph.types import StateSnapshot
+    from engine.types import StateSnapshot
 
 __all__ = ["TOPICS", "Hub"]
 

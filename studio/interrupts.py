@@ -28,8 +28,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from engine.events import InterruptRaised
-from engine.graph.types import Command
 from engine.tools import BaseTool
+from engine.types import Command
 from studio.dialogs.approval_model import Answerable, ApprovalRequest, Outcome, is_hitl_request
 from studio.dialogs.resume_model import PauseRequest, ValueRequest
 

@@ -27,8 +27,8 @@ from typing import Any
 from engine.checkpoint.base import INTERRUPT, NULL_TASK_ID, make_config
 from engine.events import EventBase
 from engine.graph.drawing import DrawableGraph
-from engine.graph.types import Interrupt, PregelTask, StateSnapshot
 from engine.recording import CheckpointInfo, RunInfo, Session, SessionRecorder
+from engine.types import Interrupt, PregelTask, StateSnapshot
 from studio.models.timeline import CheckpointRecord, TimelineModel
 from studio.timetravel import ReplayPlan, RerunResult, arerun, replay_plan
 

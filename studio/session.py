@@ -27,9 +27,9 @@ from pathlib import Path
 from typing import Any
 
 from engine.attach.options import AttachOptions
+from engine.core.errors import RunStopped
 from engine.debug import Debugger
 from engine.events import EventBase, InterruptRaised
-from engine.graph.compiled import RunStopped
 from studio.agent_source import (
     AgentFactory,
     absolute_spec,

@@ -10,6 +10,7 @@ from uuid import UUID
 
 from engine.attach.base import HandlerBase, Open, task_of
 from engine.attach.secrets import register_calling_model
+from engine.core.ids import new_span_id
 from engine.events import (
     ErrorInfo,
     EventBase,
@@ -19,7 +20,6 @@ from engine.events import (
     ToolFinished,
     ToolStarted,
 )
-from engine.ids import new_span_id
 from engine.serde import to_jsonable
 
 __all__ = ["CallEvents"]

@@ -36,8 +36,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.graph.types import END, START
 from engine.messages import AIMessage
+from engine.types import END, START
 from studio.models.state_edit import EditIssue, StateEdit
 from studio.palette import colors
 from studio.timetravel import aapply_edit, default_as_node

@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.graph.types import StateSnapshot
+from engine.types import StateSnapshot
 from studio.models.state_tree import Path, StateNode, StateTree
 from studio.palette import colors
 from studio.views.json_html import json_html

@@ -19,9 +19,9 @@ from langgraph.graph import END, START, MessagesState, StateGraph
 
 from engine.attach import attach
 from engine.events import EventBase
-from engine.graph.types import Command
 from engine.messages import AIMessage as OurAIMessage
 from engine.recording import Session, SessionRecorder
+from engine.types import Command
 from tests.engine.attach.test_attach_langgraph import collect, counter_graph
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.cli_text import json_safe, terminal_safe
+from engine.cli.text import json_safe, terminal_safe
 from tests.engine.cli import hostile_agent
 from tests.engine.cli.hostile_agent import HOSTILE
 from tests.engine.cli.test_cli import run_cli

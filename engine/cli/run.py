@@ -23,10 +23,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engine.cli_prompt import STOP, Console, ask_resume, breakpoint_prompt
-from engine.cli_render import TreeRenderer
+from engine.cli.prompt import STOP, Console, ask_resume, breakpoint_prompt
+from engine.cli.render import TreeRenderer
+from engine.core.errors import RunStopped
 from engine.debug import Debugger
-from engine.graph.compiled import RunStopped
 from engine.loader import AgentLoadError, load_target
 from engine.recording import SessionError, SessionRecorder
 
@@ -162,7 +162,7 @@ def _debugger(graph: Any, opts: RunOptions) -> Debugger:
 def unknown_names(expr: str, graph: Any) -> list[str]:
     """Names a ``--break-when`` expression reads that are neither state keys, ``state``, the
     allowed builtins nor its own loop variables (such an expression can never be true)."""
-    from engine.breakpoints import _SAFE_BUILTINS
+    from engine.debug.breakpoints import _SAFE_BUILTINS
 
     keys = {
         str(k)

@@ -22,7 +22,7 @@ from collections import OrderedDict
 from collections.abc import Iterable
 from typing import Any
 
-from engine.cli_text import styled_safe, terminal_safe
+from engine.cli.text import styled_safe, terminal_safe
 from engine.events import SPAN_CLOSERS, SPAN_OPENERS, EventBase
 
 __all__ = ["TreeRenderer", "render_events", "summarize"]

@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from engine.bus import RunEmitter, current_emitter
 from engine.events import MiddlewareAction
+from engine.observe.bus import RunEmitter, current_emitter
 
 __all__ = ["Fault", "check_fault", "check_fault_sync", "fresh_error"]
 

@@ -28,8 +28,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
-from engine.cli_prompt import Console
-from engine.cli_run import (
+from engine.cli.prompt import Console
+from engine.cli.run import (
     EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_USAGE,
@@ -38,7 +38,7 @@ from engine.cli_run import (
     is_stop_code,
     run_agent,
 )
-from engine.cli_session import cmd_export, cmd_replay, cmd_unlock
+from engine.cli.session import cmd_export, cmd_replay, cmd_unlock
 from engine.recording import SessionError
 
 __all__ = ["DEFAULT_SCENARIO", "DEMO_TEXT", "build_parser", "main"]
@@ -290,7 +290,7 @@ def _main(
         if args.command == "open":
             if args.thread and not has_display():
                 from engine.attach.options import AttachOptions
-                from engine.cli_thread import show_thread
+                from engine.cli.thread import show_thread
 
                 console.err("stepwise: no display found: listing the thread instead")
                 options = AttachOptions(args.runtime, args.checkpointer, args.stream_tokens)
@@ -325,7 +325,3 @@ def _main(
         return EXIT_USAGE
     except BrokenPipeError:  # `stepwise replay x | head`
         return EXIT_OK
-
-
-if __name__ == "__main__":
-    sys.exit(main())

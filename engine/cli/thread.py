@@ -7,8 +7,8 @@ import json
 from typing import Any
 
 from engine.attach.options import AttachError, AttachOptions
-from engine.cli_prompt import Console
-from engine.cli_run import EXIT_OK, EXIT_USAGE
+from engine.cli.prompt import Console
+from engine.cli.run import EXIT_OK, EXIT_USAGE
 from engine.loader import AgentLoadError, load_target
 from engine.redaction import scrub
 from engine.serde import to_jsonable

@@ -13,7 +13,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from engine.cli_text import styled_safe, terminal_safe
+from engine.cli.text import styled_safe, terminal_safe
 from engine.debug import Debugger
 from engine.events import EventBase
 from engine.redaction import scrub
@@ -46,7 +46,7 @@ _ALL_DECISIONS = ("approve", "edit", "reject", "respond")
 
 class Console:
     """The CLI's terminal: output lines, error lines, and prompts.  Everything written passes
-    through ``engine.redaction.scrub`` and ``engine.cli_text.terminal_safe``."""
+    through ``engine.redaction.scrub`` and ``engine.cli.text.terminal_safe``."""
 
     def __init__(self, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> None:
         self.stdin = stdin
@@ -257,7 +257,7 @@ async def ask_resume(console: Console, interrupts: list[EventBase]) -> Any:
     Returns the next run's input: ``Command(resume=...)`` (one value, or a map by interrupt
     id), ``None`` to go past a static ``interrupt_before/after``, or ``STOP``.
     """
-    from engine.graph.types import Command
+    from engine.types import Command
 
     values: dict[str, Any] = {}
     static_only = True

@@ -17,14 +17,14 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
-from engine.breakpoints import Breakpoint, FailureEchoes
-from engine.bus import RunEmitter
+from engine.core.errors import RunStopped
+from engine.debug.breakpoints import Breakpoint, FailureEchoes
 from engine.events import DebugPaused, DebugResumed, EventBase
-from engine.faults import Fault, check_fault, check_fault_sync, fresh_error
-from engine.graph.compiled import RunStopped
+from engine.observe.bus import RunEmitter
+from engine.observe.faults import Fault, check_fault, check_fault_sync, fresh_error
 
 if TYPE_CHECKING:
-    from engine.graph.runtime import RunContext
+    from engine.observe.gate import RunView
 
 __all__ = ["Breakpoint", "Debugger", "Fault", "RunStopped", "check_fault", "check_fault_sync"]
 
@@ -53,7 +53,7 @@ class Debugger:
         self._echoes = FailureEchoes()
         self._echo = False
         """Whether the event being gated only repeats a failure already reported."""
-        self._run: RunContext | None = None
+        self._run: RunView | None = None
         self._task: asyncio.Task[Any] | None = None
         self.on_pause: list[Callable[[Debugger], Any]] = []
         self.on_resume: list[Callable[[Debugger], Any]] = []
@@ -189,15 +189,12 @@ class Debugger:
 
     def state(self) -> dict[str, Any] | None:
         """The run's committed state as of now (values after the last superstep)."""
-        run = self._run
-        loop = getattr(run, "loop", None) if run else None
-        if loop is None:
-            return None
-        return loop._values()
+        return None if self._run is None else self._run.committed_state()
 
     # -- runtime hooks -------------------------------------------------------------------------
 
-    def _attach(self, run: RunContext, task: asyncio.Task[Any] | None) -> None:
+    def run_began(self, run: RunView, task: asyncio.Task[Any] | None) -> None:
+        """A run starts under this debugger (``Gate``): a stop cancels ``task``."""
         self._run = run
         self._task = task
         self.stop_requested = False
@@ -206,7 +203,8 @@ class Debugger:
             self._running = asyncio.Event()
         self._running.set()
 
-    def _detach(self, run: RunContext) -> None:
+    def run_ended(self, run: RunView) -> None:
+        """The run has ended (``Gate``)."""
         if self._run is run:
             self._run = None
             self._task = None

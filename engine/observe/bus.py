@@ -27,11 +27,11 @@ import time
 from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
 
+from engine.core.ids import new_span_id
 from engine.events import EventBase
-from engine.ids import new_span_id
 
 if TYPE_CHECKING:
-    from engine.debug import Debugger
+    from engine.observe.gate import Gate
 
 __all__ = [
     "CURRENT_SPAN",
@@ -165,7 +165,7 @@ class RunEmitter:
         run_id: str,
         thread_id: str | None,
         buses: list[EventBus],
-        debugger: Debugger | None = None,
+        debugger: Gate | None = None,
         loop: asyncio.AbstractEventLoop | None = None,
         ns: str = "",
     ) -> None:

@@ -2,7 +2,7 @@
 
 Both tolerate damaged event rows (skipped, counted, reported in one line).  ``export`` never
 writes over its own input; ``-o`` replaces a regular file only once the export is complete and
-writes through to a device or FIFO (see ``engine.cli_output``).
+writes through to a device or FIFO (see ``engine.cli.output``).
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import TextIO
 
 from engine.checkpoint import SqliteSaver
-from engine.cli_output import output_file
-from engine.cli_prompt import Console
-from engine.cli_render import TreeRenderer
-from engine.cli_text import json_safe, terminal_safe
-from engine.graph.errors import CheckpointError
+from engine.cli.output import output_file
+from engine.cli.prompt import Console
+from engine.cli.render import TreeRenderer
+from engine.cli.text import json_safe, terminal_safe
+from engine.core.errors import CheckpointError
 from engine.recording import Session, SessionError
 
 __all__ = ["cmd_export", "cmd_replay", "cmd_unlock", "skipped_line"]
