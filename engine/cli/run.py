@@ -387,6 +387,11 @@ def run_agent(opts: RunOptions, console: Console) -> int:
         console.err(f"stepwise: {exc}")
         return EXIT_USAGE
     _warn_break_when(graph, opts, console)
+    from engine.middleware.pii import pii_text_filter
+
+    redact = pii_text_filter(graph)  # what the agent redacts is redacted on screen too
+    if redact is not None:
+        console.filters.append(redact)
     for notice in getattr(graph, "notices", list)():
         console.err(f"stepwise: note: {notice}")
     attached = getattr(graph, "runtime", None) == "langgraph"
