@@ -34,22 +34,37 @@ def skipped_line(skipped: list[str]) -> str:
 
 
 def _unfinished_notes(session: Session, runs_seen: int) -> list[str]:
-    """Lines about runs that never finished (the process was killed or stopped)."""
+    """Lines about runs that never finished: the process was killed or stopped, or recording
+    into the file failed (then the run itself may have gone on)."""
+    failed = session.recording_failure()
+    why = (
+        f"recording stopped when writing to the file failed ({failed}); the run itself may "
+        "have gone on"
+        if failed
+        else "the process was killed or is still running"
+    )
     notes: list[str] = []
     for run in session.runs():
         if run.status == "running":
-            notes.append(
-                f"run {run.run_id} never finished: its end was not recorded "
-                "(the process was killed or is still running)"
-            )
+            notes.append(f"run {run.run_id} never finished: its end was not recorded ({why})")
     if runs_seen == 0:
         for thread in session.threads():
             count = len(session.checkpoints(thread))
             if count:
-                notes.append(
-                    f"thread {thread} has {count} checkpoint(s) but no recorded run: the "
-                    "process was stopped before its events were written; the run never finished"
+                stopped = (
+                    f"recording failed ({failed}) before its events were written"
+                    if failed
+                    else "the process was stopped before its events were written; the run "
+                    "never finished"
                 )
+                notes.append(
+                    f"thread {thread} has {count} checkpoint(s) but no recorded run: {stopped}"
+                )
+    if failed and not notes:
+        notes.append(
+            f"recording into this file stopped when writing failed ({failed}): what ran after "
+            "that is not in it"
+        )
     return notes
 
 
@@ -71,7 +86,9 @@ def cmd_replay(args: argparse.Namespace, console: Console, *, color: bool) -> in
             for note in _unfinished_notes(session, len(runs)):
                 console.out(note)
         elif runs[0].status == "running":
-            console.out(f"run {runs[0].run_id} never finished: its end was not recorded")
+            failed = session.recording_failure()
+            because = f" (recording failed: {failed})" if failed else ""
+            console.out(f"run {runs[0].run_id} never finished: its end was not recorded{because}")
         console.out(f"{len(runs)} run(s), {total} event(s) from {session.path}")
     if skipped:
         console.err(skipped_line(skipped))

@@ -28,6 +28,7 @@ import os
 import sqlite3
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -37,7 +38,12 @@ from engine.events import SPAN_CLOSERS, SPAN_OPENERS, EventBase
 from engine.observe.bus import Subscription
 from engine.recording.compact import LARGE_VALUE, coalesce_tokens, shrink_state_update
 from engine.recording.filtered import FilteringSaver, TextFilter, filter_strings
-from engine.recording.schema import SessionError, check_recordable, create_tables
+from engine.recording.schema import (
+    RECORDING_FAILED_KEY,
+    SessionError,
+    check_recordable,
+    create_tables,
+)
 from engine.redaction import scrub
 from engine.serde import to_jsonable
 
@@ -98,9 +104,7 @@ class SessionRecorder:
         self.large_value = large_value
         """Strings longer than this in ``state.updated`` are written as a reference to the
         checkpoint that holds them (the checkpoint stores the value once)."""
-        if self.path.parent and not self.path.parent.exists():
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        check_recordable(self.path)
+        _prepare(self.path)
         try:
             self._conn = open_sqlite(self.path, what="Stepwise session")
         except CheckpointError as exc:
@@ -276,11 +280,24 @@ class SessionRecorder:
                 except Exception as exc:
                     self.error = exc
                     print(f"stepwise: recording to {self.path} stopped: {exc}", file=sys.stderr)
+                    self._note_failure(exc)
             with self._progress:
                 self._written += len(batch)
                 self._progress.notify_all()
             if closing:  # nothing can be queued once closing is set
                 return
+
+    def _note_failure(self, exc: BaseException) -> None:
+        """Say in the file why recording stopped, so replay does not take the runs it left
+        unfinished for killed ones (a one-row update: it often fits where a batch did not)."""
+        note = json.dumps({"error": scrub(str(exc))[:300], "ts": time.time()})
+        try:
+            self._conn.execute(
+                "INSERT OR REPLACE INTO stepwise_meta(key, value) VALUES (?, ?)",
+                (RECORDING_FAILED_KEY, note),
+            )
+        except sqlite3.Error:  # the disk is that full: replay says what it can
+            pass
 
     def _write(
         self, batch: list[tuple[EventBase, str | None]], shapes: dict[str, tuple[str, str]]
@@ -392,6 +409,26 @@ class SessionRecorder:
                 self._filters,
             ),
         )
+
+
+def _prepare(path: Path) -> None:
+    """Make sure a session can be written at ``path``, or say why not in one line."""
+    folder = path.parent
+    if not folder.exists():
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise SessionError(
+                f"cannot record to {path}: cannot create the folder {folder}: "
+                f"{exc.strerror or exc}",
+                path=path,
+            ) from None
+    check_recordable(path)
+    try:
+        with open(path, "ab"):  # creates it if needed, changes nothing that is there
+            pass
+    except OSError as exc:
+        raise SessionError(f"cannot record to {path}: {exc.strerror or exc}", path=path) from None
 
 
 def _pii_filter(graph: Any) -> TextFilter | None:
