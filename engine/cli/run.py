@@ -226,6 +226,21 @@ def _first_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {lines[0]}" if lines else type(exc).__name__
 
 
+def _kept(graph: Any) -> str:
+    """Where an interrupted thread waits, and so whether it can be resumed later."""
+    from engine.checkpoint.sqlite import SqliteSaver
+
+    saver = getattr(graph, "checkpointer", None)
+    if isinstance(saver, SqliteSaver):
+        return " (resume it later from the session)"
+    if saver in (None, True, False) or type(saver).__name__ in ("InMemorySaver", "MemorySaver"):
+        return (
+            ", but only in this process's memory: it is gone when stepwise exits (record a "
+            "session, or give a persistent --checkpointer, to resume it later)"
+        )
+    return " (resume it later with --thread on the same checkpointer)"
+
+
 class Driver:
     """Runs the agent (resuming after each interrupt) and reacts to Ctrl+C."""
 
@@ -284,9 +299,7 @@ class Driver:
                 return EXIT_OK
             resume = await ask_resume(console, list(interrupts.values()))
             if resume is STOP:
-                console.out(
-                    f"the run stays interrupted on thread {thread} (resume it later from the session)"
-                )
+                console.out(f"the run stays interrupted on thread {thread}{_kept(self.graph)}")
                 return EXIT_OK
             inp = resume
 
@@ -337,6 +350,7 @@ class Driver:
             for sig in handled:
                 with contextlib.suppress(Exception):
                     loop.remove_signal_handler(sig)
+            _cancel_leftovers(loop)  # else each one is "Task was destroyed but it is pending!"
             with contextlib.suppress(Exception):
                 loop.run_until_complete(loop.shutdown_asyncgens())
             loop.close()
@@ -349,6 +363,18 @@ class Driver:
             self.console.err("stepwise: stopped (Ctrl+C); the last checkpoint is intact")
             return EXIT_INTERRUPTED
         return code
+
+
+def _cancel_leftovers(loop: asyncio.AbstractEventLoop) -> None:
+    """Cancel the tasks a stopped run left on ``loop`` (a model call's client, a tool) and let
+    them unwind, as ``asyncio.run`` does, quietly: the run is already closed."""
+    left = [t for t in asyncio.all_tasks(loop) if not t.done()]
+    if not left:
+        return
+    for task in left:
+        task.cancel()
+    with contextlib.suppress(BaseException):
+        loop.run_until_complete(asyncio.gather(*left, return_exceptions=True))
 
 
 def is_stop_code(code: int) -> bool:

@@ -194,3 +194,36 @@ def test_an_unwritable_session_path_is_one_line(tmp_path: Path, where: str, says
     assert err.startswith("stepwise: ") and err.count("\n") == 1 and "Traceback" not in err
     assert says.format(path=path, file=file) in err
     assert file.read_text() == "not a folder\n"
+
+
+def test_leaving_a_run_interrupted_says_whether_it_can_be_resumed(tmp_path: Path) -> None:
+    asker = ["run", f"{AGENTS}:asker", "--input-json", '{"n": 1}', "--thread", "q"]
+    code, out, _ = run_cli(*asker, "--no-session")  # answered with end of input: leave it
+    assert code == 0
+    assert out.splitlines()[-1] == (
+        "the run stays interrupted on thread q, but only in this process's memory: it is gone "
+        "when stepwise exits (record a session, or give a persistent --checkpointer, to resume "
+        "it later)"
+    )
+    session = tmp_path / "q.stepwise"
+    code, out, _ = run_cli(*asker, "--session", str(session))
+    assert "the run stays interrupted on thread q (resume it later from the session)" in out
+
+
+def test_an_attached_app_on_langgraphs_memory_saver_is_not_offered_a_later_resume(
+    tmp_path: Path,
+) -> None:
+    pytest.importorskip("langgraph.graph")
+    import textwrap
+
+    from tests.engine.attach.apps import REVIEW_APP
+
+    app = tmp_path / "app.py"
+    app.write_text(textwrap.dedent(REVIEW_APP))
+    code, out, _ = run_cli(
+        "run", f"{app}:graph", "--input-json", '{"n": 1}', "--thread", "r", "--no-session"
+    )
+    assert code == 0
+    assert out.splitlines()[-1].startswith(
+        "the run stays interrupted on thread r, but only in this process's memory"
+    )
