@@ -89,3 +89,38 @@ def test_an_agent_without_pii_middleware_is_recorded_as_is(tmp_path: Path) -> No
 
     assert pii_text_filter(agents.agent) is None
     assert pii_text_filter(pii_agent.agent) is not None
+
+
+LANGCHAIN_APP = """
+from langchain.agents import create_agent
+from langchain.agents.middleware import PIIMiddleware
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage
+
+
+class Model(GenericFakeChatModel):
+    def bind_tools(self, tools, **kw):
+        return self
+
+
+agent = create_agent(
+    Model(messages=iter([AIMessage("write to {email}")])),
+    tools=[],
+    middleware=[PIIMiddleware("email", apply_to_output=True)],
+)
+"""
+
+
+def test_an_attached_langchain_agents_pii_middleware_is_honoured(tmp_path: Path) -> None:
+    pytest.importorskip("langchain.agents.middleware")
+    app = tmp_path / "app.py"
+    app.write_text(LANGCHAIN_APP.format(email=EMAIL))
+    session = tmp_path / "s.stepwise"
+    code, out, err = run_cli(
+        "run", f"{app}:agent", "--input", f"I am {EMAIL}", "--session", str(session)
+    )
+    assert code == 0, err
+    _no_raw(out + err, "the terminal")
+    for part in session.parent.glob(session.name + "*"):
+        _no_raw(part.read_bytes(), part.name)
+    assert "[REDACTED_EMAIL]" in run_cli("replay", str(session))[1]
