@@ -97,7 +97,8 @@ def register_dsn(dsn: str | None) -> None:
     if not dsn:
         return
     if "://" in dsn:
-        register_url(dsn)
+        if urlsplit(dsn).password is not None:  # a user name alone (postgres@) is no secret
+            register_url(dsn)
         for key, value in parse_qsl(urlsplit(dsn).query, keep_blank_values=False):
             if _PASSWORD_PARAM.fullmatch(f"{key}=x"):
                 register_secret(value)

@@ -77,3 +77,10 @@ def test_registered_dsn_passwords_are_scrubbed_anywhere() -> None:
     register_dsn(quoted)
     assert secret not in scrub(quoted)
     assert scrub('{"url": "https://ann:hunter2@h/x"}') == '{"url": "https://ann:[REDACTED]@h/x"}'
+
+
+def test_a_database_user_name_without_a_password_is_no_secret() -> None:
+    register_dsn("postgresql://dbadminuser@127.0.0.1:5432/dbadminuser")
+    assert scrub("cannot open postgresql://127.0.0.1:1/dbadminuser") == (
+        "cannot open postgresql://127.0.0.1:1/dbadminuser"
+    )
