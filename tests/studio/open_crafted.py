@@ -6,7 +6,7 @@ image, and the limit turns that into a quick crash instead of a machine out of m
     python -m tests.studio.open_crafted live tests/studio/crafted_text.py:agent LIMIT_BYTES
 
 ``live`` runs the crafted graph in the window first.  Then: selects every checkpoint, raises every dock, shows every tooltip the window and its views
-carry, paints the whole window, and prints one line per problem, then ``checked N``.
+carry, paints the whole window, and prints one ``PROBLEM`` line per problem, then ``checked N``.
 """
 
 from __future__ import annotations
@@ -95,13 +95,8 @@ async def _drive(window: Any, crafted: tuple[str, ...], live: bool) -> None:
         while not (hub.status == "done" and window.actions_.run.isEnabled()):
             await asyncio.sleep(0.01)
         window.grab()
-    records = hub.graph.timeline_records() if hasattr(hub.graph, "timeline_records") else []
-    history = [] if records else list(hub.graph.get_state_history(hub.config()))
-    checkpoints = [
-        None,
-        *(r.checkpoint_id for r in records),
-        *(s.config["configurable"]["checkpoint_id"] for s in history),
-    ]
+    records = await hub.target.checkpoints(hub.thread_id)
+    checkpoints = [None, *(r.checkpoint_id for r in records)]
     problems: list[str] = []
     checked = 0
     for cid in checkpoints:
@@ -118,7 +113,7 @@ async def _drive(window: Any, crafted: tuple[str, ...], live: bool) -> None:
         problems += found
         checked += n
     for line in dict.fromkeys(problems):
-        print(line, flush=True)
+        print(f"PROBLEM {line}", flush=True)
     print(f"checked {checked}", flush=True)
     window.close()
 
