@@ -70,11 +70,15 @@ def test_after_kill_9_replay_says_killed_and_the_thread_can_run_again(tmp_path: 
     assert proc.returncode == -signal.SIGKILL
     replay = stepwise("replay", str(session))
     assert replay.returncode == 0, replay.stderr
-    assert "never finished: its end was not recorded (the process was killed" in replay.stdout
+    killed = (  # killed after the run's first events were written, or before (100 ms flushes)
+        "never finished: its end was not recorded (the process was killed",
+        "but no recorded run: the process was stopped before its events were written",
+    )
+    assert any(says in replay.stdout for says in killed), replay.stdout
     again = stepwise(  # the dead process's lease does not hold the thread
         "run", f"{AGENTS}:agent", "--input", "hi", "--thread", "x", "--session", str(session)
     )
     assert again.returncode == 0, again.stderr
     with Session.open(session) as s:
-        assert [r.status for r in s.runs()] == ["running", "done"]
+        assert [r.status for r in s.runs()][-1] == "done"
         s.integrity_check()
