@@ -26,7 +26,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from engine.core.errors import one_line
+from engine.errors import one_line
 
 __all__ = [
     "DEFAULT_ATTR",

@@ -53,7 +53,7 @@ def _qualname(cls: type) -> str:
 
 _MOVED = {
     "engine.graph.types.": "engine.types.",
-    "engine.graph.errors.": "engine.core.errors.",
+    "engine.graph.errors.": "engine.errors.",
     "engine.graph.execution.": "engine.core.execution.",
     "engine.graph.message_log.": "engine.message_log.",
 }

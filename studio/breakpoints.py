@@ -32,6 +32,7 @@ KINDS: tuple[KindInfo, ...] = (
     KindInfo("tool", "Tool call", "Tool"),
     KindInfo("failure", "Any failure", None),
     KindInfo("interrupt", "Interrupt", None),
+    KindInfo("loop", "Loop detected", None),
     KindInfo("state", "State condition", "Expression"),
 )
 NEEDS_TARGET = frozenset({"before_node", "after_node", "hook", "wrapper", "tool"})

@@ -15,6 +15,9 @@ Topics (callback signatures):
 - ``"focus"``     ``cb(node: str | None)``                  the user picked a node (graph click): filter to it
 - ``"theme"``     ``cb(name: str)``                         the colour theme changed ("light" | "dark")
 - ``"saved_thread"`` ``cb(next: tuple, interrupted: list)``  a saved thread was opened: where it stands
+- ``"event"``     ``cb(event: EventBase | None)``           the event selected (a row of the log, a
+  bar of the waterfall): every view that shows events selects it too
+- ``"prices"``    ``cb(table: PriceTable)``                 the model prices changed (Settings)
 
 ``debugger`` is the run controller's ``engine.debug.Debugger`` (it outlives runs: breakpoints
 stay); ``session_path`` is the ``.stepwise`` file the current runs are recorded into (or the
@@ -26,6 +29,8 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
+
+from studio.models.pricing import PriceTable
 
 if TYPE_CHECKING:
     from engine.debug import Debugger
@@ -48,6 +53,8 @@ TOPICS = (
     "focus",
     "theme",
     "saved_thread",
+    "event",
+    "prices",
 )
 
 
@@ -75,6 +82,10 @@ class Hub:
         self.theme: str = "light"
         self.checkpoint_ns: dict[str, str] = {}
         """Checkpoints of subgraphs (id -> ``checkpoint_ns``): reading one needs its namespace."""
+        self.selected_event: EventBase | None = None
+        """The event selected in the log or the waterfall (a span's opening event)."""
+        self.prices: PriceTable = PriceTable.builtin()
+        """Model prices (the built-in list with the user's edits from Settings)."""
         self.approval_drafts: dict[str, list[dict[str, Any] | None]] = {}
         """Decisions taken in an approval dialog closed with "Answer later", by interrupt id:
         reopening the same interrupt shows them again."""
@@ -128,6 +139,7 @@ class Hub:
         self.events = []
         self.checkpoint_ns = {}
         self.selected_checkpoint = None
+        self.selected_event = None
         self.publish("reset")
 
     def add_events(self, batch: list[EventBase]) -> None:
@@ -166,6 +178,16 @@ class Hub:
         if node != self.focus_node:
             self.focus_node = node
             self.publish("focus", node)
+
+    def select_event(self, event: EventBase | None) -> None:
+        """Select ``event`` in every view (None: nothing selected)."""
+        if event is not self.selected_event:
+            self.selected_event = event
+            self.publish("event", event)
+
+    def set_prices(self, table: PriceTable) -> None:
+        self.prices = table
+        self.publish("prices", table)
 
     def set_theme(self, name: str) -> None:
         if name != self.theme:

@@ -15,7 +15,8 @@ from PySide6.QtCore import QSize, Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QShowEvent
 from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QToolBar, QWidget
 
-from engine.core.errors import one_line
+from engine.errors import one_line
+from engine.events import EventBase
 from engine.loader import AgentLoadError
 from studio import docks
 from studio.actions import DebugActions
@@ -26,12 +27,18 @@ from studio.models.window_fit import PREFERRED
 from studio.run.reload_on_save import ReloadOnSave
 from studio.scenarios import Scenario, builtin_scenarios
 from studio.session import FIRST_MESSAGE_HINT, STAY, NeedsInput, RunController
-from studio.settings_store import StudioSettings, apply_model_env, settings_model
+from studio.settings_store import (
+    StudioSettings,
+    apply_model_env,
+    settings_model,
+    settings_prices,
+)
 from studio.theme import apply_theme, icon
 from studio.views.breakpoints_panel import BreakpointsPanel
 from studio.views.graph_panel import GraphPanel
 from studio.views.input_bar import InputBar
 from studio.views.status_bar import RunStatusBar
+from studio.widgets.cost_status import CostStatus
 from studio.widgets.window_layout import WindowLayout
 from studio.window_menus import build_menus
 
@@ -68,6 +75,8 @@ class MainWindow(WindowLayout, QMainWindow):
         self.actions_ = DebugActions(self)
         self.status = RunStatusBar(self.hub, self)
         self.setStatusBar(self.status)
+        self.cost_status = CostStatus(self.hub, self.status)
+        self.status.addPermanentWidget(self.cost_status)
         self.input_bar = InputBar(self.hub, self)
         self._build_toolbars()
         self._build_docks()
@@ -75,6 +84,8 @@ class MainWindow(WindowLayout, QMainWindow):
         self.reloader = ReloadOnSave(self)
         self._connect()
         self.hub.set_theme(self.settings.theme)
+        if self.settings.prices:
+            self.hub.set_prices(settings_prices(self.settings))
         self._install_interrupt_handler()
         self._refresh()
 
@@ -173,9 +184,6 @@ class MainWindow(WindowLayout, QMainWindow):
         diff = getattr(widget, "diffRequested", None)
         if diff is not None:
             diff.connect(self.show_diff)
-        row = getattr(widget, "rowSelected", None)
-        if key == "events" and row is not None:
-            row.connect(self._on_event_selected)
         playground = getattr(widget, "playgroundRequested", None)
         if playground is not None:
             playground.connect(self.open_playground)
@@ -241,8 +249,9 @@ class MainWindow(WindowLayout, QMainWindow):
         dialog.show()
         return dialog
 
-    def _on_event_selected(self, row: object) -> None:
-        node = getattr(getattr(row, "event", None), "node", None)
+    def _on_event_selected(self, event: EventBase | None) -> None:
+        """An event picked in any view: select the graph node it belongs to."""
+        node = event.__dict__.get("node") if event is not None else None
         if isinstance(node, str) and node in self.graph_panel.state.graph.nodes:
             self.graph_panel.view.select_node(node)
 
@@ -264,6 +273,7 @@ class MainWindow(WindowLayout, QMainWindow):
         for topic in ("status", "graph", "thread"):
             self.hub.subscribe(topic, lambda *_a: self._refresh())
         self.hub.subscribe("theme", self._apply_theme)
+        self.hub.subscribe("event", self._on_event_selected)
         ctl.on_problem.append(self._on_problem)
         ctl.model_source = lambda: settings_model(self.settings)
         ctl.on_idle.append(self._refresh)

@@ -166,9 +166,7 @@ class RunController(SessionCommands, SavedThreads, AgentReload):
 
             self.session_path = None
             graph = with_saver(graph, InMemorySaver())
-        self.target = target_for(graph)
-        self.driver = RunDriver(self.target, self.debugger)
-        self._sub = self.target.subscribe(self._on_event)
+        self._install_target(graph)
         self.hub.session_path = str(self.session_path) if self.session_path else None
         self.batcher.discard()
         self.hub.reset()
@@ -191,6 +189,15 @@ class RunController(SessionCommands, SavedThreads, AgentReload):
         """Stop any run and close the session file (the window is closing)."""
         self._abandon_run()
         self._close_recording()
+
+    def _install_target(self, graph: Any) -> GraphTarget:
+        """Debug ``graph`` from now on (its events feed the window)."""
+        if self._sub is not None:
+            self._sub.close()
+        self.target = target_for(graph)
+        self.driver = RunDriver(self.target, self.debugger)
+        self._sub = self.target.subscribe(self._on_event)
+        return self.target
 
     @property
     def graph(self) -> Any:

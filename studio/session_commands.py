@@ -85,12 +85,13 @@ class SessionCommands:
         return self._launch(self._continue_with(checkpoint_id, node, answer))
 
     async def _continue_with(self, checkpoint_id: str, node: str, answer: Any) -> None:
-        config: dict[str, Any] = {"configurable": {"thread_id": self.hub.thread_id}}
-        config["configurable"]["checkpoint_id"] = checkpoint_id
-        new = await self.graph.aupdate_state(config, {"messages": [answer]}, as_node=node)
+        assert self.target is not None
+        new = await self.target.update_state(
+            self.hub.thread_id, {"messages": [answer]}, as_node=node, checkpoint_id=checkpoint_id
+        )
         self.hub.select_checkpoint(None)  # follow the new branch live
         self.hub.checkpoints_changed()
-        await self._drive(None, new["configurable"]["checkpoint_id"])
+        await self._drive(None, new)
 
     def rerun_with_model(self, checkpoint_id: str, model: Any) -> asyncio.Task[None]:
         """Re-run from ``checkpoint_id`` with ``model`` answering every model call of the rest

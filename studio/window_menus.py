@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QFileDialog, QMenu
 
 from studio.dialogs.asyncdialog import show_dialog
 from studio.dialogs.file_names import show_full_names
+from studio.settings_store import settings_prices
 from studio.theme import icon
 
 if TYPE_CHECKING:
@@ -205,6 +206,7 @@ class WindowMenus:
                 return
             self.w.settings = self.settings_dialog.values(self.w.settings)
             self.w.hub.set_theme(self.w.settings.theme)
+            self.w.hub.set_prices(settings_prices(self.w.settings))
             self.theme_actions[self.w.settings.theme].setChecked(True)
             if self.w.save_settings:
                 self.w.settings.save()
@@ -226,23 +228,29 @@ class WindowMenus:
         model = self.w.breakpoints_panel.model
         self.break_on_failure = m.addAction("Break on Any Failure")
         self.break_on_interrupt = m.addAction("Break on Interrupts")
-        for action, kind in (
-            (self.break_on_failure, "failure"),
-            (self.break_on_interrupt, "interrupt"),
-        ):
+        self.break_on_loop = m.addAction("Break on Loop")
+        self.break_on_loop.setToolTip(
+            "Pause when the run loops: the same tool call 3 times, or 3 model answers in a row "
+            "made only of failing tool calls"
+        )
+        for action, kind in self._break_toggles():
             action.setCheckable(True)  # a toggle: one breakpoint, on or off
             action.toggled.connect(lambda on, k=kind: model.set_on(k, on))
         clear = m.addAction("Remove All Breakpoints")
         clear.triggered.connect(model.clear)
         self.w.hub.subscribe("breakpoints", self._sync_break_toggles)
 
+    def _break_toggles(self) -> tuple[tuple[QAction, str], ...]:
+        return (
+            (self.break_on_failure, "failure"),
+            (self.break_on_interrupt, "interrupt"),
+            (self.break_on_loop, "loop"),
+        )
+
     def _sync_break_toggles(self, *_args: object) -> None:
         """The toggles follow the breakpoints (added or removed in the Breakpoints dock too)."""
         model = self.w.breakpoints_panel.model
-        for action, kind in (
-            (self.break_on_failure, "failure"),
-            (self.break_on_interrupt, "interrupt"),
-        ):
+        for action, kind in self._break_toggles():
             on = model.is_on(kind)
             if action.isChecked() != on:
                 blocker = QSignalBlocker(action)

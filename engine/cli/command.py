@@ -7,7 +7,8 @@
     stepwise run FILE.py:ATTR [--input TEXT | --input-json JSON] [--thread ID]
                  [--runtime auto|engine|langgraph] [--checkpointer URL] [--stream-tokens]
                  [--session PATH | --no-session] [--break NODE ...] [--break-after NODE ...]
-                 [--break-tool NAME ...] [--break-on-failure] [--break-when EXPR ...] --headless
+                 [--break-tool NAME ...] [--break-on-failure] [--break-on-loop]
+                 [--break-when EXPR ...] --headless
     stepwise replay SESSION [--run RUN_ID]
     stepwise export SESSION --format jsonl|mermaid|otlp-json [--run RUN_ID] [--path] [-o FILE]
     stepwise export SESSION --format otlp --endpoint URL [--run RUN_ID]
@@ -112,6 +113,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument(
         "--break-on-failure", action="store_true", help="pause at any failed attempt or error"
+    )
+    run.add_argument(
+        "--break-on-loop",
+        action="store_true",
+        help="pause when the run loops (the same tool call 3 times, or 3 answers of only failing "
+        "tool calls in a row)",
     )
     run.add_argument(
         "--break-when",
@@ -320,6 +327,7 @@ def _main(
                 breaks_after=args.break_after,
                 break_tools=args.break_tool,
                 break_on_failure=args.break_on_failure,
+                break_on_loop=args.break_on_loop,
                 break_when=args.break_when,
                 color=use_color(args.color, console.stdout),
             )

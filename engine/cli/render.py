@@ -300,6 +300,10 @@ class TreeRenderer:
             return f"• plan step {d.get('index')} {name}: {status}{att}{extra}"
         if k == "model.token":
             return f"· {summarize(d.get('text'), 70)}" if self.tokens else None
+        if k == "loop.detected":
+            return self._c(
+                "err", f"⟳ loop detected in {d.get('node') or 'the run'}: {d.get('detail')}"
+            )
         if k == "debug.paused":
             bp = f": {_t(d['breakpoint'])}" if d.get("breakpoint") else ""
             at = _t(d.get("at_kind"))

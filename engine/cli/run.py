@@ -76,6 +76,7 @@ class RunOptions:
     breaks_after: list[str] = field(default_factory=list)
     break_tools: list[str] = field(default_factory=list)
     break_on_failure: bool = False
+    break_on_loop: bool = False
     break_when: list[str] = field(default_factory=list)
     color: bool = False
     fallback_text: str | None = None
@@ -152,6 +153,8 @@ def _debugger(graph: Any, opts: RunOptions) -> Debugger:
         dbg.break_on_tool(tool)
     if opts.break_on_failure:
         dbg.break_on_failure()
+    if opts.break_on_loop:
+        dbg.break_on_loop()
     for expr in opts.break_when:
         try:
             dbg.break_when(expr)

@@ -19,7 +19,7 @@ from engine.cli.output import output_file
 from engine.cli.prompt import Console
 from engine.cli.render import TreeRenderer
 from engine.cli.text import json_safe, terminal_safe
-from engine.core.errors import CheckpointError
+from engine.errors import CheckpointError
 from engine.recording import Session, SessionError
 
 __all__ = ["cmd_export", "cmd_replay", "cmd_unlock", "skipped_line"]

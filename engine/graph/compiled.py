@@ -8,9 +8,9 @@ from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Generic
 
 from engine.core.aio import iter_sync, run_sync
-from engine.core.errors import RunStopped
 from engine.core.execution import RunControl, coerce_context
 from engine.core.ids import new_run_id
+from engine.errors import RunStopped
 from engine.events import EventBase
 from engine.graph.assemble import compile_nodes, draw
 from engine.graph.builder import ContextT, InputT, OutputT, StateT

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from engine.checkpoint.sqlite import open_sqlite
-from engine.core.errors import CheckpointError
+from engine.errors import CheckpointError
 from engine.events import SPAN_CLOSERS, SPAN_OPENERS, EventBase
 from engine.observe.bus import Subscription
 from engine.recording.compact import LARGE_VALUE, coalesce_tokens, shrink_state_update

@@ -37,6 +37,8 @@ from PySide6.QtWidgets import (
 )
 
 from engine.events import EventBase
+from engine.targets import Capability
+from studio.capabilities import can
 from studio.dialogs.dialog_kit import dialog_style, mono_font
 from studio.models.playground import (
     Answer,
@@ -183,8 +185,9 @@ class PlaygroundDialog(QDialog):
     def continue_blocker(self) -> str | None:
         """Why "Continue from here" cannot be used (None when it can)."""
         ev = self.call
-        if getattr(self.hub.graph, "aupdate_state", None) is None or self.controller is None:
-            return "Continuing needs the agent loaded (not a recorded session alone)"
+        forks, why = can(self.hub, Capability.FORK)
+        if not forks or self.controller is None:
+            return why or "Continuing needs the agent loaded (not a recorded session alone)"
         if getattr(self.controller, "graph", None) is None:
             return "Continuing needs the agent loaded (not a recorded session alone)"
         if ev.ns:

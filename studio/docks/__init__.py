@@ -40,8 +40,12 @@ OPTIONAL_DOCKS: tuple[DockSpec, ...] = (
     DockSpec("state", "State", "studio.views.state_inspector", ("StateDock",), _BOTTOM, "state"),
     DockSpec("diff", "Diff", "studio.views.diff_view", ("DiffView",), _BOTTOM, "state"),
     DockSpec(
+        "waterfall", "Waterfall", "studio.docks.waterfall", ("WaterfallDock",), _BOTTOM, "time"
+    ),
+    DockSpec(
         "messages", "Messages", "studio.views.messages_view", ("MessagesDock",), _RIGHT, "right"
     ),
+    DockSpec("request", "Request", "studio.docks.request", ("RequestDock",), _RIGHT, "right"),
     DockSpec("todos", "Todos", "studio.views.todo_board", ("TodoBoardDock",), _RIGHT, "right"),
     DockSpec("plan", "Plan", "studio.views.plan_view", ("PlanDock",), _RIGHT, "right"),
     DockSpec("store", "Store", "studio.docks.store", ("StoreDock",), _RIGHT, "right"),

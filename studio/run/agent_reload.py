@@ -19,6 +19,7 @@ from studio.run.project_files import forget, project_modules, spec_file
 
 if TYPE_CHECKING:
     from engine.attach.options import AttachOptions
+    from engine.targets import GraphTarget
     from studio.hub import Hub
 
 __all__ = ["AgentReload"]
@@ -45,6 +46,8 @@ class AgentReload:
 
         def _on_event(self, ev: Any) -> None: ...
 
+        def _install_target(self, graph: Any) -> GraphTarget: ...
+
     def reload(self) -> None:
         """Import the agent file again and show its graph (see the module docstring).
 
@@ -67,10 +70,7 @@ class AgentReload:
             self.recorder.attach(graph)  # the old graph never runs again: its listener idles
         else:
             graph = with_saver(graph, getattr(self.graph, "checkpointer", None))
-        if self._sub is not None:
-            self._sub.close()
-        self.graph = graph
-        self._sub = graph.subscribe(self._on_event)
+        target = self._install_target(graph)
         self._factory = factory
         self.default_input = default
-        self.hub.set_graph(graph, drawable_for(graph), self.label)
+        self.hub.set_target(target, drawable_for(graph), self.label)

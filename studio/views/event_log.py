@@ -11,6 +11,10 @@ moves under the user.
 
 Filters run as sliced ``FilterJob``s too; ``filter_node(name)`` is what the Graph dock calls on
 a node click.
+
+Selection is shared through the hub (``"event"``): the row picked here is selected in every
+view (the waterfall, the graph, the request view), and an event picked elsewhere is selected
+here.  The Cost column prices the calls with ``hub.prices`` (``"prices"`` when they change).
 """
 
 from __future__ import annotations
@@ -145,8 +149,11 @@ class EventLogDock(QWidget):
                 "reset": self._on_reset,
                 "graph": self._on_graph,
                 "selection": self._on_selection,
+                "event": self._on_event_picked,
+                "prices": self._on_prices,
             },
         )
+        self.model.set_prices(hub.prices)
         if hub.events:
             self._on_events(list(hub.events))
         self._update_status()
@@ -168,7 +175,8 @@ class EventLogDock(QWidget):
         header.setStretchLastSection(False)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         fm = v.fontMetrics()
-        for col, sample in ((1, "ToolRetryMiddleware.x"), (2, "+000.000 s"), (3, "00.00 s")):
+        samples = ((1, "ToolRetryMiddleware.x"), (2, "+000.000 s"), (3, "00.00 s"))
+        for col, sample in (*samples, (4, "12.3k tok · $0.0123")):
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.Interactive)
             header.resizeSection(col, fm.horizontalAdvance(sample) + 24)
         v.selectionModel().currentRowChanged.connect(self._on_current)
@@ -445,6 +453,22 @@ class EventLogDock(QWidget):
         self.details.show_row(row, self.tree.offset_s(row) if row is not None else 0.0)
         self.whatif_button.setEnabled(_model_call(row) is not None)
         self.rowSelected.emit(row)
+        if row is not None:
+            self.hub.select_event(row.event)
+
+    def _on_event_picked(self, event: EventBase | None) -> None:
+        """Another view selected ``event``: show its row (the log stops following)."""
+        if event is None:
+            return
+        current = self.selected_row()
+        if current is not None and event in current.events:
+            return
+        self.set_follow(False)
+        self.select_seq(event.seq, event.run_id)
+
+    def _on_prices(self, prices: Any) -> None:
+        self.model.set_prices(prices)
+        self.view.viewport().update()
 
     def _request_playground(self) -> None:
         event = _model_call(self.selected_row())

@@ -40,6 +40,7 @@ class GraphPanel(QWidget):
         self.hub = hub
         self.breakpoints = BreakpointsModel(hub)
         self.state = GraphStateModel()
+        self.state.prices = hub.prices
         self.view = GraphView(self.state, self, theme=hub.theme)
         self.path: list[str] = []
         """The subgraph shown (node names from the root graph down; empty: the root)."""
@@ -76,6 +77,7 @@ class GraphPanel(QWidget):
         hub.subscribe("theme", self.view.set_theme)
         hub.subscribe("selection", self._on_selection)
         hub.subscribe("saved_thread", self.state.show_moment)
+        hub.subscribe("prices", self.state.set_prices)
         if hub.drawable is not None:
             self._on_graph(hub.drawable)
             self._redraw(hub.selected_checkpoint)

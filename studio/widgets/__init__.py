@@ -1,1 +1,1 @@
-"""Widgets and widget helpers shared by the studio's docks and dialogs."""
+"""Small widgets shared by the studio's windows and docks."""

@@ -50,7 +50,7 @@ def plain_tip(text: str) -> str:
     else escaped HTML keeping its line breaks."""
     if not text or not QtGuiNamespace.mightBeRichText(text):
         return text
-    return f"<p style='white-space:pre-wrap'>{_escape(text, quote=False)}</p>"
+    return f"<p style='white-space:pre-wrap; margin:0'>{_escape(text, quote=False)}</p>"
 
 
 def shows_literally(shown: str, text: str) -> bool:

@@ -22,10 +22,11 @@ if TYPE_CHECKING:
 
 __all__ = ["WindowLayout"]
 
-_LAYOUT_VERSION = 3
+_LAYOUT_VERSION = 4
 """Bump when the dock set or its default arrangement changes so an old saved layout is not
 applied to a new window (2: State and Diff beside the Timeline instead of tabbed with it,
-Breakpoints with Messages, Todos and Plan instead of under the Events; 3: the Store dock)."""
+Breakpoints with Messages, Todos and Plan instead of under the Events; 3: the Store dock;
+4: the Waterfall and Request docks)."""
 _BOTTOM_ROW = ("log", "time", "state")
 """The dock groups of the bottom row, left to right (``studio.docks``)."""
 

@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine.events import EventBase
+from engine.targets import Capability
 from studio.models.state_tree import StateTree
 from studio.models.store_view import (
     DELETED,
@@ -242,14 +243,13 @@ class StoreDock(QWidget):
     # -- hub -----------------------------------------------------------------------------------
 
     def _on_graph(self) -> None:
-        from studio.replay import SessionGraph
-
         graph = self.hub.graph
+        target = self.hub.target
         store = find_store(graph)
         if store is not None:
             self.source = LiveStoreSource(store)
             self._recorded = None
-        elif graph is None or isinstance(graph, SessionGraph):  # a recorded session
+        elif target is None or Capability.RUN not in target.capabilities:  # a recording
             self._recorded = RecordedStoreSource(self.hub.events)
             self.source = self._recorded
         else:
