@@ -433,7 +433,8 @@ class TimelineDock(QWidget):
                 self.hub.select_checkpoint(item.checkpoint_id)
             cid = item.checkpoint_id
             run = menu.addAction("▶ Resume from here", lambda: self.resumeRequested.emit(cid))
-            run.setEnabled(self._can_run())
+            run.setEnabled(self.resume_button.isEnabled())
+            run.setToolTip(self.resume_button.toolTip())
             menu.addAction("⟲ Re-run from here with replay", lambda: self.rerunRequested.emit(cid))
             edit = menu.addAction("✎ Edit state…", lambda: self.open_edit_dialog(cid))
             edit.setEnabled(self.edit_button.isEnabled())

@@ -3,7 +3,7 @@
 Run > superstep > node > hook / wrapper > attempt > model or tool call, each a bar from its
 start to its end; parallel calls side by side on their own rows; a retried attempt beside the
 one that failed, the backoff between them drawn; the debugger's pauses as bands, or collapsed
-to a marked line so the bars show active time only ("Collapse pauses").  One run at a time (the
+to a marked line so the bars show active time only ("Hide pauses").  One run at a time (the
 newest, or the one picked in the list).  Live: events are added as they arrive and the view
 repaints at most every 40 ms.  Time travel: the run that saved the picked checkpoint is shown
 with the moment marked and what came after dimmed.  A click on a bar selects its event in
@@ -48,7 +48,7 @@ class WaterfallDock(QWidget):
         self.run_box = QComboBox(self)
         self.run_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.run_box.setToolTip("The run shown (newest last)")
-        self.collapse_box = QCheckBox("Collapse pauses", self)
+        self.collapse_box = QCheckBox("Hide pauses", self)  # short: the dock shares a laptop row
         self.collapse_box.setChecked(True)
         self.collapse_box.setToolTip(
             "On: bars show active time, each pause at a breakpoint is a marked line.\n"
