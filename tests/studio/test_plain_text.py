@@ -211,9 +211,10 @@ def test_every_tooltip_with_data_goes_through_plain_tip() -> None:
             return True
         if isinstance(arg, ast.JoinedStr):  # only constants and literal-free formatting
             return all(isinstance(v, ast.Constant) for v in arg.values)
-        if isinstance(arg, ast.Call):
+        if isinstance(arg, ast.Call):  # plain_tip(...), or another widget's (safe) tooltip
             f = arg.func
-            return (f.id if isinstance(f, ast.Name) else getattr(f, "attr", "")) == "plain_tip"
+            name = f.id if isinstance(f, ast.Name) else getattr(f, "attr", "")
+            return name in ("plain_tip", "toolTip")
         return False
 
     loose = [
