@@ -342,3 +342,6 @@ def _main(
         return EXIT_USAGE
     except BrokenPipeError:  # `stepwise replay x | head`
         return EXIT_OK
+    except RecursionError:  # a value nested deeper than Python can walk (a crafted file)
+        console.err("stepwise: a value is nested too deeply to read or print")
+        return EXIT_USAGE

@@ -13,6 +13,7 @@ from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction, QKeySequence
 
 from studio.look.theme import icon
+from studio.widgets.plain_text import plain_tip
 
 __all__ = ["DebugActions"]
 
@@ -58,7 +59,7 @@ class DebugActions(QObject):
             action = QAction(icon(icon_name), text, parent)
             action.setShortcut(QKeySequence(key))
             action.setShortcutContext(Qt.ShortcutContext.ApplicationShortcut)
-            action.setToolTip(f"{text} ({key}): {tip}")
+            action.setToolTip(plain_tip(f"{text} ({key}): {tip}"))
             action.setStatusTip(tip)
             setattr(self, attr, action)
 

@@ -7,7 +7,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QFrame,
     QHBoxLayout,
-    QLabel,
     QLineEdit,
     QPushButton,
     QWidget,
@@ -17,6 +16,7 @@ from engine.targets import Capability
 from studio.look.theme import icon
 from studio.models.hub import Hub
 from studio.run.capabilities import can
+from studio.widgets.plain_text import plain_label, plain_tip
 
 __all__ = ["REPLAY_HINT", "InputBar"]
 
@@ -48,7 +48,7 @@ class InputBar(QFrame):
         layout = QHBoxLayout(self)
         layout.setContentsMargins(8, 5, 8, 5)
         layout.setSpacing(6)
-        thread_label = QLabel("Thread", self)
+        thread_label = plain_label("Thread", self)
         thread_label.setObjectName("muted")
         layout.addWidget(thread_label)
         layout.addWidget(self.thread_box)
@@ -93,5 +93,5 @@ class InputBar(QFrame):
             if self.hub.target is None
             else cannot
         )
-        self.send_button.setToolTip(why or "Send the message on this thread (Return)")
+        self.send_button.setToolTip(plain_tip(why or "Send the message on this thread (Return)"))
         self.message_edit.setPlaceholderText(why or _PLACEHOLDER)

@@ -12,6 +12,7 @@ from studio.models.branch_events import branch_events
 from studio.models.hub import Hub
 from studio.models.run_stats import RunStats
 from studio.widgets.elided_label import ElidedLabel
+from studio.widgets.plain_text import plain_label
 
 __all__ = ["RunStatusBar"]
 
@@ -26,7 +27,7 @@ class RunStatusBar(QStatusBar):
         self.hub = hub
         self.stats = RunStats()
         self.setSizeGripEnabled(False)
-        self.state_label = QLabel(self)
+        self.state_label = plain_label(parent=self)
         self.state_label.setObjectName("statusState")
         self.message_label = ElidedLabel(parent=self)  # a long note never widens the window
         self.message_label.setObjectName("muted")
@@ -34,7 +35,7 @@ class RunStatusBar(QStatusBar):
         self.addWidget(self.state_label)
         self.addWidget(self.message_label, 1)
         for name in _FIELDS:
-            label = ElidedLabel(parent=self) if name == "node" else QLabel(self)
+            label = ElidedLabel(parent=self) if name == "node" else plain_label(parent=self)
             label.setObjectName("statusField")
             self.fields[name] = label
             self.addPermanentWidget(label)

@@ -6,7 +6,6 @@ from PySide6.QtCore import QSize, Qt
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
-    QLabel,
     QListWidget,
     QListWidgetItem,
     QVBoxLayout,
@@ -14,6 +13,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.app.scenarios import Scenario
+from studio.widgets.plain_text import plain_label, plain_tip
 
 __all__ = ["GraphPicker", "ScenarioPicker"]
 
@@ -31,7 +31,7 @@ class _ListPicker(QDialog):
         self.setWindowTitle(title)
         self.setMinimumSize(self._ROW_WIDTH + 40, 420)
         self._texts: list[str] = []
-        label = QLabel(intro, self)
+        label = plain_label(intro, self)
         label.setObjectName("muted")
         label.setWordWrap(True)
         self.list_widget = QListWidget(self)
@@ -55,17 +55,17 @@ class _ListPicker(QDialog):
         """A row: the first line of ``text`` in bold, the rest (a description) underneath."""
         item = QListWidgetItem(text)
         item.setData(_DATA, data)
-        item.setToolTip(tooltip)
+        item.setToolTip(plain_tip(tooltip))
         title, _, rest = text.partition("\n")
         row = QWidget()
         box = QVBoxLayout(row)
         box.setContentsMargins(8, 6, 8, 6)
         box.setSpacing(2)
-        name = QLabel(title, row)
+        name = plain_label(title, row)
         name.setObjectName("pickerTitle")
         box.addWidget(name)
         if rest:
-            description = QLabel(rest, row)
+            description = plain_label(rest, row)
             description.setObjectName("muted")
             description.setWordWrap(True)
             box.addWidget(description)

@@ -355,7 +355,7 @@ class EventTreeModel(QAbstractItemModel):
         if role == Qt.ItemDataRole.DecorationRole:
             return self._icon(row) if col == 0 else None
         if role == Qt.ItemDataRole.ToolTipRole:
-            return self._cost_tooltip(row) if col == self.COST else self._tooltip(row)
+            return self._cost_tooltip(row) if col == self.COST else plain_tip(self._tooltip(row))
         if role == Qt.ItemDataRole.FontRole:
             bold = (row.kind == "run.started" or row.loop) and col == 0
             return self._bold if bold else None

@@ -15,6 +15,7 @@ from PySide6.QtGui import QColor, QFont, QFontMetrics
 
 from studio.look.palette import Palette, colors
 from studio.models.state_tree import Path, StateNode, StateTree
+from studio.widgets.plain_text import plain_tip
 
 __all__ = ["NODE_ROLE", "StateItemModel"]
 
@@ -119,8 +120,8 @@ class StateItemModel(QAbstractItemModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             if col == 1 and node.child_count() == 0:
                 text = node.to_json()
-                return text if len(text) < 2000 else text[:2000] + "…"
-            return node.path_text()
+                return plain_tip(text if len(text) < 2000 else text[:2000] + "…")
+            return plain_tip(node.path_text())
         if role == Qt.ItemDataRole.ForegroundRole:
             return QColor(self._color(node, col))
         if role == Qt.ItemDataRole.SizeHintRole:

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem,
 
 from studio.look.palette import Palette, colors
 from studio.models.timeline import Branch, CheckpointNode, TimelineChange, TimelineModel
+from studio.widgets.plain_text import plain_tip
 
 __all__ = ["ITEM_ROLE", "TimelineDelegate", "TimelineItemModel"]
 
@@ -95,10 +96,10 @@ class TimelineItemModel(QAbstractItemModel):
             return item.summary() if isinstance(item, CheckpointNode) else item.title()
         if role == Qt.ItemDataRole.ToolTipRole:
             if isinstance(item, Branch):
-                return f"{item.title()}\ntip: {item.tip.summary()}"
+                return plain_tip(f"{item.title()}\ntip: {item.tip.summary()}")
             lines = [item.summary(), f"checkpoint {item.checkpoint_id}"]
             lines += [f"{_MARKS[m.kind]} {m.text}" for m in item.markers]
-            return "\n".join(lines)
+            return plain_tip("\n".join(lines))
         return None
 
     def flags(self, index: Index) -> Qt.ItemFlag:

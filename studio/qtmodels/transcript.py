@@ -15,6 +15,7 @@ from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelInde
 
 from engine.events import EventBase
 from studio.models.transcript import Entry, Transcript
+from studio.widgets.plain_text import plain_tip
 
 __all__ = ["TranscriptModel"]
 
@@ -119,7 +120,7 @@ class TranscriptModel(QAbstractListModel):
         if role == self.RoleRole:
             return entry.role
         if role == Qt.ItemDataRole.ToolTipRole:
-            return entry.id or None
+            return plain_tip(entry.id) if entry.id else None
         return None
 
     def flags(self, index: Index) -> Qt.ItemFlag:

@@ -12,6 +12,8 @@ from PySide6.QtCore import QEvent, QSize, Qt
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QSizePolicy, QToolButton, QWidget
 
+from studio.widgets.plain_text import plain_tip
+
 __all__ = ["AdaptiveToolButton"]
 
 
@@ -26,7 +28,7 @@ class AdaptiveToolButton(QToolButton):
         # may shrink below its full label (a tool button is Fixed by default)
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
         self.setAutoRaise(True)
-        self.setToolTip(f"{labels[0]}\n{tip}" if len(labels) > 1 else tip)
+        self.setToolTip(plain_tip(f"{labels[0]}\n{tip}" if len(labels) > 1 else tip))
         self._measure()
         super().setText(labels[0])
 

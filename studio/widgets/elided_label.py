@@ -11,6 +11,8 @@ from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QPainter, QPaintEvent
 from PySide6.QtWidgets import QLabel, QSizePolicy, QStyle, QStyleOption, QWidget
 
+from studio.widgets.plain_text import plain_tip
+
 __all__ = ["ElidedLabel"]
 
 _MIN_CHARS = 4
@@ -20,13 +22,14 @@ class ElidedLabel(QLabel):
     def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._full = ""
+        self.setTextFormat(Qt.TextFormat.PlainText)  # whatever it shows is data, never HTML
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.setText(text)
 
     def setText(self, text: str) -> None:
         self._full = text
         super().setText(text)
-        self.setToolTip(text if text else "")
+        self.setToolTip(plain_tip(text))
 
     def full_text(self) -> str:
         return self._full

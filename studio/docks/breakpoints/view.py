@@ -8,7 +8,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QHeaderView,
-    QLabel,
     QPushButton,
     QTreeWidget,
     QTreeWidgetItem,
@@ -19,6 +18,7 @@ from PySide6.QtWidgets import (
 from studio.look.theme import icon
 from studio.models.breakpoints import KINDS, NEEDS_TARGET, BreakpointsModel
 from studio.models.hub import Hub
+from studio.widgets.plain_text import plain_label
 
 __all__ = ["BreakpointsPanel"]
 
@@ -54,7 +54,7 @@ class BreakpointsPanel(QWidget):
         self.detail_box = QComboBox(self)
         self.add_button = QPushButton("Add", self)
         self.remove_button = QPushButton("Remove", self)
-        self.error_label = QLabel(self)
+        self.error_label = plain_label(parent=self)
         self.error_label.setObjectName("errorText")
         self.error_label.hide()
 

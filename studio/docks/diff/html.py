@@ -134,7 +134,9 @@ def diff_html(diff: StateDiff, c: Palette, *, title: str = "") -> str:
     """The diff as a page: summary, messages, todos, other values, next."""
     out = []
     if title:
-        out.append(f'<p style="font-size:14px; font-weight:600; margin-bottom:2px">{title}</p>')
+        out.append(
+            f'<p style="font-size:14px; font-weight:600; margin-bottom:2px">{esc(title)}</p>'
+        )
     tone = c.muted if diff.is_empty else c.text
     out.append(f'<p style="color:{tone}; margin-top:0">{esc(diff.summary())}</p>')
     if diff.messages:

@@ -14,7 +14,6 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QHBoxLayout,
-    QLabel,
     QSizePolicy,
     QTextBrowser,
     QToolButton,
@@ -26,6 +25,7 @@ from engine.types import StateSnapshot
 from studio.docks.diff.html import diff_html, esc, page
 from studio.look.palette import colors
 from studio.models.state_diff import StateDiff, diff_states
+from studio.widgets.plain_text import rich_label
 
 __all__ = ["DiffView"]
 
@@ -56,7 +56,7 @@ class DiffView(QWidget):
         self.fixed = False
         """True while showing a pair from ``set_pair`` (the selection is not followed)."""
 
-        self.header = QLabel("")
+        self.header = rich_label("")
         self.header.setTextFormat(Qt.TextFormat.RichText)
         self.header.setMinimumWidth(40)  # a long header must not widen the dock
         self.header.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)

@@ -28,7 +28,6 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
     QHeaderView,
-    QLabel,
     QMenu,
     QPushButton,
     QSplitter,
@@ -45,6 +44,7 @@ from studio.models.event_filter import EventFilter, FilterJob
 from studio.models.event_row import Row
 from studio.qtmodels.event_tree import EventTreeModel
 from studio.widgets.dock_support import bind_to_hub, copy_text, unsubscribe_all
+from studio.widgets.plain_text import plain_label
 
 if TYPE_CHECKING:
     from studio.models.hub import Hub
@@ -79,7 +79,7 @@ class EventLogDock(QWidget):
         self.filter_bar = FilterBar(self)
         self.view = QTreeView(self)
         self.details = EventDetails(self)
-        self.status = QLabel(self)
+        self.status = plain_label(parent=self)
         self._setup_view()
 
         splitter = QSplitter(Qt.Orientation.Vertical, self)

@@ -65,7 +65,7 @@ class NodeItem(QGraphicsItem):
         self.setPos(box.rect.x, box.rect.y)
         self.setZValue(2)
         self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
-        self.setToolTip(box.id)
+        self.setToolTip(plain_tip(box.id))
         r = 5.5
         pill = box.content.shape == "pill"
         dot_y = box.rect.h / 2 if pill else metrics.pad_y + metrics.title_row / 2

@@ -8,7 +8,6 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
-    QLabel,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -22,6 +21,7 @@ from studio.models.breakpoints import BreakpointsModel
 from studio.models.graph_state import GraphStateModel, ns_path
 from studio.models.hub import Hub
 from studio.run.drawables import drawable_for
+from studio.widgets.plain_text import plain_label
 
 __all__ = ["GraphPanel"]
 
@@ -44,7 +44,7 @@ class GraphPanel(QWidget):
         self.view = GraphView(self.state, self, theme=hub.theme)
         self.path: list[str] = []
         """The subgraph shown (node names from the root graph down; empty: the root)."""
-        self.crumb_label = QLabel(self)
+        self.crumb_label = plain_label(parent=self)
         self.back_button = QToolButton(self)
         self.back_button.setText("◀ Back to the parent graph")
         self.back_button.setAutoRaise(True)

@@ -85,7 +85,7 @@ def card_html(entry: Entry, t: Tones, mono: str) -> str:
     accent = role_color(entry, t).name()
     muted = t.muted.name()
     names = {"human": "User", "ai": "Assistant", "tool": "Tool", "system": "System"}
-    title = names.get(entry.role, entry.role.capitalize())
+    title = html.escape(names.get(entry.role, str(entry.role).capitalize()))
     head = [f'<span style="color: {accent}; font-weight: 600;">{title}</span>']
     if entry.role == "tool":
         if entry.tool_name:

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QHBoxLayout,
-    QLabel,
     QMenu,
     QPushButton,
     QVBoxLayout,
@@ -29,6 +28,7 @@ from studio.look.tones import tones_for
 from studio.models.transcript import Entry, messages_at
 from studio.qtmodels.transcript import TranscriptModel, plain_text
 from studio.widgets.dock_support import bind_to_hub, copy_text, unsubscribe_all
+from studio.widgets.plain_text import plain_label
 
 if TYPE_CHECKING:
     from studio.models.hub import Hub
@@ -55,7 +55,7 @@ class MessagesDock(QWidget):
         self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.view.customContextMenuRequested.connect(self._context_menu)
 
-        self.where = QLabel("Live · 0 messages", self)
+        self.where = plain_label("Live · 0 messages", self)
         self.where.setObjectName("MessagesWhere")
         self.back_button = QPushButton("Back to live", self)
         self.back_button.setVisible(False)

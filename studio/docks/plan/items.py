@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from studio.look.palette import Palette
 from studio.models.plan_graph import StepView
+from studio.widgets.plain_text import plain_tip
 
 __all__ = [
     "BOX_HEIGHT",
@@ -143,7 +144,7 @@ class StepItem(QGraphicsItem):
         self.setAcceptHoverEvents(True)
         self.setZValue(2)
         self.lines = step_lines(step)
-        self.setToolTip(self._tooltip())
+        self.setToolTip(plain_tip(self._tooltip()))
 
     def _tooltip(self) -> str:
         s = self.step

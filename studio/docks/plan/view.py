@@ -24,7 +24,6 @@ from PySide6.QtWidgets import (
     QGraphicsScene,
     QGraphicsView,
     QHBoxLayout,
-    QLabel,
     QPushButton,
     QStackedWidget,
     QVBoxLayout,
@@ -43,6 +42,7 @@ from studio.models.hub import Hub
 from studio.models.plan_graph import PlanGraphModel, StepView, step_node_id
 from studio.models.snapshot_reader import SnapshotReader
 from studio.widgets.dock_support import bind_state_dock
+from studio.widgets.plain_text import plain_label, plain_tip, rich_label
 
 __all__ = ["PlanDock"]
 
@@ -114,10 +114,10 @@ class PlanDock(QWidget):
         head = QHBoxLayout()
         titles = QVBoxLayout()
         titles.setSpacing(2)
-        self.objective_label = QLabel()
+        self.objective_label = plain_label()
         self.objective_label.setObjectName("Title")
         self.objective_label.setWordWrap(True)
-        self.summary_label = QLabel()
+        self.summary_label = rich_label()
         self.summary_label.setObjectName("Info")
         self.summary_label.setTextFormat(Qt.TextFormat.RichText)
         titles.addWidget(self.objective_label)
@@ -131,7 +131,7 @@ class PlanDock(QWidget):
         layout.addLayout(head)
 
         self.pages = QStackedWidget()
-        self.explanation_label = QLabel(
+        self.explanation_label = plain_label(
             "This run has no plan.\n\nPlan-and-execute agents (engine.plan.create_plan_agent) "
             "show their steps here as a dependency graph, coloured by status as they run."
         )
@@ -142,7 +142,7 @@ class PlanDock(QWidget):
         self.pages.addWidget(self.explanation_label)
         self.pages.addWidget(self.canvas)
         layout.addWidget(self.pages, 1)
-        self.details_label = QLabel()
+        self.details_label = rich_label()
         self.details_label.setObjectName("Details")
         self.details_label.setWordWrap(True)
         self.details_label.setTextFormat(Qt.TextFormat.RichText)
@@ -326,7 +326,9 @@ class PlanDock(QWidget):
         parts = [f"{len(self.model.steps)} steps"]
         for status, n in counts.items():
             if n:
-                parts.append(f"<span style='color:{status_color(c, status)}'>{n} {status}</span>")
+                parts.append(
+                    f"<span style='color:{status_color(c, status)}'>{n} {_esc(status)}</span>"
+                )
         self.summary_label.setText(" · ".join(parts) if self.model.has_plan else "")
         chain = self.model.retry_chain()
         running = self.hub.status in ("running", "paused") or counts["running"] > 0
@@ -338,9 +340,11 @@ class PlanDock(QWidget):
             else "from the latest state"
         )
         self.retry_button.setToolTip(
-            f"Re-run steps {chain} {where}: the failed steps and every step downstream of them"
-            if chain
-            else "No step failed"
+            plain_tip(
+                f"Re-run steps {chain} {where}: the failed steps and every step downstream of them"
+                if chain
+                else "No step failed"
+            )
         )
 
     def request_retry(self) -> list[int]:

@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
     QHeaderView,
-    QLabel,
     QLineEdit,
     QMenu,
     QSizePolicy,
@@ -40,6 +39,7 @@ from studio.look.palette import colors
 from studio.models.state_tree import Path, StateNode, StateTree
 from studio.qtmodels.state_items import NODE_ROLE, StateItemModel
 from studio.run.capabilities import can
+from studio.widgets.plain_text import plain_label, plain_tip
 
 __all__ = ["StateDock", "describe_snapshot"]
 
@@ -83,7 +83,7 @@ class StateDock(QWidget):
         self._writers: dict[str, tuple[str, ...]] = {}
         """Writer nodes of the checkpoints seen in events (the snapshot does not say)."""
 
-        self.title = QLabel("No checkpoint yet")
+        self.title = plain_label("No checkpoint yet")
         self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.title.setMinimumWidth(40)  # a long header must not widen the dock
         self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
@@ -97,7 +97,7 @@ class StateDock(QWidget):
         self._search_timer = QTimer(self)
         self._search_timer.setSingleShot(True)
         self._search_timer.timeout.connect(lambda: self._on_search_text(self.search.text()))
-        self.match_label = QLabel("")
+        self.match_label = plain_label("")
         self.copy_button = QToolButton()
         self.copy_button.setText("Copy")
         self.copy_button.setToolTip("Copy the selected value as JSON")
@@ -197,7 +197,7 @@ class StateDock(QWidget):
         if snap is not None or checkpoint_id is None:
             writers = self._writers.get(self.checkpoint_id or "", ())
             self.title.setText(describe_snapshot(snap, self.live, writers))
-        self.title.setToolTip(self.checkpoint_id or "")
+        self.title.setToolTip(plain_tip(self.checkpoint_id or ""))
         self._json_for = None
         self._render_json_if_visible()
         if self.search.text():
@@ -240,7 +240,7 @@ class StateDock(QWidget):
         editable, why = can(self.hub, Capability.EDIT_STATE)
         self.edit_button.setEnabled(editable and self.snapshot is not None and not busy)
         self.edit_button.setToolTip(
-            "Edit the state at this checkpoint (update_state)" if editable else why
+            plain_tip("Edit the state at this checkpoint (update_state)" if editable else why)
         )
 
     # -- search ----------------------------------------------------------------------------------

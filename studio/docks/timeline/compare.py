@@ -20,7 +20,6 @@ from PySide6.QtWidgets import (
     QDialog,
     QHBoxLayout,
     QHeaderView,
-    QLabel,
     QTabWidget,
     QTextBrowser,
     QToolButton,
@@ -36,6 +35,7 @@ from studio.look.palette import Palette, colors
 from studio.models.branch_events import branch_events
 from studio.models.run_alignment import AlignedStep, NodeStep, align_steps, node_steps
 from studio.models.timeline import CheckpointNode, TimelineModel
+from studio.widgets.plain_text import plain_label
 
 __all__ = ["CompareBranchesDialog", "comparison_html"]
 
@@ -170,7 +170,7 @@ class CompareBranchesDialog(QDialog):
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
         for col in (2, 4):
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.Stretch)
-        self.steps_summary = QLabel()
+        self.steps_summary = plain_label()
         self.steps_summary.setTextFormat(Qt.TextFormat.PlainText)
         steps_tab = QWidget()
         steps_lay = QVBoxLayout(steps_tab)
@@ -181,10 +181,10 @@ class CompareBranchesDialog(QDialog):
         self.tabs.addTab(steps_tab, "Steps")
         self.tabs.addTab(self.browser, "Messages && state")
         top = QHBoxLayout()
-        top.addWidget(QLabel("Left:"))
+        top.addWidget(plain_label("Left:"))
         top.addWidget(self.left_combo, 1)
         top.addWidget(self.swap_button)
-        top.addWidget(QLabel("Right:"))
+        top.addWidget(plain_label("Right:"))
         top.addWidget(self.right_combo, 1)
         lay = QVBoxLayout(self)
         lay.addLayout(top)

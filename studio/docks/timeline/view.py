@@ -43,6 +43,7 @@ from studio.qtmodels.timeline_items import ITEM_ROLE, TimelineDelegate, Timeline
 from studio.run.capabilities import can
 from studio.widgets.adaptive_button import AdaptiveToolButton
 from studio.widgets.elided_label import ElidedLabel
+from studio.widgets.plain_text import plain_tip
 
 __all__ = ["TimelineDock", "load_records"]
 
@@ -330,10 +331,10 @@ class TimelineDock(QWidget):
         forks, why_not_fork = can(self.hub, Capability.FORK)
         edits, why_not_edit = can(self.hub, Capability.EDIT_STATE)
         self.resume_button.setEnabled(node is not None and forks and idle)
-        self.resume_button.setToolTip(self._resume_tip if forks else why_not_fork)
+        self.resume_button.setToolTip(plain_tip(self._resume_tip if forks else why_not_fork))
         self.rerun_button.setEnabled(node is not None and idle)
         self.edit_button.setEnabled(edits and idle)
-        self.edit_button.setToolTip(self._edit_tip if edits else why_not_edit)
+        self.edit_button.setToolTip(plain_tip(self._edit_tip if edits else why_not_edit))
         self.compare_button.setEnabled(len(self.timeline) > 0)
 
     def _update_summary(self) -> None:

@@ -13,7 +13,6 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
-    QLabel,
     QLineEdit,
     QPushButton,
     QScrollArea,
@@ -23,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.models.todos import STATUS_TITLES, STATUSES, TodoDraft
+from studio.widgets.plain_text import plain_label, plain_tip
 
 __all__ = ["TodoEditor", "TodoRow"]
 
@@ -68,7 +68,7 @@ class TodoRow(QWidget):
     def _tool(text: str, tip: str, enabled: bool) -> QToolButton:
         button = QToolButton()
         button.setText(text)
-        button.setToolTip(tip)
+        button.setToolTip(plain_tip(tip))
         button.setEnabled(enabled)
         button.setAutoRaise(True)
         return button
@@ -87,7 +87,7 @@ class TodoEditor(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 8, 10, 8)
         layout.setSpacing(8)
-        intro = QLabel(
+        intro = plain_label(
             "Edit the todo list of the paused run. Applying writes it with update_state; "
             "the model sees the new list on its next turn."
         )
@@ -115,7 +115,7 @@ class TodoEditor(QWidget):
         layout.addLayout(add_row)
 
         footer = QHBoxLayout()
-        self.error_label = QLabel()
+        self.error_label = plain_label()
         self.error_label.setObjectName("Error")
         self.error_label.setWordWrap(True)
         self.error_label.setVisible(False)

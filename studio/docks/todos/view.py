@@ -22,7 +22,6 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
-    QLabel,
     QPushButton,
     QScrollArea,
     QStackedWidget,
@@ -47,6 +46,7 @@ from studio.models.todos import (
 )
 from studio.run.capabilities import can
 from studio.widgets.dock_support import bind_state_dock
+from studio.widgets.plain_text import plain_label, plain_tip
 
 __all__ = ["EDITABLE_STATUSES", "TodoBoardDock"]
 
@@ -107,25 +107,25 @@ class CardWidget(QFrame):
         box.setContentsMargins(10, 7, 10, 8)
         box.setSpacing(3)
         top = QHBoxLayout()
-        number = QLabel(f"#{card.index + 1}")
+        number = plain_label(f"#{card.index + 1}")
         number.setObjectName("Muted")
         top.addWidget(number)
         top.addStretch(1)
         # parented at once: a parentless label made visible would flash up as its own
         # top-level window and steal focus from the main window
-        self.badge = QLabel(self._badge_text(), self)
+        self.badge = plain_label(self._badge_text(), self)
         self.badge.setObjectName("Badge")
         self.badge.setProperty("change", card.change or "")
         top.addWidget(self.badge)
         self.badge.setVisible(card.change is not None)
         box.addLayout(top)
-        self.text = QLabel(("✓ " if card.status == "completed" else "") + card.content)
+        self.text = plain_label(("✓ " if card.status == "completed" else "") + card.content)
         self.text.setObjectName("CardText")
         self.text.setProperty("done", "true" if card.status == "completed" else "false")
         self.text.setWordWrap(True)
         box.addWidget(self.text)
         if card.change == "reworded" and card.before:
-            was = QLabel(f"was: {card.before}")
+            was = plain_label(f"was: {card.before}")
             was.setObjectName("Muted")
             was.setWordWrap(True)
             box.addWidget(was)
@@ -146,12 +146,12 @@ class TodoColumn(QFrame):
         box.setContentsMargins(8, 8, 8, 8)
         box.setSpacing(6)
         head = QHBoxLayout()
-        dot = QLabel("●")
+        dot = plain_label("●")
         dot.setObjectName("Dot")
         dot.setProperty("status", status)
-        title = QLabel(STATUS_TITLES[status])
+        title = plain_label(STATUS_TITLES[status])
         title.setObjectName("ColumnTitle")
-        self.count_label = QLabel("0")
+        self.count_label = plain_label("0")
         self.count_label.setObjectName("Count")
         head.addWidget(dot)
         head.addWidget(title)
@@ -194,7 +194,7 @@ class TodoBoardDock(QWidget):
         layout.setContentsMargins(8, 8, 8, 8)
         layout.setSpacing(8)
         head = QHBoxLayout()
-        self.info_label = QLabel()
+        self.info_label = plain_label()
         self.info_label.setObjectName("Info")
         self.info_label.setWordWrap(True)
         self.edit_button = QPushButton("Edit todos…")
@@ -204,7 +204,7 @@ class TodoBoardDock(QWidget):
         layout.addLayout(head)
 
         self.pages = QStackedWidget()
-        self.explanation_label = QLabel()
+        self.explanation_label = plain_label()
         self.explanation_label.setObjectName("Muted")
         self.explanation_label.setWordWrap(True)
         self.explanation_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -218,7 +218,7 @@ class TodoBoardDock(QWidget):
         for column in self.columns.values():
             columns_row.addWidget(column, 1)
         board_box.addLayout(columns_row, 1)
-        self.removed_label = QLabel()
+        self.removed_label = plain_label()
         self.removed_label.setObjectName("Removed")
         self.removed_label.setWordWrap(True)
         board_box.addWidget(self.removed_label)
@@ -342,7 +342,7 @@ class TodoBoardDock(QWidget):
             self.info_label.setText(text)
         can, why = self.can_edit()
         self.edit_button.setEnabled(can and not self.editing)
-        self.edit_button.setToolTip(why)
+        self.edit_button.setToolTip(plain_tip(why))
         self.edit_button.setVisible(self.has_todo_channel)
 
     # -- editing ---------------------------------------------------------------------------

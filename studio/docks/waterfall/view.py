@@ -30,6 +30,7 @@ from studio.models.hub import Hub
 from studio.models.waterfall import Bar, RunLanes, Waterfall
 from studio.widgets.dock_support import bind_to_hub
 from studio.widgets.elided_label import ElidedLabel
+from studio.widgets.plain_text import plain_tip
 
 __all__ = ["WaterfallDock"]
 
@@ -208,6 +209,6 @@ class WaterfallDock(QWidget):
 def _tool(text: str, tip: str, parent: QWidget) -> QToolButton:
     button = QToolButton(parent)
     button.setText(text)
-    button.setToolTip(tip)
+    button.setToolTip(plain_tip(tip))
     button.setAutoRaise(True)
     return button
