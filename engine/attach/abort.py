@@ -19,7 +19,7 @@ import logging
 
 from langgraph.errors import GraphBubbleUp
 
-from engine.core.errors import RunStopped
+from engine.errors import RunStopped
 
 __all__ = ["AttachInternalError", "StepwiseAbort", "abort_for", "cause_of"]
 

@@ -182,15 +182,15 @@ class HandlerBase(AsyncCallbackHandler):
         em = self.em
         return em.child(ns) if ns != em.ns else em
 
-    async def _emit(self, cls: type[EventBase], ns: str, **fields: Any) -> None:
+    async def _emit(self, cls: type[EventBase], ns: str, **fields: Any) -> EventBase | None:
         """Emit on the loop (awaiting the debugger) or from a worker thread (blocking it)."""
         try:
             if self.aborted is not None:
-                self._emit_ungated(cls, ns, fields)
-            elif threading.get_ident() == self.em.loop_thread:
-                await self._emitter(ns).emit(cls, **fields)
-            else:  # a sync node or tool running in a worker thread
-                self._emitter(ns).emit_sync(cls, **fields)
+                return self._emit_ungated(cls, ns, fields)
+            if threading.get_ident() == self.em.loop_thread:
+                return await self._emitter(ns).emit(cls, **fields)
+            # a sync node or tool running in a worker thread
+            return self._emitter(ns).emit_sync(cls, **fields)
         except Exception as exc:
             raise self.abort(exc, cls.__name__) from None
 
@@ -204,9 +204,11 @@ class HandlerBase(AsyncCallbackHandler):
         except Exception as exc:
             raise self.abort(exc, cls.__name__) from None
 
-    def _emit_ungated(self, cls: type[EventBase], ns: str, fields: dict[str, Any]) -> None:
+    def _emit_ungated(
+        self, cls: type[EventBase], ns: str, fields: dict[str, Any]
+    ) -> EventBase | None:
         """Deliver without the debugger (the run is being aborted), from any thread."""
-        self._emitter(ns).emit_nowait(cls, **fields)
+        return self._emitter(ns).emit_nowait(cls, **fields)
 
     def _open_above(self, run_id: UUID | None) -> Open | None:
         """The nearest node or call that is still open, walking up LangChain's run tree."""

@@ -20,8 +20,8 @@ from uuid import UUID
 from engine.attach.abort import StepwiseAbort
 from engine.attach.base import Open, either, task_of
 from engine.attach.calls import CallEvents
-from engine.core.errors import RunStopped
 from engine.core.ids import new_span_id
+from engine.errors import RunStopped
 from engine.events import (
     ErrorInfo,
     HookFinished,

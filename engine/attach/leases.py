@@ -20,7 +20,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from engine.core.errors import ThreadBusyError
+from engine.errors import ThreadBusyError
 
 __all__ = ["AppThreadLease", "lease_for"]
 

@@ -25,8 +25,8 @@ from engine.attach.leases import lease_for
 from engine.attach.stopping import CooperativeStop
 from engine.attach.translate import StreamTranslator, to_real_input
 from engine.core.aio import aiter_thread
-from engine.core.errors import CheckpointError
 from engine.core.ids import new_run_id
+from engine.errors import CheckpointError
 from engine.events import InterruptResumed
 from engine.observe.bus import EventBus, RunEmitter
 from engine.observe.run_span import run_span

@@ -102,7 +102,10 @@ def open_saver(url: str) -> Any:
         saver = mod.PostgresSaver(conn)
         saver.setup()
         return _with_async(saver)
+    from engine.redaction import scrub, strip_url_credentials
+
+    shown = scrub(strip_url_credentials(url))  # never a password (a keyword DSN has one)
     raise SaverError(
-        f"unknown checkpointer {url!r}: use memory, sqlite:///path, sqlite+aiosqlite:///path "
+        f"unknown checkpointer '{shown}': use memory, sqlite:///path, sqlite+aiosqlite:///path "
         "or postgres://..."
     )

@@ -16,7 +16,7 @@ import asyncio
 from typing import Any
 
 from engine.attach.base import HandlerBase
-from engine.core.errors import RunStopped
+from engine.errors import RunStopped
 from engine.observe.run_span import STOPPED
 
 __all__ = ["GRACE", "CooperativeStop"]

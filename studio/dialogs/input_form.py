@@ -29,8 +29,8 @@ from PySide6.QtWidgets import (
 
 from studio.dialogs.asyncdialog import show_dialog
 from studio.dialogs.dialog_kit import dialog_style, mono_font, named_button, named_label
+from studio.look.palette import colors
 from studio.models.input_form import MISSING, FormField, InputForm
-from studio.palette import colors
 
 __all__ = ["FormPage", "InputFormDialog", "ask_run_input"]
 

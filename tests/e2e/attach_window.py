@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from engine.attach.options import AttachOptions
-from studio.interrupts import dialog_opened
+from studio.run.interrupts import dialog_opened
 from tests.fixtures.docs_apps import AppFile, athread_digest, plain_module, reader, thread_digest
 from tests.studio.app_agents import make_window, run_until
 

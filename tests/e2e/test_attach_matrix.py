@@ -178,7 +178,7 @@ def test_a_saved_thread_is_opened_and_resumed(
     Plain(app, "P").call(plain_module(app).INPUT)
     studio = Studio(qtbot, qloop, tmp_path, app)
     try:
-        from studio.saved_threads import open_in_window
+        from studio.run.saved_threads import open_in_window
 
         summary = qloop.run_until_complete(open_in_window(studio.window, "T"))
         assert summary is not None and summary.interrupts

@@ -9,9 +9,9 @@ from PySide6.QtCore import Qt
 
 from engine.messages import AIMessage
 from resources.scenarios.retry_todos import Workspace, build_agent, scripted_model
+from studio.history.timetravel import arerun, aresume_from, replay_plan
 from studio.models.timeline import Branch
-from studio.timetravel import arerun, aresume_from, replay_plan
-from studio.views.timeline_items import ITEM_ROLE
+from studio.qtmodels.timeline_items import ITEM_ROLE
 from tests.studio.tt_studio import (
     make_studio,
     seed_input,
@@ -181,7 +181,11 @@ def test_diff_of_two_checkpoints_and_pinning(qtbot: Any, qloop: Any) -> None:
     assert diff is not None
     assert [c.kind for c in diff.messages] == ["appended"] * 4
     assert [c.after.type for c in diff.messages] == ["ai", "tool", "ai", "tool"]  # type: ignore[union-attr]
-    assert diff.todos == ()
+    # both files were created between the two: each todo went to completed
+    assert [(c.content, c.kind, c.before, c.after) for c in diff.todos] == [
+        ("创建 login.tsx", "status", "in_progress", "completed"),
+        ("创建 register.tsx", "status", "pending", "completed"),
+    ]
     assert diff.lines()[0].startswith('+ messages[3] ai → create_file(path="login.tsx"')
     assert re.sub(r"<[^>]+>", "", s.diff.header.text()) == "step 9 (loop) vs step 3 (loop)"
     assert "create_file" in s.diff.browser.toPlainText()

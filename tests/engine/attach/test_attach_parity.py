@@ -16,8 +16,8 @@ pytest.importorskip("langgraph.graph")
 pytest.importorskip("langchain.agents")
 
 from engine.attach import attach
-from engine.core.errors import RunStopped
 from engine.debug import Debugger
+from engine.errors import RunStopped
 from engine.events import EventBase
 from engine.models.replay import ReplayChatModel
 from engine.targets import STAY, AttachTarget, RunDriver, RunOutcome, RunRequest
