@@ -11,7 +11,7 @@ from typing import Any
 def test_worker_threads_get_plain_event_loops_while_the_qt_loop_runs(qapp: Any) -> None:
     import qasync
 
-    from studio.app import run_on_qt
+    from studio.app.entry import run_on_qt
 
     async def main() -> tuple[str, str, int]:
         running = type(asyncio.get_running_loop()).__name__

@@ -146,7 +146,7 @@ def test_a_context_schema_gets_its_context_from_the_form(
 
 
 def test_stepwise_open_takes_input_and_context_as_json() -> None:
-    from studio.app import _given_input, parse_args
+    from studio.app.entry import _given_input, parse_args
 
     args = parse_args(["open", "app.py:graph", "--input-json", '{"topic": "x"}',
                        "--context-json", '{"user_name": "Ada"}'])  # fmt: skip
