@@ -168,7 +168,10 @@ def test_a_recorded_attach_session_replays_with_its_checkpoints_and_states(
     from tests.studio.tt_studio import state_dump
 
     live = window_after_an_agent_run(qtbot, qloop, tmp_path)
-    live_ids = [n.checkpoint_id for n in live.docks["timeline"].widget().timeline.ordered()]
+    live_timeline = live.docks["timeline"].widget().timeline
+    # the Timeline draws the run's last checkpoints on its own tick, after the run's end
+    run_until(qloop, lambda: len(live_timeline.ordered()) >= 5)
+    live_ids = [n.checkpoint_id for n in live_timeline.ordered()]
     assert len(live_ids) == 5  # input, then before model, tools, model, end
     live.controller.recorder.flush()
     path = live.controller.session_path
