@@ -130,3 +130,57 @@ def test_stop_before_the_tools_node_runs_no_tool_and_logs_nothing(
         collect(g, {"messages": [("user", "weather?")]}, {}, debugger=dbg)
     assert calls == []  # stopped at the pause, before the node's body
     assert not [r for r in caplog.records if "callback" in r.getMessage()]
+
+
+def counter_graph() -> Any:
+    """A plain StateGraph counting to 3 in three nodes, with a checkpointer."""
+    from typing import TypedDict
+
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.graph import END, START, StateGraph
+
+    class State(TypedDict):
+        n: int
+
+    def bump(state: State) -> dict[str, int]:
+        return {"n": state["n"] + 1}
+
+    g = StateGraph(State)
+    for name in ("a", "b", "c"):
+        g.add_node(name, bump)
+    g.add_edge(START, "a").add_edge("a", "b").add_edge("b", "c").add_edge("c", END)
+    return attach(g.compile(checkpointer=InMemorySaver()))
+
+
+def test_a_state_condition_stops_an_attached_graph_where_it_turns_true() -> None:
+    dbg = Debugger()
+    dbg.break_when("n >= 2")
+    seen: list[tuple[str, int | None]] = []
+
+    def on_pause(d: Debugger) -> None:
+        assert d.current_event is not None
+        seen.append((d.current_event.kind, (d.state() or {}).get("n")))
+        d.continue_()
+
+    dbg.on_pause.append(on_pause)
+    events = collect(counter_graph(), {"n": 0}, {"configurable": {"thread_id": "t"}}, debugger=dbg)
+    assert events[-1].__dict__["status"] == "done"
+    assert seen == [("state.updated", 2)]  # once, when it turned true (after node b)
+
+
+def test_a_breakpoint_added_while_paused_applies_at_once() -> None:
+    dbg = Debugger()
+    dbg.break_before("a")
+    seen: list[str | None] = []
+
+    def on_pause(d: Debugger) -> None:
+        assert d.current_event is not None
+        seen.append(d.current_event.__dict__.get("node"))
+        if len(seen) == 1:
+            d.break_before("c")  # added live, during the run
+        d.continue_()
+
+    dbg.on_pause.append(on_pause)
+    events = collect(counter_graph(), {"n": 0}, {"configurable": {"thread_id": "t"}}, debugger=dbg)
+    assert events[-1].__dict__["status"] == "done"
+    assert seen == ["a", "c"]
