@@ -170,3 +170,22 @@ def test_tokens_stream_and_a_model_that_cannot_stream_falls_back_quietly(tmp_pat
     assert len(fallbacks) == 1  # once: the model is not streamed again
     final = graph.get_state({"configurable": {"thread_id": "t"}}).values["messages"]
     assert final[-1].content == "It is sunny in sf, and your boss knows."
+
+
+def test_capabilities_say_what_attach_mode_reaches(tmp_path: Path) -> None:
+    from engine.targets import Capability
+    from tests.fixtures.docs_apps import STATEGRAPH_APP, write_app
+
+    graph, _module, _app = agent(tmp_path)
+    caps = AttachTarget(graph).capabilities
+    for cap in Capability:
+        if cap is not Capability.TOKENS:
+            assert cap in caps, cap
+    assert caps.why_not("tokens") is not None  # stream_tokens is off
+    assert Capability.TOKENS in AttachTarget(agent(tmp_path, tokens=True)[0]).capabilities
+
+    plain = attach(plain_module(write_app(tmp_path, STATEGRAPH_APP)).graph)
+    caps = AttachTarget(plain).capabilities
+    assert caps.why_not("fault_injection") == caps.why_not("replay_model_calls")
+    assert "no create_agent model or tool node" in str(caps.why_not("fault_injection"))
+    assert Capability.PAUSE_IN_NODE in caps and Capability.EDIT_STATE in caps
