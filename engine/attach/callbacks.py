@@ -12,6 +12,7 @@ Only imported by ``engine.attach`` (langchain_core is needed by then).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from typing import Any, Literal
@@ -80,7 +81,7 @@ class AttachCallbacks(CallEvents):
         return list(planned(ns)) if planned is not None else []
 
     async def finish_step(
-        self, ns: str, step: int, status: Literal["ok", "interrupted"] = "ok"
+        self, ns: str, step: int, status: Literal["ok", "interrupted", "cancelled"] = "ok"
     ) -> None:
         """Close superstep ``step`` of graph ``ns`` (-1: no step number), if it is open; once
         its last node has reported its end when one has not yet (LangGraph may stream a
@@ -102,6 +103,15 @@ class AttachCallbacks(CallEvents):
             status=status,
             duration_ms=0.0 if t0 is None else (time.perf_counter() - t0) * 1000,
         )
+
+    async def cancel_open(self) -> None:
+        """The run was cancelled with nodes still running (a stop that could wait no longer for
+        a hung node): close them, then their supersteps, as cancelled, as the engine does."""
+        for run_id, op in list(self.open.items()):
+            if op.kind == "node":
+                await self._end_node(run_id, None, asyncio.CancelledError())
+        for ns, step in sorted(self.steps, key=lambda k: -len(k[0])):  # inner graphs first
+            await self.finish_step(ns, step, "cancelled")
 
     def _running_in(self, ns: str, step: int) -> bool:
         return any(
@@ -201,6 +211,8 @@ class AttachCallbacks(CallEvents):
             stopped = isinstance(error.cause, RunStopped)
             status = "cancelled" if stopped else "error"
             error = None if stopped else error.cause
+        elif isinstance(error, asyncio.CancelledError):  # a stop that could not wait any longer
+            status, error = "cancelled", None
         elif handoff_of(error) is not None:  # Command(graph=PARENT): a handoff, not a failure
             await self._handoff(op, handoff_of(error))
             status, error = "ok", None

@@ -12,6 +12,10 @@ The copy is the app's saver object under a subclass of its own class: the same c
 lock and storage (LangGraph's in-memory saver keeps its dicts: the copy shares them), every
 method of the app's saver class, and only ``put`` / ``aput`` / ``put_writes`` /
 ``aput_writes`` reporting after calling the original.
+
+A stop that cannot wait for a hung node cancels the run (``engine.attach.stopping``); LangGraph
+would then save the cancelled task's ``CancelledError`` into the app's thread.  ``seal`` first
+makes the copy drop every later write of the run, so the thread stays at its last checkpoint.
 """
 
 from __future__ import annotations
@@ -38,6 +42,11 @@ class SaveWatch:
         self.failure: BaseException | None = None
         """The first failed save (every later one fails with it)."""
         self.failed_ids: list[str] = []
+        self.sealed = False
+        """The run was cancelled: its later writes are dropped (see the module docstring)."""
+
+    def seal(self) -> None:
+        self.sealed = True
 
     # -- reports (any thread) -------------------------------------------------------------------
 
@@ -100,6 +109,15 @@ class SaveWatch:
 _PENDING = object()
 
 
+def _unsaved(config: Any, checkpoint: Any) -> Any:
+    """What ``put`` returns, for a checkpoint a sealed run does not save."""
+    conf = dict(config.get("configurable") or {})
+    cid = _cid(checkpoint)
+    if cid is not None:
+        conf["checkpoint_id"] = cid
+    return {**config, "configurable": conf}
+
+
 def _cid(checkpoint: Any) -> str | None:
     cid = checkpoint.get("id") if isinstance(checkpoint, dict) else None
     return None if cid is None else str(cid)
@@ -110,6 +128,8 @@ def watched(saver: Any, watch: SaveWatch) -> Any:
     cls = type(saver)
 
     def put(self: Any, config: Any, checkpoint: Any, metadata: Any, versions: Any) -> Any:
+        if watch.sealed:
+            return _unsaved(config, checkpoint)
         try:
             out = cls.put(self, config, checkpoint, metadata, versions)
         except Exception as exc:
@@ -121,6 +141,8 @@ def watched(saver: Any, watch: SaveWatch) -> Any:
         return out
 
     async def aput(self: Any, config: Any, checkpoint: Any, metadata: Any, versions: Any) -> Any:
+        if watch.sealed:
+            return _unsaved(config, checkpoint)
         try:
             out = await cls.aput(self, config, checkpoint, metadata, versions)
         except Exception as exc:
@@ -132,6 +154,8 @@ def watched(saver: Any, watch: SaveWatch) -> Any:
         return out
 
     def put_writes(self: Any, config: Any, writes: Any, task_id: str, task_path: str = "") -> Any:
+        if watch.sealed:
+            return None
         try:
             return cls.put_writes(self, config, writes, task_id, task_path)
         except Exception as exc:
@@ -141,6 +165,8 @@ def watched(saver: Any, watch: SaveWatch) -> Any:
     async def aput_writes(
         self: Any, config: Any, writes: Any, task_id: str, task_path: str = ""
     ) -> Any:
+        if watch.sealed:
+            return None
         try:
             return await cls.aput_writes(self, config, writes, task_id, task_path)
         except Exception as exc:

@@ -135,14 +135,18 @@ class AttachedRun:
                 config={"thread_id": self.thread_id, "checkpoint_id": conf.get("checkpoint_id")},
                 gate=self.debugger,
                 lease=None if self.saver is None else lease_for(self.saver),
-                stopper=CooperativeStop(cb, task, can_cancel=not graph.sync),
+                stopper=CooperativeStop(cb, task, self._seal),
             ) as span:
                 resume = getattr(real_input, "resume", None)
                 if resumed and resume is not None:
                     await em.emit(
                         InterruptResumed, parent_span_id=self.run_id, value=to_jsonable(resume)
                     )
-                await self._follow(self._stream(real_input))
+                try:
+                    await self._follow(self._stream(real_input))
+                except asyncio.CancelledError:
+                    await cb.cancel_open()
+                    raise
                 await tr.close_open_steps()
                 span.interrupted = bool(tr.interrupts)
                 output = tr.values if self.saver is None else None
@@ -175,6 +179,11 @@ class AttachedRun:
             raise cb.aborted.cause
         await tr.settle_parked()
         self._saving_failed(None)
+
+    def _seal(self) -> None:
+        """The run is cancelled after all: the app's saver gets none of its later writes."""
+        if self.watch is not None:
+            self.watch.seal()
 
     def _saving_failed(self, exc: BaseException | None) -> None:
         """Say clearly when the app's saver failed (LangGraph raises its error at the end)."""

@@ -7,12 +7,17 @@ debugger's stop, outside a pause, goes to ``CooperativeStop`` instead of the tas
 run aborted, and the next callback of the run raises the ``StepwiseAbort`` that LangGraph
 neither records nor lets middleware retry (``engine.attach.abort``).  Should the run not reach
 a callback for ``GRACE`` seconds (a node awaiting something slow, with no model or tool call
-in it), an ``astream`` run's task is cancelled after all: a stop must stop.
+in it), the run's task is cancelled after all (its saver sealed first, so LangGraph saves no
+``CancelledError`` into the app's thread: ``engine.attach.confirm``): a stop must stop.  For ``astream`` that cancels
+the node tasks in flight; a run on the sync ``stream`` is no longer waited for: its worker
+thread, which no cancel reaches, meets the run's abort at its next callback and writes nothing
+more into the thread (and a process that ends does not wait for it).
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 from engine.attach.base import HandlerBase
@@ -22,16 +27,22 @@ from engine.observe.run_span import STOPPED
 __all__ = ["GRACE", "CooperativeStop"]
 
 GRACE = 5.0
-"""Seconds a stopped ``astream`` run has to reach its next callback before it is cancelled."""
+"""Seconds a stopped run has to reach its next callback before its task is cancelled."""
 
 
 class CooperativeStop:
     """What the debugger cancels to stop an attached run (it looks like the run's task)."""
 
-    def __init__(self, handler: HandlerBase, task: asyncio.Task[Any], *, can_cancel: bool) -> None:
+    def __init__(
+        self,
+        handler: HandlerBase,
+        task: asyncio.Task[Any],
+        before_cancel: Callable[[], None] | None = None,
+    ) -> None:
         self.handler = handler
         self.task = task
-        self.can_cancel = can_cancel
+        self.before_cancel = before_cancel
+        """Called before the task is cancelled after all (the run's saver stops writing)."""
 
     def done(self) -> bool:
         return self.task.done()
@@ -43,10 +54,11 @@ class CooperativeStop:
         if self.task.done():
             return False
         self.handler.abort(RunStopped(STOPPED), "stop")
-        if self.can_cancel:
-            self.get_loop().call_later(GRACE, self._fallback)
+        self.get_loop().call_later(GRACE, self._fallback)
         return True
 
     def _fallback(self) -> None:
         if not self.task.done():
+            if self.before_cancel is not None:
+                self.before_cancel()
             self.task.cancel()

@@ -394,16 +394,26 @@ def is_stop_code(code: int) -> bool:
     return code == EXIT_INTERRUPTED or code in {128 + int(s) for s in STOP_SIGNALS}
 
 
+def _joined_at_exit() -> list[threading.Thread]:
+    """The live threads Python waits for before the process ends: the non-daemon ones, and
+    every ``ThreadPoolExecutor`` worker (``concurrent.futures`` joins its workers at exit even
+    when they are daemon threads, as those started from a daemon thread are: LangGraph's sync
+    ``stream`` running on Stepwise's worker thread starts its node threads so)."""
+    from concurrent.futures import thread as pool_threads
+
+    workers = set(getattr(pool_threads, "_threads_queues", None) or ())
+    return [
+        t
+        for t in threading.enumerate()
+        if t is not threading.main_thread() and t.is_alive() and (not t.daemon or t in workers)
+    ]
+
+
 def exit_without_waiting(code: int) -> None:
     """End the process now if worker threads still run (a hung sync tool or node, which
     Python cannot cancel): the session is already closed, so nothing is lost by not waiting
     for them.  Returns when no such thread is left (then the caller exits normally)."""
-    busy = [
-        t
-        for t in threading.enumerate()
-        if t is not threading.main_thread() and not t.daemon and t.is_alive()
-    ]
-    if not busy:
+    if not _joined_at_exit():
         return
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
