@@ -244,7 +244,8 @@ def _kept(graph: Any) -> str:
     saver = getattr(graph, "checkpointer", None)
     if isinstance(saver, SqliteSaver):
         return " (resume it later from the session)"
-    if saver in (None, True, False) or type(saver).__name__ in ("InMemorySaver", "MemorySaver"):
+    in_memory = any(c.__name__ in ("InMemorySaver", "MemorySaver") for c in type(saver).__mro__)
+    if saver in (None, True, False) or in_memory:  # LangGraph's (or attach mode's, a subclass)
         return (
             ", but only in this process's memory: it is gone when stepwise exits (record a "
             "session, or give a persistent --checkpointer, to resume it later)"
