@@ -268,10 +268,36 @@ def test_agents_inside_nodes_hand_off_through_the_window(
     studio = Studio(qtbot, qloop, tmp_path, app)
     plain = Plain(app)
     try:
+        # run, paused before bob; step into bob's agent; continue
+        studio.window.graph_panel.breakpoints.set_node("bob", True)
+        assert studio.trigger("run") == "paused"
+        assert studio.paused_at() == ("node.started", "bob")
+        assert studio.trigger("step_into") == "paused"
+        studio.window.graph_panel.breakpoints.set_node("bob", False)
         assert studio.trigger("run") == "done", studio.ctl.last_error
         routes = [e for e in studio.events("route") if e.__dict__["reason"] == "command"]
         assert [(r.__dict__["from_node"], r.__dict__["to"]) for r in routes] == [("alice", ["bob"])]
         plain.call(plain.module.INPUT)
+        assert studio_digest(studio) == plain.digest()
+
+        # edit state: Bob's answer, in the Edit state dialog
+        tip = studio.checkpoints()[-1]
+        studio.select(tip.checkpoint_id)
+        edited, as_node = studio.edit_last_message("Bob, edited.")
+
+        def edit(graph: Any, config: dict[str, Any]) -> Any:
+            last = plain_last_message(graph, config, app)
+            return {"messages": [last.model_copy(update={"content": edited["content"]})]}
+
+        plain.update(edit, as_node)
+        assert studio_digest(studio) == plain.digest()
+
+        # fork: "Resume from here" on the checkpoint after alice handed off
+        nodes = studio.checkpoints()
+        fork = next(i for i, n in enumerate(nodes) if n.record.writers == ("alice",))
+        studio.select(nodes[fork].checkpoint_id)
+        assert studio.click(studio.timeline.resume_button) == "done", studio.ctl.last_error
+        plain.call(None, checkpoint_index=fork)
         assert studio_digest(studio) == plain.digest()
     finally:
         studio.close()
