@@ -23,6 +23,21 @@ ACTIVE: ContextVar[HandlerBase | None] = ContextVar("stepwise_attach_handler", d
 """The handler of the attached run the current code belongs to (LangGraph copies the context
 into every task it starts, so the instrumented middleware layers find their run here)."""
 
+IN_LAYER: ContextVar[bool] = ContextVar("stepwise_attach_in_layer", default=False)
+"""True inside Stepwise's innermost layer around an agent's model or tool call (which injects
+the debugger's faults itself); a call outside one (an agent invoked inside a node function, a
+summarization model) gets its fault from the callback of its start (``InjectedFault``)."""
+
+
+class InjectedFault(Exception):
+    """A fault the debugger injects from a callback: the app sees ``error`` itself, raised by
+    the call, not Stepwise's failure."""
+
+    def __init__(self, error: BaseException) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
 WRAP_SPAN: ContextVar[str | None] = ContextVar("stepwise_attach_wrap_span", default=None)
 """The innermost ``wrap_model_call`` / ``wrap_tool_call`` layer (or its attempt) running: the
 model and tool calls made inside it nest there instead of directly under their node."""
@@ -88,6 +103,8 @@ class _Either:
                 await fn(handler, *args, **kwargs)
             except asyncio.CancelledError:
                 raise
+            except InjectedFault as fault:
+                raise fault.error from None
             except Exception as exc:
                 raise handler.abort(exc, self.name) from None
 
@@ -116,6 +133,8 @@ class _Either:
             coro.send(None)
         except StopIteration:
             return
+        except InjectedFault as fault:
+            raise fault.error from None
         except Exception as exc:
             raise handler.abort(exc, self.name) from None
         coro.close()

@@ -8,12 +8,13 @@ import time
 from typing import Any
 from uuid import UUID
 
-from engine.attach.base import HandlerBase, Open, either, task_of
+from engine.attach.base import IN_LAYER, HandlerBase, InjectedFault, Open, either, task_of
 from engine.attach.secrets import register_calling_model
 from engine.core.ids import new_span_id
 from engine.events import (
     ErrorInfo,
     EventBase,
+    MiddlewareAction,
     ModelRequest,
     ModelResponse,
     ModelToken,
@@ -63,6 +64,32 @@ class CallEvents(HandlerBase):
         return await self._emit(
             cls, op.ns, span_id=op.span, parent_span_id=op.parent, step=op.step, **fields
         )
+
+    async def _unwrapped_fault(self, run_id: UUID, op: Open, kind: str) -> None:
+        """A model or tool call no innermost layer of ours wraps (an agent invoked inside a
+        node function, a summarization model) still takes the debugger's next fault for it:
+        the call is closed as failed and raises the fault (``InjectedFault``)."""
+        if IN_LAYER.get():
+            return
+        from engine.attach.innermost import fault_event, fault_for
+
+        err = fault_for(self, kind, op.name)
+        if err is None:
+            return
+        await self._emit(MiddlewareAction, op.ns, **fault_event(kind, op.name, err))
+        self._close_call(run_id)
+        latency = (time.perf_counter() - op.t0) * 1000
+        if kind == "model":
+            await self._emit_for(
+                op, ModelResponse, model=op.name, error=ErrorInfo.from_exception(err),
+                latency_ms=latency,
+            )  # fmt: skip
+        else:
+            await self._emit_for(
+                op, ToolFinished, tool=op.name, status="error",
+                error=ErrorInfo.from_exception(err), duration_ms=latency,
+            )  # fmt: skip
+        raise InjectedFault(err)
 
     # -- models -------------------------------------------------------------------------------
 
@@ -130,6 +157,7 @@ class CallEvents(HandlerBase):
             **log.fields(lane, msgs, schemas),
         )
         log.remember(lane, ev, msgs, schemas)
+        await self._unwrapped_fault(run_id, op, "model")
 
     @either
     async def on_llm_start(
@@ -231,6 +259,7 @@ class CallEvents(HandlerBase):
             tool_call_id=kwargs.get("tool_call_id"),
             args=to_jsonable(inputs if inputs is not None else input_str, max_str=2000),
         )
+        await self._unwrapped_fault(run_id, op, "tool")
 
     @either
     async def on_tool_end(self, output: Any, *, run_id: UUID, **kwargs: Any) -> None:

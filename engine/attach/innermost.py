@@ -26,7 +26,7 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from engine.attach.base import ACTIVE, HandlerBase
+from engine.attach.base import ACTIVE, IN_LAYER, HandlerBase
 from engine.events import MiddlewareAction, ModelRequest, ModelResponse
 from engine.serde import to_jsonable
 
@@ -41,11 +41,21 @@ def _model_name(model: Any) -> str:
     return type(model).__name__
 
 
+def fault_for(cb: HandlerBase, kind: str, name: str) -> BaseException | None:
+    """The debugger's next fault for a ``kind`` call named ``name`` (taken), if any."""
+    return _fault(cb, kind, name)
+
+
 def _fault(cb: HandlerBase, kind: str, name: str) -> BaseException | None:
     gate = cb.em.debugger
     if gate is None:
         return None
     return gate.take_fault(kind, name)
+
+
+def fault_event(kind: str, name: str, err: BaseException) -> dict[str, Any]:
+    """The ``middleware.action`` fields that say a fault was injected."""
+    return _fault_event(kind, name, err)
 
 
 def _fault_event(kind: str, name: str, err: BaseException) -> dict[str, Any]:
@@ -235,6 +245,14 @@ def sync_model_layer(request: Any, handler: ModelCall) -> Any:
     cb = ACTIVE.get()
     if cb is None:
         return handler(request)
+    inside = IN_LAYER.set(True)
+    try:
+        return _sync_model_layer(cb, request, handler)
+    finally:
+        IN_LAYER.reset(inside)
+
+
+def _sync_model_layer(cb: HandlerBase, request: Any, handler: ModelCall) -> Any:
     call = _Call(cb, request)
     ns = call.ns()
     err = _fault(cb, "model", call.name)
@@ -263,6 +281,14 @@ async def async_model_layer(request: Any, handler: AsyncModelCall) -> Any:
     cb = ACTIVE.get()
     if cb is None:
         return await handler(request)
+    inside = IN_LAYER.set(True)
+    try:
+        return await _async_model_layer(cb, request, handler)
+    finally:
+        IN_LAYER.reset(inside)
+
+
+async def _async_model_layer(cb: HandlerBase, request: Any, handler: AsyncModelCall) -> Any:
     call = _Call(cb, request)
     ns = call.ns()
     err = _fault(cb, "model", call.name)
@@ -300,7 +326,11 @@ def sync_tool_layer(request: Any, execute: Callable[[Any], Any]) -> Any:
         if err is not None:
             cb.emit_sync(MiddlewareAction, task_ns(), **_fault_event("tool", name, err))
             raise err
-    return execute(request)
+    inside = IN_LAYER.set(True)
+    try:
+        return execute(request)
+    finally:
+        IN_LAYER.reset(inside)
 
 
 async def async_tool_layer(request: Any, execute: Callable[[Any], Awaitable[Any]]) -> Any:
@@ -311,7 +341,11 @@ async def async_tool_layer(request: Any, execute: Callable[[Any], Awaitable[Any]
         if err is not None:
             await cb._emit(MiddlewareAction, task_ns(), **_fault_event("tool", name, err))
             raise err
-    return await execute(request)
+    inside = IN_LAYER.set(True)
+    try:
+        return await execute(request)
+    finally:
+        IN_LAYER.reset(inside)
 
 
 def task_ns() -> str:

@@ -181,10 +181,10 @@ class AttachTarget(GraphTarget):
         caps = super().capabilities
         missing: dict[str, str] = {}
         instrumented = getattr(self.graph, "instrumented", None)
-        if not getattr(instrumented, "reached", None):
-            why = "this app has no create_agent model or tool node Stepwise can reach into"
-            missing["fault_injection"] = why
-            missing["replay_model_calls"] = why
+        if not getattr(instrumented, "reached", None):  # faults reach any call (callbacks)
+            missing["replay_model_calls"] = (
+                "this app has no create_agent model node Stepwise can reach into"
+            )
         if not getattr(self.graph, "stream_tokens", False):
             missing["tokens"] = "tokens are off (stepwise open without --no-stream-tokens)"
         blind = getattr(instrumented, "blind", None)

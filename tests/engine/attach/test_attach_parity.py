@@ -186,6 +186,79 @@ def test_capabilities_say_what_attach_mode_reaches(tmp_path: Path) -> None:
 
     plain = attach(plain_module(write_app(tmp_path, STATEGRAPH_APP)).graph)
     caps = AttachTarget(plain).capabilities
-    assert caps.why_not("fault_injection") == caps.why_not("replay_model_calls")
-    assert "no create_agent model or tool node" in str(caps.why_not("fault_injection"))
+    assert Capability.FAULT_INJECTION in caps  # any model or tool call takes them
+    assert "no create_agent model node" in str(caps.why_not("replay_model_calls"))
     assert Capability.PAUSE_IN_NODE in caps and Capability.EDIT_STATE in caps
+
+
+INNER_AGENT_APP = '''
+"""An agent invoked inside a node function (as the docs' handoffs do), with retry middleware."""
+from langchain.agents import create_agent
+from langchain.agents.middleware import ModelRetryMiddleware
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage
+from langchain_core.tools import tool
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.graph import END, START, MessagesState, StateGraph
+
+
+class Model(GenericFakeChatModel):
+    def bind_tools(self, tools, **kwargs):
+        return self
+
+
+@tool
+def get_weather(city: str) -> str:
+    """Get the weather for a city."""
+    CALLS.append(city)
+    return f"sunny in {city}"
+
+
+CALLS = []
+inner = create_agent(
+    Model(messages=iter([
+        AIMessage("", tool_calls=[{"name": "get_weather", "args": {"city": "sf"}, "id": "c1"}]),
+        AIMessage("It is sunny."),
+    ])),
+    tools=[get_weather],
+    middleware=[ModelRetryMiddleware(max_retries=2, initial_delay=0)],
+)
+
+
+def ask(state: MessagesState):
+    return {"messages": inner.invoke(state)["messages"][len(state["messages"]):]}
+
+
+graph = (
+    StateGraph(MessagesState).add_node("ask", ask).add_edge(START, "ask").add_edge("ask", END)
+    .compile(checkpointer=InMemorySaver())
+)
+'''
+
+
+def test_faults_reach_an_agent_invoked_inside_a_node(tmp_path: Path) -> None:
+    from tests.fixtures.docs_apps import write_app
+
+    module = plain_module(write_app(tmp_path, INNER_AGENT_APP))
+    graph = attach(module.graph)
+    dbg = Debugger()
+    dbg.inject_model_error()  # the inner agent's retry middleware sees it and tries again
+    outcome, events = drive(graph, RunRequest({"messages": [("user", "weather?")]}, "t"), [], dbg)
+    assert outcome.status == "done", outcome.error
+    injected = [e for e in events if e.kind == "middleware.action"]
+    assert [e.__dict__["detail"]["kind"] for e in injected] == ["model"]
+    responses = [e.__dict__ for e in events if e.kind == "model.response"]
+    assert "Injected model timeout" in responses[0]["error"].message
+    assert [r["error"] is None for r in responses] == [False, True, True]
+    assert module.CALLS == ["sf"]
+
+    module = plain_module(write_app(tmp_path, INNER_AGENT_APP, "app2"))
+    dbg = Debugger()
+    dbg.inject_tool_error("get_weather")
+    outcome, events = drive(
+        attach(module.graph), RunRequest({"messages": [("user", "weather?")]}, "t"), [], dbg
+    )
+    assert module.CALLS == []  # the injected failure took the tool's place
+    failed = [e.__dict__ for e in events if e.kind == "tool.finished"]
+    assert failed and failed[0]["status"] == "error"
+    assert "Injected failure of tool 'get_weather'" in (outcome.error or "")
