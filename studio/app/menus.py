@@ -269,6 +269,13 @@ class WindowMenus:
             action = tools.addAction("Any tool" if name is None else name)
             action.triggered.connect(lambda _c=False, tool=name: self._inject_tool_error(tool))
             self.tool_fault_actions[name] = action
+        from engine.targets import Capability
+        from studio.run.capabilities import can
+
+        ok, why = can(self.w.hub, Capability.FAULT_INJECTION)  # a recording takes none
+        for action in (self.model_timeout, tools.menuAction()):
+            action.setEnabled(ok)
+            action.setToolTip(why)
 
     def _inject_model_timeout(self) -> None:
         self.w.controller.inject_model_timeout()

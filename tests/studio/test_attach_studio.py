@@ -214,3 +214,26 @@ def test_double_click_opens_a_real_compiled_subgraph_of_an_attached_app(
     assert panel.state.visits("critic") == 3  # the subgraph ran three times (write looped)
     qtbot.mouseClick(panel.back_button, Qt.MouseButton.LeftButton)
     assert panel.path == [] and {"write", "review", "publish"} <= set(panel.state.graph.nodes)
+
+
+def test_the_faults_menu_reaches_an_agent_invoked_inside_a_node(
+    qtbot: Any, qloop: asyncio.AbstractEventLoop, tmp_path: Path
+) -> None:
+    from tests.engine.attach.test_attach_parity import INNER_AGENT_APP
+    from tests.fixtures.docs_apps import write_app
+
+    app = write_app(tmp_path, INNER_AGENT_APP)
+    window = make_window(qtbot, tmp_path)
+    window.controller.attach = AttachOptions(stream_tokens=False)
+    menus = window.menus
+    assert not menus.model_timeout.isEnabled()  # nothing loaded yet
+    assert window.load_spec(app.spec)
+    assert menus.model_timeout.isEnabled(), menus.model_timeout.toolTip()
+    menus.model_timeout.trigger()
+    window.input_bar.message_edit.setText("weather?")
+    window.send_message()
+    run_until(qloop, lambda: window.hub.status == "done" and not window.controller.busy)
+    faults = [e for e in window.hub.events if e.__dict__.get("action") == "fault_injected"]
+    assert [e.__dict__["detail"]["kind"] for e in faults] == ["model"]
+    answers = [e for e in window.hub.events if e.kind == "model.response"]
+    assert answers[0].__dict__["error"] is not None and answers[-1].__dict__["error"] is None
