@@ -250,6 +250,12 @@ def test_a_functional_api_entrypoint_through_the_window(
 
     try:
         studio.answers.append(answer)
+        # a breakpoint on a task: the run pauses inside the entrypoint, before its first task
+        studio.window.graph_panel.breakpoints.set_node("forecast", True)
+        assert studio.trigger("run") == "paused"
+        assert studio.paused_at() == ("node.started", "forecast")
+        assert studio.trigger("step_over") == "paused"
+        studio.window.graph_panel.breakpoints.set_node("forecast", False)
         assert studio.trigger("run") == "done", studio.ctl.last_error
         assert type(studio.dialogs[0]).__name__ == "ResumeValueDialog"
         plain.call(plain.module.INPUT)
