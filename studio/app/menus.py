@@ -271,11 +271,12 @@ class WindowMenus:
             self.tool_fault_actions[name] = action
         from engine.targets import Capability
         from studio.run.capabilities import can
+        from studio.widgets.plain_text import plain_tip
 
         ok, why = can(self.w.hub, Capability.FAULT_INJECTION)  # a recording takes none
         for action in (self.model_timeout, tools.menuAction()):
             action.setEnabled(ok)
-            action.setToolTip(why)
+            action.setToolTip(plain_tip(why))
 
     def _inject_model_timeout(self) -> None:
         self.w.controller.inject_model_timeout()

@@ -31,6 +31,7 @@ from studio.dialogs.asyncdialog import show_dialog
 from studio.dialogs.dialog_kit import dialog_style, mono_font, named_button, named_label
 from studio.look.palette import colors
 from studio.models.input_form import MISSING, FormField, InputForm
+from studio.widgets.plain_text import plain_label, plain_tip
 
 __all__ = ["FormPage", "InputFormDialog", "ask_run_input"]
 
@@ -48,10 +49,10 @@ class FormPage(QWidget):
             editor = self._editor(f)
             editor.setObjectName(f"field_{f.name}")
             if f.description:
-                editor.setToolTip(f.description)
+                editor.setToolTip(plain_tip(f.description))
             self.editors[f.name] = editor
             label = f"{f.title}{' *' if f.required and f.default is MISSING else ''}"
-            layout.addRow(label, editor)
+            layout.addRow(plain_label(label), editor)  # the app's schema: shown as written
 
     @staticmethod
     def _editor(f: FormField) -> QWidget:

@@ -155,3 +155,24 @@ def test_stepwise_open_takes_input_and_context_as_json() -> None:
         parse_args(["open", "app.py:graph", "--context-json", "{nope"])
     plain = plain_module  # the fixtures stay importable here (no Qt needed)
     assert callable(plain)
+
+
+def test_titles_and_descriptions_from_the_apps_schema_show_as_written(qtbot: Any) -> None:
+    from PySide6.QtWidgets import QFormLayout, QLabel
+
+    from studio.dialogs.input_form import FormPage
+
+    crafted = "<b>bold</b><img src=x>"
+    schema = {
+        "type": "object",
+        "properties": {"topic": {"type": "string", "title": crafted, "description": crafted}},
+    }
+    page = FormPage(InputForm.from_schema(schema))
+    qtbot.addWidget(page)
+    layout = page.layout()
+    assert isinstance(layout, QFormLayout)
+    label = layout.itemAt(0, QFormLayout.ItemRole.LabelRole).widget()
+    assert isinstance(label, QLabel) and label.textFormat() == Qt.TextFormat.PlainText
+    assert label.text().startswith(crafted)
+    tip = page.editors["topic"].toolTip()
+    assert "<b>" not in tip and "&lt;b&gt;bold" in tip
