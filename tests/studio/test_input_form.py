@@ -171,7 +171,9 @@ def test_titles_and_descriptions_from_the_apps_schema_show_as_written(qtbot: Any
     qtbot.addWidget(page)
     layout = page.layout()
     assert isinstance(layout, QFormLayout)
-    label = layout.itemAt(0, QFormLayout.ItemRole.LabelRole).widget()
+    item = layout.itemAt(0, QFormLayout.ItemRole.LabelRole)
+    assert item is not None
+    label = item.widget()
     assert isinstance(label, QLabel) and label.textFormat() == Qt.TextFormat.PlainText
     assert label.text().startswith(crafted)
     tip = page.editors["topic"].toolTip()
