@@ -77,26 +77,32 @@ def _sent(request: Any) -> list[Any]:
     return [system, *request.messages] if system is not None else list(request.messages)
 
 
-_CONVERTED: OrderedDict[int, tuple[Any, Any]] = OrderedDict()
+_CONVERTED: OrderedDict[int, tuple[Any, tuple[int, int], Any]] = OrderedDict()
 """LangChain message (by identity) -> ours, for the newest messages seen: a conversation is
 hashed on every model call, and converting its whole history each time made a long run
-quadratic; a message object is converted once (``message_digest`` then caches its digest)."""
+quadratic; a message object is converted once (``message_digest`` then caches its digest).
+A message whose ``content`` or ``tool_calls`` was set anew since (``HumanInTheLoopMiddleware``
+sets an edited message's ``tool_calls``) is converted again."""
 _CONVERTED_MAX = 50_000
 _converted_lock = threading.Lock()
 
 
+def _version(message: Any) -> tuple[int, int]:
+    return id(getattr(message, "content", None)), id(getattr(message, "tool_calls", None))
+
+
 def _ours(message: Any) -> Any:
-    key = id(message)
+    key, version = id(message), _version(message)
     with _converted_lock:
         hit = _CONVERTED.get(key)
-        if hit is not None and hit[0] is message:
+        if hit is not None and hit[0] is message and hit[1] == version:
             _CONVERTED.move_to_end(key)
-            return hit[1]
+            return hit[2]
     from engine.interop import from_langchain
 
     ours = from_langchain(message)
     with _converted_lock:
-        _CONVERTED[key] = (message, ours)
+        _CONVERTED[key] = (message, version, ours)
         if len(_CONVERTED) > _CONVERTED_MAX:
             _CONVERTED.popitem(last=False)
     return ours

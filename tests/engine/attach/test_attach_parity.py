@@ -262,3 +262,17 @@ def test_faults_reach_an_agent_invoked_inside_a_node(tmp_path: Path) -> None:
     failed = [e.__dict__ for e in events if e.kind == "tool.finished"]
     assert failed and failed[0]["status"] == "error"
     assert "Injected failure of tool 'get_weather'" in (outcome.error or "")
+
+
+def test_the_replay_hash_follows_a_message_changed_after_it_was_first_hashed() -> None:
+    from langchain_core.messages import AIMessage, HumanMessage
+
+    from engine.attach.innermost import request_hash_of
+
+    ai = AIMessage("", tool_calls=[{"name": "send_email", "args": {"to": "a"}, "id": "c"}])
+    history = [HumanMessage("hi"), ai]
+    before = request_hash_of(history)
+    assert request_hash_of(history) == before  # converted once, same hash
+    # HumanInTheLoopMiddleware sets an edited message's tool_calls on the message itself
+    ai.tool_calls = [{"name": "send_email", "args": {"to": "b"}, "id": "c", "type": "tool_call"}]
+    assert request_hash_of(history) != before
