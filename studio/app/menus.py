@@ -32,6 +32,8 @@ class WindowMenus:
         self.view = bar.addMenu("&View")
         self.help = bar.addMenu("&Help")
         self.file_dialog: QFileDialog | None = None
+        self.thread_opening: asyncio.Future[None] | None = None
+        """Opening the saved thread chosen last (the task, kept until it is done)."""
         self._build_file()
         self._build_debug()
         self._build_view()

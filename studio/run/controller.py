@@ -166,11 +166,11 @@ class RunController(SessionCommands, SavedThreads, AgentReload):
 
             self.session_path = None
             graph = with_saver(graph, InMemorySaver())
-        self._install_target(graph)
+        target = self._install_target(graph)
         self.hub.session_path = str(self.session_path) if self.session_path else None
         self.batcher.discard()
         self.hub.reset()
-        self.hub.set_target(self.target, drawable_for(graph), self.label)
+        self.hub.set_target(target, drawable_for(graph), self.label)
 
     def _close_recording(self) -> None:
         if self._sub is not None:

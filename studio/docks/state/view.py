@@ -125,7 +125,7 @@ class StateDock(QWidget):
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Interactive)
         header.resizeSection(0, 170)
         header.resizeSection(2, 118)
-        QShortcut(QKeySequence.StandardKey.Copy, self.tree, activated=self.copy_selected)
+        QShortcut(QKeySequence.StandardKey.Copy, self.tree, self.copy_selected)
         self.json_view = QTextBrowser()
         self.json_view.setOpenLinks(False)
         self.tabs = QTabWidget()

@@ -397,10 +397,10 @@ class TimelineDock(QWidget):
         if node is None:
             return
         parent = self.timeline.parent(node)
-        act = menu.addAction(
-            "Diff with parent",
-            lambda: self.diffRequested.emit(parent.checkpoint_id, node.checkpoint_id),
-        )
+        act = menu.addAction("Diff with parent")
+        if parent is not None:
+            ids = (parent.checkpoint_id, node.checkpoint_id)
+            act.triggered.connect(lambda: self.diffRequested.emit(*ids))
         act.setEnabled(parent is not None)
         menu.addAction(
             f"Mark step {node.step} for comparison",
