@@ -124,7 +124,7 @@ def main() -> int:
     import qasync
     from PySide6.QtWidgets import QApplication
 
-    from studio.app import _run, parse_args
+    from studio.app.entry import _run, parse_args
     from tests.studio.crafted_text import CRAFTED
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
