@@ -244,7 +244,7 @@ class MainWindow(WindowLayout, QMainWindow):
 
     def _on_event_selected(self, event: EventBase | None) -> None:
         """An event picked in any view: select the graph node it belongs to."""
-        node = event.__dict__.get("node") if event is not None else None
+        node = getattr(event, "node", None)  # the events that belong to a node declare it
         if isinstance(node, str) and node in self.graph_panel.state.graph.nodes:
             self.graph_panel.view.select_node(node)
 

@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engine.events import CheckpointSaved
 from engine.targets import Capability
 from engine.types import StateSnapshot
 from studio.docks.state.json_html import json_html
@@ -208,14 +209,14 @@ class StateDock(QWidget):
     def _on_reset(self) -> None:
         self._writers = {}
         for ev in self.hub.events:
-            if ev.kind == "checkpoint.saved" and not ev.ns:
-                self._writers[str(ev.checkpoint_id)] = tuple(ev.__dict__.get("writer_nodes") or ())
+            if isinstance(ev, CheckpointSaved) and not ev.ns:
+                self._writers[str(ev.checkpoint_id)] = tuple(ev.writer_nodes or ())
         self.show_checkpoint(None)
 
     def _on_events(self, batch: list[Any]) -> None:
-        saved = [ev for ev in batch if ev.kind == "checkpoint.saved" and not ev.ns]
+        saved = [ev for ev in batch if isinstance(ev, CheckpointSaved) and not ev.ns]
         for ev in saved:
-            self._writers[str(ev.checkpoint_id)] = tuple(ev.__dict__.get("writer_nodes") or ())
+            self._writers[str(ev.checkpoint_id)] = tuple(ev.writer_nodes or ())
         if saved and self.live:  # once per batch: the run controller batches events
             self.refresh()
 
