@@ -80,7 +80,7 @@ class MainWindow(WindowLayout, QMainWindow):
         self.input_bar = InputBar(self.hub, self)
         self._build_toolbars()
         self._build_docks()
-        self.menus = build_menus(self)
+        self.menus = build_menus(self, self)  # the window implements ``MenuCommands``
         self.reloader = ReloadOnSave(self)
         self._connect()
         self.hub.set_theme(self.settings.theme)
