@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QSize, Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QShowEvent
@@ -41,6 +41,9 @@ from studio.run.controller import FIRST_MESSAGE_HINT, STAY, NeedsInput, RunContr
 from studio.run.reload_on_save import ReloadOnSave
 from studio.widgets.cost_status import CostStatus
 from studio.widgets.window_layout import WindowLayout
+
+if TYPE_CHECKING:
+    from studio.models.timeline import TimelineModel
 
 __all__ = ["MainWindow"]
 
@@ -190,7 +193,7 @@ class MainWindow(WindowLayout, QMainWindow):
         except RuntimeError as exc:
             self.status.show_message(str(exc))
 
-    def rerun_from(self, checkpoint_id: str, timeline: Any) -> None:
+    def rerun_from(self, checkpoint_id: str, timeline: TimelineModel) -> None:
         """ "Re-run from here with replay": recorded model responses until the run diverges."""
         if self.controller.target is None and getattr(self, "opened_session", None) is not None:
             from studio.history.offline_rerun import rerun_recorded
@@ -222,7 +225,7 @@ class MainWindow(WindowLayout, QMainWindow):
         dock.show()
         dock.raise_()
 
-    def open_playground(self, event: Any) -> Any:
+    def open_playground(self, event: EventBase) -> Any:
         """The what-if playground on a model call (a window of its own; never blocks)."""
         from studio.dialogs.playground import PlaygroundDialog
 

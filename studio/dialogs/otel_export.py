@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 
 from studio.dialogs.dialog_kit import dialog_style
 from studio.look.palette import colors
+from studio.models.hub import Hub
 from studio.widgets.plain_text import plain_label
 
 __all__ = ["LiveOtel", "OtelExportDialog", "export_session"]
@@ -68,7 +69,7 @@ def export_session(session: str, *, file: str | None = None, endpoint: str | Non
 class LiveOtel:
     """Every event the studio receives, as spans streamed to an endpoint (``OtelStream``)."""
 
-    def __init__(self, hub: Any, endpoint: str) -> None:
+    def __init__(self, hub: Hub, endpoint: str) -> None:
         from engine.otel import OtelStream
 
         self.stream = OtelStream(endpoint)

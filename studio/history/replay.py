@@ -34,6 +34,7 @@ from studio.history.timetravel import (
     replay_plan,
     tip_checkpoint_id,
 )
+from studio.models.hub import Hub
 from studio.models.timeline import TimelineModel
 
 __all__ = [
@@ -67,7 +68,7 @@ def recorded_model_events(path: str | os.PathLike[str], thread_id: str) -> list[
 class OpenedSession:
     """A session file loaded into a hub."""
 
-    hub: Any
+    hub: Hub
     session: Session
     path: Path
     thread_id: str
@@ -181,7 +182,7 @@ class OpenedSession:
 
 
 def open_session(
-    hub: Any,
+    hub: Hub,
     path: str | os.PathLike[str],
     *,
     thread_id: str | None = None,
@@ -228,7 +229,7 @@ def open_session(
     return opened
 
 
-def open_session_into(hub: Any, path: str | os.PathLike[str], **kwargs: Any) -> OpenedSession:
+def open_session_into(hub: Hub, path: str | os.PathLike[str], **kwargs: Any) -> OpenedSession:
     """``open_session``, then feed the remaining events in the background on the current loop.
 
     Returns the ``OpenedSession`` (``cancel()`` stops the feeding; ``task`` is the feeder)."""

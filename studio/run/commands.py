@@ -18,6 +18,7 @@ from studio.history.session_files import copy_session
 if TYPE_CHECKING:
     from engine.targets import Target
     from studio.models.hub import Hub
+    from studio.models.timeline import TimelineModel
 
 __all__ = ["SessionCommands"]
 
@@ -55,7 +56,7 @@ class SessionCommands:
         self.hub.select_checkpoint(None)
         return self._launch(self._drive(None, checkpoint_id))
 
-    def rerun_with_replay(self, checkpoint_id: str, timeline: Any) -> asyncio.Task[None]:
+    def rerun_with_replay(self, checkpoint_id: str, timeline: TimelineModel) -> asyncio.Task[None]:
         """Re-run from a checkpoint serving the recorded model responses (``ReplayChatModel``,
         as the run's model override: any agent works) until the run diverges; then the model
         chosen in Settings takes over when one is set, else the agent's own model.  The new

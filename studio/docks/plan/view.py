@@ -155,7 +155,7 @@ class PlanDock(QWidget):
         self._timer.timeout.connect(self.redraw)
         self.model.listeners.append(self._timer.start)
         self._unsubscribe = bind_state_dock(self, self, hub)
-        self.set_theme(getattr(hub, "theme", "light"))
+        self.set_theme(hub.theme)
         self.reload()
 
     # -- feeding -------------------------------------------------------------------------

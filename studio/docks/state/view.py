@@ -16,7 +16,7 @@ import time
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal
-from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
+from PySide6.QtGui import QCloseEvent, QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -37,6 +37,7 @@ from engine.targets import Capability
 from engine.types import StateSnapshot
 from studio.docks.state.json_html import json_html
 from studio.look.palette import colors
+from studio.models.hub import Hub
 from studio.models.state_tree import Path, StateNode, StateTree
 from studio.qtmodels.state_items import NODE_ROLE, StateItemModel
 from studio.run.capabilities import can
@@ -69,10 +70,10 @@ class StateDock(QWidget):
     resumeRequested = Signal(str)
     editApplied = Signal(str)
 
-    def __init__(self, hub: Any, parent: QWidget | None = None) -> None:
+    def __init__(self, hub: Hub, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.hub = hub
-        self.theme = getattr(hub, "theme", "light")
+        self.theme = hub.theme
         self.snapshot: StateSnapshot | None = None
         self.checkpoint_id: str | None = None
         """The checkpoint shown (the tip's id while live)."""
@@ -339,7 +340,7 @@ class StateDock(QWidget):
         dialog.open()
         return dialog
 
-    def closeEvent(self, event: Any) -> None:
+    def closeEvent(self, event: QCloseEvent) -> None:
         for unsub in self._unsubs:
             unsub()
         self._unsubs = []
