@@ -43,6 +43,8 @@ from studio.widgets.cost_status import CostStatus
 from studio.widgets.window_layout import WindowLayout
 
 if TYPE_CHECKING:
+    from types import ModuleType
+
     from studio.models.timeline import TimelineModel
 
 __all__ = ["MainWindow"]
@@ -327,7 +329,9 @@ class MainWindow(WindowLayout, QMainWindow):
 
     # -- loading -------------------------------------------------------------------------------
 
-    def load_spec(self, spec: str, label: str | None = None, module: Any = None) -> bool:
+    def load_spec(
+        self, spec: str, label: str | None = None, module: ModuleType | None = None
+    ) -> bool:
         """Load ``file.py:attr``; a broken file opens the error dialog with the one-line reason.
         ``module``: the file, already imported by ``open_agent_file`` (not run twice)."""
         apply_model_env(self.settings)

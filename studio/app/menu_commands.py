@@ -8,9 +8,11 @@ give.  ``MainWindow`` implements it; the menus never import the window.
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    from types import ModuleType
+
     from PySide6.QtWidgets import QDockWidget
 
     from studio.app.actions import DebugActions
@@ -49,7 +51,9 @@ class MenuCommands(Protocol):
     def status(self) -> RunStatusBar: ...
 
     def load_scenario(self, name: str) -> bool: ...
-    def load_spec(self, spec: str, label: str | None = None, module: Any = None) -> bool: ...
+    def load_spec(
+        self, spec: str, label: str | None = None, module: ModuleType | None = None
+    ) -> bool: ...
     def open_agent_file(self, path: str) -> asyncio.Future[bool]: ...
     def open_session(self, path: str) -> bool: ...
     def show_error(self, title: str, message: str, details: str | None = None) -> object: ...

@@ -21,7 +21,7 @@ import os
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.events import EventBase
 from engine.graph.drawing import DrawableGraph
@@ -36,6 +36,9 @@ from studio.history.timetravel import (
 )
 from studio.models.hub import Hub
 from studio.models.timeline import TimelineModel
+
+if TYPE_CHECKING:
+    from engine.debug import Debugger
 
 __all__ = [
     "OpenedSession",
@@ -124,7 +127,7 @@ class OpenedSession:
         factory: GraphFactory,
         *,
         fallback: Any = None,
-        debugger: Any = None,
+        debugger: Debugger | None = None,
         answer: Callable[[list[Any]], Awaitable[Any]] | None = None,
     ) -> RerunResult:
         """Re-run from ``checkpoint_id`` with the recorded model responses, into the same file.

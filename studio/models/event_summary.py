@@ -381,7 +381,7 @@ def summarize(
     opened: EventBase,
     closed: EventBase | None,
     *,
-    step: Any = None,
+    step: int | None = None,
     tokens: int = 0,
     streamed: str = "",
     paused_ms: float = 0.0,

@@ -19,7 +19,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, QPointF, Qt
+from PySide6.QtCore import (
+    QAbstractItemModel,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    QPointF,
+    Qt,
+)
 from PySide6.QtGui import QBrush, QColor, QFont, QIcon, QPainter, QPalette, QPen, QPixmap
 from PySide6.QtWidgets import QApplication
 
@@ -53,7 +60,7 @@ class EventTreeModel(QAbstractItemModel):
     PAGE = 1000
     """Top-level rows exposed per ``fetchMore`` of the root."""
 
-    def __init__(self, tree: EventTree | None = None, parent: Any = None) -> None:
+    def __init__(self, tree: EventTree | None = None, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.tree = tree if tree is not None else EventTree()
         self.usage = UsageLedger()
