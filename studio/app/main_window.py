@@ -45,6 +45,7 @@ from studio.widgets.window_layout import WindowLayout
 if TYPE_CHECKING:
     from types import ModuleType
 
+    from studio.dialogs.otel_export import LiveOtel
     from studio.models.timeline import TimelineModel
 
 __all__ = ["MainWindow"]
@@ -66,6 +67,8 @@ class MainWindow(WindowLayout, QMainWindow):
         self.save_settings = save_settings
         self.scenarios: list[Scenario] = builtin_scenarios()
         self.error_dialog: ErrorDialog | None = None
+        self.live_otel: LiveOtel | None = None
+        """The live OpenTelemetry export (File > Export > OpenTelemetry), if one is on."""
         self.docks: dict[str, QDockWidget] = {}
         self._sized = False
         self.setWindowTitle("Stepwise")
@@ -526,7 +529,7 @@ class MainWindow(WindowLayout, QMainWindow):
         self._refresh()
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        live = getattr(self, "live_otel", None)
+        live = self.live_otel
         if live is not None:  # send what the live export still holds
             live.close()
             self.live_otel = None

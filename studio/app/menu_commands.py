@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from studio.app.scenarios import Scenario
     from studio.app.settings_store import StudioSettings
     from studio.app.status_bar import RunStatusBar
+    from studio.dialogs.otel_export import LiveOtel
     from studio.docks.breakpoints.view import BreakpointsPanel
     from studio.docks.graph.panel import GraphPanel
     from studio.models.hub import Hub
@@ -30,6 +31,8 @@ __all__ = ["MenuCommands"]
 class MenuCommands(Protocol):
     settings: StudioSettings
     """Read for the recent files and the theme; replaced by the Settings dialog."""
+    live_otel: LiveOtel | None
+    """The live export the OpenTelemetry dialog starts or stops (``OtelHost``)."""
 
     @property
     def hub(self) -> Hub: ...

@@ -192,7 +192,7 @@ class PlaygroundDialog(QDialog):
         forks, why = can(self.hub, Capability.FORK)
         if not forks or self.controller is None:
             return why or "Continuing needs the agent loaded (not a recorded session alone)"
-        if getattr(self.controller, "graph", None) is None:
+        if self.controller.graph is None:
             return "Continuing needs the agent loaded (not a recorded session alone)"
         if ev.ns:
             return "This call was made inside a subgraph: forking there is not supported yet"

@@ -221,7 +221,7 @@ class CompareBranchesDialog(QDialog):
             node = self.timeline.get(cid)
             return node.parent_id if node is not None else None
 
-        every = list(getattr(self.hub, "events", ()))
+        every = list(self.hub.events)
         kept = {id(e) for e in branch_events(every, checkpoint_id, parent_of)}
         path = {n.checkpoint_id for n in self.timeline.lineage(checkpoint_id)}
         # state edits (update_state: a fork's new answer) made the checkpoints on the path too
