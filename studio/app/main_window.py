@@ -46,6 +46,8 @@ if TYPE_CHECKING:
     from types import ModuleType
 
     from studio.dialogs.otel_export import LiveOtel
+    from studio.docks.graph.view import GraphView
+    from studio.models.breakpoints import BreakpointsModel
     from studio.models.timeline import TimelineModel
 
 __all__ = ["MainWindow"]
@@ -320,6 +322,18 @@ class MainWindow(WindowLayout, QMainWindow):
         app = QApplication.instance()
         if isinstance(app, QApplication):
             apply_theme(app, name)
+
+    def show_message(self, text: str) -> None:
+        """A passing note in the status bar."""
+        self.status.show_message(text)
+
+    @property
+    def graph_view(self) -> GraphView:
+        return self.graph_panel.view
+
+    @property
+    def breakpoints(self) -> BreakpointsModel:
+        return self.breakpoints_panel.model
 
     def show_error(self, title: str, message: str, details: str | None = None) -> ErrorDialog:
         """Show a problem in a window-modal dialog (not blocking: returns at once)."""

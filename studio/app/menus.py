@@ -198,7 +198,7 @@ class WindowMenus:
                 "The session could not be saved", f"{type(exc).__name__}: {exc}"
             )
             return
-        self.commands.status.show_message(f"Session saved to {path}")
+        self.commands.show_message(f"Session saved to {path}")
 
     def open_otel_export(self) -> asyncio.Future[int]:
         from studio.dialogs.otel_export import OtelExportDialog
@@ -235,7 +235,7 @@ class WindowMenus:
                 m.addSeparator()
         m.addSeparator()
         m.addAction(a.toggle_breakpoint)
-        model = self.commands.breakpoints_panel.model
+        model = self.commands.breakpoints
         self.break_on_failure = m.addAction("Break on Any Failure")
         self.break_on_interrupt = m.addAction("Break on Interrupts")
         self.break_on_loop = m.addAction("Break on Loop")
@@ -259,7 +259,7 @@ class WindowMenus:
 
     def _sync_break_toggles(self, *_args: object) -> None:
         """The toggles follow the breakpoints (added or removed in the Breakpoints dock too)."""
-        model = self.commands.breakpoints_panel.model
+        model = self.commands.breakpoints
         for action, kind in self._break_toggles():
             on = model.is_on(kind)
             if action.isChecked() != on:
@@ -282,13 +282,11 @@ class WindowMenus:
 
     def _inject_model_timeout(self) -> None:
         self.commands.controller.inject_model_timeout()
-        self.commands.status.show_message("Armed: the next model call raises TimeoutError")
+        self.commands.show_message("Armed: the next model call raises TimeoutError")
 
     def _inject_tool_error(self, tool: str | None) -> None:
         self.commands.controller.inject_tool_error(tool)
-        self.commands.status.show_message(
-            f"Armed: the next call of {tool or 'any tool'} raises OSError"
-        )
+        self.commands.show_message(f"Armed: the next call of {tool or 'any tool'} raises OSError")
 
     def show_shortcuts(self) -> asyncio.Future[int]:
         from studio.dialogs.shortcuts import ShortcutsDialog
@@ -321,7 +319,7 @@ class WindowMenus:
 
     def _build_view(self) -> None:
         w, m = self.commands, self.view
-        view = w.graph_panel.view
+        view = w.graph_view
         fit = m.addAction("Fit Graph", view.fit)
         fit.setShortcut(QKeySequence("Ctrl+0"))
         m.addAction("Zoom In", view.zoom_in).setShortcut(QKeySequence.StandardKey.ZoomIn)
@@ -356,7 +354,7 @@ class WindowMenus:
             f"Export the graph as {fmt.upper()}", f"{fmt.upper()} images (*.{fmt})", save=True
         )
         dialog.setDefaultSuffix(fmt)
-        view = self.commands.graph_panel.view
+        view = self.commands.graph_view
         dialog.fileSelected.connect(view.export_png if fmt == "png" else view.export_svg)
         dialog.open()
 
