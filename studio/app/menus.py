@@ -283,7 +283,7 @@ class WindowMenus:
         from studio.run.capabilities import can
         from studio.widgets.plain_text import plain_tip
 
-        ok, why = can(self.w.hub, Capability.FAULT_INJECTION)  # a recording takes none
+        ok, why = can(self.commands.hub, Capability.FAULT_INJECTION)  # a recording takes none
         for action in (self.model_timeout, tools.menuAction()):
             action.setEnabled(ok)
             action.setToolTip(plain_tip(why))
