@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import os
 import platform
-from collections.abc import Callable
+import statistics
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 
@@ -20,7 +21,7 @@ class Figure:
     note: str = ""
 
     def line(self) -> str:
-        mark = {True: "PASS", False: "FAIL", None: "    "}[self.ok]
+        mark = {True: "PASS", False: "MISS", None: "    "}[self.ok]
         value = (
             f"{self.value:,.3f}".rstrip("0").rstrip(".")
             if abs(self.value) < 1000
@@ -64,3 +65,27 @@ def peer_available(module: str) -> bool:
 def best_of(fn: Callable[[], float], repeat: int = 5) -> float:
     """The minimum of ``repeat`` timings: the least noisy estimate on a shared machine."""
     return min(fn() for _ in range(repeat))
+
+
+def alternate(
+    variants: Mapping[str, Callable[[], float]], rounds: int, warmup: int = 1
+) -> dict[str, list[float]]:
+    """Each variant's timings, taken in turn (A B C A B C ...) for ``rounds`` rounds after
+    ``warmup`` uncounted ones: a drift of the machine's speed hits every variant alike."""
+    times: dict[str, list[float]] = {name: [] for name in variants}
+    for r in range(warmup + rounds):
+        for name, fn in variants.items():
+            t = fn()
+            if r >= warmup:
+                times[name].append(t)
+    return times
+
+
+def median_ratio(times: Mapping[str, list[float]], a: str, b: str) -> float:
+    """The median over rounds of ``a``'s time over ``b``'s time in the same round."""
+    return statistics.median(x / y for x, y in zip(times[a], times[b], strict=True))
+
+
+def goal(name: str, value: float, bound: float, unit: str = "x", note: str = "") -> Figure:
+    """A figure with an upper bound as its goal (PASS when ``value <= bound``)."""
+    return Figure(name, value, unit, f"<= {bound:g}", value <= bound, note)
