@@ -112,7 +112,7 @@ class ModelNode:
     async def __call__(
         self, state: Any, runtime: Runtime[Any]
     ) -> dict[str, Any] | list[Command[Any]]:
-        history: list[BaseMessage] = state["messages"]
+        history: Sequence[BaseMessage] = state["messages"]
         repaired, added = answer_invalid_calls(history)
         if added:
             await emit_answers(added)
@@ -134,14 +134,14 @@ class ModelNode:
             request, self.call_model, sync=bool(run and run.sync_call)
         )
         messages: list[BaseMessage] = list(response.result)
-        if added or not _prefix_of(base, given) or len(given) != len(base):
-            # As upstream, the request's own message list is the state's: what middleware
-            # appended to it in place is stored before the reply; any other in-place change,
-            # or a repaired history, replaces the stored history.
-            if not added and _prefix_of(base, given):
-                messages = [*given[len(base) :], *messages]
-            else:
-                messages = [RemoveMessage(id=REMOVE_ALL_MESSAGES), *given, *messages]
+        # As upstream, the request's own message list is the state's: what middleware
+        # appended to it in place is stored before the reply; any other in-place change, or a
+        # repaired history, replaces the stored history.  (A list only appended to still
+        # starts with ``base``: no need to compare a long history item by item.)
+        if added or (given.edited and not _prefix_of(base, given)):
+            messages = [RemoveMessage(id=REMOVE_ALL_MESSAGES), *given, *messages]
+        elif len(given) != len(base):
+            messages = [*given[len(base) :], *messages]
         update: dict[str, Any] = {"messages": messages}
         if response.structured_response is not None:
             update["structured_response"] = response.structured_response

@@ -27,7 +27,7 @@ __all__ = ["AppendLog", "MessageList", "PreviewList", "preview_merged"]
 
 
 class _Buffer:
-    __slots__ = ("index", "items")
+    __slots__ = ("__weakref__", "index", "items")
 
     def __init__(self, items: list[Any], index: dict[Any, int] | None = None) -> None:
         self.items = items
@@ -63,6 +63,13 @@ class AppendLog(Sequence[T]):
     @staticmethod
     def _append(buf: _Buffer, new: Sequence[Any]) -> None:
         buf.items.extend(new)
+
+    @property
+    def buffer(self) -> object:
+        """The buffer this view reads.  Views of one buffer are prefixes of one another and a
+        buffer's items never change once appended, so it keys caches of facts about a prefix
+        (e.g. a scan of the history done up to some length, continued from there)."""
+        return self._buf
 
     # -- sequence protocol -----------------------------------------------------------------
 
