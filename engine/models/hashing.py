@@ -29,6 +29,12 @@ _CACHE_SIZE = 50_000
 _digests: OrderedDict[int, tuple[BaseMessage, str]] = OrderedDict()
 _lock = threading.Lock()
 
+_PREFIX_CACHE_SIZE = 64
+_prefixes: OrderedDict[tuple[bytes, int, int], tuple[list[BaseMessage], Any]] = OrderedDict()
+"""Per conversation (the request's head and its first two messages): the messages of the last
+request hashed and the hash state after them, so the next, longer request of that
+conversation hashes only its new messages."""
+
 
 def _plain(obj: Any) -> Any:
     """JSON data with a process-independent form (sets sorted, odd values tagged)."""
@@ -115,14 +121,41 @@ def request_hash(
     tool_choice: str | None = None,
     response_format: Mapping[str, Any] | None = None,
 ) -> str:
-    """Hex SHA-256 over the messages' digests and the canonical rest of the request."""
+    """Hex SHA-256 over the messages' digests and the canonical rest of the request.
+
+    A conversation's requests grow by a few messages each: the hash state after the previous
+    request's messages is kept, and when the new request starts with them (compared at C
+    speed, by identity first) only the new messages are hashed."""
     rest = {
         "v": HASH_VERSION,
         "tools": [tool_schema(t) for t in tools or ()],
         "tool_choice": tool_choice,
         "response_format": dict(response_format) if response_format is not None else None,
     }
-    h = hashlib.sha256(_dumps(_plain(rest)))
-    for m in coerce_messages(messages):
+    head = _dumps(_plain(rest))
+    msgs = coerce_messages(messages)
+    key = (head, id(msgs[0]) if msgs else 0, id(msgs[1]) if len(msgs) > 1 else 0)
+    with _lock:
+        known = _prefixes.get(key)
+    h: Any = None
+    start = 0
+    if known is not None:
+        prefix, state = known
+        n = len(prefix)
+        # equal messages (same type and fields) have the same canonical form
+        try:
+            same = n <= len(msgs) and msgs[:n] == prefix
+        except Exception:  # a field whose values cannot be compared: hash it all
+            same = False
+        if same:
+            h, start = state.copy(), n
+    if h is None:
+        h = hashlib.sha256(head)
+    for m in msgs[start:]:
         h.update(message_digest(m).encode("ascii"))
+    with _lock:
+        _prefixes[key] = (msgs, h.copy())
+        _prefixes.move_to_end(key)
+        if len(_prefixes) > _PREFIX_CACHE_SIZE:
+            _prefixes.popitem(last=False)
     return h.hexdigest()
