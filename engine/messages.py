@@ -411,7 +411,11 @@ class Messages(list[BaseMessage]):
     def of(cls, items: Iterable[BaseMessage]) -> Messages:
         """Wrap items already known to be messages (e.g. a graph's message log), unchecked."""
         out = cls.__new__(cls)
-        list.extend(out, items)
+        copy_into = getattr(items, "copy_into", None)  # a graph's message log: one C copy
+        if copy_into is not None:
+            copy_into(out)
+        else:
+            list.extend(out, items)
         out._edited = False
         return out
 

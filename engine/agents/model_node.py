@@ -63,6 +63,17 @@ def _prefix_of(base: Sequence[BaseMessage], items: Sequence[BaseMessage]) -> boo
     return len(items) >= len(base) and all(a is b for a, b in zip(base, items, strict=False))
 
 
+def _with_system(system: SystemMessage | None, messages: Sequence[Any]) -> list[BaseMessage]:
+    """The messages the model gets.  Kept a ``Messages`` when the request's list is one (its
+    items are messages by construction: the model does not re-check a long history)."""
+    head = [system] if system is not None else []
+    if type(messages) is Messages:
+        out = Messages.of(head)
+        list.extend(out, messages)  # one copy of a long history, not two
+        return out
+    return [*head, *messages]
+
+
 def _check_wrapper_command(command: Command[Any]) -> None:
     """A ``wrap_model_call`` command may only update state (upstream's limits and texts)."""
     if command.goto:
@@ -197,9 +208,7 @@ class ModelNode:
         model = _resolve_model(request.model)
         strategy = resolve_strategy(request.response_format, model)
         kwargs = self._bind(request, strategy)
-        messages: list[BaseMessage] = list(request.messages)
-        if request.system_message is not None:
-            messages.insert(0, request.system_message)
+        messages: list[BaseMessage] = _with_system(request.system_message, request.messages)
         run = current_run()
         em = current_emitter()
         active = em is not None and em.active

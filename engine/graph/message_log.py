@@ -120,6 +120,12 @@ class AppendLog(Sequence[T]):
     def copy(self) -> list[T]:
         return list(self)
 
+    def copy_into(self, target: list[Any]) -> None:
+        """Append this view's items to ``target`` in one C-level copy (a long history is
+        copied many times a run: iterating it item by item costs several times more)."""
+        items = self._buf.items
+        target.extend(items if len(items) == self._n else items[: self._n])
+
     def to_jsonable(self) -> list[Any]:
         from engine.serde import to_jsonable
 

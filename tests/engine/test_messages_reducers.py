@@ -213,3 +213,14 @@ def test_messages_list_only_ever_holds_messages():
     assert copy == list(ms) and copy is not ms  # accepted as-is, returned as a copy
     with pytest.raises(TypeError):
         ms.append(42)
+
+
+def test_messages_of_a_message_log_copies_its_view_only() -> None:
+    from engine.graph.message_log import MessageList
+    from engine.messages import Messages
+
+    log = MessageList([HumanMessage("a"), AIMessage("b")])
+    longer = log.extended([HumanMessage("c")])
+    copied = Messages.of(log)  # the shorter, older view of a grown buffer
+    assert [m.text for m in copied] == ["a", "b"] and not copied.edited
+    assert [m.text for m in Messages.of(longer)] == ["a", "b", "c"]
