@@ -13,7 +13,10 @@ Buffering policy (documented contract):
   (back-pressure): events are never dropped and never reordered; a slow subscriber slows the
   run instead.
 - Nothing is built when nobody listens: ``RunEmitter.active`` is False and ``emit`` returns
-  before constructing the event.
+  before constructing the event.  A debugger listens only while something could stop the run
+  (``Debugger.watching``: a breakpoint, a step, a pause or a stop asked for): a run with an idle
+  debugger and no subscriber costs what a bare run costs, and builds events again as soon as
+  the debugger has something to stop on.
 """
 
 from __future__ import annotations
@@ -179,8 +182,27 @@ class RunEmitter:
         self.step: int | None = None
         self.checkpoint_id: str | None = None
         self._seq = [0]  # shared with children
-        self.active = bool(debugger is not None or any(b.has_subscribers for b in self.buses))
+        self._listened = any(b.has_subscribers for b in self.buses)
         self.gated = debugger is not None or any(b._sinks for b in self.buses)
+
+    @property
+    def active(self) -> bool:
+        """Whether events are built and delivered now: a subscriber listens, or the debugger
+        could stop on one (see ``Debugger.watching``)."""
+        if self._listened:
+            return True
+        dbg = self.debugger
+        return dbg is not None and dbg.watching
+
+    @active.setter
+    def active(self, value: bool) -> None:
+        """Listen (or not) whatever the subscribers: callers that deliver elsewhere too."""
+        self._listened = value
+
+    @property
+    def listened(self) -> bool:
+        """Whether a subscriber (not only the debugger) receives the events."""
+        return self._listened
 
     def child(self, ns: str) -> RunEmitter:
         """An emitter for a subgraph: same run, same seq counter, its own namespace."""

@@ -74,6 +74,11 @@ def _with_system(system: SystemMessage | None, messages: Sequence[Any]) -> list[
     return [*head, *messages]
 
 
+def _debugger_wants_tokens(em: RunEmitter) -> bool:
+    dbg = em.debugger
+    return dbg is not None and dbg.wants_tokens
+
+
 def _check_wrapper_command(command: Command[Any]) -> None:
     """A ``wrap_model_call`` command may only update state (upstream's limits and texts)."""
     if command.goto:
@@ -213,15 +218,18 @@ class ModelNode:
         em = current_emitter()
         active = em is not None and em.active
         push = run is not None and run.wants("messages")
+        # tokens are streamed only for someone who takes them: a ``messages`` stream, a
+        # subscriber (the recorder, the studio), a debugger stepping into every event
+        tokens = active and (em.listened or _debugger_wants_tokens(em))  # type: ignore[union-attr]
         s = span()
         t0 = time.perf_counter()
         if active:
-            await self._emit_request(em, s, model, messages, kwargs, strategy, request)  # type: ignore[arg-type]
+            await self._emit_request(em, s, model, messages, kwargs, strategy, request, tokens)  # type: ignore[arg-type]
         try:
             await check_fault("model", model_label(model))
-            if push or active:
+            if push or tokens:
                 output = await self._stream(
-                    model, messages, kwargs, run if push else None, em if active else None, s
+                    model, messages, kwargs, run if push else None, em if tokens else None, s
                 )
             else:
                 output = await model.ainvoke(messages, **kwargs)
@@ -304,6 +312,7 @@ class ModelNode:
         kwargs: dict[str, Any],
         strategy: ToolStrategy | ProviderStrategy | None,
         request: ModelRequest,
+        streaming: bool,
     ) -> None:
         from engine.models.hashing import request_hash
 
@@ -335,7 +344,7 @@ class ModelNode:
             response_format=format_name,
             settings=public_settings(request.model_settings),
             request_hash=digest,
-            streaming=True,
+            streaming=streaming,
         )
 
 
