@@ -200,6 +200,10 @@ def loads(text: str | bytes) -> Any:
     return decode(json.loads(text))
 
 
+_SCALARS = frozenset({type(None), bool, int, float})
+_PLAIN = frozenset({type(None), bool, int, float, str})
+
+
 def to_jsonable(obj: Any, *, max_str: int | None = None, max_items: int | None = None) -> Any:
     """A plain-JSON rendering for display (events, logs): never raises, never tagged.
 
@@ -208,6 +212,30 @@ def to_jsonable(obj: Any, *, max_str: int | None = None, max_items: int | None =
     ``max_items`` items after a marker (a summary of a long history costs O(max_items)).
     """
     try:
+        # fast paths for the exact built-in types events are mostly made of (subclasses, enums,
+        # models... take the general path below); the result is the same
+        t = type(obj)
+        if t in _SCALARS:
+            return obj
+        if t is str:
+            if max_str is not None and len(obj) > max_str:
+                return obj[:max_str] + f"… (+{len(obj) - max_str} chars)"
+            return obj
+        plain = _SCALARS if max_str is not None else _PLAIN
+        if t is dict:
+            return {
+                k if type(k) is str else str(k): v
+                if type(v) in plain
+                else to_jsonable(v, max_str=max_str, max_items=max_items)
+                for k, v in obj.items()
+            }
+        if (t is list or t is tuple) and (max_items is None or len(obj) <= max_items):
+            return [
+                v if type(v) in plain else to_jsonable(v, max_str=max_str, max_items=max_items)
+                for v in obj
+            ]
+        if max_str is None and isinstance(obj, BaseModel):
+            return obj.model_dump(mode="json")  # already plain JSON: nothing to shorten
         if obj is None or isinstance(obj, bool | int | float):
             return obj
         if isinstance(obj, str):
