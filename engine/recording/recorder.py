@@ -360,7 +360,14 @@ class SessionRecorder:
             ev.span_id,
             ev.parent_span_id,
             ev.ts,
-            event_json(
-                shrink_state_update(ev, self.large_value) if kind == "state.updated" else ev
-            ),
+            self._event_json(ev, kind),
         )
+
+    def _event_json(self, ev: EventBase, kind: str) -> str:
+        text = event_json(ev)
+        # a JSON text no longer than the limit holds no string longer than it: nothing to shrink
+        if kind == "state.updated" and len(text) > self.large_value:
+            shrunk = shrink_state_update(ev, self.large_value)
+            if shrunk is not ev:
+                text = event_json(shrunk)
+        return text
