@@ -30,8 +30,9 @@ import time
 from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
 
-from engine.events import EventBase
+from engine.events import EventBase, ModelToken
 from engine.ids import new_span_id
+from engine.token_runs import HeldTokens, TokenMerge
 
 if TYPE_CHECKING:
     from engine.debug import Debugger
@@ -97,6 +98,16 @@ class EventBus:
     @property
     def has_subscribers(self) -> bool:
         return bool(self._callbacks or self._sinks)
+
+    @property
+    def token_merge(self) -> TokenMerge | None:
+        """How every subscriber takes token events merged (``engine.token_runs``), when they
+        all say so the same way; None when one of them wants every token event."""
+        if self._sinks or not self._callbacks:
+            return None
+        rules = {getattr(cb, "merge_tokens", None) for cb in self._callbacks}
+        rule = rules.pop() if len(rules) == 1 else None
+        return rule if isinstance(rule, TokenMerge) else None
 
     def subscribe(self, callback: EventCallback) -> Subscription:
         """Call ``callback(event)`` for every event (on the run's loop thread)."""
@@ -184,6 +195,9 @@ class RunEmitter:
         self._seq = [0]  # shared with children
         self._listened = any(b.has_subscribers for b in self.buses)
         self.gated = debugger is not None or any(b._sinks for b in self.buses)
+        merges = {b.token_merge for b in self.buses if b.has_subscribers}
+        self._merge: TokenMerge | None = merges.pop() if len(merges) == 1 else None
+        self._held: list[HeldTokens | None] = [None]  # shared with children
 
     @property
     def active(self) -> bool:
@@ -227,6 +241,8 @@ class RunEmitter:
         return construct(cls, fields)
 
     async def _deliver(self, ev: EventBase, gate: bool = True) -> None:
+        if self._held[0] is not None:
+            self.release_tokens()
         self._seq[0] += 1
         ev.seq = self._seq[0]
         for bus in self.buses:
@@ -234,7 +250,52 @@ class RunEmitter:
         if gate and self.debugger is not None:
             await self.debugger.gate(ev, self)
 
+    # -- token events merged at the source (engine.token_runs) ----------------------------
+
+    def token_merge(self) -> TokenMerge | None:
+        """How token events may be merged now: every subscriber takes them merged and no
+        debugger could stop on one (None: deliver each token event)."""
+        merge = self._merge
+        if merge is None:
+            return None
+        dbg = self.debugger
+        return None if dbg is not None and dbg.watching else merge
+
+    def hold_token(
+        self, fields: dict[str, Any], merge: TokenMerge, text: str, chunks: list[Any]
+    ) -> None:
+        """Add a token to the held merged event of its call (it still takes its ``seq``)."""
+        held = self._held[0]
+        if held is not None and (
+            held.span_id != fields.get("span_id")
+            or held.size + len(text) > merge.max_text
+            or time.monotonic() > held.deadline
+        ):
+            self.release_tokens()
+            held = None
+        self._seq[0] += 1
+        if held is None:
+            ev = self._build(ModelToken, {**fields, "text": "", "tool_call_chunks": []})
+            ev.seq = self._seq[0]
+            held = self._held[0] = HeldTokens(ev, merge.interval)  # type: ignore[arg-type]
+        held.texts.append(text)
+        held.size += len(text)
+        if chunks:
+            held.chunks.extend(chunks)
+
+    def release_tokens(self) -> None:
+        """Deliver the held merged token event, if any (before any other event)."""
+        held = self._held[0]
+        if held is None:
+            return
+        self._held[0] = None
+        ev = held.finish()
+        for bus in self.buses:
+            bus.deliver_sync(ev)
+
     def _deliver_sync(self, ev: EventBase) -> None:
+        if self._held[0] is not None:
+            self.release_tokens()
         self._seq[0] += 1
         ev.seq = self._seq[0]
         for bus in self.buses:

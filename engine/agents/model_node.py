@@ -27,7 +27,7 @@ from engine.agents.structured import (
 )
 from engine.bus import RunEmitter, current_emitter, span
 from engine.debug import check_fault
-from engine.events import ErrorInfo, ModelToken
+from engine.events import ErrorInfo
 from engine.events import ModelRequest as ModelRequestEvent
 from engine.events import ModelResponse as ModelResponseEvent
 from engine.graph.runtime import RunContext, Runtime, current_run, current_task, model_for
@@ -43,6 +43,7 @@ from engine.messages import (
 )
 from engine.middleware.types import AgentMiddleware, ModelRequest, ModelResponse
 from engine.serde import to_jsonable
+from engine.token_runs import TokenRun
 from engine.tools import BaseTool
 
 __all__ = ["ModelNode", "model_label"]
@@ -272,24 +273,26 @@ class ModelNode:
         meta = task.config.get("metadata", {}) if task is not None else {}
         final: AIMessage | None = None
         chunks: list[AIMessageChunk] = []
-        async for item in model.astream(messages, **kwargs):
-            if not isinstance(item, AIMessageChunk):
-                final = item
-                continue
-            chunks.append(item)
-            if self.name:
-                item.name = self.name
-            if run is not None:
-                run.push_any_thread("messages", (item, meta))
-            if em is not None:
-                await em.emit(
-                    ModelToken,
-                    span_id=s.id,
-                    parent_span_id=s.parent,
-                    model=model_label(model),
-                    text=item.text,
-                    tool_call_chunks=to_jsonable(item.tool_call_chunks),
-                )
+        tokens = (
+            TokenRun(em, span_id=s.id, parent_span_id=s.parent, model=model_label(model))
+            if em is not None
+            else None
+        )
+        try:
+            async for item in model.astream(messages, **kwargs):
+                if not isinstance(item, AIMessageChunk):
+                    final = item
+                    continue
+                chunks.append(item)
+                if self.name:
+                    item.name = self.name
+                if run is not None:
+                    run.push_any_thread("messages", (item, meta))
+                if tokens is not None:
+                    await tokens.add(item.text, item.tool_call_chunks)
+        finally:
+            if tokens is not None:
+                tokens.close()
         if final is None:
             if not chunks:
                 raise RuntimeError(f"{model_label(model)}: the stream ended without any output")

@@ -33,10 +33,17 @@ from engine.bus import Subscription
 from engine.checkpoint.sqlite import SqliteSaver, open_sqlite
 from engine.events import SPAN_CLOSERS, SPAN_OPENERS, EventBase
 from engine.graph.errors import CheckpointError
-from engine.recording.compact import LARGE_VALUE, coalesce_tokens, shrink_state_update
+from engine.recording.compact import (
+    KEEP_TOKENS,
+    LARGE_VALUE,
+    MAX_TOKEN_TEXT,
+    coalesce_tokens,
+    shrink_state_update,
+)
 from engine.recording.schema import SessionError, check_recordable, create_tables
 from engine.redaction import scrub
 from engine.serde import to_jsonable
+from engine.token_runs import TokenMerge
 
 __all__ = ["SessionRecorder"]
 
@@ -68,6 +75,25 @@ def _dumps(value: Any) -> str | None:
     if value is None:
         return None
     return scrub(json.dumps(to_jsonable(value), ensure_ascii=False, separators=(",", ":")))
+
+
+class _Listener:
+    """The recorder's event callback for one graph.  It takes a call's token events past the
+    first ``KEEP_TOKENS`` merged (``merge_tokens``), as the writer would merge them anyway."""
+
+    __slots__ = ("merge_tokens", "recorder", "shape")
+
+    def __init__(self, recorder: SessionRecorder, shape: str | None) -> None:
+        self.recorder = recorder
+        self.shape = shape
+        self.merge_tokens = (
+            TokenMerge(KEEP_TOKENS, MAX_TOKEN_TEXT, recorder.flush_interval)
+            if recorder.coalesce_tokens
+            else None
+        )
+
+    def __call__(self, event: EventBase) -> None:
+        self.recorder.record(event, shape=self.shape)
 
 
 class SessionRecorder:
@@ -136,7 +162,7 @@ class SessionRecorder:
     @property
     def listener(self) -> Any:
         """The event callback: pass it anywhere a sync event subscriber is accepted."""
-        return self.record
+        return _Listener(self, None)
 
     def add_graph(self, graph: Any) -> str | None:
         """Store ``graph``'s drawable shape; runs of a graph with its name refer to it."""
@@ -174,10 +200,7 @@ class SessionRecorder:
         if callable(mirror):
             mirror(self.checkpointer)
 
-        def listener(ev: EventBase) -> None:
-            self.record(ev, shape=digest)
-
-        sub = graph.subscribe(listener)
+        sub = graph.subscribe(_Listener(self, digest))
         self._subs.append(sub)
         return sub
 

@@ -14,27 +14,35 @@ Run: ``.venv/bin/python -m tests.bench.bench_attach``.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import Any
 
 from tests.bench.bench_agent_loop import TURNS, lc_agent
-from tests.bench.report import Figure, alternate, goal, median_ratio, peer_available
+from tests.bench.report import (
+    Clock,
+    Figure,
+    Timing,
+    alternate,
+    median,
+    median_ratio,
+    peer_available,
+    ratio_goal,
+)
 
 
-def direct(with_middleware: bool) -> Callable[[], float]:
+def direct(with_middleware: bool) -> Callable[[], Timing]:
     from langchain_core.messages import HumanMessage
 
-    def once() -> float:
+    def once() -> Timing:
         agent = lc_agent(with_middleware)
-        t0 = time.perf_counter()
-        agent.invoke({"messages": [HumanMessage("go")]}, {"configurable": {"thread_id": "b"}})
-        return (time.perf_counter() - t0) / TURNS
+        with Clock() as clock:
+            agent.invoke({"messages": [HumanMessage("go")]}, {"configurable": {"thread_id": "b"}})
+        return clock.timing.per(TURNS)
 
     return once
 
 
-def streamed(with_middleware: bool, sync: bool) -> Callable[[], float]:
+def streamed(with_middleware: bool, sync: bool) -> Callable[[], Timing]:
     """The same agent on LangGraph's own stream with the modes attach asks for, no Stepwise:
     how much of attach's cost is LangGraph streaming rather than our translation."""
     import asyncio
@@ -43,40 +51,39 @@ def streamed(with_middleware: bool, sync: bool) -> Callable[[], float]:
 
     from engine.attach.graph import STREAM_MODES
 
-    def once() -> float:
+    def once() -> Timing:
         agent = lc_agent(with_middleware)
         inp = {"messages": [HumanMessage("go")]}
         cfg = {"configurable": {"thread_id": "b"}}
-        t0 = time.perf_counter()
-        if sync:
-            for _ in agent.stream(inp, cfg, stream_mode=STREAM_MODES, subgraphs=True):
+
+        async def drain() -> None:
+            async for _ in agent.astream(inp, cfg, stream_mode=STREAM_MODES, subgraphs=True):
                 pass
-        else:
 
-            async def drain() -> None:
-                async for _ in agent.astream(inp, cfg, stream_mode=STREAM_MODES, subgraphs=True):
+        with Clock() as clock:
+            if sync:
+                for _ in agent.stream(inp, cfg, stream_mode=STREAM_MODES, subgraphs=True):
                     pass
-
-            asyncio.run(drain())
-        return (time.perf_counter() - t0) / TURNS
+            else:
+                asyncio.run(drain())
+        return clock.timing.per(TURNS)
 
     return once
 
 
-def attached(with_middleware: bool, seen: list[int]) -> Callable[[], float]:
+def attached(with_middleware: bool, seen: list[int]) -> Callable[[], Timing]:
     from langchain_core.messages import HumanMessage
 
     from engine.attach import attach
 
-    def once() -> float:
+    def once() -> Timing:
         graph = attach(lc_agent(with_middleware))
         events: list[Any] = []
         graph.subscribe(events.append)
-        t0 = time.perf_counter()
-        graph.invoke({"messages": [HumanMessage("go")]}, {"configurable": {"thread_id": "b"}})
-        spent = (time.perf_counter() - t0) / TURNS
+        with Clock() as clock:
+            graph.invoke({"messages": [HumanMessage("go")]}, {"configurable": {"thread_id": "b"}})
         seen.append(len(events))
-        return spent
+        return clock.timing.per(TURNS)
 
     return once
 
@@ -86,8 +93,6 @@ GOALS = {False: 1.2, True: 1.5}
 
 
 def run() -> list[Figure]:
-    import statistics
-
     if not (peer_available("langchain.agents") and peer_available("langgraph")):
         return [Figure("attach mode: langgraph / langchain not installed", 0, "", note="skipped")]
     figs: list[Figure] = []
@@ -101,7 +106,7 @@ def run() -> list[Figure]:
             },
             rounds=7,
         )
-        us = {k: statistics.median(v) * 1e6 for k, v in times.items()}
+        us = {k: median(v) * 1e6 for k, v in times.items()}
         figs.append(
             Figure(
                 f"attached create_agent, {label}",
@@ -111,9 +116,11 @@ def run() -> list[Figure]:
             )
         )
         figs.append(
-            goal(
+            ratio_goal(
                 f"  ratio to the same agent run directly ({us['direct']:.0f} us/model turn)",
-                median_ratio(times, "attached", "direct"),
+                times,
+                "attached",
+                "direct",
                 GOALS[with_mw],
             )
         )

@@ -26,12 +26,19 @@ from __future__ import annotations
 import asyncio
 import operator
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, TypedDict
 
-from tests.bench.report import Figure, alternate, goal, median_ratio
+from tests.bench.report import (
+    Clock,
+    Figure,
+    Timing,
+    alternate,
+    median,
+    median_ratio,
+    ratio_goal,
+)
 
 CONVERSATIONS = 5
 """Conversations per timing (fresh agents: the scripted model's replies are used up)."""
@@ -71,14 +78,14 @@ def _loop_graph(checkpointer: Any = None) -> Any:
     return b.compile(checkpointer=checkpointer or InMemorySaver())
 
 
-def _timer(mode: str, workdir: Path) -> Callable[[], float]:
-    """A function timing ``CONVERSATIONS`` runs in ``mode``; returns seconds per run."""
+def _timer(mode: str, workdir: Path) -> Callable[[], Timing]:
+    """A function timing ``CONVERSATIONS`` runs in ``mode``; returns the time per run."""
     from engine.debug import Debugger
     from engine.recording import SessionRecorder
 
     counter = [0]
 
-    def once() -> float:
+    def once() -> Timing:
         counter[0] += 1
         recorder = (
             SessionRecorder(workdir / f"bench-{counter[0]}.stepwise")
@@ -94,23 +101,22 @@ def _timer(mode: str, workdir: Path) -> Callable[[], float]:
                 subs.append(agent.subscribe(lambda ev: None))
             elif recorder is not None:
                 subs.append(recorder.attach(agent))
-        t0 = time.perf_counter()
-        for i, agent in enumerate(agents):
-            cfg = {"configurable": {"thread_id": f"bench-{i}"}}
-            if mode == "astream_events":
-                asyncio.run(_drain(agent, inp, cfg))
-            elif mode == "debugger":
-                agent.invoke(inp, cfg, debugger=Debugger())
-            else:
-                agent.invoke(inp, cfg)
-        if recorder is not None:
-            recorder.flush()
-        elapsed = time.perf_counter() - t0
+        with Clock() as clock:
+            for i, agent in enumerate(agents):
+                cfg = {"configurable": {"thread_id": f"bench-{i}"}}
+                if mode == "astream_events":
+                    asyncio.run(_drain(agent, inp, cfg))
+                elif mode == "debugger":
+                    agent.invoke(inp, cfg, debugger=Debugger())
+                else:
+                    agent.invoke(inp, cfg)
+            if recorder is not None:
+                recorder.flush()
         for sub in subs:
             sub.close()
         if recorder is not None:
             recorder.close()
-        return elapsed / CONVERSATIONS
+        return clock.timing.per(CONVERSATIONS)
 
     return once
 
@@ -128,7 +134,7 @@ def _events_per_run() -> int:
     return len(seen)
 
 
-def measure(rounds: int = 9) -> dict[str, list[float]]:
+def measure(rounds: int = 9) -> dict[str, list[Timing]]:
     """Seconds per run of every mode, modes timed in turn for ``rounds`` rounds."""
     with tempfile.TemporaryDirectory() as tmp:
         timers = {mode: _timer(mode, Path(tmp)) for mode in MODES}
@@ -140,12 +146,10 @@ GOALS = {"debugger": 1.2, "recorder": 1.5}
 
 
 def run() -> list[Figure]:
-    import statistics
-
     _, _, label = _seed000_agents(1)
     times = measure()
     n_events = _events_per_run()
-    bare = statistics.median(times["bare"])
+    bare = median(times["bare"])
     figs = [
         Figure(
             f"events: {label}, bare engine",
@@ -155,12 +159,19 @@ def run() -> list[Figure]:
         )
     ]
     for mode in MODES[1:]:
-        ratio = median_ratio(times, mode, "bare")
-        note = f"{statistics.median(times[mode]) * 1e3:.2f} ms/run"
+        note = f"{median(times[mode]) * 1e3:.2f} ms/run"
         if mode in GOALS:
-            figs.append(goal(f"  {mode} vs bare", ratio, GOALS[mode], "x", note))
+            figs.append(ratio_goal(f"  {mode} vs bare", times, mode, "bare", GOALS[mode], note))
         else:
-            figs.append(Figure(f"  {mode} vs bare", ratio, "x", note=note))
+            cpu = median_ratio(times, mode, "bare", "cpu")
+            figs.append(
+                Figure(
+                    f"  {mode} vs bare",
+                    median_ratio(times, mode, "bare"),
+                    "x",
+                    note=f"{note}; CPU time {cpu:.2f}x",
+                )
+            )
     return figs
 
 

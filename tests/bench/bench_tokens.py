@@ -16,14 +16,12 @@ Run: ``.venv/bin/python -m tests.bench.bench_tokens``.
 
 from __future__ import annotations
 
-import statistics
 import tempfile
-import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
-from tests.bench.report import Figure, alternate, goal, median_ratio
+from tests.bench.report import Clock, Figure, Timing, alternate, median, ratio_goal
 
 TOKENS = 100_000
 ROUNDS = 3
@@ -56,19 +54,20 @@ def _agent(checkpointer: Any) -> Any:
     return create_agent(_model(), [], checkpointer=checkpointer)
 
 
-def bare() -> float:
+def bare() -> Timing:
     from engine.checkpoint import InMemorySaver
     from engine.messages import HumanMessage
 
     agent = _agent(InMemorySaver())
-    t0 = time.perf_counter()
-    out = agent.invoke({"messages": [HumanMessage("talk")]}, {"configurable": {"thread_id": "t"}})
-    spent = time.perf_counter() - t0
+    with Clock() as clock:
+        out = agent.invoke(
+            {"messages": [HumanMessage("talk")]}, {"configurable": {"thread_id": "t"}}
+        )
     assert len(out["messages"][-1].text) > TOKENS
-    return spent
+    return clock.timing
 
 
-def recorded(workdir: Path, events: list[int]) -> Callable[[], float]:
+def recorded(workdir: Path, events: list[int]) -> Callable[[], Timing]:
     import sqlite3
 
     from engine.messages import HumanMessage
@@ -76,20 +75,19 @@ def recorded(workdir: Path, events: list[int]) -> Callable[[], float]:
 
     counter = [0]
 
-    def once() -> float:
+    def once() -> Timing:
         counter[0] += 1
         path = workdir / f"tokens-{counter[0]}.stepwise"
-        t0 = time.perf_counter()
-        recorder = SessionRecorder(path)
-        agent = _agent(recorder.checkpointer)
-        recorder.attach(agent)
-        agent.invoke({"messages": [HumanMessage("talk")]}, {"configurable": {"thread_id": "t"}})
-        recorder.close()
-        spent = time.perf_counter() - t0
+        with Clock() as clock:
+            recorder = SessionRecorder(path)
+            agent = _agent(recorder.checkpointer)
+            recorder.attach(agent)
+            agent.invoke({"messages": [HumanMessage("talk")]}, {"configurable": {"thread_id": "t"}})
+            recorder.close()
         with sqlite3.connect(path) as conn:
             events.append(conn.execute("SELECT count(*) FROM session_events").fetchone()[0])
         conn.close()
-        return spent
+        return clock.timing
 
     return once
 
@@ -98,20 +96,15 @@ def run() -> list[Figure]:
     events: list[int] = []
     with tempfile.TemporaryDirectory() as tmp:
         times = alternate({"bare": bare, "recorded": recorded(Path(tmp), events)}, ROUNDS)
-    ratio = median_ratio(times, "recorded", "bare")
     return [
-        Figure(
-            f"model streaming {TOKENS:,} tokens, nobody listening",
-            statistics.median(times["bare"]),
-            "s",
-        ),
+        Figure(f"model streaming {TOKENS:,} tokens, nobody listening", median(times["bare"]), "s"),
         Figure(
             "  recorded into a session file (run + close)",
-            statistics.median(times["recorded"]),
+            median(times["recorded"]),
             "s",
             note=f"{events[-1]:,} event rows written",
         ),
-        goal("  recorded vs not listened to", ratio, 1.5),
+        ratio_goal("  recorded vs not listened to", times, "recorded", "bare", 1.5),
     ]
 
 

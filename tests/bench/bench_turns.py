@@ -19,16 +19,15 @@ from __future__ import annotations
 
 import statistics
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tests.bench.report import Figure, goal, peer_available
+from tests.bench.report import Clock, Figure, Timing, goal, median, peer_available
 
-EARLY = range(20, 30)
-MIDDLE = range(390, 400)
-LATE = range(1990, 2000)
+EARLY = range(15, 35)
+MIDDLE = range(380, 400)
+LATE = range(1980, 2000)
 SHORT_TURNS = 30
 
 
@@ -79,7 +78,10 @@ def seed_agent(checkpointer: Any = None) -> tuple[Any, Any]:
     return agent, model
 
 
-def ours(record: bool = False) -> tuple[Callable[[int], float], Callable[[], None]]:
+Turn = Callable[[int], Timing]
+
+
+def ours(record: bool = False) -> tuple[Turn, Callable[[], None]]:
     """(run turn i -> seconds, close)."""
     from engine.messages import HumanMessage
 
@@ -93,16 +95,18 @@ def ours(record: bool = False) -> tuple[Callable[[int], float], Callable[[], Non
         closer = recorder.close
     cfg = {"configurable": {"thread_id": "bench"}}
 
-    def turn(i: int) -> float:
+    def turn(i: int) -> Timing:
         model.calls.clear()  # the scripted model keeps every request; not part of the engine
-        t0 = time.perf_counter()
-        agent.invoke({"messages": [HumanMessage(content=f"Please create file number {i}.")]}, cfg)
-        return time.perf_counter() - t0
+        with Clock() as clock:
+            agent.invoke(
+                {"messages": [HumanMessage(content=f"Please create file number {i}.")]}, cfg
+            )
+        return clock.timing
 
     return turn, closer
 
 
-def theirs() -> tuple[Callable[[int], float], Callable[[], None]]:
+def theirs() -> tuple[Turn, Callable[[], None]]:
     from langchain.agents import create_agent
     from langchain.agents.middleware import (
         ModelRetryMiddleware,
@@ -147,17 +151,17 @@ def theirs() -> tuple[Callable[[int], float], Callable[[], None]]:
     )
     cfg = {"configurable": {"thread_id": "bench"}}
 
-    def turn(i: int) -> float:
-        t0 = time.perf_counter()
-        agent.invoke({"messages": [HumanMessage(content=f"Please create file number {i}.")]}, cfg)
-        return time.perf_counter() - t0
+    def turn(i: int) -> Timing:
+        with Clock() as clock:
+            agent.invoke(
+                {"messages": [HumanMessage(content=f"Please create file number {i}.")]}, cfg
+            )
+        return clock.timing
 
     return turn, lambda: None
 
 
-def _conversation(
-    make: Callable[[], tuple[Callable[[int], float], Callable[[], None]]], turns: int
-) -> list[float]:
+def _conversation(make: Callable[[], tuple[Turn, Callable[[], None]]], turns: int) -> list[Timing]:
     turn, close = make()
     try:
         return [turn(i) for i in range(turns)]
@@ -165,8 +169,8 @@ def _conversation(
         close()
 
 
-def _window(times: list[float], window: range) -> float:
-    return statistics.median(times[window.start : window.stop])
+def _window(times: list[Timing], window: range, clock: str = "wall") -> float:
+    return median(times[window.start : window.stop], clock)
 
 
 def run() -> list[Figure]:
@@ -196,10 +200,11 @@ def run() -> list[Figure]:
     runs = [_conversation(ours, LATE.stop) for _ in range(3)]
     for window, bound in ((MIDDLE, None), (LATE, 1.3)):
         ratio = statistics.median(_window(t, window) / _window(t, EARLY) for t in runs)
+        cpu = statistics.median(_window(t, window, "cpu") / _window(t, EARLY, "cpu") for t in runs)
         early = statistics.median(_window(t, EARLY) for t in runs)
         late = statistics.median(_window(t, window) for t in runs)
         name = f"per-turn time at turn ~{window.stop:,} / at turn ~25"
-        note = f"{early * 1e3:.2f} ms -> {late * 1e3:.2f} ms"
+        note = f"{early * 1e3:.2f} ms -> {late * 1e3:.2f} ms; CPU time {cpu:.2f}x"
         if bound is None:
             figs.append(Figure(name, ratio, "x", note=note))
         else:
