@@ -313,6 +313,7 @@ AnyMessage: TypeAlias = Annotated[
 ]
 
 _ADAPTER: TypeAdapter[Any] = TypeAdapter(AnyMessage)
+_LIST_ADAPTER: TypeAdapter[list[Any]] = TypeAdapter(list[AnyMessage])
 _MESSAGE_TYPES = frozenset(
     {HumanMessage, AIMessage, AIMessageChunk, ToolMessage, SystemMessage, RemoveMessage}
 )
@@ -336,6 +337,11 @@ def message_to_dict(msg: BaseMessage) -> dict[str, Any]:
 def message_from_dict(data: dict[str, Any]) -> BaseMessage:
     """Rebuild a message from ``message_to_dict`` output."""
     return _ADAPTER.validate_python(data)
+
+
+def messages_from_dicts(items: list[dict[str, Any]]) -> list[BaseMessage]:
+    """``[message_from_dict(d) for d in items]`` in one validation call."""
+    return _LIST_ADAPTER.validate_python(items)
 
 
 def coerce_message(value: Any) -> BaseMessage:

@@ -23,7 +23,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from engine.messages import BaseMessage, message_from_dict
+from engine.messages import BaseMessage, message_from_dict, messages_from_dicts
 
 __all__ = [
     "TAG",
@@ -188,6 +188,21 @@ def decode(data: Any) -> Any:
     if dec is not None:
         return dec(v)
     return {k: decode(x) for k, x in data.items()}
+
+
+def decode_lists(lists: list[list[Any]]) -> list[list[Any]]:
+    """``[decode(x) for x in lists]``, with the messages of all of them validated in one call
+    (a long message log is decoded at once, not message by message)."""
+    flat = [item for items in lists for item in items]
+    if not all(type(item) is dict and item.get(TAG) == "msg" for item in flat):
+        return [decode(items) for items in lists]
+    messages = messages_from_dicts([item["v"] for item in flat])
+    out: list[list[Any]] = []
+    start = 0
+    for items in lists:
+        out.append(messages[start : start + len(items)])
+        start += len(items)
+    return out
 
 
 def dumps(obj: Any) -> str:

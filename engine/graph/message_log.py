@@ -141,6 +141,12 @@ class AppendLog(Sequence[T]):
         self._append(buf, new)
         return self._view(buf, len(buf.items))
 
+    def prefix(self, n: int) -> Any:
+        """The view of this view's first ``n`` items (an older version of the log)."""
+        if not 0 <= n <= self._n:
+            raise ValueError(f"a prefix of {n} items of a log of {self._n}")
+        return self._view(self._buf, n)
+
     def extends(self, older: AppendLog[Any]) -> bool:
         """True if this view is ``older`` plus appended items (same buffer)."""
         return self._buf is older._buf and older._n <= self._n
