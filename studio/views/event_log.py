@@ -56,9 +56,10 @@ class EventLogDock(QWidget):
     """Ingest budget per event-loop turn."""
     CHUNK = 400
     """Events handed to the tree per call (Qt hears of them at the next sync)."""
-    SYNC_S = 0.1
+    SYNC_S = 0.03
     """While events keep coming, Qt sees new rows at most this often (the tree is always
-    current; a tree view re-lays out its visible rows on every insert batch)."""
+    current; a tree view re-lays out its visible rows on every insert batch).  After a quiet
+    spell new rows are shown at once."""
     FILTER_SLICE_S = 0.012
     EXPAND_ALL_BELOW = 3000
     """After filtering, expand everything when at most this many rows are visible."""
