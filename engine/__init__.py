@@ -6,7 +6,7 @@ The graph runtime and the agent factory are re-exported here
 
 from engine.agents import AgentState, ToolNode, create_agent
 from engine.agents.conditions import tools_condition
-from engine.callbacks import BaseCallbackHandler, BaseTracer, Run
+from engine.core.config import RunnableConfig
 from engine.func import entrypoint, task
 from engine.graph import (
     END,
@@ -49,8 +49,8 @@ from engine.graph import (
     interrupt,
     set_route_reason,
 )
-from engine.graph.config_types import RunnableConfig
-from engine.tracing import TracePolicy, omit_payload
+from engine.observe.callbacks import BaseCallbackHandler, BaseTracer, Run
+from engine.observe.tracing import TracePolicy, omit_payload
 
 __all__ = [
     "END",

@@ -343,7 +343,7 @@ class BaseTool:
         ):
             args = self.validate_args(input.get("args", {}))
             out = await self.arun(args, **self.default_injections(input.get("id")))
-            from engine.graph.types import Command
+            from engine.types import Command
 
             if isinstance(out, Command | ToolMessage):
                 return out  # the tool answered for itself (LangChain passes these through)
@@ -356,7 +356,7 @@ class BaseTool:
         return await self.arun(args, **self.default_injections(None))
 
     def invoke(self, input: Any, config: dict[str, Any] | None = None) -> Any:
-        from engine.aio import run_sync
+        from engine.core.aio import run_sync
 
         return run_sync(self.ainvoke(input, config))
 
@@ -438,7 +438,7 @@ class StructuredTool(BaseTool):
     def _run(self, *args: Any, **kwargs: Any) -> Any:
         if self.func is not None:
             return self.func(*args, **kwargs)
-        from engine.aio import run_sync
+        from engine.core.aio import run_sync
 
         assert self.coroutine is not None
         coroutine = self.coroutine

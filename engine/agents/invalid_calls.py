@@ -14,10 +14,10 @@ import threading
 import weakref
 from collections.abc import Sequence
 
-from engine.bus import current_emitter, span
 from engine.events import ToolFinished, ToolStarted
-from engine.graph.message_log import AppendLog
+from engine.message_log import AppendLog
 from engine.messages import AIMessage, BaseMessage, InvalidToolCall, ToolMessage
+from engine.observe.bus import current_emitter, span
 from engine.serde import to_jsonable
 
 __all__ = ["answer_invalid_calls", "emit_answers", "invalid_call_answer", "needs_answers"]

@@ -25,13 +25,10 @@ from engine.agents.structured import (
     handle_model_output,
     resolve_strategy,
 )
-from engine.bus import RunEmitter, current_emitter, span
-from engine.debug import check_fault
 from engine.events import ErrorInfo
 from engine.events import ModelRequest as ModelRequestEvent
 from engine.events import ModelResponse as ModelResponseEvent
 from engine.graph.runtime import RunContext, Runtime, current_run, current_task, model_for
-from engine.graph.types import Command
 from engine.messages import (
     REMOVE_ALL_MESSAGES,
     AIMessage,
@@ -42,9 +39,12 @@ from engine.messages import (
     SystemMessage,
 )
 from engine.middleware.types import AgentMiddleware, ModelRequest, ModelResponse
+from engine.observe.bus import RunEmitter, current_emitter, span
+from engine.observe.faults import check_fault
+from engine.observe.token_runs import TokenRun
 from engine.serde import to_jsonable
-from engine.token_runs import TokenRun
 from engine.tools import BaseTool
+from engine.types import Command
 
 __all__ = ["ModelNode", "model_label"]
 

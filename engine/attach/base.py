@@ -10,8 +10,8 @@ from uuid import UUID
 
 from langchain_core.callbacks import AsyncCallbackHandler
 
-from engine.bus import RunEmitter
 from engine.events import EventBase
+from engine.observe.bus import RunEmitter
 
 __all__ = ["ACTIVE", "WRAP_SPAN", "HandlerBase", "Open", "task_of"]
 

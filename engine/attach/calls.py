@@ -9,6 +9,7 @@ from typing import Any
 from uuid import UUID
 
 from engine.attach.base import HandlerBase, Open, task_of
+from engine.core.ids import new_span_id
 from engine.events import (
     ErrorInfo,
     EventBase,
@@ -18,7 +19,6 @@ from engine.events import (
     ToolFinished,
     ToolStarted,
 )
-from engine.ids import new_span_id
 from engine.serde import to_jsonable
 
 __all__ = ["CallEvents"]

@@ -17,9 +17,9 @@ from collections import OrderedDict
 from typing import Any
 
 from engine import serde
-from engine.gc_pause import paused_gc
-from engine.graph.errors import CheckpointError
-from engine.graph.message_log import AppendLog, MessageList
+from engine.core.errors import CheckpointError
+from engine.core.gc_pause import paused_gc
+from engine.message_log import AppendLog, MessageList
 
 __all__ = ["BlobCodec"]
 

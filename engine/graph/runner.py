@@ -8,9 +8,8 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, get_args
 
-from engine.bus import RunEmitter, span
-from engine.callbacks import NodeRunCallbacks, handlers_from
 from engine.checkpoint.base import ERROR, INTERRUPT, NO_WRITES, RESUME
+from engine.core.errors import GraphBubbleUp, GraphInterrupt, ParentCommand, is_invalid_resume
 from engine.events import (
     CustomEvent,
     ErrorInfo,
@@ -20,7 +19,6 @@ from engine.events import (
     Route,
 )
 from engine.graph.algo import TASKS, Task, compute_writes, read_values
-from engine.graph.errors import GraphBubbleUp, GraphInterrupt, ParentCommand, is_invalid_resume
 from engine.graph.node_cache import cached_writes, emit_settled_node, store_writes
 from engine.graph.policies import (
     attempt_runtime,
@@ -35,8 +33,10 @@ from engine.graph.runtime import (
     reset_task,
     set_task,
 )
-from engine.graph.types import START, Command, RetryPolicy, Send
+from engine.observe.bus import RunEmitter, span
+from engine.observe.callbacks import NodeRunCallbacks, handlers_from
 from engine.serde import to_jsonable
+from engine.types import START, Command, RetryPolicy, Send
 
 if TYPE_CHECKING:
     from engine.graph.loop import PregelLoop

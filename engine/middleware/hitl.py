@@ -34,7 +34,6 @@ from typing import Annotated, Any, NotRequired
 from engine.events import MiddlewareAction
 from engine.graph.runtime import Runtime, get_config, interrupt
 from engine.graph.state import PrivateStateAttr
-from engine.graph.types import Command
 from engine.messages import AIMessage, BaseMessage, ToolCall, ToolMessage
 from engine.middleware import hitl_per_call
 from engine.middleware.hitl_edits import (
@@ -66,6 +65,7 @@ from engine.middleware.hitl_types import (
 from engine.middleware.retry_policy import Emit, Steps, drive_async, drive_sync
 from engine.middleware.types import AgentMiddleware, AgentState, ToolCallRequest
 from engine.tools import ToolRuntime
+from engine.types import Command
 
 __all__ = [
     "DECISION_TYPES",

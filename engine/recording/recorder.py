@@ -29,10 +29,11 @@ import threading
 from pathlib import Path
 from typing import Any, Protocol
 
-from engine.bus import Subscription
 from engine.checkpoint.sqlite import SqliteSaver, open_sqlite
+from engine.core.errors import CheckpointError
 from engine.events import SPAN_CLOSERS, SPAN_OPENERS, EventBase
-from engine.graph.errors import CheckpointError
+from engine.observe.bus import Subscription
+from engine.observe.token_runs import TokenMerge
 from engine.recording.compact import (
     KEEP_TOKENS,
     LARGE_VALUE,
@@ -43,7 +44,6 @@ from engine.recording.compact import (
 from engine.recording.schema import SessionError, check_recordable, create_tables
 from engine.redaction import scrub
 from engine.serde import to_jsonable
-from engine.token_runs import TokenMerge
 
 __all__ = ["SessionRecorder"]
 

@@ -6,11 +6,11 @@ import operator
 from typing import Annotated, Any, TypedDict
 
 from engine import END, START, StateGraph, create_agent
-from engine.bus import RunEmitter
 from engine.checkpoint import InMemorySaver
 from engine.debug import Debugger
 from engine.messages import HumanMessage
 from engine.models import ScriptedChatModel
+from engine.observe.bus import RunEmitter
 
 
 class StreamCounting(ScriptedChatModel):

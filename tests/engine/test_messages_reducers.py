@@ -10,7 +10,7 @@ from pydantic import BaseModel
 
 from engine import END, START, EphemeralValue, StateGraph, UntrackedValue
 from engine.checkpoint import InMemorySaver
-from engine.graph.message_log import MessageList, preview_merged
+from engine.message_log import MessageList, preview_merged
 from engine.messages import (
     REMOVE_ALL_MESSAGES,
     AIMessage,
@@ -216,7 +216,7 @@ def test_messages_list_only_ever_holds_messages():
 
 
 def test_messages_of_a_message_log_copies_its_view_only() -> None:
-    from engine.graph.message_log import MessageList
+    from engine.message_log import MessageList
     from engine.messages import Messages
 
     log = MessageList([HumanMessage("a"), AIMessage("b")])

@@ -6,7 +6,7 @@ import dataclasses
 import enum
 from typing import Any
 
-from engine.graph.message_log import MessageList
+from engine.message_log import MessageList
 from engine.messages import AIMessage, HumanMessage
 from engine.serde import to_jsonable
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from engine import create_agent
 from engine.agents.invalid_calls import answer_invalid_calls, needs_answers
 from engine.checkpoint import InMemorySaver
-from engine.graph.message_log import MessageList
+from engine.message_log import MessageList
 from engine.messages import AIMessage, HumanMessage, InvalidToolCall, ToolMessage
 from engine.models import ScriptedChatModel
 

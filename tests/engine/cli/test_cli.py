@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from engine import cli
+from engine.cli import command as cli
 from engine.cli import main
 from engine.recording import Session
 from tests.engine.cli import agents
@@ -461,7 +461,7 @@ def test_default_scenario_shows_both_retries_as_attempts(tmp_path):
 
 
 def test_per_call_allowed_decisions_come_from_the_response_schema():
-    from engine.cli_prompt import _allowed_by_schema
+    from engine.cli.prompt import _allowed_by_schema
 
     two = {"oneOf": [{"$ref": "#/$defs/ApproveDecision"}, {"$ref": "#/$defs/RejectDecision"}]}
     assert _allowed_by_schema(two) == ["approve", "reject"]

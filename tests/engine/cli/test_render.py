@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.cli_render import TreeRenderer, render_events, summarize
+from engine.cli.render import TreeRenderer, render_events, summarize
 from engine.events import EVENT_CLASSES, ErrorInfo, EventBase
 from tests.engine.cli import agents
 from tests.engine.recording.helpers import every_kind

@@ -12,8 +12,8 @@ from engine.events import EventBase
 from engine.messages import AIMessage, AIMessageChunk, HumanMessage
 from engine.models.base import BaseChatModel, ChatRequest
 from engine.models.streaming import collect
+from engine.observe.token_runs import TokenMerge
 from engine.recording import Session, SessionRecorder
-from engine.token_runs import TokenMerge
 
 TOKENS = 1_000
 
