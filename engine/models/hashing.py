@@ -16,7 +16,14 @@ from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from engine.messages import AIMessage, AIMessageChunk, BaseMessage, ToolMessage, coerce_messages
+from engine.messages import (
+    AIMessage,
+    AIMessageChunk,
+    BaseMessage,
+    SystemMessage,
+    ToolMessage,
+    coerce_messages,
+)
 from engine.models.base import ToolLike, tool_schema
 from engine.serde import SerializationError, encode
 
@@ -30,10 +37,24 @@ _digests: OrderedDict[int, tuple[BaseMessage, str]] = OrderedDict()
 _lock = threading.Lock()
 
 _PREFIX_CACHE_SIZE = 64
-_prefixes: OrderedDict[tuple[bytes, int, int], tuple[list[BaseMessage], Any]] = OrderedDict()
-"""Per conversation (the request's head and its first two messages): the messages of the last
-request hashed and the hash state after them, so the next, longer request of that
-conversation hashes only its new messages."""
+_DIGEST_LEN = 64  # hex characters of a SHA-256
+
+
+class _Prefix:
+    """The last request hashed in one conversation: its messages, their digests joined, and
+    the hash state after them all."""
+
+    __slots__ = ("after_all", "digests", "messages")
+
+    def __init__(self, messages: list[BaseMessage], digests: bytes, after_all: Any) -> None:
+        self.messages = messages
+        self.digests = digests
+        self.after_all = after_all
+
+
+_prefixes: OrderedDict[tuple[bytes, int], _Prefix] = OrderedDict()
+"""Per conversation (the request's head and its first message that is not a system message,
+which stays the same object while middleware may rebuild the system prompt every call)."""
 
 
 def _plain(obj: Any) -> Any:
@@ -125,7 +146,8 @@ def request_hash(
 
     A conversation's requests grow by a few messages each: the hash state after the previous
     request's messages is kept, and when the new request starts with them (compared at C
-    speed, by identity first) only the new messages are hashed."""
+    speed, by identity first) only the new messages are hashed.  A first message made afresh
+    each call (middleware rebuilding the system prompt) costs one hash over the kept digests."""
     rest = {
         "v": HASH_VERSION,
         "tools": [tool_schema(t) for t in tools or ()],
@@ -134,28 +156,48 @@ def request_hash(
     }
     head = _dumps(_plain(rest))
     msgs = coerce_messages(messages)
-    key = (head, id(msgs[0]) if msgs else 0, id(msgs[1]) if len(msgs) > 1 else 0)
+    if not msgs:
+        return hashlib.sha256(head).hexdigest()
+    anchor = next((m for m in msgs if not isinstance(m, SystemMessage)), None)
+    key = (head, id(anchor))
     with _lock:
         known = _prefixes.get(key)
-    h: Any = None
-    start = 0
-    if known is not None:
-        prefix, state = known
-        n = len(prefix)
-        # equal messages (same type and fields) have the same canonical form
-        try:
-            same = n <= len(msgs) and msgs[:n] == prefix
-        except Exception:  # a field whose values cannot be compared: hash it all
-            same = False
-        if same:
-            h, start = state.copy(), n
-    if h is None:
+    if known is not None and _continues(msgs, known.messages):
+        n = len(known.messages)
+        if _same(msgs[0], known.messages[0]):
+            h, joined = known.after_all.copy(), known.digests
+        else:  # a first message made afresh (a system prompt): its digest, then the others'
+            d0 = message_digest(msgs[0]).encode("ascii")
+            joined = d0 + known.digests[_DIGEST_LEN:]
+            h = hashlib.sha256(head)
+            h.update(joined)
+    else:
+        n = 1
+        joined = message_digest(msgs[0]).encode("ascii")
         h = hashlib.sha256(head)
-    for m in msgs[start:]:
-        h.update(message_digest(m).encode("ascii"))
+        h.update(joined)
+    new = b"".join(message_digest(m).encode("ascii") for m in msgs[n:])
+    h.update(new)  # the same as one update per digest
     with _lock:
-        _prefixes[key] = (msgs, h.copy())
+        _prefixes[key] = _Prefix(msgs, joined + new, h.copy())
         _prefixes.move_to_end(key)
         if len(_prefixes) > _PREFIX_CACHE_SIZE:
             _prefixes.popitem(last=False)
     return h.hexdigest()
+
+
+def _continues(msgs: list[BaseMessage], prefix: list[BaseMessage]) -> bool:
+    """Whether ``msgs`` holds ``prefix``'s messages after the first (compared at C speed,
+    identity first; equal messages have the same canonical form)."""
+    n = len(prefix)
+    try:
+        return 0 < n <= len(msgs) and msgs[1:n] == prefix[1:]
+    except Exception:  # a field whose values cannot be compared: hash it all
+        return False
+
+
+def _same(a: BaseMessage, b: BaseMessage) -> bool:
+    try:
+        return a is b or a == b
+    except Exception:
+        return False

@@ -154,3 +154,28 @@ def test_a_growing_conversation_hashes_only_its_new_messages(monkeypatch: Any) -
     edited = [*history[:3], HumanMessage("changed"), *history[4:]]
     assert request_hash(edited, TOOLS, "auto") == _fresh_hash(edited) != hashes[-1]
     assert request_hash(history, TOOLS, "none") == _fresh_hash(history, "none")
+
+
+def test_a_system_prompt_made_afresh_each_call_still_hashes_only_new_messages(
+    monkeypatch: Any,
+) -> None:
+    from engine.models import hashing
+
+    history: list[Any] = [HumanMessage("start")]
+    digested: list[Any] = []
+    real = hashing.message_digest
+
+    def counting(message: Any) -> str:
+        digested.append(message)
+        return real(message)
+
+    monkeypatch.setattr(hashing, "message_digest", counting)
+    hashes = []
+    for i in range(40):
+        history = [*history, AIMessage(f"a{i}"), HumanMessage(f"q{i}")]
+        system = SystemMessage(f"be brief; step {i % 2}")  # a new object every call
+        hashes.append(request_hash([system, *history], TOOLS, "auto"))
+    assert len(digested) <= 1 + 3 * 40, "each request re-hashed its history"
+    monkeypatch.setattr(hashing, "message_digest", real)
+    assert hashes[-1] == _fresh_hash([SystemMessage("be brief; step 1"), *history])
+    assert hashes[-2] == _fresh_hash([SystemMessage("be brief; step 0"), *history[:-2]])
