@@ -148,13 +148,7 @@ def request_hash(
     request's messages is kept, and when the new request starts with them (compared at C
     speed, by identity first) only the new messages are hashed.  A first message made afresh
     each call (middleware rebuilding the system prompt) costs one hash over the kept digests."""
-    rest = {
-        "v": HASH_VERSION,
-        "tools": [tool_schema(t) for t in tools or ()],
-        "tool_choice": tool_choice,
-        "response_format": dict(response_format) if response_format is not None else None,
-    }
-    head = _dumps(_plain(rest))
+    head = _head(tools, tool_choice, response_format)
     msgs = coerce_messages(messages)
     if not msgs:
         return hashlib.sha256(head).hexdigest()
@@ -184,6 +178,41 @@ def request_hash(
         if len(_prefixes) > _PREFIX_CACHE_SIZE:
             _prefixes.popitem(last=False)
     return h.hexdigest()
+
+
+_heads: OrderedDict[tuple[Any, ...], tuple[tuple[Any, ...], Any, bytes]] = OrderedDict()
+
+
+def _head(
+    tools: Sequence[ToolLike] | None,
+    tool_choice: str | None,
+    response_format: Mapping[str, Any] | None,
+) -> bytes:
+    """The canonical bytes of the request's non-message part, computed once per set of tool
+    objects (an agent passes the same schemas on every call; like messages, they are treated
+    as immutable)."""
+    items = tuple(tools or ())
+    key = (tuple(map(id, items)), tool_choice, id(response_format))
+    with _lock:
+        hit = _heads.get(key)
+    if (
+        hit is not None
+        and hit[1] is response_format
+        and all(a is b for a, b in zip(hit[0], items, strict=True))
+    ):
+        return hit[2]
+    rest = {
+        "v": HASH_VERSION,
+        "tools": [tool_schema(t) for t in items],
+        "tool_choice": tool_choice,
+        "response_format": dict(response_format) if response_format is not None else None,
+    }
+    head = _dumps(_plain(rest))
+    with _lock:
+        _heads[key] = (items, response_format, head)
+        if len(_heads) > _PREFIX_CACHE_SIZE:
+            _heads.popitem(last=False)
+    return head
 
 
 def _continues(msgs: list[BaseMessage], prefix: list[BaseMessage]) -> bool:

@@ -244,7 +244,7 @@ class RunEmitter:
         if self._held[0] is not None:
             self.release_tokens()
         self._seq[0] += 1
-        ev.seq = self._seq[0]
+        vars(ev)["seq"] = self._seq[0]  # no pydantic __setattr__ on the hot path
         for bus in self.buses:
             await bus.deliver(ev)
         if gate and self.debugger is not None:
@@ -276,7 +276,7 @@ class RunEmitter:
         self._seq[0] += 1
         if held is None:
             ev = self._build(ModelToken, {**fields, "text": "", "tool_call_chunks": []})
-            ev.seq = self._seq[0]
+            vars(ev)["seq"] = self._seq[0]  # no pydantic __setattr__ on the hot path
             held = self._held[0] = HeldTokens(ev, merge.interval)  # type: ignore[arg-type]
         held.texts.append(text)
         held.size += len(text)
@@ -297,7 +297,7 @@ class RunEmitter:
         if self._held[0] is not None:
             self.release_tokens()
         self._seq[0] += 1
-        ev.seq = self._seq[0]
+        vars(ev)["seq"] = self._seq[0]  # no pydantic __setattr__ on the hot path
         for bus in self.buses:
             bus.deliver_sync(ev)
             if bus._sinks:
@@ -377,7 +377,7 @@ def construct(cls: type[EventBase], fields: dict[str, Any]) -> EventBase:
     data.update(fields)
     ev = cls.__new__(cls)
     object.__setattr__(ev, "__dict__", data)
-    object.__setattr__(ev, "__pydantic_fields_set__", set(fields))
+    object.__setattr__(ev, "__pydantic_fields_set__", {*fields, "seq"})  # seq: set on delivery
     object.__setattr__(ev, "__pydantic_extra__", None)
     object.__setattr__(ev, "__pydantic_private__", None)
     return ev
