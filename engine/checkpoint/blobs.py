@@ -17,8 +17,8 @@ from collections import OrderedDict
 from typing import Any
 
 from engine import serde
-from engine.core.errors import CheckpointError
 from engine.core.gc_pause import paused_gc
+from engine.errors import CheckpointError
 from engine.message_log import AppendLog, MessageList
 
 __all__ = ["BlobCodec"]

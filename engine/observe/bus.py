@@ -31,7 +31,9 @@ from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
 
 from engine.core.ids import new_span_id
-from engine.events import EventBase, ModelToken
+from engine.events import EventBase, LoopDetected, ModelToken
+from engine.observe.loops import LoopWatch
+from engine.observe.request_log import RequestLog
 from engine.observe.token_runs import HeldTokens, TokenMerge
 
 if TYPE_CHECKING:
@@ -198,6 +200,12 @@ class RunEmitter:
         merges = {b.token_merge for b in self.buses if b.has_subscribers}
         self._merge: TokenMerge | None = merges.pop() if len(merges) == 1 else None
         self._held: list[HeldTokens | None] = [None]  # shared with children
+        self.loops: LoopWatch | None = (
+            LoopWatch() if self._listened or debugger is not None else None
+        )
+        """Finds loops in the run's events (shared with the subgraph emitters)."""
+        self.requests = RequestLog()
+        """The run's model requests, so each records only what the previous one did not."""
 
     @property
     def active(self) -> bool:
@@ -249,6 +257,9 @@ class RunEmitter:
             await bus.deliver(ev)
         if gate and self.debugger is not None:
             await self.debugger.gate(ev, self)
+        found = self.loops.see(ev) if self.loops is not None else None
+        if found is not None:
+            await self._deliver(self._build(LoopDetected, found), gate)
 
     # -- token events merged at the source (engine.observe.token_runs) ----------------------------
 
@@ -306,6 +317,9 @@ class RunEmitter:
                         sink.queue.put_nowait(ev)
                     except asyncio.QueueFull:  # cannot wait on the loop thread from sync code
                         self.loop.create_task(sink.put(ev))
+        found = self.loops.see(ev) if self.loops is not None else None
+        if found is not None:
+            self._deliver_sync(self._build(LoopDetected, found))
 
     async def emit(self, cls: type[EventBase], **fields: Any) -> EventBase | None:
         """Build and deliver an event (async contexts). Returns it, or None when nobody listens."""

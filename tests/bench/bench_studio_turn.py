@@ -90,7 +90,7 @@ def _factory() -> Any:
 
 
 async def _studio_turns(window: Any, screen: ScreenClock, lc_turn: Any) -> dict[str, list[Timing]]:
-    from studio.session import RunController
+    from studio.run.controller import RunController
 
     ctl: RunController = window.controller
     studio: list[Timing] = []
@@ -113,11 +113,11 @@ def measure() -> dict[str, Any]:
     import qasync
     from PySide6.QtWidgets import QApplication
 
-    from studio import qt_refcount
-    from studio.hub import Hub
-    from studio.main_window import MainWindow
-    from studio.session import RunController
-    from studio.settings_store import StudioSettings
+    from studio.app import qt_refcount
+    from studio.app.main_window import MainWindow
+    from studio.app.settings_store import StudioSettings
+    from studio.models.hub import Hub
+    from studio.run.controller import RunController
 
     app = QApplication.instance() or QApplication(sys.argv)
     qt_refcount.protect()

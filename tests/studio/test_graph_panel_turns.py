@@ -11,8 +11,8 @@ from engine.messages import AIMessage, HumanMessage
 from engine.middleware import ModelRetryMiddleware, TodoListMiddleware
 from engine.models import ScriptedChatModel
 from engine.tools import tool
-from studio.hub import Hub
-from studio.views.graph_panel import GraphPanel
+from studio.docks.graph.panel import GraphPanel
+from studio.models.hub import Hub
 
 
 @tool
