@@ -1,0 +1,115 @@
+"""A serializer for LangGraph's in-memory saver that stores each message once, not once per
+checkpoint.
+
+LangGraph's ``InMemorySaver`` serializes a channel's whole value at every version: an agent's
+``messages`` list of N messages is encoded again at every step, so a long conversation keeps
+the square of its length in memory (2,000 turns: about 2 GB) and spends most of a step
+encoding messages it has already encoded.  ``SharedMessageSerde`` is LangGraph's own
+``JsonPlusSerializer`` except for a list of messages: that is stored as the tuple of its
+messages' encodings, each message's encoding made once and shared by every version that holds
+the same message object.  Loading decodes each entry with the same serializer, so a saver using
+it returns what the plain one returns.
+
+A message changed in place after it was encoded is encoded again: each cached encoding keeps a
+copy of the message's fields as they were and is reused only while they are still equal.  A
+message decoded from a stored list is remembered with the encoding it came from, so a run that
+resumes from a checkpoint shares its history's encodings too.  The cache holds messages weakly,
+so a message nobody holds any more is forgotten.
+"""
+
+from __future__ import annotations
+
+import copy
+import weakref
+from typing import Any
+
+from langchain_core.messages import BaseMessage
+from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+
+__all__ = ["SharedMessageSerde"]
+
+TAG = "stepwise/messages"
+"""The type tag of a list of messages stored as its messages' shared encodings."""
+
+
+class _Encoded:
+    """One message's encoding, with a copy of its fields as they were when it was made."""
+
+    __slots__ = ("fields", "ref", "typed")
+
+    def __init__(self, ref: weakref.ref[BaseMessage], fields: Any, typed: tuple[str, bytes]):
+        self.ref = ref
+        self.fields = fields
+        self.typed = typed
+
+
+_ATOMIC = (str, int, float, bool, type(None), bytes)
+
+
+def _fields(message: BaseMessage) -> Any:
+    return (message.__dict__, message.__pydantic_extra__)
+
+
+def _copy(value: Any) -> Any:
+    """A deep copy (plain containers copied by hand: a message's fields, several times faster)."""
+    kind = type(value)
+    if kind in _ATOMIC:
+        return value
+    if kind is dict:
+        return {k: _copy(v) for k, v in value.items()}
+    if kind is list:
+        return [_copy(v) for v in value]
+    return copy.deepcopy(value)
+
+
+class SharedMessageSerde(JsonPlusSerializer):
+    """``JsonPlusSerializer`` storing a list of messages as shared per-message encodings."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._encoded: dict[int, _Encoded] = {}
+
+    def dumps_typed(self, obj: Any) -> tuple[str, Any]:
+        if type(obj) is list and obj and all(isinstance(m, BaseMessage) for m in obj):
+            return TAG, tuple([self._encode(m) for m in obj])
+        return super().dumps_typed(obj)
+
+    def loads_typed(self, data: tuple[str, Any]) -> Any:
+        if data[0] == TAG:
+            load = super().loads_typed
+            out = []
+            for entry in data[1]:
+                message = load(entry)
+                self._remember(message, entry)  # a run resumed from here shares it again
+                out.append(message)
+            return out
+        return super().loads_typed(data)
+
+    def _encode(self, message: BaseMessage) -> tuple[str, bytes]:
+        key = id(message)
+        known = self._encoded.get(key)
+        if known is not None and known.ref() is message:
+            try:
+                if _fields(message) == known.fields:
+                    return known.typed
+            except Exception:  # a field that cannot be compared: encode it again
+                pass
+        typed = super().dumps_typed(message)
+        self._remember(message, typed)
+        return typed
+
+    def _remember(self, message: Any, typed: tuple[str, bytes]) -> None:
+        if not isinstance(message, BaseMessage):
+            return
+        key = id(message)
+        try:
+            fields = _copy(_fields(message))
+            ref = weakref.ref(message, lambda _, key=key: self._forget(key))
+        except Exception:  # a field that cannot be copied: never shared
+            return
+        self._encoded[key] = _Encoded(ref, fields, typed)
+
+    def _forget(self, key: int) -> None:
+        known = self._encoded.get(key)
+        if known is not None and known.ref() is None:
+            del self._encoded[key]
