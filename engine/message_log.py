@@ -122,9 +122,10 @@ class AppendLog(Sequence[T]):
 
     def copy_into(self, target: list[Any]) -> None:
         """Append this view's items to ``target`` in one C-level copy (a long history is
-        copied many times a run: iterating it item by item costs several times more)."""
+        copied many times a run: iterating it item by item costs several times more).  A list
+        subclass's own ``extend`` is not called: its items are already what the log holds."""
         items = self._buf.items
-        target.extend(items if len(items) == self._n else items[: self._n])
+        list.extend(target, items if len(items) == self._n else items[: self._n])
 
     def to_jsonable(self) -> list[Any]:
         from engine.serde import to_jsonable
