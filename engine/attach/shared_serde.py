@@ -14,12 +14,15 @@ A message changed in place after it was encoded is encoded again: each cached en
 copy of the message's fields as they were and is reused only while they are still equal.  A
 message decoded from a stored list is remembered with the encoding it came from, so a run that
 resumes from a checkpoint shares its history's encodings too.  The cache holds messages weakly,
-so a message nobody holds any more is forgotten.
+so a message nobody holds any more is forgotten.  A list that continues the list stored just
+before (the same encodings first) is stored as a link to it plus its new entries, so the
+versions of a growing conversation do not each hold a full list either.
 """
 
 from __future__ import annotations
 
 import copy
+import operator
 import weakref
 from typing import Any
 
@@ -41,6 +44,44 @@ class _Encoded:
         self.ref = ref
         self.fields = fields
         self.typed = typed
+
+
+class _Chain:
+    """A stored list of messages as an earlier stored list's first ``reused`` encodings plus
+    its own ``tail``: a conversation that grows by a message or two per step stores only
+    those (every ``MAX_DEPTH`` links the whole list is stored again, so a load walks few)."""
+
+    __slots__ = ("base", "depth", "reused", "tail")
+
+    def __init__(self, base: Stored, reused: int, tail: tuple[Any, ...], depth: int) -> None:
+        self.base = base
+        self.reused = reused
+        self.tail = tail
+        self.depth = depth
+
+
+Stored = tuple[Any, ...] | _Chain
+MAX_DEPTH = 32
+
+
+def _entries(stored: Stored) -> list[Any]:
+    links: list[_Chain] = []
+    while isinstance(stored, _Chain):
+        links.append(stored)
+        stored = stored.base
+    out = list(stored)
+    for link in reversed(links):
+        del out[link.reused :]
+        out.extend(link.tail)
+    return out
+
+
+def _shared_prefix(old: list[Any], new: list[Any]) -> int:
+    flags = list(map(operator.is_, old, new))  # one C pass over the identities
+    try:
+        return flags.index(False)
+    except ValueError:
+        return len(flags)
 
 
 _ATOMIC = (str, int, float, bool, type(None), bytes)
@@ -68,17 +109,30 @@ class SharedMessageSerde(JsonPlusSerializer):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._encoded: dict[int, _Encoded] = {}
+        self._last: tuple[Stored, list[Any]] | None = None  # the list stored last
 
     def dumps_typed(self, obj: Any) -> tuple[str, Any]:
         if type(obj) is list and obj and all(isinstance(m, BaseMessage) for m in obj):
-            return TAG, tuple([self._encode(m) for m in obj])
+            return TAG, self._store([self._encode(m) for m in obj])
         return super().dumps_typed(obj)
+
+    def _store(self, entries: list[Any]) -> Stored:
+        last = self._last
+        stored: Stored = tuple(entries)
+        if last is not None:
+            base, before = last
+            reused = _shared_prefix(before, entries)
+            depth = base.depth + 1 if isinstance(base, _Chain) else 1
+            if reused * 2 >= len(entries) and depth <= MAX_DEPTH:
+                stored = _Chain(base, reused, stored[reused:], depth)
+        self._last = (stored, entries)
+        return stored
 
     def loads_typed(self, data: tuple[str, Any]) -> Any:
         if data[0] == TAG:
             load = super().loads_typed
             out = []
-            for entry in data[1]:
+            for entry in _entries(data[1]):
                 message = load(entry)
                 self._remember(message, entry)  # a run resumed from here shares it again
                 out.append(message)

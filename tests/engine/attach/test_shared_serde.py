@@ -16,7 +16,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.message import add_messages
 
 from engine.attach.savers import open_saver
-from engine.attach.shared_serde import TAG, SharedMessageSerde
+from engine.attach.shared_serde import MAX_DEPTH, TAG, SharedMessageSerde, _Chain, _entries
 
 
 class State(TypedDict):
@@ -62,7 +62,7 @@ def test_state_and_history_are_those_of_the_plain_in_memory_saver() -> None:
 def test_each_message_is_encoded_once_and_shared_by_every_version() -> None:
     saver = InMemorySaver(serde=SharedMessageSerde())
     _run(saver)
-    lists = [v[1] for k, v in saver.blobs.items() if k[2] == "messages" and v[0] == TAG]
+    lists = [_entries(v[1]) for k, v in saver.blobs.items() if k[2] == "messages" and v[0] == TAG]
     assert len(lists) >= 5
     first = {}
     for entries in lists:
@@ -104,3 +104,45 @@ def test_attach_mode_memory_saver_uses_it() -> None:
     saver = open_saver("memory")
     assert isinstance(saver, InMemorySaver)
     assert isinstance(saver.serde, SharedMessageSerde)
+
+
+def test_a_growing_list_is_stored_as_links_to_the_one_before_and_loads_whole() -> None:
+    serde = SharedMessageSerde()
+    messages: list[Any] = []
+    stored = []
+    for i in range(3 * MAX_DEPTH):
+        messages = [*messages, HumanMessage(f"m{i}", id=f"m{i}")]
+        stored.append(serde.dumps_typed(messages))
+    links = [s for _, s in stored if isinstance(s, _Chain)]
+    assert len(links) > 2 * MAX_DEPTH  # all but one in MAX_DEPTH + 1 are links
+    assert max(s.depth for s in links) == MAX_DEPTH
+    for n, data in enumerate(stored, start=1):
+        assert [m.content for m in serde.loads_typed(data)] == [f"m{i}" for i in range(n)]
+
+
+def test_replaced_and_removed_messages_load_as_with_the_plain_saver() -> None:
+    from langchain_core.messages import RemoveMessage
+
+    def edit(state: State) -> dict[str, Any]:
+        n = state.get("count", 0) + 1
+        first = state["messages"][0]
+        updates: list[Any] = [AIMessage(f"answer {n}", id=f"ai-{n}")]
+        if n % 2 == 0:  # replace the first message (same id, new text)
+            updates.append(HumanMessage(f"edited {n}", id=first.id))
+        if n % 3 == 0:  # and drop an answer
+            updates.append(RemoveMessage(id=f"ai-{n - 1}"))
+        return {"messages": updates, "count": n}
+
+    def build(saver: Any) -> Any:
+        b = StateGraph(State)
+        b.add_node("edit", edit)
+        b.add_edge(START, "edit")
+        b.add_edge("edit", END)
+        return b.compile(checkpointer=saver)
+
+    cfg = {"configurable": {"thread_id": "t"}}
+    graphs = [build(InMemorySaver()), build(InMemorySaver(serde=SharedMessageSerde()))]
+    for g in graphs:
+        for i in range(7):
+            g.invoke({"messages": [HumanMessage(f"q{i}", id=f"q{i}")]}, cfg)
+    assert _history(graphs[1], cfg) == _history(graphs[0], cfg)
