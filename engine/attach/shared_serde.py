@@ -14,9 +14,10 @@ A message changed in place after it was encoded is encoded again: each cached en
 copy of the message's fields as they were and is reused only while they are still equal.  A
 message decoded from a stored list is remembered with the encoding it came from, so a run that
 resumes from a checkpoint shares its history's encodings too.  The cache holds messages weakly,
-so a message nobody holds any more is forgotten.  A list that continues the list stored just
-before (the same encodings first) is stored as a link to it plus its new entries, so the
-versions of a growing conversation do not each hold a full list either.
+so a message nobody holds any more is forgotten.  A list that continues the last list stored
+with the same first message (the same encodings first) is stored as a link to it plus its new
+entries, so the versions of a growing conversation do not each hold a full list either (the
+short lists of new messages a step writes in between are stored apart).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from __future__ import annotations
 import copy
 import operator
 import weakref
+from collections import OrderedDict
 from typing import Any
 
 from langchain_core.messages import BaseMessage
@@ -62,6 +64,8 @@ class _Chain:
 
 Stored = tuple[Any, ...] | _Chain
 MAX_DEPTH = 32
+MAX_BASES = 64
+"""Conversations (first messages) whose last stored list a new list may continue."""
 
 
 def _entries(stored: Stored) -> list[Any]:
@@ -109,7 +113,9 @@ class SharedMessageSerde(JsonPlusSerializer):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._encoded: dict[int, _Encoded] = {}
-        self._last: tuple[Stored, list[Any]] | None = None  # the list stored last
+        # the list stored last for each first message (by its encoding's identity): a list
+        # continuing a conversation starts as it does (another channel's short list does not)
+        self._bases: OrderedDict[int, tuple[Stored, list[Any]]] = OrderedDict()
 
     def dumps_typed(self, obj: Any) -> tuple[str, Any]:
         if type(obj) is list and obj and all(isinstance(m, BaseMessage) for m in obj):
@@ -117,15 +123,18 @@ class SharedMessageSerde(JsonPlusSerializer):
         return super().dumps_typed(obj)
 
     def _store(self, entries: list[Any]) -> Stored:
-        last = self._last
+        key = id(entries[0])
+        last = self._bases.pop(key, None)
         stored: Stored = tuple(entries)
-        if last is not None:
+        if last is not None and last[1][0] is entries[0]:
             base, before = last
             reused = _shared_prefix(before, entries)
             depth = base.depth + 1 if isinstance(base, _Chain) else 1
             if reused * 2 >= len(entries) and depth <= MAX_DEPTH:
                 stored = _Chain(base, reused, stored[reused:], depth)
-        self._last = (stored, entries)
+        self._bases[key] = (stored, entries)  # holds entries[0]: its id stays its own
+        if len(self._bases) > MAX_BASES:
+            self._bases.popitem(last=False)
         return stored
 
     def loads_typed(self, data: tuple[str, Any]) -> Any:

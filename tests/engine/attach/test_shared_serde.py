@@ -146,3 +146,21 @@ def test_replaced_and_removed_messages_load_as_with_the_plain_saver() -> None:
         for i in range(7):
             g.invoke({"messages": [HumanMessage(f"q{i}", id=f"q{i}")]}, cfg)
     assert _history(graphs[1], cfg) == _history(graphs[0], cfg)
+
+
+def test_a_conversation_stays_linked_across_the_short_lists_written_between_its_versions() -> None:
+    """LangGraph stores a node's write (a list of its new messages) between two versions of
+    the ``messages`` channel: the next version still links to the one before."""
+    serde = SharedMessageSerde()
+    messages: list[Any] = [HumanMessage("go", id="go")]
+    serde.dumps_typed(messages)
+    stored = []
+    for i in range(10):
+        new = AIMessage(f"a{i}", id=f"a{i}")
+        serde.dumps_typed([new])  # the node's write
+        messages = [*messages, new]
+        stored.append(serde.dumps_typed(messages))
+    assert all(isinstance(s, _Chain) for _, s in stored)
+    assert [m.content for m in serde.loads_typed(stored[-1])] == ["go"] + [
+        f"a{i}" for i in range(10)
+    ]
