@@ -66,7 +66,6 @@ class AttachOptions:
 
     @staticmethod
     def _memory() -> Any:
-        """The in-memory saver of an app that has none of its own (``memory_saver``)."""
-        from engine.attach.memory_saver import AppendingMemorySaver
+        from engine.attach.savers import open_saver
 
-        return AppendingMemorySaver()
+        return open_saver("memory")

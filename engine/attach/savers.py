@@ -82,7 +82,9 @@ def open_saver(url: str) -> Any:
     if url in ("memory", "memory://"):
         from langgraph.checkpoint.memory import InMemorySaver
 
-        return InMemorySaver()
+        from engine.attach.shared_serde import SharedMessageSerde
+
+        return InMemorySaver(serde=SharedMessageSerde())  # each message stored once
     if url.startswith("sqlite+aiosqlite://"):
         return _async_sqlite(url[len("sqlite+aiosqlite:///") :] or ":memory:")
     if url.startswith("sqlite://"):

@@ -128,9 +128,9 @@ def with_saver(graph: Any, saver: Any) -> Any:
     current = getattr(graph, "checkpointer", None)
     if getattr(graph, "runtime", None) == "langgraph":  # attach mode keeps langgraph's savers
         if current in (None, True, False):
-            from engine.attach.memory_saver import AppendingMemorySaver
+            from engine.attach.savers import open_saver
 
-            return graph.with_checkpointer(AppendingMemorySaver())
+            return graph.with_checkpointer(open_saver("memory"))
         return graph
     if current in (None, True, False) or isinstance(current, InMemorySaver):
         graph = copy.copy(graph)
