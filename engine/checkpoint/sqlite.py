@@ -156,19 +156,12 @@ class SqliteSaver(BaseCheckpointSaver):
                     raise CheckpointError(f"Cannot {what} in {self.path}: {exc}") from exc
                 raise
 
-    def _put_row(
-        self, row: StoredRow, blobs: list[tuple[str, str, str]], superseded: str | None = None
-    ) -> None:
+    def _put_row(self, row: StoredRow, blobs: list[tuple[str, str, str]]) -> None:
         with self._writing(f"save checkpoint {row.checkpoint_id}") as cur:
             if blobs:
                 cur.executemany(
                     "INSERT OR REPLACE INTO checkpoint_blobs VALUES (?, ?, ?, ?, ?)",
                     [(row.thread_id, row.ns, ch, ver, text) for ch, ver, text in blobs],
-                )
-            if superseded is not None:
-                cur.execute(
-                    "DELETE FROM checkpoint_writes WHERE thread_id=? AND ns=? AND checkpoint_id=?",
-                    (row.thread_id, row.ns, superseded),
                 )
             cur.execute(
                 "INSERT OR REPLACE INTO checkpoints VALUES (?, ?, ?, ?, ?, ?)",

@@ -122,6 +122,15 @@ class Task:
     def kind(self) -> Literal["pull", "push"]:
         return "pull" if self.path[0] == "pull" else "push"
 
+    @property
+    def public_path(self) -> tuple[Any, ...]:
+        """The path as LangGraph shows it (``PregelTask.path``, ``langgraph_path``):
+        ``("__pregel_pull", node)``, or ``("__pregel_push", index, is_call)`` for a ``Send``
+        (False) or a functional-API call (True)."""
+        if self.path[0] == "pull":
+            return ("__pregel_pull", self.path[1])
+        return ("__pregel_push", self.path[1], TASKS not in self.triggers)
+
 
 def read_values(channels: dict[str, BaseChannel], keys: Iterable[str]) -> dict[str, Any]:
     out: dict[str, Any] = {}

@@ -26,6 +26,16 @@ __all__ = ["Branch", "NodeSpec", "StateGraph"]
 RESERVED = {START, END}
 
 
+@dataclass(frozen=True)
+class NodeCallable:
+    """What a node runs, as LangGraph shows it on ``builder.nodes[name].runnable``: ``func``
+    for a sync callable, ``afunc`` for an async one (the other is None)."""
+
+    name: str
+    func: Any
+    afunc: Any
+
+
 @dataclass
 class NodeSpec:
     name: str
@@ -38,6 +48,16 @@ class NodeSpec:
     cache_policy: Any = None
     error_handler: Any = None
     timeout: Any = None
+
+    @property
+    def runnable(self) -> Any:
+        """The node's callable (``.func`` / ``.afunc``); a compiled subgraph is itself."""
+        fn = self.fn
+        if hasattr(fn, "_arun_as_subgraph") or hasattr(fn, "ainvoke"):
+            return fn
+        if is_sync_callable(fn):
+            return NodeCallable(self.name, fn, None)
+        return NodeCallable(self.name, None, fn)
 
 
 @dataclass
@@ -120,6 +140,7 @@ class StateGraph(Generic[StateT, ContextT, InputT, OutputT]):
             raise ValueError(
                 "StateGraph needs a state schema (a TypedDict, dataclass or pydantic model)"
             )
+        StateSpec(state_schema)  # a bad key (e.g. a reducer that is not (a, b) -> c) fails here
         self.state_schema = state_schema
         self.context_schema = context_schema
         self.input_schema = input_schema
@@ -309,8 +330,10 @@ class StateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         debug: bool = False,
         name: str | None = None,
     ) -> CompiledStateGraph:
+        from engine.checkpoint.base import ensure_valid_checkpointer
         from engine.graph.compiled import CompiledStateGraph
 
+        ensure_valid_checkpointer(checkpointer)
         ib = (
             [interrupt_before]
             if isinstance(interrupt_before, str)

@@ -117,6 +117,8 @@ class PregelLoop(LoopInput, LoopStreaming):
         self.pending_writes: list[tuple[str, str, Any]] = []
         self.resuming = False
         self.noop = False
+        self.superseded = False
+        """The run addresses a checkpoint the thread has moved past (time travel)."""
         self._saved_versions: dict[str, str] = {}
         self._loop_thread = threading.get_ident()
         self._aio_loop = asyncio.get_running_loop()
@@ -165,7 +167,7 @@ class PregelLoop(LoopInput, LoopStreaming):
         done = [t for t in self.tasks if t.writes and not t.interrupts and t.error is None]
         if not done or self._step_applied:
             return
-        changed = apply_writes(self.checkpoint, self.channels, done, next_version)
+        changed = apply_writes(self.checkpoint, self.channels, done, self.next_version)
         if any(k in self._stream_keys() for k in changed):
             self._push("values", self._values())
 
@@ -182,6 +184,11 @@ class PregelLoop(LoopInput, LoopStreaming):
         if self.interrupts and not self.nested:
             values["__interrupt__"] = list(self.interrupts)
         return values
+
+    def next_version(self, current: str | None) -> str:
+        """A written channel's next version: the checkpointer decides (as in LangGraph)."""
+        saver = self.checkpointer
+        return next_version(current) if saver is None else saver.get_next_version(current, None)
 
     def task_config(self, task: Task) -> dict[str, Any]:
         base = self.config
@@ -201,7 +208,7 @@ class PregelLoop(LoopInput, LoopStreaming):
             "langgraph_step": self.step,
             "langgraph_node": task.name,
             "langgraph_triggers": tuple(task.triggers),
-            "langgraph_path": (f"__pregel_{task.path[0]}", *task.path[1:]),
+            "langgraph_path": task.public_path,
             "langgraph_checkpoint_ns": task_ns,
         }
         return {**base, "configurable": conf, "metadata": metadata}
@@ -249,6 +256,13 @@ class PregelLoop(LoopInput, LoopStreaming):
                 raise ValueError(
                     f"Checkpoint {self.requested_checkpoint_id} not found in thread '{self.thread_id}'"
                 )
+            if self.requested_checkpoint_id and saved is not None:
+                latest = await saver.aget_tuple(
+                    {"configurable": {"thread_id": self.thread_id, "checkpoint_ns": self.ns}}
+                )
+                self.superseded = (
+                    latest is not None and latest.checkpoint["id"] != saved.checkpoint["id"]
+                )
         if saved is False:
             saved = None
         self.saved = saved
@@ -257,6 +271,10 @@ class PregelLoop(LoopInput, LoopStreaming):
             self.metadata: CheckpointMetadata = dict(saved.metadata)  # type: ignore[assignment]
             self.checkpoint_config = saved.config
             self.pending_writes = list(saved.pending_writes or [])
+            if self.superseded:
+                # the thread moved past this checkpoint: what its tasks wrote then is history
+                # (kept for get_state_history); they run again, only open interrupts count
+                self.pending_writes = [w for w in self.pending_writes if w[1] == INTERRUPT]
         else:
             self.checkpoint = empty_checkpoint()
             self.metadata = {"step": -2}  # type: ignore[typeddict-item]
@@ -539,7 +557,7 @@ class PregelLoop(LoopInput, LoopStreaming):
             if self.run.emitter.active
             else None
         )
-        changed = apply_writes(self.checkpoint, self.channels, tasks, next_version)
+        changed = apply_writes(self.checkpoint, self.channels, tasks, self.next_version)
         self._step_applied = True
         em = self.run.emitter
         if em.active and before is not None:

@@ -157,7 +157,7 @@ def channel_for(annotation: Any) -> tuple[BaseChannel, set[type]]:
                 channel = typed(base) if typed is not None else m
             elif isinstance(m, type) and issubclass(m, BaseChannel):
                 channel = m(base) if m is not BinaryOperatorAggregate else None
-            elif callable(m) and _is_reducer(m):
+            elif callable(m) and _is_reducer(m, last=m is meta[-1]):
                 if m is add_messages:
                     channel = MessagesChannel(base)
                 elif m is operator.add and _is_list_type(base):
@@ -176,16 +176,22 @@ def _is_list_type(tp: Any) -> bool:
     return origin is list
 
 
-def _is_reducer(fn: Callable[..., Any]) -> bool:
+def _is_reducer(fn: Callable[..., Any], *, last: bool = False) -> bool:
+    """Is ``fn`` (metadata of an ``Annotated`` key) a reducer ``(a, b) -> c``?  The last
+    metadata item, when it is a plain function, must be one: anything else there is an error
+    (as in LangGraph) rather than a key that silently stops aggregating."""
     try:
-        params = [
-            p
-            for p in inspect.signature(fn).parameters.values()
-            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
-        ]
+        sig = inspect.signature(fn)
     except (TypeError, ValueError):
         return True  # builtins such as operator.add
-    return len(params) >= 2
+    params = [
+        p for p in sig.parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+    ]
+    if len(params) == 2:
+        return True
+    if last and inspect.isfunction(fn):
+        raise ValueError(f"Invalid reducer signature. Expected (a, b) -> c. Got {sig}")
+    return len(params) > 2
 
 
 class StateSpec:
