@@ -92,6 +92,9 @@ class PregelNode:
     """The graph this node runs or calls (at most one; see ``engine.graph.subgraph_detect``)."""
     write_values: Callable[[Any], ChannelWrites] | None = None
     """Low-level nodes: the writes ``update_state(values, as_node=...)`` makes for this node."""
+    callback_input: Callable[[Any], Any] | None = None
+    """How callback handlers see a task's input (a functional-API task: its arguments by
+    parameter name), when that is not the input itself."""
 
     def copy(self, update: dict[str, Any] | None = None) -> PregelNode:
         """A copy of this node with the given fields replaced."""

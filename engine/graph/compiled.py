@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Generic
 
 from engine.aio import iter_sync, run_sync
 from engine.bus import EventBus, RunEmitter, Subscription, drain_events
+from engine.callbacks import NodeRunCallbacks, handlers_from
 from engine.events import ErrorInfo, EventBase, RunFinished, RunStarted
 from engine.graph.assemble import compile_nodes, draw
 from engine.graph.builder import ContextT, InputT, OutputT, StateT
@@ -36,6 +37,24 @@ __all__ = ["CompiledStateGraph", "RunStopped"]
 
 class RunStopped(Exception):
     """The run was stopped on request (debugger ``stop``); the last checkpoint is intact."""
+
+
+async def _run_traced(loop: PregelLoop, config: dict[str, Any], name: str, input: Any) -> Any:
+    """Run a top-level graph to its end; handlers in ``config["callbacks"]`` see it as one run
+    (named after the graph) whose children are its tasks."""
+    handlers = handlers_from(config)
+    if not handlers:
+        return await loop.run_to_end()
+    callbacks = NodeRunCallbacks(handlers, name, None, config)
+    callbacks.start(input)
+    try:
+        with callbacks.active():
+            output = await loop.run_to_end()
+    except BaseException as exc:
+        callbacks.error(exc)
+        raise
+    callbacks.end(output)
+    return output
 
 
 class CompiledStateGraph(StateAPI, Generic[StateT, ContextT, InputT, OutputT]):
@@ -248,7 +267,7 @@ class CompiledStateGraph(StateAPI, Generic[StateT, ContextT, InputT, OutputT]):
                     interrupt_after=ia,
                     durability=durability or cfg.get("durability") or "async",
                 )
-                output = await loop.run_to_end()
+                output = await _run_traced(loop, cfg, self.name, input)
                 if loop.status != "done":
                     status = "interrupted"
             finally:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import time
+from contextlib import nullcontext
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, get_args
 
@@ -192,11 +193,15 @@ async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> Non
                 token = set_task(ctx)
                 try:
                     if callbacks is not None:
-                        callbacks.start(task.input)
+                        shown = task.input
+                        if node.callback_input is not None:
+                            shown = node.callback_input(task.input)
+                        callbacks.start(shown)
                     try:
-                        output = await call_with_timeout(
-                            node, lambda ctx=ctx: _call_node(loop, task, ctx), node.timeout
-                        )
+                        with callbacks.active() if callbacks is not None else nullcontext():
+                            output = await call_with_timeout(
+                                node, lambda ctx=ctx: _call_node(loop, task, ctx), node.timeout
+                            )
                     except ParentCommand as pc:  # a graph this node called addressed ours
                         output = pc.command
                     if callbacks is not None:
