@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
@@ -468,9 +469,30 @@ class CompiledStateGraph(StateAPI, Generic[StateT, ContextT, InputT, OutputT]):
         interrupt_after: Sequence[str] | str | None = None,
         durability: str | None = None,
         maxsize: int = 10_000,
+        version: str | None = None,
         **kwargs: Any,
-    ) -> AsyncIterator[EventBase]:
-        """Every event of this run, in ``seq`` order (see ``engine.events``)."""
+    ) -> AsyncIterator[Any]:
+        """Every event of this run, in ``seq`` order (see ``engine.events``).  With
+        ``version="v1"`` or ``"v2"``: LangChain's event dicts instead (``lc_events``)."""
+        if version is not None:
+            from engine.graph.lc_events import astream_langchain_events
+
+            events = astream_langchain_events(
+                self,
+                input,
+                config,
+                version,
+                context=context,
+                interrupt_before=interrupt_before,
+                interrupt_after=interrupt_after,
+                durability=durability,
+                debugger=debugger,
+                sync_call=kwargs.get("_sync_call", False),
+            )
+            async with contextlib.aclosing(events):  # a consumer that stops stops the run
+                async for item in events:
+                    yield item
+            return
         bus = EventBus()
         sink = bus.add_sink(maxsize)
 
@@ -495,7 +517,7 @@ class CompiledStateGraph(StateAPI, Generic[StateT, ContextT, InputT, OutputT]):
 
     def stream_events(
         self, input: Any, config: dict[str, Any] | None = None, **kwargs: Any
-    ) -> Iterator[EventBase]:
+    ) -> Iterator[Any]:
         return iter_sync(self.astream_events(input, config, _sync_call=True, **kwargs))
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 import inspect
 import time
-from contextlib import nullcontext
 from collections.abc import Sequence
+from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any, get_args
 
 from engine.bus import RunEmitter, span
