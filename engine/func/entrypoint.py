@@ -92,7 +92,7 @@ class EntrypointGraph(CompiledStateGraph):
             ),
         }
 
-    def get_graph(self, xray: bool | int = False) -> DrawableGraph:
+    def get_graph(self, config: Any = None, *, xray: bool | int = False) -> DrawableGraph:
         g = DrawableGraph(name=self.name)
         g.add_node(START, "start")
         g.add_node(self.name, "node", functional="entrypoint")

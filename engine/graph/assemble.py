@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+from collections.abc import Sequence
 from typing import Any
 
 from engine.graph.algo import TASKS, PregelNode, trigger_channel
@@ -13,7 +14,7 @@ from engine.graph.builder import (
     sync_timeout_error,
 )
 from engine.graph.channels import BaseChannel, EphemeralValue, NamedBarrierValue, Topic
-from engine.graph.drawing import DrawableGraph
+from engine.graph.drawing import DrawableGraph, Edge
 from engine.graph.state import StateSpec
 from engine.graph.subgraph_detect import find_subgraph
 from engine.graph.types import END, START, RetryPolicy
@@ -131,13 +132,29 @@ def compile_nodes(
     return nodes
 
 
-def draw(b: StateGraph, name: str) -> DrawableGraph:
-    """The drawable shape of a builder's graph (``CompiledStateGraph.get_graph``)."""
+def draw(
+    b: StateGraph,
+    name: str,
+    interrupt_before: Sequence[str] = (),
+    interrupt_after: Sequence[str] = (),
+) -> DrawableGraph:
+    """The drawable shape of a builder's graph (``CompiledStateGraph.get_graph``).  A node
+    with a static breakpoint says so in its metadata (``__interrupt``: before/after), a
+    deferred one has ``defer``, as LangGraph draws them."""
     g = DrawableGraph(name=name)
     g.add_node(START, "start")
     for name, ns in b.nodes.items():
         meta = dict(ns.metadata)
         kind = meta.pop("kind", "subgraph" if _is_graph(ns.fn) else "node")
+        if ns.defer:
+            meta["defer"] = True
+        when = [
+            w
+            for w, names in (("before", interrupt_before), ("after", interrupt_after))
+            if name in names or "*" in names
+        ]
+        if when:
+            meta["__interrupt"] = ",".join(when)
         g.add_node(name, kind, **meta)
     has_end = False
     for src, dst in sorted(b.edges):
@@ -146,6 +163,7 @@ def draw(b: StateGraph, name: str) -> DrawableGraph:
     for starts, end in sorted(b.waiting_edges):
         for s in starts:
             g.add_edge(s, end)
+        has_end |= end == END
     all_nodes = list(b.nodes)
     for src, branches in b.branches.items():
         for br in branches.values():
@@ -162,12 +180,61 @@ def draw(b: StateGraph, name: str) -> DrawableGraph:
     for name, ns in b.nodes.items():
         dests = ns.destinations
         if dests is None:
-            dests = tuple(_literal_return(ns.fn)) or None
+            dests = tuple(_literal_return(ns.fn, command_only=True)) or None
         if dests:
             items = dests.items() if isinstance(dests, dict) else ((d, None) for d in dests)
             for d, label in items:
                 g.add_edge(name, d, conditional=True, data=label)
                 has_end |= d == END
+    # LangGraph's order: by source and target, the plain edges into the end last; then the
+    # implied ends below
+    g.edges.sort(key=_edge_order)
+    # a node some edge leads to but that leads nowhere ends the run (drawn as an edge to END)
+    sources = {e.source for e in g.edges}
+    termini = sorted({e.target for e in g.edges if e.target != END} - sources)
+    for t in termini:
+        g.add_edge(t, END)
+    has_end |= bool(termini)
+    if not has_end and g.edges:
+        last = _last_step(b, g)
+        if last is not None:  # a graph that never ends: its last step is where it stops
+            g.add_edge(last, END, conditional=True)
+            has_end = True
     if has_end or not g.edges:
         g.add_node(END, "end")
     return g
+
+
+def _last_step(b: StateGraph, g: DrawableGraph, limit: int = 250) -> str | None:
+    """Step the graph as LangGraph does to draw it (every edge taken, a join once all its
+    sources ran) for ``limit`` steps: the one node of the last step, if it is alone."""
+    out: dict[str, set[str]] = {}
+    for e in g.edges:
+        out.setdefault(e.source, set()).add(e.target)
+    joins = {end: set(starts) for starts, end in b.waiting_edges}
+    join_sources = {s for starts in joins.values() for s in starts}
+    seen: dict[str, set[str]] = {end: set() for end in joins}
+    step = {START}
+    for _ in range(limit):
+        nxt: set[str] = set()
+        for node in step:
+            for t in out.get(node, ()):
+                if t in joins and node in join_sources:
+                    continue
+                nxt.add(t)
+            for end, starts in joins.items():
+                if node in starts:
+                    seen[end].add(node)
+                    if seen[end] == starts:
+                        nxt.add(end)
+                        seen[end] = set()
+        nxt.discard(END)
+        if not nxt:
+            return None
+        step = nxt
+    return next(iter(step)) if len(step) == 1 else None
+
+
+def _edge_order(e: Edge) -> tuple[bool, str, str, bool, str]:
+    into_end = e.target == END and not e.conditional
+    return (into_end, e.source, e.target, e.conditional, e.data or "")

@@ -96,7 +96,10 @@ class Branch:
         return out
 
 
-def _literal_return(fn: Any) -> list[str]:
+def _literal_return(fn: Any, *, command_only: bool = False) -> list[str]:
+    """The names in a ``-> Literal[...]`` (or ``-> Command[Literal[...]]``) annotation.  A
+    node's destinations come only from the ``Command`` form (``command_only``): a node that
+    returns a literal value does not route there."""
     try:
         hints = get_type_hints(fn)
     except Exception:
@@ -107,6 +110,8 @@ def _literal_return(fn: Any) -> list[str]:
     if get_origin(ret) is Command:
         args = get_args(ret)
         ret = args[0] if args else None
+    elif command_only:
+        return []
     if get_origin(ret) is Literal:
         return [str(a) for a in get_args(ret)]
     return []

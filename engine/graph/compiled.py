@@ -109,9 +109,18 @@ class CompiledStateGraph(StateAPI, Generic[StateT, ContextT, InputT, OutputT]):
 
     # -- drawing -----------------------------------------------------------------------------
 
-    def get_graph(self, xray: bool | int = False) -> DrawableGraph:
-        """The graph's shape (nodes, static and conditional edges), available before any run."""
-        return draw(self.builder, self.name)
+    def get_graph(self, config: Any = None, *, xray: bool | int = False) -> DrawableGraph:
+        """The graph's shape (nodes, static and conditional edges), available before any run.
+        ``xray``: draw subgraphs inside their nodes (True: all levels; a number: that many)."""
+        g = draw(self.builder, self.name, self.interrupt_before_nodes, self.interrupt_after_nodes)
+        if not xray:
+            return g
+        deeper = xray if isinstance(xray, bool) else xray - 1
+        for name, node in self.nodes.items():
+            for sub in node.subgraphs:
+                if hasattr(sub, "get_graph"):
+                    g.inline(name, sub.get_graph(xray=deeper))
+        return g
 
     # -- cache -------------------------------------------------------------------------------
 

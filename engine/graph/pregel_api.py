@@ -365,7 +365,7 @@ class Pregel(CompiledStateGraph):
 
     # -- shape and schemas ---------------------------------------------------------------------
 
-    def get_graph(self, xray: bool | int = False) -> DrawableGraph:
+    def get_graph(self, config: Any = None, *, xray: bool | int = False) -> DrawableGraph:
         g = DrawableGraph(name=self.name)
         for name in self.nodes:
             if name != START:

@@ -358,7 +358,18 @@ async def run_step(loop: PregelLoop, tasks: Sequence[Task]) -> None:
         )
         await run_task(loop, pending[0], inline=inline)
         return
-    futures = {asyncio.ensure_future(run_task(loop, t)): t for t in pending}
+    limit = loop.config.get("max_concurrency")
+    if limit is not None and (not isinstance(limit, int) or limit < 1):
+        raise ValueError(f"max_concurrency must be a whole number of at least 1, got {limit!r}")
+    gate = asyncio.Semaphore(limit) if limit is not None and limit < len(pending) else None
+
+    async def run_gated(task: Task) -> None:
+        if gate is None:
+            return await run_task(loop, task)
+        async with gate:  # config["max_concurrency"]: at most that many tasks at once
+            return await run_task(loop, task)
+
+    futures = {asyncio.ensure_future(run_gated(t)): t for t in pending}
     error: BaseException | None = None
     invalid: BaseException | None = None
     interrupted: list[Task] = []

@@ -18,6 +18,7 @@ from engine.checkpoint.base import (
     empty_checkpoint,
     next_version,
     timestamp_of,
+    version_number,
 )
 from engine.events import CheckpointSaved, StateUpdated
 from engine.graph.algo import Task, apply_writes, compute_writes, plan_tasks
@@ -36,7 +37,11 @@ if TYPE_CHECKING:
     from engine.graph.algo import PregelNode
     from engine.graph.state import StateSpec
 
-__all__ = ["StateAPI"]
+__all__ = ["UPDATED_BY", "StateAPI"]
+
+UPDATED_BY = "__update__"
+"""The ``versions_seen`` entry of a node an ``update_state`` acted as (LangGraph keeps no
+record of an update's writer in the metadata; this is where ours is)."""
 
 
 def _error_repr(saved: Any) -> str:
@@ -375,6 +380,14 @@ class StateAPI(SubgraphStateAPI):
                 for task in tasks:
                     await saver.aput_writes(saved.config, task.writes, task.id)
             apply_writes(checkpoint, channels, tasks, next_version)
+            # the nodes that wrote this update, as a run's writers are: what they have seen
+            # changes (how the last writer is inferred, and how a history tells who wrote)
+            seen = checkpoint["versions_seen"]
+            mark = next_version(
+                max(checkpoint["channel_versions"].values(), key=version_number, default=None)
+            )
+            for task in tasks:
+                seen.setdefault(task.name, {})[UPDATED_BY] = mark
             if len(updates) > 1:
                 values = {u.as_node: u.values for u in updates}
                 writer = ",".join(str(u.as_node) for u in updates)
@@ -397,12 +410,6 @@ class StateAPI(SubgraphStateAPI):
             "step": step,
             "parents": dict(saved.metadata.get("parents") or {}) if saved else {},
         }
-        if source == "update" and len(updates) > 1:
-            metadata["writes"] = {
-                str(u.as_node): to_jsonable(u.values, max_str=2000) for u in updates
-            }
-        elif source == "update":
-            metadata["writes"] = {writer: to_jsonable(values, max_str=2000)}
         new_versions = {
             k: v for k, v in new["channel_versions"].items() if prev_versions.get(k) != v
         }

@@ -59,9 +59,9 @@ def records_from_saver(
         meta = serde.loads(row.metadata) or {}
         source = str(meta.get("source") or "loop")
         writers: tuple[str, ...] = ()
-        if source == "update":
+        if source == "update" and meta.get("writes"):  # saved by an older version
             writers = tuple((meta.get("writes") or {}).keys())
-        elif source == "loop":
+        elif source in ("loop", "update"):  # an update marks what its writers have seen too
             parent_seen = seen_by_id.get(row.parent_id or "", {})
             writers = tuple(
                 n for n, s in seen.items() if n != "__interrupt__" and s != parent_seen.get(n)

@@ -153,7 +153,14 @@ def test_editing_todos_while_paused_changes_what_the_model_is_given(loop: Any, q
     state = agent.get_state(hub.config())
     assert state.values["todos"] == want
     assert state.metadata["source"] == "update"
-    assert list(state.metadata["writes"]) == ["tools"]  # as the node that wrote last
+    saved = agent.checkpointer.get_tuple(hub.config())
+    parent = agent.checkpointer.get_tuple(state.parent_config)
+    changed = [
+        n
+        for n, seen in saved.checkpoint["versions_seen"].items()
+        if seen != parent.checkpoint["versions_seen"].get(n)
+    ]
+    assert changed == ["tools"]  # written as the node that wrote last
     assert state.next == ("model",)  # what runs next is unchanged
     assert shown(dock) == {
         "pending": [
