@@ -14,7 +14,7 @@ import uuid
 from collections.abc import Iterable, Sequence
 from typing import Annotated, Any, Literal, SupportsIndex, TypeAlias, Union
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
 from typing_extensions import TypedDict
 
 __all__ = [
@@ -183,6 +183,14 @@ class AIMessage(BaseMessage):
     tool_calls: list[ToolCall] = Field(default_factory=list)
     invalid_tool_calls: list[InvalidToolCall] = Field(default_factory=list)
     usage_metadata: dict[str, Any] | None = None
+
+    @field_validator("tool_calls", mode="before")
+    @classmethod
+    def _tool_call_type(cls, calls: Any) -> Any:
+        """Every tool call is of type ``tool_call`` whatever it said (as langchain_core)."""
+        if isinstance(calls, list):
+            return [{**c, "type": "tool_call"} if isinstance(c, dict) else c for c in calls]
+        return calls
 
     def model_post_init(self, __context: Any) -> None:
         for call in self.tool_calls:
@@ -485,33 +493,12 @@ def add_messages(left: Any = None, right: Any = None, *, format: str | None = No
     right_list = [_ensure_id(_settled(m)) for m in coerce_messages(right)]
     merged = merge_messages(left_list, right_list)
     if format == "langchain-openai":
-        merged = [_openai_shaped(m) for m in merged]
+        from engine.messages_openai import openai_shaped
+
+        merged = openai_shaped(merged)
     elif format is not None:
         raise ValueError(f"Unrecognized {format=}. Expected one of 'langchain-openai', None.")
     return merged
-
-
-def _openai_shaped(msg: BaseMessage) -> BaseMessage:
-    """A message whose content is a string or OpenAI-style text/image_url blocks."""
-    content = msg.content
-    if isinstance(content, str):
-        return msg
-    blocks: list[Any] = []
-    for block in content:
-        if isinstance(block, str):
-            blocks.append({"type": "text", "text": block})
-        elif isinstance(block, dict) and block.get("type") == "text":
-            blocks.append({"type": "text", "text": block.get("text", "")})
-        elif isinstance(block, dict) and block.get("type") == "image":
-            src = block.get("source") or {}
-            if src.get("type") == "base64":
-                url = f"data:{src.get('media_type')};base64,{src.get('data')}"
-            else:
-                url = str(src.get("url") or block.get("url") or "")
-            blocks.append({"type": "image_url", "image_url": {"url": url}})
-        elif isinstance(block, dict) and block.get("type") == "image_url":
-            blocks.append(block)
-    return msg.model_copy(update={"content": blocks})
 
 
 def merge_messages(left: Sequence[BaseMessage], right: Sequence[BaseMessage]) -> list[BaseMessage]:

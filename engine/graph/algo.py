@@ -33,7 +33,7 @@ TASKS = "__pregel_tasks"
 SPECIAL_WRITES = frozenset({ERROR, INTERRUPT, RESUME, NO_WRITES})
 
 
-def _is_internal_channel(key: str) -> bool:
+def is_internal_channel(key: str) -> bool:
     return key in (START, TASKS) or key.startswith(("branch:to:", "join:"))
 
 
@@ -284,12 +284,12 @@ async def compute_writes(
     if node.writer is not None:
         return node.writer(output)
     # the state's keys, plus keys that only some node's input schema declares
-    state_keys = set(spec.channels) | {k for k in channels if not _is_internal_channel(k)}
+    state_keys = set(spec.channels) | {k for k in channels if not is_internal_channel(k)}
     writes: list[tuple[str, Any]] = []
     commands: list[Command] = []
     if node.name == START:
         if output is not None:
-            data = spec.validate_input(output)
+            data = node.spec.validate_input(output)  # against the input schema, if any
             writes = [(k, v) for k, v in data.items() if k in input_keys]
             if isinstance(output, dict) and any(k not in state_keys for k in output):
                 unknown = [str(k) for k in output if k not in state_keys]

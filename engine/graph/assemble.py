@@ -74,7 +74,7 @@ def compile_nodes(
         fn=None,
         triggers=[START],
         input_keys=[],
-        spec=spec,
+        spec=StateSpec(b.input_schema) if b.input_schema is not None else spec,
         static_targets=static.get(START, []),
         join_channels=joins.get(f"__src__{START}", []),
         branches=list(b.branches.get(START, {}).values()),

@@ -241,7 +241,7 @@ class StateSpec:
         if self.is_root:
             return plain(values.get(ROOT))
         if self.is_pydantic:
-            return self.schema.model_construct(**values)
+            return self.schema(**values)  # validated, as LangGraph builds a node's input
         if self.is_dataclass:
             try:
                 return self.schema(**values)
@@ -262,12 +262,7 @@ class StateSpec:
         if self.is_root:
             return {ROOT: value}
         if isinstance(value, dict):
-            if self.is_pydantic:
-                validated = self.schema.model_validate(
-                    {k: v for k, v in value.items() if k in self.fields}
-                )
-                return {k: getattr(validated, k) for k in value if k in self.fields}
-            return value
+            return value  # a pydantic state validates when a node reads it
         if isinstance(value, BaseModel):
             return {
                 k: getattr(value, k) for k in value.model_fields_set or type(value).model_fields
@@ -319,10 +314,13 @@ def updates_from_output(
             if dropped is not None:
                 dropped.extend(str(k) for k in obj if k not in keys)
         elif isinstance(obj, BaseModel):
-            fields = obj.model_fields_set or set(type(obj).model_fields)
-            writes.extend(
-                (k, getattr(obj, k)) for k in type(obj).model_fields if k in fields and k in keys
-            )
+            # as LangGraph reads a returned model: every field but those left at a None default
+            model_fields = type(obj).model_fields
+            kept = obj.model_fields_set
+            for k, info in model_fields.items():
+                v = getattr(obj, k)
+                if k in keys and (v is not None or info.default is not None or k in kept):
+                    writes.append((k, v))
         elif dataclasses.is_dataclass(obj) and not isinstance(obj, type):
             writes.extend(
                 (f.name, getattr(obj, f.name)) for f in dataclasses.fields(obj) if f.name in keys
