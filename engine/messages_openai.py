@@ -71,9 +71,10 @@ def _shaped(msg: BaseMessage) -> list[BaseMessage]:
             out: list[BaseMessage] = []
             for b in results:
                 inner = b.get("content")
+                body: Any = inner if isinstance(inner, str) else _blocks(inner)
                 out.append(
                     ToolMessage(
-                        content=_blocks(inner) if not isinstance(inner, str) else inner,
+                        content=body,
                         tool_call_id=str(b.get("tool_use_id") or ""),
                         status="error" if b.get("is_error") else "success",
                         id=msg.id if not out else str(uuid.uuid4()),
