@@ -30,6 +30,14 @@ def _is_graph(fn: Any) -> bool:
     return hasattr(fn, "_arun_as_subgraph")
 
 
+def _runnable_call(fn: Any) -> Any:
+    """What runs a node given as a runnable that is not a function (a tool, a LangChain
+    runnable): its ``ainvoke``; else the node itself."""
+    if not callable(fn) and callable(getattr(fn, "ainvoke", None)):
+        return fn.ainvoke
+    return fn
+
+
 def _call_kwargs(fn: Any) -> tuple[frozenset[str], bool]:
     """Which of config/runtime/writer/store a node function accepts, and whether it is async."""
     call = getattr(fn, "__call__", None)  # noqa: B004 - the method of a callable object
@@ -94,7 +102,8 @@ def compile_nodes(
                 channels.setdefault(k, ch)
             input_keys = list(node_spec.channels)
         is_sub = _is_graph(ns.fn)
-        kwargs, is_async = (frozenset(), True) if is_sub else _call_kwargs(ns.fn)
+        fn = ns.fn if is_sub else _runnable_call(ns.fn)
+        kwargs, is_async = (frozenset(), True) if is_sub else _call_kwargs(fn)
         defaults = b.node_defaults
         timeout = ns.timeout if ns.timeout is not None else defaults.get("timeout")
         if timeout is not None and not is_sub and is_sync_callable(ns.fn):
@@ -107,7 +116,7 @@ def compile_nodes(
             policies = list(retry)
         nodes[name] = PregelNode(
             name=name,
-            fn=ns.fn,
+            fn=fn,
             triggers=[trigger_channel(name), *joins.get(name, [])],
             input_keys=input_keys,
             spec=node_spec,

@@ -40,8 +40,8 @@ if TYPE_CHECKING:
 __all__ = ["UPDATED_BY", "StateAPI"]
 
 UPDATED_BY = "__update__"
-"""The ``versions_seen`` entry of a node an ``update_state`` acted as (LangGraph keeps no
-record of an update's writer in the metadata; this is where ours is)."""
+"""``versions_seen[UPDATED_BY]``: the nodes the latest ``update_state`` acted as (LangGraph
+keeps no record of an update's writer in the metadata; this is where ours is)."""
 
 
 def _error_repr(saved: Any) -> str:
@@ -319,6 +319,7 @@ class StateAPI(SubgraphStateAPI):
             if saved
             else {"configurable": {"thread_id": thread_id, "checkpoint_ns": ns}}
         )
+        checkpoint["versions_seen"].pop(UPDATED_BY, None)  # an earlier update's writers
         channels = self._restore(checkpoint)
         prev_versions = dict(checkpoint["channel_versions"])
         before_values = {k: channels[k].value for k in self.spec.channels}
@@ -380,14 +381,10 @@ class StateAPI(SubgraphStateAPI):
                 for task in tasks:
                     await saver.aput_writes(saved.config, task.writes, task.id)
             apply_writes(checkpoint, channels, tasks, next_version)
-            # the nodes that wrote this update, as a run's writers are: what they have seen
-            # changes (how the last writer is inferred, and how a history tells who wrote)
-            seen = checkpoint["versions_seen"]
-            mark = next_version(
-                max(checkpoint["channel_versions"].values(), key=version_number, default=None)
-            )
-            for task in tasks:
-                seen.setdefault(task.name, {})[UPDATED_BY] = mark
+            # who wrote this update (for a history without events); not a node's entry, so
+            # inferring the last writer and planning are unaffected
+            mark = max(checkpoint["channel_versions"].values(), key=version_number, default=None)
+            checkpoint["versions_seen"][UPDATED_BY] = {t.name: mark or "" for t in tasks}
             if len(updates) > 1:
                 values = {u.as_node: u.values for u in updates}
                 writer = ",".join(str(u.as_node) for u in updates)

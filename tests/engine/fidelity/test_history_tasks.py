@@ -191,3 +191,24 @@ def test_a_node_shows_its_callable_as_langgraph_does() -> None:
     assert builder.nodes["count"].runnable.func.ticks == 1
     assert builder.nodes["later"].runnable.afunc is later
     assert builder.nodes["later"].runnable.func is None
+
+
+def test_after_an_update_and_a_run_the_last_writer_is_the_node_that_ran() -> None:
+    class Chain(TypedDict):
+        d: Annotated[list[str], operator.add]
+        x: str
+
+    graph = (
+        StateGraph(Chain)
+        .add_node("a", lambda s: {"d": ["a"]})
+        .add_node("b", lambda s: {"x": "b"})
+        .add_edge(START, "a")
+        .add_edge("a", "b")
+        .compile(checkpointer=InMemorySaver())
+    )
+    cfg = {"configurable": {"thread_id": "t"}}
+    graph.update_state(cfg, {"d": ["u"]}, as_node="a")
+    graph.invoke(None, cfg, interrupt_after=["b"])
+    graph.update_state(cfg, {"x": "u"})  # as b, the node that wrote last
+    assert graph.get_state(cfg).values == {"d": ["u"], "x": "u"}
+    assert graph.get_state(cfg).next == ()
