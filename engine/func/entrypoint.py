@@ -89,6 +89,7 @@ class EntrypointGraph(CompiledStateGraph):
                 writer=_entry_writes,
                 update_key=END,
                 inline_ok=False,
+                callback_input=lambda inp: inp.get(START) if isinstance(inp, dict) else inp,
             ),
         }
 

@@ -94,7 +94,8 @@ class PregelNode:
     """Low-level nodes: the writes ``update_state(values, as_node=...)`` makes for this node."""
     callback_input: Callable[[Any], Any] | None = None
     """How callback handlers see a task's input (a functional-API task: its arguments by
-    parameter name), when that is not the input itself."""
+    parameter name; an entrypoint: its input value), when that is not the input itself; for
+    a pull task, also what the ``tasks`` stream shows."""
 
     def copy(self, update: dict[str, Any] | None = None) -> PregelNode:
         """A copy of this node with the given fields replaced."""

@@ -376,32 +376,51 @@ class PregelLoop(LoopInput, LoopStreaming):
                 checkpoint_ns=self.ns,
                 parents=dict(self.parents),
             )
-        if (
-            self.run.stream is not None
-            and saver is not None
-            and ("checkpoints" in self.run.stream_modes or "debug" in self.run.stream_modes)
-        ):
-            self._push(
-                "checkpoints",
-                {
-                    "config": with_checkpoint_map(config, metadata),
-                    "parent_config": with_checkpoint_map(parent_config, metadata),
-                    "values": self._values(),
-                    "metadata": metadata,
-                    "next": next_names,
-                    "tasks": [
-                        {
-                            "id": t.id,
-                            "name": t.name,
-                            "interrupts": (),
-                            "state": self._task_state_config(t),
-                        }
-                        for t in upcoming
-                    ],
-                },
-            )
+        if saver is not None:
+            self.push_checkpoint(config, parent_config, metadata, upcoming)
         self.step += 1
         em.step = self.step
+
+    def wants_checkpoints(self) -> bool:
+        modes = self.run.stream_modes
+        return self.run.stream is not None and ("checkpoints" in modes or "debug" in modes)
+
+    def push_checkpoint(
+        self,
+        config: dict[str, Any],
+        parent_config: dict[str, Any] | None,
+        metadata: CheckpointMetadata,
+        upcoming: list[Task],
+    ) -> None:
+        """A ``checkpoints`` chunk: the checkpoint, the tasks it will run (with the interrupts
+        those are waiting on, when it is a resumed one)."""
+        if not self.wants_checkpoints():
+            return
+        waiting: dict[str, list[dict[str, Any]]] = {}
+        for tid, c, v in self.pending_writes:
+            if c == INTERRUPT:
+                waiting[tid] = [
+                    {"id": i.id, "response_schema": i.response_schema, "value": i.value} for i in v
+                ]
+        self._push(
+            "checkpoints",
+            {
+                "config": with_checkpoint_map(config, metadata),
+                "parent_config": with_checkpoint_map(parent_config, metadata),
+                "values": self._values(),
+                "metadata": metadata,
+                "next": [t.name for t in upcoming],
+                "tasks": [
+                    {
+                        "id": t.id,
+                        "name": t.name,
+                        "interrupts": tuple(waiting.get(t.id, ())),
+                        "state": self._task_state_config(t),
+                    }
+                    for t in upcoming
+                ],
+            },
+        )
 
     async def save_task_writes(self, task: Task, writes: list[tuple[str, Any]]) -> None:
         self.pending_writes = [w for w in self.pending_writes if w[0] != task.id]

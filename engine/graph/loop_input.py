@@ -145,6 +145,11 @@ class LoopInput:
         if self.resuming:
             mark_interrupt_seen(self.checkpoint)
             self._push("values", self._values())
+            if self.checkpointer is not None and self.saved is not None and not self.nested:
+                # a resumed run starts from the checkpoint it loaded, as LangGraph streams it
+                self.push_checkpoint(
+                    self.saved.config, self.saved.parent_config, self.saved.metadata, self._plan()
+                )
             return True
         if inp is not None and not is_command:
             discard = self._plan()
@@ -165,6 +170,15 @@ class LoopInput:
     if TYPE_CHECKING:  # provided by PregelLoop or the other mixin
 
         def next_version(self, current: str | None) -> str:  # pragma: no cover - PregelLoop's
+            ...
+
+        def push_checkpoint(
+            self,
+            config: dict[str, Any],
+            parent_config: dict[str, Any] | None,
+            metadata: Any,
+            upcoming: list[Task],
+        ) -> None:  # pragma: no cover - PregelLoop's
             ...
 
         def _plan(self) -> list[Task]:  # pragma: no cover - PregelLoop's

@@ -73,7 +73,7 @@ class LoopStreaming:
             run.stream(
                 "debug",
                 {
-                    "step": self.step - 1 if mode == "checkpoints" else self.step,
+                    "step": chunk["metadata"]["step"] if mode == "checkpoints" else self.step,
                     "timestamp": dt.datetime.now(dt.UTC).isoformat(),
                     "type": kind,
                     "payload": chunk,
@@ -98,7 +98,9 @@ class LoopStreaming:
                 {
                     "id": task.id,
                     "name": task.name,
-                    "input": task.input,
+                    "input": task.node.callback_input(task.input)
+                    if task.node.callback_input is not None and task.kind == "pull"
+                    else task.input,
                     "triggers": tuple(task.triggers),
                 },
             )
@@ -157,7 +159,10 @@ class LoopStreaming:
                         [(c, v) for c, v in task.writes if c in self.graph.spec.channels]
                     )
                 ),
-                "interrupts": [{"value": i.value, "id": i.id} for i in interrupts],
+                "interrupts": [
+                    {"value": i.value, "id": i.id, "response_schema": i.response_schema}
+                    for i in interrupts
+                ],
             },
         )
 
