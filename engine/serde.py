@@ -51,6 +51,24 @@ def _qualname(cls: type) -> str:
     return f"{cls.__module__}.{cls.__qualname__}"
 
 
+_MOVED = {
+    "engine.graph.types.": "engine.types.",
+    "engine.graph.errors.": "engine.errors.",
+    "engine.graph.execution.": "engine.core.execution.",
+    "engine.graph.message_log.": "engine.message_log.",
+}
+"""Modules whose types moved: a session written before the move names the old module."""
+
+
+def _registered(name: str) -> type | None:
+    cls = _REGISTRY.get(name)
+    if cls is None:
+        for old, new in _MOVED.items():
+            if name.startswith(old):
+                return _REGISTRY.get(new + name[len(old) :])
+    return cls
+
+
 def register_type(cls: type) -> type:
     """Allow ``cls`` (a pydantic model, dataclass or enum) to be rebuilt when decoding."""
     _REGISTRY[_qualname(cls)] = cls
@@ -156,12 +174,12 @@ def decode(data: Any) -> Any:
     if tag == "dict":
         return {decode(k): decode(x) for k, x in data["items"]}
     if tag == "model":
-        cls = _REGISTRY.get(data["cls"])
+        cls = _registered(data["cls"])
         if cls is not None and issubclass(cls, BaseModel):
             return cls.model_validate(v)
         return v
     if tag == "dc":
-        cls = _REGISTRY.get(data["cls"])
+        cls = _registered(data["cls"])
         fields = {k: decode(x) for k, x in v.items()}
         if cls is not None and dataclasses.is_dataclass(cls):
             init = {f.name for f in dataclasses.fields(cls) if f.init}
@@ -169,7 +187,7 @@ def decode(data: Any) -> Any:
             return obj
         return fields
     if tag == "enum":
-        cls = _REGISTRY.get(data["cls"])
+        cls = _registered(data["cls"])
         value = decode(v)
         return cls(value) if cls is not None else value
     if tag == "set":

@@ -28,6 +28,8 @@ from typing import Annotated, Any, Generic, Literal, get_args, get_origin, get_t
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from typing_extensions import TypeVar
 
+from engine.core.foreign import adapt
+
 __all__ = [
     "BaseTool",
     "InjectedState",
@@ -343,7 +345,7 @@ class BaseTool:
         ):
             args = self.validate_args(input.get("args", {}))
             out = await self.arun(args, **self.default_injections(input.get("id")))
-            from engine.graph.types import Command
+            from engine.types import Command
 
             if isinstance(out, Command | ToolMessage):
                 return out  # the tool answered for itself (LangChain passes these through)
@@ -356,7 +358,7 @@ class BaseTool:
         return await self.arun(args, **self.default_injections(None))
 
     def invoke(self, input: Any, config: dict[str, Any] | None = None) -> Any:
-        from engine.aio import run_sync
+        from engine.core.aio import run_sync
 
         return run_sync(self.ainvoke(input, config))
 
@@ -438,7 +440,7 @@ class StructuredTool(BaseTool):
     def _run(self, *args: Any, **kwargs: Any) -> Any:
         if self.func is not None:
             return self.func(*args, **kwargs)
-        from engine.aio import run_sync
+        from engine.core.aio import run_sync
 
         assert self.coroutine is not None
         coroutine = self.coroutine
@@ -494,12 +496,9 @@ def as_tool(obj: Any) -> BaseTool:
     """A ``BaseTool`` from a tool or a plain function."""
     if isinstance(obj, BaseTool):
         return obj
-    from engine.interop import is_langchain
-
-    if is_langchain(obj):  # a langchain_core tool (@tool, StructuredTool, a toolkit's)
-        from engine.interop.langchain import LangChainTool
-
-        return LangChainTool(obj)
+    adapted = adapt("tool", obj)  # a langchain_core tool (@tool, StructuredTool, a toolkit's)
+    if adapted is not None:
+        return adapted  # type: ignore[no-any-return]
     if callable(obj):
         return tool(obj)
     raise TypeError(f"Not a tool: {obj!r}")

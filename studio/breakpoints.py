@@ -32,6 +32,7 @@ KINDS: tuple[KindInfo, ...] = (
     KindInfo("tool", "Tool call", "Tool"),
     KindInfo("failure", "Any failure", None),
     KindInfo("interrupt", "Interrupt", None),
+    KindInfo("loop", "Loop detected", None),
     KindInfo("state", "State condition", "Expression"),
 )
 NEEDS_TARGET = frozenset({"before_node", "after_node", "hook", "wrapper", "tool"})
@@ -92,6 +93,35 @@ class BreakpointsModel:
             if bp.id == bp_id and bp.enabled != enabled:
                 bp.enabled = enabled
                 self._changed()
+
+    # -- "break on any failure / on interrupts" (the Debug menu's toggles) ----------------------
+
+    def _plain(self, kind: str) -> list[Breakpoint]:
+        return [
+            b for b in self.debugger.breakpoints if b.kind == kind and not b.target and not b.detail
+        ]
+
+    def is_on(self, kind: str) -> bool:
+        """Is there an enabled breakpoint of ``kind`` on anything ("any failure")?"""
+        return any(b.enabled for b in self._plain(kind))
+
+    def set_on(self, kind: str, enabled: bool) -> None:
+        """Make "break on any ``kind``" set (once) or gone."""
+        plain = self._plain(kind)
+        if enabled:
+            if any(b.enabled for b in plain):
+                return
+            if plain:
+                plain[0].enabled = True
+                self._changed()
+            else:
+                self.add(kind)
+            return
+        if not plain:
+            return
+        for b in plain:
+            self.debugger.remove(b)
+        self._changed()
 
     # -- node breakpoints (the Graph dock's red dots, F9) --------------------------------------
 

@@ -15,6 +15,9 @@ Topics (callback signatures):
 - ``"focus"``     ``cb(node: str | None)``                  the user picked a node (graph click): filter to it
 - ``"theme"``     ``cb(name: str)``                         the colour theme changed ("light" | "dark")
 - ``"saved_thread"`` ``cb(next: tuple, interrupted: list)``  a saved thread was opened: where it stands
+- ``"event"``     ``cb(event: EventBase | None)``           the event selected (a row of the log, a
+  bar of the waterfall): every view that shows events selects it too
+- ``"prices"``    ``cb(table: PriceTable)``                 the model prices changed (Settings)
 
 ``debugger`` is the run controller's ``engine.debug.Debugger`` (it outlives runs: breakpoints
 stay); ``session_path`` is the ``.stepwise`` file the current runs are recorded into (or the
@@ -27,11 +30,14 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from studio.models.pricing import PriceTable
+
 if TYPE_CHECKING:
     from engine.debug import Debugger
     from engine.events import EventBase
     from engine.graph.drawing import DrawableGraph
-    from engine.graph.types import StateSnapshot
+    from engine.targets import Target
+    from engine.types import StateSnapshot
 
 __all__ = ["TOPICS", "Hub"]
 
@@ -47,6 +53,8 @@ TOPICS = (
     "focus",
     "theme",
     "saved_thread",
+    "event",
+    "prices",
 )
 
 
@@ -55,8 +63,11 @@ class Hub:
 
     def __init__(self) -> None:
         self._subs: dict[str, list[Callable[..., Any]]] = {t: [] for t in TOPICS}
+        self.target: Target | None = None
+        """What is debugged (``engine.targets``): None when only a recorded session is open."""
         self.graph: Any = None
-        """The compiled graph being debugged (None when only a recorded session is open)."""
+        """The graph object behind the target when it lives in this process (ours or the
+        attached app's; a recorded session's stand-in), for what only a local graph can tell."""
         self.drawable: DrawableGraph | None = None
         self.checkpointer: Any = None
         self.debugger: Debugger | None = None
@@ -71,6 +82,10 @@ class Hub:
         self.theme: str = "light"
         self.checkpoint_ns: dict[str, str] = {}
         """Checkpoints of subgraphs (id -> ``checkpoint_ns``): reading one needs its namespace."""
+        self.selected_event: EventBase | None = None
+        """The event selected in the log or the waterfall (a span's opening event)."""
+        self.prices: PriceTable = PriceTable.builtin()
+        """Model prices (the built-in list with the user's edits from Settings)."""
         self.approval_drafts: dict[str, list[dict[str, Any] | None]] = {}
         """Decisions taken in an approval dialog closed with "Answer later", by interrupt id:
         reopening the same interrupt shows them again."""
@@ -98,7 +113,22 @@ class Hub:
 
     # -- state changes (publish as they happen) -----------------------------------------------
 
-    def set_graph(self, graph: Any, drawable: DrawableGraph | None, label: str = "") -> None:
+    def set_target(self, target: Target, drawable: DrawableGraph | None, label: str = "") -> None:
+        """Debug ``target`` from now on (its graph object, when local, is ``graph``)."""
+        self.set_graph(getattr(target, "graph", None), drawable, label, target)
+
+    def set_graph(
+        self,
+        graph: Any,
+        drawable: DrawableGraph | None,
+        label: str = "",
+        target: Target | None = None,
+    ) -> None:
+        if target is None and graph is not None:
+            from engine.targets import target_for
+
+            target = target_for(graph)
+        self.target = target
         self.graph = graph
         self.drawable = drawable
         self.checkpointer = getattr(graph, "checkpointer", None) if graph is not None else None
@@ -109,6 +139,7 @@ class Hub:
         self.events = []
         self.checkpoint_ns = {}
         self.selected_checkpoint = None
+        self.selected_event = None
         self.publish("reset")
 
     def add_events(self, batch: list[EventBase]) -> None:
@@ -148,6 +179,16 @@ class Hub:
             self.focus_node = node
             self.publish("focus", node)
 
+    def select_event(self, event: EventBase | None) -> None:
+        """Select ``event`` in every view (None: nothing selected)."""
+        if event is not self.selected_event:
+            self.selected_event = event
+            self.publish("event", event)
+
+    def set_prices(self, table: PriceTable) -> None:
+        self.prices = table
+        self.publish("prices", table)
+
     def set_theme(self, name: str) -> None:
         if name != self.theme:
             self.theme = name
@@ -164,8 +205,20 @@ class Hub:
         return {"configurable": conf}
 
     def snapshot(self, checkpoint_id: str | None = None) -> StateSnapshot | None:
-        """The thread's state at a checkpoint (default: the selection, else the live tip)."""
-        if self.graph is None or self.checkpointer in (None, True, False):
+        """The thread's state at a checkpoint (default: the selection, else the live tip), read
+        now.  Docks that can wait read with ``studio.views.snapshot_reader`` instead (on the
+        loop: never blocking the window on a slow target)."""
+        if self.target is None:
+            return None
+        from engine.core.aio import run_sync
+
+        return run_sync(self.read_state(checkpoint_id))
+
+    async def read_state(self, checkpoint_id: str | None = None) -> StateSnapshot | None:
+        """``snapshot`` on the loop (default: the selection, else the live tip)."""
+        target = self.target
+        if target is None:
             return None
         cid = checkpoint_id if checkpoint_id is not None else self.selected_checkpoint
-        return self.graph.get_state(self.config(cid))
+        ns = self.checkpoint_ns.get(cid, "") if cid else ""
+        return await target.state(self.thread_id, cid, checkpoint_ns=ns)

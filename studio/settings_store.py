@@ -19,7 +19,14 @@ from typing import Any
 
 from engine.redaction import strip_url_credentials
 
-__all__ = ["MAX_RECENT", "StudioSettings", "apply_model_env", "config_path", "settings_model"]
+__all__ = [
+    "MAX_RECENT",
+    "StudioSettings",
+    "apply_model_env",
+    "config_path",
+    "settings_model",
+    "settings_prices",
+]
 
 MAX_RECENT = 8
 PROVIDERS = ("scripted", "openai")
@@ -44,6 +51,9 @@ class StudioSettings:
     """Recently opened agent specs (``file.py:attr``) and session files, newest first."""
     layout: str = ""
     """The window's geometry and dock layout (Qt's saved state, base64), restored on start."""
+    prices: dict[str, Any] = field(default_factory=dict)
+    """The user's edits of the model price list: ``{model: {"input", "output", ...}}`` per 1M
+    tokens, None for a built-in price removed (``studio.models.pricing``)."""
 
     @classmethod
     def load(cls, path: Path | None = None) -> StudioSettings:
@@ -63,6 +73,9 @@ class StudioSettings:
         out.recent = [str(r) for r in out.recent if isinstance(r, str)][:MAX_RECENT]
         if not isinstance(out.layout, str):
             out.layout = ""
+        if not isinstance(out.prices, dict):
+            out.prices = {}
+        out.prices = {str(k): v for k, v in out.prices.items() if v is None or isinstance(v, dict)}
         out.base_url = strip_url_credentials(str(out.base_url or ""))
         return out
 
@@ -103,3 +116,10 @@ def settings_model(settings: StudioSettings) -> Any:
     from engine.models import OpenAIChatModel
 
     return OpenAIChatModel(settings.model.strip(), base_url=settings.base_url.strip() or None)
+
+
+def settings_prices(settings: StudioSettings) -> Any:
+    """The built-in price list with the user's edits (a ``studio.models.pricing.PriceTable``)."""
+    from studio.models.pricing import PriceTable
+
+    return PriceTable.builtin().with_overrides(settings.prices)

@@ -23,13 +23,13 @@ from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from engine.bus import RunEmitter, current_emitter, span
+from engine.errors import GraphBubbleUp
 from engine.events import ErrorInfo, WrapperFinished, WrapperStarted
-from engine.graph.errors import GraphBubbleUp
-from engine.graph.types import Command
 from engine.messages import AIMessage, ToolMessage
 from engine.middleware.types import AgentMiddleware, ExtendedModelResponse, ModelResponse
+from engine.observe.bus import RunEmitter, current_emitter, span
 from engine.serde import to_jsonable
+from engine.types import Command
 
 __all__ = ["MODEL_CALL", "TOOL_CALL", "Chain", "WrapKind"]
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-from engine.graph.types import END
+from engine.types import END
 
 __all__ = ["tools_condition"]
 

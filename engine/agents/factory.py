@@ -28,10 +28,10 @@ from engine.agents.structured import as_strategy, structured_tool_names
 from engine.agents.tool_node import ToolNode
 from engine.graph.builder import StateGraph
 from engine.graph.compiled import CompiledStateGraph
-from engine.graph.types import END, START
 from engine.messages import SystemMessage
 from engine.middleware.types import AgentMiddleware, uses
 from engine.tools import BaseTool, as_tool
+from engine.types import END, START
 
 __all__ = ["AGENT_RECURSION_LIMIT", "create_agent"]
 

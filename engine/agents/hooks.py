@@ -18,14 +18,14 @@ from collections.abc import Callable
 from typing import Any
 
 from engine.agents.routing import remember_jump
-from engine.bus import current_emitter, span
+from engine.errors import GraphBubbleUp
 from engine.events import ErrorInfo, HookFinished, HookStarted
-from engine.graph.errors import GraphBubbleUp
 from engine.graph.runtime import Runtime, current_run, current_task
-from engine.graph.types import Command
 from engine.middleware.types import AgentMiddleware, can_jump_to, overrides
+from engine.observe.bus import current_emitter, span
+from engine.observe.tracing import TracePolicy, effective_trace_policy, traced_value
 from engine.serde import to_jsonable
-from engine.tracing import TracePolicy, effective_trace_policy, traced_value
+from engine.types import Command
 
 __all__ = ["HookNode", "hook_can_jump_to"]
 

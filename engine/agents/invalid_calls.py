@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engine.bus import current_emitter, span
 from engine.events import ToolFinished, ToolStarted
 from engine.messages import AIMessage, BaseMessage, InvalidToolCall, ToolMessage
+from engine.observe.bus import current_emitter, span
 from engine.serde import to_jsonable
 
 __all__ = ["answer_invalid_calls", "emit_answers", "invalid_call_answer"]

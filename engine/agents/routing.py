@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.graph.runtime import current_task, set_route_reason
-from engine.graph.types import Send
 from engine.messages import AIMessage, ToolMessage
 from engine.tools import BaseTool
+from engine.types import Send
 
 __all__ = ["Topology", "last_ai_and_answers", "pending_jump", "remember_jump"]
 

@@ -22,16 +22,16 @@ import typing
 from collections.abc import Callable, Mapping
 from typing import Any, Union, get_args, get_origin
 
-from engine.bus import current_emitter, span
-from engine.debug import check_fault
+from engine.errors import GraphBubbleUp
 from engine.events import ErrorInfo, ToolFinished, ToolStarted
-from engine.graph.errors import GraphBubbleUp
 from engine.graph.runtime import current_task
-from engine.graph.types import Command
 from engine.messages import InvalidToolCall, ToolMessage
 from engine.middleware.types import ToolCallRequest
+from engine.observe.bus import current_emitter, span
+from engine.observe.faults import check_fault
 from engine.serde import to_jsonable
 from engine.tools import BaseTool, ToolArgsValidationError
+from engine.types import Command
 
 __all__ = [
     "ErrorHandler",

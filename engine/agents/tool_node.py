@@ -24,14 +24,14 @@ from engine.agents.tool_exec import (
     execute_tool_call,
     invalid_call_message,
 )
-from engine.bus import current_emitter, span
 from engine.events import ToolFinished, ToolStarted
 from engine.graph.runtime import Runtime, current_run, current_task
-from engine.graph.types import Command
 from engine.messages import AIMessage, BaseMessage, InvalidToolCall, ToolCall, ToolMessage
 from engine.middleware.types import AgentMiddleware, ToolCallRequest
+from engine.observe.bus import current_emitter, span
 from engine.serde import to_jsonable
 from engine.tools import BaseTool, ToolRuntime, as_tool
+from engine.types import Command
 
 __all__ = ["ToolNode"]
 
@@ -144,7 +144,7 @@ class ToolNode:
         return await self(input, config or {}, None)
 
     def invoke(self, input: Any, config: dict[str, Any] | None = None) -> Any:
-        from engine.aio import run_sync
+        from engine.core.aio import run_sync
 
         return run_sync(self.ainvoke(input, config))
 

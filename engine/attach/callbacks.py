@@ -21,6 +21,7 @@ from langchain_core.callbacks import BaseCallbackHandler
 
 from engine.attach.base import Open, task_of
 from engine.attach.calls import CallEvents
+from engine.core.ids import new_span_id
 from engine.events import (
     ErrorInfo,
     HookFinished,
@@ -30,7 +31,6 @@ from engine.events import (
     SuperstepFinished,
     SuperstepStarted,
 )
-from engine.ids import new_span_id
 from engine.serde import to_jsonable
 
 __all__ = ["AttachCallbacks", "SyncAttachCallbacks"]

@@ -4,21 +4,21 @@ with the API the studio and the CLI use on our graphs (events, drawing, state, r
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from engine.aio import aiter_thread, iter_sync, run_sync
 from engine.attach.state import AttachedState
-from engine.bus import EventBus, RunEmitter, Subscription, drain_events
-from engine.events import ErrorInfo, EventBase, InterruptResumed, RunFinished, RunStarted
+from engine.core.aio import aiter_thread, iter_sync, run_sync
+from engine.core.ids import new_run_id
+from engine.events import EventBase, InterruptResumed
 from engine.graph.drawing import DrawableGraph
-from engine.ids import new_run_id
+from engine.observe.bus import EventBus, RunEmitter, Subscription, drain_events
+from engine.observe.run_span import run_span
 from engine.serde import to_jsonable
 
 if TYPE_CHECKING:
     from engine.attach.mirror import CheckpointMirror
-    from engine.debug import Debugger
+    from engine.observe.gate import Gate
 
 __all__ = ["STREAM_MODES", "AttachedGraph"]
 
@@ -39,28 +39,22 @@ def _sync_only_saver(saver: Any) -> bool:
     return "NotImplementedError" in names and len(names) <= 2
 
 
-class _StateReader:
-    """Stands in for the engine loop the debugger reads the committed state from."""
+class _RunInfo:
+    """What the debugger may know of an attached run (``RunView``): the committed state is read
+    back from the app's checkpointer."""
 
-    def __init__(self, graph: Any, config: dict[str, Any]) -> None:
+    def __init__(self, run_id: str, graph: Any, config: dict[str, Any]) -> None:
+        self.run_id = run_id
         self.graph = graph
         self.config = config
 
-    def _values(self) -> Any:
+    def committed_state(self) -> dict[str, Any] | None:
         if getattr(self.graph, "checkpointer", None) in (None, True, False):
             return None
         conf = {
             k: v for k, v in self.config.get("configurable", {}).items() if k != "checkpoint_id"
         }
-        return self.graph.get_state({"configurable": conf}).values
-
-
-class _RunInfo:
-    """What ``Debugger._attach`` needs of a run (attached runs have no engine loop)."""
-
-    def __init__(self, run_id: str, loop: _StateReader | None = None) -> None:
-        self.run_id = run_id
-        self.loop = loop
+        return self.graph.get_state({"configurable": conf}).values  # type: ignore[no-any-return]
 
 
 class AttachedGraph(AttachedState):
@@ -167,9 +161,13 @@ class AttachedGraph(AttachedState):
     # -- running -----------------------------------------------------------------------------
 
     async def _arun(
-        self, input: Any, config: dict[str, Any] | None, debugger: Debugger | None,
+        self,
+        input: Any,
+        config: dict[str, Any] | None,
+        debugger: Gate | None,
         extra: list[EventBus],
-    ) -> Any:  # fmt: skip
+        context: Any = None,
+    ) -> Any:
         from engine.attach.base import ACTIVE
         from engine.attach.callbacks import AttachCallbacks, SyncAttachCallbacks
         from engine.attach.translate import StreamTranslator, to_real_input
@@ -193,67 +191,40 @@ class AttachedGraph(AttachedState):
         cfg["callbacks"] = [*(cfg.get("callbacks") or []), handler]
         real_input = to_real_input(input)
         resumed = type(real_input).__name__ == "Command" or input is None
-        if debugger is not None:
-            info = _RunInfo(run_id, _StateReader(self.real, cfg))
-            debugger._attach(info, asyncio.current_task())  # type: ignore[arg-type]
-        t0 = time.perf_counter()
-        status, error, output = "done", None, None
-        await em.emit(
-            RunStarted,
-            span_id=run_id,
-            parent_span_id=None,
-            graph=self.name,
-            input=to_jsonable(input, max_str=4000, max_items=20),
-            resumed=resumed,
-            config={"thread_id": thread_id, "checkpoint_id": conf.get("checkpoint_id")},
-        )
         try:
-            resume = getattr(real_input, "resume", None)
-            if resumed and resume is not None:
-                await em.emit(InterruptResumed, parent_span_id=run_id, value=to_jsonable(resume))
-            async for ns, mode, data in self._stream(real_input, cfg):
-                await tr.part(tuple(ns), mode, data)
-            await tr.close_open_steps()
-            if tr.interrupts:
-                status = "interrupted"
-            output = tr.values if self.checkpointer in (None, False, True) else None
-            if output is None:
-                output = await self._values(cfg)
-            return output
-        except asyncio.CancelledError:
-            status = "cancelled"
-            if debugger is not None and debugger.stop_requested:
-                from engine.graph.compiled import RunStopped
-
-                raise RunStopped("The run was stopped; the last checkpoint is intact.") from None
-            raise
-        except BaseException as exc:
-            status = "cancelled" if type(exc).__name__ == "RunStopped" else "error"
-            error = exc
-            raise
+            async with run_span(
+                em,
+                _RunInfo(run_id, self.real, cfg),
+                graph=self.name,
+                input=input,
+                resumed=resumed,
+                config={"thread_id": thread_id, "checkpoint_id": conf.get("checkpoint_id")},
+                gate=debugger,
+            ) as span:
+                resume = getattr(real_input, "resume", None)
+                if resumed and resume is not None:
+                    await em.emit(
+                        InterruptResumed, parent_span_id=run_id, value=to_jsonable(resume)
+                    )
+                async for ns, mode, data in self._stream(real_input, cfg, context):
+                    await tr.part(tuple(ns), mode, data)
+                await tr.close_open_steps()
+                span.interrupted = bool(tr.interrupts)
+                output = tr.values if self.checkpointer in (None, False, True) else None
+                span.output = output if output is not None else await self._values(cfg)
+            return span.output
         finally:
             ACTIVE.reset(active)
-            if debugger is not None:
-                debugger._run = None
-                debugger._task = None
-            await em.emit_ungated(
-                RunFinished,
-                span_id=run_id,
-                parent_span_id=None,
-                status=status,  # type: ignore[arg-type]
-                output=to_jsonable(output, max_str=2000, max_items=20),
-                error=ErrorInfo.from_exception(error, with_traceback=True) if error else None,
-                duration_ms=(time.perf_counter() - t0) * 1000,
-                step=None,
-            )
 
-    def _stream(self, real_input: Any, cfg: dict[str, Any]) -> AsyncIterator[Any]:
+    def _stream(self, real_input: Any, cfg: dict[str, Any], context: Any) -> AsyncIterator[Any]:
         """LangGraph's stream of the run: ``astream``, or ``stream`` on a worker thread."""
         run = self.instrumented.graph
         kw: dict[str, Any] = {
             "stream_mode": [*STREAM_MODES, "messages"] if self.stream_tokens else STREAM_MODES,
             "subgraphs": True,
         }
+        if context is not None:
+            kw["context"] = context
         if self.sync:
             return aiter_thread(lambda: run.stream(real_input, cfg, **kw))
         return run.astream(real_input, cfg, **kw)  # type: ignore[no-any-return]
@@ -265,27 +236,38 @@ class AttachedGraph(AttachedState):
         return snap.values
 
     async def ainvoke(
-        self, input: Any, config: dict[str, Any] | None = None, *, debugger: Debugger | None = None
+        self,
+        input: Any,
+        config: dict[str, Any] | None = None,
+        *,
+        debugger: Gate | None = None,
+        context: Any = None,
     ) -> Any:
-        return await self._arun(input, config, debugger, [])
+        return await self._arun(input, config, debugger, [], context)
 
     def invoke(
-        self, input: Any, config: dict[str, Any] | None = None, *, debugger: Debugger | None = None
+        self,
+        input: Any,
+        config: dict[str, Any] | None = None,
+        *,
+        debugger: Gate | None = None,
+        context: Any = None,
     ) -> Any:
-        return run_sync(self.ainvoke(input, config, debugger=debugger))
+        return run_sync(self.ainvoke(input, config, debugger=debugger, context=context))
 
     async def astream_events(
         self,
         input: Any,
         config: dict[str, Any] | None = None,
         *,
-        debugger: Debugger | None = None,
+        debugger: Gate | None = None,
+        context: Any = None,
         **_: Any,
     ) -> AsyncIterator[EventBase]:
         """Run and yield every event of the run (ours, translated from LangGraph's)."""
         local = EventBus()
         sink = local.add_sink()
-        task = asyncio.ensure_future(self._arun(input, config, debugger, [local]))
+        task = asyncio.ensure_future(self._arun(input, config, debugger, [local], context))
         task.add_done_callback(lambda _t: local.close_streams())
         try:
             async for ev in drain_events(sink, task):

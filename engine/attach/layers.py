@@ -21,6 +21,7 @@ from contextvars import Token
 from typing import Any, Literal
 
 from engine.attach.base import ACTIVE, WRAP_SPAN, HandlerBase, task_of
+from engine.core.ids import new_span_id
 from engine.events import (
     AttemptFinished,
     AttemptStarted,
@@ -29,7 +30,6 @@ from engine.events import (
     WrapperFinished,
     WrapperStarted,
 )
-from engine.ids import new_span_id
 
 __all__ = ["Layer", "LayerSpec", "Out"]
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from engine import serde
 from engine.checkpoint.base import make_config
-from engine.graph.message_log import MessageList
+from engine.message_log import MessageList
 
 __all__ = ["CheckpointMirror"]
 

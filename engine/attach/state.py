@@ -13,10 +13,10 @@ import asyncio
 from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING, Any
 
-from engine.aio import run_sync
-from engine.bus import EventBus, RunEmitter
+from engine.core.aio import run_sync
+from engine.core.ids import new_run_id
 from engine.events import CheckpointSaved, StateUpdated
-from engine.ids import new_run_id
+from engine.observe.bus import EventBus, RunEmitter
 from engine.serde import to_jsonable
 
 if TYPE_CHECKING:

@@ -8,7 +8,7 @@ already stored is written as an *append* blob (the new messages plus the base ve
 through ``engine.serde``; nothing is pickled.
 
 Subclasses implement a handful of storage primitives (``_put_row``, ``_get_row``, ...); the
-async methods are the real ones and the sync API wraps them (``engine.aio.run_sync``).
+async methods are the real ones and the sync API wraps them (``engine.core.aio.run_sync``).
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from typing import Any, Generic, NamedTuple, TypedDict, TypeVar
 
 from engine import serde
-from engine.aio import iter_sync, run_sync
 from engine.checkpoint.blobs import BlobCodec
-from engine.graph.errors import CheckpointError, ThreadBusyError
+from engine.core.aio import iter_sync, run_sync
+from engine.errors import CheckpointError, ThreadBusyError
 
 V = TypeVar("V", int, float, str)
 
@@ -92,7 +92,7 @@ def copy_checkpoint(c: Checkpoint) -> Checkpoint:
 
 
 def empty_checkpoint() -> Checkpoint:
-    from engine.ids import uuid7
+    from engine.core.ids import uuid7
 
     return Checkpoint(
         v=SCHEMA_VERSION,

@@ -15,8 +15,8 @@ from collections import OrderedDict
 from typing import Any
 
 from engine import serde
-from engine.graph.errors import CheckpointError
-from engine.graph.message_log import AppendLog, MessageList
+from engine.errors import CheckpointError
+from engine.message_log import AppendLog, MessageList
 
 __all__ = ["BlobCodec"]
 

@@ -15,13 +15,13 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 from engine.checkpoint.base import RESUME
+from engine.core.ids import deterministic_id
+from engine.errors import GraphInterrupt
 from engine.func.constants import PUSH, RETURN
 from engine.func.future import TaskFuture
 from engine.graph.algo import Task
-from engine.graph.errors import GraphInterrupt
 from engine.graph.runner import run_task
 from engine.graph.runtime import TaskScratchpad, current_task
-from engine.ids import deterministic_id
 
 if TYPE_CHECKING:
     from engine.graph.algo import PregelNode

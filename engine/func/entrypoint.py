@@ -12,7 +12,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, get_args, get_origin
 
-from engine.bus import EventBus
 from engine.func.constants import PREVIOUS
 from engine.func.inject import injected_kwargs, params_of, settle, settle_async
 from engine.func.loop import EntrypointLoop, EntrySpec
@@ -22,7 +21,8 @@ from engine.graph.channels import BaseChannel, EphemeralValue, LastValue
 from engine.graph.compiled import CompiledStateGraph
 from engine.graph.drawing import DrawableGraph
 from engine.graph.runtime import current_task
-from engine.graph.types import END, START, RetryPolicy, coerce_timeout
+from engine.observe.bus import EventBus
+from engine.types import END, START, RetryPolicy, coerce_timeout
 
 __all__ = ["EntrypointGraph", "entrypoint"]
 

@@ -6,9 +6,9 @@ from typing import Any
 
 from engine.func.constants import PREVIOUS
 from engine.graph.loop import PregelLoop
-from engine.graph.message_log import plain
 from engine.graph.state import OmitFromOutput, StateSpec
-from engine.graph.types import END
+from engine.message_log import plain
+from engine.types import END
 
 __all__ = ["EntrySpec", "EntrypointLoop"]
 

@@ -14,7 +14,7 @@ from engine.func.inject import injected_kwargs, params_of, settle, settle_async
 from engine.graph.algo import PregelNode
 from engine.graph.builder import sync_timeout_error
 from engine.graph.runtime import allow_blocking_calls, current_task
-from engine.graph.types import RetryPolicy, coerce_timeout
+from engine.types import RetryPolicy, coerce_timeout
 
 if TYPE_CHECKING:
     from engine.graph.loop import PregelLoop

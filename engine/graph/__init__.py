@@ -1,5 +1,18 @@
 """The graph runtime: LangGraph-compatible state graphs run as Pregel supersteps."""
 
+from engine.core.config import RunnableConfig
+from engine.errors import (
+    CheckpointError,
+    EmptyChannelError,
+    EmptyInputError,
+    GraphInterrupt,
+    GraphRecursionError,
+    InvalidUpdateError,
+    NodeInterrupt,
+    ParentCommand,
+    ThreadBusyError,
+    is_invalid_resume,
+)
 from engine.graph.builder import StateGraph
 from engine.graph.channels import (
     BaseChannel,
@@ -12,21 +25,7 @@ from engine.graph.channels import (
 )
 from engine.graph.channels_delta import DeltaChannel
 from engine.graph.compiled import CompiledStateGraph, RunStopped
-from engine.graph.config_types import RunnableConfig
 from engine.graph.drawing import DrawableGraph
-from engine.graph.errors import (
-    CheckpointError,
-    EmptyChannelError,
-    EmptyInputError,
-    GraphInterrupt,
-    GraphRecursionError,
-    InvalidUpdateError,
-    NodeInterrupt,
-    ParentCommand,
-    ThreadBusyError,
-    is_invalid_resume,
-)
-from engine.graph.message_log import MessageList
 from engine.graph.message_push import push_message
 from engine.graph.pregel_api import NodeBuilder, Pregel
 from engine.graph.runtime import (
@@ -39,7 +38,9 @@ from engine.graph.runtime import (
     set_route_reason,
 )
 from engine.graph.state import OmitFromInput, OmitFromOutput, PrivateStateAttr
-from engine.graph.types import (
+from engine.message_log import MessageList
+from engine.messages import MessagesState
+from engine.types import (
     END,
     START,
     Command,
@@ -51,7 +52,6 @@ from engine.graph.types import (
     StateSnapshot,
     StateUpdate,
 )
-from engine.messages import MessagesState
 
 __all__ = [
     "END",

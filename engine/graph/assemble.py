@@ -17,7 +17,7 @@ from engine.graph.channels import BaseChannel, EphemeralValue, NamedBarrierValue
 from engine.graph.drawing import DrawableGraph, Edge
 from engine.graph.state import StateSpec
 from engine.graph.subgraph_detect import find_subgraph
-from engine.graph.types import END, START, RetryPolicy
+from engine.types import END, START, RetryPolicy
 
 __all__ = ["compile_nodes", "draw"]
 

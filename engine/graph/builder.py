@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, get_args, get_origin, g
 from typing_extensions import TypeVar
 
 from engine.graph.state import StateSpec
-from engine.graph.types import END, START, Command, RetryPolicy, Send, coerce_timeout
+from engine.types import END, START, Command, RetryPolicy, Send, coerce_timeout
 
 if TYPE_CHECKING:
     from engine.checkpoint.base import BaseCheckpointSaver

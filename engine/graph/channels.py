@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from engine.graph.errors import EmptyChannelError, InvalidUpdateError
-from engine.graph.message_log import AppendLog, MessageList, PreviewList
-from engine.graph.types import Overwrite
+from engine.errors import EmptyChannelError, InvalidUpdateError
+from engine.message_log import AppendLog, MessageList, PreviewList
+from engine.types import Overwrite
 
 __all__ = [
     "MISSING",
@@ -372,7 +372,7 @@ class NamedBarrierValue(BaseChannel):
 def preview(channel: BaseChannel, values: Sequence[Any]) -> Any:
     """The value ``channel`` would hold after ``update(values)``, leaving it unchanged."""
     if isinstance(channel, MessagesChannel):
-        from engine.graph.message_log import preview_merged
+        from engine.message_log import preview_merged
 
         flat: list[Any] = []
         for v in values:

@@ -16,8 +16,8 @@ import copy
 from collections.abc import Callable, Sequence
 from typing import Any, get_origin
 
+from engine.errors import InvalidUpdateError
 from engine.graph.channels import MISSING, BaseChannel
-from engine.graph.errors import InvalidUpdateError
 
 __all__ = ["DeltaChannel"]
 

@@ -5,39 +5,35 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
-import time
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Generic
 
-from engine.aio import iter_sync, run_sync
-from engine.bus import EventBus, RunEmitter, Subscription, drain_events
-from engine.callbacks import NodeRunCallbacks, handlers_from
-from engine.events import ErrorInfo, EventBase, RunFinished, RunStarted
+from engine.core.aio import iter_sync, run_sync
+from engine.core.execution import RunControl, coerce_context
+from engine.core.ids import new_run_id
+from engine.errors import RunStopped
+from engine.events import EventBase
 from engine.graph.assemble import compile_nodes, draw
 from engine.graph.builder import ContextT, InputT, OutputT, StateT
 from engine.graph.channels import BaseChannel
 from engine.graph.drawing import DrawableGraph
-from engine.graph.execution import RunControl, coerce_context
 from engine.graph.loop import PregelLoop
 from engine.graph.runtime import RunContext, TaskContext, reset_run, set_run
 from engine.graph.schema_json import schema_json
 from engine.graph.state import StateSpec, schema_fields
 from engine.graph.state_api import StateAPI
 from engine.graph.subgraph import calling_task, run_nested_sync, run_subgraph
-from engine.graph.types import START, StreamMode
-from engine.ids import new_run_id
-from engine.serde import to_jsonable
+from engine.observe.bus import EventBus, RunEmitter, Subscription, drain_events
+from engine.observe.callbacks import NodeRunCallbacks, handlers_from
+from engine.observe.run_span import run_span
+from engine.types import START, StreamMode
 
 if TYPE_CHECKING:
     from engine.checkpoint.base import BaseCheckpointSaver
-    from engine.debug import Debugger
     from engine.graph.builder import StateGraph
+    from engine.observe.gate import Gate
 
 __all__ = ["CompiledStateGraph", "RunStopped"]
-
-
-class RunStopped(Exception):
-    """The run was stopped on request (debugger ``stop``); the last checkpoint is intact."""
 
 
 async def _run_traced(loop: PregelLoop, config: dict[str, Any], name: str, input: Any) -> Any:
@@ -191,7 +187,7 @@ class CompiledStateGraph(StateAPI, Generic[StateT, ContextT, InputT, OutputT]):
         *,
         stream: Callable[[str, Any, str], None] | None = None,
         stream_modes: Sequence[str] = (),
-        debugger: Debugger | None = None,
+        debugger: Gate | None = None,
         extra_buses: Sequence[EventBus] = (),
         context: Any = None,
         interrupt_before: Sequence[str] | str | None = None,
@@ -240,33 +236,23 @@ class CompiledStateGraph(StateAPI, Generic[StateT, ContextT, InputT, OutputT]):
         )
         ib = _interrupt_list(interrupt_before, self.interrupt_before_nodes)
         ia = _interrupt_list(interrupt_after, self.interrupt_after_nodes)
-        if saver is not None and thread_id is not None:
-            saver.acquire_thread(str(thread_id), run_id)
         run_token = set_run(run)
         em_token = em.bind()
-        t0 = time.perf_counter()
-        status, error, output = "done", None, None
-        if debugger is not None:
-            debugger._attach(run, asyncio.current_task())
         try:
-            if em.active:
-                await em.emit(
-                    RunStarted,
-                    span_id=run_id,
-                    parent_span_id=None,
-                    graph=self.name,
-                    input=to_jsonable(input, max_str=4000, max_items=20),
-                    resumed=input is None or type(input).__name__ == "Command",
-                    config={
-                        "thread_id": thread_id,
-                        "checkpoint_id": conf.get("checkpoint_id"),
-                        "recursion_limit": cfg.get("recursion_limit", self.default_recursion_limit),
-                    },
-                )
-            from engine.bus import CURRENT_SPAN
-
-            span_token = CURRENT_SPAN.set(run_id)
-            try:
+            async with run_span(
+                em,
+                run,
+                graph=self.name,
+                input=input,
+                resumed=input is None or type(input).__name__ == "Command",
+                config={
+                    "thread_id": thread_id,
+                    "checkpoint_id": conf.get("checkpoint_id"),
+                    "recursion_limit": cfg.get("recursion_limit", self.default_recursion_limit),
+                },
+                gate=debugger,
+                lease=saver,
+            ) as span:
                 loop = self.loop_class(
                     self,
                     input=input,
@@ -277,43 +263,10 @@ class CompiledStateGraph(StateAPI, Generic[StateT, ContextT, InputT, OutputT]):
                     interrupt_after=ia,
                     durability=durability or cfg.get("durability") or "async",
                 )
-                output = await _run_traced(loop, cfg, self.name, input)
-                if loop.status != "done":
-                    status = "interrupted"
-            finally:
-                CURRENT_SPAN.reset(span_token)
-            return output
-        except (asyncio.CancelledError, RunStopped) as exc:
-            status = "cancelled"
-            if (
-                isinstance(exc, asyncio.CancelledError)
-                and debugger is not None
-                and debugger.stop_requested
-            ):
-                raise RunStopped("The run was stopped; the last checkpoint is intact.") from None
-            raise
-        except BaseException as exc:
-            status = "cancelled" if type(exc).__name__ == "RunStopped" else "error"
-            error = exc
-            raise
+                span.output = await _run_traced(loop, cfg, self.name, input)
+                span.interrupted = loop.status != "done"
+            return span.output
         finally:
-            if saver is not None and thread_id is not None:
-                saver.release_thread(str(thread_id), run_id)
-            if debugger is not None:
-                debugger._detach(run)
-            if em.active:
-                await em.emit_ungated(
-                    RunFinished,
-                    span_id=run_id,
-                    parent_span_id=None,
-                    status=status,  # type: ignore[arg-type]
-                    output=to_jsonable(output, max_str=2000, max_items=20)
-                    if status != "error"
-                    else None,
-                    error=ErrorInfo.from_exception(error, with_traceback=True) if error else None,
-                    duration_ms=(time.perf_counter() - t0) * 1000,
-                    step=None,
-                )
             em.unbind(em_token)
             reset_run(run_token)
 
@@ -331,7 +284,7 @@ class CompiledStateGraph(StateAPI, Generic[StateT, ContextT, InputT, OutputT]):
         interrupt_before: Sequence[str] | str | None = None,
         interrupt_after: Sequence[str] | str | None = None,
         durability: str | None = None,
-        debugger: Debugger | None = None,
+        debugger: Gate | None = None,
         stream_mode: StreamMode = "values",
         **kwargs: Any,
     ) -> Any:
@@ -402,7 +355,7 @@ class CompiledStateGraph(StateAPI, Generic[StateT, ContextT, InputT, OutputT]):
         interrupt_before: Sequence[str] | str | None = None,
         interrupt_after: Sequence[str] | str | None = None,
         durability: str | None = None,
-        debugger: Debugger | None = None,
+        debugger: Gate | None = None,
         **kwargs: Any,
     ) -> AsyncIterator[Any]:
         """Stream the run: ``values``, ``updates``, ``messages``, ``custom``, ``tasks``,
@@ -472,7 +425,7 @@ class CompiledStateGraph(StateAPI, Generic[StateT, ContextT, InputT, OutputT]):
         input: Any,
         config: dict[str, Any] | None = None,
         *,
-        debugger: Debugger | None = None,
+        debugger: Gate | None = None,
         context: Any = None,
         interrupt_before: Sequence[str] | str | None = None,
         interrupt_after: Sequence[str] | str | None = None,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.graph.channels import MISSING, BaseChannel
-from engine.graph.message_log import AppendLog
+from engine.message_log import AppendLog
 from engine.serde import to_jsonable
 
 __all__ = ["state_changes"]

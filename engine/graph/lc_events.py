@@ -23,7 +23,7 @@ import uuid
 from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING, Any
 
-from engine.callbacks import _PARENT_RUN, BaseCallbackHandler
+from engine.observe.callbacks import _PARENT_RUN, BaseCallbackHandler
 
 if TYPE_CHECKING:
     from engine.graph.compiled import CompiledStateGraph

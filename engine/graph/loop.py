@@ -10,7 +10,6 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any
 
-from engine.bus import span
 from engine.checkpoint.base import (
     ERROR,
     INTERRUPT,
@@ -22,6 +21,8 @@ from engine.checkpoint.base import (
     next_version,
     timestamp_of,
 )
+from engine.core.ids import uuid7
+from engine.errors import GraphDrained, GraphInterrupt, GraphRecursionError, RunStopped
 from engine.events import (
     CheckpointSaved,
     InterruptRaised,
@@ -38,16 +39,15 @@ from engine.graph.algo import (
 )
 from engine.graph.channels import MISSING, BaseChannel
 from engine.graph.diff import state_changes
-from engine.graph.errors import GraphDrained, GraphInterrupt, GraphRecursionError
 from engine.graph.loop_input import LoopInput
 from engine.graph.loop_stream import LoopStreaming
-from engine.graph.message_log import plain
 from engine.graph.runner import run_step
 from engine.graph.runtime import RunContext, TaskScratchpad
 from engine.graph.subgraph_replay import ReplayState
 from engine.graph.subgraph_state import with_checkpoint_map
-from engine.graph.types import Interrupt
-from engine.ids import uuid7
+from engine.message_log import plain
+from engine.observe.bus import span
+from engine.types import Interrupt
 
 if TYPE_CHECKING:
     from engine.checkpoint.base import BaseCheckpointSaver
@@ -551,11 +551,11 @@ class PregelLoop(LoopInput, LoopStreaming):
         except GraphInterrupt:
             status = "interrupted"
             raise
-        except (asyncio.CancelledError, KeyboardInterrupt):
+        except (asyncio.CancelledError, KeyboardInterrupt, RunStopped):
             status = "cancelled"
             raise
-        except BaseException as exc:
-            status = "cancelled" if type(exc).__name__ == "RunStopped" else "error"
+        except BaseException:
+            status = "error"
             raise
         finally:
             if em.active:

@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from engine.checkpoint.base import ERROR, INTERRUPT, NULL_TASK_ID, RESUME
+from engine.errors import EmptyInputError, InvalidUpdateError
 from engine.graph.algo import Task, apply_writes, mark_interrupt_seen, trigger_channel
-from engine.graph.errors import EmptyInputError, InvalidUpdateError
 from engine.graph.runtime import _NullResume
 from engine.graph.state import updates_from_output, warn_unknown_keys
 from engine.graph.subgraph_replay import ReplayState
-from engine.graph.types import END, START, Command, Send
+from engine.types import END, START, Command, Send
 
 if TYPE_CHECKING:
     from engine.checkpoint.base import BaseCheckpointSaver, Checkpoint, CheckpointTuple

@@ -11,13 +11,13 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-from engine.bus import span
 from engine.events import NodeFinished, NodeStarted
+from engine.observe.bus import span
 
 if TYPE_CHECKING:
-    from engine.bus import RunEmitter
     from engine.graph.algo import Task
     from engine.graph.loop import PregelLoop
+    from engine.observe.bus import RunEmitter
 
 __all__ = ["cache_key", "cached_writes", "emit_settled_node", "store_writes"]
 

@@ -9,14 +9,14 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, get_type_hints
 
-from engine.graph.errors import NodeCancelledError, NodeError, NodeTimeoutError
-from engine.graph.execution import ExecutionInfo, server_info_from
+from engine.core.execution import ExecutionInfo, server_info_from
+from engine.errors import NodeCancelledError, NodeError, NodeTimeoutError
 from engine.graph.runtime import Runtime
 
 if TYPE_CHECKING:
     from engine.graph.algo import PregelNode, Task
     from engine.graph.loop import PregelLoop
-    from engine.graph.types import TimeoutPolicy
+    from engine.types import TimeoutPolicy
 
 __all__ = ["attempt_runtime", "call_with_timeout", "error_handler_node", "pause"]
 

@@ -13,7 +13,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from engine.bus import EventBus
 from engine.graph.algo import TASKS, ChannelWrites, PregelNode
 from engine.graph.channels import (
     BaseChannel,
@@ -24,10 +23,11 @@ from engine.graph.channels import (
 )
 from engine.graph.compiled import CompiledStateGraph
 from engine.graph.drawing import DrawableGraph
-from engine.graph.message_log import plain
 from engine.graph.schema_json import schema_json
 from engine.graph.state import StateSpec
-from engine.graph.types import START, RetryPolicy
+from engine.message_log import plain
+from engine.observe.bus import EventBus
+from engine.types import START, RetryPolicy
 
 if TYPE_CHECKING:
     from engine.checkpoint.base import BaseCheckpointSaver

@@ -9,9 +9,8 @@ from collections.abc import Sequence
 from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any, get_args
 
-from engine.bus import RunEmitter, span
-from engine.callbacks import NodeRunCallbacks, handlers_from
 from engine.checkpoint.base import ERROR, INTERRUPT, NO_WRITES, RESUME
+from engine.errors import GraphBubbleUp, GraphInterrupt, ParentCommand, is_invalid_resume
 from engine.events import (
     CustomEvent,
     ErrorInfo,
@@ -21,7 +20,6 @@ from engine.events import (
     Route,
 )
 from engine.graph.algo import TASKS, Task, compute_writes, read_values
-from engine.graph.errors import GraphBubbleUp, GraphInterrupt, ParentCommand, is_invalid_resume
 from engine.graph.node_cache import cached_writes, emit_settled_node, store_writes
 from engine.graph.policies import (
     attempt_runtime,
@@ -36,8 +34,10 @@ from engine.graph.runtime import (
     reset_task,
     set_task,
 )
-from engine.graph.types import START, Command, RetryPolicy, Send
+from engine.observe.bus import RunEmitter, span
+from engine.observe.callbacks import NodeRunCallbacks, handlers_from
 from engine.serde import to_jsonable
+from engine.types import START, Command, RetryPolicy, Send
 
 if TYPE_CHECKING:
     from engine.graph.loop import PregelLoop

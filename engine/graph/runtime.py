@@ -14,15 +14,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from engine.bus import RunEmitter
-from engine.graph.errors import GraphInterrupt, mark_invalid_resume
-from engine.graph.execution import ExecutionInfo, RunControl, ServerInfo
-from engine.graph.types import Interrupt
-from engine.ids import deterministic_id
+from engine.core.context import RUN, TASK
+from engine.core.execution import ExecutionInfo, RunControl, ServerInfo
+from engine.core.ids import deterministic_id
+from engine.errors import GraphInterrupt, mark_invalid_resume
+from engine.observe.bus import RunEmitter
+from engine.types import Interrupt
 
 if TYPE_CHECKING:
     from engine.checkpoint.base import BaseCheckpointSaver
-    from engine.debug import Debugger
+    from engine.observe.gate import Gate
 
 __all__ = [
     "DEFAULT_RUNTIME",
@@ -122,7 +123,7 @@ class RunContext:
     store: Any = None
     context: Any = None
     checkpointer: BaseCheckpointSaver | None = None
-    debugger: Debugger | None = None
+    debugger: Gate | None = None
     sync_call: bool = False
     """True when the user called a sync API (``invoke``/``stream``): async-only hooks must refuse."""
     stream: Callable[[str, Any, str], None] | None = None
@@ -141,6 +142,10 @@ class RunContext:
 
     def wants(self, mode: str) -> bool:
         return mode in self.stream_modes
+
+    def committed_state(self) -> dict[str, Any] | None:
+        """The state values after the last superstep (what a debugger's condition reads)."""
+        return None if self.loop is None else self.loop._values()
 
     def push(self, mode: str, chunk: Any, ns: str = "") -> None:
         """Send a chunk to ``astream`` consumers (call on the run's event-loop thread)."""
@@ -198,12 +203,8 @@ class TaskContext:
     """Writes made during the call besides the return value (``push_message``)."""
 
 
-_RUN: contextvars.ContextVar[RunContext | None] = contextvars.ContextVar(
-    "stepwise_run", default=None
-)
-_TASK: contextvars.ContextVar[TaskContext | None] = contextvars.ContextVar(
-    "stepwise_task", default=None
-)
+_RUN: contextvars.ContextVar[RunContext | None] = RUN
+_TASK: contextvars.ContextVar[TaskContext | None] = TASK
 
 
 _BLOCKING_CALLS = threading.Event()

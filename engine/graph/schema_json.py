@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
+import operator
+import sys
 import types
+import typing
 from collections.abc import Sequence
 from typing import Annotated, Any, Union, get_args, get_origin, get_type_hints
 
@@ -20,7 +24,7 @@ def schema_json(schema: Any, keys: Sequence[str] | None, root_title: str) -> dic
 
     if schema is None or schema is Any:
         return {"title": root_title}
-    out = dict(TypeAdapter(schema).json_schema())
+    out = dict(TypeAdapter(_pydantic_ready(schema)).json_schema())
     if dataclasses.is_dataclass(schema) and "required" in out:
         optional = _optional_fields(schema)
         out["required"] = [k for k in out["required"] if k not in optional]
@@ -40,6 +44,43 @@ def schema_json(schema: Any, keys: Sequence[str] | None, root_title: str) -> dic
         return out
     out["title"] = root_title
     return out
+
+
+def _pydantic_ready(tp: Any) -> Any:
+    """``tp`` with every ``typing.TypedDict`` in it rebuilt as a ``typing_extensions`` one:
+    pydantic refuses ``typing``'s before Python 3.12, and users write that one."""
+    if sys.version_info >= (3, 12):
+        return tp
+    if typing.is_typeddict(tp) and type(tp).__module__ == "typing":
+        import typing_extensions as te
+
+        try:
+            hints = get_type_hints(tp, include_extras=True)
+        except Exception:  # unresolvable annotations: let pydantic say what is wrong
+            return tp
+        required = getattr(tp, "__required_keys__", frozenset(hints))
+        fields = {
+            k: _pydantic_ready(h) if k in required else te.NotRequired[_pydantic_ready(h)]
+            for k, h in hints.items()
+        }
+        rebuilt = te.TypedDict(tp.__name__, fields)  # type: ignore[operator]
+        rebuilt.__doc__ = tp.__doc__
+        return rebuilt
+    args = get_args(tp)
+    if not args:
+        return tp
+    new = tuple(_pydantic_ready(a) for a in args)
+    if all(a is b for a, b in zip(args, new, strict=True)):
+        return tp
+    copy_with = getattr(tp, "copy_with", None)
+    if get_origin(tp) is Annotated:
+        return Annotated[(new[0], *tp.__metadata__)]  # type: ignore[valid-type]
+    if callable(copy_with):
+        return copy_with(new)
+    origin = get_origin(tp)
+    if origin is types.UnionType:
+        return functools.reduce(operator.or_, new)
+    return types.GenericAlias(origin, new) if origin is not None else tp
 
 
 def _admits_none(tp: Any) -> bool:

@@ -19,6 +19,7 @@ from typing import Annotated, Any, get_args, get_origin, get_type_hints
 from pydantic import BaseModel
 
 from engine import serde
+from engine.errors import InvalidUpdateError
 from engine.graph.channels import (
     AppendListChannel,
     BaseChannel,
@@ -26,10 +27,9 @@ from engine.graph.channels import (
     LastValue,
     MessagesChannel,
 )
-from engine.graph.errors import InvalidUpdateError
-from engine.graph.message_log import plain
-from engine.graph.types import Command
+from engine.message_log import plain
 from engine.messages import add_messages
+from engine.types import Command
 
 __all__ = [
     "ROOT",

@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from engine.aio import iter_sync, run_sync
-from engine.bus import RunEmitter
 from engine.checkpoint.base import (
     ERROR,
     INTERRUPT,
@@ -20,17 +18,19 @@ from engine.checkpoint.base import (
     timestamp_of,
     version_number,
 )
+from engine.core.aio import iter_sync, run_sync
+from engine.core.ids import new_run_id, uuid7
+from engine.errors import InvalidUpdateError
 from engine.events import CheckpointSaved, StateUpdated
 from engine.graph.algo import Task, apply_writes, compute_writes, plan_tasks
 from engine.graph.channels import MISSING, BaseChannel
-from engine.graph.errors import InvalidUpdateError
-from engine.graph.message_log import plain
 from engine.graph.runtime import current_run
 from engine.graph.state import ROOT
 from engine.graph.subgraph_state import SAVER_KEY, SubgraphStateAPI, with_checkpoint_map
-from engine.graph.types import END, START, Interrupt, PregelTask, StateSnapshot, StateUpdate
-from engine.ids import new_run_id, uuid7
+from engine.message_log import plain
+from engine.observe.bus import RunEmitter
 from engine.serde import to_jsonable
+from engine.types import END, START, Interrupt, PregelTask, StateSnapshot, StateUpdate
 
 if TYPE_CHECKING:
     from engine.checkpoint.base import BaseCheckpointSaver

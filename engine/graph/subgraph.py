@@ -183,6 +183,6 @@ def run_nested_sync(coro_factory: Callable[[], Any], parent: TaskContext) -> Any
     loop = parent.run.emitter.loop
     if threading.get_ident() != parent.run.emitter.loop_thread and loop.is_running():
         return asyncio.run_coroutine_threadsafe(coro_factory(), loop).result()
-    from engine.aio import run_sync
+    from engine.core.aio import run_sync
 
     return run_sync(coro_factory())

@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING, Any
 
 from engine.graph.subgraph import NS_SEP, stable_ns, strip_task_ids, task_ns
-from engine.graph.types import PregelTask, StateSnapshot
+from engine.types import PregelTask, StateSnapshot
 
 if TYPE_CHECKING:
     from engine.checkpoint.base import BaseCheckpointSaver

@@ -27,7 +27,7 @@ from engine.middleware.types import (
     ToolCallRequest,
     hook_config,
 )
-from engine.tracing import TracePolicy, configure_trace_policy, omit_payload
+from engine.observe.tracing import TracePolicy, configure_trace_policy, omit_payload
 
 __all__ = [
     "AgentMiddleware",

@@ -18,12 +18,12 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from engine.bus import span
+from engine.errors import GraphBubbleUp
 from engine.events import AttemptFinished, AttemptStarted, ErrorInfo, MiddlewareAction
-from engine.graph.errors import GraphBubbleUp
 from engine.middleware.fallback_sanitize import sanitized_for
 from engine.middleware.retry_policy import Call, Emit, Steps, drive_async, drive_sync, model_name
 from engine.middleware.types import AgentMiddleware, ModelCallResult, ModelRequest, ModelResponse
+from engine.observe.bus import span
 
 __all__ = ["ModelFallbackMiddleware"]
 

@@ -26,7 +26,6 @@ import subprocess
 from pathlib import Path
 from typing import Any, Literal
 
-from engine.bus import emit_sync
 from engine.events import MiddlewareAction
 from engine.middleware.search_paths import (
     include_matches,
@@ -36,6 +35,7 @@ from engine.middleware.search_paths import (
     virtual_path,
 )
 from engine.middleware.types import AgentMiddleware
+from engine.observe.bus import emit_sync
 from engine.tools import tool
 
 __all__ = ["FilesystemFileSearchMiddleware"]

@@ -13,10 +13,10 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from engine.graph.types import Command
 from engine.messages import ToolCall, ToolMessage
 from engine.middleware.hitl_types import Action
 from engine.middleware.types import ToolCallRequest
+from engine.types import Command
 
 __all__ = ["DEFAULT_EDIT_NOTICE", "EDITED_CALLS_KEY", "annotate_result", "apply_edit", "as_action"]
 

@@ -27,9 +27,9 @@ import copy
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, TypeAlias
 
-from engine.bus import emit, emit_sync
 from engine.events import MiddlewareAction
 from engine.middleware.types import AgentMiddleware, ModelCallResult, ModelRequest, ModelResponse
+from engine.observe.bus import emit, emit_sync
 from engine.tools import BaseTool
 
 __all__ = ["SERVER_TOOL_SEARCH_TOOLS", "ProviderToolSearchMiddleware", "model_provider"]

@@ -31,9 +31,9 @@ from collections.abc import Awaitable, Callable, Generator
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias, TypeVar
 
-from engine.bus import emit, emit_sync, span
+from engine.errors import GraphBubbleUp
 from engine.events import AttemptFinished, AttemptStarted, ErrorInfo, EventBase, MiddlewareAction
-from engine.graph.errors import GraphBubbleUp
+from engine.observe.bus import emit, emit_sync, span
 
 __all__ = [
     "Call",

@@ -34,7 +34,6 @@ from typing import Annotated, Any, Literal, NotRequired
 
 from pydantic import BaseModel, model_validator
 
-from engine.bus import emit_sync
 from engine.events import MiddlewareAction
 from engine.graph.channels import UntrackedValue
 from engine.graph.runtime import Runtime
@@ -55,6 +54,7 @@ from engine.middleware.shell_execution import (
 )
 from engine.middleware.shell_session import CommandExecutionResult, ShellSession
 from engine.middleware.types import AgentMiddleware, AgentState
+from engine.observe.bus import emit_sync
 from engine.tools import ToolException, ToolRuntime, tool
 
 __all__ = [

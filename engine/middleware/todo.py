@@ -20,7 +20,6 @@ from typing_extensions import TypedDict
 from engine.events import MiddlewareAction
 from engine.graph.runtime import Runtime
 from engine.graph.state import OmitFromInput
-from engine.graph.types import Command
 from engine.messages import AIMessage, BaseMessage, ToolMessage
 from engine.middleware.retry_policy import Emit, Steps, drive_async, drive_sync
 from engine.middleware.types import (
@@ -31,6 +30,7 @@ from engine.middleware.types import (
     ModelResponse,
 )
 from engine.tools import BaseTool, InjectedToolCallId, tool
+from engine.types import Command
 
 __all__ = [
     "PARALLEL_WRITE_TODOS_ERROR",

@@ -23,12 +23,12 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from engine.events import MiddlewareAction
-from engine.graph.types import Command
 from engine.messages import BaseMessage, HumanMessage, ToolMessage
 from engine.middleware.internal_calls import accepts_config, internal_call_metadata
 from engine.middleware.retry_policy import Call, Emit, Steps, drive_async, drive_sync, model_name
 from engine.middleware.types import AgentMiddleware, ToolCallRequest
 from engine.tools import BaseTool
+from engine.types import Command
 
 __all__ = ["LLMToolEmulator"]
 

@@ -19,13 +19,13 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeAlias
 
+from engine.errors import GraphBubbleUp
 from engine.events import MiddlewareAction
-from engine.graph.errors import GraphBubbleUp
-from engine.graph.types import Command
 from engine.messages import ToolMessage
 from engine.middleware.retry_policy import Emit, Steps, drive_async, drive_sync
 from engine.middleware.types import AgentMiddleware, ToolCallRequest
 from engine.tools import BaseTool
+from engine.types import Command
 
 __all__ = ["ToolErrorMiddleware"]
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 
-from engine.graph.types import Command
 from engine.messages import ToolMessage
 from engine.middleware.retry_policy import (
     OnFailure,
@@ -31,6 +30,7 @@ from engine.middleware.retry_policy import (
 )
 from engine.middleware.types import AgentMiddleware, ToolCallRequest
 from engine.tools import BaseTool
+from engine.types import Command
 
 __all__ = ["ToolRetryMiddleware"]
 

@@ -23,12 +23,12 @@ import threading
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Literal
 
-from engine.bus import emit, emit_sync
 from engine.events import MiddlewareAction
-from engine.graph.types import Command
 from engine.messages import ToolMessage
 from engine.middleware.types import AgentMiddleware, ToolCallRequest
+from engine.observe.bus import emit, emit_sync
 from engine.tools import BaseTool
+from engine.types import Command
 
 __all__ = ["ToolTimeoutError", "ToolTimeoutMiddleware"]
 

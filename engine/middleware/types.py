@@ -20,7 +20,6 @@ from typing_extensions import TypedDict, TypeVar
 from engine.graph.channels import EphemeralValue
 from engine.graph.runtime import Runtime
 from engine.graph.state import OmitFromInput, PrivateStateAttr
-from engine.graph.types import Command
 from engine.messages import (
     AIMessage,
     AnyMessage,
@@ -30,8 +29,9 @@ from engine.messages import (
     ToolMessage,
     add_messages,
 )
+from engine.observe.tracing import TracePolicy
 from engine.tools import BaseTool, ToolRuntime
-from engine.tracing import TracePolicy
+from engine.types import Command
 
 __all__ = [
     "AgentMiddleware",
@@ -240,7 +240,7 @@ class AgentMiddleware(Generic[StateT, ContextT, ResponseT]):
     state_schema: Any = AgentState
     tools: Sequence[BaseTool] = ()
     trace_policy: TracePolicy | None = None
-    """What traces record about this middleware's hooks (``engine.tracing``); None: the default."""
+    """What traces record about this middleware's hooks (``engine.observe.tracing``); None: the default."""
 
     @property
     def name(self) -> str:

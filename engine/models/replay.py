@@ -19,13 +19,13 @@ from collections.abc import AsyncIterator, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from engine.bus import current_emitter, emit, emit_sync
 from engine.events import EventBase, MiddlewareAction
 from engine.messages import AIMessage, AIMessageChunk, message_from_dict
 from engine.models.base import BaseChatModel, ChatModel, ChatRequest, ModelProfile
 from engine.models.errors import ReplayDivergenceError
 from engine.models.hashing import request_hash
 from engine.models.streaming import split_message
+from engine.observe.bus import current_emitter, emit, emit_sync
 
 __all__ = ["Divergence", "ReplayChatModel", "recorded_from_events"]
 

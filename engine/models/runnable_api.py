@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from engine.aio import iter_sync, run_sync
+from engine.core.aio import iter_sync, run_sync
 from engine.messages import AIMessage
 
 __all__ = ["ModelRunnableAPI"]

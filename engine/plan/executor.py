@@ -23,8 +23,8 @@ from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from engine.bus import RunEmitter, current_emitter
 from engine.events import PlanStep as PlanStepEvent
+from engine.observe.bus import RunEmitter, current_emitter
 from engine.plan.deps import dependants
 from engine.plan.refs import resolve_refs
 from engine.plan.results import (

@@ -6,13 +6,13 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from engine.bus import current_emitter, span
 from engine.events import ErrorInfo, ModelRequest, ModelResponse
 from engine.graph.runtime import model_for
 from engine.messages import AIMessage, BaseMessage, SystemMessage
 from engine.models.base import ChatModel
 from engine.models.hashing import request_hash
 from engine.models.resolve import as_chat_model
+from engine.observe.bus import current_emitter, span
 from engine.serde import to_jsonable
 
 __all__ = ["call_model"]

@@ -24,9 +24,9 @@ from pydantic import ValidationError
 from engine import serde
 from engine.checkpoint.base import make_config
 from engine.checkpoint.sqlite import SqliteSaver
+from engine.errors import CheckpointError
 from engine.events import EventBase, event_from_json
 from engine.graph.drawing import DrawableGraph
-from engine.graph.errors import CheckpointError
 from engine.recording.schema import SessionError, connect_existing, read_schema_version
 
 __all__ = ["CheckpointInfo", "RunInfo", "Session"]

@@ -29,10 +29,10 @@ import threading
 from pathlib import Path
 from typing import Any, Protocol
 
-from engine.bus import Subscription
 from engine.checkpoint.sqlite import SqliteSaver, open_sqlite
+from engine.errors import CheckpointError
 from engine.events import SPAN_CLOSERS, SPAN_OPENERS, EventBase
-from engine.graph.errors import CheckpointError
+from engine.observe.bus import Subscription
 from engine.recording.compact import LARGE_VALUE, coalesce_tokens, shrink_state_update
 from engine.recording.schema import SessionError, check_recordable, create_tables
 from engine.redaction import scrub

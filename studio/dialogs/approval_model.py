@@ -22,8 +22,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from engine.graph.types import Command
 from engine.tools import BaseTool, ToolArgsValidationError
+from engine.types import Command
 from studio.dialogs.json_check import check_json_schema, json_kind, parse_json_object
 
 __all__ = [

@@ -37,8 +37,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.graph.types import END, START
 from engine.messages import AIMessage
+from engine.types import END, START
 from studio.models.state_edit import EditIssue, StateEdit
 from studio.palette import colors
 from studio.timetravel import aapply_edit, default_as_node
@@ -276,8 +276,11 @@ class EditStateDialog(QDialog):
         self._busy = True
         self.validate()
         try:
+            target = self.hub.target
+            if target is None:
+                raise RuntimeError("no agent is loaded")
             new_id = await aapply_edit(
-                self.graph,
+                target,
                 self.hub.thread_id,
                 self.checkpoint_id,
                 self.update_values(),

@@ -11,13 +11,14 @@ from __future__ import annotations
 from typing import Any
 
 from engine.events import SPAN_OPENERS, EventBase
-from studio.models.event_summary import error_text, short, summarize
+from studio.models.event_summary import error_text, is_stop, short, summarize
 
 __all__ = [
     "CONTAINS_FAILURE",
     "FAILED",
     "FAMILIES",
     "INTERRUPTED",
+    "LOOP",
     "TOKEN",
     "Row",
     "family",
@@ -29,6 +30,8 @@ FAILED = 1
 CONTAINS_FAILURE = 2
 """A descendant failed."""
 INTERRUPTED = 4
+LOOP = 8
+"""The row reports a loop (``loop.detected``)."""
 
 #: Kind families offered by the kind filter, in tree order.
 FAMILIES = (
@@ -47,8 +50,10 @@ FAMILIES = (
     "middleware",
     "plan",
     "custom",
-    "debug",
+    "store",
+    "loop",
 )
+"""(Debugger pauses are marks on the row they happened at, not rows: no "debug" family.)"""
 TOKEN = "model.token"
 _EMPTY: list[Row] = []
 
@@ -61,6 +66,8 @@ def family(kind: str) -> str:
 def status_flags(ev: EventBase) -> int:
     d = ev.__dict__
     k = ev.kind
+    if is_stop(d.get("error")):
+        return 0  # cut short by the user's Stop: not a failure
     if k in ("attempt.finished", "wrapper.finished"):
         outcome = d.get("outcome")
         return FAILED if outcome == "error" else INTERRUPTED if outcome == "interrupted" else 0
@@ -77,6 +84,8 @@ def status_flags(ev: EventBase) -> int:
         return FAILED if d.get("action") == "retry_exhausted" else 0
     if k == "interrupt.raised":
         return INTERRUPTED
+    if k == "loop.detected":
+        return LOOP
     return 0
 
 
@@ -97,6 +106,7 @@ class Row:
         "parent",
         "paused_at",
         "paused_ms",
+        "pauses",
         "streamed",
         "tokens",
         "uid",
@@ -121,6 +131,9 @@ class Row:
         """Time the run had spent paused (ms) when this row opened."""
         self.paused_ms = 0.0
         """Time spent paused (breakpoints, steps) while this span was open."""
+        self.pauses: list[EventBase] | None = None
+        """The ``debug.paused`` events of the times the run paused at this row's event (a
+        mark on the row, not rows of their own)."""
         self.tokens = 0
         self.streamed: list[str] | None = None
         self._summary: str | None = None
@@ -154,6 +167,10 @@ class Row:
         return bool(self.flags & INTERRUPTED)
 
     @property
+    def loop(self) -> bool:
+        return bool(self.flags & LOOP)
+
+    @property
     def seq(self) -> int:
         return self.event.seq
 
@@ -168,6 +185,11 @@ class Row:
     def streamed_text(self) -> str:
         return "".join(self.streamed) if self.streamed else ""
 
+    def pause_note(self) -> str:
+        """``▮▮`` / ``▮▮×3`` when the run paused at this row, else empty (a glyph common fonts have)."""
+        n = len(self.pauses) if self.pauses else 0
+        return "" if not n else "▮▮" if n == 1 else f"▮▮×{n}"
+
     def own_middleware(self) -> str | None:
         return self.event.__dict__.get("middleware") if self.event is not None else None
 
@@ -181,6 +203,7 @@ class Row:
                 step=self.event.step,
                 tokens=self.tokens,
                 streamed=self._tail(),
+                paused_ms=self.paused_ms,
             )
         return self._summary
 

@@ -1,7 +1,8 @@
 """``EventTreeModel``: a thin QAbstractItemModel over ``EventTree`` (practice 4).
 
 Columns: Event (the row summary, with an icon per event family and status), Node, Time (from
-the run's start) and Duration.  Structure changes reach Qt in batches: one
+the run's start), Duration and Cost (tokens and dollars of the model calls in the span: a
+``UsageLedger`` fed the same events, priced with ``prices``).  Structure changes reach Qt in batches: one
 ``beginInsertRows``/``endInsertRows`` per grown parent per ``add_events`` call, never one per
 event, plus one ``dataChanged`` range per parent for rows that closed, failed below or streamed
 tokens.
@@ -27,7 +28,10 @@ from studio.models.event_filter import EventFilter, FilterJob, TreeDelta
 from studio.models.event_row import Row
 from studio.models.event_summary import duration_text, error_text, field
 from studio.models.event_tree import EventTree
+from studio.models.pricing import PriceTable, Spend, spend_text, spend_tooltip
+from studio.models.usage_ledger import UsageLedger
 from studio.views.tones import Tones, tones_for
+from studio.widgets.plain_tip import plain_tip
 
 __all__ = ["EventTreeModel"]
 
@@ -39,7 +43,8 @@ _INVALID = QModelIndex()
 
 
 class EventTreeModel(QAbstractItemModel):
-    COLUMNS = ("Event", "Node", "Time", "Duration")
+    COLUMNS = ("Event", "Node", "Time", "Duration", "Cost")
+    COST = 4
     RowRole = Qt.ItemDataRole.UserRole + 1
     """The ``Row`` behind an index."""
     SeqRole = Qt.ItemDataRole.UserRole + 2
@@ -51,6 +56,8 @@ class EventTreeModel(QAbstractItemModel):
     def __init__(self, tree: EventTree | None = None, parent: Any = None) -> None:
         super().__init__(parent)
         self.tree = tree if tree is not None else EventTree()
+        self.usage = UsageLedger()
+        self.prices = PriceTable.builtin()
         self._shown: dict[Row, int] = {self.tree.root: 0}
         """Parents Qt has fetched -> how many of their visible children it knows."""
         self._full: dict[Row, bool] = {}
@@ -72,7 +79,12 @@ class EventTreeModel(QAbstractItemModel):
         ``sync()`` (a flood is ingested in many slices and shown a few times a second)."""
         self._updating = True  # no fetchMore from listeners of our own signals meanwhile
         try:
+            events = events if isinstance(events, list) else list(events)
             delta = self.tree.add_batch(events, self)
+            for span in self.usage.add_all(events):  # the spans whose cost changed
+                row = self.tree.span_row(span)
+                if row is not None:
+                    delta.changed.add(row)
             self._merge(delta)
             if sync:
                 self._sync()
@@ -102,6 +114,7 @@ class EventTreeModel(QAbstractItemModel):
     def clear(self) -> None:
         self.beginResetModel()
         self.tree.reset()
+        self.usage.reset()
         self._reset_exposure()
         self.endResetModel()
 
@@ -121,8 +134,21 @@ class EventTreeModel(QAbstractItemModel):
     def set_palette(self, palette: QPalette) -> None:
         self._tones = tones_for(palette)
         self._icons.clear()
+        self._all_changed()
+
+    def set_prices(self, prices: PriceTable) -> None:
+        self.prices = prices
+        self._all_changed()
+
+    def _all_changed(self) -> None:
         if self.rowCount() and self.columnCount():
-            self.dataChanged.emit(self.index(0, 0), self.index(self.rowCount() - 1, 3))
+            last = len(self.COLUMNS) - 1
+            self.dataChanged.emit(self.index(0, 0), self.index(self.rowCount() - 1, last))
+
+    def spend(self, row: Row) -> Spend | None:
+        """What the model calls in ``row``'s span cost (None: no call in it)."""
+        usage = self.usage.span(row.event.span_id) if row.is_span else None
+        return self.prices.spend(usage) if usage is not None else None
 
     # -- rows and indexes ----------------------------------------------------------------------
 
@@ -291,7 +317,7 @@ class EventTreeModel(QAbstractItemModel):
             p = self.tree.rows[parent.internalId()]
         else:
             p = self.tree.root
-        if row < 0 or row >= self._shown.get(p, 0) or not 0 <= column < 4:
+        if row < 0 or row >= self._shown.get(p, 0) or not 0 <= column < len(self.COLUMNS):
             return _INVALID
         return self.createIndex(row, column, self.tree.children(p)[row].uid)
 
@@ -323,13 +349,16 @@ class EventTreeModel(QAbstractItemModel):
         if role == Qt.ItemDataRole.ForegroundRole:
             return self._foreground(row, col)
         if role == Qt.ItemDataRole.BackgroundRole:
+            if row.loop:
+                return QBrush(self._tones.interrupted_fill)
             return QBrush(self._tones.failed_fill) if row.failed else None
         if role == Qt.ItemDataRole.DecorationRole:
             return self._icon(row) if col == 0 else None
         if role == Qt.ItemDataRole.ToolTipRole:
-            return self._tooltip(row)
+            return self._cost_tooltip(row) if col == self.COST else self._tooltip(row)
         if role == Qt.ItemDataRole.FontRole:
-            return self._bold if row.kind == "run.started" and col == 0 else None
+            bold = (row.kind == "run.started" or row.loop) and col == 0
+            return self._bold if bold else None
         if role == Qt.ItemDataRole.TextAlignmentRole and col >= 2:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == self.RowRole:
@@ -344,7 +373,8 @@ class EventTreeModel(QAbstractItemModel):
 
     def _text(self, row: Row, col: int) -> str:
         if col == 0:
-            return row.summary()
+            note = row.pause_note()
+            return f"{note} {row.summary()}" if note else row.summary()
         if col == 1:
             if row.kind == "superstep.started":
                 tasks = row.event.__dict__.get("tasks") or []
@@ -353,6 +383,9 @@ class EventTreeModel(QAbstractItemModel):
             return row.node or ""
         if col == 2:
             return f"+{self.tree.offset_s(row):.3f} s"
+        if col == self.COST:
+            spend = self.spend(row)
+            return spend_text(spend) if spend is not None else ""
         if row.is_open:
             return "…"
         active = duration_text(row.duration_ms())
@@ -362,7 +395,7 @@ class EventTreeModel(QAbstractItemModel):
 
     def _foreground(self, row: Row, col: int) -> Any:
         t = self._tones
-        if row.failed:
+        if row.failed or row.loop:
             return QBrush(t.failed)
         if row.interrupted:
             return QBrush(t.interrupted)
@@ -378,11 +411,21 @@ class EventTreeModel(QAbstractItemModel):
                 lines.append(error_text(err, 400))
         if row.contains_failure and not row.failed:
             lines.append("Contains a failure (expand to see it).")
+        for pause in row.pauses or ():
+            d = pause.__dict__
+            why = d.get("breakpoint") or d.get("reason") or "step"
+            lines.append(f"The run paused here (#{pause.seq}): {why}")
         seqs = ", ".join(f"#{e.seq} {e.kind}" for e in row.events)
         if row.tokens:
             seqs += f", {row.tokens} model.token"
         lines.append(seqs)
         return "\n".join(lines)
+
+    def _cost_tooltip(self, row: Row) -> str | None:
+        spend = self.spend(row)
+        if spend is None:
+            return None
+        return plain_tip(spend_tooltip(spend, self.prices))
 
     def _icon(self, row: Row) -> QIcon:
         state = 3 if row.failed else 4 if row.interrupted else 2 if row.contains_failure else 0

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from engine.graph.message_log import AppendLog
+from engine.message_log import AppendLog
 from engine.messages import BaseMessage
 from engine.serde import to_jsonable
 from studio.models.state_tree import message_preview, path_text

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.graph.types import StateSnapshot
+from engine.types import StateSnapshot
 from studio.models.state_diff import StateDiff, diff_states
 from studio.palette import colors
 from studio.views.tt_html import diff_html, esc, page

@@ -11,6 +11,10 @@ moves under the user.
 
 Filters run as sliced ``FilterJob``s too; ``filter_node(name)`` is what the Graph dock calls on
 a node click.
+
+Selection is shared through the hub (``"event"``): the row picked here is selected in every
+view (the waterfall, the graph, the request view), and an event picked elsewhere is selected
+here.  The Cost column prices the calls with ``hub.prices`` (``"prices"`` when they change).
 """
 
 from __future__ import annotations
@@ -22,9 +26,11 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QEvent, QModelIndex, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QHBoxLayout,
     QHeaderView,
     QLabel,
     QMenu,
+    QPushButton,
     QSplitter,
     QTreeView,
     QVBoxLayout,
@@ -51,6 +57,8 @@ class EventLogDock(QWidget):
 
     rowSelected = Signal(object)
     """The selected ``Row`` (or None); its ``event`` / ``end`` are the engine events."""
+    playgroundRequested = Signal(object)
+    """"What if…" on a model call: its ``model.request`` event."""
 
     SLICE_S = 0.008
     """Ingest budget per event-loop turn."""
@@ -77,9 +85,9 @@ class EventLogDock(QWidget):
         splitter = QSplitter(Qt.Orientation.Vertical, self)
         splitter.addWidget(self.view)
         splitter.addWidget(self.details)
-        splitter.setStretchFactor(0, 2)
-        splitter.setStretchFactor(1, 1)
-        splitter.setSizes([400, 220])
+        splitter.setStretchFactor(0, 3)  # a short (laptop) dock still shows 5+ payload lines
+        splitter.setStretchFactor(1, 2)
+        splitter.setSizes([330, 220])
         splitter.setChildrenCollapsible(False)
         self.splitter = splitter
         lay = QVBoxLayout(self)
@@ -87,7 +95,19 @@ class EventLogDock(QWidget):
         lay.setSpacing(0)
         lay.addWidget(self.filter_bar)
         lay.addWidget(splitter, 1)
-        lay.addWidget(self.status)
+        self.whatif_button = QPushButton("What if…", self)
+        self.whatif_button.setObjectName("whatifButton")
+        self.whatif_button.setToolTip(
+            "Open the selected model call in the playground: edit its request, send it again, "
+            "continue from there with another answer"
+        )
+        self.whatif_button.setEnabled(False)
+        self.whatif_button.clicked.connect(self._request_playground)
+        foot = QHBoxLayout()
+        foot.setContentsMargins(0, 0, 4, 0)
+        foot.addWidget(self.status, 1)
+        foot.addWidget(self.whatif_button)
+        lay.addLayout(foot)
         self.status.setContentsMargins(6, 2, 6, 2)
 
         self._pending: deque[list[EventBase]] = deque()
@@ -129,8 +149,11 @@ class EventLogDock(QWidget):
                 "reset": self._on_reset,
                 "graph": self._on_graph,
                 "selection": self._on_selection,
+                "event": self._on_event_picked,
+                "prices": self._on_prices,
             },
         )
+        self.model.set_prices(hub.prices)
         if hub.events:
             self._on_events(list(hub.events))
         self._update_status()
@@ -152,7 +175,8 @@ class EventLogDock(QWidget):
         header.setStretchLastSection(False)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         fm = v.fontMetrics()
-        for col, sample in ((1, "ToolRetryMiddleware.x"), (2, "+000.000 s"), (3, "00.00 s")):
+        samples = ((1, "ToolRetryMiddleware.x"), (2, "+000.000 s"), (3, "00.00 s"))
+        for col, sample in (*samples, (4, "12.3k tok · $0.0123")):
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.Interactive)
             header.resizeSection(col, fm.horizontalAdvance(sample) + 24)
         v.selectionModel().currentRowChanged.connect(self._on_current)
@@ -427,13 +451,41 @@ class EventLogDock(QWidget):
     def _on_current(self, current: QModelIndex, _previous: QModelIndex) -> None:
         row = self.model.row_at(current)
         self.details.show_row(row, self.tree.offset_s(row) if row is not None else 0.0)
+        self.whatif_button.setEnabled(_model_call(row) is not None)
         self.rowSelected.emit(row)
+        if row is not None:
+            self.hub.select_event(row.event)
+
+    def _on_event_picked(self, event: EventBase | None) -> None:
+        """Another view selected ``event``: show its row (the log stops following)."""
+        if event is None:
+            return
+        current = self.selected_row()
+        if current is not None and event in current.events:
+            return
+        self.set_follow(False)
+        self.select_seq(event.seq, event.run_id)
+
+    def _on_prices(self, prices: Any) -> None:
+        self.model.set_prices(prices)
+        self.view.viewport().update()
+
+    def _request_playground(self) -> None:
+        event = _model_call(self.selected_row())
+        if event is not None:
+            self.playgroundRequested.emit(event)
 
     def _context_menu(self, pos: Any) -> None:
         row = self.model.row_at(self.view.indexAt(pos))
         if row is None:
             return
         menu = QMenu(self)
+        call = _model_call(row)
+        if call is not None:
+            menu.addAction(
+                "What if… (open in playground)", lambda: self.playgroundRequested.emit(call)
+            )
+            menu.addSeparator()
         menu.addAction("Copy summary", lambda: copy_text(row.summary()))
         menu.addAction(
             "Copy event JSON",
@@ -470,3 +522,9 @@ class EventLogDock(QWidget):
     def detach(self) -> None:
         """Stop listening to the hub (also done when the widget is destroyed)."""
         unsubscribe_all(self._unsubscribe)
+
+
+def _model_call(row: Row | None) -> EventBase | None:
+    """The ``model.request`` of a model-call row (None for any other row)."""
+    event = row.event if row is not None else None
+    return event if event is not None and event.kind == "model.request" else None

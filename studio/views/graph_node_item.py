@@ -1,4 +1,7 @@
-"""The node box of the Graph dock: shape and colour by kind, live status, onion, badges."""
+"""The node box of the Graph dock: shape and colour by kind, live status, onion, badges.
+
+Corner badges: the visit count top right, a red "⟳ loop" top left when the run looped there,
+and the tokens and cost of the node's model calls bottom right."""
 
 from __future__ import annotations
 
@@ -15,6 +18,7 @@ from studio.models.graph_state import NodeView
 from studio.views.graph_content import BoxMetrics, TextRole, onion_height
 from studio.views.graph_layout import NodeBox
 from studio.views.graph_theme import Fonts, Palette
+from studio.widgets.plain_tip import plain_tip
 
 __all__ = ["NodeItem"]
 
@@ -85,7 +89,11 @@ class NodeItem(QGraphicsItem):
         tip = [self.node_id, f"status: {state.status}", f"visits: {state.visits}"]
         if state.error:
             tip.append(state.error)
-        self.setToolTip("\n".join(tip))
+        if state.loop:
+            tip.append(f"loop detected: {state.loop}")
+        if state.cost_tip:
+            tip.append(state.cost_tip)
+        self.setToolTip(plain_tip("\n".join(tip)))  # names and errors come from the agent
         self.update()
         return True
 
@@ -170,6 +178,10 @@ class NodeItem(QGraphicsItem):
             self._paint_box(painter)
         if self._state and self._state.visits:
             self._paint_count(painter, self._state.visits)
+        if self._state and self._state.cost:
+            self._paint_cost(painter, self._state.cost)
+        if self._state and self._state.loop:
+            self._paint_loop(painter)
 
     def _text(
         self,
@@ -299,7 +311,9 @@ class NodeItem(QGraphicsItem):
         if self.box.kind != "tools":
             if st and st.badge:
                 return []
-            return [("no retries" if st and st.visits else "not called yet", "muted")]
+            if not (st and st.visits):
+                return [("not called yet", "muted")]
+            return [(st.retry_note, "interrupted" if st.retried_visits else "muted")]
         calls = list(st.tool_calls) if st else []
         if calls:
             shown = calls if len(calls) <= rows else calls[: rows - 1]
@@ -325,4 +339,29 @@ class NodeItem(QGraphicsItem):
         painter.setBrush(self._palette.color("count_fill"))
         painter.drawRoundedRect(rect, 8, 8)
         painter.setPen(self._palette.color("count_text"))
+        painter.drawText(rect, int(Qt.AlignmentFlag.AlignCenter), text)
+
+    def _paint_cost(self, painter: QPainter, text: str) -> None:
+        """Tokens and cost on the bottom edge, right-aligned; amber when part is unknown."""
+        painter.setFont(self._fonts.badge)
+        width = painter.fontMetrics().horizontalAdvance(text) + 14.0
+        rect = QRectF(self.box.rect.w - width + 9, self.box.rect.h - 8, width, 16)
+        unknown = "?" in text
+        tone = self._palette.color("interrupted" if unknown else "muted")
+        painter.setPen(QPen(_alpha(tone, 170), 1.0))
+        painter.setBrush(self._palette.color("background"))
+        painter.drawRoundedRect(rect, 8, 8)
+        painter.setPen(tone if unknown else self._palette.color("text"))
+        painter.drawText(rect, int(Qt.AlignmentFlag.AlignCenter), text)
+
+    def _paint_loop(self, painter: QPainter) -> None:
+        """A red "⟳ loop" on the top-left corner."""
+        text = "⟳ loop"
+        painter.setFont(self._fonts.badge)
+        width = painter.fontMetrics().horizontalAdvance(text) + 14.0
+        rect = QRectF(-9, -8, width, 16)
+        painter.setPen(QPen(self._palette.color("background"), 1.5))
+        painter.setBrush(self._palette.color("failed"))
+        painter.drawRoundedRect(rect, 8, 8)
+        painter.setPen(QColor("#ffffff"))
         painter.drawText(rect, int(Qt.AlignmentFlag.AlignCenter), text)

@@ -40,6 +40,7 @@ class GraphPanel(QWidget):
         self.hub = hub
         self.breakpoints = BreakpointsModel(hub)
         self.state = GraphStateModel()
+        self.state.prices = hub.prices
         self.view = GraphView(self.state, self, theme=hub.theme)
         self.path: list[str] = []
         """The subgraph shown (node names from the root graph down; empty: the root)."""
@@ -76,6 +77,7 @@ class GraphPanel(QWidget):
         hub.subscribe("theme", self.view.set_theme)
         hub.subscribe("selection", self._on_selection)
         hub.subscribe("saved_thread", self.state.show_moment)
+        hub.subscribe("prices", self.state.set_prices)
         if hub.drawable is not None:
             self._on_graph(hub.drawable)
             self._redraw(hub.selected_checkpoint)
@@ -94,6 +96,8 @@ class GraphPanel(QWidget):
         self.crumb_bar.setVisible(False)
         self.state.set_graph(drawable or DrawableGraph())
         self._sync_breakpoints()
+        if self.hub.events:  # the same agent reloaded: its runs so far, on the new drawing
+            self._redraw(self.hub.selected_checkpoint)
         QTimer.singleShot(0, self.view.fit)
 
     def _on_events(self, batch: list[EventBase]) -> None:

@@ -57,6 +57,7 @@ _FAMILY_HUES = {
     "middleware": ("#8a6fd1", "#a48bf0"),
     "plan": ("#0f6b8a", "#4fb3d9"),
     "custom": ("#8c959f", "#8b949e"),
+    "loop": ("#cf222e", "#f85149"),
     "debug": ("#bc4c00", "#f0883e"),
 }
 

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from engine.aio import aiter_thread
+from engine.core.aio import aiter_thread
 
 LABEL: contextvars.ContextVar[str] = contextvars.ContextVar("label", default="unset")
 

@@ -9,10 +9,10 @@ from typing import Annotated, Any, TypedDict
 import pytest
 
 from engine import END, START, RunStopped, StateGraph, get_stream_writer, interrupt
-from engine.bus import EventBus
 from engine.checkpoint import InMemorySaver
 from engine.debug import Debugger, check_fault
 from engine.events import SPAN_CLOSERS, SPAN_OPENERS, EventBase, event_from_json, event_to_json
+from engine.observe.bus import EventBus
 
 
 class Log(TypedDict):
@@ -334,7 +334,7 @@ def test_engine_never_imports_qt_or_studio():
     import sys
 
     code = (
-        "import sys, engine, engine.graph, engine.checkpoint, engine.debug, engine.events, engine.bus\n"
+        "import sys, engine, engine.graph, engine.checkpoint, engine.debug, engine.events, engine.observe.bus\n"
         "import pkgutil, importlib\n"
         "for m in pkgutil.walk_packages(engine.__path__, 'engine.'):\n"
         "    importlib.import_module(m.name)\n"

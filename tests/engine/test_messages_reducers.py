@@ -10,7 +10,7 @@ from pydantic import BaseModel
 
 from engine import END, START, EphemeralValue, StateGraph, UntrackedValue
 from engine.checkpoint import InMemorySaver
-from engine.graph.message_log import MessageList, preview_merged
+from engine.message_log import MessageList, preview_merged
 from engine.messages import (
     REMOVE_ALL_MESSAGES,
     AIMessage,

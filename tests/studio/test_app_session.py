@@ -10,9 +10,9 @@ import pytest
 
 from engine.events import EventBase
 from engine.graph import StateGraph, interrupt
-from engine.graph.types import Command
 from engine.loader import AgentLoadError
 from engine.recording import Session
+from engine.types import Command
 from studio.hub import Hub
 from studio.session import STAY, NeedsInput, RunController
 from tests.studio import app_agents

@@ -11,8 +11,8 @@ from PySide6.QtCore import QPoint, QRect
 from PySide6.QtWidgets import QDialog, QWidget
 
 from engine.events import EventBase, MiddlewareAction
-from engine.graph.types import Command
 from engine.messages import HumanMessage, ToolMessage
+from engine.types import Command
 from resources.scenarios.approval import EXPORT, INPUT, ORDER_ID, Shop, build_agent, scripted_model
 from studio.dialogs.approval import ApprovalDialog
 from studio.hub import Hub

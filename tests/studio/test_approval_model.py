@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from engine.graph.types import Command
 from engine.tools import tool
+from engine.types import Command
 from studio.dialogs.approval_model import (
     ApprovalError,
     ApprovalRequest,

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from engine.graph.types import Command
+from engine.types import Command
 from studio.dialogs.approval_model import ApprovalRequest, allowed_in_schema, is_hitl_request
 
 VALUE = {

@@ -12,7 +12,7 @@ import pytest
 
 pytest.importorskip("langgraph.graph")
 
-from engine.graph.types import Command
+from engine.types import Command
 from studio.hub import Hub
 from studio.session import RunController
 from studio.timetravel import aresume_from

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine.graph.message_log import MessageList
+from engine.message_log import MessageList
 from engine.messages import AIMessage, HumanMessage, ToolMessage
 from studio.models.state_diff import diff_states
 from tests.studio.tt_agents import build_seed, seed_input

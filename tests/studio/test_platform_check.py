@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from engine import cli
+from engine.cli import command as cli
 from studio import app
 from studio.platform_check import (
     X11_LIBRARIES,

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QDialog
 from engine.checkpoint.memory import InMemorySaver
 from engine.events import EventBase, InterruptRaised
 from engine.graph import END, START, StateGraph, interrupt
-from engine.graph.types import Command
+from engine.types import Command
 from studio.dialogs.resume import PauseDialog, ResumeValueDialog
 from studio.hub import Hub
 from studio.interrupts import CONTINUE, answer_pending, dialog_opened, handle_interrupt, run_input

@@ -8,9 +8,9 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 
-from engine.graph.message_log import MessageList
-from engine.graph.types import StateSnapshot
+from engine.message_log import MessageList
 from engine.messages import HumanMessage
+from engine.types import StateSnapshot
 from studio.hub import Hub
 from studio.views.state_inspector import StateDock
 from tests.studio.tt_studio import make_studio, seed_input

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine.graph.message_log import MessageList
+from engine.message_log import MessageList
 from engine.messages import HumanMessage
 from studio.views.json_html import json_html, json_text
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from engine.graph.message_log import MessageList
+from engine.message_log import MessageList
 from engine.messages import AIMessage, HumanMessage, ToolMessage
 from studio.models.state_tree import StateTree, inline_preview, message_preview
 from tests.studio.tt_agents import build_seed, seed_input

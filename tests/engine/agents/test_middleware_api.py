@@ -10,8 +10,7 @@ from typing import Any, Literal
 import pytest
 
 from engine import create_agent
-from engine.graph.errors import InvalidUpdateError
-from engine.graph.types import Command
+from engine.errors import InvalidUpdateError
 from engine.messages import AIMessage, HumanMessage, SystemMessage
 from engine.middleware import (
     AgentMiddleware,
@@ -23,6 +22,7 @@ from engine.middleware import (
     OutputAgentState,
 )
 from engine.models import ScriptedChatModel
+from engine.types import Command
 
 from .helpers import ask
 

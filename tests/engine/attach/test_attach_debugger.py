@@ -15,7 +15,7 @@ from langchain_core.messages import AIMessage
 
 from engine.attach import attach
 from engine.debug import Debugger
-from engine.graph.compiled import RunStopped
+from engine.errors import RunStopped
 from tests.engine.attach.test_attach_langgraph import FirstCallFails, collect, weather
 
 

@@ -29,8 +29,8 @@ from langgraph.types import interrupt
 from engine.attach import attach, is_langgraph
 from engine.debug import Debugger
 from engine.events import EventBase
-from engine.graph.types import Command
 from engine.recording import SessionRecorder
+from engine.types import Command
 
 
 class FirstCallFails(GenericFakeChatModel):
@@ -215,7 +215,7 @@ def test_the_recorder_records_an_attached_run(tmp_path: Path) -> None:
 
 def test_the_engine_never_imports_langgraph_at_start_up() -> None:
     code = (
-        "import sys, engine, engine.cli, engine.cli_run, engine.loader, engine.attach\n"
+        "import sys, engine, engine.cli, engine.cli.run, engine.loader, engine.attach\n"
         "assert not [m for m in sys.modules if m.startswith(('langgraph', 'langchain'))]\n"
         "print('ok')\n"
     )

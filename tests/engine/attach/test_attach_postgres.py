@@ -23,8 +23,8 @@ pytest.importorskip("psycopg")
 
 from engine.attach import attach
 from engine.attach.savers import open_saver
-from engine.graph.types import Command
 from engine.loader import load_agent
+from engine.types import Command
 from tests.engine.attach.test_attach_langgraph import collect, counter_graph
 
 

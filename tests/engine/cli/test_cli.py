@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from engine import cli
+from engine.cli import command as cli
 from engine.cli import main
 from engine.recording import Session
 from tests.engine.cli import agents
@@ -461,10 +461,29 @@ def test_default_scenario_shows_both_retries_as_attempts(tmp_path):
 
 
 def test_per_call_allowed_decisions_come_from_the_response_schema():
-    from engine.cli_prompt import _allowed_by_schema
+    from engine.cli.prompt import _allowed_by_schema
 
     two = {"oneOf": [{"$ref": "#/$defs/ApproveDecision"}, {"$ref": "#/$defs/RejectDecision"}]}
     assert _allowed_by_schema(two) == ["approve", "reject"]
     one = {"properties": {"type": {"const": "respond"}}}
     assert _allowed_by_schema(one) == ["respond"]
     assert _allowed_by_schema(None) == ["approve", "edit", "reject", "respond"]
+
+
+def test_a_loop_is_printed_and_break_on_loop_stops_there(tmp_path):
+    code, out, _ = run_cli(
+        "run",
+        f"{Path(agents.__file__).with_name('loop_agent.py')}:looper",
+        "--input",
+        "find it",
+        "--no-session",
+        "--break-on-loop",
+        stdin="q\n",
+    )
+    assert code == 0
+    lines = tree(out)
+    loop = next(i for i, line in enumerate(lines) if "⟳ loop detected in model" in line)
+    assert "the model's last 3 answers were only tool calls that failed" in lines[loop]
+    assert "⏸ paused (breakpoint: loop detected) at loop.detected" in out
+    assert sum("┌ model" in line and "model.request" not in line for line in lines) <= 4
+    assert "stopped:" in out

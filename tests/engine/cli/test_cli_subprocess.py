@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from engine import cli
+from engine.cli import command as cli
 from engine.recording import Session
 from tests.engine.cli import agents
 

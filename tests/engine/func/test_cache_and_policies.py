@@ -12,11 +12,11 @@ import pytest
 
 from engine import Command, RetryPolicy, StateGraph, entrypoint, task
 from engine.cache import CachePolicy, InMemoryCache, SqliteCache
+from engine.core.execution import RunControl
+from engine.errors import GraphDrained, NodeError, NodeTimeoutError
 from engine.events import NodeFinished
 from engine.graph import START, Runtime
-from engine.graph.errors import GraphDrained, NodeError, NodeTimeoutError
-from engine.graph.execution import RunControl
-from engine.graph.types import TimeoutPolicy
+from engine.types import TimeoutPolicy
 
 
 class Doc(TypedDict, total=False):

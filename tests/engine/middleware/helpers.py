@@ -7,10 +7,10 @@ from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from engine.bus import CURRENT_SPAN, EventBus, RunEmitter
 from engine.events import EventBase, MiddlewareAction
 from engine.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from engine.middleware.types import AgentMiddleware, ModelRequest, ModelResponse, ToolCallRequest
+from engine.observe.bus import CURRENT_SPAN, EventBus, RunEmitter
 from engine.tools import BaseTool, ToolRuntime
 
 

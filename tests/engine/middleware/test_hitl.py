@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 
 from engine.checkpoint import InMemorySaver, SqliteSaver
-from engine.graph.types import Command
 from engine.messages import AIMessage, HumanMessage, ToolMessage
 from engine.middleware import hitl
 from engine.middleware.hitl import HumanInTheLoopMiddleware
+from engine.types import Command
 from tests.engine.middleware import hitl_graph
 from tests.engine.middleware.helpers import actions, captured_events
 
@@ -327,7 +327,7 @@ SUBPROCESS_RESUME = textwrap.dedent(
     """
     import json, sys
     from engine.checkpoint import SqliteSaver
-    from engine.graph.types import Command
+    from engine.types import Command
     from tests.engine.middleware import hitl_graph
 
     path, decisions = sys.argv[1], json.loads(sys.argv[2])

@@ -15,7 +15,6 @@ import pytest
 from engine.agents import create_agent
 from engine.checkpoint import InMemorySaver, SqliteSaver
 from engine.events import EventBase
-from engine.graph.types import Command
 from engine.messages import AIMessage, HumanMessage, ToolMessage
 from engine.middleware.builtins import (
     HumanInTheLoopMiddleware,
@@ -25,6 +24,7 @@ from engine.middleware.builtins import (
 from engine.middleware.hitl_edits import DEFAULT_EDIT_NOTICE
 from engine.models import ScriptedChatModel
 from engine.tools import tool
+from engine.types import Command
 from tests.engine.middleware import hitl_agent
 from tests.engine.middleware.helpers import actions
 
@@ -158,7 +158,7 @@ RESUME_SCRIPT = textwrap.dedent(
     """
     import json, sys
     from engine.checkpoint import SqliteSaver
-    from engine.graph.types import Command
+    from engine.types import Command
     from tests.engine.middleware import hitl_agent
 
     path, plan = sys.argv[1], json.loads(sys.argv[2])

@@ -10,12 +10,12 @@ from pydantic import TypeAdapter, ValidationError
 from engine.agents import create_agent
 from engine.checkpoint import InMemorySaver
 from engine.events import EventBase
-from engine.graph.types import Command
 from engine.messages import AIMessage, HumanMessage, ToolCall, ToolMessage
 from engine.middleware.hitl import HumanInTheLoopMiddleware
 from engine.middleware.hitl_per_call import decision_schema
 from engine.models import ScriptedChatModel
 from engine.tools import tool
+from engine.types import Command
 from tests.engine.middleware.helpers import actions
 
 ran: list[str] = []

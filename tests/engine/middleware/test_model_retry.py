@@ -6,14 +6,14 @@ import time
 
 import pytest
 
+from engine.errors import GraphInterrupt
 from engine.events import AttemptFinished, AttemptStarted
-from engine.graph.errors import GraphInterrupt
-from engine.graph.types import Interrupt
 from engine.messages import AIMessage
 from engine.middleware import retry_policy
 from engine.middleware.model_retry import ModelRetryMiddleware
 from engine.middleware.types import ModelResponse
 from engine.models import ModelTimeoutError
+from engine.types import Interrupt
 from tests.engine.middleware.helpers import (
     Flaky,
     actions,

@@ -7,7 +7,6 @@ import typing
 import pytest
 
 from engine.graph.state import OmitFromInput, StateSpec
-from engine.graph.types import Command
 from engine.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 from engine.middleware.todo import (
     PARALLEL_WRITE_TODOS_ERROR,
@@ -16,6 +15,7 @@ from engine.middleware.todo import (
     TodoListMiddleware,
 )
 from engine.tools import ToolArgsValidationError
+from engine.types import Command
 from tests.engine.middleware.helpers import (
     Flaky,
     actions,

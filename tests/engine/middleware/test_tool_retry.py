@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from engine.graph.errors import GraphInterrupt
-from engine.graph.types import Command
+from engine.errors import GraphInterrupt
 from engine.messages import ToolMessage
 from engine.middleware.tool_retry import ToolRetryMiddleware
 from engine.tools import tool
+from engine.types import Command
 from tests.engine.middleware.helpers import (
     Flaky,
     actions,

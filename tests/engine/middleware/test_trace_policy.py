@@ -8,7 +8,6 @@ from typing import Any, TypedDict
 import pytest
 
 from engine.agents import create_agent
-from engine.callbacks import BaseCallbackHandler, BaseTracer, Run
 from engine.checkpoint import InMemorySaver
 from engine.events import EventBase
 from engine.graph import START, StateGraph, interrupt
@@ -16,6 +15,7 @@ from engine.graph.runtime import Runtime
 from engine.messages import AIMessage, HumanMessage
 from engine.middleware import AgentMiddleware, TracePolicy, configure_trace_policy, omit_payload
 from engine.models import ScriptedChatModel
+from engine.observe.callbacks import BaseCallbackHandler, BaseTracer, Run
 
 
 @pytest.fixture(autouse=True)

@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 
-from engine.bus import EventBus, RunEmitter
 from engine.events import (
     ErrorInfo,
     EventBase,
@@ -25,6 +24,7 @@ from engine.models import (
     ScriptedChatModel,
     request_hash,
 )
+from engine.observe.bus import EventBus, RunEmitter
 
 TOOLS = [{"name": "add", "description": "Add", "parameters": {"type": "object"}}]
 

@@ -1,0 +1,85 @@
+"""``GraphRun``: one run of a graph that speaks our event protocol, as a ``RunHandle``.
+
+The embedded engine's graphs and attached LangGraph apps both offer ``astream_events(input,
+config, debugger=..., context=...)``; this iterates it, keeps track of what the front end needs
+to know when it ends (status, output, error line, interrupts still waiting) and turns the ways a
+run can end (done, interrupted, stopped by the debugger, an exception) into one ``RunOutcome``.
+Iterating never raises for a failed run: the failure is in the outcome and in ``run.finished``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any
+
+from engine.core.ids import new_run_id
+from engine.errors import RunStopped, one_line
+from engine.events import EventBase, InterruptRaised, RunFinished
+from engine.targets.base import RunOutcome, RunRequest
+
+if TYPE_CHECKING:
+    from engine.debug.debugger import Debugger
+
+__all__ = ["GraphRun", "request_config"]
+
+
+def request_config(request: RunRequest, run_id: str) -> dict[str, Any]:
+    """The LangGraph ``config`` of a run request."""
+    conf: dict[str, Any] = {"thread_id": request.thread_id}
+    if request.checkpoint_id is not None:
+        conf["checkpoint_id"] = request.checkpoint_id
+        if request.checkpoint_ns:
+            conf["checkpoint_ns"] = request.checkpoint_ns
+    if request.model_override is not None:
+        conf["model_override"] = request.model_override
+    return {"configurable": conf, "run_id": run_id}
+
+
+class GraphRun:
+    """A run of ``graph`` (see module docstring); iterate it once."""
+
+    def __init__(self, graph: Any, request: RunRequest, debugger: Debugger) -> None:
+        self.graph = graph
+        self.request = request
+        self.debugger = debugger
+        self.run_id = request.run_id or new_run_id()
+        self.outcome: RunOutcome | None = None
+
+    async def __aiter__(self) -> AsyncIterator[EventBase]:
+        status: str | None = None
+        error: str | None = None
+        output: Any = None
+        pending: dict[str, InterruptRaised] = {}
+        config = request_config(self.request, self.run_id)
+        kwargs: dict[str, Any] = {"debugger": self.debugger}
+        if self.request.context is not None:
+            kwargs["context"] = self.request.context
+        try:
+            events = self.graph.astream_events(self.request.input, config, **kwargs)
+            async with contextlib.aclosing(events) as stream:
+                async for ev in stream:
+                    if ev.run_id == self.run_id and not ev.ns:
+                        if isinstance(ev, InterruptRaised):
+                            pending[str(ev.interrupt_id or ev.seq)] = ev
+                        elif ev.kind == "interrupt.resumed":
+                            pending.pop(str(getattr(ev, "interrupt_id", None) or ""), None)
+                        elif isinstance(ev, RunFinished):
+                            status, output = ev.status, ev.output
+                            if ev.error is not None:
+                                error = f"{ev.error.type}: {ev.error.message}".splitlines()[0]
+                    yield ev
+        except RunStopped:
+            status = "cancelled"
+        except Exception as exc:
+            status, error = "error", error or one_line(exc)
+        finally:
+            self.debugger.stop_requested = False
+        final = status if status in ("done", "interrupted", "error", "cancelled") else "done"
+        self.outcome = RunOutcome(
+            self.run_id,
+            final,  # type: ignore[arg-type]
+            output=output,
+            error=error if final == "error" else None,
+            interrupts=list(pending.values()) if final == "interrupted" else [],
+        )

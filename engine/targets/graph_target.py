@@ -1,0 +1,198 @@
+"""Targets backed by a graph object in this process: ``EngineTarget`` (our compiled graphs) and
+``AttachTarget`` (a user's real LangGraph app, through ``engine.attach``).
+
+Both graphs speak the same API (``astream_events`` with a debugger, ``aget_state``,
+``aget_state_history``, ``aupdate_state``, ``get_graph``, ``subscribe``), so one class holds
+what they share; the two differ in their capabilities and in what their state values hold
+(attach mode converts LangChain messages to ours, so every view shows messages alike).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from engine.targets.base import (
+    Capabilities,
+    RunRequest,
+    TargetError,
+    TargetKind,
+    ThreadInfo,
+    ThreadQuery,
+)
+from engine.targets.graph_run import GraphRun
+
+if TYPE_CHECKING:
+    from engine.debug.debugger import Debugger
+    from engine.events import EventBase
+    from engine.graph.drawing import DrawableGraph
+    from engine.observe.bus import Subscription
+    from engine.targets.records import CheckpointRecord
+    from engine.types import StateSnapshot
+
+__all__ = ["INTERNAL_CHANNELS", "AttachTarget", "EngineTarget", "GraphTarget", "has_saver"]
+
+INTERNAL_CHANNELS = ("__", "branch:", "join:")
+"""Prefixes of the channels a graph keeps for itself (not state keys a user wrote)."""
+
+
+def has_saver(graph: Any) -> bool:
+    """Does ``graph`` keep checkpoints (a checkpointer that is not just a flag)?"""
+    return getattr(graph, "checkpointer", None) not in (None, True, False)
+
+
+def thread_config(
+    thread_id: str, checkpoint_id: str | None = None, checkpoint_ns: str = ""
+) -> dict[str, Any]:
+    conf: dict[str, Any] = {"thread_id": thread_id}
+    if checkpoint_id:
+        conf["checkpoint_id"] = checkpoint_id
+    if checkpoint_ns:
+        conf["checkpoint_ns"] = checkpoint_ns
+    return {"configurable": conf}
+
+
+def _schema(value: object) -> dict[str, Any] | None:
+    return value if isinstance(value, dict) else None
+
+
+class GraphTarget:
+    """What the engine and attach targets share (see module docstring)."""
+
+    kind: TargetKind = "engine"
+
+    def __init__(self, graph: Any, name: str | None = None) -> None:
+        self.graph = graph
+        self.name = name or str(getattr(graph, "name", None) or "graph")
+
+    # -- shape -----------------------------------------------------------------------------
+
+    @property
+    def capabilities(self) -> Capabilities:
+        if has_saver(self.graph):
+            return Capabilities()
+        why = "this graph has no checkpointer"
+        return Capabilities.all_but(edit_state=why, fork=why, threads=why)
+
+    def shape(self, xray: bool | int = False) -> DrawableGraph:
+        return self.graph.get_graph(xray=xray)  # type: ignore[no-any-return]
+
+    def state_keys(self) -> list[str]:
+        keys = [
+            *(getattr(self.graph, "input_keys", None) or ()),
+            *(getattr(self.graph, "channels", None) or ()),
+        ]
+        return [str(k) for k in dict.fromkeys(keys) if not str(k).startswith(INTERNAL_CHANNELS)]
+
+    def input_schema(self) -> dict[str, Any] | None:
+        get = getattr(self.graph, "get_input_jsonschema", None)
+        return _schema(get() if callable(get) else None)
+
+    def context_schema(self) -> dict[str, Any] | None:
+        get = getattr(self.graph, "get_context_jsonschema", None)
+        return _schema(get() if callable(get) else None)
+
+    def subscribe(self, callback: Callable[[EventBase], object]) -> Subscription:
+        return self.graph.subscribe(callback)  # type: ignore[no-any-return]
+
+    # -- threads and time travel -----------------------------------------------------------
+
+    def _require_saver(self, what: str) -> None:
+        if not has_saver(self.graph):
+            raise TargetError(f"{what} needs a checkpointer, and this graph has none")
+
+    async def threads(self, query: ThreadQuery | None = None) -> list[ThreadInfo]:
+        self._require_saver("Listing threads")
+        from engine.targets.thread_list import list_threads
+
+        return await list_threads(self.graph.checkpointer, query or ThreadQuery())
+
+    async def history(
+        self, thread_id: str, *, limit: int | None = None, before: str | None = None
+    ) -> list[StateSnapshot]:
+        if not has_saver(self.graph):
+            return []
+        kw: dict[str, Any] = {"limit": limit}
+        if before is not None:
+            kw["before"] = thread_config(thread_id, before)
+        return [
+            self._convert(s)
+            async for s in self.graph.aget_state_history(thread_config(thread_id), **kw)
+        ]
+
+    async def state(
+        self, thread_id: str, checkpoint_id: str | None = None, *, checkpoint_ns: str = ""
+    ) -> StateSnapshot | None:
+        if not has_saver(self.graph):
+            return None
+        snap = await self.graph.aget_state(thread_config(thread_id, checkpoint_id, checkpoint_ns))
+        return None if snap is None else self._convert(snap)
+
+    async def update_state(
+        self,
+        thread_id: str,
+        values: Any,
+        *,
+        as_node: str | None = None,
+        checkpoint_id: str | None = None,
+    ) -> str:
+        self._require_saver("Editing state")
+        config = await self.graph.aupdate_state(
+            thread_config(thread_id, checkpoint_id), values, as_node=as_node
+        )
+        return str(config["configurable"]["checkpoint_id"])
+
+    async def checkpoints(self, thread_id: str) -> list[CheckpointRecord]:
+        from engine.targets.checkpoint_list import records_from_history, records_from_saver
+
+        saver = getattr(self.graph, "checkpointer", None)
+        if not has_saver(self.graph):
+            return []
+        if hasattr(saver, "_list_rows"):  # ours: the row listing, no values read
+            return records_from_saver(saver, thread_id, getattr(self.graph, "nodes", None))
+        return records_from_history(await self.history(thread_id))
+
+    def _convert(self, snap: Any) -> StateSnapshot:
+        """A snapshot of the graph as every view reads it."""
+        return snap  # type: ignore[no-any-return]
+
+    # -- running ---------------------------------------------------------------------------
+
+    def run(self, request: RunRequest, debugger: Debugger) -> GraphRun:
+        return GraphRun(self.graph, request, debugger)
+
+    async def aclose(self) -> None:
+        return None
+
+
+class EngineTarget(GraphTarget):
+    """Our embedded engine: everything a debugger can do."""
+
+    kind: TargetKind = "engine"
+
+
+class AttachTarget(GraphTarget):
+    """A user's real LangGraph / LangChain v1 app, run unchanged in this process."""
+
+    kind: TargetKind = "attach"
+
+    @property
+    def capabilities(self) -> Capabilities:
+        caps = super().capabilities
+        missing: dict[str, str] = {
+            "fault_injection": "attach mode cannot inject faults into this app's calls yet",
+            "replay_model_calls": "attach mode cannot serve recorded model responses yet",
+        }
+        if not getattr(self.graph, "stream_tokens", False):
+            missing["tokens"] = "tokens are off (stepwise open --stream-tokens turns them on)"
+        blind = getattr(getattr(self.graph, "instrumented", None), "blind", None)
+        if blind:
+            missing["wrapper_spans"] = (
+                "this LangChain composes middleware in a way Stepwise does not recognise"
+            )
+        return caps.without(**missing)
+
+    def _convert(self, snap: Any) -> StateSnapshot:
+        from engine.attach.snapshots import to_engine_snapshot
+
+        return to_engine_snapshot(snap)
