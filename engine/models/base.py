@@ -25,6 +25,7 @@ from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeAlias, runtime_checkable
 
+from engine.core import foreign
 from engine.core.aio import iter_sync, run_sync
 from engine.core.context import current_task_view
 from engine.messages import AIMessage, AIMessageChunk, BaseMessage, coerce_messages
@@ -151,6 +152,17 @@ class ChatModel(Protocol):
     ) -> Iterator[AIMessage]: ...
 
 
+def foreign_face(model: Any) -> Any:
+    """Our model as a loaded foreign library's model (for its ``|`` composition)."""
+    face = foreign.face_attribute(model, "invoke")
+    owner = getattr(face, "__self__", None)
+    if owner is None:
+        raise TypeError(
+            f"{type(model).__name__} composes with | only with langchain_core installed and loaded"
+        )
+    return owner
+
+
 def _finalize(message: AIMessage) -> AIMessage:
     """A plain ``AIMessage`` (not a chunk) with an id."""
     if isinstance(message, AIMessageChunk):
@@ -183,6 +195,22 @@ class BaseChatModel(ModelRunnableAPI):
         self.model_name = model_name
         self.profile = profile or ModelProfile()
         self.model_settings = model_settings
+        foreign.enroll(BaseChatModel)  # e.g. a langchain Runnable, if langchain_core is loaded
+
+    def __getattr__(self, name: str) -> Any:
+        """The API of a loaded foreign library that ours lacks (``transform``, ``get_name``,
+        ``with_config``... of a langchain ``Runnable``), from our model's face there."""
+        if not name.startswith("_"):
+            found = foreign.face_attribute(self, name)
+            if found is not None:
+                return found
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def __or__(self, other: Any) -> Any:
+        return foreign_face(self) | other
+
+    def __ror__(self, other: Any) -> Any:
+        return other | foreign_face(self)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -271,8 +299,12 @@ class BaseChatModel(ModelRunnableAPI):
         )
         tap = _node_token_tap()
         if tap is None:
-            return _finalize(await self._agenerate(request))
-        return await self._ainvoke_streaming(request, tap)
+            reply = _finalize(await self._agenerate(request))
+        else:
+            reply = await self._ainvoke_streaming(request, tap)
+        family = foreign.input_family(messages)
+        # asked in a foreign library's messages (a langchain prompt | model): answered in them
+        return reply if family is None else foreign.to_family(family, reply)
 
     async def _ainvoke_streaming(self, request: ChatRequest, tap: Any) -> AIMessage:
         """Called inside a graph node while someone streams ``messages``: the reply's chunks
