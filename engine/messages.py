@@ -444,9 +444,10 @@ def coerce_messages(value: Any) -> list[BaseMessage]:
         return [coerce_message(value)]
     if isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], str):
         return [coerce_message(value)]
-    to_messages: Any = getattr(value, "to_messages", None)
+    to_messages = getattr(value, "to_messages", None)
     if callable(to_messages):  # a langchain PromptValue
-        return [coerce_message(v) for v in to_messages()]
+        prompt_messages: Iterable[Any] = to_messages()  # type: ignore[assignment]
+        return [coerce_message(v) for v in prompt_messages]
     if hasattr(value, "model_dump") and not isinstance(value, list):  # one langchain message
         return [coerce_message(value)]
     if isinstance(value, Iterable):
