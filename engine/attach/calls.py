@@ -9,6 +9,7 @@ from typing import Any
 from uuid import UUID
 
 from engine.attach.base import HandlerBase, Open, task_of
+from engine.attach.secrets import register_calling_model
 from engine.core.ids import new_span_id
 from engine.events import (
     ErrorInfo,
@@ -66,6 +67,7 @@ class CallEvents(HandlerBase):
         invocation_params: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
+        register_calling_model(serialized)  # before the server can echo a credential back
         meta = metadata or {}
         params = invocation_params or kwargs.get("invocation_params") or {}
         model = str(

@@ -228,7 +228,7 @@ def _headless(spec: str | None, console: Console, why: str) -> int:
 
 
 FRONTENDS = "stepwise.frontends"
-"""Entry-point group a GUI registers itself under (the studio: ``studio = studio.app:main``).
+"""Entry-point group a GUI registers itself under (the studio: ``studio = studio.app.entry:main``).
 The engine never names the studio: it looks it up, so it depends on no GUI code."""
 
 
@@ -244,9 +244,9 @@ def cmd_studio(argv: list[str], spec: str | None, console: Console) -> int:
     try:
         studio_main = found[0].load()
     except ImportError as exc:
-        missing = getattr(exc, "name", None) in ("studio", "studio.app")
+        missing = getattr(exc, "name", None) in ("studio", "studio.app.entry")
         why = (
-            "the studio is not available yet (no studio.app)"
+            "the studio is not available yet (no studio.app.entry)"
             if missing
             else f"the studio cannot start ({exc})"
         )
@@ -342,3 +342,6 @@ def _main(
         return EXIT_USAGE
     except BrokenPipeError:  # `stepwise replay x | head`
         return EXIT_OK
+    except RecursionError:  # a value nested deeper than Python can walk (a crafted file)
+        console.err("stepwise: a value is nested too deeply to read or print")
+        return EXIT_USAGE

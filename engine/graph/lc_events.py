@@ -10,7 +10,7 @@ the studio and the CLI read).  With ``version="v1"`` or ``"v2"`` it yields what 
      "data": {"input": ...} | {"chunk": ...} | {"output": ...}}
 
 The graph is one run (named after it); its node tasks, a subgraph's tasks and functional-API
-task calls are runs below it (from the callback tree, ``engine.callbacks``).  The graph's
+task calls are runs below it (from the callback tree, ``engine.observe.callbacks``).  The graph's
 ``on_chain_stream`` chunks are its ``updates``; a task's is its output, just before its end.
 Chat-model events come from the ``messages`` stream: a model's reply starts at its first
 token, streams token by token and ends when the task that called it ends.

@@ -16,7 +16,6 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
     QHeaderView,
-    QLabel,
     QPushButton,
     QTableWidget,
     QTableWidgetItem,
@@ -25,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.models.pricing import PRICE_FIELDS, Price, PriceTable, normalize, overrides_from
+from studio.widgets.plain_text import plain_label, plain_tip
 
 __all__ = ["PriceEditor"]
 
@@ -52,9 +52,9 @@ class PriceEditor(QWidget):
         self.remove_button = QPushButton("Remove", self)
         self.builtin_button = QPushButton("Built-in prices", self)
         self.builtin_button.setToolTip(
-            f"Put back the prices shipped with Stepwise (taken {builtin.taken or '?'})"
+            plain_tip(f"Put back the prices shipped with Stepwise (taken {builtin.taken or '?'})")
         )
-        self.note = QLabel(self)
+        self.note = plain_label(parent=self)
         self.note.setObjectName("muted")
         self.note.setWordWrap(True)
         buttons = QHBoxLayout()

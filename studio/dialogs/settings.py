@@ -18,16 +18,16 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
-    QLabel,
     QLineEdit,
     QPushButton,
     QVBoxLayout,
     QWidget,
 )
 
+from studio.app.settings_store import StudioSettings
 from studio.dialogs.price_editor import PriceEditor
 from studio.models.pricing import PriceTable
-from studio.settings_store import StudioSettings
+from studio.widgets.plain_text import plain_label
 
 __all__ = ["SettingsDialog", "check_connection"]
 
@@ -76,7 +76,7 @@ class SettingsDialog(QDialog):
         self.model_edit = QLineEdit(settings.model, self)
         self.model_edit.setPlaceholderText("gpt-4o-mini")
         key_set = bool(os.environ.get("OPENAI_API_KEY"))
-        self.key_label = QLabel(
+        self.key_label = plain_label(
             "OPENAI_API_KEY is set in the environment"
             if key_set
             else "OPENAI_API_KEY is not set (fine for local servers)",
@@ -84,7 +84,7 @@ class SettingsDialog(QDialog):
         )
         self.key_label.setObjectName("muted")
         self.test_button = QPushButton("Test connection", self)
-        self.test_label = QLabel(self)
+        self.test_label = plain_label(parent=self)
         self.test_label.setWordWrap(True)
 
         model_box = QGroupBox("Model", self)
@@ -112,7 +112,7 @@ class SettingsDialog(QDialog):
         price_layout = QVBoxLayout(price_box)
         price_layout.addWidget(self.prices)
 
-        note = QLabel(
+        note = plain_label(
             "Agent files with build_agent(model=...), like the built-in scenarios, run on this "
             "model; any file can read STEPWISE_MODEL / STEPWISE_BASE_URL. It applies the next "
             "time an agent is loaded or restarted.",

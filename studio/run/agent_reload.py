@@ -1,6 +1,6 @@
 """Reload the agent file in place: the run controller's half of "reload on save".
 
-``AgentReload`` is a mixin of ``studio.session.RunController``.  ``reload()`` imports the
+``AgentReload`` is a mixin of ``studio.run.controller.RunController``.  ``reload()`` imports the
 agent file again (its project modules afresh: ``studio.run.project_files``) and swaps the new
 graph in while keeping what the user built up: the session file and its checkpointer (so every
 thread and its history stay), the thread list and the current thread, the events shown, the
@@ -13,14 +13,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from studio.agent_source import spec_factory, with_saver
-from studio.drawables import drawable_for
+from studio.run.agent_source import spec_factory, with_saver
+from studio.run.drawables import drawable_for
 from studio.run.project_files import forget, project_modules, spec_file
 
 if TYPE_CHECKING:
     from engine.attach.options import AttachOptions
     from engine.targets import GraphTarget
-    from studio.hub import Hub
+    from studio.models.hub import Hub
 
 __all__ = ["AgentReload"]
 

@@ -1,1 +1,1 @@
-"""Small widgets shared by the studio's windows and docks."""
+"""Shared widgets."""

@@ -10,11 +10,11 @@ from __future__ import annotations
 from PySide6.QtWidgets import QLabel, QWidget
 
 from engine.events import EventBase
-from studio.hub import Hub
 from studio.models.branch_events import branch_events
+from studio.models.hub import Hub
 from studio.models.pricing import totals_text
 from studio.models.usage_ledger import UsageLedger
-from studio.views.dock_support import bind_to_hub
+from studio.widgets.dock_support import bind_to_hub
 from studio.widgets.plain_tip import plain_tip
 
 __all__ = ["CostStatus"]

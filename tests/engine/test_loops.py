@@ -11,8 +11,8 @@ import pytest
 
 from engine.agents import create_agent
 from engine.debug import Debugger
+from engine.errors import GraphRecursionError
 from engine.events import EventBase, LoopDetected, event_from_json, event_to_json
-from engine.graph.errors import GraphRecursionError
 from engine.messages import AIMessage, HumanMessage, ToolCall
 from engine.models import ScriptedChatModel
 from engine.observe.loops import LoopWatch

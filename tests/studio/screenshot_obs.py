@@ -46,11 +46,11 @@ def grab(window: Any, name: str) -> None:
 
 async def priced_window(app: QApplication, width: int, height: int, theme: str) -> None:
     """The priced agent's run with a pause at a breakpoint, a model call selected."""
-    from studio.hub import Hub
-    from studio.main_window import MainWindow
-    from studio.session import RunController
-    from studio.settings_store import StudioSettings
-    from studio.theme import apply_theme
+    from studio.app.main_window import MainWindow
+    from studio.app.settings_store import StudioSettings
+    from studio.look.theme import apply_theme
+    from studio.models.hub import Hub
+    from studio.run.controller import RunController
     from tests.studio import obs_agents
 
     apply_theme(app, theme)  # one process, several windows: the app's style follows each
@@ -100,11 +100,11 @@ async def priced_window(app: QApplication, width: int, height: int, theme: str) 
 
 async def loop_window(app: QApplication) -> None:
     """The looping agent under Debug > Break on Loop, paused at the loop."""
-    from studio.hub import Hub
-    from studio.main_window import MainWindow
-    from studio.session import RunController
-    from studio.settings_store import StudioSettings
-    from studio.theme import apply_theme
+    from studio.app.main_window import MainWindow
+    from studio.app.settings_store import StudioSettings
+    from studio.look.theme import apply_theme
+    from studio.models.hub import Hub
+    from studio.run.controller import RunController
     from tests.studio import obs_agents
 
     apply_theme(app, "light")

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from PySide6.QtCore import Qt
 
+from studio.app.settings_store import StudioSettings
 from studio.models.pricing import money_text
-from studio.settings_store import StudioSettings
 from tests.studio import obs_agents
 from tests.studio.app_agents import make_window, run_until
 

@@ -9,11 +9,11 @@ import pytest
 from PySide6.QtCore import QModelIndex, Qt
 
 from engine.events import EventBase, NodeStarted, Route, ToolFinished, ToolStarted
-from studio.hub import Hub
+from studio.docks.events.view import EventLogDock
+from studio.look.tones import tones_for
 from studio.models.event_filter import EventFilter
-from studio.models.event_tree_qt import EventTreeModel
-from studio.views.event_log import EventLogDock
-from studio.views.tones import tones_for
+from studio.models.hub import Hub
+from studio.qtmodels.event_tree import EventTreeModel
 from tests.studio.event_samples import AgentScript, seed000_events, synthetic_stream
 from tests.studio.test_event_tree import parallel_tools
 

@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from engine.events import ModelRequest
-from studio.hub import Hub
+from studio.models.hub import Hub
 from studio.models.request_view import RequestIndex, document
 from tests.studio import obs_agents
 from tests.studio.app_agents import make_window, run_until

@@ -18,7 +18,6 @@ from typing import Any
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QHBoxLayout,
-    QLabel,
     QPlainTextEdit,
     QPushButton,
     QStackedWidget,
@@ -30,10 +29,11 @@ from PySide6.QtWidgets import (
 )
 
 from engine.events import EventBase
-from studio.hub import Hub
+from studio.models.hub import Hub
 from studio.models.request_view import RequestIndex, as_text, document
-from studio.views.dock_support import bind_to_hub, copy_text
-from studio.views.elided_label import ElidedLabel
+from studio.widgets.dock_support import bind_to_hub, copy_text
+from studio.widgets.elided_label import ElidedLabel
+from studio.widgets.plain_text import plain_label
 from studio.widgets.plain_tip import plain_tip
 
 __all__ = ["RequestDock"]
@@ -79,7 +79,7 @@ class RequestDock(QWidget):
         self.tabs = QTabWidget(self)
         self.tabs.addTab(self.text_view, "Text")
         self.tabs.addTab(self.tree, "JSON")
-        self.placeholder = QLabel(_EMPTY, self)
+        self.placeholder = plain_label(_EMPTY, self)
         self.placeholder.setObjectName("muted")
         self.placeholder.setWordWrap(True)
         self.placeholder.setTextFormat(self.placeholder.textFormat().PlainText)

@@ -30,9 +30,9 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QAbstractScrollArea, QToolTip, QWidget
 
+from studio.look.tones import Tones, tones_for
 from studio.models.event_summary import duration_text
 from studio.models.waterfall import Bar, Mark, RunLanes, TimeAxis
-from studio.views.tones import Tones, tones_for
 from studio.widgets.plain_tip import plain_tip
 
 __all__ = ["WaterfallCanvas"]

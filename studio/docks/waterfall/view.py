@@ -24,12 +24,13 @@ from PySide6.QtWidgets import (
 
 from engine.events import EventBase
 from studio.docks.waterfall.canvas import WaterfallCanvas
-from studio.hub import Hub
+from studio.look.tones import tones_for
 from studio.models.event_summary import duration_text
+from studio.models.hub import Hub
 from studio.models.waterfall import Bar, RunLanes, Waterfall
-from studio.views.dock_support import bind_to_hub
-from studio.views.elided_label import ElidedLabel
-from studio.views.tones import tones_for
+from studio.widgets.dock_support import bind_to_hub
+from studio.widgets.elided_label import ElidedLabel
+from studio.widgets.plain_text import plain_tip
 
 __all__ = ["WaterfallDock"]
 
@@ -58,18 +59,24 @@ class WaterfallDock(QWidget):
         self.fit_button = _tool("Fit", "Fit the run to the width (0)", self)
         self.summary = ElidedLabel(parent=self)  # cut with "…" on a narrow dock, whole in its tip
         self.summary.setObjectName("muted")
+        # two short rows rather than one long one: the dock shares a 1024-px row with the
+        # Events and State docks
         bar = QHBoxLayout()
-        bar.setContentsMargins(6, 3, 6, 3)
-        bar.addWidget(self.run_box)
+        bar.setContentsMargins(6, 3, 6, 0)
         bar.addWidget(self.zoom_out_button)
         bar.addWidget(self.zoom_in_button)
         bar.addWidget(self.fit_button)
         bar.addWidget(self.collapse_box)
-        bar.addWidget(self.summary, 1)
+        bar.addStretch(1)
+        runs = QHBoxLayout()
+        runs.setContentsMargins(6, 2, 6, 3)
+        runs.addWidget(self.run_box)
+        runs.addWidget(self.summary, 1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
         layout.addLayout(bar)
+        layout.addLayout(runs)
         layout.addWidget(self.canvas, 1)
 
         self._follow_latest = True
@@ -202,6 +209,6 @@ class WaterfallDock(QWidget):
 def _tool(text: str, tip: str, parent: QWidget) -> QToolButton:
     button = QToolButton(parent)
     button.setText(text)
-    button.setToolTip(tip)
+    button.setToolTip(plain_tip(tip))
     button.setAutoRaise(True)
     return button

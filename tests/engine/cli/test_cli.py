@@ -384,9 +384,9 @@ def test_replay_prints_the_same_tree_and_export(tmp_path):
 
 def test_studio_commands_open_the_studio_when_there_is_one(monkeypatch):
     calls: list[list[str]] = []
-    fake = types.ModuleType("studio.app")
+    fake = types.ModuleType("studio.app.entry")
     fake.main = lambda argv: calls.append(argv) or 0  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "studio.app", fake)
+    monkeypatch.setitem(sys.modules, "studio.app.entry", fake)
     monkeypatch.setattr(cli, "has_display", lambda: True)
     assert run_cli()[0] == 0
     assert run_cli("demo")[0] == 0
@@ -396,13 +396,13 @@ def test_studio_commands_open_the_studio_when_there_is_one(monkeypatch):
 
 def test_studio_commands_without_a_studio_or_display_run_headless(monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setitem(sys.modules, "studio.app", None)  # importing it raises ImportError
+    monkeypatch.setitem(sys.modules, "studio.app.entry", None)  # importing it raises ImportError
     monkeypatch.setattr(cli, "has_display", lambda: True)
     code, out, err = run_cli("open", f"{AGENTS}:counter")
     assert code == 0
     assert (
         err
-        == f"stepwise: the studio is not available yet (no studio.app): running {AGENTS}:counter headless\n"
+        == f"stepwise: the studio is not available yet (no studio.app.entry): running {AGENTS}:counter headless\n"
     )
     assert tree(out)[-1] == "└ run counter ✓ done"
     monkeypatch.setattr(cli, "has_display", lambda: False)

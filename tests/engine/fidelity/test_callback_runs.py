@@ -8,7 +8,7 @@ import asyncio
 from typing import Any, TypedDict
 
 from engine import START, StateGraph
-from engine.callbacks import BaseTracer, Run
+from engine.observe.callbacks import BaseTracer, Run
 from engine.func import entrypoint, task
 
 
