@@ -161,9 +161,17 @@ class BaseMessage(BaseModel):
                 blocks.append({"type": "non_standard", "value": item})
         return blocks
 
-    def pretty_repr(self) -> str:
-        title = f" {type(self).__name__} "
-        return f"{title:=^60}\n{self.text}"
+    def pretty_repr(self, html: bool = False) -> str:
+        """The message as langchain_core prints it (``engine.message_pretty``)."""
+        from engine.message_pretty import pretty_repr
+
+        return pretty_repr(self, html=html)
+
+    def pretty_print(self) -> None:
+        """Print ``pretty_repr()`` (a bold title in a REPL or a notebook)."""
+        from engine.message_pretty import interactive
+
+        print(self.pretty_repr(html=interactive()))
 
     def __repr__(self) -> str:  # shorter than pydantic's default, readable in logs
         fields = [f"{self.text!r}"]
