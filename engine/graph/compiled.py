@@ -285,10 +285,26 @@ class CompiledStateGraph(StateAPI, Generic[StateT, ContextT, InputT, OutputT]):
         interrupt_after: Sequence[str] | str | None = None,
         durability: str | None = None,
         debugger: Gate | None = None,
-        stream_mode: StreamMode = "values",
+        stream_mode: StreamMode | Sequence[StreamMode] = "values",
         **kwargs: Any,
     ) -> Any:
-        """Run to the end (or to an interrupt) and return the final state values."""
+        """Run to the end (or to an interrupt) and return the final state values; with another
+        ``stream_mode`` (or a list of modes), the list of chunks ``astream`` would give."""
+        if stream_mode != "values":
+            chunks = self.astream(
+                input,
+                config,
+                stream_mode=stream_mode,
+                subgraphs=kwargs.pop("subgraphs", False),
+                context=context,
+                interrupt_before=interrupt_before,
+                interrupt_after=interrupt_after,
+                durability=durability,
+                debugger=debugger,
+                _sync_call=kwargs.pop("_sync_call", False),
+                control=kwargs.pop("control", None),
+            )
+            return [chunk async for chunk in chunks]
         return await self._arun(
             input,
             config,

@@ -8,8 +8,8 @@ import asyncio
 from typing import Any, TypedDict
 
 from engine import START, StateGraph
-from engine.observe.callbacks import BaseTracer, Run
 from engine.func import entrypoint, task
+from engine.observe.callbacks import BaseTracer, Run
 
 
 class Tracer(BaseTracer):
