@@ -95,7 +95,27 @@ def tool_schema(tool: ToolLike) -> dict[str, Any]:
             "description": spec.get("description") or "",
             "parameters": dict(spec.get("parameters") or {"type": "object", "properties": {}}),
         }
-    raise TypeError(f"A tool must be a BaseTool or a schema dict, not {type(tool).__name__}")
+    if isinstance(tool, type) and _is_schema_class(tool):  # a pydantic model, dataclass, TypedDict
+        from engine.agents.structured import SchemaSpec
+
+        return SchemaSpec(tool).tool_schema
+    if callable(tool):  # a plain function (its docstring and annotations), a langchain tool
+        from engine.tools import as_tool
+
+        return as_tool(tool).tool_call_schema
+    raise TypeError(
+        f"A tool must be a BaseTool, a function, a schema class or a schema dict, "
+        f"not {type(tool).__name__}"
+    )
+
+
+def _is_schema_class(cls: type) -> bool:
+    import dataclasses
+    import typing
+
+    from pydantic import BaseModel
+
+    return issubclass(cls, BaseModel) or dataclasses.is_dataclass(cls) or typing.is_typeddict(cls)
 
 
 @runtime_checkable
