@@ -28,6 +28,7 @@ from pydantic import BaseModel, TypeAdapter
 
 from engine.messages import AIMessage, ToolCall, ToolMessage
 from engine.middleware.types import ModelResponse
+from engine.models.profiles import native_structured_output
 
 __all__ = [
     "AutoStrategy",
@@ -282,8 +283,7 @@ def as_strategy(response_format: Any) -> ResponseFormat | None:
 def resolve_strategy(strategy: Any, model: Any) -> ToolStrategy | ProviderStrategy | None:
     """The concrete strategy for one call (``AutoStrategy`` decided by the model's profile)."""
     if isinstance(strategy, AutoStrategy):
-        profile = getattr(model, "profile", None)
-        if profile is not None and getattr(profile, "structured_output", False):
+        if native_structured_output(model):
             return strategy.provider_strategy
         return strategy.tool_strategy
     if isinstance(strategy, ToolStrategy | ProviderStrategy):

@@ -54,8 +54,9 @@ class ModelProfile:
     """What a model can do; the agent reads it to pick strategies (e.g. structured output)."""
 
     tool_calling: bool = True
-    structured_output: bool = True
-    """Native structured output (``response_format`` with a JSON schema)."""
+    structured_output: bool | None = None
+    """Native structured output (``response_format`` with a JSON schema); None: not known,
+    decided from the model's name as LangChain decides it (``native_structured_output``)."""
     streaming: bool = True
     max_input_tokens: int | None = None
 
