@@ -238,6 +238,28 @@ class AIMessageChunk(AIMessage):
 
     type: Literal["AIMessageChunk"] = "AIMessageChunk"  # type: ignore[assignment]
     tool_call_chunks: list[ToolCallChunk] = Field(default_factory=list)
+    chunk_position: Literal["last"] | None = None
+    """``"last"`` on a stream's final chunk (a model that does not mark one gets an empty
+    trailing chunk so marked, as langchain_core adds it)."""
+
+    @property
+    def content_blocks(self) -> list[dict[str, Any]]:
+        """A chunk of tool-call pieces only: a ``tool_call_chunk`` block for each piece;
+        otherwise the content's blocks and the calls its pieces add up to."""
+        if self.tool_call_chunks and not self.content:
+            return [
+                {
+                    "type": "tool_call_chunk",
+                    "id": c.get("id"),
+                    "name": c.get("name"),
+                    "args": c.get("args"),
+                    "index": c.get("index"),
+                }
+                for c in self.tool_call_chunks
+            ]
+        if self.tool_call_chunks and not self.tool_calls:
+            return self.to_message().content_blocks
+        return super().content_blocks
 
     def __add__(self, other: AIMessageChunk) -> AIMessageChunk:  # type: ignore[override]
         if not isinstance(other, AIMessageChunk):
@@ -269,6 +291,7 @@ class AIMessageChunk(AIMessage):
             tool_call_chunks=list(chunks.values()),
             usage_metadata=usage,
             response_metadata={**self.response_metadata, **other.response_metadata},
+            chunk_position=self.chunk_position or other.chunk_position,
         )
 
     def to_message(self) -> AIMessage:

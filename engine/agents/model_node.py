@@ -268,7 +268,7 @@ class ModelNode:
                 item.name = self.name
             if run is not None:
                 run.push_any_thread("messages", (item, meta))
-            if em is not None:
+            if em is not None and (item.content or item.tool_call_chunks):  # not the closing one
                 await em.emit(
                     ModelToken,
                     span_id=s.id,

@@ -31,7 +31,7 @@ from engine.core.context import current_task_view
 from engine.messages import AIMessage, AIMessageChunk, BaseMessage, coerce_messages
 from engine.models.errors import ModelResponseError
 from engine.models.runnable_api import ModelRunnableAPI
-from engine.models.streaming import collect, split_message
+from engine.models.streaming import closing_chunk, collect, split_message
 from engine.tools import BaseTool
 
 __all__ = [
@@ -342,6 +342,9 @@ class BaseChatModel(ModelRunnableAPI):
                 run.push_any_thread("messages", (item, meta), ns)
             else:
                 final = item
+        closing = closing_chunk(chunks)
+        if closing is not None:
+            run.push_any_thread("messages", (closing, meta), ns)
         final = final or collect(chunks)
         if final is None:
             raise ModelResponseError(f"{self.model_name}: the stream ended without any output")
@@ -379,6 +382,9 @@ class BaseChatModel(ModelRunnableAPI):
                 yield item
             else:
                 final = item
+        closing = closing_chunk(chunks)
+        if closing is not None:
+            yield closing
         final = final or collect(chunks)
         if final is None:
             raise ModelResponseError(f"{self.model_name}: the stream ended without any output")
