@@ -94,12 +94,12 @@ def collect(items: Iterable[AIMessage]) -> AIMessage | None:
     return merged.to_message()
 
 
-def closing_chunk(chunks: Sequence[AIMessageChunk]) -> AIMessageChunk | None:
+def closing_chunk(chunks: Sequence[AIMessage]) -> AIMessageChunk | None:
     """The empty chunk marked ``chunk_position="last"`` that ends a stream whose model did not
     mark its own last chunk (langchain_core adds one the same way); None if it did, or if
     nothing streamed."""
-    if not chunks or chunks[-1].chunk_position == "last":
+    last = chunks[-1] if chunks else None
+    if not isinstance(last, AIMessageChunk) or last.chunk_position == "last":
         return None
-    last = chunks[-1]
     empty: Any = "" if isinstance(last.content, str) else []
     return AIMessageChunk(content=empty, id=last.id, name=last.name, chunk_position="last")
