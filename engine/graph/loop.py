@@ -32,6 +32,7 @@ from engine.events import (
     SuperstepStarted,
 )
 from engine.graph.algo import (
+    TASKS,
     Task,
     apply_writes,
     plan_tasks,
@@ -47,7 +48,7 @@ from engine.graph.subgraph_replay import ReplayState
 from engine.graph.subgraph_state import with_checkpoint_map
 from engine.message_log import plain
 from engine.observe.bus import span
-from engine.types import Interrupt
+from engine.types import Interrupt, Send
 
 if TYPE_CHECKING:
     from engine.checkpoint.base import BaseCheckpointSaver
@@ -309,6 +310,9 @@ class PregelLoop(LoopInput, LoopStreaming):
             versions_seen={k: dict(v) for k, v in c["versions_seen"].items()},
         )
         new["channel_values"] = {k: v for k, v in new["channel_values"].items() if v is not MISSING}
+        sends = new["channel_values"].get(TASKS)
+        if isinstance(sends, list):
+            new["channel_values"][TASKS] = [self._without_untracked(p) for p in sends]
         metadata: CheckpointMetadata = {
             "source": source,
             "step": self.step,
@@ -429,11 +433,27 @@ class PregelLoop(LoopInput, LoopStreaming):
         if saver is None:
             return
         # untracked channels (UntrackedValue) are never persisted, not even as pending writes
-        writes = [(c, v) for c, v in writes if getattr(self.channels.get(c), "tracked", True)]
+        # or inside the state a Send carries
+        writes = [
+            (c, self._without_untracked(v) if c == TASKS else v)
+            for c, v in writes
+            if getattr(self.channels.get(c), "tracked", True)
+        ]
         if self.durability == "exit":
             self._deferred_writes.append((task.id, writes))
             return
         await saver.aput_writes(self.checkpoint_config, writes, task.id)
+
+    def _without_untracked(self, packet: Any) -> Any:
+        """A Send whose state names untracked channels, as saved: without those keys (the
+        task itself still gets them, from the write in memory)."""
+        if not isinstance(packet, Send) or not isinstance(packet.arg, dict):
+            return packet
+        arg: dict[str, Any] = packet.arg
+        untracked = {k for k in arg if not getattr(self.channels.get(k), "tracked", True)}
+        if not untracked:
+            return packet
+        return Send(packet.node, {k: v for k, v in arg.items() if k not in untracked})
 
     async def _flush_deferred(self) -> None:
         saver = self.checkpointer
