@@ -117,6 +117,8 @@ class Task:
     routes: list[RouteInfo] = field(default_factory=list)
     scratchpad: TaskScratchpad | None = None
     attempt: int = 1
+    timeout: Any = None
+    """A ``Send``'s own timeout policy (over the node's)."""
 
     @property
     def sort_key(self) -> tuple[int, Any]:
@@ -161,7 +163,9 @@ def plan_tasks(
         if node is None:
             raise InvalidUpdateError(f"Invalid node name {send.node!r} in Send")
         tid = deterministic_id(cid, ns, step, send.node, "push", idx)
-        tasks.append(Task(tid, send.node, ("push", idx), send.arg, [TASKS], node))
+        task = Task(tid, send.node, ("push", idx), send.arg, [TASKS], node)
+        task.timeout = getattr(send, "timeout", None)
+        tasks.append(task)
     versions = checkpoint["channel_versions"]
     seen_all = checkpoint["versions_seen"]
     for name, node in nodes.items():

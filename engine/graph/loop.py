@@ -453,7 +453,8 @@ class PregelLoop(LoopInput, LoopStreaming):
         untracked = {k for k in arg if not getattr(self.channels.get(k), "tracked", True)}
         if not untracked:
             return packet
-        return Send(packet.node, {k: v for k, v in arg.items() if k not in untracked})
+        kept = {k: v for k, v in arg.items() if k not in untracked}
+        return Send(packet.node, kept, timeout=packet.timeout)
 
     async def _flush_deferred(self) -> None:
         saver = self.checkpointer

@@ -200,7 +200,9 @@ async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> Non
                     try:
                         with callbacks.active() if callbacks is not None else nullcontext():
                             output = await call_with_timeout(
-                                node, lambda ctx=ctx: _call_node(loop, task, ctx), node.timeout
+                                node,
+                                lambda ctx=ctx: _call_node(loop, task, ctx),
+                                task.timeout if task.timeout is not None else node.timeout,
                             )
                     except ParentCommand as pc:  # a graph this node called addressed ours
                         output = pc.command
