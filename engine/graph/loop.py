@@ -381,7 +381,13 @@ class PregelLoop(LoopInput, LoopStreaming):
                 parents=dict(self.parents),
             )
         if saver is not None:
-            self.push_checkpoint(config, parent_config, metadata, upcoming)
+            streamed_parent = parent_config
+            if self.durability == "exit":
+                # as LangGraph streams it: nothing is saved before the run exits, so the only
+                # parent a checkpoint can name is the one the caller asked for
+                asked = self.config.get("configurable", {}).get("checkpoint_id")
+                streamed_parent = parent_config if asked else None
+            self.push_checkpoint(config, streamed_parent, metadata, upcoming)
         self.step += 1
         em.step = self.step
 

@@ -13,6 +13,10 @@ from engine.graph.algo import is_internal_channel
 from engine.graph.channels import MessagesChannel
 from engine.messages import BaseMessage
 
+_PREVIOUS = "__previous__"
+"""An entrypoint's saved value for its next run (``engine.func.constants.PREVIOUS``): not part
+of what a task result shows, as LangGraph streams only the output channel."""
+
 if TYPE_CHECKING:
     from engine.graph.algo import Task
     from engine.graph.compiled import CompiledStateGraph
@@ -153,7 +157,7 @@ class LoopStreaming:
                 "name": task.name,
                 "error": error,
                 "result": (
-                    {c: v for c, v in task.writes if not c.startswith("branch:")}
+                    {c: v for c, v in task.writes if not c.startswith("branch:") and c != _PREVIOUS}
                     if task.node.writer is not None
                     else _result_of(
                         [(c, v) for c, v in task.writes if c in self.graph.spec.channels]
