@@ -14,6 +14,7 @@ from engine.graph.builder import (
     sync_timeout_error,
 )
 from engine.graph.channels import BaseChannel, EphemeralValue, NamedBarrierValue, Topic
+from engine.graph.channels_defer import LastValueAfterFinish
 from engine.graph.drawing import DrawableGraph, Edge
 from engine.graph.state import StateSpec
 from engine.graph.subgraph_detect import find_subgraph
@@ -62,7 +63,8 @@ def compile_nodes(
     channels[TASKS] = tasks
     names = [START, *b.nodes]
     for name in names:
-        ch = EphemeralValue(Any, guard=False)
+        deferred = name in b.nodes and b.nodes[name].defer
+        ch = LastValueAfterFinish(Any) if deferred else EphemeralValue(Any, guard=False)
         ch.key = trigger_channel(name)
         channels[ch.key] = ch
     joins: dict[str, list[str]] = {}

@@ -20,6 +20,7 @@ from engine.checkpoint.base import (
     empty_checkpoint,
     next_version,
     timestamp_of,
+    version_number,
 )
 from engine.core.ids import uuid7
 from engine.errors import GraphDrained, GraphInterrupt, GraphRecursionError, RunStopped
@@ -39,6 +40,7 @@ from engine.graph.algo import (
     should_interrupt,
 )
 from engine.graph.channels import MISSING, BaseChannel
+from engine.graph.channels_defer import LastValueAfterFinish
 from engine.graph.diff import state_changes
 from engine.graph.loop_input import LoopInput
 from engine.graph.loop_stream import LoopStreaming
@@ -514,6 +516,8 @@ class PregelLoop(LoopInput, LoopStreaming):
                 "You can increase the limit by setting the `recursion_limit` config key."
             )
         tasks = self._plan()
+        if not tasks and self._finish_channels():
+            tasks = self._plan()  # deferred nodes are due now that nothing else is
         self.tasks = tasks
         self._step_applied = False
         if not tasks:
@@ -538,6 +542,30 @@ class PregelLoop(LoopInput, LoopStreaming):
         control = self.run.control
         if control is not None and control.drain_requested and not self.nested:
             raise GraphDrained(control.drain_reason or "shutdown")
+        return True
+
+    def _waits_for_finish(self) -> bool:
+        """The graph has deferred nodes (channels waiting for the run to have nothing else)."""
+        known: bool | None = self.__dict__.get("_defers")
+        if known is None:
+            known = any(isinstance(ch, LastValueAfterFinish) for ch in self.channels.values())
+            self.__dict__["_defers"] = known
+        return known
+
+    def _finish_channels(self) -> bool:
+        """Nothing is due: tell the channels that wait for that (deferred nodes' triggers);
+        True if any of them changed (its version moves on, so its node is due)."""
+        versions = self.checkpoint["channel_versions"]
+        finished = [
+            c
+            for c, ch in self.channels.items()
+            if isinstance(ch, LastValueAfterFinish) and ch.finish()
+        ]
+        if not finished:
+            return False
+        next_v = self.next_version(max(versions.values(), key=version_number, default=None))
+        for c in finished:
+            versions[c] = next_v
         return True
 
     async def _static_interrupt(self, when: str, tasks: list[Task]) -> None:
@@ -605,6 +633,10 @@ class PregelLoop(LoopInput, LoopStreaming):
         )
         changed = apply_writes(self.checkpoint, self.channels, tasks, self.next_version)
         self._step_applied = True
+        if self._waits_for_finish() and not plan_tasks(
+            self.checkpoint, self.channels, self.graph.nodes, self.step + 1, self.ns
+        ):
+            self._finish_channels()  # tentatively the last step: deferred nodes are due
         em = self.run.emitter
         if em.active and before is not None:
             changes = state_changes(self.graph.spec.channels, self.channels, before, changed)
