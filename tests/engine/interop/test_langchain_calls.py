@@ -71,3 +71,9 @@ def test_our_model_as_a_langchain_base_language_model() -> None:
     assert isinstance(lc_model, BaseLanguageModel)
     assert lc_model.invoke("hi").content == "abc def"
     assert "".join(c.content for c in lc_model.stream("hi")) == "abc def"
+
+
+def test_as_langchain_model_is_exported_where_users_look() -> None:
+    from engine.interop import as_langchain_model
+
+    assert isinstance(as_langchain_model(ScriptedChatModel(["x"])), BaseLanguageModel)
