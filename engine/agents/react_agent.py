@@ -24,6 +24,7 @@ from typing import Annotated, Any, Literal, TypedDict
 from engine.agents.tool_node import ToolNode
 from engine.graph.builder import StateGraph
 from engine.graph.compiled import CompiledStateGraph
+from engine.graph.managed import RemainingSteps
 from engine.graph.runtime import get_config, get_runtime
 from engine.messages import AIMessage, AnyMessage, SystemMessage, ToolMessage, add_messages
 from engine.models.resolve import as_chat_model
@@ -39,6 +40,7 @@ class ReactAgentState(TypedDict, total=False):
     """The state of ``create_react_agent``'s graph (its output: messages and the answer)."""
 
     messages: Annotated[list[AnyMessage], add_messages]
+    remaining_steps: RemainingSteps
     structured_response: Any
 
 

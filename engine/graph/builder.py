@@ -362,6 +362,11 @@ class StateGraph(Generic[StateT, ContextT, InputT, OutputT]):
     def state_spec(self) -> StateSpec:
         return StateSpec(self.state_schema)
 
+    @property
+    def managed(self) -> dict[str, Any]:
+        """The state's managed keys (``RemainingSteps``, ``IsLastStep``) and their managers."""
+        return dict(StateSpec(self.state_schema).managed)
+
 
 def _first_param_schema(fn: Any, state_schema: Any) -> Any:
     """A node may declare its own input schema as the annotation of its first parameter."""

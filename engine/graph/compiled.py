@@ -20,7 +20,7 @@ from engine.graph.drawing import DrawableGraph
 from engine.graph.loop import PregelLoop
 from engine.graph.runtime import RunContext, TaskContext, reset_run, set_run
 from engine.graph.schema_json import schema_json
-from engine.graph.state import StateSpec, schema_fields
+from engine.graph.state import StateSpec
 from engine.graph.state_api import StateAPI
 from engine.graph.subgraph import calling_task, run_nested_sync, run_subgraph
 from engine.observe.bus import EventBus, RunEmitter, Subscription, drain_events
@@ -86,12 +86,12 @@ class CompiledStateGraph(StateAPI, Generic[StateT, ContextT, InputT, OutputT]):
         self.spec = StateSpec(builder.state_schema)
         self.channels: dict[str, BaseChannel] = dict(self.spec.channels)
         in_keys = (
-            list(schema_fields(builder.input_schema))
+            list(StateSpec(builder.input_schema).fields)
             if builder.input_schema
             else self.spec.input_keys()
         )
         out_keys = (
-            list(schema_fields(builder.output_schema))
+            list(StateSpec(builder.output_schema).fields)
             if builder.output_schema
             else self.spec.output_keys()
         )

@@ -504,7 +504,13 @@ class PregelLoop(LoopInput, LoopStreaming):
         )
 
     def _plan(self) -> list[Task]:
-        return plan_tasks(self.checkpoint, self.channels, self.graph.nodes, self.step, self.ns)
+        tasks = plan_tasks(self.checkpoint, self.channels, self.graph.nodes, self.step, self.ns)
+        for t in tasks:
+            managed = getattr(t.node.spec, "managed", None)
+            if managed and t.kind == "pull" and not t.node.hidden and isinstance(t.input, dict):
+                for key, manager in managed.items():
+                    t.input[key] = manager.value(self.step, self.stop)
+        return tasks
 
     # ------------------------------------------------------------------------------------
     # supersteps

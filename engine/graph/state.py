@@ -27,6 +27,7 @@ from engine.graph.channels import (
     LastValue,
     MessagesChannel,
 )
+from engine.graph.managed import ManagedValue, managed_of
 from engine.message_log import plain
 from engine.messages import add_messages
 from engine.types import Command
@@ -201,6 +202,12 @@ class StateSpec:
         self.schema = schema
         self.is_root = is_root_schema(schema)
         self.fields = {ROOT: schema} if self.is_root else schema_fields(schema)
+        self.managed: dict[str, type[ManagedValue]] = {
+            k: m for k, ann in self.fields.items() if (m := managed_of(ann)) is not None
+        }
+        """Keys the runtime fills in for each task (``engine.graph.managed``): no channel."""
+        for key in self.managed:
+            del self.fields[key]
         self.channels: dict[str, BaseChannel] = {}
         self.markers: dict[str, set[type]] = {}
         for key, ann in self.fields.items():
