@@ -59,9 +59,12 @@ class CompiledStateGraph(StateAPI, Generic[StateT, ContextT, InputT, OutputT]):
 
     default_recursion_limit = 25
     loop_class: type[PregelLoop] = PregelLoop
+    """The loop that runs this graph (the functional API's entrypoints use a subclass)."""
     cache: Any = None
     """The node-result cache (``compile(cache=...)``); see ``engine.cache``."""
-    """The loop that runs this graph (the functional API's entrypoints use a subclass)."""
+    step_timeout: float | None = None
+    """Seconds a superstep may take (``graph.step_timeout = 10``); past it the step's tasks
+    are cancelled and the run raises ``TimeoutError``, as LangGraph's does."""
 
     def __init__(
         self,

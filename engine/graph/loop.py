@@ -607,7 +607,11 @@ class PregelLoop(LoopInput, LoopStreaming):
         fire_after = False
         try:
             with s:
-                await run_step(self, tasks)
+                limit = getattr(self.graph, "step_timeout", None)
+                if limit:
+                    await asyncio.wait_for(run_step(self, tasks), limit)
+                else:
+                    await run_step(self, tasks)
                 fire_after = await self._barrier(tasks)
         except GraphInterrupt:
             status = "interrupted"

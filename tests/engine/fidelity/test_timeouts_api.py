@@ -77,3 +77,31 @@ def test_a_send_with_a_timeout_round_trips_through_serde() -> None:
     packet = Send("n", {"x": 1}, timeout=TimeoutPolicy(idle_timeout=2.0))
     assert serde.decode(serde.encode(packet)) == packet
     assert serde.decode(serde.encode(Send("n", 1))) == Send("n", 1)
+
+
+def test_a_step_timeout_cancels_the_steps_tasks_and_raises_timeout_error() -> None:
+    cancelled: list[str] = []
+
+    async def stuck(state: S) -> S:
+        try:
+            return await _forever(state)
+        except asyncio.CancelledError:
+            cancelled.append("stuck")
+            raise
+
+    async def quick(state: S) -> S:
+        return {"x": 2}
+
+    g = StateGraph(S)
+    g.add_node("stuck", stuck)
+    g.add_node("quick", quick)
+    g.add_conditional_edges(START, lambda s: ["stuck", "quick"])
+    graph = g.compile()
+    graph.step_timeout = 0.05
+
+    async def run() -> list[Any]:
+        return [c async for c in graph.astream({"x": 1}, stream_mode="updates")]
+
+    with pytest.raises(TimeoutError):
+        asyncio.run(run())
+    assert cancelled == ["stuck"]
