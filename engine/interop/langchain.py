@@ -30,6 +30,7 @@ from engine.interop.langchain_tokens import stream_through_invoke
 from engine.messages import AIMessage, AIMessageChunk, BaseMessage, ToolMessage
 from engine.models.base import BaseChatModel, ChatRequest, ModelProfile
 from engine.models.errors import (
+    AuthenticationError,
     ChatModelError,
     ModelAPIError,
     ModelConnectionError,
@@ -95,6 +96,8 @@ def map_error(exc: BaseException, model: str) -> BaseException:
         return ModelConnectionError(text)
     if status is not None and status >= 500:
         return ServerError(text, status_code=status)
+    if status in (401, 403):
+        return AuthenticationError(text, status_code=status)
     if status is not None and status >= 400:
         return ModelAPIError(text, status_code=status)
     return exc
