@@ -456,8 +456,11 @@ class CompiledStateGraph(StateAPI, Generic[StateT, ContextT, InputT, OutputT]):
         """Every event of this run, in ``seq`` order (see ``engine.events``).  With
         ``version="v1"`` or ``"v2"``: LangChain's event dicts instead (``lc_events``)."""
         if version is not None:
-            from engine.graph.lc_events import astream_langchain_events
+            from engine.graph.lc_events import astream_langchain_events, event_filter
 
+            keep = event_filter(
+                **{k: kwargs.pop(k) for k in list(kwargs) if k.startswith(("include_", "exclude_"))}
+            )
             events = astream_langchain_events(
                 self,
                 input,
@@ -472,7 +475,8 @@ class CompiledStateGraph(StateAPI, Generic[StateT, ContextT, InputT, OutputT]):
             )
             async with contextlib.aclosing(events):  # a consumer that stops stops the run
                 async for item in events:
-                    yield item
+                    if keep(item):
+                        yield item
             return
         bus = EventBus()
         sink = bus.add_sink(maxsize)

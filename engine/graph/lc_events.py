@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from engine.observe.callbacks import _PARENT_RUN, BaseCallbackHandler
@@ -146,6 +146,42 @@ class _Reply:
         self.name = name
         self.metadata = metadata
         self.total: Any = None
+
+
+def event_filter(
+    *,
+    include_names: Sequence[str] | None = None,
+    include_types: Sequence[str] | None = None,
+    include_tags: Sequence[str] | None = None,
+    exclude_names: Sequence[str] | None = None,
+    exclude_types: Sequence[str] | None = None,
+    exclude_tags: Sequence[str] | None = None,
+) -> Callable[[Event], bool]:
+    """LangChain's ``astream_events`` filters: with any ``include_*``, an event is kept when
+    its run's name, type (``chain``, ``chat_model``, ``tool``...) or a tag is included; then
+    any ``exclude_*`` match drops it."""
+    includes = (include_names, include_types, include_tags)
+
+    def keep(event: Event) -> bool:
+        name = event.get("name")
+        kind = str(event.get("event", "")).removeprefix("on_").rsplit("_", 1)[0]
+        tags = list(event.get("tags") or [])
+        ok = all(x is None for x in includes)
+        if include_names is not None:
+            ok = ok or name in include_names
+        if include_types is not None:
+            ok = ok or kind in include_types
+        if include_tags is not None:
+            ok = ok or any(t in include_tags for t in tags)
+        if exclude_names is not None:
+            ok = ok and name not in exclude_names
+        if exclude_types is not None:
+            ok = ok and kind not in exclude_types
+        if exclude_tags is not None:
+            ok = ok and not any(t in exclude_tags for t in tags)
+        return ok
+
+    return keep
 
 
 async def astream_langchain_events(

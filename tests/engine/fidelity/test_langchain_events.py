@@ -95,3 +95,15 @@ def test_a_consumer_that_stops_early_cancels_the_run() -> None:
 
     asyncio.run(consume())
     assert started == ["slow"] and cancelled == ["slow"]
+
+
+def test_include_and_exclude_filters_pick_events_as_langchain_does() -> None:
+    only_graph = asyncio.run(_events(_graph(), version="v2", include_names=["LangGraph"]))
+    assert {e["name"] for e in only_graph} == {"LangGraph"}
+    models = asyncio.run(_events(_graph(), version="v2", include_types=["chat_model"]))
+    assert models and all(e["event"].startswith("on_chat_model") for e in models)
+    no_chat = asyncio.run(
+        _events(_graph(), version="v2", include_types=["chain"], exclude_names=["chat"])
+    )
+    assert no_chat and all(e["name"] != "chat" for e in no_chat)
+    assert all(e["event"].startswith("on_chain") for e in no_chat)
