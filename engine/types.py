@@ -7,7 +7,7 @@ import datetime as dt
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Generic, Literal, NamedTuple, TypeVar
+from typing import Any, ClassVar, Generic, Literal, NamedTuple, TypeAlias, TypeVar
 
 from engine import serde
 
@@ -23,6 +23,7 @@ __all__ = [
     "StateSnapshot",
     "StateUpdate",
     "StreamMode",
+    "TimeoutLike",
     "TimeoutPolicy",
     "coerce_timeout",
     "default_retry_on",
@@ -203,7 +204,11 @@ class TimeoutPolicy:
                 raise ValueError(f"{name} must be > 0")
 
 
-def coerce_timeout(value: float | dt.timedelta | TimeoutPolicy | None) -> TimeoutPolicy | None:
+TimeoutLike: TypeAlias = "float | dt.timedelta | TimeoutPolicy | None"
+"""What ``timeout=`` accepts (nodes, tasks, entrypoints): seconds, a ``timedelta`` or a policy."""
+
+
+def coerce_timeout(value: TimeoutLike) -> TimeoutPolicy | None:
     """A number or ``timedelta`` is a wall-clock ``run_timeout``."""
     if value is None or isinstance(value, TimeoutPolicy):
         return value

@@ -24,7 +24,7 @@ import itertools
 import uuid
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.attach.options import AttachOptions
 from engine.debug import Debugger
@@ -45,6 +45,9 @@ from studio.run.commands import SessionCommands
 from studio.run.drawables import drawable_for
 from studio.run.event_batcher import DEFAULT_INTERVAL, EventBatcher
 from studio.run.saved_threads import SavedThreads
+
+if TYPE_CHECKING:
+    from types import ModuleType
 
 __all__ = [
     "FIRST_MESSAGE_HINT",
@@ -122,7 +125,7 @@ class RunController(SessionCommands, SavedThreads, AgentReload):
 
     # -- loading -------------------------------------------------------------------------------
 
-    def load(self, spec: str, label: str | None = None, module: Any = None) -> None:
+    def load(self, spec: str, label: str | None = None, module: ModuleType | None = None) -> None:
         """Load ``file.py:attr`` (``AgentLoadError`` with a one-line reason if it cannot);
         ``module``: the file, already imported (it is not run again)."""
         factory = spec_factory(
@@ -166,11 +169,11 @@ class RunController(SessionCommands, SavedThreads, AgentReload):
 
             self.session_path = None
             graph = with_saver(graph, InMemorySaver())
-        self._install_target(graph)
+        target = self._install_target(graph)
         self.hub.session_path = str(self.session_path) if self.session_path else None
         self.batcher.discard()
         self.hub.reset()
-        self.hub.set_target(self.target, drawable_for(graph), self.label)
+        self.hub.set_target(target, drawable_for(graph), self.label)
 
     def _close_recording(self) -> None:
         if self._sub is not None:

@@ -181,7 +181,11 @@ def test_diff_of_two_checkpoints_and_pinning(qtbot: Any, qloop: Any) -> None:
     assert diff is not None
     assert [c.kind for c in diff.messages] == ["appended"] * 4
     assert [c.after.type for c in diff.messages] == ["ai", "tool", "ai", "tool"]  # type: ignore[union-attr]
-    assert diff.todos == ()
+    # both files were created between the two: each todo went to completed
+    assert [(c.content, c.kind, c.before, c.after) for c in diff.todos] == [
+        ("创建 login.tsx", "status", "in_progress", "completed"),
+        ("创建 register.tsx", "status", "pending", "completed"),
+    ]
     assert diff.lines()[0].startswith('+ messages[3] ai → create_file(path="login.tsx"')
     assert re.sub(r"<[^>]+>", "", s.diff.header.text()) == "step 9 (loop) vs step 3 (loop)"
     assert "create_file" in s.diff.browser.toPlainText()

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.events import EventBase
+from engine.events import CheckpointSaved, EventBase
 from engine.graph.drawing import DrawableGraph
 from studio.docks.graph.view import GraphView
 from studio.models.branch_events import branch_events
@@ -176,14 +176,14 @@ class GraphPanel(QWidget):
             self.path.pop()
             self._show_level(self._level())
 
-    def subgraph_checkpoints(self) -> list[Any]:
+    def subgraph_checkpoints(self) -> list[CheckpointSaved]:
         """``checkpoint.saved`` events of the subgraph shown (every call of it), oldest first."""
         return [
             e
             for e in self.hub.events
-            if e.kind == "checkpoint.saved"
+            if isinstance(e, CheckpointSaved)
             and e.ns
-            and ns_path(e.__dict__.get("checkpoint_ns") or e.ns) == tuple(self.path)
+            and ns_path(e.checkpoint_ns or e.ns) == tuple(self.path)
         ]
 
     def _fill_checkpoints(self) -> None:
@@ -191,8 +191,9 @@ class GraphPanel(QWidget):
         box.clear()
         box.addItem("Checkpoints of this subgraph…", None)
         for e in self.subgraph_checkpoints():
-            writers = ", ".join(e.__dict__.get("writer_nodes") or []) or e.__dict__.get("source")
-            box.addItem(f"step {e.step} · {writers} · …{e.checkpoint_id[-6:]}", e.checkpoint_id)
+            writers = ", ".join(e.writer_nodes or []) or e.source
+            cid = e.checkpoint_id or ""
+            box.addItem(f"step {e.step} · {writers} · …{cid[-6:]}", e.checkpoint_id)
         box.setEnabled(box.count() > 1)
 
     def _on_checkpoint_picked(self, index: int) -> None:
