@@ -10,10 +10,16 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from engine.messages import BaseMessage
+
+class _Message(Protocol):
+    """What is printed of a message (``engine.messages.BaseMessage`` has it)."""
+
+    type: str
+    name: str | None
+    content: Any
+
 
 __all__ = ["interactive", "pretty_repr", "title_bar"]
 
@@ -49,7 +55,7 @@ def _calls(heading: str, calls: Sequence[Mapping[str, Any]]) -> list[str]:
     return [heading, *(line for call in calls for line in _call_lines(call))]
 
 
-def pretty_repr(message: BaseMessage, *, html: bool = False) -> str:
+def pretty_repr(message: _Message, *, html: bool = False) -> str:
     """The message as langchain_core's ``pretty_repr`` writes it (``html``: a bold title)."""
     head = title_bar(f"{message.type.title()} Message", bold=html)
     if message.name is not None:

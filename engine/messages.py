@@ -529,7 +529,7 @@ def add_messages(left: Any = None, right: Any = None, *, format: str | None = No
     if format == "langchain-openai":
         from engine.messages_openai import openai_shaped
 
-        merged = openai_shaped(merged)
+        merged = openai_shaped(merged, ToolMessage)
     elif format is not None:
         raise ValueError(f"Unrecognized {format=}. Expected one of 'langchain-openai', None.")
     return merged

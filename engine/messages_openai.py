@@ -10,12 +10,14 @@ become ``ToolMessage``s (an ``is_error`` result has status ``error``).
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
-from engine.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
-
 __all__ = ["openai_shaped"]
+
+_AI_TYPES = ("ai", "AIMessageChunk")
+"""Messages are told apart by their ``type`` (this module sits beside ``engine.messages``,
+which calls it, so it takes the ToolMessage class as an argument instead of importing it)."""
 
 
 def _image_url(block: dict[str, Any]) -> dict[str, Any]:
@@ -45,11 +47,11 @@ def _blocks(content: Any) -> list[dict[str, Any]]:
     return out
 
 
-def _shaped(msg: BaseMessage) -> list[BaseMessage]:
+def _shaped(msg: Any, tool_message: Callable[..., Any]) -> list[Any]:
     content = msg.content
     if isinstance(content, str):
         return [msg]
-    if isinstance(msg, AIMessage):
+    if msg.type in _AI_TYPES:
         uses = [b for b in content if isinstance(b, dict) and b.get("type") == "tool_use"]
         if uses:
             known = {c.get("id") for c in msg.tool_calls}
@@ -65,15 +67,15 @@ def _shaped(msg: BaseMessage) -> list[BaseMessage]:
             text: Any = rest if rest else ""
             fields = {**dict(msg), "content": text, "tool_calls": calls}
             return [type(msg).model_validate(fields)]
-    if isinstance(msg, HumanMessage):
+    if msg.type == "human":
         results = [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]
         if results:
-            out: list[BaseMessage] = []
+            out: list[Any] = []
             for b in results:
                 inner = b.get("content")
                 body: Any = inner if isinstance(inner, str) else _blocks(inner)
                 out.append(
-                    ToolMessage(
+                    tool_message(
                         content=body,
                         tool_call_id=str(b.get("tool_use_id") or ""),
                         status="error" if b.get("is_error") else "success",
@@ -87,6 +89,7 @@ def _shaped(msg: BaseMessage) -> list[BaseMessage]:
     return [msg.model_copy(update={"content": _blocks(content)})]
 
 
-def openai_shaped(messages: Iterable[BaseMessage]) -> list[BaseMessage]:
-    """Each message reshaped (one human message of tool results may become several)."""
-    return [shaped for m in messages for shaped in _shaped(m)]
+def openai_shaped(messages: Iterable[Any], tool_message: Callable[..., Any]) -> list[Any]:
+    """Each message reshaped (one human message of tool results may become several, made
+    with ``tool_message``, the ToolMessage class)."""
+    return [shaped for m in messages for shaped in _shaped(m, tool_message)]

@@ -43,6 +43,10 @@ UPDATED_BY = "__update__"
 """``versions_seen[UPDATED_BY]``: the nodes the latest ``update_state`` acted as (LangGraph
 keeps no record of an update's writer in the metadata; this is where ours is)."""
 
+_RETURN = "__return__"
+"""A functional-API task's return value write (``engine.func.constants.RETURN``; the graph
+layer sits below ``engine.func``, so it names the channel itself)."""
+
 
 def _error_repr(saved: Any) -> str:
     """A saved task error as LangGraph shows it in snapshots: ``Type('message')``."""
@@ -156,10 +160,8 @@ class StateAPI(SubgraphStateAPI):
         """A finished task's result as LangGraph shows it: its writes to the output keys (a
         key written more than once holds ``{"$writes": [...]}``); for a single-value state,
         that value; for a functional-API task, what it returned."""
-        from engine.func.constants import RETURN
-
         for c, v in output:
-            if c == RETURN:
+            if c == _RETURN:
                 return v
         keys = [ROOT] if self.spec.is_root else self.output_keys
         mapped: dict[str, Any] = {}

@@ -31,6 +31,7 @@ from engine.core.context import current_task_view
 from engine.messages import AIMessage, AIMessageChunk, BaseMessage, coerce_messages
 from engine.models.errors import ModelResponseError
 from engine.models.runnable_api import ModelRunnableAPI
+from engine.models.schema_tools import is_schema_class, schema_class_tool
 from engine.models.streaming import closing_chunk, collect, split_message
 from engine.tools import BaseTool
 
@@ -96,10 +97,8 @@ def tool_schema(tool: ToolLike) -> dict[str, Any]:
             "description": spec.get("description") or "",
             "parameters": dict(spec.get("parameters") or {"type": "object", "properties": {}}),
         }
-    if isinstance(tool, type) and _is_schema_class(tool):  # a pydantic model, dataclass, TypedDict
-        from engine.agents.structured import SchemaSpec
-
-        return SchemaSpec(tool).tool_schema
+    if isinstance(tool, type) and is_schema_class(tool):  # a pydantic model, dataclass, TypedDict
+        return schema_class_tool(tool)
     if callable(tool):  # a plain function (its docstring and annotations), a langchain tool
         from engine.tools import as_tool
 
@@ -108,15 +107,6 @@ def tool_schema(tool: ToolLike) -> dict[str, Any]:
         f"A tool must be a BaseTool, a function, a schema class or a schema dict, "
         f"not {type(tool).__name__}"
     )
-
-
-def _is_schema_class(cls: type) -> bool:
-    import dataclasses
-    import typing
-
-    from pydantic import BaseModel
-
-    return issubclass(cls, BaseModel) or dataclasses.is_dataclass(cls) or typing.is_typeddict(cls)
 
 
 @runtime_checkable
