@@ -7,7 +7,8 @@ window never blocks).  The controller
   a restart loads it afresh, so a scripted model starts its script again;
 - records every run into a ``.stepwise`` session file (``studio.history.session_files``): the graph
   runs on that file's ``SqliteSaver`` and the ``SessionRecorder`` listens to its bus;
-- hands the run's events to the hub in batches (``EventBatcher``, ~30 ms), and maps the debugger's
+- hands the run's events to the hub in batches (``EventBatcher``: at once after a quiet spell,
+  at most every 20 ms under a flood), and maps the debugger's
   pause/resume and the run's end to hub statuses (running, paused, done, interrupted, error,
   cancelled);
 - on an interrupt, awaits ``interrupt_handler(interrupts)`` (a coroutine function given by the

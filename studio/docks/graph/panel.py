@@ -105,10 +105,31 @@ class GraphPanel(QWidget):
             self._fill_checkpoints()
         if self.hub.selected_checkpoint is not None:
             return  # showing a past moment: the live run shows again on "Live"
-        if any(ev.kind == "run.started" and not ev.ns for ev in batch):
+        starts = [ev for ev in batch if ev.kind == "run.started" and not ev.ns]
+        if starts and not (len(starts) == 1 and self._continues_live(starts[0])):
             self._redraw(None)  # a new run may start on another branch (a fork, a replay)
         else:
             self.state.apply_all(batch)
+
+    def _continues_live(self, start: EventBase) -> bool:
+        """Whether the run ``start`` begins carries the live branch on from its tip after a run
+        that ended done, with nothing left running: then the branch's events are the ones shown
+        plus the new ones, and a redraw (which replays the whole thread) would draw the same."""
+        if (start.__dict__.get("config") or {}).get("checkpoint_id") is not None:
+            return False  # a run from a chosen checkpoint (a fork, a replay)
+        if not self.state.settled:
+            return False
+        events = self.hub.events
+        i = len(events) - 1
+        while i >= 0 and events[i] is not start:
+            i -= 1
+        for j in range(i - 1, -1, -1):
+            ev = events[j]
+            if not ev.ns and ev.kind == "run.finished":
+                return ev.__dict__.get("status") == "done"
+            if not ev.ns and ev.kind == "run.started":
+                return False  # a run that never finished
+        return i >= 0
 
     def _parent_of(self, checkpoint_id: str) -> str | None:
         """A checkpoint's parent from the saver (for checkpoints no event describes)."""

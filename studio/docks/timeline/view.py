@@ -21,7 +21,15 @@ import asyncio
 import threading
 from typing import Any
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, QPoint, Qt, QTimer, Signal
+from PySide6.QtCore import (
+    QItemSelectionModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    QPoint,
+    Qt,
+    QTimer,
+    Signal,
+)
 from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -163,6 +171,11 @@ class TimelineDock(QWidget):
         self._reload_timer.setSingleShot(True)
         self._reload_timer.setInterval(0)
         self._reload_timer.timeout.connect(self.reload)
+        self._follow_timer = QTimer(self)
+        self._follow_timer.setSingleShot(True)
+        self._follow_timer.setInterval(0)
+        self._follow_timer.timeout.connect(self._follow)
+        self._follow_to: QPersistentModelIndex | None = None
         self.item_model.rowsInserted.connect(self._on_rows_inserted)
         self.item_model.modelReset.connect(self._after_reset)
         self._unsubs = [
@@ -257,8 +270,16 @@ class TimelineDock(QWidget):
             self.view.expand(parent)
             self.view.expand(self.item_model.index(first, 0, parent))
         if self.hub.selected_checkpoint is None:
+            # follow once per batch of checkpoints, not per row: scrolling lays out the tree
+            self._follow_to = QPersistentModelIndex(self.item_model.index(last, 0, parent))
+            self._follow_timer.start()
+
+    def _follow(self) -> None:
+        target, self._follow_to = self._follow_to, None
+        if self.hub.selected_checkpoint is None:
             self._mark_live()
-            self.view.scrollTo(self.item_model.index(last, 0, parent))
+            if target is not None and target.isValid():
+                self.view.scrollTo(target)
 
     def _expand_forks(self) -> None:
         collapsed = self.delegate.collapsed
