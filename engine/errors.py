@@ -131,14 +131,16 @@ class NodeTimeoutError(Exception):
         node: str,
         timeout: float,
         *,
-        kind: str = "run_timeout",
+        kind: str = "run",
         run_timeout: float | None = None,
         idle_timeout: float | None = None,
     ) -> None:
-        super().__init__(f"Node {node!r} timed out after {timeout}s ({kind})")
+        super().__init__(f"Node {node!r} timed out after {timeout}s ({kind} timeout)")
         self.node = node
         self.timeout = timeout
+        self.elapsed = timeout
         self.kind = kind
+        """Which limit fired, as LangGraph names it: ``"run"`` or ``"idle"``."""
         self.run_timeout = run_timeout
         self.idle_timeout = idle_timeout
 

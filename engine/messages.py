@@ -14,7 +14,7 @@ import uuid
 from collections.abc import Iterable, Sequence
 from typing import Annotated, Any, Literal, SupportsIndex, TypeAlias, Union
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
 from typing_extensions import TypedDict
 
 from engine.core.foreign import adapt
@@ -161,9 +161,17 @@ class BaseMessage(BaseModel):
                 blocks.append({"type": "non_standard", "value": item})
         return blocks
 
-    def pretty_repr(self) -> str:
-        title = f" {type(self).__name__} "
-        return f"{title:=^60}\n{self.text}"
+    def pretty_repr(self, html: bool = False) -> str:
+        """The message as langchain_core prints it (``engine.message_pretty``)."""
+        from engine.message_pretty import pretty_repr
+
+        return pretty_repr(self, html=html)
+
+    def pretty_print(self) -> None:
+        """Print ``pretty_repr()`` (a bold title in a REPL or a notebook)."""
+        from engine.message_pretty import interactive
+
+        print(self.pretty_repr(html=interactive()))
 
     def __repr__(self) -> str:  # shorter than pydantic's default, readable in logs
         fields = [f"{self.text!r}"]
@@ -185,6 +193,14 @@ class AIMessage(BaseMessage):
     tool_calls: list[ToolCall] = Field(default_factory=list)
     invalid_tool_calls: list[InvalidToolCall] = Field(default_factory=list)
     usage_metadata: dict[str, Any] | None = None
+
+    @field_validator("tool_calls", mode="before")
+    @classmethod
+    def _tool_call_type(cls, calls: Any) -> Any:
+        """Every tool call is of type ``tool_call`` whatever it said (as langchain_core)."""
+        if isinstance(calls, list):
+            return [{**c, "type": "tool_call"} if isinstance(c, dict) else c for c in calls]
+        return calls
 
     def model_post_init(self, __context: Any) -> None:
         for call in self.tool_calls:
@@ -222,6 +238,28 @@ class AIMessageChunk(AIMessage):
 
     type: Literal["AIMessageChunk"] = "AIMessageChunk"  # type: ignore[assignment]
     tool_call_chunks: list[ToolCallChunk] = Field(default_factory=list)
+    chunk_position: Literal["last"] | None = None
+    """``"last"`` on a stream's final chunk (a model that does not mark one gets an empty
+    trailing chunk so marked, as langchain_core adds it)."""
+
+    @property
+    def content_blocks(self) -> list[dict[str, Any]]:
+        """A chunk of tool-call pieces only: a ``tool_call_chunk`` block for each piece;
+        otherwise the content's blocks and the calls its pieces add up to."""
+        if self.tool_call_chunks and not self.content:
+            return [
+                {
+                    "type": "tool_call_chunk",
+                    "id": c.get("id"),
+                    "name": c.get("name"),
+                    "args": c.get("args"),
+                    "index": c.get("index"),
+                }
+                for c in self.tool_call_chunks
+            ]
+        if self.tool_call_chunks and not self.tool_calls:
+            return self.to_message().content_blocks
+        return super().content_blocks
 
     def __add__(self, other: AIMessageChunk) -> AIMessageChunk:  # type: ignore[override]
         if not isinstance(other, AIMessageChunk):
@@ -253,6 +291,7 @@ class AIMessageChunk(AIMessage):
             tool_call_chunks=list(chunks.values()),
             usage_metadata=usage,
             response_metadata={**self.response_metadata, **other.response_metadata},
+            chunk_position=self.chunk_position or other.chunk_position,
         )
 
     def to_message(self) -> AIMessage:
@@ -487,6 +526,10 @@ def coerce_messages(value: Any) -> list[BaseMessage]:
         return [coerce_message(value)]
     if isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], str):
         return [coerce_message(value)]
+    to_messages = getattr(value, "to_messages", None)
+    if callable(to_messages):  # a langchain PromptValue
+        prompt_messages: Iterable[Any] = to_messages()  # type: ignore[assignment]
+        return [coerce_message(v) for v in prompt_messages]
     if hasattr(value, "model_dump") and not isinstance(value, list):  # one langchain message
         return [coerce_message(value)]
     if isinstance(value, Iterable):
@@ -535,33 +578,12 @@ def add_messages(left: Any = None, right: Any = None, *, format: str | None = No
     right_list = [_ensure_id(_settled(m)) for m in coerce_messages(right)]
     merged = merge_messages(left_list, right_list)
     if format == "langchain-openai":
-        merged = [_openai_shaped(m) for m in merged]
+        from engine.messages_openai import openai_shaped
+
+        merged = openai_shaped(merged, ToolMessage)
     elif format is not None:
         raise ValueError(f"Unrecognized {format=}. Expected one of 'langchain-openai', None.")
     return merged
-
-
-def _openai_shaped(msg: BaseMessage) -> BaseMessage:
-    """A message whose content is a string or OpenAI-style text/image_url blocks."""
-    content = msg.content
-    if isinstance(content, str):
-        return msg
-    blocks: list[Any] = []
-    for block in content:
-        if isinstance(block, str):
-            blocks.append({"type": "text", "text": block})
-        elif isinstance(block, dict) and block.get("type") == "text":
-            blocks.append({"type": "text", "text": block.get("text", "")})
-        elif isinstance(block, dict) and block.get("type") == "image":
-            src = block.get("source") or {}
-            if src.get("type") == "base64":
-                url = f"data:{src.get('media_type')};base64,{src.get('data')}"
-            else:
-                url = str(src.get("url") or block.get("url") or "")
-            blocks.append({"type": "image_url", "image_url": {"url": url}})
-        elif isinstance(block, dict) and block.get("type") == "image_url":
-            blocks.append(block)
-    return msg.model_copy(update={"content": blocks})
 
 
 def merge_messages(left: Sequence[BaseMessage], right: Sequence[BaseMessage]) -> list[BaseMessage]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import random
 from collections.abc import Callable, Sequence
@@ -37,17 +38,25 @@ StreamMode = Literal["values", "updates", "messages", "custom", "tasks", "checkp
 class Send:
     """A packet for a node: in the next superstep ``node`` runs once with ``arg`` as its input."""
 
-    __slots__ = ("arg", "node")
+    __slots__ = ("arg", "node", "timeout")
 
-    def __init__(self, node: str, arg: Any) -> None:
+    def __init__(self, node: str, arg: Any, *, timeout: Any = None) -> None:
         self.node = node
         self.arg = arg
+        self.timeout: TimeoutPolicy | None = coerce_timeout(timeout)
+        """This task's own timeout (a ``TimeoutPolicy`` or seconds), over the node's."""
 
     def __repr__(self) -> str:
-        return f"Send(node={self.node!r}, arg={self.arg!r})"
+        extra = f", timeout={self.timeout!r}" if self.timeout is not None else ""
+        return f"Send(node={self.node!r}, arg={self.arg!r}{extra})"
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Send) and self.node == other.node and self.arg == other.arg
+        return (
+            isinstance(other, Send)
+            and self.node == other.node
+            and self.arg == other.arg
+            and self.timeout == other.timeout
+        )
 
     def __hash__(self) -> int:
         return hash((self.node, repr(self.arg)))
@@ -235,8 +244,16 @@ class StateSnapshot(NamedTuple):
 serde.register_codec(
     Send,
     "send",
-    lambda s: {"node": s.node, "arg": serde.encode(s.arg)},
-    lambda v: Send(v["node"], serde.decode(v["arg"])),
+    lambda s: {
+        "node": s.node,
+        "arg": serde.encode(s.arg),
+        **({"timeout": dataclasses.asdict(s.timeout)} if s.timeout is not None else {}),
+    },
+    lambda v: Send(
+        v["node"],
+        serde.decode(v["arg"]),
+        timeout=TimeoutPolicy(**v["timeout"]) if v.get("timeout") else None,
+    ),
 )
 serde.register_codec(
     Interrupt,

@@ -1,8 +1,10 @@
-"""Agents: ``create_agent`` (LangChain v1's middleware agent), ``ToolNode``, structured output."""
+"""Agents: ``create_agent`` (LangChain v1's middleware agent), ``create_react_agent``
+(LangGraph's prebuilt one), ``ToolNode``, structured output."""
 
 from engine.agents.conditions import tools_condition
 from engine.agents.factory import create_agent
 from engine.agents.output_binding import OutputToolBinding, ProviderStrategyBinding
+from engine.agents.react_agent import create_react_agent
 from engine.agents.structured import (
     AutoStrategy,
     MultipleStructuredOutputsError,
@@ -26,5 +28,6 @@ __all__ = [
     "ToolNode",
     "ToolStrategy",
     "create_agent",
+    "create_react_agent",
     "tools_condition",
 ]

@@ -292,8 +292,8 @@ class ModelNode:
                     item.name = self.name
                 if run is not None:
                     run.push_any_thread("messages", (item, meta))
-                if tokens is not None:
-                    await tokens.add(item.text, item.tool_call_chunks)
+                if tokens is not None and (item.content or item.tool_call_chunks):
+                    await tokens.add(item.text, item.tool_call_chunks)  # not the closing chunk
         finally:
             if tokens is not None:
                 tokens.close()

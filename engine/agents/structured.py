@@ -28,6 +28,8 @@ from pydantic import BaseModel, TypeAdapter
 
 from engine.messages import AIMessage, ToolCall, ToolMessage
 from engine.middleware.types import ModelResponse
+from engine.models.profiles import native_structured_output
+from engine.models.schema_tools import pydantic_friendly
 
 __all__ = [
     "AutoStrategy",
@@ -102,7 +104,7 @@ class SchemaSpec:
                 self._adapter = None
                 self.json_schema = schema.model_json_schema()
             else:
-                self._adapter = TypeAdapter(_pydantic_friendly(schema))
+                self._adapter = TypeAdapter(pydantic_friendly(schema))
                 self.json_schema = self._adapter.json_schema()
             self.name = name or getattr(schema, "__name__", None) or "response_format"
             self.description = description or (getattr(schema, "__doc__", None) or "").strip()
@@ -147,18 +149,6 @@ def _kind_of(schema: Any) -> SchemaKind:
         f"Unsupported schema type: {type(schema)}. Expected a pydantic model, a dataclass, "
         "a TypedDict or a JSON schema dict."
     )
-
-
-def _pydantic_friendly(schema: Any) -> Any:
-    """pydantic needs ``typing_extensions.TypedDict`` before Python 3.12: rebuild a
-    ``typing.TypedDict`` as one (same name, fields, docstring)."""
-    if not typing.is_typeddict(schema) or type(schema).__module__ != "typing":
-        return schema
-    make: Any = typing_extensions.TypedDict
-    fields = typing.get_type_hints(schema, include_extras=True)
-    clone = make(schema.__name__, fields, total=schema.__total__)
-    clone.__doc__ = schema.__doc__
-    return clone
 
 
 def _members(schema: Any) -> list[Any]:
@@ -282,8 +272,7 @@ def as_strategy(response_format: Any) -> ResponseFormat | None:
 def resolve_strategy(strategy: Any, model: Any) -> ToolStrategy | ProviderStrategy | None:
     """The concrete strategy for one call (``AutoStrategy`` decided by the model's profile)."""
     if isinstance(strategy, AutoStrategy):
-        profile = getattr(model, "profile", None)
-        if profile is not None and getattr(profile, "structured_output", False):
+        if native_structured_output(model):
             return strategy.provider_strategy
         return strategy.tool_strategy
     if isinstance(strategy, ToolStrategy | ProviderStrategy):

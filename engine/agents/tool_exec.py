@@ -25,7 +25,13 @@ from typing import Any, Union, get_args, get_origin
 from engine.errors import GraphBubbleUp
 from engine.events import ErrorInfo, ToolFinished, ToolStarted
 from engine.graph.runtime import current_task
-from engine.messages import InvalidToolCall, ToolMessage
+from engine.messages import (
+    REMOVE_ALL_MESSAGES,
+    InvalidToolCall,
+    RemoveMessage,
+    ToolMessage,
+    coerce_messages,
+)
 from engine.middleware.types import ToolCallRequest
 from engine.observe.bus import current_emitter, span
 from engine.observe.faults import check_fault
@@ -133,6 +139,19 @@ def _content(out: Any) -> Any:
         return str(out)
 
 
+def _clears_history(messages: list[Any] | tuple[Any, ...]) -> bool:
+    """The update is exactly one ``RemoveMessage(id=REMOVE_ALL_MESSAGES)`` (in any message form)."""
+    try:
+        found = coerce_messages(list(messages))
+    except (TypeError, ValueError):
+        return False
+    return (
+        len(found) == 1
+        and isinstance(found[0], RemoveMessage)
+        and found[0].id == REMOVE_ALL_MESSAGES
+    )
+
+
 def _check_command(cmd: Command, tool_name: str, call_id: str) -> None:
     if cmd.graph == Command.PARENT:
         return
@@ -145,6 +164,8 @@ def _check_command(cmd: Command, tool_name: str, call_id: str) -> None:
         messages = []
     if not isinstance(messages, list | tuple):
         messages = [messages]
+    if _clears_history(messages):
+        return  # the whole history goes, the call with it: nothing is left to answer
     if not any(isinstance(m, ToolMessage) and m.tool_call_id == call_id for m in messages):
         raise ValueError(
             f"Expected to have a matching ToolMessage in Command.update for tool '{tool_name}', got: {messages}. "

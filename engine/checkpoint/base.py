@@ -142,16 +142,17 @@ class BaseCheckpointSaver(BlobCodec, Generic[V]):
 
     # -- versions ----------------------------------------------------------------------------
 
-    def get_next_version(self, current: str | None) -> str:
+    def get_next_version(self, current: str | None, channel: Any = None) -> str:
+        """The version a channel written in this step gets (LangGraph's signature: the
+        channel argument is unused)."""
         return next_version(current)
 
     # -- storage primitives (subclasses) -----------------------------------------------------
 
-    def _put_row(
-        self, row: StoredRow, blobs: list[tuple[str, str, str]], superseded: str | None = None
-    ) -> None:
-        """Store a checkpoint row and its new blobs ``(channel, version, json)`` atomically,
-        deleting the pending writes of checkpoint ``superseded`` (the parent it replaces)."""
+    def _put_row(self, row: StoredRow, blobs: list[tuple[str, str, str]]) -> None:
+        """Store a checkpoint row and its new blobs ``(channel, version, json)`` atomically.
+        The pending writes of its parent stay: they are what the parent's tasks did (their
+        results in the history, what time travel re-runs)."""
         raise NotImplementedError
 
     def _get_row(self, thread_id: str, ns: str, checkpoint_id: str | None) -> StoredRow | None:
@@ -292,9 +293,9 @@ class BaseCheckpointSaver(BlobCodec, Generic[V]):
             writes,
         )
 
-    # -- async API ---------------------------------------------------------------------------
+    # -- the implementation (sync: the storage primitives are) ------------------------------
 
-    async def aget_tuple(self, config: dict[str, Any]) -> CheckpointTuple | None:
+    def _get_tuple_impl(self, config: dict[str, Any]) -> CheckpointTuple | None:
         c = _conf(config)
         thread_id = c.get("thread_id")
         if thread_id is None:
@@ -302,18 +303,13 @@ class BaseCheckpointSaver(BlobCodec, Generic[V]):
         row = self._get_row(str(thread_id), c.get("checkpoint_ns", ""), c.get("checkpoint_id"))
         return self._row_to_tuple(row) if row else None
 
-    async def aget(self, config: dict[str, Any]) -> Checkpoint | None:
-        t = await self.aget_tuple(config)
-        return t.checkpoint if t else None
-
-    async def alist(
+    def _list_impl(
         self,
         config: dict[str, Any] | None,
-        *,
-        filter: dict[str, Any] | None = None,
-        before: dict[str, Any] | None = None,
-        limit: int | None = None,
-    ) -> AsyncIterator[CheckpointTuple]:
+        filter: dict[str, Any] | None,
+        before: dict[str, Any] | None,
+        limit: int | None,
+    ) -> Iterator[CheckpointTuple]:
         c = _conf(config or {})
         thread_id = c.get("thread_id")
         ns = c.get("checkpoint_ns")
@@ -333,7 +329,7 @@ class BaseCheckpointSaver(BlobCodec, Generic[V]):
             if limit is not None and count >= limit:
                 return
 
-    async def aput(
+    def _put_impl(
         self,
         config: dict[str, Any],
         checkpoint: Checkpoint,
@@ -364,12 +360,10 @@ class BaseCheckpointSaver(BlobCodec, Generic[V]):
         body = json.dumps(body_dict, separators=(",", ":"))
         meta = {k: v for k, v in metadata.items() if not (k == "parents" and not v)}
         row = StoredRow(thread_id, ns, checkpoint["id"], parent_id, body, serde.dumps(meta))
-        # a loop checkpoint supersedes its parent's pending writes (they are now applied)
-        superseded = parent_id if metadata.get("source") == "loop" else None
-        self._put_row(row, new_blobs, superseded)
+        self._put_row(row, new_blobs)
         return make_config(thread_id, ns, checkpoint["id"])
 
-    async def aput_writes(
+    def _put_writes_impl(
         self, config: dict[str, Any], writes: Sequence[tuple[str, Any]], task_id: str
     ) -> None:
         c = _conf(config)
@@ -378,7 +372,7 @@ class BaseCheckpointSaver(BlobCodec, Generic[V]):
             str(c["thread_id"]), c.get("checkpoint_ns", ""), c["checkpoint_id"], task_id, rows
         )
 
-    async def adelete_thread(self, thread_id: str) -> None:
+    def _delete_thread_impl(self, thread_id: str) -> None:
         self._delete_thread(str(thread_id))
         with self._cache_lock:
             for key in [k for k in self._cache if k[0] == str(thread_id)]:
@@ -386,13 +380,73 @@ class BaseCheckpointSaver(BlobCodec, Generic[V]):
             for key in [k for k in self._tips if k[0] == str(thread_id)]:
                 del self._tips[key]
 
-    # -- sync API (wrappers) -----------------------------------------------------------------
+    def _overrides(self, name: str) -> bool:
+        """Does a subclass define its own ``name`` (e.g. a saver that wraps ``put``)?  The
+        sync and async methods then reach each other, so an override of either one is seen
+        by runs of both kinds (as with LangGraph's savers)."""
+        return getattr(type(self), name) is not getattr(BaseCheckpointSaver, name)
+
+    # -- async API ---------------------------------------------------------------------------
+
+    async def aget_tuple(self, config: dict[str, Any]) -> CheckpointTuple | None:
+        if self._overrides("get_tuple"):
+            return self.get_tuple(config)
+        return self._get_tuple_impl(config)
+
+    async def aget(self, config: dict[str, Any]) -> Checkpoint | None:
+        t = await self.aget_tuple(config)
+        return t.checkpoint if t else None
+
+    async def alist(
+        self,
+        config: dict[str, Any] | None,
+        *,
+        filter: dict[str, Any] | None = None,
+        before: dict[str, Any] | None = None,
+        limit: int | None = None,
+    ) -> AsyncIterator[CheckpointTuple]:
+        if self._overrides("list"):
+            items = self.list(config, filter=filter, before=before, limit=limit)
+        else:
+            items = self._list_impl(config, filter, before, limit)
+        for t in items:
+            yield t
+
+    async def aput(
+        self,
+        config: dict[str, Any],
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: dict[str, str],
+    ) -> dict[str, Any]:
+        if self._overrides("put"):
+            return self.put(config, checkpoint, metadata, new_versions)
+        return self._put_impl(config, checkpoint, metadata, new_versions)
+
+    async def aput_writes(
+        self, config: dict[str, Any], writes: Sequence[tuple[str, Any]], task_id: str
+    ) -> None:
+        if self._overrides("put_writes"):
+            self.put_writes(config, writes, task_id)
+            return
+        self._put_writes_impl(config, writes, task_id)
+
+    async def adelete_thread(self, thread_id: str) -> None:
+        if self._overrides("delete_thread"):
+            self.delete_thread(thread_id)
+            return
+        self._delete_thread_impl(thread_id)
+
+    # -- sync API ----------------------------------------------------------------------------
 
     def get_tuple(self, config: dict[str, Any]) -> CheckpointTuple | None:
-        return run_sync(self.aget_tuple(config))
+        if self._overrides("aget_tuple"):
+            return run_sync(self.aget_tuple(config))
+        return self._get_tuple_impl(config)
 
     def get(self, config: dict[str, Any]) -> Checkpoint | None:
-        return run_sync(self.aget(config))
+        t = self.get_tuple(config)
+        return t.checkpoint if t else None
 
     def list(
         self,
@@ -402,7 +456,9 @@ class BaseCheckpointSaver(BlobCodec, Generic[V]):
         before: dict[str, Any] | None = None,
         limit: int | None = None,
     ) -> Iterator[CheckpointTuple]:
-        return iter_sync(self.alist(config, filter=filter, before=before, limit=limit))
+        if self._overrides("alist"):
+            return iter_sync(self.alist(config, filter=filter, before=before, limit=limit))
+        return self._list_impl(config, filter, before, limit)
 
     def put(
         self,
@@ -411,15 +467,23 @@ class BaseCheckpointSaver(BlobCodec, Generic[V]):
         metadata: CheckpointMetadata,
         new_versions: dict[str, str],
     ) -> dict[str, Any]:
-        return run_sync(self.aput(config, checkpoint, metadata, new_versions))
+        if self._overrides("aput"):
+            return run_sync(self.aput(config, checkpoint, metadata, new_versions))
+        return self._put_impl(config, checkpoint, metadata, new_versions)
 
     def put_writes(
         self, config: dict[str, Any], writes: Sequence[tuple[str, Any]], task_id: str
     ) -> None:
-        run_sync(self.aput_writes(config, writes, task_id))
+        if self._overrides("aput_writes"):
+            run_sync(self.aput_writes(config, writes, task_id))
+            return
+        self._put_writes_impl(config, writes, task_id)
 
     def delete_thread(self, thread_id: str) -> None:
-        run_sync(self.adelete_thread(thread_id))
+        if self._overrides("adelete_thread"):
+            run_sync(self.adelete_thread(thread_id))
+            return
+        self._delete_thread_impl(thread_id)
 
 
 def timestamp_of(checkpoint_id: str) -> str:
@@ -442,10 +506,24 @@ def timestamp_of(checkpoint_id: str) -> str:
     return stamp.isoformat(timespec="microseconds")
 
 
-def version_number(version: str | None) -> int:
-    """The ordinal of a channel version (``"12.9f3a01bc"`` -> 12; None -> 0)."""
+def ensure_valid_checkpointer(checkpointer: Any) -> Any:
+    """``checkpointer`` itself when it is a saver, True, False or None; else a TypeError."""
+    if checkpointer in (None, True, False) or isinstance(checkpointer, BaseCheckpointSaver):
+        return checkpointer
+    raise TypeError(
+        "Invalid checkpointer provided. Expected an instance of `BaseCheckpointSaver`, `True`, "
+        f"`False`, or `None`. Received {type(checkpointer).__name__}. Pass a proper saver "
+        "(e.g., InMemorySaver, SqliteSaver)."
+    )
+
+
+def version_number(version: str | int | float | None) -> int:
+    """The ordinal of a channel version (``"12.9f3a01bc"`` -> 12; None -> 0; a number, as a
+    saver subclass may return from ``get_next_version``, is its own ordinal)."""
     if not version:
         return 0
+    if isinstance(version, int | float):
+        return int(version)
     dot = version.find(".")
     return int(version[:dot] if dot >= 0 else version)
 

@@ -23,6 +23,8 @@ from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass
 
+from engine.checkpoint.sqlite_tx import settle, transaction
+
 __all__ = ["DEFAULT_LEASE_TTL", "LeaseInfo", "SqliteLeases"]
 
 DEFAULT_LEASE_TTL = 30.0
@@ -96,22 +98,18 @@ class SqliteLeases:
     def acquire(self, thread_id: str, owner: str) -> str | None:
         """Take the thread for ``owner``; returns the live holder if someone else has it."""
         with self.lock:
-            cur = self.conn.cursor()
-            cur.execute("BEGIN IMMEDIATE")
-            try:
+            with transaction(self.conn, immediate=True) as cur:
                 lease = self._row(cur, thread_id)
+                holder = None
                 if lease is not None and lease.owner != owner and self.is_live(lease):
-                    cur.execute("COMMIT")
-                    return lease.owner
-                cur.execute(
-                    "INSERT OR REPLACE INTO thread_leases VALUES (?, ?, ?, ?, ?)",
-                    (thread_id, owner, os.getpid(), self.host, self.clock()),
-                )
-                cur.execute("COMMIT")
-            except BaseException:
-                if self.conn.in_transaction:
-                    cur.execute("ROLLBACK")
-                raise
+                    holder = lease.owner
+                else:
+                    cur.execute(
+                        "INSERT OR REPLACE INTO thread_leases VALUES (?, ?, ?, ?, ?)",
+                        (thread_id, owner, os.getpid(), self.host, self.clock()),
+                    )
+            if holder is not None:
+                return holder
             self._held[thread_id] = owner
         self._start_heartbeat()
         return None
@@ -125,6 +123,7 @@ class SqliteLeases:
                 self.conn.execute(
                     "DELETE FROM thread_leases WHERE thread_id=? AND owner=?", (thread_id, owner)
                 )
+                settle(self.conn)
 
     def holder(self, thread_id: str) -> str | None:
         """The owner of a live lease on the thread, if any."""
@@ -141,6 +140,7 @@ class SqliteLeases:
                     "UPDATE thread_leases SET acquired=? WHERE thread_id=? AND owner=?",
                     (now, thread_id, owner),
                 )
+            settle(self.conn)
 
     def list(self) -> list[LeaseInfo]:
         with self.lock:
@@ -158,6 +158,7 @@ class SqliteLeases:
                     "DELETE FROM thread_leases WHERE thread_id=? AND owner=?",
                     (lease.thread_id, lease.owner),
                 )
+            settle(self.conn)
         return gone
 
     # -- heartbeat thread ----------------------------------------------------------------------

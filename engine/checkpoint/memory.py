@@ -22,12 +22,8 @@ class InMemorySaver(BaseCheckpointSaver):
         self._blobs: dict[tuple[str, str, str, str], str] = {}
         self._writes: dict[tuple[str, str, str], dict[tuple[str, int], tuple[str, str]]] = {}
 
-    def _put_row(
-        self, row: StoredRow, blobs: list[tuple[str, str, str]], superseded: str | None = None
-    ) -> None:
+    def _put_row(self, row: StoredRow, blobs: list[tuple[str, str, str]]) -> None:
         with self._lock:
-            if superseded is not None:
-                self._writes.pop((row.thread_id, row.ns, superseded), None)
             for ch, ver, text in blobs:
                 self._blobs[(row.thread_id, row.ns, ch, ver)] = text
             key = (row.thread_id, row.ns)

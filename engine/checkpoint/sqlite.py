@@ -13,9 +13,10 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from pathlib import Path
 
+from engine.checkpoint import sqlite_tx
 from engine.checkpoint.base import SCHEMA_VERSION, BaseCheckpointSaver, StoredRow
 from engine.checkpoint.leases import DEFAULT_LEASE_TTL, LeaseInfo, SqliteLeases
 from engine.errors import CheckpointError
@@ -95,6 +96,7 @@ class SqliteSaver(BaseCheckpointSaver):
                         "INSERT OR IGNORE INTO stepwise_meta(key, value) VALUES ('checkpoint_schema', ?)",
                         (str(SCHEMA_VERSION),),
                     )
+                    sqlite_tx.settle(self.conn)
                 elif int(row[0]) > SCHEMA_VERSION:
                     raise CheckpointError(
                         f"{self.path} was written by a newer Stepwise (checkpoint schema {row[0]}; "
@@ -141,34 +143,22 @@ class SqliteSaver(BaseCheckpointSaver):
         sent only while a transaction is still open, and its own failure never hides the cause.
         """
         with self._lock:
-            cur = self.conn.cursor()
             try:
                 if transaction:
-                    cur.execute("BEGIN")
-                yield cur
-                if transaction:
-                    cur.execute("COMMIT")
-            except BaseException as exc:
-                if self.conn.in_transaction:
-                    with suppress(sqlite3.Error):
-                        cur.execute("ROLLBACK")
-                if isinstance(exc, sqlite3.Error):
-                    raise CheckpointError(f"Cannot {what} in {self.path}: {exc}") from exc
-                raise
+                    with sqlite_tx.transaction(self.conn) as cur:
+                        yield cur
+                else:
+                    with sqlite_tx.single(self.conn) as cur:
+                        yield cur
+            except sqlite3.Error as exc:
+                raise CheckpointError(f"Cannot {what} in {self.path}: {exc}") from exc
 
-    def _put_row(
-        self, row: StoredRow, blobs: list[tuple[str, str, str]], superseded: str | None = None
-    ) -> None:
+    def _put_row(self, row: StoredRow, blobs: list[tuple[str, str, str]]) -> None:
         with self._writing(f"save checkpoint {row.checkpoint_id}") as cur:
             if blobs:
                 cur.executemany(
                     "INSERT OR REPLACE INTO checkpoint_blobs VALUES (?, ?, ?, ?, ?)",
                     [(row.thread_id, row.ns, ch, ver, text) for ch, ver, text in blobs],
-                )
-            if superseded is not None:
-                cur.execute(
-                    "DELETE FROM checkpoint_writes WHERE thread_id=? AND ns=? AND checkpoint_id=?",
-                    (row.thread_id, row.ns, superseded),
                 )
             cur.execute(
                 "INSERT OR REPLACE INTO checkpoints VALUES (?, ?, ?, ?, ?, ?)",

@@ -11,10 +11,21 @@ nothing is imported to tell.
 from __future__ import annotations
 
 import importlib
+import sys
 from collections.abc import Callable
 from typing import Any, Literal
 
-__all__ = ["Kind", "adapt", "family_of", "is_foreign_message", "register"]
+__all__ = [
+    "Kind",
+    "adapt",
+    "enroll",
+    "face_attribute",
+    "family_of",
+    "input_family",
+    "is_foreign_message",
+    "register",
+    "to_family",
+]
 
 Kind = Literal["message", "tool", "chat_model", "to_family"]
 
@@ -25,6 +36,7 @@ _ADAPTERS: dict[tuple[str, Kind], str] = {
     ("langchain", "message"): "engine.interop.langchain_messages:message_from_langchain",
     ("langchain", "tool"): "engine.interop.langchain:LangChainTool",
     ("langchain", "chat_model"): "engine.interop.langchain:LangChainChatModel",
+    ("langchain", "to_family"): "engine.interop.langchain:to_langchain",
 }
 _LOADED: dict[tuple[str, Kind], Callable[[Any], Any]] = {}
 
@@ -77,3 +89,44 @@ def adapt(kind: Kind, obj: Any) -> Any | None:
         return None
     fn = _adapter(family, kind)
     return None if fn is None else fn(obj)
+
+
+def input_family(value: Any) -> str | None:
+    """The library of what a model was given: a foreign prompt value, message, or a list
+    starting with a foreign message (None for ours, strings and dicts)."""
+    if isinstance(value, list | tuple) and value:
+        value = value[0]
+    return family_of(value)
+
+
+def to_family(family: str, obj: Any) -> Any:
+    """Our ``obj`` (a message) as ``family``'s own (unchanged when it has no adapter)."""
+    fn = _adapter(family, "to_family")
+    return obj if fn is None else fn(obj)
+
+
+# -- our objects seen by a foreign library --------------------------------------------------
+
+_FACES: dict[str, str] = {"langchain_core": "engine.interop.langchain_face"}
+"""A library (by the module that tells it is loaded) -> the module that shows our models to
+it: ``enroll(cls)`` makes ``cls`` count as one of its types, ``face_attribute(obj, name)``
+answers an attribute of its API that ours lack (None when ``name`` is not one)."""
+
+
+def _faces() -> list[Any]:
+    return [importlib.import_module(m) for lib, m in _FACES.items() if lib in sys.modules]
+
+
+def enroll(cls: type) -> None:
+    """Let every loaded foreign library see instances of ``cls`` as its own (idempotent)."""
+    for face in _faces():
+        face.enroll(cls)
+
+
+def face_attribute(obj: Any, name: str) -> Any | None:
+    """``name`` of a loaded library's API, answered for our ``obj``; None if no library has it."""
+    for face in _faces():
+        found = face.face_attribute(obj, name)
+        if found is not None:
+            return found
+    return None

@@ -64,11 +64,14 @@ def schedule_call(
     fut: TaskFuture[Any] = TaskFuture(name, task_id, loop._aio_loop, loop._loop_thread)
     ctx.in_flight.append(fut)
     value, resume = _saved(loop, task_id)
-    if value is not _MISSING:
-        fut.set_result(value)
-        return fut
     node: PregelNode = make_node(loop)
     task = Task(task_id, name, ("push", index), (args, kwargs), [PUSH], node)
+    if value is not _MISSING:
+        # the call is scheduled again and answered from its saved write (streamed as a
+        # task, as LangGraph does, but not run and with no result of its own)
+        _on_loop(loop, lambda: loop.push_task_start(task))
+        fut.set_result(value)
+        return fut
     task.scratchpad = TaskScratchpad(task_id, loop.ns, resume=resume)
     if threading.get_ident() == loop._loop_thread:
         _start(loop, task, fut)
@@ -78,6 +81,14 @@ def schedule_call(
         caller = contextvars.copy_context()
         loop._aio_loop.call_soon_threadsafe(lambda: caller.run(_start, loop, task, fut))
     return fut
+
+
+def _on_loop(loop: PregelLoop, fn: Any) -> None:
+    if threading.get_ident() == loop._loop_thread:
+        fn()
+    else:
+        caller = contextvars.copy_context()
+        loop._aio_loop.call_soon_threadsafe(lambda: caller.run(fn))
 
 
 def _start(loop: PregelLoop, task: Task, fut: TaskFuture[Any]) -> None:

@@ -94,10 +94,11 @@ class EntrypointGraph(CompiledStateGraph):
                 writer=_entry_writes,
                 update_key=END,
                 inline_ok=False,
+                callback_input=lambda inp: inp.get(START) if isinstance(inp, dict) else inp,
             ),
         }
 
-    def get_graph(self, xray: bool | int = False) -> DrawableGraph:
+    def get_graph(self, config: Any = None, *, xray: bool | int = False) -> DrawableGraph:
         """START -> the entrypoint -> END (``xray`` has nothing to expand: an entrypoint's
         tasks are not nodes)."""
         g = DrawableGraph(name=self.name)

@@ -124,6 +124,7 @@ class TaskFunction(Generic[P, T]):
             writer=writes,
             update_key=RETURN,
             inline_ok=False,
+            callback_input=lambda inp: _arguments(sig, *inp),
         )
 
     def clear_cache(self, cache: BaseCache) -> None:
@@ -174,3 +175,15 @@ def task(
     if __func_or_none__ is not None:
         return wrap(__func_or_none__)
     return wrap
+
+
+def _arguments(
+    sig: inspect.Signature | None, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> dict[str, Any]:
+    """A call's arguments by parameter name (as callback handlers see a task's input)."""
+    if sig is None:
+        return {"args": list(args), **kwargs}
+    try:
+        return dict(sig.bind_partial(*args, **kwargs).arguments)
+    except TypeError:
+        return {"args": list(args), **kwargs}

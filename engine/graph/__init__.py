@@ -26,6 +26,7 @@ from engine.graph.channels import (
 from engine.graph.channels_delta import DeltaChannel
 from engine.graph.compiled import CompiledStateGraph, RunStopped
 from engine.graph.drawing import DrawableGraph
+from engine.graph.managed import IsLastStep, RemainingSteps
 from engine.graph.message_push import push_message
 from engine.graph.pregel_api import NodeBuilder, Pregel
 from engine.graph.runtime import (
@@ -70,6 +71,7 @@ __all__ = [
     "GraphRecursionError",
     "Interrupt",
     "InvalidUpdateError",
+    "IsLastStep",
     "LastValue",
     "MessageList",
     "MessagesState",
@@ -83,6 +85,7 @@ __all__ = [
     "Pregel",
     "PregelTask",
     "PrivateStateAttr",
+    "RemainingSteps",
     "RetryPolicy",
     "RunStopped",
     "RunnableConfig",

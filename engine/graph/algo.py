@@ -33,7 +33,7 @@ TASKS = "__pregel_tasks"
 SPECIAL_WRITES = frozenset({ERROR, INTERRUPT, RESUME, NO_WRITES})
 
 
-def _is_internal_channel(key: str) -> bool:
+def is_internal_channel(key: str) -> bool:
     return key in (START, TASKS) or key.startswith(("branch:to:", "join:"))
 
 
@@ -92,6 +92,10 @@ class PregelNode:
     """The graph this node runs or calls (at most one; see ``engine.graph.subgraph_detect``)."""
     write_values: Callable[[Any], ChannelWrites] | None = None
     """Low-level nodes: the writes ``update_state(values, as_node=...)`` makes for this node."""
+    callback_input: Callable[[Any], Any] | None = None
+    """How callback handlers see a task's input (a functional-API task: its arguments by
+    parameter name; an entrypoint: its input value), when that is not the input itself; for
+    a pull task, also what the ``tasks`` stream shows."""
 
     def copy(self, update: dict[str, Any] | None = None) -> PregelNode:
         """A copy of this node with the given fields replaced."""
@@ -113,6 +117,8 @@ class Task:
     routes: list[RouteInfo] = field(default_factory=list)
     scratchpad: TaskScratchpad | None = None
     attempt: int = 1
+    timeout: Any = None
+    """A ``Send``'s own timeout policy (over the node's)."""
 
     @property
     def sort_key(self) -> tuple[int, Any]:
@@ -121,6 +127,15 @@ class Task:
     @property
     def kind(self) -> Literal["pull", "push"]:
         return "pull" if self.path[0] == "pull" else "push"
+
+    @property
+    def public_path(self) -> tuple[Any, ...]:
+        """The path as LangGraph shows it (``PregelTask.path``, ``langgraph_path``):
+        ``("__pregel_pull", node)``, or ``("__pregel_push", index, is_call)`` for a ``Send``
+        (False) or a functional-API call (True)."""
+        if self.path[0] == "pull":
+            return ("__pregel_pull", self.path[1])
+        return ("__pregel_push", self.path[1], TASKS not in self.triggers)
 
 
 def read_values(channels: dict[str, BaseChannel], keys: Iterable[str]) -> dict[str, Any]:
@@ -148,7 +163,9 @@ def plan_tasks(
         if node is None:
             raise InvalidUpdateError(f"Invalid node name {send.node!r} in Send")
         tid = deterministic_id(cid, ns, step, send.node, "push", idx)
-        tasks.append(Task(tid, send.node, ("push", idx), send.arg, [TASKS], node))
+        task = Task(tid, send.node, ("push", idx), send.arg, [TASKS], node)
+        task.timeout = getattr(send, "timeout", None)
+        tasks.append(task)
     versions = checkpoint["channel_versions"]
     seen_all = checkpoint["versions_seen"]
     for name, node in nodes.items():
@@ -272,12 +289,12 @@ async def compute_writes(
     if node.writer is not None:
         return node.writer(output)
     # the state's keys, plus keys that only some node's input schema declares
-    state_keys = set(spec.channels) | {k for k in channels if not _is_internal_channel(k)}
+    state_keys = set(spec.channels) | {k for k in channels if not is_internal_channel(k)}
     writes: list[tuple[str, Any]] = []
     commands: list[Command] = []
     if node.name == START:
         if output is not None:
-            data = spec.validate_input(output)
+            data = node.spec.validate_input(output)  # against the input schema, if any
             writes = [(k, v) for k, v in data.items() if k in input_keys]
             if isinstance(output, dict) and any(k not in state_keys for k in output):
                 unknown = [str(k) for k in output if k not in state_keys]

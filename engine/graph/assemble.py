@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+from collections.abc import Sequence
 from typing import Any
 
 from engine.graph.algo import TASKS, PregelNode, trigger_channel
@@ -13,7 +14,8 @@ from engine.graph.builder import (
     sync_timeout_error,
 )
 from engine.graph.channels import BaseChannel, EphemeralValue, NamedBarrierValue, Topic
-from engine.graph.drawing import DrawableGraph
+from engine.graph.channels_defer import LastValueAfterFinish
+from engine.graph.drawing import DrawableGraph, Edge
 from engine.graph.state import StateSpec
 from engine.graph.subgraph_detect import find_subgraph
 from engine.types import END, START, RetryPolicy
@@ -27,6 +29,14 @@ _CALL_KWARGS = ("config", "runtime", "writer", "store")
 def _is_graph(fn: Any) -> bool:
     """A compiled graph used as a node (a subgraph)."""
     return hasattr(fn, "_arun_as_subgraph")
+
+
+def _runnable_call(fn: Any) -> Any:
+    """What runs a node given as a runnable that is not a function (a tool, a LangChain
+    runnable): its ``ainvoke``; else the node itself."""
+    if not callable(fn) and callable(getattr(fn, "ainvoke", None)):
+        return fn.ainvoke
+    return fn
 
 
 def _call_kwargs(fn: Any) -> tuple[frozenset[str], bool]:
@@ -53,7 +63,8 @@ def compile_nodes(
     channels[TASKS] = tasks
     names = [START, *b.nodes]
     for name in names:
-        ch = EphemeralValue(Any, guard=False)
+        deferred = name in b.nodes and b.nodes[name].defer
+        ch = LastValueAfterFinish(Any) if deferred else EphemeralValue(Any, guard=False)
         ch.key = trigger_channel(name)
         channels[ch.key] = ch
     joins: dict[str, list[str]] = {}
@@ -73,7 +84,7 @@ def compile_nodes(
         fn=None,
         triggers=[START],
         input_keys=[],
-        spec=spec,
+        spec=StateSpec(b.input_schema) if b.input_schema is not None else spec,
         static_targets=static.get(START, []),
         join_channels=joins.get(f"__src__{START}", []),
         branches=list(b.branches.get(START, {}).values()),
@@ -93,7 +104,8 @@ def compile_nodes(
                 channels.setdefault(k, ch)
             input_keys = list(node_spec.channels)
         is_sub = _is_graph(ns.fn)
-        kwargs, is_async = (frozenset(), True) if is_sub else _call_kwargs(ns.fn)
+        fn = ns.fn if is_sub else _runnable_call(ns.fn)
+        kwargs, is_async = (frozenset(), True) if is_sub else _call_kwargs(fn)
         defaults = b.node_defaults
         timeout = ns.timeout if ns.timeout is not None else defaults.get("timeout")
         if timeout is not None and not is_sub and is_sync_callable(ns.fn):
@@ -106,7 +118,7 @@ def compile_nodes(
             policies = list(retry)
         nodes[name] = PregelNode(
             name=name,
-            fn=ns.fn,
+            fn=fn,
             triggers=[trigger_channel(name), *joins.get(name, [])],
             input_keys=input_keys,
             spec=node_spec,
@@ -131,55 +143,29 @@ def compile_nodes(
     return nodes
 
 
-def draw(b: StateGraph, name: str, xray: bool | int = False) -> DrawableGraph:
-    """The drawable shape of a builder's graph (``CompiledStateGraph.get_graph``).
-
-    ``xray`` draws each subgraph node's own graph in its place (``True``: all the way down; an
-    int: that many levels), its nodes named ``parent:child`` as LangGraph names them."""
-    g = _draw_flat(b, name)
-    depth = -1 if xray is True else int(xray or 0)
-    if depth != 0:
-        for node, ns in b.nodes.items():
-            if _is_graph(ns.fn):
-                inner = ns.fn.get_graph(xray=True if depth < 0 else depth - 1)
-                _inline(g, node, inner)
-    return g
-
-
-def _inline(g: DrawableGraph, node: str, inner: DrawableGraph) -> None:
-    """Replace ``node`` in ``g`` by ``inner``'s nodes and edges (``node:child``), wiring the
-    edges into ``node`` to ``inner``'s first nodes and its last nodes to the edges out."""
-    into = [e for e in g.edges if e.target == node]
-    out = [e for e in g.edges if e.source == node]
-    g.edges = [e for e in g.edges if node not in (e.source, e.target)]
-    del g.nodes[node]
-    first = {e.target for e in inner.edges if e.source == START}
-    last = {e.source for e in inner.edges if e.target == END}
-    for child in inner.nodes.values():
-        if child.id not in (START, END):
-            g.add_node(f"{node}:{child.id}", child.kind, f"{node}:{child.name}", **child.metadata)
-    for e in inner.edges:
-        if START not in (e.source, e.target) and END not in (e.source, e.target):
-            g.add_edge(
-                f"{node}:{e.source}", f"{node}:{e.target}", conditional=e.conditional, data=e.data
-            )
-    for e in into:
-        for child in sorted(first):
-            target = END if child == END else f"{node}:{child}"
-            g.add_edge(e.source, target, conditional=e.conditional, data=e.data)
-    for e in out:
-        for child in sorted(last):
-            source = START if child == START else f"{node}:{child}"
-            g.add_edge(source, e.target, conditional=e.conditional, data=e.data)
-
-
-def _draw_flat(b: StateGraph, name: str) -> DrawableGraph:
-    """The builder's own nodes and edges (subgraphs as one node each)."""
+def draw(
+    b: StateGraph,
+    name: str,
+    interrupt_before: Sequence[str] = (),
+    interrupt_after: Sequence[str] = (),
+) -> DrawableGraph:
+    """The drawable shape of a builder's graph (``CompiledStateGraph.get_graph``).  A node
+    with a static breakpoint says so in its metadata (``__interrupt``: before/after), a
+    deferred one has ``defer``, as LangGraph draws them."""
     g = DrawableGraph(name=name)
     g.add_node(START, "start")
     for name, ns in b.nodes.items():
         meta = dict(ns.metadata)
         kind = meta.pop("kind", "subgraph" if _is_graph(ns.fn) else "node")
+        if ns.defer:
+            meta["defer"] = True
+        when = [
+            w
+            for w, names in (("before", interrupt_before), ("after", interrupt_after))
+            if name in names or "*" in names
+        ]
+        if when:
+            meta["__interrupt"] = ",".join(when)
         g.add_node(name, kind, **meta)
     has_end = False
     for src, dst in sorted(b.edges):
@@ -188,6 +174,7 @@ def _draw_flat(b: StateGraph, name: str) -> DrawableGraph:
     for starts, end in sorted(b.waiting_edges):
         for s in starts:
             g.add_edge(s, end)
+        has_end |= end == END
     all_nodes = list(b.nodes)
     for src, branches in b.branches.items():
         for br in branches.values():
@@ -204,12 +191,61 @@ def _draw_flat(b: StateGraph, name: str) -> DrawableGraph:
     for name, ns in b.nodes.items():
         dests = ns.destinations
         if dests is None:
-            dests = tuple(_literal_return(ns.fn)) or None
+            dests = tuple(_literal_return(ns.fn, command_only=True)) or None
         if dests:
             items = dests.items() if isinstance(dests, dict) else ((d, None) for d in dests)
             for d, label in items:
                 g.add_edge(name, d, conditional=True, data=label)
                 has_end |= d == END
+    # LangGraph's order: by source and target, the plain edges into the end last; then the
+    # implied ends below
+    g.edges.sort(key=_edge_order)
+    # a node some edge leads to but that leads nowhere ends the run (drawn as an edge to END)
+    sources = {e.source for e in g.edges}
+    termini = sorted({e.target for e in g.edges if e.target != END} - sources)
+    for t in termini:
+        g.add_edge(t, END)
+    has_end |= bool(termini)
+    if not has_end and g.edges:
+        last = _last_step(b, g)
+        if last is not None:  # a graph that never ends: its last step is where it stops
+            g.add_edge(last, END, conditional=True)
+            has_end = True
     if has_end or not g.edges:
         g.add_node(END, "end")
     return g
+
+
+def _last_step(b: StateGraph, g: DrawableGraph, limit: int = 250) -> str | None:
+    """Step the graph as LangGraph does to draw it (every edge taken, a join once all its
+    sources ran) for ``limit`` steps: the one node of the last step, if it is alone."""
+    out: dict[str, set[str]] = {}
+    for e in g.edges:
+        out.setdefault(e.source, set()).add(e.target)
+    joins = {end: set(starts) for starts, end in b.waiting_edges}
+    join_sources = {s for starts in joins.values() for s in starts}
+    seen: dict[str, set[str]] = {end: set() for end in joins}
+    step = {START}
+    for _ in range(limit):
+        nxt: set[str] = set()
+        for node in step:
+            for t in out.get(node, ()):
+                if t in joins and node in join_sources:
+                    continue
+                nxt.add(t)
+            for end, starts in joins.items():
+                if node in starts:
+                    seen[end].add(node)
+                    if seen[end] == starts:
+                        nxt.add(end)
+                        seen[end] = set()
+        nxt.discard(END)
+        if not nxt:
+            return None
+        step = nxt
+    return next(iter(step)) if len(step) == 1 else None
+
+
+def _edge_order(e: Edge) -> tuple[bool, str, str, bool, str]:
+    into_end = e.target == END and not e.conditional
+    return (into_end, e.source, e.target, e.conditional, e.data or "")

@@ -37,6 +37,16 @@ __all__ = ["Branch", "NodeSpec", "StateGraph"]
 RESERVED = {START, END}
 
 
+@dataclass(frozen=True)
+class NodeCallable:
+    """What a node runs, as LangGraph shows it on ``builder.nodes[name].runnable``: ``func``
+    for a sync callable, ``afunc`` for an async one (the other is None)."""
+
+    name: str
+    func: Any
+    afunc: Any
+
+
 @dataclass
 class NodeSpec:
     name: str
@@ -49,6 +59,16 @@ class NodeSpec:
     cache_policy: CachePolicy | None = None
     error_handler: Any = None
     timeout: TimeoutPolicy | None = None
+
+    @property
+    def runnable(self) -> Any:
+        """The node's callable (``.func`` / ``.afunc``); a compiled subgraph is itself."""
+        fn = self.fn
+        if hasattr(fn, "_arun_as_subgraph") or hasattr(fn, "ainvoke"):
+            return fn
+        if is_sync_callable(fn):
+            return NodeCallable(self.name, fn, None)
+        return NodeCallable(self.name, None, fn)
 
 
 @dataclass
@@ -87,7 +107,10 @@ class Branch:
         return out
 
 
-def _literal_return(fn: Any) -> list[str]:
+def _literal_return(fn: Any, *, command_only: bool = False) -> list[str]:
+    """The names in a ``-> Literal[...]`` (or ``-> Command[Literal[...]]``) annotation.  A
+    node's destinations come only from the ``Command`` form (``command_only``): a node that
+    returns a literal value does not route there."""
     try:
         hints = get_type_hints(fn)
     except Exception:
@@ -98,6 +121,8 @@ def _literal_return(fn: Any) -> list[str]:
     if get_origin(ret) is Command:
         args = get_args(ret)
         ret = args[0] if args else None
+    elif command_only:
+        return []
     if get_origin(ret) is Literal:
         return [str(a) for a in get_args(ret)]
     return []
@@ -131,6 +156,7 @@ class StateGraph(Generic[StateT, ContextT, InputT, OutputT]):
             raise ValueError(
                 "StateGraph needs a state schema (a TypedDict, dataclass or pydantic model)"
             )
+        StateSpec(state_schema)  # a bad key (e.g. a reducer that is not (a, b) -> c) fails here
         self.state_schema = state_schema
         self.context_schema = context_schema
         self.input_schema = input_schema
@@ -320,8 +346,10 @@ class StateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         debug: bool = False,
         name: str | None = None,
     ) -> CompiledStateGraph:
+        from engine.checkpoint.base import ensure_valid_checkpointer
         from engine.graph.compiled import CompiledStateGraph
 
+        ensure_valid_checkpointer(checkpointer)
         ib = (
             [interrupt_before]
             if isinstance(interrupt_before, str)
@@ -344,6 +372,11 @@ class StateGraph(Generic[StateT, ContextT, InputT, OutputT]):
 
     def state_spec(self) -> StateSpec:
         return StateSpec(self.state_schema)
+
+    @property
+    def managed(self) -> dict[str, Any]:
+        """The state's managed keys (``RemainingSteps``, ``IsLastStep``) and their managers."""
+        return dict(StateSpec(self.state_schema).managed)
 
 
 def _first_param_schema(fn: Any, state_schema: Any) -> Any:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Generic
@@ -19,10 +20,11 @@ from engine.graph.drawing import DrawableGraph
 from engine.graph.loop import PregelLoop
 from engine.graph.runtime import RunContext, TaskContext, reset_run, set_run
 from engine.graph.schema_json import schema_json
-from engine.graph.state import StateSpec, schema_fields
+from engine.graph.state import StateSpec
 from engine.graph.state_api import StateAPI
 from engine.graph.subgraph import calling_task, run_nested_sync, run_subgraph
 from engine.observe.bus import EventBus, RunEmitter, Subscription, drain_events
+from engine.observe.callbacks import NodeRunCallbacks, handlers_from
 from engine.observe.run_span import run_span
 from engine.types import START, StreamMode
 
@@ -35,14 +37,35 @@ if TYPE_CHECKING:
 __all__ = ["CompiledStateGraph", "RunStopped"]
 
 
+async def _run_traced(loop: PregelLoop, config: dict[str, Any], name: str, input: Any) -> Any:
+    """Run a top-level graph to its end; handlers in ``config["callbacks"]`` see it as one run
+    (named after the graph) whose children are its tasks."""
+    handlers = handlers_from(config)
+    if not handlers:
+        return await loop.run_to_end()
+    callbacks = NodeRunCallbacks(handlers, name, None, config)
+    callbacks.start(input)
+    try:
+        with callbacks.active():
+            output = await loop.run_to_end()
+    except BaseException as exc:
+        callbacks.error(exc)
+        raise
+    callbacks.end(output)
+    return output
+
+
 class CompiledStateGraph(StateAPI, Generic[StateT, ContextT, InputT, OutputT]):
     """A runnable graph. Create it with ``StateGraph.compile()``."""
 
     default_recursion_limit = 25
     loop_class: type[PregelLoop] = PregelLoop
+    """The loop that runs this graph (the functional API's entrypoints use a subclass)."""
     cache: Any = None
     """The node-result cache (``compile(cache=...)``); see ``engine.cache``."""
-    """The loop that runs this graph (the functional API's entrypoints use a subclass)."""
+    step_timeout: float | None = None
+    """Seconds a superstep may take (``graph.step_timeout = 10``); past it the step's tasks
+    are cancelled and the run raises ``TimeoutError``, as LangGraph's does."""
 
     def __init__(
         self,
@@ -67,12 +90,12 @@ class CompiledStateGraph(StateAPI, Generic[StateT, ContextT, InputT, OutputT]):
         self.spec = StateSpec(builder.state_schema)
         self.channels: dict[str, BaseChannel] = dict(self.spec.channels)
         in_keys = (
-            list(schema_fields(builder.input_schema))
+            list(StateSpec(builder.input_schema).fields)
             if builder.input_schema
             else self.spec.input_keys()
         )
         out_keys = (
-            list(schema_fields(builder.output_schema))
+            list(StateSpec(builder.output_schema).fields)
             if builder.output_schema
             else self.spec.output_keys()
         )
@@ -86,10 +109,18 @@ class CompiledStateGraph(StateAPI, Generic[StateT, ContextT, InputT, OutputT]):
 
     # -- drawing -----------------------------------------------------------------------------
 
-    def get_graph(self, xray: bool | int = False) -> DrawableGraph:
-        """The graph's shape (nodes, static and conditional edges), available before any run;
-        ``xray`` draws subgraphs in place (``True``: every level; an int: that many)."""
-        return draw(self.builder, self.name, xray)
+    def get_graph(self, config: Any = None, *, xray: bool | int = False) -> DrawableGraph:
+        """The graph's shape (nodes, static and conditional edges), available before any run.
+        ``xray``: draw subgraphs inside their nodes (True: all levels; a number: that many)."""
+        g = draw(self.builder, self.name, self.interrupt_before_nodes, self.interrupt_after_nodes)
+        if not xray:
+            return g
+        deeper = xray if isinstance(xray, bool) else xray - 1
+        for name, node in self.nodes.items():
+            for sub in node.subgraphs:
+                if hasattr(sub, "get_graph"):
+                    g.inline(name, sub.get_graph(xray=deeper))
+        return g
 
     # -- cache -------------------------------------------------------------------------------
 
@@ -236,7 +267,7 @@ class CompiledStateGraph(StateAPI, Generic[StateT, ContextT, InputT, OutputT]):
                     interrupt_after=ia,
                     durability=durability or cfg.get("durability") or "async",
                 )
-                span.output = await loop.run_to_end()
+                span.output = await _run_traced(loop, cfg, self.name, input)
                 span.interrupted = loop.status != "done"
             return span.output
         finally:
@@ -258,10 +289,26 @@ class CompiledStateGraph(StateAPI, Generic[StateT, ContextT, InputT, OutputT]):
         interrupt_after: Sequence[str] | str | None = None,
         durability: str | None = None,
         debugger: Gate | None = None,
-        stream_mode: StreamMode = "values",
+        stream_mode: StreamMode | Sequence[StreamMode] = "values",
         **kwargs: Any,
     ) -> Any:
-        """Run to the end (or to an interrupt) and return the final state values."""
+        """Run to the end (or to an interrupt) and return the final state values; with another
+        ``stream_mode`` (or a list of modes), the list of chunks ``astream`` would give."""
+        if stream_mode != "values":
+            chunks = self.astream(
+                input,
+                config,
+                stream_mode=stream_mode,
+                subgraphs=kwargs.pop("subgraphs", False),
+                context=context,
+                interrupt_before=interrupt_before,
+                interrupt_after=interrupt_after,
+                durability=durability,
+                debugger=debugger,
+                _sync_call=kwargs.pop("_sync_call", False),
+                control=kwargs.pop("control", None),
+            )
+            return [chunk async for chunk in chunks]
         return await self._arun(
             input,
             config,
@@ -404,9 +451,34 @@ class CompiledStateGraph(StateAPI, Generic[StateT, ContextT, InputT, OutputT]):
         interrupt_after: Sequence[str] | str | None = None,
         durability: str | None = None,
         maxsize: int = 10_000,
+        version: str | None = None,
         **kwargs: Any,
-    ) -> AsyncIterator[EventBase]:
-        """Every event of this run, in ``seq`` order (see ``engine.events``)."""
+    ) -> AsyncIterator[Any]:
+        """Every event of this run, in ``seq`` order (see ``engine.events``).  With
+        ``version="v1"`` or ``"v2"``: LangChain's event dicts instead (``lc_events``)."""
+        if version is not None:
+            from engine.graph.lc_events import astream_langchain_events, event_filter
+
+            keep = event_filter(
+                **{k: kwargs.pop(k) for k in list(kwargs) if k.startswith(("include_", "exclude_"))}
+            )
+            events = astream_langchain_events(
+                self,
+                input,
+                config,
+                version,
+                context=context,
+                interrupt_before=interrupt_before,
+                interrupt_after=interrupt_after,
+                durability=durability,
+                debugger=debugger,
+                sync_call=kwargs.get("_sync_call", False),
+            )
+            async with contextlib.aclosing(events):  # a consumer that stops stops the run
+                async for item in events:
+                    if keep(item):
+                        yield item
+            return
         bus = EventBus()
         sink = bus.add_sink(maxsize)
 
@@ -431,7 +503,7 @@ class CompiledStateGraph(StateAPI, Generic[StateT, ContextT, InputT, OutputT]):
 
     def stream_events(
         self, input: Any, config: dict[str, Any] | None = None, **kwargs: Any
-    ) -> Iterator[EventBase]:
+    ) -> Iterator[Any]:
         return iter_sync(self.astream_events(input, config, _sync_call=True, **kwargs))
 
 

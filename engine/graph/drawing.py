@@ -1,23 +1,38 @@
-"""The drawable shape of a compiled graph (``get_graph()``) and its Mermaid export.
+"""The drawable shape of a compiled graph (``get_graph()``), its JSON forms and Mermaid export.
 
 Available before any run, so a UI can draw the graph at once.  Node ``kind`` tells a viewer
 what it is looking at: ``start``/``end``, a plain ``node``, a middleware ``hook`` node, the
 agent's ``model`` and ``tools`` nodes (whose ``metadata["wrappers"]`` lists the
 ``wrap_model_call`` / ``wrap_tool_call`` middleware, outermost first), or a ``subgraph``.
+
+Two JSON forms: ``to_json()`` is LangGraph's (``{"nodes": [{"id", "type", "data"}], "edges":
+[...]}``, what tools that read LangGraph's graph JSON expect); ``to_dict()`` is ours, with
+node kinds (what recordings keep; ``from_json`` reads both).  ``get_graph(xray=True)`` draws
+subgraphs inside their node, their node ids prefixed ``"<node>:"``.
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from engine.graph.run_path import RunPath
 
-__all__ = ["DrawableGraph", "Edge", "Node"]
+__all__ = ["ENGINE_METADATA", "DrawableGraph", "Edge", "Node"]
 
 NodeKind = Literal["start", "end", "node", "hook", "model", "tools", "subgraph"]
+
+ENGINE_METADATA = frozenset({"kind", "wrappers", "middleware", "hook", "functional"})
+"""Node metadata the engine adds for viewers (not the user's ``add_node(metadata=...)``);
+LangGraph's drawings do not show it."""
+
+RUNNABLE_IDS: dict[str, tuple[str, ...]] = {
+    "node": ("langgraph", "_internal", "_runnable", "RunnableCallable"),
+    "subgraph": ("langgraph", "graph", "state", "CompiledStateGraph"),
+    "tools": ("langgraph", "prebuilt", "tool_node", "ToolNode"),
+}
+"""How LangGraph's graph JSON names what runs a node (``data.id``), by our node kind."""
 
 
 @dataclass
@@ -28,6 +43,15 @@ class Node:
     metadata: dict[str, Any] = field(default_factory=dict)
     data: Any = None
     """The runnable behind the node (not serialized)."""
+
+    @property
+    def user_metadata(self) -> dict[str, Any]:
+        """The metadata LangGraph's drawings show: the user's, and a tool node's tools (as
+        ``__tools``)."""
+        out = {k: v for k, v in self.metadata.items() if k not in ENGINE_METADATA}
+        if self.kind == "tools" and "tools" in out:
+            out["__tools"] = out.pop("tools")
+        return out
 
 
 @dataclass
@@ -59,7 +83,99 @@ class DrawableGraph:
         if edge not in self.edges:
             self.edges.append(edge)
 
+    def remove_node(self, node_id: str) -> None:
+        self.nodes.pop(node_id, None)
+        self.edges = [e for e in self.edges if node_id not in (e.source, e.target)]
+
+    # -- structure -------------------------------------------------------------------------
+
+    def first_node(self, exclude: tuple[str, ...] = ()) -> Node | None:
+        """The one node no edge leads to (None when there are none or several)."""
+        targets = {e.target for e in self.edges if e.source not in exclude}
+        found = [n for n in self.nodes.values() if n.id not in exclude and n.id not in targets]
+        return found[0] if len(found) == 1 else None
+
+    def last_node(self, exclude: tuple[str, ...] = ()) -> Node | None:
+        """The one node no edge leaves (None when there are none or several)."""
+        sources = {e.source for e in self.edges if e.target not in exclude}
+        found = [n for n in self.nodes.values() if n.id not in exclude and n.id not in sources]
+        return found[0] if len(found) == 1 else None
+
+    def trim_first_node(self) -> None:
+        """Drop the first node when it has one way out and another node would be first."""
+        first = self.first_node()
+        if (
+            first is not None
+            and self.first_node(exclude=(first.id,)) is not None
+            and len([e for e in self.edges if e.source == first.id]) == 1
+        ):
+            self.remove_node(first.id)
+
+    def trim_last_node(self) -> None:
+        """Drop the last node when it has one way in and another node would be last."""
+        last = self.last_node()
+        if (
+            last is not None
+            and self.last_node(exclude=(last.id,)) is not None
+            and len([e for e in self.edges if e.target == last.id]) == 1
+        ):
+            self.remove_node(last.id)
+
+    def inline(self, node_id: str, sub: DrawableGraph) -> None:
+        """Draw ``sub`` in place of node ``node_id`` (``get_graph(xray=...)``): its nodes get
+        ids ``"<node_id>:<id>"``; edges into the node go to the subgraph's first node, edges
+        out of it leave from its last.  A subgraph without one first and one last node, or
+        with a single node, stays a node."""
+        if len(sub.nodes) <= 1 or node_id not in self.nodes:
+            return
+        if sub.first_node() is None or sub.last_node() is None:
+            return
+        sub.trim_first_node()
+        sub.trim_last_node()
+        first, last = sub.first_node(), sub.last_node()
+        del self.nodes[node_id]
+
+        def prefixed(i: str) -> str:
+            return f"{node_id}:{i}"
+
+        for n in sub.nodes.values():
+            self.nodes[prefixed(n.id)] = replace(n, id=prefixed(n.id))
+        for i, e in enumerate(self.edges):
+            if e.source == node_id and last is not None:
+                e = replace(e, source=prefixed(last.id))
+            if e.target == node_id and first is not None:
+                e = replace(e, target=prefixed(first.id))
+            self.edges[i] = e
+        self.edges += [
+            replace(e, source=prefixed(e.source), target=prefixed(e.target)) for e in sub.edges
+        ]
+
+    # -- JSON ------------------------------------------------------------------------------
+
     def to_json(self) -> dict[str, Any]:
+        """LangGraph's graph JSON (see the module docstring)."""
+        nodes: list[dict[str, Any]] = []
+        for n in self.nodes.values():
+            item: dict[str, Any] = {"id": n.id}
+            if n.kind != "end":  # the end runs nothing
+                runnable = RUNNABLE_IDS.get(n.kind, RUNNABLE_IDS["node"])
+                item["type"] = "runnable"
+                item["data"] = {"id": list(runnable), "name": n.id}
+            if n.user_metadata:
+                item["metadata"] = n.user_metadata
+            nodes.append(item)
+        edges: list[dict[str, Any]] = []
+        for e in self.edges:
+            edge: dict[str, Any] = {"source": e.source, "target": e.target}
+            if e.data is not None:
+                edge["data"] = e.data
+            if e.conditional:
+                edge["conditional"] = True
+            edges.append(edge)
+        return {"nodes": nodes, "edges": edges}
+
+    def to_dict(self) -> dict[str, Any]:
+        """Our JSON form: names, kinds and all metadata (what recordings keep)."""
         return {
             "name": self.name,
             "nodes": [
@@ -71,84 +187,44 @@ class DrawableGraph:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> DrawableGraph:
+        """A graph from ``to_dict()`` or from LangGraph's ``to_json()`` form."""
         g = cls(name=data.get("name", "graph"))
         for n in data.get("nodes", []):
-            g.nodes[n["id"]] = Node(
-                n["id"], n.get("name", n["id"]), n.get("kind", "node"), n.get("metadata", {})
-            )
+            nid = str(n["id"])
+            kind = n.get("kind") or _kind_of(nid, n)
+            g.nodes[nid] = Node(nid, n.get("name", nid), kind, dict(n.get("metadata") or {}))
         for e in data.get("edges", []):
             g.edges.append(
-                Edge(e["source"], e["target"], e.get("conditional", False), e.get("data"))
+                Edge(
+                    str(e["source"]),
+                    str(e["target"]),
+                    bool(e.get("conditional", False)),
+                    e.get("data"),
+                )
             )
         return g
 
+    from_dict = from_json
+
+    # -- Mermaid ---------------------------------------------------------------------------
+
     def draw_mermaid(self, *, with_styles: bool = True, path: RunPath | None = None) -> str:
-        """Mermaid flowchart text: static edges solid (``-->``), conditional dashed (``-.->``).
+        """Mermaid flowchart text, laid out as LangGraph does (``drawing_mermaid``); with
+        ``path`` (a run's ``RunPath``), the run is drawn on the graph."""
+        from engine.graph.drawing_mermaid import draw_mermaid
 
-        Laid out as LangGraph does: nodes in order (end last), edges sorted by source and
-        target with plain edges into the end last; ids escape other characters than
-        ``[A-Za-z0-9_-]`` as ``\\<hex>``.
-
-        With ``path`` (a run's ``RunPath``), the run is drawn on the graph: nodes it ran say
-        how often ("model ×3") and stand out, nodes it skipped are faded, edges it took are
-        thick and say how often."""
-        lines = ["---", "config:", "  flowchart:", "    curve: linear", "---", "graph TD;"]
-        nodes = sorted(self.nodes.values(), key=lambda n: n.kind == "end")
-        for n in nodes:
-            mid = _mermaid_id(n.id)
-            label = n.name
-            if label[:1] in _MARKDOWN and label[-1:] in _MARKDOWN:
-                label = f"<p>{label}</p>"
-            if n.kind == "start":
-                lines.append(f"\t{mid}([{label}]):::first")
-            elif n.kind == "end":
-                lines.append(f"\t{mid}([{label}]):::last")
-            elif path:
-                runs = path.visits.get(n.id, 0)
-                shown = (f"{label} ×{runs}" if runs else label).replace('"', "'")
-                lines.append(f'\t{mid}("{shown}"):::{"visited" if runs else "skipped"}')
-            else:
-                lines.append(f"\t{mid}({label})")
-        taken_links: list[int] = []
-        for i, e in enumerate(sorted(self.edges, key=_edge_order)):
-            arrow = "-.->" if e.conditional else "-->"
-            src, dst = _mermaid_id(e.source), _mermaid_id(e.target)
-            label = e.data.replace('"', "'") if e.data and e.data != e.target else ""
-            times = path.taken.get((e.source, e.target), 0) if path else 0
-            if times:
-                taken_links.append(i)
-                label = f"{label} ×{times}".strip()
-            if label:
-                arrow = (
-                    f"-. &nbsp;{label}&nbsp; .->"
-                    if e.conditional
-                    else f"-- &nbsp;{label}&nbsp; -->"
-                )
-            lines.append(f"\t{src} {arrow} {dst};")
-        if with_styles:
-            lines += [
-                "\tclassDef default fill:#f2f0ff,line-height:1.2",
-                "\tclassDef first fill-opacity:0",
-                "\tclassDef last fill:#bfb6fc",
-            ]
-            if path:
-                lines += [
-                    "\tclassDef visited fill:#dbeafe,stroke:#2563eb,stroke-width:2px",
-                    "\tclassDef skipped fill:#f4f4f5,stroke:#d4d4d8,color:#a1a1aa",
-                ]
-                if taken_links:
-                    links = ",".join(str(i) for i in taken_links)
-                    lines.append(f"\tlinkStyle {links} stroke:#2563eb,stroke-width:3px")
-        return "\n".join(lines) + "\n"
+        return draw_mermaid(self, with_styles=with_styles, path=path)
 
 
-_MARKDOWN = "*_`"
-
-
-def _edge_order(e: Edge) -> tuple[bool, str, str, bool, str]:
-    into_end = e.target == "__end__" and not e.conditional
-    return (into_end, e.source, e.target, e.conditional, e.data or "")
-
-
-def _mermaid_id(node_id: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_-]", lambda m: f"\\{ord(m.group()):x}", node_id)
+def _kind_of(node_id: str, item: dict[str, Any]) -> NodeKind:
+    base = node_id.rsplit(":", 1)[-1]
+    if base == "__start__":
+        return "start"
+    if base == "__end__":
+        return "end"
+    data = item.get("data")
+    ident = data.get("id") if isinstance(data, dict) else None
+    for kind, runnable in RUNNABLE_IDS.items():
+        if ident == list(runnable) and kind != "node":
+            return kind  # type: ignore[return-value]
+    return "node"

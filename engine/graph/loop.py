@@ -20,6 +20,7 @@ from engine.checkpoint.base import (
     empty_checkpoint,
     next_version,
     timestamp_of,
+    version_number,
 )
 from engine.core.ids import uuid7
 from engine.errors import GraphDrained, GraphInterrupt, GraphRecursionError, RunStopped
@@ -32,12 +33,14 @@ from engine.events import (
     SuperstepStarted,
 )
 from engine.graph.algo import (
+    TASKS,
     Task,
     apply_writes,
     plan_tasks,
     should_interrupt,
 )
 from engine.graph.channels import MISSING, BaseChannel
+from engine.graph.channels_defer import LastValueAfterFinish
 from engine.graph.diff import state_changes
 from engine.graph.loop_input import LoopInput
 from engine.graph.loop_stream import LoopStreaming
@@ -47,7 +50,7 @@ from engine.graph.subgraph_replay import ReplayState
 from engine.graph.subgraph_state import with_checkpoint_map
 from engine.message_log import plain
 from engine.observe.bus import span
-from engine.types import Interrupt
+from engine.types import Interrupt, Send
 
 if TYPE_CHECKING:
     from engine.checkpoint.base import BaseCheckpointSaver
@@ -117,6 +120,8 @@ class PregelLoop(LoopInput, LoopStreaming):
         self.pending_writes: list[tuple[str, str, Any]] = []
         self.resuming = False
         self.noop = False
+        self.superseded = False
+        """The run addresses a checkpoint the thread has moved past (time travel)."""
         self._saved_versions: dict[str, str] = {}
         self._loop_thread = threading.get_ident()
         self._aio_loop = asyncio.get_running_loop()
@@ -165,7 +170,7 @@ class PregelLoop(LoopInput, LoopStreaming):
         done = [t for t in self.tasks if t.writes and not t.interrupts and t.error is None]
         if not done or self._step_applied:
             return
-        changed = apply_writes(self.checkpoint, self.channels, done, next_version)
+        changed = apply_writes(self.checkpoint, self.channels, done, self.next_version)
         if any(k in self._stream_keys() for k in changed):
             self._push("values", self._values())
 
@@ -182,6 +187,11 @@ class PregelLoop(LoopInput, LoopStreaming):
         if self.interrupts and not self.nested:
             values["__interrupt__"] = list(self.interrupts)
         return values
+
+    def next_version(self, current: str | None) -> str:
+        """A written channel's next version: the checkpointer decides (as in LangGraph)."""
+        saver = self.checkpointer
+        return next_version(current) if saver is None else saver.get_next_version(current, None)
 
     def task_config(self, task: Task) -> dict[str, Any]:
         base = self.config
@@ -201,7 +211,7 @@ class PregelLoop(LoopInput, LoopStreaming):
             "langgraph_step": self.step,
             "langgraph_node": task.name,
             "langgraph_triggers": tuple(task.triggers),
-            "langgraph_path": (f"__pregel_{task.path[0]}", *task.path[1:]),
+            "langgraph_path": task.public_path,
             "langgraph_checkpoint_ns": task_ns,
         }
         return {**base, "configurable": conf, "metadata": metadata}
@@ -249,6 +259,13 @@ class PregelLoop(LoopInput, LoopStreaming):
                 raise ValueError(
                     f"Checkpoint {self.requested_checkpoint_id} not found in thread '{self.thread_id}'"
                 )
+            if self.requested_checkpoint_id and saved is not None:
+                latest = await saver.aget_tuple(
+                    {"configurable": {"thread_id": self.thread_id, "checkpoint_ns": self.ns}}
+                )
+                self.superseded = (
+                    latest is not None and latest.checkpoint["id"] != saved.checkpoint["id"]
+                )
         if saved is False:
             saved = None
         self.saved = saved
@@ -257,6 +274,10 @@ class PregelLoop(LoopInput, LoopStreaming):
             self.metadata: CheckpointMetadata = dict(saved.metadata)  # type: ignore[assignment]
             self.checkpoint_config = saved.config
             self.pending_writes = list(saved.pending_writes or [])
+            if self.superseded:
+                # the thread moved past this checkpoint: what its tasks wrote then is history
+                # (kept for get_state_history); they run again, only open interrupts count
+                self.pending_writes = [w for w in self.pending_writes if w[1] == INTERRUPT]
         else:
             self.checkpoint = empty_checkpoint()
             self.metadata = {"step": -2}  # type: ignore[typeddict-item]
@@ -291,6 +312,9 @@ class PregelLoop(LoopInput, LoopStreaming):
             versions_seen={k: dict(v) for k, v in c["versions_seen"].items()},
         )
         new["channel_values"] = {k: v for k, v in new["channel_values"].items() if v is not MISSING}
+        sends = new["channel_values"].get(TASKS)
+        if isinstance(sends, list):
+            new["channel_values"][TASKS] = [self._without_untracked(p) for p in sends]
         metadata: CheckpointMetadata = {
             "source": source,
             "step": self.step,
@@ -358,32 +382,57 @@ class PregelLoop(LoopInput, LoopStreaming):
                 checkpoint_ns=self.ns,
                 parents=dict(self.parents),
             )
-        if (
-            self.run.stream is not None
-            and saver is not None
-            and ("checkpoints" in self.run.stream_modes or "debug" in self.run.stream_modes)
-        ):
-            self._push(
-                "checkpoints",
-                {
-                    "config": with_checkpoint_map(config, metadata),
-                    "parent_config": with_checkpoint_map(parent_config, metadata),
-                    "values": self._values(),
-                    "metadata": metadata,
-                    "next": next_names,
-                    "tasks": [
-                        {
-                            "id": t.id,
-                            "name": t.name,
-                            "interrupts": (),
-                            "state": self._task_state_config(t),
-                        }
-                        for t in upcoming
-                    ],
-                },
-            )
+        if saver is not None:
+            streamed_parent = parent_config
+            if self.durability == "exit":
+                # as LangGraph streams it: nothing is saved before the run exits, so the only
+                # parent a checkpoint can name is the one the caller asked for
+                asked = self.config.get("configurable", {}).get("checkpoint_id")
+                streamed_parent = parent_config if asked else None
+            self.push_checkpoint(config, streamed_parent, metadata, upcoming)
         self.step += 1
         em.step = self.step
+
+    def wants_checkpoints(self) -> bool:
+        modes = self.run.stream_modes
+        return self.run.stream is not None and ("checkpoints" in modes or "debug" in modes)
+
+    def push_checkpoint(
+        self,
+        config: dict[str, Any],
+        parent_config: dict[str, Any] | None,
+        metadata: CheckpointMetadata,
+        upcoming: list[Task],
+    ) -> None:
+        """A ``checkpoints`` chunk: the checkpoint, the tasks it will run (with the interrupts
+        those are waiting on, when it is a resumed one)."""
+        if not self.wants_checkpoints():
+            return
+        waiting: dict[str, list[dict[str, Any]]] = {}
+        for tid, c, v in self.pending_writes:
+            if c == INTERRUPT:
+                waiting[tid] = [
+                    {"id": i.id, "response_schema": i.response_schema, "value": i.value} for i in v
+                ]
+        self._push(
+            "checkpoints",
+            {
+                "config": with_checkpoint_map(config, metadata),
+                "parent_config": with_checkpoint_map(parent_config, metadata),
+                "values": self._values(),
+                "metadata": metadata,
+                "next": [t.name for t in upcoming],
+                "tasks": [
+                    {
+                        "id": t.id,
+                        "name": t.name,
+                        "interrupts": tuple(waiting.get(t.id, ())),
+                        "state": self._task_state_config(t),
+                    }
+                    for t in upcoming
+                ],
+            },
+        )
 
     async def save_task_writes(self, task: Task, writes: list[tuple[str, Any]]) -> None:
         self.pending_writes = [w for w in self.pending_writes if w[0] != task.id]
@@ -392,11 +441,28 @@ class PregelLoop(LoopInput, LoopStreaming):
         if saver is None:
             return
         # untracked channels (UntrackedValue) are never persisted, not even as pending writes
-        writes = [(c, v) for c, v in writes if getattr(self.channels.get(c), "tracked", True)]
+        # or inside the state a Send carries
+        writes = [
+            (c, self._without_untracked(v) if c == TASKS else v)
+            for c, v in writes
+            if getattr(self.channels.get(c), "tracked", True)
+        ]
         if self.durability == "exit":
             self._deferred_writes.append((task.id, writes))
             return
         await saver.aput_writes(self.checkpoint_config, writes, task.id)
+
+    def _without_untracked(self, packet: Any) -> Any:
+        """A Send whose state names untracked channels, as saved: without those keys (the
+        task itself still gets them, from the write in memory)."""
+        if not isinstance(packet, Send) or not isinstance(packet.arg, dict):
+            return packet
+        arg: dict[str, Any] = packet.arg
+        untracked = {k for k in arg if not getattr(self.channels.get(k), "tracked", True)}
+        if not untracked:
+            return packet
+        kept = {k: v for k, v in arg.items() if k not in untracked}
+        return Send(packet.node, kept, timeout=packet.timeout)
 
     async def _flush_deferred(self) -> None:
         saver = self.checkpointer
@@ -438,7 +504,13 @@ class PregelLoop(LoopInput, LoopStreaming):
         )
 
     def _plan(self) -> list[Task]:
-        return plan_tasks(self.checkpoint, self.channels, self.graph.nodes, self.step, self.ns)
+        tasks = plan_tasks(self.checkpoint, self.channels, self.graph.nodes, self.step, self.ns)
+        for t in tasks:
+            managed = getattr(t.node.spec, "managed", None)
+            if managed and t.kind == "pull" and not t.node.hidden and isinstance(t.input, dict):
+                for key, manager in managed.items():
+                    t.input[key] = manager.value(self.step, self.stop)
+        return tasks
 
     # ------------------------------------------------------------------------------------
     # supersteps
@@ -450,6 +522,8 @@ class PregelLoop(LoopInput, LoopStreaming):
                 "You can increase the limit by setting the `recursion_limit` config key."
             )
         tasks = self._plan()
+        if not tasks and self._finish_channels():
+            tasks = self._plan()  # deferred nodes are due now that nothing else is
         self.tasks = tasks
         self._step_applied = False
         if not tasks:
@@ -474,6 +548,30 @@ class PregelLoop(LoopInput, LoopStreaming):
         control = self.run.control
         if control is not None and control.drain_requested and not self.nested:
             raise GraphDrained(control.drain_reason or "shutdown")
+        return True
+
+    def _waits_for_finish(self) -> bool:
+        """The graph has deferred nodes (channels waiting for the run to have nothing else)."""
+        known: bool | None = self.__dict__.get("_defers")
+        if known is None:
+            known = any(isinstance(ch, LastValueAfterFinish) for ch in self.channels.values())
+            self.__dict__["_defers"] = known
+        return known
+
+    def _finish_channels(self) -> bool:
+        """Nothing is due: tell the channels that wait for that (deferred nodes' triggers);
+        True if any of them changed (its version moves on, so its node is due)."""
+        versions = self.checkpoint["channel_versions"]
+        finished = [
+            c
+            for c, ch in self.channels.items()
+            if isinstance(ch, LastValueAfterFinish) and ch.finish()
+        ]
+        if not finished:
+            return False
+        next_v = self.next_version(max(versions.values(), key=version_number, default=None))
+        for c in finished:
+            versions[c] = next_v
         return True
 
     async def _static_interrupt(self, when: str, tasks: list[Task]) -> None:
@@ -509,7 +607,11 @@ class PregelLoop(LoopInput, LoopStreaming):
         fire_after = False
         try:
             with s:
-                await run_step(self, tasks)
+                limit = getattr(self.graph, "step_timeout", None)
+                if limit:
+                    await asyncio.wait_for(run_step(self, tasks), limit)
+                else:
+                    await run_step(self, tasks)
                 fire_after = await self._barrier(tasks)
         except GraphInterrupt:
             status = "interrupted"
@@ -539,8 +641,12 @@ class PregelLoop(LoopInput, LoopStreaming):
             if self.run.emitter.active
             else None
         )
-        changed = apply_writes(self.checkpoint, self.channels, tasks, next_version)
+        changed = apply_writes(self.checkpoint, self.channels, tasks, self.next_version)
         self._step_applied = True
+        if self._waits_for_finish() and not plan_tasks(
+            self.checkpoint, self.channels, self.graph.nodes, self.step + 1, self.ns
+        ):
+            self._finish_channels()  # tentatively the last step: deferred nodes are due
         em = self.run.emitter
         if em.active and before is not None:
             changes = state_changes(self.graph.spec.channels, self.channels, before, changed)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from engine.checkpoint.base import ERROR, INTERRUPT, NULL_TASK_ID, RESUME, next_version
+from engine.checkpoint.base import ERROR, INTERRUPT, NULL_TASK_ID, RESUME
 from engine.errors import EmptyInputError, InvalidUpdateError
 from engine.graph.algo import Task, apply_writes, mark_interrupt_seen, trigger_channel
 from engine.graph.runtime import _NullResume
@@ -47,7 +47,7 @@ class LoopInput:
             NULL_TASK_ID, name, ("pull", name), None, triggers or [], self.graph.nodes[START]
         )
         task.writes = writes
-        return apply_writes(self.checkpoint, self.channels, [task], next_version)
+        return apply_writes(self.checkpoint, self.channels, [task], self.next_version)
 
     def _command_writes(self, cmd: Command) -> list[tuple[str, Any]]:
         dropped: list[str] = []
@@ -89,6 +89,9 @@ class LoopInput:
                 if source in ("update", "fork") and self.saved.parent_config:
                     bound = self.saved.parent_config["configurable"]["checkpoint_id"]
                 self.replay = ReplayState(bound)
+            # the step's tasks run again: what they wrote, and the answers they got, are
+            # history now (an update/fork checkpoint replays in place, without a fork)
+            self.pending_writes = [w for w in self.pending_writes if w[1] == INTERRUPT]
             if source not in ("update", "fork"):
                 if not self._plan():
                     self.noop = True
@@ -142,6 +145,11 @@ class LoopInput:
         if self.resuming:
             mark_interrupt_seen(self.checkpoint)
             self._push("values", self._values())
+            if self.checkpointer is not None and self.saved is not None and not self.nested:
+                # a resumed run starts from the checkpoint it loaded, as LangGraph streams it
+                self.push_checkpoint(
+                    self.saved.config, self.saved.parent_config, self.saved.metadata, self._plan()
+                )
             return True
         if inp is not None and not is_command:
             discard = self._plan()
@@ -149,7 +157,9 @@ class LoopInput:
                 NULL_TASK_ID, "__input__", ("pull", "__input__"), None, [], self.graph.nodes[START]
             )
             pseudo.writes = self.graph._input_writes(inp)
-            changed = apply_writes(self.checkpoint, self.channels, [*discard, pseudo], next_version)
+            changed = apply_writes(
+                self.checkpoint, self.channels, [*discard, pseudo], self.next_version
+            )
             if any(k in self._stream_keys() for k in changed):
                 self._push("values", self._values())  # input written straight to channels
             self.pending_writes = []
@@ -158,6 +168,18 @@ class LoopInput:
         raise EmptyInputError(f"Received no input for {START}")
 
     if TYPE_CHECKING:  # provided by PregelLoop or the other mixin
+
+        def next_version(self, current: str | None) -> str:  # pragma: no cover - PregelLoop's
+            ...
+
+        def push_checkpoint(
+            self,
+            config: dict[str, Any],
+            parent_config: dict[str, Any] | None,
+            metadata: Any,
+            upcoming: list[Task],
+        ) -> None:  # pragma: no cover - PregelLoop's
+            ...
 
         def _plan(self) -> list[Task]:  # pragma: no cover - PregelLoop's
             ...

@@ -5,11 +5,17 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import threading
+import uuid
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
+from engine.graph.algo import is_internal_channel
 from engine.graph.channels import MessagesChannel
 from engine.messages import BaseMessage
+
+_PREVIOUS = "__previous__"
+"""An entrypoint's saved value for its next run (``engine.func.constants.PREVIOUS``): not part
+of what a task result shows, as LangGraph streams only the output channel."""
 
 if TYPE_CHECKING:
     from engine.graph.algo import Task
@@ -33,6 +39,16 @@ def _result_of(writes: list[tuple[str, Any]]) -> dict[str, Any]:
             out[c] = {"$writes": [out[c], v]}
             multi.add(c)
     return out
+
+
+def _input_message_ids(value: Any) -> set[str]:
+    """The ids of the messages in a task's input (a state dict, model or dataclass)."""
+    fields = value if isinstance(value, dict) else getattr(value, "__dict__", {})
+    ids: set[str] = set()
+    for v in fields.values() if isinstance(fields, dict) else ():
+        if isinstance(v, list | tuple):
+            ids.update(m.id for m in v if isinstance(m, BaseMessage) and m.id)
+    return ids
 
 
 class LoopStreaming:
@@ -61,7 +77,7 @@ class LoopStreaming:
             run.stream(
                 "debug",
                 {
-                    "step": self.step - 1 if mode == "checkpoints" else self.step,
+                    "step": chunk["metadata"]["step"] if mode == "checkpoints" else self.step,
                     "timestamp": dt.datetime.now(dt.UTC).isoformat(),
                     "type": kind,
                     "payload": chunk,
@@ -76,13 +92,19 @@ class LoopStreaming:
             self._aio_loop.call_soon_threadsafe(self._push, mode, chunk)
 
     def push_task_start(self, task: Task) -> None:
+        if self.run.stream is not None and "messages" in self.run.stream_modes:
+            # a message a task was given is not news when it comes back in its output (a
+            # subgraph returning its whole history): the messages stream skips it
+            self.run.streamed_message_ids.update(_input_message_ids(task.input))
         if self.run.stream is not None and not task.node.hidden:
             self._push(
                 "tasks",
                 {
                     "id": task.id,
                     "name": task.name,
-                    "input": task.input,
+                    "input": task.node.callback_input(task.input)
+                    if task.node.callback_input is not None and task.kind == "pull"
+                    else task.input,
                     "triggers": tuple(task.triggers),
                 },
             )
@@ -135,13 +157,16 @@ class LoopStreaming:
                 "name": task.name,
                 "error": error,
                 "result": (
-                    {c: v for c, v in task.writes if not c.startswith("branch:")}
+                    {c: v for c, v in task.writes if not c.startswith("branch:") and c != _PREVIOUS}
                     if task.node.writer is not None
                     else _result_of(
                         [(c, v) for c, v in task.writes if c in self.graph.spec.channels]
                     )
                 ),
-                "interrupts": [{"value": i.value, "id": i.id} for i in interrupts],
+                "interrupts": [
+                    {"value": i.value, "id": i.id, "response_schema": i.response_schema}
+                    for i in interrupts
+                ],
             },
         )
 
@@ -155,7 +180,10 @@ class LoopStreaming:
         if single is not None:
             parts = [v for c, v in writes if c == single]
         else:
-            keys = spec.channels
+            keys: Any = spec.channels
+            if getattr(self.graph, "stream_spec", None) is None:
+                # the state's keys and those only a node's input schema declares
+                keys = {k for k in self.graph.channels if not is_internal_channel(k)}
             mine = [(c, v) for c, v in writes if c in keys]
             counts = Counter(c for c, _ in mine)
             if any(n > 1 for n in counts.values()):
@@ -167,12 +195,17 @@ class LoopStreaming:
         return parts[0] if len(parts) == 1 else parts
 
     def _push_final_messages(self, task: Task, writes: list[tuple[str, Any]]) -> None:
+        """The messages a task wrote that were not streamed already (token by token, or as
+        the input of a task of this run)."""
         meta = self.task_config(task)["metadata"]
         for c, v in writes:
             if not isinstance(self.graph.channels.get(c), MessagesChannel):
                 continue
             for m in v if isinstance(v, list | tuple) else [v]:
                 if isinstance(m, BaseMessage) and m.id not in self.run.streamed_message_ids:
+                    if not m.id:  # the id add_messages would give it, given now
+                        m.id = str(uuid.uuid4())
+                    self.run.streamed_message_ids.add(m.id)
                     self._push("messages", (m, meta))
 
     if TYPE_CHECKING:  # provided by PregelLoop or the other mixin

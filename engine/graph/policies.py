@@ -74,7 +74,7 @@ async def call_with_timeout(
             return await asyncio.wait_for(make_call(), limit)
         except TimeoutError as exc:
             assert policy is not None
-            kind = "run_timeout" if policy.run_timeout is not None else "idle_timeout"
+            kind = "run" if policy.run_timeout is not None else "idle"
             raise NodeTimeoutError(
                 node.name,
                 limit,

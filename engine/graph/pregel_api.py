@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from engine.graph.algo import TASKS, ChannelWrites, PregelNode
+from engine.graph.builder import sync_timeout_error
 from engine.graph.channels import (
     BaseChannel,
     BinaryOperatorAggregate,
@@ -27,7 +28,7 @@ from engine.graph.schema_json import schema_json
 from engine.graph.state import StateSpec
 from engine.message_log import plain
 from engine.observe.bus import EventBus
-from engine.types import START, RetryPolicy
+from engine.types import START, RetryPolicy, coerce_timeout
 
 if TYPE_CHECKING:
     from engine.checkpoint.base import BaseCheckpointSaver
@@ -54,6 +55,7 @@ class NodeBuilder:
         self._retry: list[RetryPolicy] = []
         self._metadata: dict[str, Any] = {}
         self._tags: list[str] = []
+        self._timeout: Any = None
 
     def subscribe_only(self, channel: str) -> NodeBuilder:
         """Run when ``channel`` is updated; the input is that channel's value."""
@@ -105,6 +107,11 @@ class NodeBuilder:
         self._retry.extend(policies)
         return self
 
+    def set_timeout(self, timeout: Any) -> NodeBuilder:
+        """A ``TimeoutPolicy`` (or seconds) for the node's run; only async nodes take one."""
+        self._timeout = timeout
+        return self
+
     def build(self) -> NodeBuilder:
         return self
 
@@ -117,6 +124,14 @@ class NodeBuilder:
     @property
     def triggers(self) -> list[str]:
         return list(dict.fromkeys(self._triggers))
+
+    def timeout_policy(self, name: str) -> Any:
+        """The node's timeout as the runner takes it; a sync node's is refused."""
+        if self._timeout is None:
+            return None
+        if not self.is_async():
+            raise sync_timeout_error(name)
+        return coerce_timeout(self._timeout)
 
     def is_async(self) -> bool:
         return any(kind == "do" and _is_async(fn) for kind, fn in self._steps)
@@ -308,6 +323,7 @@ class Pregel(CompiledStateGraph):
                 is_async=nb.is_async(),
                 metadata=dict(nb._metadata),
                 write_values=nb.writer_only(),
+                timeout=nb.timeout_policy(node_name),
             )
         self._nodes_spec = nodes
         self.validate()
@@ -366,7 +382,7 @@ class Pregel(CompiledStateGraph):
 
     # -- shape and schemas ---------------------------------------------------------------------
 
-    def get_graph(self, xray: bool | int = False) -> DrawableGraph:
+    def get_graph(self, config: Any = None, *, xray: bool | int = False) -> DrawableGraph:
         """The nodes of a low-level ``Pregel`` graph (it has no edges to draw; ``xray`` has
         no subgraph to expand)."""
         g = DrawableGraph(name=self.name)

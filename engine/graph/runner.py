@@ -6,6 +6,7 @@ import asyncio
 import inspect
 import time
 from collections.abc import Sequence
+from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any, get_args
 
 from engine.checkpoint.base import ERROR, INTERRUPT, NO_WRITES, RESUME
@@ -192,11 +193,17 @@ async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> Non
                 token = set_task(ctx)
                 try:
                     if callbacks is not None:
-                        callbacks.start(task.input)
+                        shown = task.input
+                        if node.callback_input is not None:
+                            shown = node.callback_input(task.input)
+                        callbacks.start(shown)
                     try:
-                        output = await call_with_timeout(
-                            node, lambda ctx=ctx: _call_node(loop, task, ctx), node.timeout
-                        )
+                        with callbacks.active() if callbacks is not None else nullcontext():
+                            output = await call_with_timeout(
+                                node,
+                                lambda ctx=ctx: _call_node(loop, task, ctx),
+                                task.timeout if task.timeout is not None else node.timeout,
+                            )
                     except ParentCommand as pc:  # a graph this node called addressed ours
                         output = pc.command
                     if callbacks is not None:
@@ -353,7 +360,18 @@ async def run_step(loop: PregelLoop, tasks: Sequence[Task]) -> None:
         )
         await run_task(loop, pending[0], inline=inline)
         return
-    futures = {asyncio.ensure_future(run_task(loop, t)): t for t in pending}
+    limit = loop.config.get("max_concurrency")
+    if limit is not None and (not isinstance(limit, int) or limit < 1):
+        raise ValueError(f"max_concurrency must be a whole number of at least 1, got {limit!r}")
+    gate = asyncio.Semaphore(limit) if limit is not None and limit < len(pending) else None
+
+    async def run_gated(task: Task) -> None:
+        if gate is None:
+            return await run_task(loop, task)
+        async with gate:  # config["max_concurrency"]: at most that many tasks at once
+            return await run_task(loop, task)
+
+    futures = {asyncio.ensure_future(run_gated(t)): t for t in pending}
     error: BaseException | None = None
     invalid: BaseException | None = None
     interrupted: list[Task] = []

@@ -27,6 +27,7 @@ from engine.graph.channels import (
     LastValue,
     MessagesChannel,
 )
+from engine.graph.managed import ManagedValue, managed_of
 from engine.message_log import plain
 from engine.messages import add_messages
 from engine.types import Command
@@ -157,7 +158,7 @@ def channel_for(annotation: Any) -> tuple[BaseChannel, set[type]]:
                 channel = typed(base) if typed is not None else m
             elif isinstance(m, type) and issubclass(m, BaseChannel):
                 channel = m(base) if m is not BinaryOperatorAggregate else None
-            elif callable(m) and _is_reducer(m):
+            elif callable(m) and _is_reducer(m, last=m is meta[-1]):
                 if m is add_messages:
                     channel = MessagesChannel(base)
                 elif m is operator.add and _is_list_type(base):
@@ -176,16 +177,22 @@ def _is_list_type(tp: Any) -> bool:
     return origin is list
 
 
-def _is_reducer(fn: Callable[..., Any]) -> bool:
+def _is_reducer(fn: Callable[..., Any], *, last: bool = False) -> bool:
+    """Is ``fn`` (metadata of an ``Annotated`` key) a reducer ``(a, b) -> c``?  The last
+    metadata item, when it is a plain function, must be one: anything else there is an error
+    (as in LangGraph) rather than a key that silently stops aggregating."""
     try:
-        params = [
-            p
-            for p in inspect.signature(fn).parameters.values()
-            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
-        ]
+        sig = inspect.signature(fn)
     except (TypeError, ValueError):
         return True  # builtins such as operator.add
-    return len(params) >= 2
+    params = [
+        p for p in sig.parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+    ]
+    if len(params) == 2:
+        return True
+    if last and inspect.isfunction(fn):
+        raise ValueError(f"Invalid reducer signature. Expected (a, b) -> c. Got {sig}")
+    return len(params) > 2
 
 
 class StateSpec:
@@ -195,6 +202,12 @@ class StateSpec:
         self.schema = schema
         self.is_root = is_root_schema(schema)
         self.fields = {ROOT: schema} if self.is_root else schema_fields(schema)
+        self.managed: dict[str, type[ManagedValue]] = {
+            k: m for k, ann in self.fields.items() if (m := managed_of(ann)) is not None
+        }
+        """Keys the runtime fills in for each task (``engine.graph.managed``): no channel."""
+        for key in self.managed:
+            del self.fields[key]
         self.channels: dict[str, BaseChannel] = {}
         self.markers: dict[str, set[type]] = {}
         for key, ann in self.fields.items():
@@ -235,7 +248,7 @@ class StateSpec:
         if self.is_root:
             return plain(values.get(ROOT))
         if self.is_pydantic:
-            return self.schema.model_construct(**values)
+            return self.schema(**values)  # validated, as LangGraph builds a node's input
         if self.is_dataclass:
             try:
                 return self.schema(**values)
@@ -256,12 +269,7 @@ class StateSpec:
         if self.is_root:
             return {ROOT: value}
         if isinstance(value, dict):
-            if self.is_pydantic:
-                validated = self.schema.model_validate(
-                    {k: v for k, v in value.items() if k in self.fields}
-                )
-                return {k: getattr(validated, k) for k in value if k in self.fields}
-            return value
+            return value  # a pydantic state validates when a node reads it
         if isinstance(value, BaseModel):
             return {
                 k: getattr(value, k) for k in value.model_fields_set or type(value).model_fields
@@ -313,10 +321,13 @@ def updates_from_output(
             if dropped is not None:
                 dropped.extend(str(k) for k in obj if k not in keys)
         elif isinstance(obj, BaseModel):
-            fields = obj.model_fields_set or set(type(obj).model_fields)
-            writes.extend(
-                (k, getattr(obj, k)) for k in type(obj).model_fields if k in fields and k in keys
-            )
+            # as LangGraph reads a returned model: every field but those left at a None default
+            model_fields = type(obj).model_fields
+            kept = obj.model_fields_set
+            for k, info in model_fields.items():
+                v = getattr(obj, k)
+                if k in keys and (v is not None or info.default is not None or k in kept):
+                    writes.append((k, v))
         elif dataclasses.is_dataclass(obj) and not isinstance(obj, type):
             writes.extend(
                 (f.name, getattr(obj, f.name)) for f in dataclasses.fields(obj) if f.name in keys

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Any
 from engine.checkpoint.base import (
     ERROR,
     INTERRUPT,
-    NO_WRITES,
     NULL_TASK_ID,
     RESUME,
     Checkpoint,
@@ -17,6 +16,7 @@ from engine.checkpoint.base import (
     empty_checkpoint,
     next_version,
     timestamp_of,
+    version_number,
 )
 from engine.core.aio import iter_sync, run_sync
 from engine.core.ids import new_run_id, uuid7
@@ -25,6 +25,7 @@ from engine.events import CheckpointSaved, StateUpdated
 from engine.graph.algo import Task, apply_writes, compute_writes, plan_tasks
 from engine.graph.channels import MISSING, BaseChannel
 from engine.graph.runtime import current_run
+from engine.graph.state import ROOT
 from engine.graph.subgraph_state import SAVER_KEY, SubgraphStateAPI, with_checkpoint_map
 from engine.message_log import plain
 from engine.observe.bus import RunEmitter
@@ -36,7 +37,15 @@ if TYPE_CHECKING:
     from engine.graph.algo import PregelNode
     from engine.graph.state import StateSpec
 
-__all__ = ["StateAPI"]
+__all__ = ["UPDATED_BY", "StateAPI"]
+
+UPDATED_BY = "__update__"
+"""``versions_seen[UPDATED_BY]``: the nodes the latest ``update_state`` acted as (LangGraph
+keeps no record of an update's writer in the metadata; this is where ours is)."""
+
+_RETURN = "__return__"
+"""A functional-API task's return value write (``engine.func.constants.RETURN``; the graph
+layer sits below ``engine.func``, so it names the channel itself)."""
 
 
 def _error_repr(saved: Any) -> str:
@@ -44,6 +53,16 @@ def _error_repr(saved: Any) -> str:
     if isinstance(saved, dict):
         return f"{saved.get('type', 'Exception')}({saved.get('message', '')!r})"
     return str(saved)
+
+
+def _as_update(item: Any) -> StateUpdate:
+    """A ``StateUpdate`` from one item of ``update_state(..., values=[...], as_node="__copy__")``
+    (a ``StateUpdate`` or a ``(values, as_node[, task_id])`` tuple)."""
+    if isinstance(item, StateUpdate):
+        return item
+    if isinstance(item, tuple | list) and 1 <= len(item) <= 3:
+        return StateUpdate(*item)
+    raise InvalidUpdateError(f"Invalid update item: {item!r} when copying checkpoint")
 
 
 class StateAPI(SubgraphStateAPI):
@@ -110,19 +129,22 @@ class StateAPI(SubgraphStateAPI):
         for t in tasks:
             err: Any = None
             intrs: tuple[Interrupt, ...] = ()
-            result: dict[str, Any] | None = None
+            output: list[tuple[str, Any]] = []
             for tid, c, v in pending:
                 if tid != t.id:
                     continue
                 if c == ERROR:
-                    err = _error_repr(v)
+                    err = _error_repr(v) if err is None else err
                 elif c == INTERRUPT:
-                    intrs += tuple(v)
-                elif c not in (RESUME, NO_WRITES) and c in self.spec.channels:
-                    result = {**(result or {}), c: v}
-            if t.id not in done:  # an answered interrupt stays on its task, not on the snapshot
-                all_interrupts.extend(intrs)
-            ptasks.append(PregelTask(t.id, t.name, t.path, err, intrs, None, result))
+                    intrs = tuple(v)  # the latest interrupts the task raised
+                elif c != RESUME:
+                    output.append((c, v))
+            finished = bool(output)  # a task that ran to its end wrote something (or NO_WRITES)
+            if finished and live:
+                intrs = ()  # answered: the live view shows only what still waits
+            all_interrupts.extend(intrs)  # a past checkpoint shows every interrupt of its step
+            result = self._task_result(output) if finished else None
+            ptasks.append(PregelTask(t.id, t.name, t.public_path, err, intrs, None, result))
         return StateSnapshot(
             values=self._state_values(channels),
             next=next_names,
@@ -133,6 +155,28 @@ class StateAPI(SubgraphStateAPI):
             tasks=tuple(ptasks),
             interrupts=tuple(all_interrupts),
         )
+
+    def _task_result(self, output: list[tuple[str, Any]]) -> Any:
+        """A finished task's result as LangGraph shows it: its writes to the output keys (a
+        key written more than once holds ``{"$writes": [...]}``); for a single-value state,
+        that value; for a functional-API task, what it returned."""
+        for c, v in output:
+            if c == _RETURN:
+                return v
+        keys = [ROOT] if self.spec.is_root else self.output_keys
+        mapped: dict[str, Any] = {}
+        for c, v in output:
+            if c not in keys:
+                continue
+            if c in mapped:
+                prev = mapped[c]
+                many = prev["$writes"] if isinstance(prev, dict) and "$writes" in prev else [prev]
+                mapped[c] = {"$writes": [*many, v]}
+            else:
+                mapped[c] = v
+        if self.spec.is_root:
+            return mapped.get(ROOT)
+        return mapped
 
     # -- get_state ---------------------------------------------------------------------------
 
@@ -277,6 +321,7 @@ class StateAPI(SubgraphStateAPI):
             if saved
             else {"configurable": {"thread_id": thread_id, "checkpoint_ns": ns}}
         )
+        checkpoint["versions_seen"].pop(UPDATED_BY, None)  # an earlier update's writers
         channels = self._restore(checkpoint)
         prev_versions = dict(checkpoint["channel_versions"])
         before_values = {k: channels[k].value for k in self.spec.channels}
@@ -289,6 +334,10 @@ class StateAPI(SubgraphStateAPI):
             if saved is None:
                 raise InvalidUpdateError("Cannot copy a checkpoint that does not exist")
             source = "fork"
+            # the copy is a sibling of the original: same parent, same values
+            parent_config = saved.parent_config or {
+                "configurable": {"thread_id": thread_id, "checkpoint_ns": ns}
+            }
         elif values is None and as_node == END:
             tasks = plan_tasks(checkpoint, channels, self.nodes, prev_step + 1, ns)
             apply_writes(checkpoint, channels, tasks, next_version)
@@ -304,13 +353,21 @@ class StateAPI(SubgraphStateAPI):
             if as_node is None:
                 as_node = self._infer_as_node(checkpoint)
             writer = as_node
+            # an update as node X stands for the task X that was due: its writes are saved as
+            # that task's pending writes, so the history shows them as its result
+            due: dict[str, list[str]] = {}
+            if saved is not None:
+                for t in plan_tasks(checkpoint, channels, self.nodes, prev_step + 1, ns):
+                    due.setdefault(t.name, []).append(t.id)
             tasks: list[Task] = []
             for u in updates:
                 name = u.as_node or as_node
                 if name not in self.nodes:
                     raise InvalidUpdateError(f"Node {name} does not exist")
                 node = self.nodes[name]
-                task = Task(uuid7(), name, ("pull", name), None, [INTERRUPT], node)
+                ids = due.get(name)
+                task_id = u.task_id or (ids.pop(0) if ids else uuid7())
+                task = Task(task_id, name, ("pull", name), None, [INTERRUPT], node)
                 task.writes = await compute_writes(
                     task,
                     node.write_values(u.values) if node.write_values else u.values,
@@ -322,7 +379,14 @@ class StateAPI(SubgraphStateAPI):
                     route_reason=lambda: None,
                 )
                 tasks.append(task)
+            if saved is not None:
+                for task in tasks:
+                    await saver.aput_writes(saved.config, task.writes, task.id)
             apply_writes(checkpoint, channels, tasks, next_version)
+            # who wrote this update (for a history without events); not a node's entry, so
+            # inferring the last writer and planning are unaffected
+            mark = max(checkpoint["channel_versions"].values(), key=version_number, default=None)
+            checkpoint["versions_seen"][UPDATED_BY] = {t.name: mark or "" for t in tasks}
             if len(updates) > 1:
                 values = {u.as_node: u.values for u in updates}
                 writer = ",".join(str(u.as_node) for u in updates)
@@ -340,13 +404,11 @@ class StateAPI(SubgraphStateAPI):
         )
         new["channel_values"] = {k: v for k, v in new["channel_values"].items() if v is not MISSING}
         step = prev_step + 1
-        metadata = {"source": source, "step": step, "parents": {}}
-        if source == "update" and len(updates) > 1:
-            metadata["writes"] = {
-                str(u.as_node): to_jsonable(u.values, max_str=2000) for u in updates
-            }
-        elif source == "update":
-            metadata["writes"] = {writer: to_jsonable(values, max_str=2000)}
+        metadata = {
+            "source": source,
+            "step": step,
+            "parents": dict(saved.metadata.get("parents") or {}) if saved else {},
+        }
         new_versions = {
             k: v for k, v in new["channel_versions"].items() if prev_versions.get(k) != v
         }
@@ -356,6 +418,11 @@ class StateAPI(SubgraphStateAPI):
         await self._emit_update(
             new_config, parent_config, before_values, channels, step, source, writer, saver
         )
+        if source == "fork" and isinstance(values, list) and values:
+            # copy and update in one go: the updates are the copy's next superstep
+            return await self._update_one_step(
+                saver, new_config, thread_id, ns, [_as_update(v) for v in values]
+            )
         return new_config
 
     def update_state(

@@ -7,6 +7,7 @@ langchain_core (or a provider package built on it: langchain_openai, langchain_a
 
     from engine.interop import to_langchain
     lc_messages = to_langchain(state["messages"])      # langchain_core messages out
+    toolkit = SQLDatabaseToolkit(db=db, llm=as_langchain_model(llm))  # one of our models
 """
 
 from __future__ import annotations
@@ -15,7 +16,13 @@ from typing import Any
 
 from engine.core.foreign import family_of, is_foreign_message
 
-__all__ = ["from_langchain", "is_langchain", "is_langchain_message", "to_langchain"]
+__all__ = [
+    "as_langchain_model",
+    "from_langchain",
+    "is_langchain",
+    "is_langchain_message",
+    "to_langchain",
+]
 
 
 def is_langchain(obj: Any) -> bool:
@@ -42,3 +49,11 @@ def from_langchain(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [message_from_langchain(v) for v in value]
     return message_from_langchain(value)
+
+
+def as_langchain_model(model: Any) -> Any:
+    """One of our chat models as a langchain_core ``BaseChatModel`` (for APIs that check
+    ``isinstance(llm, BaseLanguageModel)``; ``prompt | llm`` needs no wrapping)."""
+    from engine.interop.langchain_face import to_langchain_model
+
+    return to_langchain_model(model)

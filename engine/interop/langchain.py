@@ -6,8 +6,9 @@ Imported only when such an object shows up (``engine.interop.is_langchain``): ne
 - ``LangChainChatModel(lc_model)``: our ``ChatModel`` over any langchain_core
   ``BaseChatModel`` (ChatOpenAI, ChatAnthropic, ChatOllama, Bedrock, Gemini, the fakes...).
   Messages cross both ways; tools are bound with ``bind_tools`` (with ``tool_choice``); model
-  settings and ``response_format`` with ``bind``; the reply streams as chunks (so the studio
-  shows tokens) and keeps its usage.  Provider errors become the engine's error types
+  settings and ``response_format`` with ``bind``; the model is called with ``ainvoke`` as
+  LangChain calls it, streaming only when someone consumes tokens (``langchain_tokens``), and
+  the reply keeps its usage.  Provider errors become the engine's error types
   (``ModelTimeoutError``, ``RateLimitError`` with ``retry_after``, ``ModelConnectionError``,
   ``ServerError``, ``ModelAPIError``; the original is the ``__cause__``) so ``retry_on`` works.
 - ``LangChainTool(lc_tool)``: our ``BaseTool`` over a langchain_core ``BaseTool`` (``@tool``,
@@ -25,9 +26,11 @@ from typing import Any, get_args, get_origin
 from pydantic import ValidationError
 
 from engine.interop.langchain_messages import message_from_langchain, message_to_langchain
+from engine.interop.langchain_tokens import stream_through_invoke
 from engine.messages import AIMessage, AIMessageChunk, BaseMessage, ToolMessage
 from engine.models.base import BaseChatModel, ChatRequest, ModelProfile
 from engine.models.errors import (
+    AuthenticationError,
     ChatModelError,
     ModelAPIError,
     ModelConnectionError,
@@ -93,6 +96,8 @@ def map_error(exc: BaseException, model: str) -> BaseException:
         return ModelConnectionError(text)
     if status is not None and status >= 500:
         return ServerError(text, status_code=status)
+    if status in (401, 403):
+        return AuthenticationError(text, status_code=status)
     if status is not None and status >= 400:
         return ModelAPIError(text, status_code=status)
     return exc
@@ -129,29 +134,57 @@ class LangChainChatModel(BaseChatModel):
             settings["response_format"] = request.response_format
         return runnable.bind(**settings) if settings else runnable
 
-    async def _astream(self, request: ChatRequest) -> AsyncIterator[AIMessage]:
-        runnable = self._bound(request)
-        messages = [message_to_langchain(m) for m in request.messages]
-        total: Any = None
-        try:
-            async for piece in runnable.astream(messages, dict(request.config or {}) or None):
-                total = piece if total is None else total + piece
-                ours = message_from_langchain(piece)
-                if isinstance(ours, AIMessageChunk):
-                    yield ours
-        except Exception as exc:
-            mapped = map_error(exc, self.model_name)
-            if mapped is exc:
-                raise
-            raise mapped from exc
-        if total is None:
+    def _call(self, request: ChatRequest) -> tuple[Any, list[Any]]:
+        return self._bound(request), [message_to_langchain(m) for m in request.messages]
+
+    def _mapped(self, exc: Exception) -> BaseException:
+        return map_error(exc, self.model_name)
+
+    def _reply(self, out: Any) -> AIMessage:
+        final = message_from_langchain(out) if out is not None else None
+        if final is None:
             raise ModelResponseError(f"{self.model_name}: the model returned nothing")
-        final = message_from_langchain(total)
         if isinstance(final, AIMessageChunk):
             final = final.to_message()
         if not isinstance(final, AIMessage):
             raise ModelResponseError(f"{self.model_name}: expected an AI message, got {final.type}")
-        yield final
+        return final
+
+    async def _agenerate(self, request: ChatRequest) -> AIMessage:
+        """The reply, as LangChain gets it: ``ainvoke`` (the model streams only if its own
+        settings say so)."""
+        runnable, messages = self._call(request)
+        try:
+            out = await runnable.ainvoke(messages, dict(request.config or {}) or None)
+        except Exception as exc:
+            mapped = self._mapped(exc)
+            if mapped is exc:
+                raise
+            raise mapped from exc
+        return self._reply(out)
+
+    async def _astream(self, request: ChatRequest) -> AsyncIterator[AIMessage]:
+        """Tokens, then the reply, for someone who consumes tokens: still ``ainvoke``, with a
+        streaming consumer attached (``langchain_tokens``), as LangGraph's messages stream
+        gets them."""
+        runnable, messages = self._call(request)
+        out: Any = None
+        try:
+            async for kind, item in stream_through_invoke(
+                lambda cfg: runnable.ainvoke(messages, cfg), request.config
+            ):
+                if kind == "result":
+                    out = item
+                    continue
+                ours = message_from_langchain(item)
+                if isinstance(ours, AIMessageChunk):
+                    yield ours
+        except Exception as exc:
+            mapped = self._mapped(exc)
+            if mapped is exc:
+                raise
+            raise mapped from exc
+        yield self._reply(out)
 
 
 # -- tools ---------------------------------------------------------------------------------------

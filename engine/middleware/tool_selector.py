@@ -180,7 +180,7 @@ class LLMToolSelectorMiddleware(AgentMiddleware):
         valid = [t.name for t in candidates]
         kwargs: dict[str, Any] = {}
         profile = getattr(model, "profile", None)
-        if profile is None or getattr(profile, "structured_output", False):
+        if getattr(profile, "structured_output", None) is not False:
             kwargs["response_format"] = self._response_format(valid)
         messages = [SystemMessage(content=self._prompt(candidates)), last_human]
         chosen: list[str] | None = None

@@ -18,9 +18,12 @@ from engine.models.base import (
     tool_schema,
 )
 from engine.models.errors import (
+    AuthenticationError,
     ChatModelError,
     ModelAPIError,
+    ModelAuthenticationError,
     ModelConnectionError,
+    ModelRateLimitError,
     ModelResponseError,
     ModelTimeoutError,
     RateLimitError,
@@ -38,14 +41,17 @@ from engine.models.streaming import collect, split_message
 
 __all__ = [
     "TOOL_CHOICE_MODES",
+    "AuthenticationError",
     "BaseChatModel",
     "ChatModel",
     "ChatModelError",
     "ChatRequest",
     "Divergence",
     "ModelAPIError",
+    "ModelAuthenticationError",
     "ModelConnectionError",
     "ModelProfile",
+    "ModelRateLimitError",
     "ModelResponseError",
     "ModelTimeoutError",
     "OpenAIChatModel",

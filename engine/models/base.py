@@ -25,12 +25,14 @@ from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeAlias, runtime_checkable
 
+from engine.core import foreign
 from engine.core.aio import iter_sync, run_sync
 from engine.core.context import current_task_view
 from engine.messages import AIMessage, AIMessageChunk, BaseMessage, coerce_messages
 from engine.models.errors import ModelResponseError
 from engine.models.runnable_api import ModelRunnableAPI
-from engine.models.streaming import collect, split_message
+from engine.models.schema_tools import is_schema_class, schema_class_tool
+from engine.models.streaming import closing_chunk, collect, split_message
 from engine.tools import BaseTool
 
 __all__ = [
@@ -53,8 +55,9 @@ class ModelProfile:
     """What a model can do; the agent reads it to pick strategies (e.g. structured output)."""
 
     tool_calling: bool = True
-    structured_output: bool = True
-    """Native structured output (``response_format`` with a JSON schema)."""
+    structured_output: bool | None = None
+    """Native structured output (``response_format`` with a JSON schema); None: not known,
+    decided from the model's name as LangChain decides it (``native_structured_output``)."""
     streaming: bool = True
     max_input_tokens: int | None = None
 
@@ -94,7 +97,16 @@ def tool_schema(tool: ToolLike) -> dict[str, Any]:
             "description": spec.get("description") or "",
             "parameters": dict(spec.get("parameters") or {"type": "object", "properties": {}}),
         }
-    raise TypeError(f"A tool must be a BaseTool or a schema dict, not {type(tool).__name__}")
+    if isinstance(tool, type) and is_schema_class(tool):  # a pydantic model, dataclass, TypedDict
+        return schema_class_tool(tool)
+    if callable(tool):  # a plain function (its docstring and annotations), a langchain tool
+        from engine.tools import as_tool
+
+        return as_tool(tool).tool_call_schema
+    raise TypeError(
+        f"A tool must be a BaseTool, a function, a schema class or a schema dict, "
+        f"not {type(tool).__name__}"
+    )
 
 
 @runtime_checkable
@@ -151,6 +163,17 @@ class ChatModel(Protocol):
     ) -> Iterator[AIMessage]: ...
 
 
+def foreign_face(model: Any) -> Any:
+    """Our model as a loaded foreign library's model (for its ``|`` composition)."""
+    face = foreign.face_attribute(model, "invoke")
+    owner = getattr(face, "__self__", None)
+    if owner is None:
+        raise TypeError(
+            f"{type(model).__name__} composes with | only with langchain_core installed and loaded"
+        )
+    return owner
+
+
 def _finalize(message: AIMessage) -> AIMessage:
     """A plain ``AIMessage`` (not a chunk) with an id."""
     if isinstance(message, AIMessageChunk):
@@ -183,6 +206,22 @@ class BaseChatModel(ModelRunnableAPI):
         self.model_name = model_name
         self.profile = profile or ModelProfile()
         self.model_settings = model_settings
+        foreign.enroll(BaseChatModel)  # e.g. a langchain Runnable, if langchain_core is loaded
+
+    def __getattr__(self, name: str) -> Any:
+        """The API of a loaded foreign library that ours lacks (``transform``, ``get_name``,
+        ``with_config``... of a langchain ``Runnable``), from our model's face there."""
+        if not name.startswith("_"):
+            found = foreign.face_attribute(self, name)
+            if found is not None:
+                return found
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def __or__(self, other: Any) -> Any:
+        return foreign_face(self) | other
+
+    def __ror__(self, other: Any) -> Any:
+        return other | foreign_face(self)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -271,8 +310,12 @@ class BaseChatModel(ModelRunnableAPI):
         )
         tap = _node_token_tap()
         if tap is None:
-            return _finalize(await self._agenerate(request))
-        return await self._ainvoke_streaming(request, tap)
+            reply = _finalize(await self._agenerate(request))
+        else:
+            reply = await self._ainvoke_streaming(request, tap)
+        family = foreign.input_family(messages)
+        # asked in a foreign library's messages (a langchain prompt | model): answered in them
+        return reply if family is None else foreign.to_family(family, reply)
 
     async def _ainvoke_streaming(self, request: ChatRequest, tap: Any) -> AIMessage:
         """Called inside a graph node while someone streams ``messages``: the reply's chunks
@@ -289,6 +332,9 @@ class BaseChatModel(ModelRunnableAPI):
                 run.push_any_thread("messages", (item, meta), ns)
             else:
                 final = item
+        closing = closing_chunk(chunks)
+        if closing is not None:
+            run.push_any_thread("messages", (closing, meta), ns)
         final = final or collect(chunks)
         if final is None:
             raise ModelResponseError(f"{self.model_name}: the stream ended without any output")
@@ -326,6 +372,9 @@ class BaseChatModel(ModelRunnableAPI):
                 yield item
             else:
                 final = item
+        closing = closing_chunk(chunks)
+        if closing is not None:
+            yield closing
         final = final or collect(chunks)
         if final is None:
             raise ModelResponseError(f"{self.model_name}: the stream ended without any output")

@@ -30,9 +30,12 @@ from collections.abc import Iterable
 from engine.redaction import scrub
 
 __all__ = [
+    "AuthenticationError",
     "ChatModelError",
     "ModelAPIError",
+    "ModelAuthenticationError",
     "ModelConnectionError",
+    "ModelRateLimitError",
     "ModelResponseError",
     "ModelTimeoutError",
     "RateLimitError",
@@ -84,6 +87,22 @@ class RateLimitError(ModelAPIError):
     ) -> None:
         super().__init__(message, status_code=status_code, body=body)
         self.retry_after = retry_after
+
+
+class AuthenticationError(ModelAPIError):
+    """HTTP 401/403: the credentials were refused.  Retrying cannot help, so it is marked
+    ``retryable = False`` (retry middleware and policies re-raise it at once)."""
+
+    retryable = False
+
+    def __init__(self, message: str, *, status_code: int | None = 401, body: object = None) -> None:
+        super().__init__(message, status_code=status_code, body=body)
+
+
+ModelAuthenticationError = AuthenticationError
+"""langchain_core's name (``langchain_core.exceptions``) for the same error."""
+ModelRateLimitError = RateLimitError
+"""langchain_core's name (``langchain_core.exceptions``) for the same error."""
 
 
 class ServerError(ModelAPIError):

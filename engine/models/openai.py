@@ -40,6 +40,7 @@ from pydantic import SecretStr
 from engine.messages import AIMessage, AIMessageChunk
 from engine.models.base import BaseChatModel, ChatRequest, ModelProfile
 from engine.models.errors import (
+    AuthenticationError,
     ChatModelError,
     ModelAPIError,
     ModelConnectionError,
@@ -257,6 +258,8 @@ class OpenAIChatModel(BaseChatModel):
                 )
             if status >= 500:
                 return ServerError(message, status_code=status, body=body)
+            if status in (401, 403):
+                return AuthenticationError(message, status_code=status, body=body)
             return ModelAPIError(message, status_code=status, body=body)
         if isinstance(exc, openai.APIResponseValidationError | json.JSONDecodeError):
             return ModelResponseError(redact(f"{where} sent a malformed reply: {exc}", secrets))

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from engine.messages import AIMessage, AIMessageChunk, ToolCallChunk
 
-__all__ = ["collect", "split_message", "split_text"]
+__all__ = ["closing_chunk", "collect", "split_message", "split_text"]
 
 _WORDISH = re.compile(r"\s*\S+|\s+")
 ARGS_PIECE = 12
@@ -91,3 +92,14 @@ def collect(items: Iterable[AIMessage]) -> AIMessage | None:
         content="", tool_call_chunks=tool_chunks, response_metadata=metadata
     )
     return merged.to_message()
+
+
+def closing_chunk(chunks: Sequence[AIMessage]) -> AIMessageChunk | None:
+    """The empty chunk marked ``chunk_position="last"`` that ends a stream whose model did not
+    mark its own last chunk (langchain_core adds one the same way); None if it did, or if
+    nothing streamed."""
+    last = chunks[-1] if chunks else None
+    if not isinstance(last, AIMessageChunk) or last.chunk_position == "last":
+        return None
+    empty: Any = "" if isinstance(last.content, str) else []
+    return AIMessageChunk(content=empty, id=last.id, name=last.name, chunk_position="last")

@@ -1,10 +1,11 @@
 """Run callbacks: LangChain-style handlers passed as ``config["callbacks"]`` see each node run.
 
 Our own record of a run is its event stream (``engine.events``); this is the bridge for code
-written against LangChain's callback protocol. For every node task of a graph run, each
-handler in ``config["callbacks"]`` gets ``on_chain_start(serialized, inputs, run_id=...,
-name=node)`` and then ``on_chain_end(outputs, run_id=...)`` or ``on_chain_error(error,
-run_id=...)``.
+written against LangChain's callback protocol. A graph run is one run (named after the
+graph) whose child runs are its node tasks; a subgraph's tasks and a functional-API task's
+calls are children of the task that ran them.  Each handler in ``config["callbacks"]`` gets
+``on_chain_start(serialized, inputs, run_id=..., parent_run_id=..., name=...)`` and then
+``on_chain_end(outputs, run_id=...)`` or ``on_chain_error(error, run_id=...)``.
 
 ``BaseTracer`` turns those calls into ``Run`` records (``_on_chain_start(run)``,
 ``_on_chain_end(run)``, ``_on_chain_error(run)``, and ``_persist_run(run)`` once a top-level
@@ -16,9 +17,12 @@ Handlers fail open: an exception in one is logged and never breaks the run.
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import logging
 import uuid
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -28,6 +32,9 @@ from engine.observe.tracing import TracePolicy, traced_value
 __all__ = ["BaseCallbackHandler", "BaseTracer", "NodeRunCallbacks", "Run", "handlers_from"]
 
 LOGGER = logging.getLogger(__name__)
+
+_PARENT_RUN: ContextVar[uuid.UUID | None] = ContextVar("stepwise_parent_run", default=None)
+"""The run (graph or task) that runs started here are children of."""
 
 
 class BaseCallbackHandler:
@@ -81,6 +88,15 @@ class Run:
     end_time: datetime | None = None
     tags: list[str] = field(default_factory=list)
     metadata: dict[str, Any] = field(default_factory=dict)
+    trace_id: uuid.UUID | None = None
+    """The id of the top-level run of this tree."""
+    dotted_order: str | None = None
+    """``<start>Z<id>`` of every run from the top one down to this one, joined by dots (sorts
+    a trace's runs in start order, as LangSmith's runs do)."""
+
+    def copy(self, *, update: Mapping[str, Any] | None = None) -> Run:
+        """A copy with the given fields replaced."""
+        return dataclasses.replace(self, **dict(update or {}))
 
 
 class BaseTracer(BaseCallbackHandler):
@@ -116,8 +132,13 @@ class BaseTracer(BaseCallbackHandler):
             metadata=dict(kwargs.get("metadata") or {}),
         )
         parent = self.run_map.get(str(parent_run_id)) if parent_run_id else None
+        level = f"{run.start_time:%Y%m%dT%H%M%S%f}Z{run_id}"
         if parent is not None:
             parent.child_runs.append(run)
+            run.trace_id = parent.trace_id
+            run.dotted_order = f"{parent.dotted_order}.{level}"
+        else:
+            run.trace_id, run.dotted_order = run_id, level
         self.run_map[str(run_id)] = run
         self._on_chain_start(run)
         return run
@@ -171,7 +192,8 @@ def handlers_from(config: Mapping[str, Any] | None) -> list[Any]:
 
 
 class NodeRunCallbacks:
-    """Notifies a run's handlers about one node task (start, then end or error)."""
+    """Notifies a run's handlers about one run (a graph run or a node task): start, then end
+    or error.  Its parent is the run that was active where it starts (``active()``)."""
 
     def __init__(
         self, handlers: list[Any], name: str, policy: TracePolicy | None, config: Mapping[str, Any]
@@ -180,11 +202,21 @@ class NodeRunCallbacks:
         self.name = name
         self.policy = policy
         self.run_id = uuid.uuid4()
+        self.parent_run_id = _PARENT_RUN.get()
         self.extra = {
             "name": name,
             "tags": list(config.get("tags") or []),
             "metadata": dict(config.get("metadata") or {}),
         }
+
+    @contextlib.contextmanager
+    def active(self) -> Iterator[None]:
+        """Runs started inside are this run's children."""
+        token = _PARENT_RUN.set(self.run_id)
+        try:
+            yield
+        finally:
+            _PARENT_RUN.reset(token)
 
     def _payload(self, handler: Any, field_name: str, value: Any) -> Any:
         if not isinstance(handler, BaseTracer):
@@ -192,6 +224,7 @@ class NodeRunCallbacks:
         return traced_value(self.policy, field_name, value)[1]  # type: ignore[arg-type]
 
     def _each(self, method: str, field_name: str | None, value: Any) -> None:
+        ids = {"run_id": self.run_id, "parent_run_id": self.parent_run_id}
         for h in self.handlers:
             fn = getattr(h, method, None)
             if fn is None:
@@ -199,9 +232,9 @@ class NodeRunCallbacks:
             payload = self._payload(h, field_name, value) if field_name else value
             try:
                 if method == "on_chain_start":
-                    fn({"name": self.name}, payload, run_id=self.run_id, **self.extra)
+                    fn({"name": self.name}, payload, **ids, **self.extra)
                 else:
-                    fn(payload, run_id=self.run_id, **self.extra)
+                    fn(payload, **ids, **self.extra)
             except Exception:
                 LOGGER.warning("Callback %s.%s failed", type(h).__name__, method, exc_info=True)
 

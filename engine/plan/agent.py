@@ -100,7 +100,9 @@ def create_plan_agent(
     planner_system = planner_system_prompt(toolset, planner_prompt)
     answer_system = answer_prompt or ANSWER_SYSTEM_PROMPT
     profile = getattr(model, "profile", None)
-    plan_format = plan_response_format() if getattr(profile, "structured_output", True) else None
+    plan_format = (
+        plan_response_format() if getattr(profile, "structured_output", None) is not False else None
+    )
 
     async def planner(state: PlanAgentState) -> dict[str, Any]:
         # a new plan starts from scratch (a thread may hold an earlier plan's results)

@@ -392,7 +392,7 @@ class Session:
     # -- graph shapes --------------------------------------------------------------------------
 
     def shape(self, run_id: str) -> dict[str, Any] | None:
-        """The run's graph shape (``DrawableGraph.to_json()``), if it was recorded."""
+        """The run's graph shape (``DrawableGraph.to_dict()``), if it was recorded."""
         rows = self._query(
             "SELECT s.shape FROM session_runs r JOIN session_shapes s ON s.digest = r.shape_digest WHERE r.run_id=?",
             (run_id,),

@@ -15,7 +15,7 @@ Events are serialized on the writer thread: the runtime never mutates an event a
 delivering it.
 
 Nothing secret is written: events carry no API keys, and the recorder adds only the graph's
-drawable shape (``graph.get_graph().to_json()``) to what the events say.  Personal data the
+drawable shape (``graph.get_graph().to_dict()``) to what the events say.  Personal data the
 graph's ``PIIMiddleware`` redacts is redacted in everything written (events, run rows,
 checkpoints), with the same rules (``engine.recording.filtered``).
 """
@@ -182,7 +182,7 @@ class SessionRecorder:
     def add_graph(self, graph: Any) -> str | None:
         """Store ``graph``'s drawable shape; runs of a graph with its name refer to it."""
         try:
-            shape = graph.get_graph().to_json()
+            shape = graph.get_graph().to_dict()
             text = json.dumps(
                 to_jsonable(shape), sort_keys=True, ensure_ascii=False, separators=(",", ":")
             )

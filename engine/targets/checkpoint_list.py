@@ -11,6 +11,7 @@ from engine import serde
 from engine.checkpoint.base import version_number
 from engine.events import EventBase
 from engine.graph.algo import TASKS
+from engine.graph.state_api import UPDATED_BY
 from engine.targets.records import CheckpointRecord
 
 __all__ = ["records_from_events", "records_from_history", "records_from_saver", "stored_row_parts"]
@@ -59,12 +60,14 @@ def records_from_saver(
         meta = serde.loads(row.metadata) or {}
         source = str(meta.get("source") or "loop")
         writers: tuple[str, ...] = ()
-        if source == "update":
-            writers = tuple((meta.get("writes") or {}).keys())
+        if source == "update":  # the nodes the update acted as (older versions: metadata)
+            writers = tuple(seen.get(UPDATED_BY) or meta.get("writes") or {})
         elif source == "loop":
             parent_seen = seen_by_id.get(row.parent_id or "", {})
             writers = tuple(
-                n for n, s in seen.items() if n != "__interrupt__" and s != parent_seen.get(n)
+                n
+                for n, s in seen.items()
+                if n not in ("__interrupt__", UPDATED_BY) and s != parent_seen.get(n)
             )
         nxt = _plan_next(saver, row, versions, seen, present, nodes) if nodes is not None else None
         step = meta.get("step")

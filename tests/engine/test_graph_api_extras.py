@@ -61,7 +61,8 @@ def test_update_state_as_input_copy_and_end():
     g.update_state(cfg(), {"log": ["again"]}, as_node="__input__")
     snap = g.get_state(cfg())
     assert snap.next == ("__start__",) and snap.metadata["source"] == "input"
-    # __copy__ clones the tip as a fork checkpoint with the same values
+    # __copy__ clones the tip as a fork checkpoint with the same values: a sibling of the
+    # original (same parent), as in LangGraph
     before = g.get_state(cfg())
     new_cfg = g.update_state(cfg(), None, as_node="__copy__")
     copy = g.get_state(new_cfg)
@@ -69,7 +70,11 @@ def test_update_state_as_input_copy_and_end():
     assert copy.values == before.values and copy.next == before.next
     assert (
         copy.parent_config["configurable"]["checkpoint_id"]
-        == before.config["configurable"]["checkpoint_id"]
+        == before.parent_config["configurable"]["checkpoint_id"]
+    )
+    assert (
+        copy.config["configurable"]["checkpoint_id"]
+        != before.config["configurable"]["checkpoint_id"]
     )
 
 

@@ -11,6 +11,7 @@ import pytest
 from engine.agents import create_agent
 from engine.checkpoint.memory import InMemorySaver
 from engine.events import CheckpointSaved, EventBase
+from engine.graph.state_api import UPDATED_BY
 from engine.messages import HumanMessage, ToolMessage
 from engine.middleware.builtins import TodoListMiddleware
 from resources.scenarios import approval, retry_todos
@@ -174,7 +175,8 @@ def test_editing_todos_while_paused_changes_what_the_model_is_given(loop: Any, q
     state = agent.get_state(hub.config())
     assert state.values["todos"] == want
     assert state.metadata["source"] == "update"
-    assert list(state.metadata["writes"]) == ["tools"]  # as the node that wrote last
+    saved = agent.checkpointer.get_tuple(hub.config())
+    assert list(saved.checkpoint["versions_seen"][UPDATED_BY]) == ["tools"]  # the last writer
     assert state.next == ("model",)  # what runs next is unchanged
     assert shown(dock) == {
         "pending": [

@@ -203,7 +203,8 @@ async def test_messages_stream_mode_streams_tokens_once():
     chunks = [c async for c in agent.astream(ask(), stream_mode="messages")]
     texts = [m.text for m, meta in chunks]
     assert "".join(texts) == "hello there friend"
-    assert len(chunks) == 3  # three word-ish chunks, the final message is not repeated
+    # three word-ish chunks and the empty closing one; the final message is not repeated
+    assert len(chunks) == 4 and [m.chunk_position for m, _ in chunks][-1] == "last"
     assert all(meta["langgraph_node"] == "model" for _, meta in chunks)
 
 

@@ -18,6 +18,7 @@ from engine.agents import (
 from engine.checkpoint import InMemorySaver
 from engine.messages import AIMessage, ToolMessage
 from engine.models import ModelProfile, ScriptedChatModel
+from engine.models.profiles import native_structured_output
 
 from .helpers import ai, ask, call, cfg, echo, kinds
 
@@ -169,7 +170,9 @@ def test_provider_strategy_parse_failure_raises():
 
 
 def test_auto_strategy_follows_the_model_profile():
-    native = ScriptedChatModel(['{"temperature": 1, "condition": "fog"}'])
+    native = ScriptedChatModel(
+        ['{"temperature": 1, "condition": "fog"}'], profile=ModelProfile(structured_output=True)
+    )
     out = create_agent(native, response_format=Weather).invoke(ask())
     assert out["structured_response"].condition == "fog"
     assert native.calls[0].response_format is not None
@@ -180,6 +183,21 @@ def test_auto_strategy_follows_the_model_profile():
     assert out["structured_response"].condition == "fog"
     assert tools_only.calls[0].response_format is None
     assert tools_only.calls[0].tool_choice == "any"
+
+
+def test_auto_strategy_without_a_profile_goes_by_the_model_name_as_langchain_does():
+    """No profile: the tool strategy, unless the name is a family known to answer natively."""
+    unknown = ScriptedChatModel([ai(call("Weather", "s1", temperature=1, condition="fog"))])
+    out = create_agent(unknown, response_format=Weather).invoke(ask())
+    assert out["structured_response"].condition == "fog"
+    assert unknown.calls[0].response_format is None and unknown.calls[0].tool_choice == "any"
+    for name in ("gpt-4o-mini", "openai:gpt-5.1", "azure/gpt-4.1", "grok-4"):
+        known = ScriptedChatModel(['{"temperature": 1, "condition": "fog"}'], name=name)
+        out = create_agent(known, response_format=Weather).invoke(ask())
+        assert out["structured_response"].condition == "fog", name
+        assert known.calls[0].response_format is not None, name
+    assert native_structured_output("gpt-4o") and not native_structured_output("llama3.1")
+    assert not native_structured_output("notgpt-4o")
 
 
 @dataclasses.dataclass

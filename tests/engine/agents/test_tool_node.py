@@ -13,7 +13,13 @@ from engine import Command, create_agent, interrupt
 from engine.agents import ToolNode
 from engine.checkpoint import InMemorySaver
 from engine.events import EventBase, NodeFinished
-from engine.messages import AIMessage, HumanMessage, ToolMessage
+from engine.messages import (
+    REMOVE_ALL_MESSAGES,
+    AIMessage,
+    HumanMessage,
+    RemoveMessage,
+    ToolMessage,
+)
 from engine.models import ScriptedChatModel
 from engine.tools import InjectedToolCallId, tool
 
@@ -285,6 +291,32 @@ def test_tool_command_without_matching_tool_message_is_an_error():
             "Expected to have a matching ToolMessage in Command.update for tool 'sloppy'"
         ),
     ):
+        agent.invoke(ask())
+
+
+def test_a_tool_clearing_the_whole_history_needs_no_tool_message():
+    """``RemoveMessage(id=REMOVE_ALL_MESSAGES)`` removes the call too: nothing to answer."""
+
+    @tool
+    def forget(x: int) -> Command:
+        """Clear the conversation."""
+        return Command(update={"messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES)]})
+
+    model = ScriptedChatModel([ai(call("forget", "c1", x=1)), "fresh start"])
+    out = create_agent(model, [forget]).invoke(ask())
+    assert kinds(out["messages"]) == ["AI(fresh start)"]
+
+
+def test_clearing_history_and_adding_a_message_still_needs_the_tool_message():
+    @tool
+    def half(x: int) -> Command:
+        """Clear, then say something that is not the answer."""
+        return Command(
+            update={"messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES), AIMessage(content="x")]}
+        )
+
+    agent = create_agent(ScriptedChatModel([ai(call("half", "c1", x=1))]), [half])
+    with pytest.raises(ValueError, match="Expected to have a matching ToolMessage"):
         agent.invoke(ask())
 
 

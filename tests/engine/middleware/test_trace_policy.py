@@ -91,13 +91,16 @@ def test_a_failing_processor_records_the_real_value() -> None:
 
 
 class Recorder(BaseTracer):
-    """Keeps every ended run, by name."""
+    """Keeps every ended run, by name (node runs are children of the graph's run)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.ended: dict[str, Run] = {}
 
-    def _persist_run(self, run: Run) -> None:
+    def _on_chain_end(self, run: Run) -> None:
+        self.ended[run.name] = run
+
+    def _on_chain_error(self, run: Run) -> None:
         self.ended[run.name] = run
 
 

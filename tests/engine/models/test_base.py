@@ -177,7 +177,7 @@ def test_protocol_and_profile() -> None:
     assert not isinstance(object(), ChatModel)
     assert model.profile.tool_calling and not model.profile.structured_output
     assert model.profile.max_input_tokens == 8000
-    assert ModelProfile() == ModelProfile(tool_calling=True, structured_output=True, streaming=True)
+    assert ModelProfile() == ModelProfile(tool_calling=True, structured_output=None, streaming=True)
     assert repr(model) == "WholeOnly(model_name='whole')"
 
 

@@ -9,6 +9,7 @@ import pytest
 
 from engine.events import ErrorInfo
 from engine.models import (
+    AuthenticationError,
     ChatModelError,
     ModelAPIError,
     ModelConnectionError,
@@ -125,6 +126,23 @@ async def test_other_status_is_a_plain_api_error(
     with pytest.raises(ModelAPIError) as info:
         await model.ainvoke(["hi"])
     assert type(info.value) is ModelAPIError and info.value.status_code == 400
+
+
+@pytest.mark.parametrize("status", [401, 403])
+async def test_refused_credentials_are_an_authentication_error_never_retried(
+    model: OpenAIChatModel, openai_server: FakeOpenAIServer, status: int
+) -> None:
+    from engine.middleware.retry_policy import default_retry_on
+    from engine.models import ModelAuthenticationError, ModelRateLimitError
+
+    openai_server.reply_error(status, "invalid api key")
+    with pytest.raises(AuthenticationError) as info:
+        await model.ainvoke(["hi"])
+    assert info.value.status_code == status and isinstance(info.value, ModelAPIError)
+    assert ModelAuthenticationError is AuthenticationError  # langchain_core's names
+    assert ModelRateLimitError is RateLimitError
+    assert not default_retry_on(info.value)
+    assert default_retry_on(RateLimitError("slow down"))
 
 
 @pytest.mark.parametrize(("raw", "stream"), [("{not json", False), ("data: {not json\n\n", True)])

@@ -84,3 +84,32 @@ def test_the_classic_react_graph_with_tools_condition() -> None:
     )
     assert out["messages"][-1].text == "It is 21 C in Oslo." and out["turns"] == [1, 1]
     assert tools_condition(out) == END
+
+
+def test_bind_tools_takes_plain_functions_and_schema_classes() -> None:
+    """As langchain-academy binds them: functions with docstrings, a pydantic model."""
+
+    def multiply(a: int, b: int) -> int:
+        """Multiply a and b.
+
+        Args:
+            a: first int
+            b: second int
+        """
+        return a * b
+
+    class Weather(BaseModel):
+        """Weather in a city."""
+
+        city: str
+
+    model = ScriptedChatModel(["fine"])
+    assert model.bind_tools([multiply, Weather]).invoke("hi").text == "fine"
+    sent = model.calls[-1].tools
+    assert [t["name"] for t in sent] == ["multiply", "Weather"]
+    assert sent[0]["description"] == "Multiply a and b."
+    assert sent[0]["parameters"]["properties"]["a"] == {
+        "description": "first int",
+        "type": "integer",
+    }
+    assert sent[1]["parameters"]["required"] == ["city"]

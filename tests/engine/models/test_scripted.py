@@ -118,7 +118,8 @@ async def test_streaming_splits_text_and_tool_calls() -> None:
 
 def test_sync_stream_and_invoke() -> None:
     model = ScriptedChatModel(["a b c", "done"])
-    assert [i.text for i in model.stream(["x"])] == ["a", " b", " c", "a b c"]
+    # the chunks, the empty closing chunk (marked last), then the whole reply
+    assert [i.text for i in model.stream(["x"])] == ["a", " b", " c", "", "a b c"]
     assert model.invoke(["x"]).text == "done"
 
 

@@ -59,7 +59,7 @@ def test_runs_of_a_graph_with_interrupt_and_resume(tmp_path):
             assert [e.seq for e in evs] == list(range(1, len(evs) + 1))
             assert {e.run_id for e in evs} == {r.run_id}
             assert evs[0].kind == "run.started" and evs[-1].kind == "run.finished"
-            assert s.shape(r.run_id) == graph.get_graph().to_json()
+            assert s.shape(r.run_id) == graph.get_graph().to_dict()
         assert s.count() == sum(s.count(r.run_id) for r in runs)
         # the node column: events inside a node span carry its name
         raised = s.events(runs[0].run_id, kinds=["interrupt.raised"])

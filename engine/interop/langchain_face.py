@@ -1,0 +1,121 @@
+"""Our chat models where langchain_core expects its own: LCEL (``prompt | llm``), toolkits.
+
+``to_langchain_model(model)`` is a real langchain_core ``BaseChatModel`` over one of ours (for
+APIs that check ``isinstance(llm, BaseLanguageModel)``, e.g. ``SQLDatabaseToolkit(llm=...)``):
+its ``_agenerate`` / ``_astream`` call our model, ``bind_tools`` binds our way.
+
+``prompt | llm`` works on our models directly once langchain_core is loaded: they count as
+langchain ``Runnable``s (``enroll``, through ``engine.core.foreign``), and the Runnable methods
+ours do not have (``transform``, ``get_name``, ``with_config``, ``InputType``...) come from
+their ``to_langchain_model`` face (``face_attribute``, from ``BaseChatModel.__getattr__``).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+from engine.interop.langchain_messages import message_from_langchain, message_to_langchain
+
+__all__ = ["enroll", "face_attribute", "to_langchain_model"]
+
+
+@functools.cache
+def _face_class() -> type:
+    from langchain_core.language_models import BaseChatModel as LCChatModel
+    from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
+
+    from engine.messages import AIMessageChunk
+
+    class EngineChatModel(LCChatModel):
+        """A langchain_core chat model over a Stepwise engine model."""
+
+        engine_model: Any
+        call_kwargs: dict[str, Any] = {}
+
+        @property
+        def _llm_type(self) -> str:
+            return f"stepwise:{getattr(self.engine_model, 'model_name', 'model')}"
+
+        def _ours(self, messages: list[Any]) -> list[Any]:
+            return [message_from_langchain(m) for m in messages]
+
+        def _generate(
+            self, messages: list[Any], stop: Any = None, run_manager: Any = None, **kw: Any
+        ) -> Any:
+            reply = self.engine_model.invoke(self._ours(messages), **{**self.call_kwargs, **kw})
+            return ChatResult(generations=[ChatGeneration(message=message_to_langchain(reply))])
+
+        async def _agenerate(
+            self, messages: list[Any], stop: Any = None, run_manager: Any = None, **kw: Any
+        ) -> Any:
+            reply = await self.engine_model.ainvoke(
+                self._ours(messages), **{**self.call_kwargs, **kw}
+            )
+            return ChatResult(generations=[ChatGeneration(message=message_to_langchain(reply))])
+
+        def _stream(
+            self, messages: list[Any], stop: Any = None, run_manager: Any = None, **kw: Any
+        ) -> Iterator[Any]:
+            for item in self.engine_model.stream(
+                self._ours(messages), **{**self.call_kwargs, **kw}
+            ):
+                if isinstance(item, AIMessageChunk):
+                    chunk = ChatGenerationChunk(message=message_to_langchain(item))
+                    if run_manager is not None:
+                        run_manager.on_llm_new_token(item.text, chunk=chunk)
+                    yield chunk
+
+        async def _astream(
+            self, messages: list[Any], stop: Any = None, run_manager: Any = None, **kw: Any
+        ) -> AsyncIterator[Any]:
+            async for item in self.engine_model.astream(
+                self._ours(messages), **{**self.call_kwargs, **kw}
+            ):
+                if isinstance(item, AIMessageChunk):
+                    chunk = ChatGenerationChunk(message=message_to_langchain(item))
+                    if run_manager is not None:
+                        await run_manager.on_llm_new_token(item.text, chunk=chunk)
+                    yield chunk
+
+        def bind_tools(self, tools: Any, *, tool_choice: Any = None, **kw: Any) -> Any:
+            from engine.tools import as_tool
+
+            ours = [t if isinstance(t, dict) else as_tool(t) for t in tools]
+            extra = {"tools": ours, **({"tool_choice": tool_choice} if tool_choice else {}), **kw}
+            return type(self)(
+                engine_model=self.engine_model, call_kwargs={**self.call_kwargs, **extra}
+            )
+
+    return EngineChatModel
+
+
+def to_langchain_model(model: Any) -> Any:
+    """A langchain_core ``BaseChatModel`` that calls our ``model`` (needs langchain-core)."""
+    return _face_class()(engine_model=model)
+
+
+@functools.cache
+def _runnable_names() -> frozenset[str]:
+    from langchain_core.runnables import Runnable
+
+    return frozenset(n for n in dir(Runnable) if not n.startswith("_"))
+
+
+def enroll(cls: type) -> None:
+    """Make ``cls`` (our model base class) a virtual langchain ``Runnable`` (idempotent)."""
+    from langchain_core.runnables import Runnable
+
+    if not issubclass(cls, Runnable):
+        Runnable.register(cls)
+
+
+def face_attribute(obj: Any, name: str) -> Any | None:
+    """``obj``'s langchain face's attribute ``name`` (a public Runnable name), else None."""
+    if name not in _runnable_names():
+        return None
+    face = obj.__dict__.get("_langchain_face")
+    if face is None:
+        face = obj.__dict__["_langchain_face"] = to_langchain_model(obj)
+    return getattr(face, name)
