@@ -1,0 +1,239 @@
+"""``RemoteTarget``: a graph running on a LangGraph server, as a debugging target.
+
+    target = await connect("http://127.0.0.1:2024", "agent")      # engine.remote.connect
+    target.shape(xray=True)                    # the server's drawing, subgraphs expanded
+    handle = target.run(RunRequest(input, thread_id), debugger)   # our events, then an outcome
+
+What a server cannot do is declared in ``capabilities`` with the reason, so the front ends grey
+it out and say why.  Threads, history, state and ``update_state`` are server calls (async: the
+studio awaits them off its UI thread).  ``join(thread_id, debugger)`` watches a run another
+client started.  The credentials are read from the environment when the target connects and
+are never kept anywhere but in the HTTP client's headers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from engine.graph.drawing import DrawableGraph
+from engine.observe.bus import EventBus, Subscription
+from engine.remote.client import AssistantInfo, RemoteClient, RemoteError
+from engine.remote.run import RemoteRunner, server_thread_id
+from engine.remote.shape import drawable_from_server, root_nodes
+from engine.remote.translate import REMOTE_MODES
+from engine.remote.values import snapshot_from_server, to_server
+from engine.targets.base import (
+    Capabilities,
+    RunRequest,
+    TargetKind,
+    ThreadInfo,
+    ThreadQuery,
+)
+from engine.targets.graph_run import GraphRun
+
+if TYPE_CHECKING:
+    from engine.debug.debugger import Debugger
+    from engine.events import EventBase
+    from engine.remote.join import JoinedRun
+    from engine.types import StateSnapshot
+
+__all__ = ["HISTORY_PAGE", "REMOTE_MISSING", "RemoteTarget"]
+
+HISTORY_PAGE = 1000
+"""Checkpoints asked for per history request."""
+
+REMOTE_MISSING: dict[str, str] = {
+    "pause_in_node": "a LangGraph server stops only between nodes (interrupt_before/after)",
+    "step_into_calls": "a LangGraph server stops only between nodes: stepping goes node by node",
+    "wrapper_spans": "a LangGraph server does not report middleware wrapper layers or attempts",
+    "fault_injection": "a LangGraph server cannot have faults injected into its calls",
+    "replay_model_calls": "a LangGraph server cannot re-run with recorded model responses",
+    "conditional_breakpoints": (
+        "a LangGraph server cannot evaluate a condition before a node runs (only stop at nodes)"
+    ),
+    "live_breakpoint_changes": (
+        "a LangGraph server fixes breakpoints when a run starts: changes apply from the next stop"
+    ),
+}
+"""What a remote target cannot do, and why (shown as tooltips)."""
+
+
+class RemoteTarget:
+    """A server's assistant as a target (see module docstring); build it with ``connect``."""
+
+    kind: TargetKind = "remote"
+
+    def __init__(
+        self,
+        client: RemoteClient,
+        assistant: AssistantInfo,
+        *,
+        graph: dict[str, Any],
+        xray_graph: dict[str, Any],
+        schemas: dict[str, Any],
+    ) -> None:
+        self.client = client
+        self.assistant = assistant
+        self.name = assistant.graph_id or assistant.name
+        self._plain = drawable_from_server(graph, self.name, expanded=xray_graph)
+        self._xray = drawable_from_server(xray_graph, self.name, expanded=xray_graph)
+        self.schemas = schemas
+        self.bus = EventBus()
+        self.announced: set[tuple[str | None, str, str]] = set()
+        """(thread, ns, checkpoint id) already sent as ``checkpoint.saved``."""
+        self.stream_modes: tuple[str, ...] = REMOTE_MODES
+        self.notices: list[str] = []
+        """What the user should know about this connection (one line each)."""
+        self.notice_handlers: list[Callable[[str], object]] = []
+        self.root_nodes = root_nodes(self._plain)
+
+    @classmethod
+    async def connect(
+        cls, client: RemoteClient, assistant: str | None = None
+    ) -> RemoteTarget:
+        """Find the assistant (id, graph id or name; the only one when None) and read its
+        graph and schemas."""
+        import asyncio
+
+        info = await client.assistant(assistant)
+        graph, xray, schemas = await asyncio.gather(
+            client.graph(info.assistant_id),
+            client.graph(info.assistant_id, xray=True),
+            client.schemas(info.assistant_id),
+        )
+        return cls(client, info, graph=graph, xray_graph=xray, schemas=schemas)
+
+    def __repr__(self) -> str:
+        return f"RemoteTarget({self.client.display_url!r}, {self.assistant.label!r})"
+
+    def notice(self, text: str) -> None:
+        """Tell the user something about this connection (once per text)."""
+        if text in self.notices:
+            return
+        self.notices.append(text)
+        for handler in list(self.notice_handlers):
+            handler(text)
+
+    # -- shape ---------------------------------------------------------------------------------
+
+    @property
+    def capabilities(self) -> Capabilities:
+        missing = dict(REMOTE_MISSING)
+        if "events" not in self.stream_modes:
+            missing["tokens"] = "this server refused the 'events' stream: no model tokens"
+        return Capabilities.all_but(**missing)
+
+    def shape(self, xray: bool | int = False) -> DrawableGraph:
+        graph = self._xray if xray else self._plain
+        return DrawableGraph.from_json(graph.to_json())
+
+    def get_graph(self, xray: bool | int = False) -> DrawableGraph:
+        """``shape`` under the name graphs use (the session recorder draws with it)."""
+        return self.shape(xray)
+
+    def _schema(self, key: str) -> dict[str, Any] | None:
+        value = self.schemas.get(key)
+        return value if isinstance(value, dict) and value else None
+
+    def state_keys(self) -> list[str]:
+        schema = self._schema("state_schema") or self._schema("input_schema") or {}
+        return [str(k) for k in (schema.get("properties") or {})]
+
+    def input_schema(self) -> dict[str, Any] | None:
+        return self._schema("input_schema") or self._schema("state_schema")
+
+    def context_schema(self) -> dict[str, Any] | None:
+        return self._schema("context_schema")
+
+    def subscribe(self, callback: Callable[[EventBase], object]) -> Subscription:
+        return self.bus.subscribe(callback)
+
+    # -- threads and time travel ---------------------------------------------------------------
+
+    async def threads(self, query: ThreadQuery | None = None) -> list[ThreadInfo]:
+        q = query or ThreadQuery()
+        metadata = dict(q.metadata)
+        found = await self.client.search_threads(
+            metadata=metadata, status=q.status, limit=q.limit, offset=q.offset
+        )
+        return [
+            ThreadInfo(
+                thread_id=str(t.get("thread_id")),
+                updated_at=str(t.get("updated_at") or "") or None,
+                status=str(t.get("status") or "") or None,
+                metadata=dict(t.get("metadata") or {}),
+            )
+            for t in found
+        ]
+
+    async def history(
+        self, thread_id: str, *, limit: int | None = None, before: str | None = None
+    ) -> list[StateSnapshot]:
+        """The thread's checkpoints, newest first, read in pages of ``HISTORY_PAGE``."""
+        thread = server_thread_id(thread_id)
+        out: list[StateSnapshot] = []
+        cursor = before
+        while limit is None or len(out) < limit:
+            page = HISTORY_PAGE if limit is None else min(HISTORY_PAGE, limit - len(out))
+            try:
+                found = await self.client.history(thread, limit=page, before=cursor)
+            except RemoteError as exc:
+                if exc.kind in ("not_found", "invalid") and not out:
+                    return []
+                raise
+            out.extend(snapshot_from_server(thread_id, s) for s in found)
+            if len(found) < page:
+                break
+            cursor = (found[-1].get("checkpoint") or {}).get("checkpoint_id")
+            if not cursor:
+                break
+        return out
+
+    async def state(
+        self, thread_id: str, checkpoint_id: str | None = None, *, checkpoint_ns: str = ""
+    ) -> StateSnapshot | None:
+        thread = server_thread_id(thread_id)
+        try:
+            data = await self.client.state(thread, checkpoint_id)
+        except RemoteError as exc:
+            if exc.kind in ("not_found", "invalid"):
+                return None
+            raise
+        if not data.get("checkpoint") and not data.get("values"):
+            return None
+        return snapshot_from_server(thread_id, data)
+
+    async def update_state(
+        self,
+        thread_id: str,
+        values: Any,
+        *,
+        as_node: str | None = None,
+        checkpoint_id: str | None = None,
+    ) -> str:
+        return await self.client.update_state(
+            server_thread_id(thread_id),
+            to_server(values),
+            as_node=as_node,
+            checkpoint_id=checkpoint_id,
+        )
+
+    async def new_thread(self) -> str:
+        """A new thread on the server (its id)."""
+        return await self.client.create_thread()
+
+    # -- running -------------------------------------------------------------------------------
+
+    def run(self, request: RunRequest, debugger: Debugger) -> GraphRun:
+        return GraphRun(RemoteRunner(self), request, debugger)
+
+    def join(self, thread_id: str, debugger: Debugger | None = None) -> JoinedRun:
+        """Watch the run going on on ``thread_id`` (or the next one started there), started by
+        another client; iterate it for its events, as for ``run``."""
+        from engine.remote.join import JoinedRun
+
+        return JoinedRun(self, thread_id, debugger)
+
+    async def aclose(self) -> None:
+        await self.client.aclose()
