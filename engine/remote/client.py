@@ -33,10 +33,18 @@ _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 class RemoteError(TargetError):
     """A server call failed; ``str(err)`` is one line for a terminal or a status bar."""
 
-    def __init__(self, message: str, kind: ErrorKind = "server", status: int | None = None):
+    def __init__(
+        self,
+        message: str,
+        kind: ErrorKind = "server",
+        status: int | None = None,
+        detail: str = "",
+    ) -> None:
         super().__init__(scrub(message))
         self.kind: ErrorKind = kind
         self.status = status
+        self.detail = scrub(detail)
+        """The server's whole explanation (several lines), for code that reads it."""
 
 
 @dataclass(frozen=True)
@@ -109,7 +117,9 @@ def explain(exc: BaseException, client: RemoteClient, what: str) -> RemoteError:
         status = exc.response.status_code
     if status is None:
         if isinstance(exc, httpx.TimeoutException):
-            return RemoteError(f"the LangGraph server at {url} did not answer in time ({what})", "unreachable")
+            return RemoteError(
+                f"the LangGraph server at {url} did not answer in time ({what})", "unreachable"
+            )
         if isinstance(exc, httpx.TransportError | OSError):
             reason = _detail(exc)
             return RemoteError(
@@ -125,7 +135,9 @@ def explain(exc: BaseException, client: RemoteClient, what: str) -> RemoteError:
             if source
             else "no API key was sent: set LANGGRAPH_API_KEY (or LANGSMITH_API_KEY)"
         )
-        return RemoteError(f"the server at {url} needs credentials (401): {hint} ({detail})", "auth", 401)
+        return RemoteError(
+            f"the server at {url} needs credentials (401): {hint} ({detail})", "auth", 401
+        )
     if status == 403:
         return RemoteError(
             f"the server at {url} does not allow {what} with these credentials (403): {detail}",
@@ -137,7 +149,11 @@ def explain(exc: BaseException, client: RemoteClient, what: str) -> RemoteError:
     if status == 409:
         return RemoteError(f"{what}: {detail} (409)", "busy", 409)
     if status == 422:
-        return RemoteError(f"{what}: the server refused the request (422): {detail}", "invalid", 422)
+        body = getattr(exc, "body", None)
+        full = json.dumps(body, default=str) if body is not None else str(exc)
+        return RemoteError(
+            f"{what}: the server refused the request (422): {detail}", "invalid", 422, full
+        )
     return RemoteError(f"{what}: the server answered {status}: {detail}", "server", status)
 
 

@@ -43,7 +43,9 @@ def parse_header_spec(text: str) -> HeaderSpec:
     name, sep, var = text.partition("=")
     name, var = name.strip(), var.strip()
     if not sep or not name or not var:
-        raise TargetError(f"--header {text!r}: expected NAME=ENV_VAR (the value is read from ENV_VAR)")
+        raise TargetError(
+            f"--header {text!r}: expected NAME=ENV_VAR (the value is read from ENV_VAR)"
+        )
     if not _HEADER_NAME.match(name):
         raise TargetError(f"--header {text!r}: {name!r} is not a valid header name")
     if not _ENV_NAME.match(var):

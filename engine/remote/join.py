@@ -72,7 +72,7 @@ class JoinRunner:
         thread = server_thread_id(self.thread_id)
         em = RunEmitter(run_id, self.thread_id, [target.bus, local], None)
         em.active = True
-        tr = StreamTranslator(em, target.announced)
+        tr = StreamTranslator(em, target.announced, target.mirrors)
         tr.begin(())
         running = await self._going_on(thread)
         async with run_span(

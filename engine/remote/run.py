@@ -142,7 +142,7 @@ class RemoteRunner:
         control.subscribe(ctl)
         em = RunEmitter(run_id, thread_id, [target.bus, *extra, control], debugger)
         em.active = True
-        tr = StreamTranslator(em, target.announced)
+        tr = StreamTranslator(em, target.announced, target.mirrors)
         server_thread = server_thread_id(thread_id)
         resumed = input is None or isinstance(input, Command)
         async with run_span(
@@ -161,7 +161,9 @@ class RemoteRunner:
             gate=debugger,
         ) as span:
             if isinstance(input, Command) and input.resume is not None:
-                await em.emit(InterruptResumed, parent_span_id=run_id, value=to_jsonable(input.resume))
+                await em.emit(
+                    InterruptResumed, parent_span_id=run_id, value=to_jsonable(input.resume)
+                )
             driving = _Drive(target, tr, em, ctl, debugger, server_thread, context)
             try:
                 span.interrupted = await driving.loop(input, checkpoint_id)
@@ -233,11 +235,7 @@ class _Drive:
             ran = {t.node for (ns, tid), t in tr.tasks.items() if not ns and tid in tr.finished} - {
                 t.node for (ns, tid), t in tr.tasks.items() if tid in finished_before
             }
-            ours = (
-                before == "*"
-                or bool(set(tr.next) & set(before))
-                or bool(ran & set(after))
-            )
+            ours = before == "*" or bool(set(tr.next) & set(before)) or bool(ran & set(after))
             step = self._next_step()
             if not ours:  # the graph's own interrupt_before / interrupt_after
                 await self._static_interrupt(step)
@@ -257,7 +255,9 @@ class _Drive:
     async def _static_interrupt(self, step: int | None) -> None:
         for node in self.tr.next:
             ev_fields: dict[str, Any] = {"node": node, "static": "before"}
-            await self.em.emit(InterruptRaised, parent_span_id=self.em.run_id, step=step, **ev_fields)
+            await self.em.emit(
+                InterruptRaised, parent_span_id=self.em.run_id, step=step, **ev_fields
+            )
             self.tr.interrupts.append(
                 InterruptRaised(run_id=self.em.run_id, thread_id=self.em.thread_id, **ev_fields)
             )
@@ -306,7 +306,7 @@ class _Drive:
     def _refused_modes(self, exc: RemoteError) -> bool:
         return (
             exc.status == 422
-            and "stream_mode" in str(exc)
+            and "stream_mode" in exc.detail
             and tuple(self.target.stream_modes) != FALLBACK_MODES
         )
 
@@ -318,6 +318,12 @@ class _Drive:
                 "watch it, or wait until it ends)",
                 "busy",
                 409,
+            )
+        if exc.kind == "not_found" and parts:
+            return RemoteError(
+                f"the server lost the run mid-run (was it restarted?) after {parts} events: "
+                f"what it did after them is lost ({exc})",
+                "lost",
             )
         if exc.kind == "unreachable" and parts:
             return RemoteError(
@@ -340,13 +346,17 @@ async def check_end(
 ) -> None:
     """How a server run ended, asked of the server: raise for its error, a lost run, or a
     cancel someone else made (after closing what the translator still has open)."""
-    if tr.error is not None:
+    run = tr.server_run_id or server_run
+    plumbing = tr.error is not None and tr.error.type == "HTTPException"
+    if tr.error is not None and not (plumbing and run is not None):
         await tr.close("error")
         raise _server_exception(tr.error)
-    run = tr.server_run_id or server_run
     if run is None:
         return
     status = await target.client.run_status(thread, run)
+    if plumbing and status is not None and tr.error is not None:  # the server's, not the graph's
+        await tr.close("error")
+        raise _server_exception(tr.error)
     if status is None:
         await tr.close("error")
         raise RemoteError(

@@ -85,7 +85,5 @@ def drawable_from_server(
 def root_nodes(graph: DrawableGraph) -> list[str]:
     """The root graph's own nodes (what ``interrupt_before`` / ``interrupt_after`` can name)."""
     return [
-        n.id
-        for n in graph.nodes.values()
-        if n.kind not in ("start", "end") and ":" not in n.id
+        n.id for n in graph.nodes.values() if n.kind not in ("start", "end") and ":" not in n.id
     ]

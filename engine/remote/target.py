@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from engine.attach.mirror import CheckpointMirror
 from engine.graph.drawing import DrawableGraph
 from engine.observe.bus import EventBus, Subscription
 from engine.remote.client import AssistantInfo, RemoteClient, RemoteError
@@ -87,11 +88,10 @@ class RemoteTarget:
         """What the user should know about this connection (one line each)."""
         self.notice_handlers: list[Callable[[str], object]] = []
         self.root_nodes = root_nodes(self._plain)
+        self.mirrors: list[CheckpointMirror] = []
 
     @classmethod
-    async def connect(
-        cls, client: RemoteClient, assistant: str | None = None
-    ) -> RemoteTarget:
+    async def connect(cls, client: RemoteClient, assistant: str | None = None) -> RemoteTarget:
         """Find the assistant (id, graph id or name; the only one when None) and read its
         graph and schemas."""
         import asyncio
@@ -106,6 +106,12 @@ class RemoteTarget:
 
     def __repr__(self) -> str:
         return f"RemoteTarget({self.client.display_url!r}, {self.assistant.label!r})"
+
+    def mirror_checkpoints(self, saver: Any) -> None:
+        """Copy every checkpoint of the runs from now on into ``saver`` too (a session file's:
+        the recorder asks, so remote sessions replay offline with their states)."""
+        if all(m.saver is not saver for m in self.mirrors):
+            self.mirrors.append(CheckpointMirror(saver))
 
     def notice(self, text: str) -> None:
         """Tell the user something about this connection (once per text)."""

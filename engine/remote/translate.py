@@ -27,11 +27,13 @@ would not hold the run.
 from __future__ import annotations
 
 import datetime as dt
+import logging
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from engine.attach.mirror import CheckpointMirror
 from engine.core.ids import new_span_id
 from engine.events import (
     CheckpointSaved,
@@ -56,7 +58,9 @@ from engine.observe.bus import RunEmitter
 from engine.remote.client import StreamPart
 from engine.serde import to_jsonable
 
-__all__ = ["REMOTE_MODES", "ServerError", "StreamTranslator"]
+__all__ = ["FALLBACK_MODES", "REMOTE_MODES", "ServerError", "StreamTranslator"]
+
+_log = logging.getLogger("stepwise.remote")
 
 REMOTE_MODES = ("debug", "events", "custom")
 """Stream modes a remote run asks for (``messages`` tokens come inside ``events``)."""
@@ -144,8 +148,15 @@ def _text(content: Any) -> str:
 class StreamTranslator:
     """Translates the parts of a remote run's server runs (see module docstring)."""
 
-    def __init__(self, emitter: RunEmitter, announced: set[tuple[str | None, str, str]]) -> None:
+    def __init__(
+        self,
+        emitter: RunEmitter,
+        announced: set[tuple[str | None, str, str]],
+        mirrors: Sequence[CheckpointMirror] = (),
+    ) -> None:
         self.em = emitter
+        self.mirrors = list(mirrors)
+        """Session files that keep a copy of each checkpoint (offline replay with states)."""
         self.root_span = emitter.run_id
         self.announced = announced
         """(thread, ns, checkpoint id) already announced, shared by the target's runs."""
@@ -227,7 +238,8 @@ class StreamTranslator:
         kind = data.get("type")
         step = data.get("step") if isinstance(data.get("step"), int) else None
         if kind == "checkpoint":
-            await self._checkpoint(ns, step, payload)
+            ts = data.get("timestamp")
+            await self._checkpoint(ns, step, payload, ts if isinstance(ts, str) else None)
         elif kind == "task":
             await self._task(ns, step, payload, _server_time(data.get("timestamp")))
         elif kind == "task_result":
@@ -276,7 +288,9 @@ class StreamTranslator:
             status=status,
         )
 
-    async def _checkpoint(self, ns: str, step: int | None, payload: Mapping[str, Any]) -> None:
+    async def _checkpoint(
+        self, ns: str, step: int | None, payload: Mapping[str, Any], ts: str | None = None
+    ) -> None:
         ref = payload.get("checkpoint") or {}
         conf = (payload.get("config") or {}).get("configurable") or {}
         cid = str(ref.get("checkpoint_id") or conf.get("checkpoint_id") or "")
@@ -326,10 +340,42 @@ class StreamTranslator:
             next=nxt,
             writer_nodes=writers,
             checkpoint_ns=ns,
-            parents={str(k): str(v) for k, v in parents.items()} if isinstance(parents, Mapping) else {},
+            parents={str(k): str(v) for k, v in parents.items()}
+            if isinstance(parents, Mapping)
+            else {},
         )
         if cid:
             em.checkpoint_id = cid
+            await self._mirror(ns, cid, parent_ref, payload.get("values"), meta, ts)
+
+    async def _mirror(
+        self,
+        ns: str,
+        cid: str,
+        parent_ref: Any,
+        values: Any,
+        meta: Mapping[str, Any],
+        ts: str | None,
+    ) -> None:
+        thread = self.em.thread_id
+        if not self.mirrors or thread is None:
+            return
+        from engine.remote.values import from_server
+
+        parent = parent_ref.get("checkpoint_id") if isinstance(parent_ref, Mapping) else None
+        for mirror in self.mirrors:
+            try:
+                await mirror.put(
+                    thread_id=thread,
+                    ns=ns,
+                    checkpoint_id=cid,
+                    parent_id=str(parent) if parent else None,
+                    values=from_server(values if values is not None else {}),
+                    metadata={**meta, "run_id": self.root_span},
+                    ts=ts,
+                )
+            except Exception as exc:  # the copy is for replay: never fail the run
+                _log.warning("could not copy checkpoint %s into the session: %s", cid, exc)
 
     # -- nodes ---------------------------------------------------------------------------------
 
@@ -454,11 +500,9 @@ class StreamTranslator:
             InterruptRaised, ns, gated=True, parent_span_id=self.root_span, step=step, **fields
         )
         if not ns:
-            ev = InterruptRaised(run_id=self.em.run_id, thread_id=self.em.thread_id, **fields)
-            schema = intr.get("response_schema")
-            if isinstance(schema, dict):
-                ev.__dict__["response_schema"] = schema
-            self.interrupts.append(ev)
+            self.interrupts.append(
+                InterruptRaised(run_id=self.em.run_id, thread_id=self.em.thread_id, **fields)
+            )
 
     async def _updates(self, ns: str, data: Mapping[str, Any]) -> None:
         for node, update in data.items():
@@ -476,7 +520,9 @@ class StreamTranslator:
             )
 
     async def _custom(self, ns: str, data: Any) -> None:
-        running = [t for t in self.tasks.values() if t.ns == ns and t.span not in self._done_spans()]
+        running = [
+            t for t in self.tasks.values() if t.ns == ns and t.span not in self._done_spans()
+        ]
         task = running[0] if len(running) == 1 else None
         await self._emit(
             CustomEvent,
@@ -492,7 +538,9 @@ class StreamTranslator:
 
     # -- model and tool calls ------------------------------------------------------------------
 
-    def _call_parent(self, data: Mapping[str, Any], meta: Mapping[str, Any]) -> tuple[str, str, int | None]:
+    def _call_parent(
+        self, data: Mapping[str, Any], meta: Mapping[str, Any]
+    ) -> tuple[str, str, int | None]:
         """(span, graph namespace, step) a call nests in."""
         ns, task_id = _task_of(str(meta.get("langgraph_checkpoint_ns") or ""))
         step = meta.get("langgraph_step") if isinstance(meta.get("langgraph_step"), int) else None
@@ -565,7 +613,9 @@ class StreamTranslator:
         if isinstance(out, Mapping) and "generations" in out:  # a plain LLM's result
             gens = out.get("generations") or [[]]
             first = gens[0][0] if gens and gens[0] else {}
-            message = first.get("message") or first.get("text") if isinstance(first, Mapping) else first
+            message = (
+                first.get("message") or first.get("text") if isinstance(first, Mapping) else first
+            )
         usage = message.get("usage_metadata") if isinstance(message, Mapping) else None
         await self._emit(
             ModelResponse,
@@ -610,8 +660,15 @@ class StreamTranslator:
         error = None
         if failed:
             err = body.get("error")
-            error = ErrorInfo(type=type(err).__name__ if not isinstance(err, str) else "ToolError", message=str(err))
-        status = "error" if failed or (isinstance(out, Mapping) and out.get("status") == "error") else "success"
+            error = ErrorInfo(
+                type=type(err).__name__ if not isinstance(err, str) else "ToolError",
+                message=str(err),
+            )
+        status = (
+            "error"
+            if failed or (isinstance(out, Mapping) and out.get("status") == "error")
+            else "success"
+        )
         await self._emit(
             ToolFinished,
             call.ns,
@@ -636,7 +693,9 @@ class StreamTranslator:
                 continue
             inside.add(call.span)
             self.calls.pop(rid, None)
-            why = error or ErrorInfo(type="Incomplete", message="the server reported no end of this call")
+            why = error or ErrorInfo(
+                type="Incomplete", message="the server reported no end of this call"
+            )
             if call.kind == "model":
                 await self._emit(
                     ModelResponse, call.ns, span_id=call.span, parent_span_id=call.parent,
@@ -662,7 +721,11 @@ class StreamTranslator:
 
     async def close(self, status: Literal["ok", "interrupted", "cancelled", "error"]) -> None:
         """The remote run is over: close what is still open (innermost first)."""
-        why = ErrorInfo(type="Cancelled", message="the run was cancelled") if status == "cancelled" else None
+        why = (
+            ErrorInfo(type="Cancelled", message="the run was cancelled")
+            if status == "cancelled"
+            else None
+        )
         for (ns, tid), task in sorted(self.tasks.items(), key=lambda kv: -kv[0][0].count("|")):
             if tid in self.finished:
                 continue

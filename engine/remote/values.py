@@ -19,11 +19,7 @@ _MESSAGE_TYPES = frozenset({"human", "ai", "tool", "system", "AIMessageChunk", "
 
 
 def _is_message(value: Any) -> bool:
-    return (
-        isinstance(value, dict)
-        and value.get("type") in _MESSAGE_TYPES
-        and "content" in value
-    )
+    return isinstance(value, dict) and value.get("type") in _MESSAGE_TYPES and "content" in value
 
 
 def from_server(value: Any) -> Any:
@@ -75,7 +71,9 @@ def command_payload(value: Any) -> dict[str, Any] | None:
         out["update"] = to_server(value.update)
     goto = value.goto_list()
     if goto:
-        out["goto"] = [g if isinstance(g, str) else {"node": g.node, "input": to_server(g.arg)} for g in goto]
+        out["goto"] = [
+            g if isinstance(g, str) else {"node": g.node, "input": to_server(g.arg)} for g in goto
+        ]
     return out
 
 
