@@ -164,6 +164,7 @@ class StreamTranslator:
         """The ``interrupt_after`` of the server run being translated."""
         self._children: dict[str, RunEmitter] = {}
         self.steps: dict[tuple[str, int], str] = {}
+        self._step_t0: dict[str, float] = {}
         self.tasks: dict[tuple[str, str], _Task] = {}
         self.calls: dict[str, _Call] = {}
         self.planned: dict[str, list[PlannedTask]] = {}
@@ -263,6 +264,7 @@ class StreamTranslator:
         for other in [k for k in self.steps if k[0] == ns and k[1] < key[1]]:
             await self._close_step(*other)
         span = self.steps[key] = new_span_id()
+        self._step_t0[span] = time.perf_counter()
         await self._emit(
             SuperstepStarted,
             ns,
@@ -286,6 +288,7 @@ class StreamTranslator:
             parent_span_id=self._graph_span(ns),
             step=None if step < 0 else step,
             status=status,
+            duration_ms=(time.perf_counter() - self._step_t0.pop(span, time.perf_counter())) * 1000,
         )
 
     async def _checkpoint(
