@@ -374,7 +374,8 @@ def _main(
         if args.command in ("open", "run") and (args.server or args.assistant or args.headers):
             return _cmd_remote(args, args_list, console)
         if args.command in ("open", "run") and not args.agent:
-            console.err(f"stepwise {args.command}: give an agent (FILE.py:ATTR) or --server URL")
+            # the agent is required unless --server names a graph on a server
+            console.err(f"stepwise {args.command}: the following arguments are required: agent")
             return EXIT_USAGE
         if args.command == "open":
             if args.thread and not has_display():

@@ -45,7 +45,7 @@ def test_run_prints_the_tree_pauses_and_answers_the_interrupt(
             "--session",
             str(session),
             "--headless",
-        ],  # fmt: skip
+        ],
         stdin='c\n"ship it"\n',
     )
     assert code == 0, err
@@ -62,7 +62,7 @@ def test_run_prints_the_tree_pauses_and_answers_the_interrupt(
 def test_run_without_a_key_is_one_line(langgraph_server, monkeypatch) -> None:
     for var in ("LANGGRAPH_API_KEY", "LANGSMITH_API_KEY"):
         monkeypatch.delenv(var, raising=False)
-    code, out, err = _run(["run", "--server", langgraph_server.url, "--assistant", "probe"])
+    code, _, err = _run(["run", "--server", langgraph_server.url, "--assistant", "probe"])
     assert code == 2
     assert err.count("\n") == 1 and "(401)" in err and "LANGGRAPH_API_KEY" in err
 
