@@ -43,6 +43,7 @@ __all__ = [
     "RunFinished",
     "RunStarted",
     "StateUpdated",
+    "StoreAccessed",
     "SuperstepFinished",
     "SuperstepStarted",
     "ToolFinished",
@@ -372,6 +373,25 @@ class InterruptResumed(EventBase):
     node: str = ""
 
 
+class StoreAccessed(EventBase):
+    """A run read or wrote its long-term memory (``engine.store``): one event per store call."""
+
+    kind: Literal["store.access"] = "store.access"
+    op: Literal["get", "put", "delete", "search", "list_namespaces"]
+    namespace: list[str] = Field(default_factory=list)
+    """The item's namespace; for ``search`` / ``list_namespaces``, the prefix searched."""
+    key: str | None = None
+    found: bool | None = None
+    """``get``: whether the item existed."""
+    value: JSON = None
+    """``put``: the value written (None: the put deleted the item)."""
+    query: str | None = None
+    filter: dict[str, JSON] | None = None
+    hits: list[dict[str, JSON]] = Field(default_factory=list)
+    """``search``: ``[{"namespace": [...], "key": ...}]`` of the items returned (first 100)."""
+    hit_count: int = 0
+
+
 class PlanStep(EventBase):
     kind: Literal["plan.step"] = "plan.step"
     index: int
@@ -434,6 +454,7 @@ Event: TypeAlias = Annotated[
         CheckpointSaved,
         InterruptRaised,
         InterruptResumed,
+        StoreAccessed,
         PlanStep,
         CustomEvent,
         DebugPaused,

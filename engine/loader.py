@@ -26,6 +26,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from engine.core.errors import one_line
+
 __all__ = [
     "DEFAULT_ATTR",
     "AgentLoadError",
@@ -84,11 +86,6 @@ def _where_in(exc: BaseException, filename: str) -> int | None:
     return line
 
 
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
-
-
 def _import_file(target: str) -> tuple[ModuleType, str]:
     path = Path(target)
     if not path.exists():
@@ -117,7 +114,7 @@ def _import_file(target: str) -> tuple[ModuleType, str]:
         sys.modules.pop(name, None)
         line = _where_in(exc, str(resolved))
         where = f"{target}:{line}" if line else target
-        raise AgentLoadError(f"{where}: importing the file raised {_first_line(exc)}") from None
+        raise AgentLoadError(f"{where}: importing the file raised {one_line(exc)}") from None
     return module, target
 
 
@@ -131,7 +128,7 @@ def _import_module(target: str) -> tuple[ModuleType, str]:
     except ModuleNotFoundError as exc:
         if exc.name is not None and (target == exc.name or target.startswith(exc.name + ".")):
             raise AgentLoadError(f"{target}: no module named {exc.name!r}") from None
-        raise AgentLoadError(f"{target}: importing the module raised {_first_line(exc)}") from None
+        raise AgentLoadError(f"{target}: importing the module raised {one_line(exc)}") from None
     except SyntaxError as exc:
         line = f":{exc.lineno}" if exc.lineno else ""
         raise AgentLoadError(f"{exc.filename or target}{line}: syntax error: {exc.msg}") from None
@@ -139,7 +136,7 @@ def _import_module(target: str) -> tuple[ModuleType, str]:
         origin = getattr(importlib.util.find_spec(target), "origin", None) if target else None
         line = _where_in(exc, origin) if origin else None
         where = f"{origin}:{line}" if origin and line else target
-        raise AgentLoadError(f"{where}: importing the module raised {_first_line(exc)}") from None
+        raise AgentLoadError(f"{where}: importing the module raised {one_line(exc)}") from None
     return module, target
 
 

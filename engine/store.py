@@ -9,6 +9,10 @@ copy and nothing but JSON ever reaches the disk.  Tools reach the agent's store 
     store.get(("users", "123"), "prefs").value      # {"theme": "dark"}
     store.search(("users",), filter={"theme": "dark"})
 
+While a run is watched (``engine.observe.bus``), every call made inside it emits a ``store.access``
+event (op, namespace, key, what was found, written or returned), so a debugger can show what
+each run read and wrote; outside a run, or with nobody listening, nothing is built.
+
 Every method has an async twin (``aput``, ``aget``, ``asearch``, ``adelete``,
 ``alist_namespaces``) that runs the same code; a store whose storage blocks (SQLite) runs it
 on a worker thread so the event loop never waits on the disk.
@@ -26,7 +30,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-__all__ = ["BaseStore", "InMemoryStore", "Item", "SearchItem", "SqliteStore"]
+from engine.events import StoreAccessed
+from engine.observe.bus import current_emitter
+
+__all__ = ["BaseStore", "InMemoryStore", "Item", "SearchItem", "SqliteStore", "access_summary"]
 
 T = TypeVar("T")
 _SEP = "\x1f"
@@ -111,6 +118,39 @@ def _matches(value: dict[str, Any], filter: dict[str, Any]) -> bool:
     return True
 
 
+_MAX_HITS = 100
+
+
+def _record(op: str, namespace: tuple[str, ...], **fields: Any) -> None:
+    """Emit a ``store.access`` event on the run this call belongs to (if anyone listens)."""
+    em = current_emitter()
+    if em is None or not em.active:
+        return
+    em.emit_sync(StoreAccessed, op=op, namespace=list(namespace), **fields)
+
+
+def access_summary(fields: dict[str, Any]) -> str:
+    """One line for a ``store.access`` event's fields: ``store get user/u1 · facts (missing)``."""
+    op = fields.get("op")
+    where = "/".join(str(x) for x in fields.get("namespace") or ()) or "(root)"
+    key = fields.get("key")
+    text = f"store {op} {where}" + (f" · {key}" if key is not None else "")
+    if op == "get":
+        text += "" if fields.get("found") else " (missing)"
+    elif op == "put" and fields.get("value") is None:
+        text += " (deleted)"
+    elif op == "search":
+        query = fields.get("query")
+        text += (f" “{query}”" if query else "") + f" → {fields.get('hit_count', 0)} item(s)"
+    elif op == "list_namespaces":
+        text += f" → {fields.get('hit_count', 0)} namespace(s)"
+    return text
+
+
+def _hit(item: Item) -> dict[str, Any]:
+    return {"namespace": list(item.namespace), "key": item.key}
+
+
 def _score(text: str, query: str) -> float:
     """Share of the query's words found in the value's JSON text (case-insensitive)."""
     words = query.lower().split()
@@ -154,15 +194,22 @@ class BaseStore:
             raise ValueError(f"A key must be a non-empty string, got {key!r}")
         if value is None:
             self._remove(ns, key)
+            _record("put", ns, key=key, value=None)
             return
-        self._write(ns, key, _encode_value(value), dt.datetime.now(dt.UTC).isoformat())
+        encoded = _encode_value(value)
+        self._write(ns, key, encoded, dt.datetime.now(dt.UTC).isoformat())
+        _record("put", ns, key=key, value=json.loads(encoded))
 
     def get(self, namespace: tuple[str, ...], key: str) -> Item | None:
-        row = self._read(_check_namespace(namespace), key)
+        ns = _check_namespace(namespace)
+        row = self._read(ns, key)
+        _record("get", ns, key=key, found=row is not None)
         return None if row is None else _item(row, Item)
 
     def delete(self, namespace: tuple[str, ...], key: str) -> None:
-        self._remove(_check_namespace(namespace), key)
+        ns = _check_namespace(namespace)
+        self._remove(ns, key)
+        _record("delete", ns, key=key)
 
     def search(
         self,
@@ -188,7 +235,18 @@ class BaseStore:
                     continue
             hits.append((score, row))
         hits.sort(key=lambda h: (-(h[0] or 0.0), h[1][0], h[1][1]))
-        return [_item(row, SearchItem, score=score) for score, row in hits[offset : offset + limit]]
+        items = [
+            _item(row, SearchItem, score=score) for score, row in hits[offset : offset + limit]
+        ]
+        _record(
+            "search",
+            prefix,
+            query=query,
+            filter=filter,
+            hits=[_hit(i) for i in items[:_MAX_HITS]],
+            hit_count=len(items),
+        )
+        return items
 
     def list_namespaces(
         self,
@@ -205,7 +263,9 @@ class BaseStore:
             if suffix and ns[len(ns) - len(suffix) :] != tuple(suffix):
                 continue
             found.add(ns[:max_depth] if max_depth is not None else ns)
-        return sorted(found)[offset : offset + limit]
+        out = sorted(found)[offset : offset + limit]
+        _record("list_namespaces", prefix or (), hit_count=len(out))
+        return out
 
     # -- async API (the same code, maybe on a worker thread) -------------------------------
 

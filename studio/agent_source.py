@@ -61,6 +61,12 @@ def spec_factory(
         from engine.loader import load_target
 
         nonlocal module
+        if module is None:
+            from studio.run.project_files import forget_shadowed, spec_file
+
+            path = spec_file(spec)
+            if path is not None:
+                forget_shadowed(path)  # another project's module of the same name
         loaded = load_target(spec, module)  # a module already imported is used once
         module = None  # later loads (Restart) import afresh: scripted models start over
         default = next(

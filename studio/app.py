@@ -144,7 +144,7 @@ async def _run(args: argparse.Namespace, driver: Driver | None = None) -> int:
             tasks.append(asyncio.ensure_future(driver(window)))
 
     hook = _FirstPaint(window, after_paint)
-    window.show()
+    window.open_on_screen()  # inside the screen, where it was last closed if that still fits
     try:
         return int(await closed)
     finally:

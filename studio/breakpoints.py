@@ -93,6 +93,35 @@ class BreakpointsModel:
                 bp.enabled = enabled
                 self._changed()
 
+    # -- "break on any failure / on interrupts" (the Debug menu's toggles) ----------------------
+
+    def _plain(self, kind: str) -> list[Breakpoint]:
+        return [
+            b for b in self.debugger.breakpoints if b.kind == kind and not b.target and not b.detail
+        ]
+
+    def is_on(self, kind: str) -> bool:
+        """Is there an enabled breakpoint of ``kind`` on anything ("any failure")?"""
+        return any(b.enabled for b in self._plain(kind))
+
+    def set_on(self, kind: str, enabled: bool) -> None:
+        """Make "break on any ``kind``" set (once) or gone."""
+        plain = self._plain(kind)
+        if enabled:
+            if any(b.enabled for b in plain):
+                return
+            if plain:
+                plain[0].enabled = True
+                self._changed()
+            else:
+                self.add(kind)
+            return
+        if not plain:
+            return
+        for b in plain:
+            self.debugger.remove(b)
+        self._changed()
+
     # -- node breakpoints (the Graph dock's red dots, F9) --------------------------------------
 
     def node_breakpoints(self) -> set[str]:

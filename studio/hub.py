@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from engine.debug import Debugger
     from engine.events import EventBase
     from engine.graph.drawing import DrawableGraph
+    from engine.targets import Target
     from engine.types import StateSnapshot
 
 __all__ = ["TOPICS", "Hub"]
@@ -55,8 +56,11 @@ class Hub:
 
     def __init__(self) -> None:
         self._subs: dict[str, list[Callable[..., Any]]] = {t: [] for t in TOPICS}
+        self.target: Target | None = None
+        """What is debugged (``engine.targets``): None when only a recorded session is open."""
         self.graph: Any = None
-        """The compiled graph being debugged (None when only a recorded session is open)."""
+        """The graph object behind the target when it lives in this process (ours or the
+        attached app's; a recorded session's stand-in), for what only a local graph can tell."""
         self.drawable: DrawableGraph | None = None
         self.checkpointer: Any = None
         self.debugger: Debugger | None = None
@@ -98,7 +102,22 @@ class Hub:
 
     # -- state changes (publish as they happen) -----------------------------------------------
 
-    def set_graph(self, graph: Any, drawable: DrawableGraph | None, label: str = "") -> None:
+    def set_target(self, target: Target, drawable: DrawableGraph | None, label: str = "") -> None:
+        """Debug ``target`` from now on (its graph object, when local, is ``graph``)."""
+        self.set_graph(getattr(target, "graph", None), drawable, label, target)
+
+    def set_graph(
+        self,
+        graph: Any,
+        drawable: DrawableGraph | None,
+        label: str = "",
+        target: Target | None = None,
+    ) -> None:
+        if target is None and graph is not None:
+            from engine.targets import target_for
+
+            target = target_for(graph)
+        self.target = target
         self.graph = graph
         self.drawable = drawable
         self.checkpointer = getattr(graph, "checkpointer", None) if graph is not None else None
@@ -164,8 +183,20 @@ class Hub:
         return {"configurable": conf}
 
     def snapshot(self, checkpoint_id: str | None = None) -> StateSnapshot | None:
-        """The thread's state at a checkpoint (default: the selection, else the live tip)."""
-        if self.graph is None or self.checkpointer in (None, True, False):
+        """The thread's state at a checkpoint (default: the selection, else the live tip), read
+        now.  Docks that can wait read with ``studio.views.snapshot_reader`` instead (on the
+        loop: never blocking the window on a slow target)."""
+        if self.target is None:
+            return None
+        from engine.core.aio import run_sync
+
+        return run_sync(self.read_state(checkpoint_id))
+
+    async def read_state(self, checkpoint_id: str | None = None) -> StateSnapshot | None:
+        """``snapshot`` on the loop (default: the selection, else the live tip)."""
+        target = self.target
+        if target is None:
             return None
         cid = checkpoint_id if checkpoint_id is not None else self.selected_checkpoint
-        return self.graph.get_state(self.config(cid))
+        ns = self.checkpoint_ns.get(cid, "") if cid else ""
+        return await target.state(self.thread_id, cid, checkpoint_ns=ns)

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from engine.events import InterruptRaised
+from engine.targets import Capability
 from engine.tools import BaseTool
 from engine.types import Command
 from studio.dialogs.approval_model import Answerable, ApprovalRequest, Outcome, is_hitl_request
@@ -139,7 +140,7 @@ def edit_state_available() -> bool:
 
 
 async def _ask_pause(hub: Hub, parent: QWidget | None) -> InterruptAnswer:
-    snapshot = await hub.graph.aget_state(hub.config()) if hub.graph is not None else None
+    snapshot = await hub.read_state(None)
     nodes = tuple(snapshot.next) if snapshot is not None else ()
     static = [e for e in _raised(hub) if e.static is not None]
     when = static[-1].static if static else None
@@ -147,7 +148,11 @@ async def _ask_pause(hub: Hub, parent: QWidget | None) -> InterruptAnswer:
         nodes = (static[-1].node,)
     from studio.dialogs.resume import PauseDialog
 
-    can_edit = hub.graph is not None and edit_state_available()
+    can_edit = (
+        hub.target is not None
+        and Capability.EDIT_STATE in hub.target.capabilities
+        and edit_state_available()
+    )
     while True:
         request = PauseRequest(nodes, when=when, can_edit=can_edit)
         answer = await _ask(PauseDialog(request, parent, _theme(hub)), request)
@@ -179,11 +184,11 @@ async def _edit_state(hub: Hub, parent: QWidget | None) -> bool:
 async def _exact(hub: Hub, items: list[Any]) -> list[Any]:
     """The pending ``Interrupt`` objects for ``items`` where the thread has them: an
     ``interrupt.raised`` event carries a display copy of the value (long strings shortened)."""
-    if hub.graph is None or hub.checkpointer in (None, True, False):
-        return items
     try:
-        snapshot = await hub.graph.aget_state(hub.config())
+        snapshot = await hub.read_state(None)
     except Exception:  # a recorded session without its graph: the events are all there is
+        return items
+    if snapshot is None:
         return items
     by_id = {i.id: i for i in snapshot.interrupts}
     out = []
@@ -233,9 +238,9 @@ async def handle_interrupt(
 async def answer_pending(hub: Hub, parent_widget: QWidget | None = None) -> InterruptAnswer:
     """Open the dialog for whatever the thread is paused at (None when nothing is pending or
     the user cancels again)."""
-    if hub.graph is None:
+    snapshot = await hub.read_state(None)
+    if snapshot is None:
         return None
-    snapshot = await hub.graph.aget_state(hub.config())
     if snapshot.interrupts:
         return await handle_interrupt(hub, list(snapshot.interrupts), parent_widget)
     if snapshot.next and hub.status == "interrupted":  # not "paused": a live run, at a breakpoint

@@ -11,16 +11,19 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QSize, Qt, QTimer
+from PySide6.QtCore import QSize, Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QShowEvent
 from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QToolBar, QWidget
 
+from engine.core.errors import one_line
 from engine.loader import AgentLoadError
 from studio import docks
 from studio.actions import DebugActions
 from studio.dialogs.asyncdialog import show_dialog
 from studio.dialogs.errors import ErrorDialog
 from studio.hub import Hub
+from studio.models.window_fit import PREFERRED
+from studio.run.reload_on_save import ReloadOnSave
 from studio.scenarios import Scenario, builtin_scenarios
 from studio.session import FIRST_MESSAGE_HINT, STAY, NeedsInput, RunController
 from studio.settings_store import StudioSettings, apply_model_env, settings_model
@@ -29,15 +32,13 @@ from studio.views.breakpoints_panel import BreakpointsPanel
 from studio.views.graph_panel import GraphPanel
 from studio.views.input_bar import InputBar
 from studio.views.status_bar import RunStatusBar
+from studio.widgets.window_layout import WindowLayout
 from studio.window_menus import build_menus
 
 __all__ = ["MainWindow"]
 
-_LAYOUT_VERSION = 1
-"""Bump when the dock set changes so an old saved layout is not applied to a new window."""
 
-
-class MainWindow(QMainWindow):
+class MainWindow(WindowLayout, QMainWindow):
     def __init__(
         self,
         hub: Hub | None = None,
@@ -57,7 +58,7 @@ class MainWindow(QMainWindow):
         self._sized = False
         self.setWindowTitle("Stepwise")
         self.setWindowIcon(icon("app"))
-        self.resize(1480, 920)
+        self.resize(*PREFERRED)  # ``open_on_screen`` fits it to the screen it opens on
         self.setDockNestingEnabled(True)
         self.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.setCorner(Qt.Corner.BottomLeftCorner, Qt.DockWidgetArea.BottomDockWidgetArea)
@@ -71,6 +72,7 @@ class MainWindow(QMainWindow):
         self._build_toolbars()
         self._build_docks()
         self.menus = build_menus(self)
+        self.reloader = ReloadOnSave(self)
         self._connect()
         self.hub.set_theme(self.settings.theme)
         self._install_interrupt_handler()
@@ -114,25 +116,18 @@ class MainWindow(QMainWindow):
         self.breakpoints_panel = BreakpointsPanel(self.hub, self)
         self._anchors: dict[str, QDockWidget] = {}
         self.wire_optional_docks()
-        bottom = Qt.DockWidgetArea.BottomDockWidgetArea
-        dock = self._add_dock("breakpoints", "Breakpoints", self.breakpoints_panel, bottom)
-        self._place(dock, "log")
-        for key in ("events", "timeline", "messages"):  # the tab to see first in each group
+        # beside Messages, Todos and Plan: the Events dock keeps its whole height (a laptop)
+        right = Qt.DockWidgetArea.RightDockWidgetArea
+        dock = self._add_dock("breakpoints", "Breakpoints", self.breakpoints_panel, right)
+        self._place(dock, "right")
+        for key in (
+            "events",
+            "timeline",
+            "state",
+            "messages",
+        ):  # the tab to see first in each group
             if key in self.docks:
                 self.docks[key].raise_()
-
-    def _place(self, dock: QDockWidget, group: str) -> None:
-        """Tab ``dock`` into its group; the "time" group sits to the right of the "log" one."""
-        anchor = self._anchors.get(group)
-        if anchor is not None:
-            self.tabifyDockWidget(anchor, dock)
-            return
-        self._anchors[group] = dock
-        log = self._anchors.get("log")
-        if group == "time" and log is not None:
-            self.splitDockWidget(log, dock, Qt.Orientation.Horizontal)
-        elif group == "log" and "time" in self._anchors:
-            self.splitDockWidget(dock, self._anchors["time"], Qt.Orientation.Horizontal)
 
     def wire_optional_docks(self) -> list[str]:
         """Create the docks whose modules have landed (and are not wired yet)."""
@@ -156,41 +151,12 @@ class MainWindow(QMainWindow):
             self.menus.refresh_docks()
         return added
 
-    def apply_default_sizes(self) -> None:
-        """Dock sizes for the window's current size: graph in the middle gets the most room."""
-        width, height = self.width(), self.height()
-        right = self._anchors.get("right")
-        if right is not None:
-            self.resizeDocks([right], [max(380, int(width * 0.3))], Qt.Orientation.Horizontal)
-        bottom = self._anchors.get("log") or self._anchors.get("time")
-        if bottom is not None:
-            self.resizeDocks([bottom], [max(220, int(height * 0.34))], Qt.Orientation.Vertical)
-        log, time_ = self._anchors.get("log"), self._anchors.get("time")
-        if log is not None and time_ is not None:
-            split = [int(width * 0.55), int(width * 0.45)]  # the bottom row spans the window
-            self.resizeDocks([log, time_], split, Qt.Orientation.Horizontal)
-
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         if not self._sized:
             self._sized = True
-            if not self.restore_layout():
+            if not self.restore_state():
                 QTimer.singleShot(0, self.apply_default_sizes)
-
-    def save_layout(self) -> str:
-        """Geometry and dock layout as text (kept in the settings)."""
-        geometry = bytes(self.saveGeometry().toBase64().data()).decode()
-        state = bytes(self.saveState(_LAYOUT_VERSION).toBase64().data()).decode()
-        return f"{geometry}|{state}"
-
-    def restore_layout(self, text: str | None = None) -> bool:
-        """Restore a saved layout (False when there is none or it does not fit this build)."""
-        text = self.settings.layout if text is None else text
-        geometry, sep, state = text.partition("|")
-        if not sep:
-            return False
-        ok = self.restoreGeometry(QByteArray.fromBase64(geometry.encode()))
-        return self.restoreState(QByteArray.fromBase64(state.encode()), _LAYOUT_VERSION) and ok
 
     def _wire_dock(self, key: str, widget: QWidget) -> None:
         """Connect a dock's requests to the run controller (runs belong to it)."""
@@ -210,6 +176,9 @@ class MainWindow(QMainWindow):
         row = getattr(widget, "rowSelected", None)
         if key == "events" and row is not None:
             row.connect(self._on_event_selected)
+        playground = getattr(widget, "playgroundRequested", None)
+        if playground is not None:
+            playground.connect(self.open_playground)
         filter_node = getattr(widget, "filter_node", None)
         if key == "events" and filter_node is not None:
             self.hub.subscribe("focus", filter_node)  # a click on a graph node filters the log
@@ -222,7 +191,7 @@ class MainWindow(QMainWindow):
 
     def rerun_from(self, checkpoint_id: str, timeline: Any) -> None:
         """ "Re-run from here with replay": recorded model responses until the run diverges."""
-        if self.controller.graph is None and getattr(self, "opened_session", None) is not None:
+        if self.controller.target is None and getattr(self, "opened_session", None) is not None:
             from studio.offline_rerun import rerun_recorded
 
             rerun_recorded(self, checkpoint_id, timeline)
@@ -251,6 +220,26 @@ class MainWindow(QMainWindow):
         dock.widget().set_pair(base_id, target_id)  # type: ignore[attr-defined]
         dock.show()
         dock.raise_()
+
+    def open_playground(self, event: Any) -> Any:
+        """The what-if playground on a model call (a window of its own; never blocks)."""
+        from studio.dialogs.playground import PlaygroundDialog
+
+        try:
+            dialog = PlaygroundDialog(
+                self.hub,
+                self.controller,
+                event,
+                settings_model=lambda: settings_model(self.settings),
+                parent=self,
+            )
+        except ValueError as exc:
+            self.status.show_message(str(exc))
+            return None
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.playground = dialog
+        dialog.show()
+        return dialog
 
     def _on_event_selected(self, row: object) -> None:
         node = getattr(getattr(row, "event", None), "node", None)
@@ -285,7 +274,7 @@ class MainWindow(QMainWindow):
         elif isinstance(exc, AgentLoadError):
             self.show_error("The agent could not be loaded", str(exc))
         else:
-            self.show_error("Something went wrong", _one_line(exc))
+            self.show_error("Something went wrong", one_line(exc))
 
     def _install_interrupt_handler(self) -> None:
         try:
@@ -347,6 +336,7 @@ class MainWindow(QMainWindow):
         self.settings.add_recent(spec)
         self.menus.refresh_recent()
         self.menus.refresh_faults()
+        self.reloader.watch(spec)
         notices = getattr(self.controller.graph, "notices", list)()
         self.status.show_message(f"Loaded {label or spec}" + "".join(f"; {n}" for n in notices))
         return True
@@ -362,10 +352,12 @@ class MainWindow(QMainWindow):
         """Load a graph from ``path``; when it defines several, ask which one.  The file is
         imported once: choosing a graph reuses that module."""
         from engine.loader import open_file
+        from studio.run.project_files import forget_shadowed
 
         loop = asyncio.get_event_loop()
         result: asyncio.Future[bool] = loop.create_future()
         try:
+            forget_shadowed(Path(path).resolve())  # another project's module of the same name
             module, names = open_file(path)
         except AgentLoadError as exc:
             self.show_error("The agent could not be loaded", str(exc))
@@ -401,11 +393,12 @@ class MainWindow(QMainWindow):
         """Show a recorded session (``studio.replay``): every view as it was live."""
         from studio.replay import open_session_into
 
+        self.reloader.stop()
         self.controller.unload()
         try:
             self.opened_session = open_session_into(self.hub, path)
         except Exception as exc:
-            self.show_error("The session could not be opened", _one_line(exc))
+            self.show_error("The session could not be opened", one_line(exc))
             self._refresh()
             return False
         self.settings.add_recent(str(path))
@@ -441,10 +434,49 @@ class MainWindow(QMainWindow):
                 return
             self.input_bar.take_text()
             return
+        if self.controller.would_restart:
+            self.confirm_new_run(command)
+            return
         try:
             self.controller.step(command)
         except NeedsInput as exc:
             self._ask_for_input(str(exc))
+
+    def confirm_new_run(self, command: str) -> asyncio.Future[int]:
+        """A step after the run ended starts a new run on a new thread: ask first, say so."""
+        from studio.dialogs.confirm import ConfirmDialog
+
+        thread = self.hub.thread_id
+        name = {"step_into": "Step Into", "step_over": "Step Over"}.get(command, "Step Out")
+        self.confirm_dialog = dialog = ConfirmDialog(
+            "Start a new run?",
+            f"The run on {thread} has ended. {name} starts the agent again on a new thread "
+            f"and pauses at its first step; {thread} and its history stay in the Thread list.",
+            "Start a new run",
+            self,
+        )
+
+        def answered(code: asyncio.Future[int]) -> None:
+            if code.result() != dialog.DialogCode.Accepted:
+                self.status.show_message(f"Nothing started: {thread} has ended")
+                return
+            note = f"A new run on a new thread, paused at its first step; {thread} is kept"
+
+            def on_status(status: str) -> None:
+                if status in ("paused", "done", "error", "cancelled", "interrupted"):
+                    unsubscribe()
+                    self.status.show_message(note)  # after the start cleared the bar
+
+            unsubscribe = self.hub.subscribe("status", on_status)
+            try:
+                self.controller.step(command)
+            except NeedsInput as exc:
+                unsubscribe()
+                self._ask_for_input(str(exc))
+
+        future = show_dialog(dialog)
+        future.add_done_callback(answered)
+        return future
 
     def toggle_breakpoint(self) -> None:
         """F9: the breakpoint before the node selected in the graph."""
@@ -484,13 +516,12 @@ class MainWindow(QMainWindow):
         self._refresh()
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        live = getattr(self, "live_otel", None)
+        if live is not None:  # send what the live export still holds
+            live.close()
+            self.live_otel = None
         self.controller.close()
         if self.save_settings:
             self.settings.layout = self.save_layout()
             self.settings.save()
         super().closeEvent(event)
-
-
-def _one_line(exc: BaseException) -> str:
-    lines = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {lines[0]}" if lines else type(exc).__name__

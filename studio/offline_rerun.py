@@ -18,10 +18,20 @@ from studio.dialogs.confirm import ConfirmDialog
 __all__ = ["rerun_recorded"]
 
 
+async def answer_interrupts(window: Any, pending: list[Any]) -> Any:
+    """The approval dialog for the interrupts a re-run branch stopped at (None: answer later)."""
+    from studio.interrupts import handle_interrupt
+
+    window.hub.set_status("interrupted")
+    answer = await handle_interrupt(window.hub, pending, window)
+    window.hub.set_status("replay")
+    return answer
+
+
 def rerun_recorded(window: Any, checkpoint_id: str, timeline: Any) -> asyncio.Future[Any] | None:
     """Ask, load the session's agent, re-run from ``checkpoint_id``; None if it cannot."""
     opened = window.opened_session
-    spec = opened.session.agent_spec(getattr(opened.graph, "name", None))
+    spec = opened.session.agent_spec(opened.target.name)
     if spec is None:
         window.show_error(
             "Re-running needs the agent's code",
@@ -55,6 +65,7 @@ def rerun_recorded(window: Any, checkpoint_id: str, timeline: Any) -> asyncio.Fu
                 factory,
                 fallback=settings_model(window.settings),
                 debugger=window.controller.debugger,
+                answer=lambda pending: answer_interrupts(window, pending),
             )
         except Exception as exc:
             window.show_error("The re-run failed", str(exc).splitlines()[0])

@@ -1,9 +1,8 @@
 """Open a recorded ``.stepwise`` session offline, so every view behaves as it did live.
 
 ``open_session(hub, path)`` loads the session into the hub: the thread, the recorded graph
-shape (the Graph dock draws it), a ``SessionGraph`` standing in for the compiled graph (so
-``hub.snapshot(cid)`` reads the state at any checkpoint from the file) and the recorded events,
-fed in pages.  The first pages are fed at once; ``OpenedSession.afeed_rest`` feeds the rest
+shape (the Graph dock draws it), a ``SessionTarget`` (``engine.targets.session_target``: every
+state read comes from the file) and the recorded events, fed in pages.  The first pages are fed at once; ``OpenedSession.afeed_rest`` feeds the rest
 in chunks, yielding to the event loop between them, up to ``feed_limit`` events (50,000 by
 default: an event object costs about 2 KB in the hub, so a million-event session opens in
 under a second and stays within a few hundred MB; views that need more page from
@@ -19,22 +18,20 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from engine.checkpoint.base import INTERRUPT, NULL_TASK_ID, make_config
 from engine.events import EventBase
 from engine.graph.drawing import DrawableGraph
-from engine.recording import CheckpointInfo, RunInfo, Session, SessionRecorder
-from engine.types import Interrupt, PregelTask, StateSnapshot
-from studio.models.timeline import CheckpointRecord, TimelineModel
-from studio.timetravel import ReplayPlan, RerunResult, arerun, replay_plan
+from engine.recording import RunInfo, Session, SessionRecorder
+from engine.targets.session_target import SessionTarget, session_records
+from studio.models.timeline import TimelineModel
+from studio.timetravel import ReplayPlan, RerunResult, arerun, replay_plan, tip_checkpoint_id
 
 __all__ = [
     "OpenedSession",
-    "SessionGraph",
     "open_session",
     "open_session_into",
     "recorded_model_events",
@@ -45,31 +42,6 @@ _INTERNAL_PREFIXES = ("__", "branch:", "join:")
 _MODEL_KINDS = ["model.request", "model.response"]
 GraphFactory = Callable[[Any, Any], Any]
 """``(model, checkpointer) -> compiled graph`` for re-running a recorded session."""
-
-
-def session_records(session: Session, thread_id: str) -> list[CheckpointRecord]:
-    """The thread's checkpoints with what the recording knows (next, writer nodes, run)."""
-    import json
-
-    writers: dict[str, tuple[str, ...]] = {}
-    for text in session.iter_event_json(kinds=["checkpoint.saved"], page_size=5000):
-        d = json.loads(text)
-        if d.get("thread_id") == thread_id and not d.get("ns"):
-            writers[d["checkpoint_id"]] = tuple(d.get("writer_nodes") or ())
-    out = []
-    for info in session.checkpoints(thread_id):
-        out.append(
-            CheckpointRecord(
-                checkpoint_id=info.checkpoint_id,
-                parent_id=info.parent_id,
-                step=info.step,
-                source=info.source or "loop",
-                writers=writers.get(info.checkpoint_id, ()),
-                next=info.next,
-                run_id=info.run_id,
-            )
-        )
-    return out
 
 
 def recorded_model_events(path: str | os.PathLike[str], thread_id: str) -> list[EventBase]:
@@ -85,95 +57,6 @@ def recorded_model_events(path: str | os.PathLike[str], thread_id: str) -> list[
         ]
 
 
-class SessionGraph:
-    """Stands in for the compiled graph of a recorded session: state reads come from the file.
-
-    Enough of the graph API for the studio's views: ``get_state`` / ``aget_state``,
-    ``get_graph``, ``checkpointer`` and ``name``.  It cannot run or update state.
-    """
-
-    def __init__(
-        self, session: Session, thread_id: str, drawable: DrawableGraph | None, name: str
-    ) -> None:
-        self.session = session
-        self.thread_id = thread_id
-        self.checkpointer = session.checkpointer
-        self.name = name
-        self._drawable = drawable
-        self._infos: dict[str, CheckpointInfo] = {}
-        self.refresh()
-
-    def refresh(self) -> None:
-        """Re-read the checkpoint list (after a re-run appended to the file)."""
-        self._infos = {i.checkpoint_id: i for i in self.session.checkpoints(self.thread_id)}
-
-    @property
-    def channels(self) -> dict[str, None]:
-        """The state keys of the newest checkpoint (read from the row, no values loaded)."""
-        import json
-
-        from studio.models.timeline_sources import stored_row_parts
-
-        row = self.checkpointer._get_row(self.thread_id, "", None)
-        if row is None:
-            return {}
-        present = stored_row_parts(json.loads(row.body))[2]
-        return {k: None for k in sorted(present) if not k.startswith(_INTERNAL_PREFIXES)}
-
-    def get_graph(self, xray: bool | int = False) -> DrawableGraph:
-        return self._drawable if self._drawable is not None else DrawableGraph(name=self.name)
-
-    def timeline_records(self) -> list[CheckpointRecord]:
-        return session_records(self.session, self.thread_id)
-
-    def get_state(self, config: dict[str, Any], *, subgraphs: bool = False) -> StateSnapshot:
-        conf = config.get("configurable", {})
-        cid = conf.get("checkpoint_id")
-        thread = str(conf.get("thread_id") or self.thread_id)
-        saved = self.checkpointer.get_tuple(
-            make_config(thread, "", cid)
-            if cid
-            else {"configurable": {"thread_id": thread, "checkpoint_ns": ""}}
-        )
-        if saved is None:
-            return StateSnapshot({}, (), config, None, None, None, ())
-        checkpoint_id = saved.config["configurable"]["checkpoint_id"]
-        info = self._infos.get(checkpoint_id)
-        if info is None:
-            self.refresh()
-            info = self._infos.get(checkpoint_id)
-        values = {
-            k: v
-            for k, v in saved.checkpoint["channel_values"].items()
-            if not k.startswith(_INTERNAL_PREFIXES)
-        }
-        nxt = tuple(info.next or ()) if info is not None else ()
-        interrupts: list[Interrupt] = []
-        tasks: list[PregelTask] = []
-        for task_id, channel, value in saved.pending_writes or []:
-            if channel == INTERRUPT and task_id != NULL_TASK_ID:
-                found = tuple(value) if isinstance(value, list | tuple) else (value,)
-                interrupts.extend(i for i in found if isinstance(i, Interrupt))
-                tasks.append(
-                    PregelTask(
-                        task_id, "", (), None, tuple(i for i in found if isinstance(i, Interrupt))
-                    )
-                )
-        return StateSnapshot(
-            values=values,
-            next=nxt,
-            config=saved.config,
-            metadata=dict(saved.metadata),
-            created_at=saved.checkpoint["ts"] or None,
-            parent_config=saved.parent_config,
-            tasks=tuple(tasks),
-            interrupts=tuple(interrupts),
-        )
-
-    async def aget_state(self, config: dict[str, Any], *, subgraphs: bool = False) -> StateSnapshot:
-        return self.get_state(config, subgraphs=subgraphs)
-
-
 @dataclass
 class OpenedSession:
     """A session file loaded into a hub."""
@@ -183,7 +66,7 @@ class OpenedSession:
     path: Path
     thread_id: str
     runs: list[RunInfo]
-    graph: SessionGraph
+    target: SessionTarget
     feed_limit: int
     total_events: int
     fed: int = 0
@@ -235,8 +118,13 @@ class OpenedSession:
         *,
         fallback: Any = None,
         debugger: Any = None,
+        answer: Callable[[list[Any]], Awaitable[Any]] | None = None,
     ) -> RerunResult:
-        """Re-run from ``checkpoint_id`` with the recorded model responses, into the same file."""
+        """Re-run from ``checkpoint_id`` with the recorded model responses, into the same file.
+
+        A branch that stops at an interrupt (an approval) is asked about with ``answer``
+        (the interrupts -> the resume value, None to leave it waiting) and resumed on the same
+        graph, so the new branch can be answered like a live run."""
         plan = self.replay_plan(timeline, checkpoint_id, fallback=fallback)
         recorder = SessionRecorder(self.path)
         graph = factory(plan.model, recorder.checkpointer)
@@ -244,10 +132,30 @@ class OpenedSession:
         sub = graph.subscribe(lambda ev: self.hub.add_events([ev]))
         try:
             result = await arerun(graph, plan, self.thread_id, debugger=debugger)
+            while result.status == "interrupted" and answer is not None:
+                config = {
+                    "configurable": {"thread_id": self.thread_id, "model_override": plan.model}
+                }
+                pending = list((await graph.aget_state(config)).interrupts)
+                value = await answer(pending) if pending else None
+                if value is None:
+                    break
+                try:
+                    output = await graph.ainvoke(value, config, debugger=debugger)
+                except Exception as exc:
+                    result = replace(result, status="error", error=exc)
+                    break
+                interrupted = isinstance(output, Mapping) and "__interrupt__" in output
+                result = replace(
+                    result,
+                    status="interrupted" if interrupted else "done",
+                    output=output,
+                    tip_id=tip_checkpoint_id(graph, self.thread_id),
+                )
         finally:
             sub.close()
             recorder.close()
-        self.graph.refresh()
+        self.target.refresh()
         self.runs = self.session.runs(self.thread_id)
         self.hub.checkpoints_changed()
         return result
@@ -288,10 +196,10 @@ def open_session(
         drawable = session.drawable(run.run_id)
         if drawable is not None:
             break
-    graph = SessionGraph(session, thread, drawable, name)
+    target = SessionTarget(session, thread, drawable, name)
     hub.reset()
     hub.set_thread(thread)
-    hub.set_graph(graph, drawable, Path(path).name)
+    hub.set_target(target, drawable, Path(path).name)
     hub.session_path = str(path)
     hub.set_status("replay")
     total = sum(session.count(r.run_id) for r in runs)
@@ -308,7 +216,7 @@ def open_session(
                 yield batch
 
     opened = OpenedSession(
-        hub, session, Path(path), thread, runs, graph, feed_limit, total, _pages=pages()
+        hub, session, Path(path), thread, runs, target, feed_limit, total, _pages=pages()
     )
     opened.feed(first_page)
     return opened

@@ -3,7 +3,10 @@
 ``RunStats.apply(batch)`` folds a batch of events into: the superstep, the node(s) running now,
 the run's start and end (monotonic ns, as stamped on the events), how many model calls were
 made and how many tokens they used.  Only the root graph's nodes count as "the current node"
-(subgraph events carry ``ns``).  ``text_parts(now_ns)`` renders the status bar's fields.
+(subgraph events carry ``ns``).  ``text_parts(now_ns)`` renders the status bar's fields; ``now_ns=None`` when the
+run shown is not the live one (a past checkpoint, a recorded session): it ends at its latest
+event, never at this process's clock.  A new run (not a resumed one) starts its clock and
+its paused time from zero.
 """
 
 from __future__ import annotations
@@ -56,6 +59,9 @@ class RunStats:
     paused_ns: int = 0
     """Time spent paused at breakpoints and steps (closed pauses)."""
     pause_since: int | None = None
+    last_ns: int | None = None
+    """The clock reading of the latest event applied: "now" for a run that is not live (a
+    past checkpoint, a recorded session), whose events came from another moment or process."""
 
     def reset(self) -> None:
         self.__init__()  # type: ignore[misc]
@@ -75,11 +81,17 @@ class RunStats:
         open_pause = now_ns - self.pause_since if self.pause_since is not None else 0
         return (self.paused_ns + max(0, open_pause)) / 1e9
 
-    def elapsed(self, now_ns: int) -> float:
-        """Active seconds: from the run's start, less the time it sat paused."""
+    def _now(self, now_ns: int | None) -> int:
+        if now_ns is not None:
+            return now_ns
+        return self.last_ns if self.last_ns is not None else self.started_ns or 0
+
+    def elapsed(self, now_ns: int | None) -> float:
+        """Active seconds: from the run's start, less the time it sat paused.  ``now_ns``
+        None: the run is not live, it ends at its latest event."""
         if self.started_ns is None:
             return 0.0
-        end = self.finished_ns if self.finished_ns is not None else now_ns
+        end = self.finished_ns if self.finished_ns is not None else self._now(now_ns)
         return max(0.0, (end - self.started_ns) / 1e9 - self.paused(end))
 
     def apply(self, batch: Iterable[EventBase]) -> None:
@@ -90,10 +102,15 @@ class RunStats:
         kind = ev.kind
         root = not ev.ns
         d = ev.__dict__
+        if ev.mono_ns:
+            self.last_ns = ev.mono_ns
         if kind == "run.started" and root:
             before = 0
-            if self.started_ns is not None and self.finished_ns is not None:
+            resumed = bool(d.get("resumed"))
+            if resumed and self.started_ns is not None and self.finished_ns is not None:
                 before = self.finished_ns - self.started_ns  # a resumed run continues the clock
+            elif not resumed:  # a new run: nothing of an earlier one is carried over
+                self.paused_ns, self.pause_since = 0, None
             self.started_ns = ev.mono_ns - before
             self.finished_ns = None
             self.paused_at = None
@@ -131,14 +148,15 @@ class RunStats:
                 self.paused_ns += max(0, ev.mono_ns - self.pause_since)
                 self.pause_since = None
 
-    def _elapsed_text(self, now_ns: int) -> str:
-        end = self.finished_ns if self.finished_ns is not None else now_ns
+    def _elapsed_text(self, now_ns: int | None) -> str:
+        end = self.finished_ns if self.finished_ns is not None else self._now(now_ns)
         active = format_elapsed(self.elapsed(now_ns))
         paused = self.paused(end)
         return f"{active} (+{format_elapsed(paused)} paused)" if paused >= 0.05 else active
 
-    def text_parts(self, status: str, now_ns: int) -> dict[str, str]:
-        """The status bar's fields, already worded."""
+    def text_parts(self, status: str, now_ns: int | None) -> dict[str, str]:
+        """The status bar's fields, already worded (``now_ns`` None: not live, see
+        ``elapsed``)."""
         state = STATE_LABELS.get(status, status.capitalize())
         if status == "paused" and self.paused_at:
             state = f"Paused: {self.paused_at}"

@@ -16,9 +16,10 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from engine.attach.options import AttachOptions
+    from engine.targets import Target
     from studio.hub import Hub
 
-__all__ = ["SavedInterrupt", "SavedThreads", "ThreadSummary", "list_threads", "open_in_window"]
+__all__ = ["SavedInterrupt", "SavedThreads", "ThreadSummary", "open_in_window"]
 
 
 @dataclass(frozen=True)
@@ -57,7 +58,7 @@ class SavedThreads:
     """The run controller's threads: new ones, switching, saved ones, the app's saver."""
 
     hub: Hub
-    graph: Any
+    target: Target | None
     pending_interrupts: list[Any]
     threads: list[str]
     attach: AttachOptions
@@ -92,10 +93,10 @@ class SavedThreads:
 
     async def open_thread(self, thread_id: str) -> ThreadSummary:
         """Make the saved thread ``thread_id`` current (see the module docstring)."""
-        if self.graph is None:
+        if self.target is None:
             raise RuntimeError("No agent is loaded")
         self.switch_thread(thread_id)
-        snap = await self.graph.aget_state({"configurable": {"thread_id": thread_id}})
+        snap = await self.target.state(thread_id)
         config = getattr(snap, "config", None) or {}
         if not (config.get("configurable") or {}).get("checkpoint_id"):
             summary = ThreadSummary(thread_id, checkpoints=False)
@@ -146,14 +147,3 @@ async def open_in_window(window: Any, thread_id: str) -> ThreadSummary | None:
         return None
     window.status.show_message(summary.describe())
     return summary
-
-
-def list_threads(saver: Any, limit: int = 2000) -> list[str]:
-    """The thread ids ``saver`` holds, most recently written first (from its newest ``limit``
-    checkpoints: a database with a long history lists its active threads first)."""
-    seen: dict[str, None] = {}
-    for saved in saver.list(None, limit=limit):
-        thread = (saved.config.get("configurable") or {}).get("thread_id")
-        if thread is not None:
-            seen.setdefault(str(thread), None)
-    return list(seen)

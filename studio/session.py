@@ -27,13 +27,12 @@ from pathlib import Path
 from typing import Any
 
 from engine.attach.options import AttachOptions
-from engine.core.errors import RunStopped
 from engine.debug import Debugger
 from engine.events import EventBase, InterruptRaised
+from engine.targets import STAY, GraphTarget, RunDriver, RunRequest, target_for
 from studio.agent_source import (
     AgentFactory,
     absolute_spec,
-    has_messages,
     short_label,
     spec_factory,
     user_message,
@@ -42,6 +41,7 @@ from studio.agent_source import (
 from studio.drawables import drawable_for
 from studio.event_batcher import DEFAULT_INTERVAL, EventBatcher
 from studio.hub import Hub
+from studio.run.agent_reload import AgentReload
 from studio.saved_threads import SavedThreads
 from studio.session_commands import SessionCommands
 from studio.session_files import new_session_path, session_dir
@@ -57,9 +57,6 @@ __all__ = [
 ]
 
 
-STAY: Any = object()
-"""What an interrupt handler returns to leave the run interrupted."""
-
 InterruptHandler = Callable[[list[InterruptRaised]], Awaitable[Any]]
 
 BUSY = frozenset({"running", "paused"})
@@ -73,7 +70,7 @@ class NeedsInput(Exception):
     """The agent takes messages and neither the file nor the user gave one."""
 
 
-class RunController(SessionCommands, SavedThreads):
+class RunController(SessionCommands, SavedThreads, AgentReload):
     """Loads agents and drives their runs for the studio (see module docstring)."""
 
     def __init__(
@@ -95,7 +92,9 @@ class RunController(SessionCommands, SavedThreads):
         self.interrupt_handler: InterruptHandler | None = None
         self.spec: str | None = None
         self.label = ""
-        self.graph: Any = None
+        self.target: GraphTarget | None = None
+        """What runs: the loaded agent as a target (``engine.targets``)."""
+        self.driver: RunDriver | None = None
         self.default_input: Any = None
         self.recorder: Any = None
         self.session_path: Path | None = None
@@ -112,9 +111,6 @@ class RunController(SessionCommands, SavedThreads):
         self._factory: AgentFactory | None = None
         self._sub: Any = None
         self._gen = 0
-        self._run_id: str | None = None
-        self._run_status: str | None = None
-        self._raised: dict[str, InterruptRaised] = {}
         self._thread_numbers = itertools.count(1)
         self._ran_on: set[str] = set()
         self.attach = AttachOptions()
@@ -170,12 +166,13 @@ class RunController(SessionCommands, SavedThreads):
 
             self.session_path = None
             graph = with_saver(graph, InMemorySaver())
-        self.graph = graph
-        self._sub = graph.subscribe(self._on_event)
+        self.target = target_for(graph)
+        self.driver = RunDriver(self.target, self.debugger)
+        self._sub = self.target.subscribe(self._on_event)
         self.hub.session_path = str(self.session_path) if self.session_path else None
         self.batcher.discard()
         self.hub.reset()
-        self.hub.set_graph(graph, drawable_for(graph), self.label)
+        self.hub.set_target(self.target, drawable_for(graph), self.label)
 
     def _close_recording(self) -> None:
         if self._sub is not None:
@@ -195,10 +192,16 @@ class RunController(SessionCommands, SavedThreads):
         self._abandon_run()
         self._close_recording()
 
+    @property
+    def graph(self) -> Any:
+        """The loaded graph (ours, or the attached app's), None when none is loaded."""
+        return None if self.target is None else self.target.graph
+
     def unload(self) -> None:
         """Forget the agent (a recorded session is shown instead)."""
         self.close()
-        self.graph = None
+        self.target = None
+        self.driver = None
         self._factory = None
         self.spec = None
         self.threads = []
@@ -215,12 +218,21 @@ class RunController(SessionCommands, SavedThreads):
         return self.hub.status
 
     @property
+    def _run_id(self) -> str | None:
+        """The run going on now (None between runs, e.g. while an interrupt awaits its answer)."""
+        return None if self.driver is None else self.driver.run_id
+
+    @property
     def busy(self) -> bool:
         return self.task is not None and not self.task.done()
 
     @property
     def needs_input(self) -> bool:
-        return self.first_input is None and has_messages(self.graph)
+        return self.first_input is None and self._chat()
+
+    def _chat(self) -> bool:
+        """Does the agent take chat messages (``messages`` in its state)?"""
+        return self.target is not None and "messages" in self.target.state_keys()
 
     @property
     def first_input(self) -> Any:
@@ -236,7 +248,7 @@ class RunController(SessionCommands, SavedThreads):
 
         ``fresh`` clears the views first; ``step`` ("step_over", "step_into") pauses early.
         """
-        if self.graph is None:
+        if self.target is None:
             raise RuntimeError("No agent is loaded")
         if self.busy:
             raise RuntimeError("A run is already going on")
@@ -245,7 +257,7 @@ class RunController(SessionCommands, SavedThreads):
     def _prepare(self, input: Any, fresh: bool, step: str | None) -> Any:
         if input is None:
             input = self.first_input
-        if input is None and has_messages(self.graph):
+        if input is None and self._chat():
             raise NeedsInput(FIRST_MESSAGE_HINT)
         if isinstance(input, str):
             input = user_message(input)
@@ -258,9 +270,9 @@ class RunController(SessionCommands, SavedThreads):
 
     def send_message(self, text: str) -> asyncio.Task[None]:
         """Send ``text`` as a new user message on the current thread."""
-        if self.graph is None:
+        if self.target is None:
             raise NeedsInput("No agent is loaded: open an agent file or a scenario first")
-        if not has_messages(self.graph):
+        if not self._chat():
             raise NeedsInput("This agent has no 'messages' in its state: it takes no chat input")
         if not text.strip():
             raise NeedsInput("The message is empty")
@@ -281,6 +293,12 @@ class RunController(SessionCommands, SavedThreads):
         if self.status in ENDED or self.hub.thread_id in self._ran_on:
             return self.restart()
         return self.start()
+
+    @property
+    def would_restart(self) -> bool:
+        """Would Run / Step now start the agent again on a new thread (the run has ended)?"""
+        idle = self.graph is not None and not self.busy and not self.debugger.paused
+        return idle and (self.status in ENDED or self.hub.thread_id in self._ran_on)
 
     def step(self, command: str) -> asyncio.Task[None] | None:
         """F10 / F11 / Shift+F11 while paused; from a stopped state, start and pause early."""
@@ -390,83 +408,72 @@ class RunController(SessionCommands, SavedThreads):
             assert self.task is not None
             self.task.cancel()
         self.pending_interrupts = []
-        self._run_id = None
 
     async def _drive(
         self, inp: Any, checkpoint_id: str | None = None, model_override: Any = None
     ) -> None:
+        """Run ``inp`` on the current thread, then answer its interrupts (``RunDriver.drive``)
+        until the thread rests; a newer command (``_gen``) abandons what is left."""
         gen = self._gen
         thread = self.hub.thread_id
+        assert self.driver is not None
         self._ran_on.add(thread)
         self.last_error = None
         self.pending_interrupts = []
+        run_id = f"run-{uuid.uuid4().hex[:12]}"
+        request = RunRequest(
+            inp, thread, checkpoint_id=checkpoint_id, run_id=run_id, model_override=model_override
+        )
+
+        async def answer(interrupts: list[InterruptRaised]) -> Any:
+            if gen != self._gen:
+                return STAY
+            self.batcher.flush()
+            self.pending_interrupts = list(interrupts)
+            self.hub.set_status("interrupted")
+            value = await self._ask(interrupts, gen)
+            if value is not STAY:
+                self._begin_run()
+            return value
+
+        self._begin_run()
         try:
-            status = await self._run_once(inp, thread, checkpoint_id, model_override)
+            outcome = await self.driver.drive(request, _ignore, answer)
         finally:
             if gen == self._gen:
                 self.batcher.flush()
         if gen != self._gen:
             return
-        self.hub.set_status(status)
-        if status == "interrupted" and self.pending_interrupts:
-            await self._answer(list(self.pending_interrupts))
+        if outcome.status == "error":
+            self.last_error = outcome.error
+        self.pending_interrupts = list(outcome.interrupts)
+        self.hub.set_status(outcome.status)
 
-    async def _answer(self, interrupts: list[InterruptRaised]) -> None:
+    def _begin_run(self) -> None:
+        self.pending_interrupts = []
+        self.hub.set_status("running")
+
+    async def _ask(self, interrupts: list[InterruptRaised], gen: int) -> Any:
+        """The window's answer to ``interrupts`` (``STAY``: leave the thread waiting)."""
         handler = self.interrupt_handler
         if handler is None:
-            return
-        gen = self._gen
+            return STAY
         try:
             value = await handler(interrupts)
         except asyncio.CancelledError:
-            return
-        if value is STAY or gen != self._gen:
-            return
-        await self._drive(value)
+            return STAY
+        return STAY if gen != self._gen else value
 
-    async def _run_once(
-        self, inp: Any, thread: str, checkpoint_id: str | None, model_override: Any = None
-    ) -> str:
-        run_id = f"run-{uuid.uuid4().hex[:12]}"
-        self._run_id, self._run_status, self._raised = run_id, None, {}
-        self.hub.set_status("running")
-        configurable: dict[str, Any] = {"thread_id": thread}
-        if checkpoint_id is not None:
-            configurable["checkpoint_id"] = checkpoint_id
-        if model_override is not None:
-            configurable["model_override"] = model_override
-        config = {"configurable": configurable, "run_id": run_id}
-        try:
-            await self.graph.ainvoke(inp, config, debugger=self.debugger)
-        except (RunStopped, asyncio.CancelledError):
-            return "cancelled"
-        except Exception as exc:
-            self.last_error = _one_line(exc)
-            return "error"
-        finally:
-            self._run_id = None
-            self.debugger.stop_requested = False
-        status = self._run_status or "done"
-        if status == "interrupted":
-            self.pending_interrupts = list(self._raised.values())
-        return status
+    async def _answer(self, interrupts: list[InterruptRaised]) -> None:
+        """Answer interrupts waiting on the thread (an opened saved thread, "answer later")."""
+        value = await self._ask(interrupts, self._gen)
+        if value is not STAY:
+            await self._drive(value)
 
     # -- event and debugger callbacks (on the loop thread) -----------------------------------
 
     def _on_event(self, ev: EventBase) -> None:
         self.batcher.add(ev)
-        if ev.run_id != self._run_id:
-            return
-        kind = ev.kind
-        if kind == "interrupt.raised":
-            self._raised[str(getattr(ev, "interrupt_id", None) or ev.seq)] = ev  # type: ignore[assignment]
-        elif kind == "interrupt.resumed":
-            self._raised.pop(str(getattr(ev, "interrupt_id", None) or ""), None)
-        elif kind == "run.finished" and not ev.ns:
-            self._run_status = getattr(ev, "status", None)
-            if self._run_status == "error" and ev.__dict__.get("error") is not None:
-                err = ev.__dict__["error"]
-                self.last_error = f"{err.type}: {err.message}".splitlines()[0]
 
     def _on_pause(self, _dbg: Debugger) -> None:
         self.batcher.flush()
@@ -477,9 +484,8 @@ class RunController(SessionCommands, SavedThreads):
             self.hub.set_status("running")
 
 
-def _one_line(exc: BaseException) -> str:
-    lines = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {lines[0]}" if lines else type(exc).__name__
+def _ignore(_ev: EventBase) -> None:
+    """The window gets a run's events from the target's subscription (the batcher)."""
 
 
 def _close_quietly(recorder: Any) -> None:

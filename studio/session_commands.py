@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from studio.session_files import copy_session
 
 if TYPE_CHECKING:
+    from engine.targets import Target
     from studio.hub import Hub
 
 __all__ = ["SessionCommands"]
@@ -23,6 +24,7 @@ __all__ = ["SessionCommands"]
 
 class SessionCommands:
     hub: Hub
+    target: Target | None
     graph: Any
     recorder: Any
     debugger: Any
@@ -46,7 +48,7 @@ class SessionCommands:
     def resume_from(self, checkpoint_id: str) -> asyncio.Task[None]:
         """Run on from a past checkpoint of the current thread (a fork: the old branch stays),
         under the debugger."""
-        if self.graph is None:
+        if self.target is None:
             raise RuntimeError("No agent is loaded")
         if self.busy:
             raise RuntimeError("Stop the run before resuming from a checkpoint")
@@ -59,7 +61,7 @@ class SessionCommands:
         chosen in Settings takes over when one is set, else the agent's own model.  The new
         branch is recorded like any run; the timeline marks what was replayed and where the
         run diverged."""
-        if self.graph is None:
+        if self.target is None:
             raise RuntimeError("No agent is loaded")
         if self.busy:
             raise RuntimeError("Stop the run before re-running from a checkpoint")
@@ -69,6 +71,36 @@ class SessionCommands:
         plan = replay_plan(list(self.hub.events), timeline, checkpoint_id, fallback=live)
         self.hub.select_checkpoint(None)
         return self._launch(self._drive(None, checkpoint_id, model_override=plan.model))
+
+    def continue_with_answer(
+        self, checkpoint_id: str, node: str, answer: Any
+    ) -> asyncio.Task[None]:
+        """What-if: fork the thread at ``checkpoint_id`` (where a model call was made) as if
+        ``node``, the model node, had answered ``answer`` (an ``AIMessage``), and run on from
+        there under the debugger.  The old branch stays."""
+        if self.graph is None:
+            raise RuntimeError("No agent is loaded")
+        if self.busy:
+            raise RuntimeError("Stop the run before continuing from a model call")
+        return self._launch(self._continue_with(checkpoint_id, node, answer))
+
+    async def _continue_with(self, checkpoint_id: str, node: str, answer: Any) -> None:
+        config: dict[str, Any] = {"configurable": {"thread_id": self.hub.thread_id}}
+        config["configurable"]["checkpoint_id"] = checkpoint_id
+        new = await self.graph.aupdate_state(config, {"messages": [answer]}, as_node=node)
+        self.hub.select_checkpoint(None)  # follow the new branch live
+        self.hub.checkpoints_changed()
+        await self._drive(None, new["configurable"]["checkpoint_id"])
+
+    def rerun_with_model(self, checkpoint_id: str, model: Any) -> asyncio.Task[None]:
+        """Re-run from ``checkpoint_id`` with ``model`` answering every model call of the rest
+        of the run (the run's model override); a fork: the old branch stays."""
+        if self.graph is None:
+            raise RuntimeError("No agent is loaded")
+        if self.busy:
+            raise RuntimeError("Stop the run before re-running from a checkpoint")
+        self.hub.select_checkpoint(None)
+        return self._launch(self._drive(None, checkpoint_id, model_override=model))
 
     def retry_plan_steps(
         self, chain: list[int], checkpoint_id: str | None = None
@@ -90,13 +122,13 @@ class SessionCommands:
         return self._launch(self._retry_steps(update, checkpoint_id))
 
     async def _retry_steps(self, update: dict[str, Any], checkpoint_id: str | None) -> None:
-        config: dict[str, Any] = {"configurable": {"thread_id": self.hub.thread_id}}
-        if checkpoint_id is not None:
-            config["configurable"]["checkpoint_id"] = checkpoint_id
-        new = await self.graph.aupdate_state(config, update, as_node="evaluator")
+        assert self.target is not None
+        new = await self.target.update_state(
+            self.hub.thread_id, update, as_node="evaluator", checkpoint_id=checkpoint_id
+        )
         self.hub.select_checkpoint(None)  # follow the retry live
         self.hub.checkpoints_changed()
-        await self._drive(None, new["configurable"]["checkpoint_id"])
+        await self._drive(None, new)
 
     # -- faults --------------------------------------------------------------------------------
 

@@ -119,17 +119,21 @@ def default_as_node(node: CheckpointNode | None, graph: Any = None) -> str | Non
 
 
 async def aapply_edit(
-    graph: Any,
+    target: Any,
     thread_id: str,
     checkpoint_id: str | None,
     values: Mapping[str, Any],
     as_node: str | None,
 ) -> str:
-    """``update_state`` at ``checkpoint_id``; returns the id of the checkpoint it created."""
-    config = await graph.aupdate_state(
-        checkpoint_config(thread_id, checkpoint_id), dict(values), as_node
+    """``update_state`` at ``checkpoint_id`` on ``target`` (a ``Target``, or a graph);
+    returns the id of the checkpoint it created."""
+    from engine.targets import Target, target_for
+
+    if not isinstance(target, Target):
+        target = target_for(target)
+    return await target.update_state(
+        thread_id, dict(values), as_node=as_node, checkpoint_id=checkpoint_id
     )
-    return str(config["configurable"]["checkpoint_id"])
 
 
 # -- replay ----------------------------------------------------------------------------------------

@@ -7,10 +7,12 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
+from PySide6.QtCore import QSignalBlocker
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMenu
 
 from studio.dialogs.asyncdialog import show_dialog
+from studio.dialogs.file_names import show_full_names
 from studio.theme import icon
 
 if TYPE_CHECKING:
@@ -33,6 +35,10 @@ class WindowMenus:
         self._build_debug()
         self._build_view()
         self.shortcuts_action = self.help.addAction("Keyboard Shortcuts", self.show_shortcuts)
+        self.docs_action = self.help.addAction("Documentation", self.show_docs)
+        self.docs_action.setShortcut(QKeySequence.StandardKey.HelpContents)
+        self.help.addSeparator()
+        self.about_action = self.help.addAction("About Stepwise", self.show_about)
         self.refresh_faults()
         window.hub.subscribe("graph", lambda _g: self.refresh_faults())
 
@@ -58,6 +64,10 @@ class WindowMenus:
         self.open_thread_action.setShortcut(QKeySequence("Ctrl+Alt+T"))
         self.save_session_action = m.addAction("Save Session As...", self.choose_save_path)
         self.save_session_action.setShortcut(QKeySequence("Ctrl+Shift+S"))
+        self.export_menu = m.addMenu("Export")
+        self.export_otel_action = self.export_menu.addAction(
+            "OpenTelemetry...", self.open_otel_export
+        )
         m.addSeparator()
         self.settings_action = m.addAction("Settings...", self.open_settings)
         self.settings_action.setShortcut(QKeySequence("Ctrl+,"))
@@ -102,6 +112,7 @@ class WindowMenus:
             dialog.setDefaultSuffix("stepwise")
         else:
             dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
+        show_full_names(dialog)
         self.file_dialog = dialog
         return dialog
 
@@ -178,6 +189,12 @@ class WindowMenus:
             return
         self.w.status.show_message(f"Session saved to {path}")
 
+    def open_otel_export(self) -> asyncio.Future[int]:
+        from studio.dialogs.otel_export import OtelExportDialog
+
+        self.otel_dialog = OtelExportDialog(self.w, self.w)
+        return show_dialog(self.otel_dialog)
+
     def open_settings(self) -> asyncio.Future[int]:
         from studio.dialogs.settings import SettingsDialog
 
@@ -206,16 +223,31 @@ class WindowMenus:
                 m.addSeparator()
         m.addSeparator()
         m.addAction(a.toggle_breakpoint)
+        model = self.w.breakpoints_panel.model
         self.break_on_failure = m.addAction("Break on Any Failure")
-        self.break_on_failure.triggered.connect(
-            lambda: self.w.breakpoints_panel.model.add("failure")
-        )
         self.break_on_interrupt = m.addAction("Break on Interrupts")
-        self.break_on_interrupt.triggered.connect(
-            lambda: self.w.breakpoints_panel.model.add("interrupt")
-        )
+        for action, kind in (
+            (self.break_on_failure, "failure"),
+            (self.break_on_interrupt, "interrupt"),
+        ):
+            action.setCheckable(True)  # a toggle: one breakpoint, on or off
+            action.toggled.connect(lambda on, k=kind: model.set_on(k, on))
         clear = m.addAction("Remove All Breakpoints")
-        clear.triggered.connect(self.w.breakpoints_panel.model.clear)
+        clear.triggered.connect(model.clear)
+        self.w.hub.subscribe("breakpoints", self._sync_break_toggles)
+
+    def _sync_break_toggles(self, *_args: object) -> None:
+        """The toggles follow the breakpoints (added or removed in the Breakpoints dock too)."""
+        model = self.w.breakpoints_panel.model
+        for action, kind in (
+            (self.break_on_failure, "failure"),
+            (self.break_on_interrupt, "interrupt"),
+        ):
+            on = model.is_on(kind)
+            if action.isChecked() != on:
+                blocker = QSignalBlocker(action)
+                action.setChecked(on)
+                del blocker
 
     def refresh_faults(self) -> None:
         ctl, m = self.w.controller, self.faults
@@ -242,11 +274,28 @@ class WindowMenus:
         from studio.dialogs.shortcuts import ShortcutsDialog
 
         debug = list(self.w.actions_.all)
-        menus = [a for m in self.w.menuBar().findChildren(QMenu) for a in m.actions()]
+        menus = [
+            a
+            for m in self.w.menuBar().findChildren(QMenu)
+            for a in m.actions()
+            if a not in debug  # the Debug menu shows the debugger's own actions: listed once
+        ]
         self.shortcuts_dialog = ShortcutsDialog(
             [("Debugging", debug), ("Files, views and zoom", menus)], self.w
         )
         return show_dialog(self.shortcuts_dialog)
+
+    def show_about(self) -> asyncio.Future[int]:
+        from studio.dialogs.about import AboutDialog
+
+        self.about_dialog = AboutDialog(self.w)
+        return show_dialog(self.about_dialog)
+
+    def show_docs(self) -> asyncio.Future[int]:
+        from studio.dialogs.about import DocsDialog
+
+        self.docs_dialog = DocsDialog(self.w)
+        return show_dialog(self.docs_dialog)
 
     # -- View ---------------------------------------------------------------------------------
 

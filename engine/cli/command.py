@@ -15,7 +15,10 @@
                                       run (or --join) a graph on a LangGraph server; the API key
                                       comes from LANGGRAPH_API_KEY / LANGSMITH_API_KEY
     stepwise replay SESSION [--run RUN_ID]
-    stepwise export SESSION --format jsonl|mermaid [--run RUN_ID] [--path] [-o FILE]
+    stepwise export SESSION --format jsonl|mermaid|otlp-json [--run RUN_ID] [--path] [-o FILE]
+    stepwise export SESSION --format otlp --endpoint URL [--run RUN_ID]
+                                      OpenTelemetry traces (GenAI conventions; the otel extra;
+                                      headers from OTEL_EXPORTER_OTLP_HEADERS)
     stepwise unlock SESSION [--thread ID]   break a thread lease left by a run that is gone
 
 Without a display (no DISPLAY / WAYLAND_DISPLAY and no QT_QPA_PLATFORM on Linux), or while the
@@ -147,13 +150,19 @@ def build_parser() -> argparse.ArgumentParser:
 
     ex = sub.add_parser("export", help="export a recorded session")
     ex.add_argument("session", help="a .stepwise file")
-    ex.add_argument("--format", choices=("jsonl", "mermaid"), required=True)
+    ex.add_argument("--format", choices=("jsonl", "mermaid", "otlp-json", "otlp"), required=True)
     ex.add_argument("--run", metavar="RUN_ID", help="only this run (mermaid: default the last run)")
     ex.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
     ex.add_argument(
         "--path",
         action="store_true",
         help="mermaid: draw the run's path (nodes it ran with counts, edges it took)",
+    )
+    ex.add_argument(
+        "--endpoint",
+        metavar="URL",
+        help="otlp: the collector's OTLP/HTTP URL (http://localhost:4318); headers are read "
+        "from OTEL_EXPORTER_OTLP_HEADERS",
     )
 
     un = sub.add_parser("unlock", help="break thread leases left by runs that are gone")

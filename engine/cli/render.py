@@ -269,6 +269,10 @@ class TreeRenderer:
             )
         if k == "custom":
             return f"• custom {d.get('node')}: {summarize(d.get('data'), 70)}"
+        if k == "store.access":
+            from engine.store import access_summary
+
+            return self._c("dim", "• " + access_summary(dict(d)))
         if k == "plan.step":
             extra = "".join(f" {x}" for x in (d.get("code"), d.get("message")) if x)
             att = f" attempt {d['attempt']}" if d.get("attempt", 1) > 1 else ""

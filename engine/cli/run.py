@@ -25,10 +25,11 @@ from typing import TYPE_CHECKING, Any
 
 from engine.cli.prompt import STOP, Console, ask_resume, breakpoint_prompt
 from engine.cli.render import TreeRenderer
-from engine.core.errors import RunStopped
 from engine.debug import Debugger
+from engine.events import EventBase, InterruptRaised
 from engine.loader import AgentLoadError, load_target
 from engine.recording import SessionError, SessionRecorder
+from engine.targets import STAY, RunDriver, RunRequest, Target, target_for
 
 if TYPE_CHECKING:
     from engine.attach.options import AttachOptions
@@ -221,74 +222,69 @@ def _attached(graph: Any, opts: RunOptions) -> Any:
         raise UsageError(str(exc)) from None
 
 
-def _first_line(exc: BaseException) -> str:
-    lines = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {lines[0]}" if lines else type(exc).__name__
-
-
 class Driver:
     """Runs the agent (resuming after each interrupt) and reacts to Ctrl+C."""
 
     def __init__(
         self,
-        graph: Any,
-        config: dict[str, Any],
+        target: Target,
+        thread: str,
         dbg: Debugger,
         console: Console,
         renderer: TreeRenderer,
+        context: Any = None,
     ) -> None:
-        self.graph = graph
-        self.config = config
+        self.target = target
+        self.thread = thread
         self.dbg = dbg
         self.console = console
         self.renderer = renderer
+        self.context = context
         self.streaming = False
         """True while events flow (not at a prompt): Ctrl+C then stops the run via the debugger."""
         self.interrupted = False
         self.stop_signal: signal.Signals | None = None
         """SIGTERM / SIGHUP, when one stopped the run (exit code 128 + its number)."""
 
+    async def _on_event(self, ev: EventBase) -> None:
+        line = self.renderer.line(ev)
+        if line is not None:
+            self.console.out(line)
+        if ev.kind == "debug.paused":
+            self.streaming = False
+            await breakpoint_prompt(self.console, self.dbg)
+            self.streaming = True
+
+    async def _answer(self, interrupts: list[InterruptRaised]) -> Any:
+        self.streaming = False
+        resume = await ask_resume(self.console, list(interrupts))
+        if resume is STOP:
+            return STAY
+        self.streaming = True
+        return resume
+
     async def run(self, inp: Any) -> int:
         """Run until done; returns the exit code."""
-        console, dbg = self.console, self.dbg
-        thread = self.config["configurable"]["thread_id"]
-        while True:
-            status: str | None = None
-            interrupts: dict[str, Any] = {}
-            try:
-                async with contextlib.aclosing(
-                    self.graph.astream_events(inp, self.config, debugger=dbg)
-                ) as events:
-                    self.streaming = True
-                    async for ev in events:
-                        line = self.renderer.line(ev)
-                        if line is not None:
-                            console.out(line)
-                        if ev.kind == "debug.paused":
-                            self.streaming = False
-                            await breakpoint_prompt(console, dbg)
-                            self.streaming = True
-                        elif ev.kind == "interrupt.raised":
-                            interrupts[str(ev.__dict__.get("interrupt_id") or ev.seq)] = ev
-                        elif ev.kind == "run.finished" and not ev.ns:
-                            status = ev.__dict__.get("status")
-            except RunStopped:
-                console.out(f"stopped: the last checkpoint of thread {thread} is intact")
-                return EXIT_OK
-            except Exception as exc:
-                console.err(f"stepwise: the run failed: {_first_line(exc)}")
-                return EXIT_ERROR
-            finally:
-                self.streaming = False
-            if status != "interrupted" or not interrupts:
-                return EXIT_OK
-            resume = await ask_resume(console, list(interrupts.values()))
-            if resume is STOP:
-                console.out(
-                    f"the run stays interrupted on thread {thread} (resume it later from the session)"
-                )
-                return EXIT_OK
-            inp = resume
+        console, thread = self.console, self.thread
+        request = RunRequest(inp, thread, context=self.context)
+        self.streaming = True
+        try:
+            outcome = await RunDriver(self.target, self.dbg).drive(
+                request, self._on_event, self._answer
+            )
+        finally:
+            self.streaming = False
+        if outcome.status == "cancelled":
+            console.out(f"stopped: the last checkpoint of thread {thread} is intact")
+            return EXIT_OK
+        if outcome.status == "error":
+            console.err(f"stepwise: the run failed: {outcome.error}")
+            return EXIT_ERROR
+        if outcome.status == "interrupted":
+            console.out(
+                f"the run stays interrupted on thread {thread} (resume it later from the session)"
+            )
+        return EXIT_OK
 
     def main(self, inp: Any) -> int:
         """``run`` on a fresh event loop.  The first Ctrl+C stops the run cleanly (through the
@@ -407,9 +403,8 @@ def run_agent(opts: RunOptions, console: Console) -> int:
 
         graph = _with_saver(graph, InMemorySaver())
     renderer = TreeRenderer(color=opts.color)
-    config = {"configurable": {"thread_id": thread}}
     try:
-        code = Driver(graph, config, dbg, console, renderer).main(inp)
+        code = Driver(target_for(graph), thread, dbg, console, renderer).main(inp)
     finally:
         if recorder is not None:
             try:

@@ -14,7 +14,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from engine.checkpoint import SqliteSaver
 from engine.cli.prompt import Console
@@ -113,8 +113,23 @@ def atomic_output(output: Path) -> Iterator[TextIO]:
         raise
 
 
+def _otel() -> object:
+    """``engine.otel.sdk``, or a one-line error when the otel extra is not installed."""
+    try:
+        from engine.otel import sdk
+    except ImportError as exc:
+        raise SessionError(str(exc).splitlines()[0]) from None
+    return sdk
+
+
 def _write_export(args: argparse.Namespace, session: Session, out: TextIO) -> list[str]:
     skipped: list[str] = []
+    if args.format == "otlp-json":
+        from engine.otel import session_spans
+
+        sdk: Any = _otel()
+        sdk.write_otlp_json(session_spans(str(session.path), args.run, skipped), out)
+        return skipped
     if args.format == "jsonl":
         for text in session.iter_valid_event_json(args.run, skipped=skipped):
             out.write(text + "\n")
@@ -140,7 +155,31 @@ def _write_export(args: argparse.Namespace, session: Session, out: TextIO) -> li
     return skipped
 
 
+def _send_otlp(args: argparse.Namespace, console: Console) -> int:
+    if not args.endpoint:
+        raise SessionError("--format otlp needs --endpoint URL (e.g. http://localhost:4318)")
+    if args.output:
+        raise SessionError("--format otlp sends to --endpoint; use otlp-json to write a file")
+    sdk: Any = _otel()
+    from engine.otel import session_spans
+
+    skipped: list[str] = []
+    spans = session_spans(args.session, args.run, skipped)
+    try:
+        sent = sdk.send_otlp(spans, args.endpoint)
+    except sdk.OtelExportError as exc:
+        raise SessionError(str(exc)) from None
+    if skipped:
+        console.err(skipped_line(skipped))
+    console.out(f"sent {sent} span(s) to {sdk.traces_url(args.endpoint)}")
+    return EXIT_OK
+
+
 def cmd_export(args: argparse.Namespace, console: Console) -> int:
+    if args.format == "otlp":
+        return _send_otlp(args, console)
+    if getattr(args, "endpoint", None):
+        raise SessionError("--endpoint is for --format otlp")
     output = Path(args.output) if args.output else None
     if output is not None:
         _check_output(output, Path(args.session))

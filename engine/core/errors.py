@@ -27,6 +27,7 @@ __all__ = [
     "ThreadBusyError",
     "is_invalid_resume",
     "mark_invalid_resume",
+    "one_line",
 ]
 
 
@@ -151,3 +152,9 @@ def mark_invalid_resume(error: BaseException) -> None:
 def is_invalid_resume(error: BaseException) -> bool:
     """Whether ``error`` rejected a resume value that did not match the interrupt's schema."""
     return bool(getattr(error, _INVALID_RESUME_FLAG, False))
+
+
+def one_line(exc: BaseException) -> str:
+    """``Type: first line of the message``, for a status bar or a terminal."""
+    lines = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {lines[0]}" if lines else type(exc).__name__

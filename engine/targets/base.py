@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from engine.events import EventBase, InterruptRaised
     from engine.graph.drawing import DrawableGraph
     from engine.observe.bus import Subscription
+    from engine.targets.records import CheckpointRecord
     from engine.types import StateSnapshot
 
 __all__ = [
@@ -216,6 +217,11 @@ class Target(Protocol):
         self, thread_id: str, *, limit: int | None = None, before: str | None = None
     ) -> list[StateSnapshot]:
         """The thread's checkpoints, newest first (``before``: older than that checkpoint)."""
+        ...
+
+    async def checkpoints(self, thread_id: str) -> list[CheckpointRecord]:
+        """The thread's checkpoints as a timeline lists them, oldest first, without reading
+        their state values where the target can avoid it."""
         ...
 
     async def state(

@@ -13,7 +13,7 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
-from engine.core.errors import RunStopped
+from engine.core.errors import RunStopped, one_line
 from engine.core.ids import new_run_id
 from engine.events import EventBase, InterruptRaised, RunFinished
 from engine.targets.base import RunOutcome, RunRequest
@@ -21,7 +21,7 @@ from engine.targets.base import RunOutcome, RunRequest
 if TYPE_CHECKING:
     from engine.debug.debugger import Debugger
 
-__all__ = ["GraphRun", "one_line", "request_config"]
+__all__ = ["GraphRun", "request_config"]
 
 
 def request_config(request: RunRequest, run_id: str) -> dict[str, Any]:
@@ -34,12 +34,6 @@ def request_config(request: RunRequest, run_id: str) -> dict[str, Any]:
     if request.model_override is not None:
         conf["model_override"] = request.model_override
     return {"configurable": conf, "run_id": run_id}
-
-
-def one_line(exc: BaseException) -> str:
-    """``Type: first line of the message``, for a status bar or a terminal."""
-    lines = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {lines[0]}" if lines else type(exc).__name__
 
 
 class GraphRun:

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from engine.events import EventBase
     from engine.graph.drawing import DrawableGraph
     from engine.observe.bus import Subscription
+    from engine.targets.records import CheckpointRecord
     from engine.types import StateSnapshot
 
 __all__ = ["INTERNAL_CHANNELS", "AttachTarget", "EngineTarget", "GraphTarget", "has_saver"]
@@ -140,6 +141,16 @@ class GraphTarget:
             thread_config(thread_id, checkpoint_id), values, as_node=as_node
         )
         return str(config["configurable"]["checkpoint_id"])
+
+    async def checkpoints(self, thread_id: str) -> list[CheckpointRecord]:
+        from engine.targets.checkpoint_list import records_from_history, records_from_saver
+
+        saver = getattr(self.graph, "checkpointer", None)
+        if not has_saver(self.graph):
+            return []
+        if hasattr(saver, "_list_rows"):  # ours: the row listing, no values read
+            return records_from_saver(saver, thread_id, getattr(self.graph, "nodes", None))
+        return records_from_history(await self.history(thread_id))
 
     def _convert(self, snap: Any) -> StateSnapshot:
         """A snapshot of the graph as every view reads it."""

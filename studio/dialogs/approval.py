@@ -393,7 +393,7 @@ class ApprovalDialog(QDialog):
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
-        self.keep_on_screen()
+        self.grow_to_fit()  # the cards' real sizes are known once shown; never past the screen
 
     def _refresh(self) -> None:
         missing = len(self.request.undecided())

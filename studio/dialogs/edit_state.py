@@ -276,8 +276,11 @@ class EditStateDialog(QDialog):
         self._busy = True
         self.validate()
         try:
+            target = self.hub.target
+            if target is None:
+                raise RuntimeError("no agent is loaded")
             new_id = await aapply_edit(
-                self.graph,
+                target,
                 self.hub.thread_id,
                 self.checkpoint_id,
                 self.update_values(),

@@ -21,9 +21,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engine.targets import Capability, ThreadQuery
+from engine.targets.thread_list import SCAN, list_threads
 from studio.dialogs.dialog_kit import dialog_style, named_button, named_label
 from studio.palette import colors
-from studio.saved_threads import list_threads
 
 __all__ = ["OpenThreadDialog"]
 
@@ -42,7 +43,7 @@ class OpenThreadDialog(QDialog):
         self.setWindowTitle("Open a saved thread")
         self.setWindowModality(Qt.WindowModality.WindowModal)
         self.setStyleSheet(dialog_style(colors(theme)) + "QListWidget::item { padding: 3px 6px; }")
-        attached = getattr(controller.graph, "runtime", None) == "langgraph"
+        attached = controller.target is not None and controller.target.kind == "attach"
         layout = QVBoxLayout(self)
         layout.setContentsMargins(18, 16, 18, 14)
         layout.setSpacing(8)
@@ -132,15 +133,20 @@ class OpenThreadDialog(QDialog):
         self._show_error("")
         self.list_button.setEnabled(False)
         self.thread_list.clear()
+        query = ThreadQuery(limit=SCAN)
         try:
-            saver = self.controller.graph.checkpointer if not url else self.saver
-            if url and self._opened_for != url:
-                options = replace(self.controller.attach, checkpointer=url)
-                saver = await asyncio.to_thread(options.open_saver)
-                self.saver, self._opened_for = saver, url
-            if saver in (None, True, False):
-                raise ValueError("the agent has no checkpointer: name one above")
-            threads = await asyncio.to_thread(list_threads, saver)
+            if url:
+                if self._opened_for != url:
+                    options = replace(self.controller.attach, checkpointer=url)
+                    self.saver = await asyncio.to_thread(options.open_saver)
+                    self._opened_for = url
+                found = await list_threads(self.saver, query)
+            else:
+                target = self.controller.target
+                if target is None or Capability.THREADS not in target.capabilities:
+                    raise ValueError("the agent has no checkpointer: name one above")
+                found = await target.threads(query)
+            threads = [t.thread_id for t in found]
         except Exception as exc:  # a bad URL, an unreachable server: one line, no password
             message = f"{type(exc).__name__}: {exc}".strip().splitlines()[0]
             self._show_error(scrub(message.removeprefix("AttachError: ")))

@@ -10,8 +10,19 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from html import escape
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QFrame,
+    QLabel,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
+
+from studio.widgets.screen_fit import fit_on_screen
 
 __all__ = ["EXTRA", "ShortcutsDialog", "shortcut_rows", "shortcuts_html"]
 
@@ -42,7 +53,10 @@ def shortcut_rows(actions: Iterable[QAction]) -> list[Row]:
         if (key, name) in seen:
             continue
         seen.add((key, name))
-        rows.append((key, name, a.statusTip() or a.toolTip().replace(a.text(), "").strip()))
+        tip = a.statusTip() or a.toolTip().replace(a.text(), "").strip()
+        if tip.replace("&", "").rstrip(".…").strip() == name:
+            tip = ""  # Qt's default tooltip is the action's own text: nothing to add
+        rows.append((key, name, tip))
     return rows
 
 
@@ -67,7 +81,8 @@ def shortcuts_html(sections: Sequence[tuple[str, Iterable[QAction]]]) -> str:
 
 
 class ShortcutsDialog(QDialog):
-    """``table_label`` shows the keys; ``close_button`` closes."""
+    """``table_label`` shows the keys (scrolling when the screen is short); ``close_button``
+    closes."""
 
     def __init__(
         self, sections: Sequence[tuple[str, Iterable[QAction]]], parent: QWidget | None = None
@@ -75,9 +90,16 @@ class ShortcutsDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle("Keyboard Shortcuts")
         self.table_label = QLabel(shortcuts_html(sections), self)
+        self.table_label.setTextFormat(Qt.TextFormat.RichText)  # our own table, escaped cells
+        self.scroll_area = QScrollArea(self)
+        self.scroll_area.setWidget(self.table_label)
+        self.scroll_area.setWidgetResizable(True)
+        self.scroll_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, parent=self)
         self.close_button = buttons.button(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
-        layout.addWidget(self.table_label)
+        layout.addWidget(self.scroll_area, 1)
         layout.addWidget(buttons)
+        fit_on_screen(self, self.table_label.sizeHint(), 30 + buttons.sizeHint().height())

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.events import SPAN_OPENERS, EventBase
-from studio.models.event_summary import error_text, short, summarize
+from studio.models.event_summary import error_text, is_stop, short, summarize
 
 __all__ = [
     "CONTAINS_FAILURE",
@@ -47,8 +47,9 @@ FAMILIES = (
     "middleware",
     "plan",
     "custom",
-    "debug",
+    "store",
 )
+"""(Debugger pauses are marks on the row they happened at, not rows: no "debug" family.)"""
 TOKEN = "model.token"
 _EMPTY: list[Row] = []
 
@@ -61,6 +62,8 @@ def family(kind: str) -> str:
 def status_flags(ev: EventBase) -> int:
     d = ev.__dict__
     k = ev.kind
+    if is_stop(d.get("error")):
+        return 0  # cut short by the user's Stop: not a failure
     if k in ("attempt.finished", "wrapper.finished"):
         outcome = d.get("outcome")
         return FAILED if outcome == "error" else INTERRUPTED if outcome == "interrupted" else 0
@@ -97,6 +100,7 @@ class Row:
         "parent",
         "paused_at",
         "paused_ms",
+        "pauses",
         "streamed",
         "tokens",
         "uid",
@@ -121,6 +125,9 @@ class Row:
         """Time the run had spent paused (ms) when this row opened."""
         self.paused_ms = 0.0
         """Time spent paused (breakpoints, steps) while this span was open."""
+        self.pauses: list[EventBase] | None = None
+        """The ``debug.paused`` events of the times the run paused at this row's event (a
+        mark on the row, not rows of their own)."""
         self.tokens = 0
         self.streamed: list[str] | None = None
         self._summary: str | None = None
@@ -168,6 +175,11 @@ class Row:
     def streamed_text(self) -> str:
         return "".join(self.streamed) if self.streamed else ""
 
+    def pause_note(self) -> str:
+        """``▮▮`` / ``▮▮×3`` when the run paused at this row, else empty (a glyph common fonts have)."""
+        n = len(self.pauses) if self.pauses else 0
+        return "" if not n else "▮▮" if n == 1 else f"▮▮×{n}"
+
     def own_middleware(self) -> str | None:
         return self.event.__dict__.get("middleware") if self.event is not None else None
 
@@ -181,6 +193,7 @@ class Row:
                 step=self.event.step,
                 tokens=self.tokens,
                 streamed=self._tail(),
+                paused_ms=self.paused_ms,
             )
         return self._summary
 

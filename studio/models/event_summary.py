@@ -18,10 +18,12 @@ from collections.abc import Mapping
 from typing import Any
 
 __all__ = [
+    "STOP_ERRORS",
     "call_args",
     "duration_text",
     "error_text",
     "field",
+    "is_stop",
     "message_text",
     "seconds_text",
     "short",
@@ -36,7 +38,23 @@ _MARK = {
     "error": "✗",
     "interrupted": "‖",
     "cancelled": "■",
+    "stopped": "■ stopped",
 }
+STOP_ERRORS = frozenset({"RunStopped", "CancelledError"})
+"""Error types a user's Stop leaves on the spans it cut short: not failures."""
+
+
+def is_stop(err: Any) -> bool:
+    """Is ``err`` (an event's ``error``) the mark of a Stop rather than a failure?"""
+    return err is not None and field(err, "type") in STOP_ERRORS
+
+
+def _as_stopped(closed: Mapping[str, Any]) -> Mapping[str, Any]:
+    out = {**closed, "error": None}
+    for key in ("status", "outcome"):
+        if key in out:
+            out[key] = "stopped"
+    return out
 
 
 def field(obj: Any, name: str, default: Any = None) -> Any:
@@ -231,12 +249,14 @@ def _model(d: Mapping[str, Any], e: Mapping[str, Any] | None, tokens: int, strea
     return f"{text} ✓ {body}{extra}".rstrip()
 
 
-def _tool(d: Mapping[str, Any], e: Mapping[str, Any] | None) -> str:
+def _tool(d: Mapping[str, Any], e: Mapping[str, Any] | None, paused_ms: float) -> str:
     text = f"tool {d.get('tool')}({call_args(d.get('args'))})"
     if e is None:
         return text + " …"
     status = e.get("status", "success")
-    ms = duration_text(e.get("duration_ms"))
+    # the call's own time: a pause at a breakpoint inside it is not the tool's
+    wall = e.get("duration_ms")
+    ms = duration_text(max(0.0, wall - paused_ms) if isinstance(wall, int | float) else wall)
     err = e.get("error")
     if status == "error" or err:
         detail = error_text(err) if err else short(field(e.get("result"), "content", ""), 60)
@@ -290,6 +310,10 @@ def _point(kind: str, d: Mapping[str, Any], step: Any) -> str:
         return f"plan step {d.get('index')} {d.get('name')}: {d.get('status')}{att}{extra}"
     if kind == "custom":
         return f"custom {d.get('node')}: {short(d.get('data'), 70)}"
+    if kind == "store.access":
+        from engine.store import access_summary
+
+        return access_summary(dict(d))
     if kind == "debug.paused":
         bp = f": {d['breakpoint']}" if d.get("breakpoint") else ""
         return f"paused ({d.get('reason')}{bp}) at {d.get('at_kind')}"
@@ -306,9 +330,13 @@ def summarize(
     step: Any = None,
     tokens: int = 0,
     streamed: str = "",
+    paused_ms: float = 0.0,
 ) -> str:
     """The summary of a row: ``kind`` is the opening (or only) event's kind, ``opened`` and
-    ``closed`` the payloads (``event.__dict__``) of its opening and closing events."""
+    ``closed`` the payloads (``event.__dict__``) of its opening and closing events;
+    ``paused_ms`` the time the run sat paused inside the span (not the span's own time)."""
+    if closed is not None and is_stop(closed.get("error")):
+        closed = _as_stopped(closed)  # a user's Stop: neutral, not a failure
     if kind == "run.started":
         return _run(opened, closed)
     if kind == "superstep.started":
@@ -324,7 +352,7 @@ def summarize(
     if kind == "model.request":
         return _model(opened, closed, tokens, streamed)
     if kind == "tool.started":
-        return _tool(opened, closed)
+        return _tool(opened, closed, paused_ms)
     if kind == "model.token":
         return f"tokens ×{tokens} “{short(streamed[-60:], 60)}”"
     return _point(kind, opened, step)

@@ -3,8 +3,10 @@
 A span (run > superstep > node > hook/wrapper > attempt > model/tool call) is **one row**: its
 opening event, its children, and its closing event once it arrives (``SPAN_OPENERS`` /
 ``SPAN_CLOSERS``, matched on ``span_id``).  Events without a span of their own (routes, state
-updates, checkpoints, middleware actions, interrupts, plan steps, custom, debug) are rows under
-their ``parent_span_id``; events whose parent is unknown go to the root.  ``model.token`` events
+updates, checkpoints, middleware actions, interrupts, plan steps, custom) are rows under
+their ``parent_span_id``; events whose parent is unknown go to the root.  The debugger's
+``debug.paused`` / ``debug.resumed`` are not rows: a pause is a mark on the row of the event
+the run paused at (``Row.pauses``), so stepping does not fill the log.  ``model.token`` events
 never become rows: they fold into their model call (a counter plus the streamed text), or into
 one "tokens" row per run of tokens outside a model call.
 
@@ -61,6 +63,7 @@ __all__ = [
 ]
 
 _EMPTY: list[Row] = []
+_PAUSE_KINDS = frozenset({"debug.paused", "debug.resumed"})
 
 
 class EventTree:
@@ -86,6 +89,8 @@ class EventTree:
         """Per run: the time (ms) spent paused so far, closed pauses only."""
         self._pause_since: dict[str, int] = {}
         """Per run: when the current pause began (mono ns)."""
+        self._paused_row: dict[str, Row] = {}
+        """Per run: the row the latest pause is marked on."""
         self.filter = EventFilter()
         self._vis: dict[Row, list[Row]] | None = None
         self._vindex: dict[Row, int] | None = None
@@ -176,6 +181,8 @@ class EventTree:
             run[ev.seq] = self._fold_token(ev, delta, listener)
             return
         self._track_pauses(ev)
+        if kind in _PAUSE_KINDS and self._mark_pause(ev, run, delta, listener):
+            return
         sid = ev.span_id
         if kind in SPAN_CLOSERS and sid is not None:
             row = self._spans.get(sid)
@@ -212,6 +219,31 @@ class EventTree:
                 self._paused[ev.run_id] = self._paused.get(ev.run_id, 0.0) + (
                     (ev.mono_ns - since) / 1e6
                 )
+
+    def _mark_pause(
+        self, ev: EventBase, run: dict[int, Row], delta: TreeDelta, listener: TreeListener | None
+    ) -> bool:
+        """Mark a pause on the row it happened at (False: no such row, it becomes a row)."""
+        if ev.kind == "debug.resumed":
+            row = self._paused_row.get(ev.run_id)
+            if row is None:
+                return False
+            run[ev.seq] = row
+            return True
+        at = ev.__dict__.get("at_seq")
+        row = run.get(at) if isinstance(at, int) else None
+        if row is None:
+            row = self._spans.get(ev.parent_span_id or "")
+        if row is None:
+            return False
+        if row.pauses is None:
+            row.pauses = []
+        row.pauses.append(ev)
+        run[ev.seq] = row
+        self._paused_row[ev.run_id] = row
+        delta.changed.add(row)
+        self._updated(row, delta, listener)
+        return True
 
     def _new_row(self, kind: str, ev: EventBase, parent: Row) -> Row:
         row = Row(len(self.rows), kind, ev, parent, len(parent.children))

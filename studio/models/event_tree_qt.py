@@ -344,7 +344,8 @@ class EventTreeModel(QAbstractItemModel):
 
     def _text(self, row: Row, col: int) -> str:
         if col == 0:
-            return row.summary()
+            note = row.pause_note()
+            return f"{note} {row.summary()}" if note else row.summary()
         if col == 1:
             if row.kind == "superstep.started":
                 tasks = row.event.__dict__.get("tasks") or []
@@ -378,6 +379,10 @@ class EventTreeModel(QAbstractItemModel):
                 lines.append(error_text(err, 400))
         if row.contains_failure and not row.failed:
             lines.append("Contains a failure (expand to see it).")
+        for pause in row.pauses or ():
+            d = pause.__dict__
+            why = d.get("breakpoint") or d.get("reason") or "step"
+            lines.append(f"The run paused here (#{pause.seq}): {why}")
         seqs = ", ".join(f"#{e.seq} {e.kind}" for e in row.events)
         if row.tokens:
             seqs += f", {row.tokens} model.token"

@@ -31,6 +31,7 @@ from engine.events import (
     ToolStarted,
 )
 from engine.graph.drawing import DrawableGraph
+from studio.models.event_summary import is_stop
 
 __all__ = [
     "Badge",
@@ -103,11 +104,24 @@ class NodeView:
     badge: Badge | None
     tool_calls: tuple[ToolCall, ...]
     error: str | None
+    retried_visits: tuple[int, ...] = ()
+    """The visits (1-based) in which an attempt was retried, once per retry."""
+
+    @property
+    def retry_note(self) -> str:
+        """``no retries``, ``1 retry (visit 1)``, ``3 retries (visits 1, 4)``."""
+        n = len(self.retried_visits)
+        if not n:
+            return "no retries"
+        visits = sorted(set(self.retried_visits))
+        where = ", ".join(str(v) for v in visits)
+        return f"{n} retr{'y' if n == 1 else 'ies'} (visit{'s' if len(visits) > 1 else ''} {where})"
 
 
 @dataclass
 class _Live:
     visits: int = 0
+    retried_visits: list[int] = field(default_factory=list)
     tasks: list[str] = field(default_factory=list)
     failed: bool = False
     error: str | None = None
@@ -257,6 +271,7 @@ class GraphStateModel:
             badge=live.badge,
             tool_calls=tuple(live.calls.values()),
             error=live.error,
+            retried_visits=tuple(live.retried_visits),
         )
 
     def _kind_node(self, kind: str) -> str | None:
@@ -320,7 +335,7 @@ class GraphStateModel:
             return
         if ev.task_id in live.tasks:
             live.tasks.remove(ev.task_id)
-        if ev.status == "error":
+        if ev.status == "error" and not is_stop(ev.error):  # a user's Stop is no failure
             live.failed = True
             live.error = f"{ev.error.type}: {ev.error.message}" if ev.error else "error"
         elif ev.status == "interrupted":
@@ -402,6 +417,7 @@ class GraphStateModel:
                 call.tool_call_id, call.tool, ev.attempt, ev.max_attempts
             )
         if ev.attempt > 1:
+            live.retried_visits.append(max(1, live.visits))
             live.badge = Badge(
                 f"{_head(ev.middleware, ev.attempt, ev.max_attempts)} - running", "info"
             )

@@ -8,7 +8,7 @@ parent's branch; every later child (a fork: ``invoke`` from a past checkpoint, o
 - a checkpoint's children: the headers of the branches forked at it;
 - a branch header's children: that branch's checkpoints.
 
-Fed by ``checkpoint.saved`` events (live) and by bulk loads (``studio.models.timeline_sources``
+Fed by ``checkpoint.saved`` events (live) and by bulk loads (``engine.targets.checkpoint_list``
 for a checkpointer, ``studio.replay`` for a session file).  Adding a checkpoint is O(1), so 10,000
 of them load in milliseconds.  Markers flag where a replay diverged, where a run was
 interrupted and where it failed.
@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
 from engine.events import EventBase
+from engine.targets.records import CheckpointRecord
 
 __all__ = [
     "Branch",
@@ -37,44 +38,6 @@ __all__ = [
 ]
 
 Phase = Literal["before", "after"]
-
-
-@dataclass(frozen=True, slots=True)
-class CheckpointRecord:
-    """What the timeline knows about one checkpoint (from an event, a saver or a session)."""
-
-    checkpoint_id: str
-    parent_id: str | None = None
-    step: int | None = None
-    source: str = "loop"
-    writers: tuple[str, ...] = ()
-    next: tuple[str, ...] | None = None
-    """Nodes due next; None when unknown (e.g. listed from a saver without the graph)."""
-    run_id: str | None = None
-
-    @classmethod
-    def from_event(cls, ev: EventBase) -> CheckpointRecord:
-        d = ev.__dict__
-        return cls(
-            checkpoint_id=str(ev.checkpoint_id),
-            parent_id=d.get("parent_id"),
-            step=ev.step,
-            source=str(d.get("source") or "loop"),
-            writers=tuple(d.get("writer_nodes") or ()),
-            next=tuple(d.get("next") or ()),
-            run_id=ev.run_id,
-        )
-
-    def merged(self, other: CheckpointRecord) -> CheckpointRecord:
-        """This record completed with what ``other`` knows and this one does not."""
-        return replace(
-            self,
-            parent_id=self.parent_id if self.parent_id is not None else other.parent_id,
-            step=self.step if self.step is not None else other.step,
-            writers=self.writers or other.writers,
-            next=self.next if self.next is not None else other.next,
-            run_id=self.run_id or other.run_id,
-        )
 
 
 class Marker(NamedTuple):

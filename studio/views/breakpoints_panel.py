@@ -81,6 +81,8 @@ class BreakpointsPanel(QWidget):
         self.kind_box.currentIndexChanged.connect(self._on_kind_changed)
         self.add_button.clicked.connect(self.add_from_form)
         self.target_box.lineEdit().returnPressed.connect(self.add_from_form)
+        self.target_box.lineEdit().textEdited.connect(self.error_label.hide)  # it was about
+        self.detail_box.currentIndexChanged.connect(self.error_label.hide)  # the old text
         self.remove_button.clicked.connect(self.remove_selected)
         hub.subscribe("breakpoints", self.refresh)
         hub.subscribe("graph", lambda _g: self._on_kind_changed())

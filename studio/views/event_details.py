@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QTextBrowser, QWidget
 from engine.events import EventBase
 from studio.highlight import json_html
 from studio.models.event_row import Row
+from studio.models.event_summary import duration_text
 from studio.views.tones import tones_for
 
 __all__ = ["EventDetails", "event_payload"]
@@ -66,12 +67,16 @@ class EventDetails(QTextBrowser):
             f'<p style="margin: 0 0 6px 0; font-weight: 600; color: {title_color};">'
             f"{html.escape(row.summary())}</p>"
         ]
-        if row.node or row.middleware:
-            bits = [f"node {row.node}" if row.node else "", row.middleware or ""]
-            parts.append(
-                f'<p style="margin: 0 0 6px 0; color: {muted};">'
-                f"{html.escape(' · '.join(b for b in bits if b))} · +{offset_s:.3f} s</p>"
-            )
+        bits = [f"node {row.node}" if row.node else "", row.middleware or ""]
+        bits.append(f"at +{offset_s:.3f} s into the run")
+        took = duration_text(row.duration_ms()) if row.is_span and not row.is_open else ""
+        if took:
+            paused = f" (+{duration_text(row.paused_ms)} paused)" if row.paused_ms >= 1.0 else ""
+            bits.append(f"took {took}{paused}")
+        parts.append(
+            f'<p style="margin: 0 0 6px 0; color: {muted};">'
+            f"{html.escape(' · '.join(b for b in bits if b))}</p>"
+        )
         for ev in row.events:
             parts.append(
                 f'<p style="margin: 8px 0 2px 0; color: {muted};">'

@@ -94,14 +94,14 @@ class FilterBar(QWidget):
         self.node_combo.setToolTip("Only events of this graph node")
         self.node_combo.addItem(ALL_NODES)
         self.node_combo.setSizeAdjustPolicy(_COMPACT)
-        self.node_combo.setMinimumContentsLength(8)
+        self.node_combo.setMinimumContentsLength(6)
         self.node_combo.currentIndexChanged.connect(self._emit)
 
         self.middleware_combo = QComboBox(self)
         self.middleware_combo.setToolTip("Only events inside this middleware's hooks and wrappers")
         self.middleware_combo.addItem(ALL_MIDDLEWARE)
         self.middleware_combo.setSizeAdjustPolicy(_COMPACT)
-        self.middleware_combo.setMinimumContentsLength(8)
+        self.middleware_combo.setMinimumContentsLength(6)
         self.middleware_combo.currentIndexChanged.connect(self._emit)
 
         self.failures_button = QToolButton(self)

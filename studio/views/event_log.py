@@ -22,9 +22,11 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QEvent, QModelIndex, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QHBoxLayout,
     QHeaderView,
     QLabel,
     QMenu,
+    QPushButton,
     QSplitter,
     QTreeView,
     QVBoxLayout,
@@ -51,6 +53,8 @@ class EventLogDock(QWidget):
 
     rowSelected = Signal(object)
     """The selected ``Row`` (or None); its ``event`` / ``end`` are the engine events."""
+    playgroundRequested = Signal(object)
+    """"What if…" on a model call: its ``model.request`` event."""
 
     SLICE_S = 0.008
     """Ingest budget per event-loop turn."""
@@ -77,9 +81,9 @@ class EventLogDock(QWidget):
         splitter = QSplitter(Qt.Orientation.Vertical, self)
         splitter.addWidget(self.view)
         splitter.addWidget(self.details)
-        splitter.setStretchFactor(0, 2)
-        splitter.setStretchFactor(1, 1)
-        splitter.setSizes([400, 220])
+        splitter.setStretchFactor(0, 3)  # a short (laptop) dock still shows 5+ payload lines
+        splitter.setStretchFactor(1, 2)
+        splitter.setSizes([330, 220])
         splitter.setChildrenCollapsible(False)
         self.splitter = splitter
         lay = QVBoxLayout(self)
@@ -87,7 +91,19 @@ class EventLogDock(QWidget):
         lay.setSpacing(0)
         lay.addWidget(self.filter_bar)
         lay.addWidget(splitter, 1)
-        lay.addWidget(self.status)
+        self.whatif_button = QPushButton("What if…", self)
+        self.whatif_button.setObjectName("whatifButton")
+        self.whatif_button.setToolTip(
+            "Open the selected model call in the playground: edit its request, send it again, "
+            "continue from there with another answer"
+        )
+        self.whatif_button.setEnabled(False)
+        self.whatif_button.clicked.connect(self._request_playground)
+        foot = QHBoxLayout()
+        foot.setContentsMargins(0, 0, 4, 0)
+        foot.addWidget(self.status, 1)
+        foot.addWidget(self.whatif_button)
+        lay.addLayout(foot)
         self.status.setContentsMargins(6, 2, 6, 2)
 
         self._pending: deque[list[EventBase]] = deque()
@@ -427,13 +443,25 @@ class EventLogDock(QWidget):
     def _on_current(self, current: QModelIndex, _previous: QModelIndex) -> None:
         row = self.model.row_at(current)
         self.details.show_row(row, self.tree.offset_s(row) if row is not None else 0.0)
+        self.whatif_button.setEnabled(_model_call(row) is not None)
         self.rowSelected.emit(row)
+
+    def _request_playground(self) -> None:
+        event = _model_call(self.selected_row())
+        if event is not None:
+            self.playgroundRequested.emit(event)
 
     def _context_menu(self, pos: Any) -> None:
         row = self.model.row_at(self.view.indexAt(pos))
         if row is None:
             return
         menu = QMenu(self)
+        call = _model_call(row)
+        if call is not None:
+            menu.addAction(
+                "What if… (open in playground)", lambda: self.playgroundRequested.emit(call)
+            )
+            menu.addSeparator()
         menu.addAction("Copy summary", lambda: copy_text(row.summary()))
         menu.addAction(
             "Copy event JSON",
@@ -470,3 +498,9 @@ class EventLogDock(QWidget):
     def detach(self) -> None:
         """Stop listening to the hub (also done when the widget is destroyed)."""
         unsubscribe_all(self._unsubscribe)
+
+
+def _model_call(row: Row | None) -> EventBase | None:
+    """The ``model.request`` of a model-call row (None for any other row)."""
+    event = row.event if row is not None else None
+    return event if event is not None and event.kind == "model.request" else None

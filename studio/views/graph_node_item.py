@@ -299,7 +299,9 @@ class NodeItem(QGraphicsItem):
         if self.box.kind != "tools":
             if st and st.badge:
                 return []
-            return [("no retries" if st and st.visits else "not called yet", "muted")]
+            if not (st and st.visits):
+                return [("not called yet", "muted")]
+            return [(st.retry_note, "interrupted" if st.retried_visits else "muted")]
         calls = list(st.tool_calls) if st else []
         if calls:
             shown = calls if len(calls) <= rows else calls[: rows - 1]

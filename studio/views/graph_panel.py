@@ -94,6 +94,8 @@ class GraphPanel(QWidget):
         self.crumb_bar.setVisible(False)
         self.state.set_graph(drawable or DrawableGraph())
         self._sync_breakpoints()
+        if self.hub.events:  # the same agent reloaded: its runs so far, on the new drawing
+            self._redraw(self.hub.selected_checkpoint)
         QTimer.singleShot(0, self.view.fit)
 
     def _on_events(self, batch: list[EventBase]) -> None:

@@ -147,7 +147,7 @@ class Fonts:
         self.subtitle = self._make(base, 11, QFont.Weight.Normal)
         self.detail = self._make(base, 11, QFont.Weight.Normal)
         self.label = self._make(base, 11, QFont.Weight.Normal)
-        self.badge = self._make(base, 10, QFont.Weight.Bold)
+        self.badge = self._make(base, 11, QFont.Weight.Bold)
         self._metrics = {
             role: QFontMetricsF(self.font(role))
             for role in ("title", "subtitle", "detail", "label")

@@ -33,6 +33,9 @@ __all__ = ["GraphView"]
 
 _ZOOM_STEP = 1.2
 _ZOOM_RANGE = (0.15, 4.0)
+MIN_FIT_SCALE = 0.8
+"""Fitting never zooms out further: the 11 px detail text stays about 9 px on screen, and a
+graph taller or wider than the view scrolls (wheel, drag) instead of shrinking to unreadable."""
 _PAN_ROOM = 4000.0
 
 
@@ -158,15 +161,32 @@ class GraphView(QGraphicsView):
             label.set_palette(self._palette)
 
     def fit(self) -> None:
-        """Show the whole graph (never enlarged beyond 1:1)."""
+        """Show the whole graph (never enlarged beyond 1:1, never shrunk below
+        ``MIN_FIT_SCALE``: a graph that does not fit then shows its top, centred, and
+        scrolls)."""
         if self._layout is None:
             return
+        bounds = self._bounds()
+        view = self.viewport().rect()
+        scale = min(view.width() / bounds.width(), view.height() / bounds.height(), 1.0)
         self.resetTransform()
-        self.fitInView(self._bounds(), Qt.AspectRatioMode.KeepAspectRatio)
-        if self.zoom > 1.0:
-            self.resetTransform()
-        self.centerOn(self._bounds().center())
+        if scale >= MIN_FIT_SCALE:
+            self.fitInView(bounds, Qt.AspectRatioMode.KeepAspectRatio)
+            if self.zoom > 1.0:
+                self.resetTransform()
+            self.centerOn(bounds.center())
+        else:
+            self.scale(MIN_FIT_SCALE, MIN_FIT_SCALE)
+            shown_h = view.height() / MIN_FIT_SCALE
+            top = bounds.top() + min(bounds.height(), shown_h) / 2
+            self.centerOn(bounds.center().x(), top)
         self._auto_fit = True
+
+    @property
+    def fits_whole_graph(self) -> bool:
+        """Is the whole graph inside the view at the current zoom and scroll?"""
+        shown = self.mapToScene(self.viewport().rect()).boundingRect()
+        return shown.adjusted(-1, -1, 1, 1).contains(self._bounds())
 
     def zoom_in(self) -> None:
         self._zoom_by(_ZOOM_STEP)
@@ -322,6 +342,7 @@ class GraphView(QGraphicsView):
                 self._zoom_by(_ZOOM_STEP if delta > 0 else 1 / _ZOOM_STEP)
             event.accept()
             return
+        self._auto_fit = False  # the user scrolled: a resize keeps their place
         super().wheelEvent(event)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:

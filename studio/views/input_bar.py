@@ -13,6 +13,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engine.targets import Capability
+from studio.capabilities import can
 from studio.hub import Hub
 from studio.theme import icon
 
@@ -78,7 +80,8 @@ class InputBar(QFrame):
     def _update_enabled(self) -> None:
         busy = self.hub.status in ("running", "paused")
         replay = self.hub.status == "replay"
-        live = self.hub.graph is not None and not replay
+        runnable, cannot = can(self.hub, Capability.RUN)
+        live = runnable and not replay
         self.send_button.setEnabled(not busy and live)
         self.message_edit.setEnabled(live)
         self.thread_box.setEnabled(not busy)
@@ -87,8 +90,8 @@ class InputBar(QFrame):
             REPLAY_HINT
             if replay
             else "Load an agent or a scenario (File menu) to send it messages"
-            if self.hub.graph is None
-            else ""
+            if self.hub.target is None
+            else cannot
         )
         self.send_button.setToolTip(why or "Send the message on this thread (Return)")
         self.message_edit.setPlaceholderText(why or _PLACEHOLDER)

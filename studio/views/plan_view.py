@@ -123,7 +123,8 @@ class PlanDock(QWidget):
         titles.addWidget(self.objective_label)
         titles.addWidget(self.summary_label)
         head.addLayout(titles, 1)
-        self.retry_button = QPushButton("Retry failed steps with their dependency chain")
+        self.retry_button = QPushButton("⟲ Retry failed steps")  # short: a laptop's dock
+        self.retry_button.setToolTip("Retry failed steps with their dependency chain")
         self.retry_button.setObjectName("Retry")
         self.retry_button.clicked.connect(self.request_retry)
         head.addWidget(self.retry_button, 0, Qt.AlignmentFlag.AlignTop)

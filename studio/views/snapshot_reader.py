@@ -1,8 +1,8 @@
 """Reading a checkpoint for a dock without blocking the UI.
 
-Under the app's qasync loop a dock reads with ``await graph.aget_state(...)`` in a task on that
-loop (the sync ``get_state`` would wait on a helper thread, with the checkpointer used from
-another thread); with no loop running (scripts, model tests) it reads synchronously.  Only the
+Under the app's qasync loop a dock reads with ``await target.state(...)`` in a task on that
+loop (a sync read would wait on a helper thread, with the checkpointer used from another
+thread, or on a server); with no loop running (scripts, model tests) it reads synchronously.  Only the
 newest request's result is delivered, so quick selection changes never show a stale checkpoint.
 """
 
@@ -40,8 +40,7 @@ class SnapshotReader:
         """Read ``checkpoint_id`` (None: the live tip); returns the task when it runs async."""
         self._generation += 1
         generation = self._generation
-        graph = self.hub.graph
-        if graph is None or self.hub.checkpointer in (None, True, False):
+        if self.hub.target is None:
             self.on_loaded(None, None)
             return None
         loop = _running_loop()
@@ -68,14 +67,14 @@ class SnapshotReader:
         return self.hub.snapshot(parent_id) if parent_id else None
 
     async def _read(self, generation: int, checkpoint_id: str | None) -> None:
-        graph = self.hub.graph
+        target = self.hub.target
         try:
-            snapshot = await graph.aget_state(self.hub.config(checkpoint_id))
+            snapshot = await self.hub.read_state(checkpoint_id)
             parent_id = self._parent_id(snapshot)
-            parent = await graph.aget_state(self.hub.config(parent_id)) if parent_id else None
+            parent = await self.hub.read_state(parent_id) if parent_id else None
         except Exception as exc:
             if generation == self._generation:
                 self.on_loaded(exc, None)
             return
-        if generation == self._generation and graph is self.hub.graph:
+        if generation == self._generation and target is self.hub.target:
             self.on_loaded(snapshot, parent)

@@ -33,7 +33,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engine.targets import Capability
 from engine.types import StateSnapshot
+from studio.capabilities import can
 from studio.models.state_tree import Path, StateNode, StateTree
 from studio.palette import colors
 from studio.views.json_html import json_html
@@ -235,8 +237,10 @@ class StateDock(QWidget):
 
     def _update_actions(self) -> None:
         busy = self.hub.status in ("running", "paused")
-        self.edit_button.setEnabled(
-            hasattr(self.hub.graph, "aupdate_state") and self.snapshot is not None and not busy
+        editable, why = can(self.hub, Capability.EDIT_STATE)
+        self.edit_button.setEnabled(editable and self.snapshot is not None and not busy)
+        self.edit_button.setToolTip(
+            "Edit the state at this checkpoint (update_state)" if editable else why
         )
 
     # -- search ----------------------------------------------------------------------------------

@@ -96,7 +96,8 @@ class RunStatusBar(QStatusBar):
 
     def refresh(self) -> None:
         status = self.hub.status
-        parts = self.stats.text_parts(status, time.monotonic_ns())
+        live = status in ("running", "paused") and self.hub.selected_checkpoint is None
+        parts = self.stats.text_parts(status, time.monotonic_ns() if live else None)
         self.state_label.setText(parts["state"])
         if self.state_label.property("state") != status:
             self.state_label.setProperty("state", status)

@@ -17,6 +17,7 @@ Signals for the run controller (it owns runs):
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from typing import Any
 
@@ -32,12 +33,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engine.core.aio import run_sync
+from engine.targets import Capability
+from engine.targets.checkpoint_list import records_from_events
+from studio.capabilities import can
 from studio.models.timeline import Branch, CheckpointNode, CheckpointRecord, TimelineModel
-from studio.models.timeline_sources import (
-    records_from_events,
-    records_from_history,
-    records_from_saver,
-)
 from studio.palette import colors
 from studio.timetravel import start_warmup
 from studio.views.adaptive_button import AdaptiveToolButton
@@ -49,20 +49,25 @@ __all__ = ["TimelineDock", "load_records"]
 _BUSY = ("running", "paused")
 
 
-def load_records(hub: Any) -> list[CheckpointRecord]:
-    """The current thread's checkpoints, from wherever the hub's graph keeps them."""
-    graph = hub.graph
-    if graph is None:
+async def aload_records(hub: Any) -> list[CheckpointRecord]:
+    """The current thread's checkpoints, from the target (from the run's events when the
+    target keeps none)."""
+    target = hub.target
+    if target is None:
         return []
-    from_session = getattr(graph, "timeline_records", None)
-    if callable(from_session):
-        return list(from_session())
-    saver = hub.checkpointer
-    if getattr(graph, "runtime", None) == "langgraph" and saver not in (None, True, False):
-        return records_from_history(graph, hub.thread_id)  # the app's own saver
-    if saver in (None, True, False) or not hasattr(saver, "_list_rows"):
-        return records_from_events(hub.events, hub.thread_id)
-    return records_from_saver(saver, hub.thread_id, getattr(graph, "nodes", None))
+    announced = records_from_events(hub.events, hub.thread_id)
+    if Capability.FORK not in target.capabilities and Capability.RUN in target.capabilities:
+        return announced  # no checkpointer: the run's events are all there is
+    stored = await target.checkpoints(hub.thread_id)
+    # a checkpoint announced by the run may not be written yet (the saver writes in the
+    # background): keep it, the listing completes it later
+    listed = {r.checkpoint_id for r in stored}
+    return [*stored, *(r for r in announced if r.checkpoint_id not in listed)]
+
+
+def load_records(hub: Any) -> list[CheckpointRecord]:
+    """``aload_records``, read now (off the loop; on the loop the dock reads in a task)."""
+    return run_sync(aload_records(hub))
 
 
 def _tool_button(labels: tuple[str, ...], tip: str) -> QToolButton:
@@ -113,18 +118,18 @@ class TimelineDock(QWidget):
         self.live_button.setCheckable(True)
         self.live_button.setChecked(True)
         self.live_button.clicked.connect(self.follow_live)
-        self.resume_button = _tool_button(
-            ("▶ Resume from here", "▶ Resume", "▶"), "Fork at the selected checkpoint and run live"
-        )
+        self._resume_tip = "Fork at the selected checkpoint and run live"
+        self._edit_tip = "Change the state at this checkpoint (update_state)"
+        self._generation = 0
+        self.reload_task: asyncio.Task[None] | None = None
+        self.resume_button = _tool_button(("▶ Resume from here", "▶ Resume", "▶"), self._resume_tip)
         self.resume_button.clicked.connect(lambda: self._emit_for_selected(self.resumeRequested))
         self.rerun_button = _tool_button(
             ("⟲ Re-run with replay", "⟲ Re-run", "⟲"),
             "Re-run from here serving the recorded model responses",
         )
         self.rerun_button.clicked.connect(lambda: self._emit_for_selected(self.rerunRequested))
-        self.edit_button = _tool_button(
-            ("✎ Edit state…", "✎ Edit…", "✎"), "Change the state at this checkpoint (update_state)"
-        )
+        self.edit_button = _tool_button(("✎ Edit state…", "✎ Edit…", "✎"), self._edit_tip)
         self.edit_button.clicked.connect(lambda: self.open_edit_dialog())
         self.compare_button = _tool_button(("⇆ Compare", "⇆"), "Diff or compare branches")
         self.compare_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
@@ -182,13 +187,38 @@ class TimelineDock(QWidget):
         self._warm_next = self._warm_next or warm
         self._reload_timer.start()
 
-    def reload(self) -> None:
+    def reload(self) -> asyncio.Task[None] | None:
+        """Read the thread's checkpoints: in a task on the running loop when there is one
+        (returned; a slow target never blocks the window), else now."""
         self._reload_timer.stop()
-        self.timeline.thread_id = self.hub.thread_id
+        self._generation += 1
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        if loop is not None:
+            self.reload_task = loop.create_task(self._aload(self._generation))
+            return self.reload_task
         try:
             records = load_records(self.hub)
         except Exception as exc:  # a damaged file must not break the dock
-            self.summary_label.setText(f"cannot read checkpoints: {exc}")
+            self._loaded(exc)
+        else:
+            self._loaded(records)
+        return None
+
+    async def _aload(self, generation: int) -> None:
+        try:
+            records: list[CheckpointRecord] | Exception = await aload_records(self.hub)
+        except Exception as exc:  # a damaged file, an unreachable server
+            records = exc
+        if generation == self._generation:
+            self._loaded(records)
+
+    def _loaded(self, records: list[CheckpointRecord] | Exception) -> None:
+        self.timeline.thread_id = self.hub.thread_id
+        if isinstance(records, Exception):
+            self.summary_label.setText(f"cannot read checkpoints: {records}")
             records = []
         self.timeline.load(records)
         self._update_summary()
@@ -294,16 +324,16 @@ class TimelineDock(QWidget):
 
     # -- actions -------------------------------------------------------------------------------
 
-    def _can_run(self) -> bool:
-        return hasattr(self.hub.graph, "ainvoke") and self.hub.status not in _BUSY
-
     def _update_actions(self) -> None:
         node = self.selected_node()
-        self.resume_button.setEnabled(node is not None and self._can_run())
-        self.rerun_button.setEnabled(node is not None and self.hub.status not in _BUSY)
-        self.edit_button.setEnabled(
-            hasattr(self.hub.graph, "aupdate_state") and self.hub.status not in _BUSY
-        )
+        idle = self.hub.status not in _BUSY
+        forks, why_not_fork = can(self.hub, Capability.FORK)
+        edits, why_not_edit = can(self.hub, Capability.EDIT_STATE)
+        self.resume_button.setEnabled(node is not None and forks and idle)
+        self.resume_button.setToolTip(self._resume_tip if forks else why_not_fork)
+        self.rerun_button.setEnabled(node is not None and idle)
+        self.edit_button.setEnabled(edits and idle)
+        self.edit_button.setToolTip(self._edit_tip if edits else why_not_edit)
         self.compare_button.setEnabled(len(self.timeline) > 0)
 
     def _update_summary(self) -> None:

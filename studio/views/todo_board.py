@@ -31,6 +31,8 @@ from PySide6.QtWidgets import (
 )
 
 from engine.events import CheckpointSaved, EventBase, StateUpdated
+from engine.targets import Capability
+from studio.capabilities import can
 from studio.hub import Hub
 from studio.models.todos import (
     STATUS_TITLES,
@@ -241,10 +243,10 @@ class TodoBoardDock(QWidget):
 
     @property
     def has_todo_channel(self) -> bool:
-        graph = self.hub.graph
-        if graph is None:  # a recorded session: trust what it holds
+        target = self.hub.target
+        if target is None or Capability.RUN not in target.capabilities:  # a recording: trust it
             return self.state.todos is not None
-        return "todos" in (getattr(graph, "channels", None) or {})
+        return "todos" in target.state_keys()
 
     @property
     def editing(self) -> bool:
@@ -316,7 +318,7 @@ class TodoBoardDock(QWidget):
         self._refresh_controls()
 
     def _explanation(self) -> str:
-        if self.hub.graph is None and self.state.todos is None:
+        if self.hub.target is None and self.state.todos is None:
             return "Load an agent to see its todo list."
         if not self.has_todo_channel:
             return (
@@ -348,8 +350,9 @@ class TodoBoardDock(QWidget):
     def can_edit(self) -> tuple[bool, str]:
         """Whether the list can be edited now, and why not."""
         hub = self.hub
-        if hub.graph is None or hub.checkpointer in (None, True, False):
-            return False, "Only a live agent with a checkpointer can be edited"
+        editable, why = can(hub, Capability.EDIT_STATE)
+        if not editable:
+            return False, why
         if not self.has_todo_channel:
             return False, "This agent has no todo list"
         if hub.status not in EDITABLE_STATUSES:
@@ -380,13 +383,17 @@ class TodoBoardDock(QWidget):
         return self.task
 
     async def _apply(self, todos: list[dict[str, str]]) -> None:
-        graph, config = self.hub.graph, self.hub.config()
+        target, thread = self.hub.target, self.hub.thread_id
         self.editor.apply_button.setEnabled(False)
         try:
-            snapshot = await graph.aget_state(config)
+            if target is None:
+                raise RuntimeError("no agent is loaded")
+            snapshot = await target.state(thread)
+            if snapshot is None:
+                raise RuntimeError("the thread has no checkpoint yet")
             update = todos_update(snapshot.values, todos)
             as_node = tip_writer(self.hub.events, snapshot)
-            await graph.aupdate_state(config, update, as_node=as_node)
+            await target.update_state(thread, update, as_node=as_node)
         except Exception as exc:
             message = f"Could not apply the todo list: {exc}"
             self.editor.show_error(message)

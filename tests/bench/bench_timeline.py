@@ -133,7 +133,7 @@ def build_session(final: Path) -> dict[str, Any]:
     rec.attach(graph)
     config = {"configurable": {"thread_id": THREAD}, "recursion_limit": CHECKPOINTS + 10}
     graph.invoke({"messages": [HumanMessage("Create the components, one file per step.")]}, config)
-    from studio.models.timeline_sources import records_from_saver
+    from engine.targets.checkpoint_list import records_from_saver
 
     history = [
         r.checkpoint_id for r in records_from_saver(rec.checkpointer, THREAD)

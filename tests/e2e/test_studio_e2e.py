@@ -267,7 +267,8 @@ def test_step_into_step_out_and_restart(qtbot: Any, qloop: Any, window: MainWind
 
 def test_pause_during_a_retry_backoff(qtbot: Any, qloop: Any, window: MainWindow) -> None:
     hub, ctl = window.hub, window.controller
-    window.controller.load_factory(_seed_factory(initial_delay=0.3), "slow retry")
+    # a backoff long enough that F6 lands inside it however busy the machine is
+    window.controller.load_factory(_seed_factory(initial_delay=3.0), "slow retry")
     press(qtbot, window, Qt.Key.Key_F5)
 
     def failed() -> bool:

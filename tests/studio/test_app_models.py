@@ -63,7 +63,7 @@ def test_run_stats_fold_a_run() -> None:
         ]
     )
     assert stats.current_node == "model" and stats.elapsed(100 * S) == 4.0
-    stats.apply([RunStarted(run_id="r2", mono_ns=10 * S)])  # a resumed run continues the clock
+    stats.apply([RunStarted(run_id="r2", mono_ns=10 * S, resumed=True)])  # continues the clock
     assert stats.elapsed(11 * S) == 5.0
     assert stats.failed_attempts == 1
     stats.reset()

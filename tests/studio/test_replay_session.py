@@ -41,7 +41,7 @@ def test_session_opens_with_the_live_checkpoints_and_states(tmp_path: Path) -> N
     assert hub.session_path == str(tmp_path / "seed.stepwise")
     # the timeline built from the file is the live one, with writers and next
     offline = TimelineModel("seed")
-    offline.load(hub.graph.timeline_records())
+    offline.load(asyncio.run(hub.target.checkpoints(hub.thread_id)))
     assert _tree(offline) == _tree(live)
     for cid, node in live.by_id.items():
         other = offline.get(cid)
@@ -105,7 +105,7 @@ def test_rerun_a_recorded_session_with_a_changed_prompt(tmp_path: Path) -> None:
     hub = Hub()
     opened = open_session(hub, path)
     timeline = TimelineModel("seed")
-    timeline.load(hub.graph.timeline_records())
+    timeline.load(asyncio.run(hub.target.checkpoints(hub.thread_id)))
     hub.subscribe("events", timeline.apply_events)
     after_todos = next(n for n in timeline.main.nodes if n.writers == ("tools",))  # type: ignore[union-attr]
 
@@ -119,7 +119,7 @@ def test_rerun_a_recorded_session_with_a_changed_prompt(tmp_path: Path) -> None:
     assert changed == [True]
     # the new branch went into the file, next to the old one, with the divergence marked
     reopened = TimelineModel("seed")
-    reopened.load(opened.graph.timeline_records())
+    reopened.load(asyncio.run(opened.target.checkpoints(opened.thread_id)))
     assert len(reopened.branches) == 2 and len(reopened.main.nodes) == 13  # type: ignore[union-attr]
     marked = [n for n in timeline.by_id.values() if n.marker("divergence")]
     assert [n.checkpoint_id for n in marked] == [result.tip_id]

@@ -7,6 +7,7 @@ from typing import Any
 from engine.checkpoint import InMemorySaver, SqliteSaver
 from engine.events import CheckpointSaved, MiddlewareAction, RunFinished
 from engine.models.scripted import ScriptedChatModel
+from engine.targets.checkpoint_list import records_from_events, records_from_saver
 from studio.models.timeline import (
     Branch,
     CheckpointNode,
@@ -15,7 +16,6 @@ from studio.models.timeline import (
     TimelineModel,
     iter_tree,
 )
-from studio.models.timeline_sources import records_from_events, records_from_saver
 from tests.studio.tt_agents import build_seed, call, seed_input, seed_script
 
 

@@ -4,6 +4,7 @@ production (synchronously); edits and forks through ``update_state`` are announc
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -62,7 +63,7 @@ def test_an_app_on_a_sync_sqlite_saver_runs_and_replays_from_the_session(tmp_pat
 
 
 def test_a_replayed_attach_session_shows_its_timeline_in_the_studio(tmp_path: Path) -> None:
-    from studio.replay import SessionGraph
+    from engine.targets.session_target import SessionTarget
 
     g = attach(counter_graph())
     rec = SessionRecorder(tmp_path / "s.stepwise")
@@ -72,13 +73,13 @@ def test_a_replayed_attach_session_shows_its_timeline_in_the_studio(tmp_path: Pa
     collect(g, Command(resume="yes"), cfg)
     rec.close()
     with Session.open(tmp_path / "s.stepwise") as session:
-        graph = SessionGraph(session, "t", session.drawable(session.runs()[0].run_id), "counter")
-        records = graph.timeline_records()
+        target = SessionTarget(session, "t", session.drawable(session.runs()[0].run_id), "counter")
+        records = asyncio.run(target.checkpoints("t"))
         assert [r.writers for r in records][-2:] == [("add",), ("ask",)]
-        newest = graph.get_state({"configurable": {"thread_id": "t"}})
+        newest = target.read("t")
         assert newest.values["n"] == 4 and newest.values["log"] == ["add", "ask:yes"]
         at_interrupt = next(r for r in records if r.next == ("ask",))
-        snap = graph.get_state({"configurable": {"checkpoint_id": at_interrupt.checkpoint_id}})
+        snap = target.read("t", at_interrupt.checkpoint_id)
         assert snap.values["n"] == 2
 
 

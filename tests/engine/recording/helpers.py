@@ -112,6 +112,14 @@ PAYLOADS: dict[str, dict[str, Any]] = {
         "at_kind": "node.started",
     },
     "debug.resumed": {"command": "step_over"},
+    "store.access": {
+        "op": "search",
+        "namespace": ["users", "u1"],
+        "query": "dark",
+        "filter": {"theme": "dark"},
+        "hits": [{"namespace": ["users", "u1"], "key": "prefs"}],
+        "hit_count": 1,
+    },
 }
 
 

@@ -2,8 +2,8 @@
 
 Each entry names a module and the dock widget class in it (constructed as ``Widget(hub,
 parent)``; it subscribes itself to the hub).  A module that is not there (yet) is skipped: no
-placeholder is shown.  Docks sharing a ``group`` are tabbed together: "log" (bottom left),
-"time" (bottom right, beside the log) and "right".
+placeholder is shown.  Docks sharing a ``group`` are tabbed together: the bottom row's "log"
+(left), "time" (middle) and "state" (right), side by side, and "right".
 """
 
 from __future__ import annotations
@@ -37,13 +37,14 @@ class DockSpec:
 OPTIONAL_DOCKS: tuple[DockSpec, ...] = (
     DockSpec("events", "Events", "studio.views.event_log", ("EventLogDock",), _BOTTOM, "log"),
     DockSpec("timeline", "Timeline", "studio.views.timeline", ("TimelineDock",), _BOTTOM, "time"),
-    DockSpec("state", "State", "studio.views.state_inspector", ("StateDock",), _BOTTOM, "time"),
-    DockSpec("diff", "Diff", "studio.views.diff_view", ("DiffView",), _BOTTOM, "time"),
+    DockSpec("state", "State", "studio.views.state_inspector", ("StateDock",), _BOTTOM, "state"),
+    DockSpec("diff", "Diff", "studio.views.diff_view", ("DiffView",), _BOTTOM, "state"),
     DockSpec(
         "messages", "Messages", "studio.views.messages_view", ("MessagesDock",), _RIGHT, "right"
     ),
     DockSpec("todos", "Todos", "studio.views.todo_board", ("TodoBoardDock",), _RIGHT, "right"),
     DockSpec("plan", "Plan", "studio.views.plan_view", ("PlanDock",), _RIGHT, "right"),
+    DockSpec("store", "Store", "studio.docks.store", ("StoreDock",), _RIGHT, "right"),
 )
 
 

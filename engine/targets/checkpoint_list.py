@@ -1,5 +1,5 @@
-"""Where the timeline's checkpoint records come from, besides live events: a checkpointer's
-row listing (no state values loaded) or a list of recorded events."""
+"""Where a timeline's checkpoint records come from: a checkpointer's row listing (no state
+values loaded), a thread's history, or a list of recorded events."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from engine import serde
 from engine.checkpoint.base import version_number
 from engine.events import EventBase
 from engine.graph.algo import TASKS
-from studio.models.timeline import CheckpointRecord
+from engine.targets.records import CheckpointRecord
 
 __all__ = ["records_from_events", "records_from_history", "records_from_saver", "stored_row_parts"]
 
@@ -110,11 +110,12 @@ def _plan_next(
     return tuple(out)
 
 
-def records_from_history(graph: Any, thread_id: str) -> list[CheckpointRecord]:
-    """Checkpoint records of an attached graph's thread, from its own checkpointer (a LangGraph
-    saver: its history, oldest first).  A loop checkpoint's writers are the nodes its parent
-    had due next; an ``update_state`` checkpoint's is not recorded by LangGraph."""
-    history = list(graph.get_state_history({"configurable": {"thread_id": thread_id}}))
+def records_from_history(history: Iterable[Any]) -> list[CheckpointRecord]:
+    """Checkpoint records, oldest first, from a thread's history (``StateSnapshot``s, newest
+    first, as LangGraph's ``get_state_history`` and a server's history give them).  A loop
+    checkpoint's writers are the nodes its parent had due next; an ``update_state``
+    checkpoint's is not recorded by LangGraph."""
+    history = list(history)
     due: dict[str, tuple[str, ...]] = {}
     out: list[CheckpointRecord] = []
     for snap in reversed(history):
