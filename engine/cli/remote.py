@@ -18,15 +18,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engine.cli.prompt import STOP, Console, ask_resume, breakpoint_prompt
+from engine.cli.prompt import Console
 from engine.cli.render import TreeRenderer
 from engine.cli.run import EXIT_ERROR, EXIT_OK, EXIT_USAGE, Driver, default_session_path
 from engine.debug import Debugger
 from engine.recording import SessionError, SessionRecorder
-from engine.targets import STAY, RunDriver, RunOutcome, RunRequest, TargetError
+from engine.targets import RunOutcome, TargetError
 
 if TYPE_CHECKING:
-    from engine.events import EventBase, InterruptRaised
     from engine.remote.target import RemoteTarget
 
 __all__ = ["RemoteOptions", "run_remote", "show_remote"]
@@ -107,7 +106,8 @@ def _debugger(target: RemoteTarget, opts: RemoteOptions) -> Debugger:
 
 
 class RemoteDriver(Driver):
-    """``Driver`` (Ctrl+C and signal handling) around ``RunDriver`` on a remote target."""
+    """``Driver`` (the live tree, prompts, Ctrl+C) on a remote target; ``join`` watches
+    another client's run instead of starting one; the connection closes with the run."""
 
     def __init__(
         self,
@@ -118,58 +118,26 @@ class RemoteDriver(Driver):
         renderer: TreeRenderer,
         join: bool = False,
     ) -> None:
-        super().__init__(target, {"configurable": {"thread_id": thread}}, dbg, console, renderer)
-        self.target = target
-        self.thread = thread
+        super().__init__(target, thread, dbg, console, renderer)
+        self.remote = target
         self.join = join
 
-    async def on_event(self, ev: EventBase) -> None:
-        line = self.renderer.line(ev)
-        if line is not None:
-            self.console.out(line)
-        if ev.kind == "debug.paused":
-            self.streaming = False
-            await breakpoint_prompt(self.console, self.dbg)
-            self.streaming = True
-
-    async def answer(self, interrupts: list[InterruptRaised]) -> Any:
-        self.streaming = False
-        try:
-            value = await ask_resume(self.console, list(interrupts))
-        finally:
-            self.streaming = True
-        return STAY if value is STOP else value
-
     async def run(self, inp: Any) -> int:
-        self.streaming = True
         try:
-            if self.join:
-                handle = self.target.join(self.thread, self.dbg)
-                async for ev in handle:
-                    await self.on_event(ev)
-                outcome = handle.outcome or RunOutcome(handle.run_id, "cancelled")
-            else:
-                driver = RunDriver(self.target, self.dbg)
-                outcome = await driver.drive(
-                    RunRequest(inp, self.thread), self.on_event, self.answer
-                )
+            if not self.join:
+                return await super().run(inp)
+            self.streaming = True
+            handle = self.remote.join(self.thread, self.dbg)
+            async for ev in handle:
+                await self._on_event(ev)
+            outcome = handle.outcome or RunOutcome(handle.run_id, "cancelled")
+            if outcome.status == "error":
+                self.console.err(f"stepwise: the run failed: {outcome.error}")
+                return EXIT_ERROR
+            return EXIT_OK
         finally:
             self.streaming = False
-            await self.target.aclose()
-        return self._report(outcome)
-
-    def _report(self, outcome: RunOutcome) -> int:
-        if outcome.status == "error":
-            self.console.err(f"stepwise: the run failed: {outcome.error}")
-            return EXIT_ERROR
-        if outcome.status == "cancelled":
-            self.console.out(f"stopped: the last checkpoint of thread {self.thread} is intact")
-        elif outcome.status == "interrupted":
-            self.console.out(
-                f"the run stays interrupted on thread {self.thread} (answer it later: "
-                f"stepwise run --server ... --thread {self.thread})"
-            )
-        return EXIT_OK
+            await self.remote.aclose()
 
 
 async def _connect(opts: RemoteOptions, console: Console) -> RemoteTarget | None:

@@ -305,13 +305,21 @@ class RemoteClient:
         return [dict(t) for t in found]
 
     async def history(
-        self, thread_id: str, *, limit: int, before: str | None = None
+        self,
+        thread_id: str,
+        *,
+        limit: int,
+        before: str | None = None,
+        select: Sequence[str] | None = None,
     ) -> list[dict[str, Any]]:
+        """One page of the thread's checkpoints, newest first (``select``: only these fields,
+        e.g. without ``values`` for a listing)."""
         try:
             found = await self.sdk.threads.get_history(
                 thread_id,
                 limit=limit,
                 before={"configurable": {"checkpoint_id": before}} if before else None,  # type: ignore[arg-type]
+                select=list(select) if select else None,
             )
         except Exception as exc:
             raise explain(exc, self, f"reading the history of thread {thread_id}") from None

@@ -37,12 +37,15 @@ if TYPE_CHECKING:
     from engine.debug.debugger import Debugger
     from engine.events import EventBase
     from engine.remote.join import JoinedRun
+    from engine.targets.records import CheckpointRecord
     from engine.types import StateSnapshot
 
 __all__ = ["HISTORY_PAGE", "REMOTE_MISSING", "RemoteTarget"]
 
 HISTORY_PAGE = 1000
 """Checkpoints asked for per history request."""
+LISTING_FIELDS = ("checkpoint", "parent_checkpoint", "metadata", "next", "created_at")
+"""What a timeline listing reads of each checkpoint (no state values)."""
 
 REMOTE_MISSING: dict[str, str] = {
     "pause_in_node": "a LangGraph server stops only between nodes (interrupt_before/after)",
@@ -173,28 +176,48 @@ class RemoteTarget:
             for t in found
         ]
 
-    async def history(
-        self, thread_id: str, *, limit: int | None = None, before: str | None = None
-    ) -> list[StateSnapshot]:
-        """The thread's checkpoints, newest first, read in pages of ``HISTORY_PAGE``."""
+    async def _pages(
+        self,
+        thread_id: str,
+        limit: int | None,
+        before: str | None,
+        select: tuple[str, ...] | None = None,
+    ) -> list[dict[str, Any]]:
+        """The thread's checkpoints as the server gives them, newest first, read in pages of
+        ``HISTORY_PAGE`` (``[]`` for a thread the server does not have)."""
         thread = server_thread_id(thread_id)
-        out: list[StateSnapshot] = []
+        out: list[dict[str, Any]] = []
         cursor = before
         while limit is None or len(out) < limit:
             page = HISTORY_PAGE if limit is None else min(HISTORY_PAGE, limit - len(out))
             try:
-                found = await self.client.history(thread, limit=page, before=cursor)
+                found = await self.client.history(thread, limit=page, before=cursor, select=select)
             except RemoteError as exc:
                 if exc.kind in ("not_found", "invalid") and not out:
                     return []
                 raise
-            out.extend(snapshot_from_server(thread_id, s) for s in found)
+            out.extend(found)
             if len(found) < page:
                 break
             cursor = (found[-1].get("checkpoint") or {}).get("checkpoint_id")
             if not cursor:
                 break
         return out
+
+    async def history(
+        self, thread_id: str, *, limit: int | None = None, before: str | None = None
+    ) -> list[StateSnapshot]:
+        """The thread's checkpoints with their values, newest first."""
+        found = await self._pages(thread_id, limit, before)
+        return [snapshot_from_server(thread_id, s) for s in found]
+
+    async def checkpoints(self, thread_id: str) -> list[CheckpointRecord]:
+        """The thread's checkpoints for a timeline, oldest first: the history without the
+        state values (a thread of thousands of checkpoints lists in one or a few requests)."""
+        from engine.targets.checkpoint_list import records_from_history
+
+        found = await self._pages(thread_id, None, None, LISTING_FIELDS)
+        return records_from_history(snapshot_from_server(thread_id, s) for s in found)
 
     async def state(
         self, thread_id: str, checkpoint_id: str | None = None, *, checkpoint_ns: str = ""

@@ -203,3 +203,27 @@ async def test_an_interrupt_left_waiting_is_answered_later(langgraph_server) -> 
 async def _stay(interrupts: list[Any]) -> Any:
     await asyncio.sleep(0)
     return STAY
+
+
+async def test_history_and_the_timeline_listing_read_in_pages(
+    langgraph_server, monkeypatch
+) -> None:
+    from engine.remote import target as target_module
+
+    monkeypatch.setattr(target_module, "HISTORY_PAGE", 4)
+    target = await open_target(langgraph_server, "counter")
+    thread = new_thread()
+    try:
+        _, outcome = await run_events(target, {"ticks": 6}, thread)
+        history = await target.history(thread)
+        records = await target.checkpoints(thread)
+        newest_two = await target.history(thread, limit=2)
+    finally:
+        await target.aclose()
+    assert outcome.status == "done"
+    assert len(history) == 8  # input, start, 6 loop steps
+    ids = [s.config["configurable"]["checkpoint_id"] for s in history]
+    assert len(set(ids)) == 8
+    assert [r.checkpoint_id for r in records] == list(reversed(ids))  # oldest first
+    assert records[-1].next == () and records[2].writers == ("count",)
+    assert [s.config["configurable"]["checkpoint_id"] for s in newest_two] == ids[:2]
