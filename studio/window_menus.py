@@ -31,6 +31,7 @@ class WindowMenus:
         self.view = bar.addMenu("&View")
         self.help = bar.addMenu("&Help")
         self.file_dialog: QFileDialog | None = None
+        self.server_opening: asyncio.Future[None] | None = None
         self._build_file()
         self._build_debug()
         self._build_view()
@@ -60,6 +61,8 @@ class WindowMenus:
         m.addSeparator()
         self.open_session_action = m.addAction("Open Session...", self.choose_session_file)
         self.open_session_action.setShortcut(QKeySequence("Ctrl+Alt+O"))
+        self.connect_action = m.addAction("Connect to Ser&ver...", self.choose_server)
+        self.connect_action.setShortcut(QKeySequence("Ctrl+Alt+V"))
         self.open_thread_action = m.addAction("Open Saved &Thread...", self.choose_saved_thread)
         self.open_thread_action.setShortcut(QKeySequence("Ctrl+Alt+T"))
         self.save_session_action = m.addAction("Save Session As...", self.choose_save_path)
@@ -130,14 +133,34 @@ class WindowMenus:
         dialog.fileSelected.connect(self.w.open_session)
         dialog.open()
 
+    def choose_server(self) -> asyncio.Future[int]:
+        """Pick a LangGraph server's assistant and thread, and debug it."""
+        from studio.dialogs.connect_server import ConnectServerDialog
+        from studio.run.remote_open import open_remote
+
+        self.server_dialog = ConnectServerDialog(self.w, self.w.settings.theme)
+
+        def done(code: asyncio.Future[int]) -> None:
+            dialog = self.server_dialog
+            if code.result() and dialog.target is not None:
+                self.server_opening = asyncio.ensure_future(
+                    open_remote(self.w, dialog.target, dialog.chosen_thread)
+                )
+
+        future = show_dialog(self.server_dialog)
+        future.add_done_callback(done)
+        return future
+
     def choose_saved_thread(self) -> asyncio.Future[int] | None:
         """Pick a thread the checkpointer holds (another database in attach mode) and open it."""
         from studio.dialogs.saved_thread import OpenThreadDialog
 
         ctl = self.w.controller
-        if ctl.graph is None:
+        if ctl.target is None:
             self.w.show_error("No agent is loaded", "Open the agent file first: threads are its")
             return None
+        if ctl.fixed_target is not None:  # a server: its thread browser
+            return self.choose_server()
         self.thread_dialog = OpenThreadDialog(ctl, self.w, self.w.settings.theme)
 
         def done(code: asyncio.Future[int]) -> None:
@@ -261,6 +284,15 @@ class WindowMenus:
             action = tools.addAction("Any tool" if name is None else name)
             action.triggered.connect(lambda _c=False, tool=name: self._inject_tool_error(tool))
             self.tool_fault_actions[name] = action
+        from engine.targets import Capability
+        from studio.capabilities import can
+
+        able, why = can(self.w.hub, Capability.FAULT_INJECTION)
+        if ctl.target is not None and not able:
+            m.setToolTipsVisible(True)
+            for action in m.actions():
+                action.setEnabled(False)
+                action.setToolTip(why)
 
     def _inject_model_timeout(self) -> None:
         self.w.controller.inject_model_timeout()

@@ -157,6 +157,15 @@ def explain(exc: BaseException, client: RemoteClient, what: str) -> RemoteError:
     return RemoteError(f"{what}: the server answered {status}: {detail}", "server", status)
 
 
+def _running_loop() -> Any:
+    import asyncio
+
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
 @dataclass
 class RemoteClient:
     """The server calls of remote mode (see module docstring)."""
@@ -166,6 +175,7 @@ class RemoteClient:
     timeout: float = 300.0
     """Seconds to wait for a read (a run's stream may be quiet while a node works)."""
     _sdk: LangGraphClient | None = field(default=None, init=False, repr=False)
+    _loop: Any = field(default=None, init=False, repr=False)
 
     @property
     def display_url(self) -> str:
@@ -176,7 +186,16 @@ class RemoteClient:
     def sdk(self) -> LangGraphClient:
         if self._sdk is None:
             self._sdk = self._make_sdk()
+            self._loop = _running_loop()
         return self._sdk
+
+    def for_this_loop(self) -> RemoteClient:
+        """This client, or a fresh one when called on another event loop than the one its
+        connections belong to (a sync caller's helper loop: sharing them would deadlock);
+        the caller closes a fresh one (``aclose``)."""
+        if self._sdk is None or self._loop is _running_loop():
+            return self
+        return RemoteClient(self.url, self.credentials, self.timeout)
 
     def _make_sdk(self) -> LangGraphClient:
         try:
@@ -203,7 +222,9 @@ class RemoteClient:
     async def aclose(self) -> None:
         if self._sdk is not None:
             sdk, self._sdk = self._sdk, None
-            await sdk.aclose()
+            if self._loop is _running_loop():
+                await sdk.aclose()
+            # else its loop is gone: its connections went with it
 
     # -- assistants ----------------------------------------------------------------------------
 

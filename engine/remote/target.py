@@ -13,7 +13,8 @@ are never kept anywhere but in the HTTP client's headers.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
 
 from engine.attach.mirror import CheckpointMirror
@@ -116,6 +117,16 @@ class RemoteTarget:
         if all(m.saver is not saver for m in self.mirrors):
             self.mirrors.append(CheckpointMirror(saver))
 
+    @contextlib.asynccontextmanager
+    async def _client(self) -> AsyncIterator[RemoteClient]:
+        """The client to use on the running loop (see ``RemoteClient.for_this_loop``)."""
+        client = self.client.for_this_loop()
+        try:
+            yield client
+        finally:
+            if client is not self.client:
+                await client.aclose()
+
     def notice(self, text: str) -> None:
         """Tell the user something about this connection (once per text)."""
         if text in self.notices:
@@ -163,9 +174,10 @@ class RemoteTarget:
     async def threads(self, query: ThreadQuery | None = None) -> list[ThreadInfo]:
         q = query or ThreadQuery()
         metadata = dict(q.metadata)
-        found = await self.client.search_threads(
-            metadata=metadata, status=q.status, limit=q.limit, offset=q.offset
-        )
+        async with self._client() as client:
+            found = await client.search_threads(
+                metadata=metadata, status=q.status, limit=q.limit, offset=q.offset
+            )
         return [
             ThreadInfo(
                 thread_id=str(t.get("thread_id")),
@@ -185,13 +197,24 @@ class RemoteTarget:
     ) -> list[dict[str, Any]]:
         """The thread's checkpoints as the server gives them, newest first, read in pages of
         ``HISTORY_PAGE`` (``[]`` for a thread the server does not have)."""
+        async with self._client() as client:
+            return await self._read_pages(client, thread_id, limit, before, select)
+
+    async def _read_pages(
+        self,
+        client: RemoteClient,
+        thread_id: str,
+        limit: int | None,
+        before: str | None,
+        select: tuple[str, ...] | None,
+    ) -> list[dict[str, Any]]:
         thread = server_thread_id(thread_id)
         out: list[dict[str, Any]] = []
         cursor = before
         while limit is None or len(out) < limit:
             page = HISTORY_PAGE if limit is None else min(HISTORY_PAGE, limit - len(out))
             try:
-                found = await self.client.history(thread, limit=page, before=cursor, select=select)
+                found = await client.history(thread, limit=page, before=cursor, select=select)
             except RemoteError as exc:
                 if exc.kind in ("not_found", "invalid") and not out:
                     return []
@@ -224,7 +247,8 @@ class RemoteTarget:
     ) -> StateSnapshot | None:
         thread = server_thread_id(thread_id)
         try:
-            data = await self.client.state(thread, checkpoint_id)
+            async with self._client() as client:
+                data = await client.state(thread, checkpoint_id)
         except RemoteError as exc:
             if exc.kind in ("not_found", "invalid"):
                 return None
@@ -241,12 +265,13 @@ class RemoteTarget:
         as_node: str | None = None,
         checkpoint_id: str | None = None,
     ) -> str:
-        return await self.client.update_state(
-            server_thread_id(thread_id),
-            to_server(values),
-            as_node=as_node,
-            checkpoint_id=checkpoint_id,
-        )
+        async with self._client() as client:
+            return await client.update_state(
+                server_thread_id(thread_id),
+                to_server(values),
+                as_node=as_node,
+                checkpoint_id=checkpoint_id,
+            )
 
     async def new_thread(self) -> str:
         """A new thread on the server (its id)."""
