@@ -31,6 +31,7 @@ lint: $(STAMP)
 	@$(VENV)/bin/ruff check .
 	@$(VENV)/bin/ruff format --check .
 	@$(VENV)/bin/pyright
+	@$(VENV)/bin/lint-imports --no-cache
 
 format: $(STAMP)
 	@$(VENV)/bin/ruff format .

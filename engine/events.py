@@ -31,6 +31,7 @@ __all__ = [
     "HookStarted",
     "InterruptRaised",
     "InterruptResumed",
+    "LoopDetected",
     "MiddlewareAction",
     "ModelRequest",
     "ModelResponse",
@@ -275,6 +276,23 @@ class ModelRequest(EventBase):
     request_hash: str | None = None
     """Stable hash of the full request (messages + tools): how replays detect divergence."""
     streaming: bool = False
+    messages: list[JSON] | None = None
+    """The messages sent (system prompt first), after the ``messages_reused`` first ones of the
+    request ``messages_base``; None in sessions recorded before requests were
+    (``engine.observe.request_log.resolve`` rebuilds the whole list)."""
+    messages_base: int | None = None
+    """``seq`` of an earlier ``model.request`` of this run whose first messages this one
+    starts with (its history is not repeated)."""
+    messages_reused: int = 0
+    tool_schemas: list[JSON] | None = None
+    """The tools as the model sees them: ``{"name", "description", "parameters"}`` (JSON
+    schema), structured-output tools included."""
+    tool_schemas_reused: bool = False
+    """The tools are those of ``messages_base`` (not repeated)."""
+    response_schema: JSON = None
+    """The structured-output schema the provider was given (``response_format``), if any."""
+    params: dict[str, JSON] = Field(default_factory=dict)
+    """The model's own parameters (temperature, max_tokens...), credentials redacted."""
 
 
 class ModelToken(EventBase):
@@ -292,6 +310,9 @@ class ModelResponse(EventBase):
     latency_ms: float = 0.0
     error: ErrorInfo | None = None
     replayed: bool = False
+    model_name: str | None = None
+    """The model the provider says answered (``response_metadata``), e.g.
+    ``gpt-4o-2024-08-06`` for a request to ``gpt-4o``; None when it did not say."""
 
 
 class ToolStarted(EventBase):
@@ -414,6 +435,26 @@ class CustomEvent(EventBase):
     data: JSON = None
 
 
+class LoopDetected(EventBase):
+    """The run looks stuck in a loop (``engine.observe.loops``): the same tool call (name and
+    arguments) made again and again, or a model whose answers are only tool calls that fail."""
+
+    kind: Literal["loop.detected"] = "loop.detected"
+    loop: Literal["repeated_call", "failing_calls"]
+    node: str = ""
+    """The node the evidence is in: the one running the repeated tool call, or the one calling
+    the model whose tool calls fail."""
+    tool: str | None = None
+    args: JSON = None
+    """``repeated_call``: the arguments repeated."""
+    count: int = 0
+    """How many times the call was made, or how many answers in a row failed."""
+    detail: str = ""
+    """One line for people, e.g. ``search({"q": "x"}) made 3 times with the same arguments``."""
+    seqs: list[int] = Field(default_factory=list)
+    """The ``seq`` of the events that make up the loop (tool.started / model.response)."""
+
+
 class DebugPaused(EventBase):
     kind: Literal["debug.paused"] = "debug.paused"
     reason: Literal["breakpoint", "step", "interrupt", "fault", "pause", "exception"] = "breakpoint"
@@ -457,6 +498,7 @@ Event: TypeAlias = Annotated[
         StoreAccessed,
         PlanStep,
         CustomEvent,
+        LoopDetected,
         DebugPaused,
         DebugResumed,
     ],

@@ -26,7 +26,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from engine.core.errors import one_line
+from engine.errors import one_line
 
 __all__ = [
     "DEFAULT_ATTR",
@@ -110,7 +110,10 @@ def _import_file(target: str) -> tuple[ModuleType, str]:
         sys.modules.pop(name, None)
         line = f":{exc.lineno}" if exc.lineno else ""
         raise AgentLoadError(f"{target}{line}: syntax error: {exc.msg}") from None
-    except (Exception, SystemExit) as exc:
+    except KeyboardInterrupt:  # Ctrl+C while the file loads: a stop, not a broken file
+        sys.modules.pop(name, None)
+        raise
+    except BaseException as exc:  # SystemExit, GeneratorExit, a BaseException subclass...
         sys.modules.pop(name, None)
         line = _where_in(exc, str(resolved))
         where = f"{target}:{line}" if line else target
@@ -132,7 +135,9 @@ def _import_module(target: str) -> tuple[ModuleType, str]:
     except SyntaxError as exc:
         line = f":{exc.lineno}" if exc.lineno else ""
         raise AgentLoadError(f"{exc.filename or target}{line}: syntax error: {exc.msg}") from None
-    except (Exception, SystemExit) as exc:
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # SystemExit, GeneratorExit, a BaseException subclass...
         origin = getattr(importlib.util.find_spec(target), "origin", None) if target else None
         line = _where_in(exc, origin) if origin else None
         where = f"{origin}:{line}" if origin and line else target

@@ -17,6 +17,8 @@ from typing import Annotated, Any, Literal, SupportsIndex, TypeAlias, Union
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from typing_extensions import TypedDict
 
+from engine.core.foreign import adapt
+
 __all__ = [
     "REMOVE_ALL_MESSAGES",
     "AIMessage",
@@ -368,12 +370,9 @@ def coerce_message(value: Any) -> BaseMessage:
         if cls is AIMessage and data.get("tool_calls"):
             data["tool_calls"] = [_openai_call_to_tool_call(c) for c in data["tool_calls"]]
         return cls(**data)
-    from engine.interop import is_langchain_message
-
-    if is_langchain_message(value):  # a user's langchain_core message
-        from engine.interop.langchain_messages import message_from_langchain
-
-        return message_from_langchain(value)
+    adapted = adapt("message", value)  # a user's langchain_core message
+    if adapted is not None:
+        return adapted
     raise TypeError(f"Cannot coerce {type(value).__name__} to a message")
 
 

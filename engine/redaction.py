@@ -4,8 +4,11 @@ Models register every credential they are configured with (API key, header value
 ``user:password`` of a ``base_url``) through ``register_secret`` / ``register_url``.  Errors
 (``ErrorInfo``), model errors and the session recorder pass their text through ``scrub``, so a
 server that echoes a header back in an error body cannot put it into a traceback, an event, a
-session file, an export or replay output.  Also scrubbed: anything shaped like an
-OpenAI-style key (``sk-...``).
+session file, an export or replay output.  Database URLs and keyword DSNs register their
+passwords too (``register_dsn``: ``user:password@``, ``?password=...``, ``password=...``).  Also
+scrubbed whatever the secrets registered: anything shaped like an OpenAI-style key
+(``sk-...``), the password of a URL's ``user:password@`` and the value of a ``password=`` in a
+DSN or a query string.
 """
 
 from __future__ import annotations
@@ -14,10 +17,11 @@ import base64
 import re
 import threading
 from collections.abc import Iterable, Mapping
-from urllib.parse import unquote, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, unquote, urlsplit, urlunsplit
 
 __all__ = [
     "REDACTED",
+    "register_dsn",
     "register_headers",
     "register_secret",
     "register_url",
@@ -29,6 +33,13 @@ __all__ = [
 REDACTED = "[REDACTED]"
 _KEY_PATTERN = re.compile(r"\bsk-[A-Za-z0-9_\-]{4,}")
 _SCHEMES = re.compile(r"^(bearer|basic|token|apikey|api-key)\s+", re.I)
+_PASSWORD_WORDS = ("password", "passwd", "pwd", "PASSWORD", "Password", "PWD")
+_PASSWORD_PARAM = re.compile(
+    r"\b(password|passwd|pwd|sslpassword)(\s*=\s*)('(?:[^'\\]|\\.)*'|[^\s&;,'\"\\]+)", re.I
+)
+"""``password=value`` in a keyword DSN (``host=h password='x y'``) or a query string."""
+_URL_PASSWORD = re.compile(r"(://[^\s/@:'\"\\]*:)([^\s/@'\"\\]+)(@)")
+"""The password of a URL's ``user:password@``."""
 MIN_LENGTH = 6
 """Shorter values are not treated as secrets (they would scrub ordinary words)."""
 
@@ -80,6 +91,34 @@ def register_url(url: str | None) -> None:
     register_secret(base64.b64encode(plain.encode()).decode())
 
 
+def register_dsn(dsn: str | None) -> None:
+    """The passwords in a database URL (``user:password@``, ``?password=...``) or a keyword
+    DSN (``host=h user=u password=...``)."""
+    if not dsn:
+        return
+    if "://" in dsn:
+        if urlsplit(dsn).password is not None:  # a user name alone (postgres@) is no secret
+            register_url(dsn)
+        for key, value in parse_qsl(urlsplit(dsn).query, keep_blank_values=False):
+            if _PASSWORD_PARAM.fullmatch(f"{key}=x"):
+                register_secret(value)
+    for match in _PASSWORD_PARAM.finditer(dsn):
+        value = match.group(3)
+        if value.startswith("'") and value.endswith("'") and len(value) >= 2:
+            value = re.sub(r"\\(.)", r"\1", value[1:-1])
+        register_secret(value)
+        register_secret(unquote(value))
+
+
+def _scrub_shapes(text: str) -> str:
+    """Passwords recognisable by where they stand, registered or not (any length)."""
+    if "=" in text and any(word in text for word in _PASSWORD_WORDS):
+        text = _PASSWORD_PARAM.sub(lambda m: f"{m.group(1)}{m.group(2)}{REDACTED}", text)
+    if "@" in text and "://" in text:
+        text = _URL_PASSWORD.sub(lambda m: f"{m.group(1)}{REDACTED}{m.group(3)}", text)
+    return text
+
+
 def strip_url_credentials(url: str) -> str:
     """``url`` without its ``user:password@`` part (everything else kept)."""
     parts = urlsplit(url)
@@ -93,7 +132,7 @@ def scrub(text: str, extra: Iterable[str | None] = ()) -> str:
     for secret in (*(e for e in extra if e and len(e) >= 4), *_ordered):
         if secret in text:
             text = text.replace(secret, REDACTED)
-    return _KEY_PATTERN.sub(REDACTED, text)
+    return _scrub_shapes(_KEY_PATTERN.sub(REDACTED, text))
 
 
 def scrub_data(data: object) -> object:

@@ -52,10 +52,10 @@ def _qualname(cls: type) -> str:
 
 
 _MOVED = {
-    "engine.graph.types.": "engine.types.",
-    "engine.graph.errors.": "engine.core.errors.",
-    "engine.graph.execution.": "engine.core.execution.",
-    "engine.graph.message_log.": "engine.message_log.",
+    "engine.types.": "engine.types.",
+    "engine.errors.": "engine.errors.",
+    "engine.core.execution.": "engine.core.execution.",
+    "engine.message_log.": "engine.message_log.",
 }
 """Modules whose types moved: a session written before the move names the old module."""
 

@@ -28,6 +28,8 @@ from typing import Annotated, Any, Generic, Literal, get_args, get_origin, get_t
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from typing_extensions import TypeVar
 
+from engine.core.foreign import adapt
+
 __all__ = [
     "BaseTool",
     "InjectedState",
@@ -494,12 +496,9 @@ def as_tool(obj: Any) -> BaseTool:
     """A ``BaseTool`` from a tool or a plain function."""
     if isinstance(obj, BaseTool):
         return obj
-    from engine.interop import is_langchain
-
-    if is_langchain(obj):  # a langchain_core tool (@tool, StructuredTool, a toolkit's)
-        from engine.interop.langchain import LangChainTool
-
-        return LangChainTool(obj)
+    adapted = adapt("tool", obj)  # a langchain_core tool (@tool, StructuredTool, a toolkit's)
+    if adapted is not None:
+        return adapted  # type: ignore[no-any-return]
     if callable(obj):
         return tool(obj)
     raise TypeError(f"Not a tool: {obj!r}")

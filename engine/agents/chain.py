@@ -23,7 +23,7 @@ from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from engine.core.errors import GraphBubbleUp
+from engine.errors import GraphBubbleUp
 from engine.events import ErrorInfo, WrapperFinished, WrapperStarted
 from engine.messages import AIMessage, ToolMessage
 from engine.middleware.types import AgentMiddleware, ExtendedModelResponse, ModelResponse

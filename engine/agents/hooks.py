@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from engine.agents.routing import remember_jump
-from engine.core.errors import GraphBubbleUp
+from engine.errors import GraphBubbleUp
 from engine.events import ErrorInfo, HookFinished, HookStarted
 from engine.graph.runtime import Runtime, current_run, current_task
 from engine.middleware.types import AgentMiddleware, can_jump_to, overrides

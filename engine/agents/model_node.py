@@ -41,9 +41,11 @@ from engine.messages import (
 from engine.middleware.types import AgentMiddleware, ModelRequest, ModelResponse
 from engine.observe.bus import RunEmitter, current_emitter, span
 from engine.observe.faults import check_fault
+from engine.observe.request_log import public_params
 from engine.serde import to_jsonable
 from engine.tools import BaseTool
 from engine.types import Command
+from engine.usage import reported_model, usage_dict
 
 __all__ = ["ModelNode", "model_label"]
 
@@ -230,15 +232,17 @@ class ModelNode:
                 )
             raise
         if active:
+            meta = output.response_metadata
             await em.emit(  # type: ignore[union-attr]
                 ModelResponseEvent,
                 span_id=s.id,
                 parent_span_id=s.parent,
                 model=model_label(model),
                 message=to_jsonable(output),
-                usage=to_jsonable(output.usage_metadata) if output.usage_metadata else None,
+                usage=usage_dict(output.usage_metadata, meta),
                 latency_ms=(time.perf_counter() - t0) * 1000,
-                replayed=bool(output.response_metadata.get("replayed", False)),
+                replayed=bool(meta.get("replayed", False)),
+                model_name=reported_model(meta),
             )
         return handle_model_output(output, strategy)
 
@@ -313,7 +317,9 @@ class ModelNode:
             Exception
         ):  # an odd tool schema must not break the run; the model will say what is wrong
             digest = None
-        await em.emit(
+        task = current_task()
+        lane = f"{em.ns}|{task.name if task is not None else ''}"
+        ev = await em.emit(
             ModelRequestEvent,
             span_id=s.id,
             parent_span_id=s.parent,
@@ -327,7 +333,11 @@ class ModelNode:
             settings=public_settings(request.model_settings),
             request_hash=digest,
             streaming=True,
+            response_schema=to_jsonable(kwargs.get("response_format")),
+            params=public_params(getattr(model, "model_settings", None)),
+            **em.requests.fields(lane, messages, tools),
         )
+        em.requests.remember(lane, ev, messages, tools)
 
 
 _SECRET = re.compile(

@@ -22,7 +22,7 @@ import typing
 from collections.abc import Callable, Mapping
 from typing import Any, Union, get_args, get_origin
 
-from engine.core.errors import GraphBubbleUp
+from engine.errors import GraphBubbleUp
 from engine.events import ErrorInfo, ToolFinished, ToolStarted
 from engine.graph.runtime import current_task
 from engine.messages import InvalidToolCall, ToolMessage

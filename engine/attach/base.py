@@ -72,13 +72,13 @@ class HandlerBase(AsyncCallbackHandler):
 
     # -- plumbing -----------------------------------------------------------------------------
 
-    async def _emit(self, cls: type[EventBase], ns: str, **fields: Any) -> None:
+    async def _emit(self, cls: type[EventBase], ns: str, **fields: Any) -> EventBase | None:
         em = self.em
         child = em.child(ns) if ns != em.ns else em
         if threading.get_ident() == em.loop_thread:
-            await child.emit(cls, **fields)
-        else:  # a sync node or tool running in a worker thread (its own throwaway loop)
-            child.emit_sync(cls, **fields)
+            return await child.emit(cls, **fields)
+        # a sync node or tool running in a worker thread (its own throwaway loop)
+        return child.emit_sync(cls, **fields)
 
     def emit_sync(self, cls: type[EventBase], ns: str, **fields: Any) -> None:
         """``_emit`` from synchronous code (a sync middleware layer)."""

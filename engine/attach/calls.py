@@ -9,6 +9,7 @@ from typing import Any
 from uuid import UUID
 
 from engine.attach.base import HandlerBase, Open, task_of
+from engine.attach.secrets import register_calling_model
 from engine.core.ids import new_span_id
 from engine.events import (
     ErrorInfo,
@@ -19,7 +20,9 @@ from engine.events import (
     ToolFinished,
     ToolStarted,
 )
+from engine.observe.request_log import public_params
 from engine.serde import to_jsonable
+from engine.usage import reported_model, usage_dict
 
 __all__ = ["CallEvents"]
 
@@ -45,9 +48,9 @@ class CallEvents(HandlerBase):
         op = self.open.pop(run_id, None)
         return op if op is not None and op.kind != "node" else None
 
-    async def _emit_for(self, op: Open, cls: type[EventBase], **fields: Any) -> None:
+    async def _emit_for(self, op: Open, cls: type[EventBase], **fields: Any) -> EventBase | None:
         """An event of the call ``op`` (its span, where it nests, its graph and step)."""
-        await self._emit(
+        return await self._emit(
             cls, op.ns, span_id=op.span, parent_span_id=op.parent, step=op.step, **fields
         )
 
@@ -64,6 +67,7 @@ class CallEvents(HandlerBase):
         invocation_params: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
+        register_calling_model(serialized)  # before the server can echo a credential back
         meta = metadata or {}
         params = invocation_params or kwargs.get("invocation_params") or {}
         model = str(
@@ -76,19 +80,28 @@ class CallEvents(HandlerBase):
         )
         op = self._open_call(run_id, parent_run_id, "model", model, meta)
         msgs = messages[0] if messages else []
-        tools = [
-            str((t.get("function") or t).get("name", "")) if isinstance(t, dict) else str(t)
-            for t in params.get("tools") or ()
-        ]
-        await self._emit_for(
+        schemas = [_tool_schema(t) for t in params.get("tools") or ()]
+        tools = [str(t.get("name", "")) if isinstance(t, dict) else str(t) for t in schemas]
+        lane = f"{op.ns}|{meta.get('langgraph_node') or ''}"
+        log = self.em.requests
+        structured = meta.get("ls_structured_output_format")
+        ev = await self._emit_for(
             op,
             ModelRequest,
             model=model,
             messages_count=len(msgs),
             last_messages=[to_jsonable(m, max_str=2000) for m in msgs[-3:]],
             tools=tools,
+            tool_choice=to_jsonable(params.get("tool_choice")),
             streaming=bool(params.get("stream")),
+            response_schema=to_jsonable(
+                params.get("response_format")
+                or (structured.get("schema") if isinstance(structured, dict) else None)
+            ),
+            params=public_params(params),
+            **log.fields(lane, msgs, schemas),
         )
+        log.remember(lane, ev, msgs, schemas)
 
     async def on_llm_start(
         self,
@@ -131,20 +144,22 @@ class CallEvents(HandlerBase):
         if op is None:
             return
         message: Any = None
-        usage: Any = None
+        msg: Any = None
         gens = getattr(response, "generations", None) or []
         if gens and gens[0]:
             gen = gens[0][0]
             msg = getattr(gen, "message", None)
             message = to_jsonable(msg if msg is not None else getattr(gen, "text", None))
-            usage = getattr(msg, "usage_metadata", None)
+        meta = getattr(msg, "response_metadata", None)
+        llm_output = getattr(response, "llm_output", None)
         await self._emit_for(
             op,
             ModelResponse,
             model=op.name,
             message=message,
-            usage=to_jsonable(dict(usage)) if usage else None,
+            usage=usage_dict(getattr(msg, "usage_metadata", None), meta, llm_output),
             latency_ms=(time.perf_counter() - op.t0) * 1000,
+            model_name=reported_model(meta) or reported_model(llm_output),
         )
 
     async def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
@@ -211,3 +226,15 @@ class CallEvents(HandlerBase):
             error=None if interrupted else ErrorInfo.from_exception(error),
             duration_ms=(time.perf_counter() - op.t0) * 1000,
         )
+
+
+def _tool_schema(tool: Any) -> Any:
+    """A bound tool as the model sees it: ``{"name", "description", "parameters"}`` (the
+    OpenAI ``{"type": "function", "function": ...}`` wrapper removed)."""
+    if (
+        isinstance(tool, dict)
+        and tool.get("type") == "function"
+        and isinstance(tool.get("function"), dict)
+    ):
+        return tool["function"]
+    return tool

@@ -70,6 +70,7 @@ class AttachedGraph(AttachedState):
         stream_tokens: bool = False,
         sync: bool | None = None,
     ) -> None:
+        from engine.attach.secrets import register_live_models
         from engine.attach.wrappers import instrument
 
         self.real = graph
@@ -77,6 +78,7 @@ class AttachedGraph(AttachedState):
         self.stream_tokens = stream_tokens
         self.bus = EventBus()
         self.instrumented = instrument(graph)
+        register_live_models()  # the app's LangChain models: their credentials are scrubbed
         """The copy of ``graph`` that runs (its create_agent middleware layers emit events) and
         what was learnt of its middleware."""
         self._sync = sync

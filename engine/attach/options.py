@@ -52,15 +52,15 @@ class AttachOptions:
         if not self.checkpointer:
             return None
         from engine.attach.savers import SaverError, open_saver
-        from engine.redaction import register_url, scrub, strip_url_credentials
+        from engine.redaction import register_dsn, scrub, strip_url_credentials
 
-        register_url(self.checkpointer)  # a database password never reaches a message or a file
+        register_dsn(self.checkpointer)  # a database password never reaches a message or a file
         try:
             return open_saver(self.checkpointer)
         except SaverError as exc:
             raise AttachError(scrub(str(exc))) from None
         except Exception as exc:  # an unreachable database, a bad path: one line
-            where = strip_url_credentials(self.checkpointer)
+            where = scrub(strip_url_credentials(self.checkpointer))
             first = scrub(str(exc).strip().splitlines()[0] if str(exc).strip() else "")
             raise AttachError(f"cannot open {where}: {type(exc).__name__}: {first}") from None
 

@@ -81,4 +81,9 @@ def open_saver(url: str) -> Any:
         saver = mod.PostgresSaver(conn)
         saver.setup()
         return _with_async(saver)
-    raise SaverError(f"unknown checkpointer {url!r}: use memory, sqlite:///path or postgres://...")
+    from engine.redaction import scrub, strip_url_credentials
+
+    shown = scrub(strip_url_credentials(url))  # never a password (a keyword DSN has one)
+    raise SaverError(
+        f"unknown checkpointer '{shown}': use memory, sqlite:///path or postgres://..."
+    )

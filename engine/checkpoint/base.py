@@ -24,7 +24,7 @@ from typing import Any, Generic, NamedTuple, TypedDict, TypeVar
 from engine import serde
 from engine.checkpoint.blobs import BlobCodec
 from engine.core.aio import iter_sync, run_sync
-from engine.core.errors import CheckpointError, ThreadBusyError
+from engine.errors import CheckpointError, ThreadBusyError
 
 V = TypeVar("V", int, float, str)
 

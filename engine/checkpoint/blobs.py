@@ -15,7 +15,7 @@ from collections import OrderedDict
 from typing import Any
 
 from engine import serde
-from engine.core.errors import CheckpointError
+from engine.errors import CheckpointError
 from engine.message_log import AppendLog, MessageList
 
 __all__ = ["BlobCodec"]

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from engine.checkpoint.base import SCHEMA_VERSION, BaseCheckpointSaver, StoredRow
 from engine.checkpoint.leases import DEFAULT_LEASE_TTL, LeaseInfo, SqliteLeases
-from engine.core.errors import CheckpointError
+from engine.errors import CheckpointError
 
 __all__ = ["SqliteSaver", "open_sqlite"]
 

@@ -9,7 +9,8 @@
     stepwise run FILE.py:ATTR [--input TEXT | --input-json JSON] [--thread ID]
                  [--runtime auto|engine|langgraph] [--checkpointer URL] [--stream-tokens]
                  [--session PATH | --no-session] [--break NODE ...] [--break-after NODE ...]
-                 [--break-tool NAME ...] [--break-on-failure] [--break-when EXPR ...] --headless
+                 [--break-tool NAME ...] [--break-on-failure] [--break-on-loop]
+                 [--break-when EXPR ...] --headless
     stepwise run --server URL --assistant NAME [--thread ID] [--input TEXT | --input-json JSON]
                  [--break NODE ...] [--break-after NODE ...] [--header NAME=ENV_VAR ...] [--join]
                                       run (or --join) a graph on a LangGraph server; the API key
@@ -124,6 +125,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument(
         "--break-on-failure", action="store_true", help="pause at any failed attempt or error"
+    )
+    run.add_argument(
+        "--break-on-loop",
+        action="store_true",
+        help="pause when the run loops (the same tool call 3 times, or 3 answers of only failing "
+        "tool calls in a row)",
     )
     run.add_argument(
         "--break-when",
@@ -285,7 +292,7 @@ def _headless(spec: str | None, console: Console, why: str) -> int:
 
 
 FRONTENDS = "stepwise.frontends"
-"""Entry-point group a GUI registers itself under (the studio: ``studio = studio.app:main``).
+"""Entry-point group a GUI registers itself under (the studio: ``studio = studio.app.entry:main``).
 The engine never names the studio: it looks it up, so it depends on no GUI code."""
 
 
@@ -301,9 +308,9 @@ def cmd_studio(argv: list[str], spec: str | None, console: Console) -> int:
     try:
         studio_main = found[0].load()
     except ImportError as exc:
-        missing = getattr(exc, "name", None) in ("studio", "studio.app")
+        missing = getattr(exc, "name", None) in ("studio", "studio.app.entry")
         why = (
-            "the studio is not available yet (no studio.app)"
+            "the studio is not available yet (no studio.app.entry)"
             if missing
             else f"the studio cannot start ({exc})"
         )
@@ -410,6 +417,7 @@ def _main(
                 breaks_after=args.break_after,
                 break_tools=args.break_tool,
                 break_on_failure=args.break_on_failure,
+                break_on_loop=args.break_on_loop,
                 break_when=args.break_when,
                 color=use_color(args.color, console.stdout),
             )
@@ -424,3 +432,6 @@ def _main(
         return EXIT_USAGE
     except BrokenPipeError:  # `stepwise replay x | head`
         return EXIT_OK
+    except RecursionError:  # a value nested deeper than Python can walk (a crafted file)
+        console.err("stepwise: a value is nested too deeply to read or print")
+        return EXIT_USAGE

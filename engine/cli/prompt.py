@@ -10,11 +10,13 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
+from engine.cli.text import styled_safe, terminal_safe
 from engine.debug import Debugger
 from engine.events import EventBase
+from engine.redaction import scrub
 from engine.serde import to_jsonable
 
 __all__ = ["STOP", "Console", "ask_resume", "breakpoint_prompt", "is_hitl_request"]
@@ -43,15 +45,23 @@ _ALL_DECISIONS = ("approve", "edit", "reject", "respond")
 
 
 class Console:
-    """The CLI's terminal: output lines, error lines, and prompts."""
+    """The CLI's terminal: output lines, error lines, and prompts.  Everything written passes
+    through ``engine.redaction.scrub`` and ``engine.cli.text.terminal_safe``, and through the
+    ``filters`` added (the personal data the agent's PII middleware redacts)."""
 
     def __init__(self, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> None:
         self.stdin = stdin
         self.stdout = stdout
         self.stderr = stderr
         self.eof = False
+        self.filters: list[Callable[[str], str]] = []
 
-    def _write(self, stream: TextIO, text: str) -> None:
+    def _write(self, stream: TextIO, text: str, *, styled: bool = False) -> None:
+        for flt in self.filters:
+            text = flt(text)
+        text = scrub(text)  # no registered credential (or sk-... key) ever reaches the terminal
+        # shown, never obeyed: escape sequences, \r, bidi overrides (a tree line keeps its colours)
+        text = styled_safe(text) if styled else terminal_safe(text)
         try:
             stream.write(text)
         except UnicodeEncodeError:
@@ -59,8 +69,9 @@ class Console:
             stream.write(text.encode(enc, "replace").decode(enc))
         stream.flush()
 
-    def out(self, text: str = "") -> None:
-        self._write(self.stdout, text + "\n")
+    def out(self, text: str = "", *, styled: bool = False) -> None:
+        """Print a line (``styled``: a tree line whose own colour sequences are kept)."""
+        self._write(self.stdout, text + "\n", styled=styled)
 
     def err(self, text: str) -> None:
         self._write(self.stderr, text + "\n")

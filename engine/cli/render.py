@@ -11,6 +11,8 @@
 Openers (``┌``) and closers (``└``) of a span share a label; point events (routes, state
 changes, checkpoints, interrupts, middleware actions) have their own mark.  ``model.token``
 events are not printed (the response line shows the result).  Colours (ANSI) are optional.
+Every field taken from an event (names, errors, values) is ``terminal_safe``: whatever a model,
+a tool or a session file put in it, the terminal shows it and does not obey it.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from collections import OrderedDict
 from collections.abc import Iterable
 from typing import Any
 
+from engine.cli.text import styled_safe, terminal_safe
 from engine.events import SPAN_CLOSERS, SPAN_OPENERS, EventBase
 
 __all__ = ["TreeRenderer", "render_events", "summarize"]
@@ -43,7 +46,13 @@ def summarize(value: Any, width: int = 60) -> str:
 
 
 def summarize_text(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
+    text = text if len(text) <= width else text[: width - 1] + "…"
+    return terminal_safe(text, one_line=True)
+
+
+def _t(value: Any) -> str:
+    """A field of an event, as one line of terminal-safe text."""
+    return terminal_safe(str(value), one_line=True)
 
 
 def _duration(ms: Any) -> str:
@@ -58,7 +67,7 @@ def _message_summary(message: Any) -> str:
     calls = message.get("tool_calls") or []
     if calls:
         return "→ " + ", ".join(
-            f"{c.get('name')}({summarize(c.get('args', {}), 40)})" for c in calls
+            f"{_t(c.get('name'))}({summarize(c.get('args', {}), 40)})" for c in calls
         )
     content = message.get("content")
     if isinstance(content, list):
@@ -107,7 +116,7 @@ class TreeRenderer:
             return self._c("ok", "✓")
         if status == "error":
             return self._c("err", "✗")
-        return self._c("warn", _MARKS.get(str(status), str(status)))
+        return self._c("warn", _MARKS.get(str(status), _t(status)))
 
     def _time(self, ms: Any) -> str:
         return self._c("dim", _duration(ms)) if self.times else ""
@@ -118,27 +127,27 @@ class TreeRenderer:
         d = ev.__dict__
         kind = ev.kind.split(".")[0]
         if kind == "run":
-            return f"run {d.get('graph', '')}".rstrip() if ev.kind == "run.started" else "run"
+            return f"run {_t(d.get('graph', ''))}".rstrip() if ev.kind == "run.started" else "run"
         if kind == "superstep":
             return f"superstep {ev.step}"
         if kind == "node":
             extra = f" attempt {d['attempt']}" if d.get("attempt", 1) > 1 else ""
-            return f"node {self._c('node', str(d.get('node')))}{extra}"
+            return f"node {self._c('node', _t(d.get('node')))}{extra}"
         if kind == "hook":
-            return self._c("mw", f"{d.get('middleware')}.{d.get('hook')}")
+            return self._c("mw", f"{_t(d.get('middleware'))}.{_t(d.get('hook'))}")
         if kind == "wrapper":
-            tool = f" ({d['tool']})" if d.get("tool") else ""
-            return self._c("mw", f"{d.get('middleware')}.{d.get('wrapper')}") + tool
+            tool = f" ({_t(d['tool'])})" if d.get("tool") else ""
+            return self._c("mw", f"{_t(d.get('middleware'))}.{_t(d.get('wrapper'))}") + tool
         if kind == "attempt":
             n, top = d.get("attempt"), d.get("max_attempts")
-            return self._c("mw", str(d.get("middleware"))) + (
+            return self._c("mw", _t(d.get("middleware"))) + (
                 f" attempt {n}/{top}" if top else f" attempt {n}"
             )
         if kind == "model":
-            return f"model {d.get('model')}"
+            return f"model {_t(d.get('model'))}"
         if kind == "tool":
-            return f"tool {d.get('tool')}"
-        return ev.kind
+            return f"tool {_t(d.get('tool'))}"
+        return _t(ev.kind)
 
     def _opener_detail(self, ev: EventBase) -> str:
         d = ev.__dict__
@@ -146,7 +155,7 @@ class TreeRenderer:
         if k == "run.started":
             parts = [" (resumed)" if d.get("resumed") else ""]
             if ev.thread_id:
-                parts.append(f"  thread {ev.thread_id}")
+                parts.append(f"  thread {_t(ev.thread_id)}")
             if d.get("input") is not None and not d.get("resumed"):
                 parts.append(f"  input {_input_summary(d['input'])}")
             return "".join(parts)
@@ -155,7 +164,7 @@ class TreeRenderer:
                 t.get("node") if isinstance(t, dict) else getattr(t, "node", "?")
                 for t in d.get("tasks") or []
             ]
-            return ": " + ", ".join(str(n) for n in names) if names else ""
+            return ": " + ", ".join(_t(n) for n in names) if names else ""
         if k == "model.request":
             tools = d.get("tools") or []
             return self._c("dim", f"  {d.get('messages_count', 0)} messages, {len(tools)} tools")
@@ -172,13 +181,13 @@ class TreeRenderer:
         if err:
             e = err if isinstance(err, dict) else getattr(err, "__dict__", {})
             msg = str(e.get("message", "")).strip().splitlines()
-            err_text = f" {e.get('type')}: {msg[0] if msg else ''}".rstrip()
+            err_text = f" {_t(e.get('type'))}: {_t(msg[0]) if msg else ''}".rstrip()
         if k == "attempt.finished":
             status = d.get("outcome", "ok")
             tail = ""
             if status == "error":
                 if d.get("fallback_model"):
-                    tail = f", falling back to {d['fallback_model']}"
+                    tail = f", falling back to {_t(d['fallback_model'])}"
                 elif d.get("will_retry"):
                     delay = d.get("delay_s")
                     tail = (
@@ -199,7 +208,11 @@ class TreeRenderer:
             body = err_text
             if isinstance(result, dict) and {"update", "goto", "resume"} <= set(result):
                 update = result.get("update")
-                keys = ", ".join(update) if isinstance(update, dict) else summarize(update, 40)
+                keys = (
+                    ", ".join(map(_t, update))
+                    if isinstance(update, dict)
+                    else summarize(update, 40)
+                )
                 body = f" Command(update: {keys})"
             elif not err and result is not None:
                 body = " " + summarize(
@@ -219,14 +232,16 @@ class TreeRenderer:
         if k == "hook.finished":
             extra = ""
             if d.get("jump_to"):
-                extra += f" jump_to {d['jump_to']}"
+                extra += f" jump_to {_t(d['jump_to'])}"
             update = d.get("update")
             if isinstance(update, dict) and update:
-                extra += f" update {', '.join(update)}"
+                extra += f" update {', '.join(map(_t, update))}"
             return f"{self._mark('error' if err else 'ok')}{err_text}{extra}", d.get("duration_ms")
         status = d.get("status", "ok")
         word = (
-            f" {status}" if k == "run.finished" or (status not in _OK and status != "error") else ""
+            f" {_t(status)}"
+            if k == "run.finished" or (status not in _OK and status != "error")
+            else ""
         )
         return f"{self._mark(status)}{word}{err_text}", d.get("duration_ms")
 
@@ -234,62 +249,77 @@ class TreeRenderer:
         d = ev.__dict__
         k = ev.kind
         if k == "route":
-            to = ["END" if t == "__end__" else t for t in d.get("to") or []]
-            to += [f"Send({s.get('node')})" for s in d.get("sends") or []]
-            return f"→ route {d.get('from_node')} → {', '.join(to) or 'END'} ({d.get('reason')})"
+            to = ["END" if t == "__end__" else _t(t) for t in d.get("to") or []]
+            to += [f"Send({_t(s.get('node'))})" for s in d.get("sends") or []]
+            reason = _t(d.get("reason"))
+            return f"→ route {_t(d.get('from_node'))} → {', '.join(to) or 'END'} ({reason})"
         if k == "state.updated":
             parts = []
             for ch in d.get("changes") or []:
                 op = ch.get("op")
+                channel = _t(ch.get("channel"))
                 if op == "append":
-                    parts.append(f"{ch.get('channel')} +{len(ch.get('appended') or [])}")
+                    parts.append(f"{channel} +{len(ch.get('appended') or [])}")
                 elif op == "set":
-                    parts.append(f"{ch.get('channel')} = {summarize(ch.get('value'), 40)}")
+                    parts.append(f"{channel} = {summarize(ch.get('value'), 40)}")
                 else:
-                    parts.append(f"{ch.get('channel')} {op}")
+                    parts.append(f"{channel} {_t(op)}")
             return self._c(
                 "dim", "Δ state " + summarize_text("; ".join(parts) or "(no change)", 160)
             )
         if k == "checkpoint.saved":
-            nxt = ", ".join(d.get("next") or []) or "END"
-            return self._c("dim", f"◆ checkpoint step {ev.step} ({d.get('source')}) next: {nxt}")
+            nxt = ", ".join(map(_t, d.get("next") or [])) or "END"
+            return self._c(
+                "dim", f"◆ checkpoint step {ev.step} ({_t(d.get('source'))}) next: {nxt}"
+            )
         if k == "interrupt.raised":
             if d.get("static"):
-                return self._c("warn", f"⏸ interrupt {d['static']} {d.get('node')}")
+                return self._c("warn", f"⏸ interrupt {_t(d['static'])} {_t(d.get('node'))}")
             return self._c(
-                "warn", f"⏸ interrupt in {d.get('node')}: {summarize(d.get('value'), 80)}"
+                "warn", f"⏸ interrupt in {_t(d.get('node'))}: {summarize(d.get('value'), 80)}"
             )
         if k == "interrupt.resumed":
-            return self._c("warn", f"▶ resume {d.get('node')} with {summarize(d.get('value'), 60)}")
+            value = summarize(d.get("value"), 60)
+            return self._c("warn", f"▶ resume {_t(d.get('node'))} with {value}")
         if k == "middleware.action":
             return (
                 "• "
-                + self._c("mw", str(d.get("middleware")))
-                + f" {d.get('action')} {summarize(d.get('detail'), 70)}"
+                + self._c("mw", _t(d.get("middleware")))
+                + f" {_t(d.get('action'))} {summarize(d.get('detail'), 70)}"
             )
         if k == "custom":
-            return f"• custom {d.get('node')}: {summarize(d.get('data'), 70)}"
+            return f"• custom {_t(d.get('node'))}: {summarize(d.get('data'), 70)}"
         if k == "store.access":
             from engine.store import access_summary
 
-            return self._c("dim", "• " + access_summary(dict(d)))
+            return self._c("dim", "• " + _t(access_summary(dict(d))))
         if k == "plan.step":
-            extra = "".join(f" {x}" for x in (d.get("code"), d.get("message")) if x)
+            extra = "".join(f" {_t(x)}" for x in (d.get("code"), d.get("message")) if x)
             att = f" attempt {d['attempt']}" if d.get("attempt", 1) > 1 else ""
-            return f"• plan step {d.get('index')} {d.get('name')}: {d.get('status')}{att}{extra}"
+            name, status = _t(d.get("name")), _t(d.get("status"))
+            return f"• plan step {d.get('index')} {name}: {status}{att}{extra}"
         if k == "model.token":
             return f"· {summarize(d.get('text'), 70)}" if self.tokens else None
+        if k == "loop.detected":
+            return self._c(
+                "err", f"⟳ loop detected in {d.get('node') or 'the run'}: {d.get('detail')}"
+            )
         if k == "debug.paused":
-            bp = f": {d['breakpoint']}" if d.get("breakpoint") else ""
-            return self._c("warn", f"⏸ paused ({d.get('reason')}{bp}) at {d.get('at_kind')}")
+            bp = f": {_t(d['breakpoint'])}" if d.get("breakpoint") else ""
+            at = _t(d.get("at_kind"))
+            return self._c("warn", f"⏸ paused ({_t(d.get('reason'))}{bp}) at {at}")
         if k == "debug.resumed":
-            return self._c("dim", f"▶ {d.get('command')}")
-        return f"• {k}"
+            return self._c("dim", f"▶ {_t(d.get('command'))}")
+        return f"• {_t(k)}"
 
     # -- lines ---------------------------------------------------------------------------------
 
     def line(self, ev: EventBase) -> str | None:
         """The line for one event (None for events that are not printed)."""
+        text = self._line(ev)
+        return None if text is None else styled_safe(text)  # a field missed: still not obeyed
+
+    def _line(self, ev: EventBase) -> str | None:
         k = ev.kind
         if k in SPAN_OPENERS and ev.span_id:
             depth = self._depth_of(ev.parent_span_id) + 1

@@ -76,6 +76,7 @@ class RunOptions:
     breaks_after: list[str] = field(default_factory=list)
     break_tools: list[str] = field(default_factory=list)
     break_on_failure: bool = False
+    break_on_loop: bool = False
     break_when: list[str] = field(default_factory=list)
     color: bool = False
     fallback_text: str | None = None
@@ -152,6 +153,8 @@ def _debugger(graph: Any, opts: RunOptions) -> Debugger:
         dbg.break_on_tool(tool)
     if opts.break_on_failure:
         dbg.break_on_failure()
+    if opts.break_on_loop:
+        dbg.break_on_loop()
     for expr in opts.break_when:
         try:
             dbg.break_when(expr)
@@ -222,6 +225,21 @@ def _attached(graph: Any, opts: RunOptions) -> Any:
         raise UsageError(str(exc)) from None
 
 
+def _kept(graph: Any) -> str:
+    """Where an interrupted thread waits, and so whether it can be resumed later."""
+    from engine.checkpoint.sqlite import SqliteSaver
+
+    saver = getattr(graph, "checkpointer", None)
+    if isinstance(saver, SqliteSaver):
+        return " (resume it later from the session)"
+    if saver in (None, True, False) or type(saver).__name__ in ("InMemorySaver", "MemorySaver"):
+        return (
+            ", but only in this process's memory: it is gone when stepwise exits (record a "
+            "session, or give a persistent --checkpointer, to resume it later)"
+        )
+    return " (resume it later with --thread on the same checkpointer)"
+
+
 class Driver:
     """Runs the agent (resuming after each interrupt) and reacts to Ctrl+C."""
 
@@ -249,7 +267,7 @@ class Driver:
     async def _on_event(self, ev: EventBase) -> None:
         line = self.renderer.line(ev)
         if line is not None:
-            self.console.out(line)
+            self.console.out(line, styled=True)
         if ev.kind == "debug.paused":
             self.streaming = False
             await breakpoint_prompt(self.console, self.dbg)
@@ -281,9 +299,8 @@ class Driver:
             console.err(f"stepwise: the run failed: {outcome.error}")
             return EXIT_ERROR
         if outcome.status == "interrupted":
-            console.out(
-                f"the run stays interrupted on thread {thread} (resume it later from the session)"
-            )
+            graph = getattr(self.target, "graph", None)
+            console.out(f"the run stays interrupted on thread {thread}{_kept(graph)}")
         return EXIT_OK
 
     def main(self, inp: Any) -> int:
@@ -333,6 +350,7 @@ class Driver:
             for sig in handled:
                 with contextlib.suppress(Exception):
                     loop.remove_signal_handler(sig)
+            _cancel_leftovers(loop)  # else each one is "Task was destroyed but it is pending!"
             with contextlib.suppress(Exception):
                 loop.run_until_complete(loop.shutdown_asyncgens())
             loop.close()
@@ -345,6 +363,18 @@ class Driver:
             self.console.err("stepwise: stopped (Ctrl+C); the last checkpoint is intact")
             return EXIT_INTERRUPTED
         return code
+
+
+def _cancel_leftovers(loop: asyncio.AbstractEventLoop) -> None:
+    """Cancel the tasks a stopped run left on ``loop`` (a model call's client, a tool) and let
+    them unwind, as ``asyncio.run`` does, quietly: the run is already closed."""
+    left = [t for t in asyncio.all_tasks(loop) if not t.done()]
+    if not left:
+        return
+    for task in left:
+        task.cancel()
+    with contextlib.suppress(BaseException):
+        loop.run_until_complete(asyncio.gather(*left, return_exceptions=True))
 
 
 def is_stop_code(code: int) -> bool:
@@ -383,6 +413,11 @@ def run_agent(opts: RunOptions, console: Console) -> int:
         console.err(f"stepwise: {exc}")
         return EXIT_USAGE
     _warn_break_when(graph, opts, console)
+    from engine.middleware.pii import pii_text_filter
+
+    redact = pii_text_filter(graph)  # what the agent redacts is redacted on screen too
+    if redact is not None:
+        console.filters.append(redact)
     for notice in getattr(graph, "notices", list)():
         console.err(f"stepwise: note: {notice}")
     attached = getattr(graph, "runtime", None) == "langgraph"

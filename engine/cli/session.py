@@ -1,8 +1,8 @@
 """``stepwise replay`` and ``stepwise export``: reading a session file from the terminal.
 
 Both tolerate damaged event rows (skipped, counted, reported in one line).  ``export`` never
-writes over its own input, and writes its output to a temporary file in the target folder that
-is renamed into place only when complete, so a failed export leaves the old file untouched.
+writes over its own input; ``-o`` replaces a regular file only once the export is complete and
+writes through to a device or FIFO (see ``engine.cli.output``).
 """
 
 from __future__ import annotations
@@ -10,19 +10,19 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
 from engine.checkpoint import SqliteSaver
+from engine.cli.output import output_file
 from engine.cli.prompt import Console
 from engine.cli.render import TreeRenderer
-from engine.core.errors import CheckpointError
+from engine.cli.text import json_safe, terminal_safe
+from engine.errors import CheckpointError
 from engine.recording import Session, SessionError
 
-__all__ = ["atomic_output", "cmd_export", "cmd_replay", "cmd_unlock", "skipped_line"]
+__all__ = ["cmd_export", "cmd_replay", "cmd_unlock", "skipped_line"]
 
 EXIT_OK = 0
 
@@ -34,22 +34,37 @@ def skipped_line(skipped: list[str]) -> str:
 
 
 def _unfinished_notes(session: Session, runs_seen: int) -> list[str]:
-    """Lines about runs that never finished (the process was killed or stopped)."""
+    """Lines about runs that never finished: the process was killed or stopped, or recording
+    into the file failed (then the run itself may have gone on)."""
+    failed = session.recording_failure()
+    why = (
+        f"recording stopped when writing to the file failed ({failed}); the run itself may "
+        "have gone on"
+        if failed
+        else "the process was killed or is still running"
+    )
     notes: list[str] = []
     for run in session.runs():
         if run.status == "running":
-            notes.append(
-                f"run {run.run_id} never finished: its end was not recorded "
-                "(the process was killed or is still running)"
-            )
+            notes.append(f"run {run.run_id} never finished: its end was not recorded ({why})")
     if runs_seen == 0:
         for thread in session.threads():
             count = len(session.checkpoints(thread))
             if count:
-                notes.append(
-                    f"thread {thread} has {count} checkpoint(s) but no recorded run: the "
-                    "process was stopped before its events were written; the run never finished"
+                stopped = (
+                    f"recording failed ({failed}) before its events were written"
+                    if failed
+                    else "the process was stopped before its events were written; the run "
+                    "never finished"
                 )
+                notes.append(
+                    f"thread {thread} has {count} checkpoint(s) but no recorded run: {stopped}"
+                )
+    if failed and not notes:
+        notes.append(
+            f"recording into this file stopped when writing failed ({failed}): what ran after "
+            "that is not in it"
+        )
     return notes
 
 
@@ -66,12 +81,14 @@ def cmd_replay(args: argparse.Namespace, console: Console, *, color: bool) -> in
                 total += 1
                 line = renderer.line(ev)
                 if line is not None:
-                    console.out(line)
+                    console.out(line, styled=True)
         if args.run is None:
             for note in _unfinished_notes(session, len(runs)):
                 console.out(note)
         elif runs[0].status == "running":
-            console.out(f"run {runs[0].run_id} never finished: its end was not recorded")
+            failed = session.recording_failure()
+            because = f" (recording failed: {failed})" if failed else ""
+            console.out(f"run {runs[0].run_id} never finished: its end was not recorded{because}")
         console.out(f"{len(runs)} run(s), {total} event(s) from {session.path}")
     if skipped:
         console.err(skipped_line(skipped))
@@ -92,27 +109,6 @@ def _check_output(output: Path, session: Path) -> None:
         )
 
 
-@contextlib.contextmanager
-def atomic_output(output: Path) -> Iterator[TextIO]:
-    """A text file that replaces ``output`` only once it is completely written."""
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{output.name}.", suffix=".tmp", dir=output.parent)
-    except OSError as exc:
-        raise SessionError(f"cannot export to {output}: {exc.strerror or exc}") from exc
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            yield out
-        os.replace(tmp, output)
-    except OSError as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise SessionError(f"cannot export to {output}: {exc.strerror or exc}") from exc
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
 def _otel() -> object:
     """``engine.otel.sdk``, or a one-line error when the otel extra is not installed."""
     try:
@@ -122,17 +118,28 @@ def _otel() -> object:
     return sdk
 
 
+class _JsonSafe:
+    """A text stream for JSON: what it is given is written ``json_safe`` (the same JSON, no
+    raw terminal controls)."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+
+    def write(self, text: str) -> int:
+        return self.out.write(json_safe(text))
+
+
 def _write_export(args: argparse.Namespace, session: Session, out: TextIO) -> list[str]:
     skipped: list[str] = []
     if args.format == "otlp-json":
         from engine.otel import session_spans
 
         sdk: Any = _otel()
-        sdk.write_otlp_json(session_spans(str(session.path), args.run, skipped), out)
+        sdk.write_otlp_json(session_spans(str(session.path), args.run, skipped), _JsonSafe(out))
         return skipped
     if args.format == "jsonl":
         for text in session.iter_valid_event_json(args.run, skipped=skipped):
-            out.write(text + "\n")
+            out.write(json_safe(text) + "\n")  # the same JSON, with no raw terminal controls
         return skipped
     runs = [session.run(args.run)] if args.run else session.runs()
     if not runs:
@@ -151,7 +158,7 @@ def _write_export(args: argparse.Namespace, session: Session, out: TextIO) -> li
         path = RunPath.from_events(
             session.iter_events(runs[-1].run_id, kinds=kinds, skipped=skipped)
         )
-    out.write(graph.draw_mermaid(path=path))
+    out.write(terminal_safe(graph.draw_mermaid(path=path)))
     return skipped
 
 
@@ -188,7 +195,7 @@ def cmd_export(args: argparse.Namespace, console: Console) -> int:
             skipped = _write_export(args, session, console.stdout)
             console.stdout.flush()
         else:
-            with atomic_output(output) as out:
+            with output_file(output) as out:
                 skipped = _write_export(args, session, out)
     if skipped:
         console.err(skipped_line(skipped))

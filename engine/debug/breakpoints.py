@@ -1,5 +1,5 @@
 """Breakpoints: where the debugger stops (nodes, hooks, wrappers, tools, failures, interrupts,
-state conditions)."""
+loops, state conditions)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from engine.events import EventBase
 __all__ = ["BreakKind", "Breakpoint", "FailureEchoes", "failure_key"]
 
 BreakKind = Literal[
-    "before_node", "after_node", "hook", "wrapper", "tool", "failure", "interrupt", "state"
+    "before_node", "after_node", "hook", "wrapper", "tool", "failure", "interrupt", "loop", "state"
 ]
 _ids = itertools.count(1)
 _SAFE_NAMES = (
@@ -69,6 +69,8 @@ class Breakpoint:
             return "any failure"
         if k == "interrupt":
             return "interrupt"
+        if k == "loop":
+            return "loop detected"
         cond = (
             self.condition
             if isinstance(self.condition, str)
@@ -103,6 +105,8 @@ class Breakpoint:
             return failure_key(ev) is not None
         if k == "interrupt":
             return kind == "interrupt.raised"
+        if k == "loop":
+            return kind == "loop.detected"
         if k == "state" and kind in ("state.updated", "checkpoint.saved"):
             values = state()
             if values is None:

@@ -17,8 +17,8 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
-from engine.core.errors import RunStopped
 from engine.debug.breakpoints import Breakpoint, FailureEchoes
+from engine.errors import RunStopped
 from engine.events import DebugPaused, DebugResumed, EventBase
 from engine.observe.bus import RunEmitter
 from engine.observe.faults import Fault, check_fault, check_fault_sync, fresh_error
@@ -84,6 +84,10 @@ class Debugger:
 
     def break_on_interrupt(self) -> Breakpoint:
         return self.add(Breakpoint("interrupt"))
+
+    def break_on_loop(self) -> Breakpoint:
+        """Pause where ``engine.observe.loops`` finds the run looping (``loop.detected``)."""
+        return self.add(Breakpoint("loop"))
 
     def break_when(self, condition: Callable[[dict[str, Any]], bool] | str) -> Breakpoint:
         """Pause when ``condition`` (a predicate or a Python expression over the state) becomes true."""

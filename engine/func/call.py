@@ -15,8 +15,8 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 from engine.checkpoint.base import RESUME
-from engine.core.errors import GraphInterrupt
 from engine.core.ids import deterministic_id
+from engine.errors import GraphInterrupt
 from engine.func.constants import PUSH, RETURN
 from engine.func.future import TaskFuture
 from engine.graph.algo import Task

@@ -93,6 +93,8 @@ class EntrypointGraph(CompiledStateGraph):
         }
 
     def get_graph(self, xray: bool | int = False) -> DrawableGraph:
+        """START -> the entrypoint -> END (``xray`` has nothing to expand: an entrypoint's
+        tasks are not nodes)."""
         g = DrawableGraph(name=self.name)
         g.add_node(START, "start")
         g.add_node(self.name, "node", functional="entrypoint")

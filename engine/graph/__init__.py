@@ -1,7 +1,7 @@
 """The graph runtime: LangGraph-compatible state graphs run as Pregel supersteps."""
 
 from engine.core.config import RunnableConfig
-from engine.core.errors import (
+from engine.errors import (
     CheckpointError,
     EmptyChannelError,
     EmptyInputError,

@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from engine.checkpoint.base import ERROR, INTERRUPT, NO_WRITES, RESUME, Checkpoint, version_number
-from engine.core.errors import InvalidUpdateError
 from engine.core.ids import deterministic_id
+from engine.errors import InvalidUpdateError
 from engine.graph.builder import Branch
 from engine.graph.channels import MISSING, BaseChannel, preview
 from engine.graph.state import StateSpec, updates_from_output, warn_unknown_keys

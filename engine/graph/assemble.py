@@ -131,8 +131,50 @@ def compile_nodes(
     return nodes
 
 
-def draw(b: StateGraph, name: str) -> DrawableGraph:
-    """The drawable shape of a builder's graph (``CompiledStateGraph.get_graph``)."""
+def draw(b: StateGraph, name: str, xray: bool | int = False) -> DrawableGraph:
+    """The drawable shape of a builder's graph (``CompiledStateGraph.get_graph``).
+
+    ``xray`` draws each subgraph node's own graph in its place (``True``: all the way down; an
+    int: that many levels), its nodes named ``parent:child`` as LangGraph names them."""
+    g = _draw_flat(b, name)
+    depth = -1 if xray is True else int(xray or 0)
+    if depth != 0:
+        for node, ns in b.nodes.items():
+            if _is_graph(ns.fn):
+                inner = ns.fn.get_graph(xray=True if depth < 0 else depth - 1)
+                _inline(g, node, inner)
+    return g
+
+
+def _inline(g: DrawableGraph, node: str, inner: DrawableGraph) -> None:
+    """Replace ``node`` in ``g`` by ``inner``'s nodes and edges (``node:child``), wiring the
+    edges into ``node`` to ``inner``'s first nodes and its last nodes to the edges out."""
+    into = [e for e in g.edges if e.target == node]
+    out = [e for e in g.edges if e.source == node]
+    g.edges = [e for e in g.edges if node not in (e.source, e.target)]
+    del g.nodes[node]
+    first = {e.target for e in inner.edges if e.source == START}
+    last = {e.source for e in inner.edges if e.target == END}
+    for child in inner.nodes.values():
+        if child.id not in (START, END):
+            g.add_node(f"{node}:{child.id}", child.kind, f"{node}:{child.name}", **child.metadata)
+    for e in inner.edges:
+        if START not in (e.source, e.target) and END not in (e.source, e.target):
+            g.add_edge(
+                f"{node}:{e.source}", f"{node}:{e.target}", conditional=e.conditional, data=e.data
+            )
+    for e in into:
+        for child in sorted(first):
+            target = END if child == END else f"{node}:{child}"
+            g.add_edge(e.source, target, conditional=e.conditional, data=e.data)
+    for e in out:
+        for child in sorted(last):
+            source = START if child == START else f"{node}:{child}"
+            g.add_edge(source, e.target, conditional=e.conditional, data=e.data)
+
+
+def _draw_flat(b: StateGraph, name: str) -> DrawableGraph:
+    """The builder's own nodes and edges (subgraphs as one node each)."""
     g = DrawableGraph(name=name)
     g.add_node(START, "start")
     for name, ns in b.nodes.items():

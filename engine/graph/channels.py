@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from engine.core.errors import EmptyChannelError, InvalidUpdateError
+from engine.errors import EmptyChannelError, InvalidUpdateError
 from engine.message_log import AppendLog, MessageList, PreviewList
 from engine.types import Overwrite
 

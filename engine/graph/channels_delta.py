@@ -16,7 +16,7 @@ import copy
 from collections.abc import Callable, Sequence
 from typing import Any, get_origin
 
-from engine.core.errors import InvalidUpdateError
+from engine.errors import InvalidUpdateError
 from engine.graph.channels import MISSING, BaseChannel
 
 __all__ = ["DeltaChannel"]

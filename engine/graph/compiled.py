@@ -8,9 +8,9 @@ from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Generic
 
 from engine.core.aio import iter_sync, run_sync
-from engine.core.errors import RunStopped
 from engine.core.execution import RunControl, coerce_context
 from engine.core.ids import new_run_id
+from engine.errors import RunStopped
 from engine.events import EventBase
 from engine.graph.assemble import compile_nodes, draw
 from engine.graph.builder import ContextT, InputT, OutputT, StateT
@@ -86,8 +86,9 @@ class CompiledStateGraph(StateAPI, Generic[StateT, ContextT, InputT, OutputT]):
     # -- drawing -----------------------------------------------------------------------------
 
     def get_graph(self, xray: bool | int = False) -> DrawableGraph:
-        """The graph's shape (nodes, static and conditional edges), available before any run."""
-        return draw(self.builder, self.name)
+        """The graph's shape (nodes, static and conditional edges), available before any run;
+        ``xray`` draws subgraphs in place (``True``: every level; an int: that many)."""
+        return draw(self.builder, self.name, xray)
 
     # -- cache -------------------------------------------------------------------------------
 

@@ -21,8 +21,8 @@ from engine.checkpoint.base import (
     next_version,
     timestamp_of,
 )
-from engine.core.errors import GraphDrained, GraphInterrupt, GraphRecursionError, RunStopped
 from engine.core.ids import uuid7
+from engine.errors import GraphDrained, GraphInterrupt, GraphRecursionError, RunStopped
 from engine.events import (
     CheckpointSaved,
     InterruptRaised,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from engine.checkpoint.base import ERROR, INTERRUPT, NULL_TASK_ID, RESUME, next_version
-from engine.core.errors import EmptyInputError, InvalidUpdateError
+from engine.errors import EmptyInputError, InvalidUpdateError
 from engine.graph.algo import Task, apply_writes, mark_interrupt_seen, trigger_channel
 from engine.graph.runtime import _NullResume
 from engine.graph.state import updates_from_output, warn_unknown_keys

@@ -9,8 +9,8 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, get_type_hints
 
-from engine.core.errors import NodeCancelledError, NodeError, NodeTimeoutError
 from engine.core.execution import ExecutionInfo, server_info_from
+from engine.errors import NodeCancelledError, NodeError, NodeTimeoutError
 from engine.graph.runtime import Runtime
 
 if TYPE_CHECKING:

@@ -366,6 +366,8 @@ class Pregel(CompiledStateGraph):
     # -- shape and schemas ---------------------------------------------------------------------
 
     def get_graph(self, xray: bool | int = False) -> DrawableGraph:
+        """The nodes of a low-level ``Pregel`` graph (it has no edges to draw; ``xray`` has
+        no subgraph to expand)."""
         g = DrawableGraph(name=self.name)
         for name in self.nodes:
             if name != START:

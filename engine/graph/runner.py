@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, get_args
 
 from engine.checkpoint.base import ERROR, INTERRUPT, NO_WRITES, RESUME
-from engine.core.errors import GraphBubbleUp, GraphInterrupt, ParentCommand, is_invalid_resume
+from engine.errors import GraphBubbleUp, GraphInterrupt, ParentCommand, is_invalid_resume
 from engine.events import (
     CustomEvent,
     ErrorInfo,

@@ -14,9 +14,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from engine.core.errors import GraphInterrupt, mark_invalid_resume
+from engine.core.context import RUN, TASK
 from engine.core.execution import ExecutionInfo, RunControl, ServerInfo
 from engine.core.ids import deterministic_id
+from engine.errors import GraphInterrupt, mark_invalid_resume
 from engine.observe.bus import RunEmitter
 from engine.types import Interrupt
 
@@ -202,12 +203,8 @@ class TaskContext:
     """Writes made during the call besides the return value (``push_message``)."""
 
 
-_RUN: contextvars.ContextVar[RunContext | None] = contextvars.ContextVar(
-    "stepwise_run", default=None
-)
-_TASK: contextvars.ContextVar[TaskContext | None] = contextvars.ContextVar(
-    "stepwise_task", default=None
-)
+_RUN: contextvars.ContextVar[RunContext | None] = RUN
+_TASK: contextvars.ContextVar[TaskContext | None] = TASK
 
 
 _BLOCKING_CALLS = threading.Event()

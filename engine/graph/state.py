@@ -19,7 +19,7 @@ from typing import Annotated, Any, get_args, get_origin, get_type_hints
 from pydantic import BaseModel
 
 from engine import serde
-from engine.core.errors import InvalidUpdateError
+from engine.errors import InvalidUpdateError
 from engine.graph.channels import (
     AppendListChannel,
     BaseChannel,

@@ -19,8 +19,8 @@ from engine.checkpoint.base import (
     timestamp_of,
 )
 from engine.core.aio import iter_sync, run_sync
-from engine.core.errors import InvalidUpdateError
 from engine.core.ids import new_run_id, uuid7
+from engine.errors import InvalidUpdateError
 from engine.events import CheckpointSaved, StateUpdated
 from engine.graph.algo import Task, apply_writes, compute_writes, plan_tasks
 from engine.graph.channels import MISSING, BaseChannel

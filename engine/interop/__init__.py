@@ -13,19 +13,19 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.core.foreign import family_of, is_foreign_message
+
 __all__ = ["from_langchain", "is_langchain", "is_langchain_message", "to_langchain"]
 
 
 def is_langchain(obj: Any) -> bool:
     """True for an instance of a class defined in a ``langchain*`` package (checked by module
     name along its MRO: nothing is imported)."""
-    return any(
-        (getattr(cls, "__module__", "") or "").startswith("langchain") for cls in type(obj).__mro__
-    )
+    return family_of(obj) == "langchain"
 
 
 def is_langchain_message(obj: Any) -> bool:
-    return is_langchain(obj) and any(cls.__name__ == "BaseMessage" for cls in type(obj).__mro__)
+    return is_langchain(obj) and is_foreign_message(obj)
 
 
 def to_langchain(value: Any) -> Any:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from engine.core.errors import GraphBubbleUp
+from engine.errors import GraphBubbleUp
 from engine.events import AttemptFinished, AttemptStarted, ErrorInfo, MiddlewareAction
 from engine.middleware.fallback_sanitize import sanitized_for
 from engine.middleware.retry_policy import Call, Emit, Steps, drive_async, drive_sync, model_name

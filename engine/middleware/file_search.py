@@ -10,8 +10,11 @@ included) find nothing (see ``engine.middleware.search_paths``).
   matching the regex, in files whose name matches ``include`` (``*.py``, ``*.{ts,tsx}``), as
   file paths, ``path:line:text`` (``content``) or ``path:count`` (``count``), sorted by path;
   ``No matches found``, ``Invalid regex pattern: ...`` or ``Invalid include pattern``.
-  Uses ``rg --json`` when ``use_ripgrep`` and ripgrep is installed, else a Python walk that
-  skips files above ``max_file_size_mb``, undecodable files and symlinked directories.
+  Uses ``rg --json`` when ``use_ripgrep`` and ripgrep is installed (a linear-time engine),
+  else a Python walk that skips files above ``max_file_size_mb``, undecodable files and
+  symlinked directories.  The Python walk runs in a child process stopped after
+  ``search_timeout_s``, so a pattern that backtracks catastrophically (``(a+)+$``) answers
+  ``Search timed out ...`` instead of holding the agent (and the interpreter) for ever.
 
 Each search is reported as ``middleware.action`` ``file_search`` (tool, pattern, path, backend
 and how many files matched).
@@ -20,15 +23,14 @@ and how many files matched).
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any, Literal
 
 from engine.events import MiddlewareAction
 from engine.middleware.search_paths import (
-    include_matches,
     is_valid_include,
     is_within_root,
     resolve_virtual,
@@ -45,6 +47,13 @@ Hits = dict[str, list[tuple[int, str]]]
 OutputMode = Literal["files_with_matches", "content", "count"]
 
 RIPGREP_TIMEOUT_S = 30
+SEARCH_TIMEOUT_S = 20.0
+"""The longest a Python grep may run (ripgrep's engine is linear-time, ours backtracks)."""
+_WORKER = Path(__file__).with_name("grep_worker.py")
+
+
+class SearchTimeout(Exception):
+    """The Python grep did not finish before its deadline."""
 
 
 class FilesystemFileSearchMiddleware(AgentMiddleware):
@@ -54,14 +63,22 @@ class FilesystemFileSearchMiddleware(AgentMiddleware):
         root_path: the directory the tools may search.
         use_ripgrep: use ``rg`` when available (the Python search is the fallback).
         max_file_size_mb: the Python search skips larger files.
+        search_timeout_s: the Python search stops after this long (its regex engine
+            backtracks: some patterns take exponential time).
     """
 
     def __init__(
-        self, *, root_path: str, use_ripgrep: bool = True, max_file_size_mb: int = 10
+        self,
+        *,
+        root_path: str,
+        use_ripgrep: bool = True,
+        max_file_size_mb: int = 10,
+        search_timeout_s: float = SEARCH_TIMEOUT_S,
     ) -> None:
         self.root_path = Path(root_path).resolve()
         self.use_ripgrep = use_ripgrep
         self.max_file_size_bytes = max_file_size_mb * 1024 * 1024
+        self.search_timeout_s = search_timeout_s
         owner = self
 
         @tool
@@ -154,8 +171,18 @@ class FilesystemFileSearchMiddleware(AgentMiddleware):
             except (FileNotFoundError, subprocess.CalledProcessError, subprocess.TimeoutExpired):
                 hits = None
         if hits is None:
-            hits = self._python_search(pattern, path, include)
             backend = "python"
+            try:
+                hits = self._python_search(pattern, path, include)
+            except SearchTimeout:
+                self._report(
+                    "grep_search", pattern, path, backend, 0, include=include, timed_out=True
+                )
+                return (
+                    f"Search timed out after {self.search_timeout_s:g} s: the pattern takes too "
+                    "long on these files (nested repetition such as (a+)+ backtracks "
+                    "exponentially); simplify it or narrow the path / include"
+                )
         self._report("grep_search", pattern, path, backend, len(hits), include=include)
         if not hits:
             return "No matches found"
@@ -206,30 +233,35 @@ class FilesystemFileSearchMiddleware(AgentMiddleware):
         return hits
 
     def _python_search(self, pattern: str, path: str, include: str | None) -> Hits:
+        """The Python grep, in a child process killed at ``search_timeout_s``."""
         base = self._search_base(path)
         if base is None:
             return {}
-        regex = re.compile(pattern)
-        hits: Hits = {}
-        for folder, _dirs, names in os.walk(base, followlinks=False):
-            for name in sorted(names):
-                file = Path(folder) / name
-                if not is_within_root(file, self.root_path) or not file.is_file():
-                    continue
-                if include and not include_matches(name, include):
-                    continue
-                if file.stat().st_size > self.max_file_size_bytes:
-                    continue
-                try:
-                    text = file.read_text()
-                except (UnicodeDecodeError, PermissionError):
-                    continue
-                for number, line in enumerate(text.splitlines(), 1):
-                    if regex.search(line):
-                        hits.setdefault(virtual_path(file, self.root_path), []).append(
-                            (number, line)
-                        )
-        return hits
+        request = {
+            "pattern": pattern,
+            "base": str(base),
+            "root": str(self.root_path),
+            "include": include,
+            "max_bytes": self.max_file_size_bytes,
+        }
+        try:
+            done = subprocess.run(
+                [sys.executable, "-I", "-S", str(_WORKER)],
+                input=json.dumps(request),
+                capture_output=True,
+                text=True,
+                encoding="utf-8",
+                timeout=self.search_timeout_s,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:  # the child is killed by subprocess.run
+            raise SearchTimeout(pattern) from None
+        if done.returncode != 0:
+            last = (done.stderr or "").strip().splitlines()[-1:] or ["no output"]
+            raise RuntimeError(f"the file search failed: {last[0]}")
+        return {
+            p: [(int(n), str(t)) for n, t in lines] for p, lines in json.loads(done.stdout).items()
+        }
 
     def _report(
         self, tool_name: str, pattern: str, path: str, backend: str, files: int, **extra: Any

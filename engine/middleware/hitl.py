@@ -28,8 +28,11 @@ Every decision is reported as ``middleware.action`` ``hitl_decision``.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Annotated, Any, NotRequired
+
+from pydantic import TypeAdapter
 
 from engine.events import MiddlewareAction
 from engine.graph.runtime import Runtime, get_config, interrupt
@@ -159,6 +162,15 @@ class HumanInTheLoopMiddleware(AgentMiddleware):
         self.tools = []
 
     # -- the reviewer's view -------------------------------------------------------------
+
+    def ask_human(self, value: Any, response_schema: Any = None) -> Any:
+        """Interrupt with ``value`` and return the human's answer, checked against
+        ``response_schema`` when given (this module's ``interrupt``: tests answer it)."""
+        if response_schema is None:
+            return interrupt(value)
+        if "response_schema" in inspect.signature(interrupt).parameters:
+            return interrupt(value, response_schema=response_schema)  # type: ignore[call-arg]
+        return TypeAdapter(response_schema).validate_python(interrupt(value))
 
     def describe(self, call: ToolCall, cfg: InterruptOnConfig, state: Any, runtime: Any) -> str:
         """The text shown to the reviewer for ``call``."""

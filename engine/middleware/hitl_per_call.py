@@ -8,20 +8,20 @@ tool does not declare pass through; the tool validates the args itself when it r
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, cast
+from typing import Annotated, Any, Literal, Protocol, Union, cast
 
-from pydantic import BaseModel, Discriminator, TypeAdapter, WithJsonSchema, WrapValidator
+from pydantic import BaseModel, Discriminator, WithJsonSchema, WrapValidator
 from pydantic import create_model as _create_model
 
 from engine.events import MiddlewareAction
-from engine.graph import runtime as graph_runtime
-from engine.messages import ToolMessage
+from engine.graph.runtime import get_runtime
+from engine.messages import ToolCall, ToolMessage
 from engine.middleware.hitl_edits import apply_edit
 from engine.middleware.hitl_types import (
     ApproveDecision,
     DecisionType,
+    InterruptOnConfig,
     RejectDecision,
     RespondDecision,
     ToolApprovalRequest,
@@ -29,9 +29,6 @@ from engine.middleware.hitl_types import (
 )
 from engine.middleware.retry_policy import Emit, Steps
 from engine.middleware.types import ToolCallRequest
-
-if TYPE_CHECKING:
-    from engine.middleware.hitl import HumanInTheLoopMiddleware
 
 __all__ = ["decision_schema", "review"]
 
@@ -82,23 +79,26 @@ def decision_schema(allowed: Sequence[DecisionType], name: str, tool: Any = None
     return Annotated[Union[members], Discriminator("type")]  # noqa: UP007
 
 
-def _supports_response_schema() -> bool:
-    return "response_schema" in inspect.signature(graph_runtime.interrupt).parameters
+class Reviewer(Protocol):
+    """What per-call review needs of ``HumanInTheLoopMiddleware`` (``engine.middleware.hitl``)."""
+
+    interrupt_on: dict[str, InterruptOnConfig]
+
+    @property
+    def name(self) -> str: ...
+
+    def describe(self, call: ToolCall, cfg: InterruptOnConfig, state: Any, runtime: Any) -> str: ...
+
+    def ask_human(self, value: Any, response_schema: Any = None) -> Any:
+        """Interrupt with ``value``; the human's answer (checked against the schema)."""
+        ...
 
 
-def _ask(value: ToolApprovalRequest, schema: Any) -> dict[str, Any]:
-    from engine.middleware import hitl  # the module attribute, so tests can patch it
-
-    if _supports_response_schema():
-        answer = hitl.interrupt(value, response_schema=schema)  # type: ignore[call-arg]
-    else:
-        answer = TypeAdapter(schema).validate_python(hitl.interrupt(value))
-    return cast("dict[str, Any]", answer)
+def _ask(mw: Reviewer, value: ToolApprovalRequest, schema: Any) -> dict[str, Any]:
+    return cast("dict[str, Any]", mw.ask_human(value, schema))
 
 
-def review(
-    mw: HumanInTheLoopMiddleware, request: ToolCallRequest
-) -> Steps[ToolCallRequest | ToolMessage]:
+def review(mw: Reviewer, request: ToolCallRequest) -> Steps[ToolCallRequest | ToolMessage]:
     """Ask about ``request`` if its tool is gated: the request to run, or the answer to return."""
     call = request.tool_call
     name = str(call.get("name", ""))
@@ -114,7 +114,7 @@ def review(
             f"Tool call `{name}` has no ID, so its result can't be matched to it. Make sure "
             "the chat model returns tool call IDs."
         )
-    runtime = graph_runtime.get_runtime()
+    runtime = get_runtime()
     value = ToolApprovalRequest(
         type="tool_approval",
         tool_call_id=call_id,
@@ -122,7 +122,7 @@ def review(
         args=call.get("args") or {},
         description=mw.describe(call, cfg, request.state, runtime),
     )
-    decision = _ask(value, decision_schema(cfg["allowed_decisions"], name, request.tool))
+    decision = _ask(mw, value, decision_schema(cfg["allowed_decisions"], name, request.tool))
     kind = decision["type"]
     detail: dict[str, Any] = {"tool": name, "tool_call_id": call_id, "decision": kind}
     if kind in ("reject", "respond"):

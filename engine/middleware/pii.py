@@ -17,6 +17,10 @@ instances can be stacked.
 Every rewrite is reported as ``middleware.action`` ``pii_redacted`` and every block as
 ``pii_blocked``; the detail says where (input / tool_result / output), which message, how many
 matches and their spans, never the values themselves.
+
+The raw value never touches disk either: ``pii_text_filter(graph)`` is the same rewriting as a
+text filter, which the session recorder applies to every event, run row and checkpoint it
+writes, and the CLI to every line it prints (``block`` rules redact there).
 """
 
 from __future__ import annotations
@@ -47,11 +51,14 @@ __all__ = [
     "PIIDetectionError",
     "PIIMatch",
     "PIIMiddleware",
+    "TextFilter",
     "detect_credit_card",
     "detect_email",
     "detect_ip",
     "detect_mac_address",
     "detect_url",
+    "pii_middleware_of",
+    "pii_text_filter",
 ]
 
 Where = Literal["input", "tool_result", "output"]
@@ -223,3 +230,72 @@ def _last_index(messages: Sequence[BaseMessage], kind: type[BaseMessage]) -> int
         if isinstance(messages[i], kind):
             return i
     return None
+
+
+# -- what is recorded and printed -----------------------------------------------------------
+
+
+TextFilter = Callable[[str], str]
+
+
+def _candidates(node: Any) -> list[Any]:
+    """Objects a graph node may hold its middleware in (our hook nodes, LangGraph's
+    ``RunnableCallable`` of a bound hook method)."""
+    found = []
+    for part in (node, getattr(node, "fn", None), getattr(node, "bound", None)):
+        if part is None:
+            continue
+        for inner in (part, getattr(part, "func", None), getattr(part, "afunc", None)):
+            if inner is None:
+                continue
+            found += [inner, getattr(inner, "middleware", None), getattr(inner, "__self__", None)]
+    return [f for f in found if f is not None]
+
+
+def _is_pii_middleware(obj: Any) -> bool:
+    return (
+        isinstance(getattr(obj, "pii_type", None), str)
+        and isinstance(getattr(obj, "strategy", None), str)
+        and callable(getattr(obj, "detector", None))
+        and hasattr(obj, "apply_to_input")
+    )
+
+
+def pii_middleware_of(graph: Any) -> list[Any]:
+    """The PII middleware (ours, or LangChain's in an attached app) of ``graph``'s nodes."""
+    out: list[Any] = []
+    seen: set[int] = set()
+    for g in (graph, getattr(graph, "real", None)):
+        nodes = getattr(g, "nodes", None)
+        if not isinstance(nodes, dict):
+            continue
+        for node in nodes.values():
+            for obj in _candidates(node):
+                if id(obj) not in seen and _is_pii_middleware(obj):
+                    seen.add(id(obj))
+                    out.append(obj)
+    return out
+
+
+def pii_text_filter(graph: Any) -> TextFilter | None:
+    """The rewriting ``graph``'s PII middleware do, as a filter for text that is recorded or
+    printed: the same detectors and strategies (``block`` redacts), so a raw value the agent
+    redacts never reaches a session file, an export or the terminal.  None: no such middleware."""
+    rules: list[tuple[Callable[[str], list[PIIMatch]], RedactionStrategy]] = []
+    for mw in pii_middleware_of(graph):
+        strategy = "redact" if mw.strategy == "block" else mw.strategy
+        rules.append((mw.detector, strategy))
+    if not rules:
+        return None
+
+    def redact(text: str) -> str:
+        for detect, strategy in rules:
+            try:
+                found = detect(text)
+            except Exception:  # a detector that fails on odd text: the other rules still run
+                continue
+            if found:
+                text = apply_strategy(text, list(found), strategy)
+        return text
+
+    return redact

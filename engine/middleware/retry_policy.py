@@ -31,7 +31,7 @@ from collections.abc import Awaitable, Callable, Generator
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias, TypeVar
 
-from engine.core.errors import GraphBubbleUp
+from engine.errors import GraphBubbleUp
 from engine.events import AttemptFinished, AttemptStarted, ErrorInfo, EventBase, MiddlewareAction
 from engine.observe.bus import emit, emit_sync, span
 

@@ -1,11 +1,13 @@
 """A persistent shell process that runs one command at a time: ``ShellSession``.
 
 The shell reads commands from its stdin; two reader threads put every stdout / stderr line
-on one queue, in arrival order. After each command the session writes a *done marker* to
-both streams (stdout's carries the command's exit status), so it knows when the command's
-output is complete without waiting a fixed time. A command that outlives its timeout gets
-the shell restarted (its process group killed); a command that ends the shell (``exit 3``)
-reports the shell's exit status. A shell that died between commands (a launcher such as
+(or chunk of a long line) on one bounded queue, in arrival order (see ``shell_output``). After
+each command the session writes a *done marker* to both streams (stdout's carries the
+command's exit status), so it knows when the command's output is complete without waiting a
+fixed time. A command that outlives its timeout, however much it prints, gets the shell
+restarted and its whole process group killed; ending the session kills the group too, so no
+background job outlives it. A command that ends the shell (``exit 3``) reports the shell's
+exit status. A shell that died between commands (a launcher such as
 ``docker run`` failing at start) is reported once, with what it printed and its status; after
 that ``execute`` raises until the session is restarted.
 """
@@ -22,11 +24,17 @@ import threading
 import time
 import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
 from engine.middleware.shell_execution import BaseExecutionPolicy
+from engine.middleware.shell_output import (
+    QUEUE_PIECES,
+    CommandExecutionResult,
+    CommandOutput,
+    Piece,
+    read_pieces,
+)
 
 __all__ = ["CommandExecutionResult", "ShellSession"]
 
@@ -37,62 +45,6 @@ STDERR_GRACE_SECONDS = 2.0
 stderr was redirected for good, e.g. ``exec 2>/dev/null``, makes this wait matter)."""
 EXIT_DRAIN_SECONDS = 1.0
 """After the shell exited: the longest wait for the reader threads to reach end-of-stream."""
-
-Line = tuple[str, str | None]
-"""(``"stdout"`` | ``"stderr"``, a line, or None at end of stream)."""
-
-
-@dataclass(frozen=True)
-class CommandExecutionResult:
-    """What one command produced."""
-
-    output: str
-    exit_code: int | None
-    timed_out: bool
-    truncated_by_lines: bool
-    truncated_by_bytes: bool
-    total_lines: int
-    total_bytes: int
-
-
-@dataclass
-class _Output:
-    """Collects a command's lines within the policy's line and byte limits."""
-
-    max_lines: int
-    max_bytes: int | None
-    parts: list[str] = field(default_factory=list)
-    total_lines: int = 0
-    total_bytes: int = 0
-    truncated_by_lines: bool = False
-    truncated_by_bytes: bool = False
-
-    def add(self, source: str, line: str) -> None:
-        self.total_lines += 1
-        self.total_bytes += len(line.encode("utf-8", "replace"))
-        if self.total_lines > self.max_lines:
-            self.truncated_by_lines = True
-            return
-        if self.max_bytes is not None and self.total_bytes > self.max_bytes:
-            self.truncated_by_bytes = True
-            return
-        if source == "stderr":
-            self.parts.append(f"[stderr] {line.rstrip(chr(10))}")
-            if line.endswith("\n"):
-                self.parts.append("\n")
-        else:
-            self.parts.append(line)
-
-    def result(self, exit_code: int | None, *, timed_out: bool = False) -> CommandExecutionResult:
-        return CommandExecutionResult(
-            output="" if timed_out else "".join(self.parts),
-            exit_code=exit_code,
-            timed_out=timed_out,
-            truncated_by_lines=self.truncated_by_lines,
-            truncated_by_bytes=self.truncated_by_bytes,
-            total_lines=self.total_lines,
-            total_bytes=self.total_bytes,
-        )
 
 
 class ShellSession:
@@ -111,7 +63,10 @@ class ShellSession:
         self._environment = dict(environment)
         self._process: Any = None  # subprocess.Popen[str] (tests put a stand-in here)
         self._stdin: IO[str] | None = None
-        self._queue: queue.Queue[Line] = queue.Queue()
+        self._queue: queue.Queue[Piece] = queue.Queue(QUEUE_PIECES)
+        self._readers_closed = threading.Event()
+        self._group: int | None = None
+        """The shell's own process group (killed when the session ends or a command times out)."""
         self._lock = threading.Lock()
         self._terminated = False
         self._exit_reported = False
@@ -133,10 +88,15 @@ class ShellSession:
         self._stdin = process.stdin
         self._terminated = False
         self._exit_reported = False
-        self._queue = queue.Queue()
+        self._group = _own_group(process.pid)
+        self._queue = queue.Queue(QUEUE_PIECES)
+        self._readers_closed = threading.Event()
         for stream, label in ((process.stdout, "stdout"), (process.stderr, "stderr")):
             threading.Thread(
-                target=self._read_lines, args=(stream, label, self._queue), daemon=True
+                target=read_pieces,
+                args=(stream, label, self._queue, self._readers_closed),
+                name=f"stepwise-shell-{label}",
+                daemon=True,
             ).start()
 
     def restart(self) -> None:
@@ -156,8 +116,10 @@ class ShellSession:
         try:
             process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
-            self._kill_process()
+            pass
         finally:
+            self._kill_process()  # the shell if it is still there, and its background jobs
+            self._readers_closed.set()
             self._terminated = True
             if self._stdin is not None:
                 with contextlib.suppress(Exception):
@@ -196,8 +158,8 @@ class ShellSession:
         self._stdin.write(text)
         self._stdin.flush()
 
-    def _new_output(self) -> _Output:
-        return _Output(self._policy.max_output_lines, self._policy.max_output_bytes)
+    def _new_output(self) -> CommandOutput:
+        return CommandOutput(self._policy.max_output_lines, self._policy.max_output_bytes)
 
     def _collect(self, marker: str, deadline: float, timeout: float) -> CommandExecutionResult:
         out = self._new_output()
@@ -210,8 +172,11 @@ class ShellSession:
                 limit = min(deadline, stdout_done_at + STDERR_GRACE_SECONDS)
             else:
                 limit = deadline
-            try:
-                source, line = self._queue.get(timeout=max(0.0, limit - time.monotonic()))
+            left = limit - time.monotonic()
+            try:  # checked before every piece: a command that floods output still times out
+                if left <= 0:
+                    raise queue.Empty
+                source, line = self._queue.get(timeout=left)
             except queue.Empty:
                 if stdout_done:
                     break
@@ -221,9 +186,12 @@ class ShellSession:
                 if eofs == 2:  # both streams closed: the shell exited mid-command
                     return out.result(self._exit_status())
                 continue
-            if line.startswith(marker):
+            at = line.find(marker)
+            if at >= 0:  # after output that did not end its line, the marker follows it
+                if at:
+                    out.add(source, line[:at])
                 if source == "stdout":
-                    exit_code = _to_int(line[len(marker) :].strip())
+                    exit_code = _to_int(line[at + len(marker) :].strip())
                     stdout_done, stdout_done_at = True, time.monotonic()
                 else:
                     stderr_done = True
@@ -231,7 +199,7 @@ class ShellSession:
             out.add(source, line)
         return out.result(exit_code)
 
-    def _timed_out(self, out: _Output, timeout: float) -> CommandExecutionResult:
+    def _timed_out(self, out: CommandOutput, timeout: float) -> CommandExecutionResult:
         LOGGER.warning("Command timed out after %.2f seconds; restarting shell session.", timeout)
         # the shell is busy with the command: asking it to exit would only wait out the
         # termination timeout, so end it (and the command) at once
@@ -246,8 +214,11 @@ class ShellSession:
         limit = min(deadline, time.monotonic() + EXIT_DRAIN_SECONDS)
         eofs = 0
         while eofs < 2:
+            left = limit - time.monotonic()
             try:
-                source, line = self._queue.get(timeout=max(0.0, limit - time.monotonic()))
+                if left <= 0:
+                    raise queue.Empty
+                source, line = self._queue.get(timeout=left)
             except queue.Empty:
                 break
             if line is None:
@@ -273,21 +244,21 @@ class ShellSession:
                 return
 
     def _kill_process(self) -> None:
-        """Kill the shell: its whole process group when it has its own, else just the shell."""
+        """Kill the shell's whole process group when it has its own (background jobs too),
+        else just the shell."""
         process = self._process
         if process is None:
             return
-        if hasattr(os, "killpg"):
+        if self._group is not None:
             try:
-                group = os.getpgid(process.pid)
-                # never signal our own group (HostExecutionPolicy(create_process_group=False))
-                if group != os.getpgrp():
-                    os.killpg(group, signal.SIGKILL)
-                    return
+                os.killpg(self._group, signal.SIGKILL)
+                return
             except ProcessLookupError:
-                return  # already gone
+                return  # nobody left in it
             except OSError:
                 LOGGER.warning("Group kill failed; falling back to direct kill.", exc_info=True)
+        if process.poll() is not None:
+            return
         try:
             process.kill()
         except ProcessLookupError:
@@ -295,12 +266,17 @@ class ShellSession:
         except OSError:
             LOGGER.warning("Direct kill failed.", exc_info=True)
 
-    @staticmethod
-    def _read_lines(stream: IO[str], label: str, sink: queue.Queue[Line]) -> None:
-        with contextlib.suppress(ValueError, OSError):  # closed under us at shutdown
-            for line in iter(stream.readline, ""):
-                sink.put((label, line))
-        sink.put((label, None))
+
+def _own_group(pid: int) -> int | None:
+    """The process group ``pid`` leads, or None when it shares ours (or there are none)."""
+    if not hasattr(os, "killpg"):
+        return None
+    try:
+        group = os.getpgid(pid)
+    except OSError:
+        return None
+    # never signal our own group (HostExecutionPolicy(create_process_group=False))
+    return group if group != os.getpgrp() else None
 
 
 def _to_int(text: str) -> int | None:

@@ -52,7 +52,8 @@ from engine.middleware.shell_execution import (
     DockerExecutionPolicy,
     HostExecutionPolicy,
 )
-from engine.middleware.shell_session import CommandExecutionResult, ShellSession
+from engine.middleware.shell_output import MAX_KEPT_BYTES, CommandExecutionResult
+from engine.middleware.shell_session import ShellSession
 from engine.middleware.types import AgentMiddleware, AgentState
 from engine.observe.bus import emit_sync
 from engine.tools import ToolException, ToolRuntime, tool
@@ -397,9 +398,12 @@ class ShellToolMiddleware(AgentMiddleware):
                 f"{text.rstrip()}\n\n... Output truncated at {policy.max_output_lines} lines "
                 f"(observed {result.total_lines})."
             )
-        if result.truncated_by_bytes and policy.max_output_bytes is not None:
+        if result.truncated_by_bytes:
+            limit = (
+                policy.max_output_bytes if policy.max_output_bytes is not None else MAX_KEPT_BYTES
+            )
             text = (
-                f"{text.rstrip()}\n\n... Output truncated at {policy.max_output_bytes} bytes "
+                f"{text.rstrip()}\n\n... Output truncated at {limit} bytes "
                 f"(observed {result.total_bytes})."
             )
         status: Literal["success", "error"] = "success"

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeAlias
 
-from engine.core.errors import GraphBubbleUp
+from engine.errors import GraphBubbleUp
 from engine.events import MiddlewareAction
 from engine.messages import ToolMessage
 from engine.middleware.retry_policy import Emit, Steps, drive_async, drive_sync

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeAlias, runtime_checkable
 
 from engine.core.aio import iter_sync, run_sync
+from engine.core.context import current_task_view
 from engine.messages import AIMessage, AIMessageChunk, BaseMessage, coerce_messages
 from engine.models.errors import ModelResponseError
 from engine.models.runnable_api import ModelRunnableAPI
@@ -162,9 +163,7 @@ def _finalize(message: AIMessage) -> AIMessage:
 def _node_token_tap() -> tuple[Any, dict[str, Any], str] | None:
     """``(run, metadata, ns)`` when this call runs inside a graph node of a run that streams
     ``messages``; None otherwise."""
-    from engine.graph.runtime import current_task
-
-    task = current_task()
+    task = current_task_view()
     if task is None or not task.run.wants("messages"):
         return None
     return task.run, dict(task.config.get("metadata", {})), task.ns

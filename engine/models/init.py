@@ -17,6 +17,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
+from engine.core.foreign import adapt
 from engine.models.base import ChatModel
 from engine.models.openai import LOCAL_API_KEY, OpenAIChatModel
 
@@ -98,6 +99,7 @@ def _from_langchain(
             f"Unknown model provider {provider!r} in {spec!r}: Stepwise itself knows "
             f"{', '.join(sorted(PROVIDERS))}, and LangChain could not make it: {exc}"
         ) from None
-    from engine.interop.langchain import LangChainChatModel
-
-    return LangChainChatModel(lc_model)
+    adapted = adapt("chat_model", lc_model)
+    if adapted is None:
+        raise ValueError(f"LangChain made {type(lc_model).__name__}, which is not a chat model")
+    return adapted  # type: ignore[no-any-return]

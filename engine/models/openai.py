@@ -27,6 +27,7 @@ import os
 import re
 import threading
 import uuid
+import warnings
 import weakref
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
@@ -69,6 +70,10 @@ _RESERVED = frozenset(
 )
 #: Keyword arguments ``chat.completions.create`` knows; other settings go in ``extra_body``.
 _KNOWN = frozenset(inspect.signature(AsyncCompletions.create).parameters) - _RESERVED - {"self"}
+
+
+def _has_credentials(url: str | None) -> bool:
+    return bool(url) and "@" in urlsplit(str(url)).netloc
 
 
 def _display_url(url: str | None) -> str:
@@ -143,8 +148,18 @@ class OpenAIChatModel(BaseChatModel):
                     "for a local server that needs no key, pass base_url=..."
                 )
             key = LOCAL_API_KEY
-        self._api_key = SecretStr(key)
         register_secret(key if key != LOCAL_API_KEY else None)
+        if key != LOCAL_API_KEY and _has_credentials(self.base_url):
+            # the URL's user:password becomes "Authorization: Basic ...", which replaces the
+            # key's "Bearer" header: say so rather than drop the key silently
+            warnings.warn(
+                f"OpenAIChatModel: the base_url {_display_url(self.base_url)} carries "
+                "user:password, which is sent (as Basic authorization) instead of the API key: "
+                "the key is not sent; remove them from the URL to send the key",
+                UserWarning,
+                stacklevel=2,
+            )
+        self._api_key = SecretStr(key)
         self.timeout = timeout
         if deadline is not None and deadline <= 0:
             raise ValueError("deadline must be > 0 seconds (or None)")

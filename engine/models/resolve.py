@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.core.foreign import adapt
+
 __all__ = ["as_chat_model"]
 
 
@@ -17,10 +19,5 @@ def as_chat_model(model: Any) -> Any:
         from engine.models.init import init_chat_model
 
         return init_chat_model(model)
-    from engine.interop import is_langchain
-
-    if is_langchain(model) and hasattr(model, "bind_tools"):
-        from engine.interop.langchain import LangChainChatModel
-
-        return LangChainChatModel(model)
-    return model
+    adapted = adapt("chat_model", model)  # a langchain_core chat model (ChatOpenAI, ...)
+    return model if adapted is None else adapted

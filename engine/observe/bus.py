@@ -28,7 +28,9 @@ from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
 
 from engine.core.ids import new_span_id
-from engine.events import EventBase
+from engine.events import EventBase, LoopDetected
+from engine.observe.loops import LoopWatch
+from engine.observe.request_log import RequestLog
 
 if TYPE_CHECKING:
     from engine.observe.gate import Gate
@@ -181,6 +183,10 @@ class RunEmitter:
         self._seq = [0]  # shared with children
         self.active = bool(debugger is not None or any(b.has_subscribers for b in self.buses))
         self.gated = debugger is not None or any(b._sinks for b in self.buses)
+        self.loops: LoopWatch | None = LoopWatch() if self.active else None
+        """Finds loops in the run's events (shared with the subgraph emitters)."""
+        self.requests = RequestLog()
+        """The run's model requests, so each records only what the previous one did not."""
 
     def child(self, ns: str) -> RunEmitter:
         """An emitter for a subgraph: same run, same seq counter, its own namespace."""
@@ -211,6 +217,9 @@ class RunEmitter:
             await bus.deliver(ev)
         if gate and self.debugger is not None:
             await self.debugger.gate(ev, self)
+        found = self.loops.see(ev) if self.loops is not None else None
+        if found is not None:
+            await self._deliver(self._build(LoopDetected, found), gate)
 
     def _deliver_sync(self, ev: EventBase) -> None:
         self._seq[0] += 1
@@ -223,6 +232,9 @@ class RunEmitter:
                         sink.queue.put_nowait(ev)
                     except asyncio.QueueFull:  # cannot wait on the loop thread from sync code
                         self.loop.create_task(sink.put(ev))
+        found = self.loops.see(ev) if self.loops is not None else None
+        if found is not None:
+            self._deliver_sync(self._build(LoopDetected, found))
 
     async def emit(self, cls: type[EventBase], **fields: Any) -> EventBase | None:
         """Build and deliver an event (async contexts). Returns it, or None when nobody listens."""

@@ -17,7 +17,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from engine.core.errors import RunStopped
+from engine.errors import RunStopped
 from engine.events import ErrorInfo, RunFinished, RunStarted
 from engine.observe.bus import CURRENT_SPAN, RunEmitter
 from engine.observe.gate import Gate, RunView

@@ -24,10 +24,15 @@ from pydantic import ValidationError
 from engine import serde
 from engine.checkpoint.base import make_config
 from engine.checkpoint.sqlite import SqliteSaver
-from engine.core.errors import CheckpointError
+from engine.errors import CheckpointError
 from engine.events import EventBase, event_from_json
 from engine.graph.drawing import DrawableGraph
-from engine.recording.schema import SessionError, connect_existing, read_schema_version
+from engine.recording.schema import (
+    RECORDING_FAILED_KEY,
+    SessionError,
+    connect_existing,
+    read_schema_version,
+)
 
 __all__ = ["CheckpointInfo", "RunInfo", "Session"]
 
@@ -171,10 +176,11 @@ class Session:
                 error=_loads(r[10]),
                 index=int(r[0]),
             )
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:
+            why = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
             raise SessionError(
-                f"{self.path} is damaged: run {r[1]!r} has unreadable data ({exc})", path=self.path
-            ) from exc
+                f"{self.path} is damaged: run {r[1]!r} has unreadable data ({why})", path=self.path
+            ) from None
 
     def agent_spec(self, graph_name: str | None = None) -> str | None:
         """The agent that produced the runs of ``graph_name`` (see ``SessionRecorder.set_agent``),
@@ -189,6 +195,16 @@ class Session:
             if rows:
                 return str(rows[0][0])
         return None
+
+    def recording_failure(self) -> str | None:
+        """Why recording into this file stopped (``database or disk is full``...), if it did."""
+        rows = self._query("SELECT value FROM stepwise_meta WHERE key=?", (RECORDING_FAILED_KEY,))
+        if not rows:
+            return None
+        try:
+            return str(json.loads(rows[0][0]).get("error") or "unknown error")
+        except (ValueError, AttributeError, RecursionError):
+            return "unknown error"
 
     def threads(self) -> list[str]:
         """Thread ids with runs or checkpoints in the file, in order of first appearance."""
@@ -362,6 +378,11 @@ class Session:
     def _decode(self, text: str) -> EventBase:
         try:
             return event_from_json(text)
+        except RecursionError:
+            raise SessionError(
+                f"{self.path} is damaged: an event cannot be read (nested too deeply)",
+                path=self.path,
+            ) from None
         except (ValidationError, ValueError, TypeError) as exc:
             first = str(exc).splitlines()[0][:100]
             raise SessionError(
@@ -383,7 +404,7 @@ class Session:
         try:
             shape = self.shape(run_id)
             return None if shape is None else DrawableGraph.from_json(shape)
-        except (ValueError, TypeError, KeyError, AttributeError) as exc:
+        except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as exc:
             raise SessionError(
                 f"{self.path} is damaged: the graph shape of run {run_id} cannot be read "
                 f"({type(exc).__name__}: {str(exc)[:80]})",

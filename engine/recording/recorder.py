@@ -15,7 +15,9 @@ Events are serialized on the writer thread: the runtime never mutates an event a
 delivering it.
 
 Nothing secret is written: events carry no API keys, and the recorder adds only the graph's
-drawable shape (``graph.get_graph().to_json()``) to what the events say.
+drawable shape (``graph.get_graph().to_json()``) to what the events say.  Personal data the
+graph's ``PIIMiddleware`` redacts is redacted in everything written (events, run rows,
+checkpoints), with the same rules (``engine.recording.filtered``).
 """
 
 from __future__ import annotations
@@ -26,15 +28,22 @@ import os
 import sqlite3
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any, Protocol
 
-from engine.checkpoint.sqlite import SqliteSaver, open_sqlite
-from engine.core.errors import CheckpointError
+from engine.checkpoint.sqlite import open_sqlite
+from engine.errors import CheckpointError
 from engine.events import SPAN_CLOSERS, SPAN_OPENERS, EventBase
 from engine.observe.bus import Subscription
 from engine.recording.compact import LARGE_VALUE, coalesce_tokens, shrink_state_update
-from engine.recording.schema import SessionError, check_recordable, create_tables
+from engine.recording.filtered import FilteringSaver, TextFilter, filter_strings
+from engine.recording.schema import (
+    RECORDING_FAILED_KEY,
+    SessionError,
+    check_recordable,
+    create_tables,
+)
 from engine.redaction import scrub
 from engine.serde import to_jsonable
 
@@ -54,20 +63,26 @@ class _Graph(Protocol):
     def subscribe(self, callback: Any) -> Subscription: ...
 
 
-def event_json(ev: EventBase) -> str:
+def event_json(ev: EventBase, filters: list[TextFilter] | None = None) -> str:
     """The event as JSON text (never raises: odd payloads fall back to a display rendering).
 
-    Registered secrets (``engine.redaction``) are scrubbed out."""
+    Registered secrets (``engine.redaction``) are scrubbed out; ``filters`` rewrite its strings
+    (the personal data a graph's PII middleware redacts)."""
     try:
-        return scrub(ev.model_dump_json(warnings=False))
+        text = ev.model_dump_json(warnings=False)
+        if filters:
+            text = json.dumps(filter_strings(json.loads(text), filters), ensure_ascii=False)
+        return scrub(text)
     except Exception:
-        return scrub(json.dumps(to_jsonable(dict(ev.__dict__)), ensure_ascii=False))
+        data = filter_strings(to_jsonable(dict(ev.__dict__)), filters or [])
+        return scrub(json.dumps(data, ensure_ascii=False))
 
 
-def _dumps(value: Any) -> str | None:
+def _dumps(value: Any, filters: list[TextFilter] | None = None) -> str | None:
     if value is None:
         return None
-    return scrub(json.dumps(to_jsonable(value), ensure_ascii=False, separators=(",", ":")))
+    data = filter_strings(to_jsonable(value), filters or [])
+    return scrub(json.dumps(data, ensure_ascii=False, separators=(",", ":")))
 
 
 class SessionRecorder:
@@ -89,16 +104,14 @@ class SessionRecorder:
         self.large_value = large_value
         """Strings longer than this in ``state.updated`` are written as a reference to the
         checkpoint that holds them (the checkpoint stores the value once)."""
-        if self.path.parent and not self.path.parent.exists():
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        check_recordable(self.path)
+        _prepare(self.path)
         try:
             self._conn = open_sqlite(self.path, what="Stepwise session")
         except CheckpointError as exc:
             raise SessionError(str(exc), path=self.path) from exc
         try:
             create_tables(self._conn, str(self.path))
-            self._saver = SqliteSaver(self.path)
+            self._saver = FilteringSaver(self.path)
         except CheckpointError as exc:
             self._conn.close()
             raise SessionError(str(exc), path=self.path) from exc
@@ -121,6 +134,8 @@ class SessionRecorder:
         self._span_node: dict[str, str] = {}
         self._token_counts: dict[tuple[str, str | None], int] = {}
         self._subs: list[Subscription] = []
+        self._filters: list[TextFilter] = []
+        """What the attached graphs' PII middleware redact (applied to all that is written)."""
         self._thread = threading.Thread(
             target=self._writer, name="stepwise-session-writer", daemon=True
         )
@@ -129,7 +144,7 @@ class SessionRecorder:
     # -- wiring --------------------------------------------------------------------------------
 
     @property
-    def checkpointer(self) -> SqliteSaver:
+    def checkpointer(self) -> FilteringSaver:
         """A ``SqliteSaver`` on the same file: compile (or configure) the graph with it."""
         return self._saver
 
@@ -170,6 +185,7 @@ class SessionRecorder:
         A graph that keeps its checkpoints in a saver of its own (attach mode) is asked to copy
         them into this file too, so the session replays with its states."""
         digest = self.add_graph(graph)
+        self.add_text_filter(_pii_filter(graph))
         mirror = getattr(graph, "mirror_checkpoints", None)
         if callable(mirror):
             mirror(self.checkpointer)
@@ -180,6 +196,15 @@ class SessionRecorder:
         sub = graph.subscribe(listener)
         self._subs.append(sub)
         return sub
+
+    def add_text_filter(self, flt: TextFilter | None) -> None:
+        """Rewrite every string written from now on (events, run rows, checkpoints) with
+        ``flt``: an agent's PII redaction, so the raw value never reaches the file."""
+        if flt is None:
+            return
+        with self._lock:
+            self._filters = [*self._filters, flt]
+        self._saver.text_filters.append(flt)
 
     def record(self, event: EventBase, *, shape: str | None = None) -> None:
         """Queue one event (cheap; safe from any thread)."""
@@ -255,11 +280,24 @@ class SessionRecorder:
                 except Exception as exc:
                     self.error = exc
                     print(f"stepwise: recording to {self.path} stopped: {exc}", file=sys.stderr)
+                    self._note_failure(exc)
             with self._progress:
                 self._written += len(batch)
                 self._progress.notify_all()
             if closing:  # nothing can be queued once closing is set
                 return
+
+    def _note_failure(self, exc: BaseException) -> None:
+        """Say in the file why recording stopped, so replay does not take the runs it left
+        unfinished for killed ones (a one-row update: it often fits where a batch did not)."""
+        note = json.dumps({"error": scrub(str(exc))[:300], "ts": time.time()})
+        try:
+            self._conn.execute(
+                "INSERT OR REPLACE INTO stepwise_meta(key, value) VALUES (?, ?)",
+                (RECORDING_FAILED_KEY, note),
+            )
+        except sqlite3.Error:  # the disk is that full: replay says what it can
+            pass
 
     def _write(
         self, batch: list[tuple[EventBase, str | None]], shapes: dict[str, tuple[str, str]]
@@ -316,7 +354,7 @@ class SessionRecorder:
                     shape,
                     ev.ts,
                     int(bool(d.get("resumed"))),
-                    _dumps(d.get("input")),
+                    _dumps(d.get("input"), self._filters),
                     run,
                 ),
             )
@@ -324,7 +362,13 @@ class SessionRecorder:
             error = d.get("error")
             conn.execute(
                 "UPDATE session_runs SET status=?, finished=?, output=?, error=? WHERE id=?",
-                (d.get("status"), ev.ts, _dumps(d.get("output")), _dumps(error), run),
+                (
+                    d.get("status"),
+                    ev.ts,
+                    _dumps(d.get("output"), self._filters),
+                    _dumps(error, self._filters),
+                    run,
+                ),
             )
         elif kind == "checkpoint.saved" and ev.thread_id is not None and ev.checkpoint_id:
             source = d.get("source")
@@ -361,6 +405,33 @@ class SessionRecorder:
             ev.parent_span_id,
             ev.ts,
             event_json(
-                shrink_state_update(ev, self.large_value) if kind == "state.updated" else ev
+                shrink_state_update(ev, self.large_value) if kind == "state.updated" else ev,
+                self._filters,
             ),
         )
+
+
+def _prepare(path: Path) -> None:
+    """Make sure a session can be written at ``path``, or say why not in one line."""
+    folder = path.parent
+    if not folder.exists():
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise SessionError(
+                f"cannot record to {path}: cannot create the folder {folder}: "
+                f"{exc.strerror or exc}",
+                path=path,
+            ) from None
+    check_recordable(path)
+    try:
+        with open(path, "ab"):  # creates it if needed, changes nothing that is there
+            pass
+    except OSError as exc:
+        raise SessionError(f"cannot record to {path}: {exc.strerror or exc}", path=path) from None
+
+
+def _pii_filter(graph: Any) -> TextFilter | None:
+    from engine.middleware.pii import pii_text_filter
+
+    return pii_text_filter(graph)

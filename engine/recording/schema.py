@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import stat
 from pathlib import Path
 
 __all__ = [
+    "RECORDING_FAILED_KEY",
     "SESSION_SCHEMA",
     "SQLITE_MAGIC",
     "SessionError",
@@ -72,6 +74,9 @@ CREATE TABLE IF NOT EXISTS session_checkpoints (
     PRIMARY KEY (thread_id, ns, checkpoint_id)
 ) WITHOUT ROWID;
 """
+
+RECORDING_FAILED_KEY = "recording_failed"
+"""``stepwise_meta`` key noting why recording stopped (``{"error": ..., "ts": ...}``)."""
 
 REQUIRED_TABLES = frozenset(
     {"session_runs", "session_events", "session_shapes", "session_checkpoints"}
@@ -145,6 +150,8 @@ def check_recordable(path: str | os.PathLike[str]) -> None:
     p = Path(path)
     if p.is_dir():
         raise SessionError(f"{p} is a directory, not a Stepwise session file", path=p)
+    if p.exists() and not stat.S_ISREG(p.stat().st_mode):
+        raise SessionError(f"{p} is not a regular file: a session is recorded into a file", path=p)
     if not p.exists() or p.stat().st_size == 0:
         return
     with p.open("rb") as fh:

@@ -26,7 +26,7 @@ import uuid
 from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from engine.core.errors import RunStopped
+from engine.errors import RunStopped
 from engine.core.ids import new_run_id
 from engine.events import EventBase, InterruptRaised, InterruptResumed
 from engine.observe.bus import EventBus, RunEmitter, drain_events

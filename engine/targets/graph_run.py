@@ -13,8 +13,8 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
-from engine.core.errors import RunStopped, one_line
 from engine.core.ids import new_run_id
+from engine.errors import RunStopped, one_line
 from engine.events import EventBase, InterruptRaised, RunFinished
 from engine.targets.base import RunOutcome, RunRequest
 

@@ -3,7 +3,7 @@
 Everything a timeline and the state docks read comes from the file: the graph recorded with the
 runs, the threads, every checkpoint and its state (pending interrupts included).  It cannot run
 or write: its capabilities say so.  Re-running a recorded session from a checkpoint needs the
-agent's code and is the studio's (``studio.replay``).
+agent's code and is the studio's (``studio.history.replay``).
 """
 
 from __future__ import annotations

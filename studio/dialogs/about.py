@@ -13,12 +13,12 @@ from PySide6.QtCore import Qt, qVersion
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
-    QLabel,
     QTextBrowser,
     QVBoxLayout,
     QWidget,
 )
 
+from studio.widgets.plain_text import plain_label
 from studio.widgets.screen_fit import fit_on_screen, screen_room
 
 __all__ = ["AboutDialog", "DocsDialog", "readme_text", "stepwise_version"]
@@ -50,9 +50,9 @@ class AboutDialog(QDialog):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("About Stepwise")
-        self.version_label = QLabel(f"Stepwise {stepwise_version()}", self)
+        self.version_label = plain_label(f"Stepwise {stepwise_version()}", self)
         self.version_label.setObjectName("Heading")
-        details = QLabel(
+        details = plain_label(
             "A desktop debugger for LLM agents, with an embedded LangGraph-compatible engine.\n\n"
             f"Python {platform.python_version()} ({sys.platform})\n"
             f"Qt {qVersion()}, PySide6 {pyside_version}",

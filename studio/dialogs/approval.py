@@ -24,7 +24,6 @@ from PySide6.QtWidgets import (
     QDialog,
     QFrame,
     QHBoxLayout,
-    QLabel,
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
@@ -44,7 +43,8 @@ from studio.dialogs.dialog_kit import (
     mono_font,
     schema_hint,
 )
-from studio.palette import colors
+from studio.look.palette import colors
+from studio.widgets.plain_text import plain_label
 
 __all__ = ["ActionCard", "ApprovalDialog"]
 
@@ -78,10 +78,10 @@ class ActionCard(QFrame):
         layout.setSpacing(8)
 
         head = QHBoxLayout()
-        badge = QLabel(str(review.index + 1))
+        badge = plain_label(str(review.index + 1))
         badge.setObjectName("Badge")
         badge.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        name = QLabel(review.name)
+        name = plain_label(review.name)
         name.setObjectName("ToolName")
         name.setFont(mono_font(14))
         head.addWidget(badge)
@@ -103,7 +103,7 @@ class ActionCard(QFrame):
         layout.addLayout(head)
 
         description = _short_description(review)
-        self.description_label = QLabel(description)
+        self.description_label = plain_label(description)
         self.description_label.setObjectName("Description")
         self.description_label.setWordWrap(True)
         self.description_label.setVisible(bool(description))
@@ -141,10 +141,12 @@ class ActionCard(QFrame):
         self.editor.setFixedHeight(min(220, 30 + 17 * lines))
         self.editor.textChanged.connect(self._on_edit_text)
         hint = schema_hint(self.review.schema)
-        self.schema_label = QLabel(f"Arguments: {hint}" if hint else "Edit the arguments (JSON)")
+        self.schema_label = plain_label(
+            f"Arguments: {hint}" if hint else "Edit the arguments (JSON)"
+        )
         self.schema_label.setObjectName("Hint")
         self.schema_label.setWordWrap(True)
-        self.error_label = QLabel()
+        self.error_label = plain_label()
         self.error_label.setObjectName("Error")
         self.error_label.setWordWrap(True)
         self.error_label.setVisible(False)
@@ -158,7 +160,7 @@ class ActionCard(QFrame):
         box = QVBoxLayout(page)
         box.setContentsMargins(0, 0, 0, 0)
         box.setSpacing(4)
-        caption = QLabel("Reason, told to the model (optional)")
+        caption = plain_label("Reason, told to the model (optional)")
         caption.setObjectName("Hint")
         box.addWidget(caption)
         self.reason_edit = QLineEdit()
@@ -178,7 +180,9 @@ class ActionCard(QFrame):
         )
         self.message_edit.setFixedHeight(70)
         self.message_edit.textChanged.connect(self._on_message)
-        self.message_hint = QLabel("Write the message the model gets instead of running the tool.")
+        self.message_hint = plain_label(
+            "Write the message the model gets instead of running the tool."
+        )
         self.message_hint.setObjectName("Hint")
         box.addWidget(self.message_edit)
         box.addWidget(self.message_hint)
@@ -286,11 +290,11 @@ class ApprovalDialog(QDialog):
         layout.setSpacing(10)
 
         n = len(request.actions)
-        heading = QLabel(
+        heading = plain_label(
             "Approve this tool call?" if n == 1 else f"Review {n} tool calls before they run"
         )
         heading.setObjectName("Heading")
-        intro = QLabel(
+        intro = plain_label(
             "The agent is paused until you decide. Your decisions resume the run; "
             "“Answer later” keeps it paused at this interrupt."
         )
@@ -328,7 +332,7 @@ class ApprovalDialog(QDialog):
             n > 1 and all(a.allows("approve") for a in request.actions)
         )
         self.approve_all_button.clicked.connect(self._approve_all)
-        self.progress_label = QLabel()
+        self.progress_label = plain_label()
         self.progress_label.setObjectName("Progress")
         self.cancel_button = QPushButton("Answer later")
         self.cancel_button.setObjectName("Secondary")

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QVBoxLayout, QWidget
+
+from studio.widgets.plain_text import plain_label
 
 __all__ = ["ConfirmDialog"]
 
@@ -15,9 +17,9 @@ class ConfirmDialog(QDialog):
         self.setWindowTitle(title)
         self.setModal(True)
         self.setMinimumWidth(520)
-        self.title_label = QLabel(title, self)
+        self.title_label = plain_label(title, self)
         self.title_label.setObjectName("dialogTitle")
-        self.message_label = QLabel(message, self)
+        self.message_label = plain_label(message, self)
         self.message_label.setWordWrap(True)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel, parent=self)
         self.accept_button = buttons.addButton(accept_text, QDialogButtonBox.ButtonRole.AcceptRole)

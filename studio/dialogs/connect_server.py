@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 
 from engine.targets import TargetError, ThreadQuery
 from studio.dialogs.dialog_kit import dialog_style, named_button, named_label
-from studio.palette import colors
+from studio.look.palette import colors
 
 __all__ = ["PAGE", "STATUSES", "ConnectServerDialog"]
 

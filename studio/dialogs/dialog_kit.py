@@ -10,8 +10,9 @@ from PySide6.QtCore import QSizeF, Qt
 from PySide6.QtGui import QFont, QFontDatabase
 from PySide6.QtWidgets import QLabel, QPushButton, QTextBrowser
 
-from studio import highlight
-from studio.palette import Palette
+from studio.look import highlight
+from studio.look.palette import Palette
+from studio.widgets.plain_text import plain_label
 
 __all__ = [
     "dialog_style",
@@ -103,7 +104,7 @@ def schema_hint(schema: dict[str, Any] | None) -> str:
 
 def named_label(text: str, name: str, wrap: bool = True) -> QLabel:
     """A label styled by ``dialog_style`` through its object name (Heading, Intro, Caption...)."""
-    label = QLabel(text)
+    label = plain_label(text)
     label.setObjectName(name)
     label.setWordWrap(wrap)
     return label

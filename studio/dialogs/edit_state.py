@@ -25,7 +25,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QHBoxLayout,
-    QLabel,
     QListWidget,
     QMenu,
     QPlainTextEdit,
@@ -39,9 +38,10 @@ from PySide6.QtWidgets import (
 
 from engine.messages import AIMessage
 from engine.types import END, START
+from studio.history.timetravel import aapply_edit, default_as_node
+from studio.look.palette import colors
 from studio.models.state_edit import EditIssue, StateEdit
-from studio.palette import colors
-from studio.timetravel import aapply_edit, default_as_node
+from studio.widgets.plain_text import escape, plain_label, rich_label
 
 __all__ = ["EditStateDialog"]
 
@@ -88,12 +88,14 @@ class EditStateDialog(QDialog):
         meta = snap.metadata or {}
         self.setWindowTitle("Edit state")
         self.setMinimumSize(760, 560)
-        title = QLabel(
-            f"<b>Edit the state at step {meta.get('step', '?')}</b> "
-            f"<span style='color:{self.c.muted}'>({meta.get('source', '')}, next: "
-            f"{', '.join(snap.next) if snap.next else 'end'})</span>"
+        title = rich_label(
+            f"<b>Edit the state at step {escape(meta.get('step', '?'))}</b> "
+            f"<span style='color:{self.c.muted}'>({escape(meta.get('source', ''))}, next: "
+            f"{escape(', '.join(map(str, snap.next)) if snap.next else 'end')})</span>"
         )
-        note = QLabel("The edit is saved as a new checkpoint; the original stays in the timeline.")
+        note = plain_label(
+            "The edit is saved as a new checkpoint; the original stays in the timeline."
+        )
         note.setStyleSheet(f"color: {self.c.muted}")
 
         # values tab
@@ -148,7 +150,7 @@ class EditStateDialog(QDialog):
         if default is not None and default in nodes:
             self.as_node_combo.setCurrentIndex(nodes.index(default))
 
-        self.error_label = QLabel("")
+        self.error_label = plain_label("")
         self.error_label.setWordWrap(True)
         self.error_label.setStyleSheet(f"color: {self.c.danger}")
         self.apply_button = QPushButton("Apply")
@@ -162,9 +164,9 @@ class EditStateDialog(QDialog):
             "The edit counts as this node's output: the node's outgoing edges decide what runs next."
         )
         bottom = QHBoxLayout()
-        bottom.addWidget(QLabel("As node:"))
+        bottom.addWidget(plain_label("As node:"))
         bottom.addWidget(self.as_node_combo)
-        hint = QLabel("its edges decide what runs next")
+        hint = plain_label("its edges decide what runs next")
         hint.setStyleSheet(f"color: {self.c.muted}")
         bottom.addWidget(hint)
         bottom.addStretch(1)

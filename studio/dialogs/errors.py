@@ -7,12 +7,13 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QHBoxLayout,
-    QLabel,
     QPlainTextEdit,
     QStyle,
     QVBoxLayout,
     QWidget,
 )
+
+from studio.widgets.plain_text import plain_label
 
 __all__ = ["ErrorDialog"]
 
@@ -30,13 +31,13 @@ class ErrorDialog(QDialog):
         self.setWindowTitle(title)
         self.setModal(True)
         self.setMinimumWidth(520)
-        icon = QLabel(self)
+        icon = plain_label(parent=self)
         icon.setPixmap(
             self.style().standardIcon(QStyle.StandardPixmap.SP_MessageBoxCritical).pixmap(40, 40)
         )
-        self.title_label = QLabel(title, self)
+        self.title_label = plain_label(title, self)
         self.title_label.setObjectName("dialogTitle")
-        self.message_label = QLabel(message, self)
+        self.message_label = plain_label(message, self)
         self.message_label.setWordWrap(True)
         self.message_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.details_view = QPlainTextEdit(self)

@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QGridLayout,
     QHBoxLayout,
-    QLabel,
     QLineEdit,
     QPushButton,
     QRadioButton,
@@ -30,7 +29,8 @@ from PySide6.QtWidgets import (
 )
 
 from studio.dialogs.dialog_kit import dialog_style
-from studio.palette import colors
+from studio.look.palette import colors
+from studio.widgets.plain_text import plain_label
 
 __all__ = ["LiveOtel", "OtelExportDialog", "export_session"]
 
@@ -48,10 +48,10 @@ def export_session(session: str, *, file: str | None = None, endpoint: str | Non
     spans = session_spans(session, skipped=skipped)
     note = f" ({len(skipped)} unreadable event(s) skipped)" if skipped else ""
     if file:
-        from engine.cli.session import atomic_output
+        from engine.cli.output import output_file
 
         try:
-            with atomic_output(Path(file)) as out:
+            with output_file(Path(file)) as out:
                 sdk.write_otlp_json(spans, out)
         except Exception as exc:
             raise RuntimeError(str(exc).splitlines()[0]) from None
@@ -95,7 +95,7 @@ class OtelExportDialog(QDialog):
         self.setStyleSheet(dialog_style(c))
         self.task: asyncio.Future[str] | None = None
 
-        intro = QLabel(
+        intro = plain_label(
             "The session's runs as OpenTelemetry traces (GenAI semantic conventions), for "
             "Jaeger, Phoenix, Langfuse or any OTLP collector."
         )
@@ -115,7 +115,7 @@ class OtelExportDialog(QDialog):
         browse.clicked.connect(self._browse)
         self.endpoint_edit = QLineEdit()
         self.endpoint_edit.setPlaceholderText("http://localhost:4318")
-        headers = QLabel("Headers (an API key…) are read from OTEL_EXPORTER_OTLP_HEADERS.")
+        headers = plain_label("Headers (an API key…) are read from OTEL_EXPORTER_OTLP_HEADERS.")
         headers.setStyleSheet(f"color: {c.muted};")
         self.live_box = QCheckBox("Also stream new runs live to this endpoint")
         live = getattr(window, "live_otel", None)
@@ -132,7 +132,7 @@ class OtelExportDialog(QDialog):
         grid.addWidget(self.live_box, 3, 1, 1, 2)
         grid.setColumnStretch(1, 1)
 
-        self.status = QLabel()
+        self.status = plain_label()
         self.status.setTextFormat(Qt.TextFormat.PlainText)
         self.status.setWordWrap(True)
         self.export_button = QPushButton("Export")

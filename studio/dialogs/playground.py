@@ -27,7 +27,6 @@ from PySide6.QtWidgets import (
     QDialog,
     QFrame,
     QHBoxLayout,
-    QLabel,
     QPlainTextEdit,
     QPushButton,
     QScrollArea,
@@ -38,7 +37,10 @@ from PySide6.QtWidgets import (
 )
 
 from engine.events import EventBase
+from engine.targets import Capability
 from studio.dialogs.dialog_kit import dialog_style, mono_font
+from studio.docks.diff.html import message_card, page
+from studio.look.palette import Palette, colors
 from studio.models.playground import (
     Answer,
     PlaygroundRequest,
@@ -50,8 +52,8 @@ from studio.models.playground import (
     request_for,
     scripted_answer,
 )
-from studio.palette import Palette, colors
-from studio.views.tt_html import message_card, page
+from studio.run.capabilities import can
+from studio.widgets.plain_text import plain_label, plain_tip
 
 __all__ = ["PlaygroundDialog", "Target"]
 
@@ -82,7 +84,7 @@ class _AnswerCard(QFrame):
         title = answer.source
         if answer.latency_ms is not None:
             title += f"  ·  {answer.latency_ms:,.0f} ms"
-        self.title = QLabel(title)
+        self.title = plain_label(title)
         self.title.setTextFormat(Qt.TextFormat.PlainText)
         self.title.setStyleSheet("font-weight: 600;")
         self.title.setWordWrap(True)
@@ -104,9 +106,11 @@ class _AnswerCard(QFrame):
         ok = answer.message is not None and can_continue is None
         self.continue_button.setEnabled(ok)
         self.continue_button.setToolTip(
-            can_continue
-            or "Fork the thread at this call's checkpoint with this answer and run on "
-            "(the old branch stays)"
+            plain_tip(
+                can_continue
+                or "Fork the thread at this call's checkpoint with this answer and run on "
+                "(the old branch stays)"
+            )
         )
         lay = QVBoxLayout(self)
         lay.setContentsMargins(6, 6, 6, 6)
@@ -181,8 +185,9 @@ class PlaygroundDialog(QDialog):
     def continue_blocker(self) -> str | None:
         """Why "Continue from here" cannot be used (None when it can)."""
         ev = self.call
-        if getattr(self.hub.graph, "aupdate_state", None) is None or self.controller is None:
-            return "Continuing needs the agent loaded (not a recorded session alone)"
+        forks, why = can(self.hub, Capability.FORK)
+        if not forks or self.controller is None:
+            return why or "Continuing needs the agent loaded (not a recorded session alone)"
         if getattr(self.controller, "graph", None) is None:
             return "Continuing needs the agent loaded (not a recorded session alone)"
         if ev.ns:
@@ -197,10 +202,10 @@ class PlaygroundDialog(QDialog):
         ev = self.call
         where = f"node {self.node}" if self.node else "an unknown node"
         head = f"Model call · {where} · step {ev.step} · {self.request.model} · event #{ev.seq}"
-        self.header = QLabel(head)
+        self.header = plain_label(head)
         self.header.setTextFormat(Qt.TextFormat.PlainText)
         self.header.setStyleSheet("font-weight: 600;")
-        self.note = QLabel(
+        self.note = plain_label(
             "Only the last messages of this call were recorded: the history before them is "
             "missing from the request below."
         )
@@ -217,7 +222,7 @@ class PlaygroundDialog(QDialog):
         self.reset_button = QPushButton("Reset")
         self.reset_button.setToolTip("Back to the request as it was sent")
         self.reset_button.clicked.connect(lambda: self.editor.setPlainText(self.request.to_text()))
-        self.error_label = QLabel()
+        self.error_label = plain_label()
         self.error_label.setTextFormat(Qt.TextFormat.PlainText)
         self.error_label.setStyleSheet(f"color: {self.c.danger};")
         self.error_label.setWordWrap(True)
@@ -226,7 +231,7 @@ class PlaygroundDialog(QDialog):
         left_lay = QVBoxLayout(left)
         left_lay.setContentsMargins(0, 0, 0, 0)
         req_head = QHBoxLayout()
-        req_head.addWidget(QLabel("Request (edit the JSON)"))
+        req_head.addWidget(plain_label("Request (edit the JSON)"))
         req_head.addStretch(1)
         req_head.addWidget(self.reset_button)
         left_lay.addLayout(req_head)
@@ -243,7 +248,7 @@ class PlaygroundDialog(QDialog):
         right = QWidget()
         right_lay = QVBoxLayout(right)
         right_lay.setContentsMargins(0, 0, 0, 0)
-        right_lay.addWidget(QLabel("Answers, side by side"))
+        right_lay.addWidget(plain_label("Answers, side by side"))
         right_lay.addWidget(self.answers_scroll, 1)
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
@@ -266,7 +271,7 @@ class PlaygroundDialog(QDialog):
                     item = model.item(i)
                     if item is not None:
                         item.setEnabled(False)
-                        item.setToolTip(t.why_not)
+                        item.setToolTip(plain_tip(t.why_not))
                 if i == first_usable:
                     first_usable = i + 1
         self.target_combo.setCurrentIndex(min(first_usable, len(self.targets) - 1))
@@ -282,14 +287,14 @@ class PlaygroundDialog(QDialog):
         self.send_button.setDefault(True)
         self.rerun_button = QPushButton("Re-run from here with this model")
         self.rerun_button.setObjectName("rerunButton")
-        self.status = QLabel()
+        self.status = plain_label()
         self.status.setTextFormat(Qt.TextFormat.PlainText)
         self.status.setWordWrap(True)
         close = QPushButton("Close")
         close.clicked.connect(self.close)
 
         bar = QHBoxLayout()
-        bar.addWidget(QLabel("Send to:"))
+        bar.addWidget(plain_label("Send to:"))
         bar.addWidget(self.target_combo, 1)
         bar.addWidget(self.send_button)
         bar.addSpacing(12)

@@ -32,7 +32,7 @@ from studio.dialogs.dialog_kit import (
     named_label,
 )
 from studio.dialogs.resume_model import PauseRequest, ValueRequest
-from studio.palette import colors
+from studio.look.palette import colors
 
 __all__ = ["PauseDialog", "ResumeValueDialog"]
 

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 from engine.targets import Capability, ThreadQuery
 from engine.targets.thread_list import SCAN, list_threads
 from studio.dialogs.dialog_kit import dialog_style, named_button, named_label
-from studio.palette import colors
+from studio.look.palette import colors
 
 __all__ = ["OpenThreadDialog"]
 

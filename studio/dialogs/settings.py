@@ -1,4 +1,5 @@
-"""Settings: the model provider (scripted, or an OpenAI-compatible server) and the theme.
+"""Settings: the model provider (scripted, or an OpenAI-compatible server), the theme and the
+model prices the studio computes costs with (``price_editor``).
 
 The API key is never asked for or saved: the OpenAI client reads ``OPENAI_API_KEY`` from the
 environment; the dialog only says whether it is set.  "Test connection" sends one tiny chat
@@ -17,14 +18,16 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
-    QLabel,
     QLineEdit,
     QPushButton,
     QVBoxLayout,
     QWidget,
 )
 
-from studio.settings_store import StudioSettings
+from studio.app.settings_store import StudioSettings
+from studio.dialogs.price_editor import PriceEditor
+from studio.models.pricing import PriceTable
+from studio.widgets.plain_text import plain_label
 
 __all__ = ["SettingsDialog", "check_connection"]
 
@@ -52,8 +55,8 @@ async def check_connection(base_url: str, model: str, timeout: float = TEST_TIME
 
 class SettingsDialog(QDialog):
     """Key widgets are attributes: ``provider_box``, ``base_url_edit``, ``model_edit``,
-    ``test_button``, ``test_label``, ``theme_box``, ``ok_button``, ``cancel_button``;
-    ``test_task`` is the running connection test, if any."""
+    ``test_button``, ``test_label``, ``theme_box``, ``prices`` (the price editor),
+    ``ok_button``, ``cancel_button``; ``test_task`` is the running connection test, if any."""
 
     def __init__(self, settings: StudioSettings, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -73,7 +76,7 @@ class SettingsDialog(QDialog):
         self.model_edit = QLineEdit(settings.model, self)
         self.model_edit.setPlaceholderText("gpt-4o-mini")
         key_set = bool(os.environ.get("OPENAI_API_KEY"))
-        self.key_label = QLabel(
+        self.key_label = plain_label(
             "OPENAI_API_KEY is set in the environment"
             if key_set
             else "OPENAI_API_KEY is not set (fine for local servers)",
@@ -81,7 +84,7 @@ class SettingsDialog(QDialog):
         )
         self.key_label.setObjectName("muted")
         self.test_button = QPushButton("Test connection", self)
-        self.test_label = QLabel(self)
+        self.test_label = plain_label(parent=self)
         self.test_label.setWordWrap(True)
 
         model_box = QGroupBox("Model", self)
@@ -102,7 +105,14 @@ class SettingsDialog(QDialog):
         look_form = QFormLayout(look)
         look_form.addRow("Theme", self.theme_box)
 
-        note = QLabel(
+        builtin = PriceTable.builtin()
+        self.prices = PriceEditor(builtin.with_overrides(settings.prices), builtin, self)
+        self.prices.setMinimumHeight(160)
+        price_box = QGroupBox("Model prices", self)
+        price_layout = QVBoxLayout(price_box)
+        price_layout.addWidget(self.prices)
+
+        note = plain_label(
             "Agent files with build_agent(model=...), like the built-in scenarios, run on this "
             "model; any file can read STEPWISE_MODEL / STEPWISE_BASE_URL. It applies the next "
             "time an agent is loaded or restarted.",
@@ -115,12 +125,13 @@ class SettingsDialog(QDialog):
         )
         self.ok_button = buttons.button(QDialogButtonBox.StandardButton.Ok)
         self.cancel_button = buttons.button(QDialogButtonBox.StandardButton.Cancel)
-        buttons.accepted.connect(self.accept)
+        buttons.accepted.connect(self._accept_if_valid)
         buttons.rejected.connect(self.reject)
 
         layout = QVBoxLayout(self)
         layout.addWidget(model_box)
         layout.addWidget(look)
+        layout.addWidget(price_box, 1)
         layout.addWidget(note)
         layout.addWidget(buttons)
 
@@ -138,7 +149,14 @@ class SettingsDialog(QDialog):
             base_url=self.base_url_edit.text().strip(),
             model=self.model_edit.text().strip(),
             recent=list(base.recent),
+            layout=base.layout,
+            prices=self.prices.overrides() if self.prices.error() is None else dict(base.prices),
         )
+
+    def _accept_if_valid(self) -> None:
+        """OK keeps the dialog open while the price list has a mistake (it is shown)."""
+        if self.prices.error() is None:
+            self.accept()
 
     def _update_enabled(self) -> None:
         remote = self.provider_box.currentData() == "openai"

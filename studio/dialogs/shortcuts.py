@@ -16,12 +16,12 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QFrame,
-    QLabel,
     QScrollArea,
     QVBoxLayout,
     QWidget,
 )
 
+from studio.widgets.plain_text import rich_label
 from studio.widgets.screen_fit import fit_on_screen
 
 __all__ = ["EXTRA", "ShortcutsDialog", "shortcut_rows", "shortcuts_html"]
@@ -89,8 +89,7 @@ class ShortcutsDialog(QDialog):
     ) -> None:
         super().__init__(parent)
         self.setWindowTitle("Keyboard Shortcuts")
-        self.table_label = QLabel(shortcuts_html(sections), self)
-        self.table_label.setTextFormat(Qt.TextFormat.RichText)  # our own table, escaped cells
+        self.table_label = rich_label(shortcuts_html(sections), self)  # our table, escaped cells
         self.scroll_area = QScrollArea(self)
         self.scroll_area.setWidget(self.table_label)
         self.scroll_area.setWidgetResizable(True)

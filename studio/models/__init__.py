@@ -1,1 +1,1 @@
-"""Plain-Python view models of the studio, fed by engine events."""
+"""View state in plain Python, no Qt (fed by events; adapted by ``studio.qtmodels``)."""

@@ -18,6 +18,7 @@ __all__ = [
     "FAILED",
     "FAMILIES",
     "INTERRUPTED",
+    "LOOP",
     "TOKEN",
     "Row",
     "family",
@@ -29,6 +30,8 @@ FAILED = 1
 CONTAINS_FAILURE = 2
 """A descendant failed."""
 INTERRUPTED = 4
+LOOP = 8
+"""The row reports a loop (``loop.detected``)."""
 
 #: Kind families offered by the kind filter, in tree order.
 FAMILIES = (
@@ -48,6 +51,7 @@ FAMILIES = (
     "plan",
     "custom",
     "store",
+    "loop",
 )
 """(Debugger pauses are marks on the row they happened at, not rows: no "debug" family.)"""
 TOKEN = "model.token"
@@ -80,6 +84,8 @@ def status_flags(ev: EventBase) -> int:
         return FAILED if d.get("action") == "retry_exhausted" else 0
     if k == "interrupt.raised":
         return INTERRUPTED
+    if k == "loop.detected":
+        return LOOP
     return 0
 
 
@@ -159,6 +165,10 @@ class Row:
     @property
     def interrupted(self) -> bool:
         return bool(self.flags & INTERRUPTED)
+
+    @property
+    def loop(self) -> bool:
+        return bool(self.flags & LOOP)
 
     @property
     def seq(self) -> int:

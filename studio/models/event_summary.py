@@ -314,6 +314,8 @@ def _point(kind: str, d: Mapping[str, Any], step: Any) -> str:
         from engine.store import access_summary
 
         return access_summary(dict(d))
+    if kind == "loop.detected":
+        return f"⟳ loop in {d.get('node') or 'the run'}: {d.get('detail') or d.get('loop')}"
     if kind == "debug.paused":
         bp = f": {d['breakpoint']}" if d.get("breakpoint") else ""
         return f"paused ({d.get('reason')}{bp}) at {d.get('at_kind')}"

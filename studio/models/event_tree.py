@@ -120,6 +120,10 @@ class EventTree:
                 return row
         return None
 
+    def span_row(self, span_id: str) -> Row | None:
+        """The row of span ``span_id`` (None when its opening event was not seen)."""
+        return self._spans.get(span_id)
+
     def offset_s(self, row: Row) -> float:
         """Seconds from the start of the row's run to its opening event."""
         ev = row.event

@@ -5,6 +5,10 @@ the wrapper stack (from the graph metadata), a live attempt badge built from ``a
 events, and the tool calls in flight.  Also the route just taken and an optional *moment* (a
 scrubbed checkpoint's ``next`` nodes and pending interrupts) that replaces the live status.
 
+Cost: a ``UsageLedger`` sums the model calls of every node (each visit, and the calls of a
+subgraph it runs), priced with ``prices`` into the node's cost badge.  Loops: a
+``loop.detected`` flags its node until the next run.
+
 Listeners get a ``GraphChange`` naming the nodes that changed, so a view repaints only those.
 Events from subgraphs (``ns != ""``) are ignored: their node names are not this graph's.  With
 ``path`` set (a subgraph opened from the Graph dock: the node names leading to it), only the
@@ -18,11 +22,13 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from engine.events import (
+    SPAN_OPENERS,
     AttemptFinished,
     AttemptStarted,
     EventBase,
     InterruptRaised,
     InterruptResumed,
+    LoopDetected,
     NodeFinished,
     NodeStarted,
     Route,
@@ -32,6 +38,9 @@ from engine.events import (
 )
 from engine.graph.drawing import DrawableGraph
 from studio.models.event_summary import is_stop
+from studio.models.ns import ns_path
+from studio.models.pricing import PriceTable, spend_text, spend_tooltip
+from studio.models.usage_ledger import UsageLedger
 
 __all__ = [
     "Badge",
@@ -117,6 +126,12 @@ class NodeView:
         where = ", ".join(str(v) for v in visits)
         return f"{n} retr{'y' if n == 1 else 'ies'} (visit{'s' if len(visits) > 1 else ''} {where})"
 
+    cost: str = ""
+    """Tokens and cost of the node's model calls (``1.2k tok · $0.003``), empty if none."""
+    cost_tip: str = ""
+    loop: str | None = None
+    """What ``loop.detected`` said about this node in the run shown."""
+
 
 @dataclass
 class _Live:
@@ -128,6 +143,7 @@ class _Live:
     interrupted: bool = False
     badge: Badge | None = None
     calls: dict[str, ToolCall] = field(default_factory=dict)
+    loop: str | None = None
 
 
 Listener = Callable[[GraphChange], None]
@@ -147,6 +163,8 @@ class GraphStateModel:
         self._moment: Moment | None = None
         self._listeners: list[Listener] = []
         self._by_kind: dict[str, str | None] = {}
+        self.usage = UsageLedger()
+        self.prices: PriceTable = PriceTable.builtin()
 
     # --- observers -------------------------------------------------------------------
 
@@ -182,10 +200,16 @@ class GraphStateModel:
         self._clear()
 
     def _clear(self) -> None:
+        self.usage.reset()
         self._live = {n: _Live() for n in self._graph.nodes}
         self._route = None
         self._moment = None
         self._notify(GraphChange(frozenset(self._live), route=True, everything=True))
+
+    def set_prices(self, prices: PriceTable) -> None:
+        """Price the nodes' model calls with ``prices`` (their badges change)."""
+        self.prices = prices
+        self._notify(GraphChange(frozenset(self._live)))
 
     @property
     def breakpoints(self) -> frozenset[str]:
@@ -262,6 +286,8 @@ class GraphStateModel:
         live = self._live.get(node, _Live())
         meta = self._graph.nodes[node].metadata if node in self._graph.nodes else {}
         wrappers = tuple(short_middleware(str(w)) for w in meta.get("wrappers") or ())
+        usage = self.usage.node(node, self.path)
+        spend = self.prices.spend(usage) if usage is not None else None
         return NodeView(
             id=node,
             status=self.status(node),
@@ -272,6 +298,9 @@ class GraphStateModel:
             tool_calls=tuple(live.calls.values()),
             error=live.error,
             retried_visits=tuple(live.retried_visits),
+            cost=spend_text(spend) if spend is not None else "",
+            cost_tip=spend_tooltip(spend, self.prices) if spend is not None else "",
+            loop=live.loop,
         )
 
     def _kind_node(self, kind: str) -> str | None:
@@ -289,6 +318,8 @@ class GraphStateModel:
             self.apply(event)
 
     def apply(self, event: EventBase) -> None:
+        if event.kind == "model.response" or event.kind in SPAN_OPENERS:
+            self._count_usage(event)  # every graph's: a node's cost includes its subgraph's
         if (event.ns or self.path) and ns_path(event.ns) != self.path:
             return  # another graph's nodes (a subgraph's, or the parent's when one is shown)
         match event:
@@ -312,9 +343,29 @@ class GraphStateModel:
                 self._on_attempt_started(event)
             case AttemptFinished():
                 self._on_attempt_finished(event)
+            case LoopDetected():
+                self._on_loop(event)
 
     path: tuple[str, ...] = ()
     """The subgraph shown: node names from the root graph down (empty: the root graph)."""
+
+    def _count_usage(self, ev: EventBase) -> None:
+        changed = self.usage.add(ev)
+        if not changed:
+            return
+        nodes = [
+            where[1]
+            for span in changed
+            if (where := self.usage.node_of(span)) is not None and where[0] == self.path
+        ]
+        if nodes:
+            self._changed(*nodes)
+
+    def _on_loop(self, ev: LoopDetected) -> None:
+        live = self._live.get(ev.node)
+        if live is not None:
+            live.loop = ev.detail or ev.loop
+            self._changed(ev.node)
 
     def _on_node_started(self, ev: NodeStarted) -> None:
         live = self._live.get(ev.node)
@@ -469,10 +520,3 @@ def _head(middleware: str, attempt: int, max_attempts: int | None) -> str:
 
 def _fraction(attempt: int, max_attempts: int | None) -> str:
     return f"{attempt}/{max_attempts}" if max_attempts else str(attempt)
-
-
-def ns_path(ns: str | None) -> tuple[str, ...]:
-    """``"outer:task1|inner:task2"`` -> ``("outer", "inner")`` (task ids dropped)."""
-    if not ns:
-        return ()
-    return tuple(part.split(":", 1)[0] for part in ns.split("|") if part and not part.isdigit())

@@ -9,7 +9,7 @@ parent's branch; every later child (a fork: ``invoke`` from a past checkpoint, o
 - a branch header's children: that branch's checkpoints.
 
 Fed by ``checkpoint.saved`` events (live) and by bulk loads (``engine.targets.checkpoint_list``
-for a checkpointer, ``studio.replay`` for a session file).  Adding a checkpoint is O(1), so 10,000
+for a checkpointer, ``studio.history.replay`` for a session file).  Adding a checkpoint is O(1), so 10,000
 of them load in milliseconds.  Markers flag where a replay diverged, where a run was
 interrupted and where it failed.
 

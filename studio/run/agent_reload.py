@@ -1,6 +1,6 @@
 """Reload the agent file in place: the run controller's half of "reload on save".
 
-``AgentReload`` is a mixin of ``studio.session.RunController``.  ``reload()`` imports the
+``AgentReload`` is a mixin of ``studio.run.controller.RunController``.  ``reload()`` imports the
 agent file again (its project modules afresh: ``studio.run.project_files``) and swaps the new
 graph in while keeping what the user built up: the session file and its checkpointer (so every
 thread and its history stay), the thread list and the current thread, the events shown, the
@@ -13,13 +13,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from studio.agent_source import spec_factory, with_saver
-from studio.drawables import drawable_for
+from studio.run.agent_source import spec_factory, with_saver
+from studio.run.drawables import drawable_for
 from studio.run.project_files import forget, project_modules, spec_file
 
 if TYPE_CHECKING:
     from engine.attach.options import AttachOptions
-    from studio.hub import Hub
+    from engine.targets import GraphTarget
+    from studio.models.hub import Hub
 
 __all__ = ["AgentReload"]
 
@@ -45,6 +46,8 @@ class AgentReload:
 
         def _on_event(self, ev: Any) -> None: ...
 
+        def _install_target(self, graph: Any) -> GraphTarget: ...
+
     def reload(self) -> None:
         """Import the agent file again and show its graph (see the module docstring).
 
@@ -67,10 +70,7 @@ class AgentReload:
             self.recorder.attach(graph)  # the old graph never runs again: its listener idles
         else:
             graph = with_saver(graph, getattr(self.graph, "checkpointer", None))
-        if self._sub is not None:
-            self._sub.close()
-        self.graph = graph
-        self._sub = graph.subscribe(self._on_event)
+        target = self._install_target(graph)
         self._factory = factory
         self.default_input = default
-        self.hub.set_graph(graph, drawable_for(graph), self.label)
+        self.hub.set_target(target, drawable_for(graph), self.label)

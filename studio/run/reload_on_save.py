@@ -23,7 +23,7 @@ from engine.loader import AgentLoadError
 from studio.run.project_files import project_modules, source_signature, spec_file
 
 if TYPE_CHECKING:
-    from studio.main_window import MainWindow
+    from studio.app.main_window import MainWindow
 
 __all__ = ["ReloadOnSave"]
 

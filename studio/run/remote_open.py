@@ -12,7 +12,7 @@ __all__ = ["connect_and_open", "open_remote"]
 
 async def open_remote(window: Any, target: Any, thread: str | None = None) -> None:
     """Debug ``target`` (a ``RemoteTarget``) in ``window``; open ``thread`` when given."""
-    from studio.saved_threads import open_in_window
+    from studio.run.saved_threads import open_in_window
 
     ctl = window.controller
     label = f"{target.assistant.label} on {target.client.display_url}"

@@ -1,7 +1,7 @@
 """Debugging a target that is not a graph in this process (a LangGraph server's assistant):
 the run controller's half of *File > Connect to Server...*.
 
-``TargetLoad`` is a mixin of ``studio.session.RunController``.  ``load_target`` installs the
+``TargetLoad`` is a mixin of ``studio.run.controller.RunController``.  ``load_target`` installs the
 target as ``load`` installs an agent: a new session file records every run (its events, and a
 copy of each checkpoint, so the session replays offline), the window subscribes to the
 target's events, and the hub draws its graph.  Restart runs again on a new thread of the same
@@ -21,8 +21,8 @@ if TYPE_CHECKING:
 
     from engine.debug import Debugger
     from engine.targets import Target
-    from studio.event_batcher import EventBatcher
-    from studio.hub import Hub
+    from studio.run.event_batcher import EventBatcher
+    from studio.models.hub import Hub
 
 __all__ = ["TargetLoad"]
 
@@ -86,7 +86,7 @@ class TargetLoad:
 
     def use_target(self, target: Target) -> None:
         """Record, subscribe to and show ``target`` (a fresh session file)."""
-        from studio.session_files import new_session_path
+        from studio.history.session_files import new_session_path
 
         self._close_recording()
         if self.record:

@@ -1,7 +1,7 @@
 """The main window's geometry and dock layout: where it opens, how the docks are arranged
 by default, what is saved and restored.
 
-``WindowLayout`` is a mixin of ``studio.main_window.MainWindow``.  The window opens inside the
+``WindowLayout`` is a mixin of ``studio.app.main_window.MainWindow``.  The window opens inside the
 screen's available area (``studio.models.window_fit``): where it was last closed when that
 still fits (maximized if it was), else maximized on a laptop-sized screen or at the preferred
 size on a larger one.  The bottom row holds the Events, Timeline and State groups side by side
@@ -18,16 +18,17 @@ from PySide6.QtWidgets import QDockWidget, QMainWindow
 from studio.models.window_fit import Rect, first_placement, fits
 
 if TYPE_CHECKING:
-    from studio.settings_store import StudioSettings
+    from studio.app.settings_store import StudioSettings
 
 __all__ = ["WindowLayout"]
 
-_LAYOUT_VERSION = 3
+_LAYOUT_VERSION = 4
 """Bump when the dock set or its default arrangement changes so an old saved layout is not
 applied to a new window (2: State and Diff beside the Timeline instead of tabbed with it,
-Breakpoints with Messages, Todos and Plan instead of under the Events; 3: the Store dock)."""
+Breakpoints with Messages, Todos and Plan instead of under the Events; 3: the Store dock;
+4: the Waterfall and Request docks)."""
 _BOTTOM_ROW = ("log", "time", "state")
-"""The dock groups of the bottom row, left to right (``studio.docks``)."""
+"""The dock groups of the bottom row, left to right (``studio.app.dock_registry``)."""
 
 
 class WindowLayout(QMainWindow):

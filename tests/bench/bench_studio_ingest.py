@@ -97,11 +97,11 @@ def measure(n: int = EVENTS, batch_size: int = BATCH) -> dict[str, Any]:
     from PySide6.QtCore import Qt
     from PySide6.QtWidgets import QApplication, QDockWidget, QLabel, QMainWindow
 
-    from studio import qt_refcount
-    from studio.gc_policy import GcPolicy
-    from studio.hub import Hub
-    from studio.views.event_log import EventLogDock
-    from studio.views.messages_view import MessagesDock
+    from studio.app import qt_refcount
+    from studio.app.gc_policy import GcPolicy
+    from studio.docks.events.view import EventLogDock
+    from studio.docks.messages.view import MessagesDock
+    from studio.models.hub import Hub
     from tests.studio.event_samples import synthetic_stream
 
     app = QApplication.instance() or QApplication(sys.argv)

@@ -1,6 +1,6 @@
 """Cold start: from launching ``stepwise demo`` to a painted main window (issue 11, target 7).
 
-Each sample is a fresh process (``python -c "from studio.app import main; main(['demo'])"``,
+Each sample is a fresh process (``python -c "from studio.app.entry import main; main(['demo'])"``,
 Qt offscreen, throw-away session and settings folders) with ``STEPWISE_EXIT_AFTER_PAINT=ready``:
 the app prints the wall time of its first paint, then loads the default scenario (seed 000) and
 prints when it is ready to run, then quits.  Measured from just before the process is spawned
@@ -34,7 +34,7 @@ def sample() -> tuple[float, float]:
             "STEPWISE_SESSION_DIR": os.path.join(tmp, "sessions"),
             "STEPWISE_CONFIG_DIR": os.path.join(tmp, "config"),
         }
-        code = "import sys; from studio.app import main; sys.exit(main(['demo']))"
+        code = "import sys; from studio.app.entry import main; sys.exit(main(['demo']))"
         t0 = time.time()
         out = subprocess.run(
             [sys.executable, "-c", code],

@@ -8,7 +8,7 @@ events to one million events.
 
 Figures (issue 11, targets 5 and 6, and issue 9's "scrolls smoothly"):
 
-- open: a fresh process opens the session offline (``studio.replay.open_session``: the first
+- open: a fresh process opens the session offline (``studio.history.replay.open_session``: the first
   page of events into the hub), builds the Timeline dock and paints it; wall time and memory
   (target: 2 s, 500 MB);
 - timeline: loading the 10,000 checkpoints from the live checkpointer into the dock, and
@@ -217,9 +217,9 @@ def _app() -> Any:
 
 def open_probe(path: Path) -> dict[str, float]:
     app = _app()
-    from studio.hub import Hub
-    from studio.replay import open_session
-    from studio.views.timeline import TimelineDock
+    from studio.docks.timeline.view import TimelineDock
+    from studio.history.replay import open_session
+    from studio.models.hub import Hub
 
     base = _rss_mb()[0]
     t0 = time.perf_counter()
@@ -264,9 +264,9 @@ def _window(hub: Any) -> tuple[Any, Any, Any, Any]:
     from PySide6.QtCore import Qt
     from PySide6.QtWidgets import QSplitter
 
-    from studio.views.diff_view import DiffView
-    from studio.views.state_inspector import StateDock
-    from studio.views.timeline import TimelineDock
+    from studio.docks.diff.view import DiffView
+    from studio.docks.state.view import StateDock
+    from studio.docks.timeline.view import TimelineDock
 
     split = QSplitter(Qt.Orientation.Horizontal)
     timeline, state, diff = TimelineDock(hub), StateDock(hub), DiffView(hub)
@@ -319,7 +319,7 @@ def _sample(ids: list[str]) -> list[str]:
 def measure_live(path: Path) -> dict[str, Any]:
     """The studio on the live graph (the compiled loop on a SqliteSaver of the file)."""
     from engine.checkpoint import SqliteSaver
-    from studio.hub import Hub
+    from studio.models.hub import Hub
 
     _app()
     saver = SqliteSaver(path)
@@ -361,8 +361,8 @@ def _warm(timeline: Any) -> float:
 
 
 def measure_offline(path: Path) -> dict[str, Any]:
-    from studio.hub import Hub
-    from studio.replay import open_session
+    from studio.history.replay import open_session
+    from studio.models.hub import Hub
 
     _app()
     hub = Hub()

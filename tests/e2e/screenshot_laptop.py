@@ -3,7 +3,7 @@
     Xvfb :15 -screen 0 1366x768x24 &
     DISPLAY=:15 STEPWISE_CONFIG_DIR=$(mktemp -d) .venv/bin/python -m tests.e2e.screenshot_laptop OUT
 
-Runs ``studio.app`` as ``stepwise demo`` does on a fresh configuration (the window opens as a
+Runs ``studio.app.entry`` as ``stepwise demo`` does on a fresh configuration (the window opens as a
 new user's would), runs seed 000 to its end, picks a checkpoint on the Timeline and an event in
 the Events dock, then grabs the whole screen and every dock; then the approval scenario's
 dialog, the shortcuts dialog, About, and the plan scenario's Plan dock.  File names carry the
@@ -46,7 +46,7 @@ async def until(predicate: Any, timeout: float = 30.0) -> None:
 
 
 async def drive(window: Any, out: Path) -> None:
-    from studio.interrupts import dialog_opened
+    from studio.run.interrupts import dialog_opened
 
     hub, ctl = window.hub, window.controller
     if (
@@ -119,7 +119,7 @@ async def drive(window: Any, out: Path) -> None:
 def main(out: Path) -> int:
     import qasync
 
-    from studio import app as studio_app
+    from studio.app import entry as studio_app
 
     out.mkdir(parents=True, exist_ok=True)
     app = QApplication.instance() or QApplication(sys.argv[:1])

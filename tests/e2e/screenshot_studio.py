@@ -2,7 +2,7 @@
 
     xvfb-run -a -s "-screen 0 1600x1000x24" .venv/bin/python -m tests.e2e.screenshot_studio OUT_DIR
 
-Runs ``studio.app`` exactly as ``stepwise demo`` does, then drives it like a user: a breakpoint
+Runs ``studio.app.entry`` exactly as ``stepwise demo`` does, then drives it like a user: a breakpoint
 on ``tools``, Run, and a grab of the whole X screen when the run pauses there during the retry of
 the disk-full tool call (the attempt badge is visible), then the end of the run, then dark.
 """
@@ -102,7 +102,7 @@ def main() -> int:
     out.mkdir(parents=True, exist_ok=True)
     import qasync
 
-    from studio import app as studio_app
+    from studio.app import entry as studio_app
 
     qapp = QApplication.instance() or QApplication(sys.argv[:1])
     qapp.setQuitOnLastWindowClosed(False)

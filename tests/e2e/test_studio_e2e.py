@@ -16,11 +16,11 @@ import pytest
 from PySide6.QtCore import Qt
 
 from engine.loader import load_target
-from studio.hub import Hub
-from studio.main_window import MainWindow
-from studio.scenarios import find_scenario
-from studio.session import RunController, user_message
-from studio.settings_store import StudioSettings
+from studio.app.main_window import MainWindow
+from studio.app.scenarios import find_scenario
+from studio.app.settings_store import StudioSettings
+from studio.models.hub import Hub
+from studio.run.controller import RunController, user_message
 
 SEED = find_scenario("retry_todos")
 

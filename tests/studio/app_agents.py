@@ -94,10 +94,10 @@ def factory(**kwargs: Any) -> Any:
 
 def make_window(qtbot: Any, tmp_path: Any) -> Any:
     """A real main window on its own hub and controller (sessions under ``tmp_path``)."""
-    from studio.hub import Hub
-    from studio.main_window import MainWindow
-    from studio.session import RunController
-    from studio.settings_store import StudioSettings
+    from studio.app.main_window import MainWindow
+    from studio.app.settings_store import StudioSettings
+    from studio.models.hub import Hub
+    from studio.run.controller import RunController
 
     hub = Hub()
     controller = RunController(hub, session_dir=tmp_path / "sessions")

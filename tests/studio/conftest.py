@@ -22,7 +22,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 @pytest.fixture(autouse=True, scope="session")
 def _pyside_refcount_guard(qapp) -> None:
     """What the app does at start-up (a no-op with the pinned, unaffected PySide6 builds)."""
-    from studio import qt_refcount
+    from studio.app import qt_refcount
 
     qt_refcount.protect()
 

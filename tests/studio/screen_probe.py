@@ -3,7 +3,7 @@
     QT_QPA_PLATFORM=offscreen:configfile=SCREEN.json STEPWISE_CONFIG_DIR=DIR \\
         python -m tests.studio.screen_probe [--geometry X,Y,W,H | --maximize]
 
-Builds the window as ``studio.app`` does (settings from ``STEPWISE_CONFIG_DIR``, then
+Builds the window as ``studio.app.entry`` does (settings from ``STEPWISE_CONFIG_DIR``, then
 ``open_on_screen``), prints one JSON line (screen, geometry, normal geometry, maximized), then
 applies the requested change and closes the window, which saves the layout to the settings as
 on a real quit.  ``test_laptop_screen`` runs it in a subprocess: a screen's size is fixed when
@@ -25,8 +25,8 @@ def _rect(r: QRect) -> list[int]:
 
 def main(argv: list[str]) -> int:
     app = QApplication(sys.argv[:1])
-    from studio.main_window import MainWindow
-    from studio.settings_store import StudioSettings
+    from studio.app.main_window import MainWindow
+    from studio.app.settings_store import StudioSettings
 
     window = MainWindow(settings=StudioSettings.load())
     window.open_on_screen()

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 from engine.events import EventBase
 from engine.messages import HumanMessage
-from studio.hub import Hub
+from studio.models.hub import Hub
 
 OUT = Path(sys.argv[1] if len(sys.argv) > 1 else "/tmp/stepwise-shots")
 
@@ -43,7 +43,7 @@ async def seed000_run() -> tuple[Any, list[EventBase]]:
 
 def apply_theme(app: QApplication, name: str) -> None:
     try:
-        from studio.theme import apply_theme as theme
+        from studio.look.theme import apply_theme as theme
     except ImportError:  # the app shell's themes are optional here
         app.setStyle("Fusion")
         return
@@ -65,7 +65,7 @@ def grab(app: QApplication, widget: QWidget, name: str) -> None:
 
 
 def event_log_shots(app: QApplication, hub: Hub, theme: str) -> None:
-    from studio.views.event_log import EventLogDock
+    from studio.docks.events.view import EventLogDock
 
     dock = EventLogDock(hub)
     dock.resize(980, 720)
@@ -89,7 +89,7 @@ def event_log_shots(app: QApplication, hub: Hub, theme: str) -> None:
 
 def event_log_live_shots(app: QApplication, events: list[EventBase], theme: str) -> None:
     """Mid-run (the disk-full retry just failed, its second attempt open) and a long run."""
-    from studio.views.event_log import EventLogDock
+    from studio.docks.events.view import EventLogDock
     from tests.studio.event_samples import synthetic_stream
 
     hub = Hub()
@@ -111,7 +111,7 @@ def event_log_live_shots(app: QApplication, events: list[EventBase], theme: str)
 
 
 def messages_shots(app: QApplication, hub: Hub, events: list[EventBase], theme: str) -> None:
-    from studio.views.messages_view import MessagesDock
+    from studio.docks.messages.view import MessagesDock
 
     dock = MessagesDock(hub)
     dock.resize(620, 900)

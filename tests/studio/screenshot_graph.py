@@ -31,8 +31,8 @@ from engine.events import (
     Route,
     ToolStarted,
 )
+from studio.docks.graph.view import GraphView
 from studio.models.graph_state import GraphStateModel
-from studio.views.graph_view import GraphView
 from tests.studio.graph_samples import cycle_graph, demo_graph, plain_graph, twelve_middleware_graph
 
 _seq = count(1)

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 from engine.events import EventBase
 from engine.messages import HumanMessage
-from studio.hub import Hub
+from studio.models.hub import Hub
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -50,7 +50,7 @@ async def approval_shot(out: Path, theme: str) -> None:
     from resources.scenarios.approval import INPUT, build_agent
     from studio.dialogs.approval import ApprovalDialog
     from studio.dialogs.approval_model import ApprovalRequest
-    from studio.interrupts import agent_tools
+    from studio.run.interrupts import agent_tools
 
     agent = build_agent()
     hub = bind(agent, theme)
@@ -77,7 +77,7 @@ async def todo_shot(out: Path, theme: str) -> None:
     from engine.checkpoint.memory import InMemorySaver
     from engine.middleware.builtins import TodoListMiddleware
     from resources.scenarios import retry_todos
-    from studio.views.todo_board import TodoBoardDock
+    from studio.docks.todos.view import TodoBoardDock
 
     agent = create_agent(
         retry_todos.scripted_model(timeouts=0),
@@ -105,7 +105,7 @@ async def todo_shot(out: Path, theme: str) -> None:
 
 async def plan_shot(out: Path, theme: str) -> None:
     from resources.scenarios.plan_retry import INPUT, build_agent
-    from studio.views.plan_view import PlanDock
+    from studio.docks.plan.view import PlanDock
 
     agent = build_agent(delay=0.0, interrupt_after=["executor"])
     hub = bind(agent, theme)
@@ -133,7 +133,7 @@ if __name__ == "__main__":
     target = Path(args[0]) if args else ROOT / "resources" / "screenshots"
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setQuitOnLastWindowClosed(False)
-    from studio.theme import apply_theme
+    from studio.look.theme import apply_theme
 
     apply_theme(app, theme_name)  # as the studio does: palette and base stylesheet
     loop = qasync.QEventLoop(app)

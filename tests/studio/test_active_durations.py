@@ -18,8 +18,8 @@ from engine.events import (
     ToolStarted,
 )
 from studio.models.event_tree import EventTree
-from studio.models.event_tree_qt import EventTreeModel
-from studio.run_stats import RunStats
+from studio.models.run_stats import RunStats
+from studio.qtmodels.event_tree import EventTreeModel
 
 MS = 1_000_000
 START_MS = 50_000  # the monotonic clock's reading when the run starts

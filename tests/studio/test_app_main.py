@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from studio.app import parse_args
+from studio.app.entry import parse_args
 
 
 def test_parse_args() -> None:
@@ -34,7 +34,7 @@ def _start(tmp_path: Path, *argv: str) -> subprocess.CompletedProcess[str]:
         "STEPWISE_SESSION_DIR": str(tmp_path / "sessions"),
         "STEPWISE_CONFIG_DIR": str(tmp_path / "config"),
     }
-    code = f"import sys; from studio.app import main; sys.exit(main({list(argv)!r}))"
+    code = f"import sys; from studio.app.entry import main; sys.exit(main({list(argv)!r}))"
     return subprocess.run(
         [sys.executable, "-c", code],
         env=env,

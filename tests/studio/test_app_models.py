@@ -21,14 +21,14 @@ from engine.events import (
     SuperstepStarted,
 )
 from engine.graph.drawing import DrawableGraph
-from studio.breakpoints import BreakpointsModel
-from studio.event_batcher import EventBatcher
-from studio.hub import TOPICS, Hub
-from studio.run_stats import RunStats, format_elapsed
-from studio.scenarios import DEFAULT_SCENARIO, builtin_scenarios
-from studio.session_files import KEEP, copy_session, new_session_path
-from studio.settings_store import MAX_RECENT, StudioSettings, apply_model_env
-from studio.theme import THEMES, stylesheet, theme_variables
+from studio.app.scenarios import DEFAULT_SCENARIO, builtin_scenarios
+from studio.app.settings_store import MAX_RECENT, StudioSettings, apply_model_env
+from studio.history.session_files import KEEP, copy_session, new_session_path
+from studio.look.theme import THEMES, stylesheet, theme_variables
+from studio.models.breakpoints import BreakpointsModel
+from studio.models.hub import TOPICS, Hub
+from studio.models.run_stats import RunStats, format_elapsed
+from studio.run.event_batcher import EventBatcher
 
 S = 1_000_000_000
 
@@ -254,7 +254,7 @@ def _frozen(objects: list[Any]) -> bool:
 def test_gc_policy_freezes_long_lived_objects_in_bulk_and_releases_them_on_reset() -> None:
     import gc
 
-    from studio.gc_policy import GcPolicy
+    from studio.app.gc_policy import GcPolicy
 
     gc.unfreeze()
     hub = Hub()

@@ -10,7 +10,7 @@ import pytest
 from engine.events import EventBase
 from engine.loader import load_target
 from engine.messages import HumanMessage
-from studio.scenarios import find_scenario
+from studio.app.scenarios import find_scenario
 
 
 def _module(name: str) -> Any:

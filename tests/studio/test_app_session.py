@@ -13,8 +13,8 @@ from engine.graph import StateGraph, interrupt
 from engine.loader import AgentLoadError
 from engine.recording import Session
 from engine.types import Command
-from studio.hub import Hub
-from studio.session import STAY, NeedsInput, RunController
+from studio.models.hub import Hub
+from studio.run.controller import STAY, NeedsInput, RunController
 from tests.studio import app_agents
 
 

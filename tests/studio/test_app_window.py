@@ -11,7 +11,7 @@ import pytest
 from PySide6.QtWidgets import QApplication, QDialog
 
 from engine.recording import Session
-from studio.scenarios import find_scenario
+from studio.app.scenarios import find_scenario
 from tests.fixtures.openai_server import FakeOpenAIServer
 from tests.studio.app_agents import factory, make_window, run_until
 
@@ -140,7 +140,7 @@ def test_breakpoints_form_adds_and_the_graph_shows_the_dot(qtbot: Any, tmp_path:
 def test_an_interrupt_opens_a_dialog_and_can_be_answered_later(
     qtbot: Any, qloop: Any, tmp_path: Path
 ) -> None:
-    from studio.interrupts import dialog_opened
+    from studio.run.interrupts import dialog_opened
 
     opened: list[QDialog] = []
     disconnect = dialog_opened.connect(opened.append)
@@ -266,7 +266,7 @@ def test_retry_failed_plan_steps_from_the_plan_dock(qtbot: Any, qloop: Any, tmp_
 def test_agents_run_on_the_model_chosen_in_settings(
     qtbot: Any, qloop: Any, tmp_path: Path, server: FakeOpenAIServer
 ) -> None:
-    from studio.settings_store import StudioSettings
+    from studio.app.settings_store import StudioSettings
 
     window = make_window(qtbot, tmp_path)
     window.settings = StudioSettings(

@@ -15,8 +15,8 @@ from engine.messages import HumanMessage, ToolMessage
 from engine.types import Command
 from resources.scenarios.approval import EXPORT, INPUT, ORDER_ID, Shop, build_agent, scripted_model
 from studio.dialogs.approval import ApprovalDialog
-from studio.hub import Hub
-from studio.interrupts import agent_tools, answer_pending, dialog_opened, handle_interrupt
+from studio.models.hub import Hub
+from studio.run.interrupts import agent_tools, answer_pending, dialog_opened, handle_interrupt
 
 
 @pytest.fixture

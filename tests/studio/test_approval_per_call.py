@@ -57,8 +57,8 @@ def test_the_dialog_resumes_a_real_per_call_review(qapp: Any, qloop: Any) -> Non
     from engine.middleware import HumanInTheLoopMiddleware
     from engine.models import ScriptedChatModel
     from engine.tools import tool
-    from studio.hub import Hub
-    from studio.interrupts import dialog_opened, handle_interrupt
+    from studio.models.hub import Hub
+    from studio.run.interrupts import dialog_opened, handle_interrupt
 
     sent: list[str] = []
 

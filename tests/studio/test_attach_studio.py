@@ -13,9 +13,9 @@ import pytest
 pytest.importorskip("langgraph.graph")
 
 from engine.types import Command
-from studio.hub import Hub
-from studio.session import RunController
-from studio.timetravel import aresume_from
+from studio.history.timetravel import aresume_from
+from studio.models.hub import Hub
+from studio.run.controller import RunController
 from tests.engine.attach.apps import REVIEW_APP
 from tests.studio.app_agents import make_window, run_until
 

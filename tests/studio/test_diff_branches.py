@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from engine.messages import AIMessage
+from studio.history.timetravel import compare_branches
 from studio.models.timeline import TimelineModel
-from studio.timetravel import compare_branches
 from tests.studio.tt_agents import build_seed, call, seed_input
 
 

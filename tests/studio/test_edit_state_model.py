@@ -10,9 +10,9 @@ from typing import Annotated, Any, TypedDict
 from engine.checkpoint import InMemorySaver
 from engine.graph import START, StateGraph
 from engine.messages import AIMessage, RemoveMessage
+from studio.history.timetravel import aapply_edit, aresume_from, default_as_node
 from studio.models.state_edit import StateEdit
 from studio.models.timeline import TimelineModel
-from studio.timetravel import aapply_edit, aresume_from, default_as_node
 from tests.studio.tt_agents import build_seed, seed_input
 
 

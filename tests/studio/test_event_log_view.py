@@ -9,11 +9,11 @@ import pytest
 from PySide6.QtCore import QModelIndex, Qt
 
 from engine.events import EventBase, NodeStarted, Route, ToolFinished, ToolStarted
-from studio.hub import Hub
+from studio.docks.events.view import EventLogDock
+from studio.look.tones import tones_for
 from studio.models.event_filter import EventFilter
-from studio.models.event_tree_qt import EventTreeModel
-from studio.views.event_log import EventLogDock
-from studio.views.tones import tones_for
+from studio.models.hub import Hub
+from studio.qtmodels.event_tree import EventTreeModel
 from tests.studio.event_samples import AgentScript, seed000_events, synthetic_stream
 from tests.studio.test_event_tree import parallel_tools
 
@@ -43,7 +43,7 @@ def test_model_passes_qtmodeltester_while_events_stream_in(qapp: Any, qtmodeltes
     for batch in batches(seed000_events(tokens=4), 9):
         model.add_events(batch)
     qtmodeltester.check(model)
-    assert model.rowCount() == 1 and model.columnCount() == 4
+    assert model.rowCount() == 1 and model.columnCount() == 5  # Event, Node, Time, Duration, Cost
     rows = [model.row_at(i) for i in all_indexes(model)]
     assert len(rows) == len(model.tree.rows)
 
@@ -99,7 +99,7 @@ def test_rows_closing_emit_one_data_change_range_per_parent(qapp: Any) -> None:
         lambda a, b, *_: changed.append((a.row(), b.row(), a.column(), b.column()))
     )
     model.add_events(s.events[-3:])
-    assert changed == [(1, 3, 0, 3)]
+    assert changed == [(1, 3, 0, 4)]  # every column, Cost included
     assert [model.index(r, 0, model.index(0, 0)).data()[-1] for r in range(5)] == list("…✓✓✓…")
 
 

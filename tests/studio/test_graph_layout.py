@@ -7,8 +7,8 @@ import itertools
 import pytest
 
 from engine.graph.drawing import DrawableGraph
-from studio.views.graph_content import approx_text_width
-from studio.views.graph_layout import GraphLayout, Rect, layout_graph
+from studio.models.graph_content import approx_text_width
+from studio.models.graph_layout import GraphLayout, Rect, layout_graph
 from tests.studio.graph_samples import (
     cycle_graph,
     demo_graph,

@@ -13,11 +13,11 @@ from PySide6.QtSvg import QSvgRenderer
 from pytestqt.qtbot import QtBot
 
 from engine.events import EventBase, NodeFinished, NodeStarted, Route, ToolStarted
+from studio.docks.graph.node_item import NodeItem
+from studio.docks.graph.theme import DARK, LIGHT
+from studio.docks.graph.view import GraphView
+from studio.models.graph_layout import GraphLayout
 from studio.models.graph_state import GraphStateModel
-from studio.views.graph_layout import GraphLayout
-from studio.views.graph_node_item import NodeItem
-from studio.views.graph_theme import DARK, LIGHT
-from studio.views.graph_view import GraphView
 from tests.studio.graph_samples import demo_graph, twelve_middleware_graph
 
 _seq = count(1)

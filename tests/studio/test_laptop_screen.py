@@ -20,9 +20,9 @@ from PySide6.QtCore import QPoint, QPointF, QRect, Qt
 from PySide6.QtGui import QWheelEvent
 from PySide6.QtWidgets import QApplication, QDockWidget
 
+from studio.docks.graph.view import MIN_FIT_SCALE, GraphView
 from studio.models.graph_state import GraphStateModel
 from studio.models.window_fit import PREFERRED, Rect, clamp, first_placement, fits
-from studio.views.graph_view import MIN_FIT_SCALE, GraphView
 from tests.studio.app_agents import make_window
 from tests.studio.graph_samples import twelve_middleware_graph
 
@@ -51,10 +51,10 @@ def test_a_geometry_from_a_larger_screen_is_brought_back_inside() -> None:
 
 
 def _window(qtbot: Any, tmp_path: Path, layout: str = "") -> Any:
-    from studio.hub import Hub
-    from studio.main_window import MainWindow
-    from studio.session import RunController
-    from studio.settings_store import StudioSettings
+    from studio.app.main_window import MainWindow
+    from studio.app.settings_store import StudioSettings
+    from studio.models.hub import Hub
+    from studio.run.controller import RunController
 
     hub = Hub()
     controller = RunController(hub, session_dir=tmp_path / "sessions")

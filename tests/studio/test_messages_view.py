@@ -16,11 +16,11 @@ from engine.events import (
     StateUpdated,
 )
 from engine.messages import HumanMessage
-from studio.hub import Hub
+from studio.docks.messages.card import card_html
+from studio.docks.messages.view import MessagesDock
+from studio.look.tones import tones_for
+from studio.models.hub import Hub
 from studio.models.transcript import Transcript, messages_at
-from studio.views.message_card import card_html
-from studio.views.messages_view import MessagesDock
-from studio.views.tones import tones_for
 from tests.studio.event_samples import make_event
 
 

@@ -9,7 +9,7 @@ from typing import Any
 from PySide6.QtWidgets import QDialog
 
 from engine.recording import Session
-from studio.scenarios import find_scenario
+from studio.app.scenarios import find_scenario
 from tests.studio.app_agents import make_window, run_until
 
 

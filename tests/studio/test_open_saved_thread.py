@@ -17,7 +17,7 @@ pytest.importorskip("langgraph.checkpoint.sqlite")
 
 from engine.attach.options import AttachOptions
 from studio.dialogs.resume import ResumeValueDialog
-from studio.saved_threads import open_in_window
+from studio.run.saved_threads import open_in_window
 from tests.engine.attach.apps import REVIEW_APP
 from tests.studio.app_agents import make_window, run_until
 
@@ -51,7 +51,7 @@ def window_on_the_production_database(qtbot: Any, tmp_path: Path) -> tuple[Any, 
 def test_a_production_thread_is_opened_answered_and_finished(
     qtbot: Any, qloop: asyncio.AbstractEventLoop, tmp_path: Path
 ) -> None:
-    from studio.interrupts import dialog_opened
+    from studio.run.interrupts import dialog_opened
 
     window, _app, db = window_on_the_production_database(qtbot, tmp_path)
     summary = qloop.run_until_complete(open_in_window(window, "prod-7"))

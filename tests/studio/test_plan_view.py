@@ -15,9 +15,9 @@ from engine.messages import HumanMessage
 from engine.plan import SKIP_UPSTREAM_FAILED, Plan, PlanStep, execute_plan, plan_retry
 from resources.scenarios import approval
 from resources.scenarios import plan_retry as plan_retry_scenario
-from studio.hub import Hub
-from studio.views.plan_items import step_lines
-from studio.views.plan_view import PlanDock, PlanView
+from studio.docks.plan.items import step_lines
+from studio.docks.plan.view import PlanDock
+from studio.models.hub import Hub
 from tests.engine.plan.helpers import ScriptedTool
 
 
@@ -118,7 +118,7 @@ def test_seed_003_scenarios(name: str, loop: Any, qtbot: Any) -> None:
     tools = [ScriptedTool(n, *failures.get(n, [])).tool for n in dict.fromkeys(names)]
     graph = two_rounds(plan, tools)
     hub = bind(graph)
-    dock = PlanView(hub)  # the name studio.docks looks up
+    dock = PlanDock(hub)
     qtbot.addWidget(dock)
     assert dock.pages.currentIndex() == 0  # no plan yet: the explanation
 

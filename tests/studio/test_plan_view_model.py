@@ -7,8 +7,8 @@ from typing import Any
 from engine.events import PlanStep
 from engine.plan import SKIP_UPSTREAM_FAILED, Plan, StepResult, skip_message
 from engine.plan import PlanStep as Step
+from studio.docks.plan.items import step_lines
 from studio.models.plan_graph import PlanGraphModel, StepView, retry_chain
-from studio.views.plan_items import step_lines
 
 PLAN = Plan(
     "report",

@@ -11,8 +11,8 @@ import sys
 import pytest
 
 from engine.cli import command as cli
-from studio import app
-from studio.platform_check import (
+from studio.app import entry as app
+from studio.app.platform_check import (
     X11_LIBRARIES,
     QtUnavailable,
     check_can_open_window,
@@ -64,7 +64,7 @@ def test_stepwise_demo_prints_the_line_and_runs_headless(monkeypatch, tmp_path, 
     monkeypatch.setenv("DISPLAY", ":99")
     monkeypatch.delenv("QT_QPA_PLATFORM", raising=False)
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
-    monkeypatch.setattr("studio.platform_check._can_load", loader(MISSING))
+    monkeypatch.setattr("studio.app.platform_check._can_load", loader(MISSING))
     with pytest.raises(QtUnavailable):
         app.main(["demo"])
     code = cli.main(["demo"])

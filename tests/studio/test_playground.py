@@ -13,7 +13,7 @@ from PySide6.QtCore import Qt
 
 from engine.messages import AIMessage
 from resources.scenarios.retry_todos import INPUT, build_agent
-from studio.agent_source import user_message
+from studio.run.agent_source import user_message
 from tests.fixtures.openai_server import FakeOpenAIServer, openai_server
 from tests.studio.app_agents import click, make_window, run_until
 

@@ -14,7 +14,7 @@ SCRIPT = textwrap.dedent(
     import os, sys
     os.environ["QT_QPA_PLATFORM"] = "offscreen"
     from PySide6.QtCore import QObject, Signal
-    from studio import qt_refcount
+    from studio.app import qt_refcount
 
     class Pinger(QObject):
         ping = Signal()

@@ -56,7 +56,7 @@ def _wait(qloop: Any, ctl: Any, predicate: Any) -> None:
 def test_connect_pause_at_a_breakpoint_answer_the_interrupt(
     qtbot: Any, qloop: Any, tmp_path: Path, langgraph_server: Any, api_key: str
 ) -> None:
-    from studio.interrupts import dialog_opened
+    from studio.run.interrupts import dialog_opened
 
     window = make_window(qtbot, tmp_path)
     _connect(window, qtbot, qloop, langgraph_server.url, "probe")

@@ -7,9 +7,9 @@ from typing import Any
 
 from engine.messages import AIMessage
 from engine.recording import SessionRecorder
-from studio.hub import Hub
-from studio.replay import open_session
-from studio.timetravel import aresume_from
+from studio.history.replay import open_session
+from studio.history.timetravel import aresume_from
+from studio.models.hub import Hub
 from tests.studio.tt_studio import (
     make_docks,
     make_studio,

@@ -9,8 +9,8 @@ import pytest
 
 from engine.checkpoint import InMemorySaver
 from engine.models.scripted import ScriptedChatModel
+from studio.history.timetravel import arerun, replay_plan
 from studio.models.timeline import TimelineModel
-from studio.timetravel import arerun, replay_plan
 from tests.studio.tt_agents import build_seed, seed_input
 
 

@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Any
 
 from engine.recording import SessionRecorder
-from studio.hub import Hub
+from studio.history.replay import open_session, open_session_into, recorded_model_events
+from studio.models.hub import Hub
 from studio.models.timeline import TimelineModel, iter_tree
-from studio.replay import open_session, open_session_into, recorded_model_events
 from tests.studio.tt_agents import build_seed, seed_input
 
 

@@ -14,8 +14,14 @@ from engine.events import EventBase, InterruptRaised
 from engine.graph import END, START, StateGraph, interrupt
 from engine.types import Command
 from studio.dialogs.resume import PauseDialog, ResumeValueDialog
-from studio.hub import Hub
-from studio.interrupts import CONTINUE, answer_pending, dialog_opened, handle_interrupt, run_input
+from studio.models.hub import Hub
+from studio.run.interrupts import (
+    CONTINUE,
+    answer_pending,
+    dialog_opened,
+    handle_interrupt,
+    run_input,
+)
 
 
 class State(TypedDict, total=False):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from studio.settings_store import StudioSettings
+from studio.app.settings_store import StudioSettings
 
 
 def test_base_url_credentials_are_not_saved(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontMetrics
 
-from studio.views.input_bar import REPLAY_HINT
+from studio.app.input_bar import REPLAY_HINT
 from tests.studio import app_agents
 from tests.studio.app_agents import make_window, run_until
 

@@ -27,6 +27,13 @@ def _global_rect(w: QWidget) -> tuple[int, int]:
 def test_the_window_fits_a_small_screen_and_never_grows(
     qtbot: Any, qloop: Any, tmp_path: Path
 ) -> None:
+    from PySide6.QtWidgets import QApplication
+
+    from studio.look.theme import apply_theme
+
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    apply_theme(app, "light")  # measured as the app shows it (the theme's paddings count)
     window = make_window(qtbot, tmp_path)
     window.controller.load_factory(app_agents.factory(), "seed000")
     assert window.minimumSizeHint().width() <= SMALL[0]

@@ -11,8 +11,8 @@ from PySide6.QtGui import QGuiApplication
 from engine.message_log import MessageList
 from engine.messages import HumanMessage
 from engine.types import StateSnapshot
-from studio.hub import Hub
-from studio.views.state_inspector import StateDock
+from studio.docks.state.view import StateDock
+from studio.models.hub import Hub
 from tests.studio.tt_studio import make_studio, seed_input
 
 

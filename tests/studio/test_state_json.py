@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from engine.message_log import MessageList
 from engine.messages import HumanMessage
-from studio.views.json_html import json_html, json_text
+from studio.docks.state.json_html import json_html, json_text
 
 
 def test_small_values_are_highlighted_whole() -> None:

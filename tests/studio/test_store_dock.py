@@ -11,8 +11,8 @@ from PySide6.QtCore import Qt
 
 from engine.recording import SessionRecorder
 from engine.store import InMemoryStore, SqliteStore
-from studio.agent_source import with_saver
-from studio.hub import Hub
+from studio.models.hub import Hub
+from studio.run.agent_source import with_saver
 from tests.studio.app_agents import make_window, run_until
 from tests.studio.store_agents import memory_agent, memory_input, seed
 
@@ -148,7 +148,7 @@ def test_a_recorded_session_shows_what_its_runs_wrote(
     qtbot: Any, qloop: Any, tmp_path: Path
 ) -> None:
     from studio.docks.store import StoreDock
-    from studio.replay import open_session
+    from studio.history.replay import open_session
 
     path = tmp_path / "memory.stepwise"
     rec = SessionRecorder(path)

@@ -11,8 +11,8 @@ from PySide6.QtCore import Qt
 from engine import START, StateGraph
 from engine.checkpoint import InMemorySaver
 from engine.events import EventBase
-from studio.hub import Hub
-from studio.views.graph_panel import GraphPanel
+from studio.docks.graph.panel import GraphPanel
+from studio.models.hub import Hub
 from tests.studio.test_graph_view import node_point
 
 

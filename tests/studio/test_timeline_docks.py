@@ -9,9 +9,9 @@ from PySide6.QtCore import Qt
 
 from engine.messages import AIMessage
 from resources.scenarios.retry_todos import Workspace, build_agent, scripted_model
+from studio.history.timetravel import arerun, aresume_from, replay_plan
 from studio.models.timeline import Branch
-from studio.timetravel import arerun, aresume_from, replay_plan
-from studio.views.timeline_items import ITEM_ROLE
+from studio.qtmodels.timeline_items import ITEM_ROLE
 from tests.studio.tt_studio import (
     make_studio,
     seed_input,

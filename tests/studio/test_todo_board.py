@@ -14,8 +14,8 @@ from engine.events import CheckpointSaved, EventBase
 from engine.messages import HumanMessage, ToolMessage
 from engine.middleware.builtins import TodoListMiddleware
 from resources.scenarios import approval, retry_todos
-from studio.hub import Hub
-from studio.views.todo_board import TodoBoard, TodoBoardDock
+from studio.docks.todos.view import TodoBoardDock
+from studio.models.hub import Hub
 
 Board = dict[str, list[tuple[str, str | None]]]
 
@@ -117,7 +117,7 @@ def paused_todo_agent() -> tuple[Any, Any, retry_todos.Workspace]:
 def test_editing_todos_while_paused_changes_what_the_model_is_given(loop: Any, qtbot: Any) -> None:
     agent, model, _ = paused_todo_agent()
     hub = bind(agent)
-    dock = TodoBoard(hub)  # the name studio.docks looks up
+    dock = TodoBoardDock(hub)
     qtbot.addWidget(dock)
     hub.set_status("running")
     loop.run_until_complete(
@@ -207,7 +207,7 @@ def test_an_agent_without_todos_explains_instead_of_an_empty_board(qtbot: Any) -
 def test_docks_leave_the_hub_when_destroyed(qtbot: Any) -> None:
     import shiboken6
 
-    from studio.views.plan_view import PlanDock
+    from studio.docks.plan.view import PlanDock
 
     hub = Hub()
     before = {topic: len(subs) for topic, subs in hub._subs.items()}

@@ -19,8 +19,8 @@ from PySide6.QtWidgets import QApplication, QTreeView
 from engine.events import EventBase
 from engine.messages import HumanMessage
 from studio.models.event_tree import EventTree
-from studio.models.event_tree_qt import EventTreeModel
 from studio.models.graph_state import GraphStateModel
+from studio.qtmodels.event_tree import EventTreeModel
 from tests.studio import app_agents
 from tests.studio.app_agents import click, make_window, run_until
 
@@ -41,8 +41,8 @@ def _seed_events() -> tuple[Any, list[EventBase]]:
 
 
 def test_the_model_node_remembers_the_retry_of_its_first_visit(qtbot: Any) -> None:
-    from studio.drawables import drawable_for
-    from studio.views.graph_view import GraphView
+    from studio.docks.graph.view import GraphView
+    from studio.run.drawables import drawable_for
 
     agent, events = _seed_events()
     state = GraphStateModel(drawable_for(agent))
@@ -235,7 +235,7 @@ def test_the_open_session_dialog_shows_whole_names(qtbot: Any, tmp_path: Path) -
 
 def test_run_times_start_afresh_for_a_new_run_and_end_at_the_last_event() -> None:
     from engine.events import DebugPaused, DebugResumed, RunFinished, RunStarted
-    from studio.run_stats import RunStats
+    from studio.models.run_stats import RunStats
 
     s = 1_000_000_000
     stats = RunStats()
@@ -270,7 +270,7 @@ def test_time_travel_shows_the_run_time_up_to_the_checkpoint(
     total = run.duration_ms / 1000
     step3 = next(e for e in hub.events if e.kind == "checkpoint.saved" and e.step == 3)
     later = clock.monotonic_ns() + 3600 * 1_000_000_000  # an hour after the run
-    monkeypatch.setattr("studio.views.status_bar.time.monotonic_ns", lambda: later)
+    monkeypatch.setattr("studio.app.status_bar.time.monotonic_ns", lambda: later)
     hub.select_checkpoint(step3.checkpoint_id)
     text = window.status.fields["elapsed"].text()
     assert ":" not in text, text  # not an hour, not minutes
@@ -317,8 +317,8 @@ def test_a_replayed_branch_that_stops_at_an_approval_can_be_answered(
     qtbot: Any, qloop: Any, tmp_path: Path
 ) -> None:
     from engine.recording import Session
-    from studio.interrupts import dialog_opened
-    from studio.scenarios import find_scenario
+    from studio.app.scenarios import find_scenario
+    from studio.run.interrupts import dialog_opened
 
     scenario = find_scenario("approval")
     assert scenario is not None

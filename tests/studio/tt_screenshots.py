@@ -16,8 +16,8 @@ from PySide6.QtWidgets import QApplication, QSplitter, QWidget
 
 from engine.messages import AIMessage
 from resources.scenarios.retry_todos import Workspace, build_agent, scripted_model
+from studio.history.timetravel import aapply_edit, arerun, aresume_from, replay_plan
 from studio.models.state_edit import StateEdit
-from studio.timetravel import aapply_edit, arerun, aresume_from, replay_plan
 from tests.studio.tt_studio import Studio, make_studio, seed_input
 
 
@@ -66,7 +66,7 @@ def _grab(w: QWidget, path: Path) -> None:
 def main(out: Path, theme: str) -> None:
     app = QApplication.instance() or QApplication(sys.argv)
     try:
-        from studio.theme import apply_theme
+        from studio.look.theme import apply_theme
 
         apply_theme(app, theme)  # type: ignore[arg-type]
     except Exception:  # the app theme is optional for these shots

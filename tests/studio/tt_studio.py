@@ -10,11 +10,11 @@ from typing import Any
 
 from engine.messages import HumanMessage
 from resources.scenarios.retry_todos import INPUT, Workspace, build_agent, scripted_model
-from studio.hub import Hub
+from studio.docks.diff.view import DiffView
+from studio.docks.state.view import StateDock
+from studio.docks.timeline.view import TimelineDock
+from studio.models.hub import Hub
 from studio.models.timeline import CheckpointNode, iter_tree
-from studio.views.diff_view import DiffView
-from studio.views.state_inspector import StateDock
-from studio.views.timeline import TimelineDock
 
 
 @dataclass
@@ -46,7 +46,7 @@ class Studio:
 
 
 def make_docks(hub: Hub, qtbot: Any) -> Studio:
-    from studio.views.todo_board import TodoBoardDock
+    from studio.docks.todos.view import TodoBoardDock
 
     docks = (TimelineDock(hub), StateDock(hub), DiffView(hub), TodoBoardDock(hub))
     for d in docks:

@@ -25,7 +25,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QHeaderView,
-    QLabel,
     QLineEdit,
     QSplitter,
     QToolButton,
@@ -37,6 +36,8 @@ from PySide6.QtWidgets import (
 )
 
 from engine.events import EventBase
+from engine.targets import Capability
+from studio.look.palette import colors
 from studio.models.state_tree import StateTree
 from studio.models.store_view import (
     DELETED,
@@ -52,12 +53,12 @@ from studio.models.store_view import (
     namespace_tree,
     parse_filter,
 )
-from studio.palette import colors
-from studio.views.dock_support import bind_to_hub
-from studio.views.state_items import StateItemModel
+from studio.qtmodels.state_items import StateItemModel
+from studio.widgets.dock_support import bind_to_hub
+from studio.widgets.plain_text import plain_label, plain_tip
 
 if TYPE_CHECKING:
-    from studio.hub import Hub
+    from studio.models.hub import Hub
 
 __all__ = ["StoreDock"]
 
@@ -129,7 +130,7 @@ class StoreDock(QWidget):
     # -- building ------------------------------------------------------------------------------
 
     def _build(self) -> None:
-        self.source_label = QLabel(self)
+        self.source_label = plain_label(parent=self)
         self.source_label.setTextFormat(Qt.TextFormat.PlainText)
         self.search_edit = QLineEdit(self)
         self.search_edit.setPlaceholderText("Search values…")
@@ -148,7 +149,7 @@ class StoreDock(QWidget):
         self.run_combo.setMinimumContentsLength(12)
         self.only_touched = QCheckBox("Only its items", self)
         self.only_touched.setToolTip("Show only the items the chosen run read, wrote or deleted")
-        self.error_label = QLabel(self)
+        self.error_label = plain_label(parent=self)
         self.error_label.setTextFormat(Qt.TextFormat.PlainText)
         self.error_label.setWordWrap(False)
         self.error_label.hide()
@@ -211,7 +212,7 @@ class StoreDock(QWidget):
         runs = QHBoxLayout()
         runs.setContentsMargins(6, 0, 6, 0)
         runs.addWidget(self.ns_combo, 1)
-        runs.addWidget(QLabel("Run:", self))
+        runs.addWidget(plain_label("Run:", self))
         runs.addWidget(self.run_combo, 2)
         runs.addWidget(self.only_touched)
         lay = QVBoxLayout(self)
@@ -242,14 +243,13 @@ class StoreDock(QWidget):
     # -- hub -----------------------------------------------------------------------------------
 
     def _on_graph(self) -> None:
-        from studio.replay import SessionGraph
-
         graph = self.hub.graph
+        target = self.hub.target
         store = find_store(graph)
         if store is not None:
             self.source = LiveStoreSource(store)
             self._recorded = None
-        elif graph is None or isinstance(graph, SessionGraph):  # a recorded session
+        elif target is None or Capability.RUN not in target.capabilities:  # a recording
             self._recorded = RecordedStoreSource(self.hub.events)
             self.source = self._recorded
         else:
@@ -398,11 +398,11 @@ class StoreDock(QWidget):
         if index < 0 and self.activity.runs:  # the newest run by default
             index = self.run_combo.count() - 1
         self.run_combo.setCurrentIndex(max(index, 0))
-        self.run_combo.setToolTip(self.run_combo.currentText())
+        self.run_combo.setToolTip(plain_tip(self.run_combo.currentText()))
         self.run_combo.blockSignals(False)
 
     def _on_run(self) -> None:
-        self.run_combo.setToolTip(self.run_combo.currentText())
+        self.run_combo.setToolTip(plain_tip(self.run_combo.currentText()))
         self._show_rows()
 
     def resizeEvent(self, event: Any) -> None:

@@ -10,7 +10,7 @@ from typing import Any, Literal
 import pytest
 
 from engine import create_agent
-from engine.core.errors import InvalidUpdateError
+from engine.errors import InvalidUpdateError
 from engine.messages import AIMessage, HumanMessage, SystemMessage
 from engine.middleware import (
     AgentMiddleware,

@@ -14,8 +14,8 @@ from langchain.agents.middleware import ModelRetryMiddleware
 from langchain_core.messages import AIMessage
 
 from engine.attach import attach
-from engine.core.errors import RunStopped
 from engine.debug import Debugger
+from engine.errors import RunStopped
 from tests.engine.attach.test_attach_langgraph import FirstCallFails, collect, weather
 
 

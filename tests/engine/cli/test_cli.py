@@ -384,9 +384,9 @@ def test_replay_prints_the_same_tree_and_export(tmp_path):
 
 def test_studio_commands_open_the_studio_when_there_is_one(monkeypatch):
     calls: list[list[str]] = []
-    fake = types.ModuleType("studio.app")
+    fake = types.ModuleType("studio.app.entry")
     fake.main = lambda argv: calls.append(argv) or 0  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "studio.app", fake)
+    monkeypatch.setitem(sys.modules, "studio.app.entry", fake)
     monkeypatch.setattr(cli, "has_display", lambda: True)
     assert run_cli()[0] == 0
     assert run_cli("demo")[0] == 0
@@ -396,13 +396,13 @@ def test_studio_commands_open_the_studio_when_there_is_one(monkeypatch):
 
 def test_studio_commands_without_a_studio_or_display_run_headless(monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setitem(sys.modules, "studio.app", None)  # importing it raises ImportError
+    monkeypatch.setitem(sys.modules, "studio.app.entry", None)  # importing it raises ImportError
     monkeypatch.setattr(cli, "has_display", lambda: True)
     code, out, err = run_cli("open", f"{AGENTS}:counter")
     assert code == 0
     assert (
         err
-        == f"stepwise: the studio is not available yet (no studio.app): running {AGENTS}:counter headless\n"
+        == f"stepwise: the studio is not available yet (no studio.app.entry): running {AGENTS}:counter headless\n"
     )
     assert tree(out)[-1] == "└ run counter ✓ done"
     monkeypatch.setattr(cli, "has_display", lambda: False)
@@ -468,3 +468,22 @@ def test_per_call_allowed_decisions_come_from_the_response_schema():
     one = {"properties": {"type": {"const": "respond"}}}
     assert _allowed_by_schema(one) == ["respond"]
     assert _allowed_by_schema(None) == ["approve", "edit", "reject", "respond"]
+
+
+def test_a_loop_is_printed_and_break_on_loop_stops_there(tmp_path):
+    code, out, _ = run_cli(
+        "run",
+        f"{Path(agents.__file__).with_name('loop_agent.py')}:looper",
+        "--input",
+        "find it",
+        "--no-session",
+        "--break-on-loop",
+        stdin="q\n",
+    )
+    assert code == 0
+    lines = tree(out)
+    loop = next(i for i, line in enumerate(lines) if "⟳ loop detected in model" in line)
+    assert "the model's last 3 answers were only tool calls that failed" in lines[loop]
+    assert "⏸ paused (breakpoint: loop detected) at loop.detected" in out
+    assert sum("┌ model" in line and "model.request" not in line for line in lines) <= 4
+    assert "stopped:" in out

@@ -151,3 +151,79 @@ def test_break_when_naming_an_unknown_variable_is_reported(tmp_path: Path) -> No
     assert len(lines) == 1  # the second expression only uses state keys and its own names
     assert lines[0].startswith("stepwise: --break-when 'count > 1': 'count' is not a state key")
     assert "never fire" in lines[0]
+
+
+def test_deeply_nested_rows_are_skipped_in_one_line(session: Path) -> None:
+    with sqlite3.connect(session) as conn:
+        ids = [r[0] for r in conn.execute("SELECT id FROM session_events ORDER BY id")]
+        deep = '{"kind": "custom", "data": ' + "[" * 100_000 + "]" * 100_000 + "}"
+        conn.execute("UPDATE session_events SET data=? WHERE id=?", (deep, ids[3]))
+    for argv in (["replay", str(session)], ["export", str(session), "--format", "jsonl"]):
+        code, _, err = run_cli(*argv)
+        assert code == 0
+        assert err == (
+            "stepwise: 1 unreadable event row(s) skipped (first: an event cannot be read "
+            "(nested too deeply))\n"
+        )
+
+
+def test_a_deeply_nested_run_row_or_shape_is_one_line(session: Path) -> None:
+    with sqlite3.connect(session) as conn:
+        conn.execute("UPDATE session_runs SET input=?", ("[" * 100_000 + "]" * 100_000,))
+    for argv in (["replay", str(session)], ["export", str(session), "--format", "mermaid"]):
+        code, out, err = run_cli(*argv)
+        assert code == 2 and out == ""
+        assert err.count("\n") == 1 and "has unreadable data (nested too deeply)" in err
+
+
+@pytest.mark.parametrize(
+    ("where", "says"),
+    [
+        ("{file}/inside.stepwise", "cannot record to {path}: Not a directory"),
+        ("{file}/sub/inside.stepwise", "cannot create the folder {file}/sub"),
+        ("/dev/null", "/dev/null is not a regular file"),
+        ("/proc/self/new.stepwise", "cannot record to /proc/self/new.stepwise:"),
+    ],
+)
+def test_an_unwritable_session_path_is_one_line(tmp_path: Path, where: str, says: str) -> None:
+    file = tmp_path / "plain.txt"
+    file.write_text("not a folder\n")
+    path = where.format(file=file)
+    code, out, err = run_cli("run", f"{AGENTS}:agent", "--input", "hi", "--session", path)
+    assert code == 2 and out == ""
+    assert err.startswith("stepwise: ") and err.count("\n") == 1 and "Traceback" not in err
+    assert says.format(path=path, file=file) in err
+    assert file.read_text() == "not a folder\n"
+
+
+def test_leaving_a_run_interrupted_says_whether_it_can_be_resumed(tmp_path: Path) -> None:
+    asker = ["run", f"{AGENTS}:asker", "--input-json", '{"n": 1}', "--thread", "q"]
+    code, out, _ = run_cli(*asker, "--no-session")  # answered with end of input: leave it
+    assert code == 0
+    assert out.splitlines()[-1] == (
+        "the run stays interrupted on thread q, but only in this process's memory: it is gone "
+        "when stepwise exits (record a session, or give a persistent --checkpointer, to resume "
+        "it later)"
+    )
+    session = tmp_path / "q.stepwise"
+    code, out, _ = run_cli(*asker, "--session", str(session))
+    assert "the run stays interrupted on thread q (resume it later from the session)" in out
+
+
+def test_an_attached_app_on_langgraphs_memory_saver_is_not_offered_a_later_resume(
+    tmp_path: Path,
+) -> None:
+    pytest.importorskip("langgraph.graph")
+    import textwrap
+
+    from tests.engine.attach.apps import REVIEW_APP
+
+    app = tmp_path / "app.py"
+    app.write_text(textwrap.dedent(REVIEW_APP))
+    code, out, _ = run_cli(
+        "run", f"{app}:graph", "--input-json", '{"n": 1}', "--thread", "r", "--no-session"
+    )
+    assert code == 0
+    assert out.splitlines()[-1].startswith(
+        "the run stays interrupted on thread r, but only in this process's memory"
+    )

@@ -64,7 +64,7 @@ def test_ctrl_c_exits_although_a_sync_node_hangs(tmp_path: Path) -> None:
     _, err = _signal_when_running(proc, "stuck", signal.SIGINT)
     assert proc.returncode == 130, err
     assert "stepwise: stopped (Ctrl+C); the last checkpoint is intact" in err
-    assert "Traceback" not in err
+    assert "Traceback" not in err and "Task was destroyed" not in err
     with Session.open(session) as s:
         (run,) = s.runs()
         assert run.status == "cancelled"
@@ -80,8 +80,21 @@ def test_termination_signals_close_the_run_as_cancelled(
     rest, err = _signal_when_running(proc, "crawl", sig)
     assert proc.returncode == 128 + sig, err
     assert f"stepwise: stopped ({name}); the last checkpoint is intact" in err
-    assert "Traceback" not in err
+    assert "Traceback" not in err and "Task was destroyed" not in err
     assert "└ node crawl ■ cancelled" in rest
     with Session.open(session) as s:
         (run,) = s.runs()
         assert run.status == "cancelled"
+
+
+@pytest.mark.parametrize(
+    ("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 128 + signal.SIGTERM)]
+)
+def test_tasks_a_stopped_run_leaves_behind_are_closed_quietly(
+    tmp_path: Path, sig: int, code: int
+) -> None:
+    proc = _start(f"{HANG}:leaky", tmp_path / "l.stepwise")
+    _, err = _signal_when_running(proc, "crawl", sig)
+    assert proc.returncode == code, err
+    assert "Task was destroyed" not in err and "Traceback" not in err
+    assert err.strip().splitlines()[-1].endswith("the last checkpoint is intact")

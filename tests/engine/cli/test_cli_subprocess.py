@@ -152,3 +152,21 @@ def test_no_display_runs_the_default_scenario_headless(tmp_path):
             "stepwise: no display found, and the default scenario resources/scenarios/retry_todos.py "
             "is missing (not written yet?)"
         )
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "class Halt(BaseException):\n    pass\nraise Halt('stop here')\n",
+        "raise GeneratorExit('closing')\n",
+    ],
+)
+def test_an_agent_file_raising_a_base_exception_is_one_line_rc_2(tmp_path, body):
+    bad = tmp_path / "odd.py"
+    bad.write_text(body)
+    done = stepwise("run", f"{bad}:agent", "--input", "hi", "--no-session")
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    assert (
+        done.stderr.startswith(f"stepwise: {bad}:") and "importing the file raised" in done.stderr
+    )

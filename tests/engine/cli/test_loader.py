@@ -188,3 +188,17 @@ def test_code_runs_only_when_loading_and_sibling_imports_work(tmp_path):
     load_agent(f"{path}:agent")
     load_agent(f"{path}:agent")
     assert marker.read_text() == "77"
+
+
+@pytest.mark.parametrize(
+    ("body", "raised"),
+    [
+        ("class Halt(BaseException):\n    pass\n\nraise Halt('stop here')\n", "Halt: stop here"),
+        ("raise GeneratorExit('closing')\n", "GeneratorExit: closing"),
+        ("import sys\nsys.exit(4)\n", "SystemExit: 4"),
+    ],
+)
+def test_a_base_exception_at_import_is_one_line(tmp_path, body: str, raised: str) -> None:
+    path = _write(tmp_path, "odd.py", body)
+    line = body.count("\n")
+    assert _error(f"{path}:agent") == f"{path}:{line}: importing the file raised {raised}"

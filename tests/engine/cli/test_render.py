@@ -292,6 +292,9 @@ def test_every_kind_renders_one_line():
     assert by_kind["interrupt.raised"] == '  ⏸ interrupt in ask: {"question": "ok?"}'
     assert by_kind["plan.step"] == "  • plan step 2 read: skipped SKIP_UPSTREAM_FAILED"
     assert by_kind["debug.paused"] == "  ⏸ paused (breakpoint: before node tools) at node.started"
+    assert by_kind["loop.detected"] == (
+        "  ⟳ loop detected in tools: create_file(login.tsx) called 3 times with the same arguments"
+    )
     assert (
         by_kind["middleware.action"]
         == '  • HumanInTheLoopMiddleware hitl_decision {"type": "approve"}'

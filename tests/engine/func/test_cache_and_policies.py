@@ -12,8 +12,8 @@ import pytest
 
 from engine import Command, RetryPolicy, StateGraph, entrypoint, task
 from engine.cache import CachePolicy, InMemoryCache, SqliteCache
-from engine.core.errors import GraphDrained, NodeError, NodeTimeoutError
 from engine.core.execution import RunControl
+from engine.errors import GraphDrained, NodeError, NodeTimeoutError
 from engine.events import NodeFinished
 from engine.graph import START, Runtime
 from engine.types import TimeoutPolicy

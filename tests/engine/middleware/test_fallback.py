@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.core.errors import GraphInterrupt
+from engine.errors import GraphInterrupt
 from engine.messages import AIMessage
 from engine.middleware.fallback import ModelFallbackMiddleware
 from engine.middleware.model_retry import ModelRetryMiddleware

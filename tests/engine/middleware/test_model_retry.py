@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from engine.core.errors import GraphInterrupt
+from engine.errors import GraphInterrupt
 from engine.events import AttemptFinished, AttemptStarted
 from engine.messages import AIMessage
 from engine.middleware import retry_policy

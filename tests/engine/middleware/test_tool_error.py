@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import pytest
 
-from engine.core.errors import GraphInterrupt
+from engine.errors import GraphInterrupt
 from engine.messages import ToolMessage
 from engine.middleware import ToolErrorMiddleware
 from engine.middleware.types import ToolCallRequest

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.core.errors import GraphInterrupt
+from engine.errors import GraphInterrupt
 from engine.messages import ToolMessage
 from engine.middleware.tool_retry import ToolRetryMiddleware
 from engine.tools import tool

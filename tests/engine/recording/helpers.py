@@ -105,6 +105,15 @@ PAYLOADS: dict[str, dict[str, Any]] = {
         "depends_on": [1],
     },
     "custom": {"node": "model", "data": {"progress": 0.5}},
+    "loop.detected": {
+        "loop": "repeated_call",
+        "node": "tools",
+        "tool": "create_file",
+        "args": {"path": "login.tsx"},
+        "count": 3,
+        "detail": "create_file(login.tsx) called 3 times with the same arguments",
+        "seqs": [3, 7, 11],
+    },
     "debug.paused": {
         "reason": "breakpoint",
         "breakpoint": "before node tools",

@@ -1,0 +1,44 @@
+"""The run and the task the running code belongs to, as context variables.
+
+The runtime sets them (``engine.graph.runtime`` types them with its own classes); code in lower
+layers (a chat model deciding whether to stream its tokens) reads them through the small
+protocols below, so it never imports the runtime.
+"""
+
+from __future__ import annotations
+
+import contextvars
+from typing import Any, Protocol
+
+__all__ = ["RUN", "TASK", "StreamingRun", "TaskView", "current_task_view"]
+
+
+class StreamingRun(Protocol):
+    def wants(self, mode: str) -> bool:
+        """Does a consumer of the run stream ``mode`` (``messages``, ``custom``...)?"""
+        ...
+
+
+class TaskView(Protocol):
+    """What lower layers may know of the node task running now."""
+
+    @property
+    def run(self) -> StreamingRun: ...
+
+    @property
+    def config(self) -> dict[str, Any]: ...
+
+    @property
+    def ns(self) -> str: ...
+
+
+RUN: contextvars.ContextVar[Any] = contextvars.ContextVar("stepwise_run", default=None)
+"""The run (``engine.graph.runtime.RunContext``) the running code belongs to."""
+TASK: contextvars.ContextVar[Any] = contextvars.ContextVar("stepwise_task", default=None)
+"""The node task (``engine.graph.runtime.TaskContext``) the running code belongs to."""
+
+
+def current_task_view() -> TaskView | None:
+    """The node task running now, if any."""
+    task: TaskView | None = TASK.get()
+    return task

@@ -1,0 +1,145 @@
+"""What a model call was sent, in full, without repeating a history on every call.
+
+A ``model.request`` event carries the whole request: the messages (system prompt first), the
+tools with their JSON schemas, ``tool_choice``, the structured-output schema and the model's
+parameters.  Sending the whole history with every call would make a session grow with the
+square of the conversation, so a request that starts with the messages of an earlier request
+of the same run (compared by identity: the same message objects, which is what the runtime
+hands from one call to the next) names that request (``messages_base``, its ``seq``) and how
+many of its messages it reuses (``messages_reused``), and carries only the rest; tool schemas
+the same as the base's are not repeated either (``tool_schemas_reused``).  ``resolve``
+rebuilds the full lists from the events (what the studio's Request view does).
+
+One ``RequestLog`` per run (on its ``RunEmitter``); requests are grouped in *lanes* (graph
+namespace and node), the previous request of the same lane being the candidate base.  The work
+per call is a pass over the message list comparing object identities plus the JSON of the new
+messages only; nothing is done when nobody listens (the emitter is not active).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from engine.events import EventBase
+from engine.serde import to_jsonable
+
+__all__ = ["MAX_STR", "RequestLog", "public_params", "resolve"]
+
+MAX_STR = 100_000
+"""Longest string kept in a recorded message (a data URL of an image is cut, and says so)."""
+
+_SECRET = re.compile(
+    r"(^|_)(api_?key|secret|password|passwd|auth|authorization|cookies?|credentials?|headers?"
+    r"|access_token|refresh_token|bearer|private_key|token)($|_)",
+    re.IGNORECASE,
+)
+_NOT_PARAMS = frozenset(
+    {"messages", "tools", "tool_choice", "response_format", "functions", "stream", "_type"}
+)
+
+
+def public_params(params: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Model parameters as they may appear in events and sessions: anything that could carry a
+    credential (``api_key``, ``default_headers``, ``auth_token``...) is redacted; what the
+    request shows in its own fields (messages, tools...) is left out."""
+    if not params:
+        return {}
+    out: dict[str, Any] = {}
+    for k, v in params.items():
+        key = str(k)
+        if key in _NOT_PARAMS or v is None:
+            continue
+        out[key] = "[redacted]" if _SECRET.search(key) else to_jsonable(v, max_str=500)
+    return out
+
+
+@dataclass
+class _Last:
+    event: EventBase
+    messages: list[Any]
+    tools: list[Any]
+
+
+class RequestLog:
+    """The last request of each lane of one run (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self._last: dict[str, _Last] = {}
+
+    def fields(
+        self,
+        lane: str,
+        messages: Sequence[Any],
+        tools: Sequence[Any] = (),
+        *,
+        same: Callable[[Any, Any], bool] | None = None,
+    ) -> dict[str, Any]:
+        """The ``model.request`` fields of a request sending ``messages`` and ``tools``."""
+        last = self._last.get(lane)
+        reused, base = 0, None
+        tools_reused = False
+        if last is not None and last.event.seq:
+            reused = _common_prefix(last.messages, messages, same)
+            if reused:
+                base = last.event.seq
+                tools_reused = _same_list(last.tools, tools)
+        out: dict[str, Any] = {
+            "messages": [to_jsonable(m, max_str=MAX_STR) for m in messages[reused:]],
+            "messages_base": base,
+            "messages_reused": reused,
+        }
+        if tools_reused:
+            out["tool_schemas_reused"] = True
+        else:
+            out["tool_schemas"] = [to_jsonable(t, max_str=MAX_STR) for t in tools]
+        return out
+
+    def remember(
+        self, lane: str, event: EventBase | None, messages: Sequence[Any], tools: Sequence[Any]
+    ) -> None:
+        """Note the request just emitted (``event`` is None when nobody listened)."""
+        if event is not None:
+            self._last[lane] = _Last(event, list(messages), list(tools))
+
+
+def _common_prefix(
+    old: Sequence[Any], new: Sequence[Any], same: Callable[[Any, Any], bool] | None
+) -> int:
+    n = 0
+    for a, b in zip(old, new, strict=False):
+        if a is not b and (same is None or not same(a, b)):
+            break
+        n += 1
+    return n
+
+
+def _same_list(old: Sequence[Any], new: Sequence[Any]) -> bool:
+    return len(old) == len(new) and all(a is b or a == b for a, b in zip(old, new, strict=True))
+
+
+def resolve(
+    event: EventBase, find: Callable[[int], EventBase | None]
+) -> tuple[list[Any] | None, list[Any] | None]:
+    """The full (messages, tool schemas) of a ``model.request``; ``find(seq)`` returns an
+    earlier event of the same run.  None for what the events do not record (a session recorded
+    before requests were, a base request that is missing)."""
+    chain = [event]
+    while (base_seq := chain[-1].__dict__.get("messages_base")) is not None:
+        base = find(base_seq)
+        if base is None or base.seq >= chain[-1].seq:  # missing, or not earlier: no cycle
+            return None, None
+        chain.append(base)
+    messages: list[Any] = []
+    tools: list[Any] | None = None
+    for ev in reversed(chain):
+        d = ev.__dict__
+        own = d.get("messages")
+        if own is None:
+            return None, None
+        messages = [*messages[: d.get("messages_reused") or 0], *own]
+        if not d.get("tool_schemas_reused"):
+            tools = d.get("tool_schemas")
+    return messages, tools

@@ -1,0 +1,198 @@
+"""The studio's entry point: ``main(argv) -> exit code``.
+
+    main([])                          the default scenario (seed 000), loaded and ready
+    main(["demo"])                    the same
+    main(["open", "file.py:attr"])    an agent file (without ":attr", pick one of its graphs)
+    main(["session", "x.stepwise"])   a recorded session, for replay
+    main(["open", "--server", URL])   a graph on a LangGraph server (--assistant, --thread)
+    options: --theme light|dark, --scenario NAME
+
+One asyncio loop, the Qt loop (qasync).  The window is shown and painted first; the agent is
+loaded right after, so the cold start to a painted window stays short.  With
+``STEPWISE_EXIT_AFTER_PAINT=1`` the app prints ``painted <unix time>`` after its first paint and
+quits; with ``=ready`` it also loads the agent and prints ``ready <unix time>`` first (the
+start-up benchmark, ``tests/bench/bench_studio_start.py``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+Driver = Callable[[Any], Awaitable[Any]]
+
+__all__ = ["main", "parse_args"]
+
+
+def parse_args(argv: Sequence[str]) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="stepwise", description="Stepwise studio")
+    p.add_argument("command", nargs="?", default="demo", help="demo | open | session (or a file)")
+    p.add_argument("target", nargs="?", help="file.py[:attr] for open, FILE.stepwise for session")
+    p.add_argument("--theme", choices=("light", "dark"))
+    p.add_argument("--scenario", help="a built-in scenario to open instead of the default")
+    p.add_argument("--thread", help="open: show this saved thread")
+    p.add_argument("--runtime", choices=("auto", "engine", "langgraph"), default="auto")
+    p.add_argument("--checkpointer", help="open, attach mode: the app's saver URL")
+    p.add_argument("--stream-tokens", action="store_true", help="open, attach mode")
+    p.add_argument("--server", help="open: a LangGraph server's URL")
+    p.add_argument("--assistant", help="open --server: the graph or assistant")
+    p.add_argument("--header", dest="headers", action="append", default=[], help="NAME=ENV_VAR")
+    args = p.parse_args(list(argv))
+    if args.server:
+        if args.command not in ("demo", "open") or args.target:
+            p.error("--server opens a graph on a server: give no file with it")
+        args.command = "open"
+        return args
+    if args.command not in ("demo", "open", "session", "replay"):  # a bare file
+        args.target, args.command = (
+            args.command,
+            "session" if args.command.endswith(".stepwise") else "open",
+        )
+    if args.command in ("open", "session", "replay") and not args.target:
+        p.error(f"{args.command} needs a file")
+    return args
+
+
+def _load_initial(window: object, args: argparse.Namespace) -> None:
+    from studio.app.main_window import MainWindow
+    from studio.app.scenarios import DEFAULT_SCENARIO
+
+    assert isinstance(window, MainWindow)
+    if args.command in ("session", "replay"):
+        window.open_session(args.target)
+    elif getattr(args, "server", None):
+        from studio.run.remote_open import connect_and_open
+
+        window.remote_opening = asyncio.ensure_future(  # type: ignore[attr-defined]
+            connect_and_open(window, args.server, args.assistant, args.thread, args.headers)
+        )
+    elif args.command == "open":
+        from engine.attach.options import AttachOptions
+        from studio.run.saved_threads import open_in_window
+
+        window.controller.attach = AttachOptions(
+            args.runtime, args.checkpointer, args.stream_tokens
+        )
+        target = str(args.target)
+        if target.endswith(".py") and os.path.isfile(target):
+            loaded = window.open_agent_file(target)
+        else:
+            loaded = asyncio.get_event_loop().create_future()
+            loaded.set_result(window.load_spec(target))
+        if args.thread:
+            thread = str(args.thread)
+            loaded.add_done_callback(
+                lambda done: done.result() and asyncio.ensure_future(open_in_window(window, thread))
+            )
+    else:
+        name = args.scenario or DEFAULT_SCENARIO
+        if window.load_scenario(name) and window.controller.default_input is None:
+            from engine.cli import DEMO_TEXT
+            from studio.run.controller import user_message
+
+            window.controller.default_input = user_message(DEMO_TEXT)
+    window.activateWindow()
+
+
+class _FirstPaint:
+    """Runs ``callback`` once, after the window's first paint."""
+
+    def __init__(self, window: object, callback: object) -> None:
+        from PySide6.QtCore import QEvent, QObject
+
+        class Filter(QObject):
+            def eventFilter(self, obj: QObject, event: QEvent) -> bool:
+                if event.type() == QEvent.Type.Paint and not done[0]:
+                    done[0] = True
+                    from PySide6.QtCore import QTimer
+
+                    QTimer.singleShot(0, callback)  # type: ignore[arg-type]
+                return False
+
+        done = [False]
+        self.filter = Filter()
+        window.installEventFilter(self.filter)  # type: ignore[attr-defined]
+
+
+async def _run(args: argparse.Namespace, driver: Driver | None = None) -> int:
+    """Show the window, load what ``args`` say after the first paint, then run ``driver``
+    (scripts that take screenshots drive the real app this way) until the window closes."""
+    from PySide6.QtWidgets import QApplication
+
+    from studio.app.main_window import MainWindow
+    from studio.app.settings_store import StudioSettings
+    from studio.look.theme import apply_theme
+
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    settings = StudioSettings.load()
+    if args.theme:
+        settings.theme = args.theme
+    apply_theme(app, settings.theme)
+    window = MainWindow(settings=settings)
+    from studio.app.gc_policy import GcPolicy
+
+    window.gc_policy = GcPolicy(window.hub)  # type: ignore[attr-defined]
+    closed = asyncio.get_running_loop().create_future()
+    app.lastWindowClosed.connect(lambda: closed.done() or closed.set_result(0))
+    exit_when = os.environ.get("STEPWISE_EXIT_AFTER_PAINT", "")
+    exit_after_paint = exit_when in ("1", "ready")
+    tasks: list[asyncio.Future[Any]] = []
+
+    def after_paint() -> None:
+        if exit_after_paint:
+            print(f"painted {time.time():.4f}", flush=True)
+            if exit_when != "ready":
+                window.close()
+                return
+        _load_initial(window, args)
+        if exit_when == "ready":
+            print(f"ready {time.time():.4f}", flush=True)
+            window.close()
+            return
+        if driver is not None:
+            tasks.append(asyncio.ensure_future(driver(window)))
+
+    hook = _FirstPaint(window, after_paint)
+    window.open_on_screen()  # inside the screen, where it was last closed if that still fits
+    try:
+        return int(await closed)
+    finally:
+        del hook
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Open the studio; returns the process exit code."""
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    from studio.app.platform_check import check_can_open_window
+
+    check_can_open_window()  # before Qt can abort the process with its plugin message
+    import qasync
+    from PySide6.QtWidgets import QApplication
+
+    from studio.app import qt_refcount
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    qt_refcount.protect()  # a no-op unless this PySide6 build drops references (see the module)
+    app.setApplicationName("Stepwise")
+    app.setOrganizationName("Stepwise")
+    app.setQuitOnLastWindowClosed(False)  # the loop ends when the future above resolves
+    try:
+        return qasync.run(_run(args))
+    except asyncio.CancelledError:
+        return 0
+
+
+if __name__ == "__main__":
+    from studio.app.platform_check import QtUnavailable
+
+    try:
+        sys.exit(main())
+    except QtUnavailable as exc:
+        print(f"stepwise: {exc}", file=sys.stderr)
+        sys.exit(2)

@@ -1,0 +1,530 @@
+"""The main window: graph in the middle, docks around it, debug toolbar, input bar, status bar.
+
+``MainWindow(hub, controller, settings)`` wires the run controller (``studio.run.controller``) to the
+views.  Everything that can fail is shown (``error_dialog``), never swallowed.  Loading is
+split from painting: ``app.main`` shows the window first and loads the scenario right after.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QSize, Qt, QTimer
+from PySide6.QtGui import QCloseEvent, QShowEvent
+from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QToolBar, QWidget
+
+from engine.errors import one_line
+from engine.events import EventBase
+from engine.loader import AgentLoadError
+from studio.app import dock_registry as docks
+from studio.app.actions import DebugActions
+from studio.app.input_bar import InputBar
+from studio.app.menus import build_menus
+from studio.app.scenarios import Scenario, builtin_scenarios
+from studio.app.settings_store import (
+    StudioSettings,
+    apply_model_env,
+    settings_model,
+    settings_prices,
+)
+from studio.app.status_bar import RunStatusBar
+from studio.dialogs.asyncdialog import show_dialog
+from studio.dialogs.errors import ErrorDialog
+from studio.docks.breakpoints.view import BreakpointsPanel
+from studio.docks.graph.panel import GraphPanel
+from studio.look.theme import apply_theme, icon
+from studio.models.hub import Hub
+from studio.models.window_fit import PREFERRED
+from studio.run.controller import FIRST_MESSAGE_HINT, STAY, NeedsInput, RunController
+from studio.run.reload_on_save import ReloadOnSave
+from studio.widgets.cost_status import CostStatus
+from studio.widgets.window_layout import WindowLayout
+
+__all__ = ["MainWindow"]
+
+
+class MainWindow(WindowLayout, QMainWindow):
+    def __init__(
+        self,
+        hub: Hub | None = None,
+        controller: RunController | None = None,
+        settings: StudioSettings | None = None,
+        *,
+        save_settings: bool = True,
+    ) -> None:
+        super().__init__()
+        self.hub = hub or Hub()
+        self.controller = controller or RunController(self.hub)
+        self.settings = settings or StudioSettings.load()
+        self.save_settings = save_settings
+        self.scenarios: list[Scenario] = builtin_scenarios()
+        self.error_dialog: ErrorDialog | None = None
+        self.docks: dict[str, QDockWidget] = {}
+        self._sized = False
+        self.setWindowTitle("Stepwise")
+        self.setWindowIcon(icon("app"))
+        self.resize(*PREFERRED)  # ``open_on_screen`` fits it to the screen it opens on
+        self.setDockNestingEnabled(True)
+        self.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.setCorner(Qt.Corner.BottomLeftCorner, Qt.DockWidgetArea.BottomDockWidgetArea)
+
+        self.graph_panel = GraphPanel(self.hub, self)
+        self.setCentralWidget(self.graph_panel)
+        self.actions_ = DebugActions(self)
+        self.status = RunStatusBar(self.hub, self)
+        self.setStatusBar(self.status)
+        self.cost_status = CostStatus(self.hub, self.status)
+        self.status.addPermanentWidget(self.cost_status)
+        self.input_bar = InputBar(self.hub, self)
+        self._build_toolbars()
+        self._build_docks()
+        self.menus = build_menus(self)
+        self.reloader = ReloadOnSave(self)
+        self._connect()
+        self.hub.set_theme(self.settings.theme)
+        if self.settings.prices:
+            self.hub.set_prices(settings_prices(self.settings))
+        self._install_interrupt_handler()
+        self._refresh()
+
+    # -- building ------------------------------------------------------------------------------
+
+    def _build_toolbars(self) -> None:
+        bar = QToolBar("Debug", self)
+        bar.setObjectName("debugToolbar")
+        bar.setMovable(False)
+        bar.setIconSize(QSize(18, 18))
+        bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        for action in self.actions_.toolbar_actions:
+            bar.addAction(action)
+        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, bar)
+        self.debug_toolbar = bar
+        self.addActions(self.actions_.all)  # keys work wherever the focus is in the window
+        bottom = QToolBar("Input", self)
+        bottom.setObjectName("inputToolbar")
+        bottom.setMovable(False)
+        bottom.addWidget(self.input_bar)
+        self.addToolBar(Qt.ToolBarArea.BottomToolBarArea, bottom)
+
+    def _add_dock(
+        self, key: str, title: str, widget: QWidget, area: Qt.DockWidgetArea
+    ) -> QDockWidget:
+        dock = QDockWidget(title, self)
+        dock.setObjectName(f"dock_{key}")
+        dock.setWidget(widget)
+        dock.setFeatures(
+            QDockWidget.DockWidgetFeature.DockWidgetMovable
+            | QDockWidget.DockWidgetFeature.DockWidgetClosable
+            | QDockWidget.DockWidgetFeature.DockWidgetFloatable
+        )
+        self.addDockWidget(area, dock)
+        self.docks[key] = dock
+        return dock
+
+    def _build_docks(self) -> None:
+        self.breakpoints_panel = BreakpointsPanel(self.hub, self)
+        self._anchors: dict[str, QDockWidget] = {}
+        self.wire_optional_docks()
+        # beside Messages, Todos and Plan: the Events dock keeps its whole height (a laptop)
+        right = Qt.DockWidgetArea.RightDockWidgetArea
+        dock = self._add_dock("breakpoints", "Breakpoints", self.breakpoints_panel, right)
+        self._place(dock, "right")
+        for key in (
+            "events",
+            "timeline",
+            "state",
+            "messages",
+        ):  # the tab to see first in each group
+            if key in self.docks:
+                self.docks[key].raise_()
+
+    def wire_optional_docks(self) -> list[str]:
+        """Create the registry's docks that are not wired yet (``studio.app.dock_registry``)."""
+        added: list[str] = []
+        for spec in docks.DOCKS:
+            if spec.key in self.docks:
+                continue
+            widget = spec.load()(self.hub, self)  # type: ignore[call-arg]
+            dock = self._add_dock(spec.key, spec.title, widget, spec.area)
+            self._wire_dock(spec.key, widget)
+            self._place(dock, spec.group)
+            added.append(spec.key)
+        if hasattr(self, "menus"):
+            self.menus.refresh_docks()
+        return added
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if not self._sized:
+            self._sized = True
+            if not self.restore_state():
+                QTimer.singleShot(0, self.apply_default_sizes)
+
+    def _wire_dock(self, key: str, widget: QWidget) -> None:
+        """Connect a dock's requests to the run controller (runs belong to it)."""
+        resume = getattr(widget, "resumeRequested", None)
+        if resume is not None:
+            resume.connect(self.resume_from)
+        rerun = getattr(widget, "rerunRequested", None)
+        timeline = getattr(widget, "timeline", None)
+        if rerun is not None and timeline is not None:
+            rerun.connect(lambda cid, t=timeline: self.rerun_from(cid, t))
+        retry = getattr(widget, "retryRequested", None)
+        if key == "plan" and retry is not None:
+            retry.connect(self.retry_plan_steps)
+        diff = getattr(widget, "diffRequested", None)
+        if diff is not None:
+            diff.connect(self.show_diff)
+        playground = getattr(widget, "playgroundRequested", None)
+        if playground is not None:
+            playground.connect(self.open_playground)
+        filter_node = getattr(widget, "filter_node", None)
+        if key == "events" and filter_node is not None:
+            self.hub.subscribe("focus", filter_node)  # a click on a graph node filters the log
+
+    def resume_from(self, checkpoint_id: str) -> None:
+        try:
+            self.controller.resume_from(checkpoint_id)
+        except RuntimeError as exc:
+            self.status.show_message(str(exc))
+
+    def rerun_from(self, checkpoint_id: str, timeline: Any) -> None:
+        """ "Re-run from here with replay": recorded model responses until the run diverges."""
+        if self.controller.target is None and getattr(self, "opened_session", None) is not None:
+            from studio.history.offline_rerun import rerun_recorded
+
+            rerun_recorded(self, checkpoint_id, timeline)
+            return
+        try:
+            self.controller.rerun_with_replay(checkpoint_id, timeline)
+        except (RuntimeError, KeyError) as exc:
+            self.status.show_message(str(exc).strip("'\""))
+
+    def retry_plan_steps(self, chain: list[int]) -> None:
+        """The Plan dock's retry: from the checkpoint shown there (a fork when it is a past one,
+        selected on the Timeline), else from the latest state."""
+        selected = self.hub.selected_checkpoint
+        try:
+            self.controller.retry_plan_steps(chain, selected)
+        except RuntimeError as exc:
+            self.status.show_message(str(exc))
+            return
+        where = "a fork of the selected checkpoint" if selected else "the latest state"
+        self.status.show_message(f"Retrying plan steps {chain} from {where}")
+
+    def show_diff(self, base_id: str, target_id: str) -> None:
+        dock = self.docks.get("diff")
+        if dock is None:
+            return
+        dock.widget().set_pair(base_id, target_id)  # type: ignore[attr-defined]
+        dock.show()
+        dock.raise_()
+
+    def open_playground(self, event: Any) -> Any:
+        """The what-if playground on a model call (a window of its own; never blocks)."""
+        from studio.dialogs.playground import PlaygroundDialog
+
+        try:
+            dialog = PlaygroundDialog(
+                self.hub,
+                self.controller,
+                event,
+                settings_model=lambda: settings_model(self.settings),
+                parent=self,
+            )
+        except ValueError as exc:
+            self.status.show_message(str(exc))
+            return None
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.playground = dialog
+        dialog.show()
+        return dialog
+
+    def _on_event_selected(self, event: EventBase | None) -> None:
+        """An event picked in any view: select the graph node it belongs to."""
+        node = event.__dict__.get("node") if event is not None else None
+        if isinstance(node, str) and node in self.graph_panel.state.graph.nodes:
+            self.graph_panel.view.select_node(node)
+
+    def _connect(self) -> None:
+        a, ctl = self.actions_, self.controller
+        a.run.triggered.connect(self.run_or_continue)
+        a.pause.triggered.connect(ctl.pause)
+        a.step_over.triggered.connect(lambda: self._step("step_over"))
+        a.step_into.triggered.connect(lambda: self._step("step_into"))
+        a.step_out.triggered.connect(lambda: self._step("step_out"))
+        a.stop.triggered.connect(ctl.stop)
+        a.restart.triggered.connect(self.restart)
+        a.toggle_breakpoint.triggered.connect(self.toggle_breakpoint)
+        self.input_bar.send_button.clicked.connect(self.send_message)
+        self.input_bar.new_thread_button.clicked.connect(self.new_thread)
+        self.input_bar.thread_box.activated.connect(
+            lambda _i: self.switch_thread(self.input_bar.thread_box.currentText())
+        )
+        for topic in ("status", "graph", "thread"):
+            self.hub.subscribe(topic, lambda *_a: self._refresh())
+        self.hub.subscribe("theme", self._apply_theme)
+        self.hub.subscribe("event", self._on_event_selected)
+        ctl.on_problem.append(self._on_problem)
+        ctl.model_source = lambda: settings_model(self.settings)
+        ctl.on_idle.append(self._refresh)
+
+    def _on_problem(self, exc: BaseException) -> None:
+        if isinstance(exc, NeedsInput):  # not an error: the agent waits for its first message
+            self._ask_for_input(str(exc))
+        elif isinstance(exc, AgentLoadError):
+            self.show_error("The agent could not be loaded", str(exc))
+        else:
+            self.show_error("Something went wrong", one_line(exc))
+
+    def _install_interrupt_handler(self) -> None:
+        try:
+            from studio.run.interrupts import handle_interrupt, run_input
+        except ImportError:
+            return
+
+        async def handler(interrupts: list[Any]) -> Any:
+            answer = await handle_interrupt(self.hub, interrupts, self)
+            return STAY if answer is None else run_input(answer)
+
+        self.controller.interrupt_handler = handler
+
+    # -- state shown ----------------------------------------------------------------------------
+
+    def _refresh(self) -> None:
+        ctl = self.controller
+        self.actions_.update(self.hub.status, ctl.debugger.paused, ctl.target is not None, ctl.busy)
+        label = self.hub.source_label
+        self.setWindowTitle(f"{label} - Stepwise" if label else "Stepwise")
+        self.input_bar.set_threads(ctl.threads, self.hub.thread_id)
+        if self.hub.status == "error" and ctl.last_error:
+            self.status.show_message(ctl.last_error)
+        elif self.hub.status == "interrupted" and ctl.interrupt_handler is None:
+            self.status.show_message("Interrupted: no dialog to answer it is installed")
+        elif self.hub.status == "idle" and ctl.target is not None and ctl.needs_input:
+            self.status.show_message(FIRST_MESSAGE_HINT)
+        elif self.hub.status in ("running", "idle"):
+            self.status.show_message("")
+
+    def _apply_theme(self, name: str) -> None:
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            apply_theme(app, name)
+
+    def show_error(self, title: str, message: str, details: str | None = None) -> ErrorDialog:
+        """Show a problem in a window-modal dialog (not blocking: returns at once)."""
+        if self.error_dialog is not None:
+            self.error_dialog.close()
+        self.error_dialog = ErrorDialog(title, message, details, self)
+        self.error_dialog.open()
+        self.status.show_message(message)
+        return self.error_dialog
+
+    # -- loading -------------------------------------------------------------------------------
+
+    def load_spec(self, spec: str, label: str | None = None, module: Any = None) -> bool:
+        """Load ``file.py:attr``; a broken file opens the error dialog with the one-line reason.
+        ``module``: the file, already imported by ``open_agent_file`` (not run twice)."""
+        apply_model_env(self.settings)
+        try:
+            self.controller.load(spec, label, module)
+        except AgentLoadError as exc:
+            self.show_error("The agent could not be loaded", str(exc))
+            return False
+        except Exception as exc:  # recording, drawing: still one line
+            self.show_error("The agent could not be loaded", f"{type(exc).__name__}: {exc}")
+            return False
+        self.settings.add_recent(spec)
+        self.menus.refresh_recent()
+        self.menus.refresh_faults()
+        self.reloader.watch(spec)
+        notices = getattr(self.controller.graph, "notices", list)()
+        self.status.show_message(f"Loaded {label or spec}" + "".join(f"; {n}" for n in notices))
+        return True
+
+    def load_scenario(self, name: str) -> bool:
+        found = next((s for s in self.scenarios if s.name == name), None)
+        if found is None:
+            self.show_error("No such scenario", f"There is no built-in scenario named {name!r}")
+            return False
+        return self.load_spec(found.spec, label=found.name)
+
+    def open_agent_file(self, path: str) -> asyncio.Future[bool]:
+        """Load a graph from ``path``; when it defines several, ask which one.  The file is
+        imported once: choosing a graph reuses that module."""
+        from engine.loader import open_file
+        from studio.run.project_files import forget_shadowed
+
+        loop = asyncio.get_event_loop()
+        result: asyncio.Future[bool] = loop.create_future()
+        try:
+            forget_shadowed(Path(path).resolve())  # another project's module of the same name
+            module, names = open_file(path)
+        except AgentLoadError as exc:
+            self.show_error("The agent could not be loaded", str(exc))
+            result.set_result(False)
+            return result
+        if not names:
+            self.show_error(
+                "The agent could not be loaded", f"{path}: it defines no compiled graph"
+            )
+            result.set_result(False)
+        elif len(names) == 1:
+            result.set_result(
+                self.load_spec(
+                    f"{path}:{names[0]}", label=f"{Path(path).name}:{names[0]}", module=module
+                )
+            )
+        else:
+            from studio.dialogs.scenario_picker import GraphPicker
+
+            self.graph_picker = GraphPicker(path, names, self)
+
+            def picked(code: asyncio.Future[int]) -> None:
+                name = self.graph_picker.chosen() if code.result() else None
+                ok = bool(name) and self.load_spec(
+                    f"{path}:{name}", label=f"{Path(path).name}:{name}", module=module
+                )
+                result.set_result(ok)
+
+            show_dialog(self.graph_picker).add_done_callback(picked)
+        return result
+
+    def open_session(self, path: str) -> bool:
+        """Show a recorded session (``studio.history.replay``): every view as it was live."""
+        from studio.history.replay import open_session_into
+
+        self.reloader.stop()
+        self.controller.unload()
+        try:
+            self.opened_session = open_session_into(self.hub, path)
+        except Exception as exc:
+            self.show_error("The session could not be opened", one_line(exc))
+            self._refresh()
+            return False
+        self.settings.add_recent(str(path))
+        self.menus.refresh_recent()
+        self._refresh()
+        return True
+
+    # -- commands -----------------------------------------------------------------------------
+
+    def _typed_first_message(self) -> bool:
+        """Run / Step on an agent waiting for its first message: the text typed in the input
+        bar is that message (as if Send was pressed)."""
+        ctl = self.controller
+        text = self.input_bar.message_edit.text()
+        return not ctl.busy and ctl.needs_input and bool(text.strip())
+
+    def run_or_continue(self) -> None:
+        if self._typed_first_message():
+            self.send_message()
+            return
+        try:
+            self.controller.run_or_continue()
+        except NeedsInput as exc:
+            self._ask_for_input(str(exc))
+
+    def _step(self, command: str) -> None:
+        if self._typed_first_message():
+            text = self.input_bar.message_edit.text()
+            try:
+                self.controller.step_with_input(command, text)
+            except NeedsInput as exc:
+                self._ask_for_input(str(exc))
+                return
+            self.input_bar.take_text()
+            return
+        if self.controller.would_restart:
+            self.confirm_new_run(command)
+            return
+        try:
+            self.controller.step(command)
+        except NeedsInput as exc:
+            self._ask_for_input(str(exc))
+
+    def confirm_new_run(self, command: str) -> asyncio.Future[int]:
+        """A step after the run ended starts a new run on a new thread: ask first, say so."""
+        from studio.dialogs.confirm import ConfirmDialog
+
+        thread = self.hub.thread_id
+        name = {"step_into": "Step Into", "step_over": "Step Over"}.get(command, "Step Out")
+        self.confirm_dialog = dialog = ConfirmDialog(
+            "Start a new run?",
+            f"The run on {thread} has ended. {name} starts the agent again on a new thread "
+            f"and pauses at its first step; {thread} and its history stay in the Thread list.",
+            "Start a new run",
+            self,
+        )
+
+        def answered(code: asyncio.Future[int]) -> None:
+            if code.result() != dialog.DialogCode.Accepted:
+                self.status.show_message(f"Nothing started: {thread} has ended")
+                return
+            note = f"A new run on a new thread, paused at its first step; {thread} is kept"
+
+            def on_status(status: str) -> None:
+                if status in ("paused", "done", "error", "cancelled", "interrupted"):
+                    unsubscribe()
+                    self.status.show_message(note)  # after the start cleared the bar
+
+            unsubscribe = self.hub.subscribe("status", on_status)
+            try:
+                self.controller.step(command)
+            except NeedsInput as exc:
+                unsubscribe()
+                self._ask_for_input(str(exc))
+
+        future = show_dialog(dialog)
+        future.add_done_callback(answered)
+        return future
+
+    def toggle_breakpoint(self) -> None:
+        """F9: the breakpoint before the node selected in the graph."""
+        if not self.graph_panel.toggle_selected_breakpoint():
+            self.status.show_message(
+                "Click a node in the graph first, then F9 toggles its breakpoint"
+            )
+
+    def restart(self) -> None:
+        apply_model_env(self.settings)
+        try:
+            self.controller.restart()
+        except NeedsInput as exc:
+            self._ask_for_input(str(exc))
+
+    def send_message(self) -> None:
+        text = self.input_bar.message_edit.text()
+        try:
+            self.controller.send_message(text)
+        except (NeedsInput, RuntimeError) as exc:
+            self._ask_for_input(str(exc))
+            return
+        self.input_bar.take_text()
+
+    def _ask_for_input(self, why: str) -> None:
+        self.status.show_message(why)
+        self.input_bar.message_edit.setFocus()
+
+    def new_thread(self) -> None:
+        self.switch_thread(self.controller.new_thread())
+
+    def switch_thread(self, thread_id: str) -> None:
+        try:
+            self.controller.switch_thread(thread_id)
+        except RuntimeError as exc:
+            self.status.show_message(str(exc))
+        self._refresh()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        live = getattr(self, "live_otel", None)
+        if live is not None:  # send what the live export still holds
+            live.close()
+            self.live_otel = None
+        self.controller.close()
+        if self.save_settings:
+            self.settings.layout = self.save_layout()
+            self.settings.save()
+        super().closeEvent(event)

@@ -1,0 +1,385 @@
+"""The main window's menus: File (scenarios, agent files, recent, sessions, settings), Debug,
+Faults, View.  File dialogs are opened with ``open()`` and answer through signals (no nested
+event loops)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QSignalBlocker
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence
+from PySide6.QtWidgets import QFileDialog, QMenu
+
+from studio.app.settings_store import settings_prices
+from studio.dialogs.asyncdialog import show_dialog
+from studio.dialogs.file_names import show_full_names
+from studio.look.theme import icon
+
+if TYPE_CHECKING:
+    from studio.app.main_window import MainWindow
+
+__all__ = ["WindowMenus", "build_menus"]
+
+
+class WindowMenus:
+    def __init__(self, window: MainWindow) -> None:
+        self.w = window
+        bar = window.menuBar()
+        self.file = bar.addMenu("&File")
+        self.debug = bar.addMenu("&Debug")
+        self.faults = bar.addMenu("F&aults")
+        self.view = bar.addMenu("&View")
+        self.help = bar.addMenu("&Help")
+        self.file_dialog: QFileDialog | None = None
+        self.server_opening: asyncio.Future[None] | None = None
+        self._build_file()
+        self._build_debug()
+        self._build_view()
+        self.shortcuts_action = self.help.addAction("Keyboard Shortcuts", self.show_shortcuts)
+        self.docs_action = self.help.addAction("Documentation", self.show_docs)
+        self.docs_action.setShortcut(QKeySequence.StandardKey.HelpContents)
+        self.help.addSeparator()
+        self.about_action = self.help.addAction("About Stepwise", self.show_about)
+        self.refresh_faults()
+        window.hub.subscribe("graph", lambda _g: self.refresh_faults())
+
+    # -- File -----------------------------------------------------------------------------------
+
+    def _build_file(self) -> None:
+        w, m = self.w, self.file
+        self.open_scenario = m.addAction("Open &Scenario...", self.pick_scenario)
+        self.open_scenario.setShortcut(QKeySequence("Ctrl+Shift+O"))
+        self.scenarios_menu = m.addMenu("Scenarios")
+        for s in w.scenarios:
+            action = self.scenarios_menu.addAction(
+                f"{s.name}  —  {s.description}" if s.description else s.name
+            )
+            action.triggered.connect(lambda _c=False, name=s.name: w.load_scenario(name))
+        self.open_agent = m.addAction("&Open Agent File...", self.choose_agent_file)
+        self.open_agent.setShortcut(QKeySequence.StandardKey.Open)
+        self.recent_menu = m.addMenu("Open &Recent")
+        m.addSeparator()
+        self.open_session_action = m.addAction("Open Session...", self.choose_session_file)
+        self.open_session_action.setShortcut(QKeySequence("Ctrl+Alt+O"))
+        self.connect_action = m.addAction("Connect to Ser&ver...", self.choose_server)
+        self.connect_action.setShortcut(QKeySequence("Ctrl+Alt+V"))
+        self.open_thread_action = m.addAction("Open Saved &Thread...", self.choose_saved_thread)
+        self.open_thread_action.setShortcut(QKeySequence("Ctrl+Alt+T"))
+        self.save_session_action = m.addAction("Save Session As...", self.choose_save_path)
+        self.save_session_action.setShortcut(QKeySequence("Ctrl+Shift+S"))
+        self.export_menu = m.addMenu("Export")
+        self.export_otel_action = self.export_menu.addAction(
+            "OpenTelemetry...", self.open_otel_export
+        )
+        m.addSeparator()
+        self.settings_action = m.addAction("Settings...", self.open_settings)
+        self.settings_action.setShortcut(QKeySequence("Ctrl+,"))
+        m.addSeparator()
+        quit_action = m.addAction("Quit", w.close)
+        quit_action.setShortcut(QKeySequence.StandardKey.Quit)
+        self.refresh_recent()
+
+    def refresh_recent(self) -> None:
+        self.recent_menu.clear()
+        for item in self.w.settings.recent:
+            action = self.recent_menu.addAction(item)
+            action.triggered.connect(lambda _c=False, spec=item: self.open_recent(spec))
+        self.recent_menu.setEnabled(bool(self.w.settings.recent))
+
+    def open_recent(self, item: str) -> None:
+        if item.endswith(".stepwise"):
+            self.w.open_session(item)
+        else:
+            self.w.load_spec(item)
+
+    def pick_scenario(self) -> asyncio.Future[int]:
+        from studio.dialogs.scenario_picker import ScenarioPicker
+
+        self.scenario_picker = ScenarioPicker(self.w.scenarios, self.w.controller.label, self.w)
+
+        def done(code: asyncio.Future[int]) -> None:
+            chosen = self.scenario_picker.chosen()
+            if code.result() and chosen is not None:
+                self.w.load_scenario(chosen.name)
+
+        future = show_dialog(self.scenario_picker)
+        future.add_done_callback(done)
+        return future
+
+    def _file_dialog(self, title: str, name_filter: str, save: bool = False) -> QFileDialog:
+        dialog = QFileDialog(self.w, title)
+        dialog.setNameFilter(name_filter)
+        dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
+        if save:
+            dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+            dialog.setDefaultSuffix("stepwise")
+        else:
+            dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
+        show_full_names(dialog)
+        self.file_dialog = dialog
+        return dialog
+
+    def choose_agent_file(self) -> None:
+        dialog = self._file_dialog("Open an agent file", "Python files (*.py)")
+        dialog.fileSelected.connect(self.w.open_agent_file)
+        dialog.open()
+
+    def choose_session_file(self) -> None:
+        """Starts in the folder the studio records into (where the runs just made are)."""
+        dialog = self._file_dialog("Open a session", "Stepwise sessions (*.stepwise)")
+        folder = self.w.controller.recordings_folder()
+        folder.mkdir(parents=True, exist_ok=True)
+        dialog.setDirectory(str(folder))
+        dialog.fileSelected.connect(self.w.open_session)
+        dialog.open()
+
+    def choose_server(self) -> asyncio.Future[int]:
+        """Pick a LangGraph server's assistant and thread, and debug it."""
+        from studio.dialogs.connect_server import ConnectServerDialog
+        from studio.run.remote_open import open_remote
+
+        self.server_dialog = ConnectServerDialog(self.w, self.w.settings.theme)
+
+        def done(code: asyncio.Future[int]) -> None:
+            dialog = self.server_dialog
+            if code.result() and dialog.target is not None:
+                self.server_opening = asyncio.ensure_future(
+                    open_remote(self.w, dialog.target, dialog.chosen_thread)
+                )
+
+        future = show_dialog(self.server_dialog)
+        future.add_done_callback(done)
+        return future
+
+    def choose_saved_thread(self) -> asyncio.Future[int] | None:
+        """Pick a thread the checkpointer holds (another database in attach mode) and open it."""
+        from studio.dialogs.saved_thread import OpenThreadDialog
+
+        ctl = self.w.controller
+        if ctl.target is None:
+            self.w.show_error("No agent is loaded", "Open the agent file first: threads are its")
+            return None
+        if ctl.fixed_target is not None:  # a server: its thread browser
+            return self.choose_server()
+        self.thread_dialog = OpenThreadDialog(ctl, self.w, self.w.settings.theme)
+
+        def done(code: asyncio.Future[int]) -> None:
+            if code.result():
+                url, thread = self.thread_dialog.chosen()
+                self.thread_opening = asyncio.ensure_future(
+                    self.open_thread(url, thread, self.thread_dialog.saver)
+                )
+
+        future = show_dialog(self.thread_dialog)
+        future.add_done_callback(done)
+        return future
+
+    async def open_thread(self, url: str, thread: str, saver: object = None) -> None:
+        """Open ``thread``; on the checkpointer ``url`` names when it is not the current one
+        (the agent is loaded again on it: attach mode only)."""
+        from dataclasses import replace
+
+        from studio.run.saved_threads import open_in_window
+
+        ctl = self.w.controller
+        if url and url != (ctl.attach.checkpointer or ""):
+            if not ctl.spec:
+                self.w.show_error(
+                    "The thread could not be opened",
+                    "Another checkpointer needs the agent loaded from its file",
+                )
+                return
+            ctl.attach = replace(ctl.attach, checkpointer=url)
+            ctl._saver = saver
+            if not self.w.load_spec(ctl.spec, ctl.label):
+                return
+        await open_in_window(self.w, thread)
+
+    def choose_save_path(self) -> None:
+        dialog = self._file_dialog(
+            "Save the session as", "Stepwise sessions (*.stepwise)", save=True
+        )
+        dialog.fileSelected.connect(self.save_session)
+        dialog.open()
+
+    def save_session(self, path: str) -> None:
+        from pathlib import Path
+
+        try:
+            self.w.controller.save_session_as(Path(path))
+        except Exception as exc:
+            self.w.show_error("The session could not be saved", f"{type(exc).__name__}: {exc}")
+            return
+        self.w.status.show_message(f"Session saved to {path}")
+
+    def open_otel_export(self) -> asyncio.Future[int]:
+        from studio.dialogs.otel_export import OtelExportDialog
+
+        self.otel_dialog = OtelExportDialog(self.w, self.w)
+        return show_dialog(self.otel_dialog)
+
+    def open_settings(self) -> asyncio.Future[int]:
+        from studio.dialogs.settings import SettingsDialog
+
+        self.settings_dialog = SettingsDialog(self.w.settings, self.w)
+
+        def done(code: asyncio.Future[int]) -> None:
+            if not code.result():
+                return
+            self.w.settings = self.settings_dialog.values(self.w.settings)
+            self.w.hub.set_theme(self.w.settings.theme)
+            self.w.hub.set_prices(settings_prices(self.w.settings))
+            self.theme_actions[self.w.settings.theme].setChecked(True)
+            if self.w.save_settings:
+                self.w.settings.save()
+
+        future = show_dialog(self.settings_dialog)
+        future.add_done_callback(done)
+        return future
+
+    # -- Debug and Faults -----------------------------------------------------------------------
+
+    def _build_debug(self) -> None:
+        a, m = self.w.actions_, self.debug
+        for action in a.toolbar_actions:
+            m.addAction(action)
+            if action is a.pause or action is a.step_out:
+                m.addSeparator()
+        m.addSeparator()
+        m.addAction(a.toggle_breakpoint)
+        model = self.w.breakpoints_panel.model
+        self.break_on_failure = m.addAction("Break on Any Failure")
+        self.break_on_interrupt = m.addAction("Break on Interrupts")
+        self.break_on_loop = m.addAction("Break on Loop")
+        self.break_on_loop.setToolTip(
+            "Pause when the run loops: the same tool call 3 times, or 3 model answers in a row "
+            "made only of failing tool calls"
+        )
+        for action, kind in self._break_toggles():
+            action.setCheckable(True)  # a toggle: one breakpoint, on or off
+            action.toggled.connect(lambda on, k=kind: model.set_on(k, on))
+        clear = m.addAction("Remove All Breakpoints")
+        clear.triggered.connect(model.clear)
+        self.w.hub.subscribe("breakpoints", self._sync_break_toggles)
+
+    def _break_toggles(self) -> tuple[tuple[QAction, str], ...]:
+        return (
+            (self.break_on_failure, "failure"),
+            (self.break_on_interrupt, "interrupt"),
+            (self.break_on_loop, "loop"),
+        )
+
+    def _sync_break_toggles(self, *_args: object) -> None:
+        """The toggles follow the breakpoints (added or removed in the Breakpoints dock too)."""
+        model = self.w.breakpoints_panel.model
+        for action, kind in self._break_toggles():
+            on = model.is_on(kind)
+            if action.isChecked() != on:
+                blocker = QSignalBlocker(action)
+                action.setChecked(on)
+                del blocker
+
+    def refresh_faults(self) -> None:
+        ctl, m = self.w.controller, self.faults
+        m.clear()
+        self.model_timeout = m.addAction(icon("fault"), "Next Model Call Times Out")
+        self.model_timeout.triggered.connect(self._inject_model_timeout)
+        m.addSeparator()
+        tools = m.addMenu("Next Tool Call Fails")
+        self.tool_fault_actions: dict[str | None, QAction] = {}
+        for name in [None, *ctl.tool_names()]:
+            action = tools.addAction("Any tool" if name is None else name)
+            action.triggered.connect(lambda _c=False, tool=name: self._inject_tool_error(tool))
+            self.tool_fault_actions[name] = action
+        from engine.targets import Capability
+        from studio.run.capabilities import can
+
+        able, why = can(self.w.hub, Capability.FAULT_INJECTION)
+        if ctl.target is not None and not able:
+            m.setToolTipsVisible(True)
+            for action in m.actions():
+                action.setEnabled(False)
+                action.setToolTip(why)
+
+    def _inject_model_timeout(self) -> None:
+        self.w.controller.inject_model_timeout()
+        self.w.status.show_message("Armed: the next model call raises TimeoutError")
+
+    def _inject_tool_error(self, tool: str | None) -> None:
+        self.w.controller.inject_tool_error(tool)
+        self.w.status.show_message(f"Armed: the next call of {tool or 'any tool'} raises OSError")
+
+    def show_shortcuts(self) -> asyncio.Future[int]:
+        from studio.dialogs.shortcuts import ShortcutsDialog
+
+        debug = list(self.w.actions_.all)
+        menus = [
+            a
+            for m in self.w.menuBar().findChildren(QMenu)
+            for a in m.actions()
+            if a not in debug  # the Debug menu shows the debugger's own actions: listed once
+        ]
+        self.shortcuts_dialog = ShortcutsDialog(
+            [("Debugging", debug), ("Files, views and zoom", menus)], self.w
+        )
+        return show_dialog(self.shortcuts_dialog)
+
+    def show_about(self) -> asyncio.Future[int]:
+        from studio.dialogs.about import AboutDialog
+
+        self.about_dialog = AboutDialog(self.w)
+        return show_dialog(self.about_dialog)
+
+    def show_docs(self) -> asyncio.Future[int]:
+        from studio.dialogs.about import DocsDialog
+
+        self.docs_dialog = DocsDialog(self.w)
+        return show_dialog(self.docs_dialog)
+
+    # -- View ---------------------------------------------------------------------------------
+
+    def _build_view(self) -> None:
+        w, m = self.w, self.view
+        view = w.graph_panel.view
+        fit = m.addAction("Fit Graph", view.fit)
+        fit.setShortcut(QKeySequence("Ctrl+0"))
+        m.addAction("Zoom In", view.zoom_in).setShortcut(QKeySequence.StandardKey.ZoomIn)
+        m.addAction("Zoom Out", view.zoom_out).setShortcut(QKeySequence.StandardKey.ZoomOut)
+        m.addAction("Export Graph as PNG...", lambda: self._export("png"))
+        m.addAction("Export Graph as SVG...", lambda: self._export("svg"))
+        m.addSeparator()
+        self.docks_menu = m.addMenu("Docks")
+        self.refresh_docks()
+        theme = m.addMenu("Theme")
+        group = QActionGroup(theme)
+        self.theme_actions: dict[str, QAction] = {}
+        for name in ("light", "dark"):
+            action = theme.addAction(name.capitalize())
+            action.setCheckable(True)
+            action.setChecked(w.settings.theme == name)
+            group.addAction(action)
+            action.triggered.connect(lambda _c=False, n=name: self.set_theme(n))
+            self.theme_actions[name] = action
+
+    def refresh_docks(self) -> None:
+        self.docks_menu.clear()
+        for dock in self.w.docks.values():
+            self.docks_menu.addAction(dock.toggleViewAction())
+
+    def set_theme(self, name: str) -> None:
+        self.w.settings.theme = name
+        self.w.hub.set_theme(name)
+
+    def _export(self, fmt: str) -> None:
+        dialog = self._file_dialog(
+            f"Export the graph as {fmt.upper()}", f"{fmt.upper()} images (*.{fmt})", save=True
+        )
+        dialog.setDefaultSuffix(fmt)
+        view = self.w.graph_panel.view
+        dialog.fileSelected.connect(view.export_png if fmt == "png" else view.export_svg)
+        dialog.open()
+
+
+def build_menus(window: MainWindow) -> WindowMenus:
+    return WindowMenus(window)

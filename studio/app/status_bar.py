@@ -1,0 +1,108 @@
+"""The status bar: run state, superstep, current node, elapsed time, model calls and tokens."""
+
+from __future__ import annotations
+
+import time
+
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QLabel, QSizePolicy, QStatusBar, QWidget
+
+from engine.events import EventBase
+from studio.models.branch_events import branch_events
+from studio.models.hub import Hub
+from studio.models.run_stats import RunStats
+from studio.widgets.elided_label import ElidedLabel
+from studio.widgets.plain_text import plain_label
+
+__all__ = ["RunStatusBar"]
+
+_FIELDS = ("step", "node", "elapsed", "models", "tokens")
+
+
+class RunStatusBar(QStatusBar):
+    """Reads ``RunStats`` fed by the hub; ticks the elapsed time while a run is going on."""
+
+    def __init__(self, hub: Hub, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.hub = hub
+        self.stats = RunStats()
+        self.setSizeGripEnabled(False)
+        self.state_label = plain_label(parent=self)
+        self.state_label.setObjectName("statusState")
+        self.message_label = ElidedLabel(parent=self)  # a long note never widens the window
+        self.message_label.setObjectName("muted")
+        self.fields: dict[str, QLabel] = {}
+        self.addWidget(self.state_label)
+        self.addWidget(self.message_label, 1)
+        for name in _FIELDS:
+            label = ElidedLabel(parent=self) if name == "node" else plain_label(parent=self)
+            label.setObjectName("statusField")
+            self.fields[name] = label
+            self.addPermanentWidget(label)
+        node = self.fields["node"]  # node names can be long (hook nodes): elided past 260 px
+        node.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
+        node.setMinimumWidth(90)
+        node.setMaximumWidth(260)
+        self._timer = QTimer(self)
+        self._timer.setInterval(250)
+        self._timer.timeout.connect(self.refresh)
+        hub.subscribe("events", self._on_events)
+        hub.subscribe("reset", self._on_reset)
+        hub.subscribe("status", self._on_status)
+        hub.subscribe("selection", self._on_selection)
+        self.refresh()
+
+    def show_message(self, text: str) -> None:
+        """A note beside the run state (a load error, "session saved", ...)."""
+        self.message_label.setText(text)
+
+    def _on_events(self, batch: list[EventBase]) -> None:
+        if self.hub.selected_checkpoint is not None:
+            return  # showing a past moment: "Live" brings the run's figures back
+        self.stats.apply(batch)
+        self.refresh()
+
+    def _on_selection(self, checkpoint_id: str | None) -> None:
+        """Time travel: the step, node, model calls and tokens as of the selected checkpoint
+        (on its branch); back to the live figures with None."""
+        self.stats.reset()
+        self.stats.apply(branch_events(self.hub.events, checkpoint_id))
+        if checkpoint_id is not None:
+            step = next(
+                (
+                    e.step
+                    for e in self.hub.events
+                    if e.kind == "checkpoint.saved" and e.checkpoint_id == checkpoint_id
+                ),
+                None,
+            )
+            where = f"step {step}" if step is not None else "a checkpoint"
+            self.show_message(
+                f"Time travel: showing {where} (…{checkpoint_id[-8:]}); ● Live returns to now"
+            )
+        else:
+            self.show_message("")
+        self.refresh()
+
+    def _on_reset(self) -> None:
+        self.stats.reset()
+        self.refresh()
+
+    def _on_status(self, status: str) -> None:
+        if status in ("running", "paused"):
+            self._timer.start()
+        else:
+            self._timer.stop()
+        self.refresh()
+
+    def refresh(self) -> None:
+        status = self.hub.status
+        live = status in ("running", "paused") and self.hub.selected_checkpoint is None
+        parts = self.stats.text_parts(status, time.monotonic_ns() if live else None)
+        self.state_label.setText(parts["state"])
+        if self.state_label.property("state") != status:
+            self.state_label.setProperty("state", status)
+            self.state_label.style().unpolish(self.state_label)
+            self.state_label.style().polish(self.state_label)
+        for name, label in self.fields.items():
+            label.setText(parts[name])

@@ -1,0 +1,5 @@
+"""The Breakpoints dock: every breakpoint of the debugger, editable."""
+
+from studio.docks.breakpoints.view import BreakpointsPanel
+
+__all__ = ["BreakpointsPanel"]

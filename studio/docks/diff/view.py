@@ -1,0 +1,202 @@
+"""The Diff dock: what changed at the selected checkpoint (against its parent by default), or
+between any two checkpoints the user picked.
+
+``DiffView(hub)`` follows the selection (None = the live tip).  "Pin as base" keeps the
+shown checkpoint as the base: selecting others then diffs them against it.  ``set_pair(base,
+target)`` shows a fixed pair (the Timeline's ``diffRequested`` signal connects here);
+"Back to parent" returns to following the selection.  ``diff`` is the shown ``StateDiff``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QSizePolicy,
+    QTextBrowser,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from engine.types import StateSnapshot
+from studio.docks.diff.html import diff_html, esc, page
+from studio.look.palette import colors
+from studio.models.state_diff import StateDiff, diff_states
+from studio.widgets.plain_text import rich_label
+
+__all__ = ["DiffView"]
+
+
+def _cid(snap: StateSnapshot | None) -> str | None:
+    if snap is None or not snap.config:
+        return None
+    return snap.config.get("configurable", {}).get("checkpoint_id")
+
+
+def _label(snap: StateSnapshot | None) -> str:
+    if snap is None or snap.metadata is None:
+        return "nothing"
+    meta = snap.metadata
+    return f"step {meta.get('step', '?')} ({meta.get('source', '')})"
+
+
+class DiffView(QWidget):
+    def __init__(self, hub: Any, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.hub = hub
+        self.theme = getattr(hub, "theme", "light")
+        self.diff: StateDiff | None = None
+        self.base_id: str | None = None
+        self.target_id: str | None = None
+        self.pinned: str | None = None
+        """A base checkpoint the user pinned (None: diff against the parent)."""
+        self.fixed = False
+        """True while showing a pair from ``set_pair`` (the selection is not followed)."""
+
+        self.header = rich_label("")
+        self.header.setTextFormat(Qt.TextFormat.RichText)
+        self.header.setMinimumWidth(40)  # a long header must not widen the dock
+        self.header.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.pin_button = QToolButton()
+        self.pin_button.setText("Pin as base")
+        self.pin_button.setToolTip("Diff the checkpoints you select next against this one")
+        self.pin_button.setCheckable(True)
+        self.pin_button.setAutoRaise(True)
+        self.pin_button.toggled.connect(self._on_pin)
+        self.parent_button = QToolButton()
+        self.parent_button.setText("↺ Back to parent")
+        self.parent_button.setToolTip("Diff the selected checkpoint against its parent again")
+        self.parent_button.setAutoRaise(True)
+        self.parent_button.clicked.connect(self.follow_selection)
+        self.browser = QTextBrowser()
+        self.browser.setOpenLinks(False)
+        top = QHBoxLayout()
+        top.setContentsMargins(6, 4, 4, 2)
+        top.addWidget(self.header, 1)
+        top.addWidget(self.pin_button)
+        top.addWidget(self.parent_button)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(2)
+        lay.addLayout(top)
+        lay.addWidget(self.browser, 1)
+        self._unsubs = [
+            hub.subscribe("selection", lambda _c: self._follow()),
+            hub.subscribe("reset", self._on_reset),
+            hub.subscribe("graph", lambda _d: self._on_reset()),
+            hub.subscribe("thread", lambda _t: self._on_reset()),
+            hub.subscribe("checkpoints", self.refresh),
+            hub.subscribe("events", self._on_events),
+        ]
+        try:
+            self._unsubs.append(hub.subscribe("theme", self.set_theme))
+        except ValueError:
+            pass
+        self.refresh()
+
+    # -- what to show ------------------------------------------------------------------------
+
+    def set_pair(self, base_id: str | None, target_id: str | None) -> StateDiff | None:
+        """Show ``base_id`` -> ``target_id`` until ``follow_selection``."""
+        self.fixed = True
+        return self._show(base_id, target_id)
+
+    def follow_selection(self) -> None:
+        self.fixed = False
+        self.pinned = None
+        self.pin_button.setChecked(False)
+        self.refresh()
+
+    def refresh(self) -> None:
+        if self.fixed:
+            self._show(self.base_id, self.target_id)
+        else:
+            self._follow()
+
+    def _follow(self) -> None:
+        if self.fixed:
+            return
+        target = self.hub.selected_checkpoint
+        if self.pinned is not None:
+            self._show(self.pinned, target)
+            return
+        snap = self._snapshot(target)
+        parent = (
+            (snap.parent_config or {}).get("configurable", {}).get("checkpoint_id")
+            if snap
+            else None
+        )
+        self._show(parent, _cid(snap), target_snap=snap)
+
+    def _on_reset(self) -> None:
+        self.fixed = False
+        self.pinned = None
+        self.pin_button.setChecked(False)
+        self.refresh()
+
+    def _on_events(self, batch: list[Any]) -> None:
+        if (
+            not self.fixed
+            and self.hub.selected_checkpoint is None
+            and any(e.kind == "checkpoint.saved" for e in batch)
+        ):
+            self._follow()
+
+    def _on_pin(self, on: bool) -> None:
+        if on:
+            self.pinned = self.target_id
+        else:
+            self.pinned = None
+        self.refresh()
+
+    def _snapshot(self, checkpoint_id: str | None) -> StateSnapshot | None:
+        try:
+            return self.hub.snapshot(checkpoint_id)
+        except Exception:
+            return None
+
+    def _show(
+        self,
+        base_id: str | None,
+        target_id: str | None,
+        *,
+        target_snap: StateSnapshot | None = None,
+    ) -> StateDiff | None:
+        c = colors(self.theme)
+        target = target_snap if target_snap is not None else self._snapshot(target_id)
+        base = self._snapshot(base_id) if base_id else None
+        self.base_id, self.target_id = base_id, _cid(target) or target_id
+        if target is None or target.metadata is None:
+            self.diff = None
+            self.header.setText(f'<span style="color:{c.muted}">No checkpoint to diff</span>')
+            self.browser.setHtml(page("", c))
+            return None
+        self.diff = diff_states(
+            base.values if base is not None else {},
+            target.values,
+            next_before=base.next if base is not None else None,
+            next_after=target.next,
+        )
+        against = "its parent" if not self.fixed and self.pinned is None else _label(base)
+        if base is None:
+            against = "an empty state"
+        pin = f' <span style="color:{c.accent}">(pinned)</span>' if self.pinned else ""
+        self.header.setText(
+            f"<b>{esc(_label(target))}</b> "
+            f'<span style="color:{c.muted}">vs</span> <b>{esc(against)}</b>{pin}'
+        )
+        self.browser.setHtml(page(diff_html(self.diff, c), c))
+        return self.diff
+
+    def set_theme(self, theme: str) -> None:
+        self.theme = theme
+        self.refresh()
+
+    def closeEvent(self, event: Any) -> None:
+        for unsub in self._unsubs:
+            unsub()
+        self._unsubs = []
+        super().closeEvent(event)

@@ -1,0 +1,530 @@
+"""The **Events** dock: a live, virtualised tree of spans with filters and a details pane.
+
+``EventLogDock(hub)`` subscribes to the hub's ``"events"`` and ``"reset"``.  Incoming batches are
+queued and ingested in time slices (``SLICE_S`` per event-loop turn), so a flood of events never
+stalls the window; ``flush()`` ingests everything at once (tests, ``select_seq``).
+
+Follow mode (the *Follow* toggle, on by default): while the view is scrolled to the bottom, the
+path to the newest event is expanded and the rows that path leaves are collapsed again (only
+the ones the dock expanded itself), and the view scrolls to the end.  Scrolled up, nothing
+moves under the user.
+
+Filters run as sliced ``FilterJob``s too; ``filter_node(name)`` is what the Graph dock calls on
+a node click.
+
+Selection is shared through the hub (``"event"``): the row picked here is selected in every
+view (the waterfall, the graph, the request view), and an event picked elsewhere is selected
+here.  The Cost column prices the calls with ``hub.prices`` (``"prices"`` when they change).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QEvent, QModelIndex, Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QMenu,
+    QPushButton,
+    QSplitter,
+    QTreeView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from engine.events import EventBase
+from studio.docks.events.details import EventDetails, event_payload
+from studio.docks.events.filter_bar import FilterBar
+from studio.look.highlight import dumps
+from studio.models.event_filter import EventFilter, FilterJob
+from studio.models.event_row import Row
+from studio.qtmodels.event_tree import EventTreeModel
+from studio.widgets.dock_support import bind_to_hub, copy_text, unsubscribe_all
+from studio.widgets.plain_text import plain_label
+
+if TYPE_CHECKING:
+    from studio.models.hub import Hub
+
+__all__ = ["EventLogDock"]
+
+
+class EventLogDock(QWidget):
+    """The event log widget (the main window puts it in a QDockWidget)."""
+
+    rowSelected = Signal(object)
+    """The selected ``Row`` (or None); its ``event`` / ``end`` are the engine events."""
+    playgroundRequested = Signal(object)
+    """"What if…" on a model call: its ``model.request`` event."""
+
+    SLICE_S = 0.008
+    """Ingest budget per event-loop turn."""
+    CHUNK = 400
+    """Events handed to the tree per call (Qt hears of them at the next sync)."""
+    SYNC_S = 0.1
+    """While events keep coming, Qt sees new rows at most this often (the tree is always
+    current; a tree view re-lays out its visible rows on every insert batch)."""
+    FILTER_SLICE_S = 0.012
+    EXPAND_ALL_BELOW = 3000
+    """After filtering, expand everything when at most this many rows are visible."""
+
+    def __init__(self, hub: Hub, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("EventLogDock")
+        self.hub = hub
+        self.model = EventTreeModel(parent=self)
+        self.filter_bar = FilterBar(self)
+        self.view = QTreeView(self)
+        self.details = EventDetails(self)
+        self.status = plain_label(parent=self)
+        self._setup_view()
+
+        splitter = QSplitter(Qt.Orientation.Vertical, self)
+        splitter.addWidget(self.view)
+        splitter.addWidget(self.details)
+        splitter.setStretchFactor(0, 3)  # a short (laptop) dock still shows 5+ payload lines
+        splitter.setStretchFactor(1, 2)
+        splitter.setSizes([330, 220])
+        splitter.setChildrenCollapsible(False)
+        self.splitter = splitter
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(0)
+        lay.addWidget(self.filter_bar)
+        lay.addWidget(splitter, 1)
+        self.whatif_button = QPushButton("What if…", self)
+        self.whatif_button.setObjectName("whatifButton")
+        self.whatif_button.setToolTip(
+            "Open the selected model call in the playground: edit its request, send it again, "
+            "continue from there with another answer"
+        )
+        self.whatif_button.setEnabled(False)
+        self.whatif_button.clicked.connect(self._request_playground)
+        foot = QHBoxLayout()
+        foot.setContentsMargins(0, 0, 4, 0)
+        foot.addWidget(self.status, 1)
+        foot.addWidget(self.whatif_button)
+        lay.addLayout(foot)
+        self.status.setContentsMargins(6, 2, 6, 2)
+
+        self._pending: deque[list[EventBase]] = deque()
+        self._pending_count = 0
+        self._head = 0
+        """Events of ``_pending[0]`` already ingested."""
+        self._drain_timer = QTimer(self)
+        self._drain_timer.setSingleShot(True)
+        self._drain_timer.setInterval(0)
+        self._drain_timer.timeout.connect(self._drain)
+        self._sync_timer = QTimer(self)
+        self._sync_timer.setSingleShot(True)
+        self._sync_timer.timeout.connect(self._show_ingested)
+        self._job: FilterJob | None = None
+        self._job_timer = QTimer(self)
+        self._job_timer.setSingleShot(True)
+        self._job_timer.setInterval(0)
+        self._job_timer.timeout.connect(self._run_job)
+        self.follow = True
+        self._auto: set[Row] = set()
+        self._expanding = False
+        self._choices = (0, 0)
+        self._last_sync = 0.0
+        self._details_stale = False
+        self._at_bottom = True
+        """Whether the user left the view at its end (new rows do not change this)."""
+        self.view.verticalScrollBar().valueChanged.connect(self._on_scrolled)
+
+        self.filter_bar.changed.connect(self._start_filter)
+        # the bar's node choice and the graph's double-click filter are one setting
+        self.filter_bar.changed.connect(lambda flt: hub.set_focus(flt.node))
+        self.filter_bar.followToggled.connect(self.set_follow)
+        self._source = hub.source_label
+        self._unsubscribe = bind_to_hub(
+            self,
+            hub,
+            {
+                "events": self._on_events,
+                "reset": self._on_reset,
+                "graph": self._on_graph,
+                "selection": self._on_selection,
+                "event": self._on_event_picked,
+                "prices": self._on_prices,
+            },
+        )
+        self.model.set_prices(hub.prices)
+        if hub.events:
+            self._on_events(list(hub.events))
+        self._update_status()
+
+    def _setup_view(self) -> None:
+        v = self.view
+        v.setModel(self.model)
+        v.setUniformRowHeights(True)
+        v.setAlternatingRowColors(True)
+        v.setAllColumnsShowFocus(True)
+        v.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        v.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        v.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        v.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        v.customContextMenuRequested.connect(self._context_menu)
+        v.setAnimated(False)
+        v.setIndentation(16)
+        header = v.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        fm = v.fontMetrics()
+        samples = ((1, "ToolRetryMiddleware.x"), (2, "+000.000 s"), (3, "00.00 s"))
+        for col, sample in (*samples, (4, "12.3k tok · $0.0123")):
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.Interactive)
+            header.resizeSection(col, fm.horizontalAdvance(sample) + 24)
+        v.selectionModel().currentRowChanged.connect(self._on_current)
+        v.expanded.connect(self._on_expanded)
+        v.collapsed.connect(self._on_collapsed)
+
+    # -- public API ----------------------------------------------------------------------------
+
+    @property
+    def tree(self) -> Any:
+        return self.model.tree
+
+    @property
+    def pending(self) -> int:
+        """Events received but not ingested yet."""
+        return self._pending_count
+
+    @property
+    def busy(self) -> bool:
+        """Events queued, rows not shown yet, or a filter running."""
+        return bool(self._pending_count) or self.model.unsynced or self._job is not None
+
+    def flush(self) -> None:
+        """Ingest every queued event now."""
+        while self._pending_count:
+            self._drain(budget_s=None)
+
+    def set_follow(self, on: bool) -> None:
+        self.follow = on
+        if self.filter_bar.follow_button.isChecked() != on:
+            self.filter_bar.follow_button.setChecked(on)
+        if on:
+            self._follow()
+
+    def filter_node(self, name: str | None) -> None:
+        """Show only events of graph node ``name`` (None: every node)."""
+        self.filter_bar.set_node(name)
+
+    def set_filter_text(self, text: str) -> None:
+        self.filter_bar.text_edit.setText(text)
+        self.filter_bar._emit_now()
+
+    def set_kinds(self, kinds: set[str] | None) -> None:
+        """Show only these kind families (``"attempt"``, ``"tool"``...; None: all)."""
+        self.filter_bar.set_kinds(kinds)
+
+    def clear_filter(self) -> None:
+        self.filter_bar.clear()
+
+    def select_seq(self, seq: int, run_id: str | None = None) -> bool:
+        """Select and reveal the row of event ``seq``; clears the filter if it hides it."""
+        self.flush()
+        row = self.tree.find(seq, run_id)
+        if row is None:
+            return False
+        if not self.tree.is_visible(row):
+            self.clear_filter()
+            self._finish_job()
+        self._select(row)
+        return True
+
+    def selected_row(self) -> Row | None:
+        return self.model.row_at(self.view.currentIndex())
+
+    # -- hub -----------------------------------------------------------------------------------
+
+    def _on_events(self, batch: list[EventBase]) -> None:
+        if not batch:
+            return
+        self._pending.append(batch)
+        self._pending_count += len(batch)
+        if not self._drain_timer.isActive():
+            self._drain_timer.start()
+
+    def _on_reset(self) -> None:
+        self._pending.clear()
+        self._pending_count = 0
+        self._head = 0
+        self._job = None
+        self._auto.clear()
+        self.model.clear()
+        self.details.show_row(None)
+        self.filter_bar.reset_choices()
+        self._choices = (0, 0)
+        current = self.filter_bar.current()
+        if current.active:  # the bar still shows it: the new run's events obey it too
+            self._start_filter(current)
+        self._update_status()
+
+    def _on_selection(self, checkpoint_id: str | None) -> None:
+        """Time travel: select the moment the checkpoint was saved (the log stops following);
+        "Live" follows again."""
+        if checkpoint_id is None:
+            self.set_follow(True)
+            return
+        saved = next(
+            (
+                e
+                for e in reversed(self.hub.events)
+                if e.kind == "checkpoint.saved" and e.checkpoint_id == checkpoint_id
+            ),
+            None,
+        )
+        if saved is not None:
+            self.set_follow(False)
+            self.flush()
+            self.select_seq(saved.seq, saved.run_id)
+
+    def _on_graph(self, _drawable: object) -> None:
+        """Another agent (not a restart of this one): its nodes differ, start unfiltered."""
+        if self.hub.source_label != self._source:
+            self._source = self.hub.source_label
+            self.hub.set_focus(None)
+            self.filter_bar.clear()
+
+    # -- ingesting -----------------------------------------------------------------------------
+
+    def _drain(self, budget_s: float | None = SLICE_S) -> None:
+        """Ingest queued events for up to ``budget_s``; show them to Qt (one batch of inserts,
+        then follow) when the queue is empty or ``SYNC_S`` passed since the last time."""
+        start = time.perf_counter()
+        while self._pending:
+            batch = self._pending[0]
+            chunk = batch[self._head : self._head + self.CHUNK]
+            self._head += len(chunk)
+            if self._head >= len(batch):
+                self._pending.popleft()
+                self._head = 0
+            self._pending_count -= len(chunk)
+            delta = self.model.add_events(chunk, sync=False)
+            if self.details.row is not None and self.details.row in delta.changed:
+                self._details_stale = True
+            if budget_s is not None and time.perf_counter() - start > budget_s:
+                break
+        if self._pending:
+            self._drain_timer.start()
+        wait = self.SYNC_S - (time.perf_counter() - self._last_sync)
+        if budget_s is None or wait <= 0:
+            self._show_ingested()
+        elif not self._sync_timer.isActive():
+            self._sync_timer.start(int(wait * 1000) + 1)
+
+    def _show_ingested(self) -> None:
+        self._sync_timer.stop()
+        self._last_sync = time.perf_counter()
+        self.model.sync()
+        self._refresh_choices()
+        if self.follow and self._at_bottom:
+            self._follow()
+        if self._details_stale:
+            self._details_stale = False
+            self.details.refresh()
+        self._update_status()
+
+    def _refresh_choices(self) -> None:
+        tree = self.tree
+        sizes = (len(tree.nodes), len(tree.middlewares))
+        if sizes != self._choices:
+            self._choices = sizes
+            self.filter_bar.set_choices(tree.nodes, tree.middlewares)
+
+    # -- follow --------------------------------------------------------------------------------
+
+    def _follow(self) -> None:
+        tree = self.tree
+        if not tree.rows:
+            return
+        target: Row | None = tree.rows[-1]
+        while target is not None and target is not tree.root and not tree.is_visible(target):
+            target = target.parent
+        if target is None or target is tree.root:
+            return
+        path = tree.ancestors(target)
+        if tree.children(target):
+            path.append(target)
+        keep = set(path)
+        self._expanding = True
+        try:
+            for r in path:
+                idx = self.model.index_of(r)
+                if idx.isValid() and not self.view.isExpanded(idx):
+                    self.view.expand(idx)
+                    self._auto.add(r)
+            for r in [r for r in self._auto if r not in keep]:
+                self._auto.discard(r)
+                idx = self.model.index_of(r)
+                if idx.isValid():
+                    self.view.collapse(idx)
+        finally:
+            self._expanding = False
+        self.view.scrollToBottom()
+
+    def _on_scrolled(self, value: int) -> None:
+        self._at_bottom = value >= self.view.verticalScrollBar().maximum() - 4
+
+    def _on_expanded(self, index: QModelIndex) -> None:
+        if self.model.canFetchMore(index):
+            self.model.fetchMore(index)
+        if not self._expanding:
+            row = self.model.row_at(index)
+            self._auto.discard(row)  # type: ignore[arg-type]
+
+    def _on_collapsed(self, index: QModelIndex) -> None:
+        if not self._expanding:
+            self._auto.discard(self.model.row_at(index))  # type: ignore[arg-type]
+
+    # -- filtering -----------------------------------------------------------------------------
+
+    def _start_filter(self, flt: EventFilter) -> None:
+        self._job = self.model.start_filter(flt)
+        self._run_job()
+
+    def _run_job(self) -> None:
+        job = self._job
+        if job is None:
+            return
+        if job.run(self.FILTER_SLICE_S):
+            self._apply_job(job)
+        else:
+            self._update_status()
+            self._job_timer.start()
+
+    def _finish_job(self) -> None:
+        if self._job is not None:
+            self._apply_job(self._job)
+
+    def _apply_job(self, job: FilterJob) -> None:
+        self._job = None
+        keep = self.selected_row()
+        self._auto.clear()
+        self.model.apply_filter(job)
+        if (
+            job.filter.active
+            and self._visible_count(self.EXPAND_ALL_BELOW) <= self.EXPAND_ALL_BELOW
+        ):
+            self.view.expandAll()
+        if keep is not None and self.tree.is_visible(keep):
+            self._select(keep)
+            return self._update_status()
+        self.details.show_row(None)
+        if self.follow:
+            self._follow()
+        self._update_status()
+
+    def _visible_count(self, cap: int) -> int:
+        tree = self.tree
+        count = 0
+        stack = [tree.root]
+        while stack and count <= cap:
+            kids = tree.children(stack.pop())
+            count += len(kids)
+            stack.extend(k for k in kids if k.children)
+        return count
+
+    # -- selection and details -------------------------------------------------------------------
+
+    def _select(self, row: Row) -> None:
+        idx = self.model.index_of(row)
+        if not idx.isValid():
+            return
+        parent = idx.parent()
+        self._expanding = True
+        try:
+            while parent.isValid():
+                self.view.expand(parent)
+                parent = parent.parent()
+        finally:
+            self._expanding = False
+        self.view.setCurrentIndex(idx)
+        self.view.scrollTo(idx, QAbstractItemView.ScrollHint.PositionAtCenter)
+
+    def _on_current(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        row = self.model.row_at(current)
+        self.details.show_row(row, self.tree.offset_s(row) if row is not None else 0.0)
+        self.whatif_button.setEnabled(_model_call(row) is not None)
+        self.rowSelected.emit(row)
+        if row is not None:
+            self.hub.select_event(row.event)
+
+    def _on_event_picked(self, event: EventBase | None) -> None:
+        """Another view selected ``event``: show its row (the log stops following)."""
+        if event is None:
+            return
+        current = self.selected_row()
+        if current is not None and event in current.events:
+            return
+        self.set_follow(False)
+        self.select_seq(event.seq, event.run_id)
+
+    def _on_prices(self, prices: Any) -> None:
+        self.model.set_prices(prices)
+        self.view.viewport().update()
+
+    def _request_playground(self) -> None:
+        event = _model_call(self.selected_row())
+        if event is not None:
+            self.playgroundRequested.emit(event)
+
+    def _context_menu(self, pos: Any) -> None:
+        row = self.model.row_at(self.view.indexAt(pos))
+        if row is None:
+            return
+        menu = QMenu(self)
+        call = _model_call(row)
+        if call is not None:
+            menu.addAction(
+                "What if… (open in playground)", lambda: self.playgroundRequested.emit(call)
+            )
+            menu.addSeparator()
+        menu.addAction("Copy summary", lambda: copy_text(row.summary()))
+        menu.addAction(
+            "Copy event JSON",
+            lambda: copy_text(dumps([event_payload(e) for e in row.events])),
+        )
+        if row.node:
+            menu.addAction(f"Show only node {row.node}", lambda: self.filter_node(row.node))
+        menu.addAction(
+            "Expand all below", lambda: self.view.expandRecursively(self.model.index_of(row))
+        )
+        menu.exec(self.view.viewport().mapToGlobal(pos))
+
+    # -- status and theme ----------------------------------------------------------------------
+
+    def _update_status(self) -> None:
+        tree = self.tree
+        parts = [f"{tree.event_count:,} events", f"{len(tree.rows):,} rows"]
+        if tree.failures:
+            parts.append(f"{tree.failures:,} failed")
+        if self._pending_count:
+            parts.append(f"{self._pending_count:,} queued")
+        if self._job is not None:
+            parts.append(f"filtering {self._job.progress:.0%}…")
+        elif tree.filter.active:
+            parts.append("filtered")
+        self.status.setText(" · ".join(parts))
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.PaletteChange:
+            self.model.set_palette(self.palette())
+            self.details.refresh()
+        super().changeEvent(event)
+
+    def detach(self) -> None:
+        """Stop listening to the hub (also done when the widget is destroyed)."""
+        unsubscribe_all(self._unsubscribe)
+
+
+def _model_call(row: Row | None) -> EventBase | None:
+    """The ``model.request`` of a model-call row (None for any other row)."""
+    event = row.event if row is not None else None
+    return event if event is not None and event.kind == "model.request" else None

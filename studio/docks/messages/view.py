@@ -1,0 +1,214 @@
+"""The **Messages** dock: the conversation, live or as of a selected checkpoint.
+
+``MessagesDock(hub)`` follows the hub: ``"events"`` feed the live transcript (messages from
+``state.updated``, the reply streaming in from ``model.token``), ``"reset"`` clears it and
+``"selection"`` shows a checkpoint's messages (``hub.snapshot(cid)``, or replayed from the
+events when no graph is loaded, as for a recorded session); selecting None returns to live.
+Incoming batches are coalesced: one update per event-loop turn.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QMenu,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from engine.events import EventBase
+from studio.docks.messages.transcript import TranscriptView
+from studio.look.highlight import dumps
+from studio.look.tones import tones_for
+from studio.models.transcript import Entry, messages_at
+from studio.qtmodels.transcript import TranscriptModel, plain_text
+from studio.widgets.dock_support import bind_to_hub, copy_text, unsubscribe_all
+from studio.widgets.plain_text import plain_label
+
+if TYPE_CHECKING:
+    from studio.models.hub import Hub
+
+__all__ = ["MessagesDock"]
+
+
+class MessagesDock(QWidget):
+    """The transcript widget (the main window puts it in a QDockWidget)."""
+
+    checkpointShown = Signal(object)
+    """The checkpoint id now shown, or None for the live conversation."""
+
+    MIN_INTERVAL_MS = 30
+    """Queued events are applied at most this often (one update per frame or so)."""
+
+    def __init__(self, hub: Hub, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("MessagesDock")
+        self.hub = hub
+        self.model = TranscriptModel(self)
+        self.view = TranscriptView(self.model, self)
+        self.delegate = self.view.delegate
+        self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.view.customContextMenuRequested.connect(self._context_menu)
+
+        self.where = plain_label("Live · 0 messages", self)
+        self.where.setObjectName("MessagesWhere")
+        self.back_button = QPushButton("Back to live", self)
+        self.back_button.setVisible(False)
+        self.back_button.clicked.connect(lambda: self.hub.select_checkpoint(None))
+        bar = QHBoxLayout()
+        bar.setContentsMargins(8, 4, 4, 4)
+        bar.addWidget(self.where, 1)
+        bar.addWidget(self.back_button)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(0)
+        lay.addLayout(bar)
+        lay.addWidget(self.view, 1)
+
+        self.checkpoint_id: str | None = None
+        self._pending: list[EventBase] = []
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(0)
+        self._timer.timeout.connect(self.flush)
+        self._last_flush = 0.0
+
+        self._unsubscribe = bind_to_hub(
+            self,
+            hub,
+            {"events": self._on_events, "reset": self._on_reset, "selection": self._on_selection},
+        )
+        if hub.events:
+            self._on_events(list(hub.events))
+        if hub.selected_checkpoint is not None:
+            self._on_selection(hub.selected_checkpoint)
+
+    # -- public API ----------------------------------------------------------------------------
+
+    @property
+    def entries(self) -> list[Entry]:
+        """The messages shown (live, or the selected checkpoint's), streaming reply included."""
+        self.flush()
+        return self.model.transcript.rows
+
+    @property
+    def live_entries(self) -> list[Entry]:
+        self.flush()
+        return self.model.live.rows
+
+    @property
+    def pending(self) -> int:
+        return len(self._pending)
+
+    def flush(self) -> None:
+        """Apply queued events now."""
+        self._last_flush = time.perf_counter()
+        if self._pending:
+            batch, self._pending = self._pending, []
+            self.model.apply(batch)
+            self.view.settle()
+            if self.checkpoint_id is None:
+                self._set_where(None)
+
+    def show_checkpoint(self, checkpoint_id: str | None) -> None:
+        """Show the messages as of ``checkpoint_id`` (None: the live conversation)."""
+        self.flush()
+        self.checkpoint_id = checkpoint_id
+        if checkpoint_id is None:
+            self.model.show_live()
+            self._set_where(None)
+            self.back_button.setVisible(False)
+            self.view.follow = True
+            self.view.scrollToBottom()
+        else:
+            messages, step = self._messages_at(checkpoint_id)
+            self.model.show_messages(messages)
+            label = f"step {step} · " if step is not None else ""
+            self._set_where(
+                f"At checkpoint …{checkpoint_id[-8:]} · {label}{len(messages)} messages"
+            )
+            self.back_button.setVisible(True)
+            self.view.scrollToBottom()
+        self.checkpointShown.emit(checkpoint_id)
+
+    def detach(self) -> None:
+        """Stop listening to the hub (also done when the widget is destroyed)."""
+        unsubscribe_all(self._unsubscribe)
+
+    # -- hub -----------------------------------------------------------------------------------
+
+    def _on_events(self, batch: list[EventBase]) -> None:
+        self._pending.extend(batch)
+        if not self._timer.isActive():
+            since = (time.perf_counter() - self._last_flush) * 1000
+            self._timer.start(max(0, int(self.MIN_INTERVAL_MS - since)))
+
+    def _on_reset(self) -> None:
+        self._pending = []
+        self.delegate.clear_cache()
+        self.model.clear()
+        self.checkpoint_id = None
+        self._set_where(None)
+        self.back_button.setVisible(False)
+        self.view.follow = True
+
+    def _set_where(self, text: str | None) -> None:
+        """The header: "Live · N messages", or the checkpoint shown on an amber band."""
+        if text is None:
+            n = len(self.model.live.entries)
+            self.where.setText(f"Live · {n} message{'s' if n != 1 else ''}")
+            self.where.setStyleSheet("")
+            return
+        t = tones_for(self.palette())
+        self.where.setText(text)
+        self.where.setStyleSheet(
+            f"QLabel#MessagesWhere {{ background: {t.interrupted_fill.name()};"
+            f" color: {t.text.name()}; border-left: 3px solid {t.interrupted.name()};"
+            " padding: 3px 6px; }"
+        )
+
+    def _on_selection(self, checkpoint_id: str | None) -> None:
+        self.show_checkpoint(checkpoint_id)
+
+    def _messages_at(self, checkpoint_id: str) -> tuple[list[Any], int | None]:
+        snap = None
+        try:
+            snap = self.hub.snapshot(checkpoint_id)
+        except Exception:  # no graph, another thread, a foreign checkpointer: replay events
+            snap = None
+        if snap is not None:
+            values = getattr(snap, "values", None)
+            values = values if isinstance(values, dict) else {}  # a one-value state: no messages
+            metadata = getattr(snap, "metadata", None) or {}
+            return list(values.get("messages") or []), metadata.get("step")
+        replayed = messages_at(self.hub.events, checkpoint_id)
+        step = next(
+            (
+                e.step
+                for e in self.hub.events
+                if e.kind == "checkpoint.saved" and e.checkpoint_id == checkpoint_id
+            ),
+            None,
+        )
+        return replayed or [], step
+
+    def _context_menu(self, pos: Any) -> None:
+        index = self.view.indexAt(pos)
+        if not index.isValid():
+            return
+        entry = self.model.entry(index.row())
+        menu = QMenu(self)
+        menu.addAction("Copy text", lambda: copy_text(plain_text(entry)))
+        menu.addAction("Copy message JSON", lambda: copy_text(dumps(entry.message)))
+        menu.exec(self.view.viewport().mapToGlobal(pos))
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.FontChange):
+            self.delegate.clear_cache()
+            self.view.remeasure()
+        super().changeEvent(event)

@@ -1,0 +1,454 @@
+"""The Timeline dock: every checkpoint of the thread as a branch tree; select one to scrub.
+
+``TimelineDock(hub)`` subscribes itself.  It loads the thread's checkpoints from the hub's
+graph (``timeline_records()`` of a recorded session, else the checkpointer's listing) whenever
+the graph, thread or checkpoints change, and appends live ``checkpoint.saved`` events.
+Selecting a row calls ``hub.select_checkpoint``: every dock shows that moment.  "● Live"
+clears the selection and follows the newest checkpoint.
+
+Signals for the run controller (it owns runs):
+- ``resumeRequested(checkpoint_id)``: "Resume from here" (fork and run live, under the debugger);
+- ``rerunRequested(checkpoint_id)``: "Re-run from here with replay" (``studio.history.timetravel`` /
+  ``OpenedSession.arerun`` build the replay model);
+- ``diffRequested(base_id, target_id)``: "Diff with parent" / "Compare with marked" (connect to
+  ``DiffView.set_pair``);
+- ``editApplied(new_checkpoint_id)``: the Edit State dialog wrote a new checkpoint.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from typing import Any
+
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, QPoint, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QGuiApplication
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QMenu,
+    QToolButton,
+    QTreeView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from engine.core.aio import run_sync
+from engine.targets import Capability
+from engine.targets.checkpoint_list import records_from_events
+from studio.history.timetravel import start_warmup
+from studio.look.palette import colors
+from studio.models.timeline import Branch, CheckpointNode, CheckpointRecord, TimelineModel
+from studio.qtmodels.timeline_items import ITEM_ROLE, TimelineDelegate, TimelineItemModel
+from studio.run.capabilities import can
+from studio.widgets.adaptive_button import AdaptiveToolButton
+from studio.widgets.elided_label import ElidedLabel
+from studio.widgets.plain_text import plain_tip
+
+__all__ = ["TimelineDock", "load_records"]
+
+_BUSY = ("running", "paused")
+
+
+async def aload_records(hub: Any) -> list[CheckpointRecord]:
+    """The current thread's checkpoints, from the target (from the run's events when the
+    target keeps none)."""
+    target = hub.target
+    if target is None:
+        return []
+    announced = records_from_events(hub.events, hub.thread_id)
+    if Capability.FORK not in target.capabilities and Capability.RUN in target.capabilities:
+        return announced  # no checkpointer: the run's events are all there is
+    stored = await target.checkpoints(hub.thread_id)
+    # a checkpoint announced by the run may not be written yet (the saver writes in the
+    # background): keep it, the listing completes it later
+    listed = {r.checkpoint_id for r in stored}
+    return [*stored, *(r for r in announced if r.checkpoint_id not in listed)]
+
+
+def load_records(hub: Any) -> list[CheckpointRecord]:
+    """``aload_records``, read now (off the loop; on the loop the dock reads in a task)."""
+    return run_sync(aload_records(hub))
+
+
+def _tool_button(labels: tuple[str, ...], tip: str) -> QToolButton:
+    """A button that shortens its label (full, short, glyph) on a narrow dock."""
+    return AdaptiveToolButton(labels, tip)
+
+
+class TimelineDock(QWidget):
+    resumeRequested = Signal(str)
+    rerunRequested = Signal(str)
+    diffRequested = Signal(str, str)
+    editApplied = Signal(str)
+
+    def __init__(self, hub: Any, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.hub = hub
+        self.timeline = TimelineModel(hub.thread_id)
+        self.item_model = TimelineItemModel(self.timeline, self)
+        self.marked: str | None = None
+        """A checkpoint marked for "Compare with marked"."""
+        self._syncing = False
+        self._dialogs: list[QWidget] = []
+        self.warmup_enabled = True
+        """Read the branch tips in the background after a load (see ``timetravel.start_warmup``)."""
+        self.warmup: threading.Thread | None = None
+        self._warm_next = True
+
+        self.view = QTreeView(self)
+        self.view.setModel(self.item_model)
+        self.delegate = TimelineDelegate(self.view, getattr(hub, "theme", "light"))
+        self.view.setItemDelegate(self.delegate)
+        self.view.setHeaderHidden(True)
+        self.view.setUniformRowHeights(True)
+        self.view.setIndentation(0)  # the delegate draws lanes instead
+        self.view.setRootIsDecorated(False)
+        self.view.setExpandsOnDoubleClick(False)
+        self.view.clicked.connect(self._on_clicked)
+        self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.view.customContextMenuRequested.connect(self._context_menu)
+        # selection, not the current index: a view makes its first row current on its own
+        self.view.selectionModel().selectionChanged.connect(self._on_selected)
+        self.view.setMouseTracking(True)
+
+        self.live_button = _tool_button(
+            ("● Live",), "Follow the newest checkpoint (clear the selection)"
+        )
+        self.live_button.setCheckable(True)
+        self.live_button.setChecked(True)
+        self.live_button.clicked.connect(self.follow_live)
+        self._resume_tip = "Fork at the selected checkpoint and run live"
+        self._edit_tip = "Change the state at this checkpoint (update_state)"
+        self._rerun_tip = "Re-run from here serving the recorded model responses"
+        self._generation = 0
+        self.reload_task: asyncio.Task[None] | None = None
+        self.resume_button = _tool_button(("▶ Resume from here", "▶ Resume", "▶"), self._resume_tip)
+        self.resume_button.clicked.connect(lambda: self._emit_for_selected(self.resumeRequested))
+        self.rerun_button = _tool_button(("⟲ Re-run with replay", "⟲ Re-run", "⟲"), self._rerun_tip)
+        self.rerun_button.clicked.connect(lambda: self._emit_for_selected(self.rerunRequested))
+        self.edit_button = _tool_button(("✎ Edit state…", "✎ Edit…", "✎"), self._edit_tip)
+        self.edit_button.clicked.connect(lambda: self.open_edit_dialog())
+        self.compare_button = _tool_button(("⇆ Compare", "⇆"), "Diff or compare branches")
+        self.compare_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.compare_menu = QMenu(self)
+        self.compare_menu.aboutToShow.connect(self._fill_compare_menu)
+        self.compare_button.setMenu(self.compare_menu)
+        self.summary_label = ElidedLabel()
+        self.summary_label.setAlignment(Qt.AlignmentFlag.AlignRight)
+
+        bar = QHBoxLayout()
+        bar.setContentsMargins(4, 2, 4, 2)
+        bar.setSpacing(2)
+        for w in (
+            self.live_button,
+            self.resume_button,
+            self.rerun_button,
+            self.edit_button,
+            self.compare_button,
+        ):
+            bar.addWidget(w)
+        bar.addWidget(self.summary_label, 1)  # takes what the buttons leave
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(0)
+        lay.addLayout(bar)
+        lay.addWidget(self.view, 1)
+
+        self._reload_timer = QTimer(self)
+        self._reload_timer.setSingleShot(True)
+        self._reload_timer.setInterval(0)
+        self._reload_timer.timeout.connect(self.reload)
+        self.item_model.rowsInserted.connect(self._on_rows_inserted)
+        self.item_model.modelReset.connect(self._after_reset)
+        self._unsubs = [
+            hub.subscribe("graph", lambda _d: self.schedule_reload(warm=True)),
+            hub.subscribe("thread", self._on_thread),
+            hub.subscribe("reset", self.schedule_reload),
+            hub.subscribe("checkpoints", self.schedule_reload),
+            hub.subscribe("events", self._on_events),
+            hub.subscribe("selection", self._on_selection),
+            hub.subscribe("status", lambda _s: self._update_actions()),
+        ]
+        try:
+            self._unsubs.append(hub.subscribe("theme", self.set_theme))
+        except ValueError:  # a hub without themes
+            pass
+        self.set_theme(getattr(hub, "theme", "light"))
+        self.reload()
+
+    # -- loading -------------------------------------------------------------------------------
+
+    def schedule_reload(self, warm: bool = False) -> None:
+        """Reload on the next loop turn; ``warm`` also caches the checkpoints in the background
+        (after a graph or thread change, not at a run's start: the run writes the same saver)."""
+        self._warm_next = self._warm_next or warm
+        self._reload_timer.start()
+
+    def reload(self) -> asyncio.Task[None] | None:
+        """Read the thread's checkpoints: in a task on the running loop when there is one
+        (returned; a slow target never blocks the window), else now."""
+        self._reload_timer.stop()
+        self._generation += 1
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        if loop is not None:
+            self.reload_task = loop.create_task(self._aload(self._generation))
+            return self.reload_task
+        try:
+            records = load_records(self.hub)
+        except Exception as exc:  # a damaged file must not break the dock
+            self._loaded(exc)
+        else:
+            self._loaded(records)
+        return None
+
+    async def _aload(self, generation: int) -> None:
+        try:
+            records: list[CheckpointRecord] | Exception = await aload_records(self.hub)
+        except Exception as exc:  # a damaged file, an unreachable server
+            records = exc
+        if generation == self._generation:
+            self._loaded(records)
+
+    def _loaded(self, records: list[CheckpointRecord] | Exception) -> None:
+        self.timeline.thread_id = self.hub.thread_id
+        if isinstance(records, Exception):
+            self.summary_label.setText(f"cannot read checkpoints: {records}")
+            records = []
+        self.timeline.load(records)
+        self._update_summary()
+        if self.warmup_enabled and self._warm_next:
+            self.warm_up()
+        self._warm_next = False
+
+    def warm_up(self) -> threading.Thread | None:
+        """Cache the thread's checkpoints in the background, so any selection reads fast."""
+        saver = self.hub.checkpointer
+        tips = sorted(self.timeline.tips(), key=lambda n: n.step or 0, reverse=True)
+        if not tips or not hasattr(saver, "_load_value") or self.hub.status in _BUSY:
+            return None
+        ids = [t.checkpoint_id for t in tips]
+        self.warmup = start_warmup(saver, self.hub.thread_id, ids, len(self.timeline))
+        return self.warmup
+
+    def _on_thread(self, thread_id: str) -> None:
+        self.timeline.load([], keep_markers=False)
+        self.schedule_reload(warm=True)
+
+    def _on_events(self, batch: list[Any]) -> None:
+        if any(
+            ev.kind in ("checkpoint.saved", "middleware.action", "interrupt.raised", "run.finished")
+            for ev in batch
+        ):
+            self.timeline.apply_events(batch)
+            self._update_summary()
+
+    def _after_reset(self) -> None:
+        self._expand_forks()
+        self._on_selection(self.hub.selected_checkpoint)
+
+    def _on_rows_inserted(self, parent: QModelIndex, first: int, last: int) -> None:
+        item = self.item_model.item(parent)
+        if isinstance(item, CheckpointNode):  # a new branch header under its fork point
+            self.view.expand(parent)
+            self.view.expand(self.item_model.index(first, 0, parent))
+        if self.hub.selected_checkpoint is None:
+            self._mark_live()
+            self.view.scrollTo(self.item_model.index(last, 0, parent))
+
+    def _expand_forks(self) -> None:
+        collapsed = self.delegate.collapsed
+        for b in self.timeline.branches:
+            if b.fork_point is not None:
+                self.view.expand(self.item_model.index_of(b.fork_point))
+            if b is not self.timeline.main and b.id not in collapsed:
+                self.view.expand(self.item_model.index_of(b))
+
+    def _on_clicked(self, index: QModelIndex) -> None:
+        item = index.data(ITEM_ROLE)
+        if isinstance(item, Branch):  # a header folds its branch
+            expanded = not self.view.isExpanded(index)
+            self.view.setExpanded(index, expanded)
+            (self.delegate.collapsed.discard if expanded else self.delegate.collapsed.add)(item.id)
+
+    # -- selection -----------------------------------------------------------------------------
+
+    def selected_node(self) -> CheckpointNode | None:
+        return self.timeline.get(self.hub.selected_checkpoint)
+
+    def _on_selected(self, *_args: Any) -> None:
+        if self._syncing:
+            return
+        rows = self.view.selectionModel().selectedRows()
+        item = rows[0].data(ITEM_ROLE) if rows else None
+        if isinstance(item, CheckpointNode):
+            self.hub.select_checkpoint(item.checkpoint_id)
+
+    def _on_selection(self, checkpoint_id: str | None) -> None:
+        node = self.timeline.get(checkpoint_id)
+        self._syncing = True
+        try:
+            if node is None:
+                self.view.selectionModel().clear()
+            else:
+                idx = self.item_model.index_of(node)
+                self.view.selectionModel().setCurrentIndex(
+                    idx, QItemSelectionModel.SelectionFlag.ClearAndSelect
+                )
+                self.view.scrollTo(idx)
+        finally:
+            self._syncing = False
+        self.live_button.setChecked(checkpoint_id is None)
+        self._mark_live()
+        self._update_actions()
+
+    def select(self, checkpoint_id: str | None) -> None:
+        self.hub.select_checkpoint(checkpoint_id)
+
+    def follow_live(self) -> None:
+        self.hub.select_checkpoint(None)
+        self.live_button.setChecked(True)
+        latest = self.timeline.latest()
+        if latest is not None:
+            self.view.scrollTo(self.item_model.index_of(latest))
+
+    def _mark_live(self) -> None:
+        latest = self.timeline.latest() if self.hub.selected_checkpoint is None else None
+        self.delegate.live_id = latest.checkpoint_id if latest is not None else None
+        self.view.viewport().update()
+
+    # -- actions -------------------------------------------------------------------------------
+
+    def _update_actions(self) -> None:
+        node = self.selected_node()
+        idle = self.hub.status not in _BUSY
+        forks, why_not_fork = can(self.hub, Capability.FORK)
+        edits, why_not_edit = can(self.hub, Capability.EDIT_STATE)
+        self.resume_button.setEnabled(node is not None and forks and idle)
+        self.resume_button.setToolTip(plain_tip(self._resume_tip if forks else why_not_fork))
+        replays, why_not_replay = can(self.hub, Capability.REPLAY_MODEL_CALLS)
+        self.rerun_button.setEnabled(node is not None and idle and replays)
+        self.rerun_button.setToolTip(plain_tip(self._rerun_tip if replays else why_not_replay))
+        self.edit_button.setEnabled(edits and idle)
+        self.edit_button.setToolTip(plain_tip(self._edit_tip if edits else why_not_edit))
+        self.compare_button.setEnabled(len(self.timeline) > 0)
+
+    def _update_summary(self) -> None:
+        n, b = len(self.timeline), len(self.timeline.branches)
+        self.summary_label.setText(
+            f"{n} checkpoint{'s' if n != 1 else ''} · {b} branch{'es' if b != 1 else ''}  "
+        )
+        self._update_actions()
+
+    def _emit_for_selected(self, signal: Any) -> None:
+        node = self.selected_node()
+        if node is not None:
+            signal.emit(node.checkpoint_id)
+
+    def set_theme(self, theme: str) -> None:
+        self.delegate.set_theme(theme)
+        c = colors(theme)
+        self.summary_label.setStyleSheet(f"color: {c.muted}")
+        self.view.viewport().update()
+
+    def _target(self, checkpoint_id: str | None = None) -> CheckpointNode | None:
+        return (
+            self.timeline.get(checkpoint_id)
+            if checkpoint_id
+            else (self.selected_node() or self.timeline.latest())
+        )
+
+    def open_edit_dialog(self, checkpoint_id: str | None = None) -> Any:
+        """The Edit State dialog for a checkpoint (default: the selection, else the tip)."""
+        from studio.dialogs.edit_state import EditStateDialog
+
+        node = self._target(checkpoint_id)
+        dialog = EditStateDialog(
+            self.hub, node.checkpoint_id if node else None, timeline=self.timeline, parent=self
+        )
+        dialog.applied.connect(self.editApplied)
+        dialog.resumeRequested.connect(self.resumeRequested)
+        self._keep(dialog)
+        dialog.open()
+        return dialog
+
+    def open_compare(self, left_id: str, right_id: str) -> Any:
+        """The Compare Branches window for two checkpoints (usually branch tips)."""
+        from studio.docks.timeline.compare import CompareBranchesDialog
+
+        dialog = CompareBranchesDialog(self.hub, self.timeline, left_id, right_id, parent=self)
+        self._keep(dialog)
+        dialog.show()
+        return dialog
+
+    def _keep(self, dialog: QWidget) -> None:
+        self._dialogs = [d for d in self._dialogs if d.isVisible()] + [dialog]
+
+    def _fill_compare_menu(
+        self, menu: QMenu | None = None, node: CheckpointNode | None = None
+    ) -> None:
+        menu = menu or self.compare_menu
+        menu.clear()
+        node = node or self._target()
+        if node is None:
+            return
+        parent = self.timeline.parent(node)
+        act = menu.addAction(
+            "Diff with parent",
+            lambda: self.diffRequested.emit(parent.checkpoint_id, node.checkpoint_id),
+        )
+        act.setEnabled(parent is not None)
+        menu.addAction(
+            f"Mark step {node.step} for comparison",
+            lambda: setattr(self, "marked", node.checkpoint_id),
+        )
+        marked = self.timeline.get(self.marked)
+        if marked is not None and marked is not node:
+            menu.addAction(
+                f"Diff with marked (step {marked.step}, {marked.branch.name})",
+                lambda: self.diffRequested.emit(marked.checkpoint_id, node.checkpoint_id),
+            )
+        others = [b for b in self.timeline.branches if b is not node.branch and b.nodes]
+        if others:
+            menu.addSeparator()
+            for b in others:
+                menu.addAction(
+                    f"Compare {node.branch.name} with {b.name}…",
+                    lambda b=b: self.open_compare(
+                        node.branch.tip.checkpoint_id, b.tip.checkpoint_id
+                    ),
+                )
+
+    def _context_menu(self, pos: QPoint) -> None:
+        item = self.view.indexAt(pos).data(ITEM_ROLE)
+        menu = QMenu(self)
+        if isinstance(item, Branch):
+            item = item.tip
+        if isinstance(item, CheckpointNode):
+            if self.hub.selected_checkpoint != item.checkpoint_id:
+                self.hub.select_checkpoint(item.checkpoint_id)
+            cid = item.checkpoint_id
+            run = menu.addAction("▶ Resume from here", lambda: self.resumeRequested.emit(cid))
+            run.setEnabled(self.resume_button.isEnabled())
+            run.setToolTip(self.resume_button.toolTip())
+            menu.addAction("⟲ Re-run from here with replay", lambda: self.rerunRequested.emit(cid))
+            edit = menu.addAction("✎ Edit state…", lambda: self.open_edit_dialog(cid))
+            edit.setEnabled(self.edit_button.isEnabled())
+            menu.addSeparator()
+            self._fill_compare_menu(menu.addMenu("⇆ Compare"), item)
+            menu.addSeparator()
+            copy = QAction("Copy checkpoint id", menu)
+            copy.triggered.connect(lambda: QGuiApplication.clipboard().setText(cid))
+            menu.addAction(copy)
+        if not menu.isEmpty():
+            menu.popup(self.view.viewport().mapToGlobal(pos))
+
+    def closeEvent(self, event: Any) -> None:
+        for unsub in self._unsubs:
+            unsub()
+        self._unsubs = []
+        super().closeEvent(event)

@@ -1,0 +1,1 @@
+"""History: time travel, replay, offline re-runs and session files."""

@@ -1,0 +1,242 @@
+"""Open a recorded ``.stepwise`` session offline, so every view behaves as it did live.
+
+``open_session(hub, path)`` loads the session into the hub: the thread, the recorded graph
+shape (the Graph dock draws it), a ``SessionTarget`` (``engine.targets.session_target``: every
+state read comes from the file) and the recorded events, fed in pages.  The first pages are fed at once; ``OpenedSession.afeed_rest`` feeds the rest
+in chunks, yielding to the event loop between them, up to ``feed_limit`` events (50,000 by
+default: an event object costs about 2 KB in the hub, so a million-event session opens in
+under a second and stays within a few hundred MB; views that need more page from
+``OpenedSession.session``).
+
+"Re-run from here" (``OpenedSession.arerun``) needs the agent's code: a factory
+``(model, checkpointer) -> compiled graph``.  It serves the model responses recorded after the
+checkpoint through ``ReplayChatModel`` (until the run diverges; then the ``fallback`` model,
+or the run stops), records the new branch into the same file and marks the divergence.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from engine.events import EventBase
+from engine.graph.drawing import DrawableGraph
+from engine.recording import RunInfo, Session, SessionRecorder
+from engine.targets.session_target import SessionTarget, session_records
+from studio.history.timetravel import (
+    ReplayPlan,
+    RerunResult,
+    arerun,
+    replay_plan,
+    tip_checkpoint_id,
+)
+from studio.models.timeline import TimelineModel
+
+__all__ = [
+    "OpenedSession",
+    "open_session",
+    "open_session_into",
+    "recorded_model_events",
+    "session_records",
+]
+
+_INTERNAL_PREFIXES = ("__", "branch:", "join:")
+_MODEL_KINDS = ["model.request", "model.response"]
+GraphFactory = Callable[[Any, Any], Any]
+"""``(model, checkpointer) -> compiled graph`` for re-running a recorded session."""
+
+
+def recorded_model_events(path: str | os.PathLike[str], thread_id: str) -> list[EventBase]:
+    """Every recorded model request and response of a thread, in order, from a session file.
+
+    For "Re-run with replay" on a live thread: the hub only holds the events since the last
+    reset, the file holds every run (flush the recorder first)."""
+    with Session.open(path) as session:
+        return [
+            ev
+            for run in session.runs(thread_id)
+            for ev in session.iter_events(run.run_id, kinds=_MODEL_KINDS)
+        ]
+
+
+@dataclass
+class OpenedSession:
+    """A session file loaded into a hub."""
+
+    hub: Any
+    session: Session
+    path: Path
+    thread_id: str
+    runs: list[RunInfo]
+    target: SessionTarget
+    feed_limit: int
+    total_events: int
+    fed: int = 0
+    task: asyncio.Task[int] | None = None
+    """Feeds the rest of the events (``open_session_into``)."""
+    _pages: Iterator[list[EventBase]] | None = field(default=None, repr=False)
+
+    @property
+    def complete(self) -> bool:
+        return self._pages is None
+
+    def feed(self, max_events: int) -> int:
+        """Feed up to ``max_events`` more recorded events into the hub; returns how many."""
+        n = 0
+        while self._pages is not None and n < max_events:
+            page = next(self._pages, None)
+            if page is None or self.fed >= self.feed_limit:
+                self._pages = None
+                break
+            page = page[: self.feed_limit - self.fed]
+            self.hub.add_events(page)
+            self.fed += len(page)
+            n += len(page)
+        return n
+
+    async def afeed_rest(self, chunk: int = 5000) -> int:
+        """Feed the remaining events in chunks, yielding to the loop between chunks."""
+        total = 0
+        while not self.complete:
+            total += self.feed(chunk)
+            await asyncio.sleep(0)
+        return total
+
+    def model_events(self) -> Iterator[EventBase]:
+        """The recorded model requests and responses of this thread, in order."""
+        for run in self.runs:
+            yield from self.session.iter_events(run.run_id, kinds=_MODEL_KINDS)
+
+    def replay_plan(
+        self, timeline: TimelineModel, checkpoint_id: str, *, fallback: Any = None
+    ) -> ReplayPlan:
+        return replay_plan(self.model_events(), timeline, checkpoint_id, fallback=fallback)
+
+    async def arerun(
+        self,
+        timeline: TimelineModel,
+        checkpoint_id: str,
+        factory: GraphFactory,
+        *,
+        fallback: Any = None,
+        debugger: Any = None,
+        answer: Callable[[list[Any]], Awaitable[Any]] | None = None,
+    ) -> RerunResult:
+        """Re-run from ``checkpoint_id`` with the recorded model responses, into the same file.
+
+        A branch that stops at an interrupt (an approval) is asked about with ``answer``
+        (the interrupts -> the resume value, None to leave it waiting) and resumed on the same
+        graph, so the new branch can be answered like a live run."""
+        plan = self.replay_plan(timeline, checkpoint_id, fallback=fallback)
+        recorder = SessionRecorder(self.path)
+        graph = factory(plan.model, recorder.checkpointer)
+        recorder.attach(graph)
+        sub = graph.subscribe(lambda ev: self.hub.add_events([ev]))
+        try:
+            result = await arerun(graph, plan, self.thread_id, debugger=debugger)
+            while result.status == "interrupted" and answer is not None:
+                config = {
+                    "configurable": {"thread_id": self.thread_id, "model_override": plan.model}
+                }
+                pending = list((await graph.aget_state(config)).interrupts)
+                value = await answer(pending) if pending else None
+                if value is None:
+                    break
+                try:
+                    output = await graph.ainvoke(value, config, debugger=debugger)
+                except Exception as exc:
+                    result = replace(result, status="error", error=exc)
+                    break
+                interrupted = isinstance(output, Mapping) and "__interrupt__" in output
+                result = replace(
+                    result,
+                    status="interrupted" if interrupted else "done",
+                    output=output,
+                    tip_id=tip_checkpoint_id(graph, self.thread_id),
+                )
+        finally:
+            sub.close()
+            recorder.close()
+        self.target.refresh()
+        self.runs = self.session.runs(self.thread_id)
+        self.hub.checkpoints_changed()
+        return result
+
+    def done(self) -> bool:
+        return self.complete
+
+    def cancel(self) -> None:
+        """Stop feeding events (the session stays open for reading)."""
+        if self.task is not None and not self.task.done():
+            self.task.cancel()
+        self._pages = None
+
+    def close(self) -> None:
+        self.cancel()
+        self.session.close()
+
+
+def open_session(
+    hub: Any,
+    path: str | os.PathLike[str],
+    *,
+    thread_id: str | None = None,
+    first_page: int = 2000,
+    page_size: int = 1000,
+    feed_limit: int = 50_000,
+) -> OpenedSession:
+    """Load a session file into ``hub`` (status ``replay``); feeds the first page of events."""
+    session = Session.open(path)
+    threads = session.threads()
+    thread = thread_id or (threads[0] if threads else "main")
+    runs = session.runs(thread)
+    drawable: DrawableGraph | None = None
+    name = "session"
+    for run in reversed(runs):
+        if run.graph:
+            name = run.graph
+        drawable = session.drawable(run.run_id)
+        if drawable is not None:
+            break
+    target = SessionTarget(session, thread, drawable, name)
+    hub.reset()
+    hub.set_thread(thread)
+    hub.set_target(target, drawable, Path(path).name)
+    hub.session_path = str(path)
+    hub.set_status("replay")
+    total = sum(session.count(r.run_id) for r in runs)
+
+    def pages() -> Iterator[list[EventBase]]:
+        for run in runs:
+            batch: list[EventBase] = []
+            for ev in session.iter_events(run.run_id, page_size=page_size):
+                batch.append(ev)
+                if len(batch) >= page_size:
+                    yield batch
+                    batch = []
+            if batch:
+                yield batch
+
+    opened = OpenedSession(
+        hub, session, Path(path), thread, runs, target, feed_limit, total, _pages=pages()
+    )
+    opened.feed(first_page)
+    return opened
+
+
+def open_session_into(hub: Any, path: str | os.PathLike[str], **kwargs: Any) -> OpenedSession:
+    """``open_session``, then feed the remaining events in the background on the current loop.
+
+    Returns the ``OpenedSession`` (``cancel()`` stops the feeding; ``task`` is the feeder)."""
+    opened = open_session(hub, path, **kwargs)
+    if not opened.complete:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = asyncio.get_event_loop()
+        opened.task = loop.create_task(opened.afeed_rest())
+    return opened

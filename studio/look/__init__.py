@@ -1,0 +1,1 @@
+"""The look of the studio: palettes, themes, semantic colours, syntax highlighting."""

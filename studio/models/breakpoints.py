@@ -1,0 +1,191 @@
+"""The breakpoints panel's model: the debugger's breakpoint list, edited (plain Python, no Qt).
+
+Breakpoints live in the run controller's ``Debugger`` (``hub.debugger``), so they survive runs
+and restarts.  Every change publishes the hub's ``breakpoints`` topic; the Graph dock draws a red
+dot on nodes with an enabled "before node" breakpoint, and F9 on a node toggles one.
+``choices(kind)`` offers what the loaded graph has: nodes, middleware, hooks, wrappers, tools.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.debug import Breakpoint, Debugger
+from studio.models.hub import Hub
+
+__all__ = ["KINDS", "NEEDS_TARGET", "BreakpointsModel", "KindInfo"]
+
+
+@dataclass(frozen=True)
+class KindInfo:
+    kind: str
+    label: str
+    target_label: str | None
+    """What the target field asks for (None: the kind has no target)."""
+
+
+KINDS: tuple[KindInfo, ...] = (
+    KindInfo("before_node", "Before node", "Node"),
+    KindInfo("after_node", "After node", "Node"),
+    KindInfo("hook", "Middleware hook", "Middleware"),
+    KindInfo("wrapper", "Middleware wrapper", "Middleware"),
+    KindInfo("tool", "Tool call", "Tool"),
+    KindInfo("failure", "Any failure", None),
+    KindInfo("interrupt", "Interrupt", None),
+    KindInfo("loop", "Loop detected", None),
+    KindInfo("state", "State condition", "Expression"),
+)
+NEEDS_TARGET = frozenset({"before_node", "after_node", "hook", "wrapper", "tool"})
+HOOKS = ("before_agent", "before_model", "after_model", "after_agent")
+WRAPPERS = ("wrap_model_call", "wrap_tool_call")
+
+
+class BreakpointsModel:
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+
+    @property
+    def debugger(self) -> Debugger:
+        if self.hub.debugger is None:
+            self.hub.debugger = Debugger()
+        return self.hub.debugger
+
+    def rows(self) -> list[Breakpoint]:
+        return list(self.debugger.breakpoints)
+
+    def _changed(self) -> None:
+        self.hub.breakpoints_changed()
+
+    # -- editing ---------------------------------------------------------------------------
+
+    def add(self, kind: str, target: str | None = None, detail: str | None = None) -> Breakpoint:
+        """Add a breakpoint; ``ValueError`` with a readable reason if it is incomplete."""
+        target = (target or "").strip() or None
+        detail = (detail or "").strip() or None
+        if kind not in {k.kind for k in KINDS}:
+            raise ValueError(f"Unknown breakpoint kind {kind!r}")
+        if kind in NEEDS_TARGET and target is None:
+            label = next(k.target_label for k in KINDS if k.kind == kind)
+            raise ValueError(f"{label} is missing")
+        dbg = self.debugger
+        if kind == "state":
+            if target is None:
+                raise ValueError("Expression is missing (for example: len(messages) > 6)")
+            try:
+                bp = dbg.break_when(target)
+            except SyntaxError as exc:
+                raise ValueError(f"The expression is not valid Python: {exc.msg}") from None
+        else:
+            bp = dbg.add(Breakpoint(kind, target, detail))  # type: ignore[arg-type]
+        self._changed()
+        return bp
+
+    def remove(self, bp_id: int) -> None:
+        self.debugger.remove(bp_id)
+        self._changed()
+
+    def clear(self) -> None:
+        self.debugger.clear()
+        self._changed()
+
+    def set_enabled(self, bp_id: int, enabled: bool) -> None:
+        for bp in self.debugger.breakpoints:
+            if bp.id == bp_id and bp.enabled != enabled:
+                bp.enabled = enabled
+                self._changed()
+
+    # -- "break on any failure / on interrupts" (the Debug menu's toggles) ----------------------
+
+    def _plain(self, kind: str) -> list[Breakpoint]:
+        return [
+            b for b in self.debugger.breakpoints if b.kind == kind and not b.target and not b.detail
+        ]
+
+    def is_on(self, kind: str) -> bool:
+        """Is there an enabled breakpoint of ``kind`` on anything ("any failure")?"""
+        return any(b.enabled for b in self._plain(kind))
+
+    def set_on(self, kind: str, enabled: bool) -> None:
+        """Make "break on any ``kind``" set (once) or gone."""
+        plain = self._plain(kind)
+        if enabled:
+            if any(b.enabled for b in plain):
+                return
+            if plain:
+                plain[0].enabled = True
+                self._changed()
+            else:
+                self.add(kind)
+            return
+        if not plain:
+            return
+        for b in plain:
+            self.debugger.remove(b)
+        self._changed()
+
+    # -- node breakpoints (the Graph dock's red dots, F9) --------------------------------------
+
+    def node_breakpoints(self) -> set[str]:
+        return {
+            bp.target
+            for bp in self.debugger.breakpoints
+            if bp.kind == "before_node" and bp.enabled and bp.target
+        }
+
+    def set_node(self, node: str, enabled: bool) -> None:
+        """Make "break before ``node``" set (enabled) or gone."""
+        matching = [
+            b for b in self.debugger.breakpoints if b.kind == "before_node" and b.target == node
+        ]
+        if enabled:
+            if any(b.enabled for b in matching):
+                return
+            if matching:
+                matching[0].enabled = True
+            else:
+                self.debugger.break_before(node)
+        else:
+            if not matching:
+                return
+            for b in matching:
+                self.debugger.remove(b)
+        self._changed()
+
+    def toggle_node(self, node: str) -> bool:
+        enabled = node not in self.node_breakpoints()
+        self.set_node(node, enabled)
+        return enabled
+
+    # -- what the graph offers ----------------------------------------------------------------
+
+    def choices(self, kind: str) -> list[str]:
+        graph = self.hub.drawable
+        if graph is None:
+            return []
+        nodes = [n for n in graph.nodes.values() if n.kind not in ("start", "end")]
+        if kind in ("before_node", "after_node"):
+            return [n.id for n in nodes]
+        if kind in ("hook", "wrapper"):
+            names: list[str] = []
+            for n in nodes:
+                found = (
+                    [n.metadata.get("middleware")]
+                    if kind == "hook"
+                    else list(n.metadata.get("wrappers") or ())
+                )
+                for name in found:
+                    if isinstance(name, str) and name not in names:
+                        names.append(name)
+            return names
+        if kind == "tool":
+            tools: list[str] = []
+            for n in nodes:
+                for t in n.metadata.get("tools") or ():
+                    if isinstance(t, str) and t not in tools:
+                        tools.append(t)
+            return tools
+        return []
+
+    @staticmethod
+    def detail_choices(kind: str) -> tuple[str, ...]:
+        return HOOKS if kind == "hook" else WRAPPERS if kind == "wrapper" else ()

@@ -1,0 +1,224 @@
+"""The studio's centre: what is loaded, what runs, what is selected. Plain Python, no Qt.
+
+Every dock binds to one ``Hub`` and observes topics; the run controller (``studio.run.controller``)
+feeds it.  Keeping this Qt-free lets view models and their wiring be tested without windows.
+
+Topics (callback signatures):
+- ``"graph"``     ``cb(drawable: DrawableGraph | None)``   a graph was loaded (or unloaded)
+- ``"reset"``     ``cb()``                                  a new run or session starts: clear views
+- ``"events"``    ``cb(batch: list[EventBase])``            new events, in seq order, batched
+- ``"status"``    ``cb(status: str)``                       idle|running|paused|done|interrupted|error|cancelled|replay
+- ``"selection"`` ``cb(checkpoint_id: str | None)``         timeline selection (None = live tip)
+- ``"thread"``    ``cb(thread_id: str)``                    the current thread changed
+- ``"checkpoints"`` ``cb()``                                checkpoints changed outside a run (update_state, fork)
+- ``"breakpoints"`` ``cb()``                                the debugger's breakpoint list changed
+- ``"focus"``     ``cb(node: str | None)``                  the user picked a node (graph click): filter to it
+- ``"theme"``     ``cb(name: str)``                         the colour theme changed ("light" | "dark")
+- ``"saved_thread"`` ``cb(next: tuple, interrupted: list)``  a saved thread was opened: where it stands
+- ``"event"``     ``cb(event: EventBase | None)``           the event selected (a row of the log, a
+  bar of the waterfall): every view that shows events selects it too
+- ``"prices"``    ``cb(table: PriceTable)``                 the model prices changed (Settings)
+
+``debugger`` is the run controller's ``engine.debug.Debugger`` (it outlives runs: breakpoints
+stay); ``session_path`` is the ``.stepwise`` file the current runs are recorded into (or the
+session opened for replay).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from studio.models.pricing import PriceTable
+
+if TYPE_CHECKING:
+    from engine.debug import Debugger
+    from engine.events import EventBase
+    from engine.graph.drawing import DrawableGraph
+    from engine.targets import Target
+    from engine.types import StateSnapshot
+
+__all__ = ["TOPICS", "Hub"]
+
+TOPICS = (
+    "graph",
+    "reset",
+    "events",
+    "status",
+    "selection",
+    "thread",
+    "checkpoints",
+    "breakpoints",
+    "focus",
+    "theme",
+    "saved_thread",
+    "event",
+    "prices",
+)
+
+
+class Hub:
+    """Shared studio state plus a tiny publish/subscribe bus (see module docstring)."""
+
+    def __init__(self) -> None:
+        self._subs: dict[str, list[Callable[..., Any]]] = {t: [] for t in TOPICS}
+        self.target: Target | None = None
+        """What is debugged (``engine.targets``): None when only a recorded session is open."""
+        self.graph: Any = None
+        """The graph object behind the target when it lives in this process (ours or the
+        attached app's; a recorded session's stand-in), for what only a local graph can tell."""
+        self.drawable: DrawableGraph | None = None
+        self.checkpointer: Any = None
+        self.debugger: Debugger | None = None
+        self.thread_id: str = "main"
+        self.status: str = "idle"
+        self.events: list[EventBase] = []
+        self.selected_checkpoint: str | None = None
+        self.source_label: str = ""
+        """What is loaded, for the title bar: a scenario name, a file path, a session file."""
+        self.session_path: str | None = None
+        self.focus_node: str | None = None
+        self.theme: str = "light"
+        self.checkpoint_ns: dict[str, str] = {}
+        """Checkpoints of subgraphs (id -> ``checkpoint_ns``): reading one needs its namespace."""
+        self.selected_event: EventBase | None = None
+        """The event selected in the log or the waterfall (a span's opening event)."""
+        self.prices: PriceTable = PriceTable.builtin()
+        """Model prices (the built-in list with the user's edits from Settings)."""
+        self.approval_drafts: dict[str, list[dict[str, Any] | None]] = {}
+        """Decisions taken in an approval dialog closed with "Answer later", by interrupt id:
+        reopening the same interrupt shows them again."""
+
+    # -- pub/sub --------------------------------------------------------------------------------
+
+    def subscribe(self, topic: str, callback: Callable[..., Any]) -> Callable[[], None]:
+        """Register ``callback`` for ``topic``; returns a function that unsubscribes."""
+        if topic not in self._subs:
+            raise ValueError(f"Unknown hub topic {topic!r}; expected one of {TOPICS}")
+        self._subs[topic].append(callback)
+
+        def unsubscribe() -> None:
+            if callback in self._subs[topic]:
+                self._subs[topic].remove(callback)
+
+        return unsubscribe
+
+    def publish(self, topic: str, *args: Any) -> None:
+        for cb in list(self._subs[topic]):
+            try:
+                cb(*args)
+            except Exception as exc:  # one broken view must not take the others down
+                print(f"stepwise studio: a '{topic}' listener failed: {exc!r}", file=sys.stderr)
+
+    # -- state changes (publish as they happen) -----------------------------------------------
+
+    def set_target(self, target: Target, drawable: DrawableGraph | None, label: str = "") -> None:
+        """Debug ``target`` from now on (its graph object, when local, is ``graph``)."""
+        self.set_graph(getattr(target, "graph", None), drawable, label, target)
+
+    def set_graph(
+        self,
+        graph: Any,
+        drawable: DrawableGraph | None,
+        label: str = "",
+        target: Target | None = None,
+    ) -> None:
+        if target is None and graph is not None:
+            from engine.targets import target_for
+
+            target = target_for(graph)
+        self.target = target
+        self.graph = graph
+        self.drawable = drawable
+        self.checkpointer = getattr(graph, "checkpointer", None) if graph is not None else None
+        self.source_label = label
+        self.publish("graph", drawable)
+
+    def reset(self) -> None:
+        self.events = []
+        self.checkpoint_ns = {}
+        self.selected_checkpoint = None
+        self.selected_event = None
+        self.publish("reset")
+
+    def add_events(self, batch: list[EventBase]) -> None:
+        if not batch:
+            return
+        self.events.extend(batch)
+        for ev in batch:
+            ns = ev.__dict__.get("checkpoint_ns") if ev.kind == "checkpoint.saved" else None
+            if ns and ev.checkpoint_id:
+                self.checkpoint_ns[ev.checkpoint_id] = ns
+        self.publish("events", batch)
+
+    def set_status(self, status: str) -> None:
+        if status != self.status:
+            self.status = status
+            self.publish("status", status)
+
+    def select_checkpoint(self, checkpoint_id: str | None) -> None:
+        if checkpoint_id != self.selected_checkpoint:
+            self.selected_checkpoint = checkpoint_id
+            self.publish("selection", checkpoint_id)
+
+    def set_thread(self, thread_id: str) -> None:
+        if thread_id != self.thread_id:
+            self.thread_id = thread_id
+            self.selected_checkpoint = None
+            self.publish("thread", thread_id)
+
+    def checkpoints_changed(self) -> None:
+        self.publish("checkpoints")
+
+    def breakpoints_changed(self) -> None:
+        self.publish("breakpoints")
+
+    def set_focus(self, node: str | None) -> None:
+        if node != self.focus_node:
+            self.focus_node = node
+            self.publish("focus", node)
+
+    def select_event(self, event: EventBase | None) -> None:
+        """Select ``event`` in every view (None: nothing selected)."""
+        if event is not self.selected_event:
+            self.selected_event = event
+            self.publish("event", event)
+
+    def set_prices(self, table: PriceTable) -> None:
+        self.prices = table
+        self.publish("prices", table)
+
+    def set_theme(self, name: str) -> None:
+        if name != self.theme:
+            self.theme = name
+            self.publish("theme", name)
+
+    # -- reading state -------------------------------------------------------------------------
+
+    def config(self, checkpoint_id: str | None = None) -> dict[str, Any]:
+        conf: dict[str, Any] = {"thread_id": self.thread_id}
+        if checkpoint_id:
+            conf["checkpoint_id"] = checkpoint_id
+            if checkpoint_id in self.checkpoint_ns:  # a subgraph's checkpoint
+                conf["checkpoint_ns"] = self.checkpoint_ns[checkpoint_id]
+        return {"configurable": conf}
+
+    def snapshot(self, checkpoint_id: str | None = None) -> StateSnapshot | None:
+        """The thread's state at a checkpoint (default: the selection, else the live tip), read
+        now.  Docks that can wait read with ``studio.models.snapshot_reader`` instead (on the
+        loop: never blocking the window on a slow target)."""
+        if self.target is None:
+            return None
+        from engine.core.aio import run_sync
+
+        return run_sync(self.read_state(checkpoint_id))
+
+    async def read_state(self, checkpoint_id: str | None = None) -> StateSnapshot | None:
+        """``snapshot`` on the loop (default: the selection, else the live tip)."""
+        target = self.target
+        if target is None:
+            return None
+        cid = checkpoint_id if checkpoint_id is not None else self.selected_checkpoint
+        ns = self.checkpoint_ns.get(cid, "") if cid else ""
+        return await target.state(self.thread_id, cid, checkpoint_ns=ns)

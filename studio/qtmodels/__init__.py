@@ -1,0 +1,1 @@
+"""Qt item models: thin adapters over the plain-Python view state of ``studio.models``."""

@@ -1,0 +1,486 @@
+"""``EventTreeModel``: a thin QAbstractItemModel over ``EventTree`` (practice 4).
+
+Columns: Event (the row summary, with an icon per event family and status), Node, Time (from
+the run's start), Duration and Cost (tokens and dollars of the model calls in the span: a
+``UsageLedger`` fed the same events, priced with ``prices``).  Structure changes reach Qt in batches: one
+``beginInsertRows``/``endInsertRows`` per grown parent per ``add_events`` call, never one per
+event, plus one ``dataChanged`` range per parent for rows that closed, failed below or streamed
+tokens.
+
+Lazy population: Qt sees a parent's children only once it *fetched* them (``canFetchMore`` /
+``fetchMore``: the view does it when a row is expanded, the root is fetched in pages of
+``PAGE``).  Rows arriving under a parent Qt has fully fetched are inserted live; under one it
+has not, they cost nothing until it is expanded.  So a huge tree stays virtualised, and a live
+log stays cheap whatever its size.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, QPointF, Qt
+from PySide6.QtGui import QBrush, QColor, QFont, QIcon, QPainter, QPalette, QPen, QPixmap
+from PySide6.QtWidgets import QApplication
+
+from engine.events import EventBase
+from studio.look.tones import Tones, tones_for
+from studio.models.event_filter import EventFilter, FilterJob, TreeDelta
+from studio.models.event_row import Row
+from studio.models.event_summary import duration_text, error_text, field
+from studio.models.event_tree import EventTree
+from studio.models.pricing import PriceTable, Spend, spend_text, spend_tooltip
+from studio.models.usage_ledger import UsageLedger
+from studio.widgets.plain_tip import plain_tip
+
+__all__ = ["EventTreeModel"]
+
+Index = QModelIndex | QPersistentModelIndex
+_POINT_MUTED = frozenset({"state", "checkpoint"})
+_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+_NO_FLAGS = Qt.ItemFlag.NoItemFlags
+_INVALID = QModelIndex()
+
+
+class EventTreeModel(QAbstractItemModel):
+    COLUMNS = ("Event", "Node", "Time", "Duration", "Cost")
+    COST = 4
+    RowRole = Qt.ItemDataRole.UserRole + 1
+    """The ``Row`` behind an index."""
+    SeqRole = Qt.ItemDataRole.UserRole + 2
+    FailedRole = Qt.ItemDataRole.UserRole + 3
+    """2 = this row failed, 1 = something below it failed, 0 = neither."""
+    PAGE = 1000
+    """Top-level rows exposed per ``fetchMore`` of the root."""
+
+    def __init__(self, tree: EventTree | None = None, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.tree = tree if tree is not None else EventTree()
+        self.usage = UsageLedger()
+        self.prices = PriceTable.builtin()
+        self._shown: dict[Row, int] = {self.tree.root: 0}
+        """Parents Qt has fetched -> how many of their visible children it knows."""
+        self._full: dict[Row, bool] = {}
+        """Parents touched since the last sync -> whether Qt had all their children then."""
+        self._delta = TreeDelta()
+        """Changes not synced to Qt yet."""
+        self._pending_insert: tuple[Row, int] | None = None
+        self._updating = False
+        self._tones: Tones = tones_for(QApplication.palette())
+        self._icons: dict[tuple[str, int], QIcon] = {}
+        self._bold = QFont()
+        self._bold.setBold(True)
+        self._expose_root()
+
+    # -- feeding -------------------------------------------------------------------------------
+
+    def add_events(self, events: Iterable[EventBase], *, sync: bool = True) -> TreeDelta:
+        """Ingest ``events``; with ``sync=False`` Qt hears of the new rows only at the next
+        ``sync()`` (a flood is ingested in many slices and shown a few times a second)."""
+        self._updating = True  # no fetchMore from listeners of our own signals meanwhile
+        try:
+            events = events if isinstance(events, list) else list(events)
+            delta = self.tree.add_batch(events, self)
+            for span in self.usage.add_all(events):  # the spans whose cost changed
+                row = self.tree.span_row(span)
+                if row is not None:
+                    delta.changed.add(row)
+            self._merge(delta)
+            if sync:
+                self._sync()
+        finally:
+            self._updating = False
+        return delta
+
+    def sync(self) -> None:
+        """Tell Qt about everything ingested since the last sync."""
+        self._updating = True
+        try:
+            self._sync()
+        finally:
+            self._updating = False
+
+    @property
+    def unsynced(self) -> bool:
+        return bool(self._delta.grown or self._delta.changed)
+
+    def _merge(self, delta: TreeDelta) -> None:
+        pending = self._delta
+        for parent, before in delta.grown.items():
+            pending.grown.setdefault(parent, before)
+        pending.changed |= delta.changed
+        pending.added += delta.added
+
+    def clear(self) -> None:
+        self.beginResetModel()
+        self.tree.reset()
+        self.usage.reset()
+        self._reset_exposure()
+        self.endResetModel()
+
+    def start_filter(self, flt: EventFilter) -> FilterJob:
+        return self.tree.start_filter(flt)
+
+    def apply_filter(self, job: FilterJob) -> None:
+        self.beginResetModel()
+        self.tree.apply_filter(job)
+        self._reset_exposure()
+        self.endResetModel()
+
+    def set_filter(self, flt: EventFilter) -> None:
+        """Filter at once (the dock runs ``start_filter`` jobs in slices instead)."""
+        self.apply_filter(self.start_filter(flt))
+
+    def set_palette(self, palette: QPalette) -> None:
+        self._tones = tones_for(palette)
+        self._icons.clear()
+        self._all_changed()
+
+    def set_prices(self, prices: PriceTable) -> None:
+        self.prices = prices
+        self._all_changed()
+
+    def _all_changed(self) -> None:
+        if self.rowCount() and self.columnCount():
+            last = len(self.COLUMNS) - 1
+            self.dataChanged.emit(self.index(0, 0), self.index(self.rowCount() - 1, last))
+
+    def spend(self, row: Row) -> Spend | None:
+        """What the model calls in ``row``'s span cost (None: no call in it)."""
+        usage = self.usage.span(row.event.span_id) if row.is_span else None
+        return self.prices.spend(usage) if usage is not None else None
+
+    # -- rows and indexes ----------------------------------------------------------------------
+
+    def row_at(self, index: Index) -> Row | None:
+        return self.tree.rows[index.internalId()] if index.isValid() else None
+
+    def index_of(self, row: Row, column: int = 0) -> QModelIndex:
+        """The index of a visible ``row``, fetching its ancestors' children as needed."""
+        if not self.tree.is_visible(row):
+            return QModelIndex()
+        parent_index = QModelIndex()
+        for r in [*self.tree.ancestors(row), row]:
+            p = r.parent
+            assert p is not None
+            pos = self.tree.visible_index(r)
+            if self._shown.get(p, 0) <= pos:
+                self._expose(p, pos + 1 if p is self.tree.root else None)
+            parent_index = self.createIndex(pos, column if r is row else 0, r.uid)
+        return parent_index
+
+    def _parent_row(self, index: Index) -> Row:
+        return self.tree.rows[index.internalId()] if index.isValid() else self.tree.root
+
+    # -- TreeListener (called by EventTree.add_batch) -------------------------------------------
+
+    def touch(self, parent: Row) -> None:
+        # Empty parents count as fully fetched: their first children must reach Qt (the
+        # expand arrow appears); parents with unfetched children stay lazy.
+        if parent not in self._full:
+            self._full[parent] = self._shown.get(parent, 0) >= len(self.tree.children(parent))
+
+    def before_insert(self, parent: Row, pos: int) -> None:
+        shown = self._shown.get(parent)
+        if shown is not None and pos < shown:
+            self.beginInsertRows(self._index_for(parent), pos, pos)
+            self._pending_insert = (parent, pos)
+
+    def after_insert(self, parent: Row, pos: int) -> None:
+        if self._pending_insert == (parent, pos):
+            self._shown[parent] += 1
+            self._pending_insert = None
+            self.endInsertRows()
+
+    # -- sync after a batch --------------------------------------------------------------------
+
+    def _sync(self) -> None:
+        delta, self._delta = self._delta, TreeDelta()
+        root = self.tree.root
+        for parent in delta.grown:
+            if not self._full.pop(parent, False):
+                continue
+            total = len(self.tree.children(parent))
+            shown = self._shown.get(parent, 0)
+            limit = shown + self.PAGE if parent is root else total
+            self._expose(parent, min(total, max(limit, shown)))
+        self._full.clear()
+        if delta.changed:
+            self._emit_changed(delta.changed)
+
+    def _emit_changed(self, rows: set[Row]) -> None:
+        spans: dict[Row, list[int]] = {}
+        tree = self.tree
+        for row in rows:
+            parent = row.parent
+            if parent is None or not tree.is_visible(row):
+                continue
+            shown = self._shown.get(parent)
+            pos = tree.visible_index(row)
+            if shown is None or pos >= shown:
+                continue
+            lo_hi = spans.get(parent)
+            if lo_hi is None:
+                spans[parent] = [pos, pos]
+            elif pos < lo_hi[0]:
+                lo_hi[0] = pos
+            elif pos > lo_hi[1]:
+                lo_hi[1] = pos
+        last = len(self.COLUMNS) - 1
+        for parent, (lo, hi) in spans.items():
+            if parent is not tree.root and not self._known(parent):
+                continue
+            pi = self._index_for(parent)
+            self.dataChanged.emit(self.index(lo, 0, pi), self.index(hi, last, pi))
+
+    def _known(self, row: Row) -> bool:
+        """Whether Qt knows ``row`` (every ancestor fetched it)."""
+        tree = self.tree
+        r = row
+        while r is not tree.root:
+            p = r.parent
+            if p is None or self._shown.get(p, 0) <= tree.visible_index(r):
+                return False
+            r = p
+        return True
+
+    def _expose(self, parent: Row, upto: int | None) -> None:
+        """Let Qt see ``parent``'s children up to ``upto`` (None: all of them)."""
+        total = len(self.tree.children(parent))
+        shown = self._shown.get(parent, 0)
+        target = total if upto is None else min(total, upto)
+        if parent is not self.tree.root and not self._known(parent):
+            return
+        if target <= shown:
+            self._shown[parent] = shown
+            return
+        updating, self._updating = self._updating, True
+        try:
+            self.beginInsertRows(self._index_for(parent), shown, target - 1)
+            self._shown[parent] = target
+            self.endInsertRows()
+        finally:
+            self._updating = updating
+
+    def _expose_root(self) -> None:
+        self._shown[self.tree.root] = min(self.PAGE, len(self.tree.children(self.tree.root)))
+
+    def _reset_exposure(self) -> None:
+        self._shown = {self.tree.root: 0}
+        self._full.clear()
+        self._delta = TreeDelta()
+        self._expose_root()
+
+    def _index_for(self, row: Row) -> QModelIndex:
+        if row is self.tree.root:
+            return QModelIndex()
+        return self.createIndex(self.tree.visible_index(row), 0, row.uid)
+
+    # -- QAbstractItemModel --------------------------------------------------------------------
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:
+        return len(self.COLUMNS)
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:
+        if parent.column() > 0:
+            return 0
+        return self._shown.get(self._parent_row(parent), 0)
+
+    def hasChildren(self, parent: Index = QModelIndex()) -> bool:
+        # Hot: a tree view asks this for every visible row on each relayout.
+        if not parent.isValid():
+            return bool(self.tree.children(self.tree.root))
+        if parent.column() > 0:
+            return False
+        return bool(self.tree.children(self.tree.rows[parent.internalId()]))
+
+    def canFetchMore(self, parent: Index) -> bool:
+        if parent.column() > 0 or self._updating:
+            return False
+        row = self._parent_row(parent)
+        return self._shown.get(row, 0) < len(self.tree.children(row))
+
+    def fetchMore(self, parent: Index) -> None:
+        if parent.column() > 0 or self._updating:
+            return
+        row = self._parent_row(parent)
+        if row is self.tree.root:
+            self._expose(row, self._shown.get(row, 0) + self.PAGE)
+        else:
+            self._expose(row, None)
+
+    def index(self, row: int, column: int, parent: Index = QModelIndex()) -> QModelIndex:
+        # Hot: called for every visible row on each relayout of the tree view.
+        if parent.isValid():
+            if parent.column() > 0:
+                return _INVALID
+            p = self.tree.rows[parent.internalId()]
+        else:
+            p = self.tree.root
+        if row < 0 or row >= self._shown.get(p, 0) or not 0 <= column < len(self.COLUMNS):
+            return _INVALID
+        return self.createIndex(row, column, self.tree.children(p)[row].uid)
+
+    def parent(self, index: Index = QModelIndex()) -> QModelIndex:  # type: ignore[override]
+        if not index.isValid():
+            return QModelIndex()
+        p = self.tree.rows[index.internalId()].parent
+        if p is None or p is self.tree.root:
+            return QModelIndex()
+        return self.createIndex(self.tree.visible_index(p), 0, p.uid)
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return self.COLUMNS[section] if 0 <= section < len(self.COLUMNS) else None
+        return None
+
+    def flags(self, index: Index) -> Qt.ItemFlag:
+        return _FLAGS if index.isValid() else _NO_FLAGS
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        row = self.tree.rows[index.internalId()]
+        col = index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._text(row, col)
+        if role == Qt.ItemDataRole.ForegroundRole:
+            return self._foreground(row, col)
+        if role == Qt.ItemDataRole.BackgroundRole:
+            if row.loop:
+                return QBrush(self._tones.interrupted_fill)
+            return QBrush(self._tones.failed_fill) if row.failed else None
+        if role == Qt.ItemDataRole.DecorationRole:
+            return self._icon(row) if col == 0 else None
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self._cost_tooltip(row) if col == self.COST else plain_tip(self._tooltip(row))
+        if role == Qt.ItemDataRole.FontRole:
+            bold = (row.kind == "run.started" or row.loop) and col == 0
+            return self._bold if bold else None
+        if role == Qt.ItemDataRole.TextAlignmentRole and col >= 2:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == self.RowRole:
+            return row
+        if role == self.SeqRole:
+            return row.seq
+        if role == self.FailedRole:
+            return 2 if row.failed else 1 if row.contains_failure else 0
+        return None
+
+    # -- presentation --------------------------------------------------------------------------
+
+    def _text(self, row: Row, col: int) -> str:
+        if col == 0:
+            note = row.pause_note()
+            return f"{note} {row.summary()}" if note else row.summary()
+        if col == 1:
+            if row.kind == "superstep.started":
+                tasks = row.event.__dict__.get("tasks") or []
+                names = dict.fromkeys(str(field(t, "node", "?")) for t in tasks)
+                return ", ".join(names)
+            return row.node or ""
+        if col == 2:
+            return f"+{self.tree.offset_s(row):.3f} s"
+        if col == self.COST:
+            spend = self.spend(row)
+            return spend_text(spend) if spend is not None else ""
+        if row.is_open:
+            return "…"
+        active = duration_text(row.duration_ms())
+        if row.paused_ms >= 1.0:  # active time first; the time spent at a breakpoint apart
+            return f"{active} (+{duration_text(row.paused_ms)} paused)"
+        return active
+
+    def _foreground(self, row: Row, col: int) -> Any:
+        t = self._tones
+        if row.failed or row.loop:
+            return QBrush(t.failed)
+        if row.interrupted:
+            return QBrush(t.interrupted)
+        if col > 0 or row.family in _POINT_MUTED:
+            return QBrush(t.muted)
+        return None
+
+    def _tooltip(self, row: Row) -> str:
+        lines = [row.summary()]
+        for ev in row.events:
+            err = ev.__dict__.get("error")
+            if err is not None:
+                lines.append(error_text(err, 400))
+        if row.contains_failure and not row.failed:
+            lines.append("Contains a failure (expand to see it).")
+        for pause in row.pauses or ():
+            d = pause.__dict__
+            why = d.get("breakpoint") or d.get("reason") or "step"
+            lines.append(f"The run paused here (#{pause.seq}): {why}")
+        seqs = ", ".join(f"#{e.seq} {e.kind}" for e in row.events)
+        if row.tokens:
+            seqs += f", {row.tokens} model.token"
+        lines.append(seqs)
+        return "\n".join(lines)
+
+    def _cost_tooltip(self, row: Row) -> str | None:
+        spend = self.spend(row)
+        if spend is None:
+            return None
+        return plain_tip(spend_tooltip(spend, self.prices))
+
+    def _icon(self, row: Row) -> QIcon:
+        state = 3 if row.failed else 4 if row.interrupted else 2 if row.contains_failure else 0
+        if state == 0 and row.is_open:
+            state = 1
+        fam = row.family if row.is_span else "point:" + row.family
+        key = (fam, state)
+        icon = self._icons.get(key)
+        if icon is None:
+            icon = self._icons[key] = _draw_icon(self._tones, row.family, row.is_span, state)
+        return icon
+
+
+def _draw_icon(t: Tones, family: str, span: bool, state: int) -> QIcon:
+    """A 14 px status dot: family hue; ring while open; red with a cross if failed; a red
+    corner dot if something inside failed; amber bars if interrupted."""
+    ratio = 2.0
+    pm = QPixmap(int(14 * ratio), int(14 * ratio))
+    pm.setDevicePixelRatio(ratio)
+    pm.fill(Qt.GlobalColor.transparent)
+    p = QPainter(pm)
+    p.setRenderHint(QPainter.RenderHint.Antialiasing)
+    hue = QColor(t.family(family))
+    c = QPointF(7, 7)
+    radius = 4.6 if span else 2.8
+    if state == 3:
+        p.setPen(Qt.PenStyle.NoPen)
+        p.setBrush(t.failed)
+        p.drawEllipse(c, 5.4, 5.4)
+        pen = QPen(QColor("#ffffff"), 1.6)
+        pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+        p.setPen(pen)
+        p.drawLine(QPointF(5, 5), QPointF(9, 9))
+        p.drawLine(QPointF(9, 5), QPointF(5, 9))
+    elif state == 4:
+        p.setPen(Qt.PenStyle.NoPen)
+        p.setBrush(t.interrupted)
+        p.drawEllipse(c, 5.4, 5.4)
+        p.setBrush(QColor("#ffffff"))
+        p.drawRect(5, 4, 1.4, 6)  # type: ignore[call-overload]
+        p.drawRect(7.6, 4, 1.4, 6)  # type: ignore[call-overload]
+    elif state == 1:
+        p.setPen(QPen(hue, 1.8))
+        p.setBrush(Qt.BrushStyle.NoBrush)
+        p.drawEllipse(c, radius - 0.6, radius - 0.6)
+    else:
+        p.setPen(Qt.PenStyle.NoPen)
+        p.setBrush(hue)
+        p.drawEllipse(c, radius, radius)
+        if state == 2:  # something inside failed: a red ring and a red corner dot
+            p.setBrush(Qt.BrushStyle.NoBrush)
+            p.setPen(QPen(t.failed, 1.3))
+            p.drawEllipse(c, radius + 1.6, radius + 1.6)
+            p.setPen(QPen(t.panel, 1.0))
+            p.setBrush(t.failed)
+            p.drawEllipse(QPointF(10.8, 10.8), 2.6, 2.6)
+    p.end()
+    return QIcon(pm)

@@ -1,1 +1,0 @@
-"""Qt widgets of the studio and the pure-Python geometry behind them."""
