@@ -148,6 +148,28 @@ class RemoteTarget:
         graph = self._xray if xray else self._plain
         return DrawableGraph.from_json(graph.to_json())
 
+    def subgraph_shape(self, path: tuple[str, ...]) -> DrawableGraph | None:
+        """The drawing of the subgraph the root node ``path[0]`` runs (``path[1]`` inside that,
+        and so on), cut out of the server's x-ray answer; None when that node runs none."""
+        prefix = "".join(f"{name}:" for name in path)
+        out = DrawableGraph(name=path[-1] if path else self.name)
+        for node in self._xray.nodes.values():
+            rest = node.id[len(prefix) :] if node.id.startswith(prefix) else ""
+            if rest and ":" not in rest:
+                out.add_node(rest, node.kind, node.name)
+        if not [n for n in out.nodes.values() if n.kind not in ("start", "end")]:
+            return None
+        for edge in self._xray.edges:
+            src, dst = edge.source[len(prefix) :], edge.target[len(prefix) :]
+            if (
+                edge.source.startswith(prefix)
+                and edge.target.startswith(prefix)
+                and src in out.nodes
+                and dst in out.nodes
+            ):
+                out.add_edge(src, dst, conditional=edge.conditional, data=edge.data)
+        return out
+
     def get_graph(self, xray: bool | int = False) -> DrawableGraph:
         """``shape`` under the name graphs use (the session recorder draws with it)."""
         return self.shape(xray)

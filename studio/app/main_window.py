@@ -295,7 +295,14 @@ class MainWindow(WindowLayout, QMainWindow):
 
     def _refresh(self) -> None:
         ctl = self.controller
-        self.actions_.update(self.hub.status, ctl.debugger.paused, ctl.target is not None, ctl.busy)
+        target = ctl.target
+        self.actions_.update(
+            self.hub.status,
+            ctl.debugger.paused,
+            target is not None,
+            ctl.busy,
+            target.capabilities if target is not None else None,
+        )
         label = self.hub.source_label
         self.setWindowTitle(f"{label} - Stepwise" if label else "Stepwise")
         self.input_bar.set_threads(ctl.threads, self.hub.thread_id)

@@ -33,6 +33,7 @@ class WindowMenus:
         self.help = bar.addMenu("&Help")
         self.file_dialog: QFileDialog | None = None
         self.server_opening: asyncio.Future[None] | None = None
+        self.joining: asyncio.Task[None] | None = None
         self._build_file()
         self._build_debug()
         self._build_view()
@@ -246,6 +247,9 @@ class WindowMenus:
             m.addAction(action)
             if action is a.pause or action is a.step_out:
                 m.addSeparator()
+        m.setToolTipsVisible(True)
+        self.join_action = m.addAction("&Join the Run on This Thread", self.join_run)
+        self.join_action.setStatusTip("Watch the run another client has going on this thread")
         m.addSeparator()
         m.addAction(a.toggle_breakpoint)
         model = self.w.breakpoints_panel.model
@@ -280,8 +284,23 @@ class WindowMenus:
                 action.setChecked(on)
                 del blocker
 
+    def join_run(self) -> None:
+        """Watch the run another client started on the current thread (a server's)."""
+        ctl = self.w.controller
+        try:
+            self.joining = ctl.join()
+        except RuntimeError as exc:
+            self.w.show_error("Cannot join a run", str(exc))
+
     def refresh_faults(self) -> None:
         ctl, m = self.w.controller, self.faults
+        joins = ctl.can_join
+        self.join_action.setEnabled(joins)
+        self.join_action.setToolTip(
+            "Watch the run another client has going on this thread"
+            if joins
+            else "Only runs on a LangGraph server can be joined (File > Connect to Server...)"
+        )
         m.clear()
         self.model_timeout = m.addAction(icon("fault"), "Next Model Call Times Out")
         self.model_timeout.triggered.connect(self._inject_model_timeout)

@@ -6,6 +6,7 @@ server, and the run recorded for offline replay."""
 from __future__ import annotations
 
 import asyncio
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ import pytest
 from PySide6.QtWidgets import QDialog
 
 from engine.events import EventBase
+from engine.remote.run import server_thread_id
 from engine.recording import Session
 from tests.fixtures.langgraph_server import FULL_KEY
 from tests.studio.app_agents import click, make_window, run_until
@@ -33,7 +35,13 @@ def _connect(window: Any, qtbot: Any, qloop: Any, url: str, assistant: str) -> N
     dialog = window.menus.server_dialog
     dialog.url_edit.setText(url)
     click(qtbot, qloop, dialog.connect_button)
-    run_until(qloop, lambda: (dialog.target is not None and dialog.open_button.isEnabled()) or dialog.error_label.isVisible())
+    run_until(
+        qloop,
+        lambda: (
+            (dialog.target is not None and dialog.open_button.isEnabled())
+            or dialog.error_label.isVisible()
+        ),
+    )
     assert not dialog.error_label.isVisible(), dialog.error_label.text()
     labels = [dialog.assistant_combo.itemText(i) for i in range(dialog.assistant_combo.count())]
     qloop.run_until_complete(dialog.pick_assistant(labels.index(assistant)))
@@ -50,7 +58,11 @@ def _wait(qloop: Any, ctl: Any, predicate: Any) -> None:
     except TimeoutError:
         hub = ctl.hub
         tail = [f"{e.kind} {e.__dict__.get('node', '')}" for e in hub.events[-6:]]
-        raise AssertionError(f"{hub.status} busy={ctl.busy} {ctl.last_error} {tail}") from None
+        runs = qloop.run_until_complete(ctl.target.client.runs(server_thread_id(hub.thread_id)))
+        server = [(r.get("status"), r.get("created_at")) for r in runs]
+        raise AssertionError(
+            f"{hub.status} busy={ctl.busy} {ctl.last_error} {tail}; server runs: {server}"
+        ) from None
 
 
 def test_connect_pause_at_a_breakpoint_answer_the_interrupt(
@@ -59,6 +71,8 @@ def test_connect_pause_at_a_breakpoint_answer_the_interrupt(
     from studio.run.interrupts import dialog_opened
 
     window = make_window(qtbot, tmp_path)
+    assert not window.menus.join_action.isEnabled()  # only a server's runs can be joined
+    assert "LangGraph server" in window.menus.join_action.toolTip()
     _connect(window, qtbot, qloop, langgraph_server.url, "probe")
     ctl, hub = window.controller, window.hub
     assert ctl.target.kind == "remote" and {"plan", "work", "think"} <= set(hub.drawable.nodes)
@@ -122,21 +136,22 @@ def test_stop_cancels_and_a_joined_run_is_watched(
     )
     window.actions_.stop.trigger()
     run_until(qloop, lambda: hub.status == "cancelled" and not ctl.busy, timeout=30)
-    # another client starts a run on a thread; the window joins it
+    # the window joins a thread; another client starts a run there, and the window watches it
     client = another_client(langgraph_server)
-
-    async def start_elsewhere() -> str:
-        thread = (await client.threads.create())["thread_id"]
-        await client.runs.create(
-            thread, "slow", input={"ticks": 10}, stream_mode=["debug", "events", "custom"],
-            stream_resumable=True,
-        )  # fmt: skip
-        return str(thread)
-
-    thread = qloop.run_until_complete(start_elsewhere())
+    thread = str(qloop.run_until_complete(client.threads.create())["thread_id"])
     ctl.switch_thread(thread)
     seen.clear()
-    qloop.run_until_complete(ctl.join())
+    assert window.menus.join_action.isEnabled()
+    window.menus.join_action.trigger()
+    joining = window.menus.joining
+    assert joining is not None
+    qloop.run_until_complete(
+        client.runs.create(
+            thread, "slow", input={"ticks": 10}, stream_mode=["debug", "events", "custom"],
+            stream_resumable=True,
+        )
+    )  # fmt: skip
+    qloop.run_until_complete(asyncio.wait_for(joining, 60))
     assert hub.status == "done"
     ticks = [
         e.__dict__["data"]["tick"]
@@ -161,3 +176,97 @@ def test_a_connection_problem_is_one_line_in_the_dialog(
     assert not dialog.open_button.isEnabled()
     dialog.reject()
     qloop.run_until_complete(asyncio.sleep(0))
+
+
+def test_edit_state_and_resume_from_here_fork_on_the_server(
+    qtbot: Any, qloop: Any, tmp_path: Path, langgraph_server: Any, api_key: str
+) -> None:
+    import json
+
+    from studio.run.controller import STAY
+
+    window = make_window(qtbot, tmp_path)
+    _connect(window, qtbot, qloop, langgraph_server.url, "probe")
+    ctl, hub = window.controller, window.hub
+
+    async def leave_waiting(_interrupts: Any) -> Any:
+        return STAY
+
+    ctl.interrupt_handler = leave_waiting
+    window.input_bar.message_edit.setText("hi")
+    click(qtbot, qloop, window.input_bar.send_button)
+    _wait(qloop, ctl, lambda: hub.status == "interrupted" and not ctl.busy)
+    history = qloop.run_until_complete(ctl.target.history(hub.thread_id))
+    before_think = next(s for s in history if s.next == ("think",))
+    cid = before_think.config["configurable"]["checkpoint_id"]
+    timeline = window.docks["timeline"].widget()
+    run_until(qloop, lambda: timeline.timeline.get(cid) is not None, timeout=30)
+    timeline.select(cid)
+    assert timeline.edit_button.isEnabled() and timeline.resume_button.isEnabled()
+    assert not timeline.rerun_button.isEnabled()
+    assert "recorded model responses" in timeline.rerun_button.toolTip()
+    dialog = timeline.open_edit_dialog()
+    combo = dialog.as_node_combo
+    assert {"plan", "work", "think", "review"} <= {combo.itemData(i) for i in range(combo.count())}
+    combo.setCurrentIndex(combo.findData("work"))
+    values = json.loads(dialog.values_edit.toPlainText())
+    dialog.values_edit.setPlainText(json.dumps({**values, "mode": "quick"}))
+    seen: list[EventBase] = []
+    hub.subscribe("events", seen.extend)
+    click(qtbot, qloop, dialog.apply_resume_button)
+    _wait(qloop, ctl, lambda: hub.status == "done" and not ctl.busy)
+    assert [e.__dict__["node"] for e in seen if e.kind == "node.started" and not e.ns] == ["think"]
+    fork = dialog.new_checkpoint_id
+    after = qloop.run_until_complete(ctl.target.history(hub.thread_id))
+    parents = {s.config["configurable"]["checkpoint_id"]: s.parent_config for s in after}
+    assert parents[fork]["configurable"]["checkpoint_id"] == cid  # the branch point
+    # the Timeline shows the fork beside the old branch, read from the server
+    run_until(qloop, lambda: timeline.timeline.get(fork) is not None, timeout=30)
+    assert timeline.timeline.get(cid).forks
+
+
+def test_step_over_walks_node_by_node_and_what_cannot_be_is_greyed(
+    qtbot: Any, qloop: Any, tmp_path: Path, langgraph_server: Any, api_key: str
+) -> None:
+    from studio.run.controller import STAY
+
+    window = make_window(qtbot, tmp_path)
+    _connect(window, qtbot, qloop, langgraph_server.url, "probe")
+    ctl, hub, actions = window.controller, window.hub, window.actions_
+    uuid.UUID(hub.thread_id)  # a server's thread is new for every window: never "thread-1"
+    assert not actions.step_into.isEnabled() and "between nodes" in actions.step_into.toolTip()
+    assert actions.step_over.isEnabled()
+
+    async def leave_waiting(_interrupts: Any) -> Any:
+        return STAY
+
+    ctl.interrupt_handler = leave_waiting
+    ctl.debugger.break_before("plan")
+    hub.breakpoints_changed()
+    window.input_bar.message_edit.setText("hi")
+    click(qtbot, qloop, window.input_bar.send_button)
+
+    def paused_at() -> str:
+        _wait(qloop, ctl, lambda: hub.status == "paused")
+        current = ctl.debugger.current_event
+        assert current is not None
+        assert not actions.pause.isEnabled() and "between nodes" in actions.pause.toolTip()
+        return str(current.__dict__["node"])
+
+    assert paused_at() == "plan"
+    actions.step_over.trigger()
+    run_until(
+        qloop,
+        lambda: hub.status != "paused" or ctl.debugger.current_event.__dict__["node"] != "plan",
+    )
+    assert paused_at() == "work"
+    actions.step_over.trigger()
+    run_until(
+        qloop,
+        lambda: hub.status != "paused" or ctl.debugger.current_event.__dict__["node"] != "work",
+    )
+    assert paused_at() == "think"
+    snap = qloop.run_until_complete(ctl.target.state(hub.thread_id))
+    assert snap is not None and snap.next == ("think",)
+    actions.run.trigger()  # Continue: on to the interrupt in review
+    _wait(qloop, ctl, lambda: hub.status == "interrupted" and not ctl.busy)
