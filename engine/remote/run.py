@@ -26,8 +26,8 @@ import uuid
 from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from engine.errors import RunStopped
 from engine.core.ids import new_run_id
+from engine.errors import RunStopped
 from engine.events import EventBase, InterruptRaised, InterruptResumed
 from engine.observe.bus import EventBus, RunEmitter, drain_events
 from engine.observe.run_span import run_span

@@ -56,6 +56,7 @@ from engine.events import (
 )
 from engine.observe.bus import RunEmitter
 from engine.remote.client import StreamPart
+from engine.remote.state_diff import value_changes
 from engine.serde import to_jsonable
 
 __all__ = ["FALLBACK_MODES", "REMOTE_MODES", "ServerError", "StreamTranslator"]
@@ -178,6 +179,8 @@ class StreamTranslator:
         """The ``interrupt()`` calls the latest server run stopped at."""
         self.values: Any = None
         """The root graph's values at its latest checkpoint (server JSON)."""
+        self.state_seen: dict[str, Mapping[str, Any]] = {}
+        """Each namespace's values at its latest checkpoint (what ``state.updated`` diffs)."""
         self.next: list[str] = []
         self.next_tasks: list[dict[str, Any]] = []
         self.has_debug = False
@@ -310,11 +313,25 @@ class StreamTranslator:
             for t in tasks
             if str(t.get("name")) not in _SKIP
         ]
+        values = payload.get("values")
+        before = self.state_seen.get(ns)
+        if isinstance(values, Mapping):
+            self.state_seen[ns] = values
         key = (self.em.thread_id, ns, cid)
         if cid and key in self.announced:
             return
         if cid:
             self.announced.add(key)
+        if isinstance(values, Mapping):
+            changes = value_changes(before, values)
+            if changes:
+                await self._emit(
+                    StateUpdated,
+                    ns,
+                    parent_span_id=self._graph_span(ns),
+                    step=step,
+                    changes=changes,
+                )
         for open_ns, open_step in [k for k in self.steps if k[0] == ns]:
             if step is None or open_step <= step:
                 await self._close_step(open_ns, open_step)
@@ -476,17 +493,6 @@ class StreamTranslator:
             error=error,
             duration_ms=duration,
         )
-        if writes:
-            await self._emit(
-                StateUpdated,
-                ns,
-                parent_span_id=task.span if task else self._graph_span(ns),
-                step=step,
-                changes=[
-                    {"channel": ch, "op": "set", "value": to_jsonable(v, max_str=2000)}
-                    for ch, v in writes
-                ],
-            )
         for intr in interrupts:
             await self._interrupt(ns, step, node, task_id, intr)
 

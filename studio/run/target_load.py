@@ -21,8 +21,8 @@ if TYPE_CHECKING:
 
     from engine.debug import Debugger
     from engine.targets import Target
-    from studio.run.event_batcher import EventBatcher
     from studio.models.hub import Hub
+    from studio.run.event_batcher import EventBatcher
 
 __all__ = ["TargetLoad"]
 

@@ -14,8 +14,8 @@ import pytest
 from PySide6.QtWidgets import QDialog
 
 from engine.events import EventBase
-from engine.remote.run import server_thread_id
 from engine.recording import Session
+from engine.remote.run import server_thread_id
 from tests.fixtures.langgraph_server import FULL_KEY
 from tests.studio.app_agents import click, make_window, run_until
 
@@ -270,3 +270,53 @@ def test_step_over_walks_node_by_node_and_what_cannot_be_is_greyed(
     assert snap is not None and snap.next == ("think",)
     actions.run.trigger()  # Continue: on to the interrupt in review
     _wait(qloop, ctl, lambda: hub.status == "interrupted" and not ctl.busy)
+
+
+def test_the_docks_show_a_remote_run_as_they_do_in_process(
+    qtbot: Any, qloop: Any, tmp_path: Path, langgraph_server: Any, api_key: str
+) -> None:
+    from tests.studio.tt_studio import state_dump
+
+    window = make_window(qtbot, tmp_path)
+    _connect(window, qtbot, qloop, langgraph_server.url, "agent")
+    ctl, hub = window.controller, window.hub
+    window.input_bar.message_edit.setText("Weather in Paris?")
+    click(qtbot, qloop, window.input_bar.send_button)
+    _wait(qloop, ctl, lambda: hub.status == "done" and not ctl.busy)
+    kinds = {e.kind for e in hub.events}
+    assert {"model.request", "model.response", "tool.started", "tool.finished"} <= kinds
+    # Graph: the model ran twice, the tools once
+    graph = window.graph_panel
+    run_until(qloop, lambda: graph.state.visits("model") == 2 and graph.state.visits("tools") == 1)
+    # Messages: the conversation, the tool call and the answer
+    messages = window.docks["messages"].widget()
+    entries = messages.entries
+    texts = [str(e.message.get("content") or "") for e in entries]
+    assert any("It is sunny in Paris." in t for t in texts), texts
+    assert any(e.tool_name == "lookup" for e in entries), [e.role for e in entries]
+    # Timeline + State + Diff at a past checkpoint, read from the server
+    timeline = window.docks["timeline"].widget()
+    run_until(qloop, lambda: len(timeline.timeline.ordered()) >= 4, timeout=30)
+    ids = [n.checkpoint_id for n in timeline.timeline.ordered()]
+    hub.select_checkpoint(ids[-1])
+    state = window.docks["state"].widget()
+    run_until(qloop, lambda: any("It is sunny in Paris." in r for r in state_dump(state)))
+    hub.select_checkpoint(ids[2])  # after the model's first turn: the tool call, no answer yet
+    run_until(qloop, lambda: not any("It is sunny in Paris." in r for r in state_dump(state)))
+    diff = window.docks["diff"].widget()
+    run_until(qloop, lambda: "lookup" in diff.browser.toPlainText())
+
+
+def test_a_subgraph_opens_from_the_servers_x_ray_drawing(
+    qtbot: Any, qloop: Any, tmp_path: Path, langgraph_server: Any, api_key: str
+) -> None:
+    window = make_window(qtbot, tmp_path)
+    _connect(window, qtbot, qloop, langgraph_server.url, "probe")
+    graph = window.graph_panel
+    assert graph.subgraph_of("plan") is None
+    assert graph.subgraph_of("work") is not None
+    graph.open_subgraph("work")
+    assert "inner" in graph.state.graph.nodes and "plan" not in graph.state.graph.nodes
+    assert graph.crumb_bar.isVisibleTo(graph)
+    graph.close_subgraph()
+    assert {"plan", "work", "think"} <= set(graph.state.graph.nodes)
