@@ -41,7 +41,11 @@ SECTIONS: list[tuple[str, str, str]] = [
     ),
     ("start", "bench_studio_start", "Studio cold start (issue 11 target 7)"),
     ("attach", "bench_attach", "Attach mode: a real create_agent, attached vs run directly"),
-    ("remote", "bench_remote", "Remote mode on langgraph dev: 5,000-checkpoint Timeline, event latency"),
+    (
+        "remote",
+        "bench_remote",
+        "Remote mode on langgraph dev: 5,000-checkpoint Timeline, event latency",
+    ),
 ]
 
 _CHILD = (
