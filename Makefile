@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 BENCH_STAMP := $(VENV)/.installed-bench
 
-.PHONY: demo test bench lint format clean
+.PHONY: demo test bench bench-list lint format clean
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -24,8 +24,12 @@ demo: $(STAMP)
 test: $(STAMP)
 	@QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q
 
+# make bench SECTIONS="tokens coldread"   runs only those sections (make bench-list names them)
 bench: $(BENCH_STAMP)
-	@QT_QPA_PLATFORM=offscreen $(PY) -m tests.bench
+	@QT_QPA_PLATFORM=offscreen $(PY) -m tests.bench $(SECTIONS)
+
+bench-list: $(STAMP)
+	@$(PY) -m tests.bench --list
 
 lint: $(STAMP)
 	@$(VENV)/bin/ruff check .

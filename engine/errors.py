@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from engine.types import Command, Interrupt
@@ -90,7 +90,9 @@ class ThreadBusyError(RuntimeError):
 class CheckpointError(Exception):
     """A stored checkpoint cannot be read (unknown schema version or corrupt data)."""
 
-    def __init__(self, message: str, *, thread_id: Any = None, checkpoint_id: Any = None) -> None:
+    def __init__(
+        self, message: str, *, thread_id: str | None = None, checkpoint_id: str | None = None
+    ) -> None:
         self.thread_id = thread_id
         self.checkpoint_id = checkpoint_id
         super().__init__(message)

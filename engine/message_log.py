@@ -27,7 +27,7 @@ __all__ = ["AppendLog", "MessageList", "PreviewList", "preview_merged"]
 
 
 class _Buffer:
-    __slots__ = ("index", "items")
+    __slots__ = ("__weakref__", "index", "items")
 
     def __init__(self, items: list[Any], index: dict[Any, int] | None = None) -> None:
         self.items = items
@@ -63,6 +63,13 @@ class AppendLog(Sequence[T]):
     @staticmethod
     def _append(buf: _Buffer, new: Sequence[Any]) -> None:
         buf.items.extend(new)
+
+    @property
+    def buffer(self) -> object:
+        """The buffer this view reads.  Views of one buffer are prefixes of one another and a
+        buffer's items never change once appended, so it keys caches of facts about a prefix
+        (e.g. a scan of the history done up to some length, continued from there)."""
+        return self._buf
 
     # -- sequence protocol -----------------------------------------------------------------
 
@@ -113,6 +120,13 @@ class AppendLog(Sequence[T]):
     def copy(self) -> list[T]:
         return list(self)
 
+    def copy_into(self, target: list[Any]) -> None:
+        """Append this view's items to ``target`` in one C-level copy (a long history is
+        copied many times a run: iterating it item by item costs several times more).  A list
+        subclass's own ``extend`` is not called: its items are already what the log holds."""
+        items = self._buf.items
+        list.extend(target, items if len(items) == self._n else items[: self._n])
+
     def to_jsonable(self) -> list[Any]:
         from engine.serde import to_jsonable
 
@@ -127,6 +141,12 @@ class AppendLog(Sequence[T]):
             buf = self._new_buffer(buf.items[: self._n])
         self._append(buf, new)
         return self._view(buf, len(buf.items))
+
+    def prefix(self, n: int) -> Any:
+        """The view of this view's first ``n`` items (an older version of the log)."""
+        if not 0 <= n <= self._n:
+            raise ValueError(f"a prefix of {n} items of a log of {self._n}")
+        return self._view(self._buf, n)
 
     def extends(self, older: AppendLog[Any]) -> bool:
         """True if this view is ``older`` plus appended items (same buffer)."""

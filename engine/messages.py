@@ -315,6 +315,7 @@ AnyMessage: TypeAlias = Annotated[
 ]
 
 _ADAPTER: TypeAdapter[Any] = TypeAdapter(AnyMessage)
+_LIST_ADAPTER: TypeAdapter[list[Any]] = TypeAdapter(list[AnyMessage])
 _MESSAGE_TYPES = frozenset(
     {HumanMessage, AIMessage, AIMessageChunk, ToolMessage, SystemMessage, RemoveMessage}
 )
@@ -338,6 +339,11 @@ def message_to_dict(msg: BaseMessage) -> dict[str, Any]:
 def message_from_dict(data: dict[str, Any]) -> BaseMessage:
     """Rebuild a message from ``message_to_dict`` output."""
     return _ADAPTER.validate_python(data)
+
+
+def messages_from_dicts(items: list[dict[str, Any]]) -> list[BaseMessage]:
+    """``[message_from_dict(d) for d in items]`` in one validation call."""
+    return _LIST_ADAPTER.validate_python(items)
 
 
 def coerce_message(value: Any) -> BaseMessage:
@@ -394,19 +400,34 @@ class Messages(list[BaseMessage]):
     What the agent hands to middleware and models (``ModelRequest.messages``).  Because the
     invariant holds by construction, ``coerce_messages`` accepts it as-is: a long history is
     not re-checked on every model call.
+
+    ``edited`` says whether anything but appending at the end ever changed the list (then its
+    first items may no longer be the ones it was made with): the agent checks that in O(1)
+    instead of comparing a long history item by item.
     """
 
-    __slots__ = ()
+    __slots__ = ("_edited",)
 
     def __init__(self, items: Iterable[Any] = ()) -> None:
         super().__init__(coerce_messages(items))
+        self._edited = False
 
     @classmethod
     def of(cls, items: Iterable[BaseMessage]) -> Messages:
         """Wrap items already known to be messages (e.g. a graph's message log), unchecked."""
         out = cls.__new__(cls)
-        list.extend(out, items)
+        copy_into = getattr(items, "copy_into", None)  # a graph's message log: one C copy
+        if copy_into is not None:
+            copy_into(out)
+        else:
+            list.extend(out, items)
+        out._edited = False
         return out
+
+    @property
+    def edited(self) -> bool:
+        """True once the list changed other than by appending (insert, assign, delete, sort...)."""
+        return getattr(self, "_edited", True)
 
     def append(self, item: Any) -> None:
         super().append(coerce_message(item))
@@ -415,17 +436,47 @@ class Messages(list[BaseMessage]):
         super().extend(coerce_messages(items))
 
     def insert(self, index: SupportsIndex, item: Any) -> None:
+        self._edited = True
         super().insert(index, coerce_message(item))
 
     def __setitem__(self, index: Any, value: Any) -> None:
+        self._edited = True
         if isinstance(index, slice):
             super().__setitem__(index, coerce_messages(value))
         else:
             super().__setitem__(index, coerce_message(value))
 
+    def __delitem__(self, index: Any) -> None:
+        self._edited = True
+        super().__delitem__(index)
+
+    def pop(self, index: SupportsIndex = -1) -> BaseMessage:
+        self._edited = True
+        return super().pop(index)
+
+    def remove(self, value: Any) -> None:
+        self._edited = True
+        super().remove(value)
+
+    def clear(self) -> None:
+        self._edited = True
+        super().clear()
+
+    def sort(self, *args: Any, **kwargs: Any) -> None:
+        self._edited = True
+        super().sort(*args, **kwargs)
+
+    def reverse(self) -> None:
+        self._edited = True
+        super().reverse()
+
     def __iadd__(self, items: Iterable[Any]) -> Messages:  # type: ignore[override,misc]
         self.extend(items)
         return self
+
+    def __imul__(self, n: SupportsIndex) -> Messages:  # type: ignore[override,misc]
+        self._edited = True
+        return super().__imul__(n)  # type: ignore[return-value]
 
 
 def coerce_messages(value: Any) -> list[BaseMessage]:

@@ -23,7 +23,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from engine.messages import BaseMessage, message_from_dict
+from engine.messages import BaseMessage, message_from_dict, messages_from_dicts
 
 __all__ = [
     "TAG",
@@ -208,6 +208,21 @@ def decode(data: Any) -> Any:
     return {k: decode(x) for k, x in data.items()}
 
 
+def decode_lists(lists: list[list[Any]]) -> list[list[Any]]:
+    """``[decode(x) for x in lists]``, with the messages of all of them validated in one call
+    (a long message log is decoded at once, not message by message)."""
+    flat = [item for items in lists for item in items]
+    if not all(type(item) is dict and item.get(TAG) == "msg" for item in flat):
+        return [decode(items) for items in lists]
+    messages = messages_from_dicts([item["v"] for item in flat])
+    out: list[list[Any]] = []
+    start = 0
+    for items in lists:
+        out.append(messages[start : start + len(items)])
+        start += len(items)
+    return out
+
+
 def dumps(obj: Any) -> str:
     """``encode`` then compact JSON text."""
     return json.dumps(encode(obj), separators=(",", ":"), ensure_ascii=False)
@@ -218,6 +233,10 @@ def loads(text: str | bytes) -> Any:
     return decode(json.loads(text))
 
 
+_SCALARS = frozenset({type(None), bool, int, float})
+_PLAIN = frozenset({type(None), bool, int, float, str})
+
+
 def to_jsonable(obj: Any, *, max_str: int | None = None, max_items: int | None = None) -> Any:
     """A plain-JSON rendering for display (events, logs): never raises, never tagged.
 
@@ -226,6 +245,30 @@ def to_jsonable(obj: Any, *, max_str: int | None = None, max_items: int | None =
     ``max_items`` items after a marker (a summary of a long history costs O(max_items)).
     """
     try:
+        # fast paths for the exact built-in types events are mostly made of (subclasses, enums,
+        # models... take the general path below); the result is the same
+        t = type(obj)
+        if t in _SCALARS:
+            return obj
+        if t is str:
+            if max_str is not None and len(obj) > max_str:
+                return obj[:max_str] + f"… (+{len(obj) - max_str} chars)"
+            return obj
+        plain = _SCALARS if max_str is not None else _PLAIN
+        if t is dict:
+            return {
+                k if type(k) is str else str(k): v
+                if type(v) in plain
+                else to_jsonable(v, max_str=max_str, max_items=max_items)
+                for k, v in obj.items()
+            }
+        if (t is list or t is tuple) and (max_items is None or len(obj) <= max_items):
+            return [
+                v if type(v) in plain else to_jsonable(v, max_str=max_str, max_items=max_items)
+                for v in obj
+            ]
+        if max_str is None and isinstance(obj, BaseModel):
+            return obj.model_dump(mode="json")  # already plain JSON: nothing to shorten
         if obj is None or isinstance(obj, bool | int | float):
             return obj
         if isinstance(obj, str):

@@ -6,7 +6,7 @@ import datetime as dt
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Generic, Literal, NamedTuple, TypeVar
+from typing import Any, ClassVar, Generic, Literal, NamedTuple, TypeAlias, TypeVar
 
 from engine import serde
 
@@ -22,6 +22,7 @@ __all__ = [
     "StateSnapshot",
     "StateUpdate",
     "StreamMode",
+    "TimeoutLike",
     "TimeoutPolicy",
     "coerce_timeout",
     "default_retry_on",
@@ -194,7 +195,11 @@ class TimeoutPolicy:
                 raise ValueError(f"{name} must be > 0")
 
 
-def coerce_timeout(value: float | dt.timedelta | TimeoutPolicy | None) -> TimeoutPolicy | None:
+TimeoutLike: TypeAlias = "float | dt.timedelta | TimeoutPolicy | None"
+"""What ``timeout=`` accepts (nodes, tasks, entrypoints): seconds, a ``timedelta`` or a policy."""
+
+
+def coerce_timeout(value: TimeoutLike) -> TimeoutPolicy | None:
     """A number or ``timedelta`` is a wall-clock ``run_timeout``."""
     if value is None or isinstance(value, TimeoutPolicy):
         return value

@@ -18,7 +18,7 @@ order)::
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.agents.hooks import HookNode
 from engine.agents.model_node import ModelNode
@@ -32,6 +32,11 @@ from engine.messages import SystemMessage
 from engine.middleware.types import AgentMiddleware, uses
 from engine.tools import BaseTool, as_tool
 from engine.types import END, START
+
+if TYPE_CHECKING:
+    from engine.cache import BaseCache
+    from engine.checkpoint.base import BaseCheckpointSaver
+    from engine.store import BaseStore
 
 __all__ = ["AGENT_RECURSION_LIMIT", "create_agent"]
 
@@ -63,13 +68,13 @@ def create_agent(
     response_format: Any = None,
     state_schema: Any = None,
     context_schema: Any = None,
-    checkpointer: Any = None,
-    store: Any = None,
+    checkpointer: BaseCheckpointSaver | bool | None = None,
+    store: BaseStore | None = None,
     interrupt_before: Sequence[str] | None = None,
     interrupt_after: Sequence[str] | None = None,
     debug: bool = False,
     name: str | None = None,
-    cache: Any = None,
+    cache: BaseCache | None = None,
     retry_invalid_tool_calls: bool = False,
 ) -> CompiledStateGraph:
     """An agent: the model calls tools in a loop until it answers, shaped by ``middleware``.

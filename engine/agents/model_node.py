@@ -25,7 +25,7 @@ from engine.agents.structured import (
     handle_model_output,
     resolve_strategy,
 )
-from engine.events import ErrorInfo, ModelToken
+from engine.events import ErrorInfo
 from engine.events import ModelRequest as ModelRequestEvent
 from engine.events import ModelResponse as ModelResponseEvent
 from engine.graph.runtime import RunContext, Runtime, current_run, current_task, model_for
@@ -42,6 +42,7 @@ from engine.middleware.types import AgentMiddleware, ModelRequest, ModelResponse
 from engine.observe.bus import RunEmitter, current_emitter, span
 from engine.observe.faults import check_fault
 from engine.observe.request_log import public_params
+from engine.observe.token_runs import TokenRun
 from engine.serde import to_jsonable
 from engine.tools import BaseTool
 from engine.types import Command
@@ -63,6 +64,22 @@ def _resolve_model(model: Any) -> Any:
 def _prefix_of(base: Sequence[BaseMessage], items: Sequence[BaseMessage]) -> bool:
     """True if ``items`` starts with exactly the message objects of ``base``."""
     return len(items) >= len(base) and all(a is b for a, b in zip(base, items, strict=False))
+
+
+def _with_system(system: SystemMessage | None, messages: Sequence[Any]) -> list[BaseMessage]:
+    """The messages the model gets.  Kept a ``Messages`` when the request's list is one (its
+    items are messages by construction: the model does not re-check a long history)."""
+    head = [system] if system is not None else []
+    if type(messages) is Messages:
+        out = Messages.of(head)
+        list.extend(out, messages)  # one copy of a long history, not two
+        return out
+    return [*head, *messages]
+
+
+def _debugger_wants_tokens(em: RunEmitter) -> bool:
+    dbg = em.debugger
+    return dbg is not None and dbg.wants_tokens
 
 
 def _check_wrapper_command(command: Command[Any]) -> None:
@@ -114,7 +131,7 @@ class ModelNode:
     async def __call__(
         self, state: Any, runtime: Runtime[Any]
     ) -> dict[str, Any] | list[Command[Any]]:
-        history: list[BaseMessage] = state["messages"]
+        history: Sequence[BaseMessage] = state["messages"]
         repaired, added = answer_invalid_calls(history)
         if added:
             await emit_answers(added)
@@ -136,14 +153,14 @@ class ModelNode:
             request, self.call_model, sync=bool(run and run.sync_call)
         )
         messages: list[BaseMessage] = list(response.result)
-        if added or not _prefix_of(base, given) or len(given) != len(base):
-            # As upstream, the request's own message list is the state's: what middleware
-            # appended to it in place is stored before the reply; any other in-place change,
-            # or a repaired history, replaces the stored history.
-            if not added and _prefix_of(base, given):
-                messages = [*given[len(base) :], *messages]
-            else:
-                messages = [RemoveMessage(id=REMOVE_ALL_MESSAGES), *given, *messages]
+        # As upstream, the request's own message list is the state's: what middleware
+        # appended to it in place is stored before the reply; any other in-place change, or a
+        # repaired history, replaces the stored history.  (A list only appended to still
+        # starts with ``base``: no need to compare a long history item by item.)
+        if added or (given.edited and not _prefix_of(base, given)):
+            messages = [RemoveMessage(id=REMOVE_ALL_MESSAGES), *given, *messages]
+        elif len(given) != len(base):
+            messages = [*given[len(base) :], *messages]
         update: dict[str, Any] = {"messages": messages}
         if response.structured_response is not None:
             update["structured_response"] = response.structured_response
@@ -199,22 +216,23 @@ class ModelNode:
         model = _resolve_model(request.model)
         strategy = resolve_strategy(request.response_format, model)
         kwargs = self._bind(request, strategy)
-        messages: list[BaseMessage] = list(request.messages)
-        if request.system_message is not None:
-            messages.insert(0, request.system_message)
+        messages: list[BaseMessage] = _with_system(request.system_message, request.messages)
         run = current_run()
         em = current_emitter()
         active = em is not None and em.active
         push = run is not None and run.wants("messages")
+        # tokens are streamed only for someone who takes them: a ``messages`` stream, a
+        # subscriber (the recorder, the studio), a debugger stepping into every event
+        tokens = active and (em.listened or _debugger_wants_tokens(em))  # type: ignore[union-attr]
         s = span()
         t0 = time.perf_counter()
         if active:
-            await self._emit_request(em, s, model, messages, kwargs, strategy, request)  # type: ignore[arg-type]
+            await self._emit_request(em, s, model, messages, kwargs, strategy, request, tokens)  # type: ignore[arg-type]
         try:
             await check_fault("model", model_label(model))
-            if push or active:
+            if push or tokens:
                 output = await self._stream(
-                    model, messages, kwargs, run if push else None, em if active else None, s
+                    model, messages, kwargs, run if push else None, em if tokens else None, s
                 )
             else:
                 output = await model.ainvoke(messages, **kwargs)
@@ -259,24 +277,26 @@ class ModelNode:
         meta = task.config.get("metadata", {}) if task is not None else {}
         final: AIMessage | None = None
         chunks: list[AIMessageChunk] = []
-        async for item in model.astream(messages, **kwargs):
-            if not isinstance(item, AIMessageChunk):
-                final = item
-                continue
-            chunks.append(item)
-            if self.name:
-                item.name = self.name
-            if run is not None:
-                run.push_any_thread("messages", (item, meta))
-            if em is not None:
-                await em.emit(
-                    ModelToken,
-                    span_id=s.id,
-                    parent_span_id=s.parent,
-                    model=model_label(model),
-                    text=item.text,
-                    tool_call_chunks=to_jsonable(item.tool_call_chunks),
-                )
+        tokens = (
+            TokenRun(em, span_id=s.id, parent_span_id=s.parent, model=model_label(model))
+            if em is not None
+            else None
+        )
+        try:
+            async for item in model.astream(messages, **kwargs):
+                if not isinstance(item, AIMessageChunk):
+                    final = item
+                    continue
+                chunks.append(item)
+                if self.name:
+                    item.name = self.name
+                if run is not None:
+                    run.push_any_thread("messages", (item, meta))
+                if tokens is not None:
+                    await tokens.add(item.text, item.tool_call_chunks)
+        finally:
+            if tokens is not None:
+                tokens.close()
         if final is None:
             if not chunks:
                 raise RuntimeError(f"{model_label(model)}: the stream ended without any output")
@@ -299,6 +319,7 @@ class ModelNode:
         kwargs: dict[str, Any],
         strategy: ToolStrategy | ProviderStrategy | None,
         request: ModelRequest,
+        streaming: bool,
     ) -> None:
         from engine.models.hashing import request_hash
 
@@ -332,7 +353,7 @@ class ModelNode:
             response_format=format_name,
             settings=public_settings(request.model_settings),
             request_hash=digest,
-            streaming=True,
+            streaming=streaming,
             response_schema=to_jsonable(kwargs.get("response_format")),
             params=public_params(getattr(model, "model_settings", None)),
             **em.requests.fields(lane, messages, tools),

@@ -63,7 +63,9 @@ def open_saver(url: str) -> Any:
     if url in ("memory", "memory://"):
         from langgraph.checkpoint.memory import InMemorySaver
 
-        return InMemorySaver()
+        from engine.attach.shared_serde import SharedMessageSerde
+
+        return InMemorySaver(serde=SharedMessageSerde())  # each message stored once
     if url.startswith("sqlite://"):
         mod = _need("langgraph.checkpoint.sqlite", "langgraph-checkpoint-sqlite")
         import sqlite3

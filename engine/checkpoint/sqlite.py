@@ -197,6 +197,27 @@ class SqliteSaver(BaseCheckpointSaver):
         )
         return rows[0][0] if rows else None  # type: ignore[return-value]
 
+    def _get_blob_chain(
+        self, thread_id: str, ns: str, channel: str, version: str, limit: int
+    ) -> list[tuple[str, str]]:
+        """The append chain from ``version`` back, in one query (SQLite follows each delta's
+        ``base``), at most ``limit`` blobs; it stops at a blob that is not JSON (the caller
+        reports it as corrupt)."""
+        rows = self._query(
+            "WITH RECURSIVE chain(version, data, depth) AS ("
+            " SELECT version, data, 0 FROM checkpoint_blobs"
+            " WHERE thread_id=?1 AND ns=?2 AND channel=?3 AND version=?4"
+            " UNION ALL"
+            " SELECT b.version, b.data, chain.depth + 1 FROM chain JOIN checkpoint_blobs b"
+            " ON b.thread_id=?1 AND b.ns=?2 AND b.channel=?3"
+            " AND b.version=CASE WHEN json_valid(chain.data)"
+            " THEN json_extract(chain.data, '$.base') END"
+            " LIMIT ?5"
+            ") SELECT version, data FROM chain ORDER BY depth",
+            (thread_id, ns, channel, version, limit),
+        )
+        return rows  # type: ignore[return-value]
+
     def _list_rows(
         self, thread_id: str | None, ns: str | None, before: str | None, limit: int | None
     ) -> Iterator[StoredRow]:

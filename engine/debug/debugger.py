@@ -58,6 +58,27 @@ class Debugger:
         self.on_pause: list[Callable[[Debugger], Any]] = []
         self.on_resume: list[Callable[[Debugger], Any]] = []
 
+    @property
+    def watching(self) -> bool:
+        """Whether some event could stop the run now: a breakpoint is set, a step, a pause or
+        a stop is asked for, or the run is paused.  While it is not, a run nobody else listens
+        to builds no events at all for the debugger (it could not stop on any): an idle
+        debugger costs nothing.  The span stack and the failure echoes then cover what
+        happened since the debugger started watching."""
+        return bool(
+            self.breakpoints
+            or self._pause_requested
+            or self._mode is not None
+            or self.stop_requested
+            or self.paused
+        )
+
+    @property
+    def wants_tokens(self) -> bool:
+        """Whether a model call should stream its tokens for the debugger to stop on (a step
+        into every event is going on, or a pause is asked for)."""
+        return self._mode == "step_into" or self._pause_requested
+
     # -- breakpoints ---------------------------------------------------------------------------
 
     def add(self, bp: Breakpoint) -> Breakpoint:

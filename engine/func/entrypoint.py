@@ -10,7 +10,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar, get_args, get_origin
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, get_args, get_origin
 
 from engine.func.constants import PREVIOUS
 from engine.func.inject import injected_kwargs, params_of, settle, settle_async
@@ -22,7 +22,12 @@ from engine.graph.compiled import CompiledStateGraph
 from engine.graph.drawing import DrawableGraph
 from engine.graph.runtime import current_task
 from engine.observe.bus import EventBus
-from engine.types import END, START, RetryPolicy, coerce_timeout
+from engine.types import END, START, RetryPolicy, TimeoutLike, coerce_timeout
+
+if TYPE_CHECKING:
+    from engine.cache import BaseCache, CachePolicy
+    from engine.checkpoint.base import BaseCheckpointSaver
+    from engine.store import BaseStore
 
 __all__ = ["EntrypointGraph", "entrypoint"]
 
@@ -40,13 +45,13 @@ class EntrypointGraph(CompiledStateGraph):
         self,
         func: Callable[..., Any],
         *,
-        checkpointer: Any,
-        store: Any,
-        cache: Any,
+        checkpointer: BaseCheckpointSaver | bool | None,
+        store: BaseStore | None,
+        cache: BaseCache | None,
         context_schema: Any,
         retry_policy: list[RetryPolicy],
-        cache_policy: Any,
-        timeout: Any = None,
+        cache_policy: CachePolicy | None,
+        timeout: TimeoutLike = None,
     ) -> None:
         self.builder = None  # type: ignore[assignment]
         self.func = func
@@ -192,13 +197,13 @@ class entrypoint(Generic[ContextT]):
 
     def __init__(
         self,
-        checkpointer: Any = None,
-        store: Any = None,
-        cache: Any = None,
+        checkpointer: BaseCheckpointSaver | bool | None = None,
+        store: BaseStore | None = None,
+        cache: BaseCache | None = None,
         context_schema: Any = None,
-        cache_policy: Any = None,
+        cache_policy: CachePolicy | None = None,
         retry_policy: RetryPolicy | Sequence[RetryPolicy] | None = None,
-        timeout: Any = None,
+        timeout: TimeoutLike = None,
         **kwargs: Any,
     ) -> None:
         self.timeout = coerce_timeout(timeout)

@@ -14,9 +14,10 @@ from engine.func.inject import injected_kwargs, params_of, settle, settle_async
 from engine.graph.algo import PregelNode
 from engine.graph.builder import sync_timeout_error
 from engine.graph.runtime import allow_blocking_calls, current_task
-from engine.types import RetryPolicy, coerce_timeout
+from engine.types import RetryPolicy, TimeoutLike, coerce_timeout
 
 if TYPE_CHECKING:
+    from engine.cache import BaseCache, CachePolicy
     from engine.graph.loop import PregelLoop
 
 __all__ = ["TaskFunction", "task"]
@@ -62,8 +63,8 @@ class TaskFunction(Generic[P, T]):
         *,
         name: str | None = None,
         retry_policy: RetryPolicy | Sequence[RetryPolicy] | None = None,
-        cache_policy: Any = None,
-        timeout: Any = None,
+        cache_policy: CachePolicy | None = None,
+        timeout: TimeoutLike = None,
     ) -> None:
         self.func = func
         self.name = name or _name_of(func)
@@ -125,12 +126,12 @@ class TaskFunction(Generic[P, T]):
             inline_ok=False,
         )
 
-    def clear_cache(self, cache: Any) -> None:
+    def clear_cache(self, cache: BaseCache) -> None:
         """Forget this task's cached results in ``cache``."""
         if self.cache_policy is not None:
             cache.clear([("__task__", self.name)])
 
-    async def aclear_cache(self, cache: Any) -> None:
+    async def aclear_cache(self, cache: BaseCache) -> None:
         if self.cache_policy is not None:
             await cache.aclear([("__task__", self.name)])
 
@@ -144,8 +145,8 @@ def task(
     *,
     name: str | None = None,
     retry_policy: RetryPolicy | Sequence[RetryPolicy] | None = None,
-    cache_policy: Any = None,
-    timeout: Any = None,
+    cache_policy: CachePolicy | None = None,
+    timeout: TimeoutLike = None,
 ) -> Callable[[Callable[P, T]], TaskFunction[P, T]]: ...
 
 
@@ -158,8 +159,8 @@ def task(
     *,
     name: str | None = None,
     retry_policy: RetryPolicy | Sequence[RetryPolicy] | None = None,
-    cache_policy: Any = None,
-    timeout: Any = None,
+    cache_policy: CachePolicy | None = None,
+    timeout: TimeoutLike = None,
 ) -> Any:
     """Make ``func`` a task: each call runs as a push task of the running graph (its own node
     span in events) and returns a future; its result is checkpointed, so a resumed run does

@@ -10,11 +10,22 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, get_args, get_origin, g
 from typing_extensions import TypeVar
 
 from engine.graph.state import StateSpec
-from engine.types import END, START, Command, RetryPolicy, Send, coerce_timeout
+from engine.types import (
+    END,
+    START,
+    Command,
+    RetryPolicy,
+    Send,
+    TimeoutLike,
+    TimeoutPolicy,
+    coerce_timeout,
+)
 
 if TYPE_CHECKING:
+    from engine.cache import BaseCache, CachePolicy
     from engine.checkpoint.base import BaseCheckpointSaver
     from engine.graph.compiled import CompiledStateGraph
+    from engine.store import BaseStore
 
 StateT = TypeVar("StateT", default=Any)
 ContextT = TypeVar("ContextT", default=Any)
@@ -35,9 +46,9 @@ class NodeSpec:
     input_schema: Any = None
     metadata: dict[str, Any] = field(default_factory=dict)
     defer: bool = False
-    cache_policy: Any = None
+    cache_policy: CachePolicy | None = None
     error_handler: Any = None
-    timeout: Any = None
+    timeout: TimeoutPolicy | None = None
 
 
 @dataclass
@@ -144,9 +155,9 @@ class StateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         metadata: dict[str, Any] | None = None,
         defer: bool = False,
         retry: RetryPolicy | None = None,
-        cache_policy: Any = None,
+        cache_policy: CachePolicy | None = None,
         error_handler: Any = None,
-        timeout: Any = None,
+        timeout: TimeoutLike = None,
     ) -> StateGraph:
         if action is None:
             action, name = node, _node_name(node)
@@ -185,9 +196,9 @@ class StateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         self,
         *,
         retry_policy: RetryPolicy | Sequence[RetryPolicy] | None = None,
-        cache_policy: Any = None,
+        cache_policy: CachePolicy | None = None,
         error_handler: Any = None,
-        timeout: Any = None,
+        timeout: TimeoutLike = None,
     ) -> StateGraph:
         """Policies for every node that does not set its own (applied at ``compile()``)."""
         if retry_policy is not None:
@@ -302,8 +313,8 @@ class StateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         self,
         checkpointer: BaseCheckpointSaver | bool | None = None,
         *,
-        store: Any = None,
-        cache: Any = None,
+        store: BaseStore | None = None,
+        cache: BaseCache | None = None,
         interrupt_before: Sequence[str] | Literal["*"] | None = None,
         interrupt_after: Sequence[str] | Literal["*"] | None = None,
         debug: bool = False,

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from engine.checkpoint.base import BaseCheckpointSaver
     from engine.graph.builder import StateGraph
     from engine.observe.gate import Gate
+    from engine.store import BaseStore
 
 __all__ = ["CompiledStateGraph", "RunStopped"]
 
@@ -48,7 +49,7 @@ class CompiledStateGraph(StateAPI, Generic[StateT, ContextT, InputT, OutputT]):
         builder: StateGraph,
         *,
         checkpointer: BaseCheckpointSaver | bool | None,
-        store: Any,
+        store: BaseStore | None,
         interrupt_before: list[str],
         interrupt_after: list[str],
         debug: bool,

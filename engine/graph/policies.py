@@ -107,7 +107,11 @@ def error_handler_node(node: PregelNode) -> PregelNode | None:
 
 
 async def call_error_handler(
-    node: PregelNode, state: Any, exc: BaseException, config: dict[str, Any], runtime: Any
+    node: PregelNode,
+    state: Any,
+    exc: BaseException,
+    config: dict[str, Any],
+    runtime: Runtime[Any] | None,
 ) -> Any:
     handler = node.error_handler
     try:

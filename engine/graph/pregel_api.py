@@ -31,6 +31,7 @@ from engine.types import START, RetryPolicy
 
 if TYPE_CHECKING:
     from engine.checkpoint.base import BaseCheckpointSaver
+    from engine.store import BaseStore
 
 __all__ = ["ChannelWrites", "NodeBuilder", "Pregel"]
 
@@ -243,7 +244,7 @@ class Pregel(CompiledStateGraph):
         stream_channels: str | Sequence[str] | None = None,
         stream_mode: str = "values",
         checkpointer: BaseCheckpointSaver | bool | None = None,
-        store: Any = None,
+        store: BaseStore | None = None,
         interrupt_before_nodes: Sequence[str] = (),
         interrupt_after_nodes: Sequence[str] = (),
         retry_policy: RetryPolicy | Sequence[RetryPolicy] | None = None,

@@ -341,12 +341,12 @@ async def run_step(loop: PregelLoop, tasks: Sequence[Task]) -> None:
         return
     if len(pending) == 1:
         # A lone sync node of a sync call (invoke/stream) runs on the call's private event
-        # loop: nothing else can be starved, so skip the thread hop.  Never under a
-        # debugger, whose pause must be able to block the node's thread.
+        # loop: nothing else can be starved, so skip the thread hop.  Not while a debugger
+        # watches for a place to stop: its pause must be able to block the node's thread.
         run = loop.run
         inline = (
             run.sync_call
-            and run.debugger is None
+            and (run.debugger is None or not run.debugger.watching)
             and not loop.nested
             and pending[0].node.inline_ok
             and not blocking_calls_allowed()

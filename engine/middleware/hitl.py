@@ -172,7 +172,9 @@ class HumanInTheLoopMiddleware(AgentMiddleware):
             return interrupt(value, response_schema=response_schema)  # type: ignore[call-arg]
         return TypeAdapter(response_schema).validate_python(interrupt(value))
 
-    def describe(self, call: ToolCall, cfg: InterruptOnConfig, state: Any, runtime: Any) -> str:
+    def describe(
+        self, call: ToolCall, cfg: InterruptOnConfig, state: Any, runtime: Runtime[Any] | None
+    ) -> str:
         """The text shown to the reviewer for ``call``."""
         desc = cfg.get("description")
         if callable(desc):
@@ -183,7 +185,9 @@ class HumanInTheLoopMiddleware(AgentMiddleware):
             f"{self.description_prefix}\n\nTool: {call.get('name')}\nArgs: {call.get('args', {})}"
         )
 
-    def build_request(self, calls: list[ToolCall], state: Any, runtime: Any) -> HITLRequest:
+    def build_request(
+        self, calls: list[ToolCall], state: Any, runtime: Runtime[Any] | None
+    ) -> HITLRequest:
         """The batched interrupt payload for the gated ``calls``."""
         actions: list[ActionRequest] = []
         reviews: list[ReviewConfig] = []

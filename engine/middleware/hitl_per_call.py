@@ -15,7 +15,7 @@ from pydantic import BaseModel, Discriminator, WithJsonSchema, WrapValidator
 from pydantic import create_model as _create_model
 
 from engine.events import MiddlewareAction
-from engine.graph.runtime import get_runtime
+from engine.graph.runtime import Runtime, get_runtime
 from engine.messages import ToolCall, ToolMessage
 from engine.middleware.hitl_edits import apply_edit
 from engine.middleware.hitl_types import (
@@ -87,7 +87,9 @@ class Reviewer(Protocol):
     @property
     def name(self) -> str: ...
 
-    def describe(self, call: ToolCall, cfg: InterruptOnConfig, state: Any, runtime: Any) -> str: ...
+    def describe(
+        self, call: ToolCall, cfg: InterruptOnConfig, state: Any, runtime: Runtime[Any] | None
+    ) -> str: ...
 
     def ask_human(self, value: Any, response_schema: Any = None) -> Any:
         """Interrupt with ``value``; the human's answer (checked against the schema)."""

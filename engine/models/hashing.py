@@ -16,7 +16,14 @@ from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from engine.messages import AIMessage, AIMessageChunk, BaseMessage, ToolMessage, coerce_messages
+from engine.messages import (
+    AIMessage,
+    AIMessageChunk,
+    BaseMessage,
+    SystemMessage,
+    ToolMessage,
+    coerce_messages,
+)
 from engine.models.base import ToolLike, tool_schema
 from engine.serde import SerializationError, encode
 
@@ -28,6 +35,26 @@ HASH_VERSION = 2
 _CACHE_SIZE = 50_000
 _digests: OrderedDict[int, tuple[BaseMessage, str]] = OrderedDict()
 _lock = threading.Lock()
+
+_PREFIX_CACHE_SIZE = 64
+_DIGEST_LEN = 64  # hex characters of a SHA-256
+
+
+class _Prefix:
+    """The last request hashed in one conversation: its messages, their digests joined, and
+    the hash state after them all."""
+
+    __slots__ = ("after_all", "digests", "messages")
+
+    def __init__(self, messages: list[BaseMessage], digests: bytes, after_all: Any) -> None:
+        self.messages = messages
+        self.digests = digests
+        self.after_all = after_all
+
+
+_prefixes: OrderedDict[tuple[bytes, int], _Prefix] = OrderedDict()
+"""Per conversation (the request's head and its first message that is not a system message,
+which stays the same object while middleware may rebuild the system prompt every call)."""
 
 
 def _plain(obj: Any) -> Any:
@@ -115,14 +142,91 @@ def request_hash(
     tool_choice: str | None = None,
     response_format: Mapping[str, Any] | None = None,
 ) -> str:
-    """Hex SHA-256 over the messages' digests and the canonical rest of the request."""
+    """Hex SHA-256 over the messages' digests and the canonical rest of the request.
+
+    A conversation's requests grow by a few messages each: the hash state after the previous
+    request's messages is kept, and when the new request starts with them (compared at C
+    speed, by identity first) only the new messages are hashed.  A first message made afresh
+    each call (middleware rebuilding the system prompt) costs one hash over the kept digests."""
+    head = _head(tools, tool_choice, response_format)
+    msgs = coerce_messages(messages)
+    if not msgs:
+        return hashlib.sha256(head).hexdigest()
+    anchor = next((m for m in msgs if not isinstance(m, SystemMessage)), None)
+    key = (head, id(anchor))
+    with _lock:
+        known = _prefixes.get(key)
+    if known is not None and _continues(msgs, known.messages):
+        n = len(known.messages)
+        if _same(msgs[0], known.messages[0]):
+            h, joined = known.after_all.copy(), known.digests
+        else:  # a first message made afresh (a system prompt): its digest, then the others'
+            d0 = message_digest(msgs[0]).encode("ascii")
+            joined = d0 + known.digests[_DIGEST_LEN:]
+            h = hashlib.sha256(head)
+            h.update(joined)
+    else:
+        n = 1
+        joined = message_digest(msgs[0]).encode("ascii")
+        h = hashlib.sha256(head)
+        h.update(joined)
+    new = b"".join(message_digest(m).encode("ascii") for m in msgs[n:])
+    h.update(new)  # the same as one update per digest
+    with _lock:
+        _prefixes[key] = _Prefix(msgs, joined + new, h.copy())
+        _prefixes.move_to_end(key)
+        if len(_prefixes) > _PREFIX_CACHE_SIZE:
+            _prefixes.popitem(last=False)
+    return h.hexdigest()
+
+
+_heads: OrderedDict[tuple[Any, ...], tuple[tuple[Any, ...], Any, bytes]] = OrderedDict()
+
+
+def _head(
+    tools: Sequence[ToolLike] | None,
+    tool_choice: str | None,
+    response_format: Mapping[str, Any] | None,
+) -> bytes:
+    """The canonical bytes of the request's non-message part, computed once per set of tool
+    objects (an agent passes the same schemas on every call; like messages, they are treated
+    as immutable)."""
+    items = tuple(tools or ())
+    key = (tuple(map(id, items)), tool_choice, id(response_format))
+    with _lock:
+        hit = _heads.get(key)
+    if (
+        hit is not None
+        and hit[1] is response_format
+        and all(a is b for a, b in zip(hit[0], items, strict=True))
+    ):
+        return hit[2]
     rest = {
         "v": HASH_VERSION,
-        "tools": [tool_schema(t) for t in tools or ()],
+        "tools": [tool_schema(t) for t in items],
         "tool_choice": tool_choice,
         "response_format": dict(response_format) if response_format is not None else None,
     }
-    h = hashlib.sha256(_dumps(_plain(rest)))
-    for m in coerce_messages(messages):
-        h.update(message_digest(m).encode("ascii"))
-    return h.hexdigest()
+    head = _dumps(_plain(rest))
+    with _lock:
+        _heads[key] = (items, response_format, head)
+        if len(_heads) > _PREFIX_CACHE_SIZE:
+            _heads.popitem(last=False)
+    return head
+
+
+def _continues(msgs: list[BaseMessage], prefix: list[BaseMessage]) -> bool:
+    """Whether ``msgs`` holds ``prefix``'s messages after the first (compared at C speed,
+    identity first; equal messages have the same canonical form)."""
+    n = len(prefix)
+    try:
+        return 0 < n <= len(msgs) and msgs[1:n] == prefix[1:]
+    except Exception:  # a field whose values cannot be compared: hash it all
+        return False
+
+
+def _same(a: BaseMessage, b: BaseMessage) -> bool:
+    try:
+        return a is b or a == b
+    except Exception:
+        return False

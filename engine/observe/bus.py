@@ -13,7 +13,10 @@ Buffering policy (documented contract):
   (back-pressure): events are never dropped and never reordered; a slow subscriber slows the
   run instead.
 - Nothing is built when nobody listens: ``RunEmitter.active`` is False and ``emit`` returns
-  before constructing the event.
+  before constructing the event.  A debugger listens only while something could stop the run
+  (``Debugger.watching``: a breakpoint, a step, a pause or a stop asked for): a run with an idle
+  debugger and no subscriber costs what a bare run costs, and builds events again as soon as
+  the debugger has something to stop on.
 """
 
 from __future__ import annotations
@@ -28,9 +31,10 @@ from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
 
 from engine.core.ids import new_span_id
-from engine.events import EventBase, LoopDetected
+from engine.events import EventBase, LoopDetected, ModelToken
 from engine.observe.loops import LoopWatch
 from engine.observe.request_log import RequestLog
+from engine.observe.token_runs import HeldTokens, TokenMerge
 
 if TYPE_CHECKING:
     from engine.observe.gate import Gate
@@ -96,6 +100,16 @@ class EventBus:
     @property
     def has_subscribers(self) -> bool:
         return bool(self._callbacks or self._sinks)
+
+    @property
+    def token_merge(self) -> TokenMerge | None:
+        """How every subscriber takes token events merged (``engine.observe.token_runs``), when they
+        all say so the same way; None when one of them wants every token event."""
+        if self._sinks or not self._callbacks:
+            return None
+        rules = {getattr(cb, "merge_tokens", None) for cb in self._callbacks}
+        rule = rules.pop() if len(rules) == 1 else None
+        return rule if isinstance(rule, TokenMerge) else None
 
     def subscribe(self, callback: EventCallback) -> Subscription:
         """Call ``callback(event)`` for every event (on the run's loop thread)."""
@@ -181,12 +195,36 @@ class RunEmitter:
         self.step: int | None = None
         self.checkpoint_id: str | None = None
         self._seq = [0]  # shared with children
-        self.active = bool(debugger is not None or any(b.has_subscribers for b in self.buses))
+        self._listened = any(b.has_subscribers for b in self.buses)
         self.gated = debugger is not None or any(b._sinks for b in self.buses)
-        self.loops: LoopWatch | None = LoopWatch() if self.active else None
+        merges = {b.token_merge for b in self.buses if b.has_subscribers}
+        self._merge: TokenMerge | None = merges.pop() if len(merges) == 1 else None
+        self._held: list[HeldTokens | None] = [None]  # shared with children
+        self.loops: LoopWatch | None = (
+            LoopWatch() if self._listened or debugger is not None else None
+        )
         """Finds loops in the run's events (shared with the subgraph emitters)."""
         self.requests = RequestLog()
         """The run's model requests, so each records only what the previous one did not."""
+
+    @property
+    def active(self) -> bool:
+        """Whether events are built and delivered now: a subscriber listens, or the debugger
+        could stop on one (see ``Debugger.watching``)."""
+        if self._listened:
+            return True
+        dbg = self.debugger
+        return dbg is not None and dbg.watching
+
+    @active.setter
+    def active(self, value: bool) -> None:
+        """Listen (or not) whatever the subscribers: callers that deliver elsewhere too."""
+        self._listened = value
+
+    @property
+    def listened(self) -> bool:
+        """Whether a subscriber (not only the debugger) receives the events."""
+        return self._listened
 
     def child(self, ns: str) -> RunEmitter:
         """An emitter for a subgraph: same run, same seq counter, its own namespace."""
@@ -211,8 +249,10 @@ class RunEmitter:
         return construct(cls, fields)
 
     async def _deliver(self, ev: EventBase, gate: bool = True) -> None:
+        if self._held[0] is not None:
+            self.release_tokens()
         self._seq[0] += 1
-        ev.seq = self._seq[0]
+        vars(ev)["seq"] = self._seq[0]  # no pydantic __setattr__ on the hot path
         for bus in self.buses:
             await bus.deliver(ev)
         if gate and self.debugger is not None:
@@ -221,9 +261,54 @@ class RunEmitter:
         if found is not None:
             await self._deliver(self._build(LoopDetected, found), gate)
 
-    def _deliver_sync(self, ev: EventBase) -> None:
+    # -- token events merged at the source (engine.observe.token_runs) ----------------------------
+
+    def token_merge(self) -> TokenMerge | None:
+        """How token events may be merged now: every subscriber takes them merged and no
+        debugger could stop on one (None: deliver each token event)."""
+        merge = self._merge
+        if merge is None:
+            return None
+        dbg = self.debugger
+        return None if dbg is not None and dbg.watching else merge
+
+    def hold_token(
+        self, fields: dict[str, Any], merge: TokenMerge, text: str, chunks: list[Any]
+    ) -> None:
+        """Add a token to the held merged event of its call (it still takes its ``seq``)."""
+        held = self._held[0]
+        if held is not None and (
+            held.span_id != fields.get("span_id")
+            or held.size + len(text) > merge.max_text
+            or time.monotonic() > held.deadline
+        ):
+            self.release_tokens()
+            held = None
         self._seq[0] += 1
-        ev.seq = self._seq[0]
+        if held is None:
+            ev = self._build(ModelToken, {**fields, "text": "", "tool_call_chunks": []})
+            vars(ev)["seq"] = self._seq[0]  # no pydantic __setattr__ on the hot path
+            held = self._held[0] = HeldTokens(ev, merge.interval)  # type: ignore[arg-type]
+        held.texts.append(text)
+        held.size += len(text)
+        if chunks:
+            held.chunks.extend(chunks)
+
+    def release_tokens(self) -> None:
+        """Deliver the held merged token event, if any (before any other event)."""
+        held = self._held[0]
+        if held is None:
+            return
+        self._held[0] = None
+        ev = held.finish()
+        for bus in self.buses:
+            bus.deliver_sync(ev)
+
+    def _deliver_sync(self, ev: EventBase) -> None:
+        if self._held[0] is not None:
+            self.release_tokens()
+        self._seq[0] += 1
+        vars(ev)["seq"] = self._seq[0]  # no pydantic __setattr__ on the hot path
         for bus in self.buses:
             bus.deliver_sync(ev)
             if bus._sinks:
@@ -306,7 +391,7 @@ def construct(cls: type[EventBase], fields: dict[str, Any]) -> EventBase:
     data.update(fields)
     ev = cls.__new__(cls)
     object.__setattr__(ev, "__dict__", data)
-    object.__setattr__(ev, "__pydantic_fields_set__", set(fields))
+    object.__setattr__(ev, "__pydantic_fields_set__", {*fields, "seq"})  # seq: set on delivery
     object.__setattr__(ev, "__pydantic_extra__", None)
     object.__setattr__(ev, "__pydantic_private__", None)
     return ev

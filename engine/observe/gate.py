@@ -29,6 +29,17 @@ class Gate(Protocol):
 
     stop_requested: bool
 
+    @property
+    def watching(self) -> bool:
+        """Whether some event could stop the run now.  While not, a run no subscriber listens
+        to builds no events for the gate at all (it could not stop on any)."""
+        ...
+
+    @property
+    def wants_tokens(self) -> bool:
+        """Whether a model call should stream its tokens for the gate to stop on."""
+        ...
+
     async def gate(self, ev: EventBase, emitter: RunEmitter) -> None:
         """Return when the run may go on; raise ``RunStopped`` to stop it."""
         ...

@@ -18,6 +18,7 @@ messages only; nothing is done when nobody listens (the emitter is not active).
 
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -108,6 +109,12 @@ class RequestLog:
 def _common_prefix(
     old: Sequence[Any], new: Sequence[Any], same: Callable[[Any, Any], bool] | None
 ) -> int:
+    if same is None:  # identities only: compared in one C pass (a long history on every call)
+        flags = list(map(operator.is_, old, new))
+        try:
+            return flags.index(False)
+        except ValueError:
+            return len(flags)
     n = 0
     for a, b in zip(old, new, strict=False):
         if a is not b and (same is None or not same(a, b)):

@@ -58,9 +58,12 @@ def coalesce_tokens(
     counts = {} if seen is None else seen
     out: list[tuple[EventBase, T]] = []
     pending: list[ModelToken] = []
+    size = 0  # characters of text in ``pending`` (kept as it grows: linear in the batch)
     extra: Any = None
 
     def flush() -> None:
+        nonlocal size
+        size = 0
         if not pending:
             return
         if len(pending) == 1:
@@ -82,12 +85,12 @@ def coalesce_tokens(
                 flush()
                 out.append((ev, other))
                 continue
-            size = sum(len(p.text) for p in pending)
             if pending and (not _same_call(pending[0], ev) or size + len(ev.text) > MAX_TOKEN_TEXT):
                 flush()
             if not pending:
                 extra = other
             pending.append(ev)
+            size += len(ev.text)
             continue
         flush()
         out.append((ev, other))

@@ -36,7 +36,14 @@ from engine.checkpoint.sqlite import open_sqlite
 from engine.errors import CheckpointError
 from engine.events import SPAN_CLOSERS, SPAN_OPENERS, EventBase
 from engine.observe.bus import Subscription
-from engine.recording.compact import LARGE_VALUE, coalesce_tokens, shrink_state_update
+from engine.observe.token_runs import TokenMerge
+from engine.recording.compact import (
+    KEEP_TOKENS,
+    LARGE_VALUE,
+    MAX_TOKEN_TEXT,
+    coalesce_tokens,
+    shrink_state_update,
+)
 from engine.recording.filtered import FilteringSaver, TextFilter, filter_strings
 from engine.recording.schema import (
     RECORDING_FAILED_KEY,
@@ -83,6 +90,25 @@ def _dumps(value: Any, filters: list[TextFilter] | None = None) -> str | None:
         return None
     data = filter_strings(to_jsonable(value), filters or [])
     return scrub(json.dumps(data, ensure_ascii=False, separators=(",", ":")))
+
+
+class _Listener:
+    """The recorder's event callback for one graph.  It takes a call's token events past the
+    first ``KEEP_TOKENS`` merged (``merge_tokens``), as the writer would merge them anyway."""
+
+    __slots__ = ("merge_tokens", "recorder", "shape")
+
+    def __init__(self, recorder: SessionRecorder, shape: str | None) -> None:
+        self.recorder = recorder
+        self.shape = shape
+        self.merge_tokens = (
+            TokenMerge(KEEP_TOKENS, MAX_TOKEN_TEXT, recorder.flush_interval)
+            if recorder.coalesce_tokens
+            else None
+        )
+
+    def __call__(self, event: EventBase) -> None:
+        self.recorder.record(event, shape=self.shape)
 
 
 class SessionRecorder:
@@ -151,7 +177,7 @@ class SessionRecorder:
     @property
     def listener(self) -> Any:
         """The event callback: pass it anywhere a sync event subscriber is accepted."""
-        return self.record
+        return _Listener(self, None)
 
     def add_graph(self, graph: Any) -> str | None:
         """Store ``graph``'s drawable shape; runs of a graph with its name refer to it."""
@@ -190,10 +216,7 @@ class SessionRecorder:
         if callable(mirror):
             mirror(self.checkpointer)
 
-        def listener(ev: EventBase) -> None:
-            self.record(ev, shape=digest)
-
-        sub = graph.subscribe(listener)
+        sub = graph.subscribe(_Listener(self, digest))
         self._subs.append(sub)
         return sub
 
@@ -404,11 +427,24 @@ class SessionRecorder:
             ev.span_id,
             ev.parent_span_id,
             ev.ts,
-            event_json(
-                shrink_state_update(ev, self.large_value) if kind == "state.updated" else ev,
-                self._filters,
-            ),
+            self._event_json(ev, kind),
         )
+
+    def _event_json(self, ev: EventBase, kind: str) -> str:
+        if kind != "state.updated":
+            return event_json(ev, self._filters)
+        if self._filters:  # filters may change a string's length: shrink first, as always
+            return event_json(shrink_state_update(ev, self.large_value), self._filters)
+        try:
+            text = ev.model_dump_json(warnings=False)
+        except Exception:
+            return event_json(shrink_state_update(ev, self.large_value))
+        # a JSON text no longer than the limit holds no string longer than it: nothing to shrink
+        if len(text) > self.large_value:
+            shrunk = shrink_state_update(ev, self.large_value)
+            if shrunk is not ev:
+                return event_json(shrunk)
+        return scrub(text)
 
 
 def _prepare(path: Path) -> None:

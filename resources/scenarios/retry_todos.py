@@ -7,9 +7,9 @@ calls, and ``TodoListMiddleware`` gives the model a ``write_todos`` tool:
     model   TimeoutError, retried after ~0.5 s     -> write_todos([login: in_progress, register: pending])
     tools   write_todos                            -> todos set
     model                                          -> create_file("login.tsx")
-    tools   IOError("Disk full"), retried ~0.5 s   -> "created login.tsx"
+    tools   IOError("Disk full"), retried ~0.5 s   -> "created login.tsx", its todo completed
     model                                          -> create_file("register.tsx")
-    tools                                          -> "created register.tsx"
+    tools                                          -> "created register.tsx", its todo completed
     model                                          -> the final answer
 
 While an attempt is being retried the state does not change: a failed attempt writes nothing.
@@ -19,7 +19,7 @@ variants (more timeouts or full disks than retries, ``on_failure="continue"`` or
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from engine.agents import create_agent
 from engine.checkpoint.base import BaseCheckpointSaver
@@ -28,10 +28,12 @@ from engine.graph.compiled import CompiledStateGraph
 from engine.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from engine.middleware.builtins import ModelRetryMiddleware, TodoListMiddleware, ToolRetryMiddleware
 from engine.models import ScriptedChatModel
-from engine.tools import BaseTool, tool
+from engine.tools import BaseTool, InjectedState, InjectedToolCallId, tool
+from engine.types import Command
 
 __all__ = [
     "FILES",
+    "FINAL_TODOS",
     "INPUT",
     "TODOS",
     "Workspace",
@@ -47,6 +49,7 @@ TODOS = [
     {"content": "创建 login.tsx", "status": "in_progress"},
     {"content": "创建 register.tsx", "status": "pending"},
 ]
+FINAL_TODOS = [{**t, "status": "completed"} for t in TODOS]
 ANSWER = "已完成 login.tsx 和 register.tsx 两个文件的创建。"
 
 OnFailure = Literal["continue", "error"]
@@ -61,9 +64,24 @@ class Workspace:
         self.attempts: list[str] = []
 
 
+def todos_after(todos: list[dict[str, str]] | None, path: str) -> list[dict[str, str]] | None:
+    """The todo list once ``path`` is created: its item completed, the others as they were."""
+    if not todos:
+        return todos
+    return [
+        {**t, "status": "completed"} if t.get("content") == f"创建 {path}" else dict(t)
+        for t in todos
+    ]
+
+
 def make_tools(workspace: Workspace) -> list[BaseTool]:
     @tool
-    def create_file(path: str, content: str = "") -> str:
+    def create_file(
+        path: str,
+        content: str = "",
+        todos: Annotated[list[dict[str, str]] | None, InjectedState("todos")] = None,
+        tool_call_id: Annotated[str, InjectedToolCallId] = "",
+    ) -> Command:
         """Create a file in the project.
 
         Args:
@@ -75,7 +93,12 @@ def make_tools(workspace: Workspace) -> list[BaseTool]:
             workspace.failures[path] -= 1
             raise OSError("Disk full")
         workspace.files[path] = content
-        return f"created {path}"
+        update: dict[str, Any] = {
+            "messages": [ToolMessage(f"created {path}", tool_call_id=tool_call_id)]
+        }
+        if todos:  # the file's todo is done (seed 000's state_4: the list follows the work)
+            update["todos"] = todos_after(todos, path)
+        return Command(update=update)
 
     return [create_file]
 

@@ -181,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     qt_refcount.protect()  # a no-op unless this PySide6 build drops references (see the module)
     app.setApplicationName("Stepwise")
     app.setOrganizationName("Stepwise")
-    app.setQuitOnLastWindowClosed(False)  # the loop ends when the future above resolves
+    QApplication.setQuitOnLastWindowClosed(False)  # the loop ends when the future above resolves
     try:
         return qasync.run(_run(args))
     except asyncio.CancelledError:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QSize, Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QShowEvent
@@ -42,6 +42,14 @@ from studio.run.reload_on_save import ReloadOnSave
 from studio.widgets.cost_status import CostStatus
 from studio.widgets.window_layout import WindowLayout
 
+if TYPE_CHECKING:
+    from types import ModuleType
+
+    from studio.dialogs.otel_export import LiveOtel
+    from studio.docks.graph.view import GraphView
+    from studio.models.breakpoints import BreakpointsModel
+    from studio.models.timeline import TimelineModel
+
 __all__ = ["MainWindow"]
 
 
@@ -61,6 +69,8 @@ class MainWindow(WindowLayout, QMainWindow):
         self.save_settings = save_settings
         self.scenarios: list[Scenario] = builtin_scenarios()
         self.error_dialog: ErrorDialog | None = None
+        self.live_otel: LiveOtel | None = None
+        """The live OpenTelemetry export (File > Export > OpenTelemetry), if one is on."""
         self.docks: dict[str, QDockWidget] = {}
         self._sized = False
         self.setWindowTitle("Stepwise")
@@ -80,7 +90,7 @@ class MainWindow(WindowLayout, QMainWindow):
         self.input_bar = InputBar(self.hub, self)
         self._build_toolbars()
         self._build_docks()
-        self.menus = build_menus(self)
+        self.menus = build_menus(self, self)  # the window implements ``MenuCommands``
         self.reloader = ReloadOnSave(self)
         self._connect()
         self.hub.set_theme(self.settings.theme)
@@ -190,7 +200,7 @@ class MainWindow(WindowLayout, QMainWindow):
         except RuntimeError as exc:
             self.status.show_message(str(exc))
 
-    def rerun_from(self, checkpoint_id: str, timeline: Any) -> None:
+    def rerun_from(self, checkpoint_id: str, timeline: TimelineModel) -> None:
         """ "Re-run from here with replay": recorded model responses until the run diverges."""
         if self.controller.target is None and getattr(self, "opened_session", None) is not None:
             from studio.history.offline_rerun import rerun_recorded
@@ -222,7 +232,7 @@ class MainWindow(WindowLayout, QMainWindow):
         dock.show()
         dock.raise_()
 
-    def open_playground(self, event: Any) -> Any:
+    def open_playground(self, event: EventBase) -> Any:
         """The what-if playground on a model call (a window of its own; never blocks)."""
         from studio.dialogs.playground import PlaygroundDialog
 
@@ -244,7 +254,7 @@ class MainWindow(WindowLayout, QMainWindow):
 
     def _on_event_selected(self, event: EventBase | None) -> None:
         """An event picked in any view: select the graph node it belongs to."""
-        node = event.__dict__.get("node") if event is not None else None
+        node = getattr(event, "node", None)  # the events that belong to a node declare it
         if isinstance(node, str) and node in self.graph_panel.state.graph.nodes:
             self.graph_panel.view.select_node(node)
 
@@ -320,6 +330,18 @@ class MainWindow(WindowLayout, QMainWindow):
         if isinstance(app, QApplication):
             apply_theme(app, name)
 
+    def show_message(self, text: str) -> None:
+        """A passing note in the status bar."""
+        self.status.show_message(text)
+
+    @property
+    def graph_view(self) -> GraphView:
+        return self.graph_panel.view
+
+    @property
+    def breakpoints(self) -> BreakpointsModel:
+        return self.breakpoints_panel.model
+
     def show_error(self, title: str, message: str, details: str | None = None) -> ErrorDialog:
         """Show a problem in a window-modal dialog (not blocking: returns at once)."""
         if self.error_dialog is not None:
@@ -331,7 +353,9 @@ class MainWindow(WindowLayout, QMainWindow):
 
     # -- loading -------------------------------------------------------------------------------
 
-    def load_spec(self, spec: str, label: str | None = None, module: Any = None) -> bool:
+    def load_spec(
+        self, spec: str, label: str | None = None, module: ModuleType | None = None
+    ) -> bool:
         """Load ``file.py:attr``; a broken file opens the error dialog with the one-line reason.
         ``module``: the file, already imported by ``open_agent_file`` (not run twice)."""
         apply_model_env(self.settings)
@@ -526,7 +550,7 @@ class MainWindow(WindowLayout, QMainWindow):
         self._refresh()
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        live = getattr(self, "live_otel", None)
+        live = self.live_otel
         if live is not None:  # send what the live export still holds
             live.close()
             self.live_otel = None

@@ -1,6 +1,7 @@
 """The main window's menus: File (scenarios, agent files, recent, sessions, settings), Debug,
 Faults, View.  File dialogs are opened with ``open()`` and answer through signals (no nested
-event loops)."""
+event loops).  The menus act on the window through ``MenuCommands`` (``studio.app.menu_commands``)
+and use the ``QMainWindow`` itself only for its menu bar and as the parent of their dialogs."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSignalBlocker
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
-from PySide6.QtWidgets import QFileDialog, QMenu
+from PySide6.QtWidgets import QFileDialog, QMainWindow, QMenu
 
 from studio.app.settings_store import settings_prices
 from studio.dialogs.asyncdialog import show_dialog
@@ -17,14 +18,15 @@ from studio.dialogs.file_names import show_full_names
 from studio.look.theme import icon
 
 if TYPE_CHECKING:
-    from studio.app.main_window import MainWindow
+    from studio.app.menu_commands import MenuCommands
 
 __all__ = ["WindowMenus", "build_menus"]
 
 
 class WindowMenus:
-    def __init__(self, window: MainWindow) -> None:
-        self.w = window
+    def __init__(self, commands: MenuCommands, window: QMainWindow) -> None:
+        self.commands = commands
+        self.window = window
         bar = window.menuBar()
         self.file = bar.addMenu("&File")
         self.debug = bar.addMenu("&Debug")
@@ -32,8 +34,12 @@ class WindowMenus:
         self.view = bar.addMenu("&View")
         self.help = bar.addMenu("&Help")
         self.file_dialog: QFileDialog | None = None
+        self.thread_opening: asyncio.Future[None] | None = None
+        """Opening the saved thread chosen last (the task, kept until it is done)."""
         self.server_opening: asyncio.Future[None] | None = None
+        """Opening the server's assistant chosen last (File > Connect to Server...)."""
         self.joining: asyncio.Task[None] | None = None
+        """Watching the run joined last (Debug > Join the Run on This Thread)."""
         self._build_file()
         self._build_debug()
         self._build_view()
@@ -43,12 +49,12 @@ class WindowMenus:
         self.help.addSeparator()
         self.about_action = self.help.addAction("About Stepwise", self.show_about)
         self.refresh_faults()
-        window.hub.subscribe("graph", lambda _g: self.refresh_faults())
+        commands.hub.subscribe("graph", lambda _g: self.refresh_faults())
 
     # -- File -----------------------------------------------------------------------------------
 
     def _build_file(self) -> None:
-        w, m = self.w, self.file
+        w, m = self.commands, self.file
         self.open_scenario = m.addAction("Open &Scenario...", self.pick_scenario)
         self.open_scenario.setShortcut(QKeySequence("Ctrl+Shift+O"))
         self.scenarios_menu = m.addMenu("Scenarios")
@@ -83,33 +89,35 @@ class WindowMenus:
 
     def refresh_recent(self) -> None:
         self.recent_menu.clear()
-        for item in self.w.settings.recent:
+        for item in self.commands.settings.recent:
             action = self.recent_menu.addAction(item)
             action.triggered.connect(lambda _c=False, spec=item: self.open_recent(spec))
-        self.recent_menu.setEnabled(bool(self.w.settings.recent))
+        self.recent_menu.setEnabled(bool(self.commands.settings.recent))
 
     def open_recent(self, item: str) -> None:
         if item.endswith(".stepwise"):
-            self.w.open_session(item)
+            self.commands.open_session(item)
         else:
-            self.w.load_spec(item)
+            self.commands.load_spec(item)
 
     def pick_scenario(self) -> asyncio.Future[int]:
         from studio.dialogs.scenario_picker import ScenarioPicker
 
-        self.scenario_picker = ScenarioPicker(self.w.scenarios, self.w.controller.label, self.w)
+        self.scenario_picker = ScenarioPicker(
+            self.commands.scenarios, self.commands.controller.label, self.window
+        )
 
         def done(code: asyncio.Future[int]) -> None:
             chosen = self.scenario_picker.chosen()
             if code.result() and chosen is not None:
-                self.w.load_scenario(chosen.name)
+                self.commands.load_scenario(chosen.name)
 
         future = show_dialog(self.scenario_picker)
         future.add_done_callback(done)
         return future
 
     def _file_dialog(self, title: str, name_filter: str, save: bool = False) -> QFileDialog:
-        dialog = QFileDialog(self.w, title)
+        dialog = QFileDialog(self.window, title)
         dialog.setNameFilter(name_filter)
         dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
         if save:
@@ -123,16 +131,16 @@ class WindowMenus:
 
     def choose_agent_file(self) -> None:
         dialog = self._file_dialog("Open an agent file", "Python files (*.py)")
-        dialog.fileSelected.connect(self.w.open_agent_file)
+        dialog.fileSelected.connect(self.commands.open_agent_file)
         dialog.open()
 
     def choose_session_file(self) -> None:
         """Starts in the folder the studio records into (where the runs just made are)."""
         dialog = self._file_dialog("Open a session", "Stepwise sessions (*.stepwise)")
-        folder = self.w.controller.recordings_folder()
+        folder = self.commands.controller.recordings_folder()
         folder.mkdir(parents=True, exist_ok=True)
         dialog.setDirectory(str(folder))
-        dialog.fileSelected.connect(self.w.open_session)
+        dialog.fileSelected.connect(self.commands.open_session)
         dialog.open()
 
     def choose_server(self) -> asyncio.Future[int]:
@@ -140,13 +148,13 @@ class WindowMenus:
         from studio.dialogs.connect_server import ConnectServerDialog
         from studio.run.remote_open import open_remote
 
-        self.server_dialog = ConnectServerDialog(self.w, self.w.settings.theme)
+        self.server_dialog = ConnectServerDialog(self.window, self.commands.settings.theme)
 
         def done(code: asyncio.Future[int]) -> None:
             dialog = self.server_dialog
             if code.result() and dialog.target is not None:
                 self.server_opening = asyncio.ensure_future(
-                    open_remote(self.w, dialog.target, dialog.chosen_thread)
+                    open_remote(self.commands, dialog.target, dialog.chosen_thread)
                 )
 
         future = show_dialog(self.server_dialog)
@@ -157,13 +165,15 @@ class WindowMenus:
         """Pick a thread the checkpointer holds (another database in attach mode) and open it."""
         from studio.dialogs.saved_thread import OpenThreadDialog
 
-        ctl = self.w.controller
+        ctl = self.commands.controller
         if ctl.target is None:
-            self.w.show_error("No agent is loaded", "Open the agent file first: threads are its")
+            self.commands.show_error(
+                "No agent is loaded", "Open the agent file first: threads are its"
+            )
             return None
         if ctl.fixed_target is not None:  # a server: its thread browser
             return self.choose_server()
-        self.thread_dialog = OpenThreadDialog(ctl, self.w, self.w.settings.theme)
+        self.thread_dialog = OpenThreadDialog(ctl, self.window, self.commands.settings.theme)
 
         def done(code: asyncio.Future[int]) -> None:
             if code.result():
@@ -183,19 +193,19 @@ class WindowMenus:
 
         from studio.run.saved_threads import open_in_window
 
-        ctl = self.w.controller
+        ctl = self.commands.controller
         if url and url != (ctl.attach.checkpointer or ""):
             if not ctl.spec:
-                self.w.show_error(
+                self.commands.show_error(
                     "The thread could not be opened",
                     "Another checkpointer needs the agent loaded from its file",
                 )
                 return
             ctl.attach = replace(ctl.attach, checkpointer=url)
             ctl._saver = saver
-            if not self.w.load_spec(ctl.spec, ctl.label):
+            if not self.commands.load_spec(ctl.spec, ctl.label):
                 return
-        await open_in_window(self.w, thread)
+        await open_in_window(self.commands, thread)
 
     def choose_save_path(self) -> None:
         dialog = self._file_dialog(
@@ -208,32 +218,34 @@ class WindowMenus:
         from pathlib import Path
 
         try:
-            self.w.controller.save_session_as(Path(path))
+            self.commands.controller.save_session_as(Path(path))
         except Exception as exc:
-            self.w.show_error("The session could not be saved", f"{type(exc).__name__}: {exc}")
+            self.commands.show_error(
+                "The session could not be saved", f"{type(exc).__name__}: {exc}"
+            )
             return
-        self.w.status.show_message(f"Session saved to {path}")
+        self.commands.show_message(f"Session saved to {path}")
 
     def open_otel_export(self) -> asyncio.Future[int]:
         from studio.dialogs.otel_export import OtelExportDialog
 
-        self.otel_dialog = OtelExportDialog(self.w, self.w)
+        self.otel_dialog = OtelExportDialog(self.commands, self.window)
         return show_dialog(self.otel_dialog)
 
     def open_settings(self) -> asyncio.Future[int]:
         from studio.dialogs.settings import SettingsDialog
 
-        self.settings_dialog = SettingsDialog(self.w.settings, self.w)
+        self.settings_dialog = SettingsDialog(self.commands.settings, self.window)
 
         def done(code: asyncio.Future[int]) -> None:
             if not code.result():
                 return
-            self.w.settings = self.settings_dialog.values(self.w.settings)
-            self.w.hub.set_theme(self.w.settings.theme)
-            self.w.hub.set_prices(settings_prices(self.w.settings))
-            self.theme_actions[self.w.settings.theme].setChecked(True)
-            if self.w.save_settings:
-                self.w.settings.save()
+            self.commands.settings = self.settings_dialog.values(self.commands.settings)
+            self.commands.hub.set_theme(self.commands.settings.theme)
+            self.commands.hub.set_prices(settings_prices(self.commands.settings))
+            self.theme_actions[self.commands.settings.theme].setChecked(True)
+            if self.commands.save_settings:
+                self.commands.settings.save()
 
         future = show_dialog(self.settings_dialog)
         future.add_done_callback(done)
@@ -242,7 +254,7 @@ class WindowMenus:
     # -- Debug and Faults -----------------------------------------------------------------------
 
     def _build_debug(self) -> None:
-        a, m = self.w.actions_, self.debug
+        a, m = self.commands.actions_, self.debug
         for action in a.toolbar_actions:
             m.addAction(action)
             if action is a.pause or action is a.step_out:
@@ -252,7 +264,7 @@ class WindowMenus:
         self.join_action.setStatusTip("Watch the run another client has going on this thread")
         m.addSeparator()
         m.addAction(a.toggle_breakpoint)
-        model = self.w.breakpoints_panel.model
+        model = self.commands.breakpoints
         self.break_on_failure = m.addAction("Break on Any Failure")
         self.break_on_interrupt = m.addAction("Break on Interrupts")
         self.break_on_loop = m.addAction("Break on Loop")
@@ -265,7 +277,7 @@ class WindowMenus:
             action.toggled.connect(lambda on, k=kind: model.set_on(k, on))
         clear = m.addAction("Remove All Breakpoints")
         clear.triggered.connect(model.clear)
-        self.w.hub.subscribe("breakpoints", self._sync_break_toggles)
+        self.commands.hub.subscribe("breakpoints", self._sync_break_toggles)
 
     def _break_toggles(self) -> tuple[tuple[QAction, str], ...]:
         return (
@@ -276,7 +288,7 @@ class WindowMenus:
 
     def _sync_break_toggles(self, *_args: object) -> None:
         """The toggles follow the breakpoints (added or removed in the Breakpoints dock too)."""
-        model = self.w.breakpoints_panel.model
+        model = self.commands.breakpoints
         for action, kind in self._break_toggles():
             on = model.is_on(kind)
             if action.isChecked() != on:
@@ -286,14 +298,14 @@ class WindowMenus:
 
     def join_run(self) -> None:
         """Watch the run another client started on the current thread (a server's)."""
-        ctl = self.w.controller
+        ctl = self.commands.controller
         try:
             self.joining = ctl.join()
         except RuntimeError as exc:
-            self.w.show_error("Cannot join a run", str(exc))
+            self.commands.show_error("Cannot join a run", str(exc))
 
     def refresh_faults(self) -> None:
-        ctl, m = self.w.controller, self.faults
+        ctl, m = self.commands.controller, self.faults
         joins = ctl.can_join
         self.join_action.setEnabled(joins)
         self.join_action.setToolTip(
@@ -314,7 +326,7 @@ class WindowMenus:
         from engine.targets import Capability
         from studio.run.capabilities import can
 
-        able, why = can(self.w.hub, Capability.FAULT_INJECTION)
+        able, why = can(self.commands.hub, Capability.FAULT_INJECTION)
         if ctl.target is not None and not able:
             m.setToolTipsVisible(True)
             for action in m.actions():
@@ -322,45 +334,45 @@ class WindowMenus:
                 action.setToolTip(why)
 
     def _inject_model_timeout(self) -> None:
-        self.w.controller.inject_model_timeout()
-        self.w.status.show_message("Armed: the next model call raises TimeoutError")
+        self.commands.controller.inject_model_timeout()
+        self.commands.show_message("Armed: the next model call raises TimeoutError")
 
     def _inject_tool_error(self, tool: str | None) -> None:
-        self.w.controller.inject_tool_error(tool)
-        self.w.status.show_message(f"Armed: the next call of {tool or 'any tool'} raises OSError")
+        self.commands.controller.inject_tool_error(tool)
+        self.commands.show_message(f"Armed: the next call of {tool or 'any tool'} raises OSError")
 
     def show_shortcuts(self) -> asyncio.Future[int]:
         from studio.dialogs.shortcuts import ShortcutsDialog
 
-        debug = list(self.w.actions_.all)
+        debug = list(self.commands.actions_.all)
         menus = [
             a
-            for m in self.w.menuBar().findChildren(QMenu)
+            for m in self.window.menuBar().findChildren(QMenu)
             for a in m.actions()
             if a not in debug  # the Debug menu shows the debugger's own actions: listed once
         ]
         self.shortcuts_dialog = ShortcutsDialog(
-            [("Debugging", debug), ("Files, views and zoom", menus)], self.w
+            [("Debugging", debug), ("Files, views and zoom", menus)], self.window
         )
         return show_dialog(self.shortcuts_dialog)
 
     def show_about(self) -> asyncio.Future[int]:
         from studio.dialogs.about import AboutDialog
 
-        self.about_dialog = AboutDialog(self.w)
+        self.about_dialog = AboutDialog(self.window)
         return show_dialog(self.about_dialog)
 
     def show_docs(self) -> asyncio.Future[int]:
         from studio.dialogs.about import DocsDialog
 
-        self.docs_dialog = DocsDialog(self.w)
+        self.docs_dialog = DocsDialog(self.window)
         return show_dialog(self.docs_dialog)
 
     # -- View ---------------------------------------------------------------------------------
 
     def _build_view(self) -> None:
-        w, m = self.w, self.view
-        view = w.graph_panel.view
+        w, m = self.commands, self.view
+        view = w.graph_view
         fit = m.addAction("Fit Graph", view.fit)
         fit.setShortcut(QKeySequence("Ctrl+0"))
         m.addAction("Zoom In", view.zoom_in).setShortcut(QKeySequence.StandardKey.ZoomIn)
@@ -383,22 +395,22 @@ class WindowMenus:
 
     def refresh_docks(self) -> None:
         self.docks_menu.clear()
-        for dock in self.w.docks.values():
+        for dock in self.commands.docks.values():
             self.docks_menu.addAction(dock.toggleViewAction())
 
     def set_theme(self, name: str) -> None:
-        self.w.settings.theme = name
-        self.w.hub.set_theme(name)
+        self.commands.settings.theme = name
+        self.commands.hub.set_theme(name)
 
     def _export(self, fmt: str) -> None:
         dialog = self._file_dialog(
             f"Export the graph as {fmt.upper()}", f"{fmt.upper()} images (*.{fmt})", save=True
         )
         dialog.setDefaultSuffix(fmt)
-        view = self.w.graph_panel.view
+        view = self.commands.graph_view
         dialog.fileSelected.connect(view.export_png if fmt == "png" else view.export_svg)
         dialog.open()
 
 
-def build_menus(window: MainWindow) -> WindowMenus:
-    return WindowMenus(window)
+def build_menus(commands: MenuCommands, window: QMainWindow) -> WindowMenus:
+    return WindowMenus(commands, window)

@@ -217,7 +217,9 @@ class ActionCard(QFrame):
         self.pages.setCurrentIndex(page)
         for i in range(self.pages.count()):  # the stack takes the size of the shown page only
             policy = QSizePolicy.Policy.Preferred if i == page else QSizePolicy.Policy.Ignored
-            self.pages.widget(i).setSizePolicy(policy, policy)
+            shown = self.pages.widget(i)
+            if shown is not None:
+                shown.setSizePolicy(policy, policy)
         self.pages.setVisible(page != 0)
         self.pages.adjustSize()
         dialog = self.window()
@@ -320,7 +322,7 @@ class ApprovalDialog(QDialog):
             "QScrollArea, QScrollArea > QWidget > QWidget { background: transparent; }"
         )
         layout.addWidget(scroll, 1)
-        self.scroll = scroll
+        self.scroll_area = scroll
 
         footer = QHBoxLayout()
         self.approve_all_button = QPushButton("Approve all")
@@ -366,10 +368,13 @@ class ApprovalDialog(QDialog):
             self.resize(self.width(), wanted)
         self.keep_on_screen()
         if card is not None:
-            self.scroll.ensureWidgetVisible(card.pages if card.pages.isVisible() else card, 0, 8)
+            self.scroll_area.ensureWidgetVisible(
+                card.pages if card.pages.isVisible() else card, 0, 8
+            )
 
     def _available(self) -> QRect | None:
-        screen = self.screen() or (self.parentWidget().screen() if self.parentWidget() else None)
+        parent = self.parentWidget()
+        screen = self.screen() or (parent.screen() if parent is not None else None)
         return screen.availableGeometry() if screen is not None else None
 
     def _fitting_height(self) -> int:

@@ -20,7 +20,7 @@ import asyncio
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeGuard
 
 from engine.tools import BaseTool, ToolArgsValidationError
 from engine.types import Command
@@ -122,7 +122,7 @@ class Answerable:
         return await self.future()
 
 
-def is_hitl_request(value: Any) -> bool:
+def is_hitl_request(value: object) -> TypeGuard[Mapping[str, Any]]:
     """True for the value of a ``HumanInTheLoopMiddleware`` interrupt: a batch (one interrupt
     per AI turn) or one call (``interrupt_mode="per_call"``)."""
     return is_per_call_request(value) or (
@@ -132,7 +132,7 @@ def is_hitl_request(value: Any) -> bool:
     )
 
 
-def is_per_call_request(value: Any) -> bool:
+def is_per_call_request(value: object) -> TypeGuard[Mapping[str, Any]]:
     """``{"type": "tool_approval", "tool_call_id", "name", "args", "description"}``."""
     return (
         isinstance(value, Mapping)

@@ -17,7 +17,7 @@ selects the new checkpoint and emits ``applied(new_id)`` (and ``resumeRequested(
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont
@@ -40,8 +40,12 @@ from engine.messages import AIMessage
 from engine.types import END, START
 from studio.history.timetravel import aapply_edit, default_as_node
 from studio.look.palette import colors
+from studio.models.hub import Hub
 from studio.models.state_edit import EditIssue, StateEdit
 from studio.widgets.plain_text import escape, plain_label, rich_label
+
+if TYPE_CHECKING:
+    from studio.models.timeline import TimelineModel
 
 __all__ = ["EditStateDialog"]
 
@@ -58,10 +62,10 @@ class EditStateDialog(QDialog):
 
     def __init__(
         self,
-        hub: Any,
+        hub: Hub,
         checkpoint_id: str | None,
         *,
-        timeline: Any = None,
+        timeline: TimelineModel | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
@@ -69,7 +73,7 @@ class EditStateDialog(QDialog):
         self.graph = hub.graph
         self.checkpoint_id = checkpoint_id
         self.new_checkpoint_id: str | None = None
-        self.c = colors(getattr(hub, "theme", "light"))
+        self.c = colors(hub.theme)
         snap = hub.snapshot(checkpoint_id)
         if snap is None:
             raise ValueError("There is no state to edit yet")

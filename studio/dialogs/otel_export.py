@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -30,9 +30,13 @@ from PySide6.QtWidgets import (
 
 from studio.dialogs.dialog_kit import dialog_style
 from studio.look.palette import colors
+from studio.models.hub import Hub
 from studio.widgets.plain_text import plain_label
 
-__all__ = ["LiveOtel", "OtelExportDialog", "export_session"]
+if TYPE_CHECKING:
+    from studio.run.controller import RunController
+
+__all__ = ["LiveOtel", "OtelExportDialog", "OtelHost", "export_session"]
 
 
 def export_session(session: str, *, file: str | None = None, endpoint: str | None = None) -> str:
@@ -68,7 +72,7 @@ def export_session(session: str, *, file: str | None = None, endpoint: str | Non
 class LiveOtel:
     """Every event the studio receives, as spans streamed to an endpoint (``OtelStream``)."""
 
-    def __init__(self, hub: Any, endpoint: str) -> None:
+    def __init__(self, hub: Hub, endpoint: str) -> None:
         from engine.otel import OtelStream
 
         self.stream = OtelStream(endpoint)
@@ -84,13 +88,25 @@ class LiveOtel:
         self.stream.close()
 
 
+class OtelHost(Protocol):
+    """What the dialog needs of the main window: the hub, the controller (its recorder), and
+    the live export it keeps (``None``: none)."""
+
+    live_otel: LiveOtel | None
+
+    @property
+    def hub(self) -> Hub: ...
+    @property
+    def controller(self) -> RunController: ...
+
+
 class OtelExportDialog(QDialog):
-    def __init__(self, window: Any, parent: QWidget | None = None) -> None:
+    def __init__(self, window: OtelHost, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.w = window
         self.setWindowTitle("Export to OpenTelemetry")
         self.setObjectName("OtelExportDialog")
-        c = colors(getattr(window.hub, "theme", "light"))
+        c = colors(window.hub.theme)
         self.c = c
         self.setStyleSheet(dialog_style(c))
         self.task: asyncio.Future[str] | None = None
@@ -108,7 +124,7 @@ class OtelExportDialog(QDialog):
         self.to_file.setChecked(True)
         self.file_edit = QLineEdit()
         self.file_edit.setPlaceholderText("trace.json")
-        session = getattr(window.hub, "session_path", None)
+        session = window.hub.session_path
         if session:
             self.file_edit.setText(str(Path(session).with_suffix(".otlp.json")))
         browse = QPushButton("Browse…")
@@ -178,7 +194,7 @@ class OtelExportDialog(QDialog):
         """Export on a worker thread; the result (or why not) lands in the status line."""
         if self.task is not None and not self.task.done():
             return None
-        session = getattr(self.w.hub, "session_path", None)
+        session = self.w.hub.session_path
         file = self.file_edit.text().strip() if self.to_file.isChecked() else None
         endpoint = self.endpoint_edit.text().strip() if not file else None
         if self.to_file.isChecked() and not file:
@@ -192,7 +208,7 @@ class OtelExportDialog(QDialog):
         if not session:
             self._say("Nothing is recorded yet: run the agent or open a session", error=True)
             return None
-        recorder = getattr(self.w.controller, "recorder", None)
+        recorder = self.w.controller.recorder
         if recorder is not None:
             recorder.flush()  # the runs so far, on disk
         self._say("Exporting…")
@@ -204,11 +220,11 @@ class OtelExportDialog(QDialog):
         return self.task
 
     def _set_live(self, endpoint: str | None) -> bool:
-        old = getattr(self.w, "live_otel", None)
+        old = self.w.live_otel
         if old is not None and (endpoint is None or old.endpoint != endpoint):
             old.close()
             self.w.live_otel = None
-        if endpoint and getattr(self.w, "live_otel", None) is None:
+        if endpoint and self.w.live_otel is None:
             try:
                 self.w.live_otel = LiveOtel(self.w.hub, endpoint)
             except ImportError as exc:
@@ -228,7 +244,7 @@ class OtelExportDialog(QDialog):
             self._say(str(error).splitlines()[0] if str(error) else type(error).__name__, True)
             return
         text = task.result()
-        live = getattr(self.w, "live_otel", None)
+        live = self.w.live_otel
         if live is not None:
             text += f"; new runs stream to {live.endpoint}"
         self._say(text)

@@ -18,7 +18,7 @@ import asyncio
 import html
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QCloseEvent, QStandardItemModel
@@ -41,6 +41,7 @@ from engine.targets import Capability
 from studio.dialogs.dialog_kit import dialog_style, mono_font
 from studio.docks.diff.html import message_card, page
 from studio.look.palette import Palette, colors
+from studio.models.hub import Hub
 from studio.models.playground import (
     Answer,
     PlaygroundRequest,
@@ -54,6 +55,9 @@ from studio.models.playground import (
 )
 from studio.run.capabilities import can
 from studio.widgets.plain_text import plain_label, plain_tip
+
+if TYPE_CHECKING:
+    from studio.run.controller import RunController
 
 __all__ = ["PlaygroundDialog", "Target"]
 
@@ -122,8 +126,8 @@ class _AnswerCard(QFrame):
 class PlaygroundDialog(QDialog):
     def __init__(
         self,
-        hub: Any,
-        controller: Any,
+        hub: Hub,
+        controller: RunController | None,
         event: EventBase,
         settings_model: Callable[[], Any] | None = None,
         parent: QWidget | None = None,
@@ -134,7 +138,7 @@ class PlaygroundDialog(QDialog):
         self.call = event
         self.setWindowTitle("What if… (model call playground)")
         self.setObjectName("PlaygroundDialog")
-        self.c = colors(getattr(hub, "theme", "light"))
+        self.c = colors(hub.theme)
         self.setStyleSheet(dialog_style(self.c))
         events = list(hub.events)
         self.node = enclosing_node(events, event)
@@ -188,7 +192,7 @@ class PlaygroundDialog(QDialog):
         forks, why = can(self.hub, Capability.FORK)
         if not forks or self.controller is None:
             return why or "Continuing needs the agent loaded (not a recorded session alone)"
-        if getattr(self.controller, "graph", None) is None:
+        if self.controller.graph is None:
             return "Continuing needs the agent loaded (not a recorded session alone)"
         if ev.ns:
             return "This call was made inside a subgraph: forking there is not supported yet"
@@ -420,15 +424,17 @@ class PlaygroundDialog(QDialog):
     def continue_with(self, answer: Answer) -> None:
         """Fork at the call's checkpoint with ``answer`` as the model node's reply, run on."""
         blocker = self.continue_blocker()
-        if blocker or answer.message is None:
+        ev, ctl, node = self.call, self.controller, self.node
+        cid = ev.checkpoint_id
+        # (``continue_blocker`` is None only with a controller, a checkpoint and a node)
+        if blocker or answer.message is None or ctl is None or not cid or not node:
             self._say(blocker or "This answer is an error: nothing to continue with", True)
             return
-        ev = self.call
         try:
             if answer is self.answers[0]:
-                self.controller.resume_from(ev.checkpoint_id)
+                ctl.resume_from(cid)
             else:
-                self.controller.continue_with_answer(ev.checkpoint_id, self.node, answer.message)
+                ctl.continue_with_answer(cid, node, answer.message)
         except RuntimeError as exc:
             self._say(str(exc), error=True)
             return
@@ -440,11 +446,12 @@ class PlaygroundDialog(QDialog):
             self._say(t.why_not or "Choose a model to re-run with", error=True)
             return
         blocker = self.continue_blocker()
-        if blocker:
-            self._say(blocker, error=True)
+        ctl, cid = self.controller, self.call.checkpoint_id
+        if blocker or ctl is None or not cid:  # (no blocker: a controller and a checkpoint)
+            self._say(blocker or "The call's checkpoint is not known", error=True)
             return
         try:
-            self.controller.rerun_with_model(self.call.checkpoint_id, t.model)
+            ctl.rerun_with_model(cid, t.model)
         except RuntimeError as exc:
             self._say(str(exc), error=True)
             return

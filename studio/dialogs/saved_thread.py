@@ -9,7 +9,7 @@ the window, and what goes wrong shows in one line, without the password.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -26,6 +26,9 @@ from engine.targets.thread_list import SCAN, list_threads
 from studio.dialogs.dialog_kit import dialog_style, named_button, named_label
 from studio.look.palette import colors
 
+if TYPE_CHECKING:
+    from studio.run.controller import RunController
+
 __all__ = ["OpenThreadDialog"]
 
 
@@ -34,7 +37,9 @@ class OpenThreadDialog(QDialog):
     ``open_button`` and ``cancel_button`` are attributes for tests; ``chosen()`` is the answer
     and ``saver`` the checkpointer the listing opened (None: the agent's own)."""
 
-    def __init__(self, controller: Any, parent: QWidget | None = None, theme: str = "light"):
+    def __init__(
+        self, controller: RunController, parent: QWidget | None = None, theme: str = "light"
+    ):
         super().__init__(parent)
         self.controller = controller
         self.saver: Any = None

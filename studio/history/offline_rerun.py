@@ -9,16 +9,20 @@ through the run's model override until the run diverges, into the same session f
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from studio.dialogs.asyncdialog import show_dialog
 from studio.dialogs.confirm import ConfirmDialog
 from studio.run.agent_source import with_saver
 
+if TYPE_CHECKING:
+    from studio.app.main_window import MainWindow
+    from studio.models.timeline import TimelineModel
+
 __all__ = ["rerun_recorded"]
 
 
-async def answer_interrupts(window: Any, pending: list[Any]) -> Any:
+async def answer_interrupts(window: MainWindow, pending: list[Any]) -> Any:
     """The approval dialog for the interrupts a re-run branch stopped at (None: answer later)."""
     from studio.run.interrupts import handle_interrupt
 
@@ -28,7 +32,9 @@ async def answer_interrupts(window: Any, pending: list[Any]) -> Any:
     return answer
 
 
-def rerun_recorded(window: Any, checkpoint_id: str, timeline: Any) -> asyncio.Future[Any] | None:
+def rerun_recorded(
+    window: MainWindow, checkpoint_id: str, timeline: TimelineModel
+) -> asyncio.Future[Any] | None:
     """Ask, load the session's agent, re-run from ``checkpoint_id``; None if it cannot."""
     opened = window.opened_session
     spec = opened.session.agent_spec(opened.target.name)

@@ -21,7 +21,7 @@ import os
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.events import EventBase
 from engine.graph.drawing import DrawableGraph
@@ -34,7 +34,11 @@ from studio.history.timetravel import (
     replay_plan,
     tip_checkpoint_id,
 )
+from studio.models.hub import Hub
 from studio.models.timeline import TimelineModel
+
+if TYPE_CHECKING:
+    from engine.debug import Debugger
 
 __all__ = [
     "OpenedSession",
@@ -67,7 +71,7 @@ def recorded_model_events(path: str | os.PathLike[str], thread_id: str) -> list[
 class OpenedSession:
     """A session file loaded into a hub."""
 
-    hub: Any
+    hub: Hub
     session: Session
     path: Path
     thread_id: str
@@ -123,7 +127,7 @@ class OpenedSession:
         factory: GraphFactory,
         *,
         fallback: Any = None,
-        debugger: Any = None,
+        debugger: Debugger | None = None,
         answer: Callable[[list[Any]], Awaitable[Any]] | None = None,
     ) -> RerunResult:
         """Re-run from ``checkpoint_id`` with the recorded model responses, into the same file.
@@ -181,7 +185,7 @@ class OpenedSession:
 
 
 def open_session(
-    hub: Any,
+    hub: Hub,
     path: str | os.PathLike[str],
     *,
     thread_id: str | None = None,
@@ -228,7 +232,7 @@ def open_session(
     return opened
 
 
-def open_session_into(hub: Any, path: str | os.PathLike[str], **kwargs: Any) -> OpenedSession:
+def open_session_into(hub: Hub, path: str | os.PathLike[str], **kwargs: Any) -> OpenedSession:
     """``open_session``, then feed the remaining events in the background on the current loop.
 
     Returns the ``OpenedSession`` (``cancel()`` stops the feeding; ``task`` is the feeder)."""

@@ -18,7 +18,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from engine.events import EventBase
 from engine.messages import AIMessage, BaseMessage
@@ -26,6 +26,9 @@ from engine.models.errors import ReplayDivergenceError
 from engine.models.replay import Divergence, ReplayChatModel, recorded_from_events
 from studio.models.state_diff import StateDiff, diff_states
 from studio.models.timeline import CheckpointNode, TimelineModel
+
+if TYPE_CHECKING:
+    from engine.debug import Debugger
 
 __all__ = [
     "BranchComparison",
@@ -95,7 +98,7 @@ async def aresume_from(
     thread_id: str,
     checkpoint_id: str,
     *,
-    debugger: Any = None,
+    debugger: Debugger | None = None,
     input: Any = None,
     model_override: Any = None,
 ) -> Any:
@@ -225,7 +228,7 @@ class RerunResult:
 
 
 async def arerun(
-    graph: Any, plan: ReplayPlan, thread_id: str, *, debugger: Any = None
+    graph: Any, plan: ReplayPlan, thread_id: str, *, debugger: Debugger | None = None
 ) -> RerunResult:
     """Run ``graph`` (built on ``plan.model``) from the plan's checkpoint."""
     try:

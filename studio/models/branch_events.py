@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from engine.events import EventBase
+from engine.events import CheckpointSaved, EventBase
 
 __all__ = ["branch_events", "live_tip"]
 
@@ -44,8 +44,8 @@ def branch_events(
         return list(events)
     saved: dict[str, tuple[str | None, str]] = {}
     for ev in events:
-        if ev.kind == "checkpoint.saved" and ev.checkpoint_id:
-            saved[ev.checkpoint_id] = (ev.__dict__.get("parent_id"), ev.run_id)
+        if isinstance(ev, CheckpointSaved) and ev.checkpoint_id:
+            saved[ev.checkpoint_id] = (ev.parent_id, ev.run_id)
     made_by: dict[str, str | None] = {}
     """Checkpoint on the path -> the run that did the step from it toward the tip."""
     child, cid, seen = None, tip, set()

@@ -10,7 +10,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.events import SPAN_OPENERS, EventBase
+from engine.events import (
+    SPAN_OPENERS,
+    AttemptFinished,
+    DebugPaused,
+    EventBase,
+    HookFinished,
+    InterruptRaised,
+    LoopDetected,
+    MiddlewareAction,
+    ModelResponse,
+    NodeFinished,
+    PlanStep,
+    RunFinished,
+    SuperstepFinished,
+    ToolFinished,
+    ToolStarted,
+    WrapperFinished,
+)
 from studio.models.event_summary import error_text, is_stop, short, summarize
 
 __all__ = [
@@ -64,28 +81,27 @@ def family(kind: str) -> str:
 
 
 def status_flags(ev: EventBase) -> int:
-    d = ev.__dict__
-    k = ev.kind
-    if is_stop(d.get("error")):
+    if is_stop(getattr(ev, "error", None)):  # declared by the events that can fail
         return 0  # cut short by the user's Stop: not a failure
-    if k in ("attempt.finished", "wrapper.finished"):
-        outcome = d.get("outcome")
-        return FAILED if outcome == "error" else INTERRUPTED if outcome == "interrupted" else 0
-    if k in ("node.finished", "superstep.finished", "run.finished"):
-        status = d.get("status")
-        return FAILED if status == "error" else INTERRUPTED if status == "interrupted" else 0
-    if k == "tool.finished":
-        return FAILED if d.get("status") == "error" or d.get("error") else 0
-    if k in ("model.response", "hook.finished"):
-        return FAILED if d.get("error") else 0
-    if k == "plan.step":
-        return FAILED if d.get("status") == "failed" else 0
-    if k == "middleware.action":
-        return FAILED if d.get("action") == "retry_exhausted" else 0
-    if k == "interrupt.raised":
-        return INTERRUPTED
-    if k == "loop.detected":
-        return LOOP
+    match ev:
+        case AttemptFinished() | WrapperFinished():
+            outcome = ev.outcome
+            return FAILED if outcome == "error" else INTERRUPTED if outcome == "interrupted" else 0
+        case NodeFinished() | SuperstepFinished() | RunFinished():
+            status = ev.status
+            return FAILED if status == "error" else INTERRUPTED if status == "interrupted" else 0
+        case ToolFinished():
+            return FAILED if ev.status == "error" or ev.error else 0
+        case ModelResponse() | HookFinished():
+            return FAILED if ev.error else 0
+        case PlanStep():
+            return FAILED if ev.status == "failed" else 0
+        case MiddlewareAction():
+            return FAILED if ev.action == "retry_exhausted" else 0
+        case InterruptRaised():
+            return INTERRUPTED
+        case LoopDetected():
+            return LOOP
     return 0
 
 
@@ -131,7 +147,7 @@ class Row:
         """Time the run had spent paused (ms) when this row opened."""
         self.paused_ms = 0.0
         """Time spent paused (breakpoints, steps) while this span was open."""
-        self.pauses: list[EventBase] | None = None
+        self.pauses: list[DebugPaused] | None = None
         """The ``debug.paused`` events of the times the run paused at this row's event (a
         mark on the row, not rows of their own)."""
         self.tokens = 0
@@ -191,15 +207,15 @@ class Row:
         return "" if not n else "▮▮" if n == 1 else f"▮▮×{n}"
 
     def own_middleware(self) -> str | None:
-        return self.event.__dict__.get("middleware") if self.event is not None else None
+        # the hooks, wrappers, attempts and actions of a middleware declare ``middleware``
+        return getattr(self.event, "middleware", None) if self.event is not None else None
 
     def summary(self) -> str:
         if self._summary is None:
-            end = self.end.__dict__ if self.end is not None else None
             self._summary = summarize(
                 self.kind,
-                self.event.__dict__,
-                end,
+                self.event,
+                self.end,
                 step=self.event.step,
                 tokens=self.tokens,
                 streamed=self._tail(),
@@ -210,15 +226,15 @@ class Row:
     def haystack(self) -> str:
         """Lower-case text the free-text filter searches: summary, node, kind, payload bits."""
         if self._hay is None:
-            d = self.event.__dict__
-            e = self.end.__dict__ if self.end is not None else {}
+            d, e = self.event, self.end
             extra = [self.kind, self.node or "", self.middleware or ""]
-            if self.kind == "model.request" and e.get("message") is not None:
-                extra.append(short(e["message"], 2000))
+            if isinstance(e, ModelResponse) and e.message is not None:
+                extra.append(short(e.message, 2000))
             elif self.kind == "tool.started":
-                extra.append(short(d.get("args"), 1000))
-                extra.append(short(e.get("result"), 1000))
-            err = e.get("error") or d.get("error")
+                extra.append(short(d.args if isinstance(d, ToolStarted) else None, 1000))
+                extra.append(short(e.result if isinstance(e, ToolFinished) else None, 1000))
+            # declared by the closers and the events that can fail
+            err = getattr(e, "error", None) or getattr(d, "error", None)
             if err is not None:
                 extra.append(error_text(err, 1000))
             self._hay = " ".join([self.summary(), *extra]).lower()
@@ -228,8 +244,8 @@ class Row:
         """Wall-clock time from the span's start to its end (paused time included)."""
         if self.end is None or self.end is self.event:
             return None
-        e = self.end.__dict__
-        ms = e.get("duration_ms") or e.get("latency_ms")
+        e = self.end  # closers declare ``duration_ms``, except ``model.response``: ``latency_ms``
+        ms = getattr(e, "duration_ms", None) or getattr(e, "latency_ms", None)
         if isinstance(ms, int | float) and ms > 0:
             return float(ms)
         if self.end.mono_ns and self.event.mono_ns:

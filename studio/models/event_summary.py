@@ -7,15 +7,46 @@ the summary reads like the CLI's tree but on one line per span::
     tool create_file(login.tsx) ✓ 12 ms
     route model → tools (tool_calls: 1 pending call)
 
-Payload fields are read from ``event.__dict__``: the engine builds events with
-``model_construct``, so nested values may be pydantic objects or plain dicts.
+Payload fields are read through the event classes (``engine.events``); the engine builds
+events with ``model_construct``, so nested values may be pydantic objects or plain dicts.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from typing import Any
+
+from engine.events import (
+    AttemptFinished,
+    AttemptStarted,
+    CheckpointSaved,
+    CustomEvent,
+    DebugPaused,
+    DebugResumed,
+    EventBase,
+    HookFinished,
+    HookStarted,
+    InterruptRaised,
+    InterruptResumed,
+    LoopDetected,
+    MiddlewareAction,
+    ModelRequest,
+    ModelResponse,
+    NodeFinished,
+    NodeStarted,
+    PlanStep,
+    Route,
+    RunFinished,
+    RunStarted,
+    StateUpdated,
+    StoreAccessed,
+    SuperstepFinished,
+    SuperstepStarted,
+    ToolFinished,
+    ToolStarted,
+    WrapperFinished,
+    WrapperStarted,
+)
 
 __all__ = [
     "STOP_ERRORS",
@@ -47,14 +78,6 @@ STOP_ERRORS = frozenset({"RunStopped", "CancelledError"})
 def is_stop(err: Any) -> bool:
     """Is ``err`` (an event's ``error``) the mark of a Stop rather than a failure?"""
     return err is not None and field(err, "type") in STOP_ERRORS
-
-
-def _as_stopped(closed: Mapping[str, Any]) -> Mapping[str, Any]:
-    out = {**closed, "error": None}
-    for key in ("status", "outcome"):
-        if key in out:
-            out[key] = "stopped"
-    return out
 
 
 def field(obj: Any, name: str, default: Any = None) -> Any:
@@ -141,21 +164,28 @@ def _fraction(n: Any, top: Any) -> str:
 
 
 # -- spans -----------------------------------------------------------------------------------
+# Each takes the row's opening event (or, for a closer whose opener never arrived, the closer
+# itself) and its closing event; ``stopped``: the span was cut short by the user's Stop, shown
+# as neutral rather than failed (its error is not shown, its status reads "stopped").
 
 
-def _run(d: Mapping[str, Any], e: Mapping[str, Any] | None) -> str:
-    text = f"run {d.get('graph') or ''}".rstrip()
-    if d.get("resumed"):
+def _run(d: RunStarted | RunFinished, e: RunFinished | None, stopped: bool) -> str:
+    opener = d if isinstance(d, RunStarted) else None
+    text = f"run {(opener.graph if opener is not None else '') or ''}".rstrip()
+    if opener is not None and opener.resumed:
         text += " (resumed)"
     if e is None:
         return text + " …"
-    status = e.get("status", "done")
-    err = e.get("error")
+    status = "stopped" if stopped else e.status
+    err = None if stopped else e.error
     return f"{text} {_mark(status)} {status}" + (f" {error_text(err)}" if err else "")
 
 
-def _superstep(d: Mapping[str, Any], e: Mapping[str, Any] | None, step: Any) -> str:
-    names = [str(field(t, "node", "?")) for t in d.get("tasks") or []]
+def _superstep(
+    d: SuperstepStarted | SuperstepFinished, e: SuperstepFinished | None, stopped: bool, step: Any
+) -> str:
+    tasks = d.tasks if isinstance(d, SuperstepStarted) else []
+    names = [str(field(t, "node", "?")) for t in tasks or []]
     text = f"superstep {step if step is not None else '?'}"
     if names:
         counted: dict[str, int] = {}
@@ -164,67 +194,67 @@ def _superstep(d: Mapping[str, Any], e: Mapping[str, Any] | None, step: Any) -> 
         text += " · " + ", ".join(f"{n} ×{c}" if c > 1 else n for n, c in counted.items())
     if e is None:
         return text + " …"
-    status = e.get("status", "ok")
+    status = "stopped" if stopped else e.status
     return text if status == "ok" else f"{text} {_mark(status)} {status}"
 
 
-def _node(d: Mapping[str, Any], e: Mapping[str, Any] | None) -> str:
-    text = f"node {d.get('node')}"
-    if (d.get("attempt") or 1) > 1:
-        text += f" (attempt {d['attempt']})"
+def _node(d: NodeStarted | NodeFinished, e: NodeFinished | None, stopped: bool) -> str:
+    text = f"node {d.node}"
+    if (d.attempt or 1) > 1:
+        text += f" (attempt {d.attempt})"
     if e is None:
         return text + " …"
-    err = e.get("error")
-    return f"{text} {_mark(e.get('status', 'ok'))}" + (f" {error_text(err)}" if err else "")
+    err = None if stopped else e.error
+    status = "stopped" if stopped else e.status
+    return f"{text} {_mark(status)}" + (f" {error_text(err)}" if err else "")
 
 
-def _hook(d: Mapping[str, Any], e: Mapping[str, Any] | None) -> str:
-    text = f"{d.get('middleware')}.{d.get('hook')}"
+def _hook(d: HookStarted | HookFinished, e: HookFinished | None, stopped: bool) -> str:
+    text = f"{d.middleware}.{d.hook}"
     if e is None:
         return text + " …"
-    err = e.get("error")
+    err = None if stopped else e.error
     if err:
         return f"{text} ✗ {error_text(err)}"
     extra = ""
-    update = e.get("update")
+    update = e.update
     if isinstance(update, dict) and update:
         extra += " update " + ", ".join(str(k) for k in update)
-    if e.get("jump_to"):
-        extra += f" → jump to {e['jump_to']}"
+    if e.jump_to:
+        extra += f" → jump to {e.jump_to}"
     return f"{text} ✓{extra}"
 
 
-def _wrapper(d: Mapping[str, Any], e: Mapping[str, Any] | None) -> str:
-    text = f"{d.get('middleware')}.{d.get('wrapper')}"
-    if d.get("tool"):
-        text += f" ({d['tool']})"
+def _wrapper(d: WrapperStarted | WrapperFinished, e: WrapperFinished | None, stopped: bool) -> str:
+    text = f"{d.middleware}.{d.wrapper}"
+    if d.tool:
+        text += f" ({d.tool})"
     if e is None:
         return text + " …"
-    err = e.get("error")
-    calls = e.get("handler_calls", 1)
+    err = None if stopped else e.error
+    calls = e.handler_calls
     extra = (
         f" ({calls} calls)" if calls and calls > 1 else (" (short-circuit)" if calls == 0 else "")
     )
-    return (
-        f"{text} {_mark(e.get('outcome', 'ok'))}" + (f" {error_text(err)}" if err else "") + extra
-    )
+    outcome = "stopped" if stopped else e.outcome
+    return f"{text} {_mark(outcome)}" + (f" {error_text(err)}" if err else "") + extra
 
 
-def _attempt(d: Mapping[str, Any], e: Mapping[str, Any] | None) -> str:
+def _attempt(d: AttemptStarted | AttemptFinished, e: AttemptFinished | None, stopped: bool) -> str:
     src = e if e is not None else d
-    text = f"{d.get('middleware')} attempt {_fraction(d.get('attempt'), src.get('max_attempts'))}"
-    target = d.get("tool") or ("Fallback" in str(d.get("middleware")) and d.get("model"))
+    text = f"{d.middleware} attempt {_fraction(d.attempt, src.max_attempts)}"
+    target = d.tool or ("Fallback" in str(d.middleware) and d.model)
     if target:
         text += f" ({target})"
     if e is None:
         return text + " …"
-    if e.get("outcome", "ok") != "error":
+    if stopped or e.outcome != "error":
         return f"{text} ✓"
-    text += f" ✗ {error_text(e.get('error'))}"
-    if e.get("fallback_model"):
-        return f"{text} — falling back to {e['fallback_model']}"
-    if e.get("will_retry"):
-        delay = e.get("delay_s")
+    text += f" ✗ {error_text(e.error)}"
+    if e.fallback_model:
+        return f"{text} — falling back to {e.fallback_model}"
+    if e.will_retry:
+        delay = e.delay_s
         return (
             f"{text} — retrying in {seconds_text(delay)}"
             if isinstance(delay, int | float)
@@ -233,33 +263,44 @@ def _attempt(d: Mapping[str, Any], e: Mapping[str, Any] | None) -> str:
     return f"{text} — giving up"
 
 
-def _model(d: Mapping[str, Any], e: Mapping[str, Any] | None, tokens: int, streamed: str) -> str:
-    text = f"model {d.get('model')}"
+def _model(
+    d: ModelRequest | ModelResponse,
+    e: ModelResponse | None,
+    stopped: bool,
+    tokens: int,
+    streamed: str,
+) -> str:
+    text = f"model {d.model}"
     if e is None:
         if tokens:
             return f"{text} streaming… {tokens} tokens “{short(streamed[-60:], 60)}”"
-        return f"{text} … {d.get('messages_count', 0)} messages, {len(d.get('tools') or [])} tools"
-    err = e.get("error")
+        request = d if isinstance(d, ModelRequest) else None
+        count = request.messages_count if request is not None else 0
+        tools = request.tools if request is not None else []
+        return f"{text} … {count} messages, {len(tools or [])} tools"
+    err = None if stopped else e.error
     if err:
         return f"{text} ✗ {error_text(err)}"
-    body = message_text(e.get("message"))
+    body = message_text(e.message)
     extra = f" ({tokens} tokens)" if tokens else ""
-    if e.get("replayed"):
+    if e.replayed:
         extra += " (replayed)"
     return f"{text} ✓ {body}{extra}".rstrip()
 
 
-def _tool(d: Mapping[str, Any], e: Mapping[str, Any] | None, paused_ms: float) -> str:
-    text = f"tool {d.get('tool')}({call_args(d.get('args'))})"
+def _tool(
+    d: ToolStarted | ToolFinished, e: ToolFinished | None, stopped: bool, paused_ms: float
+) -> str:
+    args = d.args if isinstance(d, ToolStarted) else None
+    text = f"tool {d.tool}({call_args(args)})"
     if e is None:
         return text + " …"
-    status = e.get("status", "success")
     # the call's own time: a pause at a breakpoint inside it is not the tool's
-    wall = e.get("duration_ms")
+    wall = e.duration_ms
     ms = duration_text(max(0.0, wall - paused_ms) if isinstance(wall, int | float) else wall)
-    err = e.get("error")
-    if status == "error" or err:
-        detail = error_text(err) if err else short(field(e.get("result"), "content", ""), 60)
+    err = None if stopped else e.error
+    if (not stopped and e.status == "error") or err:
+        detail = error_text(err) if err else short(field(e.result, "content", ""), 60)
         return f"{text} ✗ {detail}".rstrip() + (f" {ms}" if ms else "")
     return f"{text} ✓" + (f" {ms}" if ms else "")
 
@@ -267,16 +308,16 @@ def _tool(d: Mapping[str, Any], e: Mapping[str, Any] | None, paused_ms: float) -
 # -- point events ------------------------------------------------------------------------------
 
 
-def _route(d: Mapping[str, Any]) -> str:
-    to = [*(d.get("to") or [])] + [f"Send({field(s, 'node')})" for s in d.get("sends") or []]
-    reason = d.get("reason") or ""
-    why = f"{reason}: {d['detail']}" if d.get("detail") else reason
-    return f"route {d.get('from_node')} → {', '.join(str(t) for t in to) or 'END'} ({why})"
+def _route(d: Route) -> str:
+    to = [*(d.to or [])] + [f"Send({field(s, 'node')})" for s in d.sends or []]
+    reason = d.reason or ""
+    why = f"{reason}: {d.detail}" if d.detail else reason
+    return f"route {d.from_node} → {', '.join(str(t) for t in to) or 'END'} ({why})"
 
 
-def _state(d: Mapping[str, Any]) -> str:
+def _state(d: StateUpdated) -> str:
     parts = []
-    for ch in d.get("changes") or []:
+    for ch in d.changes or []:
         op, name = ch.get("op"), ch.get("channel")
         if op == "append":
             parts.append(f"{name} +{len(ch.get('appended') or [])}")
@@ -287,74 +328,87 @@ def _state(d: Mapping[str, Any]) -> str:
     return "state " + ("; ".join(parts) or "(no change)")
 
 
-def _point(kind: str, d: Mapping[str, Any], step: Any) -> str:
-    if kind == "route":
-        return _route(d)
-    if kind == "state.updated":
-        return _state(d)
-    if kind == "checkpoint.saved":
-        nxt = ", ".join(d.get("next") or []) or "END"
-        return f"checkpoint step {step} ({d.get('source')}) → next: {nxt}"
-    if kind == "interrupt.raised":
-        if d.get("static"):
-            return f"interrupt {d['static']} {d.get('node')}"
-        return f"interrupt in {d.get('node')}: {short(d.get('value'), 80)}"
-    if kind == "interrupt.resumed":
-        node = d.get("node")
-        return f"resumed {node + ' ' if node else ''}with {short(d.get('value'), 60)}"
-    if kind == "middleware.action":
-        return f"{d.get('middleware')} {d.get('action')} {short(d.get('detail'), 70)}"
-    if kind == "plan.step":
-        extra = "".join(f" {x}" for x in (d.get("code"), d.get("message")) if x)
-        att = f" (attempt {d['attempt']})" if (d.get("attempt") or 1) > 1 else ""
-        return f"plan step {d.get('index')} {d.get('name')}: {d.get('status')}{att}{extra}"
-    if kind == "custom":
-        return f"custom {d.get('node')}: {short(d.get('data'), 70)}"
-    if kind == "store.access":
-        from engine.store import access_summary
+def _point(d: EventBase, step: Any) -> str:
+    match d:
+        case Route():
+            return _route(d)
+        case StateUpdated():
+            return _state(d)
+        case CheckpointSaved():
+            nxt = ", ".join(d.next or []) or "END"
+            return f"checkpoint step {step} ({d.source}) → next: {nxt}"
+        case InterruptRaised():
+            if d.static:
+                return f"interrupt {d.static} {d.node}"
+            return f"interrupt in {d.node}: {short(d.value, 80)}"
+        case InterruptResumed():
+            node = d.node
+            return f"resumed {node + ' ' if node else ''}with {short(d.value, 60)}"
+        case MiddlewareAction():
+            return f"{d.middleware} {d.action} {short(d.detail, 70)}"
+        case PlanStep():
+            extra = "".join(f" {x}" for x in (d.code, d.message) if x)
+            att = f" (attempt {d.attempt})" if (d.attempt or 1) > 1 else ""
+            return f"plan step {d.index} {d.name}: {d.status}{att}{extra}"
+        case CustomEvent():
+            return f"custom {d.node}: {short(d.data, 70)}"
+        case StoreAccessed():
+            from engine.store import access_summary
 
-        return access_summary(dict(d))
-    if kind == "loop.detected":
-        return f"⟳ loop in {d.get('node') or 'the run'}: {d.get('detail') or d.get('loop')}"
-    if kind == "debug.paused":
-        bp = f": {d['breakpoint']}" if d.get("breakpoint") else ""
-        return f"paused ({d.get('reason')}{bp}) at {d.get('at_kind')}"
-    if kind == "debug.resumed":
-        return f"resumed: {d.get('command')}"
-    return kind
+            return access_summary(
+                {
+                    "op": d.op,
+                    "namespace": d.namespace,
+                    "key": d.key,
+                    "found": d.found,
+                    "value": d.value,
+                    "query": d.query,
+                    "hit_count": d.hit_count,
+                }
+            )
+        case LoopDetected():
+            return f"⟳ loop in {d.node or 'the run'}: {d.detail or d.loop}"
+        case DebugPaused():
+            bp = f": {d.breakpoint}" if d.breakpoint else ""
+            return f"paused ({d.reason}{bp}) at {d.at_kind}"
+        case DebugResumed():
+            return f"resumed: {d.command}"
+    return d.kind
 
 
 def summarize(
     kind: str,
-    opened: Mapping[str, Any],
-    closed: Mapping[str, Any] | None,
+    opened: EventBase,
+    closed: EventBase | None,
     *,
-    step: Any = None,
+    step: int | None = None,
     tokens: int = 0,
     streamed: str = "",
     paused_ms: float = 0.0,
 ) -> str:
     """The summary of a row: ``kind`` is the opening (or only) event's kind, ``opened`` and
-    ``closed`` the payloads (``event.__dict__``) of its opening and closing events;
-    ``paused_ms`` the time the run sat paused inside the span (not the span's own time)."""
-    if closed is not None and is_stop(closed.get("error")):
-        closed = _as_stopped(closed)  # a user's Stop: neutral, not a failure
-    if kind == "run.started":
-        return _run(opened, closed)
-    if kind == "superstep.started":
-        return _superstep(opened, closed, step)
-    if kind == "node.started":
-        return _node(opened, closed)
-    if kind == "hook.started":
-        return _hook(opened, closed)
-    if kind == "wrapper.started":
-        return _wrapper(opened, closed)
-    if kind == "attempt.started":
-        return _attempt(opened, closed)
-    if kind == "model.request":
-        return _model(opened, closed, tokens, streamed)
-    if kind == "tool.started":
-        return _tool(opened, closed, paused_ms)
+    ``closed`` its opening and closing events (for a closer whose opener never arrived, both
+    are the closer); ``paused_ms`` the time the run sat paused inside the span (not the span's
+    own time)."""
+    # a user's Stop: neutral, not a failure
+    stopped = closed is not None and is_stop(getattr(closed, "error", None))
+    d, e = opened, closed
+    if kind == "run.started" and isinstance(d, RunStarted | RunFinished):
+        return _run(d, e if isinstance(e, RunFinished) else None, stopped)
+    if kind == "superstep.started" and isinstance(d, SuperstepStarted | SuperstepFinished):
+        return _superstep(d, e if isinstance(e, SuperstepFinished) else None, stopped, step)
+    if kind == "node.started" and isinstance(d, NodeStarted | NodeFinished):
+        return _node(d, e if isinstance(e, NodeFinished) else None, stopped)
+    if kind == "hook.started" and isinstance(d, HookStarted | HookFinished):
+        return _hook(d, e if isinstance(e, HookFinished) else None, stopped)
+    if kind == "wrapper.started" and isinstance(d, WrapperStarted | WrapperFinished):
+        return _wrapper(d, e if isinstance(e, WrapperFinished) else None, stopped)
+    if kind == "attempt.started" and isinstance(d, AttemptStarted | AttemptFinished):
+        return _attempt(d, e if isinstance(e, AttemptFinished) else None, stopped)
+    if kind == "model.request" and isinstance(d, ModelRequest | ModelResponse):
+        return _model(d, e if isinstance(e, ModelResponse) else None, stopped, tokens, streamed)
+    if kind == "tool.started" and isinstance(d, ToolStarted | ToolFinished):
+        return _tool(d, e if isinstance(e, ToolFinished) else None, stopped, paused_ms)
     if kind == "model.token":
         return f"tokens ×{tokens} “{short(streamed[-60:], 60)}”"
-    return _point(kind, opened, step)
+    return _point(d, step)

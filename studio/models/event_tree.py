@@ -28,7 +28,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from engine.events import SPAN_CLOSERS, SPAN_OPENERS, EventBase
+from engine.events import (
+    SPAN_CLOSERS,
+    SPAN_OPENERS,
+    DebugPaused,
+    EventBase,
+    ModelToken,
+    Route,
+)
 from studio.models.event_filter import (
     EventFilter,
     FilterJob,
@@ -228,13 +235,13 @@ class EventTree:
         self, ev: EventBase, run: dict[int, Row], delta: TreeDelta, listener: TreeListener | None
     ) -> bool:
         """Mark a pause on the row it happened at (False: no such row, it becomes a row)."""
-        if ev.kind == "debug.resumed":
+        if not isinstance(ev, DebugPaused):  # ``debug.resumed``
             row = self._paused_row.get(ev.run_id)
             if row is None:
                 return False
             run[ev.seq] = row
             return True
-        at = ev.__dict__.get("at_seq")
+        at = ev.at_seq
         row = run.get(at) if isinstance(at, int) else None
         if row is None:
             row = self._spans.get(ev.parent_span_id or "")
@@ -252,13 +259,13 @@ class EventTree:
     def _new_row(self, kind: str, ev: EventBase, parent: Row) -> Row:
         row = Row(len(self.rows), kind, ev, parent, len(parent.children))
         row.paused_at = self._paused.get(ev.run_id, 0.0)
-        d = ev.__dict__
         fam = family(kind)
-        own_node = d.get("node") or (d.get("from_node") if kind == "route" else None)
+        # the events that belong to a node or a middleware declare ``node`` / ``middleware``
+        own_node = getattr(ev, "node", None) or (ev.from_node if isinstance(ev, Route) else None)
         row.node = own_node or parent.node
         if kind == "node.started" and own_node:
             self.nodes[own_node] = None
-        mw = d.get("middleware")
+        mw = getattr(ev, "middleware", None)
         row.middleware = mw or parent.middleware
         if mw:
             self.middlewares[mw] = None
@@ -297,7 +304,7 @@ class EventTree:
             else:
                 last = parent.children[-1] if parent.children else None
                 target = last if last is not None and last.kind == TOKEN else None
-        text = ev.__dict__.get("text") or ""
+        text = (ev.text if isinstance(ev, ModelToken) else "") or ""
         if target is None:
             target = self._new_row(TOKEN, ev, parent)
             target.tokens = 1

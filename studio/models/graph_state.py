@@ -195,6 +195,11 @@ class GraphStateModel:
         self._breakpoints &= set(graph.nodes)
         self._clear()
 
+    @property
+    def settled(self) -> bool:
+        """No node has a task or a tool call going on."""
+        return not any(live.tasks or live.calls for live in self._live.values())
+
     def reset(self) -> None:
         """Forget the previous run (visits, route, failures, badges, moment); keep breakpoints."""
         self._clear()

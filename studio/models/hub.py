@@ -30,11 +30,11 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from engine.events import CheckpointSaved, EventBase
 from studio.models.pricing import PriceTable
 
 if TYPE_CHECKING:
     from engine.debug import Debugger
-    from engine.events import EventBase
     from engine.graph.drawing import DrawableGraph
     from engine.targets import Target
     from engine.types import StateSnapshot
@@ -147,7 +147,7 @@ class Hub:
             return
         self.events.extend(batch)
         for ev in batch:
-            ns = ev.__dict__.get("checkpoint_ns") if ev.kind == "checkpoint.saved" else None
+            ns = ev.checkpoint_ns if isinstance(ev, CheckpointSaved) else None
             if ns and ev.checkpoint_id:
                 self.checkpoint_ns[ev.checkpoint_id] = ns
         self.publish("events", batch)

@@ -182,7 +182,7 @@ class PlanGraphModel:
         return retry_chain(self.steps)
 
     def counts(self) -> dict[str, int]:
-        out = dict.fromkeys(STEP_STATUSES, 0)
+        out: dict[str, int] = dict.fromkeys(STEP_STATUSES, 0)
         for s in self.steps:
             out[s.status] += 1
         return out

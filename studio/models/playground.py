@@ -26,9 +26,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.events import EventBase
+from engine.events import EventBase, ModelRequest, ModelResponse, NodeStarted
 from engine.messages import AIMessage, BaseMessage, SystemMessage, coerce_messages
 from engine.serde import to_jsonable
+from studio.models.event_summary import field as member
 
 __all__ = [
     "Answer",
@@ -98,10 +99,6 @@ class Answer:
 # -- rebuilding a request ------------------------------------------------------------------------
 
 
-def _f(ev: EventBase, name: str, default: Any = None) -> Any:
-    return ev.__dict__.get(name, default)
-
-
 def enclosing_node(events: Sequence[EventBase], ev: EventBase) -> str | None:
     """The graph node whose task made the call (following ``parent_span_id`` up)."""
     opened = {
@@ -115,41 +112,53 @@ def enclosing_node(events: Sequence[EventBase], ev: EventBase) -> str | None:
         parent = opened.get(span)
         if parent is None:
             return None
-        if parent.kind == "node.started":
-            return str(_f(parent, "node"))
+        if isinstance(parent, NodeStarted):
+            return str(parent.node)
         span = parent.parent_span_id
         seen += 1
     return None
 
 
-def _full_messages(events: Sequence[EventBase], ev: EventBase, depth: int = 0) -> list[Any] | None:
+def _base(events: Sequence[EventBase], ev: ModelRequest, seq: int) -> ModelRequest | None:
+    """The earlier request of ``ev``'s run whose messages (or tools) it reuses."""
+    return next(
+        (
+            e
+            for e in events
+            if isinstance(e, ModelRequest)
+            and e.run_id == ev.run_id
+            and e.seq == seq
+            and e is not ev
+        ),
+        None,
+    )
+
+
+def _full_messages(
+    events: Sequence[EventBase], ev: ModelRequest, depth: int = 0
+) -> list[Any] | None:
     """The event's own message list, joined to the earlier request it continues."""
-    own = _f(ev, "messages")
+    own = ev.messages
     if not isinstance(own, list):
         return None
-    reused = int(_f(ev, "messages_reused") or 0)
-    base_seq = _f(ev, "messages_base")
+    reused = int(ev.messages_reused or 0)
+    base_seq = ev.messages_base
     if not reused or base_seq is None:
         return list(own)
-    base = next(
-        (e for e in events if e.run_id == ev.run_id and e.seq == base_seq and e is not ev), None
-    )
+    base = _base(events, ev, base_seq)
     if base is None or depth > 256:
         return None
     earlier = _full_messages(events, base, depth + 1)
     return None if earlier is None else [*earlier[:reused], *own]
 
 
-def _tools_of(events: Sequence[EventBase], ev: EventBase) -> list[Any] | None:
-    schemas = _f(ev, "tool_schemas")
+def _tools_of(events: Sequence[EventBase], ev: ModelRequest) -> list[Any] | None:
+    schemas = ev.tool_schemas
     if isinstance(schemas, list):
         return list(schemas)
-    if _f(ev, "tool_schemas_reused") and _f(ev, "messages_base") is not None:
-        base = next(
-            (e for e in events if e.run_id == ev.run_id and e.seq == _f(ev, "messages_base")),
-            None,
-        )
-        if base is not None and base is not ev:
+    if ev.tool_schemas_reused and ev.messages_base is not None:
+        base = _base(events, ev, ev.messages_base)
+        if base is not None:
             return _tools_of(events, base)
     return None
 
@@ -213,10 +222,10 @@ def request_for(
     events: Sequence[EventBase], ev: EventBase, *, graph: Any = None
 ) -> PlaygroundRequest:
     """The request ``ev`` (a ``model.request``) sent, as completely as can be known."""
-    if ev.kind != "model.request":
+    if not isinstance(ev, ModelRequest):
         raise ValueError(f"Not a model call: {ev.kind}")
-    system = _f(ev, "system_prompt")
-    tail = [m for m in _f(ev, "last_messages") or [] if isinstance(m, Mapping)]
+    system = ev.system_prompt
+    tail = [m for m in ev.last_messages or [] if isinstance(m, Mapping)]
     complete = True
     full = _full_messages(events, ev)
     if full is not None:
@@ -229,7 +238,7 @@ def request_for(
             messages = state
         else:
             messages = [dict(m) for m in body]
-            complete = len(messages) + (1 if system else 0) >= int(_f(ev, "messages_count") or 0)
+            complete = len(messages) + (1 if system else 0) >= int(ev.messages_count or 0)
     messages = [_compact(m) for m in messages]
     if system:  # the system prompt is its own field
         messages = [m for i, m in enumerate(messages) if not (i == 0 and m.get("type") == "system")]
@@ -244,15 +253,15 @@ def request_for(
             except (TypeError, ValueError):
                 tools = None
     if tools is None:
-        tools = list(_f(ev, "tools") or [])
-    params = {**dict(_f(ev, "params") or {}), **dict(_f(ev, "settings") or {})}
+        tools = list(ev.tools or [])
+    params = {**dict(ev.params or {}), **dict(ev.settings or {})}
     params = {k: v for k, v in params.items() if v != "[redacted]"}
     return PlaygroundRequest(
-        model=str(_f(ev, "model") or ""),
+        model=str(ev.model or ""),
         system_prompt=system,
         messages=messages,
         tools=tools,
-        tool_choice=_f(ev, "tool_choice"),
+        tool_choice=ev.tool_choice,
         params=params,
         complete=complete,
     )
@@ -261,20 +270,20 @@ def request_for(
 def original_answer(events: Sequence[EventBase], ev: EventBase) -> Answer:
     """The recorded answer (or error) of the call ``ev`` opened."""
     for e in events:
-        if e.kind == "model.response" and e.run_id == ev.run_id and e.span_id == ev.span_id:
-            error = _f(e, "error")
+        if isinstance(e, ModelResponse) and e.run_id == ev.run_id and e.span_id == ev.span_id:
+            error = e.error  # an ErrorInfo, or its dict in an event built by model_construct
             if error is not None:
-                etype = getattr(error, "type", None) or error.get("type")
-                emsg = getattr(error, "message", None) or error.get("message")
-                return Answer("Original", error=f"{etype}: {emsg}", latency_ms=_f(e, "latency_ms"))
-            message = _f(e, "message")
+                etype = member(error, "type")
+                emsg = member(error, "message")
+                return Answer("Original", error=f"{etype}: {emsg}", latency_ms=e.latency_ms)
+            message = e.message
             try:
                 (ai,) = coerce_messages([message]) if message else (None,)
             except (TypeError, ValueError):
                 ai = None
             if ai is not None and not isinstance(ai, AIMessage):
                 ai = AIMessage(content=ai.content)
-            return Answer("Original", message=ai, latency_ms=_f(e, "latency_ms"))
+            return Answer("Original", message=ai, latency_ms=e.latency_ms)
     return Answer("Original", error="no answer was recorded (the call did not finish)")
 
 

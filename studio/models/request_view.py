@@ -15,7 +15,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from engine.events import SPAN_OPENERS, EventBase
+from engine.events import SPAN_OPENERS, EventBase, ModelRequest, ModelResponse
 from engine.observe.request_log import resolve
 
 __all__ = ["RequestIndex", "as_text", "document"]
@@ -28,11 +28,11 @@ class RequestIndex:
         self.reset()
 
     def reset(self) -> None:
-        self._by_seq: dict[tuple[str, int], EventBase] = {}
-        self._by_span: dict[str, EventBase] = {}
-        self._responses: dict[str, EventBase] = {}
+        self._by_seq: dict[tuple[str, int], ModelRequest] = {}
+        self._by_span: dict[str, ModelRequest] = {}
+        self._responses: dict[str, ModelResponse] = {}
         self._parents: dict[str, str | None] = {}
-        self._within: dict[str, list[EventBase]] = {}
+        self._within: dict[str, list[ModelRequest]] = {}
         """Span -> the model calls made inside it (at any depth; at most two kept)."""
 
     def add_all(self, events: Iterable[EventBase]) -> None:
@@ -40,15 +40,15 @@ class RequestIndex:
             kind = ev.kind
             if kind in SPAN_OPENERS and ev.span_id:
                 self._parents[ev.span_id] = ev.parent_span_id
-            if kind == "model.request":
+            if isinstance(ev, ModelRequest):
                 self._by_seq[(ev.run_id, ev.seq)] = ev
                 if ev.span_id:
                     self._by_span[ev.span_id] = ev
                 self._note_within(ev)
-            elif kind == "model.response" and ev.span_id:
+            elif isinstance(ev, ModelResponse) and ev.span_id:
                 self._responses[ev.span_id] = ev
 
-    def _note_within(self, ev: EventBase) -> None:
+    def _note_within(self, ev: ModelRequest) -> None:
         span = ev.parent_span_id
         for _ in range(64):
             if span is None:
@@ -58,18 +58,18 @@ class RequestIndex:
                 calls.append(ev)
             span = self._parents.get(span)
 
-    def find(self, run_id: str, seq: int) -> EventBase | None:
+    def find(self, run_id: str, seq: int) -> ModelRequest | None:
         return self._by_seq.get((run_id, seq))
 
-    def response(self, request: EventBase) -> EventBase | None:
+    def response(self, request: ModelRequest) -> ModelResponse | None:
         return self._responses.get(request.span_id or "")
 
-    def request_for(self, ev: EventBase | None) -> EventBase | None:
+    def request_for(self, ev: EventBase | None) -> ModelRequest | None:
         """The model call a selected event stands for: the call, its response, or the one
         call made inside a selected attempt, wrapper or node (None: none, or several)."""
         if ev is None:
             return None
-        if ev.kind == "model.request":
+        if isinstance(ev, ModelRequest):
             return ev
         if ev.span_id and ev.span_id in self._by_span:  # its response, or a token
             return self._by_span[ev.span_id]
@@ -77,37 +77,36 @@ class RequestIndex:
         return calls[0] if len(calls) == 1 else None
 
 
-def document(request: EventBase, index: RequestIndex) -> dict[str, Any]:
+def document(request: ModelRequest, index: RequestIndex) -> dict[str, Any]:
     """The request as one JSON document (see the module docstring)."""
-    d = request.__dict__
     messages, tools = resolve(request, lambda seq: index.find(request.run_id, seq))
     complete = messages is not None
     if messages is None:
-        messages = list(d.get("last_messages") or [])
+        messages = list(request.last_messages or [])
     response = index.response(request)
-    answered_by = response.__dict__.get("model_name") if response is not None else None
-    params = {**(d.get("params") or {}), **(d.get("settings") or {})}
+    answered_by = response.model_name if response is not None else None
+    params = {**(request.params or {}), **(request.settings or {})}
     doc: dict[str, Any] = {
-        "model": d.get("model"),
+        "model": request.model,
         "parameters": params,
-        "tool_choice": d.get("tool_choice"),
+        "tool_choice": request.tool_choice,
         "messages": messages,
-        "tools": tools if tools is not None else [{"name": n} for n in d.get("tools") or []],
+        "tools": tools if tools is not None else [{"name": n} for n in request.tools or []],
     }
-    if answered_by and answered_by != d.get("model"):
+    if answered_by and answered_by != request.model:
         doc["answered_by"] = answered_by
-    if d.get("response_format") or d.get("response_schema") is not None:
+    if request.response_format or request.response_schema is not None:
         doc["structured_output"] = {
-            "name": d.get("response_format"),
-            "schema": d.get("response_schema"),
+            "name": request.response_format,
+            "schema": request.response_schema,
         }
-    if d.get("streaming"):
+    if request.streaming:
         doc["streaming"] = True
     if not complete:
         doc["complete"] = False
         doc["note"] = (
             f"Recorded before requests were kept in full: the last {len(messages)} of "
-            f"{d.get('messages_count', '?')} messages, tool names only."
+            f"{request.messages_count} messages, tool names only."
         )
     return doc
 

@@ -15,7 +15,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from engine.events import EventBase
+from engine.events import (
+    CheckpointSaved,
+    EventBase,
+    ModelResponse,
+    NodeFinished,
+    StateUpdated,
+    ToolFinished,
+)
 
 __all__ = ["AlignedStep", "NodeStep", "align_steps", "node_steps"]
 
@@ -71,11 +78,10 @@ def node_steps(events: Iterable[EventBase]) -> list[NodeStep]:
     for ev in events:
         if ev.ns:
             continue
-        d = ev.__dict__
-        if ev.kind == "state.updated" and not ev.span_id and not ev.parent_span_id:
-            edits[ev.run_id] = list(d.get("changes") or [])
+        if isinstance(ev, StateUpdated) and not ev.span_id and not ev.parent_span_id:
+            edits[ev.run_id] = list(ev.changes or [])
             continue
-        if ev.kind == "checkpoint.saved" and d.get("source") == "update":
+        if isinstance(ev, CheckpointSaved) and ev.source == "update":
             out.append(_edit_step(ev, edits.pop(ev.run_id, [])))
             continue
         key = (ev.run_id, ev.span_id or "")
@@ -88,32 +94,31 @@ def node_steps(events: Iterable[EventBase]) -> list[NodeStep]:
         if ev.span_id and parent in node_of_span and key not in node_of_span:
             node_of_span[key] = node_of_span[parent]
         owner = node_of_span.get(parent) or node_of_span.get(key)
-        if ev.kind == "model.response" and owner in did:
-            error = d.get("error")
-            if error is None:
-                did[owner].append(_answer(d.get("message")))
-        elif ev.kind == "tool.finished" and owner in did:
-            ok = d.get("status") != "error"
-            did[owner].append(f"{d.get('tool')} {'✓' if ok else '✗'}")
+        if isinstance(ev, ModelResponse) and owner in did:
+            if ev.error is None:
+                did[owner].append(_answer(ev.message))
+        elif isinstance(ev, ToolFinished) and owner in did:
+            ok = ev.status != "error"
+            did[owner].append(f"{ev.tool} {'✓' if ok else '✗'}")
         elif ev.kind == "interrupt.raised" and owner in did:
             did[owner].append("interrupted")
-        elif ev.kind == "node.finished" and key in opened:
+        elif isinstance(ev, NodeFinished) and key in opened:
             start = opened.pop(key)
             parts = [p for p in did.pop(key, []) if p]
-            error = d.get("error")
+            error = ev.error  # an ErrorInfo, or its dict in an event built by model_construct
             if error is not None:
                 etype = getattr(error, "type", None) or (
                     error.get("type") if isinstance(error, dict) else ""
                 )
                 parts.append(f"failed: {etype}")
-            if d.get("cached"):
+            if ev.cached:
                 parts.append("cached")
             out.append(
                 NodeStep(
                     step=start.step,
-                    node=str(d.get("node")),
-                    status=str(d.get("status")),
-                    duration_ms=float(d.get("duration_ms") or 0.0),
+                    node=str(ev.node),
+                    status=str(ev.status),
+                    duration_ms=float(ev.duration_ms or 0.0),
                     did=_short("; ".join(parts)),
                     run_id=ev.run_id,
                 )
@@ -137,9 +142,9 @@ def _by_node(left: Sequence[NodeStep], right: Sequence[NodeStep]) -> list[Aligne
     return rows
 
 
-def _edit_step(ev: EventBase, changes: list[Any]) -> NodeStep:
+def _edit_step(ev: CheckpointSaved, changes: list[Any]) -> NodeStep:
     """A state edit (``update_state``) as a step of the node it was made as."""
-    writers = ev.__dict__.get("writer_nodes") or []
+    writers = ev.writer_nodes or []
     answer = ""
     for change in changes:
         if not isinstance(change, dict) or change.get("channel") != "messages":

@@ -14,7 +14,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from engine.events import EventBase
+from engine.events import (
+    AttemptFinished,
+    DebugPaused,
+    EventBase,
+    ModelResponse,
+    NodeFinished,
+    NodeStarted,
+    RunStarted,
+)
 
 __all__ = ["RunStats", "format_elapsed"]
 
@@ -101,12 +109,11 @@ class RunStats:
     def _apply(self, ev: EventBase) -> None:
         kind = ev.kind
         root = not ev.ns
-        d = ev.__dict__
         if ev.mono_ns:
             self.last_ns = ev.mono_ns
-        if kind == "run.started" and root:
+        if isinstance(ev, RunStarted) and root:
             before = 0
-            resumed = bool(d.get("resumed"))
+            resumed = bool(ev.resumed)
             if resumed and self.started_ns is not None and self.finished_ns is not None:
                 before = self.finished_ns - self.started_ns  # a resumed run continues the clock
             elif not resumed:  # a new run: nothing of an earlier one is carried over
@@ -123,25 +130,23 @@ class RunStats:
             self.paused_at = None
         elif kind == "superstep.started" and root:
             self.superstep = ev.step
-        elif kind == "node.started" and root:
-            self.running.append(d["node"])
-            self.last_node = d["node"]
-        elif kind == "node.finished" and root:
-            if d["node"] in self.running:
-                self.running.remove(d["node"])
-        elif kind == "model.response":
+        elif isinstance(ev, NodeStarted) and root:
+            self.running.append(ev.node)
+            self.last_node = ev.node
+        elif isinstance(ev, NodeFinished) and root:
+            if ev.node in self.running:
+                self.running.remove(ev.node)
+        elif isinstance(ev, ModelResponse):
             self.model_calls += 1
-            usage = d.get("usage") or {}
+            usage = ev.usage or {}
             self.input_tokens += _int(usage.get("input_tokens"))
             self.output_tokens += _int(usage.get("output_tokens"))
-        elif kind == "attempt.finished" and d.get("outcome") == "error":
+        elif isinstance(ev, AttemptFinished) and ev.outcome == "error":
             self.failed_attempts += 1
-        elif kind == "debug.paused":
+        elif isinstance(ev, DebugPaused):
             self.pause_since = ev.mono_ns or None  # 0: no clock reading, nothing to time
-            where = d.get("breakpoint")
-            self.paused_at = (
-                where if where else f"{d.get('reason') or 'step'} at {d.get('at_kind')}"
-            )
+            where = ev.breakpoint
+            self.paused_at = where if where else f"{ev.reason or 'step'} at {ev.at_kind}"
         elif kind == "debug.resumed":
             self.paused_at = None
             if self.pause_since is not None:

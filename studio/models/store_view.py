@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from engine.events import EventBase
+from engine.events import EventBase, StoreAccessed
 
 __all__ = [
     "ItemKey",
@@ -135,13 +135,12 @@ class RecordedStoreSource:
         """Apply the writes among ``events``; True when something changed."""
         changed = False
         for ev in events:
-            if ev.kind != "store.access":
+            if not isinstance(ev, StoreAccessed):
                 continue
-            d = ev.__dict__
-            if d.get("op") not in ("put", "delete") or d.get("key") is None:
+            if ev.op not in ("put", "delete") or ev.key is None:
                 continue
-            address = (tuple(d.get("namespace") or ()), str(d["key"]))
-            value = d.get("value") if d.get("op") == "put" else None
+            address = (tuple(ev.namespace or ()), str(ev.key))
+            value = ev.value if ev.op == "put" else None
             if value is None:
                 changed |= self.items.pop(address, None) is not None
             else:
@@ -233,26 +232,25 @@ class StoreActivity:
     def add(self, events: Iterable[EventBase]) -> bool:
         changed = False
         for ev in events:
-            if ev.kind != "store.access":
+            if not isinstance(ev, StoreAccessed):
                 continue
             changed = True
             run = self.runs.get(ev.run_id)
             if run is None:
                 run = self.runs[ev.run_id] = RunActivity(ev.run_id, len(self.runs) + 1)
             run.calls += 1
-            d = ev.__dict__
-            op = d.get("op")
-            ns = tuple(str(x) for x in d.get("namespace") or ())
-            if op == "get" and d.get("key") is not None:
-                run.items.setdefault((ns, str(d["key"])), set()).add(READ)
-            elif op == "put" and d.get("key") is not None:
-                mark = WRITTEN if d.get("value") is not None else DELETED
-                run.items.setdefault((ns, str(d["key"])), set()).add(mark)
-            elif op == "delete" and d.get("key") is not None:
-                run.items.setdefault((ns, str(d["key"])), set()).add(DELETED)
+            op, key = ev.op, ev.key
+            ns = tuple(str(x) for x in ev.namespace or ())
+            if op == "get" and key is not None:
+                run.items.setdefault((ns, str(key)), set()).add(READ)
+            elif op == "put" and key is not None:
+                mark = WRITTEN if ev.value is not None else DELETED
+                run.items.setdefault((ns, str(key)), set()).add(mark)
+            elif op == "delete" and key is not None:
+                run.items.setdefault((ns, str(key)), set()).add(DELETED)
             elif op == "search":
-                run.searches.append((ns, d.get("query"), int(d.get("hit_count") or 0)))
-                for hit in d.get("hits") or ():
+                run.searches.append((ns, ev.query, int(ev.hit_count or 0)))
+                for hit in ev.hits or ():
                     if isinstance(hit, Mapping) and hit.get("key") is not None:
                         address = (tuple(hit.get("namespace") or ()), str(hit["key"]))
                         run.items.setdefault(address, set()).add(READ)

@@ -24,7 +24,13 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
-from engine.events import EventBase
+from engine.events import (
+    EventBase,
+    InterruptRaised,
+    MiddlewareAction,
+    ModelResponse,
+    RunFinished,
+)
 from engine.targets.records import CheckpointRecord
 
 __all__ = [
@@ -381,29 +387,25 @@ class TimelineModel:
                 self._run_saved.setdefault(ev.run_id, []).append(node.checkpoint_id)
                 if ev.run_id in self._replays and ev.run_id not in self._diverged:
                     self._mark_replayed(ev.run_id, [node.checkpoint_id])
-            elif kind == "model.response" and ev.__dict__.get("replayed"):
+            elif isinstance(ev, ModelResponse) and ev.replayed:
                 if ev.run_id not in self._replays:  # its earlier checkpoints were replayed too
                     self._replays[ev.run_id] = []
                     self._mark_replayed(ev.run_id, self._run_saved.get(ev.run_id, []))
-            elif kind == "middleware.action" and ev.__dict__.get("action") == "replay_diverged":
-                detail = ev.__dict__.get("detail") or {}
+            elif isinstance(ev, MiddlewareAction) and ev.action == "replay_diverged":
+                detail = ev.detail or {}
                 text = str(detail.get("message") or "replay diverged")
                 self._pending_divergence[ev.run_id] = (ev.checkpoint_id, text)
                 self._diverged.add(ev.run_id)
-            elif kind == "interrupt.raised" and ev.checkpoint_id:
-                value = ev.__dict__.get("value")
-                text = (
-                    _short(value)
-                    if value is not None
-                    else f"before/after {ev.__dict__.get('node')}"
-                )
+            elif isinstance(ev, InterruptRaised) and ev.checkpoint_id:
+                value = ev.value
+                text = _short(value) if value is not None else f"before/after {ev.node}"
                 self.mark(ev.checkpoint_id, "interrupt", text)
-            elif kind == "run.finished":
+            elif isinstance(ev, RunFinished):
                 pending = self._pending_divergence.pop(ev.run_id, None)
                 if pending is not None and pending[0]:
                     self.mark(pending[0], "divergence", pending[1])
-                err = ev.__dict__.get("error")
-                if ev.__dict__.get("status") == "error" and ev.checkpoint_id and err is not None:
+                err = ev.error
+                if ev.status == "error" and ev.checkpoint_id and err is not None:
                     self.mark(ev.checkpoint_id, "error", f"{err.type}: {err.message}")
 
 

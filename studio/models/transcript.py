@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from engine.events import EventBase
+from engine.events import EventBase, ModelResponse, ModelToken, StateUpdated
 
 __all__ = ["ROLES", "Entry", "Transcript", "TranscriptListener", "message_dicts", "messages_at"]
 
@@ -144,17 +144,15 @@ class Transcript:
         for ev in events:
             if ev.ns:  # a subgraph's channels are not this thread's messages
                 continue
-            kind = ev.kind
-            d = ev.__dict__
-            if kind == "state.updated":
-                for change in d.get("changes") or []:
+            if isinstance(ev, StateUpdated):
+                for change in ev.changes or []:
                     if change.get("channel") == "messages":
                         self._apply_change(change)
-            elif kind == "model.token":
-                self._stream(d.get("text") or "", d.get("tool_call_chunks") or [])
-            elif kind == "model.response":
-                self._responded(d.get("message"), d.get("error"))
-            elif kind == "run.finished":
+            elif isinstance(ev, ModelToken):
+                self._stream(ev.text or "", ev.tool_call_chunks or [])
+            elif isinstance(ev, ModelResponse):
+                self._responded(ev.message, ev.error)
+            elif ev.kind == "run.finished":
                 self._drop_tail()
         if self._tail_dirty:
             self._tail_dirty = False

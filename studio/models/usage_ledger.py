@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from engine.events import SPAN_OPENERS, EventBase
+from engine.events import SPAN_OPENERS, EventBase, ModelResponse, NodeStarted
 from engine.usage import TokenUsage
 from studio.models.ns import ns_path
 
@@ -100,16 +100,15 @@ class UsageLedger:
             self.last_run = ev.run_id
         if kind in SPAN_OPENERS and ev.span_id:
             span = _Span(ev.parent_span_id)
-            if kind == "node.started":
-                span.node = (ns_path(ev.ns), str(ev.__dict__.get("node") or ""))
+            if isinstance(ev, NodeStarted):
+                span.node = (ns_path(ev.ns), str(ev.node or ""))
             self._spans[ev.span_id] = span
             return []
-        if kind != "model.response":
+        if not isinstance(ev, ModelResponse):
             return []
-        d = ev.__dict__
-        usage = TokenUsage.of(d.get("usage"))
-        failed = d.get("error") is not None
-        key = _key(d.get("model_name"), d.get("model"))
+        usage = TokenUsage.of(ev.usage)
+        failed = ev.error is not None
+        key = _key(ev.model_name, ev.model)
         self._total.add(key, usage, failed)
         self._by_run.setdefault(ev.run_id, UsageSum()).add(key, usage, failed)
         changed: list[str] = []

@@ -14,11 +14,23 @@ interrupts are ``Mark``s.  Every event is O(rows) to add: nothing is rebuilt as 
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
-from engine.events import SPAN_CLOSERS, SPAN_OPENERS, EventBase
+from engine.events import (
+    SPAN_CLOSERS,
+    SPAN_OPENERS,
+    AttemptFinished,
+    AttemptStarted,
+    EventBase,
+    HookStarted,
+    ModelRequest,
+    NodeStarted,
+    RunStarted,
+    SuperstepStarted,
+    ToolStarted,
+    WrapperStarted,
+)
 from studio.models.event_summary import error_text
 
 __all__ = ["Bar", "Gap", "Mark", "RunLanes", "TimeAxis", "Waterfall"]
@@ -243,19 +255,19 @@ class Waterfall:
         return True
 
     def _open(self, lanes: RunLanes, ev: EventBase, t: int) -> None:
-        d = ev.__dict__
         family = ev.kind.split(".", 1)[0]
-        if ev.kind == "run.started" and not ev.ns and not lanes.bars:
-            lanes.label = f"run {d.get('graph') or ''}".strip()
+        if isinstance(ev, RunStarted) and not ev.ns and not lanes.bars:
+            lanes.label = f"run {ev.graph or ''}".strip()
         parent = lanes.bars.get(ev.parent_span_id or "")
-        bar = Bar(ev, family, _label(ev.kind, d), t, parent=parent)
+        bar = Bar(ev, family, _label(ev), t, parent=parent)
         lanes.place(bar)
         lanes.bars[ev.span_id] = bar  # type: ignore[index]
         self._spans[ev.span_id] = (lanes.run_id, bar)  # type: ignore[index]
         if ev.kind == "attempt.started" and ev.parent_span_id:
             previous = lanes.last_attempt.get(ev.parent_span_id)
             if previous is not None and previous.end is not None and previous.failed:
-                delay = previous.end_event.__dict__.get("delay_s") if previous.end_event else None
+                end = previous.end_event
+                delay = end.delay_s if isinstance(end, AttemptFinished) else None
                 lanes.gaps.append(
                     Gap(previous, bar, delay if isinstance(delay, float | int) else None)
                 )
@@ -267,53 +279,59 @@ class Waterfall:
             return
         bar.end = max(t, bar.start)
         bar.end_event = ev
-        d = ev.__dict__
-        status = d.get("status") or d.get("outcome")
-        bar.failed = bool(d.get("error")) or status == "error"
+        status = _status(ev)
+        bar.failed = bool(getattr(ev, "error", None)) or status == "error"
         bar.interrupted = status == "interrupted"
-        bar.detail = _outcome(ev.kind, d)
+        bar.detail = _outcome(ev)
         if bar.failed:
             bar.label += " ✗"
         lanes.close(bar)
 
 
-def _label(kind: str, d: Mapping[str, Any]) -> str:
-    if kind == "run.started":
-        return f"run {d.get('graph') or ''}".strip()
-    if kind == "superstep.started":
-        return f"step {d.get('step')}"
-    if kind == "node.started":
-        attempt = d.get("attempt") or 1
-        return f"{d.get('node')}" + (f" (try {attempt})" if attempt > 1 else "")
-    if kind == "hook.started":
-        return f"{_short(d.get('middleware'))}.{d.get('hook')}"
-    if kind == "wrapper.started":
-        tool = f" [{d['tool']}]" if d.get("tool") else ""
-        return f"{_short(d.get('middleware'))}{tool}"
-    if kind == "attempt.started":
-        top = d.get("max_attempts")
-        return f"attempt {d.get('attempt')}" + (f"/{top}" if top else "")
-    if kind == "model.request":
-        return f"model {d.get('model')}"
-    if kind == "tool.started":
-        return f"tool {d.get('tool')}"
-    return kind
+def _label(ev: EventBase) -> str:
+    match ev:
+        case RunStarted():
+            return f"run {ev.graph or ''}".strip()
+        case SuperstepStarted():
+            return f"step {ev.step}"
+        case NodeStarted():
+            attempt = ev.attempt or 1
+            return f"{ev.node}" + (f" (try {attempt})" if attempt > 1 else "")
+        case HookStarted():
+            return f"{_short(ev.middleware)}.{ev.hook}"
+        case WrapperStarted():
+            tool = f" [{ev.tool}]" if ev.tool else ""
+            return f"{_short(ev.middleware)}{tool}"
+        case AttemptStarted():
+            top = ev.max_attempts
+            return f"attempt {ev.attempt}" + (f"/{top}" if top else "")
+        case ModelRequest():
+            return f"model {ev.model}"
+        case ToolStarted():
+            return f"tool {ev.tool}"
+    return ev.kind
 
 
-def _short(name: Any) -> str:
+def _short(name: object) -> str:
     text = str(name or "")
     return text.removesuffix("Middleware") or text
 
 
-def _outcome(kind: str, d: Mapping[str, Any]) -> str:
-    err = d.get("error")
+def _status(ev: EventBase) -> str | None:
+    """A closing event's ``status`` (runs, steps, nodes, tools) or ``outcome`` (wrappers,
+    attempts); None for the closers that declare neither."""
+    return getattr(ev, "status", None) or getattr(ev, "outcome", None)
+
+
+def _outcome(ev: EventBase) -> str:
+    err = getattr(ev, "error", None)  # declared by every closer but ``superstep.finished``
     if err is not None:
         text = error_text(err, 200)
-        if kind == "attempt.finished" and d.get("will_retry"):
-            delay = d.get("delay_s")
+        if isinstance(ev, AttemptFinished) and ev.will_retry:
+            delay = ev.delay_s
             text += (
                 f"; retried after {delay:.2f} s" if isinstance(delay, int | float) else "; retried"
             )
         return text
-    status = d.get("status") or d.get("outcome")
+    status = _status(ev)
     return str(status) if status and status not in ("ok", "success", "done") else ""

@@ -19,11 +19,18 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, QPointF, Qt
+from PySide6.QtCore import (
+    QAbstractItemModel,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    QPointF,
+    Qt,
+)
 from PySide6.QtGui import QBrush, QColor, QFont, QIcon, QPainter, QPalette, QPen, QPixmap
 from PySide6.QtWidgets import QApplication
 
-from engine.events import EventBase
+from engine.events import EventBase, SuperstepStarted
 from studio.look.tones import Tones, tones_for
 from studio.models.event_filter import EventFilter, FilterJob, TreeDelta
 from studio.models.event_row import Row
@@ -53,7 +60,7 @@ class EventTreeModel(QAbstractItemModel):
     PAGE = 1000
     """Top-level rows exposed per ``fetchMore`` of the root."""
 
-    def __init__(self, tree: EventTree | None = None, parent: Any = None) -> None:
+    def __init__(self, tree: EventTree | None = None, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.tree = tree if tree is not None else EventTree()
         self.usage = UsageLedger()
@@ -376,8 +383,8 @@ class EventTreeModel(QAbstractItemModel):
             note = row.pause_note()
             return f"{note} {row.summary()}" if note else row.summary()
         if col == 1:
-            if row.kind == "superstep.started":
-                tasks = row.event.__dict__.get("tasks") or []
+            if isinstance(row.event, SuperstepStarted):
+                tasks = row.event.tasks or []
                 names = dict.fromkeys(str(field(t, "node", "?")) for t in tasks)
                 return ", ".join(names)
             return row.node or ""
@@ -406,14 +413,13 @@ class EventTreeModel(QAbstractItemModel):
     def _tooltip(self, row: Row) -> str:
         lines = [row.summary()]
         for ev in row.events:
-            err = ev.__dict__.get("error")
+            err = getattr(ev, "error", None)  # declared by the closing and failing events
             if err is not None:
                 lines.append(error_text(err, 400))
         if row.contains_failure and not row.failed:
             lines.append("Contains a failure (expand to see it).")
         for pause in row.pauses or ():
-            d = pause.__dict__
-            why = d.get("breakpoint") or d.get("reason") or "step"
+            why = pause.breakpoint or pause.reason or "step"
             lines.append(f"The run paused here (#{pause.seq}): {why}")
         seqs = ", ".join(f"#{e.seq} {e.kind}" for e in row.events)
         if row.tokens:

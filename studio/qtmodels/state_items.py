@@ -10,7 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, QSize, Qt
+from PySide6.QtCore import (
+    QAbstractItemModel,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    QSize,
+    Qt,
+)
 from PySide6.QtGui import QColor, QFont, QFontMetrics
 
 from studio.look.palette import Palette, colors
@@ -25,7 +32,7 @@ _HEADERS = ("Key", "Value", "Type")
 
 
 class StateItemModel(QAbstractItemModel):
-    def __init__(self, parent: Any = None, theme: str = "light") -> None:
+    def __init__(self, parent: QObject | None = None, theme: str = "light") -> None:
         super().__init__(parent)
         self.tree = StateTree({})
         self.c: Palette = colors(theme)

@@ -11,7 +11,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
+from PySide6.QtCore import (
+    QAbstractItemModel,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    QRect,
+    QSize,
+    Qt,
+)
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem, QWidget
 
@@ -31,7 +39,7 @@ Index = QModelIndex | QPersistentModelIndex
 class TimelineItemModel(QAbstractItemModel):
     """A thin adapter: rows come straight from ``TimelineModel``'s tree protocol."""
 
-    def __init__(self, model: TimelineModel, parent: Any = None) -> None:
+    def __init__(self, model: TimelineModel, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.timeline = model
         model.subscribe(self._on_change)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 
 from engine.events import EventBase
 from studio.models.transcript import Entry, Transcript
@@ -60,7 +60,7 @@ class TranscriptModel(QAbstractListModel):
     RoleRole = Qt.ItemDataRole.UserRole + 2
     """``human`` / ``ai`` / ``tool`` / ``system``."""
 
-    def __init__(self, parent: Any = None) -> None:
+    def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.live = Transcript()
         self.live.listener = _Forward(self, self.live)

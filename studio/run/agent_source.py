@@ -13,7 +13,10 @@ import copy
 import inspect
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from types import ModuleType
 
 __all__ = [
     "INPUT_ATTRS",
@@ -48,7 +51,7 @@ def user_message(text: str) -> dict[str, Any]:
 
 
 def spec_factory(
-    spec: str, model_source: Callable[[], Any] | None = None, module: Any = None
+    spec: str, model_source: Callable[[], Any] | None = None, module: ModuleType | None = None
 ) -> AgentFactory:
     """A factory that loads ``spec`` afresh each time (``AgentLoadError`` on failure).
 
@@ -103,7 +106,7 @@ def short_label(spec: str) -> str:
     return f"{name}:{attr}" if attr else name
 
 
-def model_builder(module: Any) -> Callable[[Any], Any] | None:
+def model_builder(module: ModuleType) -> Callable[[Any], Any] | None:
     """``module.build_agent(model=...)`` as ``(model) -> graph``, when the file has one (re-runs
     with a replay model need the agent built on another model)."""
     build = getattr(module, "build_agent", None)

@@ -16,8 +16,10 @@ from typing import TYPE_CHECKING, Any
 from studio.history.session_files import copy_session
 
 if TYPE_CHECKING:
+    from engine.messages import AIMessage
     from engine.targets import Target
     from studio.models.hub import Hub
+    from studio.models.timeline import TimelineModel
 
 __all__ = ["SessionCommands"]
 
@@ -55,7 +57,7 @@ class SessionCommands:
         self.hub.select_checkpoint(None)
         return self._launch(self._drive(None, checkpoint_id))
 
-    def rerun_with_replay(self, checkpoint_id: str, timeline: Any) -> asyncio.Task[None]:
+    def rerun_with_replay(self, checkpoint_id: str, timeline: TimelineModel) -> asyncio.Task[None]:
         """Re-run from a checkpoint serving the recorded model responses (``ReplayChatModel``,
         as the run's model override: any agent works) until the run diverges; then the model
         chosen in Settings takes over when one is set, else the agent's own model.  The new
@@ -73,7 +75,7 @@ class SessionCommands:
         return self._launch(self._drive(None, checkpoint_id, model_override=plan.model))
 
     def continue_with_answer(
-        self, checkpoint_id: str, node: str, answer: Any
+        self, checkpoint_id: str, node: str, answer: AIMessage
     ) -> asyncio.Task[None]:
         """What-if: fork the thread at ``checkpoint_id`` (where a model call was made) as if
         ``node``, the model node, had answered ``answer`` (an ``AIMessage``), and run on from
@@ -84,7 +86,7 @@ class SessionCommands:
             raise RuntimeError("Stop the run before continuing from a model call")
         return self._launch(self._continue_with(checkpoint_id, node, answer))
 
-    async def _continue_with(self, checkpoint_id: str, node: str, answer: Any) -> None:
+    async def _continue_with(self, checkpoint_id: str, node: str, answer: AIMessage) -> None:
         assert self.target is not None
         new = await self.target.update_state(
             self.hub.thread_id, {"messages": [answer]}, as_node=node, checkpoint_id=checkpoint_id

@@ -7,7 +7,8 @@ window never blocks).  The controller
   a restart loads it afresh, so a scripted model starts its script again;
 - records every run into a ``.stepwise`` session file (``studio.history.session_files``): the graph
   runs on that file's ``SqliteSaver`` and the ``SessionRecorder`` listens to its bus;
-- hands the run's events to the hub in batches (``EventBatcher``, ~30 ms), and maps the debugger's
+- hands the run's events to the hub in batches (``EventBatcher``: at once after a quiet spell,
+  at most every 20 ms under a flood), and maps the debugger's
   pause/resume and the run's end to hub statuses (running, paused, done, interrupted, error,
   cancelled);
 - on an interrupt, awaits ``interrupt_handler(interrupts)`` (a coroutine function given by the
@@ -24,7 +25,7 @@ import itertools
 import uuid
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.attach.options import AttachOptions
 from engine.debug import Debugger
@@ -46,6 +47,9 @@ from studio.run.drawables import drawable_for
 from studio.run.event_batcher import DEFAULT_INTERVAL, EventBatcher
 from studio.run.saved_threads import SavedThreads
 from studio.run.target_load import TargetLoad
+
+if TYPE_CHECKING:
+    from types import ModuleType
 
 __all__ = [
     "FIRST_MESSAGE_HINT",
@@ -128,7 +132,7 @@ class RunController(SessionCommands, SavedThreads, AgentReload, TargetLoad):
 
     # -- loading -------------------------------------------------------------------------------
 
-    def load(self, spec: str, label: str | None = None, module: Any = None) -> None:
+    def load(self, spec: str, label: str | None = None, module: ModuleType | None = None) -> None:
         """Load ``file.py:attr`` (``AgentLoadError`` with a one-line reason if it cannot);
         ``module``: the file, already imported (it is not run again)."""
         factory = spec_factory(
@@ -173,11 +177,11 @@ class RunController(SessionCommands, SavedThreads, AgentReload, TargetLoad):
 
             self.session_path = None
             graph = with_saver(graph, InMemorySaver())
-        self._install_target(graph)
+        target = self._install_target(graph)
         self.hub.session_path = str(self.session_path) if self.session_path else None
         self.batcher.discard()
         self.hub.reset()
-        self.hub.set_target(self.target, drawable_for(graph), self.label)
+        self.hub.set_target(target, drawable_for(graph), self.label)
 
     def _close_recording(self) -> None:
         if self._sub is not None:

@@ -86,7 +86,7 @@ def _interrupt_id(item: Any) -> str | None:
 
 
 def _theme(hub: Hub) -> str:
-    return str(getattr(hub, "theme", "light"))
+    return hub.theme
 
 
 def _raised(hub: Hub) -> list[InterruptRaised]:

@@ -17,9 +17,8 @@ async def open_remote(window: Any, target: Any, thread: str | None = None) -> No
     ctl = window.controller
     label = f"{target.assistant.label} on {target.client.display_url}"
     ctl.load_target(target, label)
-    target.notice_handlers.append(lambda text: window.status.show_message(text))
-    window.menus.refresh_faults()
-    window.status.show_message(f"Connected: {label}")
+    target.notice_handlers.append(window.show_message)
+    window.show_message(f"Connected: {label}")
     if thread:
         await open_in_window(window, thread)
 

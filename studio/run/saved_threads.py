@@ -13,14 +13,14 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from engine.attach.options import AttachOptions
     from engine.targets import Target
     from studio.models.hub import Hub
 
-__all__ = ["SavedInterrupt", "SavedThreads", "ThreadSummary", "open_in_window"]
+__all__ = ["SavedInterrupt", "SavedThreads", "ThreadSummary", "ThreadWindow", "open_in_window"]
 
 
 @dataclass(frozen=True)
@@ -140,7 +140,16 @@ def _node_of(snap: Any, interrupt: Any) -> str:
     return ""
 
 
-async def open_in_window(window: Any, thread_id: str) -> ThreadSummary | None:
+class ThreadWindow(Protocol):
+    """What ``open_in_window`` needs of the main window."""
+
+    @property
+    def controller(self) -> SavedThreads: ...
+    def show_error(self, title: str, message: str, details: str | None = None) -> object: ...
+    def show_message(self, text: str) -> None: ...
+
+
+async def open_in_window(window: ThreadWindow, thread_id: str) -> ThreadSummary | None:
     """``open_thread`` for the main window: the status bar says where the thread stands; a
     saver that cannot be read opens the error dialog (one line, no password)."""
     from engine.redaction import scrub
@@ -152,5 +161,5 @@ async def open_in_window(window: Any, thread_id: str) -> ThreadSummary | None:
             "The thread could not be opened", scrub(f"{type(exc).__name__}: {exc}".splitlines()[0])
         )
         return None
-    window.status.show_message(summary.describe())
+    window.show_message(summary.describe())
     return summary

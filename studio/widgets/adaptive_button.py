@@ -28,9 +28,10 @@ class AdaptiveToolButton(QToolButton):
         # may shrink below its full label (a tool button is Fixed by default)
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
         self.setAutoRaise(True)
-        self.setToolTip(plain_tip(f"{labels[0]}\n{tip}" if len(labels) > 1 else tip))
+        first = labels[0]
+        self.setToolTip(plain_tip(f"{first}\n{tip}" if len(labels) > 1 else tip))
         self._measure()
-        super().setText(labels[0])
+        super().setText(first)
 
     def _measure(self) -> None:
         hints: list[QSize] = []

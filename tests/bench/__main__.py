@@ -5,7 +5,12 @@ Figures are measured side by side in the same run (ratios to LangGraph / LangCha
 target; the summary says how many targets were met.
 
     python -m tests.bench            # everything
-    python -m tests.bench graph turns  # only some sections
+    python -m tests.bench graph turns  # only some sections (make bench SECTIONS="graph turns")
+    python -m tests.bench --list       # the sections
+
+Issue 26's table (what debugging costs) is in the sections ``events`` (debugger, recorder),
+``turns`` (growth to turn 2,000), ``tokens``, ``coldread``, ``attach``, ``attachmem`` and
+``studioturn``.
 """
 
 from __future__ import annotations
@@ -24,14 +29,16 @@ SECTIONS: list[tuple[str, str, str]] = [
     (
         "turns",
         "bench_turns",
-        "Agent turns vs LangChain, growth over 400 turns (issue 11 targets 1, 2)",
+        "Agent turns vs LangChain, growth over 2,000 turns (issue 11 targets 1, 2; issue 26)",
     ),
     ("agent", "bench_agent_loop", "create_agent loop per model turn (issue 3)"),
     (
         "events",
         "bench_events",
-        "Cost of events: subscriber, astream_events, debugger, recorder (issue 6)",
+        "Cost of events: subscriber, astream_events, debugger, recorder (issues 6, 26)",
     ),
+    ("tokens", "bench_tokens", "100,000 streamed tokens, recorded vs not listened to (issue 26)"),
+    ("coldread", "bench_cold_read", "Cold read of a 10,000-message thread's tip (issue 26)"),
     ("plan", "bench_plan", "Plan-and-execute on a 10,000-step DAG (issue 7)"),
     ("ingest", "bench_studio_ingest", "Studio ingest of 100,000 events (issue 11 target 4)"),
     (
@@ -40,7 +47,17 @@ SECTIONS: list[tuple[str, str, str]] = [
         "1,000,000-event session, 10,000 checkpoints (issue 11 targets 5, 6; issue 9)",
     ),
     ("start", "bench_studio_start", "Studio cold start (issue 11 target 7)"),
-    ("attach", "bench_attach", "Attach mode: a real create_agent, attached vs run directly"),
+    (
+        "attach",
+        "bench_attach",
+        "Attach mode: a real create_agent, attached vs run directly (issue 26)",
+    ),
+    ("attachmem", "bench_attach_memory", "Attach mode: peak memory of 2,000 turns (issue 26)"),
+    (
+        "studioturn",
+        "bench_studio_turn",
+        "Studio full stack per agent turn, events on screen (issue 26)",
+    ),
     (
         "remote",
         "bench_remote",
@@ -77,7 +94,19 @@ def _run_section(module: str) -> tuple[list[Figure], str | None]:
 
 
 def main(argv: list[str]) -> int:
+    if "--list" in argv:
+        for key, _module, title in SECTIONS:
+            print(f"{key:12} {title}")
+        return 0
     wanted = set(argv)
+    unknown = wanted - {key for key, _, _ in SECTIONS}
+    if unknown:
+        print(
+            f"unknown section(s): {', '.join(sorted(unknown))}; "
+            f"known: {', '.join(key for key, _, _ in SECTIONS)}",
+            file=sys.stderr,
+        )
+        return 2
     print("Stepwise benchmarks")
     print(f"Machine: {machine()}")
     print(f"Load average at start: {', '.join(f'{x:.1f}' for x in os.getloadavg())}")

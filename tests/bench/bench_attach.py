@@ -6,32 +6,43 @@ Two shapes: a plain agent (attach runs it on LangGraph's ``astream``) and one wi
 pass-through middleware (attach runs it on the sync ``stream`` in a worker thread, every layer
 instrumented).  Needs the ``langgraph`` extra; without it the section says so.
 
+The three variants are timed in turn; each ratio is the median of the per-round ratios
+(issue 26 goals: plain <= 1.2x, three sync middleware <= 1.5x the direct run).
+
 Run: ``.venv/bin/python -m tests.bench.bench_attach``.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import Any
 
 from tests.bench.bench_agent_loop import TURNS, lc_agent
-from tests.bench.report import Figure, best_of, peer_available
+from tests.bench.report import (
+    Clock,
+    Figure,
+    Timing,
+    alternate,
+    median,
+    median_ratio,
+    peer_available,
+    ratio_goal,
+)
 
 
-def direct(with_middleware: bool) -> Callable[[], float]:
+def direct(with_middleware: bool) -> Callable[[], Timing]:
     from langchain_core.messages import HumanMessage
 
-    def once() -> float:
+    def once() -> Timing:
         agent = lc_agent(with_middleware)
-        t0 = time.perf_counter()
-        agent.invoke({"messages": [HumanMessage("go")]}, {"configurable": {"thread_id": "b"}})
-        return (time.perf_counter() - t0) / TURNS
+        with Clock() as clock:
+            agent.invoke({"messages": [HumanMessage("go")]}, {"configurable": {"thread_id": "b"}})
+        return clock.timing.per(TURNS)
 
     return once
 
 
-def streamed(with_middleware: bool, sync: bool) -> Callable[[], float]:
+def streamed(with_middleware: bool, sync: bool) -> Callable[[], Timing]:
     """The same agent on LangGraph's own stream with the modes attach asks for, no Stepwise:
     how much of attach's cost is LangGraph streaming rather than our translation."""
     import asyncio
@@ -40,42 +51,45 @@ def streamed(with_middleware: bool, sync: bool) -> Callable[[], float]:
 
     from engine.attach.graph import STREAM_MODES
 
-    def once() -> float:
+    def once() -> Timing:
         agent = lc_agent(with_middleware)
         inp = {"messages": [HumanMessage("go")]}
         cfg = {"configurable": {"thread_id": "b"}}
-        t0 = time.perf_counter()
-        if sync:
-            for _ in agent.stream(inp, cfg, stream_mode=STREAM_MODES, subgraphs=True):
+
+        async def drain() -> None:
+            async for _ in agent.astream(inp, cfg, stream_mode=STREAM_MODES, subgraphs=True):
                 pass
-        else:
 
-            async def drain() -> None:
-                async for _ in agent.astream(inp, cfg, stream_mode=STREAM_MODES, subgraphs=True):
+        with Clock() as clock:
+            if sync:
+                for _ in agent.stream(inp, cfg, stream_mode=STREAM_MODES, subgraphs=True):
                     pass
-
-            asyncio.run(drain())
-        return (time.perf_counter() - t0) / TURNS
+            else:
+                asyncio.run(drain())
+        return clock.timing.per(TURNS)
 
     return once
 
 
-def attached(with_middleware: bool, seen: list[int]) -> Callable[[], float]:
+def attached(with_middleware: bool, seen: list[int]) -> Callable[[], Timing]:
     from langchain_core.messages import HumanMessage
 
     from engine.attach import attach
 
-    def once() -> float:
+    def once() -> Timing:
         graph = attach(lc_agent(with_middleware))
         events: list[Any] = []
         graph.subscribe(events.append)
-        t0 = time.perf_counter()
-        graph.invoke({"messages": [HumanMessage("go")]}, {"configurable": {"thread_id": "b"}})
-        spent = (time.perf_counter() - t0) / TURNS
+        with Clock() as clock:
+            graph.invoke({"messages": [HumanMessage("go")]}, {"configurable": {"thread_id": "b"}})
         seen.append(len(events))
-        return spent
+        return clock.timing.per(TURNS)
 
     return once
+
+
+GOALS = {False: 1.2, True: 1.5}
+"""Issue 26: attached vs direct, plain agent / with three sync middleware."""
 
 
 def run() -> list[Figure]:
@@ -84,29 +98,37 @@ def run() -> list[Figure]:
     figs: list[Figure] = []
     for with_mw, label in ((False, "plain agent, astream"), (True, "3 sync middleware, stream")):
         seen: list[int] = []
-        theirs = best_of(direct(with_mw), 5)
-        stream_only = best_of(streamed(with_mw, sync=with_mw), 5)
-        ours = best_of(attached(with_mw, seen), 5)
+        times = alternate(
+            {
+                "direct": direct(with_mw),
+                "streamed": streamed(with_mw, sync=with_mw),
+                "attached": attached(with_mw, seen),
+            },
+            rounds=7,
+        )
+        us = {k: median(v) * 1e6 for k, v in times.items()}
         figs.append(
             Figure(
                 f"attached create_agent, {label}",
-                ours * 1e6,
+                us["attached"],
                 "us/model turn",
                 note=f"{seen[-1]} events for {TURNS} turns",
             )
         )
         figs.append(
-            Figure(
-                f"  ratio to the same agent run directly ({theirs * 1e6:.0f} us/model turn)",
-                ours / theirs,
-                "x",
+            ratio_goal(
+                f"  ratio to the same agent run directly ({us['direct']:.0f} us/model turn)",
+                times,
+                "attached",
+                "direct",
+                GOALS[with_mw],
             )
         )
         figs.append(
             Figure(
                 "  ratio to LangGraph streaming the same modes, no Stepwise "
-                f"({stream_only * 1e6:.0f} us/model turn)",
-                ours / stream_only,
+                f"({us['streamed']:.0f} us/model turn)",
+                median_ratio(times, "attached", "streamed"),
                 "x",
                 note="what our callbacks, layers and events cost",
             )

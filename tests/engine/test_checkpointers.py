@@ -225,3 +225,72 @@ def test_durability_exit_saves_only_at_the_end():
     g.invoke({"messages": ["hi"]}, cfg, durability="exit")
     hist = list(g.get_state_history(cfg))
     assert len(hist) == 1 and hist[0].values["turns"] == 1
+
+
+def _blob_queries(saver: SqliteSaver) -> list[str]:
+    seen: list[str] = []
+    saver.conn.set_trace_callback(
+        lambda sql: seen.append(sql) if "checkpoint_blobs" in sql and "SELECT" in sql else None
+    )
+    return seen
+
+
+def test_a_cold_deep_read_walks_the_message_log_in_a_few_queries(tmp_path):
+    saver = SqliteSaver(tmp_path / "c.sqlite")
+    g = _chat_graph(saver)
+    cfg = {"configurable": {"thread_id": "1"}}
+    for i in range(150):
+        g.invoke({"messages": [HumanMessage(f"q{i}")]}, cfg)
+    expected = g.get_state(cfg).values
+    fresh = SqliteSaver(tmp_path / "c.sqlite")
+    queries = _blob_queries(fresh)
+    got = _chat_graph(fresh).get_state(cfg).values
+    assert got == expected and len(got["messages"]) == 300
+    assert len(queries) <= 8, "one query per append blob"  # 300 deltas: stretches of 4, 16, ...
+    # a neighbour of a checkpoint read is served from what that read decoded
+    older = list(_chat_graph(fresh).get_state_history(cfg, limit=4))[-1]
+    queries.clear()
+    assert _chat_graph(fresh).get_state(older.config).values == older.values
+    assert queries == []
+
+
+def test_cold_reads_of_every_checkpoint_of_a_forked_thread_match(tmp_path):
+    saver = SqliteSaver(tmp_path / "c.sqlite")
+    g = _chat_graph(saver)
+    cfg = {"configurable": {"thread_id": "1"}}
+    for i in range(12):
+        g.invoke({"messages": [HumanMessage(f"q{i}")]}, cfg)
+    history = list(g.get_state_history(cfg))
+    fork = g.update_state(history[len(history) // 2].config, {"messages": [AIMessage("forked")]})
+    for i in range(3):
+        g.invoke({"messages": [HumanMessage(f"f{i}")]}, fork)
+    warm = {s.config["configurable"]["checkpoint_id"]: s.values for s in g.get_state_history(cfg)}
+    fresh_graph = _chat_graph(SqliteSaver(tmp_path / "c.sqlite"))
+    for cid in sorted(warm, reverse=True)[::3] + sorted(warm):  # deep first, then every one
+        snap = fresh_graph.get_state({"configurable": {"thread_id": "1", "checkpoint_id": cid}})
+        assert snap.values == warm[cid], cid
+
+
+def test_a_missing_delta_names_its_version(tmp_path):
+    saver = SqliteSaver(tmp_path / "c.sqlite")
+    g = _chat_graph(saver)
+    cfg = {"configurable": {"thread_id": "T2"}}
+    for i in range(6):
+        g.invoke({"messages": [HumanMessage(f"q{i}")]}, cfg)
+    rows = saver.conn.execute(
+        "SELECT version FROM checkpoint_blobs WHERE channel='messages' ORDER BY version"
+    ).fetchall()
+    gone = rows[2][0]
+    saver.conn.execute(
+        "DELETE FROM checkpoint_blobs WHERE channel='messages' AND version=?", (gone,)
+    )
+    with pytest.raises(
+        CheckpointError, match=f"missing data for channel 'messages' \\(version {gone}\\)"
+    ):
+        _chat_graph(SqliteSaver(tmp_path / "c.sqlite")).get_state(cfg)
+    saver.conn.execute(
+        "UPDATE checkpoint_blobs SET data='{\"append\": [' WHERE channel='messages' AND version=?",
+        (rows[4][0],),
+    )
+    with pytest.raises(CheckpointError, match="corrupt"):
+        _chat_graph(SqliteSaver(tmp_path / "c.sqlite")).get_state(cfg)

@@ -213,3 +213,31 @@ def test_messages_list_only_ever_holds_messages():
     assert copy == list(ms) and copy is not ms  # accepted as-is, returned as a copy
     with pytest.raises(TypeError):
         ms.append(42)
+
+
+def test_messages_of_a_message_log_copies_its_view_only() -> None:
+    from engine.message_log import MessageList
+    from engine.messages import Messages
+
+    log = MessageList([HumanMessage("a"), AIMessage("b")])
+    longer = log.extended([HumanMessage("c")])
+    copied = Messages.of(log)  # the shorter, older view of a grown buffer
+    assert [m.text for m in copied] == ["a", "b"] and not copied.edited
+    assert [m.text for m in Messages.of(longer)] == ["a", "b", "c"]
+
+
+def test_messages_of_a_message_log_does_not_recheck_its_items(monkeypatch) -> None:
+    """The log holds messages by construction: a model call copies a long history without a
+    pass over its items (``Messages.extend`` is not called)."""
+    import engine.messages as messages_mod
+    from engine.message_log import MessageList
+    from engine.messages import Messages
+
+    log = MessageList([HumanMessage("a"), AIMessage("b")])
+
+    def no_check(value: Any) -> Any:
+        raise AssertionError("the history was re-checked")
+
+    monkeypatch.setattr(messages_mod, "coerce_messages", no_check)
+    copied = Messages.of(log)
+    assert [m.text for m in copied] == ["a", "b"] and copied[0] is log[0]

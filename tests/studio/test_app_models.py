@@ -229,6 +229,26 @@ def test_batcher_delivers_in_batches_and_flushes_on_demand() -> None:
     assert got == [list(range(50)), [50]] and batcher.deliveries == 2
 
 
+def test_batcher_delivers_at_once_after_a_quiet_spell_and_coalesces_a_flood() -> None:
+    got: list[list[int]] = []
+    batcher = EventBatcher(lambda b: got.append([e.seq for e in b]), interval=60.0)
+
+    async def feed() -> None:
+        for i in range(3):  # one loop iteration's events: one delivery, at the next iteration
+            batcher.add(RunStarted(run_id="r", seq=i))
+        await asyncio.sleep(0)
+        assert got == [[0, 1, 2]]
+        for i in range(3, 10):  # within the interval of that delivery: they wait for it
+            batcher.add(RunStarted(run_id="r", seq=i))
+            await asyncio.sleep(0)
+        assert got == [[0, 1, 2]] and batcher.pending == 7
+        batcher.flush()
+        assert got == [[0, 1, 2], list(range(3, 10))]
+        batcher.discard()
+
+    asyncio.run(feed())
+
+
 def test_hub_topics_include_the_shell_ones() -> None:
     hub = Hub()
     seen: list[object] = []

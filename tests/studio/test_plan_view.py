@@ -125,7 +125,7 @@ def test_seed_003_scenarios(name: str, loop: Any, qtbot: Any) -> None:
     retried: list[list[int]] = []
     dock.retryRequested.connect(retried.append)
     loop.run_until_complete(graph.ainvoke({}, hub.config()))  # runs "first", then pauses
-    dock.render()
+    dock.redraw()
     assert dock.pages.currentIndex() == 1
     assert statuses(dock) == after_first
     for i, (status, _code) in enumerate(after_first):
@@ -139,7 +139,7 @@ def test_seed_003_scenarios(name: str, loop: Any, qtbot: Any) -> None:
     assert retried == [chain]
 
     loop.run_until_complete(graph.ainvoke(None, hub.config()))  # the retry round
-    dock.render()
+    dock.redraw()
     assert statuses(dock) == after_retry
     assert {i for i, item in dock.items.items() if item.step.retry_round == 1} == set(chain)
     assert dock.retry_button.isEnabled() == (FAIL in after_retry)
@@ -157,7 +157,7 @@ def test_hover_highlights_the_downstream_chain_of_a_failed_step(loop: Any, qtbot
     loop.run_until_complete(graph.ainvoke({}, hub.config()))
     dock.resize(800, 500)
     dock.show()
-    dock.render()
+    dock.redraw()
 
     item = dock.items[1]  # task_B failed; task_D depends on it
     centre = dock.canvas.mapFromScene(item.sceneBoundingRect().center())
@@ -187,7 +187,7 @@ def test_plan_agent_statuses_live_and_at_every_checkpoint(loop: Any, qtbot: Any)
     loop.run_until_complete(
         agent.ainvoke({"messages": [HumanMessage(plan_retry_scenario.INPUT)]}, hub.config())
     )
-    dock.render()
+    dock.redraw()
     assert dock.model.objective == plan_retry_scenario.OBJECTIVE
     assert statuses(dock) == [OK] * 5
     final = [(s.attempt, s.retry_round) for s in dock.model.steps]
@@ -198,7 +198,7 @@ def test_plan_agent_statuses_live_and_at_every_checkpoint(loop: Any, qtbot: Any)
     seen = {}
     for snapshot in agent.get_state_history(hub.config()):
         hub.select_checkpoint(snapshot.config["configurable"]["checkpoint_id"])
-        dock.render()
+        dock.redraw()
         seen[snapshot.metadata["step"]] = statuses(dock) if dock.model.has_plan else None
     by_step = [seen[k] for k in sorted(seen)]
     assert by_step[0] is None  # before the planner: no plan, the explanation shows

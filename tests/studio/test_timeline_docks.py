@@ -181,7 +181,11 @@ def test_diff_of_two_checkpoints_and_pinning(qtbot: Any, qloop: Any) -> None:
     assert diff is not None
     assert [c.kind for c in diff.messages] == ["appended"] * 4
     assert [c.after.type for c in diff.messages] == ["ai", "tool", "ai", "tool"]  # type: ignore[union-attr]
-    assert diff.todos == ()
+    # both files were created between the two: each todo went to completed
+    assert [(c.content, c.kind, c.before, c.after) for c in diff.todos] == [
+        ("创建 login.tsx", "status", "in_progress", "completed"),
+        ("创建 register.tsx", "status", "pending", "completed"),
+    ]
     assert diff.lines()[0].startswith('+ messages[3] ai → create_file(path="login.tsx"')
     assert re.sub(r"<[^>]+>", "", s.diff.header.text()) == "step 9 (loop) vs step 3 (loop)"
     assert "create_file" in s.diff.browser.toPlainText()
@@ -230,3 +234,32 @@ def test_timeline_reloads_history_when_a_run_starts_again(qtbot: Any, qloop: Any
     s.hub.set_thread("t2")
     until(qloop, lambda: len(s.timeline.timeline) == 0)
     assert s.timeline.summary_label.text().startswith("0 checkpoints")
+
+
+def test_the_timeline_follows_a_batch_of_checkpoints_once(qtbot: Any, qloop: Any) -> None:
+    from engine.events import CheckpointSaved
+
+    s = make_studio(qtbot)
+    s.timeline.show()
+    qtbot.waitExposed(s.timeline)
+    s.timeline.reload()  # the (empty) thread as the saver has it, before the run's events
+    scrolled: list[Any] = []
+    real = s.timeline.view.scrollTo
+    s.timeline.view.scrollTo = lambda index, *a: (scrolled.append(index), real(index, *a))  # type: ignore[method-assign]
+    batch = [
+        CheckpointSaved(
+            run_id="r",
+            thread_id="t1",
+            checkpoint_id=f"c{i:02}",
+            parent_id=f"c{i - 1:02}" if i else None,
+            step=i,
+            seq=i + 1,
+        )
+        for i in range(13)
+    ]
+    s.hub.add_events(batch)
+    until(qloop, lambda: bool(scrolled))
+    assert len(s.main_nodes) == 13
+    assert len(scrolled) == 1, "one scroll (one tree layout) per batch, not per checkpoint"
+    assert s.timeline.item_model.item(scrolled[0]).checkpoint_id == "c12"  # type: ignore[union-attr]
+    assert s.timeline.delegate.live_id == "c12"

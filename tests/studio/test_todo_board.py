@@ -72,22 +72,43 @@ def test_seed_000_at_every_checkpoint_and_live(loop: Any, qtbot: Any) -> None:
     hub.set_status("done")
     history = list(reversed(list(agent.get_state_history(hub.config()))))
     assert len(history) == 13  # seed 000: the scenario's documented checkpoint count
-    created = {
-        "pending": [("创建 register.tsx", "NEW")],
-        "in_progress": [("创建 login.tsx", "NEW")],
-        "completed": [],
+    login, register = "创建 login.tsx", "创建 register.tsx"
+    # each distinct todo list, with its badges when it differs from the previous checkpoint's
+    created = {"pending": [(register, "NEW")], "in_progress": [(login, "NEW")], "completed": []}
+    login_done = {
+        "pending": [(register, None)],
+        "in_progress": [],
+        "completed": [(login, "IN PROGRESS → COMPLETED")],
     }
-    unchanged = {k: [(text, None) for text, _ in v] for k, v in created.items()}
+    all_done = {
+        "pending": [],
+        "in_progress": [],
+        "completed": [(login, None), (register, "PENDING → COMPLETED")],
+    }
+
+    def quiet(board: Board) -> Board:
+        return {k: [(text, None) for text, _ in v] for k, v in board.items()}
+
+    boards = {
+        ("in_progress", "pending"): created,
+        ("completed", "pending"): login_done,
+        ("completed", "completed"): all_done,
+    }
     expected: list[Board | None] = []
+    previous: tuple[str, ...] | None = None
     for snapshot in history:
         todos = snapshot.values.get("todos")
         if todos is None:
             expected.append(None)
-        elif not any(b for col in (expected[-1] or {}).values() for b in col):
-            expected.append(created)  # the checkpoint write_todos produced
-        else:
-            expected.append(unchanged)
-    assert expected.count(created) == 1
+            continue
+        statuses = tuple(t["status"] for t in todos)
+        board = boards[statuses]
+        expected.append(board if statuses != previous else quiet(board))
+        previous = statuses
+    # seed 000: write_todos creates the list, each create_file completes its item, once each
+    for board in (created, login_done, all_done):
+        assert expected.count(board) == 1
+    assert expected.index(created) < expected.index(login_done) < expected.index(all_done)
     assert expected[: expected.index(created)] == [None] * expected.index(created)
 
     for snapshot, want in zip(history, expected, strict=True):
@@ -96,8 +117,8 @@ def test_seed_000_at_every_checkpoint_and_live(loop: Any, qtbot: Any) -> None:
         assert shown(dock) == want, f"checkpoint {cid} (step {snapshot.metadata['step']})"
         assert live[cid] == want, f"live view at checkpoint {cid}"
     hub.select_checkpoint(None)
-    assert shown(dock) == unchanged
-    assert dock.info_label.text() == "Live · 0 of 2 done"
+    assert shown(dock) == quiet(all_done)
+    assert dock.info_label.text() == "Live · 2 of 2 done"
 
 
 def paused_todo_agent() -> tuple[Any, Any, retry_todos.Workspace]:

@@ -61,6 +61,9 @@ class BreakpointsPanel(QWidget):
             self.kind_box.addItem(info.label, info.kind)
         self.target_box = QComboBox(self)
         self.target_box.setEditable(True)
+        target_edit = self.target_box.lineEdit()
+        assert target_edit is not None  # an editable combo box has one
+        self.target_edit = target_edit
         self.target_box.setMinimumContentsLength(10)
         self.detail_box = QComboBox(self)
         self.add_button = QPushButton("Add", self)
@@ -91,8 +94,8 @@ class BreakpointsPanel(QWidget):
 
         self.kind_box.currentIndexChanged.connect(self._on_kind_changed)
         self.add_button.clicked.connect(self.add_from_form)
-        self.target_box.lineEdit().returnPressed.connect(self.add_from_form)
-        self.target_box.lineEdit().textEdited.connect(self.error_label.hide)  # it was about
+        self.target_edit.returnPressed.connect(self.add_from_form)
+        self.target_edit.textEdited.connect(self.error_label.hide)  # it was about
         self.detail_box.currentIndexChanged.connect(self.error_label.hide)  # the old text
         self.remove_button.clicked.connect(self.remove_selected)
         hub.subscribe("breakpoints", self.refresh)
@@ -164,9 +167,9 @@ class BreakpointsPanel(QWidget):
         self.target_box.addItems(self.model.choices(kind))
         if kind == "state":
             self.target_box.setEditText("")
-            self.target_box.lineEdit().setPlaceholderText("len(messages) > 6")
+            self.target_edit.setPlaceholderText("len(messages) > 6")
         elif info.target_label:
-            self.target_box.lineEdit().setPlaceholderText(info.target_label)
+            self.target_edit.setPlaceholderText(info.target_label)
         details = self.model.detail_choices(kind)
         self.detail_box.clear()
         self.detail_box.addItem("any", None)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QSizePolicy,
@@ -24,6 +25,7 @@ from PySide6.QtWidgets import (
 from engine.types import StateSnapshot
 from studio.docks.diff.html import diff_html, esc, page
 from studio.look.palette import colors
+from studio.models.hub import Hub
 from studio.models.state_diff import StateDiff, diff_states
 from studio.widgets.plain_text import rich_label
 
@@ -44,10 +46,10 @@ def _label(snap: StateSnapshot | None) -> str:
 
 
 class DiffView(QWidget):
-    def __init__(self, hub: Any, parent: QWidget | None = None) -> None:
+    def __init__(self, hub: Hub, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.hub = hub
-        self.theme = getattr(hub, "theme", "light")
+        self.theme = hub.theme
         self.diff: StateDiff | None = None
         self.base_id: str | None = None
         self.target_id: str | None = None
@@ -195,7 +197,7 @@ class DiffView(QWidget):
         self.theme = theme
         self.refresh()
 
-    def closeEvent(self, event: Any) -> None:
+    def closeEvent(self, event: QCloseEvent) -> None:
         for unsub in self._unsubs:
             unsub()
         self._unsubs = []

@@ -64,9 +64,13 @@ class EventLogDock(QWidget):
     """Ingest budget per event-loop turn."""
     CHUNK = 400
     """Events handed to the tree per call (Qt hears of them at the next sync)."""
-    SYNC_S = 0.1
+    SYNC_S = 0.03
     """While events keep coming, Qt sees new rows at most this often (the tree is always
-    current; a tree view re-lays out its visible rows on every insert batch)."""
+    current; a tree view re-lays out its visible rows on every insert batch).  After a quiet
+    spell new rows are shown at once."""
+    SYNC_SHARE = 3
+    """...and at most every ``SYNC_SHARE`` times what the last showing took: a long log, whose
+    showing costs more, keeps most of the time for ingesting a flood."""
     FILTER_SLICE_S = 0.012
     EXPAND_ALL_BELOW = 3000
     """After filtering, expand everything when at most this many rows are visible."""
@@ -131,6 +135,8 @@ class EventLogDock(QWidget):
         self._expanding = False
         self._choices = (0, 0)
         self._last_sync = 0.0
+        self._sync_cost = 0.0
+        """How long the last showing of new rows took (seconds)."""
         self._details_stale = False
         self._at_bottom = True
         """Whether the user left the view at its end (new rows do not change this)."""
@@ -313,7 +319,8 @@ class EventLogDock(QWidget):
                 break
         if self._pending:
             self._drain_timer.start()
-        wait = self.SYNC_S - (time.perf_counter() - self._last_sync)
+        gap = max(self.SYNC_S, self.SYNC_SHARE * self._sync_cost)
+        wait = gap - (time.perf_counter() - self._last_sync)
         if budget_s is None or wait <= 0:
             self._show_ingested()
         elif not self._sync_timer.isActive():
@@ -321,7 +328,7 @@ class EventLogDock(QWidget):
 
     def _show_ingested(self) -> None:
         self._sync_timer.stop()
-        self._last_sync = time.perf_counter()
+        start = time.perf_counter()
         self.model.sync()
         self._refresh_choices()
         if self.follow and self._at_bottom:
@@ -330,6 +337,8 @@ class EventLogDock(QWidget):
             self._details_stale = False
             self.details.refresh()
         self._update_status()
+        self._last_sync = time.perf_counter()
+        self._sync_cost = self._last_sync - start
 
     def _refresh_choices(self) -> None:
         tree = self.tree

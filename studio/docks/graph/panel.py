@@ -13,7 +13,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.events import EventBase
+from engine.events import CheckpointSaved, EventBase
 from engine.graph.drawing import DrawableGraph
 from studio.docks.graph.view import GraphView
 from studio.models.branch_events import branch_events
@@ -105,10 +105,31 @@ class GraphPanel(QWidget):
             self._fill_checkpoints()
         if self.hub.selected_checkpoint is not None:
             return  # showing a past moment: the live run shows again on "Live"
-        if any(ev.kind == "run.started" and not ev.ns for ev in batch):
+        starts = [ev for ev in batch if ev.kind == "run.started" and not ev.ns]
+        if starts and not (len(starts) == 1 and self._continues_live(starts[0])):
             self._redraw(None)  # a new run may start on another branch (a fork, a replay)
         else:
             self.state.apply_all(batch)
+
+    def _continues_live(self, start: EventBase) -> bool:
+        """Whether the run ``start`` begins carries the live branch on from its tip after a run
+        that ended done, with nothing left running: then the branch's events are the ones shown
+        plus the new ones, and a redraw (which replays the whole thread) would draw the same."""
+        if (start.__dict__.get("config") or {}).get("checkpoint_id") is not None:
+            return False  # a run from a chosen checkpoint (a fork, a replay)
+        if not self.state.settled:
+            return False
+        events = self.hub.events
+        i = len(events) - 1
+        while i >= 0 and events[i] is not start:
+            i -= 1
+        for j in range(i - 1, -1, -1):
+            ev = events[j]
+            if not ev.ns and ev.kind == "run.finished":
+                return ev.__dict__.get("status") == "done"
+            if not ev.ns and ev.kind == "run.started":
+                return False  # a run that never finished
+        return i >= 0
 
     def _parent_of(self, checkpoint_id: str) -> str | None:
         """A checkpoint's parent from the saver (for checkpoints no event describes)."""
@@ -188,14 +209,14 @@ class GraphPanel(QWidget):
             self.path.pop()
             self._show_level(self._level())
 
-    def subgraph_checkpoints(self) -> list[Any]:
+    def subgraph_checkpoints(self) -> list[CheckpointSaved]:
         """``checkpoint.saved`` events of the subgraph shown (every call of it), oldest first."""
         return [
             e
             for e in self.hub.events
-            if e.kind == "checkpoint.saved"
+            if isinstance(e, CheckpointSaved)
             and e.ns
-            and ns_path(e.__dict__.get("checkpoint_ns") or e.ns) == tuple(self.path)
+            and ns_path(e.checkpoint_ns or e.ns) == tuple(self.path)
         ]
 
     def _fill_checkpoints(self) -> None:
@@ -203,8 +224,9 @@ class GraphPanel(QWidget):
         box.clear()
         box.addItem("Checkpoints of this subgraph…", None)
         for e in self.subgraph_checkpoints():
-            writers = ", ".join(e.__dict__.get("writer_nodes") or []) or e.__dict__.get("source")
-            box.addItem(f"step {e.step} · {writers} · …{e.checkpoint_id[-6:]}", e.checkpoint_id)
+            writers = ", ".join(e.writer_nodes or []) or e.source
+            cid = e.checkpoint_id or ""
+            box.addItem(f"step {e.step} · {writers} · …{cid[-6:]}", e.checkpoint_id)
         box.setEnabled(box.count() > 1)
 
     def _on_checkpoint_picked(self, index: int) -> None:

@@ -152,10 +152,10 @@ class PlanDock(QWidget):
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(0)
-        self._timer.timeout.connect(self.render)
+        self._timer.timeout.connect(self.redraw)
         self.model.listeners.append(self._timer.start)
         self._unsubscribe = bind_state_dock(self, self, hub)
-        self.set_theme(getattr(hub, "theme", "light"))
+        self.set_theme(hub.theme)
         self.reload()
 
     # -- feeding -------------------------------------------------------------------------
@@ -177,7 +177,7 @@ class PlanDock(QWidget):
         )
         self.canvas.setBackgroundBrush(self._palette.color("background"))
         self._shape = None
-        self.render()
+        self.redraw()
 
     def reload(self) -> asyncio.Task[None] | None:
         """Show the plan of the selected checkpoint (or the live tip); read on the running
@@ -192,12 +192,12 @@ class PlanDock(QWidget):
         self._live_plan = {k: values.get(k) for k in ("plan", "steps")}
         if not self.model.load_state(values) and self.hub.selected_checkpoint is None:
             self.model.apply_all([e for e in self.hub.events if isinstance(e, PlanStep)])
-        self.render()
+        self.redraw()
 
     def _on_reset(self) -> None:
         self._live_plan = {}
         self.model.clear()
-        self.render()
+        self.redraw()
 
     def _on_events(self, batch: list[EventBase]) -> None:
         if self.hub.selected_checkpoint is not None:
@@ -219,7 +219,7 @@ class PlanDock(QWidget):
 
     # -- drawing -------------------------------------------------------------------------
 
-    def render(self) -> None:
+    def redraw(self) -> None:
         """Rebuild the scene (coalesced: model changes schedule one call per loop turn)."""
         self._timer.stop()
         model = self.model

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.events import EventBase
+from engine.events import EventBase, ModelRequest
 from studio.models.hub import Hub
 from studio.models.request_view import RequestIndex, as_text, document
 from studio.widgets.dock_support import bind_to_hub, copy_text
@@ -54,7 +54,7 @@ class RequestDock(QWidget):
         self.setObjectName("RequestDock")
         self.hub = hub
         self.index = RequestIndex()
-        self.request: EventBase | None = None
+        self.request: ModelRequest | None = None
         self.doc: dict[str, Any] | None = None
         mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
 
@@ -127,7 +127,7 @@ class RequestDock(QWidget):
 
     # -- showing ----------------------------------------------------------------------------------
 
-    def _show(self, request: EventBase | None) -> None:
+    def _show(self, request: ModelRequest | None) -> None:
         self.request = request
         if request is None:
             self.doc = None

@@ -16,7 +16,7 @@ import time
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal
-from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
+from PySide6.QtGui import QCloseEvent, QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -32,10 +32,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engine.events import CheckpointSaved
 from engine.targets import Capability
 from engine.types import StateSnapshot
 from studio.docks.state.json_html import json_html
 from studio.look.palette import colors
+from studio.models.hub import Hub
 from studio.models.state_tree import Path, StateNode, StateTree
 from studio.qtmodels.state_items import NODE_ROLE, StateItemModel
 from studio.run.capabilities import can
@@ -68,10 +70,10 @@ class StateDock(QWidget):
     resumeRequested = Signal(str)
     editApplied = Signal(str)
 
-    def __init__(self, hub: Any, parent: QWidget | None = None) -> None:
+    def __init__(self, hub: Hub, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.hub = hub
-        self.theme = getattr(hub, "theme", "light")
+        self.theme = hub.theme
         self.snapshot: StateSnapshot | None = None
         self.checkpoint_id: str | None = None
         """The checkpoint shown (the tip's id while live)."""
@@ -125,7 +127,7 @@ class StateDock(QWidget):
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Interactive)
         header.resizeSection(0, 170)
         header.resizeSection(2, 118)
-        QShortcut(QKeySequence.StandardKey.Copy, self.tree, activated=self.copy_selected)
+        QShortcut(QKeySequence.StandardKey.Copy, self.tree, self.copy_selected)
         self.json_view = QTextBrowser()
         self.json_view.setOpenLinks(False)
         self.tabs = QTabWidget()
@@ -208,14 +210,14 @@ class StateDock(QWidget):
     def _on_reset(self) -> None:
         self._writers = {}
         for ev in self.hub.events:
-            if ev.kind == "checkpoint.saved" and not ev.ns:
-                self._writers[str(ev.checkpoint_id)] = tuple(ev.__dict__.get("writer_nodes") or ())
+            if isinstance(ev, CheckpointSaved) and not ev.ns:
+                self._writers[str(ev.checkpoint_id)] = tuple(ev.writer_nodes or ())
         self.show_checkpoint(None)
 
     def _on_events(self, batch: list[Any]) -> None:
-        saved = [ev for ev in batch if ev.kind == "checkpoint.saved" and not ev.ns]
+        saved = [ev for ev in batch if isinstance(ev, CheckpointSaved) and not ev.ns]
         for ev in saved:
-            self._writers[str(ev.checkpoint_id)] = tuple(ev.__dict__.get("writer_nodes") or ())
+            self._writers[str(ev.checkpoint_id)] = tuple(ev.writer_nodes or ())
         if saved and self.live:  # once per batch: the run controller batches events
             self.refresh()
 
@@ -338,7 +340,7 @@ class StateDock(QWidget):
         dialog.open()
         return dialog
 
-    def closeEvent(self, event: Any) -> None:
+    def closeEvent(self, event: QCloseEvent) -> None:
         for unsub in self._unsubs:
             unsub()
         self._unsubs = []

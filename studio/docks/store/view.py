@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtGui import QBrush, QColor, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -405,7 +405,7 @@ class StoreDock(QWidget):
         self.run_combo.setToolTip(plain_tip(self.run_combo.currentText()))
         self._show_rows()
 
-    def resizeEvent(self, event: Any) -> None:
+    def resizeEvent(self, event: QResizeEvent) -> None:
         """Narrow (a side dock on a laptop): the namespaces as a drop-down above the items
         instead of a tree beside them."""
         super().resizeEvent(event)

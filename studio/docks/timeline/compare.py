@@ -33,6 +33,7 @@ from studio.docks.diff.html import diff_html, esc, message_card, page
 from studio.history.timetravel import BranchComparison, compare_branches
 from studio.look.palette import Palette, colors
 from studio.models.branch_events import branch_events
+from studio.models.hub import Hub
 from studio.models.run_alignment import AlignedStep, NodeStep, align_steps, node_steps
 from studio.models.timeline import CheckpointNode, TimelineModel
 from studio.widgets.plain_text import plain_label
@@ -44,10 +45,10 @@ def _title(node: CheckpointNode) -> str:
     return f"{node.branch.name} · step {node.step} · {node.source}"
 
 
-def _run_ends(hub: Any, timeline: TimelineModel) -> list[tuple[str, CheckpointNode]]:
+def _run_ends(hub: Hub, timeline: TimelineModel) -> list[tuple[str, CheckpointNode]]:
     """(label, checkpoint) of the last root checkpoint each run saved, runs in order."""
     last: dict[str, str] = {}
-    for ev in getattr(hub, "events", ()):
+    for ev in hub.events:
         if ev.kind == "checkpoint.saved" and not ev.ns and ev.checkpoint_id:
             if ev.run_id.startswith("update-"):
                 continue
@@ -116,7 +117,7 @@ def comparison_html(cmp: BranchComparison, c: Palette) -> str:
 class CompareBranchesDialog(QDialog):
     def __init__(
         self,
-        hub: Any,
+        hub: Hub,
         timeline: TimelineModel,
         left_id: str,
         right_id: str,
@@ -201,7 +202,7 @@ class CompareBranchesDialog(QDialog):
         self.right_combo.setCurrentIndex(left)
 
     def refresh(self) -> BranchComparison | None:
-        c = colors(getattr(self.hub, "theme", "light"))
+        c = colors(self.hub.theme)
         left, right = self.left_combo.currentData(), self.right_combo.currentData()
         if not left or not right:
             return None
@@ -220,7 +221,7 @@ class CompareBranchesDialog(QDialog):
             node = self.timeline.get(cid)
             return node.parent_id if node is not None else None
 
-        every = list(getattr(self.hub, "events", ()))
+        every = list(self.hub.events)
         kept = {id(e) for e in branch_events(every, checkpoint_id, parent_of)}
         path = {n.checkpoint_id for n in self.timeline.lineage(checkpoint_id)}
         # state edits (update_state: a fork's new answer) made the checkpoints on the path too

@@ -21,8 +21,16 @@ import asyncio
 import threading
 from typing import Any
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, QPoint, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QGuiApplication
+from PySide6.QtCore import (
+    QItemSelectionModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    QPoint,
+    Qt,
+    QTimer,
+    Signal,
+)
+from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -38,6 +46,7 @@ from engine.targets import Capability
 from engine.targets.checkpoint_list import records_from_events
 from studio.history.timetravel import start_warmup
 from studio.look.palette import colors
+from studio.models.hub import Hub
 from studio.models.timeline import Branch, CheckpointNode, CheckpointRecord, TimelineModel
 from studio.qtmodels.timeline_items import ITEM_ROLE, TimelineDelegate, TimelineItemModel
 from studio.run.capabilities import can
@@ -50,7 +59,7 @@ __all__ = ["TimelineDock", "load_records"]
 _BUSY = ("running", "paused")
 
 
-async def aload_records(hub: Any) -> list[CheckpointRecord]:
+async def aload_records(hub: Hub) -> list[CheckpointRecord]:
     """The current thread's checkpoints, from the target (from the run's events when the
     target keeps none)."""
     target = hub.target
@@ -66,7 +75,7 @@ async def aload_records(hub: Any) -> list[CheckpointRecord]:
     return [*stored, *(r for r in announced if r.checkpoint_id not in listed)]
 
 
-def load_records(hub: Any) -> list[CheckpointRecord]:
+def load_records(hub: Hub) -> list[CheckpointRecord]:
     """``aload_records``, read now (off the loop; on the loop the dock reads in a task)."""
     return run_sync(aload_records(hub))
 
@@ -82,7 +91,7 @@ class TimelineDock(QWidget):
     diffRequested = Signal(str, str)
     editApplied = Signal(str)
 
-    def __init__(self, hub: Any, parent: QWidget | None = None) -> None:
+    def __init__(self, hub: Hub, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.hub = hub
         self.timeline = TimelineModel(hub.thread_id)
@@ -98,7 +107,7 @@ class TimelineDock(QWidget):
 
         self.view = QTreeView(self)
         self.view.setModel(self.item_model)
-        self.delegate = TimelineDelegate(self.view, getattr(hub, "theme", "light"))
+        self.delegate = TimelineDelegate(self.view, hub.theme)
         self.view.setItemDelegate(self.delegate)
         self.view.setHeaderHidden(True)
         self.view.setUniformRowHeights(True)
@@ -160,6 +169,11 @@ class TimelineDock(QWidget):
         self._reload_timer.setSingleShot(True)
         self._reload_timer.setInterval(0)
         self._reload_timer.timeout.connect(self.reload)
+        self._follow_timer = QTimer(self)
+        self._follow_timer.setSingleShot(True)
+        self._follow_timer.setInterval(0)
+        self._follow_timer.timeout.connect(self._follow)
+        self._follow_to: QPersistentModelIndex | None = None
         self.item_model.rowsInserted.connect(self._on_rows_inserted)
         self.item_model.modelReset.connect(self._after_reset)
         self._unsubs = [
@@ -170,12 +184,9 @@ class TimelineDock(QWidget):
             hub.subscribe("events", self._on_events),
             hub.subscribe("selection", self._on_selection),
             hub.subscribe("status", lambda _s: self._update_actions()),
+            hub.subscribe("theme", self.set_theme),
         ]
-        try:
-            self._unsubs.append(hub.subscribe("theme", self.set_theme))
-        except ValueError:  # a hub without themes
-            pass
-        self.set_theme(getattr(hub, "theme", "light"))
+        self.set_theme(hub.theme)
         self.reload()
 
     # -- loading -------------------------------------------------------------------------------
@@ -257,8 +268,16 @@ class TimelineDock(QWidget):
             self.view.expand(parent)
             self.view.expand(self.item_model.index(first, 0, parent))
         if self.hub.selected_checkpoint is None:
+            # follow once per batch of checkpoints, not per row: scrolling lays out the tree
+            self._follow_to = QPersistentModelIndex(self.item_model.index(last, 0, parent))
+            self._follow_timer.start()
+
+    def _follow(self) -> None:
+        target, self._follow_to = self._follow_to, None
+        if self.hub.selected_checkpoint is None:
             self._mark_live()
-            self.view.scrollTo(self.item_model.index(last, 0, parent))
+            if target is not None and target.isValid():
+                self.view.scrollTo(target)
 
     def _expand_forks(self) -> None:
         collapsed = self.delegate.collapsed
@@ -397,10 +416,10 @@ class TimelineDock(QWidget):
         if node is None:
             return
         parent = self.timeline.parent(node)
-        act = menu.addAction(
-            "Diff with parent",
-            lambda: self.diffRequested.emit(parent.checkpoint_id, node.checkpoint_id),
-        )
+        act = menu.addAction("Diff with parent")
+        if parent is not None:
+            ids = (parent.checkpoint_id, node.checkpoint_id)
+            act.triggered.connect(lambda: self.diffRequested.emit(*ids))
         act.setEnabled(parent is not None)
         menu.addAction(
             f"Mark step {node.step} for comparison",
@@ -447,7 +466,7 @@ class TimelineDock(QWidget):
         if not menu.isEmpty():
             menu.popup(self.view.viewport().mapToGlobal(pos))
 
-    def closeEvent(self, event: Any) -> None:
+    def closeEvent(self, event: QCloseEvent) -> None:
         for unsub in self._unsubs:
             unsub()
         self._unsubs = []

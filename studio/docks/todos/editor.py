@@ -47,9 +47,9 @@ class TodoRow(QWidget):
         self.content_edit = QLineEdit(item["content"])
         self.content_edit.textEdited.connect(self._reword(editor))
         self.up_button = self._tool("↑", "Move up", index > 0)
-        self.up_button.clicked.connect(lambda: editor.move(self.index, self.index - 1))
+        self.up_button.clicked.connect(lambda: editor.move_row(self.index, self.index - 1))
         self.down_button = self._tool("↓", "Move down", index < len(editor.draft.items) - 1)
-        self.down_button.clicked.connect(lambda: editor.move(self.index, self.index + 1))
+        self.down_button.clicked.connect(lambda: editor.move_row(self.index, self.index + 1))
         self.remove_button = self._tool("✕", "Remove", True)
         self.remove_button.clicked.connect(lambda: editor.remove(self.index))
         box.addWidget(self.status_box)
@@ -148,7 +148,7 @@ class TodoEditor(QWidget):
         self.new_edit.clear()
         self._rebuild()
 
-    def move(self, i: int, to: int) -> None:
+    def move_row(self, i: int, to: int) -> None:
         self.draft.move(i, to)
         self._rebuild()
         self.rows[to].content_edit.setFocus()

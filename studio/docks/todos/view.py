@@ -233,7 +233,7 @@ class TodoBoardDock(QWidget):
         layout.addWidget(self.pages, 1)
 
         self._unsubscribe = bind_state_dock(self, self, hub)
-        self.set_theme(getattr(hub, "theme", "light"))
+        self.set_theme(hub.theme)
         self.reload()
 
     # -- what is shown -------------------------------------------------------------------

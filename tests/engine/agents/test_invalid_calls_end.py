@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from engine import create_agent
-from engine.agents.invalid_calls import answer_invalid_calls
+from engine.agents.invalid_calls import answer_invalid_calls, needs_answers
 from engine.checkpoint import InMemorySaver
+from engine.message_log import MessageList
 from engine.messages import AIMessage, HumanMessage, InvalidToolCall, ToolMessage
 from engine.models import ScriptedChatModel
 
@@ -67,3 +68,41 @@ def test_recorded_history_with_a_garbled_reply_is_answered_once():
     out = create_agent(model, [echo]).invoke({"messages": [HumanMessage("q"), garbled("h1")]})
     ids = [m.tool_call_id for m in out["messages"] if isinstance(m, ToolMessage)]
     assert ids == ["h1"]
+
+
+class _Watched(AIMessage):
+    """An AIMessage that counts how often its invalid calls are looked at."""
+
+    def __getattribute__(self, name: str) -> object:
+        if name == "invalid_tool_calls":
+            READS[0] += 1
+        return super().__getattribute__(name)
+
+
+READS = [0]
+
+
+def test_a_growing_history_is_scanned_once_not_per_model_call():
+    log = MessageList([HumanMessage("q")])
+    READS[0] = 0
+    for i in range(200):
+        log = log.extended([_Watched(content=f"a{i}"), HumanMessage(f"q{i}")])
+        repaired, added = answer_invalid_calls(log)
+        assert repaired is log and added == []
+    assert READS[0] <= 2 * 200, "every model call rescanned the whole history"
+
+
+def test_the_incremental_scan_sees_new_invalid_calls_and_their_answers():
+    log = MessageList([HumanMessage("q"), AIMessage("a")])
+    assert not needs_answers(log)
+    log = log.extended([garbled("late")])
+    assert needs_answers(log)
+    older = log[:2]
+    assert not needs_answers(MessageList(older))
+    shorter = log.__class__._view(log.buffer, 2)  # an older view of the same log
+    assert not needs_answers(shorter)
+    repaired, added = answer_invalid_calls(log)
+    assert [m.type for m in repaired] == ["human", "ai", "ai", "tool"] and len(added) == 1
+    log = log.extended([ToolMessage(content="late answer", tool_call_id="late")])
+    assert not needs_answers(log)
+    assert answer_invalid_calls(log) == (log, [])

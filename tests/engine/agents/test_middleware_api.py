@@ -152,6 +152,53 @@ def test_messages_appended_to_the_request_in_place_are_stored():
     assert [m.text for m in model.calls[0].messages] == ["hi", "be kind"]
 
 
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda ms: ms.insert(0, HumanMessage("first")),
+        lambda ms: ms.__setitem__(0, HumanMessage("first")),
+        lambda ms: (ms.pop(0), ms.insert(0, HumanMessage("first"))),
+        lambda ms: ms.__setitem__(slice(0, 1), [HumanMessage("first")]),
+    ],
+    ids=["insert", "assign", "pop", "slice"],
+)
+def test_messages_rewritten_in_place_replace_the_stored_history(edit: Any) -> None:
+    class Rewrite(AgentMiddleware):
+        def wrap_model_call(self, request: Any, handler: Any) -> Any:
+            if len(request.messages) == 1:
+                edit(request.messages)
+            return handler(request)
+
+    model = ScriptedChatModel(["ok"])
+    out = create_agent(model, middleware=[Rewrite()]).invoke(ask())
+    assert [m.text for m in out["messages"]][-1] == "ok"
+    assert out["messages"][0].text == "first"
+    assert model.calls[0].messages[0].text == "first"
+
+
+def test_a_messages_list_knows_it_was_edited() -> None:
+    from engine.messages import Messages
+
+    ms = Messages.of([HumanMessage("a")])
+    ms.append(HumanMessage("b"))
+    ms += [HumanMessage("c")]
+    ms.extend([HumanMessage("d")])
+    assert not ms.edited
+    for edit in (
+        lambda m: m.insert(0, HumanMessage("x")),
+        lambda m: m.__setitem__(0, HumanMessage("x")),
+        lambda m: m.__delitem__(0),
+        lambda m: m.pop(),
+        lambda m: m.remove(m[0]),
+        lambda m: m.clear(),
+        lambda m: m.sort(key=lambda x: x.text),
+        lambda m: m.reverse(),
+    ):
+        other = Messages.of(ms)
+        edit(other)
+        assert other.edited
+
+
 def test_content_blocks():
     assert HumanMessage("hi").content_blocks == [{"type": "text", "text": "hi"}]
     assert HumanMessage("").content_blocks == []

@@ -54,11 +54,17 @@ def check_final(agent: Any, out: dict[str, Any], workspace: Workspace) -> None:
     assert msgs[5].tool_calls[0]["args"]["path"] == "register.tsx"
     assert msgs[6].content == "created register.tsx"
     assert msgs[7].content == retry_todos.ANSWER and not msgs[7].tool_calls
-    assert out["todos"] == TODOS
+    assert out["todos"] == retry_todos.FINAL_TODOS
     assert workspace.attempts == ["login.tsx", "login.tsx", "register.tsx"]
     assert set(workspace.files) == {"login.tsx", "register.tsx"}
     history = list(agent.get_state_history(cfg()))
     assert len(history) == 13
+    # seed 000's state_4: login.tsx's todo is completed with its file, register.tsx's still pending
+    after_login = [s for s in history if len(s.values.get("messages", [])) == 5]
+    assert after_login[-1].values["todos"] == [
+        {"content": "创建 login.tsx", "status": "completed"},
+        {"content": "创建 register.tsx", "status": "pending"},
+    ]
     assert [(s.metadata["source"], s.metadata["step"]) for s in history][-2:] == [
         ("loop", 0),
         ("input", -1),

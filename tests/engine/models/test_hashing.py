@@ -119,3 +119,63 @@ def test_stable_across_processes() -> None:
         hashes.add(out.stdout.strip())
     assert len(hashes) == 1
     assert len(hashes.pop()) == 64
+
+
+def _fresh_hash(messages: list[Any], choice: str = "auto") -> str:
+    """The hash computed from nothing kept: every message digested again."""
+    from engine.models import hashing
+
+    hashing._prefixes.clear()
+    hashing._digests.clear()
+    return request_hash(messages, TOOLS, choice)
+
+
+def test_a_growing_conversation_hashes_only_its_new_messages(monkeypatch: Any) -> None:
+    from engine.models import hashing
+
+    history = conversation()
+    digested: list[Any] = []
+    real = hashing.message_digest
+
+    def counting(message: Any) -> str:
+        digested.append(message)
+        return real(message)
+
+    monkeypatch.setattr(hashing, "message_digest", counting)
+    hashes = []
+    for i in range(50):
+        history = [*history, HumanMessage(f"q{i}"), AIMessage(f"a{i}")]
+        hashes.append(request_hash(history, TOOLS, "auto"))
+    assert len(digested) <= len(conversation()) + 2 * 50, "each request re-hashed its history"
+    # the same hashes as computed from scratch; another conversation is not confused with it
+    monkeypatch.setattr(hashing, "message_digest", real)
+    assert hashes[-1] == _fresh_hash(history)
+    assert request_hash(history[:-1], TOOLS, "auto") == _fresh_hash(history[:-1])
+    edited = [*history[:3], HumanMessage("changed"), *history[4:]]
+    assert request_hash(edited, TOOLS, "auto") == _fresh_hash(edited) != hashes[-1]
+    assert request_hash(history, TOOLS, "none") == _fresh_hash(history, "none")
+
+
+def test_a_system_prompt_made_afresh_each_call_still_hashes_only_new_messages(
+    monkeypatch: Any,
+) -> None:
+    from engine.models import hashing
+
+    history: list[Any] = [HumanMessage("start")]
+    digested: list[Any] = []
+    real = hashing.message_digest
+
+    def counting(message: Any) -> str:
+        digested.append(message)
+        return real(message)
+
+    monkeypatch.setattr(hashing, "message_digest", counting)
+    hashes = []
+    for i in range(40):
+        history = [*history, AIMessage(f"a{i}"), HumanMessage(f"q{i}")]
+        system = SystemMessage(f"be brief; step {i % 2}")  # a new object every call
+        hashes.append(request_hash([system, *history], TOOLS, "auto"))
+    assert len(digested) <= 1 + 3 * 40, "each request re-hashed its history"
+    monkeypatch.setattr(hashing, "message_digest", real)
+    assert hashes[-1] == _fresh_hash([SystemMessage("be brief; step 1"), *history])
+    assert hashes[-2] == _fresh_hash([SystemMessage("be brief; step 0"), *history[:-2]])

@@ -81,3 +81,34 @@ def test_a_large_tool_result_is_stored_once(tmp_path: Path) -> None:
         assert updates and "the full value is in the checkpoint of step" in updates[0]
         messages = s.state("t")["messages"]
         assert any(getattr(m, "content", None) == BIG for m in messages)
+
+
+class _CountedText(str):
+    """A token's text that counts how often its length is taken."""
+
+    calls = 0
+
+    def __len__(self) -> int:
+        _CountedText.calls += 1
+        return str.__len__(self)
+
+
+def test_coalescing_looks_at_each_token_a_bounded_number_of_times() -> None:
+    from engine.recording.compact import MAX_TOKEN_TEXT, coalesce_tokens
+
+    n = 5_000
+    batch = []
+    for i in range(n):
+        ev = _token(i + 1, "w ", "call-a")
+        ev.__dict__["text"] = _CountedText("w ")  # validation would make it a plain str
+        batch.append((ev, None))
+    _CountedText.calls = 0
+    out = coalesce_tokens(batch, keep=0)
+    assert _CountedText.calls <= 3 * n, "the pending text must not be re-measured per token"
+    assert len(out) == 1 and out[0][0].text == "w " * n  # type: ignore[attr-defined]
+    # and a long run still splits at MAX_TOKEN_TEXT characters
+    big = [(_token(i + 1, "z" * 1000, "call-a"), None) for i in range(150)]
+    parts = coalesce_tokens(big, keep=0)
+    assert [len(e.text) for e, _ in parts] == [MAX_TOKEN_TEXT // 1000 * 1000] * 2 + [  # type: ignore[attr-defined]
+        150_000 - 2 * (MAX_TOKEN_TEXT // 1000 * 1000)
+    ]

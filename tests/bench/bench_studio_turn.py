@@ -1,0 +1,183 @@
+"""The studio's full stack per agent turn, vs LangChain bare; and how soon events are on screen.
+
+Inside a real QApplication (offscreen) on a qasync loop, the real ``MainWindow`` (every dock)
+runs a conversation on the seed-000 middleware agent of ``bench_turns`` (ModelRetry, ToolRetry,
+TodoList, a ``create_file`` tool, a scripted model): each turn is ``send_message`` as the chat
+box does, which runs the agent with the studio's ``Debugger`` (no breakpoint), the session
+recorder and its ``SqliteSaver``, and the event batcher feeding the hub and the docks.  A turn
+ends when the run is done and the Events dock shows every event of it.
+
+The same conversation runs on LangChain's ``create_agent`` + LangGraph without listeners, turn
+for turn in alternation with the studio's (when the ``bench`` extra is installed).
+
+- per-turn time: the median over turns 10-29 of the studio's turn over LangChain's turn of the
+  same number (issue 26 goal: <= 2x);
+- on screen: for every event, the time from its creation (``mono_ns``) to the Events dock
+  telling Qt about the row (its model's ``rowsInserted``/``dataChanged`` after a sync); the
+  figure is the 95th percentile over all events of the measured turns (goal: <= 50 ms).
+
+Run: ``.venv/bin/python -m tests.bench.bench_studio_turn``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from tests.bench.report import Clock, Figure, Timing, goal, median, peer_available, ratio_goal
+
+TURNS = 30
+MEASURED = range(10, 30)
+
+
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else 0.0
+
+
+class ScreenClock:
+    """When each event reached the Events dock's Qt model (ms after it was made)."""
+
+    def __init__(self, window: Any) -> None:
+        self.hub = window.hub
+        self.dock = window.docks["events"].widget()
+        self.model = self.dock.model
+        self.seen: list[Any] = []
+        """The events handed to the hub, in order (what the dock ingests, in that order)."""
+        self.shown = 0
+        self.latencies: list[float] = []
+        self.recording = False
+        self.hub.subscribe("events", self.seen.extend)
+        self.hub.subscribe("reset", self._reset)
+        self.model.rowsInserted.connect(self._synced)
+        self.model.dataChanged.connect(self._synced)
+
+    def _reset(self) -> None:
+        self.seen.clear()
+        self.shown = 0
+
+    def _synced(self, *_: Any) -> None:
+        if self.model.unsynced:
+            return
+        count = self.model.tree.event_count
+        if count <= self.shown:
+            return
+        now = time.monotonic_ns()
+        if self.recording:
+            self.latencies += [(now - ev.mono_ns) / 1e6 for ev in self.seen[self.shown : count]]
+        self.shown = count
+
+    def settled(self) -> bool:
+        return self.shown >= len(self.seen) and not self.model.unsynced
+
+
+def _factory() -> Any:
+    from engine.messages import HumanMessage
+    from tests.bench.bench_turns import seed_agent
+
+    def make() -> tuple[Any, Any]:
+        agent, _model = seed_agent()
+        return agent, {"messages": [HumanMessage(content="Please create file number 0.")]}
+
+    return make
+
+
+async def _studio_turns(window: Any, screen: ScreenClock, lc_turn: Any) -> dict[str, list[Timing]]:
+    from studio.run.controller import RunController
+
+    ctl: RunController = window.controller
+    studio: list[Timing] = []
+    theirs: list[Timing] = []
+    for i in range(TURNS):
+        screen.recording = i in MEASURED
+        with Clock() as clock:
+            await ctl.send_message(f"Please create file number {i}.")
+            while not screen.settled():
+                await asyncio.sleep(0.001)
+        studio.append(clock.timing)
+        if ctl.hub.status != "done":
+            raise RuntimeError(f"turn {i} ended {ctl.hub.status}: {ctl.last_error}")
+        if lc_turn is not None:
+            theirs.append(lc_turn(i))
+    return {"studio": studio, "langchain": theirs}
+
+
+def measure() -> dict[str, Any]:
+    import qasync
+    from PySide6.QtWidgets import QApplication
+
+    from studio.app import qt_refcount
+    from studio.app.main_window import MainWindow
+    from studio.app.settings_store import StudioSettings
+    from studio.models.hub import Hub
+    from studio.run.controller import RunController
+
+    app = QApplication.instance() or QApplication(sys.argv)
+    qt_refcount.protect()
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    lc_turn = None
+    if peer_available("langchain.agents") and peer_available("langgraph"):
+        from tests.bench.bench_turns import theirs
+
+        lc_turn, _ = theirs()
+    with tempfile.TemporaryDirectory() as tmp:
+        hub = Hub()
+        controller = RunController(hub, session_dir=Path(tmp) / "sessions")
+        window = MainWindow(hub, controller, StudioSettings(), save_settings=False)
+        window.show()
+        screen = ScreenClock(window)
+        controller.load_factory(_factory(), "seed-000 middleware")
+        try:
+            times = loop.run_until_complete(_studio_turns(window, screen, lc_turn))
+        finally:
+            controller.close()
+            window.close()
+    return {**times, "latencies": screen.latencies}
+
+
+def run() -> list[Figure]:
+    m = measure()
+    times = {k: [m[k][i] for i in MEASURED] for k in ("studio", "langchain") if m[k]}
+    figs = [
+        Figure(
+            "studio, full stack, per agent turn (seed-000 middleware)",
+            median(times["studio"]) * 1e3,
+            "ms/turn",
+            note=f"turns {MEASURED.start}-{MEASURED.stop - 1} of a {TURNS}-turn conversation",
+        )
+    ]
+    if "langchain" in times:
+        figs.append(
+            ratio_goal(
+                f"  vs LangChain + LangGraph bare ({median(times['langchain']) * 1e3:.2f} ms/turn)",
+                times,
+                "studio",
+                "langchain",
+                2,
+                "each turn over the LangChain turn of the same number",
+            )
+        )
+    lat = m["latencies"]
+    figs.append(
+        goal(
+            "  event made -> row in the Events dock, 95th percentile",
+            _pct(lat, 0.95),
+            50,
+            "ms",
+            f"median {_pct(lat, 0.5):.0f} ms, max {max(lat):.0f} ms over {len(lat):,} events",
+        )
+    )
+    return figs
+
+
+if __name__ == "__main__":
+    for f in run():
+        print(f.line())
