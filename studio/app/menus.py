@@ -16,6 +16,7 @@ from studio.app.settings_store import settings_prices
 from studio.dialogs.asyncdialog import show_dialog
 from studio.dialogs.file_names import show_full_names
 from studio.look.theme import icon
+from studio.widgets.plain_text import plain_tip
 
 if TYPE_CHECKING:
     from studio.app.menu_commands import MenuCommands
@@ -309,9 +310,11 @@ class WindowMenus:
         joins = ctl.can_join
         self.join_action.setEnabled(joins)
         self.join_action.setToolTip(
-            "Watch the run another client has going on this thread"
-            if joins
-            else "Only runs on a LangGraph server can be joined (File > Connect to Server...)"
+            plain_tip(
+                "Watch the run another client has going on this thread"
+                if joins
+                else "Only runs on a LangGraph server can be joined (File > Connect to Server...)"
+            )
         )
         m.clear()
         self.model_timeout = m.addAction(icon("fault"), "Next Model Call Times Out")
@@ -331,7 +334,7 @@ class WindowMenus:
             m.setToolTipsVisible(True)
             for action in m.actions():
                 action.setEnabled(False)
-                action.setToolTip(why)
+                action.setToolTip(plain_tip(why))
 
     def _inject_model_timeout(self) -> None:
         self.commands.controller.inject_model_timeout()

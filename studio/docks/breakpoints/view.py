@@ -20,7 +20,7 @@ from studio.look.theme import icon
 from studio.models.breakpoints import KINDS, NEEDS_TARGET, BreakpointsModel
 from studio.models.hub import Hub
 from studio.run.capabilities import can
-from studio.widgets.plain_text import plain_label
+from studio.widgets.plain_text import plain_label, plain_tip
 
 __all__ = ["BreakpointsPanel"]
 
@@ -179,7 +179,7 @@ class BreakpointsPanel(QWidget):
         self.error_label.hide()
         able, why = self._can_add(kind)
         self.add_button.setEnabled(able)
-        self.add_button.setToolTip(why)
+        self.add_button.setToolTip(plain_tip(why))
 
     def _can_add(self, kind: str) -> tuple[bool, str]:
         """Can the target stop at breakpoints of this kind (a server stops only at nodes)?"""

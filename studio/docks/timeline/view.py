@@ -350,6 +350,8 @@ class TimelineDock(QWidget):
         self.resume_button.setEnabled(node is not None and forks and idle)
         self.resume_button.setToolTip(plain_tip(self._resume_tip if forks else why_not_fork))
         replays, why_not_replay = can(self.hub, Capability.REPLAY_MODEL_CALLS)
+        if not replays and not can(self.hub, Capability.RUN)[0] and self.hub.target is not None:
+            replays = True  # a recorded session re-runs on its agent's code (offline_rerun)
         self.rerun_button.setEnabled(node is not None and idle and replays)
         self.rerun_button.setToolTip(plain_tip(self._rerun_tip if replays else why_not_replay))
         self.edit_button.setEnabled(edits and idle)
