@@ -1,5 +1,10 @@
-"""Shared test configuration: Qt always offscreen."""
+"""Shared test configuration: Qt always offscreen; one real ``langgraph dev`` server for the
+remote-mode tests of every package (started on first use, once per session)."""
 
 import os
 
+from tests.fixtures.langgraph_server import langgraph_server
+
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+__all__ = ["langgraph_server"]

@@ -4,11 +4,17 @@
     stepwise demo                     the same
     stepwise open FILE.py:ATTR [--thread ID] [--runtime ...] [--checkpointer URL] [--stream-tokens]
                                       open the studio on an agent (on a saved thread)
+    stepwise open --server URL [--assistant NAME_OR_ID] [--thread ID] [--header NAME=ENV_VAR ...]
+                                      open the studio on a graph on a LangGraph server
     stepwise run FILE.py:ATTR [--input TEXT | --input-json JSON] [--thread ID]
                  [--runtime auto|engine|langgraph] [--checkpointer URL] [--stream-tokens]
                  [--session PATH | --no-session] [--break NODE ...] [--break-after NODE ...]
                  [--break-tool NAME ...] [--break-on-failure] [--break-on-loop]
                  [--break-when EXPR ...] --headless
+    stepwise run --server URL --assistant NAME [--thread ID] [--input TEXT | --input-json JSON]
+                 [--break NODE ...] [--break-after NODE ...] [--header NAME=ENV_VAR ...] [--join]
+                                      run (or --join) a graph on a LangGraph server; the API key
+                                      comes from LANGGRAPH_API_KEY / LANGSMITH_API_KEY
     stepwise replay SESSION [--run RUN_ID]
     stepwise export SESSION --format jsonl|mermaid|otlp-json [--run RUN_ID] [--path] [-o FILE]
     stepwise export SESSION --format otlp --endpoint URL [--run RUN_ID]
@@ -30,7 +36,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from engine.cli.prompt import Console
 from engine.cli.run import (
@@ -44,6 +50,9 @@ from engine.cli.run import (
 )
 from engine.cli.session import cmd_export, cmd_replay, cmd_unlock
 from engine.recording import SessionError
+
+if TYPE_CHECKING:
+    from engine.cli.remote import RemoteOptions
 
 __all__ = ["DEFAULT_SCENARIO", "DEMO_TEXT", "build_parser", "main"]
 
@@ -68,7 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
     sub.add_parser("demo", help="open the studio on the default scenario")
     op = sub.add_parser("open", help="open the studio on an agent")
-    op.add_argument("agent", help="path/to/file.py:attr or package.module:attr")
+    op.add_argument("agent", nargs="?", help="path/to/file.py:attr or package.module:attr")
     op.add_argument(
         "--thread", metavar="ID", help="show this thread (e.g. one saved in production)"
     )
@@ -81,10 +90,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="attach mode: do not stream the models (the studio streams them by default)",
     )
     _attach_options(op)
+    _server_options(op)
 
     run = sub.add_parser("run", help="run an agent in the terminal")
     run.add_argument(
-        "agent", help="path/to/file.py:attr or package.module:attr (attr defaults to agent)"
+        "agent",
+        nargs="?",
+        help="path/to/file.py:attr or package.module:attr (attr defaults to agent)",
     )
     run.add_argument(
         "--input",
@@ -138,6 +150,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument(
         "--headless", action="store_true", help="run in the terminal (run always does)"
+    )
+    _server_options(run)
+    run.add_argument(
+        "--join",
+        action="store_true",
+        help="--server: watch the run another client has going on --thread (or its next one)",
     )
     _color_option(run)
 
@@ -193,6 +211,52 @@ def _context_option(p: argparse.ArgumentParser) -> None:
         "--context-json",
         metavar="JSON",
         help="the run context as JSON, for graphs with a context_schema (context=...)",
+    )
+
+
+def _server_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--server", metavar="URL", help="a LangGraph server (langgraph dev, ...)")
+    p.add_argument("--assistant", metavar="NAME_OR_ID", help="--server: the graph or assistant")
+    p.add_argument(
+        "--header",
+        dest="headers",
+        action="append",
+        default=[],
+        metavar="NAME=ENV_VAR",
+        help="--server: send header NAME with the value of environment variable ENV_VAR",
+    )
+
+
+def _remote_options(args: argparse.Namespace, console: Console) -> RemoteOptions:
+    from engine.cli.remote import RemoteOptions
+
+    if args.agent:
+        raise _ArgError(f"stepwise {args.command}: give either an agent or --server, not both")
+    unsupported = []
+    if args.command == "run":
+        unsupported = [
+            flag
+            for flag, given in (
+                ("--break-tool", args.break_tool),
+                ("--break-when", args.break_when),
+            )
+            if given
+        ]
+    return RemoteOptions(
+        server=args.server,
+        assistant=args.assistant,
+        thread=args.thread,
+        input_text=getattr(args, "input_text", None),
+        input_json=getattr(args, "input_json", None),
+        headers=list(args.headers),
+        breaks=list(getattr(args, "breaks", [])),
+        breaks_after=list(getattr(args, "break_after", [])),
+        break_on_failure=bool(getattr(args, "break_on_failure", False)),
+        unsupported=unsupported,
+        join=bool(getattr(args, "join", False)),
+        session=getattr(args, "session", None),
+        record=not getattr(args, "no_session", False),
+        color=use_color(getattr(args, "color", "auto"), console.stdout),
     )
 
 
@@ -279,6 +343,26 @@ def cmd_studio(argv: list[str], spec: str | None, console: Console) -> int:
     return int(result or 0)
 
 
+def _cmd_remote(args: argparse.Namespace, args_list: list[str], console: Console) -> int:
+    """``open`` / ``run`` with ``--server``."""
+    from engine.cli.remote import run_remote, show_remote
+
+    if not args.server:
+        console.err(f"stepwise {args.command}: --assistant and --header need --server URL")
+        return EXIT_USAGE
+    try:
+        opts = _remote_options(args, console)
+    except _ArgError as exc:
+        console.err(str(exc))
+        return EXIT_USAGE
+    if args.command == "run":
+        return run_remote(opts, console)
+    if not has_display():
+        console.err("stepwise: no display found: listing the server's threads instead")
+        return show_remote(opts, console)
+    return cmd_studio(args_list, None, console)
+
+
 def main(
     argv: Sequence[str] | None = None,
     *,
@@ -320,6 +404,12 @@ def _main(
     try:
         if args.command in (None, "demo"):
             return cmd_studio(args_list, None, console)
+        if args.command in ("open", "run") and (args.server or args.assistant or args.headers):
+            return _cmd_remote(args, args_list, console)
+        if args.command in ("open", "run") and not args.agent:
+            # the agent is required unless --server names a graph on a server
+            console.err(f"stepwise {args.command}: the following arguments are required: agent")
+            return EXIT_USAGE
         if args.command == "open":
             if args.thread and not has_display():
                 from engine.attach.options import AttachOptions

@@ -12,10 +12,17 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction, QKeySequence
 
+from engine.targets import Capabilities, Capability
 from studio.look.theme import icon
 from studio.widgets.plain_text import plain_tip
 
 __all__ = ["DebugActions"]
+
+NEEDS: dict[str, Capability] = {
+    "pause": Capability.PAUSE_IN_NODE,
+    "step_into": Capability.STEP_INTO_CALLS,
+}
+"""Actions only some targets can do (a server stops only between nodes)."""
 
 _SPECS: tuple[tuple[str, str, str, str, str], ...] = (
     # attribute, text, key, icon, tip
@@ -55,11 +62,13 @@ class DebugActions(QObject):
         self.stop: QAction
         self.restart: QAction
         self.toggle_breakpoint: QAction
+        self._tips: dict[str, str] = {}
         for attr, text, key, icon_name, tip in _SPECS:
             action = QAction(icon(icon_name), text, parent)
             action.setShortcut(QKeySequence(key))
             action.setShortcutContext(Qt.ShortcutContext.ApplicationShortcut)
-            action.setToolTip(plain_tip(f"{text} ({key}): {tip}"))
+            self._tips[attr] = f"{text} ({key}): {tip}"
+            action.setToolTip(plain_tip(self._tips[attr]))
             action.setStatusTip(tip)
             setattr(self, attr, action)
 
@@ -79,7 +88,16 @@ class DebugActions(QObject):
     def all(self) -> list[QAction]:
         return [*self.toolbar_actions, self.toggle_breakpoint]
 
-    def update(self, status: str, paused: bool, loaded: bool, busy: bool) -> None:
+    def update(
+        self,
+        status: str,
+        paused: bool,
+        loaded: bool,
+        busy: bool,
+        capabilities: Capabilities | None = None,
+    ) -> None:
+        """Enable what makes sense now; what the target cannot do (``capabilities``) stays
+        disabled, its tooltip saying why."""
         running = busy and not paused
         self.run.setText("Continue" if paused or status == "interrupted" else "Run")
         self.run.setEnabled(loaded and not running)
@@ -90,3 +108,11 @@ class DebugActions(QObject):
         self.stop.setEnabled(busy)
         self.restart.setEnabled(loaded)
         self.toggle_breakpoint.setEnabled(loaded)
+        for attr, cap in NEEDS.items():
+            action: QAction = getattr(self, attr)
+            why = capabilities.why_not(cap) if capabilities is not None else None
+            if why:
+                action.setEnabled(False)
+            action.setToolTip(
+                plain_tip(f"{self._tips[attr]} (not here: {why})" if why else self._tips[attr])
+            )

@@ -4,6 +4,7 @@
     main(["demo"])                    the same
     main(["open", "file.py:attr"])    an agent file (without ":attr", pick one of its graphs)
     main(["session", "x.stepwise"])   a recorded session, for replay
+    main(["open", "--server", URL])   a graph on a LangGraph server (--assistant, --thread)
     options: --theme light|dark, --scenario NAME
 
 One asyncio loop, the Qt loop (qasync).  The window is shown and painted first; the agent is
@@ -46,7 +47,15 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     p.add_argument("--input", dest="input_text", help="open: the first message to run")
     p.add_argument("--input-json", help="open: the input to run, as JSON")
     p.add_argument("--context-json", help="open: the run context, as JSON (context_schema)")
+    p.add_argument("--server", help="open: a LangGraph server's URL")
+    p.add_argument("--assistant", help="open --server: the graph or assistant")
+    p.add_argument("--header", dest="headers", action="append", default=[], help="NAME=ENV_VAR")
     args = p.parse_args(list(argv))
+    if args.server:
+        if args.command not in ("demo", "open") or args.target:
+            p.error("--server opens a graph on a server: give no file with it")
+        args.command = "open"
+        return args
     if args.command not in ("demo", "open", "session", "replay"):  # a bare file
         args.target, args.command = (
             args.command,
@@ -73,6 +82,12 @@ def _load_initial(window: object, args: argparse.Namespace) -> None:
     assert isinstance(window, MainWindow)
     if args.command in ("session", "replay"):
         window.open_session(args.target)
+    elif getattr(args, "server", None):
+        from studio.run.remote_open import connect_and_open
+
+        window.remote_opening = asyncio.ensure_future(  # type: ignore[attr-defined]
+            connect_and_open(window, args.server, args.assistant, args.thread, args.headers)
+        )
     elif args.command == "open":
         from engine.attach.options import AttachOptions
         from studio.run.saved_threads import open_in_window

@@ -305,7 +305,14 @@ class MainWindow(WindowLayout, QMainWindow):
 
     def _refresh(self) -> None:
         ctl = self.controller
-        self.actions_.update(self.hub.status, ctl.debugger.paused, ctl.graph is not None, ctl.busy)
+        target = ctl.target
+        self.actions_.update(
+            self.hub.status,
+            ctl.debugger.paused,
+            target is not None,
+            ctl.busy,
+            target.capabilities if target is not None else None,
+        )
         label = self.hub.source_label
         self.setWindowTitle(f"{label} - Stepwise" if label else "Stepwise")
         self.input_bar.set_threads(ctl.threads, self.hub.thread_id)
@@ -313,7 +320,7 @@ class MainWindow(WindowLayout, QMainWindow):
             self.status.show_message(ctl.last_error)
         elif self.hub.status == "interrupted" and ctl.interrupt_handler is None:
             self.status.show_message("Interrupted: no dialog to answer it is installed")
-        elif self.hub.status == "idle" and ctl.graph is not None and ctl.needs_input:
+        elif self.hub.status == "idle" and ctl.target is not None and ctl.needs_input:
             self.status.show_message(FIRST_MESSAGE_HINT)
         elif self.hub.status in ("running", "idle"):
             self.status.show_message("")

@@ -16,6 +16,7 @@ from studio.app.settings_store import settings_prices
 from studio.dialogs.asyncdialog import show_dialog
 from studio.dialogs.file_names import show_full_names
 from studio.look.theme import icon
+from studio.widgets.plain_text import plain_tip
 
 if TYPE_CHECKING:
     from studio.app.menu_commands import MenuCommands
@@ -36,6 +37,10 @@ class WindowMenus:
         self.file_dialog: QFileDialog | None = None
         self.thread_opening: asyncio.Future[None] | None = None
         """Opening the saved thread chosen last (the task, kept until it is done)."""
+        self.server_opening: asyncio.Future[None] | None = None
+        """Opening the server's assistant chosen last (File > Connect to Server...)."""
+        self.joining: asyncio.Task[None] | None = None
+        """Watching the run joined last (Debug > Join the Run on This Thread)."""
         self._build_file()
         self._build_debug()
         self._build_view()
@@ -65,6 +70,8 @@ class WindowMenus:
         m.addSeparator()
         self.open_session_action = m.addAction("Open Session...", self.choose_session_file)
         self.open_session_action.setShortcut(QKeySequence("Ctrl+Alt+O"))
+        self.connect_action = m.addAction("Connect to Ser&ver...", self.choose_server)
+        self.connect_action.setShortcut(QKeySequence("Ctrl+Alt+V"))
         self.open_thread_action = m.addAction("Open Saved &Thread...", self.choose_saved_thread)
         self.open_thread_action.setShortcut(QKeySequence("Ctrl+Alt+T"))
         self.save_session_action = m.addAction("Save Session As...", self.choose_save_path)
@@ -137,16 +144,36 @@ class WindowMenus:
         dialog.fileSelected.connect(self.commands.open_session)
         dialog.open()
 
+    def choose_server(self) -> asyncio.Future[int]:
+        """Pick a LangGraph server's assistant and thread, and debug it."""
+        from studio.dialogs.connect_server import ConnectServerDialog
+        from studio.run.remote_open import open_remote
+
+        self.server_dialog = ConnectServerDialog(self.window, self.commands.settings.theme)
+
+        def done(code: asyncio.Future[int]) -> None:
+            dialog = self.server_dialog
+            if code.result() and dialog.target is not None:
+                self.server_opening = asyncio.ensure_future(
+                    open_remote(self.commands, dialog.target, dialog.chosen_thread)
+                )
+
+        future = show_dialog(self.server_dialog)
+        future.add_done_callback(done)
+        return future
+
     def choose_saved_thread(self) -> asyncio.Future[int] | None:
         """Pick a thread the checkpointer holds (another database in attach mode) and open it."""
         from studio.dialogs.saved_thread import OpenThreadDialog
 
         ctl = self.commands.controller
-        if ctl.graph is None:
+        if ctl.target is None:
             self.commands.show_error(
                 "No agent is loaded", "Open the agent file first: threads are its"
             )
             return None
+        if ctl.fixed_target is not None:  # a server: its thread browser
+            return self.choose_server()
         self.thread_dialog = OpenThreadDialog(ctl, self.window, self.commands.settings.theme)
 
         def done(code: asyncio.Future[int]) -> None:
@@ -233,6 +260,9 @@ class WindowMenus:
             m.addAction(action)
             if action is a.pause or action is a.step_out:
                 m.addSeparator()
+        m.setToolTipsVisible(True)
+        self.join_action = m.addAction("&Join the Run on This Thread", self.join_run)
+        self.join_action.setStatusTip("Watch the run another client has going on this thread")
         m.addSeparator()
         m.addAction(a.toggle_breakpoint)
         model = self.commands.breakpoints
@@ -267,8 +297,25 @@ class WindowMenus:
                 action.setChecked(on)
                 del blocker
 
+    def join_run(self) -> None:
+        """Watch the run another client started on the current thread (a server's)."""
+        ctl = self.commands.controller
+        try:
+            self.joining = ctl.join()
+        except RuntimeError as exc:
+            self.commands.show_error("Cannot join a run", str(exc))
+
     def refresh_faults(self) -> None:
         ctl, m = self.commands.controller, self.faults
+        joins = ctl.can_join
+        self.join_action.setEnabled(joins)
+        self.join_action.setToolTip(
+            plain_tip(
+                "Watch the run another client has going on this thread"
+                if joins
+                else "Only runs on a LangGraph server can be joined (File > Connect to Server...)"
+            )
+        )
         m.clear()
         self.model_timeout = m.addAction(icon("fault"), "Next Model Call Times Out")
         self.model_timeout.triggered.connect(self._inject_model_timeout)
@@ -281,8 +328,8 @@ class WindowMenus:
             self.tool_fault_actions[name] = action
         from engine.targets import Capability
         from studio.run.capabilities import can
-        from studio.widgets.plain_text import plain_tip
 
+        m.setToolTipsVisible(True)
         ok, why = can(self.commands.hub, Capability.FAULT_INJECTION)  # a recording takes none
         for action in (self.model_timeout, tools.menuAction()):
             action.setEnabled(ok)

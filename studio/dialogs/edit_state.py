@@ -142,7 +142,7 @@ class EditStateDialog(QDialog):
             self.tabs.setTabEnabled(1, False)
 
         self.as_node_combo = QComboBox()
-        nodes = [n for n in getattr(self.graph, "nodes", {}) if n not in (START, END)]
+        nodes = _writer_nodes(hub)
         for n in nodes:
             self.as_node_combo.addItem(n, n)
         self.as_node_combo.addItem("__input__ (as new input)", "__input__")
@@ -306,6 +306,21 @@ class EditStateDialog(QDialog):
             self.resumeRequested.emit(new_id)
         self.accept()
         return new_id
+
+
+def _writer_nodes(hub: Any) -> list[str]:
+    """The nodes an edit can be written as: the graph's own, or, for a target whose graph is
+    not in this process (a server's), the root nodes of its drawing."""
+    graph = hub.graph
+    if graph is not None:
+        return [n for n in getattr(graph, "nodes", {}) if n not in (START, END)]
+    target = hub.target
+    if target is None:
+        return []
+    drawing = target.shape()
+    return [
+        n.id for n in drawing.nodes.values() if n.kind not in ("start", "end") and ":" not in n.id
+    ]
 
 
 def _last_writer(meta: dict[str, Any], nodes: list[str]) -> str | None:

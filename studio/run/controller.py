@@ -46,6 +46,7 @@ from studio.run.commands import SessionCommands
 from studio.run.drawables import drawable_for
 from studio.run.event_batcher import DEFAULT_INTERVAL, EventBatcher
 from studio.run.saved_threads import SavedThreads
+from studio.run.target_load import TargetLoad
 
 if TYPE_CHECKING:
     from types import ModuleType
@@ -76,7 +77,7 @@ class NeedsInput(Exception):
     """The agent takes messages and neither the file nor the user gave one."""
 
 
-class RunController(SessionCommands, SavedThreads, AgentReload):
+class RunController(SessionCommands, SavedThreads, AgentReload, TargetLoad):
     """Loads agents and drives their runs for the studio (see module docstring)."""
 
     def __init__(
@@ -98,8 +99,13 @@ class RunController(SessionCommands, SavedThreads, AgentReload):
         self.interrupt_handler: InterruptHandler | None = None
         self.spec: str | None = None
         self.label = ""
-        self.target: GraphTarget | None = None
-        """What runs: the loaded agent as a target (``engine.targets``)."""
+        self.target: GraphTarget | Any = None
+        """What runs: the loaded agent as a target (``engine.targets``), or a server's
+        assistant (``load_target``)."""
+        self.fixed_target: Any = None
+        """A target loaded as such (``load_target``): Restart runs it again on a new thread."""
+        self.closing: asyncio.Future[None] | None = None
+        """The closing of the connection of the target loaded before (``fixed_target``)."""
         self.driver: RunDriver | None = None
         self.default_input: Any = None
         self.recorder: Any = None
@@ -149,6 +155,7 @@ class RunController(SessionCommands, SavedThreads, AgentReload):
 
     def _install(self, factory: AgentFactory, graph: Any, default: Any, label: str) -> None:
         self._abandon_run()
+        self._forget_fixed_target()
         self._factory = factory
         self.label = label
         self.default_input = default
@@ -211,12 +218,19 @@ class RunController(SessionCommands, SavedThreads, AgentReload):
 
     @property
     def graph(self) -> Any:
-        """The loaded graph (ours, or the attached app's), None when none is loaded."""
-        return None if self.target is None else self.target.graph
+        """The loaded graph (ours, or the attached app's), None when none is loaded or the
+        target is not a graph in this process (a server's)."""
+        return getattr(self.target, "graph", None)
+
+    def _forget_fixed_target(self) -> None:
+        old, self.fixed_target = self.fixed_target, None
+        if old is not None:
+            self.closing = asyncio.ensure_future(old.aclose())
 
     def unload(self) -> None:
         """Forget the agent (a recorded session is shown instead)."""
         self.close()
+        self._forget_fixed_target()
         self.target = None
         self.driver = None
         self._factory = None
@@ -339,7 +353,7 @@ class RunController(SessionCommands, SavedThreads, AgentReload):
     @property
     def would_restart(self) -> bool:
         """Would Run / Step now start the agent again on a new thread (the run has ended)?"""
-        idle = self.graph is not None and not self.busy and not self.debugger.paused
+        idle = self.target is not None and not self.busy and not self.debugger.paused
         if not idle or self._at_breakpoint():
             return False
         return self.status in ENDED or self.hub.thread_id in self._ran_on
@@ -393,13 +407,16 @@ class RunController(SessionCommands, SavedThreads, AgentReload):
         if old is not None and not old.done():
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await asyncio.wait_for(asyncio.shield(old), timeout=10)
-        if self._factory is None:
+        if self._factory is None and self.fixed_target is None:
             return
         try:
-            graph, default = self._factory()
-            if default is not None:
-                self.default_input = default
-            self._set_graph(graph)
+            if self._factory is not None:
+                graph, default = self._factory()
+                if default is not None:
+                    self.default_input = default
+                self._set_graph(graph)
+            else:
+                self.use_target(self.fixed_target)
             self.hub.set_thread(self.new_thread())
             self.hub.set_status("idle")
             inp = self._prepare(None, True, step)

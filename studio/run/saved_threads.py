@@ -10,6 +10,7 @@ resumes it with ``Command(resume=...)``, as if the interrupt had just been raise
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
@@ -72,7 +73,13 @@ class SavedThreads:
         def busy(self) -> bool: ...
 
     def new_thread(self) -> str:
-        tid = f"thread-{next(self._thread_numbers)}"
+        """A new thread id: numbered for a graph in this process; a fresh UUID for a server's
+        (its threads are shared by every client: "thread-1" would be the same thread for two
+        windows, or two sessions, on one server)."""
+        if self.target is not None and self.target.kind == "remote":
+            tid = str(uuid.uuid4())
+        else:
+            tid = f"thread-{next(self._thread_numbers)}"
         self.threads.append(tid)
         return tid
 

@@ -58,6 +58,11 @@ SECTIONS: list[tuple[str, str, str]] = [
         "bench_studio_turn",
         "Studio full stack per agent turn, events on screen (issue 26)",
     ),
+    (
+        "remote",
+        "bench_remote",
+        "Remote mode on langgraph dev: 5,000-checkpoint Timeline, event latency",
+    ),
 ]
 
 _CHILD = (

@@ -15,14 +15,25 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engine.targets import Capability
 from studio.look.theme import icon
 from studio.models.breakpoints import KINDS, NEEDS_TARGET, BreakpointsModel
 from studio.models.hub import Hub
-from studio.widgets.plain_text import plain_label
+from studio.run.capabilities import can
+from studio.widgets.plain_text import plain_label, plain_tip
 
 __all__ = ["BreakpointsPanel"]
 
 _ID_ROLE = Qt.ItemDataRole.UserRole
+
+
+NEEDS_CAPABILITY = {
+    "hook": Capability.PAUSE_IN_NODE,
+    "wrapper": Capability.PAUSE_IN_NODE,
+    "tool": Capability.PAUSE_IN_NODE,
+    "state": Capability.CONDITIONAL_BREAKPOINTS,
+}
+"""Breakpoint kinds only some targets can stop at (the others: before / after a node)."""
 
 
 class BreakpointsPanel(QWidget):
@@ -97,6 +108,11 @@ class BreakpointsPanel(QWidget):
 
     def add_from_form(self) -> bool:
         kind = self.kind_box.currentData()
+        able, why = self._can_add(kind)
+        if not able:
+            self.error_label.setText(why)
+            self.error_label.show()
+            return False
         target = self.target_box.currentText() if kind in NEEDS_TARGET or kind == "state" else None
         detail = self.detail_box.currentData() if self.model.detail_choices(kind) else None
         try:
@@ -161,6 +177,16 @@ class BreakpointsPanel(QWidget):
             self.detail_box.addItem(d, d)
         self.detail_box.setVisible(bool(details))
         self.error_label.hide()
+        able, why = self._can_add(kind)
+        self.add_button.setEnabled(able)
+        self.add_button.setToolTip(plain_tip(why))
+
+    def _can_add(self, kind: str) -> tuple[bool, str]:
+        """Can the target stop at breakpoints of this kind (a server stops only at nodes)?"""
+        need = NEEDS_CAPABILITY.get(kind)
+        if need is None or self.hub.target is None:
+            return True, ""
+        return can(self.hub, need)
 
     def eventFilter(self, watched: object, event: object) -> bool:
         if (

@@ -166,8 +166,11 @@ class GraphPanel(QWidget):
             self.hub.set_focus(None if self.hub.focus_node == node else node)
 
     def _level(self) -> Any:
-        """The compiled graph shown now (the root, or the subgraph ``path`` leads to)."""
+        """The compiled graph shown now (the root, or the subgraph ``path`` leads to); for a
+        target whose graph is not in this process (a server's), its drawing."""
         graph = self.hub.graph
+        if graph is None:
+            return self._drawn_level(tuple(self.path))
         for name in self.path:
             graph = self._subgraph_in(graph, name)
             if graph is None:
@@ -180,8 +183,17 @@ class GraphPanel(QWidget):
         found = getattr(spec, "subgraphs", None) or []
         return found[0] if found else None
 
+    def _drawn_level(self, path: tuple[str, ...]) -> DrawableGraph | None:
+        """The drawing at ``path`` of a target that draws its subgraphs (a server's x-ray)."""
+        if not path:
+            return self.hub.drawable
+        cut = getattr(self.hub.target, "subgraph_shape", None)
+        return cut(path) if cut is not None else None
+
     def subgraph_of(self, node: str) -> Any:
-        """The compiled subgraph ``node`` runs, or None."""
+        """The compiled subgraph ``node`` runs (or its drawing, see ``_level``), or None."""
+        if self.hub.graph is None:
+            return self._drawn_level((*self.path, node))
         level = self._level()
         return None if level is None else self._subgraph_in(level, node)
 
@@ -221,7 +233,10 @@ class GraphPanel(QWidget):
         self.hub.select_checkpoint(self.checkpoint_box.itemData(index))
 
     def _show_level(self, graph: Any) -> None:
-        drawable = drawable_for(graph) if graph is not None else DrawableGraph()
+        if isinstance(graph, DrawableGraph):
+            drawable = graph
+        else:
+            drawable = drawable_for(graph) if graph is not None else DrawableGraph()
         self.state.path = tuple(self.path)
         self.state.set_graph(drawable)
         self._sync_breakpoints()

@@ -130,14 +130,12 @@ class TimelineDock(QWidget):
         self.live_button.clicked.connect(self.follow_live)
         self._resume_tip = "Fork at the selected checkpoint and run live"
         self._edit_tip = "Change the state at this checkpoint (update_state)"
+        self._rerun_tip = "Re-run from here serving the recorded model responses"
         self._generation = 0
         self.reload_task: asyncio.Task[None] | None = None
         self.resume_button = _tool_button(("▶ Resume from here", "▶ Resume", "▶"), self._resume_tip)
         self.resume_button.clicked.connect(lambda: self._emit_for_selected(self.resumeRequested))
-        self.rerun_button = _tool_button(
-            ("⟲ Re-run with replay", "⟲ Re-run", "⟲"),
-            "Re-run from here serving the recorded model responses",
-        )
+        self.rerun_button = _tool_button(("⟲ Re-run with replay", "⟲ Re-run", "⟲"), self._rerun_tip)
         self.rerun_button.clicked.connect(lambda: self._emit_for_selected(self.rerunRequested))
         self.edit_button = _tool_button(("✎ Edit state…", "✎ Edit…", "✎"), self._edit_tip)
         self.edit_button.clicked.connect(lambda: self.open_edit_dialog())
@@ -351,7 +349,11 @@ class TimelineDock(QWidget):
         edits, why_not_edit = can(self.hub, Capability.EDIT_STATE)
         self.resume_button.setEnabled(node is not None and forks and idle)
         self.resume_button.setToolTip(plain_tip(self._resume_tip if forks else why_not_fork))
-        self.rerun_button.setEnabled(node is not None and idle)
+        replays, why_not_replay = can(self.hub, Capability.REPLAY_MODEL_CALLS)
+        if not replays and not can(self.hub, Capability.RUN)[0] and self.hub.target is not None:
+            replays = True  # a recorded session re-runs on its agent's code (offline_rerun)
+        self.rerun_button.setEnabled(node is not None and idle and replays)
+        self.rerun_button.setToolTip(plain_tip(self._rerun_tip if replays else why_not_replay))
         self.edit_button.setEnabled(edits and idle)
         self.edit_button.setToolTip(plain_tip(self._edit_tip if edits else why_not_edit))
         self.compare_button.setEnabled(len(self.timeline) > 0)

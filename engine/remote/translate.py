@@ -1,0 +1,755 @@
+"""A server run's stream, translated into our event protocol.
+
+The modes a remote run asks for (``REMOTE_MODES``) and what each part becomes:
+
+- ``debug`` ``checkpoint``: closes the superstep it ends, ``route`` from the nodes that wrote
+  to the nodes due next, ``checkpoint.saved``; ``task``: ``superstep.started`` (once per step)
+  and ``node.started``; ``task_result``: ``node.finished`` (status, writes, error),
+  ``state.updated`` and ``interrupt.raised`` for each ``interrupt()`` it stopped at.
+- ``events``: chat-model and tool runs inside a node: ``model.request`` / ``model.token`` /
+  ``model.response``, ``tool.started`` / ``tool.finished``, nested in the node (found through
+  ``langgraph_checkpoint_ns`` in their metadata) or in the call that made them.
+- ``custom``: ``custom`` (in the node running in that graph when there is only one).
+- ``metadata``: the server's run id; ``error``: the run's error.
+- ``updates`` (only in runs joined from a client that did not stream ``debug``): ``state.updated``.
+
+Subgraph parts arrive as ``mode|node:task`` and become events with that namespace.  One
+translator lives for a whole remote run (several server runs when it stops at breakpoints), so
+a checkpoint or a node streamed again by the next server run is not announced twice.
+
+Which events go through the debugger's gate (``gated``): the ones the server really stops at
+(``node.finished`` of a node in ``interrupt_after``, a failed node, ``interrupt.raised``) and
+the ``node.started`` of nodes announced at a stop before them (``announce``).  Every other
+event is delivered without the gate: a server does not wait for its client, so a pause there
+would not hold the run.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from engine.attach.mirror import CheckpointMirror
+from engine.core.ids import new_span_id
+from engine.events import (
+    CheckpointSaved,
+    CustomEvent,
+    ErrorInfo,
+    EventBase,
+    InterruptRaised,
+    ModelRequest,
+    ModelResponse,
+    ModelToken,
+    NodeFinished,
+    NodeStarted,
+    PlannedTask,
+    Route,
+    StateUpdated,
+    SuperstepFinished,
+    SuperstepStarted,
+    ToolFinished,
+    ToolStarted,
+)
+from engine.observe.bus import RunEmitter
+from engine.remote.client import StreamPart
+from engine.remote.state_diff import value_changes
+from engine.serde import to_jsonable
+
+__all__ = ["FALLBACK_MODES", "REMOTE_MODES", "ServerError", "StreamTranslator"]
+
+_log = logging.getLogger("stepwise.remote")
+
+REMOTE_MODES = ("debug", "events", "custom")
+"""Stream modes a remote run asks for (``messages`` tokens come inside ``events``)."""
+FALLBACK_MODES = ("debug", "custom")
+"""What is asked of a server that refuses ``events`` (no model or tool calls then)."""
+
+_SKIP = frozenset({"__start__", "__end__"})
+_MODEL_START = ("on_chat_model_start", "on_llm_start")
+_MODEL_END = ("on_chat_model_end", "on_llm_end")
+_MODEL_STREAM = ("on_chat_model_stream", "on_llm_stream")
+
+
+@dataclass(frozen=True)
+class ServerError:
+    """The error a server run ended with."""
+
+    type: str
+    message: str
+
+    def line(self) -> str:
+        first = (self.message.strip().splitlines() or [""])[0]
+        return f"{self.type}: {first}" if first else self.type
+
+
+@dataclass
+class _Task:
+    span: str
+    node: str
+    ns: str
+    step: int | None
+    t0: float
+    server_t0: float | None
+
+
+@dataclass
+class _Call:
+    span: str
+    kind: Literal["model", "tool"]
+    name: str
+    ns: str
+    step: int | None
+    parent: str
+    t0: float = field(default_factory=time.perf_counter)
+
+
+def _task_of(cp_ns: str) -> tuple[str, str]:
+    """(namespace of the graph a task runs in, its task id) from a ``checkpoint_ns``."""
+    parts = cp_ns.split("|") if cp_ns else []
+    if not parts:
+        return "", ""
+    last = parts[-1]
+    return "|".join(parts[:-1]), last.split(":", 1)[1] if ":" in last else last
+
+
+def _server_time(value: Any) -> float | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        return dt.datetime.fromisoformat(value).timestamp()
+    except ValueError:
+        return None
+
+
+def _writes(result: Any) -> list[tuple[str, Any]]:
+    """A task's writes: a dict of channel -> value, or a list of ``[channel, value]``."""
+    if isinstance(result, Mapping):
+        return [(str(k), v) for k, v in result.items()]
+    if isinstance(result, list):
+        return [(str(w[0]), w[1]) for w in result if isinstance(w, list | tuple) and len(w) == 2]
+    return []
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(
+            str(b.get("text", "")) if isinstance(b, Mapping) else str(b)
+            for b in content
+            if isinstance(b, str) or (isinstance(b, Mapping) and b.get("type") == "text")
+        )
+    return ""
+
+
+class StreamTranslator:
+    """Translates the parts of a remote run's server runs (see module docstring)."""
+
+    def __init__(
+        self,
+        emitter: RunEmitter,
+        announced: set[tuple[str | None, str, str]],
+        mirrors: Sequence[CheckpointMirror] = (),
+    ) -> None:
+        self.em = emitter
+        self.mirrors = list(mirrors)
+        """Session files that keep a copy of each checkpoint (offline replay with states)."""
+        self.root_span = emitter.run_id
+        self.announced = announced
+        """(thread, ns, checkpoint id) already announced, shared by the target's runs."""
+        self.after: set[str] | Literal["*"] = set()
+        """The ``interrupt_after`` of the server run being translated."""
+        self._children: dict[str, RunEmitter] = {}
+        self.steps: dict[tuple[str, int], str] = {}
+        self._step_t0: dict[str, float] = {}
+        self.tasks: dict[tuple[str, str], _Task] = {}
+        self.calls: dict[str, _Call] = {}
+        self.planned: dict[str, list[PlannedTask]] = {}
+        self.writers: dict[str, list[str]] = {}
+        self.started: set[str] = set()
+        """Task ids whose ``node.started`` was sent (announced at a stop, or streamed)."""
+        self.finished: set[str] = set()
+        self.server_run_id: str | None = None
+        self.error: ServerError | None = None
+        self.interrupts: list[InterruptRaised] = []
+        """The ``interrupt()`` calls the latest server run stopped at."""
+        self.values: Any = None
+        """The root graph's values at its latest checkpoint (server JSON)."""
+        self.state_seen: dict[str, Mapping[str, Any]] = {}
+        """Each namespace's values at its latest checkpoint (what ``state.updated`` diffs)."""
+        self.next: list[str] = []
+        self.next_tasks: list[dict[str, Any]] = []
+        self.has_debug = False
+        self.parts = 0
+
+    # -- plumbing ------------------------------------------------------------------------------
+
+    def _emitter(self, ns: str) -> RunEmitter:
+        if not ns:
+            return self.em
+        child = self._children.get(ns)
+        if child is None:
+            child = self._children[ns] = self.em.child(ns)
+        return child
+
+    async def _emit(
+        self, cls: type[EventBase], ns: str, *, gated: bool = False, **fields: Any
+    ) -> None:
+        em = self._emitter(ns)
+        if gated:
+            await em.emit(cls, **fields)
+        else:
+            await em.emit_ungated(cls, **fields)
+
+    def begin(self, after: Iterable[str] | Literal["*"]) -> None:
+        """A new server run starts (with this ``interrupt_after``)."""
+        self.after = "*" if after == "*" else set(after)
+        self.server_run_id = None
+        self.error = None
+        self.interrupts = []
+
+    # -- parts ---------------------------------------------------------------------------------
+
+    async def part(self, part: StreamPart) -> None:
+        self.parts += 1
+        mode, data = part.mode, part.data
+        if mode == "debug" and isinstance(data, Mapping):
+            self.has_debug = True
+            await self._debug(part.ns, data)
+        elif mode == "events" and isinstance(data, Mapping):
+            await self._event(data)
+        elif mode == "custom":
+            await self._custom(part.ns, data)
+        elif mode == "metadata" and isinstance(data, Mapping):
+            if data.get("run_id") and data.get("status") != "run_done":
+                self.server_run_id = str(data["run_id"])
+        elif mode == "error":
+            info = data if isinstance(data, Mapping) else {"message": str(data)}
+            self.error = ServerError(
+                str(info.get("error") or "Error"), str(info.get("message") or "")
+            )
+        elif mode == "updates" and not self.has_debug and isinstance(data, Mapping):
+            await self._updates(part.ns, data)
+
+    async def _debug(self, ns: str, data: Mapping[str, Any]) -> None:
+        payload = data.get("payload")
+        if not isinstance(payload, Mapping):
+            return
+        kind = data.get("type")
+        step = data.get("step") if isinstance(data.get("step"), int) else None
+        if kind == "checkpoint":
+            ts = data.get("timestamp")
+            await self._checkpoint(ns, step, payload, ts if isinstance(ts, str) else None)
+        elif kind == "task":
+            await self._task(ns, step, payload, _server_time(data.get("timestamp")))
+        elif kind == "task_result":
+            await self._task_result(ns, step, payload, _server_time(data.get("timestamp")))
+
+    # -- supersteps and checkpoints ------------------------------------------------------------
+
+    def _graph_span(self, ns: str) -> str:
+        """The span a graph's supersteps nest in: the run, or the node running the subgraph."""
+        if not ns:
+            return self.root_span
+        parent_ns, task_id = _task_of(ns)
+        task = self.tasks.get((parent_ns, task_id))
+        return task.span if task is not None else self.root_span
+
+    async def _open_step(self, ns: str, step: int | None) -> str:
+        key = (ns, -1 if step is None else step)
+        span = self.steps.get(key)
+        if span is not None:
+            return span
+        for other in [k for k in self.steps if k[0] == ns and k[1] < key[1]]:
+            await self._close_step(*other)
+        span = self.steps[key] = new_span_id()
+        self._step_t0[span] = time.perf_counter()
+        await self._emit(
+            SuperstepStarted,
+            ns,
+            span_id=span,
+            parent_span_id=self._graph_span(ns),
+            step=step,
+            tasks=list(self.planned.pop(ns, [])),
+        )
+        return span
+
+    async def _close_step(
+        self, ns: str, step: int, status: Literal["ok", "error", "interrupted", "cancelled"] = "ok"
+    ) -> None:
+        span = self.steps.pop((ns, step), None)
+        if span is None:
+            return
+        await self._emit(
+            SuperstepFinished,
+            ns,
+            span_id=span,
+            parent_span_id=self._graph_span(ns),
+            step=None if step < 0 else step,
+            status=status,
+            duration_ms=(time.perf_counter() - self._step_t0.pop(span, time.perf_counter())) * 1000,
+        )
+
+    async def _checkpoint(
+        self, ns: str, step: int | None, payload: Mapping[str, Any], ts: str | None = None
+    ) -> None:
+        ref = payload.get("checkpoint") or {}
+        conf = (payload.get("config") or {}).get("configurable") or {}
+        cid = str(ref.get("checkpoint_id") or conf.get("checkpoint_id") or "")
+        parent_ref = payload.get("parent_checkpoint") or {}
+        meta = payload.get("metadata") or {}
+        nxt = [str(n) for n in payload.get("next") or ()]
+        tasks = [t for t in payload.get("tasks") or () if isinstance(t, Mapping)]
+        if not ns:
+            self.values = payload.get("values")
+            self.next = nxt
+            self.next_tasks = [dict(t) for t in tasks]
+        self.planned[ns] = [
+            PlannedTask(node=str(t.get("name")), task_id=str(t.get("id") or ""))
+            for t in tasks
+            if str(t.get("name")) not in _SKIP
+        ]
+        values = payload.get("values")
+        before = self.state_seen.get(ns)
+        if isinstance(values, Mapping):
+            self.state_seen[ns] = values
+        key = (self.em.thread_id, ns, cid)
+        if cid and key in self.announced:
+            return
+        if cid:
+            self.announced.add(key)
+        if isinstance(values, Mapping):
+            changes = value_changes(before, values)
+            if changes:
+                await self._emit(
+                    StateUpdated,
+                    ns,
+                    parent_span_id=self._graph_span(ns),
+                    step=step,
+                    changes=changes,
+                )
+        for open_ns, open_step in [k for k in self.steps if k[0] == ns]:
+            if step is None or open_step <= step:
+                await self._close_step(open_ns, open_step)
+        writers = list(dict.fromkeys(self.writers.pop(ns, [])))
+        for w in writers:
+            await self._emit(
+                Route,
+                ns,
+                parent_span_id=self._graph_span(ns),
+                step=step,
+                from_node=w,
+                to=nxt,
+                reason="end" if not nxt else "conditional" if len(nxt) > 1 else "static",
+            )
+        source = meta.get("source")
+        parents = meta.get("parents")
+        em = self._emitter(ns)
+        await self._emit(
+            CheckpointSaved,
+            ns,
+            parent_span_id=self._graph_span(ns),
+            step=step,
+            checkpoint_id=cid or None,
+            parent_id=parent_ref.get("checkpoint_id") if isinstance(parent_ref, Mapping) else None,
+            source=source if source in ("input", "loop", "update", "fork") else "loop",
+            next=nxt,
+            writer_nodes=writers,
+            checkpoint_ns=ns,
+            parents={str(k): str(v) for k, v in parents.items()}
+            if isinstance(parents, Mapping)
+            else {},
+        )
+        if cid:
+            em.checkpoint_id = cid
+            await self._mirror(ns, cid, parent_ref, payload.get("values"), meta, ts)
+
+    async def _mirror(
+        self,
+        ns: str,
+        cid: str,
+        parent_ref: Any,
+        values: Any,
+        meta: Mapping[str, Any],
+        ts: str | None,
+    ) -> None:
+        thread = self.em.thread_id
+        if not self.mirrors or thread is None:
+            return
+        from engine.remote.values import from_server
+
+        parent = parent_ref.get("checkpoint_id") if isinstance(parent_ref, Mapping) else None
+        for mirror in self.mirrors:
+            try:
+                await mirror.put(
+                    thread_id=thread,
+                    ns=ns,
+                    checkpoint_id=cid,
+                    parent_id=str(parent) if parent else None,
+                    values=from_server(values if values is not None else {}),
+                    metadata={**meta, "run_id": self.root_span},
+                    ts=ts,
+                )
+            except Exception as exc:  # the copy is for replay: never fail the run
+                _log.warning("could not copy checkpoint %s into the session: %s", cid, exc)
+
+    # -- nodes ---------------------------------------------------------------------------------
+
+    async def _task(
+        self, ns: str, step: int | None, payload: Mapping[str, Any], server_t0: float | None
+    ) -> None:
+        node = str(payload.get("name") or "")
+        task_id = str(payload.get("id") or "")
+        if not node or node in _SKIP:
+            return
+        await self.start_node(ns, step, node, task_id, payload.get("input"), server_t0)
+
+    async def start_node(
+        self,
+        ns: str,
+        step: int | None,
+        node: str,
+        task_id: str,
+        input: Any = None,
+        server_t0: float | None = None,
+        *,
+        gated: bool = False,
+    ) -> None:
+        """``node.started`` of a task (once, whether announced at a stop or streamed)."""
+        if task_id in self.started:
+            task = self.tasks.get((ns, task_id))
+            if task is not None and server_t0 is not None:
+                task.server_t0 = server_t0
+            return
+        self.started.add(task_id)
+        sstep = await self._open_step(ns, step)
+        span = new_span_id()
+        self.tasks[(ns, task_id)] = _Task(span, node, ns, step, time.perf_counter(), server_t0)
+        await self._emit(
+            NodeStarted,
+            ns,
+            gated=gated,
+            span_id=span,
+            parent_span_id=sstep,
+            step=step,
+            node=node,
+            task_id=task_id,
+            input_summary=str(to_jsonable(input, max_str=200, max_items=5))[:300]
+            if input is not None
+            else "",
+        )
+
+    async def _task_result(
+        self, ns: str, step: int | None, payload: Mapping[str, Any], server_t1: float | None
+    ) -> None:
+        node = str(payload.get("name") or "")
+        task_id = str(payload.get("id") or "")
+        if not node or node in _SKIP or task_id in self.finished:
+            return
+        if task_id not in self.started:  # joined mid-run: the task began before we listened
+            await self.start_node(ns, step, node, task_id)
+        task = self.tasks.get((ns, task_id))
+        err = payload.get("error")
+        interrupts = [i for i in payload.get("interrupts") or () if isinstance(i, Mapping)]
+        status: Literal["ok", "error", "interrupted"] = (
+            "error" if err else "interrupted" if interrupts else "ok"
+        )
+        error = None
+        if err:
+            info = err if isinstance(err, Mapping) else {"message": str(err)}
+            error = ErrorInfo(
+                type=str(info.get("error") or "Error"), message=str(info.get("message") or "")
+            )
+        writes = _writes(payload.get("result"))
+        await self._close_calls_of(task, error)
+        self.finished.add(task_id)
+        if status == "ok":
+            self.writers.setdefault(ns, []).append(node)
+        duration = 0.0
+        if task is not None:
+            if task.server_t0 is not None and server_t1 is not None:
+                duration = max(0.0, (server_t1 - task.server_t0) * 1000)
+            else:
+                duration = (time.perf_counter() - task.t0) * 1000
+        gate_after = not ns and (self.after == "*" or node in self.after or status == "error")
+        await self._emit(
+            NodeFinished,
+            ns,
+            gated=gate_after,
+            span_id=task.span if task else new_span_id(),
+            parent_span_id=self.steps.get((ns, -1 if step is None else step)),
+            step=step,
+            node=node,
+            task_id=task_id,
+            status=status,
+            writes=[
+                {"channel": ch, "value": to_jsonable(v, max_str=2000, max_items=20)}
+                for ch, v in writes
+            ],
+            error=error,
+            duration_ms=duration,
+        )
+        for intr in interrupts:
+            await self._interrupt(ns, step, node, task_id, intr)
+
+    async def _interrupt(
+        self, ns: str, step: int | None, node: str, task_id: str, intr: Mapping[str, Any]
+    ) -> None:
+        fields: dict[str, Any] = {
+            "interrupt_id": str(intr.get("id") or "") or None,
+            "value": to_jsonable(intr.get("value"), max_str=4000),
+            "node": node,
+            "task_id": task_id,
+        }
+        await self._emit(
+            InterruptRaised, ns, gated=True, parent_span_id=self.root_span, step=step, **fields
+        )
+        if not ns:
+            self.interrupts.append(
+                InterruptRaised(run_id=self.em.run_id, thread_id=self.em.thread_id, **fields)
+            )
+
+    async def _updates(self, ns: str, data: Mapping[str, Any]) -> None:
+        for node, update in data.items():
+            if node == "__interrupt__" or not isinstance(update, Mapping):
+                continue
+            self.writers.setdefault(ns, []).append(str(node))
+            await self._emit(
+                StateUpdated,
+                ns,
+                parent_span_id=self.root_span,
+                changes=[
+                    {"channel": str(k), "op": "set", "value": to_jsonable(v, max_str=2000)}
+                    for k, v in update.items()
+                ],
+            )
+
+    async def _custom(self, ns: str, data: Any) -> None:
+        running = [
+            t for t in self.tasks.values() if t.ns == ns and t.span not in self._done_spans()
+        ]
+        task = running[0] if len(running) == 1 else None
+        await self._emit(
+            CustomEvent,
+            ns,
+            parent_span_id=task.span if task else self.root_span,
+            step=task.step if task else None,
+            node=task.node if task else "",
+            data=to_jsonable(data, max_str=4000),
+        )
+
+    def _done_spans(self) -> set[str]:
+        return {t.span for (ns, tid), t in self.tasks.items() if tid in self.finished}
+
+    # -- model and tool calls ------------------------------------------------------------------
+
+    def _call_parent(
+        self, data: Mapping[str, Any], meta: Mapping[str, Any]
+    ) -> tuple[str, str, int | None]:
+        """(span, graph namespace, step) a call nests in."""
+        ns, task_id = _task_of(str(meta.get("langgraph_checkpoint_ns") or ""))
+        step = meta.get("langgraph_step") if isinstance(meta.get("langgraph_step"), int) else None
+        for rid in reversed(list(data.get("parent_ids") or ())):
+            call = self.calls.get(str(rid))
+            if call is not None:
+                return call.span, call.ns, step
+        task = self.tasks.get((ns, task_id))
+        return (task.span if task else self.root_span), ns, step
+
+    async def _event(self, data: Mapping[str, Any]) -> None:
+        name = str(data.get("event") or "")
+        rid = str(data.get("run_id") or "")
+        meta = data.get("metadata") if isinstance(data.get("metadata"), Mapping) else {}
+        body = data.get("data") if isinstance(data.get("data"), Mapping) else {}
+        assert isinstance(meta, Mapping) and isinstance(body, Mapping)
+        if name in _MODEL_START:
+            await self._model_start(rid, data, meta, body)
+        elif name in _MODEL_STREAM:
+            call = self.calls.get(rid)
+            chunk = body.get("chunk")
+            if call is not None and isinstance(chunk, Mapping):
+                await self._emit(
+                    ModelToken,
+                    call.ns,
+                    parent_span_id=call.span,
+                    step=call.step,
+                    model=call.name,
+                    text=_text(chunk.get("content")),
+                    tool_call_chunks=to_jsonable(chunk.get("tool_call_chunks") or []),
+                )
+        elif name in _MODEL_END:
+            await self._model_end(rid, body)
+        elif name == "on_tool_start":
+            await self._tool_start(rid, data, meta, body)
+        elif name in ("on_tool_end", "on_tool_error"):
+            await self._tool_end(rid, body, name == "on_tool_error")
+
+    async def _model_start(
+        self, rid: str, data: Mapping[str, Any], meta: Mapping[str, Any], body: Mapping[str, Any]
+    ) -> None:
+        if rid in self.calls:
+            return
+        parent, ns, step = self._call_parent(data, meta)
+        model = str(meta.get("ls_model_name") or data.get("name") or "model")
+        call = self.calls[rid] = _Call(new_span_id(), "model", model, ns, step, parent)
+        inp = body.get("input")
+        msgs: list[Any] = []
+        if isinstance(inp, Mapping):
+            batch = inp.get("messages") or inp.get("prompts") or []
+            msgs = list(batch[0]) if batch and isinstance(batch[0], list) else list(batch)
+        await self._emit(
+            ModelRequest,
+            ns,
+            span_id=call.span,
+            parent_span_id=parent,
+            step=step,
+            model=model,
+            messages_count=len(msgs),
+            last_messages=[to_jsonable(m, max_str=2000) for m in msgs[-3:]],
+            streaming=True,
+        )
+
+    async def _model_end(self, rid: str, body: Mapping[str, Any]) -> None:
+        call = self.calls.pop(rid, None)
+        if call is None:
+            return
+        out = body.get("output")
+        message = out
+        if isinstance(out, Mapping) and "generations" in out:  # a plain LLM's result
+            gens = out.get("generations") or [[]]
+            first = gens[0][0] if gens and gens[0] else {}
+            message = (
+                first.get("message") or first.get("text") if isinstance(first, Mapping) else first
+            )
+        usage = message.get("usage_metadata") if isinstance(message, Mapping) else None
+        await self._emit(
+            ModelResponse,
+            call.ns,
+            span_id=call.span,
+            parent_span_id=call.parent,
+            step=call.step,
+            model=call.name,
+            message=to_jsonable(message, max_str=8000),
+            usage=to_jsonable(dict(usage)) if isinstance(usage, Mapping) else None,
+            latency_ms=(time.perf_counter() - call.t0) * 1000,
+        )
+
+    async def _tool_start(
+        self, rid: str, data: Mapping[str, Any], meta: Mapping[str, Any], body: Mapping[str, Any]
+    ) -> None:
+        if rid in self.calls:
+            return
+        parent, ns, step = self._call_parent(data, meta)
+        name = str(data.get("name") or "tool")
+        call = self.calls[rid] = _Call(new_span_id(), "tool", name, ns, step, parent)
+        args = body.get("input")
+        call_id = None
+        if isinstance(args, Mapping) and isinstance(args.get("tool_call_id"), str):
+            call_id = args["tool_call_id"]
+        await self._emit(
+            ToolStarted,
+            ns,
+            span_id=call.span,
+            parent_span_id=parent,
+            step=step,
+            tool=name,
+            tool_call_id=call_id,
+            args=to_jsonable(args, max_str=2000),
+        )
+
+    async def _tool_end(self, rid: str, body: Mapping[str, Any], failed: bool) -> None:
+        call = self.calls.pop(rid, None)
+        if call is None:
+            return
+        out = body.get("output")
+        error = None
+        if failed:
+            err = body.get("error")
+            error = ErrorInfo(
+                type=type(err).__name__ if not isinstance(err, str) else "ToolError",
+                message=str(err),
+            )
+        status = (
+            "error"
+            if failed or (isinstance(out, Mapping) and out.get("status") == "error")
+            else "success"
+        )
+        await self._emit(
+            ToolFinished,
+            call.ns,
+            span_id=call.span,
+            parent_span_id=call.parent,
+            step=call.step,
+            tool=call.name,
+            tool_call_id=out.get("tool_call_id") if isinstance(out, Mapping) else None,
+            status=status,
+            result=to_jsonable(out, max_str=4000),
+            error=error,
+            duration_ms=(time.perf_counter() - call.t0) * 1000,
+        )
+
+    async def _close_calls_of(self, task: _Task | None, error: ErrorInfo | None) -> None:
+        """A node ended: calls still open in it ended with it (no end event came)."""
+        if task is None:
+            return
+        inside = {task.span}
+        for rid, call in list(self.calls.items()):  # in start order: a caller before its calls
+            if call.parent not in inside:
+                continue
+            inside.add(call.span)
+            self.calls.pop(rid, None)
+            why = error or ErrorInfo(
+                type="Incomplete", message="the server reported no end of this call"
+            )
+            if call.kind == "model":
+                await self._emit(
+                    ModelResponse, call.ns, span_id=call.span, parent_span_id=call.parent,
+                    step=call.step, model=call.name, error=why,
+                    latency_ms=(time.perf_counter() - call.t0) * 1000,
+                )  # fmt: skip
+            else:
+                await self._emit(
+                    ToolFinished, call.ns, span_id=call.span, parent_span_id=call.parent,
+                    step=call.step, tool=call.name, status="error", error=why,
+                    duration_ms=(time.perf_counter() - call.t0) * 1000,
+                )  # fmt: skip
+
+    # -- stops ---------------------------------------------------------------------------------
+
+    async def announce_next(self, tasks: list[dict[str, Any]], step: int | None) -> None:
+        """The server stopped before ``tasks`` (``interrupt_before``): their superstep and
+        ``node.started`` now, through the gate, so the front end pauses at them."""
+        for t in tasks:
+            node = str(t.get("name") or "")
+            if node and node not in _SKIP:
+                await self.start_node("", step, node, str(t.get("id") or ""), gated=True)
+
+    async def close(self, status: Literal["ok", "interrupted", "cancelled", "error"]) -> None:
+        """The remote run is over: close what is still open (innermost first)."""
+        why = (
+            ErrorInfo(type="Cancelled", message="the run was cancelled")
+            if status == "cancelled"
+            else None
+        )
+        for (ns, tid), task in sorted(self.tasks.items(), key=lambda kv: -kv[0][0].count("|")):
+            if tid in self.finished:
+                continue
+            await self._close_calls_of(task, why)
+            self.finished.add(tid)
+            await self._emit(
+                NodeFinished,
+                ns,
+                span_id=task.span,
+                parent_span_id=self.steps.get((ns, -1 if task.step is None else task.step)),
+                step=task.step,
+                node=task.node,
+                task_id=tid,
+                status="cancelled" if status in ("cancelled", "error") else "interrupted",
+                duration_ms=(time.perf_counter() - task.t0) * 1000,
+            )
+        for ns, step in sorted(self.steps, key=lambda k: -k[0].count("|")):
+            await self._close_step(ns, step, "ok" if status == "ok" else status)

@@ -1,0 +1,67 @@
+"""A run on a real ``langgraph dev`` server, translated into our events."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.events import SPAN_CLOSERS, SPAN_OPENERS, event_from_json, event_to_json
+from engine.messages import HumanMessage
+from engine.targets import Capability, Target
+from tests.engine.remote.helpers import kinds, new_thread, open_target, run_events
+
+pytestmark = pytest.mark.timeout(120)
+
+
+async def test_a_run_streams_as_our_events(langgraph_server) -> None:
+    target = await open_target(langgraph_server)
+    try:
+        assert isinstance(target, Target)
+        events, outcome = await run_events(
+            target, {"messages": [HumanMessage(content="hi")]}, new_thread()
+        )
+    finally:
+        await target.aclose()
+    assert outcome.status == "interrupted"
+    assert [i.__dict__["value"] for i in outcome.interrupts] == [{"question": "approve the plan?"}]
+    assert events[0].kind == "run.started" and events[-1].kind == "run.finished"
+    assert events[-1].__dict__["status"] == "interrupted"
+    root_nodes = [e.__dict__["node"] for e in kinds(events, "node.started", ns="")]
+    assert root_nodes == ["plan", "work", "think", "review"]
+    inner = [e for e in kinds(events, "node.started") if e.ns]
+    assert [e.__dict__["node"] for e in inner] == ["inner"]
+    assert inner[0].ns.startswith("work:")
+    assert kinds(events, "custom")[0].__dict__["data"] == {"progress": "planning"}
+    assert kinds(events, "custom")[0].__dict__["node"] == "plan"
+    tokens = "".join(e.__dict__["text"] for e in kinds(events, "model.token"))
+    assert tokens == "hello there friend"
+    response = kinds(events, "model.response")[0]
+    assert response.__dict__["message"]["content"] == "hello there friend"
+    think = kinds(events, "node.started", node="think")[0]
+    assert kinds(events, "model.request")[0].parent_span_id == think.span_id
+    assert kinds(events, "interrupt.raised")[0].__dict__["node"] == "review"
+    assert len(kinds(events, "checkpoint.saved", ns="")) >= 4
+    # every span that opened closed, inside its run; seq strictly increases
+    opened = {e.span_id for e in events if e.kind in SPAN_OPENERS}
+    closed = {e.span_id for e in events if e.kind in SPAN_CLOSERS}
+    assert opened == closed
+    assert [e.seq for e in events] == sorted({e.seq for e in events})
+    for ev in events:  # every event is plain JSON
+        assert event_from_json(event_to_json(ev)).kind == ev.kind
+
+
+async def test_shape_state_and_capabilities(langgraph_server) -> None:
+    target = await open_target(langgraph_server)
+    try:
+        plain = target.shape()
+        xray = target.shape(xray=True)
+        assert plain.nodes["work"].kind == "subgraph"
+        assert "work:inner" in xray.nodes and xray.nodes["work:inner"].name == "inner"
+        assert {"messages", "steps", "approved"} <= set(target.state_keys())
+        caps = target.capabilities
+        assert Capability.THREADS in caps and Capability.FORK in caps
+        for missing in ("pause_in_node", "wrapper_spans", "fault_injection", "replay_model_calls",
+                        "conditional_breakpoints", "live_breakpoint_changes"):  # fmt: skip
+            assert missing not in caps
+            assert caps.why_not(missing)
+    finally:
+        await target.aclose()
