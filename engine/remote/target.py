@@ -23,6 +23,7 @@ from engine.observe.bus import EventBus, Subscription
 from engine.remote.client import AssistantInfo, RemoteClient, RemoteError
 from engine.remote.run import RemoteRunner, server_thread_id
 from engine.remote.shape import drawable_from_server, root_nodes
+from engine.remote.store import RemoteStore
 from engine.remote.translate import REMOTE_MODES
 from engine.remote.values import snapshot_from_server, to_server
 from engine.targets.base import (
@@ -93,6 +94,8 @@ class RemoteTarget:
         self.notice_handlers: list[Callable[[str], object]] = []
         self.root_nodes = root_nodes(self._plain)
         self.mirrors: list[CheckpointMirror] = []
+        self.store = RemoteStore(client)
+        """The server's long-term memory store, read through its store API (the Store dock)."""
 
     @classmethod
     async def connect(cls, client: RemoteClient, assistant: str | None = None) -> RemoteTarget:

@@ -320,3 +320,56 @@ def test_a_subgraph_opens_from_the_servers_x_ray_drawing(
     assert graph.crumb_bar.isVisibleTo(graph)
     graph.close_subgraph()
     assert {"plan", "work", "think"} <= set(graph.state.graph.nodes)
+
+
+def test_the_store_dock_reads_the_servers_store(
+    qtbot: Any, qloop: Any, tmp_path: Path, langgraph_server: Any, api_key: str
+) -> None:
+    """The Store dock browses a server's long-term memory through its store API (namespaces,
+    items, search and filter), paged, off the UI thread."""
+    from engine.remote.client import RemoteClient
+    from engine.remote.credentials import Credentials
+    from engine.remote.store import PAGE
+
+    user = f"u-{uuid.uuid4().hex[:8]}"
+    items = {f"note{i:03d}": {"text": f"note {i}", "even": i % 2 == 0} for i in range(PAGE + 5)}
+
+    async def seed() -> None:
+        client = RemoteClient(langgraph_server.url, Credentials())
+        try:
+            for key, value in items.items():
+                await client.sdk.store.put_item(["memories", user], key=key, value=value)
+            await client.sdk.store.put_item(["profiles", user], key="me", value={"name": "Ada"})
+        finally:
+            await client.aclose()
+
+    qloop.run_until_complete(seed())
+    window = make_window(qtbot, tmp_path)
+    _connect(window, qtbot, qloop, langgraph_server.url, "probe")
+    window.docks["store"].raise_()
+    dock = window.docks["store"].widget()
+    dock.reload()
+    shown = f"note000@memories/{user}"
+    run_until(qloop, lambda: dock.items.topLevelItemCount() > 0 and not dock.error_label.isVisible())
+    assert dock.source_label.text().startswith("RemoteStore")
+    # the namespace of this test, with all its items (more than one page of the store API)
+    top = dock.ns_tree.topLevelItem(0)
+    assert top.text(0).startswith("(all)")
+    tree = [top.child(i).text(0) for i in range(top.childCount())]
+    assert any(label.startswith("memories ·") for label in tree), tree
+    dock.filter_edit.setText('{"even": true}')
+    dock.search_edit.setText("")
+    reads = dock.reads
+    dock.reload()
+    run_until(qloop, lambda: dock.reads > reads)
+
+    def rows() -> set[str]:
+        return {
+            f"{dock.items.topLevelItem(i).text(0)}@{dock.items.topLevelItem(i).text(1)}"
+            for i in range(dock.items.topLevelItemCount())
+        }
+
+    run_until(qloop, lambda: shown in rows())
+    mine = {r for r in rows() if r.endswith(f"/{user}")}
+    assert mine == {f"{k}@memories/{user}" for k, v in items.items() if v["even"]}
+    window.close()

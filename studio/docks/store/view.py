@@ -245,7 +245,7 @@ class StoreDock(QWidget):
     def _on_graph(self) -> None:
         graph = self.hub.graph
         target = self.hub.target
-        store = find_store(graph)
+        store = find_store(graph) or find_store(target)  # a server's store hangs on its target
         if store is not None:
             self.source = LiveStoreSource(store)
             self._recorded = None
