@@ -11,13 +11,15 @@ Pages are fetched until the limit is reached or the server has no more.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from engine.remote.client import RemoteClient, explain
 
 __all__ = ["RemoteItem", "RemoteStore"]
+
+T = TypeVar("T")
 
 PAGE = 100
 """Items or namespaces asked for per request."""
@@ -56,8 +58,8 @@ class RemoteStore:
     def __repr__(self) -> str:
         return f"RemoteStore({self.client.display_url})"
 
-    def _call(self, fn: Any) -> Any:
-        async def run() -> Any:
+    def _call(self, fn: Callable[[RemoteClient], Awaitable[T]]) -> T:
+        async def run() -> T:
             client = RemoteClient(self.client.url, self.client.credentials, self.client.timeout)
             try:
                 return await fn(client)
