@@ -149,7 +149,7 @@ class RemoteTarget:
 
     def shape(self, xray: bool | int = False) -> DrawableGraph:
         graph = self._xray if xray else self._plain
-        return DrawableGraph.from_json(graph.to_json())
+        return DrawableGraph.from_json(graph.to_dict())
 
     def subgraph_shape(self, path: tuple[str, ...]) -> DrawableGraph | None:
         """The drawing of the subgraph the root node ``path[0]`` runs (``path[1]`` inside that,

@@ -30,7 +30,7 @@ import datetime as dt
 import logging
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from engine.attach.mirror import CheckpointMirror
@@ -41,9 +41,6 @@ from engine.events import (
     ErrorInfo,
     EventBase,
     InterruptRaised,
-    ModelRequest,
-    ModelResponse,
-    ModelToken,
     NodeFinished,
     NodeStarted,
     PlannedTask,
@@ -51,12 +48,11 @@ from engine.events import (
     StateUpdated,
     SuperstepFinished,
     SuperstepStarted,
-    ToolFinished,
-    ToolStarted,
 )
 from engine.observe.bus import RunEmitter
 from engine.remote.client import StreamPart
 from engine.remote.state_diff import value_changes
+from engine.remote.translate_calls import CallSpan, CallTranslation, TaskSpan, task_of
 from engine.serde import to_jsonable
 
 __all__ = ["FALLBACK_MODES", "REMOTE_MODES", "ServerError", "StreamTranslator"]
@@ -69,9 +65,6 @@ FALLBACK_MODES = ("debug", "custom")
 """What is asked of a server that refuses ``events`` (no model or tool calls then)."""
 
 _SKIP = frozenset({"__start__", "__end__"})
-_MODEL_START = ("on_chat_model_start", "on_llm_start")
-_MODEL_END = ("on_chat_model_end", "on_llm_end")
-_MODEL_STREAM = ("on_chat_model_stream", "on_llm_stream")
 
 
 @dataclass(frozen=True)
@@ -84,36 +77,6 @@ class ServerError:
     def line(self) -> str:
         first = (self.message.strip().splitlines() or [""])[0]
         return f"{self.type}: {first}" if first else self.type
-
-
-@dataclass
-class _Task:
-    span: str
-    node: str
-    ns: str
-    step: int | None
-    t0: float
-    server_t0: float | None
-
-
-@dataclass
-class _Call:
-    span: str
-    kind: Literal["model", "tool"]
-    name: str
-    ns: str
-    step: int | None
-    parent: str
-    t0: float = field(default_factory=time.perf_counter)
-
-
-def _task_of(cp_ns: str) -> tuple[str, str]:
-    """(namespace of the graph a task runs in, its task id) from a ``checkpoint_ns``."""
-    parts = cp_ns.split("|") if cp_ns else []
-    if not parts:
-        return "", ""
-    last = parts[-1]
-    return "|".join(parts[:-1]), last.split(":", 1)[1] if ":" in last else last
 
 
 def _server_time(value: Any) -> float | None:
@@ -134,19 +97,7 @@ def _writes(result: Any) -> list[tuple[str, Any]]:
     return []
 
 
-def _text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(
-            str(b.get("text", "")) if isinstance(b, Mapping) else str(b)
-            for b in content
-            if isinstance(b, str) or (isinstance(b, Mapping) and b.get("type") == "text")
-        )
-    return ""
-
-
-class StreamTranslator:
+class StreamTranslator(CallTranslation):
     """Translates the parts of a remote run's server runs (see module docstring)."""
 
     def __init__(
@@ -166,8 +117,8 @@ class StreamTranslator:
         self._children: dict[str, RunEmitter] = {}
         self.steps: dict[tuple[str, int], str] = {}
         self._step_t0: dict[str, float] = {}
-        self.tasks: dict[tuple[str, str], _Task] = {}
-        self.calls: dict[str, _Call] = {}
+        self.tasks: dict[tuple[str, str], TaskSpan] = {}
+        self.calls: dict[str, CallSpan] = {}
         self.planned: dict[str, list[PlannedTask]] = {}
         self.writers: dict[str, list[str]] = {}
         self.started: set[str] = set()
@@ -255,7 +206,7 @@ class StreamTranslator:
         """The span a graph's supersteps nest in: the run, or the node running the subgraph."""
         if not ns:
             return self.root_span
-        parent_ns, task_id = _task_of(ns)
+        parent_ns, task_id = task_of(ns)
         task = self.tasks.get((parent_ns, task_id))
         return task.span if task is not None else self.root_span
 
@@ -428,7 +379,7 @@ class StreamTranslator:
         self.started.add(task_id)
         sstep = await self._open_step(ns, step)
         span = new_span_id()
-        self.tasks[(ns, task_id)] = _Task(span, node, ns, step, time.perf_counter(), server_t0)
+        self.tasks[(ns, task_id)] = TaskSpan(span, node, ns, step, time.perf_counter(), server_t0)
         await self._emit(
             NodeStarted,
             ns,
@@ -544,179 +495,6 @@ class StreamTranslator:
 
     def _done_spans(self) -> set[str]:
         return {t.span for (ns, tid), t in self.tasks.items() if tid in self.finished}
-
-    # -- model and tool calls ------------------------------------------------------------------
-
-    def _call_parent(
-        self, data: Mapping[str, Any], meta: Mapping[str, Any]
-    ) -> tuple[str, str, int | None]:
-        """(span, graph namespace, step) a call nests in."""
-        ns, task_id = _task_of(str(meta.get("langgraph_checkpoint_ns") or ""))
-        step = meta.get("langgraph_step") if isinstance(meta.get("langgraph_step"), int) else None
-        for rid in reversed(list(data.get("parent_ids") or ())):
-            call = self.calls.get(str(rid))
-            if call is not None:
-                return call.span, call.ns, step
-        task = self.tasks.get((ns, task_id))
-        return (task.span if task else self.root_span), ns, step
-
-    async def _event(self, data: Mapping[str, Any]) -> None:
-        name = str(data.get("event") or "")
-        rid = str(data.get("run_id") or "")
-        meta = data.get("metadata") if isinstance(data.get("metadata"), Mapping) else {}
-        body = data.get("data") if isinstance(data.get("data"), Mapping) else {}
-        assert isinstance(meta, Mapping) and isinstance(body, Mapping)
-        if name in _MODEL_START:
-            await self._model_start(rid, data, meta, body)
-        elif name in _MODEL_STREAM:
-            call = self.calls.get(rid)
-            chunk = body.get("chunk")
-            if call is not None and isinstance(chunk, Mapping):
-                await self._emit(
-                    ModelToken,
-                    call.ns,
-                    parent_span_id=call.span,
-                    step=call.step,
-                    model=call.name,
-                    text=_text(chunk.get("content")),
-                    tool_call_chunks=to_jsonable(chunk.get("tool_call_chunks") or []),
-                )
-        elif name in _MODEL_END:
-            await self._model_end(rid, body)
-        elif name == "on_tool_start":
-            await self._tool_start(rid, data, meta, body)
-        elif name in ("on_tool_end", "on_tool_error"):
-            await self._tool_end(rid, body, name == "on_tool_error")
-
-    async def _model_start(
-        self, rid: str, data: Mapping[str, Any], meta: Mapping[str, Any], body: Mapping[str, Any]
-    ) -> None:
-        if rid in self.calls:
-            return
-        parent, ns, step = self._call_parent(data, meta)
-        model = str(meta.get("ls_model_name") or data.get("name") or "model")
-        call = self.calls[rid] = _Call(new_span_id(), "model", model, ns, step, parent)
-        inp = body.get("input")
-        msgs: list[Any] = []
-        if isinstance(inp, Mapping):
-            batch = inp.get("messages") or inp.get("prompts") or []
-            msgs = list(batch[0]) if batch and isinstance(batch[0], list) else list(batch)
-        await self._emit(
-            ModelRequest,
-            ns,
-            span_id=call.span,
-            parent_span_id=parent,
-            step=step,
-            model=model,
-            messages_count=len(msgs),
-            last_messages=[to_jsonable(m, max_str=2000) for m in msgs[-3:]],
-            streaming=True,
-        )
-
-    async def _model_end(self, rid: str, body: Mapping[str, Any]) -> None:
-        call = self.calls.pop(rid, None)
-        if call is None:
-            return
-        out = body.get("output")
-        message = out
-        if isinstance(out, Mapping) and "generations" in out:  # a plain LLM's result
-            gens = out.get("generations") or [[]]
-            first = gens[0][0] if gens and gens[0] else {}
-            message = (
-                first.get("message") or first.get("text") if isinstance(first, Mapping) else first
-            )
-        usage = message.get("usage_metadata") if isinstance(message, Mapping) else None
-        await self._emit(
-            ModelResponse,
-            call.ns,
-            span_id=call.span,
-            parent_span_id=call.parent,
-            step=call.step,
-            model=call.name,
-            message=to_jsonable(message, max_str=8000),
-            usage=to_jsonable(dict(usage)) if isinstance(usage, Mapping) else None,
-            latency_ms=(time.perf_counter() - call.t0) * 1000,
-        )
-
-    async def _tool_start(
-        self, rid: str, data: Mapping[str, Any], meta: Mapping[str, Any], body: Mapping[str, Any]
-    ) -> None:
-        if rid in self.calls:
-            return
-        parent, ns, step = self._call_parent(data, meta)
-        name = str(data.get("name") or "tool")
-        call = self.calls[rid] = _Call(new_span_id(), "tool", name, ns, step, parent)
-        args = body.get("input")
-        call_id = None
-        if isinstance(args, Mapping) and isinstance(args.get("tool_call_id"), str):
-            call_id = args["tool_call_id"]
-        await self._emit(
-            ToolStarted,
-            ns,
-            span_id=call.span,
-            parent_span_id=parent,
-            step=step,
-            tool=name,
-            tool_call_id=call_id,
-            args=to_jsonable(args, max_str=2000),
-        )
-
-    async def _tool_end(self, rid: str, body: Mapping[str, Any], failed: bool) -> None:
-        call = self.calls.pop(rid, None)
-        if call is None:
-            return
-        out = body.get("output")
-        error = None
-        if failed:
-            err = body.get("error")
-            error = ErrorInfo(
-                type=type(err).__name__ if not isinstance(err, str) else "ToolError",
-                message=str(err),
-            )
-        status = (
-            "error"
-            if failed or (isinstance(out, Mapping) and out.get("status") == "error")
-            else "success"
-        )
-        await self._emit(
-            ToolFinished,
-            call.ns,
-            span_id=call.span,
-            parent_span_id=call.parent,
-            step=call.step,
-            tool=call.name,
-            tool_call_id=out.get("tool_call_id") if isinstance(out, Mapping) else None,
-            status=status,
-            result=to_jsonable(out, max_str=4000),
-            error=error,
-            duration_ms=(time.perf_counter() - call.t0) * 1000,
-        )
-
-    async def _close_calls_of(self, task: _Task | None, error: ErrorInfo | None) -> None:
-        """A node ended: calls still open in it ended with it (no end event came)."""
-        if task is None:
-            return
-        inside = {task.span}
-        for rid, call in list(self.calls.items()):  # in start order: a caller before its calls
-            if call.parent not in inside:
-                continue
-            inside.add(call.span)
-            self.calls.pop(rid, None)
-            why = error or ErrorInfo(
-                type="Incomplete", message="the server reported no end of this call"
-            )
-            if call.kind == "model":
-                await self._emit(
-                    ModelResponse, call.ns, span_id=call.span, parent_span_id=call.parent,
-                    step=call.step, model=call.name, error=why,
-                    latency_ms=(time.perf_counter() - call.t0) * 1000,
-                )  # fmt: skip
-            else:
-                await self._emit(
-                    ToolFinished, call.ns, span_id=call.span, parent_span_id=call.parent,
-                    step=call.step, tool=call.name, status="error", error=why,
-                    duration_ms=(time.perf_counter() - call.t0) * 1000,
-                )  # fmt: skip
 
     # -- stops ---------------------------------------------------------------------------------
 
