@@ -3,7 +3,6 @@ with the API the studio and the CLI use on our graphs (events, drawing, state, r
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -12,7 +11,7 @@ from engine.attach.state import AttachedState
 from engine.core.aio import iter_sync, run_sync
 from engine.events import EventBase
 from engine.graph.drawing import DrawableGraph
-from engine.observe.bus import EventBus, Subscription, drain_events
+from engine.observe.bus import EventBus, Subscription, stream_run
 
 if TYPE_CHECKING:
     from engine.attach.mirror import CheckpointMirror
@@ -192,15 +191,8 @@ class AttachedGraph(AttachedState):
         **_: Any,
     ) -> AsyncIterator[EventBase]:
         """Run and yield every event of the run (ours, translated from LangGraph's)."""
-        local = EventBus()
-        sink = local.add_sink()
-        task = asyncio.ensure_future(self._arun(input, config, debugger, [local], context))
-        task.add_done_callback(lambda _t: local.close_streams())
-        try:
-            async for ev in drain_events(sink, task):
-                yield ev
-        finally:
-            local.remove_sink(sink)
+        async for ev in stream_run(lambda bus: self._arun(input, config, debugger, [bus], context)):
+            yield ev
 
     def stream_events(
         self, input: Any, config: dict[str, Any] | None = None, **kw: Any

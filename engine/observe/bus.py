@@ -27,7 +27,7 @@ import contextvars
 import sys
 import threading
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from engine.core.ids import new_span_id
@@ -47,6 +47,7 @@ __all__ = [
     "current_emitter",
     "drain_events",
     "emit_sync",
+    "stream_run",
 ]
 
 EventCallback = Callable[[EventBase], Any]
@@ -465,3 +466,18 @@ async def drain_events(sink: _AsyncSink, run: asyncio.Future[Any]) -> AsyncItera
             run.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await run
+
+
+async def stream_run(start: Callable[[EventBus], Awaitable[Any]]) -> AsyncIterator[EventBase]:
+    """Start a run with ``start(bus)`` (a private bus the run publishes to, besides its own
+    listeners) and yield its events until it ends (``drain_events``: its exception re-raised,
+    a consumer that stops early cancels it)."""
+    local = EventBus()
+    sink = local.add_sink()
+    task = asyncio.ensure_future(start(local))
+    task.add_done_callback(lambda _t: local.close_streams())
+    try:
+        async for ev in drain_events(sink, task):
+            yield ev
+    finally:
+        local.remove_sink(sink)

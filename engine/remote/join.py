@@ -11,13 +11,12 @@ client asked the server to stream (``debug`` for nodes, ``events`` for model and
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
 from engine.core.ids import new_run_id
 from engine.events import EventBase, InterruptRaised
-from engine.observe.bus import EventBus, RunEmitter, drain_events
+from engine.observe.bus import EventBus, RunEmitter, stream_run
 from engine.observe.run_span import run_span
 from engine.remote.run import _View, check_end, server_thread_id
 from engine.remote.translate import StreamTranslator
@@ -49,16 +48,9 @@ class JoinRunner:
         debugger: Gate | None = None,
         **_: Any,
     ) -> AsyncIterator[EventBase]:
-        local = EventBus()
-        sink = local.add_sink()
         run_id = str((config or {}).get("run_id") or new_run_id())
-        task = asyncio.ensure_future(self._arun(run_id, debugger, local))
-        task.add_done_callback(lambda _t: local.close_streams())
-        try:
-            async for ev in drain_events(sink, task):
-                yield ev
-        finally:
-            local.remove_sink(sink)
+        async for ev in stream_run(lambda bus: self._arun(run_id, debugger, bus)):
+            yield ev
 
     async def _going_on(self, thread: str) -> str | None:
         for status in ("running", "pending"):

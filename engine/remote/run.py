@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from engine.core.ids import new_run_id
 from engine.errors import RunStopped
 from engine.events import EventBase, InterruptRaised, InterruptResumed
-from engine.observe.bus import EventBus, RunEmitter, drain_events
+from engine.observe.bus import EventBus, RunEmitter, stream_run
 from engine.observe.run_span import run_span
 from engine.remote.client import RemoteError
 from engine.remote.translate import FALLBACK_MODES, ServerError, StreamTranslator
@@ -114,15 +114,9 @@ class RemoteRunner:
         **_: Any,
     ) -> AsyncIterator[EventBase]:
         """Run and yield every event of the run (ours, translated from the server's)."""
-        local = EventBus()
-        sink = local.add_sink()
-        task = asyncio.ensure_future(self.arun(input, config or {}, debugger, [local], context))
-        task.add_done_callback(lambda _t: local.close_streams())
-        try:
-            async for ev in drain_events(sink, task):
-                yield ev
-        finally:
-            local.remove_sink(sink)
+        cfg = config or {}
+        async for ev in stream_run(lambda bus: self.arun(input, cfg, debugger, [bus], context)):
+            yield ev
 
     async def arun(
         self,
