@@ -263,6 +263,17 @@ def test_a_functional_api_entrypoint_through_the_window(
         assert studio_digest(studio) == plain.digest()
         tasks = [e.__dict__["node"] for e in studio.events("node.finished") if e.ns]
         assert tasks.count("forecast") == 2
+        # fork: "Resume from here" on the entrypoint's first checkpoint, as plain LangGraph
+        # does with invoke(None, that checkpoint's config)
+        nodes = studio.checkpoints()
+        first = next(i for i, n in enumerate(nodes) if n.next)
+        studio.answers.append(answer)  # should the fork ask again
+        studio.select(nodes[first].checkpoint_id)
+        assert studio.click(studio.timeline.resume_button) == "done", studio.ctl.last_error
+        plain.call(None, checkpoint_index=first)
+        if len(studio.dialogs) == 2:  # it asked again: answered the same on both sides
+            plain.call(LGCommand(resume="yes"))
+        assert studio_digest(studio) == plain.digest()
     finally:
         studio.close()
 
