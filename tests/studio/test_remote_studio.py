@@ -350,7 +350,9 @@ def test_the_store_dock_reads_the_servers_store(
     dock = window.docks["store"].widget()
     dock.reload()
     shown = f"note000@memories/{user}"
-    run_until(qloop, lambda: dock.items.topLevelItemCount() > 0 and not dock.error_label.isVisible())
+    run_until(
+        qloop, lambda: dock.items.topLevelItemCount() > 0 and not dock.error_label.isVisible()
+    )
     assert dock.source_label.text().startswith("RemoteStore")
     # the namespace of this test, with all its items (more than one page of the store API)
     top = dock.ns_tree.topLevelItem(0)
