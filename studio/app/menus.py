@@ -24,6 +24,12 @@ if TYPE_CHECKING:
 __all__ = ["WindowMenus", "build_menus"]
 
 
+LOOP_TIP = (
+    "Pause when the run loops: the same tool call 3 times, or 3 model answers in a row "
+    "made only of failing tool calls"
+)
+
+
 class WindowMenus:
     def __init__(self, commands: MenuCommands, window: QMainWindow) -> None:
         self.commands = commands
@@ -269,10 +275,7 @@ class WindowMenus:
         self.break_on_failure = m.addAction("Break on Any Failure")
         self.break_on_interrupt = m.addAction("Break on Interrupts")
         self.break_on_loop = m.addAction("Break on Loop")
-        self.break_on_loop.setToolTip(
-            "Pause when the run loops: the same tool call 3 times, or 3 model answers in a row "
-            "made only of failing tool calls"
-        )
+        self.break_on_loop.setToolTip(LOOP_TIP)
         for action, kind in self._break_toggles():
             action.setCheckable(True)  # a toggle: one breakpoint, on or off
             action.toggled.connect(lambda on, k=kind: model.set_on(k, on))
@@ -330,6 +333,13 @@ class WindowMenus:
         from studio.run.capabilities import can
 
         m.setToolTipsVisible(True)
+        # a loop is seen at tool calls inside a node: a target that stops only between nodes
+        # (a server) cannot pause there
+        hub = self.commands.hub
+        inside, why_not = can(hub, Capability.PAUSE_IN_NODE)
+        offered = inside or hub.target is None
+        self.break_on_loop.setEnabled(offered)
+        self.break_on_loop.setToolTip(LOOP_TIP if offered else plain_tip(why_not))
         ok, why = can(self.commands.hub, Capability.FAULT_INJECTION)  # a recording takes none
         for action in (self.model_timeout, tools.menuAction()):
             action.setEnabled(ok)

@@ -83,6 +83,9 @@ def test_connect_pause_at_a_breakpoint_answer_the_interrupt(
     assert not panel.add_button.isEnabled() and "between nodes" in panel.add_button.toolTip()
     assert not window.menus.model_timeout.isEnabled()
     assert "faults" in window.menus.model_timeout.toolTip()
+    # a loop is seen at tool calls inside a node, where a server never stops
+    assert not window.menus.break_on_loop.isEnabled()
+    assert "between nodes" in window.menus.break_on_loop.toolTip()
     ctl.debugger.break_before("think")
     hub.breakpoints_changed()
     opened: list[QDialog] = []
