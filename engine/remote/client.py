@@ -9,15 +9,18 @@ carries a credential: server texts pass through ``engine.redaction.scrub``.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from engine.redaction import scrub, strip_url_credentials
 from engine.remote.credentials import Credentials, register_server_url
 from engine.targets.base import TargetError
+
+T = TypeVar("T")
 
 if TYPE_CHECKING:
     from langgraph_sdk.client import LangGraphClient
@@ -218,6 +221,24 @@ class RemoteClient:
             headers=headers,
         )
         return LangGraphClient(http)
+
+    def blocking(self, fn: Callable[[RemoteClient], Awaitable[T]]) -> T:
+        """``fn`` run to its end on this thread, in an event loop of its own, with a client of
+        its own (closed after): for callers off the studio's loop (a worker thread)."""
+
+        async def go() -> T:
+            client = RemoteClient(self.url, self.credentials, self.timeout)
+            try:
+                return await fn(client)
+            finally:
+                await client.aclose()
+
+        return asyncio.run(go())
+
+    async def in_worker(self, fn: Callable[[RemoteClient], Awaitable[T]]) -> T:
+        """``fn`` on a worker thread (``blocking``): the requests and the decoding of what the
+        server answers never hold the caller's loop (the studio's UI thread)."""
+        return await asyncio.to_thread(self.blocking, fn)
 
     async def aclose(self) -> None:
         if self._sdk is not None:

@@ -3,15 +3,13 @@
 ``RemoteStore`` offers the reading half of LangGraph's ``BaseStore`` API (``list_namespaces``,
 ``search``) over ``POST /store/namespaces`` and ``POST /store/items/search``, so the studio's
 Store dock browses a server's store as it browses a local one.  It is blocking: each call runs
-on the caller's thread (the dock reads on a worker thread) in an event loop of its own, with a
-client of its own (closed after the call), so it never shares connections with the studio's loop.
+on the caller's thread (the dock reads on a worker thread) through ``RemoteClient.blocking``.
 Pages are fetched until the limit is reached or the server has no more.
 """
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -58,16 +56,6 @@ class RemoteStore:
     def __repr__(self) -> str:
         return f"RemoteStore({self.client.display_url})"
 
-    def _call(self, fn: Callable[[RemoteClient], Awaitable[T]]) -> T:
-        async def run() -> T:
-            client = RemoteClient(self.client.url, self.client.credentials, self.client.timeout)
-            try:
-                return await fn(client)
-            finally:
-                await client.aclose()
-
-        return asyncio.run(run())
-
     def list_namespaces(
         self, *, prefix: Sequence[str] | None = None, limit: int = 10_000
     ) -> list[tuple[str, ...]]:
@@ -87,7 +75,7 @@ class RemoteStore:
                     break
             return out
 
-        return self._call(fetch)
+        return self.client.blocking(fetch)
 
     def search(
         self,
@@ -119,4 +107,4 @@ class RemoteStore:
                     break
             return out
 
-        return self._call(fetch)
+        return self.client.blocking(fetch)

@@ -199,10 +199,13 @@ class RemoteTarget:
     async def threads(self, query: ThreadQuery | None = None) -> list[ThreadInfo]:
         q = query or ThreadQuery()
         metadata = dict(q.metadata)
-        async with self._client() as client:
-            found = await client.search_threads(
+
+        async def search(client: RemoteClient) -> list[dict[str, Any]]:
+            return await client.search_threads(
                 metadata=metadata, status=q.status, limit=q.limit, offset=q.offset
             )
+
+        found = await self.client.in_worker(search)  # requests and decoding off the UI thread
         return [
             ThreadInfo(
                 thread_id=str(t.get("thread_id")),
@@ -222,8 +225,9 @@ class RemoteTarget:
     ) -> list[dict[str, Any]]:
         """The thread's checkpoints as the server gives them, newest first, read in pages of
         ``HISTORY_PAGE`` (``[]`` for a thread the server does not have)."""
-        async with self._client() as client:
-            return await self._read_pages(client, thread_id, limit, before, select)
+        return await self.client.in_worker(  # requests and decoding off the UI thread
+            lambda client: self._read_pages(client, thread_id, limit, before, select)
+        )
 
     async def _read_pages(
         self,
