@@ -275,7 +275,7 @@ class WindowMenus:
         self.break_on_failure = m.addAction("Break on Any Failure")
         self.break_on_interrupt = m.addAction("Break on Interrupts")
         self.break_on_loop = m.addAction("Break on Loop")
-        self.break_on_loop.setToolTip(LOOP_TIP)
+        self.break_on_loop.setToolTip(plain_tip(LOOP_TIP))
         for action, kind in self._break_toggles():
             action.setCheckable(True)  # a toggle: one breakpoint, on or off
             action.toggled.connect(lambda on, k=kind: model.set_on(k, on))
@@ -339,7 +339,7 @@ class WindowMenus:
         inside, why_not = can(hub, Capability.PAUSE_IN_NODE)
         offered = inside or hub.target is None
         self.break_on_loop.setEnabled(offered)
-        self.break_on_loop.setToolTip(LOOP_TIP if offered else plain_tip(why_not))
+        self.break_on_loop.setToolTip(plain_tip(LOOP_TIP if offered else why_not))
         ok, why = can(self.commands.hub, Capability.FAULT_INJECTION)  # a recording takes none
         for action in (self.model_timeout, tools.menuAction()):
             action.setEnabled(ok)
