@@ -18,6 +18,13 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
 from typing_extensions import TypedDict
 
 from engine.core.foreign import adapt
+from engine.message_blocks import (
+    KNOWN_BLOCK_TYPES,
+    InvalidToolCall,
+    TextContentBlock,
+    ToolCall,
+    ToolCallChunk,
+)
 
 __all__ = [
     "REMOVE_ALL_MESSAGES",
@@ -45,66 +52,6 @@ __all__ = [
 REMOVE_ALL_MESSAGES = "__remove_all__"
 
 Content: TypeAlias = str | list[str | dict[str, Any]]
-
-KNOWN_BLOCK_TYPES = frozenset(
-    {
-        "text",
-        "reasoning",
-        "refusal",
-        "tool_call",
-        "invalid_tool_call",
-        "tool_call_chunk",
-        "image",
-        "audio",
-        "file",
-        "text-plain",
-        "video",
-        "server_tool_call",
-        "server_tool_call_chunk",
-        "server_tool_result",
-        "non_standard",
-    }
-)
-"""Standard content block types; any other dict block is provider-specific (``non_standard``)."""
-
-
-class TextContentBlock(TypedDict, total=False):
-    """A standard text block of a message's content: ``{"type": "text", "text": ...}``."""
-
-    type: Literal["text"]
-    text: str
-    id: str
-    annotations: list[dict[str, Any]]
-    extras: dict[str, Any]
-
-
-class ToolCall(TypedDict, total=False):
-    """A tool call requested by the model: ``{"name", "args", "id"}`` (``type`` optional)."""
-
-    name: str
-    args: dict[str, Any]
-    id: str | None
-    type: Literal["tool_call"]
-
-
-class InvalidToolCall(TypedDict, total=False):
-    """A tool call whose arguments could not be parsed (kept, never raised)."""
-
-    name: str | None
-    args: str | None
-    id: str | None
-    error: str | None
-    type: Literal["invalid_tool_call"]
-
-
-class ToolCallChunk(TypedDict, total=False):
-    """A streamed fragment of a tool call (arguments arrive as partial JSON text)."""
-
-    name: str | None
-    args: str | None
-    id: str | None
-    index: int | None
-    type: Literal["tool_call_chunk"]
 
 
 class BaseMessage(BaseModel):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -27,6 +27,7 @@ __all__ = [
     "plan_tasks",
     "should_interrupt",
     "trigger_channel",
+    "without_untracked",
 ]
 
 TASKS = "__pregel_tasks"
@@ -404,3 +405,16 @@ def _fresh_state(
         else:
             values[c] = v
     return spec.to_state(values)
+
+
+def without_untracked(packet: Any, channels: Mapping[str, BaseChannel]) -> Any:
+    """A Send whose state names untracked channels, as saved: without those keys (the task
+    itself still gets them, from the write in memory)."""
+    if not isinstance(packet, Send) or not isinstance(packet.arg, dict):
+        return packet
+    arg: dict[str, Any] = packet.arg
+    untracked = {k for k in arg if not getattr(channels.get(k), "tracked", True)}
+    if not untracked:
+        return packet
+    kept = {k: v for k, v in arg.items() if k not in untracked}
+    return Send(packet.node, kept, timeout=packet.timeout)

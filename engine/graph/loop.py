@@ -38,6 +38,7 @@ from engine.graph.algo import (
     apply_writes,
     plan_tasks,
     should_interrupt,
+    without_untracked,
 )
 from engine.graph.channels import MISSING, BaseChannel
 from engine.graph.channels_defer import LastValueAfterFinish
@@ -47,10 +48,9 @@ from engine.graph.loop_stream import LoopStreaming
 from engine.graph.runner import run_step
 from engine.graph.runtime import RunContext, TaskScratchpad
 from engine.graph.subgraph_replay import ReplayState
-from engine.graph.subgraph_state import with_checkpoint_map
 from engine.message_log import plain
 from engine.observe.bus import span
-from engine.types import Interrupt, Send
+from engine.types import Interrupt
 
 if TYPE_CHECKING:
     from engine.checkpoint.base import BaseCheckpointSaver
@@ -314,7 +314,7 @@ class PregelLoop(LoopInput, LoopStreaming):
         new["channel_values"] = {k: v for k, v in new["channel_values"].items() if v is not MISSING}
         sends = new["channel_values"].get(TASKS)
         if isinstance(sends, list):
-            new["channel_values"][TASKS] = [self._without_untracked(p) for p in sends]
+            new["channel_values"][TASKS] = [without_untracked(p, self.channels) for p in sends]
         metadata: CheckpointMetadata = {
             "source": source,
             "step": self.step,
@@ -393,47 +393,6 @@ class PregelLoop(LoopInput, LoopStreaming):
         self.step += 1
         em.step = self.step
 
-    def wants_checkpoints(self) -> bool:
-        modes = self.run.stream_modes
-        return self.run.stream is not None and ("checkpoints" in modes or "debug" in modes)
-
-    def push_checkpoint(
-        self,
-        config: dict[str, Any],
-        parent_config: dict[str, Any] | None,
-        metadata: CheckpointMetadata,
-        upcoming: list[Task],
-    ) -> None:
-        """A ``checkpoints`` chunk: the checkpoint, the tasks it will run (with the interrupts
-        those are waiting on, when it is a resumed one)."""
-        if not self.wants_checkpoints():
-            return
-        waiting: dict[str, list[dict[str, Any]]] = {}
-        for tid, c, v in self.pending_writes:
-            if c == INTERRUPT:
-                waiting[tid] = [
-                    {"id": i.id, "response_schema": i.response_schema, "value": i.value} for i in v
-                ]
-        self._push(
-            "checkpoints",
-            {
-                "config": with_checkpoint_map(config, metadata),
-                "parent_config": with_checkpoint_map(parent_config, metadata),
-                "values": self._values(),
-                "metadata": metadata,
-                "next": [t.name for t in upcoming],
-                "tasks": [
-                    {
-                        "id": t.id,
-                        "name": t.name,
-                        "interrupts": tuple(waiting.get(t.id, ())),
-                        "state": self._task_state_config(t),
-                    }
-                    for t in upcoming
-                ],
-            },
-        )
-
     async def save_task_writes(self, task: Task, writes: list[tuple[str, Any]]) -> None:
         self.pending_writes = [w for w in self.pending_writes if w[0] != task.id]
         self.pending_writes.extend((task.id, c, v) for c, v in writes)
@@ -443,7 +402,7 @@ class PregelLoop(LoopInput, LoopStreaming):
         # untracked channels (UntrackedValue) are never persisted, not even as pending writes
         # or inside the state a Send carries
         writes = [
-            (c, self._without_untracked(v) if c == TASKS else v)
+            (c, without_untracked(v, self.channels) if c == TASKS else v)
             for c, v in writes
             if getattr(self.channels.get(c), "tracked", True)
         ]
@@ -451,18 +410,6 @@ class PregelLoop(LoopInput, LoopStreaming):
             self._deferred_writes.append((task.id, writes))
             return
         await saver.aput_writes(self.checkpoint_config, writes, task.id)
-
-    def _without_untracked(self, packet: Any) -> Any:
-        """A Send whose state names untracked channels, as saved: without those keys (the
-        task itself still gets them, from the write in memory)."""
-        if not isinstance(packet, Send) or not isinstance(packet.arg, dict):
-            return packet
-        arg: dict[str, Any] = packet.arg
-        untracked = {k for k in arg if not getattr(self.channels.get(k), "tracked", True)}
-        if not untracked:
-            return packet
-        kept = {k: v for k, v in arg.items() if k not in untracked}
-        return Send(packet.node, kept, timeout=packet.timeout)
 
     async def _flush_deferred(self) -> None:
         saver = self.checkpointer
@@ -481,27 +428,6 @@ class PregelLoop(LoopInput, LoopStreaming):
         for task_id, writes in self._deferred_writes:
             await saver.aput_writes(self.checkpoint_config, writes, task_id)
         self._deferred_writes = []
-
-    def _task_state_config(self, task: Task) -> dict[str, Any] | None:
-        """Where a task that runs a subgraph keeps that subgraph's checkpoints."""
-        if not task.node.subgraphs or self.thread_id is None:
-            return None
-        ns = f"{self.ns}|{task.name}:{task.id}" if self.ns else f"{task.name}:{task.id}"
-        return {"configurable": {"thread_id": self.thread_id, "checkpoint_ns": ns}}
-
-    def _stream_keys(self) -> list[str]:
-        spec = getattr(self.graph, "stream_spec", None)
-        return self.graph.output_keys if spec is None else spec.key_list
-
-    def _values(self) -> Any:
-        spec = getattr(self.graph, "stream_spec", None)
-        if spec is None:
-            spec, keys = self.graph.spec, self.graph.output_keys
-        else:
-            keys = spec.key_list
-        return spec.present(
-            {k: self.channels[k].get() for k in keys if self.channels[k].is_available()}
-        )
 
     def _plan(self) -> list[Task]:
         tasks = plan_tasks(self.checkpoint, self.channels, self.graph.nodes, self.step, self.ns)

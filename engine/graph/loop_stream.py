@@ -9,8 +9,10 @@ import uuid
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
+from engine.checkpoint.base import INTERRUPT
 from engine.graph.algo import is_internal_channel
-from engine.graph.channels import MessagesChannel
+from engine.graph.channels import BaseChannel, MessagesChannel
+from engine.graph.subgraph_state import with_checkpoint_map
 from engine.messages import BaseMessage
 
 _PREVIOUS = "__previous__"
@@ -18,6 +20,7 @@ _PREVIOUS = "__previous__"
 of what a task result shows, as LangGraph streams only the output channel."""
 
 if TYPE_CHECKING:
+    from engine.checkpoint.base import CheckpointMetadata
     from engine.graph.algo import Task
     from engine.graph.compiled import CompiledStateGraph
     from engine.graph.runtime import RunContext
@@ -61,6 +64,9 @@ class LoopStreaming:
     step: int
     _loop_thread: int
     _aio_loop: asyncio.AbstractEventLoop
+    channels: dict[str, BaseChannel]
+    pending_writes: list[tuple[str, str, Any]]
+    thread_id: str | None
 
     def _push(self, mode: str, chunk: Any) -> None:
         run = self.run
@@ -208,10 +214,69 @@ class LoopStreaming:
                     self.run.streamed_message_ids.add(m.id)
                     self._push("messages", (m, meta))
 
-    if TYPE_CHECKING:  # provided by PregelLoop or the other mixin
+    def wants_checkpoints(self) -> bool:
+        modes = self.run.stream_modes
+        return self.run.stream is not None and ("checkpoints" in modes or "debug" in modes)
 
-        def _values(self) -> Any:  # pragma: no cover - PregelLoop's
-            ...
+    def push_checkpoint(
+        self,
+        config: dict[str, Any],
+        parent_config: dict[str, Any] | None,
+        metadata: CheckpointMetadata,
+        upcoming: list[Task],
+    ) -> None:
+        """A ``checkpoints`` chunk: the checkpoint, the tasks it will run (with the interrupts
+        those are waiting on, when it is a resumed one)."""
+        if not self.wants_checkpoints():
+            return
+        waiting: dict[str, list[dict[str, Any]]] = {}
+        for tid, c, v in self.pending_writes:
+            if c == INTERRUPT:
+                waiting[tid] = [
+                    {"id": i.id, "response_schema": i.response_schema, "value": i.value} for i in v
+                ]
+        self._push(
+            "checkpoints",
+            {
+                "config": with_checkpoint_map(config, metadata),
+                "parent_config": with_checkpoint_map(parent_config, metadata),
+                "values": self._values(),
+                "metadata": metadata,
+                "next": [t.name for t in upcoming],
+                "tasks": [
+                    {
+                        "id": t.id,
+                        "name": t.name,
+                        "interrupts": tuple(waiting.get(t.id, ())),
+                        "state": self._task_state_config(t),
+                    }
+                    for t in upcoming
+                ],
+            },
+        )
+
+    def _task_state_config(self, task: Task) -> dict[str, Any] | None:
+        """Where a task that runs a subgraph keeps that subgraph's checkpoints."""
+        if not task.node.subgraphs or self.thread_id is None:
+            return None
+        ns = f"{self.ns}|{task.name}:{task.id}" if self.ns else f"{task.name}:{task.id}"
+        return {"configurable": {"thread_id": self.thread_id, "checkpoint_ns": ns}}
+
+    def _stream_keys(self) -> list[str]:
+        spec = getattr(self.graph, "stream_spec", None)
+        return self.graph.output_keys if spec is None else spec.key_list
+
+    def _values(self) -> Any:
+        spec = getattr(self.graph, "stream_spec", None)
+        if spec is None:
+            spec, keys = self.graph.spec, self.graph.output_keys
+        else:
+            keys = spec.key_list
+        return spec.present(
+            {k: self.channels[k].get() for k in keys if self.channels[k].is_available()}
+        )
+
+    if TYPE_CHECKING:  # provided by PregelLoop or the other mixin
 
         def task_config(self, task: Task) -> dict[str, Any]:  # pragma: no cover - PregelLoop's
             ...
