@@ -266,10 +266,51 @@ class RemoteTarget:
     async def checkpoints(self, thread_id: str) -> list[CheckpointRecord]:
         """The thread's checkpoints for a timeline, oldest first: the history without the
         state values (a thread of thousands of checkpoints lists in one or a few requests)."""
+        records: list[CheckpointRecord] = []
+        async for records in self.checkpoint_pages(thread_id):
+            pass
+        return records
+
+    async def checkpoint_pages(self, thread_id: str) -> AsyncIterator[list[CheckpointRecord]]:
+        """``checkpoints`` as it arrives: after each page of the history (newest first, in
+        pages of ``HISTORY_PAGE``), every checkpoint read so far, oldest first.  Each page is
+        requested and decoded on a worker thread: a timeline shows the newest checkpoints
+        while the older ones are still on their way, and the caller's loop never waits."""
         from engine.targets.checkpoint_list import records_from_history
 
-        found = await self._pages(thread_id, None, None, LISTING_FIELDS)
-        return records_from_history(snapshot_from_server(thread_id, s) for s in found)
+        read: list[StateSnapshot] = []
+        cursor: str | None = None
+        while True:
+
+            async def page(
+                client: RemoteClient, before: str | None = cursor
+            ) -> tuple[int, str | None, list[CheckpointRecord]]:
+                found = await self._history_page(client, thread_id, before)
+                read.extend(snapshot_from_server(thread_id, s) for s in found)
+                last = (found[-1].get("checkpoint") or {}).get("checkpoint_id") if found else None
+                return len(found), last, records_from_history(read)
+
+            count, cursor, records = await self.client.in_worker(page)
+            if records or count:
+                yield records
+            if count < HISTORY_PAGE or not cursor:
+                return
+
+    async def _history_page(
+        self, client: RemoteClient, thread_id: str, before: str | None
+    ) -> list[dict[str, Any]]:
+        """One page of a listing (``[]`` for a thread the server does not have)."""
+        try:
+            return await client.history(
+                server_thread_id(thread_id),
+                limit=HISTORY_PAGE,
+                before=before,
+                select=LISTING_FIELDS,
+            )
+        except RemoteError as exc:
+            if exc.kind in ("not_found", "invalid") and before is None:
+                return []
+            raise
 
     async def state(
         self, thread_id: str, checkpoint_id: str | None = None, *, checkpoint_ns: str = ""

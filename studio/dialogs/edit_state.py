@@ -37,7 +37,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine.messages import AIMessage
-from engine.types import END, START
+from engine.types import END, START, StateSnapshot
 from studio.history.timetravel import aapply_edit, default_as_node
 from studio.look.palette import colors
 from studio.models.hub import Hub
@@ -66,6 +66,7 @@ class EditStateDialog(QDialog):
         checkpoint_id: str | None,
         *,
         timeline: TimelineModel | None = None,
+        snapshot: StateSnapshot | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
@@ -74,7 +75,8 @@ class EditStateDialog(QDialog):
         self.checkpoint_id = checkpoint_id
         self.new_checkpoint_id: str | None = None
         self.c = colors(hub.theme)
-        snap = hub.snapshot(checkpoint_id)
+        # the caller read it on the loop (a dock's SnapshotReader); a script: read it now
+        snap = snapshot if snapshot is not None else hub.snapshot(checkpoint_id)
         if snap is None:
             raise ValueError("There is no state to edit yet")
         if checkpoint_id is None and snap.config:

@@ -27,11 +27,12 @@ session opened for replay).
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from engine.events import CheckpointSaved, EventBase
 from studio.models.pricing import PriceTable
+from studio.models.snapshot_cache import SnapshotCache
 
 if TYPE_CHECKING:
     from engine.debug import Debugger
@@ -86,6 +87,16 @@ class Hub:
         """The event selected in the log or the waterfall (a span's opening event)."""
         self.prices: PriceTable = PriceTable.builtin()
         """Model prices (the built-in list with the user's edits from Settings)."""
+        self.revision = 0
+        """Changes with every batch of events, reset, thread, target and state edit: a read of
+        the live tip made at another revision may see another state."""
+        self.parents: dict[str, str | None] = {}
+        """Checkpoint -> its parent, as far as known (from events and the Timeline's listing)."""
+        self.has_child: set[str] = set()
+        """Checkpoints a later checkpoint names as its parent (from events and listings): their
+        state is final (``studio.models.snapshot_cache``)."""
+        self.snapshots = SnapshotCache(self)
+        """The docks' shared reads of checkpoints (see ``studio.models.snapshot_reader``)."""
         self.approval_drafts: dict[str, list[dict[str, Any] | None]] = {}
         """Decisions taken in an approval dialog closed with "Answer later", by interrupt id:
         reopening the same interrupt shows them again."""
@@ -129,6 +140,10 @@ class Hub:
 
             target = target_for(graph)
         self.target = target
+        self.revision += 1
+        self.parents = {}
+        self.has_child = set()
+        self.snapshots.clear()
         self.graph = graph
         self.drawable = drawable
         self.checkpointer = getattr(graph, "checkpointer", None) if graph is not None else None
@@ -136,6 +151,7 @@ class Hub:
         self.publish("graph", drawable)
 
     def reset(self) -> None:
+        self.revision += 1
         self.events = []
         self.checkpoint_ns = {}
         self.selected_checkpoint = None
@@ -146,10 +162,16 @@ class Hub:
         if not batch:
             return
         self.events.extend(batch)
+        self.revision += 1
         for ev in batch:
-            ns = ev.checkpoint_ns if isinstance(ev, CheckpointSaved) else None
-            if ns and ev.checkpoint_id:
-                self.checkpoint_ns[ev.checkpoint_id] = ns
+            if not isinstance(ev, CheckpointSaved):
+                continue
+            if ev.checkpoint_id:
+                self.parents[ev.checkpoint_id] = ev.parent_id
+            if ev.parent_id:
+                self.has_child.add(ev.parent_id)
+            if ev.checkpoint_ns and ev.checkpoint_id:
+                self.checkpoint_ns[ev.checkpoint_id] = ev.checkpoint_ns
         self.publish("events", batch)
 
     def set_status(self, status: str) -> None:
@@ -165,11 +187,21 @@ class Hub:
     def set_thread(self, thread_id: str) -> None:
         if thread_id != self.thread_id:
             self.thread_id = thread_id
+            self.revision += 1
             self.selected_checkpoint = None
             self.publish("thread", thread_id)
 
     def checkpoints_changed(self) -> None:
+        self.revision += 1
         self.publish("checkpoints")
+
+    def note_parents(self, pairs: Iterable[tuple[str, str | None]]) -> None:
+        """``(checkpoint, parent)`` pairs a listing gave (the checkpoints a later one names as
+        parent have a final state)."""
+        for checkpoint_id, parent_id in pairs:
+            self.parents[checkpoint_id] = parent_id
+            if parent_id:
+                self.has_child.add(parent_id)
 
     def breakpoints_changed(self) -> None:
         self.publish("breakpoints")

@@ -19,6 +19,7 @@ import os
 import statistics
 import tempfile
 import time
+import types
 from pathlib import Path
 from typing import Any
 
@@ -69,9 +70,13 @@ def _measure(url: str) -> list[Figure]:
     from studio.models.hub import Hub
     from studio.run.controller import RunController
     from studio.run.remote_open import open_remote
+    from tests.studio.conftest import _run_until_complete
 
     app = QApplication.instance() or QApplication([])
     loop = qasync.QEventLoop(app)
+    # stopped and started again many times, as in the studio tests: their run_until_complete
+    # (qasync's own leaves a stream started in one call stalled in the next)
+    loop.run_until_complete = types.MethodType(_run_until_complete, loop)  # type: ignore[method-assign]
     asyncio.set_event_loop(loop)
     figs: list[Figure] = []
 

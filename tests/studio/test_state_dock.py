@@ -19,6 +19,7 @@ from tests.studio.tt_studio import make_studio, seed_input
 def test_search_copy_and_json_on_the_seed_state(qtbot: Any, qloop: Any) -> None:
     s = make_studio(qtbot)
     qloop.run_until_complete(s.agent.ainvoke(seed_input(), s.hub.config()))
+    s.settle(qloop)
     dock = s.state
     qtbot.keyClicks(dock.search, "register")
     assert dock.match_label.text() == f"1 of {len(dock.matches)}" and len(dock.matches) > 3

@@ -35,6 +35,7 @@ def test_scrubbing_to_the_checkpoint_after_write_todos(qtbot: Any, qloop: Any) -
     s.timeline.show()
     qtbot.waitExposed(s.timeline)
     qloop.run_until_complete(s.agent.ainvoke(seed_input(), s.hub.config()))
+    s.settle(qloop)
     assert len(s.main_nodes) == 13 and s.timeline.summary_label.text().startswith(
         "13 checkpoints · 1 branch"
     )

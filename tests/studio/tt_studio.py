@@ -34,6 +34,11 @@ class Studio:
         assert main is not None
         return main.nodes
 
+    def settle(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Run the loop until every dock shows the state it last asked for (the docks read
+        checkpoints in tasks on the loop)."""
+        until(loop, lambda: self.hub.snapshots.idle)
+
     def after_write_todos(self) -> CheckpointNode:
         return next(n for n in self.main_nodes if n.writers == ("tools",))
 

@@ -1,7 +1,8 @@
 """The Diff dock: what changed at the selected checkpoint (against its parent by default), or
 between any two checkpoints the user picked.
 
-``DiffView(hub)`` follows the selection (None = the live tip).  "Pin as base" keeps the
+``DiffView(hub)`` follows the selection (None = the live tip), reading both checkpoints through
+``studio.models.snapshot_reader`` (never blocking the window; a newer selection wins).  "Pin as base" keeps the
 shown checkpoint as the base: selecting others then diffs them against it.  ``set_pair(base,
 target)`` shows a fixed pair (the Timeline's ``diffRequested`` signal connects here);
 "Back to parent" returns to following the selection.  ``diff`` is the shown ``StateDiff``.
@@ -26,6 +27,7 @@ from engine.types import StateSnapshot
 from studio.docks.diff.html import diff_html, esc, page
 from studio.look.palette import colors
 from studio.models.hub import Hub
+from studio.models.snapshot_reader import PARENT, SnapshotReader
 from studio.models.state_diff import StateDiff, diff_states
 from studio.widgets.plain_text import rich_label
 
@@ -36,6 +38,11 @@ def _cid(snap: StateSnapshot | None) -> str | None:
     if snap is None or not snap.config:
         return None
     return snap.config.get("configurable", {}).get("checkpoint_id")
+
+
+def _parent_id(snap: StateSnapshot | None) -> str | None:
+    parent = getattr(snap, "parent_config", None) or {}
+    return parent.get("configurable", {}).get("checkpoint_id")
 
 
 def _label(snap: StateSnapshot | None) -> str:
@@ -57,6 +64,9 @@ class DiffView(QWidget):
         """A base checkpoint the user pinned (None: diff against the parent)."""
         self.fixed = False
         """True while showing a pair from ``set_pair`` (the selection is not followed)."""
+        self.reader = SnapshotReader(hub, self._loaded)
+        self._asked: tuple[str | None, str | None] = (None, None)
+        """(base, target) asked for last (base may be ``PARENT``)."""
 
         self.header = rich_label("")
         self.header.setTextFormat(Qt.TextFormat.RichText)
@@ -102,7 +112,8 @@ class DiffView(QWidget):
     # -- what to show ------------------------------------------------------------------------
 
     def set_pair(self, base_id: str | None, target_id: str | None) -> StateDiff | None:
-        """Show ``base_id`` -> ``target_id`` until ``follow_selection``."""
+        """Show ``base_id`` -> ``target_id`` until ``follow_selection`` (the diff when it was
+        read at once, with no loop running; else it shows when read)."""
         self.fixed = True
         return self._show(base_id, target_id)
 
@@ -122,16 +133,7 @@ class DiffView(QWidget):
         if self.fixed:
             return
         target = self.hub.selected_checkpoint
-        if self.pinned is not None:
-            self._show(self.pinned, target)
-            return
-        snap = self._snapshot(target)
-        parent = (
-            (snap.parent_config or {}).get("configurable", {}).get("checkpoint_id")
-            if snap
-            else None
-        )
-        self._show(parent, _cid(snap), target_snap=snap)
+        self._show(self.pinned if self.pinned is not None else PARENT, target)
 
     def _on_reset(self) -> None:
         self.fixed = False
@@ -154,28 +156,26 @@ class DiffView(QWidget):
             self.pinned = None
         self.refresh()
 
-    def _snapshot(self, checkpoint_id: str | None) -> StateSnapshot | None:
-        try:
-            return self.hub.snapshot(checkpoint_id)
-        except Exception:
-            return None
+    def _show(self, base_id: str | None, target_id: str | None) -> StateDiff | None:
+        """Read ``target_id`` and ``base_id`` (``PARENT``: the target's parent; None: diff
+        against an empty state) through the reader, then show the diff."""
+        self._asked = (base_id, target_id)
+        task = self.reader.read(target_id, base=base_id)
+        return self.diff if task is None else None
 
-    def _show(
-        self,
-        base_id: str | None,
-        target_id: str | None,
-        *,
-        target_snap: StateSnapshot | None = None,
-    ) -> StateDiff | None:
+    def _loaded(self, target: Any, base: Any) -> None:
         c = colors(self.theme)
-        target = target_snap if target_snap is not None else self._snapshot(target_id)
-        base = self._snapshot(base_id) if base_id else None
+        base_id, target_id = self._asked
+        if isinstance(target, BaseException):
+            target = None
+        if base_id == PARENT:
+            base_id = _parent_id(target)
         self.base_id, self.target_id = base_id, _cid(target) or target_id
         if target is None or target.metadata is None:
             self.diff = None
             self.header.setText(f'<span style="color:{c.muted}">No checkpoint to diff</span>')
             self.browser.setHtml(page("", c))
-            return None
+            return
         self.diff = diff_states(
             base.values if base is not None else {},
             target.values,
@@ -191,7 +191,6 @@ class DiffView(QWidget):
             f'<span style="color:{c.muted}">vs</span> <b>{esc(against)}</b>{pin}'
         )
         self.browser.setHtml(page(diff_html(self.diff, c), c))
-        return self.diff
 
     def set_theme(self, theme: str) -> None:
         self.theme = theme

@@ -20,6 +20,7 @@ from studio.models.branch_events import branch_events
 from studio.models.breakpoints import BreakpointsModel
 from studio.models.graph_state import GraphStateModel, ns_path
 from studio.models.hub import Hub
+from studio.models.snapshot_reader import SnapshotReader
 from studio.run.drawables import drawable_for
 from studio.widgets.plain_text import plain_label
 
@@ -39,6 +40,8 @@ class GraphPanel(QWidget):
         super().__init__(parent)
         self.hub = hub
         self.breakpoints = BreakpointsModel(hub)
+        self.reader = SnapshotReader(hub, self._moment_loaded)
+        """Reads the selected checkpoint (its ``next`` nodes and interrupts)."""
         self.state = GraphStateModel()
         self.state.prices = hub.prices
         self.view = GraphView(self.state, self, theme=hub.theme)
@@ -132,11 +135,18 @@ class GraphPanel(QWidget):
         return i >= 0
 
     def _parent_of(self, checkpoint_id: str) -> str | None:
-        """A checkpoint's parent from the saver (for checkpoints no event describes)."""
-        try:
-            snap = self.hub.snapshot(checkpoint_id)
-        except Exception:  # a session without its saver, a checkpoint of another graph
-            return None
+        """A checkpoint's parent, for checkpoints no event describes: as the Timeline's listing
+        or a read state gave it; read from an in-process saver (a local read) otherwise, never
+        from a server here (a walk up a long thread would be a request per checkpoint)."""
+        hub = self.hub
+        if checkpoint_id in hub.parents:
+            return hub.parents[checkpoint_id]
+        snap = hub.snapshots.cached(checkpoint_id)
+        if snap is None and getattr(hub.target, "kind", None) != "remote":
+            try:
+                snap = hub.snapshot(checkpoint_id)
+            except Exception:  # a session without its saver, a checkpoint of another graph
+                return None
         parent = getattr(snap, "parent_config", None) or {}
         return parent.get("configurable", {}).get("checkpoint_id")
 
@@ -249,16 +259,18 @@ class GraphPanel(QWidget):
         QTimer.singleShot(0, self.view.fit)
 
     def _on_selection(self, checkpoint_id: str | None) -> None:
-        """A checkpoint picked on the timeline: show its ``next`` nodes and pending interrupts."""
+        """A checkpoint picked on the timeline: show its ``next`` nodes and pending interrupts
+        (read through the reader: the window never waits for it)."""
         self._redraw(checkpoint_id)
-        snap = None
-        if checkpoint_id is not None and not self.path:
-            try:
-                snap = self.hub.snapshot(checkpoint_id)
-            except Exception:  # a checkpoint of another graph or a damaged file: show live
-                snap = None
-        if snap is None:
+        if checkpoint_id is None or self.path:
+            self.reader.drop()  # a read under way is void
             self.state.clear_moment()
+            return
+        self.reader.read(checkpoint_id)
+
+    def _moment_loaded(self, snap: Any, _base: Any) -> None:
+        if snap is None or isinstance(snap, BaseException) or self.hub.selected_checkpoint is None:
+            self.state.clear_moment()  # a checkpoint of another graph, a damaged file: live
             return
         interrupted = [t.name for t in snap.tasks if t.interrupts]
         self.state.show_moment(snap.next, interrupted)

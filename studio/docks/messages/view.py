@@ -2,8 +2,9 @@
 
 ``MessagesDock(hub)`` follows the hub: ``"events"`` feed the live transcript (messages from
 ``state.updated``, the reply streaming in from ``model.token``), ``"reset"`` clears it and
-``"selection"`` shows a checkpoint's messages (``hub.snapshot(cid)``, or replayed from the
-events when no graph is loaded, as for a recorded session); selecting None returns to live.
+``"selection"`` shows a checkpoint's messages (read through ``SnapshotReader``: the window never
+waits for it; or replayed from the events when no graph is loaded, as for a recorded session);
+selecting None returns to live.
 Incoming batches are coalesced: one update per event-loop turn.
 """
 
@@ -80,6 +81,8 @@ class MessagesDock(QWidget):
         self._last_flush = 0.0
 
         self._tip = SnapshotReader(hub, self._on_tip)
+        self._at = SnapshotReader(hub, self._at_loaded)
+        """Reads the checkpoint selected (its messages)."""
         """Reads the newest state of a saved thread opened (no event carries its messages)."""
         self._unsubscribe = bind_to_hub(
             self,
@@ -133,15 +136,22 @@ class MessagesDock(QWidget):
             self.back_button.setVisible(False)
             self.view.follow = True
             self.view.scrollToBottom()
+            self._at.drop()
         else:
-            messages, step = self._messages_at(checkpoint_id)
-            self.model.show_messages(messages)
-            label = f"step {step} · " if step is not None else ""
-            self._set_where(
-                f"At checkpoint …{checkpoint_id[-8:]} · {label}{len(messages)} messages"
-            )
-            self.back_button.setVisible(True)
-            self.view.scrollToBottom()
+            self._at.read(checkpoint_id)  # shown when read (at once with no loop running)
+            return
+        self.checkpointShown.emit(checkpoint_id)
+
+    def _at_loaded(self, snap: Any, _base: Any) -> None:
+        checkpoint_id = self.checkpoint_id
+        if checkpoint_id is None:
+            return
+        messages, step = self._messages_at(checkpoint_id, snap)
+        self.model.show_messages(messages)
+        label = f"step {step} · " if step is not None else ""
+        self._set_where(f"At checkpoint …{checkpoint_id[-8:]} · {label}{len(messages)} messages")
+        self.back_button.setVisible(True)
+        self.view.scrollToBottom()
         self.checkpointShown.emit(checkpoint_id)
 
     def detach(self) -> None:
@@ -198,12 +208,9 @@ class MessagesDock(QWidget):
             self._set_where(None)
             self.view.scrollToBottom()
 
-    def _messages_at(self, checkpoint_id: str) -> tuple[list[Any], int | None]:
-        snap = None
-        try:
-            snap = self.hub.snapshot(checkpoint_id)
-        except Exception:  # no graph, another thread, a foreign checkpointer: replay events
-            snap = None
+    def _messages_at(self, checkpoint_id: str, snap: Any) -> tuple[list[Any], int | None]:
+        if isinstance(snap, BaseException):  # no graph, another thread, a foreign saver
+            snap = None  # replay the events
         if snap is not None:
             values = getattr(snap, "values", None)
             values = values if isinstance(values, dict) else {}  # a one-value state: no messages

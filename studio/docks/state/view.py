@@ -4,7 +4,8 @@ pygments-highlighted JSON; search inside the state; copy a value; open the Edit 
 ``StateDock(hub)`` subscribes itself: it follows ``selection`` (None = the live tip, refreshed
 as checkpoints are saved), ``reset``/``graph``/``thread``/``checkpoints`` and the theme.
 ``render_ms`` is how long the last checkpoint took to show (read state, build the tree's top
-level, lay out the view) - the 100 ms budget of the benchmark.
+level, lay out the view) - the 100 ms budget of the benchmark.  The state is read through
+``studio.models.snapshot_reader``: on the app's loop the window never waits for it.
 
 Signals: ``resumeRequested(checkpoint_id)`` ("Apply && Resume" in the edit dialog),
 ``editApplied(new_checkpoint_id)``.
@@ -12,6 +13,7 @@ Signals: ``resumeRequested(checkpoint_id)`` ("Apply && Resume" in the edit dialo
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import Any
 
@@ -38,6 +40,7 @@ from engine.types import StateSnapshot
 from studio.docks.state.json_html import json_html
 from studio.look.palette import colors
 from studio.models.hub import Hub
+from studio.models.snapshot_reader import SnapshotReader
 from studio.models.state_tree import Path, StateNode, StateTree
 from studio.qtmodels.state_items import NODE_ROLE, StateItemModel
 from studio.run.capabilities import can
@@ -84,6 +87,9 @@ class StateDock(QWidget):
         self._dialogs: list[QWidget] = []
         self._writers: dict[str, tuple[str, ...]] = {}
         """Writer nodes of the checkpoints seen in events (the snapshot does not say)."""
+        self.reader = SnapshotReader(hub, self._loaded)
+        self._asked: tuple[str | None, float] = (None, time.perf_counter())
+        """The checkpoint asked for last, and when."""
 
         self.title = plain_label("No checkpoint yet")
         self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -177,14 +183,17 @@ class StateDock(QWidget):
     def refresh(self) -> None:
         self.show_checkpoint(self.hub.selected_checkpoint)
 
-    def show_checkpoint(self, checkpoint_id: str | None) -> None:
-        """Show the state at ``checkpoint_id`` (None: the live tip)."""
-        t0 = time.perf_counter()
-        try:
-            snap = self.hub.snapshot(checkpoint_id)
-        except Exception as exc:
+    def show_checkpoint(self, checkpoint_id: str | None) -> asyncio.Task[None] | None:
+        """Show the state at ``checkpoint_id`` (None: the live tip), read on the running loop
+        when there is one (the task is returned; a newer call wins), else now."""
+        self._asked = (checkpoint_id, time.perf_counter())
+        return self.reader.read(checkpoint_id)
+
+    def _loaded(self, snap: Any, _base: Any) -> None:
+        checkpoint_id, t0 = self._asked
+        if isinstance(snap, BaseException):
+            self.title.setText(f"Cannot read the state: {snap}")
             snap = None
-            self.title.setText(f"Cannot read the state: {exc}")
         self.snapshot = snap
         self.checkpoint_id = checkpoint_id
         if snap is not None and snap.config:
@@ -333,7 +342,7 @@ class StateDock(QWidget):
     def open_edit_dialog(self) -> Any:
         from studio.dialogs.edit_state import EditStateDialog
 
-        dialog = EditStateDialog(self.hub, self.checkpoint_id, parent=self)
+        dialog = EditStateDialog(self.hub, self.checkpoint_id, snapshot=self.snapshot, parent=self)
         dialog.applied.connect(self.editApplied)
         dialog.resumeRequested.connect(self.resumeRequested)
         self._dialogs = [d for d in self._dialogs if d.isVisible()] + [dialog]

@@ -35,6 +35,7 @@ from studio.look.palette import Palette, colors
 from studio.models.branch_events import branch_events
 from studio.models.hub import Hub
 from studio.models.run_alignment import AlignedStep, NodeStep, align_steps, node_steps
+from studio.models.snapshot_reader import SnapshotReader
 from studio.models.timeline import CheckpointNode, TimelineModel
 from studio.widgets.plain_text import plain_label
 
@@ -127,6 +128,9 @@ class CompareBranchesDialog(QDialog):
         self.hub = hub
         self.timeline = timeline
         self.comparison: BranchComparison | None = None
+        self.reader = SnapshotReader(hub, self._loaded)
+        """Reads the two checkpoints compared (the window never waits for them)."""
+        self._pair: tuple[str, str] = ("", "")
         self.setWindowTitle("Compare branches and runs")
         self.resize(980, 680)
         screen = self.screen().availableGeometry() if self.screen() else None
@@ -202,19 +206,32 @@ class CompareBranchesDialog(QDialog):
         self.right_combo.setCurrentIndex(left)
 
     def refresh(self) -> BranchComparison | None:
-        c = colors(self.hub.theme)
+        """Compare the two checkpoints picked, read through the reader (the comparison when
+        read at once, with no loop running; else it shows when read)."""
         left, right = self.left_combo.currentData(), self.right_combo.currentData()
         if not left or not right:
             return None
+        self._pair = (left, right)
+        task = self.reader.read(left, base=right)
+        return self.comparison if task is None else None
+
+    def _loaded(self, left_snap: Any, right_snap: Any) -> None:
+        c = colors(self.hub.theme)
+        left, right = self._pair
+        read = {left: left_snap, right: right_snap}
+        failed = next((s for s in read.values() if isinstance(s, BaseException)), None)
+        if failed is not None:
+            self.comparison = None
+            self.browser.setHtml(page(f"<p>Cannot read the state: {esc(str(failed))}</p>", c))
+            return
 
         def values(cid: str) -> dict[str, Any]:
-            snap = self.hub.snapshot(cid)
+            snap = read.get(cid)
             return dict(snap.values) if snap is not None else {}
 
         self.comparison = compare_branches(values, self.timeline, left, right)
         self.browser.setHtml(page(comparison_html(self.comparison, c), c))
         self._show_steps(left, right, c)
-        return self.comparison
 
     def _branch_steps(self, checkpoint_id: str) -> list[NodeStep]:
         def parent_of(cid: str) -> str | None:

@@ -65,13 +65,17 @@ async def aload_records(hub: Hub) -> list[CheckpointRecord]:
     target = hub.target
     if target is None:
         return []
-    announced = records_from_events(hub.events, hub.thread_id)
     if Capability.FORK not in target.capabilities and Capability.RUN in target.capabilities:
-        return announced  # no checkpointer: the run's events are all there is
-    stored = await target.checkpoints(hub.thread_id)
-    # a checkpoint announced by the run may not be written yet (the saver writes in the
-    # background): keep it, the listing completes it later
+        return records_from_events(hub.events, hub.thread_id)  # no checkpointer: events only
+    return with_announced(hub, await target.checkpoints(hub.thread_id))
+
+
+def with_announced(hub: Hub, stored: list[CheckpointRecord]) -> list[CheckpointRecord]:
+    """``stored`` and the checkpoints the run announced that it lacks: a checkpoint announced
+    may not be written yet (the saver writes in the background); the listing completes it
+    later."""
     listed = {r.checkpoint_id for r in stored}
+    announced = records_from_events(hub.events, hub.thread_id)
     return [*stored, *(r for r in announced if r.checkpoint_id not in listed)]
 
 
@@ -133,6 +137,10 @@ class TimelineDock(QWidget):
         self._rerun_tip = "Re-run from here serving the recorded model responses"
         self._generation = 0
         self.reload_task: asyncio.Task[None] | None = None
+        self._reading: tuple[int, str] | None = None
+        """(target, thread) the running reload reads."""
+        self._again = False
+        """A reload was asked for while that one ran: run one more when it ends."""
         self.resume_button = _tool_button(("▶ Resume from here", "▶ Resume", "▶"), self._resume_tip)
         self.resume_button.clicked.connect(lambda: self._emit_for_selected(self.resumeRequested))
         self.rerun_button = _tool_button(("⟲ Re-run with replay", "⟲ Re-run", "⟲"), self._rerun_tip)
@@ -199,16 +207,25 @@ class TimelineDock(QWidget):
 
     def reload(self) -> asyncio.Task[None] | None:
         """Read the thread's checkpoints: in a task on the running loop when there is one
-        (returned; a slow target never blocks the window), else now."""
+        (returned; a slow target never blocks the window), else now.  While the same thread
+        is being read, a reload asked for runs once that read ends (one listing at a time: a
+        server answers them one after the other anyway)."""
         self._reload_timer.stop()
-        self._generation += 1
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
             loop = None
         if loop is not None:
+            key = (id(self.hub.target), self.hub.thread_id)
+            task = self.reload_task
+            if task is not None and not task.done() and self._reading == key:
+                self._again = True
+                return task
+            self._generation += 1
+            self._reading, self._again = key, False
             self.reload_task = loop.create_task(self._aload(self._generation))
             return self.reload_task
+        self._generation += 1
         try:
             records = load_records(self.hub)
         except Exception as exc:  # a damaged file must not break the dock
@@ -218,20 +235,45 @@ class TimelineDock(QWidget):
         return None
 
     async def _aload(self, generation: int) -> None:
+        hub = self.hub
+        pages = getattr(hub.target, "checkpoint_pages", None)
         try:
-            records: list[CheckpointRecord] | Exception = await aload_records(self.hub)
+            if pages is None:
+                records = await aload_records(hub)
+                if generation == self._generation:
+                    self._loaded(records)
+            else:  # shown page by page, the newest first (a server's long thread)
+                shown = False
+                async for page in pages(hub.thread_id):
+                    if generation != self._generation:
+                        return
+                    self._loaded(with_announced(hub, page), last=False)
+                    shown = True
+                if generation == self._generation:
+                    if not shown:
+                        self._loaded(with_announced(hub, []), last=False)
+                    self._finish_load()
         except Exception as exc:  # a damaged file, an unreachable server
-            records = exc
-        if generation == self._generation:
-            self._loaded(records)
+            if generation == self._generation:
+                self._loaded(exc)
+        if generation == self._generation and self._again:
+            self._again = False
+            self.schedule_reload()
 
-    def _loaded(self, records: list[CheckpointRecord] | Exception) -> None:
+    def _loaded(self, records: list[CheckpointRecord] | Exception, *, last: bool = True) -> None:
         self.timeline.thread_id = self.hub.thread_id
         if isinstance(records, Exception):
             self.summary_label.setText(f"cannot read checkpoints: {records}")
             records = []
+        self.hub.note_parents((r.checkpoint_id, r.parent_id) for r in records)
         self.timeline.load(records)
+        if self.hub.selected_checkpoint is None:
+            self.follow_live()
         self._update_summary()
+        if last:
+            self._finish_load()
+
+    def _finish_load(self) -> None:
         if self.warmup_enabled and self._warm_next:
             self.warm_up()
         self._warm_next = False
@@ -384,12 +426,35 @@ class TimelineDock(QWidget):
         )
 
     def open_edit_dialog(self, checkpoint_id: str | None = None) -> Any:
-        """The Edit State dialog for a checkpoint (default: the selection, else the tip)."""
+        """The Edit State dialog for a checkpoint (default: the selection, else the tip).
+
+        On the app's loop the state is read first, in a task (returned; the dialog opens when
+        it is read: the window never waits on a slow target); with no loop running, now (the
+        dialog is returned)."""
+        node = self._target(checkpoint_id)
+        cid = node.checkpoint_id if node else None
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return self._open_edit(cid, None)
+        return loop.create_task(self._aopen_edit(cid))
+
+    async def _aopen_edit(self, checkpoint_id: str | None) -> Any:
+        try:
+            snapshot = await self.hub.snapshots.read(checkpoint_id)
+        except Exception as exc:  # a server gone away: say so, lose nothing
+            self.summary_label.setText(f"cannot read the state: {exc}")
+            return None
+        if snapshot is None:
+            self.summary_label.setText("there is no state to edit yet")
+            return None
+        return self._open_edit(checkpoint_id, snapshot)
+
+    def _open_edit(self, checkpoint_id: str | None, snapshot: Any) -> Any:
         from studio.dialogs.edit_state import EditStateDialog
 
-        node = self._target(checkpoint_id)
         dialog = EditStateDialog(
-            self.hub, node.checkpoint_id if node else None, timeline=self.timeline, parent=self
+            self.hub, checkpoint_id, timeline=self.timeline, snapshot=snapshot, parent=self
         )
         dialog.applied.connect(self.editApplied)
         dialog.resumeRequested.connect(self.resumeRequested)
