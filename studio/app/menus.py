@@ -24,6 +24,11 @@ if TYPE_CHECKING:
 __all__ = ["WindowMenus", "build_menus"]
 
 
+FAILURE_TIP = "Pause where a model call, a tool call or a node fails, once per failure"
+FAILURE_NODE_ONLY = (
+    "Pauses where a node fails; a model or tool call that fails inside a node that carries on "
+    "is shown but is no stop"
+)
 LOOP_TIP = (
     "Pause when the run loops: the same tool call 3 times, or 3 model answers in a row "
     "made only of failing tool calls"
@@ -275,6 +280,7 @@ class WindowMenus:
         self.break_on_failure = m.addAction("Break on Any Failure")
         self.break_on_interrupt = m.addAction("Break on Interrupts")
         self.break_on_loop = m.addAction("Break on Loop")
+        self.break_on_failure.setToolTip(plain_tip(FAILURE_TIP))
         self.break_on_loop.setToolTip(plain_tip(LOOP_TIP))
         for action, kind in self._break_toggles():
             action.setCheckable(True)  # a toggle: one breakpoint, on or off
@@ -334,12 +340,16 @@ class WindowMenus:
 
         m.setToolTipsVisible(True)
         # a loop is seen at tool calls inside a node: a target that stops only between nodes
-        # (a server) cannot pause there
+        # (a server) cannot pause there.  A failure it can stop at only where a node fails (the
+        # server run ends there); a failed call inside a node that carries on goes by
         hub = self.commands.hub
         inside, why_not = can(hub, Capability.PAUSE_IN_NODE)
         offered = inside or hub.target is None
         self.break_on_loop.setEnabled(offered)
         self.break_on_loop.setToolTip(plain_tip(LOOP_TIP if offered else why_not))
+        self.break_on_failure.setToolTip(
+            plain_tip(FAILURE_TIP if offered else f"{FAILURE_NODE_ONLY}: {why_not}")
+        )
         ok, why = can(self.commands.hub, Capability.FAULT_INJECTION)  # a recording takes none
         for action in (self.model_timeout, tools.menuAction()):
             action.setEnabled(ok)

@@ -48,7 +48,9 @@ class SnapshotCache:
         self.hub = hub
         self.size = size
         self._final: OrderedDict[_Key, StateSnapshot] = OrderedDict()
-        self._reading: dict[tuple[object, ...], asyncio.Task[StateSnapshot | None]] = {}
+        self._reading: dict[tuple[object, ...], asyncio.Future[StateSnapshot | None]] = {}
+        self._revision = -1
+        """The hub's revision the non-final answers in ``_reading`` belong to."""
         self.fetches = 0
         """How many reads reached the target (for tests and diagnostics)."""
         self.readers: set[asyncio.Task[None]] = set()
@@ -95,17 +97,33 @@ class SnapshotCache:
         kept = self.cached(checkpoint_id)
         if kept is not None:
             return kept
-        moment = None if self.is_final(checkpoint_id) else hub.revision
-        key = (id(hub.target), hub.thread_id, checkpoint_id, moment)
-        task = self._reading.get(key)
-        if task is None:
-            task = asyncio.get_running_loop().create_task(self._fetch(checkpoint_id))
-            self._reading[key] = task
-            task.add_done_callback(lambda _t: self._reading.pop(key, None))
-        # shielded: a dock dropping its read (a newer selection) must not cancel the others'
-        return await asyncio.shield(task)
+        final = self.is_final(checkpoint_id)  # decided before reading: see the module docstring
+        if hub.revision != self._revision:  # a new moment: what was read before is old
+            self._revision = hub.revision
+            self._reading = {k: f for k, f in self._reading.items() if k[-1] is None}
+        key = (id(hub.target), hub.thread_id, checkpoint_id, None if final else hub.revision)
+        shared = self._reading.get(key)
+        if shared is not None:  # another dock read it (or is reading it) at this moment
+            return await asyncio.shield(shared)
+        # the first reader reads (no extra task: as soon as a direct read), the others wait;
+        # the answer stays for the docks asking later at the same moment
+        shared = self._reading[key] = asyncio.get_running_loop().create_future()
+        try:
+            snap = await self._fetch(checkpoint_id, final)
+        except BaseException as exc:
+            self._reading.pop(key, None)  # asked again, read again
+            if isinstance(exc, asyncio.CancelledError):
+                shared.cancel()
+            else:
+                shared.set_exception(exc)
+                shared.exception()  # retrieved: the readers waiting have it, or none waits
+            raise
+        shared.set_result(snap)
+        if final:
+            self._reading.pop(key, None)  # kept in ``_final`` instead
+        return snap
 
-    async def _fetch(self, checkpoint_id: str | None) -> StateSnapshot | None:
+    async def _fetch(self, checkpoint_id: str | None, final: bool) -> StateSnapshot | None:
         hub = self.hub
         target, thread = hub.target, hub.thread_id
         if target is None:
@@ -113,9 +131,10 @@ class SnapshotCache:
         ns = hub.checkpoint_ns.get(checkpoint_id, "") if checkpoint_id else ""
         self.fetches += 1
         snap = await target.state(thread, checkpoint_id, checkpoint_ns=ns)
-        cid = snapshot_id(snap)
-        if snap is not None and cid and target is hub.target and self.is_final(cid):
-            self._final[(thread, ns, cid)] = snap
+        # kept only when final before it was read (a tip read as it moved on may lack the
+        # writes the step from it made)
+        if snap is not None and checkpoint_id and final and target is hub.target:
+            self._final[(thread, ns, checkpoint_id)] = snap
             while len(self._final) > self.size:
                 self._final.popitem(last=False)
         return snap

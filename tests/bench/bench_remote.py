@@ -1,10 +1,11 @@
 """Remote mode on a real ``langgraph dev`` server (issue 25, "Speed").
 
 - timeline: a thread of 5,000 checkpoints (the fixture app's ``long`` graph, one node per
-  superstep) opened in the studio: from the thread switch to the Timeline dock listing every
-  checkpoint, with the history read in pages off the UI (target: 2 s); the longest the UI loop
-  went without running a 5 ms timer meanwhile (what the window would freeze for); and
-  ``RemoteTarget.checkpoints`` alone, for comparison.
+  superstep) opened in the studio: from the thread switch to the Timeline dock showing the
+  newest page of checkpoints (target: 2 s), and to it listing every checkpoint (the history
+  is read in pages of ``HISTORY_PAGE``, one after the other, requested and decoded off the
+  UI); the longest the UI loop went without running a 5 ms timer meanwhile (what the window
+  would freeze for); and ``RemoteTarget.checkpoints`` alone, for comparison.
 - events: the fixture app's ``slow`` graph writes a custom event every 20 ms; for each, the time
   from its arrival (translated, on the target's bus) to the hub handing it to the docks
   (p50 / p95 / max; target: 50 ms "on screen").
@@ -65,6 +66,7 @@ def _measure(url: str) -> list[Figure]:
     from PySide6.QtWidgets import QApplication
 
     from engine.remote import connect
+    from engine.remote.target import HISTORY_PAGE
     from studio.app.main_window import MainWindow
     from studio.app.settings_store import StudioSettings
     from studio.models.hub import Hub
@@ -123,21 +125,38 @@ def _measure(url: str) -> list[Figure]:
         last[0] = t0
         window.controller.switch_thread(thread)
 
+        first: list[float] = []
+
         async def listed() -> None:
             while len(timeline.timeline) < CHECKPOINTS:
+                if not first and len(timeline.timeline):
+                    first.append(time.perf_counter() - t0)
                 await asyncio.sleep(0.002)
 
         loop.run_until_complete(asyncio.wait_for(listed(), 120))
         opened = time.perf_counter() - t0
         timer.stop()
+        shown = first[0] if first else opened
         figs.append(
             Figure(
-                f"studio Timeline of a {CHECKPOINTS:,}-checkpoint server thread",
+                f"studio Timeline of a {CHECKPOINTS:,}-checkpoint server thread, newest page shown",
+                shown * 1000,
+                "ms",
+                target="< 2000 ms",
+                ok=shown < 2.0,
+                note=f"thread switch to the newest {min(HISTORY_PAGE, CHECKPOINTS):,} "
+                "checkpoints on screen",
+            )
+        )
+        figs.append(
+            Figure(
+                "  every checkpoint listed",
                 opened * 1000,
                 "ms",
                 target="< 2000 ms",
                 ok=opened < 2.0,
-                note="thread switch to every checkpoint listed",
+                note=f"{CHECKPOINTS // HISTORY_PAGE} pages one after the other "
+                "(RemoteTarget.checkpoints alone above)",
             )
         )
         figs.append(

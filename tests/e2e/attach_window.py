@@ -85,7 +85,8 @@ class Studio:
         hub = self.window.hub
 
         def resting() -> bool:
-            return hub.status == "paused" or (not self.ctl.busy and hub.status != "running")
+            stopped = hub.status == "paused" or (not self.ctl.busy and hub.status != "running")
+            return stopped and hub.snapshots.idle  # and the docks show where it stopped
 
         self.until(resting)
         return str(hub.status)

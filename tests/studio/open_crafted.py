@@ -86,9 +86,6 @@ def _problems(window: Any, crafted: tuple[str, ...]) -> tuple[list[str], int]:
 
 
 async def _drive(window: Any, crafted: tuple[str, ...], live: bool) -> None:
-    from PySide6.QtWidgets import QApplication
-
-    app = QApplication.instance()
     hub = window.hub
     if live:
         window.actions_.run.trigger()
@@ -101,13 +98,14 @@ async def _drive(window: Any, crafted: tuple[str, ...], live: bool) -> None:
     checked = 0
     for cid in checkpoints:
         hub.select_checkpoint(cid)
-        for _ in range(3):
-            await asyncio.sleep(0)
-            app.processEvents()
+        while not hub.snapshots.idle:  # the docks read the checkpoint in tasks on the loop
+            await asyncio.sleep(0.005)
+        await asyncio.sleep(0.01)  # the loop handles Qt's events meanwhile (never a nested
+        # processEvents inside a task: it would step other tasks inside this one)
         for dock in window.docks.values():
             dock.show()
             dock.raise_()
-            app.processEvents()
+            await asyncio.sleep(0)
             window.grab()  # lays out and paints whatever the dock shows now
         found, n = _problems(window, crafted)
         problems += found

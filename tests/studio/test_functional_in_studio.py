@@ -34,6 +34,7 @@ def test_task_calls_nest_under_the_entrypoint(qtbot: Any, qloop: Any, tmp_path: 
     assert window.load_spec(f"{path}:agent")
     window.actions_.run.trigger()
     run_until(qloop, lambda: window.controller.status == "done" and not window.controller.busy)
+    run_until(qloop, lambda: window.hub.snapshots.idle)  # the docks read the state in tasks
     log = window.docks["events"].widget()
     log.flush()
     rows = {r.node: r for r in log.tree.rows if r.kind == "node.started"}

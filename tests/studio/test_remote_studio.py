@@ -86,6 +86,10 @@ def test_connect_pause_at_a_breakpoint_answer_the_interrupt(
     # a loop is seen at tool calls inside a node, where a server never stops
     assert not window.menus.break_on_loop.isEnabled()
     assert "between nodes" in window.menus.break_on_loop.toolTip()
+    # a failure stops the run where a node fails, not at a failed call inside a node
+    tip = window.menus.break_on_failure.toolTip()
+    assert window.menus.break_on_failure.isEnabled()
+    assert "where a node fails" in tip and "no stop" in tip and "between nodes" in tip
     ctl.debugger.break_before("think")
     hub.breakpoints_changed()
     opened: list[QDialog] = []
