@@ -266,10 +266,8 @@ class RemoteTarget:
     async def checkpoints(self, thread_id: str) -> list[CheckpointRecord]:
         """The thread's checkpoints for a timeline, oldest first: the history without the
         state values (a thread of thousands of checkpoints lists in one or a few requests)."""
-        records: list[CheckpointRecord] = []
-        async for records in self.checkpoint_pages(thread_id):
-            pass
-        return records
+        pages = [page async for page in self.checkpoint_pages(thread_id)]
+        return pages[-1] if pages else []
 
     async def checkpoint_pages(self, thread_id: str) -> AsyncIterator[list[CheckpointRecord]]:
         """``checkpoints`` as it arrives: after each page of the history (newest first, in

@@ -7,7 +7,8 @@ thread).  With no loop running (scripts, model tests) it reads synchronously.  O
 request's result is delivered, so quick selection changes never show a stale checkpoint.
 
 A read may bring a second checkpoint with it, to compare against: ``base=PARENT`` (the parent
-of the one read) or a checkpoint id.
+of the one read) or a checkpoint id; when that one cannot be read, the first shows compared with
+nothing (None).
 """
 
 from __future__ import annotations
@@ -67,11 +68,14 @@ class SnapshotReader:
             try:
                 tip_not_selection = checkpoint_id is None and hub.selected_checkpoint is not None
                 snapshot = self._tip() if tip_not_selection else hub.snapshot(checkpoint_id)
-                base_id = self._base_id(snapshot, base)
-                other = self.hub.snapshot(base_id) if base_id else None
             except Exception as exc:
                 self.on_loaded(exc, None)
                 return None
+            base_id = self._base_id(snapshot, base)
+            try:
+                other = hub.snapshot(base_id) if base_id else None
+            except Exception:  # the checkpoint shows, compared with nothing
+                other = None
             self.on_loaded(snapshot, other)
             return None
         if self.hub.target is None:
@@ -101,11 +105,14 @@ class SnapshotReader:
         target = hub.target
         try:
             snapshot = await hub.snapshots.read(checkpoint_id)
-            base_id = self._base_id(snapshot, base)
-            other = await hub.snapshots.read(base_id) if base_id else None
         except Exception as exc:
             if generation == self._generation and target is hub.target:
                 self.on_loaded(exc, None)
             return
+        base_id = self._base_id(snapshot, base)
+        try:
+            other = await hub.snapshots.read(base_id) if base_id else None
+        except Exception:  # the checkpoint shows, compared with nothing
+            other = None
         if generation == self._generation and target is hub.target:
             self.on_loaded(snapshot, other)

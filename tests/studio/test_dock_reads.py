@@ -86,9 +86,7 @@ def _saved(cid: str, parent: str | None) -> CheckpointSaved:
     )
 
 
-def test_a_slow_read_never_blocks_the_window_and_a_newer_pick_wins(
-    qtbot: Any, qloop: Any
-) -> None:
+def test_a_slow_read_never_blocks_the_window_and_a_newer_pick_wins(qtbot: Any, qloop: Any) -> None:
     hub, target, state, diff, messages = _docks(qtbot, qloop)
     target.answer("c5")
     target.answer("c4")  # the Diff dock's base: the tip's parent
@@ -119,9 +117,7 @@ def test_a_slow_read_never_blocks_the_window_and_a_newer_pick_wins(
     assert [e.text for e in messages.entries] == ["at c2"]
 
 
-def test_docks_share_one_read_of_the_tip_and_keep_final_checkpoints(
-    qtbot: Any, qloop: Any
-) -> None:
+def test_docks_share_one_read_of_the_tip_and_keep_final_checkpoints(qtbot: Any, qloop: Any) -> None:
     hub, target, state, diff, _messages = _docks(qtbot, qloop)
     for cid in target.parents:
         target.answer(cid)
