@@ -67,6 +67,7 @@ def _measure(url: str) -> list[Figure]:
 
     from engine.remote import connect
     from engine.remote.target import HISTORY_PAGE
+    from studio.app.gc_policy import GcPolicy
     from studio.app.main_window import MainWindow
     from studio.app.settings_store import StudioSettings
     from studio.models.hub import Hub
@@ -105,6 +106,7 @@ def _measure(url: str) -> list[Figure]:
         hub = Hub()
         controller = RunController(hub, session_dir=Path(tmp))
         window = MainWindow(hub, controller, StudioSettings(), save_settings=False)
+        GcPolicy(hub)  # what the app installs for its hub
         window.resize(1366, 768)
         window.show()
         target = loop.run_until_complete(connect(url, "long"))
@@ -123,11 +125,10 @@ def _measure(url: str) -> list[Figure]:
         timer.start(5)
         t0 = time.perf_counter()
         last[0] = t0
-        window.controller.switch_thread(thread)
-
         first: list[float] = []
 
         async def listed() -> None:
+            window.controller.switch_thread(thread)  # on the loop, as the thread picker does
             while len(timeline.timeline) < CHECKPOINTS:
                 if not first and len(timeline.timeline):
                     first.append(time.perf_counter() - t0)

@@ -114,6 +114,7 @@ def measure() -> dict[str, Any]:
     from PySide6.QtWidgets import QApplication
 
     from studio.app import qt_refcount
+    from studio.app.gc_policy import GcPolicy
     from studio.app.main_window import MainWindow
     from studio.app.settings_store import StudioSettings
     from studio.models.hub import Hub
@@ -132,6 +133,7 @@ def measure() -> dict[str, Any]:
         hub = Hub()
         controller = RunController(hub, session_dir=Path(tmp) / "sessions")
         window = MainWindow(hub, controller, StudioSettings(), save_settings=False)
+        GcPolicy(hub)  # what the app installs for its hub
         window.show()
         screen = ScreenClock(window)
         controller.load_factory(_factory(), "seed-000 middleware")

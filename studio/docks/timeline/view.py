@@ -267,8 +267,6 @@ class TimelineDock(QWidget):
             records = []
         self.hub.note_parents((r.checkpoint_id, r.parent_id) for r in records)
         self.timeline.load(records)
-        if self.hub.selected_checkpoint is None:
-            self.follow_live()
         self._update_summary()
         if last:
             self._finish_load()
