@@ -99,6 +99,13 @@ class ToolRuntime(Generic[ToolContextT, ToolStateT]):
     store: Any = None
     tools: list[Any] = field(default_factory=list)
     """The tools available to the agent (a reviewer may redirect a call to another one)."""
+    output_sink: Callable[[Any], None] = lambda _delta: None
+    """Where ``emit_output_delta`` sends a partial output (the run's ``tools`` stream)."""
+
+    def emit_output_delta(self, delta: Any) -> None:
+        """Stream a piece of this tool's output before it returns (a ``tool-output-delta``
+        on the run's ``tools`` stream; ``ToolCallStream.output_deltas`` in a v3 run)."""
+        self.output_sink(delta)
 
 
 InjectionKind = Literal["state", "store", "tool_call_id", "runtime"]

@@ -86,6 +86,9 @@ class CompiledStateGraph(StateAPI, Generic[StateT, ContextT, InputT, OutputT]):
         self.debug = debug
         self.name = name
         self.config: dict[str, Any] = {}
+        self.stream_transformers: tuple[Any, ...] = ()
+        """Stream transformer factories every ``stream_events(version="v3")`` run registers
+        (after the built-ins; ``engine.graph.run_stream``)."""
         self.bus = EventBus()
         self.spec = StateSpec(builder.state_schema)
         self.channels: dict[str, BaseChannel] = dict(self.spec.channels)
@@ -440,7 +443,26 @@ class CompiledStateGraph(StateAPI, Generic[StateT, ContextT, InputT, OutputT]):
             )
         return iter_sync(self.astream(input, config, _sync_call=True, **kwargs))
 
-    async def astream_events(
+    def astream_events(
+        self,
+        input: Any,
+        config: dict[str, Any] | None = None,
+        *,
+        version: str | None = None,
+        **kwargs: Any,
+    ) -> Any:
+        """Every event of this run, in ``seq`` order (see ``engine.events``).  With
+        ``version="v1"`` or ``"v2"``: LangChain's event dicts instead (``lc_events``).  With
+        ``version="v3"``: an awaitable of an ``AsyncGraphRunStream`` (``engine.graph.run_stream``;
+        ``transformers=[...]`` adds stream transformers to the graph's own)."""
+        if version == "v3":
+            from engine.graph.run_stream.run import open_async_run_stream
+
+            transformers = kwargs.pop("transformers", ())
+            return open_async_run_stream(self, input, config, transformers, **kwargs)
+        return self._astream_events(input, config, version=version, **kwargs)
+
+    async def _astream_events(
         self,
         input: Any,
         config: dict[str, Any] | None = None,
@@ -454,8 +476,6 @@ class CompiledStateGraph(StateAPI, Generic[StateT, ContextT, InputT, OutputT]):
         version: str | None = None,
         **kwargs: Any,
     ) -> AsyncIterator[Any]:
-        """Every event of this run, in ``seq`` order (see ``engine.events``).  With
-        ``version="v1"`` or ``"v2"``: LangChain's event dicts instead (``lc_events``)."""
         if version is not None:
             from engine.graph.lc_events import astream_langchain_events, event_filter
 
@@ -501,10 +521,15 @@ class CompiledStateGraph(StateAPI, Generic[StateT, ContextT, InputT, OutputT]):
         async for ev in drain_events(sink, asyncio.ensure_future(runner())):
             yield ev
 
-    def stream_events(
-        self, input: Any, config: dict[str, Any] | None = None, **kwargs: Any
-    ) -> Iterator[Any]:
-        return iter_sync(self.astream_events(input, config, _sync_call=True, **kwargs))
+    def stream_events(self, input: Any, config: dict[str, Any] | None = None, **kwargs: Any) -> Any:
+        """``astream_events`` for sync callers; ``version="v3"`` gives a ``GraphRunStream``."""
+        if kwargs.get("version") == "v3":
+            from engine.graph.run_stream.run import open_run_stream
+
+            kwargs.pop("version")
+            transformers = kwargs.pop("transformers", ())
+            return open_run_stream(self, input, config, transformers, **kwargs)
+        return iter_sync(self._astream_events(input, config, _sync_call=True, **kwargs))
 
 
 def _interrupt_list(given: Sequence[str] | str | None, compiled: list[str]) -> list[str]:

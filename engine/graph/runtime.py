@@ -156,11 +156,18 @@ class RunContext:
         """``push`` from any thread (sync code on worker threads hands the chunk to the loop)."""
         if self.stream is None or mode not in self.stream_modes:
             return
-        em = self.emitter
-        if threading.get_ident() == em.loop_thread:
+        # the loop running this run's current task: a nested graph a sync node runs on a
+        # helper thread has a loop of its own there (its parent's loop is blocked meanwhile)
+        task = _TASK.get()
+        home = task.loop if task is not None and task.run is self else None
+        if home is not None and getattr(home, "_aio_loop", None) is not None:
+            thread, loop = home._loop_thread, home._aio_loop
+        else:
+            thread, loop = self.emitter.loop_thread, self.emitter.loop
+        if threading.get_ident() == thread:
             self.stream(mode, chunk, ns)
         else:
-            em.loop.call_soon_threadsafe(self.stream, mode, chunk, ns)
+            loop.call_soon_threadsafe(self.stream, mode, chunk, ns)
 
 
 @dataclass

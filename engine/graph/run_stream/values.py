@@ -1,0 +1,32 @@
+"""``ValuesTransformer``: the run's state after each step (``run.values``) and its output."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.graph.run_stream.channel import StreamChannel
+from engine.graph.run_stream.protocol import ProtocolEvent, StreamTransformer
+
+__all__ = ["ValuesTransformer"]
+
+_NOTHING: Any = object()
+
+
+class ValuesTransformer(StreamTransformer):
+    """``run.values``: each ``values`` snapshot of this scope's graph; ``latest`` the last."""
+
+    required_stream_modes = ("values",)
+
+    def __init__(self, scope: tuple[str, ...] = ()) -> None:
+        super().__init__(scope)
+        self._log: StreamChannel[Any] = StreamChannel()
+        self.latest: Any = None
+
+    def init(self) -> dict[str, Any]:
+        return {"values": self._log}
+
+    def process(self, event: ProtocolEvent) -> bool:
+        if event["method"] == "values" and tuple(event["params"]["namespace"]) == self.scope:
+            self.latest = event["params"]["data"]
+            self._log.push(self.latest)
+        return True
