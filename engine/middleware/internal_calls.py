@@ -11,7 +11,15 @@ import inspect
 import secrets
 from typing import Any
 
-__all__ = ["INTERNAL_CALL_METADATA_KEY", "accepts_config", "internal_call_metadata"]
+from engine.graph.run_stream import ProtocolEvent, StreamTransformer
+
+__all__ = [
+    "INTERNAL_CALL_METADATA_KEY",
+    "InternalCallTransformer",
+    "accepts_config",
+    "internal_call_config",
+    "internal_call_metadata",
+]
 
 INTERNAL_CALL_METADATA_KEY = "lc_internal_call"
 _TOKEN = secrets.token_hex(16)
@@ -32,3 +40,36 @@ def accepts_config(method: Any) -> bool:
         return "config" in inspect.signature(method).parameters
     except (TypeError, ValueError):
         return False
+
+
+def internal_call_config(method: Any, source: str) -> dict[str, Any]:
+    """The keywords that mark a call of ``method`` as internal (``{"config": ...}``), or none
+    for a model whose ``invoke``/``ainvoke`` takes no config."""
+    if not accepts_config(method):
+        return {}
+    return {"config": {"metadata": {"lc_source": source, **internal_call_metadata()}}}
+
+
+class InternalCallTransformer(StreamTransformer):
+    """Keeps a middleware's own model calls out of a v3 run: ``messages`` events of this scope
+    whose metadata carries the internal-call marker are dropped before the messages
+    projection and the main event log see them. Registered ahead of the built-ins by the
+    middleware that make such calls (``transformers = (InternalCallTransformer,)``)."""
+
+    before_builtins = True
+    required_stream_modes = ("messages",)
+
+    def init(self) -> dict[str, Any]:
+        return {}
+
+    def process(self, event: ProtocolEvent) -> bool:
+        params = event["params"]
+        if event["method"] != "messages" or tuple(params["namespace"]) != self.scope:
+            return True
+        data = params["data"]
+        if not (isinstance(data, tuple | list) and len(data) == 2):
+            return True
+        metadata = data[1]
+        return not (
+            isinstance(metadata, dict) and metadata.get(INTERNAL_CALL_METADATA_KEY) == _TOKEN
+        )

@@ -44,6 +44,7 @@ from engine.middleware.redaction import (
     detect_mac_address,
     detect_url,
 )
+from engine.middleware.pii_stream import PIIStreamFactory
 from engine.middleware.retry_policy import Emit, Steps, drive_async, drive_sync
 from engine.middleware.types import AgentMiddleware, hook_config
 
@@ -97,6 +98,10 @@ class PIIMiddleware(AgentMiddleware):
         self.apply_to_output = apply_to_output
         self.apply_to_tool_results = apply_to_tool_results
         self.tools = []
+        # what the model writes or a tool returns is on a v3 stream before the hooks see it
+        self.transformers = (
+            (PIIStreamFactory(rule),) if apply_to_output or apply_to_tool_results else ()
+        )
 
     @property
     def name(self) -> str:

@@ -50,6 +50,7 @@ from engine.messages import (
     ToolMessage,
 )
 from engine.middleware.context_editing import TokenCounter, count_tokens_approximately
+from engine.middleware.internal_calls import InternalCallTransformer, internal_call_config
 from engine.middleware.retry_policy import (
     Call,
     Emit,
@@ -143,6 +144,8 @@ def _provider_of(model: Any) -> str | None:
 
 class SummarizationMiddleware(AgentMiddleware):
     """Summarize older messages once the ``trigger`` holds, keeping ``keep``."""
+
+    transformers = (InternalCallTransformer,)  # the summary call stays out of v3 streams
 
     def __init__(
         self,
@@ -395,7 +398,8 @@ class SummarizationMiddleware(AgentMiddleware):
     def _call_sync(self, request: tuple[str, list[BaseMessage]]) -> Any:
         kind, payload = request
         if kind == "model":
-            return self.summary_model.invoke(payload)
+            model = self.summary_model
+            return model.invoke(payload, **internal_call_config(model.invoke, "summarization"))
         fn = self.summarizer
         assert fn is not None
         if inspect.iscoroutinefunction(fn):
@@ -408,7 +412,10 @@ class SummarizationMiddleware(AgentMiddleware):
     async def _call_async(self, request: tuple[str, list[BaseMessage]]) -> Any:
         kind, payload = request
         if kind == "model":
-            return await self.summary_model.ainvoke(payload)
+            model = self.summary_model
+            return await model.ainvoke(
+                payload, **internal_call_config(model.ainvoke, "summarization")
+            )
         fn = self.summarizer
         assert fn is not None
         if inspect.iscoroutinefunction(fn):
