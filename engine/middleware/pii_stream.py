@@ -18,6 +18,7 @@ Under ``block`` nothing is released before the reply is complete and clean; a ma
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -81,11 +82,11 @@ class PIIStreamTransformer(StreamTransformer):
         if isinstance(value, dict):
             out = {k: self.redact(v) for k, v in value.items()}
             return out if any(out[k] is not value[k] for k in value) else value
-        if isinstance(value, list | tuple):
+        if isinstance(value, Sequence) and not isinstance(value, str | bytes):
             items = [self.redact(v) for v in value]
             if all(a is b for a, b in zip(items, value, strict=True)):
                 return value
-            return items if isinstance(value, list) else tuple(items)
+            return tuple(items) if isinstance(value, tuple) else items  # a message log: a list
         return value
 
     def process(self, event: ProtocolEvent) -> bool:

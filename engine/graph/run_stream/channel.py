@@ -80,24 +80,32 @@ class StreamChannel(Generic[T]):
             if not source.pump() and i >= len(self._items) and not self._closed:
                 return
 
-    async def _aiter(self) -> AsyncIterator[T]:
-        i = 0
+    def __aiter__(self) -> AsyncIterator[T]:
+        return _AsyncCursor(self)
+
+
+class _AsyncCursor(AsyncIterator[T]):
+    """An ``async for`` over a channel (a plain object, not an async generator: nothing is
+    left for the garbage collector to finalize when a reader stops early)."""
+
+    def __init__(self, channel: StreamChannel[T]) -> None:
+        self._ch = channel
+        self._i = 0
+
+    async def __anext__(self) -> T:
+        ch = self._ch
         while True:
-            if i < len(self._items):
-                i += 1
-                yield self._items[i - 1]
-                continue
-            if self._closed:
-                if self._error is not None:
-                    raise self._error
-                return
-            source = self._source
+            if self._i < len(ch._items):
+                self._i += 1
+                return ch._items[self._i - 1]
+            if ch._closed:
+                if ch._error is not None:
+                    raise ch._error
+                raise StopAsyncIteration
+            source = ch._source
             if source is None or source.apump is None:
                 if source is not None and source.pump is not None:
                     raise TypeError("this run streams synchronously: iterate with `for`")
-                return
-            if not await source.apump() and i >= len(self._items) and not self._closed:
-                return
-
-    def __aiter__(self) -> AsyncIterator[T]:
-        return self._aiter()
+                raise StopAsyncIteration
+            if not await source.apump() and self._i >= len(ch._items) and not ch._closed:
+                raise StopAsyncIteration
