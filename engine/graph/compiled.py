@@ -553,6 +553,10 @@ async def _collect(items: AsyncIterator[Any]) -> list[Any]:
 
 async def _cancel_quietly(task: asyncio.Future[Any]) -> None:
     """Stop a run task whose consumer went away (the caller broke out of the stream)."""
+    if task.done():
+        if not task.cancelled():
+            task.exception()  # the consumer left first: the run's own error is not news
+        return
     if not task.done():
         task.cancel()
         try:
