@@ -52,8 +52,11 @@ class ToolArgsValidationError(ValueError):
     """The model's arguments do not match the tool's schema."""
 
     def __init__(self, tool_name: str, args: Any, errors: list[tuple[str, str]]) -> None:
-        detail = "\n".join(f" {loc}: {msg}" for loc, msg in errors)
-        super().__init__(f"Invalid arguments for tool '{tool_name}':\n{detail}")
+        # worded as pydantic words a failed validation of the tool's argument model, which is
+        # what LangChain's tools raise
+        n = len(errors)
+        detail = "".join(f"\n{loc}\n  {msg}" for loc, msg in errors)
+        super().__init__(f"{n} validation error{'' if n == 1 else 's'} for {tool_name}{detail}")
         self.tool_name = tool_name
         self.tool_args = args
         """The arguments the model sent (``args`` is the exception's own message tuple)."""
