@@ -142,6 +142,14 @@ def _provider_of(model: Any) -> str | None:
     return None
 
 
+def init_chat_model(model: str, **kwargs: Any) -> Any:
+    """``engine.models.init_chat_model`` (a module-level name: what a "provider:model" string
+    resolves through, so a test or an app can patch it here)."""
+    from engine.models.init import init_chat_model as init
+
+    return init(model, **kwargs)
+
+
 class SummarizationMiddleware(AgentMiddleware):
     """Summarize older messages once the ``trigger`` holds, keeping ``keep``."""
 
@@ -182,7 +190,8 @@ class SummarizationMiddleware(AgentMiddleware):
                 keep = ("messages", deprecated["messages_to_keep"])
         from engine.models.resolve import as_chat_model
 
-        model = as_chat_model(model)  # a "provider:model" string, a langchain_core model
+        # a "provider:model" string (through this module's init_chat_model), a langchain_core model
+        model = init_chat_model(model) if isinstance(model, str) else as_chat_model(model)
         if model is None:
             raise ValueError("SummarizationMiddleware needs a model")
         self.model = model
@@ -212,7 +221,11 @@ class SummarizationMiddleware(AgentMiddleware):
         self.trim_tokens_to_summarize = trim_tokens_to_summarize
         self.keep_history_on_failure = keep_history_on_failure
         if summarizer is not None:  # a model string or a langchain_core model: a chat model
-            summarizer = as_chat_model(summarizer)
+            summarizer = (
+                init_chat_model(summarizer)
+                if isinstance(summarizer, str)
+                else as_chat_model(summarizer)
+            )
         self.summary_model: Any = summarizer if _is_chat_model(summarizer) else model
         """The chat model that writes summaries (``model`` unless ``summarizer`` is one)."""
         self.summarizer: Callable[[list[BaseMessage]], Any] | None = (
