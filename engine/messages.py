@@ -25,6 +25,7 @@ from engine.message_blocks import (
     ToolCall,
     ToolCallChunk,
 )
+from engine.message_pretty import get_buffer_string
 
 __all__ = [
     "REMOVE_ALL_MESSAGES",
@@ -45,6 +46,7 @@ __all__ = [
     "add_messages",
     "coerce_message",
     "coerce_messages",
+    "get_buffer_string",
     "message_from_dict",
     "message_to_dict",
 ]

@@ -41,6 +41,7 @@ from typing import Any
 
 from engine.events import ErrorInfo, MiddlewareAction
 from engine.graph.runtime import Runtime
+from engine.message_pretty import get_buffer_string
 from engine.messages import (
     REMOVE_ALL_MESSAGES,
     AIMessage,
@@ -101,20 +102,6 @@ Respond ONLY with the extracted context, with no text before or after it.
 Messages to summarize:
 {messages}
 </messages>"""
-
-
-def _render(messages: Sequence[BaseMessage]) -> str:
-    lines = []
-    for m in messages:
-        role = {"human": "Human", "ai": "AI", "tool": "Tool", "system": "System"}.get(
-            m.type, m.type
-        )
-        text = m.text
-        if isinstance(m, AIMessage) and m.tool_calls:
-            calls = ", ".join(f"{c.get('name')}({c.get('args')})" for c in m.tool_calls)
-            text = f"{text} [tool calls: {calls}]".strip()
-        lines.append(f"{role}: {text}")
-    return "\n".join(lines)
 
 
 def _is_chat_model(obj: Any) -> bool:
@@ -346,7 +333,7 @@ class SummarizationMiddleware(AgentMiddleware):
             if outcome.error is not None:
                 raise outcome.error
             return _checked_summary(outcome.value)
-        prompt = [HumanMessage(content=self.summary_prompt.format(messages=_render(trimmed)))]
+        prompt = [HumanMessage(content=self.summary_prompt.format(messages=get_buffer_string(trimmed)))]
         reply = yield from retry_steps(
             self.retry,
             ("model", prompt),
