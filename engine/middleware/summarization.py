@@ -333,7 +333,9 @@ class SummarizationMiddleware(AgentMiddleware):
             if outcome.error is not None:
                 raise outcome.error
             return _checked_summary(outcome.value)
-        prompt = [HumanMessage(content=self.summary_prompt.format(messages=get_buffer_string(trimmed)))]
+        prompt = [
+            HumanMessage(content=self.summary_prompt.format(messages=get_buffer_string(trimmed)))
+        ]
         reply = yield from retry_steps(
             self.retry,
             ("model", prompt),
