@@ -28,14 +28,6 @@ from engine.observe.bus import span
 __all__ = ["ModelFallbackMiddleware"]
 
 
-def _sanitize_request_for_fallback(
-    request: ModelRequest, fallback_model: Any = None
-) -> ModelRequest:
-    """The request a fallback model gets (``fallback_sanitize``). Called outside the attempt's
-    error handling: a failure here is a bug to surface, never a model failure to fall past."""
-    return sanitized_for(request, fallback_model)
-
-
 def _resolve(model: Any) -> Any:
     from engine.models.resolve import as_chat_model
 
@@ -57,9 +49,7 @@ class ModelFallbackMiddleware(AgentMiddleware):
         total = len(candidates)
         for number, model in enumerate(candidates, 1):
             attempt_request = (
-                request
-                if number == 1
-                else _sanitize_request_for_fallback(request, model).override(model=model)
+                request if number == 1 else sanitized_for(request, model).override(model=model)
             )
             s = span()
             common = {
