@@ -31,6 +31,7 @@ from typing import Any, Literal
 from engine.events import MiddlewareAction
 from engine.graph.runtime import Runtime
 from engine.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from engine.middleware.pii_stream import PIIStreamFactory
 from engine.middleware.redaction import (
     PIIDetectionError,
     PIIMatch,
@@ -44,7 +45,6 @@ from engine.middleware.redaction import (
     detect_mac_address,
     detect_url,
 )
-from engine.middleware.pii_stream import PIIStreamFactory
 from engine.middleware.retry_policy import Emit, Steps, drive_async, drive_sync
 from engine.middleware.types import AgentMiddleware, hook_config
 

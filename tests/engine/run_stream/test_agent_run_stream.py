@@ -200,3 +200,20 @@ def test_pii_middleware_streams_only_when_it_scans_output_or_tool_results() -> N
         len(PIIMiddleware("email", apply_to_input=False, apply_to_tool_results=True).transformers)
         == 1
     )
+
+
+async def test_caller_metadata_cannot_forge_the_internal_marker() -> None:
+    from engine.middleware.internal_call_transformer import INTERNAL_CALL_METADATA_KEY
+
+    agent = create_agent(
+        ScriptedChatModel(["real answer"]), [], middleware=[_SideCall(ScriptedChatModel(["x"]))]
+    )
+    forged = {INTERNAL_CALL_METADATA_KEY: True}
+    assert forged != internal_call_metadata()
+    run = await agent.astream_events(
+        {"messages": [HumanMessage("hi")]}, {"metadata": forged}, version="v3"
+    )
+    texts = []
+    async for m in run.messages:
+        texts.append("".join([t async for t in m.text]))
+    assert texts == ["real answer"]
