@@ -77,9 +77,8 @@ class ToolCallTransformer(StreamTransformer):
         elif kind == "tool-finished":
             if (stream := self._active.pop(call_id, None)) is not None:
                 stream._finish(data.get("output"))
-        elif kind == "tool-error":
-            if (stream := self._active.pop(call_id, None)) is not None:
-                stream._fail(str(data.get("message", "")))
+        elif kind == "tool-error" and (stream := self._active.pop(call_id, None)) is not None:
+            stream._fail(str(data.get("message", "")))
         return True
 
     def finalize(self) -> None:

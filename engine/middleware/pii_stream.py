@@ -75,7 +75,7 @@ class PIIStreamTransformer(StreamTransformer):
             if content != value.content:
                 update["content"] = content
             if isinstance(value, AIMessage) and value.tool_calls:
-                calls = [{**tc, "args": self.redact(tc["args"])} for tc in value.tool_calls]
+                calls = [{**tc, "args": self.redact(tc.get("args"))} for tc in value.tool_calls]
                 if calls != value.tool_calls:
                     update["tool_calls"] = calls
             return value.model_copy(update=update) if update else value

@@ -117,12 +117,12 @@ class NestedRunTracker(StreamTransformer):
             return True
         child = ns[: depth + 1]
         data = event["params"]["data"]
-        if event["method"] == "tasks" and child not in self._seen and isinstance(data, dict):
-            if "result" not in data:
-                self._seen.add(child)
-                metadata = data.get("metadata") or {}
-                if self._track(child, metadata):
-                    self._start(child, metadata)
+        starts = event["method"] == "tasks" and isinstance(data, dict) and "result" not in data
+        if starts and child not in self._seen:
+            self._seen.add(child)
+            metadata = data.get("metadata") or {}
+            if self._track(child, metadata):
+                self._start(child, metadata)
         handle = self._open.get(child)
         if handle is not None:
             handle._mux.process(event)

@@ -72,19 +72,19 @@ class StreamTransformer(ABC):
     async def aprocess(self, event: ProtocolEvent) -> bool:
         return self.process(event)
 
-    def finalize(self) -> None:
+    def finalize(self) -> None:  # noqa: B027 - an optional hook: by default nothing to do
         """The run ended normally."""
 
     async def afinalize(self) -> None:
         self.finalize()
 
-    def fail(self, err: BaseException) -> None:
+    def fail(self, err: BaseException) -> None:  # noqa: B027 - an optional hook
         """The run ended with ``err``."""
 
     async def afail(self, err: BaseException) -> None:
         self.fail(err)
 
-    def _on_register(self, mux: StreamMux) -> None:
+    def _on_register(self, mux: StreamMux) -> None:  # noqa: B027 - an optional hook
         """Called once the mux has wired this transformer in."""
 
     @property

@@ -39,7 +39,8 @@ def _factories(graph: CompiledStateGraph, extra: Sequence[TransformerFactory]) -
     return ordered_factories(BUILTIN_TRANSFORMERS, [*declared, *extra])
 
 
-def _modes(mux: StreamMux) -> list[str]:
+def _modes(mux: StreamMux) -> list[Any]:
+    """The stream modes a v3 run asks its graph for (plus the task-metadata request)."""
     return [*BASE_MODES, *sorted(mux.required_modes() - set(BASE_MODES)), TASK_METADATA_MODE]
 
 
@@ -129,12 +130,13 @@ class GraphRunStream(_RunStreamBase):
                     progressed = True
                     yield name, ch._items[seen[k] - 1]
             done = all(ch.closed for _, ch in chans)
-            if done or (not progressed and not self._pump()):
-                if done or all(seen[k] >= len(ch) for k, (_, ch) in enumerate(chans)):
-                    for _, ch in chans:
-                        if ch.error is not None:
-                            raise ch.error
-                    return
+            if not done and (progressed or self._pump()):
+                continue
+            if done or all(seen[k] >= len(ch) for k, (_, ch) in enumerate(chans)):
+                for _, ch in chans:
+                    if ch.error is not None:
+                        raise ch.error
+                return
 
     @property
     def output(self) -> Any:
@@ -205,12 +207,13 @@ class AsyncGraphRunStream(_RunStreamBase):
                     progressed = True
                     yield name, ch._items[seen[k] - 1]
             done = all(ch.closed for _, ch in chans)
-            if done or (not progressed and not await self._apump()):
-                if done or all(seen[k] >= len(ch) for k, (_, ch) in enumerate(chans)):
-                    for _, ch in chans:
-                        if ch.error is not None:
-                            raise ch.error
-                    return
+            if not done and (progressed or await self._apump()):
+                continue
+            if done or all(seen[k] >= len(ch) for k, (_, ch) in enumerate(chans)):
+                for _, ch in chans:
+                    if ch.error is not None:
+                        raise ch.error
+                return
 
     async def output(self) -> Any:
         async for _ in self._mux.events:
