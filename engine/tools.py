@@ -21,9 +21,19 @@ import inspect
 import json
 import re
 import textwrap
+import types
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Generic, Literal, get_args, get_origin, get_type_hints
+from typing import (
+    Annotated,
+    Any,
+    Generic,
+    Literal,
+    Union,
+    get_args,
+    get_origin,
+    get_type_hints,
+)
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from typing_extensions import TypeVar
@@ -111,7 +121,7 @@ class ToolRuntime(Generic[ToolContextT, ToolStateT]):
         self.output_sink(delta)
 
 
-InjectionKind = Literal["state", "store", "tool_call_id", "runtime"]
+InjectionKind = Literal["state", "store", "tool_call_id", "runtime", "config"]
 
 
 @dataclass(frozen=True)
@@ -120,7 +130,20 @@ class Injection:
     field: str | None = None
 
 
+def _is_runnable_config(annotation: Any) -> bool:
+    """``RunnableConfig`` or ``RunnableConfig | None``: the call's config is passed there (the
+    parameter's name does not matter, as in LangChain)."""
+    from engine.core.config import RunnableConfig
+
+    if annotation is RunnableConfig:
+        return True
+    args = get_args(annotation) if get_origin(annotation) in (Union, types.UnionType) else ()
+    return RunnableConfig in args and all(a in (RunnableConfig, type(None)) for a in args)
+
+
 def _injection_of(annotation: Any) -> Injection | None:
+    if _is_runnable_config(annotation):
+        return Injection("config")
     if get_origin(annotation) is ToolRuntime:
         return Injection("runtime")
     if annotation is ToolRuntime or (
@@ -354,7 +377,7 @@ class BaseTool:
             isinstance(input, dict) and {"name", "args", "id"} <= set(input)
         ):
             args = self.validate_args(input.get("args", {}))
-            out = await self.arun(args, **self.default_injections(input.get("id")))
+            out = await self.arun(args, **self.default_injections(input.get("id"), config))
             from engine.types import Command
 
             if isinstance(out, Command | ToolMessage):
@@ -365,20 +388,25 @@ class BaseTool:
                 name=self.name,
             )
         args = self.validate_args(input if isinstance(input, dict) else {})
-        return await self.arun(args, **self.default_injections(None))
+        return await self.arun(args, **self.default_injections(None, config))
 
     def invoke(self, input: Any, config: dict[str, Any] | None = None) -> Any:
         from engine.core.aio import run_sync
 
         return run_sync(self.ainvoke(input, config))
 
-    def default_injections(self, call_id: str | None) -> dict[str, Any]:
+    def default_injections(
+        self, call_id: str | None, config: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
         """Values for the injected parameters when no graph run provides them (a direct call,
-        a plan step): the call id and a bare ``ToolRuntime``; state and store are None."""
+        a plan step): the call id, the call's config and a bare ``ToolRuntime``; state and
+        store are None."""
         out: dict[str, Any] = {}
         for pname, inj in self.injected.items():
             if inj.kind == "tool_call_id":
                 out[pname] = call_id
+            elif inj.kind == "config":
+                out[pname] = dict(config or {})
             elif inj.kind == "runtime":
                 out[pname] = ToolRuntime(tool_call_id=call_id)
             else:

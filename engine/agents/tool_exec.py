@@ -221,6 +221,8 @@ def _injected(tool: BaseTool, request: ToolCallRequest) -> dict[str, Any]:
             out[pname] = request.runtime.store
         elif inj.kind == "tool_call_id":
             out[pname] = call_id
+        elif inj.kind == "config":
+            out[pname] = request.runtime.config
         else:
             out[pname] = request.runtime
     return out

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from engine.agents import SubagentTransformer, ToolCallTransformer, create_agent
+from engine.core.config import RunnableConfig
 from engine.messages import AIMessage, BaseMessage, HumanMessage
 from engine.middleware import AgentMiddleware, InternalCallTransformer, PIIMiddleware
 from engine.middleware.internal_calls import internal_call_metadata
@@ -217,3 +218,29 @@ async def test_caller_metadata_cannot_forge_the_internal_marker() -> None:
     async for m in run.messages:
         texts.append("".join([t async for t in m.text]))
     assert texts == ["real answer"]
+
+
+def test_a_tool_given_the_run_config_passes_it_to_the_agent_it_runs() -> None:
+    inner = create_agent(
+        ScriptedChatModel([_call("streamer", "in1", text="leaf"), "inner done"]), [streamer]
+    )
+
+    @tool
+    def run_inner(query: str, config: RunnableConfig) -> str:
+        """Delegate with the caller's config."""
+        assert "configurable" in config  # the tool call's own config, injected
+        return inner.invoke({"messages": [HumanMessage(query)]}, config)["messages"][-1].text
+
+    outer = create_agent(
+        ScriptedChatModel([_call("run_inner", "o1", query="q"), "bye"]), [run_inner]
+    )
+    run = outer.stream_events({"messages": [HumanMessage("go")]}, version="v3")
+    outer_calls, inner_calls = [], []
+    for name, item in run.interleave("tool_calls", "subgraphs"):
+        if name == "tool_calls":
+            outer_calls.append(item)
+        else:
+            inner_calls.extend(item.tool_calls)
+    assert [(c.tool_name, c.completed, c.error) for c in outer_calls] == [("run_inner", True, None)]
+    assert [c.tool_name for c in inner_calls] == ["streamer"]
+    assert outer_calls[0].output == "inner done"
