@@ -6,7 +6,7 @@ from typing import Any
 
 from engine.graph.run_stream.channel import StreamChannel
 from engine.graph.run_stream.protocol import ProtocolEvent, StreamTransformer
-from engine.messages import AIMessage, AIMessageChunk, BaseMessage, ToolMessage
+from engine.messages import AIMessage, AIMessageChunk, BaseMessage, RemoveMessage, ToolMessage
 
 __all__ = ["ChatModelStream", "MessagesTransformer"]
 
@@ -79,7 +79,7 @@ class MessagesTransformer(StreamTransformer):
     """Projects this scope's ``messages`` events: chunks of one reply (by message id) feed one
     ``ChatModelStream``, closed by the chunk marked last; a whole message (a model that did
     not stream, or a node's own message) is a stream that is already complete. Tool results
-    are not model replies: they stay out of this projection."""
+    and removals are not replies: they stay out of this projection."""
 
     required_stream_modes = ("messages",)
 
@@ -109,7 +109,9 @@ class MessagesTransformer(StreamTransformer):
             stream._add_chunk(payload)
             if stream.done:
                 self._open.pop(key, None)
-        elif isinstance(payload, BaseMessage) and not isinstance(payload, ToolMessage):
+        elif isinstance(payload, BaseMessage) and not isinstance(
+            payload, ToolMessage | RemoveMessage
+        ):
             self._new(payload.id, node, params["namespace"])._add_whole(payload)
         return True
 

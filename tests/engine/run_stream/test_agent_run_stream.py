@@ -244,3 +244,26 @@ def test_a_tool_given_the_run_config_passes_it_to_the_agent_it_runs() -> None:
     assert [(c.tool_name, c.completed, c.error) for c in outer_calls] == [("run_inner", True, None)]
     assert [c.tool_name for c in inner_calls] == ["streamer"]
     assert outer_calls[0].output == "inner done"
+
+
+async def test_a_summary_call_stays_out_of_the_messages_projection() -> None:
+    from engine.middleware import SummarizationMiddleware
+
+    summarizer = ScriptedChatModel(["Summary of earlier turns."])
+    agent = create_agent(
+        ScriptedChatModel(["Final answer."]),
+        [],
+        middleware=[
+            SummarizationMiddleware(model=summarizer, trigger=("messages", 1), keep=("messages", 1))
+        ],
+    )
+    run = await agent.astream_events(
+        {"messages": [HumanMessage("a"), HumanMessage("b"), HumanMessage("c")]}, version="v3"
+    )
+    texts = []
+    async for m in run.messages:
+        texts.append("".join([t async for t in m.text]))
+    assert texts[-1] == "Final answer."
+    assert "Summary of earlier turns." not in texts  # the summary call itself never streams
+    assert "" not in texts  # the removal of the old history is no reply either
+    assert len(summarizer.calls) == 1
