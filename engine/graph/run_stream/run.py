@@ -31,8 +31,6 @@ BUILTIN_TRANSFORMERS: tuple[TransformerFactory, ...] = (
 )
 BASE_MODES = ("values", "updates", "messages", "custom", "tasks", "tools")
 
-_EMPTY = object()
-
 
 def _factories(graph: CompiledStateGraph, extra: Sequence[TransformerFactory]) -> list[Any]:
     declared = list(getattr(graph, "stream_transformers", ()) or ())
@@ -66,11 +64,16 @@ class _RunStreamBase:
             )
         return ch
 
+    def _values_transformer(self) -> ValuesTransformer | None:
+        return next((t for t in self._mux.transformers if isinstance(t, ValuesTransformer)), None)
+
     def _values(self) -> Any:
-        for t in self._mux.transformers:
-            if isinstance(t, ValuesTransformer):
-                return t.latest
-        return None
+        vt = self._values_transformer()
+        return None if vt is None else vt.latest
+
+    def _interrupts(self) -> list[Any]:
+        vt = self._values_transformer()
+        return [] if vt is None else list(vt.interrupts)
 
 
 class GraphRunStream(_RunStreamBase):
@@ -138,13 +141,30 @@ class GraphRunStream(_RunStreamBase):
                         raise ch.error
                 return
 
+    def _drain(self) -> None:
+        for _ in self._mux.events:  # raises the run's error, if it failed
+            pass
+
     @property
     def output(self) -> Any:
-        for _ in self._mux.events:
-            pass
+        """The final state (runs the graph to its end first)."""
+        self._drain()
         return self._values()
 
-    def close(self) -> None:
+    @property
+    def interrupted(self) -> bool:
+        """Whether the run stopped at an interrupt (runs the graph to its end first)."""
+        self._drain()
+        return bool(self._interrupts())
+
+    @property
+    def interrupts(self) -> list[Any]:
+        """The interrupts the run stopped at (runs the graph to its end first)."""
+        self._drain()
+        return self._interrupts()
+
+    def abort(self) -> None:
+        """Stop the run now (its running nodes are cancelled); every projection ends."""
         self._stop()
         self._mux.finalize()
 
@@ -152,7 +172,7 @@ class GraphRunStream(_RunStreamBase):
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.close()
+        self.abort()
 
 
 class AsyncGraphRunStream(_RunStreamBase):
@@ -215,14 +235,33 @@ class AsyncGraphRunStream(_RunStreamBase):
                         raise ch.error
                 return
 
-    async def output(self) -> Any:
-        async for _ in self._mux.events:
+    async def _drain(self) -> None:
+        async for _ in self._mux.events:  # raises the run's error, if it failed
             pass
+
+    async def output(self) -> Any:
+        """The final state (runs the graph to its end first)."""
+        await self._drain()
         return self._values()
 
-    async def aclose(self) -> None:
+    async def interrupted(self) -> bool:
+        await self._drain()
+        return bool(self._interrupts())
+
+    async def interrupts(self) -> list[Any]:
+        await self._drain()
+        return self._interrupts()
+
+    async def abort(self) -> None:
+        """Stop the run now (its running nodes are cancelled); every projection ends."""
         await self._stop()
         await self._mux.afinalize()
+
+    async def __aenter__(self) -> AsyncGraphRunStream:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.abort()
 
 
 def open_run_stream(

@@ -9,11 +9,11 @@ from engine.graph.run_stream.protocol import ProtocolEvent, StreamTransformer
 
 __all__ = ["ValuesTransformer"]
 
-_NOTHING: Any = object()
-
 
 class ValuesTransformer(StreamTransformer):
-    """``run.values``: each ``values`` snapshot of this scope's graph; ``latest`` the last."""
+    """``run.values``: each ``values`` snapshot of this scope's graph; ``latest`` the last
+    (without the ``__interrupt__`` entry a run that stopped at an interrupt adds, which goes to
+    ``interrupts``)."""
 
     required_stream_modes = ("values",)
 
@@ -21,12 +21,17 @@ class ValuesTransformer(StreamTransformer):
         super().__init__(scope)
         self._log: StreamChannel[Any] = StreamChannel()
         self.latest: Any = None
+        self.interrupts: list[Any] = []
 
     def init(self) -> dict[str, Any]:
         return {"values": self._log}
 
     def process(self, event: ProtocolEvent) -> bool:
         if event["method"] == "values" and tuple(event["params"]["namespace"]) == self.scope:
-            self.latest = event["params"]["data"]
-            self._log.push(self.latest)
+            data = event["params"]["data"]
+            self._log.push(data)
+            if isinstance(data, dict) and "__interrupt__" in data:
+                self.interrupts = list(data["__interrupt__"])
+                data = {k: v for k, v in data.items() if k != "__interrupt__"}
+            self.latest = data
         return True

@@ -109,3 +109,49 @@ async def test_the_async_run_stream_reads_with_async_for() -> None:
 def test_other_versions_still_stream_langchain_event_dicts() -> None:
     events = list(_graph().stream_events({"x": 1}, version="v2"))
     assert events[0]["event"] == "on_chain_start"
+
+
+def _interrupting() -> Any:
+    from engine.checkpoint import InMemorySaver
+    from engine.graph import interrupt
+
+    def ask(s: S) -> dict[str, int]:
+        return {"x": int(interrupt("how many?"))}
+
+    g = StateGraph(S)
+    g.add_node("ask", ask)
+    g.add_edge(START, "ask")
+    g.add_edge("ask", END)
+    return g.compile(checkpointer=InMemorySaver())
+
+
+def test_a_run_stopped_at_an_interrupt_says_so() -> None:
+    graph = _interrupting()
+    cfg = {"configurable": {"thread_id": "t1"}}
+    run = graph.stream_events({"x": 1}, cfg, version="v3")
+    assert run.interrupted is True
+    assert [i.value for i in run.interrupts] == ["how many?"]
+    assert run.output == {"x": 1}
+    done = _graph().stream_events({"x": 1}, version="v3")
+    assert done.interrupted is False and done.interrupts == []
+
+
+def test_abort_ends_every_projection() -> None:
+    run = _graph().stream_events({"x": 1}, version="v3")
+    first = next(iter(run.values))
+    run.abort()
+    assert first == {"x": 1}
+    assert list(run.values) == [{"x": 1}]  # what arrived stays; nothing more comes
+    with _graph().stream_events({"x": 1}, version="v3") as run2:
+        next(iter(run2))
+
+
+async def test_async_interrupts_and_abort() -> None:
+    graph = _interrupting()
+    run = await graph.astream_events({"x": 1}, {"configurable": {"thread_id": "t2"}}, version="v3")
+    assert await run.interrupted() is True
+    assert [i.value for i in await run.interrupts()] == ["how many?"]
+    async with await _graph().astream_events({"x": 1}, version="v3") as run2:
+        async for v in run2.values:
+            assert v == {"x": 1}
+            break  # leaving early: the context manager aborts the rest
