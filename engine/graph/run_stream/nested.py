@@ -98,6 +98,7 @@ class NestedRunTracker(StreamTransformer):
         self._tool_calls: dict[str, str] = {}
         self._seen: set[tuple[str, ...]] = set()
         self._open: dict[tuple[str, ...], SubgraphRunStream] = {}
+        self._early: dict[tuple[str, ...], list[ProtocolEvent]] = {}
 
     def _track(self, ns: tuple[str, ...], metadata: dict[str, Any]) -> bool:
         return True
@@ -117,12 +118,20 @@ class NestedRunTracker(StreamTransformer):
             return True
         child = ns[: depth + 1]
         data = event["params"]["data"]
-        starts = event["method"] == "tasks" and isinstance(data, dict) and "result" not in data
-        if starts and child not in self._seen:
+        if child not in self._seen:
+            # the nested run's first task tells what it is; what came before (its input
+            # values) waits for that, then goes to its handle
+            starts = event["method"] == "tasks" and isinstance(data, dict) and "result" not in data
+            if not (starts and ns == child):
+                self._early.setdefault(child, []).append(event)
+                return True
             self._seen.add(child)
+            early = self._early.pop(child, [])
             metadata = data.get("metadata") or {}
             if self._track(child, metadata):
-                self._start(child, metadata)
+                handle = self._start(child, metadata)
+                for e in early:
+                    handle._mux.process(e)
         handle = self._open.get(child)
         if handle is not None:
             handle._mux.process(event)
@@ -146,7 +155,7 @@ class NestedRunTracker(StreamTransformer):
                 else:
                     handle._end("completed")
 
-    def _start(self, ns: tuple[str, ...], metadata: dict[str, Any]) -> None:
+    def _start(self, ns: tuple[str, ...], metadata: dict[str, Any]) -> SubgraphRunStream:
         mux = self._stream_mux.make_child(ns)  # type: ignore[attr-defined]
         trigger = _segment(ns[-1])[1]
         call_id = self._tool_calls.get(trigger) if trigger is not None else None
@@ -154,8 +163,10 @@ class NestedRunTracker(StreamTransformer):
         handle = SubgraphRunStream(mux, self._graph_name(ns, metadata), cause)
         self._open[ns] = handle
         self._started(handle)
+        return handle
 
     def finalize(self) -> None:
+        self._early.clear()
         for handle in self._open.values():
             handle._end("completed")
         self._open.clear()

@@ -155,3 +155,18 @@ async def test_async_interrupts_and_abort() -> None:
         async for v in run2.values:
             assert v == {"x": 1}
             break  # leaving early: the context manager aborts the rest
+
+
+def test_a_subgraph_node_is_a_handle_with_its_own_projections() -> None:
+    inner = _graph()
+    g = StateGraph(S)
+    g.add_node("child", inner)
+    g.add_edge(START, "child")
+    g.add_edge("child", END)
+    run = g.compile().stream_events({"x": 1}, version="v3")
+    handles = list(run.subgraphs)
+    assert [(h.graph_name, h.status) for h in handles] == [("child", "completed")]
+    assert handles[0].namespace[0].startswith("child:")
+    assert list(handles[0].values) == [{"x": 1}, {"x": 2}]  # its input values included
+    assert all(e["params"]["namespace"][:1] == handles[0].namespace for e in handles[0])
+    assert run.output == {"x": 2}
