@@ -47,8 +47,9 @@ class StreamTransformer(ABC):
     """Observes every protocol event of a run and builds projections from them.
 
     ``init()`` returns the projections (name -> ``StreamChannel`` or any object); they become
-    ``run.extensions[name]`` and ``run.<name>``. ``process(event)`` returns False to keep the
-    event out of the main event log. ``finalize()`` / ``fail(error)`` run when the run ends;
+    ``run.extensions[name]`` and ``run.<name>``. ``process(event)`` may rewrite the event in
+    place; returning False drops it: the transformers registered after this one and the main
+    event log do not see it. ``finalize()`` / ``fail(error)`` run when the run ends;
     the channels a transformer returned from ``init`` are closed / failed for it.
 
     ``scope`` is the namespace the transformer's mux watches (``()`` at the root).
