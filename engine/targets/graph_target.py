@@ -68,7 +68,7 @@ def _derived_schema(graph: Any, method: str) -> dict[str, Any] | None:
         return _schema(get())
     except Exception as exc:  # any library's failure to describe a schema
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise SchemaUnavailable(first) from exc
+        raise SchemaUnavailable(first.rstrip(".")) from exc
 
 
 class SchemaUnavailable(Exception):
@@ -110,7 +110,7 @@ class GraphTarget:
             return {
                 "type": "object",
                 "title": self.name,
-                "description": f"The input's types could not be derived ({exc}).",
+                "description": f"The input's types could not be derived ({exc}): each field takes JSON.",
                 "properties": {key: {} for key in self.state_keys()},
             }
 
