@@ -448,19 +448,20 @@ class CompiledStateGraph(StateAPI, Generic[StateT, ContextT, InputT, OutputT]):
         input: Any,
         config: dict[str, Any] | None = None,
         *,
-        version: str | None = None,
+        version: str = "v2",
         **kwargs: Any,
     ) -> Any:
-        """Every event of this run, in ``seq`` order (see ``engine.events``).  With
-        ``version="v1"`` or ``"v2"``: LangChain's event dicts instead (``lc_events``).  With
-        ``version="v3"``: an awaitable of an ``AsyncGraphRunStream`` (``engine.graph.run_stream``;
-        ``transformers=[...]`` adds stream transformers to the graph's own)."""
+        """The run's events, as LangGraph gives them: LangChain's event dicts for ``version``
+        ``"v2"`` (the default) or ``"v1"`` (``lc_events``); for ``"v3"``, an awaitable of an
+        ``AsyncGraphRunStream`` (``engine.graph.run_stream``; ``transformers=[...]`` adds
+        stream transformers to the graph's own).  ``version="stepwise"``: every Stepwise event
+        of the run, in ``seq`` order (``engine.events``), what the debugger and studio read."""
         if version == "v3":
             from engine.graph.run_stream.run import open_async_run_stream
 
             transformers = kwargs.pop("transformers", ())
             return open_async_run_stream(self, input, config, transformers, **kwargs)
-        return self._astream_events(input, config, version=version, **kwargs)
+        return self._astream_events(input, config, version=_lc_version(version), **kwargs)
 
     async def _astream_events(
         self,
@@ -523,13 +524,33 @@ class CompiledStateGraph(StateAPI, Generic[StateT, ContextT, InputT, OutputT]):
 
     def stream_events(self, input: Any, config: dict[str, Any] | None = None, **kwargs: Any) -> Any:
         """``astream_events`` for sync callers; ``version="v3"`` gives a ``GraphRunStream``."""
-        if kwargs.get("version") == "v3":
+        version = str(kwargs.pop("version", "v2"))
+        if version == "v3":
             from engine.graph.run_stream.run import open_run_stream
 
-            kwargs.pop("version")
             transformers = kwargs.pop("transformers", ())
             return open_run_stream(self, input, config, transformers, **kwargs)
-        return iter_sync(self._astream_events(input, config, _sync_call=True, **kwargs))
+        return iter_sync(
+            self._astream_events(
+                input, config, version=_lc_version(version), _sync_call=True, **kwargs
+            )
+        )
+
+
+STEPWISE_EVENTS = "stepwise"
+"""The ``astream_events`` version that yields Stepwise's own events (``engine.events``)."""
+
+
+def _lc_version(version: str) -> str | None:
+    """LangChain's event-dict version, None for Stepwise's own events."""
+    if version == STEPWISE_EVENTS:
+        return None
+    if version not in ("v1", "v2"):
+        raise ValueError(
+            f"astream_events: unknown version {version!r} "
+            f"(expected 'v1', 'v2', 'v3' or {STEPWISE_EVENTS!r})"
+        )
+    return version
 
 
 def _interrupt_list(given: Sequence[str] | str | None, compiled: list[str]) -> list[str]:

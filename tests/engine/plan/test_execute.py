@@ -303,7 +303,7 @@ async def test_plan_step_events_on_the_run_bus():
     b.add_node("run_plan", node)
     b.add_edge(START, "run_plan")
     b.add_edge("run_plan", END)
-    events = [ev async for ev in b.compile().astream_events({"done": 0})]
+    events = [ev async for ev in b.compile().astream_events({"done": 0}, version="stepwise")]
     steps = [ev for ev in events if isinstance(ev, PlanStepEvent)]
     assert [ev.seq for ev in steps] == sorted(ev.seq for ev in steps)
     assert all(event_from_json(event_to_json(ev)) == ev for ev in steps)
