@@ -160,7 +160,7 @@ class RunContext:
         if threading.get_ident() == em.loop_thread:
             self.stream(mode, chunk, ns)
         else:
-            em.loop.call_soon_threadsafe(self.stream, mode, chunk, ns)
+            em.inbox.put(self.stream, mode, chunk, ns)  # in order with the run's events
 
 
 @dataclass
