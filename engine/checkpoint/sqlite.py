@@ -120,6 +120,13 @@ class SqliteSaver(BaseCheckpointSaver):
     def location(self) -> str:
         return self.path
 
+    @property
+    def write_lock(self) -> threading.RLock:
+        """The lock this saver holds while it uses its connection.  Another writer to the
+        same file in this process (the session recorder) takes it around its transactions, so
+        the file passes between them without SQLite's busy wait."""
+        return self._lock
+
     def close(self) -> None:
         self._lease_rows.close()
         with self._lock:

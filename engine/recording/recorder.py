@@ -332,6 +332,19 @@ class SessionRecorder:
         # checkpoint writes wait for that lock (SQLite sleeps a millisecond or more when it
         # is held), so it is held only for the inserts
         texts = [self._event_json(ev, ev.kind) for ev, _shape in batch]
+        # the session's checkpointer writes to the same file from the run's thread: taking its
+        # lock hands the file over between the two at once (SQLite itself would make the one
+        # waiting sleep and poll, a millisecond and more at a time)
+        with self._saver.write_lock:
+            self._commit(conn, batch, shapes, texts)
+
+    def _commit(
+        self,
+        conn: sqlite3.Connection,
+        batch: list[tuple[EventBase, str | None]],
+        shapes: dict[str, tuple[str, str]],
+        texts: list[str],
+    ) -> None:
         conn.execute("BEGIN IMMEDIATE")
         try:
             if shapes:

@@ -4,6 +4,7 @@ while it is held), and what it writes is unchanged."""
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from engine.events import EventBase, event_to_dict
@@ -54,3 +55,30 @@ def test_a_failed_batch_leaves_the_file_as_it_was_and_says_why(tmp_path, monkeyp
     assert calls
     with Session.open(path) as s:
         assert s.count() == 0 and s.runs() == []
+
+
+def test_the_writer_commits_under_its_checkpointers_lock(tmp_path, monkeypatch) -> None:
+    """The recorder's writer and its checkpointer (the run's thread) write the same file: the
+    writer commits holding the checkpointer's lock, so the one waits on a lock released the
+    moment the other commits, not in SQLite's sleep-and-poll busy wait."""
+    rec = SessionRecorder(tmp_path / "shared.stepwise")
+    free_elsewhere: list[bool] = []
+    commit = rec._commit
+
+    def spy(*args: Any) -> None:
+        def probe() -> None:
+            got = rec.checkpointer.write_lock.acquire(blocking=False)
+            if got:
+                rec.checkpointer.write_lock.release()
+            free_elsewhere.append(got)
+
+        t = threading.Thread(target=probe)
+        t.start()
+        t.join()
+        commit(*args)
+
+    monkeypatch.setattr(rec, "_commit", spy)
+    for ev in every_kind():
+        rec.listener(ev)
+    rec.close()
+    assert free_elsewhere and not any(free_elsewhere)
