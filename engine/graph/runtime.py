@@ -161,11 +161,14 @@ class RunContext:
         task = _TASK.get()
         home = task.loop if task is not None and task.run is self else None
         if home is not None and getattr(home, "_aio_loop", None) is not None:
-            thread, loop = home._loop_thread, home._aio_loop
+            thread, loop, inbox = home._loop_thread, home._aio_loop, None
         else:
-            thread, loop = self.emitter.loop_thread, self.emitter.loop
+            em = self.emitter
+            thread, loop, inbox = em.loop_thread, em.loop, em.inbox
         if threading.get_ident() == thread:
             self.stream(mode, chunk, ns)
+        elif inbox is not None:
+            inbox.put(self.stream, mode, chunk, ns)  # in order with the run's events
         else:
             loop.call_soon_threadsafe(self.stream, mode, chunk, ns)
 
