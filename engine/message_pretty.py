@@ -1,4 +1,5 @@
-"""Messages shown as langchain_core shows them (``pretty_repr`` / ``pretty_print``).
+"""Messages shown as langchain_core shows them (``pretty_repr`` / ``pretty_print``;
+``get_buffer_string``: a transcript, one ``Role: text`` line a message).
 
 A title bar 80 columns wide naming the message type (``==== Ai Message ====``), the sender's
 name if it has one, a blank line, the content as it is (a list of blocks printed as a list),
@@ -21,7 +22,7 @@ class _Message(Protocol):
     content: Any
 
 
-__all__ = ["interactive", "pretty_repr", "title_bar"]
+__all__ = ["get_buffer_string", "interactive", "pretty_repr", "title_bar"]
 
 WIDTH = 80
 _BOLD, _PLAIN = "\033[1m", "\033[0m"
@@ -73,3 +74,34 @@ def pretty_repr(message: _Message, *, html: bool = False) -> str:
 def interactive() -> bool:
     """Running in a REPL or a notebook (no ``__main__.__file__``): titles are printed bold."""
     return not hasattr(sys.modules.get("__main__"), "__file__")
+
+
+_ROLES = {"system": "System", "tool": "Tool", "function": "Function"}
+
+
+def get_buffer_string(
+    messages: Sequence[Any], human_prefix: str = "Human", ai_prefix: str = "AI"
+) -> str:
+    """``messages`` as a transcript: ``Human: ...``, ``AI: ...`` (with the tool calls it made),
+    ``System: ...``, ``Tool: ...``; a chat message by its own role. What a summary prompt or a
+    memory buffer shows a model, without the metadata ``str(message)`` carries."""
+    lines = []
+    for m in messages:
+        kind = getattr(m, "type", "")
+        if kind == "human":
+            role = human_prefix
+        elif kind == "ai":
+            role = ai_prefix
+        elif kind in _ROLES:
+            role = _ROLES[kind]
+        elif kind == "chat":
+            role = str(getattr(m, "role", kind))
+        else:
+            raise ValueError(f"Got unsupported message type: {m!r}")
+        text = getattr(m, "text", "")
+        calls = getattr(m, "tool_calls", None) if kind == "ai" else None
+        if calls:
+            made = ", ".join(f"{c.get('name')}({c.get('args')})" for c in calls)
+            text = f"{text} [tool calls: {made}]".strip()
+        lines.append(f"{role}: {text}")
+    return "\n".join(lines)

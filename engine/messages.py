@@ -14,7 +14,7 @@ import uuid
 from collections.abc import Iterable, Sequence
 from typing import Annotated, Any, Literal, SupportsIndex, TypeAlias, Union
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator, model_validator
 from typing_extensions import TypedDict
 
 from engine.core.foreign import adapt
@@ -25,6 +25,7 @@ from engine.message_blocks import (
     ToolCall,
     ToolCallChunk,
 )
+from engine.message_pretty import get_buffer_string
 
 __all__ = [
     "REMOVE_ALL_MESSAGES",
@@ -45,6 +46,7 @@ __all__ = [
     "add_messages",
     "coerce_message",
     "coerce_messages",
+    "get_buffer_string",
     "message_from_dict",
     "message_to_dict",
 ]
@@ -75,6 +77,25 @@ class BaseMessage(BaseModel):
         if content is not None:
             kwargs["content"] = content
         super().__init__(**kwargs)
+
+    # Validating a dict (a message decoded from a checkpoint, a session, an attached app's
+    # state) need not go through ``__init__``: it only adds the positional ``content`` and
+    # ``content_blocks=`` (which ``_content_blocks`` handles for dicts).  Without this mark
+    # pydantic calls ``__init__`` for every message it validates, which validates it again.
+    __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _content_blocks(cls, data: Any) -> Any:
+        """``{"content_blocks": [...]}`` is the content, as ``__init__`` takes it."""
+        if isinstance(data, dict) and "content_blocks" in data:
+            data = dict(data)
+            blocks = data.pop("content_blocks")
+            if blocks is not None:
+                if "content" in data:
+                    raise ValueError("Pass either content or content_blocks, not both")
+                data["content"] = list(blocks)
+        return data
 
     @property
     def text(self) -> str:

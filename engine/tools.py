@@ -22,13 +22,24 @@ import json
 import re
 import textwrap
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
-from typing import Annotated, Any, Generic, Literal, get_args, get_origin, get_type_hints
+from typing import (
+    Any,
+    Literal,
+    get_type_hints,
+)
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
-from typing_extensions import TypeVar
 
 from engine.core.foreign import adapt
+from engine.tool_injection import (
+    InjectedState,
+    InjectedStore,
+    InjectedToolArg,
+    InjectedToolCallId,
+    Injection,
+    ToolRuntime,
+    injection_of,
+)
 
 __all__ = [
     "BaseTool",
@@ -52,85 +63,15 @@ class ToolArgsValidationError(ValueError):
     """The model's arguments do not match the tool's schema."""
 
     def __init__(self, tool_name: str, args: Any, errors: list[tuple[str, str]]) -> None:
-        detail = "\n".join(f" {loc}: {msg}" for loc, msg in errors)
-        super().__init__(f"Invalid arguments for tool '{tool_name}':\n{detail}")
+        # worded as pydantic words a failed validation of the tool's argument model, which is
+        # what LangChain's tools raise
+        n = len(errors)
+        detail = "".join(f"\n{loc}\n  {msg}" for loc, msg in errors)
+        super().__init__(f"{n} validation error{'' if n == 1 else 's'} for {tool_name}{detail}")
         self.tool_name = tool_name
         self.tool_args = args
         """The arguments the model sent (``args`` is the exception's own message tuple)."""
         self.errors = errors
-
-
-class InjectedToolArg:
-    """Marker base: a parameter filled in at call time, never shown to the model."""
-
-
-class InjectedState(InjectedToolArg):
-    """``Annotated[dict, InjectedState]`` (whole state) or ``InjectedState("field")``."""
-
-    def __init__(self, field: str | None = None) -> None:
-        self.field = field
-
-    def __repr__(self) -> str:
-        return f"InjectedState({self.field!r})" if self.field else "InjectedState()"
-
-
-class InjectedStore(InjectedToolArg):
-    """``Annotated[BaseStore, InjectedStore()]``: the graph's store."""
-
-
-class InjectedToolCallId(InjectedToolArg):
-    """``Annotated[str, InjectedToolCallId]``: the id of the tool call being executed."""
-
-
-ToolContextT = TypeVar("ToolContextT", default=Any)
-ToolStateT = TypeVar("ToolStateT", default=Any)
-
-
-@dataclass
-class ToolRuntime(Generic[ToolContextT, ToolStateT]):
-    """Everything a tool may need about the run; a ``runtime: ToolRuntime`` parameter (or
-    ``ToolRuntime[MyContext]``, or any parameter named ``runtime``) gets it."""
-
-    state: ToolStateT = None  # type: ignore[assignment]
-    context: ToolContextT = None  # type: ignore[assignment]
-    config: dict[str, Any] = field(default_factory=dict)
-    stream_writer: Callable[[Any], None] = lambda _chunk: None
-    tool_call_id: str | None = None
-    store: Any = None
-    tools: list[Any] = field(default_factory=list)
-    """The tools available to the agent (a reviewer may redirect a call to another one)."""
-
-
-InjectionKind = Literal["state", "store", "tool_call_id", "runtime"]
-
-
-@dataclass(frozen=True)
-class Injection:
-    kind: InjectionKind
-    field: str | None = None
-
-
-def _injection_of(annotation: Any) -> Injection | None:
-    if get_origin(annotation) is ToolRuntime:
-        return Injection("runtime")
-    if annotation is ToolRuntime or (
-        isinstance(annotation, type) and issubclass(annotation, ToolRuntime)
-    ):
-        return Injection("runtime")
-    if get_origin(annotation) is Annotated:
-        base, *meta = get_args(annotation)
-        for m in meta:
-            marker = m() if isinstance(m, type) and issubclass(m, InjectedToolArg) else m
-            if isinstance(marker, InjectedState):
-                return Injection("state", marker.field)
-            if isinstance(marker, InjectedStore):
-                return Injection("store")
-            if isinstance(marker, InjectedToolCallId):
-                return Injection("tool_call_id")
-            if isinstance(marker, InjectedToolArg):
-                return Injection("runtime")
-        return _injection_of(base) if base is ToolRuntime else None
-    return None
 
 
 _SECTION = re.compile(
@@ -178,7 +119,7 @@ def _schema_for_function(
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) or pname in ("self", "cls"):
             continue
         ann = hints.get(pname, p.annotation if p.annotation is not p.empty else Any)
-        inj = Injection("runtime") if pname == "runtime" else _injection_of(ann)
+        inj = Injection("runtime") if pname == "runtime" else injection_of(ann)
         if inj is not None:
             injected[pname] = inj
             continue
@@ -344,7 +285,7 @@ class BaseTool:
             isinstance(input, dict) and {"name", "args", "id"} <= set(input)
         ):
             args = self.validate_args(input.get("args", {}))
-            out = await self.arun(args, **self.default_injections(input.get("id")))
+            out = await self.arun(args, **self.default_injections(input.get("id"), config))
             from engine.types import Command
 
             if isinstance(out, Command | ToolMessage):
@@ -355,20 +296,25 @@ class BaseTool:
                 name=self.name,
             )
         args = self.validate_args(input if isinstance(input, dict) else {})
-        return await self.arun(args, **self.default_injections(None))
+        return await self.arun(args, **self.default_injections(None, config))
 
     def invoke(self, input: Any, config: dict[str, Any] | None = None) -> Any:
         from engine.core.aio import run_sync
 
         return run_sync(self.ainvoke(input, config))
 
-    def default_injections(self, call_id: str | None) -> dict[str, Any]:
+    def default_injections(
+        self, call_id: str | None, config: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
         """Values for the injected parameters when no graph run provides them (a direct call,
-        a plan step): the call id and a bare ``ToolRuntime``; state and store are None."""
+        a plan step): the call id, the call's config and a bare ``ToolRuntime``; state and
+        store are None."""
         out: dict[str, Any] = {}
         for pname, inj in self.injected.items():
             if inj.kind == "tool_call_id":
                 out[pname] = call_id
+            elif inj.kind == "config":
+                out[pname] = dict(config or {})
             elif inj.kind == "runtime":
                 out[pname] = ToolRuntime(tool_call_id=call_id)
             else:

@@ -32,7 +32,9 @@ __all__ = [
 START = "__start__"
 END = "__end__"
 
-StreamMode = Literal["values", "updates", "messages", "custom", "tasks", "checkpoints", "debug"]
+StreamMode = Literal[
+    "values", "updates", "messages", "custom", "tasks", "checkpoints", "debug", "tools"
+]
 
 
 class Send:

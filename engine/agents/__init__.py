@@ -13,6 +13,8 @@ from engine.agents.structured import (
     StructuredOutputValidationError,
     ToolStrategy,
 )
+from engine.agents.subagent_stream import SubagentTransformer
+from engine.agents.tool_call_stream import ToolCallStream, ToolCallTransformer
 from engine.agents.tool_node import ToolNode
 from engine.middleware.types import AgentState
 
@@ -25,6 +27,9 @@ __all__ = [
     "ProviderStrategyBinding",
     "StructuredOutputError",
     "StructuredOutputValidationError",
+    "SubagentTransformer",
+    "ToolCallStream",
+    "ToolCallTransformer",
     "ToolNode",
     "ToolStrategy",
     "create_agent",

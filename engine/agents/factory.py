@@ -25,6 +25,8 @@ from engine.agents.model_node import ModelNode
 from engine.agents.routing import Topology
 from engine.agents.schema import merge_state_schema
 from engine.agents.structured import as_strategy, structured_tool_names
+from engine.agents.subagent_stream import SubagentTransformer
+from engine.agents.tool_call_stream import ToolCallTransformer
 from engine.agents.tool_node import ToolNode
 from engine.graph.builder import StateGraph
 from engine.graph.compiled import CompiledStateGraph
@@ -76,6 +78,7 @@ def create_agent(
     name: str | None = None,
     cache: BaseCache | None = None,
     retry_invalid_tool_calls: bool = False,
+    transformers: Sequence[Any] = (),
 ) -> CompiledStateGraph:
     """An agent: the model calls tools in a loop until it answers, shaped by ``middleware``.
 
@@ -84,7 +87,9 @@ def create_agent(
     ``name`` names the compiled graph and the model's AIMessages.  A reply whose only tool
     calls have unparseable arguments ends the run (the next turn answers them with errors);
     ``retry_invalid_tool_calls=True`` answers them at once and asks the model again (Stepwise's
-    option; nothing bounds those retries but the recursion limit).  Returns a compiled graph
+    option; nothing bounds those retries but the recursion limit).  ``transformers``: stream
+    transformer factories for ``stream_events(version="v3")``, registered after the agent's
+    own (``ToolCallTransformer``, ``SubagentTransformer``) and the middleware's.  Returns a compiled graph
     (``invoke``/``ainvoke``/``stream``/``astream``/``astream_events``, state and history).
     """
     from engine.models.resolve import as_chat_model
@@ -202,6 +207,7 @@ def create_agent(
         interrupt_after=interrupt_after,
         debug=debug,
         name=name,
+        transformers=agent_transformers(middleware, transformers),
     )
     compiled.default_recursion_limit = AGENT_RECURSION_LIMIT
     metadata: dict[str, Any] = {"ls_integration": "langchain_create_agent"}
@@ -213,6 +219,21 @@ def create_agent(
         "metadata": metadata,
     }
     return compiled
+
+
+def agent_transformers(middleware: Sequence[AgentMiddleware], extra: Sequence[Any]) -> list[Any]:
+    """The agent's stream transformers: its own, each middleware's (in middleware order),
+    then the caller's; a factory named twice is registered once."""
+    out: list[Any] = []
+    for f in [
+        ToolCallTransformer,
+        SubagentTransformer,
+        *(f for m in middleware for f in getattr(m, "transformers", ())),
+        *extra,
+    ]:
+        if not any(f is g for g in out):
+            out.append(f)
+    return out
 
 
 def _loop_exit_edges(

@@ -275,6 +275,7 @@ class ModelNode:
     ) -> AIMessage:
         task = current_task()
         meta = task.config.get("metadata", {}) if task is not None else {}
+        ns = task.ns if task is not None else ""
         final: AIMessage | None = None
         chunks: list[AIMessageChunk] = []
         tokens = (
@@ -291,7 +292,7 @@ class ModelNode:
                 if self.name:
                     item.name = self.name
                 if run is not None:
-                    run.push_any_thread("messages", (item, meta))
+                    run.push_any_thread("messages", (item, meta), ns)
                 if tokens is not None and (item.content or item.tool_call_chunks):
                     await tokens.add(item.text, item.tool_call_chunks)  # not the closing chunk
         finally:

@@ -22,6 +22,7 @@ import typing
 from collections.abc import Callable, Mapping
 from typing import Any, Union, get_args, get_origin
 
+from engine.agents.tool_events import ToolEvents, tool_events
 from engine.errors import GraphBubbleUp
 from engine.events import ErrorInfo, ToolFinished, ToolStarted
 from engine.graph.runtime import current_task
@@ -220,6 +221,8 @@ def _injected(tool: BaseTool, request: ToolCallRequest) -> dict[str, Any]:
             out[pname] = request.runtime.store
         elif inj.kind == "tool_call_id":
             out[pname] = call_id
+        elif inj.kind == "config":
+            out[pname] = request.runtime.config
         else:
             out[pname] = request.runtime
     return out
@@ -256,10 +259,36 @@ async def _run(
 async def execute_tool_call(
     request: ToolCallRequest, handler: ErrorHandler, known: list[str]
 ) -> ToolMessage | Command:
-    """Run one call (the innermost handler of ``wrap_tool_call``), with tool events."""
+    """Run one call (the innermost handler of ``wrap_tool_call``), with tool events (and its
+    ``tools`` stream chunks, for a run that streams them)."""
+    call = request.tool_call
+    events = tool_events(call.get("id"), str(call.get("name"))) if request.tool else None
+    if events is None:
+        return await _execute_observed(request, handler, known)
+    events.started(call.get("args"))
+    try:
+        result = await _execute_observed(request, handler, known, events)
+    except GraphBubbleUp:
+        raise
+    except Exception as exc:
+        events.error(exc)
+        raise
+    events.finished(result)
+    return result
+
+
+async def _execute_observed(
+    request: ToolCallRequest,
+    handler: ErrorHandler,
+    known: list[str],
+    events: ToolEvents | None = None,
+) -> ToolMessage | Command:
     em = current_emitter()
     if em is None or not em.active:
-        return (await _run(request, handler, known))[0]
+        result, handled = await _run(request, handler, known)
+        if handled is not None and events is not None:
+            events.error(handled)
+        return result
     call = request.tool_call
     s = span()
     ids = {
@@ -283,6 +312,8 @@ async def execute_tool_call(
             duration_ms=(time.perf_counter() - t0) * 1000,
         )
         raise
+    if handled is not None and events is not None:
+        events.error(handled)
     status = result.status if isinstance(result, ToolMessage) else "success"
     await em.emit(
         ToolFinished,

@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from engine.agents.chain import TOOL_CALL, Chain
+from engine.agents.tool_events import tool_events
 from engine.agents.tool_exec import (
     ErrorHandler,
     default_handle_tool_errors,
@@ -175,6 +176,9 @@ class ToolNode:
             store=store,
             tools=list(self.tools_by_name.values()),
         )
+        events = tool_events(call.get("id"), str(call.get("name")))
+        if events is not None:
+            tool_runtime.output_sink = events.delta
         request = ToolCallRequest(
             tool_call, self.tools_by_name.get(str(tool_call.get("name"))), state, tool_runtime
         )

@@ -42,6 +42,7 @@ class SaveWatch:
         self.failure: BaseException | None = None
         """The first failed save (every later one fails with it)."""
         self.failed_ids: list[str] = []
+        self._wake_pending = False
         self.sealed = False
         """The run was cancelled: its later writes are dropped (see the module docstring)."""
 
@@ -64,12 +65,19 @@ class SaveWatch:
         self._wake()
 
     def _wake(self) -> None:
+        # Only a waiting ``result`` needs the loop woken (a save usually lands before anyone
+        # asks).  ``result`` registers its future before it settles what is already done, and
+        # a report records its outcome before it looks here: one of the two sees the other.
+        if not self._waiting or self._wake_pending:
+            return
+        self._wake_pending = True
         try:
             self.loop.call_soon_threadsafe(self._settle)
         except RuntimeError:  # the loop is closed: nobody waits any more
-            pass
+            self._wake_pending = False
 
     def _settle(self) -> None:
+        self._wake_pending = False
         for cid, fut in list(self._waiting.items()):
             outcome = self._outcome(cid)
             if outcome is not _PENDING and not fut.done():

@@ -3,7 +3,7 @@ with the API the studio and the CLI use on our graphs (events, drawing, state, r
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from engine.attach.run import STREAM_MODES
@@ -181,20 +181,29 @@ class AttachedGraph(AttachedState):
     ) -> Any:
         return run_sync(self.ainvoke(input, config, debugger=debugger, context=context))
 
-    async def astream_events(
+    def astream_events(
         self,
         input: Any,
         config: dict[str, Any] | None = None,
         *,
+        version: str = "v2",
         debugger: Gate | None = None,
         context: Any = None,
-        **_: Any,
-    ) -> AsyncIterator[EventBase]:
-        """Run and yield every event of the run (ours, translated from LangGraph's)."""
-        async for ev in stream_run(lambda bus: self._arun(input, config, debugger, [bus], context)):
-            yield ev
+        **kw: Any,
+    ) -> Any:
+        """``version="stepwise"``: run through Stepwise and yield every event of the run (ours,
+        translated from LangGraph's).  Any other version: the real graph's own
+        ``astream_events``, as LangGraph gives it (the default, ``"v2"``, as LangGraph's)."""
+        if version != "stepwise":
+            if debugger is not None:
+                raise ValueError('a debugger needs astream_events(..., version="stepwise")')
+            if context is not None:
+                kw["context"] = context
+            return self.real.astream_events(input, config, version=version, **kw)
+        return stream_run(lambda bus: self._arun(input, config, debugger, [bus], context))
 
-    def stream_events(
-        self, input: Any, config: dict[str, Any] | None = None, **kw: Any
-    ) -> Iterator[EventBase]:
+    def stream_events(self, input: Any, config: dict[str, Any] | None = None, **kw: Any) -> Any:
+        if kw.get("version", "v2") != "stepwise":
+            kw.setdefault("version", "v2")
+            return self.real.stream_events(input, config, **kw)
         return iter_sync(self.astream_events(input, config, **kw))

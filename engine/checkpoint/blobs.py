@@ -21,7 +21,10 @@ from engine.core.gc_pause import paused_gc
 from engine.errors import CheckpointError
 from engine.message_log import AppendLog, MessageList
 
-__all__ = ["BlobCodec"]
+__all__ = ["BlobCodec", "chain_from"]
+
+_CHAIN_MAX = 1 << 30
+"""No limit: the rest of a chain, however long."""
 
 
 class BlobCodec:
@@ -133,7 +136,9 @@ class BlobCodec:
         stretch = 4
         while v is not None:
             rows = self._get_blob_chain(thread_id, ns, channel, v, stretch)
-            stretch = min(stretch * 4, 4096)
+            stretch = stretch * 16  # 4, 64, then the rest (``_CHAIN_MAX``) in one read
+            if stretch > 64:
+                stretch = _CHAIN_MAX
             if not rows or rows[0][0] != v:
                 raise missing(v)
             skip = 0 if chain else 1  # ``version`` itself was looked up already
@@ -186,3 +191,39 @@ class BlobCodec:
             self._cache_put((thread_id, ns, channel, ver), value.prefix(end))
         self._tips[(thread_id, ns, channel)] = (version, value)
         return value
+
+
+_DELTA_HEAD = '{"append":'
+_BASE_KEY = ',"base":"'
+
+
+def _base_of(text: str) -> str | None:
+    """The base version of an append blob as ``_encode_blob`` writes it
+    (``{"append":[...],"base":"<version>"}``), read from its end without parsing its items;
+    None for any other text.  ``,"base":"`` cannot occur inside a JSON string (its quotes
+    would be escaped), so its last occurrence is the blob's own last member."""
+    if not (text.startswith(_DELTA_HEAD) and text.endswith('"}')):
+        return None
+    i = text.rfind(_BASE_KEY)
+    if i < 0:
+        return None
+    base = text[i + len(_BASE_KEY) : -2]
+    return None if '"' in base or "\\" in base else base
+
+
+def chain_from(blobs: dict[str, str], version: str, limit: int) -> list[tuple[str, str]]:
+    """``(version, blob)`` of ``version`` and of the blobs its append chain rests on, newest
+    first, from a channel's blobs by version: at most ``limit`` (and never more than there are
+    blobs: a chain that loops ends).  It ends at the first blob that is not an append blob of
+    the usual form, or whose base is missing (the caller parses that blob and goes on, or
+    reports what is missing or corrupt)."""
+    out: list[tuple[str, str]] = []
+    v: str | None = version
+    cap = min(limit, len(blobs))
+    while v is not None and len(out) < cap:
+        text = blobs.get(v)
+        if text is None:
+            break
+        out.append((v, text))
+        v = _base_of(text)
+    return out

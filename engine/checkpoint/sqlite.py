@@ -18,6 +18,7 @@ from pathlib import Path
 
 from engine.checkpoint import sqlite_tx
 from engine.checkpoint.base import SCHEMA_VERSION, BaseCheckpointSaver, StoredRow
+from engine.checkpoint.blobs import chain_from
 from engine.checkpoint.leases import DEFAULT_LEASE_TTL, LeaseInfo, SqliteLeases
 from engine.errors import CheckpointError
 
@@ -61,6 +62,10 @@ def open_sqlite(path: str | os.PathLike[str], *, what: str = "Stepwise file") ->
     except sqlite3.DatabaseError as exc:
         raise CheckpointError(f"{p} is not a {what} (or it is damaged): {exc}") from exc
     return conn
+
+
+_SCAN_FROM = 64
+"""A chain stretch longer than this is read with one scan of the channel's blobs."""
 
 
 class SqliteSaver(BaseCheckpointSaver):
@@ -114,6 +119,13 @@ class SqliteSaver(BaseCheckpointSaver):
     @property
     def location(self) -> str:
         return self.path
+
+    @property
+    def write_lock(self) -> threading.RLock:
+        """The lock this saver holds while it uses its connection.  Another writer to the
+        same file in this process (the session recorder) takes it around its transactions, so
+        the file passes between them without SQLite's busy wait."""
+        return self._lock
 
     def close(self) -> None:
         self._lease_rows.close()
@@ -190,9 +202,19 @@ class SqliteSaver(BaseCheckpointSaver):
     def _get_blob_chain(
         self, thread_id: str, ns: str, channel: str, version: str, limit: int
     ) -> list[tuple[str, str]]:
-        """The append chain from ``version`` back, in one query (SQLite follows each delta's
-        ``base``), at most ``limit`` blobs; it stops at a blob that is not JSON (the caller
-        reports it as corrupt)."""
+        """The append chain from ``version`` back, at most ``limit`` blobs; it stops at a blob
+        that is not JSON (the caller reports it as corrupt).
+
+        A short stretch is one query in which SQLite follows each delta's ``base``.  A long
+        one reads the channel's blobs of the thread in one plain scan and follows the chain
+        here: SQLite would parse every blob's JSON twice to find its base, most of a deep
+        cold read (``chain_from``)."""
+        if limit > _SCAN_FROM:
+            rows = self._query(
+                "SELECT version, data FROM checkpoint_blobs WHERE thread_id=? AND ns=? AND channel=?",
+                (thread_id, ns, channel),
+            )
+            return chain_from(dict(rows), version, limit)  # type: ignore[arg-type]
         rows = self._query(
             "WITH RECURSIVE chain(version, data, depth) AS ("
             " SELECT version, data, 0 FROM checkpoint_blobs"

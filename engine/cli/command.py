@@ -44,11 +44,11 @@ from engine.cli.run import (
     EXIT_OK,
     EXIT_USAGE,
     RunOptions,
-    exit_without_waiting,
     is_stop_code,
     run_agent,
 )
 from engine.cli.session import cmd_export, cmd_replay, cmd_unlock
+from engine.core.process_exit import exit_without_waiting
 from engine.recording import SessionError
 
 if TYPE_CHECKING:

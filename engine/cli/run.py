@@ -13,10 +13,7 @@ import asyncio
 import contextlib
 import copy
 import json
-import os
 import signal
-import sys
-import threading
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -25,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine.cli.prompt import STOP, Console, ask_resume, breakpoint_prompt
 from engine.cli.render import TreeRenderer
+from engine.core.process_exit import cancel_leftovers
 from engine.debug import Debugger
 from engine.events import EventBase, InterruptRaised
 from engine.loader import AgentLoadError, load_target
@@ -363,7 +361,7 @@ class Driver:
             for sig in handled:
                 with contextlib.suppress(Exception):
                     loop.remove_signal_handler(sig)
-            _cancel_leftovers(loop)  # else each one is "Task was destroyed but it is pending!"
+            cancel_leftovers(loop)  # else each one is "Task was destroyed but it is pending!"
             with contextlib.suppress(Exception):
                 loop.run_until_complete(loop.shutdown_asyncgens())
             loop.close()
@@ -378,48 +376,9 @@ class Driver:
         return code
 
 
-def _cancel_leftovers(loop: asyncio.AbstractEventLoop) -> None:
-    """Cancel the tasks a stopped run left on ``loop`` (a model call's client, a tool) and let
-    them unwind, as ``asyncio.run`` does, quietly: the run is already closed."""
-    left = [t for t in asyncio.all_tasks(loop) if not t.done()]
-    if not left:
-        return
-    for task in left:
-        task.cancel()
-    with contextlib.suppress(BaseException):
-        loop.run_until_complete(asyncio.gather(*left, return_exceptions=True))
-
-
 def is_stop_code(code: int) -> bool:
     """True for the exit codes of a run stopped by Ctrl+C, SIGTERM or SIGHUP."""
     return code == EXIT_INTERRUPTED or code in {128 + int(s) for s in STOP_SIGNALS}
-
-
-def _joined_at_exit() -> list[threading.Thread]:
-    """The live threads Python waits for before the process ends: the non-daemon ones, and
-    every ``ThreadPoolExecutor`` worker (``concurrent.futures`` joins its workers at exit even
-    when they are daemon threads, as those started from a daemon thread are: LangGraph's sync
-    ``stream`` running on Stepwise's worker thread starts its node threads so)."""
-    from concurrent.futures import thread as pool_threads
-
-    workers = set(getattr(pool_threads, "_threads_queues", None) or ())
-    return [
-        t
-        for t in threading.enumerate()
-        if t is not threading.main_thread() and t.is_alive() and (not t.daemon or t in workers)
-    ]
-
-
-def exit_without_waiting(code: int) -> None:
-    """End the process now if worker threads still run (a hung sync tool or node, which
-    Python cannot cancel): the session is already closed, so nothing is lost by not waiting
-    for them.  Returns when no such thread is left (then the caller exits normally)."""
-    if not _joined_at_exit():
-        return
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(Exception):
-            stream.flush()
-    os._exit(code)
 
 
 def run_agent(opts: RunOptions, console: Console) -> int:

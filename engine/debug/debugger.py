@@ -7,7 +7,7 @@ While paused, the whole run waits: other tasks of the superstep stop at their ne
 
     dbg = Debugger()
     dbg.break_before("tools")
-    async for ev in agent.astream_events(inp, cfg, debugger=dbg): ...
+    async for ev in agent.astream_events(inp, cfg, debugger=dbg, version="stepwise"): ...
     # elsewhere, when dbg.paused:  dbg.step_over() / dbg.continue_() / dbg.stop()
 """
 

@@ -345,6 +345,7 @@ class StateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         interrupt_after: Sequence[str] | Literal["*"] | None = None,
         debug: bool = False,
         name: str | None = None,
+        transformers: Sequence[Any] = (),
     ) -> CompiledStateGraph:
         from engine.checkpoint.base import ensure_valid_checkpointer
         from engine.graph.compiled import CompiledStateGraph
@@ -368,6 +369,7 @@ class StateGraph(Generic[StateT, ContextT, InputT, OutputT]):
             name=name or "LangGraph",
         )
         compiled.cache = cache
+        compiled.stream_transformers = tuple(transformers)
         return compiled
 
     def state_spec(self) -> StateSpec:

@@ -86,6 +86,9 @@ class CompiledStateGraph(StateAPI, Generic[StateT, ContextT, InputT, OutputT]):
         self.debug = debug
         self.name = name
         self.config: dict[str, Any] = {}
+        self.stream_transformers: tuple[Any, ...] = ()
+        """Stream transformer factories every ``stream_events(version="v3")`` run registers
+        (after the built-ins; ``engine.graph.run_stream``)."""
         self.bus = EventBus()
         self.spec = StateSpec(builder.state_schema)
         self.channels: dict[str, BaseChannel] = dict(self.spec.channels)
@@ -440,7 +443,27 @@ class CompiledStateGraph(StateAPI, Generic[StateT, ContextT, InputT, OutputT]):
             )
         return iter_sync(self.astream(input, config, _sync_call=True, **kwargs))
 
-    async def astream_events(
+    def astream_events(
+        self,
+        input: Any,
+        config: dict[str, Any] | None = None,
+        *,
+        version: str = "v2",
+        **kwargs: Any,
+    ) -> Any:
+        """The run's events, as LangGraph gives them: LangChain's event dicts for ``version``
+        ``"v2"`` (the default) or ``"v1"`` (``lc_events``); for ``"v3"``, an awaitable of an
+        ``AsyncGraphRunStream`` (``engine.graph.run_stream``; ``transformers=[...]`` adds
+        stream transformers to the graph's own).  ``version="stepwise"``: every Stepwise event
+        of the run, in ``seq`` order (``engine.events``), what the debugger and studio read."""
+        if version == "v3":
+            from engine.graph.run_stream.run import open_async_run_stream
+
+            transformers = kwargs.pop("transformers", ())
+            return open_async_run_stream(self, input, config, transformers, **kwargs)
+        return self._astream_events(input, config, version=_lc_version(version), **kwargs)
+
+    async def _astream_events(
         self,
         input: Any,
         config: dict[str, Any] | None = None,
@@ -454,8 +477,6 @@ class CompiledStateGraph(StateAPI, Generic[StateT, ContextT, InputT, OutputT]):
         version: str | None = None,
         **kwargs: Any,
     ) -> AsyncIterator[Any]:
-        """Every event of this run, in ``seq`` order (see ``engine.events``).  With
-        ``version="v1"`` or ``"v2"``: LangChain's event dicts instead (``lc_events``)."""
         if version is not None:
             from engine.graph.lc_events import astream_langchain_events, event_filter
 
@@ -501,10 +522,35 @@ class CompiledStateGraph(StateAPI, Generic[StateT, ContextT, InputT, OutputT]):
         async for ev in drain_events(sink, asyncio.ensure_future(runner())):
             yield ev
 
-    def stream_events(
-        self, input: Any, config: dict[str, Any] | None = None, **kwargs: Any
-    ) -> Iterator[Any]:
-        return iter_sync(self.astream_events(input, config, _sync_call=True, **kwargs))
+    def stream_events(self, input: Any, config: dict[str, Any] | None = None, **kwargs: Any) -> Any:
+        """``astream_events`` for sync callers; ``version="v3"`` gives a ``GraphRunStream``."""
+        version = str(kwargs.pop("version", "v2"))
+        if version == "v3":
+            from engine.graph.run_stream.run import open_run_stream
+
+            transformers = kwargs.pop("transformers", ())
+            return open_run_stream(self, input, config, transformers, **kwargs)
+        return iter_sync(
+            self._astream_events(
+                input, config, version=_lc_version(version), _sync_call=True, **kwargs
+            )
+        )
+
+
+STEPWISE_EVENTS = "stepwise"
+"""The ``astream_events`` version that yields Stepwise's own events (``engine.events``)."""
+
+
+def _lc_version(version: str) -> str | None:
+    """LangChain's event-dict version, None for Stepwise's own events."""
+    if version == STEPWISE_EVENTS:
+        return None
+    if version not in ("v1", "v2"):
+        raise ValueError(
+            f"astream_events: unknown version {version!r} "
+            f"(expected 'v1', 'v2', 'v3' or {STEPWISE_EVENTS!r})"
+        )
+    return version
 
 
 def _interrupt_list(given: Sequence[str] | str | None, compiled: list[str]) -> list[str]:
@@ -528,6 +574,10 @@ async def _collect(items: AsyncIterator[Any]) -> list[Any]:
 
 async def _cancel_quietly(task: asyncio.Future[Any]) -> None:
     """Stop a run task whose consumer went away (the caller broke out of the stream)."""
+    if task.done():
+        if not task.cancelled():
+            task.exception()  # the consumer left first: the run's own error is not news
+        return
     if not task.done():
         task.cancel()
         try:

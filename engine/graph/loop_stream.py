@@ -19,13 +19,17 @@ _PREVIOUS = "__previous__"
 """An entrypoint's saved value for its next run (``engine.func.constants.PREVIOUS``): not part
 of what a task result shows, as LangGraph streams only the output channel."""
 
+TASK_METADATA_MODE = "__task_metadata__"
+"""Not a stream of its own: a run streaming it gets each task's metadata on its ``tasks`` start
+chunk (how ``stream_events(version="v3")`` tells which nested run is which agent)."""
+
 if TYPE_CHECKING:
     from engine.checkpoint.base import CheckpointMetadata
     from engine.graph.algo import Task
     from engine.graph.compiled import CompiledStateGraph
     from engine.graph.runtime import RunContext
 
-__all__ = ["LoopStreaming"]
+__all__ = ["TASK_METADATA_MODE", "LoopStreaming"]
 
 
 def _result_of(writes: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -103,17 +107,17 @@ class LoopStreaming:
             # subgraph returning its whole history): the messages stream skips it
             self.run.streamed_message_ids.update(_input_message_ids(task.input))
         if self.run.stream is not None and not task.node.hidden:
-            self._push(
-                "tasks",
-                {
-                    "id": task.id,
-                    "name": task.name,
-                    "input": task.node.callback_input(task.input)
-                    if task.node.callback_input is not None and task.kind == "pull"
-                    else task.input,
-                    "triggers": tuple(task.triggers),
-                },
-            )
+            chunk: dict[str, Any] = {
+                "id": task.id,
+                "name": task.name,
+                "input": task.node.callback_input(task.input)
+                if task.node.callback_input is not None and task.kind == "pull"
+                else task.input,
+                "triggers": tuple(task.triggers),
+            }
+            if self.run.wants(TASK_METADATA_MODE):
+                chunk["metadata"] = self.task_config(task)["metadata"]
+            self._push("tasks", chunk)
 
     def push_cached_result(self, task: Task) -> None:
         """A task whose writes were saved before (a resumed step): its update, marked cached."""

@@ -156,11 +156,21 @@ class RunContext:
         """``push`` from any thread (sync code on worker threads hands the chunk to the loop)."""
         if self.stream is None or mode not in self.stream_modes:
             return
-        em = self.emitter
-        if threading.get_ident() == em.loop_thread:
-            self.stream(mode, chunk, ns)
+        # the loop running this run's current task: a nested graph a sync node runs on a
+        # helper thread has a loop of its own there (its parent's loop is blocked meanwhile)
+        task = _TASK.get()
+        home = task.loop if task is not None and task.run is self else None
+        if home is not None and getattr(home, "_aio_loop", None) is not None:
+            thread, loop, inbox = home._loop_thread, home._aio_loop, None
         else:
-            em.loop.call_soon_threadsafe(self.stream, mode, chunk, ns)
+            em = self.emitter
+            thread, loop, inbox = em.loop_thread, em.loop, em.inbox
+        if threading.get_ident() == thread:
+            self.stream(mode, chunk, ns)
+        elif inbox is not None:
+            inbox.put(self.stream, mode, chunk, ns)  # in order with the run's events
+        else:
+            loop.call_soon_threadsafe(self.stream, mode, chunk, ns)
 
 
 @dataclass

@@ -146,6 +146,8 @@ async def run_subgraph(
     )
     run.emitter.step = None
     base = {**parent.config, **(config or {})}
+    if "metadata" in (config or {}):  # merged as LangChain merges configs: the child's wins
+        base["metadata"] = {**parent.config.get("metadata", {}), **(config or {})["metadata"]}
     conf = {**parent.config.get("configurable", {}), **(config or {}).get("configurable", {})}
     conf["checkpoint_ns"] = ns
     conf.pop("checkpoint_id", None)

@@ -14,7 +14,11 @@ from engine.middleware.context_editing import (
 from engine.middleware.fallback import ModelFallbackMiddleware
 from engine.middleware.file_search import FilesystemFileSearchMiddleware
 from engine.middleware.hitl import HumanInTheLoopMiddleware, InterruptOnConfig
-from engine.middleware.internal_calls import INTERNAL_CALL_METADATA_KEY, internal_call_metadata
+from engine.middleware.internal_calls import (
+    INTERNAL_CALL_METADATA_KEY,
+    InternalCallTransformer,
+    internal_call_metadata,
+)
 from engine.middleware.model_retry import ModelRetryMiddleware
 from engine.middleware.pii import (
     PIIDetectionError,
@@ -53,6 +57,7 @@ __all__ = [
     "FilesystemFileSearchMiddleware",
     "HostExecutionPolicy",
     "HumanInTheLoopMiddleware",
+    "InternalCallTransformer",
     "InterruptOnConfig",
     "LLMToolEmulator",
     "LLMToolSelectorMiddleware",

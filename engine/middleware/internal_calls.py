@@ -1,25 +1,24 @@
-"""Marking model calls a middleware makes for itself (not the agent's own model calls).
-
-``internal_call_metadata()`` is merged into the ``metadata`` of such a call's config so stream
-consumers can tell it apart from the agent's conversation. The marker's value is a token made
-once per process, so user-supplied metadata cannot forge it.
-"""
+"""Passing the internal-call marker (``internal_call_transformer``) to a model a middleware
+calls for itself: as a LangChain-style ``config``, to the models whose call takes one."""
 
 from __future__ import annotations
 
 import inspect
-import secrets
 from typing import Any
 
-__all__ = ["INTERNAL_CALL_METADATA_KEY", "accepts_config", "internal_call_metadata"]
+from engine.middleware.internal_call_transformer import (
+    INTERNAL_CALL_METADATA_KEY,
+    InternalCallTransformer,
+    internal_call_metadata,
+)
 
-INTERNAL_CALL_METADATA_KEY = "lc_internal_call"
-_TOKEN = secrets.token_hex(16)
-
-
-def internal_call_metadata() -> dict[str, Any]:
-    """The metadata entry that marks a model call as internal to a middleware."""
-    return {INTERNAL_CALL_METADATA_KEY: _TOKEN}
+__all__ = [
+    "INTERNAL_CALL_METADATA_KEY",
+    "InternalCallTransformer",
+    "accepts_config",
+    "internal_call_config",
+    "internal_call_metadata",
+]
 
 
 def accepts_config(method: Any) -> bool:
@@ -32,3 +31,11 @@ def accepts_config(method: Any) -> bool:
         return "config" in inspect.signature(method).parameters
     except (TypeError, ValueError):
         return False
+
+
+def internal_call_config(method: Any, source: str) -> dict[str, Any]:
+    """The keywords that mark a call of ``method`` as internal (``{"config": ...}``), or none
+    for a model whose ``invoke``/``ainvoke`` takes no config."""
+    if not accepts_config(method):
+        return {}
+    return {"config": {"metadata": {"lc_source": source, **internal_call_metadata()}}}

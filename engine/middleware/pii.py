@@ -31,6 +31,7 @@ from typing import Any, Literal
 from engine.events import MiddlewareAction
 from engine.graph.runtime import Runtime
 from engine.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from engine.middleware.pii_stream import PIIStreamFactory
 from engine.middleware.redaction import (
     PIIDetectionError,
     PIIMatch,
@@ -97,6 +98,10 @@ class PIIMiddleware(AgentMiddleware):
         self.apply_to_output = apply_to_output
         self.apply_to_tool_results = apply_to_tool_results
         self.tools = []
+        # what the model writes or a tool returns is on a v3 stream before the hooks see it
+        self.transformers = (
+            (PIIStreamFactory(rule),) if apply_to_output or apply_to_tool_results else ()
+        )
 
     @property
     def name(self) -> str:

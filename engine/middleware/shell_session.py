@@ -245,34 +245,44 @@ class ShellSession:
 
     def _kill_process(self) -> None:
         """Kill the shell's whole process group when it has its own (background jobs too),
-        else just the shell."""
+        else just the shell. The group is the one the shell got at start (it outlives the
+        shell); a shell whose group was not recorded is looked up now, and left alone if gone."""
         process = self._process
         if process is None:
             return
-        if self._group is not None:
+        group = self._group
+        if group is None and hasattr(os, "killpg"):
             try:
-                os.killpg(self._group, signal.SIGKILL)
+                group = _own_group(process.pid, strict=True)
+            except ProcessLookupError:
+                return  # nobody left to kill
+        if group is not None:
+            try:
+                os.killpg(group, signal.SIGKILL)
                 return
             except ProcessLookupError:
                 return  # nobody left in it
             except OSError:
                 LOGGER.warning("Group kill failed; falling back to direct kill.", exc_info=True)
-        if process.poll() is not None:
-            return
         try:
-            process.kill()
+            process.kill()  # Popen.kill does nothing for a shell that already exited
         except ProcessLookupError:
             pass
         except OSError:
             LOGGER.warning("Direct kill failed.", exc_info=True)
 
 
-def _own_group(pid: int) -> int | None:
-    """The process group ``pid`` leads, or None when it shares ours (or there are none)."""
+def _own_group(pid: int, *, strict: bool = False) -> int | None:
+    """The process group ``pid`` leads, or None when it shares ours (or there are none).
+    ``strict``: a process that is gone raises ``ProcessLookupError``."""
     if not hasattr(os, "killpg"):
         return None
     try:
         group = os.getpgid(pid)
+    except ProcessLookupError:
+        if strict:
+            raise
+        return None
     except OSError:
         return None
     # never signal our own group (HostExecutionPolicy(create_process_group=False))

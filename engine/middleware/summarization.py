@@ -41,6 +41,7 @@ from typing import Any
 
 from engine.events import ErrorInfo, MiddlewareAction
 from engine.graph.runtime import Runtime
+from engine.message_pretty import get_buffer_string
 from engine.messages import (
     REMOVE_ALL_MESSAGES,
     AIMessage,
@@ -50,6 +51,7 @@ from engine.messages import (
     ToolMessage,
 )
 from engine.middleware.context_editing import TokenCounter, count_tokens_approximately
+from engine.middleware.internal_calls import InternalCallTransformer, internal_call_config
 from engine.middleware.retry_policy import (
     Call,
     Emit,
@@ -102,20 +104,6 @@ Messages to summarize:
 </messages>"""
 
 
-def _render(messages: Sequence[BaseMessage]) -> str:
-    lines = []
-    for m in messages:
-        role = {"human": "Human", "ai": "AI", "tool": "Tool", "system": "System"}.get(
-            m.type, m.type
-        )
-        text = m.text
-        if isinstance(m, AIMessage) and m.tool_calls:
-            calls = ", ".join(f"{c.get('name')}({c.get('args')})" for c in m.tool_calls)
-            text = f"{text} [tool calls: {calls}]".strip()
-        lines.append(f"{role}: {text}")
-    return "\n".join(lines)
-
-
 def _is_chat_model(obj: Any) -> bool:
     return hasattr(obj, "invoke") and hasattr(obj, "ainvoke")
 
@@ -141,8 +129,18 @@ def _provider_of(model: Any) -> str | None:
     return None
 
 
+def init_chat_model(model: str, **kwargs: Any) -> Any:
+    """``engine.models.init_chat_model`` (a module-level name: what a "provider:model" string
+    resolves through, so a test or an app can patch it here)."""
+    from engine.models.init import init_chat_model as init
+
+    return init(model, **kwargs)
+
+
 class SummarizationMiddleware(AgentMiddleware):
     """Summarize older messages once the ``trigger`` holds, keeping ``keep``."""
+
+    transformers = (InternalCallTransformer,)  # the summary call stays out of v3 streams
 
     def __init__(
         self,
@@ -179,7 +177,8 @@ class SummarizationMiddleware(AgentMiddleware):
                 keep = ("messages", deprecated["messages_to_keep"])
         from engine.models.resolve import as_chat_model
 
-        model = as_chat_model(model)  # a "provider:model" string, a langchain_core model
+        # a "provider:model" string (through this module's init_chat_model), a langchain_core model
+        model = init_chat_model(model) if isinstance(model, str) else as_chat_model(model)
         if model is None:
             raise ValueError("SummarizationMiddleware needs a model")
         self.model = model
@@ -209,7 +208,11 @@ class SummarizationMiddleware(AgentMiddleware):
         self.trim_tokens_to_summarize = trim_tokens_to_summarize
         self.keep_history_on_failure = keep_history_on_failure
         if summarizer is not None:  # a model string or a langchain_core model: a chat model
-            summarizer = as_chat_model(summarizer)
+            summarizer = (
+                init_chat_model(summarizer)
+                if isinstance(summarizer, str)
+                else as_chat_model(summarizer)
+            )
         self.summary_model: Any = summarizer if _is_chat_model(summarizer) else model
         """The chat model that writes summaries (``model`` unless ``summarizer`` is one)."""
         self.summarizer: Callable[[list[BaseMessage]], Any] | None = (
@@ -330,7 +333,9 @@ class SummarizationMiddleware(AgentMiddleware):
             if outcome.error is not None:
                 raise outcome.error
             return _checked_summary(outcome.value)
-        prompt = [HumanMessage(content=self.summary_prompt.format(messages=_render(trimmed)))]
+        prompt = [
+            HumanMessage(content=self.summary_prompt.format(messages=get_buffer_string(trimmed)))
+        ]
         reply = yield from retry_steps(
             self.retry,
             ("model", prompt),
@@ -395,7 +400,8 @@ class SummarizationMiddleware(AgentMiddleware):
     def _call_sync(self, request: tuple[str, list[BaseMessage]]) -> Any:
         kind, payload = request
         if kind == "model":
-            return self.summary_model.invoke(payload)
+            model = self.summary_model
+            return model.invoke(payload, **internal_call_config(model.invoke, "summarization"))
         fn = self.summarizer
         assert fn is not None
         if inspect.iscoroutinefunction(fn):
@@ -408,7 +414,10 @@ class SummarizationMiddleware(AgentMiddleware):
     async def _call_async(self, request: tuple[str, list[BaseMessage]]) -> Any:
         kind, payload = request
         if kind == "model":
-            return await self.summary_model.ainvoke(payload)
+            model = self.summary_model
+            return await model.ainvoke(
+                payload, **internal_call_config(model.ainvoke, "summarization")
+            )
         fn = self.summarizer
         assert fn is not None
         if inspect.iscoroutinefunction(fn):

@@ -24,7 +24,11 @@ from typing import Any
 
 from engine.events import MiddlewareAction
 from engine.messages import BaseMessage, HumanMessage, ToolMessage
-from engine.middleware.internal_calls import accepts_config, internal_call_metadata
+from engine.middleware.internal_calls import (
+    InternalCallTransformer,
+    accepts_config,
+    internal_call_metadata,
+)
 from engine.middleware.retry_policy import Call, Emit, Steps, drive_async, drive_sync, model_name
 from engine.middleware.types import AgentMiddleware, ToolCallRequest
 from engine.tools import BaseTool
@@ -78,6 +82,8 @@ class LLMToolEmulator(AgentMiddleware):
         tools: tool names or ``BaseTool``s to emulate; None = all tools, ``[]`` = none.
         model: the emulator model (object or ``"provider:model"``).
     """
+
+    transformers = (InternalCallTransformer,)  # the emulation call stays out of v3 streams
 
     def __init__(
         self,

@@ -25,6 +25,7 @@ from typing import Any, Literal, TypeAlias
 
 from engine.events import MiddlewareAction
 from engine.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from engine.middleware.internal_calls import InternalCallTransformer, internal_call_config
 from engine.middleware.retry_policy import Call, Emit, Steps, drive_async, drive_sync, model_name
 from engine.middleware.types import AgentMiddleware, ModelCallResult, ModelRequest, ModelResponse
 from engine.tools import BaseTool
@@ -89,6 +90,8 @@ class LLMToolSelectorMiddleware(AgentMiddleware):
         retry_invalid_names: Stepwise option - ask again (within ``max_retries``) when the
             answer names unknown tools, instead of raising at once.
     """
+
+    transformers = (InternalCallTransformer,)  # selection calls stay out of v3 streams
 
     def __init__(
         self,
@@ -278,7 +281,8 @@ class LLMToolSelectorMiddleware(AgentMiddleware):
     ) -> ModelCallResult:
         def ask(call: tuple[list[BaseMessage], dict[str, Any]]) -> Any:
             model = self.model if self.model is not None else request.model
-            return model.invoke(call[0], **call[1])
+            marker = internal_call_config(model.invoke, "tool_selection")
+            return model.invoke(call[0], **call[1], **marker)
 
         return handler(drive_sync(self._select(request), ask))
 
@@ -287,6 +291,7 @@ class LLMToolSelectorMiddleware(AgentMiddleware):
     ) -> ModelCallResult:
         async def ask(call: tuple[list[BaseMessage], dict[str, Any]]) -> Any:
             model = self.model if self.model is not None else request.model
-            return await model.ainvoke(call[0], **call[1])
+            marker = internal_call_config(model.ainvoke, "tool_selection")
+            return await model.ainvoke(call[0], **call[1], **marker)
 
         return await handler(await drive_async(self._select(request), ask))

@@ -239,6 +239,9 @@ class AgentMiddleware(Generic[StateT, ContextT, ResponseT]):
 
     state_schema: Any = AgentState
     tools: Sequence[BaseTool] = ()
+    transformers: Sequence[Any] = ()
+    """Stream transformer factories this middleware adds to ``stream_events(version="v3")``
+    runs of its agent (``engine.graph.run_stream``)."""
     trace_policy: TracePolicy | None = None
     """What traces record about this middleware's hooks (``engine.observe.tracing``); None: the default."""
 

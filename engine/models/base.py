@@ -321,6 +321,9 @@ class BaseChatModel(ModelRunnableAPI):
         """Called inside a graph node while someone streams ``messages``: the reply's chunks
         go to that stream as they arrive (as LangGraph does through its callbacks)."""
         run, meta, ns = tap
+        call_meta = (request.config or {}).get("metadata")
+        if isinstance(call_meta, Mapping):  # the call's own metadata (e.g. an internal call)
+            meta = {**meta, **call_meta}
         msg_id = f"run-{uuid.uuid4()}"
         chunks: list[AIMessage] = []
         final: AIMessage | None = None

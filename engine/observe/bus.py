@@ -2,8 +2,9 @@
 
 Ordering: every event of a run gets its ``seq`` on the run's event-loop thread at the moment
 it is delivered, so subscribers see strictly increasing ``seq`` even when events originate
-in worker threads (sync nodes, sync tools), which hand them over with
-``call_soon_threadsafe`` / ``run_coroutine_threadsafe``.
+in worker threads (sync nodes, sync tools), which hand them over through the emitter's
+``LoopInbox`` (in order, one wake-up of the loop per batch) or ``run_coroutine_threadsafe``
+(when the debugger or a bounded queue may make the worker wait).
 
 Buffering policy (documented contract):
 - Sync callbacks are called inline, in ``seq`` order, on the loop thread.  A callback that
@@ -30,6 +31,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from engine.core.handoff import LoopInbox
 from engine.core.ids import new_span_id
 from engine.events import EventBase, LoopDetected, ModelToken
 from engine.observe.loops import LoopWatch
@@ -192,6 +194,9 @@ class RunEmitter:
         self.debugger = debugger
         self.loop = loop or asyncio.get_running_loop()
         self.loop_thread = threading.get_ident()
+        self.inbox = LoopInbox(self.loop)
+        """What worker threads hand to the loop (events, stream chunks), in order, with one
+        wake-up of the loop per batch (shared with the subgraph emitters)."""
         self.ns = ns
         self.step: int | None = None
         self.checkpoint_id: str | None = None
@@ -355,7 +360,7 @@ class RunEmitter:
             fut = asyncio.run_coroutine_threadsafe(self._deliver(ev), self.loop)
             fut.result()
         else:
-            self.loop.call_soon_threadsafe(self._deliver_sync, ev)
+            self.inbox.put(self._deliver_sync, ev)
         return ev
 
     def emit_nowait(self, cls: type[EventBase], **fields: Any) -> EventBase | None:
@@ -367,7 +372,7 @@ class RunEmitter:
         if threading.get_ident() == self.loop_thread:
             self._deliver_sync(ev)
         else:
-            self.loop.call_soon_threadsafe(self._deliver_sync, ev)
+            self.inbox.put(self._deliver_sync, ev)
         return ev
 
     # -- context -------------------------------------------------------------------------

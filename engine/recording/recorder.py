@@ -326,6 +326,25 @@ class SessionRecorder:
         self, batch: list[tuple[EventBase, str | None]], shapes: dict[str, tuple[str, str]]
     ) -> None:
         conn = self._conn
+        if self.coalesce_tokens:
+            batch = coalesce_tokens(batch, self._token_counts)
+        # the events' JSON is made before the file's write lock is taken: the run's own
+        # checkpoint writes wait for that lock (SQLite sleeps a millisecond or more when it
+        # is held), so it is held only for the inserts
+        texts = [self._event_json(ev, ev.kind) for ev, _shape in batch]
+        # the session's checkpointer writes to the same file from the run's thread: taking its
+        # lock hands the file over between the two at once (SQLite itself would make the one
+        # waiting sleep and poll, a millisecond and more at a time)
+        with self._saver.write_lock:
+            self._commit(conn, batch, shapes, texts)
+
+    def _commit(
+        self,
+        conn: sqlite3.Connection,
+        batch: list[tuple[EventBase, str | None]],
+        shapes: dict[str, tuple[str, str]],
+        texts: list[str],
+    ) -> None:
         conn.execute("BEGIN IMMEDIATE")
         try:
             if shapes:
@@ -333,9 +352,9 @@ class SessionRecorder:
                     "INSERT OR IGNORE INTO session_shapes(digest, graph, shape) VALUES (?, ?, ?)",
                     [(d, name, text) for d, (name, text) in shapes.items()],
                 )
-            if self.coalesce_tokens:
-                batch = coalesce_tokens(batch, self._token_counts)
-            rows = [self._row(ev, shape) for ev, shape in batch]
+            rows = [
+                self._row(ev, shape, text) for (ev, shape), text in zip(batch, texts, strict=True)
+            ]
             conn.executemany(_INSERT_EVENT, rows)
             conn.execute("COMMIT")
         except BaseException:
@@ -359,7 +378,9 @@ class SessionRecorder:
         self._run_rows[ev.run_id] = rid = int(row[0])
         return rid
 
-    def _row(self, ev: EventBase, shape: str | None) -> tuple[Any, ...]:
+    def _row(self, ev: EventBase, shape: str | None, text: str) -> tuple[Any, ...]:
+        """The ``session_events`` row of ``ev`` (whose JSON is ``text``), after writing what
+        it says about its run and checkpoint."""
         run = self._run_row(ev)
         d = ev.__dict__
         kind = ev.kind
@@ -427,7 +448,7 @@ class SessionRecorder:
             ev.span_id,
             ev.parent_span_id,
             ev.ts,
-            self._event_json(ev, kind),
+            text,
         )
 
     def _event_json(self, ev: EventBase, kind: str) -> str:

@@ -1,7 +1,7 @@
 """``GraphRun``: one run of a graph that speaks our event protocol, as a ``RunHandle``.
 
 The embedded engine's graphs and attached LangGraph apps both offer ``astream_events(input,
-config, debugger=..., context=...)``; this iterates it, keeps track of what the front end needs
+config, version="stepwise", debugger=..., context=...)``; this iterates it, keeps track of what the front end needs
 to know when it ends (status, output, error line, interrupts still waiting) and turns the ways a
 run can end (done, interrupted, stopped by the debugger, an exception) into one ``RunOutcome``.
 Iterating never raises for a failed run: the failure is in the outcome and in ``run.finished``.
@@ -52,7 +52,7 @@ class GraphRun:
         output: Any = None
         pending: dict[str, InterruptRaised] = {}
         config = request_config(self.request, self.run_id)
-        kwargs: dict[str, Any] = {"debugger": self.debugger}
+        kwargs: dict[str, Any] = {"debugger": self.debugger, "version": "stepwise"}
         if self.request.context is not None:
             kwargs["context"] = self.request.context
         try:

@@ -56,6 +56,25 @@ def _schema(value: object) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
+def _derived_schema(graph: Any, method: str) -> dict[str, Any] | None:
+    """The JSON schema ``graph.<method>()`` derives, None when it has none.
+
+    Raises ``SchemaUnavailable`` when deriving fails: the graph still runs (LangGraph derives
+    its schemas with pydantic, which refuses a ``typing.TypedDict`` state on Python < 3.12)."""
+    get = getattr(graph, method, None)
+    if not callable(get):
+        return None
+    try:
+        return _schema(get())
+    except Exception as exc:  # any library's failure to describe a schema
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise SchemaUnavailable(first.rstrip(".")) from exc
+
+
+class SchemaUnavailable(Exception):
+    """A graph's input or context schema cannot be derived (the graph itself may run)."""
+
+
 class GraphTarget:
     """What the engine and attach targets share (see module docstring)."""
 
@@ -85,12 +104,21 @@ class GraphTarget:
         return [str(k) for k in dict.fromkeys(keys) if not str(k).startswith(INTERNAL_CHANNELS)]
 
     def input_schema(self) -> dict[str, Any] | None:
-        get = getattr(self.graph, "get_input_jsonschema", None)
-        return _schema(get() if callable(get) else None)
+        try:
+            return _derived_schema(self.graph, "get_input_jsonschema")
+        except SchemaUnavailable as exc:  # a form of the state's keys, each typed as JSON
+            return {
+                "type": "object",
+                "title": self.name,
+                "description": f"The input's types could not be derived ({exc}): each field takes JSON.",
+                "properties": {key: {} for key in self.state_keys()},
+            }
 
     def context_schema(self) -> dict[str, Any] | None:
-        get = getattr(self.graph, "get_context_jsonschema", None)
-        return _schema(get() if callable(get) else None)
+        try:
+            return _derived_schema(self.graph, "get_context_jsonschema")
+        except SchemaUnavailable:  # no context form; a context still reaches the run as given
+            return None
 
     def subscribe(self, callback: Callable[[EventBase], object]) -> Subscription:
         return self.graph.subscribe(callback)  # type: ignore[no-any-return]

@@ -225,12 +225,18 @@ def main(argv: list[str] | None = None) -> int:
     app.setOrganizationName("Stepwise")
     QApplication.setQuitOnLastWindowClosed(False)  # the loop ends when the future above resolves
     try:
-        return run_on_qt(app, _run(args))
+        return run_on_qt(app, _run(args), quit_if_stuck=CLOSE_GRACE)
     except asyncio.CancelledError:
         return 0
 
 
-def run_on_qt(app: Any, main: Coroutine[Any, Any, T]) -> T:
+CLOSE_GRACE = 3.0
+"""Seconds the program may take to end after its window closed: then a thread stuck in a sync
+tool or node of a stopped run (Python cannot cancel it, and joins it at exit) is left behind
+instead of keeping the closed studio alive; the session is already closed."""
+
+
+def run_on_qt(app: Any, main: Coroutine[Any, Any, T], *, quit_if_stuck: float | None = None) -> T:
     """Run ``main`` on a qasync loop over ``app``, the app's one loop.
 
     Only this loop is a Qt loop.  ``qasync.run`` on Python 3.11 installs an event-loop policy
@@ -238,7 +244,10 @@ def run_on_qt(app: Any, main: Coroutine[Any, Any, T]) -> T:
     worker thread makes for itself (LangChain does for each callback of a sync tool, a tool
     calls ``asyncio.run``) then tries to run the Qt application there and fails (``QApplication
     ::exec: Must be called from the main thread``, ``Event loop stopped before Future
-    completed``).  Here, worker threads get plain asyncio loops, as on Python 3.12+."""
+    completed``).  Here, worker threads get plain asyncio loops, as on Python 3.12+.
+
+    With ``quit_if_stuck``, once ``main`` has ended the process ends at the latest that many
+    seconds later (see ``CLOSE_GRACE``)."""
     import qasync
 
     with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
@@ -247,6 +256,10 @@ def run_on_qt(app: Any, main: Coroutine[Any, Any, T]) -> T:
             return runner.run(main)
         finally:
             asyncio.set_event_loop(None)
+            if quit_if_stuck is not None:  # before the runner joins the loop's worker threads
+                from engine.core.process_exit import exit_if_stuck
+
+                exit_if_stuck(1 if sys.exc_info()[0] else 0, quit_if_stuck)
 
 
 if __name__ == "__main__":

@@ -45,6 +45,12 @@ class FormPage(QWidget):
         self.editors: dict[str, QWidget] = {}
         layout = QFormLayout(self)
         layout.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        about = str(form.schema.get("description") or "").strip()
+        if about:  # the schema's own note (or why its types are unknown), as written
+            note = plain_label(about)
+            note.setObjectName("form_description")
+            note.setWordWrap(True)
+            layout.addRow(note)
         for f in form.fields:
             editor = self._editor(f)
             editor.setObjectName(f"field_{f.name}")

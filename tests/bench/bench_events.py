@@ -122,7 +122,7 @@ def _timer(mode: str, workdir: Path) -> Callable[[], Timing]:
 
 
 async def _drain(agent: Any, inp: Any, cfg: dict[str, Any]) -> None:
-    async for _ev in agent.astream_events(inp, cfg):
+    async for _ev in agent.astream_events(inp, cfg, version="stepwise"):
         pass
 
 

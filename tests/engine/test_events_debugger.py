@@ -37,7 +37,7 @@ def cfg(t: str = "t") -> dict:
 
 
 async def collect(graph, inp, config, **kw) -> list[EventBase]:
-    return [ev async for ev in graph.astream_events(inp, config, **kw)]
+    return [ev async for ev in graph.astream_events(inp, config, version="stepwise", **kw)]
 
 
 async def test_event_sequence_and_nesting():
@@ -158,7 +158,9 @@ class Driver:
 
     async def start(self, inp, config):
         async def run():
-            async for ev in self.graph.astream_events(inp, config, debugger=self.dbg):
+            async for ev in self.graph.astream_events(
+                inp, config, debugger=self.dbg, version="stepwise"
+            ):
                 self.events.append(ev)
 
         self.task = asyncio.ensure_future(run())

@@ -33,7 +33,9 @@ async def _stops(graph: Any, inp: Any, thread: str) -> list[tuple[str, str]]:
         asyncio.get_running_loop().call_soon(d.continue_)
 
     dbg.on_pause.append(on_pause)
-    async for _ in graph.astream_events(inp, {"configurable": {"thread_id": thread}}, debugger=dbg):
+    async for _ in graph.astream_events(
+        inp, {"configurable": {"thread_id": thread}}, debugger=dbg, version="stepwise"
+    ):
         pass
     return stops
 
@@ -63,7 +65,7 @@ async def test_one_stop_for_an_error_raised_by_a_node() -> None:
     )
     with pytest.raises(ValueError):
         async for _ in g.compile(checkpointer=InMemorySaver()).astream_events(
-            {"log": []}, {"configurable": {"thread_id": "again"}}, debugger=dbg
+            {"log": []}, {"configurable": {"thread_id": "again"}}, debugger=dbg, version="stepwise"
         ):
             pass
     assert dbg_stops == ["node.finished"]

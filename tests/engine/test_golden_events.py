@@ -93,7 +93,7 @@ def check(name: str, events: list[EventBase]) -> None:
 
 
 async def collect(graph: Any, inp: Any, config: dict[str, Any]) -> list[EventBase]:
-    return [ev async for ev in graph.astream_events(inp, config)]
+    return [ev async for ev in graph.astream_events(inp, config, version="stepwise")]
 
 
 async def test_seed000_event_sequence():

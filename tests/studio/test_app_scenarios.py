@@ -24,7 +24,9 @@ def _run(graph: Any, text: str) -> tuple[list[EventBase], Any]:
         return [
             ev
             async for ev in graph.astream_events(
-                {"messages": [HumanMessage(content=text)]}, {"configurable": {"thread_id": "t"}}
+                {"messages": [HumanMessage(content=text)]},
+                {"configurable": {"thread_id": "t"}},
+                version="stepwise",
             )
         ]
 

@@ -5,6 +5,7 @@ and on the engine; a graph with a ``context_schema`` gets its run context from i
 from __future__ import annotations
 
 import asyncio
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -13,8 +14,9 @@ import pytest
 pytest.importorskip("langgraph.graph")
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLineEdit, QPlainTextEdit
+from PySide6.QtWidgets import QLabel, QLineEdit, QPlainTextEdit
 
+from engine.events import RunFinished
 from studio.models.input_form import InputForm
 from tests.fixtures.docs_apps import CONTEXT_APP, STATEGRAPH_APP, plain_module, write_app
 from tests.studio.app_agents import make_window, run_until
@@ -123,6 +125,37 @@ def test_the_engine_gets_the_form_too(
     run_until(qloop, lambda: window.hub.status == "done" and not window.controller.busy)
     snap = window.hub.snapshot()
     assert snap is not None and snap.values == {"city": "Oslo", "days": 3}
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="pydantic derives it on 3.12+")
+def test_an_attached_app_whose_input_langgraph_cannot_describe_runs_from_its_keys(
+    qtbot: Any, qloop: asyncio.AbstractEventLoop, tmp_path: Path
+) -> None:
+    path = tmp_path / "plain_typing.py"
+    path.write_text(  # typing.TypedDict: LangGraph runs it, but cannot make its JSON schema
+        "import typing\n"
+        "from langgraph.graph import START, StateGraph\n"
+        "class S(typing.TypedDict):\n    city: str\n    days: int\n"
+        "g = StateGraph(S)\n"
+        "g.add_node('plan', lambda s: {'days': s['days'] + 1})\n"
+        "g.add_edge(START, 'plan')\n"
+        "graph = g.compile()\n"
+    )
+    window = make_window(qtbot, tmp_path)
+    assert window.load_spec(f"{path}:graph")
+    window.actions_.run.trigger()
+    dialog = window.input_form_dialog
+    qtbot.waitUntil(dialog.isVisible)
+    page = dialog.form_page
+    assert page is not None and set(page.editors) == {"city", "days"}
+    note = page.findChild(QLabel, "form_description")
+    assert note is not None and "could not be derived" in note.text()
+    _type(qtbot, page.editors["city"], '"Oslo"')
+    _type(qtbot, page.editors["days"], "2")
+    qtbot.mouseClick(dialog.run_button, Qt.MouseButton.LeftButton)
+    run_until(qloop, lambda: window.hub.status == "done" and not window.controller.busy)
+    (final,) = [e for e in window.hub.events if isinstance(e, RunFinished)]
+    assert final.status == "done" and final.output == {"city": "Oslo", "days": 3}
 
 
 def test_a_context_schema_gets_its_context_from_the_form(

@@ -35,7 +35,7 @@ def parent(events: list[EventBase], e: EventBase) -> EventBase:
 
 async def collect(agent: Any, mode: str) -> list[EventBase]:
     if mode == "astream_events":
-        return [e async for e in agent.astream_events(ask())]
+        return [e async for e in agent.astream_events(ask(), version="stepwise")]
     events: list[EventBase] = []
     sub = agent.subscribe(events.append)
     try:

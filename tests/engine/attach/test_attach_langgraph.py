@@ -56,7 +56,7 @@ def weather(city: str) -> str:
 
 def collect(graph: Any, inp: Any, config: dict[str, Any], **kw: Any) -> list[EventBase]:
     async def go() -> list[EventBase]:
-        return [ev async for ev in graph.astream_events(inp, config, **kw)]
+        return [ev async for ev in graph.astream_events(inp, config, version="stepwise", **kw)]
 
     return asyncio.run(go())
 

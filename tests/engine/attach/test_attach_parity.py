@@ -142,7 +142,7 @@ def test_the_run_pauses_at_a_failed_attempt_before_the_retrys_backoff(tmp_path: 
 
 async def _collect(graph: Any, inp: Any, dbg: Debugger) -> list[EventBase]:
     cfg = {"configurable": {"thread_id": "t"}}
-    return [ev async for ev in graph.astream_events(inp, cfg, debugger=dbg)]
+    return [ev async for ev in graph.astream_events(inp, cfg, debugger=dbg, version="stepwise")]
 
 
 def test_tokens_stream_and_a_model_that_cannot_stream_falls_back_quietly(tmp_path: Path) -> None:

@@ -34,8 +34,11 @@ def agent_events(tmp_path: Path) -> list[EventBase]:
     async def go() -> list[EventBase]:
         from engine.types import Command
 
-        first = [ev async for ev in graph.astream_events(module.INPUT, cfg)]
-        again = [ev async for ev in graph.astream_events(Command(resume=APPROVE), cfg)]
+        first = [ev async for ev in graph.astream_events(module.INPUT, cfg, version="stepwise")]
+        again = [
+            ev
+            async for ev in graph.astream_events(Command(resume=APPROVE), cfg, version="stepwise")
+        ]
         return first + again
 
     return asyncio.run(go())

@@ -250,7 +250,11 @@ RUN_GOLDEN = """\
 
 
 def test_golden_tree_of_a_small_run():
-    events = list(agents.counter.stream_events({"n": 1}, {"configurable": {"thread_id": "t"}}))
+    events = list(
+        agents.counter.stream_events(
+            {"n": 1}, {"configurable": {"thread_id": "t"}}, version="stepwise"
+        )
+    )
     assert render_events(events, times=False) == RUN_GOLDEN
 
 

@@ -7,6 +7,8 @@ import asyncio
 import contextlib
 from typing import Any
 
+import pytest
+
 from engine import START, StateGraph
 from engine.events import EventBase
 from engine.graph import MessagesState
@@ -53,11 +55,6 @@ def test_v2_events_are_langchain_dicts_with_a_run_tree_and_model_tokens() -> Non
         if e["event"] == "on_chain_stream" and not e["parent_ids"]
     ]
     assert list(root_chunks[-1]) == ["chat"]  # the graph streams its updates
-
-
-def test_without_a_version_the_engine_events_stream() -> None:
-    events = asyncio.run(_events(_graph()))
-    assert events and all(isinstance(e, EventBase) for e in events)
 
 
 def test_a_consumer_that_stops_early_cancels_the_run() -> None:
@@ -107,3 +104,19 @@ def test_include_and_exclude_filters_pick_events_as_langchain_does() -> None:
     )
     assert no_chat and all(e["name"] != "chat" for e in no_chat)
     assert all(e["event"].startswith("on_chain") for e in no_chat)
+
+
+def test_without_a_version_the_events_are_langchains_v2_dicts_as_in_langgraph() -> None:
+    default = asyncio.run(_events(_graph()))
+    v2 = asyncio.run(_events(_graph(), version="v2"))
+    assert default and all(isinstance(e, dict) for e in default)
+    assert [(e["event"], e["name"]) for e in default] == [(e["event"], e["name"]) for e in v2]
+    sync = list(_graph().stream_events({"messages": [("user", "hi")]}))
+    assert [(e["event"], e["name"]) for e in sync] == [(e["event"], e["name"]) for e in v2]
+
+
+def test_stepwise_events_are_asked_for_by_name() -> None:
+    ours = asyncio.run(_events(_graph(), version="stepwise"))
+    assert ours[0].kind == "run.started" and all(isinstance(e, EventBase) for e in ours)
+    with pytest.raises(ValueError, match="unknown version 'v9'"):
+        asyncio.run(_events(_graph(), version="v9"))

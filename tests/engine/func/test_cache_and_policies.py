@@ -46,7 +46,11 @@ def test_cached_node_is_not_called_again_and_is_reported(make_cache: Any) -> Non
     chunks = list(graph.stream({"text": "abc"}))
     assert chunks == [{"upper": {"text": "ABC"}, "__metadata__": {"cached": True}}]
     assert calls == ["abc"]
-    cached = [e for e in graph.stream_events({"text": "abc"}) if isinstance(e, NodeFinished)]
+    cached = [
+        e
+        for e in graph.stream_events({"text": "abc"}, version="stepwise")
+        if isinstance(e, NodeFinished)
+    ]
     assert [e.cached for e in cached] == [True]
     graph.clear_cache()
     graph.invoke({"text": "abc"})

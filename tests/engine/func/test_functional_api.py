@@ -157,7 +157,7 @@ def test_every_task_call_is_a_node_span() -> None:
     def twice(n: int) -> int:
         return double(double(n).result()).result()
 
-    events = list(twice.stream_events(3))
+    events = list(twice.stream_events(3, version="stepwise"))
     started = [e.node for e in events if isinstance(e, NodeStarted)]
     finished = [e for e in events if isinstance(e, NodeFinished)]
     assert started == ["twice", "double", "double"]

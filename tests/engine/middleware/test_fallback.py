@@ -134,3 +134,19 @@ def test_fallback_outside_retry_retries_each_model() -> None:
     )
     assert isinstance(result, ModelResponse) and result.result[0].text == "m2 ok"
     assert len(primary.calls) == 2 and len(m2.calls) == 2
+
+
+def test_a_failing_sanitizer_surfaces_instead_of_falling_further(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from engine.middleware import fallback
+
+    def broken(request: object, model: object = None) -> object:
+        raise RuntimeError("sanitizer bug")
+
+    monkeypatch.setattr(fallback, "sanitized_for", broken)
+    mw = ModelFallbackMiddleware(NamedModel("m2"), NamedModel("m3"))
+    h = Flaky([RuntimeError("primary down")], ai_answer("from m2"))
+    with pytest.raises(RuntimeError, match="sanitizer bug"):
+        mw.wrap_model_call(model_request(), h)
+    assert [r.model.model_name for r in h.requests] == ["primary"]  # m3 was never tried

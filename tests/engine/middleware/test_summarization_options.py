@@ -129,3 +129,21 @@ def test_deprecated_spellings_still_work_with_a_warning() -> None:
     assert explicit.trigger == ("messages", 9)  # the new spelling wins
     with pytest.raises(TypeError, match="unexpected"):
         mw(max_summary=3)
+
+
+def test_model_strings_resolve_through_the_modules_init_chat_model(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from engine.middleware import summarization
+    from engine.models import ScriptedChatModel
+
+    made: list[str] = []
+
+    def fake_init(model: str, **_: object) -> ScriptedChatModel:
+        made.append(model)
+        return ScriptedChatModel(["summary"])
+
+    monkeypatch.setattr(summarization, "init_chat_model", fake_init)
+    mw = summarization.SummarizationMiddleware(model="acme:m1", summarizer="acme:m2")
+    assert made == ["acme:m1", "acme:m2"]
+    assert isinstance(mw.model, ScriptedChatModel) and mw.summary_model is not mw.model

@@ -58,6 +58,22 @@ def test_write_todos_validates_statuses() -> None:
         write_todos.validate_args({"todos": [{"content": "x", "status": "done"}]})
 
 
+def test_invalid_todos_are_reported_as_pydantic_words_them() -> None:
+    (write_todos,) = TodoListMiddleware().tools
+    with pytest.raises(ValueError) as err:
+        write_todos.invoke(
+            {
+                "args": {"todos": [{"status": "pending"}]},
+                "name": "write_todos",
+                "type": "tool_call",
+                "id": "c",
+            }
+        )
+    assert str(err.value).startswith(
+        "1 validation error for write_todos\ntodos.0.content\n  Field required"
+    )
+
+
 def test_state_schema_adds_todos_omitted_from_input() -> None:
     spec = StateSpec(PlanningState)
     assert "todos" in spec.keys and "messages" in spec.keys

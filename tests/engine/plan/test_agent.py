@@ -43,7 +43,7 @@ def seed_tools(*read_outcomes: Any) -> tuple[list, dict[str, ScriptedTool]]:
 
 
 async def run_events(agent, inp: dict[str, Any], config: dict[str, Any] | None = None) -> list:
-    return [ev async for ev in agent.astream_events(inp, config)]
+    return [ev async for ev in agent.astream_events(inp, config, version="stepwise")]
 
 
 def nodes_run(events: list) -> list[str]:

@@ -28,7 +28,7 @@ async def test_every_run_retries_the_read_file_chain():
     for thread in ("first", "second"):  # the export lands late in every run
         cfg = {"configurable": {"thread_id": thread}}
         inp = {"messages": [HumanMessage(content=INPUT)]}
-        events = [ev async for ev in agent.astream_events(inp, cfg)]
+        events = [ev async for ev in agent.astream_events(inp, cfg, version="stepwise")]
         finished = events[-1]
         assert isinstance(finished, RunFinished)
         state = finished.output

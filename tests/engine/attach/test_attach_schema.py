@@ -1,0 +1,56 @@
+"""An attached app whose input schema LangGraph cannot derive still runs from the studio's form:
+LangGraph derives schemas with pydantic, which refuses a ``typing.TypedDict`` state on Python
+< 3.12, while the graph itself runs."""
+
+from __future__ import annotations
+
+import sys
+import typing
+
+import pytest
+
+pytest.importorskip("langgraph.graph")
+
+from langgraph.graph import START, StateGraph
+
+from engine.attach import attach
+from engine.targets import AttachTarget
+
+
+class Plain(typing.TypedDict, total=False):  # typing's, not typing_extensions'
+    topic: str
+    n: int
+
+
+def _graph() -> AttachTarget:
+    b = StateGraph(Plain)
+    b.add_node("count", lambda s: {"n": len(s.get("topic", ""))})
+    b.add_edge(START, "count")
+    return AttachTarget(attach(b.compile()))
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="pydantic derives it on 3.12+")
+def test_an_underivable_input_schema_becomes_a_form_of_the_state_keys() -> None:
+    target = _graph()
+    with pytest.raises(Exception, match="typing_extensions"):
+        target.graph.get_input_jsonschema()  # what LangGraph itself does here
+    schema = target.input_schema()
+    assert schema is not None
+    assert set(schema["properties"]) == {"topic", "n"}
+    assert all(p == {} for p in schema["properties"].values())  # each field typed as JSON
+    assert "typing_extensions" in schema["description"]
+    assert target.context_schema() is None
+    assert target.graph.invoke({"topic": "abc"}) == {"topic": "abc", "n": 3}
+
+
+def test_a_derivable_input_schema_is_langgraphs_own() -> None:
+    from typing_extensions import TypedDict
+
+    class Typed(TypedDict, total=False):
+        topic: str
+
+    b = StateGraph(Typed)
+    b.add_node("echo", lambda s: {})
+    b.add_edge(START, "echo")
+    target = AttachTarget(attach(b.compile()))
+    assert target.input_schema() == target.graph.get_input_jsonschema()
