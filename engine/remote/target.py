@@ -13,6 +13,7 @@ are never kept anywhere but in the HTTP client's headers.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
@@ -42,12 +43,23 @@ if TYPE_CHECKING:
     from engine.targets.records import CheckpointRecord
     from engine.types import StateSnapshot
 
-__all__ = ["HISTORY_PAGE", "REMOTE_MISSING", "RemoteTarget"]
+__all__ = ["DECODE_ON_WORKER", "HISTORY_PAGE", "REMOTE_MISSING", "RemoteTarget"]
 
 HISTORY_PAGE = 1000
 """Checkpoints asked for per history request."""
 LISTING_FIELDS = ("checkpoint", "parent_checkpoint", "metadata", "next", "created_at")
 """What a timeline listing reads of each checkpoint (no state values)."""
+
+DECODE_ON_WORKER = 200
+"""A state whose lists hold this many items or more is decoded on a worker thread."""
+
+
+def _items(values: Any) -> int:
+    """How many items the lists of a state's values hold (what decoding a state costs)."""
+    if not isinstance(values, dict):
+        return 0
+    return sum(len(v) for v in values.values() if isinstance(v, list))
+
 
 REMOTE_MISSING: dict[str, str] = {
     "pause_in_node": "a LangGraph server stops only between nodes (interrupt_before/after)",
@@ -101,8 +113,6 @@ class RemoteTarget:
     async def connect(cls, client: RemoteClient, assistant: str | None = None) -> RemoteTarget:
         """Find the assistant (id, graph id or name; the only one when None) and read its
         graph and schemas."""
-        import asyncio
-
         info = await client.assistant(assistant)
         graph, xray, schemas = await asyncio.gather(
             client.graph(info.assistant_id),
@@ -323,7 +333,10 @@ class RemoteTarget:
             raise
         if not data.get("checkpoint") and not data.get("values"):
             return None
-        return snapshot_from_server(thread_id, data)
+        if _items(data.get("values")) < DECODE_ON_WORKER:
+            return snapshot_from_server(thread_id, data)
+        # a big state (a long conversation) is decoded off the caller's loop (the studio's UI)
+        return await asyncio.to_thread(snapshot_from_server, thread_id, data)
 
     async def update_state(
         self,

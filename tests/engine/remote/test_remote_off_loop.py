@@ -8,7 +8,7 @@ from typing import Any
 
 from engine.messages import HumanMessage
 from engine.remote.client import RemoteClient
-from tests.engine.remote.helpers import new_thread, open_target, run_events
+from tests.engine.remote.helpers import another_client, new_thread, open_target, run_events
 
 
 async def test_listing_and_history_requests_run_off_the_loop_thread(
@@ -33,5 +33,35 @@ async def test_listing_and_history_requests_run_off_the_loop_thread(
         here = threading.get_ident()
         assert seen["search_threads"] and here not in seen["search_threads"]
         assert seen["history"] and here not in seen["history"]
+    finally:
+        await target.aclose()
+
+
+async def test_a_big_state_is_decoded_off_the_loop_thread_a_small_one_on_it(
+    langgraph_server: Any, monkeypatch: Any
+) -> None:
+    import engine.remote.target as remote_target
+
+    target = await open_target(langgraph_server, "counter")
+    decoded: list[tuple[int, int]] = []  # (thread, items in the state's lists)
+    original = remote_target.snapshot_from_server
+
+    def spy(thread_id: str, data: dict[str, Any]) -> Any:
+        decoded.append((threading.get_ident(), len(data["values"].get("steps") or [])))
+        return original(thread_id, data)
+
+    monkeypatch.setattr(remote_target, "snapshot_from_server", spy)
+    try:
+        here = threading.get_ident()
+        client = another_client(langgraph_server)
+        for ticks in (3, remote_target.DECODE_ON_WORKER):
+            thread = str((await client.threads.create())["thread_id"])
+            config = {"recursion_limit": ticks + 10}
+            await client.runs.wait(thread, "counter", input={"ticks": ticks}, config=config)
+            decoded.clear()
+            snap = await target.state(thread)
+            assert snap is not None and len(snap.values["steps"]) == ticks
+            assert [n for _, n in decoded] == [ticks]
+            assert (decoded[0][0] == here) == (ticks < remote_target.DECODE_ON_WORKER)
     finally:
         await target.aclose()
