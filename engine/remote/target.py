@@ -281,28 +281,39 @@ class RemoteTarget:
 
     async def checkpoint_pages(self, thread_id: str) -> AsyncIterator[list[CheckpointRecord]]:
         """``checkpoints`` as it arrives: after each page of the history (newest first, in
-        pages of ``HISTORY_PAGE``), every checkpoint read so far, oldest first.  Each page is
-        requested and decoded on a worker thread: a timeline shows the newest checkpoints
-        while the older ones are still on their way, and the caller's loop never waits."""
+        pages of ``HISTORY_PAGE``), every checkpoint read so far, oldest first.  Pages are
+        requested and decoded on worker threads, the next page asked for while this one is
+        decoded: a timeline shows the newest checkpoints while the older ones are still on
+        their way, and the caller's loop never waits."""
         from engine.targets.checkpoint_list import records_from_history
 
         read: list[StateSnapshot] = []
-        cursor: str | None = None
-        while True:
 
-            async def page(
-                client: RemoteClient, before: str | None = cursor
-            ) -> tuple[int, str | None, list[CheckpointRecord]]:
-                found = await self._history_page(client, thread_id, before)
-                read.extend(snapshot_from_server(thread_id, s) for s in found)
-                last = (found[-1].get("checkpoint") or {}).get("checkpoint_id") if found else None
-                return len(found), last, records_from_history(read)
+        def fetch(before: str | None) -> asyncio.Future[list[dict[str, Any]]]:
+            return asyncio.ensure_future(
+                self.client.in_worker(lambda c: self._history_page(c, thread_id, before))
+            )
 
-            count, cursor, records = await self.client.in_worker(page)
-            if records or count:
-                yield records
-            if count < HISTORY_PAGE or not cursor:
-                return
+        def decode(found: list[dict[str, Any]]) -> list[CheckpointRecord]:
+            read.extend(snapshot_from_server(thread_id, s) for s in found)
+            return records_from_history(read)
+
+        pending = fetch(None)
+        try:
+            while True:
+                found = await pending
+                cursor = (found[-1].get("checkpoint") or {}).get("checkpoint_id") if found else None
+                more = len(found) >= HISTORY_PAGE and bool(cursor)
+                if more:  # the server looks for the next page while this one is decoded
+                    pending = fetch(cursor)
+                records = await asyncio.to_thread(decode, found)
+                if records or found:
+                    yield records
+                if not more:
+                    return
+        finally:
+            if not pending.done():  # the caller stopped reading: nothing waits for that page
+                pending.cancel()
 
     async def _history_page(
         self, client: RemoteClient, thread_id: str, before: str | None
