@@ -3,9 +3,10 @@
 - ``coalesce_tokens``: a streamed reply arrives one ``model.token`` event per token; a
   100k-token answer would write 100k rows.  After a call's first ``KEEP_TOKENS`` token events
   (kept as they are, so ordinary replies record exactly what the studio saw), adjacent token
-  events of that call (same run, namespace and span) in one write batch become one event whose
-  text is their text joined (up to ``MAX_TOKEN_TEXT`` characters); it keeps the first event's
-  ``seq`` and time.
+  events of that call (same run, namespace and span) become one event whose text is their text
+  joined (up to ``MAX_TOKEN_TEXT`` characters); it keeps the first event's ``seq`` and time.
+  ``TokenCoalescer`` does it across write batches, so the file does not depend on how events
+  fell into batches.
 - ``shrink_state_update``: a ``state.updated`` event carries the new values, and the checkpoint
   written for the same step stores them again.  Strings longer than ``LARGE_VALUE`` characters
   are written in the event as a short preview plus a note that the full value is in the step's
@@ -22,6 +23,7 @@ __all__ = [
     "KEEP_TOKENS",
     "LARGE_VALUE",
     "MAX_TOKEN_TEXT",
+    "TokenCoalescer",
     "coalesce_tokens",
     "shrink_state_update",
 ]
@@ -45,59 +47,73 @@ def _same_call(a: EventBase, b: EventBase) -> bool:
     )
 
 
-def coalesce_tokens(
-    batch: list[tuple[EventBase, T]],
-    seen: dict[tuple[str, str | None], int] | None = None,
-    keep: int = KEEP_TOKENS,
-) -> list[tuple[EventBase, T]]:
-    """``batch`` with runs of adjacent token events of one call merged into one event.
+class TokenCoalescer:
+    """Merges token runs batch after batch (see the module docstring), the same however the
+    events fall into write batches: a run still growing at the end of a batch is held back and
+    continued by the next one; ``final`` (the file closing) writes it out.
 
-    ``seen`` counts the token events each call has had (across batches): the first ``keep`` of
-    a call are written one by one, so short replies stay token-exact; later ones are merged.
-    """
-    counts = {} if seen is None else seen
-    out: list[tuple[EventBase, T]] = []
-    pending: list[ModelToken] = []
-    size = 0  # characters of text in ``pending`` (kept as it grows: linear in the batch)
-    extra: Any = None
+    ``counts``: the token events each call has had (across batches): the first ``keep`` of a
+    call are written one by one, so short replies stay token-exact; later ones are merged."""
 
-    def flush() -> None:
-        nonlocal size
-        size = 0
-        if not pending:
-            return
-        if len(pending) == 1:
-            out.append((pending[0], extra))
-        else:
-            first = pending[0]
-            chunks = [c for p in pending for c in p.tool_call_chunks]
-            merged = first.model_copy(
-                update={"text": "".join(p.text for p in pending), "tool_call_chunks": chunks}
-            )
-            out.append((merged, extra))
-        pending.clear()
+    def __init__(self, keep: int = KEEP_TOKENS) -> None:
+        self.keep = keep
+        self.counts: dict[tuple[str, str | None], int] = {}
+        self.held: list[ModelToken] = []
+        self.held_extra: Any = None
+        self.size = 0  # characters of text held (kept as it grows: linear in the batch)
 
-    for ev, other in batch:
-        if isinstance(ev, ModelToken):
-            key = (ev.run_id, ev.span_id)
-            counts[key] = n = counts.get(key, 0) + 1
-            if n <= keep:
-                flush()
-                out.append((ev, other))
+    @property
+    def holding(self) -> bool:
+        return bool(self.held)
+
+    def feed(self, batch: list[tuple[EventBase, T]], *, final: bool) -> list[tuple[EventBase, T]]:
+        out: list[tuple[EventBase, T]] = []
+        for ev, other in batch:
+            if isinstance(ev, ModelToken):
+                key = (ev.run_id, ev.span_id)
+                self.counts[key] = n = self.counts.get(key, 0) + 1
+                if n <= self.keep:
+                    self._release(out)
+                    out.append((ev, other))
+                    continue
+                held = self.held
+                if held and (
+                    not _same_call(held[0], ev) or self.size + len(ev.text) > MAX_TOKEN_TEXT
+                ):
+                    self._release(out)
+                if not self.held:
+                    self.held_extra = other
+                self.held.append(ev)
+                self.size += len(ev.text)
                 continue
-            if pending and (not _same_call(pending[0], ev) or size + len(ev.text) > MAX_TOKEN_TEXT):
-                flush()
-            if not pending:
-                extra = other
-            pending.append(ev)
-            size += len(ev.text)
-            continue
-        flush()
-        out.append((ev, other))
-    flush()
-    if len(counts) > 10_000:  # long sessions: forget old calls
-        counts.clear()
-    return out
+            self._release(out)
+            out.append((ev, other))
+        if final:
+            self._release(out)
+        if len(self.counts) > 10_000:  # long sessions: forget old calls
+            self.counts.clear()
+        return out
+
+    def _release(self, out: list[tuple[EventBase, Any]]) -> None:
+        held, self.size = self.held, 0
+        if not held:
+            return
+        if len(held) == 1:
+            out.append((held[0], self.held_extra))
+        else:
+            chunks = [c for p in held for c in p.tool_call_chunks]
+            merged = held[0].model_copy(
+                update={"text": "".join(p.text for p in held), "tool_call_chunks": chunks}
+            )
+            out.append((merged, self.held_extra))
+        self.held = []
+
+
+def coalesce_tokens(
+    batch: list[tuple[EventBase, T]], keep: int = KEEP_TOKENS
+) -> list[tuple[EventBase, T]]:
+    """``batch`` on its own with runs of adjacent token events of one call merged."""
+    return TokenCoalescer(keep).feed(batch, final=True)
 
 
 def _shrink(value: Any, limit: int, where: str) -> Any:

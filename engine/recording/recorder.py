@@ -41,7 +41,7 @@ from engine.recording.compact import (
     KEEP_TOKENS,
     LARGE_VALUE,
     MAX_TOKEN_TEXT,
-    coalesce_tokens,
+    TokenCoalescer,
     shrink_state_update,
 )
 from engine.recording.filtered import FilteringSaver, TextFilter, filter_strings
@@ -158,7 +158,7 @@ class SessionRecorder:
         self._new_shapes: dict[str, tuple[str, str]] = {}
         self._run_rows: dict[str, int] = {}
         self._span_node: dict[str, str] = {}
-        self._token_counts: dict[tuple[str, str | None], int] = {}
+        self._tokens = TokenCoalescer()
         self._subs: list[Subscription] = []
         self._filters: list[TextFilter] = []
         """What the attached graphs' PII middleware redact (applied to all that is written)."""
@@ -297,9 +297,9 @@ class SessionRecorder:
                 batch, self._pending = self._pending, []
                 shapes, self._new_shapes = self._new_shapes, {}
                 closing = self._closing
-            if (batch or shapes) and self.error is None:
+            if (batch or shapes or (closing and self._tokens.holding)) and self.error is None:
                 try:
-                    self._write(batch, shapes)
+                    self._write(batch, shapes, final=closing)
                 except Exception as exc:
                     self.error = exc
                     print(f"stepwise: recording to {self.path} stopped: {exc}", file=sys.stderr)
@@ -323,11 +323,15 @@ class SessionRecorder:
             pass
 
     def _write(
-        self, batch: list[tuple[EventBase, str | None]], shapes: dict[str, tuple[str, str]]
+        self,
+        batch: list[tuple[EventBase, str | None]],
+        shapes: dict[str, tuple[str, str]],
+        *,
+        final: bool,
     ) -> None:
         conn = self._conn
-        if self.coalesce_tokens:
-            batch = coalesce_tokens(batch, self._token_counts)
+        if self.coalesce_tokens:  # a token run still growing waits for the next batch
+            batch = self._tokens.feed(batch, final=final)
         # the events' JSON is made before the file's write lock is taken: the run's own
         # checkpoint writes wait for that lock (SQLite sleeps a millisecond or more when it
         # is held), so it is held only for the inserts

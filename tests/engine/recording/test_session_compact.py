@@ -10,6 +10,7 @@ from engine.events import ModelToken
 from engine.messages import AIMessage, HumanMessage
 from engine.models import ScriptedChatModel
 from engine.recording import Session, SessionRecorder
+from engine.recording.compact import TokenCoalescer, coalesce_tokens
 from engine.tools import tool
 
 RUN = "01a1ff00-0000-7000-8000-0000000000aa"
@@ -94,7 +95,7 @@ class _CountedText(str):
 
 
 def test_coalescing_looks_at_each_token_a_bounded_number_of_times() -> None:
-    from engine.recording.compact import MAX_TOKEN_TEXT, coalesce_tokens
+    from engine.recording.compact import MAX_TOKEN_TEXT
 
     n = 5_000
     batch = []
@@ -112,3 +113,15 @@ def test_coalescing_looks_at_each_token_a_bounded_number_of_times() -> None:
     assert [len(e.text) for e, _ in parts] == [MAX_TOKEN_TEXT // 1000 * 1000] * 2 + [  # type: ignore[attr-defined]
         150_000 - 2 * (MAX_TOKEN_TEXT // 1000 * 1000)
     ]
+
+
+def test_a_token_run_split_across_write_batches_is_written_as_one_batch_writes_it() -> None:
+    events = [(_token(i + 1, f" t{i}", "call-a"), None) for i in range(300)]
+    whole = coalesce_tokens(events, keep=100)
+    for cut in (0, 50, 100, 101, 250, 299, 300):
+        split = TokenCoalescer(keep=100)
+        out = split.feed(events[:cut], final=False) + split.feed(events[cut:], final=False)
+        assert split.holding  # the run may still grow: held, not written
+        out += split.feed([], final=True)
+        assert [(e.seq, e.text) for e, _ in out] == [(e.seq, e.text) for e, _ in whole], cut  # type: ignore[attr-defined]
+    assert len(whole) == 101
