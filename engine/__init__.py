@@ -11,7 +11,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from engine.agents import AgentState, ToolNode, create_agent
+    from engine.agents import AgentState, ToolNode, create_agent, create_react_agent
     from engine.agents.conditions import tools_condition
     from engine.core.config import RunnableConfig
     from engine.func import entrypoint, task
@@ -63,6 +63,7 @@ _EXPORTS: dict[str, str] = {
     "AgentState": "engine.agents",
     "ToolNode": "engine.agents",
     "create_agent": "engine.agents",
+    "create_react_agent": "engine.agents",
     "tools_condition": "engine.agents.conditions",
     "RunnableConfig": "engine.core.config",
     "entrypoint": "engine.func",
@@ -156,6 +157,7 @@ __all__ = [
     "TracePolicy",
     "UntrackedValue",
     "create_agent",
+    "create_react_agent",
     "entrypoint",
     "get_config",
     "get_runtime",

@@ -238,10 +238,27 @@ def _parameters(lc_tool: Any) -> dict[str, Any]:
     return dict(spec.get("parameters") or {"type": "object", "properties": {}})
 
 
+def _commands_pass_langchain_tools() -> None:
+    """Let a langchain_core tool return our ``Command`` as it returns LangGraph's.
+
+    A langchain_core tool invoked with a tool call turns what its function returns into a
+    ``ToolMessage`` of its text unless the value is a ``ToolOutputMixin``, which LangGraph's
+    ``Command`` is.  Ours cannot derive from it while the engine must load without
+    langchain_core, so it gains the mixin once langchain_core tools are in use (a program
+    ported by imports keeps ``langchain_core.tools.tool`` and returns ``engine.types.Command``)."""
+    from langchain_core.tools.base import ToolOutputMixin
+
+    from engine.types import Command
+
+    if not issubclass(Command, ToolOutputMixin):
+        Command.__bases__ = (*Command.__bases__, ToolOutputMixin)
+
+
 class LangChainTool(BaseTool):
     """Our tool over a langchain_core ``BaseTool`` (see the module docstring)."""
 
     def __init__(self, lc_tool: Any) -> None:
+        _commands_pass_langchain_tools()
         self.lc_tool = lc_tool
         self.injected = {**_injections(lc_tool), _CALL_ID: Injection("tool_call_id")}
         fmt = getattr(lc_tool, "response_format", "content")
