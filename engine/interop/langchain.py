@@ -246,7 +246,7 @@ def _commands_pass_langchain_tools() -> None:
     ``Command`` is.  Ours cannot derive from it while the engine must load without
     langchain_core, so it gains the mixin once langchain_core tools are in use (a program
     ported by imports keeps ``langchain_core.tools.tool`` and returns ``engine.types.Command``)."""
-    from langchain_core.tools.base import ToolOutputMixin
+    from langchain_core.messages.tool import ToolOutputMixin
 
     from engine.types import Command
 
