@@ -56,12 +56,14 @@ if TYPE_CHECKING:
         interrupt,
         set_route_reason,
     )
+    from engine.messages import add_messages
     from engine.observe.callbacks import BaseCallbackHandler, BaseTracer, Run
     from engine.observe.tracing import TracePolicy, omit_payload
 
 _EXPORTS: dict[str, str] = {
     "AgentState": "engine.agents",
     "ToolNode": "engine.agents",
+    "add_messages": "engine.messages",
     "create_agent": "engine.agents",
     "create_react_agent": "engine.agents",
     "tools_condition": "engine.agents.conditions",
@@ -156,6 +158,7 @@ __all__ = [
     "Topic",
     "TracePolicy",
     "UntrackedValue",
+    "add_messages",
     "create_agent",
     "create_react_agent",
     "entrypoint",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import importlib
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -23,6 +24,7 @@ __all__ = [
     "StateSnapshot",
     "StateUpdate",
     "StreamMode",
+    "StreamWriter",
     "TimeoutLike",
     "TimeoutPolicy",
     "coerce_timeout",
@@ -289,3 +291,19 @@ serde.register_codec(
         goto=serde.decode(v["goto"]),
     ),
 )
+
+
+StreamWriter: TypeAlias = Callable[[Any], None]
+"""What ``get_stream_writer()`` returns: a callable that sends one chunk to the ``custom``
+stream mode."""
+
+_DEFINED_ABOVE = {"interrupt": "engine.graph.runtime", "CachePolicy": "engine.cache"}
+"""Names LangGraph's ``langgraph.types`` offers whose home is a layer above this module (the
+runtime, the cache): a program ported by imports finds them here, looked up on first use."""
+
+
+def __getattr__(name: str) -> Any:
+    home = _DEFINED_ABOVE.get(name)
+    if home is None:
+        raise AttributeError(f"module 'engine.types' has no attribute {name!r}")
+    return getattr(importlib.import_module(home), name)

@@ -52,7 +52,7 @@ from engine.graph.runtime import (
 )
 from engine.graph.state import OmitFromInput, OmitFromOutput, PrivateStateAttr
 from engine.message_log import MessageList
-from engine.messages import MessagesState
+from engine.messages import MessagesState, add_messages
 from engine.types import (
     END,
     START,
@@ -119,6 +119,7 @@ __all__ = [
     "Topic",
     "UntrackedValue",
     "ValuesTransformer",
+    "add_messages",
     "get_config",
     "get_runtime",
     "get_store",
