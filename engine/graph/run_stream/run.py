@@ -123,22 +123,14 @@ class GraphRunStream(_RunStreamBase):
 
     def interleave(self, *names: str) -> Iterator[tuple[str, Any]]:
         """Items of several projections as they arrive: ``(name, item)``."""
-        chans = [(n, self._channel(n)) for n in names]
-        seen = [0] * len(chans)
+        merge = _Interleaving([(n, self._channel(n)) for n in names])
         while True:
-            progressed = False
-            for k, (name, ch) in enumerate(chans):
-                while seen[k] < len(ch):
-                    seen[k] += 1
-                    progressed = True
-                    yield name, ch._items[seen[k] - 1]
-            done = all(ch.closed for _, ch in chans)
-            if not done and (progressed or self._pump()):
+            ready = merge.take()
+            yield from ready
+            closed = merge.closed
+            if not closed and (ready or self._pump()):
                 continue
-            if done or all(seen[k] >= len(ch) for k, (_, ch) in enumerate(chans)):
-                for _, ch in chans:
-                    if ch.error is not None:
-                        raise ch.error
+            if merge.over(closed):
                 return
 
     def _drain(self) -> None:
@@ -217,22 +209,15 @@ class AsyncGraphRunStream(_RunStreamBase):
         return aiter(self._mux.events)
 
     async def interleave(self, *names: str) -> AsyncIterator[tuple[str, Any]]:
-        chans = [(n, self._channel(n)) for n in names]
-        seen = [0] * len(chans)
+        merge = _Interleaving([(n, self._channel(n)) for n in names])
         while True:
-            progressed = False
-            for k, (name, ch) in enumerate(chans):
-                while seen[k] < len(ch):
-                    seen[k] += 1
-                    progressed = True
-                    yield name, ch._items[seen[k] - 1]
-            done = all(ch.closed for _, ch in chans)
-            if not done and (progressed or await self._apump()):
+            ready = merge.take()
+            for item in ready:
+                yield item
+            closed = merge.closed
+            if not closed and (ready or await self._apump()):
                 continue
-            if done or all(seen[k] >= len(ch) for k, (_, ch) in enumerate(chans)):
-                for _, ch in chans:
-                    if ch.error is not None:
-                        raise ch.error
+            if merge.over(closed):
                 return
 
     async def _drain(self) -> None:
@@ -286,3 +271,35 @@ async def open_async_run_stream(
     mux = StreamMux(_factories(graph, transformers), (), PullSource())
     parts = graph.astream(input, config, stream_mode=_modes(mux), subgraphs=True, **kwargs)
     return AsyncGraphRunStream(mux, parts)
+
+
+class _Interleaving:
+    """Where ``interleave`` is in each projection it reads (shared by the sync and async run
+    streams: they differ only in how they pull the run forward)."""
+
+    def __init__(self, chans: list[tuple[str, Any]]) -> None:
+        self.chans = chans
+        self.seen = [0] * len(chans)
+
+    @property
+    def closed(self) -> bool:
+        return all(ch.closed for _, ch in self.chans)
+
+    def take(self) -> list[tuple[str, Any]]:
+        """Every item that arrived since the last call, projection by projection."""
+        out: list[tuple[str, Any]] = []
+        for k, (name, ch) in enumerate(self.chans):
+            while self.seen[k] < len(ch):
+                self.seen[k] += 1
+                out.append((name, ch._items[self.seen[k] - 1]))
+        return out
+
+    def over(self, closed: bool) -> bool:
+        """Whether the interleaving is over (every projection ``closed``, or nothing more to
+        read), raising a projection's error if one failed."""
+        if closed or all(self.seen[k] >= len(ch) for k, (_, ch) in enumerate(self.chans)):
+            for _, ch in self.chans:
+                if ch.error is not None:
+                    raise ch.error
+            return True
+        return False
