@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import copy
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Generic
@@ -17,13 +16,14 @@ from engine.graph.assemble import compile_nodes, draw
 from engine.graph.builder import ContextT, InputT, OutputT, StateT
 from engine.graph.channels import BaseChannel
 from engine.graph.drawing import DrawableGraph
+from engine.graph.events_api import EventsAPI
 from engine.graph.loop import PregelLoop
 from engine.graph.runtime import RunContext, TaskContext, reset_run, set_run
 from engine.graph.schema_json import schema_json
 from engine.graph.state import StateSpec
 from engine.graph.state_api import StateAPI
 from engine.graph.subgraph import calling_task, run_nested_sync, run_subgraph
-from engine.observe.bus import EventBus, RunEmitter, Subscription, drain_events
+from engine.observe.bus import EventBus, RunEmitter, Subscription
 from engine.observe.callbacks import NodeRunCallbacks, handlers_from
 from engine.observe.run_span import run_span
 from engine.types import START, StreamMode
@@ -55,7 +55,7 @@ async def _run_traced(loop: PregelLoop, config: dict[str, Any], name: str, input
     return output
 
 
-class CompiledStateGraph(StateAPI, Generic[StateT, ContextT, InputT, OutputT]):
+class CompiledStateGraph(StateAPI, EventsAPI, Generic[StateT, ContextT, InputT, OutputT]):
     """A runnable graph. Create it with ``StateGraph.compile()``."""
 
     default_recursion_limit = 25
@@ -442,115 +442,6 @@ class CompiledStateGraph(StateAPI, Generic[StateT, ContextT, InputT, OutputT]):
                 run_nested_sync(lambda: _collect(self.astream(input, config, **kwargs)), caller)
             )
         return iter_sync(self.astream(input, config, _sync_call=True, **kwargs))
-
-    def astream_events(
-        self,
-        input: Any,
-        config: dict[str, Any] | None = None,
-        *,
-        version: str = "v2",
-        **kwargs: Any,
-    ) -> Any:
-        """The run's events, as LangGraph gives them: LangChain's event dicts for ``version``
-        ``"v2"`` (the default) or ``"v1"`` (``lc_events``); for ``"v3"``, an awaitable of an
-        ``AsyncGraphRunStream`` (``engine.graph.run_stream``; ``transformers=[...]`` adds
-        stream transformers to the graph's own).  ``version="stepwise"``: every Stepwise event
-        of the run, in ``seq`` order (``engine.events``), what the debugger and studio read."""
-        if version == "v3":
-            from engine.graph.run_stream.run import open_async_run_stream
-
-            transformers = kwargs.pop("transformers", ())
-            return open_async_run_stream(self, input, config, transformers, **kwargs)
-        return self._astream_events(input, config, version=_lc_version(version), **kwargs)
-
-    async def _astream_events(
-        self,
-        input: Any,
-        config: dict[str, Any] | None = None,
-        *,
-        debugger: Gate | None = None,
-        context: Any = None,
-        interrupt_before: Sequence[str] | str | None = None,
-        interrupt_after: Sequence[str] | str | None = None,
-        durability: str | None = None,
-        maxsize: int = 10_000,
-        version: str | None = None,
-        **kwargs: Any,
-    ) -> AsyncIterator[Any]:
-        if version is not None:
-            from engine.graph.lc_events import astream_langchain_events, event_filter
-
-            keep = event_filter(
-                **{k: kwargs.pop(k) for k in list(kwargs) if k.startswith(("include_", "exclude_"))}
-            )
-            events = astream_langchain_events(
-                self,
-                input,
-                config,
-                version,
-                context=context,
-                interrupt_before=interrupt_before,
-                interrupt_after=interrupt_after,
-                durability=durability,
-                debugger=debugger,
-                sync_call=kwargs.get("_sync_call", False),
-            )
-            async with contextlib.aclosing(events):  # a consumer that stops stops the run
-                async for item in events:
-                    if keep(item):
-                        yield item
-            return
-        bus = EventBus()
-        sink = bus.add_sink(maxsize)
-
-        async def runner() -> None:
-            try:
-                await self._arun(
-                    input,
-                    config,
-                    debugger=debugger,
-                    extra_buses=[bus],
-                    context=context,
-                    interrupt_before=interrupt_before,
-                    interrupt_after=interrupt_after,
-                    durability=durability,
-                    sync_call=kwargs.get("_sync_call", False),
-                )
-            finally:
-                await sink.queue.put(None)
-
-        async for ev in drain_events(sink, asyncio.ensure_future(runner())):
-            yield ev
-
-    def stream_events(self, input: Any, config: dict[str, Any] | None = None, **kwargs: Any) -> Any:
-        """``astream_events`` for sync callers; ``version="v3"`` gives a ``GraphRunStream``."""
-        version = str(kwargs.pop("version", "v2"))
-        if version == "v3":
-            from engine.graph.run_stream.run import open_run_stream
-
-            transformers = kwargs.pop("transformers", ())
-            return open_run_stream(self, input, config, transformers, **kwargs)
-        return iter_sync(
-            self._astream_events(
-                input, config, version=_lc_version(version), _sync_call=True, **kwargs
-            )
-        )
-
-
-STEPWISE_EVENTS = "stepwise"
-"""The ``astream_events`` version that yields Stepwise's own events (``engine.events``)."""
-
-
-def _lc_version(version: str) -> str | None:
-    """LangChain's event-dict version, None for Stepwise's own events."""
-    if version == STEPWISE_EVENTS:
-        return None
-    if version not in ("v1", "v2"):
-        raise ValueError(
-            f"astream_events: unknown version {version!r} "
-            f"(expected 'v1', 'v2', 'v3' or {STEPWISE_EVENTS!r})"
-        )
-    return version
 
 
 def _interrupt_list(given: Sequence[str] | str | None, compiled: list[str]) -> list[str]:
