@@ -23,6 +23,7 @@ __all__ = [
     "family_of",
     "input_family",
     "is_foreign_message",
+    "meet_loaded_libraries",
     "register",
     "to_family",
 ]
@@ -130,3 +131,17 @@ def face_attribute(obj: Any, name: str) -> Any | None:
         if found is not None:
             return found
     return None
+
+
+_MET: set[str] = set()
+
+
+def meet_loaded_libraries() -> None:
+    """Let each loaded foreign library take our objects where it takes its own (once per
+    library; a run calls this as it starts): langchain_core's chat models, called by a user's
+    node with the engine's messages from the graph's state, convert them as their own."""
+    for lib, module in _FACES.items():
+        if lib in _MET or lib not in sys.modules:
+            continue
+        _MET.add(lib)
+        importlib.import_module(module).accept_ours()

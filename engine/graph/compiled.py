@@ -7,6 +7,7 @@ import copy
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Generic
 
+from engine.core import foreign
 from engine.core.aio import iter_sync, run_sync
 from engine.core.execution import RunControl, coerce_context
 from engine.core.ids import new_run_id
@@ -203,6 +204,7 @@ class CompiledStateGraph(StateAPI, EventsAPI, Generic[StateT, ContextT, InputT, 
         sync_call: bool = False,
         control: RunControl | None = None,
     ) -> Any:
+        foreign.meet_loaded_libraries()  # e.g. langchain models in nodes take our messages
         caller = calling_task(config)
         if caller is not None:  # a node of a running graph calls us: run as its subgraph
             return await run_subgraph(

@@ -238,7 +238,7 @@ def _parameters(lc_tool: Any) -> dict[str, Any]:
     return dict(spec.get("parameters") or {"type": "object", "properties": {}})
 
 
-def _commands_pass_langchain_tools() -> None:
+def commands_pass_langchain_tools() -> None:
     """Let a langchain_core tool return our ``Command`` as it returns LangGraph's.
 
     A langchain_core tool invoked with a tool call turns what its function returns into a
@@ -258,7 +258,7 @@ class LangChainTool(BaseTool):
     """Our tool over a langchain_core ``BaseTool`` (see the module docstring)."""
 
     def __init__(self, lc_tool: Any) -> None:
-        _commands_pass_langchain_tools()
+        commands_pass_langchain_tools()
         self.lc_tool = lc_tool
         self.injected = {**_injections(lc_tool), _CALL_ID: Injection("tool_call_id")}
         fmt = getattr(lc_tool, "response_format", "content")

@@ -119,3 +119,27 @@ def face_attribute(obj: Any, name: str) -> Any | None:
     if face is None:
         face = obj.__dict__["_langchain_face"] = to_langchain_model(obj)
     return getattr(face, name)
+
+
+def accept_ours() -> None:
+    """Teach langchain_core our messages and commands (idempotent): its message conversion
+    (every chat model's input, prompt templates) converts an engine message as a langchain one,
+    and a langchain tool may return the engine's ``Command``."""
+    from langchain_core.messages import utils
+
+    from engine.interop.langchain import commands_pass_langchain_tools
+    from engine.interop.langchain_messages import message_to_langchain
+    from engine.messages import BaseMessage
+
+    commands_pass_langchain_tools()
+    theirs = utils._convert_to_message
+    if getattr(theirs, "takes_engine_messages", False):
+        return
+
+    def convert(message: Any) -> Any:
+        if isinstance(message, BaseMessage):
+            return message_to_langchain(message)
+        return theirs(message)
+
+    convert.takes_engine_messages = True  # type: ignore[attr-defined]
+    utils._convert_to_message = convert
