@@ -24,6 +24,7 @@ __all__ = [
     "input_family",
     "is_foreign_message",
     "meet_loaded_libraries",
+    "node_scope",
     "register",
     "to_family",
 ]
@@ -145,3 +146,18 @@ def meet_loaded_libraries() -> None:
             continue
         _MET.add(lib)
         importlib.import_module(module).accept_ours()
+
+
+def node_scope() -> Callable[[], None] | None:
+    """Called as a node of a run that streams ``messages`` starts: each library met so far
+    reports what the node's own calls of it stream (a langchain model's tokens) to that run.
+    Returns what to call when the node ends (None when no library is met)."""
+    undos = [importlib.import_module(_FACES[lib]).enter_node() for lib in _MET]
+    if not undos:
+        return None
+
+    def leave() -> None:
+        for undo in reversed(undos):
+            undo()
+
+    return leave

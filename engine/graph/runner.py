@@ -10,6 +10,7 @@ from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any, get_args
 
 from engine.checkpoint.base import ERROR, INTERRUPT, NO_WRITES, RESUME
+from engine.core import foreign
 from engine.errors import GraphBubbleUp, GraphInterrupt, ParentCommand, is_invalid_resume
 from engine.events import (
     CustomEvent,
@@ -112,17 +113,23 @@ async def _call_node(loop: PregelLoop, task: Task, ctx: TaskContext) -> Any:
         kwargs["writer"] = ctx.runtime.stream_writer if ctx.runtime else None
     if "store" in node.call_kwargs:
         kwargs["store"] = loop.run.store
-    if node.is_async:
-        out = await node.fn(task.input, **kwargs)
-    elif ctx.inline:
-        out = node.fn(task.input, **kwargs)
-        # chunks the node handed over from helper threads (a sync model call streaming
-        # tokens) were queued on this blocked loop: deliver them before the task's result
-        await asyncio.sleep(0)
-    else:
-        out = await asyncio.to_thread(node.fn, task.input, **kwargs)
-    if inspect.isawaitable(out):
-        out = await out
+    # a foreign model the node calls itself (a langchain chat model) streams to ``messages``
+    leave = foreign.node_scope() if loop.run.wants("messages") else None
+    try:
+        if node.is_async:
+            out = await node.fn(task.input, **kwargs)
+        elif ctx.inline:
+            out = node.fn(task.input, **kwargs)
+            # chunks the node handed over from helper threads (a sync model call streaming
+            # tokens) were queued on this blocked loop: deliver them before the task's result
+            await asyncio.sleep(0)
+        else:
+            out = await asyncio.to_thread(node.fn, task.input, **kwargs)
+        if inspect.isawaitable(out):
+            out = await out
+    finally:
+        if leave is not None:
+            leave()
     return out
 
 

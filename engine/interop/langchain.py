@@ -26,6 +26,7 @@ from typing import Any, get_args, get_origin
 from pydantic import ValidationError
 
 from engine.interop.langchain_messages import message_from_langchain, message_to_langchain
+from engine.interop.langchain_node_tokens import engine_call
 from engine.interop.langchain_tokens import stream_through_invoke
 from engine.messages import AIMessage, AIMessageChunk, BaseMessage, ToolMessage
 from engine.models.base import BaseChatModel, ChatRequest, ModelProfile
@@ -155,7 +156,7 @@ class LangChainChatModel(BaseChatModel):
         settings say so)."""
         runnable, messages = self._call(request)
         try:
-            out = await runnable.ainvoke(messages, dict(request.config or {}) or None)
+            out = await engine_call(runnable.ainvoke(messages, dict(request.config or {}) or None))
         except Exception as exc:
             mapped = self._mapped(exc)
             if mapped is exc:
@@ -171,7 +172,7 @@ class LangChainChatModel(BaseChatModel):
         out: Any = None
         try:
             async for kind, item in stream_through_invoke(
-                lambda cfg: runnable.ainvoke(messages, cfg), request.config
+                lambda cfg: engine_call(runnable.ainvoke(messages, cfg)), request.config
             ):
                 if kind == "result":
                     out = item

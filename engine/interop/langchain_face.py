@@ -13,7 +13,7 @@ their ``to_langchain_model`` face (``face_attribute``, from ``BaseChatModel.__ge
 from __future__ import annotations
 
 import functools
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 from engine.interop.langchain_messages import message_from_langchain, message_to_langchain
@@ -143,3 +143,11 @@ def accept_ours() -> None:
 
     convert.takes_engine_messages = True  # type: ignore[attr-defined]
     utils._convert_to_message = convert
+
+
+def enter_node() -> Callable[[], None]:
+    """While a node runs: the langchain models it calls stream to its run (see
+    ``engine.interop.langchain_node_tokens``)."""
+    from engine.interop.langchain_node_tokens import enter_node as enter
+
+    return enter()

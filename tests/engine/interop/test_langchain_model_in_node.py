@@ -77,3 +77,38 @@ def test_a_langchain_model_in_a_node_takes_the_state_messages() -> None:
     assert out["messages"][4].content == "use LangGraph"
     assert out["messages"][-1].content == "done"
     assert len(list(graph.get_state_history(config))) == 7
+
+
+def test_a_langchain_model_in_a_node_streams_its_tokens_to_messages() -> None:
+    llm = _scripted(LcAIMessage("the sky is blue"))
+
+    def call_model(state: State) -> dict[str, Any]:
+        return {"messages": [llm.invoke(state["messages"])]}
+
+    graph = StateGraph(State).add_node("call_model", call_model)
+    graph.add_edge(START, "call_model")
+    stream = graph.compile().stream({"messages": [("user", "hi")]}, stream_mode="messages")
+    chunks = [(chunk.content, meta["langgraph_node"]) for chunk, meta in stream]
+    assert chunks[:4] == [(w, "call_model") for w in ("the", " sky", " is", " blue")]
+    assert "".join(text for text, _ in chunks) == "the sky is blue"
+
+
+def test_the_engines_own_call_of_a_langchain_model_streams_each_token_once() -> None:
+    from engine import create_agent
+
+    agent = create_agent(_scripted(LcAIMessage("one two three")), [])
+    stream = agent.stream({"messages": [("user", "hi")]}, stream_mode="messages")
+    texts = [chunk.content for chunk, _meta in stream if chunk.content]
+    assert texts == ["one", " two", " three"]
+
+
+def test_a_model_call_tagged_nostream_stays_out_of_messages() -> None:
+    llm = _scripted(LcAIMessage("quiet"), LcAIMessage("loud")).with_config(tags=["nostream"])
+
+    def call_model(state: State) -> dict[str, Any]:
+        return {"messages": [llm.invoke(state["messages"])]}
+
+    graph = StateGraph(State).add_node("call_model", call_model)
+    graph.add_edge(START, "call_model")
+    stream = graph.compile().stream({"messages": [("user", "hi")]}, stream_mode="messages")
+    assert [chunk.content for chunk, _ in stream] == []
