@@ -135,6 +135,7 @@ def face_attribute(obj: Any, name: str) -> Any | None:
 
 
 _MET: set[str] = set()
+_UNTAUGHT: set[str] = set()
 
 
 def meet_loaded_libraries() -> None:
@@ -142,10 +143,14 @@ def meet_loaded_libraries() -> None:
     library; a run calls this as it starts): langchain_core's chat models, called by a user's
     node with the engine's messages from the graph's state, convert them as their own."""
     for lib, module in _FACES.items():
-        if lib in _MET or lib not in sys.modules:
+        if lib in _MET or lib in _UNTAUGHT or lib not in sys.modules:
             continue
         _MET.add(lib)
-        importlib.import_module(module).accept_ours()
+        try:
+            importlib.import_module(module).accept_ours()
+        except Exception:  # a version we cannot teach: runs go on as they would without
+            _MET.discard(lib)
+            _UNTAUGHT.add(lib)
 
 
 def node_scope() -> Callable[[], None] | None:

@@ -251,7 +251,7 @@ def commands_pass_langchain_tools() -> None:
 
     from engine.types import Command
 
-    if not issubclass(Command, ToolOutputMixin):
+    if isinstance(ToolOutputMixin, type) and not issubclass(Command, ToolOutputMixin):
         Command.__bases__ = (*Command.__bases__, ToolOutputMixin)
 
 

@@ -124,15 +124,20 @@ def face_attribute(obj: Any, name: str) -> Any | None:
 def accept_ours() -> None:
     """Teach langchain_core our messages and commands (idempotent): its message conversion
     (every chat model's input, prompt templates) converts an engine message as a langchain one,
-    and a langchain tool may return the engine's ``Command``."""
+    a langchain tool may return the engine's ``Command``, and a node's own model calls can
+    stream to its run (``enter_node``).  Raises when this langchain_core cannot be taught."""
     from langchain_core.messages import utils
 
     from engine.interop.langchain import commands_pass_langchain_tools
     from engine.interop.langchain_messages import message_to_langchain
+    from engine.interop.langchain_node_tokens import hook
     from engine.messages import BaseMessage
 
     commands_pass_langchain_tools()
+    hook()
     theirs = utils._convert_to_message
+    if not callable(theirs):
+        raise TypeError("this langchain_core converts messages elsewhere")
     if getattr(theirs, "takes_engine_messages", False):
         return
 

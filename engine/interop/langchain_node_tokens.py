@@ -19,7 +19,7 @@ from uuid import UUID
 from engine.core.context import current_task_view
 from engine.interop.langchain_messages import message_from_langchain
 
-__all__ = ["engine_call", "enter_node"]
+__all__ = ["engine_call", "enter_node", "hook"]
 
 T = TypeVar("T")
 
@@ -30,7 +30,8 @@ _NODE_TOKENS: ContextVar[Any | None] = ContextVar("stepwise_node_tokens", defaul
 _hooked: list[bool] = []
 
 
-def _hook() -> None:
+def hook() -> None:
+    """Register the node handler's context variable with langchain_core (once)."""
     if not _hooked:
         from langchain_core.tracers.context import register_configure_hook
 
@@ -40,7 +41,6 @@ def _hook() -> None:
 
 def enter_node() -> Callable[[], None]:
     """Report the running node's langchain model calls to its run; returns the undo."""
-    _hook()
     token = _NODE_TOKENS.set(_handler())
     return lambda: _NODE_TOKENS.reset(token)
 
