@@ -99,13 +99,12 @@ def test_run_on_a_graph_without_input_opens_the_form_and_runs_what_it_says(
     assert kept["topic"] == "dogs" and kept["words"] == 7
 
 
-def test_the_engine_gets_the_form_too(
-    qtbot: Any, qloop: asyncio.AbstractEventLoop, tmp_path: Path
-) -> None:
-    path = tmp_path / "ours.py"
+def _run_city_graph(qtbot: Any, tmp_path: Path, typed_dict: str, graph: str) -> tuple[Any, Any]:
+    """Open a graph of ``city`` and ``days`` (its TypedDict and StateGraph from the given
+    imports) in the window and press Run: the input form opens."""
+    path = tmp_path / "cities.py"
     path.write_text(
-        "from typing import TypedDict\n"
-        "from engine import START, StateGraph\n"
+        f"{typed_dict}\n{graph}\n"
         "class S(TypedDict):\n    city: str\n    days: int\n"
         "g = StateGraph(S)\n"
         "g.add_node('plan', lambda s: {'days': s['days'] + 1})\n"
@@ -117,6 +116,15 @@ def test_the_engine_gets_the_form_too(
     window.actions_.run.trigger()
     dialog = window.input_form_dialog
     qtbot.waitUntil(dialog.isVisible)
+    return window, dialog
+
+
+def test_the_engine_gets_the_form_too(
+    qtbot: Any, qloop: asyncio.AbstractEventLoop, tmp_path: Path
+) -> None:
+    window, dialog = _run_city_graph(
+        qtbot, tmp_path, "from typing import TypedDict", "from engine import START, StateGraph"
+    )
     assert dialog.json_edit is not None and dialog.form_page is not None
     dialog.tabs.setCurrentWidget(dialog.json_edit)
     editor: QPlainTextEdit = dialog.json_edit
@@ -131,21 +139,12 @@ def test_the_engine_gets_the_form_too(
 def test_an_attached_app_whose_input_langgraph_cannot_describe_runs_from_its_keys(
     qtbot: Any, qloop: asyncio.AbstractEventLoop, tmp_path: Path
 ) -> None:
-    path = tmp_path / "plain_typing.py"
-    path.write_text(  # typing.TypedDict: LangGraph runs it, but cannot make its JSON schema
-        "import typing\n"
-        "from langgraph.graph import START, StateGraph\n"
-        "class S(typing.TypedDict):\n    city: str\n    days: int\n"
-        "g = StateGraph(S)\n"
-        "g.add_node('plan', lambda s: {'days': s['days'] + 1})\n"
-        "g.add_edge(START, 'plan')\n"
-        "graph = g.compile()\n"
+    window, dialog = _run_city_graph(  # typing.TypedDict: LangGraph runs it, no JSON schema
+        qtbot,
+        tmp_path,
+        "from typing import TypedDict",
+        "from langgraph.graph import START, StateGraph",
     )
-    window = make_window(qtbot, tmp_path)
-    assert window.load_spec(f"{path}:graph")
-    window.actions_.run.trigger()
-    dialog = window.input_form_dialog
-    qtbot.waitUntil(dialog.isVisible)
     page = dialog.form_page
     assert page is not None and set(page.editors) == {"city", "days"}
     note = page.findChild(QLabel, "form_description")
