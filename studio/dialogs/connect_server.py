@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine.targets import TargetError, ThreadQuery
-from studio.dialogs.dialog_kit import dialog_style, named_button, named_label
+from studio.dialogs.dialog_kit import dialog_style, error_and_buttons, named_button, named_label
 from studio.look.palette import colors
 
 __all__ = ["PAGE", "STATUSES", "ConnectServerDialog"]
@@ -113,19 +113,9 @@ class ConnectServerDialog(QDialog):
         more.addWidget(self.note_label, 1)
         more.addWidget(self.more_button)
         layout.addLayout(more)
-        self.error_label = named_label("", "Error")
-        self.error_label.setVisible(False)
-        layout.addWidget(self.error_label)
-        footer = QHBoxLayout()
-        footer.addStretch(1)
-        self.cancel_button = named_button("Cancel", "Secondary")
-        self.cancel_button.clicked.connect(self.reject)
-        self.open_button = named_button("Open", "Primary")
-        self.open_button.setDefault(True)
-        self.open_button.clicked.connect(self._open)
-        footer.addWidget(self.cancel_button)
-        footer.addWidget(self.open_button)
-        layout.addLayout(footer)
+        self.error_label, self.cancel_button, self.open_button = error_and_buttons(
+            self, layout, "Open", self._open
+        )
         self._enable()
         self.resize(620, 520)
 

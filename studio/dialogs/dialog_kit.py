@@ -4,11 +4,19 @@ JSON, auto-height text views, argument-schema hints."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QSizeF, Qt
 from PySide6.QtGui import QFont, QFontDatabase
-from PySide6.QtWidgets import QLabel, QPushButton, QTextBrowser
+from PySide6.QtWidgets import (
+    QBoxLayout,
+    QDialog,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QTextBrowser,
+)
 
 from studio.look import highlight
 from studio.look.palette import Palette
@@ -115,3 +123,24 @@ def named_button(text: str, name: str) -> QPushButton:
     button = QPushButton(text)
     button.setObjectName(name)
     return button
+
+
+def error_and_buttons(
+    dialog: QDialog, layout: QBoxLayout, action: str, on_action: Callable[[], object]
+) -> tuple[QLabel, QPushButton, QPushButton]:
+    """A dialog's foot: a hidden error line, then Cancel and its default ``action`` button
+    (which calls ``on_action``), right-aligned.  Returns (error label, cancel, action)."""
+    error = named_label("", "Error")
+    error.setVisible(False)
+    layout.addWidget(error)
+    buttons = QHBoxLayout()
+    buttons.addStretch(1)
+    cancel = named_button("Cancel", "Secondary")
+    cancel.clicked.connect(dialog.reject)
+    primary = named_button(action, "Primary")
+    primary.setDefault(True)
+    primary.clicked.connect(on_action)
+    buttons.addWidget(cancel)
+    buttons.addWidget(primary)
+    layout.addLayout(buttons)
+    return error, cancel, primary

@@ -19,7 +19,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QFormLayout,
-    QHBoxLayout,
     QLineEdit,
     QPlainTextEdit,
     QTabWidget,
@@ -28,7 +27,12 @@ from PySide6.QtWidgets import (
 )
 
 from studio.dialogs.asyncdialog import show_dialog
-from studio.dialogs.dialog_kit import dialog_style, mono_font, named_button, named_label
+from studio.dialogs.dialog_kit import (
+    dialog_style,
+    error_and_buttons,
+    mono_font,
+    named_label,
+)
 from studio.look.palette import colors
 from studio.models.input_form import MISSING, FormField, InputForm
 from studio.widgets.plain_text import plain_label, plain_tip
@@ -181,20 +185,9 @@ class InputFormDialog(QDialog):
                     self.context_page.fill(initial_context)
         self.tabs.currentChanged.connect(self._tab_changed)
         self._last_tab = self.tabs.currentWidget()
-        self.error_label = named_label("", "Error")
-        self.error_label.setWordWrap(True)
-        self.error_label.setVisible(False)
-        layout.addWidget(self.error_label)
-        buttons = QHBoxLayout()
-        buttons.addStretch(1)
-        cancel = named_button("Cancel", "Secondary")
-        cancel.clicked.connect(self.reject)
-        self.run_button = named_button("Run", "Primary")
-        self.run_button.setDefault(True)
-        self.run_button.clicked.connect(self.try_accept)
-        buttons.addWidget(cancel)
-        buttons.addWidget(self.run_button)
-        layout.addLayout(buttons)
+        self.error_label, _cancel, self.run_button = error_and_buttons(
+            self, layout, "Run", self.try_accept
+        )
         self.resize(520, 420)
 
     def _tab_changed(self, _index: int) -> None:

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 
 from engine.targets import Capability, ThreadQuery
 from engine.targets.thread_list import SCAN, list_threads
-from studio.dialogs.dialog_kit import dialog_style, named_button, named_label
+from studio.dialogs.dialog_kit import dialog_style, error_and_buttons, named_button, named_label
 from studio.look.palette import colors
 
 if TYPE_CHECKING:
@@ -85,19 +85,9 @@ class OpenThreadDialog(QDialog):
         self.thread_edit.setPlaceholderText("a thread id (typed, or picked above)")
         self.thread_edit.textChanged.connect(self._validate)
         layout.addWidget(self.thread_edit)
-        self.error_label = named_label("", "Error")
-        self.error_label.setVisible(False)
-        layout.addWidget(self.error_label)
-        footer = QHBoxLayout()
-        footer.addStretch(1)
-        self.cancel_button = named_button("Cancel", "Secondary")
-        self.cancel_button.clicked.connect(self.reject)
-        self.open_button = named_button("Open", "Primary")
-        self.open_button.setDefault(True)
-        self.open_button.clicked.connect(self._open)
-        footer.addWidget(self.cancel_button)
-        footer.addWidget(self.open_button)
-        layout.addLayout(footer)
+        self.error_label, self.cancel_button, self.open_button = error_and_buttons(
+            self, layout, "Open", self._open
+        )
         self._validate()
         self.resize(560, 440)
 
