@@ -15,14 +15,20 @@ from __future__ import annotations
 import asyncio
 import json
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine.cli.prompt import Console
 from engine.cli.render import TreeRenderer
-from engine.cli.run import EXIT_ERROR, EXIT_OK, EXIT_USAGE, Driver, default_session_path
+from engine.cli.run import (
+    EXIT_ERROR,
+    EXIT_OK,
+    EXIT_USAGE,
+    Driver,
+    open_recorder,
+    run_recorded,
+)
 from engine.debug import Debugger
-from engine.recording import SessionError, SessionRecorder
+from engine.recording import SessionRecorder
 from engine.targets import RunOutcome, TargetError
 
 if TYPE_CHECKING:
@@ -191,26 +197,13 @@ def _run_on(
     )
     recorder: SessionRecorder | None = None
     if opts.record:
-        path = Path(opts.session) if opts.session else default_session_path()
-        try:
-            recorder = SessionRecorder(path)
-        except SessionError as exc:
-            console.err(f"stepwise: {exc}")
+        recorder = open_recorder(opts.session, console)
+        if recorder is None:
             return EXIT_USAGE
         recorder.attach(target)
     renderer = TreeRenderer(color=opts.color)
     driver = RemoteDriver(target, thread, dbg, console, renderer, join=opts.join)
-    try:
-        code = driver.main(inp)
-    finally:
-        if recorder is not None:
-            try:
-                recorder.close()
-            except SessionError as exc:
-                console.err(f"stepwise: {exc}")
-    if recorder is not None:
-        console.out(f"session: {recorder.path}  (stepwise replay {recorder.path})")
-    return code
+    return run_recorded(lambda: driver.main(inp), recorder, console)
 
 
 def show_remote(opts: RemoteOptions, console: Console) -> int:

@@ -16,6 +16,7 @@ import json
 import signal
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -407,11 +408,8 @@ def run_agent(opts: RunOptions, console: Console) -> int:
     thread = opts.thread or f"cli-{uuid.uuid4().hex[:8]}"
     recorder: SessionRecorder | None = None
     if opts.record:
-        path = Path(opts.session) if opts.session else default_session_path()
-        try:
-            recorder = SessionRecorder(path)
-        except SessionError as exc:
-            console.err(f"stepwise: {exc}")
+        recorder = open_recorder(opts.session, console)
+        if recorder is None:
             return EXIT_USAGE
         if not attached:  # attached graphs keep their langgraph saver
             graph = _with_saver(graph, recorder.checkpointer)
@@ -421,8 +419,28 @@ def run_agent(opts: RunOptions, console: Console) -> int:
 
         graph = _with_saver(graph, InMemorySaver())
     renderer = TreeRenderer(color=opts.color)
+    driver = Driver(target_for(graph), thread, dbg, console, renderer, context)
+    return run_recorded(lambda: driver.main(inp), recorder, console)
+
+
+def open_recorder(session: str | None, console: Console) -> SessionRecorder | None:
+    """The session file a run records into (``session``, else a new one); None, said in one
+    line, when it cannot be opened."""
+    path = Path(session) if session else default_session_path()
     try:
-        code = Driver(target_for(graph), thread, dbg, console, renderer, context).main(inp)
+        return SessionRecorder(path)
+    except SessionError as exc:
+        console.err(f"stepwise: {exc}")
+        return None
+
+
+def run_recorded(
+    main: Callable[[], int], recorder: SessionRecorder | None, console: Console
+) -> int:
+    """``main()``'s exit code; the recorder (if any) closed after it, whatever happened, and
+    where the session is said."""
+    try:
+        code = main()
     finally:
         if recorder is not None:
             try:
