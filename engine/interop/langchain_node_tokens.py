@@ -54,7 +54,17 @@ async def engine_call(call: Awaitable[T]) -> T:
         _NODE_TOKENS.reset(token)
 
 
+_HANDLER_CLASS: list[type] = []
+
+
 def _handler() -> Any:
+    """A fresh ``NodeTokens`` (its class is made once, on first use)."""
+    if not _HANDLER_CLASS:
+        _HANDLER_CLASS.append(_handler_class())
+    return _HANDLER_CLASS[0]()
+
+
+def _handler_class() -> type:
     from langchain_core.callbacks import BaseCallbackHandler
 
     class NodeTokens(BaseCallbackHandler):
@@ -112,4 +122,4 @@ def _handler() -> Any:
         def tap_output_iter(self, run_id: UUID, output: Iterator[Any]) -> Iterator[Any]:
             return output
 
-    return NodeTokens()
+    return NodeTokens
