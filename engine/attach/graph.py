@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from engine.attach.run import STREAM_MODES
+from engine.attach.run import STREAM_MODES, stream_modes
 from engine.attach.state import AttachedState
 from engine.core.aio import iter_sync, run_sync
 from engine.events import EventBase
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from engine.attach.mirror import CheckpointMirror
     from engine.observe.gate import Gate
 
-__all__ = ["STREAM_MODES", "AttachedGraph"]
+__all__ = ["STREAM_MODES", "AttachedGraph", "stream_modes"]
 
 
 def _sync_only_saver(saver: Any) -> bool:

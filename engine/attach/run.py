@@ -36,12 +36,30 @@ if TYPE_CHECKING:
     from engine.attach.graph import AttachedGraph
     from engine.observe.gate import Gate
 
-__all__ = ["STREAM_MODES", "AttachedRun"]
+__all__ = ["STREAM_MODES", "AttachedRun", "stream_modes"]
 
-STREAM_MODES = ["values", "updates", "checkpoints", "custom"]
-"""LangGraph streams an attached run asks for.  With ``stream_tokens=True`` it also asks for
-``messages``, which makes LangGraph stream chat models, so their tokens reach our callbacks as
-``model.token`` events."""
+STREAM_MODES = ("updates", "checkpoints", "custom")
+"""LangGraph streams every attached run asks for: ``updates`` (which nodes wrote which
+channels, and the interrupts), ``checkpoints`` (each superstep's end: its values, next tasks,
+ids) and ``custom`` (the app's own stream writes)."""
+
+
+def stream_modes(*, checkpointer: bool, tokens: bool = False) -> list[str]:
+    """The stream modes an attached run asks LangGraph for, and no more (each mode costs
+    LangGraph a copy of its payload per superstep and a stream chunk to hand over).
+
+    ``values`` only for a graph without a checkpointer: there no checkpoint ends a superstep
+    nor carries its values, so each ``values`` chunk does (and the last one is the run's
+    output); with a checkpointer the checkpoints carry the same values and the output is read
+    back from the saver.  ``messages`` only with ``tokens``: it makes LangGraph stream the
+    chat models, so their tokens reach our callbacks as ``model.token`` events."""
+    modes = list(STREAM_MODES)
+    if not checkpointer:
+        modes.insert(0, "values")
+    if tokens:
+        modes.append("messages")
+    return modes
+
 
 _DURABILITY = "__pregel_durability"
 """LangGraph's config key for the durability of a run (``async`` unless the app says)."""
@@ -208,7 +226,9 @@ class AttachedRun:
         if self.saver is not None and self.watch is not None:
             run = run.copy(update={"checkpointer": watched(self.saver, self.watch)})
         kw: dict[str, Any] = {
-            "stream_mode": [*STREAM_MODES, "messages"] if graph.stream_tokens else STREAM_MODES,
+            "stream_mode": stream_modes(
+                checkpointer=self.saver is not None, tokens=graph.stream_tokens
+            ),
             "subgraphs": True,
         }
         if self.context is not None:

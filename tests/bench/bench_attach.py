@@ -49,20 +49,21 @@ def streamed(with_middleware: bool, sync: bool) -> Callable[[], Timing]:
 
     from langchain_core.messages import HumanMessage
 
-    from engine.attach.graph import STREAM_MODES
+    from engine.attach.graph import stream_modes
 
     def once() -> Timing:
         agent = lc_agent(with_middleware)
+        modes = stream_modes(checkpointer=agent.checkpointer is not None)
         inp = {"messages": [HumanMessage("go")]}
         cfg = {"configurable": {"thread_id": "b"}}
 
         async def drain() -> None:
-            async for _ in agent.astream(inp, cfg, stream_mode=STREAM_MODES, subgraphs=True):
+            async for _ in agent.astream(inp, cfg, stream_mode=modes, subgraphs=True):
                 pass
 
         with Clock() as clock:
             if sync:
-                for _ in agent.stream(inp, cfg, stream_mode=STREAM_MODES, subgraphs=True):
+                for _ in agent.stream(inp, cfg, stream_mode=modes, subgraphs=True):
                     pass
             else:
                 asyncio.run(drain())
