@@ -30,7 +30,7 @@ __all__ = ["CallEvents"]
 
 def _hash(messages: list[Any]) -> str | None:
     """The replay hash of what the model receives (None when it cannot be read as ours)."""
-    from engine.attach.innermost import request_hash_of
+    from engine.attach.converted import request_hash_of
 
     try:
         return request_hash_of(messages)

@@ -21,12 +21,11 @@ Only the copy of the graph that runs has the layer; the user's graph is never mo
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from engine.attach.base import ACTIVE, IN_LAYER, HandlerBase
+from engine.attach.converted import ours, ours_all, request_hash_of
 from engine.events import MiddlewareAction, ModelRequest, ModelResponse
 from engine.serde import to_jsonable
 
@@ -77,44 +76,6 @@ def _sent(request: Any) -> list[Any]:
     return [system, *request.messages] if system is not None else list(request.messages)
 
 
-_CONVERTED: OrderedDict[int, tuple[Any, tuple[int, int], Any]] = OrderedDict()
-"""LangChain message (by identity) -> ours, for the newest messages seen: a conversation is
-hashed on every model call, and converting its whole history each time made a long run
-quadratic; a message object is converted once (``message_digest`` then caches its digest).
-A message whose ``content`` or ``tool_calls`` was set anew since (``HumanInTheLoopMiddleware``
-sets an edited message's ``tool_calls``) is converted again."""
-_CONVERTED_MAX = 50_000
-_converted_lock = threading.Lock()
-
-
-def _version(message: Any) -> tuple[int, int]:
-    return id(getattr(message, "content", None)), id(getattr(message, "tool_calls", None))
-
-
-def _ours(message: Any) -> Any:
-    key, version = id(message), _version(message)
-    with _converted_lock:
-        hit = _CONVERTED.get(key)
-        if hit is not None and hit[0] is message and hit[1] == version:
-            _CONVERTED.move_to_end(key)
-            return hit[2]
-    from engine.interop import from_langchain
-
-    ours = from_langchain(message)
-    with _converted_lock:
-        _CONVERTED[key] = (message, version, ours)
-        if len(_CONVERTED) > _CONVERTED_MAX:
-            _CONVERTED.popitem(last=False)
-    return ours
-
-
-def request_hash_of(messages: list[Any]) -> str:
-    """The replay hash of the messages a model receives (LangChain's, read as ours)."""
-    from engine.models.hashing import request_hash
-
-    return request_hash([_ours(m) for m in messages])
-
-
 class _Replayed:
     """A replay's answer to one call: the recorded message, or the divergence."""
 
@@ -158,7 +119,7 @@ class _Replayed:
 
 
 def _from_langchain(messages: list[Any]) -> list[Any]:
-    return [_ours(m) for m in messages]
+    return ours_all(messages)
 
 
 def _response(message: Any) -> Any:
@@ -208,11 +169,11 @@ class _Call:
                 {
                     **common,
                     "messages_count": len(sent),
-                    "last_messages": [to_jsonable(_from_langchain([m])[0]) for m in sent[-3:]],
+                    "last_messages": [to_jsonable(ours(m)) for m in sent[-3:]],
                     "request_hash": request_hash_of(sent),
                 },
             ),
-            (ModelResponse, {**common, "message": to_jsonable(_from_langchain([message])[0])}),
+            (ModelResponse, {**common, "message": to_jsonable(ours(message))}),
         ]
 
     def may_retry_unstreamed(self, exc: BaseException, tokens_before: int) -> bool:
