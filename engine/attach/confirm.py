@@ -32,11 +32,12 @@ class SaveWatch:
     """The outcome of each checkpoint save of one run (see the module docstring).
 
     Saves report from any thread (a sync saver saves on LangGraph's background threads); the
-    waiting happens on the run's loop."""
+    waiting happens on the run's loop (``result``), or on the thread of a sync run's stream
+    (``wait``)."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
-        self._lock = threading.Lock()
+        self._lock = threading.Condition()
         self._done: dict[str, BaseException | None] = {}
         self._waiting: dict[str, asyncio.Future[BaseException | None]] = {}
         self.failure: BaseException | None = None
@@ -48,12 +49,15 @@ class SaveWatch:
 
     def seal(self) -> None:
         self.sealed = True
+        with self._lock:
+            self._lock.notify_all()
 
     # -- reports (any thread) -------------------------------------------------------------------
 
     def saved(self, checkpoint_id: str) -> None:
         with self._lock:
             self._done.setdefault(checkpoint_id, None)
+            self._lock.notify_all()
         self._wake()
 
     def failed(self, checkpoint_id: str | None, error: BaseException) -> None:
@@ -62,6 +66,7 @@ class SaveWatch:
                 self.failure = error
             if checkpoint_id is not None:
                 self._done.setdefault(checkpoint_id, error)
+            self._lock.notify_all()
         self._wake()
 
     def _wake(self) -> None:
@@ -102,6 +107,19 @@ class SaveWatch:
                 fut = self._waiting[checkpoint_id] = self.loop.create_future()
             self._settle()
             outcome = await fut
+        return self._result(checkpoint_id, outcome)
+
+    def wait(self, checkpoint_id: str) -> BaseException | None:
+        """``result``, waited for on this thread (not the loop's: the thread of a sync run's
+        stream).  A sealed run saves nothing more: its checkpoint is not saved."""
+        with self._lock:
+            while (outcome := self._outcome(checkpoint_id)) is _PENDING and not self.sealed:
+                self._lock.wait()
+        if outcome is _PENDING:
+            outcome = RuntimeError("the run was stopped before this checkpoint was saved")
+        return self._result(checkpoint_id, outcome)
+
+    def _result(self, checkpoint_id: str, outcome: Any) -> BaseException | None:
         if isinstance(outcome, BaseException):
             if checkpoint_id not in self.failed_ids:
                 self.failed_ids.append(checkpoint_id)

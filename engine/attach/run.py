@@ -14,7 +14,7 @@ inside (``abort``, ``stopping``), so nothing of it is written into the app's thr
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING, Any
 
 from engine.attach.abort import cause_of
@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 
 __all__ = ["STREAM_MODES", "AttachedRun", "stream_modes"]
 
-STREAM_MODES = ("updates", "checkpoints", "custom")
+STREAM_MODES: tuple[str, ...] = ("updates", "checkpoints", "custom")
 """LangGraph streams every attached run asks for: ``updates`` (which nodes wrote which
 channels, and the interrupts), ``checkpoints`` (each superstep's end: its values, next tasks,
 ids) and ``custom`` (the app's own stream writes)."""
@@ -53,7 +53,7 @@ def stream_modes(*, checkpointer: bool, tokens: bool = False) -> list[str]:
     output); with a checkpointer the checkpoints carry the same values and the output is read
     back from the saver.  ``messages`` only with ``tokens``: it makes LangGraph stream the
     chat models, so their tokens reach our callbacks as ``model.token`` events."""
-    modes = list(STREAM_MODES)
+    modes: list[str] = list(STREAM_MODES)
     if not checkpointer:
         modes.insert(0, "values")
     if tokens:
@@ -63,6 +63,11 @@ def stream_modes(*, checkpointer: bool, tokens: bool = False) -> list[str]:
 
 _DURABILITY = "__pregel_durability"
 """LangGraph's config key for the durability of a run (``async`` unless the app says)."""
+
+
+_HELD_AT_MOST = 0.02
+"""Seconds an event of a sync run's stream thread may wait before the loop delivers it (the
+thread does not wake the loop for every event: ``LoopInbox.hold``)."""
 
 
 class _RunInfo:
@@ -160,11 +165,15 @@ class AttachedRun:
                     await em.emit(
                         InterruptResumed, parent_span_id=self.run_id, value=to_jsonable(resume)
                     )
+                if graph.sync:  # the stream's thread does not wake the loop for every event
+                    em.inbox.hold(_HELD_AT_MOST)
                 try:
                     await self._follow(self._stream(real_input))
                 except asyncio.CancelledError:
                     await cb.cancel_open()
                     raise
+                finally:
+                    em.inbox.release()
                 await tr.close_open_steps()
                 span.interrupted = bool(tr.interrupts)
                 output = tr.values if self.saver is None else None
@@ -181,12 +190,7 @@ class AttachedRun:
         cb, tr = self.cb, self.tr
         try:
             async for ns, mode, data in stream:
-                if cb.aborted is not None:
-                    continue
-                try:
-                    await tr.part(tuple(ns), mode, data)
-                except Exception as exc:
-                    cb.abort(exc, f"the {mode!r} stream")
+                await self._part(tuple(ns), mode, data)
         except Exception as exc:
             cause = cause_of(exc)
             if cause is not None:
@@ -197,6 +201,41 @@ class AttachedRun:
             raise cb.aborted.cause
         await tr.settle_parked()
         self._saving_failed(None)
+
+    async def _part(self, ns: tuple[str, ...], mode: str, data: Any) -> None:
+        """Translate one part of the stream (nothing more once the run is aborted)."""
+        cb = self.cb
+        if cb.aborted is not None:
+            return
+        try:
+            await self.tr.part(ns, mode, data)
+        except Exception as exc:
+            cb.abort(exc, f"the {mode!r} stream")
+
+    def _translated_here(self, parts: Iterator[Any]) -> Iterator[Any]:
+        """LangGraph's sync stream translated on its own thread, part by part as it comes:
+        what runs next there finds its superstep's checkpoint translated (the superstep
+        closed, the next tasks planned) without a round trip to the loop for every part, and
+        the events go out as the callbacks' do (``RunEmitter.emit_sync``).  Nothing is handed
+        to the loop but the stream's end."""
+        for ns, mode, data in parts:
+            self._part_here(tuple(ns), mode, data)
+        yield from ()
+
+    def _part_here(self, ns: tuple[str, ...], mode: str, data: Any) -> None:
+        """``_part`` run to its end on this (the stream's) thread: off the loop, the translator
+        never waits on the loop (it waits for the saver here: ``SaveWatch.wait``), so the
+        coroutine finishes at its first step."""
+        coro = self._part(ns, mode, data)
+        try:
+            coro.send(None)
+        except StopIteration:
+            return
+        coro.close()
+        bug = RuntimeError(
+            "the translation of the stream waited on the loop in the stream's thread"
+        )
+        self.cb.abort(bug, f"the {mode!r} stream")
 
     def _seal(self) -> None:
         """The run is cancelled after all: the app's saver gets none of its later writes."""
@@ -235,7 +274,10 @@ class AttachedRun:
             kw["context"] = self.context
         cfg = self.config
         if graph.sync:
-            return aiter_thread(lambda: run.stream(real_input, cfg, **kw))
+            return aiter_thread(
+                lambda: self._translated_here(run.stream(real_input, cfg, **kw)),
+                inbox=self.em.inbox,
+            )
         return run.astream(real_input, cfg, **kw)  # type: ignore[no-any-return]
 
     async def _values(self) -> Any:

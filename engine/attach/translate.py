@@ -3,7 +3,9 @@ and our inputs (messages, ``Command``) into LangGraph's."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -328,8 +330,14 @@ class StreamTranslator:
             return "saved", None  # the checkpoint the run starts from: saved before it
         if self.durability == "exit":
             return "parked", None
-        error = await self.watch.result(str(cid))
+        if self._on_loop():
+            error = await self.watch.result(str(cid))
+        else:  # translated on the thread of a sync run's stream
+            error = self.watch.wait(str(cid))
         return ("saved", None) if error is None else ("failed", error)
+
+    def _on_loop(self) -> bool:
+        return threading.get_ident() == self.cb.em.loop_thread
 
     async def settle_parked(self) -> None:
         """The run is over: show the parked checkpoints its saver saved after all."""
@@ -354,7 +362,7 @@ class StreamTranslator:
             return
         for mirror in self.mirrors:
             try:
-                await mirror.put(
+                put = mirror.put(
                     thread_id=thread,
                     ns=str(conf.get("checkpoint_ns") or ns),
                     checkpoint_id=str(cid),
@@ -363,6 +371,10 @@ class StreamTranslator:
                     metadata={**meta, "run_id": self.cb.root_span},
                     written=written,
                 )
+                if self._on_loop():
+                    await put
+                else:  # the session's saver lives on the loop
+                    asyncio.run_coroutine_threadsafe(put, self.cb.em.loop).result()
             except Exception as exc:  # the copy is for replay: never fail the app's run
                 _log.warning("could not copy checkpoint %s into the session: %s", cid, exc)
 

@@ -11,6 +11,8 @@ import threading
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from typing import Any, TypeVar
 
+from engine.core.handoff import LoopInbox
+
 __all__ = ["aiter_thread", "iter_sync", "run_sync"]
 
 T = TypeVar("T")
@@ -125,13 +127,17 @@ class _Stopped(Exception):
     """Raised in the producer thread when the consumer of ``aiter_thread`` went away."""
 
 
-async def aiter_thread(make: Callable[[], Iterator[T]]) -> AsyncIterator[T]:
+async def aiter_thread(
+    make: Callable[[], Iterator[T]], inbox: LoopInbox | None = None
+) -> AsyncIterator[T]:
     """Iterate the sync iterator ``make()`` on a thread of its own, from async code.
 
     The thread runs in a copy of the caller's context and hands over one item at a time: it
     waits until the consumer asks for the next item, so it never runs ahead of what has been
-    consumed.  The iterator's exception is raised here; if the consumer stops early, the
-    iterator is closed at its next hand-over.
+    consumed.  With ``inbox`` (the loop's ``LoopInbox`` the thread hands its other calls to),
+    the items, the end and the error go through it too, after the calls put before them (what
+    the inbox holds included).  The iterator's exception is raised here; if the consumer stops
+    early, the iterator is closed at its next hand-over.
     """
     loop = asyncio.get_running_loop()
     queue: asyncio.Queue[tuple[str, Any, concurrent.futures.Future[None] | None]] = asyncio.Queue()
@@ -141,7 +147,10 @@ async def aiter_thread(make: Callable[[], Iterator[T]]) -> AsyncIterator[T]:
         if gone.is_set():
             raise _Stopped
         try:
-            loop.call_soon_threadsafe(queue.put_nowait, (kind, value, ack))
+            if inbox is None:
+                loop.call_soon_threadsafe(queue.put_nowait, (kind, value, ack))
+            else:
+                inbox.put_now(queue.put_nowait, (kind, value, ack))
         except RuntimeError:  # the consumer's loop is closed: nobody is listening any more
             raise _Stopped from None
 

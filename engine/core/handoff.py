@@ -6,6 +6,12 @@ every call.  Sync code on worker threads hands the loop an event at every node, 
 model and tool call; the loop usually wakes once for several of them.  An inbox queues the
 calls and schedules one drain while any are pending: the calls still run on the loop thread,
 in the order they were put, each exactly once.
+
+A worker thread that hands the loop something it must wait for anyway (the next part of a
+stream) may ask the inbox to hold the calls in between (``hold``): they are queued without
+waking the loop, and run, in order, before that next handed-over call, or at the latest
+``interval`` seconds after they were queued (a timer on the loop), so a node running for long
+still shows at once.
 """
 
 from __future__ import annotations
@@ -22,22 +28,58 @@ __all__ = ["LoopInbox"]
 class LoopInbox:
     """Run ``fn(*args)`` on ``loop`` for every ``put``, in the order of the ``put`` calls."""
 
-    __slots__ = ("_items", "_lock", "_loop", "_scheduled", "wakeups")
+    __slots__ = ("_held", "_items", "_lock", "_loop", "_scheduled", "_timer", "wakeups")
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self._loop = loop
         self._lock = threading.Lock()
         self._items: deque[tuple[Callable[..., Any], tuple[Any, ...]]] = deque()
         self._scheduled = False
+        self._held: float | None = None
+        """While holding: the longest a held call waits (seconds)."""
+        self._timer: asyncio.TimerHandle | None = None
         self.wakeups = 0
         """How many times the loop was woken (for tests and benchmarks)."""
 
+    def hold(self, interval: float) -> None:
+        """From now on (until ``release``), ``put`` queues without waking the loop: what is
+        held runs before the next ``put_now``, or at the next tick of a timer of the loop
+        (every ``interval`` seconds).  Call on the loop thread."""
+        self.release()
+        self._held = interval
+        self._timer = self._loop.call_later(interval, self._tick)
+
+    def release(self) -> None:
+        """Stop holding; what is held runs soon.  Call on the loop thread."""
+        self._held = None
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self._tick()
+
+    def _tick(self) -> None:
+        with self._lock:
+            due = bool(self._items) and not self._scheduled
+            if due:
+                self._scheduled = True
+        if self._held is not None:
+            self._timer = self._loop.call_later(self._held, self._tick)
+        if due:
+            self._drain()
+
     def put(self, fn: Callable[..., Any], *args: Any) -> None:
-        """Queue ``fn(*args)`` (any thread).  Raises ``RuntimeError`` when the loop is closed,
-        as ``call_soon_threadsafe`` does."""
+        """Queue ``fn(*args)`` (any thread); while holding, without waking the loop.  Raises
+        ``RuntimeError`` when the loop is closed, as ``call_soon_threadsafe`` does."""
+        self._put(fn, args, self._held is None)
+
+    def put_now(self, fn: Callable[..., Any], *args: Any) -> None:
+        """Queue ``fn(*args)`` and wake the loop, held or not (what was held runs first)."""
+        self._put(fn, args, True)
+
+    def _put(self, fn: Callable[..., Any], args: tuple[Any, ...], wake: bool) -> None:
         with self._lock:
             self._items.append((fn, args))
-            if self._scheduled:
+            if self._scheduled or not wake:
                 return
             self._scheduled = True
             self.wakeups += 1

@@ -121,3 +121,56 @@ def test_events_from_a_worker_thread_arrive_in_order_with_increasing_seq() -> No
     assert [ev.seq for ev in seen] == list(range(1, 21))
     assert [ev.ns for ev in seen] == ["sub:1" if i % 2 else "" for i in range(20)]
     assert wakeups == 1
+
+
+def test_held_calls_wake_nothing_and_run_first_at_the_next_call_put_now() -> None:
+    async def main() -> tuple[list[str], int, list[str]]:
+        loop = asyncio.get_running_loop()
+        inbox = LoopInbox(loop)
+        inbox.hold(3600)  # no timer tick during the test
+        ran: list[str] = []
+
+        def worker() -> None:
+            for name in ("a", "b", "c"):
+                inbox.put(ran.append, name)
+
+        t = threading.Thread(target=worker)
+        t.start()
+        t.join()
+        for _ in range(4):
+            await asyncio.sleep(0)
+        before = list(ran)  # held: nothing ran, the loop was not woken
+        t = threading.Thread(target=inbox.put_now, args=(ran.append, "now"))
+        t.start()
+        t.join()
+        for _ in range(4):
+            await asyncio.sleep(0)
+        inbox.release()
+        return before, inbox.wakeups, ran
+
+    before, wakeups, ran = asyncio.run(main())
+    assert before == []
+    assert wakeups == 1
+    assert ran == ["a", "b", "c", "now"]
+
+
+def test_held_calls_run_at_the_timer_tick_or_when_released() -> None:
+    async def main() -> tuple[list[str], list[str]]:
+        loop = asyncio.get_running_loop()
+        inbox = LoopInbox(loop)
+        ran: list[str] = []
+        inbox.hold(0.001)
+        threading.Thread(target=inbox.put, args=(ran.append, "ticked")).start()
+        while not ran:  # the timer of the loop drains it, unwoken by the thread
+            await asyncio.sleep(0.001)
+        ticked = list(ran)
+        inbox.hold(3600)
+        t = threading.Thread(target=inbox.put, args=(ran.append, "released"))
+        t.start()
+        t.join()
+        inbox.release()
+        return ticked, ran
+
+    ticked, ran = asyncio.run(main())
+    assert ticked == ["ticked"]
+    assert ran == ["ticked", "released"]

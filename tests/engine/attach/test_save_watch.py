@@ -61,3 +61,38 @@ def test_a_waiting_result_is_settled_by_a_save_or_a_failure_from_another_thread(
     assert first is None
     assert isinstance(second, OSError) and str(second) == "disk full"
     assert handed == 2
+
+
+def test_wait_blocks_the_calling_thread_until_the_save_or_its_failure() -> None:
+    async def main() -> list[object]:
+        watch = SaveWatch(asyncio.get_running_loop())
+        out: list[object] = []
+
+        def stream_thread() -> None:
+            out.append(watch.wait("c1"))
+            out.append(watch.wait("c2"))
+
+        t = threading.Thread(target=stream_thread)
+        t.start()
+        _in_thread(watch.saved, "c1")
+        _in_thread(watch.failed, "c2", OSError("disk full"))
+        await asyncio.to_thread(t.join, 30)
+        return out
+
+    first, second = asyncio.run(main())
+    assert first is None
+    assert isinstance(second, OSError)
+
+
+def test_wait_gives_up_when_the_run_is_sealed() -> None:
+    async def main() -> list[object]:
+        watch = SaveWatch(asyncio.get_running_loop())
+        out: list[object] = []
+        t = threading.Thread(target=lambda: out.append(watch.wait("c1")))
+        t.start()
+        _in_thread(watch.seal)  # a stopped run saves nothing more: c1 will never be saved
+        await asyncio.to_thread(t.join, 30)
+        return out
+
+    (outcome,) = asyncio.run(main())
+    assert isinstance(outcome, RuntimeError) and "stopped" in str(outcome)

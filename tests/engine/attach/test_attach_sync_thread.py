@@ -1,0 +1,63 @@
+"""A run on LangGraph's sync ``stream`` is translated on the stream's own thread, part by part
+as it comes, and the thread does not wake the run's loop for every event (issue 26): the
+events are the very ones the loop's translation of ``astream`` gives, in the same order."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+pytest.importorskip("langgraph.graph")
+pytest.importorskip("langchain.agents")
+
+from engine.attach import attach
+from engine.events import EventBase
+from engine.types import Command
+from tests.engine.attach.test_attach_langgraph import collect
+from tests.engine.attach.test_attach_stream_modes import agent, review_graph, shown
+
+
+def events_of(make: Any, inputs: list[Any], *, sync: bool) -> list[EventBase]:
+    g = attach(make(), sync=sync)
+    events: list[EventBase] = []
+    for inp in inputs:
+        events += collect(g, inp, {"configurable": {"thread_id": "t"}})
+    return events
+
+
+@pytest.mark.parametrize(
+    ("make", "inputs"),
+    [
+        (lambda: agent(middleware=False), [{"messages": [("user", "hi")]}]),
+        (lambda: agent(middleware=False, saver=False), [{"messages": [("user", "hi")]}]),
+        (review_graph, [{"n": 1}, Command(resume="ok")]),
+    ],
+    ids=["agent", "agent-without-saver", "interrupt-and-resume"],
+)
+def test_the_sync_stream_shows_what_astream_shows(make: Any, inputs: list[Any]) -> None:
+    on_thread = shown(events_of(make, inputs, sync=True))
+    on_loop = shown(events_of(make, inputs, sync=False))
+    assert on_thread == on_loop
+    assert len(on_thread) > 20
+
+
+def test_a_sync_run_wakes_its_loop_for_its_end_not_for_every_event(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    woken: list[Any] = []
+    real = asyncio.BaseEventLoop.call_soon_threadsafe
+
+    def counting(self: Any, callback: Any, *args: Any, **kw: Any) -> Any:
+        woken.append(callback)
+        return real(self, callback, *args, **kw)
+
+    monkeypatch.setattr(asyncio.BaseEventLoop, "call_soon_threadsafe", counting)
+    g = attach(agent(middleware=True))
+    assert g.sync  # sync-only middleware
+    events: list[EventBase] = []
+    g.subscribe(events.append)
+    g.invoke({"messages": [("user", "hi")]}, {"configurable": {"thread_id": "t"}})
+    assert len(events) > 60
+    assert len(woken) <= 3  # the stream's end (and at most a save waited for)
