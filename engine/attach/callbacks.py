@@ -21,6 +21,7 @@ from uuid import UUID
 from engine.attach.abort import StepwiseAbort
 from engine.attach.base import Open, either, task_of
 from engine.attach.calls import CallEvents
+from engine.attach.summary import summary
 from engine.core.ids import new_span_id
 from engine.errors import RunStopped
 from engine.events import (
@@ -178,7 +179,7 @@ class AttachCallbacks(CallEvents):
             node=str(node),
             task_id=task_id,
             attempt=tries,
-            input_summary=str(to_jsonable(inputs, max_str=200, max_items=5))[:300],
+            input_summary=summary(inputs, 300, max_str=200, max_items=5),
         )
         middleware, _, hook = str(node).rpartition(".")
         if middleware and hook in _HOOKS:  # create_agent names hook nodes "Middleware.hook"

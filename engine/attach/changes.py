@@ -19,6 +19,7 @@ import operator
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from engine.attach.converted import ours
 from engine.attach.snapshots import to_engine_values
 from engine.serde import to_jsonable
 
@@ -54,7 +55,8 @@ def _extends(before: Any, after: list[Any]) -> bool:
 
 
 def _jsonable(value: Any, max_str: int) -> Any:
-    return to_jsonable(to_engine_values(value), max_str=max_str)
+    # a message is converted once for all (the model requests that send it read it too)
+    return to_jsonable(to_engine_values(value, ours), max_str=max_str)
 
 
 def state_changes(

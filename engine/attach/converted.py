@@ -6,7 +6,7 @@ message object is converted once (``ours``), and the converted list of a convers
 (``Conversations``), so the next request of it converts only its new messages: reading a
 request costs O(new messages) of Python work, plus a comparison at C speed of the messages
 already seen (by identity, and by the identity of their ``content`` and ``tool_calls``, which
-``HumanInTheLoopMiddleware`` sets anew when a reviewer edits a call).
+``HumanInTheLoopMiddleware`` sets anew when a reviewer edits a call, and by their ``id``).
 """
 
 from __future__ import annotations
@@ -18,16 +18,22 @@ from typing import Any
 
 __all__ = ["ours", "ours_all", "request_hash_of"]
 
-_CONVERTED: OrderedDict[int, tuple[Any, tuple[int, int], Any]] = OrderedDict()
+_CONVERTED: OrderedDict[int, tuple[Any, tuple[int, int, Any], Any]] = OrderedDict()
 """LangChain message (by identity) -> ours, for the newest messages seen.  A message whose
-``content`` or ``tool_calls`` was set anew since is converted again."""
+``content``, ``tool_calls`` or ``id`` was set anew since is converted again."""
 _CONVERTED_MAX = 50_000
 _lock = threading.Lock()
 
 
-def version(message: Any) -> tuple[int, int]:
-    """What identifies the state of a message object: its ``content`` and ``tool_calls``."""
-    return id(getattr(message, "content", None)), id(getattr(message, "tool_calls", None))
+def version(message: Any) -> tuple[int, int, Any]:
+    """What identifies the state of a message object: its ``content`` and ``tool_calls``
+    (set anew when edited), and its ``id`` (``add_messages`` gives one, in place, to a
+    message that has none when it enters the state)."""
+    return (
+        id(getattr(message, "content", None)),
+        id(getattr(message, "tool_calls", None)),
+        getattr(message, "id", None),
+    )
 
 
 def ours(message: Any) -> Any:
@@ -53,7 +59,7 @@ class _Seen:
 
     __slots__ = ("messages", "ours", "versions")
 
-    def __init__(self, messages: list[Any], versions: list[tuple[int, int]], out: list[Any]):
+    def __init__(self, messages: list[Any], versions: list[tuple[int, int, Any]], out: list[Any]):
         self.messages = messages
         self.versions = versions
         self.ours = out

@@ -66,3 +66,10 @@ def test_an_edited_or_rewritten_history_is_converted_again(conversions: list[Any
     assert ours_all(shorter) == plain(shorter)
     swapped = [history[0], HumanMessage("instead"), *history[2:]]
     assert ours_all(swapped) == plain(swapped)
+
+
+def test_a_message_given_its_id_in_place_is_converted_again() -> None:
+    reminder = HumanMessage("remember the budget")  # sent before it enters the state
+    assert ours_all([HumanMessage("go"), reminder])[1].id is None
+    reminder.id = "m-1"  # add_messages gives it an id, in place
+    assert converted.ours(reminder).id == "m-1"
