@@ -2,13 +2,12 @@
 
 ``str(to_jsonable(value, max_str=..., max_items=...))[:limit]`` renders a whole state (the last
 messages of a history, each dumped in full) to keep its first few hundred characters.
-``summary`` writes the same text piece by piece and stops once it has ``limit`` characters: a
+``summary`` writes the same text part by part and stops once it has ``limit`` characters: a
 state's summary costs the first message it reaches, not every message it would keep.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 from engine.serde import to_jsonable
@@ -22,63 +21,47 @@ def summary(value: Any, limit: int, *, max_str: int, max_items: int) -> str:
     if type(value) not in (dict, list, tuple):  # one value (a string is not quoted by str)
         return str(to_jsonable(value, max_str=max_str, max_items=max_items))[:limit]
     out: list[str] = []
-    size = 0
-    for piece in _pieces(value, max_str, max_items):
-        out.append(piece)
-        size += len(piece)
-        if size >= limit:
-            break
+    _write(value, out, limit, max_str, max_items)
     return "".join(out)[:limit]
 
 
-def _pieces(value: Any, max_str: int, max_items: int) -> Iterator[str]:
-    """The ``repr`` of ``to_jsonable(value, ...)`` in pieces, each part converted only when
-    it is reached (the containers ``to_jsonable`` walks itself: plain dicts, lists, tuples)."""
+def _write(value: Any, out: list[str], left: int, max_str: int, max_items: int) -> int:
+    """Append the ``repr`` of ``to_jsonable(value, ...)`` to ``out`` until ``left`` characters
+    are written; returns how many are still wanted.  The containers ``to_jsonable`` walks
+    itself (plain dicts, lists, tuples) are walked here, item by item, so only the items
+    reached are converted; anything else is converted and written whole."""
     t = type(value)
     if t is dict:
-        yield "{"
+        out.append("{")
+        left -= 1
         for i, (k, v) in enumerate(value.items()):
-            if i:
-                yield ", "
-            yield repr(k if type(k) is str else str(k))
-            yield ": "
-            yield from _pieces(v, max_str, max_items)
-        yield "}"
-    elif t is list or t is tuple:
+            if left <= 0:
+                return left
+            key = repr(k if type(k) is str else str(k))
+            out.append(f", {key}: " if i else f"{key}: ")
+            left = _write(v, out, left - len(out[-1]), max_str, max_items)
+        out.append("}")
+        return left - 1
+    if t is list or t is tuple:
         items: Any = value
-        yield "["
+        out.append("[")
+        left -= 1
         if len(value) > max_items:  # to_jsonable keeps the last items after a marker
-            yield repr(f"… {len(value) - max_items} earlier items")
+            out.append(repr(f"… {len(value) - max_items} earlier items"))
+            left -= len(out[-1])
             items = value[len(value) - max_items :]
             if items:
-                yield ", "
+                out.append(", ")
+                left -= 2
         for i, v in enumerate(items):
+            if left <= 0:
+                return left
             if i:
-                yield ", "
-            yield from _pieces(v, max_str, max_items)
-        yield "]"
-    else:  # converted whole (a message: its dump), then written as plain values
-        yield from _plain(to_jsonable(value, max_str=max_str, max_items=max_items))
-
-
-def _plain(value: Any) -> Iterator[str]:
-    """The ``repr`` of an already plain value in pieces."""
-    t = type(value)
-    if t is dict:
-        yield "{"
-        for i, (k, v) in enumerate(value.items()):
-            if i:
-                yield ", "
-            yield repr(k)
-            yield ": "
-            yield from _plain(v)
-        yield "}"
-    elif t is list:
-        yield "["
-        for i, v in enumerate(value):
-            if i:
-                yield ", "
-            yield from _plain(v)
-        yield "]"
-    else:
-        yield repr(value)
+                out.append(", ")
+                left -= 2
+            left = _write(v, out, left, max_str, max_items)
+        out.append("]")
+        return left - 1
+    text = repr(to_jsonable(value, max_str=max_str, max_items=max_items))
+    out.append(text)
+    return left - len(text)
