@@ -30,7 +30,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from engine.errors import one_line
+from engine.errors import AgentLoadError, one_line
+from engine.project import resolve_spec
 
 __all__ = [
     "DEFAULT_ATTR",
@@ -48,10 +49,6 @@ DEFAULT_ATTR = "agent"
 _counter = itertools.count(1)
 _ours: weakref.WeakValueDictionary[str, ModuleType] = weakref.WeakValueDictionary()
 """The modules this loader made, by name: loading their file again replaces them."""
-
-
-class AgentLoadError(Exception):
-    """An agent could not be loaded; ``str(error)`` is one line saying where and why."""
 
 
 def is_graph(obj: Any) -> bool:
@@ -240,7 +237,8 @@ class LoadedAgent:
 
 def load_agent(spec: str) -> Any:
     """Load the compiled graph named by ``spec`` (``file.py:attr``, ``pkg.mod:attr``; the
-    attribute defaults to ``agent``).  Raises ``AgentLoadError`` with a one-line message."""
+    attribute defaults to ``agent``; or a LangGraph project: ``langgraph.json[:graph_id]`` or
+    its folder, see ``engine.project``).  Raises ``AgentLoadError`` with a one-line message."""
     return load_target(spec).graph
 
 
@@ -249,7 +247,8 @@ def load_target(spec: str, module: ModuleType | None = None) -> LoadedAgent:
 
     ``module``: the module ``spec`` names, already imported (``open_file``): it is not run again.
     """
-    target, attr, is_file = parse_spec(spec)
+    project = resolve_spec(spec)  # a LangGraph project's langgraph.json: the graph it names
+    target, attr, is_file = parse_spec(project.spec if project is not None else spec)
     if module is None:
         module, where = _load_module(target, is_file)
     else:
@@ -282,7 +281,8 @@ def open_file(path: str) -> tuple[ModuleType, list[str]]:
     """Import a file (or module) once: the module and the names of the compiled graphs it
     defines, in definition order.  Pass the module to ``load_target`` to pick one without
     running the file again.  Runs the file's code; errors as in ``load_agent``."""
-    target, _attr, is_file = parse_spec(path)
+    project = resolve_spec(path)
+    target, _attr, is_file = parse_spec(project.spec if project is not None else path)
     module, _ = _load_module(target, is_file)
     return module, _graph_names(module)
 
