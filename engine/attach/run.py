@@ -273,6 +273,10 @@ class AttachedRun:
         if self.context is not None:
             kw["context"] = self.context
         cfg = self.config
+        if graph.sync and self.em.gated:
+            # every event waits for the debugger on the loop anyway: the parts are translated
+            # there (a round trip per part, not one per event of its translation)
+            return aiter_thread(lambda: run.stream(real_input, cfg, **kw), inbox=self.em.inbox)
         if graph.sync:
             return aiter_thread(
                 lambda: self._translated_here(run.stream(real_input, cfg, **kw)),

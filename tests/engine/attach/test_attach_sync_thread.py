@@ -61,3 +61,17 @@ def test_a_sync_run_wakes_its_loop_for_its_end_not_for_every_event(
     g.invoke({"messages": [("user", "hi")]}, {"configurable": {"thread_id": "t"}})
     assert len(events) > 60
     assert len(woken) <= 3  # the stream's end (and at most a save waited for)
+
+
+def test_with_a_debugger_the_sync_stream_shows_the_same() -> None:
+    from engine.debug import Debugger
+
+    def run(debugger: Debugger | None) -> list[str]:
+        g = attach(agent(middleware=True))
+        events: list[EventBase] = []
+        g.subscribe(events.append)
+        cfg = {"configurable": {"thread_id": "t"}}
+        g.invoke({"messages": [("user", "hi")]}, cfg, debugger=debugger)
+        return shown(events)
+
+    assert run(Debugger()) == run(None)
