@@ -29,7 +29,7 @@ from engine.attach.run import stream_modes
 from engine.events import EventBase
 from engine.serde import to_jsonable
 from engine.types import Command
-from tests.engine.attach.test_attach_langgraph import collect, weather
+from tests.engine.attach.test_attach_langgraph import StreamsWords, collect, weather
 
 _EVERY_MODE = ["values", "updates", "checkpoints", "custom"]
 """What attach asked for before it asked only for what it needs."""
@@ -218,7 +218,7 @@ def test_without_a_checkpointer_values_end_the_supersteps_and_give_the_output(
 
 
 def test_tokens_still_stream_when_asked(asked: list[list[str]]) -> None:
-    model = ToolModel(messages=iter([AIMessage("sunny and warm")]))
+    model = StreamsWords(messages=iter([AIMessage("sunny and warm")]))
     g = attach(lc_create_agent(model, checkpointer=InMemorySaver()), stream_tokens=True)
     events = collect(g, {"messages": [("user", "weather?")]}, {"configurable": {"thread_id": "t"}})
     assert asked[0] == ["updates", "checkpoints", "custom", "messages"]
