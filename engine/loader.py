@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import inspect
 import itertools
 import sys
 import traceback
@@ -225,6 +226,79 @@ def _describe(obj: Any) -> str:
     return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
 
 
+def _built(obj: Any, where: str, *, factories: bool) -> Any:
+    """What may be named besides a compiled graph, made one as the LangGraph server makes it:
+    a graph builder (``StateGraph``) is compiled, and, when a ``langgraph.json`` declares it
+    as its graph (``factories``), a graph factory (a function taking nothing or a
+    ``config``, sync or async) is called.  Anything else is returned as is."""
+    if _is_builder(obj):
+        try:
+            return obj.compile()
+        except Exception as exc:
+            raise AgentLoadError(f"{where}: compiling the graph raised {one_line(exc)}") from None
+    if not factories or is_graph(obj) or not inspect.isfunction(obj):
+        return obj
+    params = [
+        p
+        for p in inspect.signature(obj).parameters.values()
+        if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+    ]
+    if len(params) > 1 or (params and params[0].name != "config"):  # e.g. a ServerRuntime
+        taking = ", ".join(p.name for p in params)
+        raise AgentLoadError(
+            f"{where}: is a graph factory taking ({taking}); Stepwise calls factories that "
+            "take nothing or a config"
+        )
+    if inspect.isasyncgenfunction(obj) or _is_context_manager(obj):
+        raise AgentLoadError(
+            f"{where}: is a graph factory that is a context manager, which Stepwise cannot "
+            "open yet; name the compiled graph instead"
+        )
+    try:
+        made = obj({"configurable": {}}) if params else obj()
+        if inspect.isawaitable(made):
+            made = _await_in_thread(made)
+    except Exception as exc:
+        raise AgentLoadError(f"{where}: the graph factory raised {one_line(exc)}") from None
+    if _is_builder(made):
+        return _built(made, where, factories=False)
+    if not is_graph(made):
+        raise AgentLoadError(
+            f"{where}: the graph factory returned {_describe(made)}, not a compiled graph"
+        )
+    return made
+
+
+def _is_builder(obj: Any) -> bool:
+    """An uncompiled graph: ``add_node`` and ``compile`` (a ``StateGraph``, ours or LangGraph's)."""
+    return (
+        not isinstance(obj, type | ModuleType)
+        and not is_graph(obj)
+        and callable(getattr(obj, "compile", None))
+        and callable(getattr(obj, "add_node", None))
+    )
+
+
+def _is_context_manager(fn: Any) -> bool:
+    """A function decorated with ``contextlib.(async)contextmanager``."""
+    inner = getattr(fn, "__wrapped__", None)
+    return inner is not None and (
+        inspect.isgeneratorfunction(inner) or inspect.isasyncgenfunction(inner)
+    )
+
+
+def _await_in_thread(awaitable: Any) -> Any:
+    """The result of an async factory, on a loop of its own (a loop may run in this thread)."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    async def wait() -> Any:
+        return await awaitable
+
+    with ThreadPoolExecutor(1, thread_name_prefix="stepwise-factory") as pool:
+        return pool.submit(asyncio.run, wait()).result()
+
+
 @dataclass(frozen=True)
 class LoadedAgent:
     """A loaded graph with the module that defined it (for optional extras like ``INPUT``)."""
@@ -265,7 +339,7 @@ def load_target(spec: str, module: ModuleType | None = None) -> LoadedAgent:
             hint = f"; pick one with {where}:NAME" if graphs else ""
             raise AgentLoadError(f"{where}: no attribute '{DEFAULT_ATTR}' ({found}{hint})")
         raise AgentLoadError(f"{where}: no attribute {name!r} ({found})")
-    obj = getattr(module, name)
+    obj = _built(getattr(module, name), f"{where}:{name}", factories=project is not None)
     if not is_graph(obj):
         raise AgentLoadError(
             f"{where}:{name}: is {_describe(obj)}, not a compiled graph (it needs get_graph() and astream_events())"
@@ -273,7 +347,8 @@ def load_target(spec: str, module: ModuleType | None = None) -> LoadedAgent:
     from engine.attach import attach, is_langgraph
 
     if is_langgraph(obj):  # a real langgraph graph: run it on langgraph, seen through our events
-        obj = attach(obj, name=name if getattr(obj, "name", None) == "LangGraph" else None)
+        label = project.graph_id if project is not None else name  # as the server names it
+        obj = attach(obj, name=label if getattr(obj, "name", None) == "LangGraph" else None)
     return LoadedAgent(obj, module, name, where)
 
 

@@ -144,9 +144,7 @@ def test_the_env_file_reader(tmp_path: Path) -> None:
     }
 
 
-def test_stepwise_run_on_a_project_folder(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_stepwise_run_on_a_project_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _config, _pkg, var = _project(tmp_path / "app", {"agent": "./PKG/agent.py:graph"})
     monkeypatch.delenv(var, raising=False)
     out, err = io.StringIO(), io.StringIO()
@@ -155,3 +153,85 @@ def test_stepwise_run_on_a_project_folder(
     code = main([*argv, "--headless"], stdin=io.StringIO(""), stdout=out, stderr=err)
     assert (code, err.getvalue()) == (0, "")
     assert "from-dotenv" not in out.getvalue()  # values are never printed
+
+
+FACTORIES = """
+import contextlib
+from typing import TypedDict
+from engine import END, START, StateGraph
+
+class S(TypedDict):
+    n: int
+
+def builder():
+    b = StateGraph(S)
+    b.add_node("x", lambda s: {"n": s["n"] * 10})
+    b.add_edge(START, "x")
+    b.add_edge("x", END)
+    return b
+
+uncompiled = builder()
+
+def plain():
+    return builder().compile()
+
+def with_config(config):
+    assert "configurable" in config
+    return builder()
+
+async def make_async():
+    return builder().compile()
+
+def broken():
+    raise RuntimeError("no model configured")
+
+def wrong():
+    return 42
+
+async def with_runtime(runtime):
+    return builder().compile()
+
+@contextlib.asynccontextmanager
+async def managed():
+    yield builder().compile()
+"""
+
+
+@pytest.mark.parametrize("attr", ["uncompiled", "plain", "with_config", "make_async"])
+def test_what_a_project_may_name_besides_a_compiled_graph(tmp_path: Path, attr: str) -> None:
+    (tmp_path / f"{_unique_stem()}.py").write_text(textwrap.dedent(FACTORIES))
+    (app,) = tmp_path.glob("*.py")
+    (tmp_path / "langgraph.json").write_text(json.dumps({"graphs": {"g": f"./{app.name}:{attr}"}}))
+    assert load_target(str(tmp_path)).graph.invoke({"n": 2}) == {"n": 20}
+
+
+@pytest.mark.parametrize(
+    ("attr", "message"),
+    [
+        ("broken", "the graph factory raised RuntimeError: no model configured"),
+        ("wrong", "the graph factory returned an int, not a compiled graph"),
+        ("managed", "is a graph factory that is a context manager, which Stepwise cannot open"),
+        ("with_runtime", "is a graph factory taking (runtime); Stepwise calls factories that"),
+    ],
+)
+def test_a_factory_that_cannot_give_a_graph_says_why(
+    tmp_path: Path, attr: str, message: str
+) -> None:
+    app = tmp_path / f"{_unique_stem()}.py"
+    app.write_text(textwrap.dedent(FACTORIES))
+    (tmp_path / "langgraph.json").write_text(json.dumps({"graphs": {"g": f"./{app.name}:{attr}"}}))
+    with pytest.raises(AgentLoadError) as err:
+        load_target(str(tmp_path))
+    assert str(err.value).startswith(f"{app.resolve()}:{attr}: {message}")
+
+
+def test_a_plain_file_spec_compiles_a_builder_but_never_calls_a_function(tmp_path: Path) -> None:
+    app = tmp_path / f"{_unique_stem()}.py"
+    app.write_text(textwrap.dedent(FACTORIES))
+    assert load_target(f"{app}:uncompiled").graph.invoke({"n": 1}) == {"n": 10}
+    with pytest.raises(AgentLoadError, match="is a function, not a compiled graph"):
+        load_target(f"{app}:broken")  # a function of a file is not called unasked
+
+
+def _unique_stem() -> str:
+    return f"factories_{uuid.uuid4().hex[:8]}"
