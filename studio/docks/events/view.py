@@ -43,6 +43,7 @@ from studio.look.highlight import dumps
 from studio.models.event_filter import EventFilter, FilterJob
 from studio.models.event_row import Row
 from studio.qtmodels.event_tree import EventTreeModel
+from studio.widgets.catch_up import catch_up_now
 from studio.widgets.dock_support import bind_to_hub, copy_text, unsubscribe_all
 from studio.widgets.plain_text import plain_label
 
@@ -158,6 +159,7 @@ class EventLogDock(QWidget):
                 "event": self._on_event_picked,
                 "prices": self._on_prices,
             },
+            catch_up=True,
         )
         self.model.set_prices(hub.prices)
         if hub.events:
@@ -206,7 +208,8 @@ class EventLogDock(QWidget):
         return bool(self._pending_count) or self.model.unsynced or self._job is not None
 
     def flush(self) -> None:
-        """Ingest every queued event now."""
+        """Ingest every queued event now (those held while the dock was hidden too)."""
+        catch_up_now(self)
         while self._pending_count:
             self._drain(budget_s=None)
 

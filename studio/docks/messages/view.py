@@ -29,6 +29,7 @@ from studio.look.tones import tones_for
 from studio.models.snapshot_reader import SnapshotReader
 from studio.models.transcript import Entry, messages_at
 from studio.qtmodels.transcript import TranscriptModel, plain_text
+from studio.widgets.catch_up import catch_up_now
 from studio.widgets.dock_support import bind_to_hub, copy_text, unsubscribe_all
 from studio.widgets.plain_text import plain_label
 
@@ -93,6 +94,7 @@ class MessagesDock(QWidget):
                 "selection": self._on_selection,
                 "saved_thread": self._on_saved_thread,
             },
+            catch_up=True,
         )
         if hub.events:
             self._on_events(list(hub.events))
@@ -117,7 +119,8 @@ class MessagesDock(QWidget):
         return len(self._pending)
 
     def flush(self) -> None:
-        """Apply queued events now."""
+        """Apply queued events now (those held while the dock was hidden too)."""
+        catch_up_now(self)
         self._last_flush = time.perf_counter()
         if self._pending:
             batch, self._pending = self._pending, []
