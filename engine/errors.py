@@ -10,6 +10,7 @@ if TYPE_CHECKING:
     from engine.types import Command, Interrupt
 
 __all__ = [
+    "AgentLoadError",
     "CheckpointError",
     "EmptyChannelError",
     "EmptyInputError",
@@ -29,6 +30,10 @@ __all__ = [
     "mark_invalid_resume",
     "one_line",
 ]
+
+
+class AgentLoadError(Exception):
+    """An agent could not be loaded; ``str(error)`` is one line saying where and why."""
 
 
 class RunStopped(Exception):

@@ -11,22 +11,28 @@ what, compiler style, never a traceback::
 
 A file's code runs only when it is loaded (``load_agent``, ``list_graphs``), each time afresh,
 so an edited file is picked up by loading it again.  The file's directory is put on
-``sys.path`` (as ``python file.py`` would) so it can import its sibling modules.
+``sys.path`` (as ``python file.py`` would) so it can import its sibling modules.  The module is
+named as the app itself would import it (``file``, or ``pkg.sub.file`` inside a package, whose
+root folder goes on ``sys.path`` too): the app's checkpointer then stores the types it defines
+under names the app can read back, and relative imports work.
 """
 
 from __future__ import annotations
 
 import importlib
 import importlib.util
+import inspect
 import itertools
 import sys
 import traceback
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from engine.errors import one_line
+from engine.errors import AgentLoadError, one_line
+from engine.project import resolve_spec
 
 __all__ = [
     "DEFAULT_ATTR",
@@ -42,10 +48,8 @@ __all__ = [
 
 DEFAULT_ATTR = "agent"
 _counter = itertools.count(1)
-
-
-class AgentLoadError(Exception):
-    """An agent could not be loaded; ``str(error)`` is one line saying where and why."""
+_ours: weakref.WeakValueDictionary[str, ModuleType] = weakref.WeakValueDictionary()
+"""The modules this loader made, by name: loading their file again replaces them."""
 
 
 def is_graph(obj: Any) -> bool:
@@ -86,6 +90,53 @@ def _where_in(exc: BaseException, filename: str) -> int | None:
     return line
 
 
+def _package_root(path: Path) -> tuple[list[str], Path]:
+    """The dotted parts of the module ``path`` is in its package tree (``pkg.sub.file``, or
+    just ``file`` outside a package) and the folder that tree hangs from."""
+    parts = [path.stem]
+    folder = path.parent
+    while (folder / "__init__.py").is_file() and folder.parent != folder:
+        parts.insert(0, folder.name)
+        folder = folder.parent
+    return parts, folder
+
+
+def _module_name(path: Path) -> str:
+    """The name the file at ``path`` is imported under: the one Python would give it from its
+    package tree when nothing else answers to that name, so that the types it defines are
+    stored by the app's checkpointer under the module the app itself imports them from (a
+    state dataclass written as ``_stepwise_agent_x.Order`` could not be read back by the app)
+    and relative imports inside a package work.  A name that is not an identifier, or that
+    another module answers to (a module already imported from elsewhere, the standard
+    library, an installed package, the same file imported by the app before us), gets a
+    private one instead."""
+    parts, root = _package_root(path)
+    name = ".".join(parts)
+    private = (
+        f"_stepwise_agent_{''.join(c if c.isalnum() else '_' for c in path.stem)}_{next(_counter)}"
+    )
+    if not all(part.isidentifier() for part in parts) or path.name == "__init__.py":
+        return private
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))
+    loaded = sys.modules.get(name)
+    if loaded is not None:  # ours from an earlier load is run afresh; anyone else's is left alone
+        return name if loaded is _ours.get(name) else private
+    importlib.invalidate_caches()  # a file written since its folder was last listed
+    try:
+        spec = importlib.util.find_spec(name)
+    except Exception:  # a parent package that fails to import, a broken finder...
+        return private
+    return name if spec is not None and _origin(spec.origin) == path else private
+
+
+def _origin(file: str | None) -> Path | None:
+    try:
+        return Path(file).resolve() if file else None
+    except OSError:
+        return None
+
+
 def _import_file(target: str) -> tuple[ModuleType, str]:
     path = Path(target)
     if not path.exists():
@@ -93,32 +144,43 @@ def _import_file(target: str) -> tuple[ModuleType, str]:
     if path.is_dir():
         raise AgentLoadError(f"{target}: is a directory, not a Python file")
     resolved = path.resolve()
-    name = (
-        f"_stepwise_agent_{''.join(c if c.isalnum() else '_' for c in path.stem)}_{next(_counter)}"
-    )
+    folder = str(resolved.parent)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    name = _module_name(resolved)
     spec = importlib.util.spec_from_file_location(name, resolved)
     if spec is None or spec.loader is None:
         raise AgentLoadError(f"{target}: cannot be imported as Python (expected a .py file)")
     module = importlib.util.module_from_spec(spec)
-    folder = str(resolved.parent)
-    if folder not in sys.path:
-        sys.path.insert(0, folder)
+    before = sys.modules.get(name)
     sys.modules[name] = module
     try:
         spec.loader.exec_module(module)
     except SyntaxError as exc:
-        sys.modules.pop(name, None)
+        _restore(name, before)
         line = f":{exc.lineno}" if exc.lineno else ""
         raise AgentLoadError(f"{target}{line}: syntax error: {exc.msg}") from None
     except KeyboardInterrupt:  # Ctrl+C while the file loads: a stop, not a broken file
-        sys.modules.pop(name, None)
+        _restore(name, before)
         raise
     except BaseException as exc:  # SystemExit, GeneratorExit, a BaseException subclass...
-        sys.modules.pop(name, None)
+        _restore(name, before)
         line = _where_in(exc, str(resolved))
         where = f"{target}:{line}" if line else target
         raise AgentLoadError(f"{where}: importing the file raised {one_line(exc)}") from None
+    _ours[name] = module
+    parent, _, child = name.rpartition(".")
+    if parent and parent in sys.modules:  # as an import would: ``pkg.sub`` is ``pkg``'s ``sub``
+        setattr(sys.modules[parent], child, module)
     return module, target
+
+
+def _restore(name: str, before: ModuleType | None) -> None:
+    """Undo the registration of a module whose code failed (keep an earlier good load)."""
+    if before is None:
+        sys.modules.pop(name, None)
+    else:
+        sys.modules[name] = before
 
 
 def _import_module(target: str) -> tuple[ModuleType, str]:
@@ -164,6 +226,79 @@ def _describe(obj: Any) -> str:
     return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
 
 
+def _built(obj: Any, where: str, *, factories: bool) -> Any:
+    """What may be named besides a compiled graph, made one as the LangGraph server makes it:
+    a graph builder (``StateGraph``) is compiled, and, when a ``langgraph.json`` declares it
+    as its graph (``factories``), a graph factory (a function taking nothing or a
+    ``config``, sync or async) is called.  Anything else is returned as is."""
+    if _is_builder(obj):
+        try:
+            return obj.compile()
+        except Exception as exc:
+            raise AgentLoadError(f"{where}: compiling the graph raised {one_line(exc)}") from None
+    if not factories or is_graph(obj) or not inspect.isfunction(obj):
+        return obj
+    params = [
+        p
+        for p in inspect.signature(obj).parameters.values()
+        if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+    ]
+    if len(params) > 1 or (params and params[0].name != "config"):  # e.g. a ServerRuntime
+        taking = ", ".join(p.name for p in params)
+        raise AgentLoadError(
+            f"{where}: is a graph factory taking ({taking}); Stepwise calls factories that "
+            "take nothing or a config"
+        )
+    if inspect.isasyncgenfunction(obj) or _is_context_manager(obj):
+        raise AgentLoadError(
+            f"{where}: is a graph factory that is a context manager, which Stepwise cannot "
+            "open yet; name the compiled graph instead"
+        )
+    try:
+        made = obj({"configurable": {}}) if params else obj()
+        if inspect.isawaitable(made):
+            made = _await_in_thread(made)
+    except Exception as exc:
+        raise AgentLoadError(f"{where}: the graph factory raised {one_line(exc)}") from None
+    if _is_builder(made):
+        return _built(made, where, factories=False)
+    if not is_graph(made):
+        raise AgentLoadError(
+            f"{where}: the graph factory returned {_describe(made)}, not a compiled graph"
+        )
+    return made
+
+
+def _is_builder(obj: Any) -> bool:
+    """An uncompiled graph: ``add_node`` and ``compile`` (a ``StateGraph``, ours or LangGraph's)."""
+    return (
+        not isinstance(obj, type | ModuleType)
+        and not is_graph(obj)
+        and callable(getattr(obj, "compile", None))
+        and callable(getattr(obj, "add_node", None))
+    )
+
+
+def _is_context_manager(fn: Any) -> bool:
+    """A function decorated with ``contextlib.(async)contextmanager``."""
+    inner = getattr(fn, "__wrapped__", None)
+    return inner is not None and (
+        inspect.isgeneratorfunction(inner) or inspect.isasyncgenfunction(inner)
+    )
+
+
+def _await_in_thread(awaitable: Any) -> Any:
+    """The result of an async factory, on a loop of its own (a loop may run in this thread)."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    async def wait() -> Any:
+        return await awaitable
+
+    with ThreadPoolExecutor(1, thread_name_prefix="stepwise-factory") as pool:
+        return pool.submit(asyncio.run, wait()).result()
+
+
 @dataclass(frozen=True)
 class LoadedAgent:
     """A loaded graph with the module that defined it (for optional extras like ``INPUT``)."""
@@ -176,7 +311,8 @@ class LoadedAgent:
 
 def load_agent(spec: str) -> Any:
     """Load the compiled graph named by ``spec`` (``file.py:attr``, ``pkg.mod:attr``; the
-    attribute defaults to ``agent``).  Raises ``AgentLoadError`` with a one-line message."""
+    attribute defaults to ``agent``; or a LangGraph project: ``langgraph.json[:graph_id]`` or
+    its folder, see ``engine.project``).  Raises ``AgentLoadError`` with a one-line message."""
     return load_target(spec).graph
 
 
@@ -185,7 +321,8 @@ def load_target(spec: str, module: ModuleType | None = None) -> LoadedAgent:
 
     ``module``: the module ``spec`` names, already imported (``open_file``): it is not run again.
     """
-    target, attr, is_file = parse_spec(spec)
+    project = resolve_spec(spec)  # a LangGraph project's langgraph.json: the graph it names
+    target, attr, is_file = parse_spec(project.spec if project is not None else spec)
     if module is None:
         module, where = _load_module(target, is_file)
     else:
@@ -202,7 +339,7 @@ def load_target(spec: str, module: ModuleType | None = None) -> LoadedAgent:
             hint = f"; pick one with {where}:NAME" if graphs else ""
             raise AgentLoadError(f"{where}: no attribute '{DEFAULT_ATTR}' ({found}{hint})")
         raise AgentLoadError(f"{where}: no attribute {name!r} ({found})")
-    obj = getattr(module, name)
+    obj = _built(getattr(module, name), f"{where}:{name}", factories=project is not None)
     if not is_graph(obj):
         raise AgentLoadError(
             f"{where}:{name}: is {_describe(obj)}, not a compiled graph (it needs get_graph() and astream_events())"
@@ -210,7 +347,8 @@ def load_target(spec: str, module: ModuleType | None = None) -> LoadedAgent:
     from engine.attach import attach, is_langgraph
 
     if is_langgraph(obj):  # a real langgraph graph: run it on langgraph, seen through our events
-        obj = attach(obj, name=name if getattr(obj, "name", None) == "LangGraph" else None)
+        label = project.graph_id if project is not None else name  # as the server names it
+        obj = attach(obj, name=label if getattr(obj, "name", None) == "LangGraph" else None)
     return LoadedAgent(obj, module, name, where)
 
 
@@ -218,7 +356,8 @@ def open_file(path: str) -> tuple[ModuleType, list[str]]:
     """Import a file (or module) once: the module and the names of the compiled graphs it
     defines, in definition order.  Pass the module to ``load_target`` to pick one without
     running the file again.  Runs the file's code; errors as in ``load_agent``."""
-    target, _attr, is_file = parse_spec(path)
+    project = resolve_spec(path)
+    target, _attr, is_file = parse_spec(project.spec if project is not None else path)
     module, _ = _load_module(target, is_file)
     return module, _graph_names(module)
 

@@ -36,7 +36,6 @@ from typing import Any, Literal
 from engine.attach.mirror import CheckpointMirror
 from engine.core.ids import new_span_id
 from engine.events import (
-    CheckpointSaved,
     CustomEvent,
     ErrorInfo,
     EventBase,
@@ -44,15 +43,12 @@ from engine.events import (
     NodeFinished,
     NodeStarted,
     PlannedTask,
-    Route,
     StateUpdated,
-    SuperstepFinished,
-    SuperstepStarted,
 )
 from engine.observe.bus import RunEmitter
 from engine.remote.client import StreamPart
-from engine.remote.state_diff import value_changes
-from engine.remote.translate_calls import CallSpan, CallTranslation, TaskSpan, task_of
+from engine.remote.translate_calls import CallSpan, CallTranslation, TaskSpan
+from engine.remote.translate_steps import SKIP, StepTranslation
 from engine.serde import to_jsonable
 
 __all__ = ["FALLBACK_MODES", "REMOTE_MODES", "ServerError", "StreamTranslator"]
@@ -63,8 +59,6 @@ REMOTE_MODES = ("debug", "events", "custom")
 """Stream modes a remote run asks for (``messages`` tokens come inside ``events``)."""
 FALLBACK_MODES = ("debug", "custom")
 """What is asked of a server that refuses ``events`` (no model or tool calls then)."""
-
-_SKIP = frozenset({"__start__", "__end__"})
 
 
 @dataclass(frozen=True)
@@ -97,7 +91,7 @@ def _writes(result: Any) -> list[tuple[str, Any]]:
     return []
 
 
-class StreamTranslator(CallTranslation):
+class StreamTranslator(CallTranslation, StepTranslation):
     """Translates the parts of a remote run's server runs (see module docstring)."""
 
     def __init__(
@@ -200,154 +194,6 @@ class StreamTranslator(CallTranslation):
         elif kind == "task_result":
             await self._task_result(ns, step, payload, _server_time(data.get("timestamp")))
 
-    # -- supersteps and checkpoints ------------------------------------------------------------
-
-    def _graph_span(self, ns: str) -> str:
-        """The span a graph's supersteps nest in: the run, or the node running the subgraph."""
-        if not ns:
-            return self.root_span
-        parent_ns, task_id = task_of(ns)
-        task = self.tasks.get((parent_ns, task_id))
-        return task.span if task is not None else self.root_span
-
-    async def _open_step(self, ns: str, step: int | None) -> str:
-        key = (ns, -1 if step is None else step)
-        span = self.steps.get(key)
-        if span is not None:
-            return span
-        for other in [k for k in self.steps if k[0] == ns and k[1] < key[1]]:
-            await self._close_step(*other)
-        span = self.steps[key] = new_span_id()
-        self._step_t0[span] = time.perf_counter()
-        await self._emit(
-            SuperstepStarted,
-            ns,
-            span_id=span,
-            parent_span_id=self._graph_span(ns),
-            step=step,
-            tasks=list(self.planned.pop(ns, [])),
-        )
-        return span
-
-    async def _close_step(
-        self, ns: str, step: int, status: Literal["ok", "error", "interrupted", "cancelled"] = "ok"
-    ) -> None:
-        span = self.steps.pop((ns, step), None)
-        if span is None:
-            return
-        await self._emit(
-            SuperstepFinished,
-            ns,
-            span_id=span,
-            parent_span_id=self._graph_span(ns),
-            step=None if step < 0 else step,
-            status=status,
-            duration_ms=(time.perf_counter() - self._step_t0.pop(span, time.perf_counter())) * 1000,
-        )
-
-    async def _checkpoint(
-        self, ns: str, step: int | None, payload: Mapping[str, Any], ts: str | None = None
-    ) -> None:
-        ref = payload.get("checkpoint") or {}
-        conf = (payload.get("config") or {}).get("configurable") or {}
-        cid = str(ref.get("checkpoint_id") or conf.get("checkpoint_id") or "")
-        parent_ref = payload.get("parent_checkpoint") or {}
-        meta = payload.get("metadata") or {}
-        nxt = [str(n) for n in payload.get("next") or ()]
-        tasks = [t for t in payload.get("tasks") or () if isinstance(t, Mapping)]
-        if not ns:
-            self.values = payload.get("values")
-            self.next = nxt
-            self.next_tasks = [dict(t) for t in tasks]
-        self.planned[ns] = [
-            PlannedTask(node=str(t.get("name")), task_id=str(t.get("id") or ""))
-            for t in tasks
-            if str(t.get("name")) not in _SKIP
-        ]
-        values = payload.get("values")
-        before = self.state_seen.get(ns)
-        if isinstance(values, Mapping):
-            self.state_seen[ns] = values
-        key = (self.em.thread_id, ns, cid)
-        if cid and key in self.announced:
-            return
-        if cid:
-            self.announced.add(key)
-        if isinstance(values, Mapping):
-            changes = value_changes(before, values)
-            if changes:
-                await self._emit(
-                    StateUpdated,
-                    ns,
-                    parent_span_id=self._graph_span(ns),
-                    step=step,
-                    changes=changes,
-                )
-        for open_ns, open_step in [k for k in self.steps if k[0] == ns]:
-            if step is None or open_step <= step:
-                await self._close_step(open_ns, open_step)
-        writers = list(dict.fromkeys(self.writers.pop(ns, [])))
-        for w in writers:
-            await self._emit(
-                Route,
-                ns,
-                parent_span_id=self._graph_span(ns),
-                step=step,
-                from_node=w,
-                to=nxt,
-                reason="end" if not nxt else "conditional" if len(nxt) > 1 else "static",
-            )
-        source = meta.get("source")
-        parents = meta.get("parents")
-        em = self._emitter(ns)
-        await self._emit(
-            CheckpointSaved,
-            ns,
-            parent_span_id=self._graph_span(ns),
-            step=step,
-            checkpoint_id=cid or None,
-            parent_id=parent_ref.get("checkpoint_id") if isinstance(parent_ref, Mapping) else None,
-            source=source if source in ("input", "loop", "update", "fork") else "loop",
-            next=nxt,
-            writer_nodes=writers,
-            checkpoint_ns=ns,
-            parents={str(k): str(v) for k, v in parents.items()}
-            if isinstance(parents, Mapping)
-            else {},
-        )
-        if cid:
-            em.checkpoint_id = cid
-            await self._mirror(ns, cid, parent_ref, payload.get("values"), meta, ts)
-
-    async def _mirror(
-        self,
-        ns: str,
-        cid: str,
-        parent_ref: Any,
-        values: Any,
-        meta: Mapping[str, Any],
-        ts: str | None,
-    ) -> None:
-        thread = self.em.thread_id
-        if not self.mirrors or thread is None:
-            return
-        from engine.remote.values import from_server
-
-        parent = parent_ref.get("checkpoint_id") if isinstance(parent_ref, Mapping) else None
-        for mirror in self.mirrors:
-            try:
-                await mirror.put(
-                    thread_id=thread,
-                    ns=ns,
-                    checkpoint_id=cid,
-                    parent_id=str(parent) if parent else None,
-                    values=from_server(values if values is not None else {}),
-                    metadata={**meta, "run_id": self.root_span},
-                    ts=ts,
-                )
-            except Exception as exc:  # the copy is for replay: never fail the run
-                _log.warning("could not copy checkpoint %s into the session: %s", cid, exc)
-
     # -- nodes ---------------------------------------------------------------------------------
 
     async def _task(
@@ -355,7 +201,7 @@ class StreamTranslator(CallTranslation):
     ) -> None:
         node = str(payload.get("name") or "")
         task_id = str(payload.get("id") or "")
-        if not node or node in _SKIP:
+        if not node or node in SKIP:
             return
         await self.start_node(ns, step, node, task_id, payload.get("input"), server_t0)
 
@@ -399,7 +245,7 @@ class StreamTranslator(CallTranslation):
     ) -> None:
         node = str(payload.get("name") or "")
         task_id = str(payload.get("id") or "")
-        if not node or node in _SKIP or task_id in self.finished:
+        if not node or node in SKIP or task_id in self.finished:
             return
         if task_id not in self.started:  # joined mid-run: the task began before we listened
             await self.start_node(ns, step, node, task_id)
@@ -503,7 +349,7 @@ class StreamTranslator(CallTranslation):
         ``node.started`` now, through the gate, so the front end pauses at them."""
         for t in tasks:
             node = str(t.get("name") or "")
-            if node and node not in _SKIP:
+            if node and node not in SKIP:
                 await self.start_node("", step, node, str(t.get("id") or ""), gated=True)
 
     async def close(self, status: Literal["ok", "interrupted", "cancelled", "error"]) -> None:

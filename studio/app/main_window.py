@@ -8,7 +8,6 @@ split from painting: ``app.main`` shows the window first and loads the scenario 
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QSize, Qt, QTimer
@@ -46,6 +45,7 @@ if TYPE_CHECKING:
     from types import ModuleType
 
     from studio.dialogs.otel_export import LiveOtel
+    from studio.dialogs.scenario_picker import GraphPicker
     from studio.docks.graph.view import GraphView
     from studio.models.breakpoints import BreakpointsModel
     from studio.models.timeline import TimelineModel
@@ -70,6 +70,8 @@ class MainWindow(WindowLayout, QMainWindow):
         self.scenarios: list[Scenario] = builtin_scenarios()
         self.error_dialog: ErrorDialog | None = None
         self.live_otel: LiveOtel | None = None
+        self.graph_picker: GraphPicker | None = None
+        """The open 'Pick a graph' dialog of ``open_agent_file``."""
         """The live OpenTelemetry export (File > Export > OpenTelemetry), if one is on."""
         self.docks: dict[str, QDockWidget] = {}
         self._sized = False
@@ -383,45 +385,11 @@ class MainWindow(WindowLayout, QMainWindow):
         return self.load_spec(found.spec, label=found.name)
 
     def open_agent_file(self, path: str) -> asyncio.Future[bool]:
-        """Load a graph from ``path``; when it defines several, ask which one.  The file is
-        imported once: choosing a graph reuses that module."""
-        from engine.loader import open_file
-        from studio.run.project_files import forget_shadowed
+        """Load a graph from a ``.py`` file or a LangGraph project, asking which when there
+        are several (``studio.app.open_agent``)."""
+        from studio.app.open_agent import open_agent_file
 
-        loop = asyncio.get_event_loop()
-        result: asyncio.Future[bool] = loop.create_future()
-        try:
-            forget_shadowed(Path(path).resolve())  # another project's module of the same name
-            module, names = open_file(path)
-        except AgentLoadError as exc:
-            self.show_error("The agent could not be loaded", str(exc))
-            result.set_result(False)
-            return result
-        if not names:
-            self.show_error(
-                "The agent could not be loaded", f"{path}: it defines no compiled graph"
-            )
-            result.set_result(False)
-        elif len(names) == 1:
-            result.set_result(
-                self.load_spec(
-                    f"{path}:{names[0]}", label=f"{Path(path).name}:{names[0]}", module=module
-                )
-            )
-        else:
-            from studio.dialogs.scenario_picker import GraphPicker
-
-            self.graph_picker = GraphPicker(path, names, self)
-
-            def picked(code: asyncio.Future[int]) -> None:
-                name = self.graph_picker.chosen() if code.result() else None
-                ok = bool(name) and self.load_spec(
-                    f"{path}:{name}", label=f"{Path(path).name}:{name}", module=module
-                )
-                result.set_result(ok)
-
-            show_dialog(self.graph_picker).add_done_callback(picked)
-        return result
+        return open_agent_file(self, path)
 
     def open_session(self, path: str) -> bool:
         """Show a recorded session (``studio.history.replay``): every view as it was live."""

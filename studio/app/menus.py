@@ -142,7 +142,9 @@ class WindowMenus:
         return dialog
 
     def choose_agent_file(self) -> None:
-        dialog = self._file_dialog("Open an agent file", "Python files (*.py)")
+        dialog = self._file_dialog(
+            "Open an agent file", "Agent files and LangGraph projects (*.py langgraph.json)"
+        )
         dialog.fileSelected.connect(self.commands.open_agent_file)
         dialog.open()
 

@@ -110,12 +110,11 @@ class ScenarioPicker(_ListPicker):
 
 
 class GraphPicker(_ListPicker):
-    """The compiled graphs an agent file defines: pick one to debug."""
+    """The compiled graphs an agent file defines (or a project's graph ids): pick one to debug.
+    ``what`` says where they come from (``agent.py defines 2 compiled graphs``)."""
 
-    def __init__(self, path: str, names: list[str], parent: QWidget | None = None) -> None:
-        super().__init__(
-            "Pick a graph", f"{path} defines {len(names)} compiled graphs. Which one?", parent
-        )
+    def __init__(self, what: str, names: list[str], parent: QWidget | None = None) -> None:
+        super().__init__("Pick a graph", f"{what}. Which one?", parent)
         for name in names:
             self._add(name, name)
 

@@ -92,7 +92,7 @@ def absolute_spec(spec: str) -> str:
     target, sep, attr = spec.rpartition(":")
     if not sep or "/" in attr or "\\" in attr:
         target, attr, sep = spec, "", ""
-    if target.endswith(".py"):
+    if target.endswith((".py", ".json")) or Path(target).is_dir():  # a file, a project
         target = str(Path(target).resolve())
     return f"{target}{sep}{attr}"
 
