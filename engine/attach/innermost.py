@@ -24,9 +24,11 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from engine.attach.base import ACTIVE, IN_LAYER, HandlerBase
+from engine.attach.streaming_off import streaming_off
 from engine.events import MiddlewareAction, ModelRequest, ModelResponse
 from engine.serde import to_jsonable
 
@@ -173,9 +175,13 @@ def _cannot_stream(exc: BaseException) -> bool:
     )
 
 
-def _unstreamed(request: Any) -> Any:
-    model = request.model
-    return request.override(model=model.model_copy(update={"disable_streaming": True}))
+def _streams_its_reply(model: Any) -> bool:
+    """A LangChain fake chat model (``GenericFakeChatModel``, ``FakeListChatModel``...): its
+    stream is its next scripted reply cut into pieces, so streaming it shows nothing the reply
+    does not, and a reply with no text (a tool call) streams nothing and fails after it was
+    used up: asking again would take the next reply, and the run would not be the app's."""
+    stream = getattr(type(model), "_stream", None)
+    return getattr(stream, "__module__", "").startswith("langchain_core.language_models.fake")
 
 
 class _Call:
@@ -186,8 +192,13 @@ class _Call:
         self.request = request
         self.name = _model_name(request.model)
         self.meta = _layer_meta()
-        if type(request.model) in cb.unstreamable:
-            self.request = _unstreamed(request)
+        self.quiet = type(request.model) in cb.unstreamable or _streams_its_reply(request.model)
+        """Called with streaming off (``streaming_off``): it cannot stream, or its stream is
+        only its reply cut into pieces."""
+
+    def streaming(self) -> AbstractContextManager[None]:
+        """Where the call runs: streaming off for a quiet model, as the app set it else."""
+        return streaming_off(self.request.model) if self.quiet else nullcontext()
 
     def ns(self) -> str:
         from engine.attach.base import task_of
@@ -274,13 +285,15 @@ def _sync_model_layer(cb: HandlerBase, request: Any, handler: ModelCall) -> Any:
         return _response(replayed.message)
     before = cb.tokens_seen
     try:
-        return handler(call.request)
+        with call.streaming():
+            return handler(call.request)
     except Exception as exc:
         if not call.may_retry_unstreamed(exc, before):
             raise
     cls, fields = call.fallback_event()
     cb.emit_sync(cls, ns, **fields)
-    return handler(_unstreamed(call.request))
+    with streaming_off(call.request.model):
+        return handler(call.request)
 
 
 async def async_model_layer(request: Any, handler: AsyncModelCall) -> Any:
@@ -310,13 +323,15 @@ async def _async_model_layer(cb: HandlerBase, request: Any, handler: AsyncModelC
         return _response(replayed.message)
     before = cb.tokens_seen
     try:
-        return await handler(call.request)
+        with call.streaming():
+            return await handler(call.request)
     except Exception as exc:
         if not call.may_retry_unstreamed(exc, before):
             raise
     cls, fields = call.fallback_event()
     await cb._emit(cls, ns, **fields)
-    return await handler(_unstreamed(call.request))
+    with streaming_off(call.request.model):
+        return await handler(call.request)
 
 
 def _tool_name(request: Any) -> str:

@@ -5,8 +5,13 @@
 - ``ReplayChatModel`` — re-serves a recorded run's responses while requests match.
 - ``init_chat_model("openai:gpt-4o-mini")`` — a model from a short string.
 
-Errors users can name in ``retry_on`` live in ``engine.models.errors``.
+Errors users can name in ``retry_on`` live in ``engine.models.errors``.  ``OpenAIChatModel``
+is imported when it is first asked for: the OpenAI SDK takes longer to import than the rest of
+the engine, and an app that never calls OpenAI (an attached LangChain app, a scripted demo)
+should not wait for it, least of all inside its first model call.
 """
+
+from typing import TYPE_CHECKING, Any
 
 from engine.models.base import (
     TOOL_CHOICE_MODES,
@@ -33,11 +38,22 @@ from engine.models.errors import (
 )
 from engine.models.hashing import canonical_request, request_hash
 from engine.models.init import init_chat_model, parse_model_string
-from engine.models.openai import OpenAIChatModel
 from engine.models.replay import Divergence, ReplayChatModel, recorded_from_events
 from engine.models.resolve import as_chat_model
 from engine.models.scripted import ScriptedChatModel, ScriptExhaustedError, ScriptItem
 from engine.models.streaming import collect, split_message
+
+if TYPE_CHECKING:
+    from engine.models.openai import OpenAIChatModel
+
+
+def __getattr__(name: str) -> Any:
+    if name == "OpenAIChatModel":
+        from engine.models.openai import OpenAIChatModel
+
+        return OpenAIChatModel
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "TOOL_CHOICE_MODES",

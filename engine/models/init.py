@@ -19,7 +19,6 @@ from typing import Any
 
 from engine.core.foreign import adapt
 from engine.models.base import ChatModel
-from engine.models.openai import LOCAL_API_KEY, OpenAIChatModel
 
 __all__ = ["PROVIDERS", "init_chat_model", "parse_model_string"]
 
@@ -27,6 +26,8 @@ OLLAMA_DEFAULT_URL = "http://localhost:11434/v1"
 
 
 def _openai(model: str, **kwargs: Any) -> ChatModel:
+    from engine.models.openai import OpenAIChatModel  # the SDK loads only when it is used
+
     return OpenAIChatModel(model, **kwargs)
 
 
@@ -34,6 +35,8 @@ def _ollama(model: str, **kwargs: Any) -> ChatModel:
     base_url = (
         kwargs.pop("base_url", None) or os.environ.get("OLLAMA_BASE_URL") or OLLAMA_DEFAULT_URL
     )
+    from engine.models.openai import LOCAL_API_KEY, OpenAIChatModel
+
     api_key = kwargs.pop("api_key", None) or LOCAL_API_KEY
     return OpenAIChatModel(model, base_url=base_url, api_key=api_key, **kwargs)
 

@@ -114,9 +114,7 @@ def window_after_an_agent_run(qtbot: Any, qloop: asyncio.AbstractEventLoop, tmp_
     app = tmp_path / "agent.py"
     app.write_text(textwrap.dedent(AGENT_APP))
     window = make_window(qtbot, tmp_path)
-    # langchain_core's GenericFakeChatModel drops tool calls when it streams: this app is
-    # opened with --no-stream-tokens (the studio streams models by default)
-    window.controller.attach = AttachOptions(stream_tokens=False)
+    # the studio's default: models streamed (langchain_core's fake model is called unstreamed)
     assert window.load_spec(f"{app}:graph")
     window.actions_.run.trigger()
     run_until(qloop, lambda: window.hub.status == "done" and not window.controller.busy)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import operator
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -310,9 +311,24 @@ def test_a_failing_node_retried_by_its_retry_policy_then_failing_the_run() -> No
     assert paused and paused[0] == "node.finished"
 
 
+class StreamsWords(GenericFakeChatModel):
+    """A model with a stream of its own (LangChain's fake models are not streamed: their
+    stream is only their reply cut up, ``test_attach_fake_model``)."""
+
+    def _stream(self, messages: Any, stop: Any = None, run_manager: Any = None, **kw: Any) -> Any:
+        from langchain_core.messages import AIMessageChunk
+        from langchain_core.outputs import ChatGenerationChunk
+
+        reply = next(self.messages)
+        for word in re.split(r"(\s)", str(reply.content)):
+            chunk = ChatGenerationChunk(message=AIMessageChunk(content=word))
+            if run_manager is not None:
+                run_manager.on_llm_new_token(word, chunk=chunk)
+            yield chunk
+
+
 def test_model_tokens_are_streamed_into_model_token_events_when_asked() -> None:
-    model = FirstCallFails(messages=iter([AIMessage("sunny and warm")]))
-    model.calls = 1  # no failure here
+    model = StreamsWords(messages=iter([AIMessage("sunny and warm")]))
     g = attach(lc_create_agent(model), stream_tokens=True)
     events = collect(g, {"messages": [("user", "weather?")]}, {})
     request = next(e for e in events if e.kind == "model.request")
