@@ -130,13 +130,16 @@ def _read_config(config: Path) -> tuple[Mapping[str, object], Mapping[str, objec
 
 
 def _on_path(root: Path, dependencies: object) -> None:
-    """The project's folder and its local dependencies (``"."``, ``"./my_agent"``) on
-    ``sys.path``, as the server's image installs them."""
+    """The project's folder and its local dependencies (``"."``, ``"./my_agent"``), with the
+    ``src/`` of each that has one, on ``sys.path``: what installing them, as the server's image
+    does, would make importable."""
     folders = [root]
     if isinstance(dependencies, list):
         for dep in dependencies:
             if isinstance(dep, str) and dep.startswith("."):
                 folders.append((root / dep).resolve())
+    # a dependency in the src layout installs the packages under its src/
+    folders += [f / "src" for f in folders if (f / "src").is_dir()]
     for folder in reversed(folders):
         if folder.is_dir() and str(folder) not in sys.path:
             sys.path.insert(0, str(folder))

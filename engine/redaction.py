@@ -129,7 +129,8 @@ def strip_url_credentials(url: str) -> str:
 
 def scrub(text: str, extra: Iterable[str | None] = ()) -> str:
     """``text`` with every registered (and every ``extra``) secret replaced by ``[REDACTED]``."""
-    for secret in (*(e for e in extra if e and len(e) >= 4), *_ordered):
+    secrets = (*(e for e in extra if e and len(e) >= 4), *_ordered) if extra else _ordered
+    for secret in secrets:
         if secret in text:
             text = text.replace(secret, REDACTED)
     if "sk-" in text:  # what every key the pattern matches contains: a fast C search first

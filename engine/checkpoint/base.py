@@ -14,6 +14,7 @@ async methods are the real ones and the sync API wraps them (``engine.core.aio.r
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 import random
 import threading
@@ -486,11 +487,13 @@ class BaseCheckpointSaver(BlobCodec, Generic[V]):
         self._delete_thread_impl(thread_id)
 
 
+@functools.lru_cache(maxsize=256)
 def timestamp_of(checkpoint_id: str) -> str:
     """The ISO-8601 UTC time embedded in a UUIDv7 checkpoint id, or "".
 
     Microseconds carry the id's in-millisecond sequence number (capped at 999), so ids made
-    in the same millisecond still sort by creation time when sorted by timestamp.
+    in the same millisecond still sort by creation time when sorted by timestamp.  Memoized:
+    a new checkpoint's id is read when the loop makes it and again when the saver stores it.
     """
     digits = checkpoint_id.replace("-", "")
     if len(digits) != 32 or digits[12] != "7":  # not a UUIDv7 (LangGraph's ids are UUIDv6)

@@ -13,7 +13,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from engine.checkpoint import sqlite_tx
@@ -165,17 +165,43 @@ class SqliteSaver(BaseCheckpointSaver):
             except sqlite3.Error as exc:
                 raise CheckpointError(f"Cannot {what} in {self.path}: {exc}") from exc
 
+    def _write_rows(self, what: str, batches: list[tuple[str, list[tuple[object, ...]]]]) -> None:
+        """``executemany`` of each ``(statement, rows)`` in one transaction, as ``_writing``
+        does, without its two generator context managers (a run writes here once or twice
+        per superstep)."""
+        with self._lock:
+            conn = self.conn
+            try:
+                try:
+                    if not conn.in_transaction:
+                        conn.execute("BEGIN")
+                    for sql, rows in batches:
+                        conn.executemany(sql, rows)
+                    conn.commit()
+                except BaseException:
+                    if conn.in_transaction:  # SQLite may have rolled back by itself
+                        with suppress(sqlite3.Error):
+                            conn.rollback()
+                    raise
+            except sqlite3.Error as exc:
+                raise CheckpointError(f"Cannot {what} in {self.path}: {exc}") from exc
+
     def _put_row(self, row: StoredRow, blobs: list[tuple[str, str, str]]) -> None:
-        with self._writing(f"save checkpoint {row.checkpoint_id}") as cur:
-            if blobs:
-                cur.executemany(
+        batches: list[tuple[str, list[tuple[object, ...]]]] = []
+        if blobs:
+            batches.append(
+                (
                     "INSERT OR REPLACE INTO checkpoint_blobs VALUES (?, ?, ?, ?, ?)",
                     [(row.thread_id, row.ns, ch, ver, text) for ch, ver, text in blobs],
                 )
-            cur.execute(
-                "INSERT OR REPLACE INTO checkpoints VALUES (?, ?, ?, ?, ?, ?)",
-                (row.thread_id, row.ns, row.checkpoint_id, row.parent_id, row.body, row.metadata),
             )
+        batches.append(
+            (
+                "INSERT OR REPLACE INTO checkpoints VALUES (?, ?, ?, ?, ?, ?)",
+                [(row.thread_id, row.ns, row.checkpoint_id, row.parent_id, row.body, row.metadata)],
+            )
+        )
+        self._write_rows(f"save checkpoint {row.checkpoint_id}", batches)
 
     def _get_row(self, thread_id: str, ns: str, checkpoint_id: str | None) -> StoredRow | None:
         if checkpoint_id is None:
@@ -260,14 +286,18 @@ class SqliteSaver(BaseCheckpointSaver):
         task_id: str,
         writes: list[tuple[int, str, str]],
     ) -> None:
-        with self._writing(f"save pending writes of checkpoint {checkpoint_id}") as cur:
-            cur.executemany(
-                "INSERT OR REPLACE INTO checkpoint_writes VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (thread_id, ns, checkpoint_id, task_id, idx, ch, text)
-                    for idx, ch, text in writes
-                ],
-            )
+        self._write_rows(
+            f"save pending writes of checkpoint {checkpoint_id}",
+            [
+                (
+                    "INSERT OR REPLACE INTO checkpoint_writes VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    [
+                        (thread_id, ns, checkpoint_id, task_id, idx, ch, text)
+                        for idx, ch, text in writes
+                    ],
+                )
+            ],
+        )
 
     def _get_writes(
         self, thread_id: str, ns: str, checkpoint_id: str

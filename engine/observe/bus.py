@@ -332,6 +332,13 @@ class RunEmitter:
         if not self.active:
             return None
         ev = self._build(cls, fields)
+        if self.debugger is None:
+            for bus in self.buses:
+                if bus._sinks:
+                    break
+            else:  # nothing can pause the run or push back: no coroutines per event
+                self._deliver_sync(ev)
+                return ev
         await self._deliver(ev)
         return ev
 

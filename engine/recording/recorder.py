@@ -70,13 +70,19 @@ class _Graph(Protocol):
     def subscribe(self, callback: Any) -> Subscription: ...
 
 
+def _json_text(ev: EventBase) -> str:
+    """``ev.model_dump_json(warnings=False)``, the same text, without the keyword plumbing of
+    that method (the writer calls this once per recorded event)."""
+    return ev.__pydantic_serializer__.to_json(ev, warnings=False).decode()
+
+
 def event_json(ev: EventBase, filters: list[TextFilter] | None = None) -> str:
     """The event as JSON text (never raises: odd payloads fall back to a display rendering).
 
     Registered secrets (``engine.redaction``) are scrubbed out; ``filters`` rewrite its strings
     (the personal data a graph's PII middleware redacts)."""
     try:
-        text = ev.model_dump_json(warnings=False)
+        text = _json_text(ev)
         if filters:
             text = json.dumps(filter_strings(json.loads(text), filters), ensure_ascii=False)
         return scrub(text)
@@ -461,7 +467,7 @@ class SessionRecorder:
         if self._filters:  # filters may change a string's length: shrink first, as always
             return event_json(shrink_state_update(ev, self.large_value), self._filters)
         try:
-            text = ev.model_dump_json(warnings=False)
+            text = _json_text(ev)
         except Exception:
             return event_json(shrink_state_update(ev, self.large_value))
         # a JSON text no longer than the limit holds no string longer than it: nothing to shrink

@@ -21,6 +21,7 @@ from studio.app import dock_registry as docks
 from studio.app.actions import DebugActions
 from studio.app.input_bar import InputBar
 from studio.app.menus import build_menus
+from studio.app.run_commands import RunCommands
 from studio.app.scenarios import Scenario, builtin_scenarios
 from studio.app.settings_store import (
     StudioSettings,
@@ -29,7 +30,6 @@ from studio.app.settings_store import (
     settings_prices,
 )
 from studio.app.status_bar import RunStatusBar
-from studio.dialogs.asyncdialog import show_dialog
 from studio.dialogs.errors import ErrorDialog
 from studio.docks.breakpoints.view import BreakpointsPanel
 from studio.docks.graph.panel import GraphPanel
@@ -53,7 +53,7 @@ if TYPE_CHECKING:
 __all__ = ["MainWindow"]
 
 
-class MainWindow(WindowLayout, QMainWindow):
+class MainWindow(RunCommands, WindowLayout, QMainWindow):
     def __init__(
         self,
         hub: Hub | None = None,
@@ -407,110 +407,6 @@ class MainWindow(WindowLayout, QMainWindow):
         self.menus.refresh_recent()
         self._refresh()
         return True
-
-    # -- commands -----------------------------------------------------------------------------
-
-    def _typed_first_message(self) -> bool:
-        """Run / Step on an agent waiting for its first message: the text typed in the input
-        bar is that message (as if Send was pressed)."""
-        ctl = self.controller
-        text = self.input_bar.message_edit.text()
-        return not ctl.busy and ctl.needs_input and bool(text.strip())
-
-    def run_or_continue(self) -> None:
-        if self._typed_first_message():
-            self.send_message()
-            return
-        try:
-            self.controller.run_or_continue()
-        except NeedsInput as exc:
-            self._ask_for_input(str(exc))
-
-    def _step(self, command: str) -> None:
-        if self._typed_first_message():
-            text = self.input_bar.message_edit.text()
-            try:
-                self.controller.step_with_input(command, text)
-            except NeedsInput as exc:
-                self._ask_for_input(str(exc))
-                return
-            self.input_bar.take_text()
-            return
-        if self.controller.would_restart:
-            self.confirm_new_run(command)
-            return
-        try:
-            self.controller.step(command)
-        except NeedsInput as exc:
-            self._ask_for_input(str(exc))
-
-    def confirm_new_run(self, command: str) -> asyncio.Future[int]:
-        """A step after the run ended starts a new run on a new thread: ask first, say so."""
-        from studio.dialogs.confirm import ConfirmDialog
-
-        thread = self.hub.thread_id
-        name = {"step_into": "Step Into", "step_over": "Step Over"}.get(command, "Step Out")
-        self.confirm_dialog = dialog = ConfirmDialog(
-            "Start a new run?",
-            f"The run on {thread} has ended. {name} starts the agent again on a new thread "
-            f"and pauses at its first step; {thread} and its history stay in the Thread list.",
-            "Start a new run",
-            self,
-        )
-
-        def answered(code: asyncio.Future[int]) -> None:
-            if code.result() != dialog.DialogCode.Accepted:
-                self.status.show_message(f"Nothing started: {thread} has ended")
-                return
-            note = f"A new run on a new thread, paused at its first step; {thread} is kept"
-
-            def on_status(status: str) -> None:
-                if status in ("paused", "done", "error", "cancelled", "interrupted"):
-                    unsubscribe()
-                    self.status.show_message(note)  # after the start cleared the bar
-
-            unsubscribe = self.hub.subscribe("status", on_status)
-            try:
-                self.controller.step(command)
-            except NeedsInput as exc:
-                unsubscribe()
-                self._ask_for_input(str(exc))
-
-        future = show_dialog(dialog)
-        future.add_done_callback(answered)
-        return future
-
-    def toggle_breakpoint(self) -> None:
-        """F9: the breakpoint before the node selected in the graph."""
-        if not self.graph_panel.toggle_selected_breakpoint():
-            self.status.show_message(
-                "Click a node in the graph first, then F9 toggles its breakpoint"
-            )
-
-    def restart(self) -> None:
-        apply_model_env(self.settings)
-        try:
-            self.controller.restart()
-        except NeedsInput as exc:
-            self._ask_for_input(str(exc))
-
-    def send_message(self) -> None:
-        text = self.input_bar.message_edit.text()
-        try:
-            self.controller.send_message(text)
-        except (NeedsInput, RuntimeError) as exc:
-            self._ask_for_input(str(exc))
-            return
-        self.input_bar.take_text()
-
-    def _ask_for_input(self, why: str) -> None:
-        self.status.show_message(why)
-        if self.controller.missing_run_input():  # not a chat message: the input form
-            from studio.dialogs.input_form import ask_run_input
-
-            ask_run_input(self)
-            return
-        self.input_bar.message_edit.setFocus()
 
     def new_thread(self) -> None:
         self.switch_thread(self.controller.new_thread())

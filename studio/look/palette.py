@@ -10,7 +10,7 @@ themes.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 from studio.look.theme import THEMES, theme_variables
 
@@ -42,8 +42,10 @@ BRANCH_COLORS = {
 }
 
 
+@lru_cache(maxsize=4096)
 def mix(color: str, base: str, amount: float) -> str:
-    """``amount`` of ``color`` over ``base`` (both ``#rrggbb``)."""
+    """``amount`` of ``color`` over ``base`` (both ``#rrggbb``); remembered, as delegates ask
+    for the same few tints for every row they paint."""
     a = [int(color[i : i + 2], 16) for i in (1, 3, 5)]
     b = [int(base[i : i + 2], 16) for i in (1, 3, 5)]
     return "#" + "".join(

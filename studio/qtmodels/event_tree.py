@@ -47,6 +47,16 @@ _POINT_MUTED = frozenset({"state", "checkpoint"})
 _FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
 _NO_FLAGS = Qt.ItemFlag.NoItemFlags
 _INVALID = QModelIndex()
+# roles as plain ints: ``data`` runs for every role of every painted cell
+_R = Qt.ItemDataRole
+_DISPLAY, _FOREGROUND, _BACKGROUND = (
+    int(_R.DisplayRole),
+    int(_R.ForegroundRole),
+    int(_R.BackgroundRole),
+)
+_DECORATION, _TOOLTIP, _FONT = int(_R.DecorationRole), int(_R.ToolTipRole), int(_R.FontRole)
+_ALIGNMENT = int(_R.TextAlignmentRole)
+_RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 
 
 class EventTreeModel(QAbstractItemModel):
@@ -57,6 +67,11 @@ class EventTreeModel(QAbstractItemModel):
     SeqRole = Qt.ItemDataRole.UserRole + 2
     FailedRole = Qt.ItemDataRole.UserRole + 3
     """2 = this row failed, 1 = something below it failed, 0 = neither."""
+    _ROLES = frozenset(
+        {_DISPLAY, _FOREGROUND, _BACKGROUND, _DECORATION, _TOOLTIP, _FONT, _ALIGNMENT}
+        | {int(RowRole), int(SeqRole), int(FailedRole)}
+    )
+    """The roles ``data`` answers."""
     PAGE = 1000
     """Top-level rows exposed per ``fetchMore`` of the root."""
 
@@ -347,34 +362,33 @@ class EventTreeModel(QAbstractItemModel):
         return _FLAGS if index.isValid() else _NO_FLAGS
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
+        # Hot: a painted cell asks for about seven roles; those not answered leave at once.
+        if role not in self._ROLES or not index.isValid():
             return None
         row = self.tree.rows[index.internalId()]
         col = index.column()
-        if role == Qt.ItemDataRole.DisplayRole:
+        if role == _DISPLAY:
             return self._text(row, col)
-        if role == Qt.ItemDataRole.ForegroundRole:
+        if role == _FOREGROUND:
             return self._foreground(row, col)
-        if role == Qt.ItemDataRole.BackgroundRole:
+        if role == _BACKGROUND:
             if row.loop:
                 return QBrush(self._tones.interrupted_fill)
             return QBrush(self._tones.failed_fill) if row.failed else None
-        if role == Qt.ItemDataRole.DecorationRole:
+        if role == _DECORATION:
             return self._icon(row) if col == 0 else None
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return self._cost_tooltip(row) if col == self.COST else plain_tip(self._tooltip(row))
-        if role == Qt.ItemDataRole.FontRole:
-            bold = (row.kind == "run.started" or row.loop) and col == 0
+        if role == _FONT:
+            bold = col == 0 and (row.kind == "run.started" or row.loop)
             return self._bold if bold else None
-        if role == Qt.ItemDataRole.TextAlignmentRole and col >= 2:
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == _ALIGNMENT:
+            return _RIGHT if col >= 2 else None
+        if role == _TOOLTIP:
+            return self._cost_tooltip(row) if col == self.COST else plain_tip(self._tooltip(row))
         if role == self.RowRole:
             return row
         if role == self.SeqRole:
             return row.seq
-        if role == self.FailedRole:
-            return 2 if row.failed else 1 if row.contains_failure else 0
-        return None
+        return 2 if row.failed else 1 if row.contains_failure else 0  # FailedRole
 
     # -- presentation --------------------------------------------------------------------------
 

@@ -149,6 +149,15 @@ class TimelineDelegate(QStyledItemDelegate):
         """The newest checkpoint, tagged "live" while the run follows the tip."""
         self.collapsed: set[int] = set()
         """Ids of branches whose header is collapsed (drawn with ▸)."""
+        self._fonts: dict[str, _Fonts] = {}
+        """The fonts a row is drawn with, by the view font's key (made once, not per row)."""
+
+    def _fonts_for(self, font: QFont) -> _Fonts:
+        key = font.key()
+        fonts = self._fonts.get(key)
+        if fonts is None:
+            fonts = self._fonts[key] = _Fonts(font)
+        return fonts
 
     def set_theme(self, theme: str) -> None:
         self.c = colors(theme)
@@ -166,11 +175,11 @@ class TimelineDelegate(QStyledItemDelegate):
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         fill = c.selection if selected else (c.tint(c.accent, 0.05) if hover else c.panel)
         painter.fillRect(r, QColor(fill))
-        font = QFont(option.font)  # type: ignore[attr-defined]
+        fonts = self._fonts_for(option.font)  # type: ignore[attr-defined]
         if isinstance(item, Branch):
-            self._paint_branch(painter, r, item, font)
+            self._paint_branch(painter, r, item, fonts)
         elif isinstance(item, CheckpointNode):
-            self._paint_node(painter, r, item, font)
+            self._paint_node(painter, r, item, fonts)
         painter.restore()
 
     def _through_lanes(self, p: QPainter, r: QRect, chain: list[CheckpointNode]) -> None:
@@ -183,7 +192,7 @@ class TimelineDelegate(QStyledItemDelegate):
                 p.setPen(QPen(QColor(self.c.branch(parent_branch.id)), 2))
                 p.drawLine(x, r.top(), x, r.bottom() + 1)
 
-    def _paint_branch(self, p: QPainter, r: QRect, b: Branch, font: QFont) -> None:
+    def _paint_branch(self, p: QPainter, r: QRect, b: Branch, fonts: _Fonts) -> None:
         chain = fork_chain(b)
         self._through_lanes(p, r, chain)
         depth = len(chain)
@@ -198,15 +207,14 @@ class TimelineDelegate(QStyledItemDelegate):
             p.setPen(QPen(color, 2))
             p.setBrush(Qt.BrushStyle.NoBrush)
             p.drawPath(path)
-        font.setBold(True)
-        p.setFont(font)
+        p.setFont(fonts.bold)
         p.setPen(color)
         arrow = "▸" if b.id in self.collapsed else "▾"
         tip = b.tip
         text = f"{arrow}  {b.title()}  ·  tip step {tip.step}"
         p.drawText(r.adjusted(x - r.left() + 10, 0, -6, 0), Qt.AlignmentFlag.AlignVCenter, text)
 
-    def _paint_node(self, p: QPainter, r: QRect, n: CheckpointNode, font: QFont) -> None:
+    def _paint_node(self, p: QPainter, r: QRect, n: CheckpointNode, fonts: _Fonts) -> None:
         c = self.c
         chain = fork_chain(n.branch)
         self._through_lanes(p, r, chain)
@@ -222,12 +230,9 @@ class TimelineDelegate(QStyledItemDelegate):
         p.setBrush(QColor(c.panel) if n.source in ("fork", "update") else lane)
         p.drawEllipse(lx - 4, cy - 4, 8, 8)
         x = r.left() + 8 + (depth + 1) * LANE
-        fm = QFontMetrics(font)
+        font, fm = fonts.font, fonts.metrics
         # step
-        mono = QFont(font)
-        mono.setFamilies(["DejaVu Sans Mono", "Menlo", "Consolas", "monospace"])
-        mono.setPointSizeF(max(7.0, font.pointSizeF() - 0.5))
-        p.setFont(mono)
+        p.setFont(fonts.mono)
         p.setPen(QColor(c.muted))
         step = "?" if n.step is None else str(n.step)
         p.drawText(
@@ -237,12 +242,9 @@ class TimelineDelegate(QStyledItemDelegate):
         )
         x += 36
         # source chip
-        small = QFont(font)
-        small.setPointSizeF(max(7.0, font.pointSizeF() - 1.5))
-        small.setBold(True)
-        sfm = QFontMetrics(small)
+        small = fonts.small
         src = QColor(c.source(n.source))
-        w = sfm.horizontalAdvance(n.source) + 10
+        w = fonts.small_metrics.horizontalAdvance(n.source) + 10
         chip = QRect(x, cy - 8, w, 16)
         p.setPen(Qt.PenStyle.NoPen)
         p.setBrush(QColor(c.tint(src.name(), 0.16)))
@@ -303,6 +305,24 @@ class TimelineDelegate(QStyledItemDelegate):
             Qt.AlignmentFlag.AlignVCenter,
             fm.elidedText(arrow, Qt.TextElideMode.ElideRight, max(0, right - x)),
         )
+
+
+class _Fonts:
+    """The fonts of a row for one view font: the text, its bold, the step's monospace, the
+    source chip's small bold, and the metrics of those that are measured."""
+
+    def __init__(self, font: QFont) -> None:
+        self.font = QFont(font)
+        self.metrics = QFontMetrics(self.font)
+        self.bold = QFont(font)
+        self.bold.setBold(True)
+        self.mono = QFont(font)
+        self.mono.setFamilies(["DejaVu Sans Mono", "Menlo", "Consolas", "monospace"])
+        self.mono.setPointSizeF(max(7.0, font.pointSizeF() - 0.5))
+        self.small = QFont(font)
+        self.small.setPointSizeF(max(7.0, font.pointSizeF() - 1.5))
+        self.small.setBold(True)
+        self.small_metrics = QFontMetrics(self.small)
 
 
 def _parent_step(n: CheckpointNode) -> str:

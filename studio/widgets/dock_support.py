@@ -8,8 +8,10 @@ from typing import Any, Protocol
 
 from PySide6.QtCore import QObject
 from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QWidget
 
 from studio.models.hub import TOPICS, Hub
+from studio.widgets.catch_up import CatchUp
 
 __all__ = ["StateDock", "bind_state_dock", "bind_to_hub", "copy_text", "unsubscribe_all"]
 
@@ -22,12 +24,22 @@ def unsubscribe_all(unsubscribers: list[Callable[[], None]], *_: object) -> None
 
 
 def bind_to_hub(
-    widget: QObject, hub: Hub, handlers: Mapping[str, Callable[..., Any]]
+    widget: QObject,
+    hub: Hub,
+    handlers: Mapping[str, Callable[..., Any]],
+    *,
+    catch_up: bool = False,
 ) -> list[Callable[[], None]]:
     """Subscribe ``handlers`` (topic -> callback) for as long as ``widget`` lives.
 
-    Topics the hub does not have are skipped, so a dock can listen for optional ones.
+    Topics the hub does not have are skipped, so a dock can listen for optional ones.  With
+    ``catch_up``, a dock takes no events while the window shows and it does not: it catches up
+    when shown (``studio.widgets.catch_up``: a ``CatchUp`` child of the widget).  Not for a
+    widget that hides itself until events give it something to show.
     """
+    if catch_up and isinstance(widget, QWidget) and "events" in handlers:
+        gate = CatchUp(widget, handlers["events"])
+        handlers = gate.wrap(dict(handlers))
     unsubscribers = [hub.subscribe(topic, cb) for topic, cb in handlers.items() if topic in TOPICS]
     widget.destroyed.connect(partial(unsubscribe_all, unsubscribers))
     return unsubscribers
@@ -59,6 +71,7 @@ def bind_state_dock(widget: QObject, dock: StateDock, hub: Hub) -> list[Callable
             "checkpoints": dock.reload,
             "theme": dock.set_theme,
         },
+        catch_up=True,
     )
 
 

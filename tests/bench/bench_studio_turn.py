@@ -49,18 +49,21 @@ class ScreenClock:
         self.hub = window.hub
         self.dock = window.docks["events"].widget()
         self.model = self.dock.model
-        self.seen: list[Any] = []
-        """The events handed to the hub, in order (what the dock ingests, in that order)."""
         self.shown = 0
         self.latencies: list[float] = []
         self.recording = False
-        self.hub.subscribe("events", self.seen.extend)
         self.hub.subscribe("reset", self._reset)
         self.model.rowsInserted.connect(self._synced)
         self.model.dataChanged.connect(self._synced)
 
+    @property
+    def seen(self) -> list[Any]:
+        """The events handed to the hub, in order (what the dock ingests, in that order): the
+        hub's own list, complete before any view hears of a batch (the dock may show a batch
+        while the hub is still handing it out)."""
+        return self.hub.events
+
     def _reset(self) -> None:
-        self.seen.clear()
         self.shown = 0
 
     def _synced(self, *_: Any) -> None:

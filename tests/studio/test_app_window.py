@@ -248,6 +248,8 @@ def test_retry_failed_plan_steps_from_the_plan_dock(qtbot: Any, qloop: Any, tmp_
         "succeeded",
     ]
     plan = window.docks["plan"].widget()
+    window.docks["plan"].raise_()  # its tab: a dock behind another reads the plan when shown
+    run_until(qloop, lambda: plan.retry_button.isVisible() and plan.retry_button.isEnabled())
     runs = sum(e.kind == "run.finished" for e in window.hub.events)
     chain = plan.request_retry()  # "Retry failed steps with their dependency chain"
     assert chain == [1, 2, 3]

@@ -163,10 +163,22 @@ def visible_rows(dock: EventLogDock) -> list[Any]:
     return [dock.model.row_at(i) for i in all_indexes(dock.model)]
 
 
+def test_a_batch_reaches_qt_while_the_hub_hands_it_out(dock: EventLogDock, qtbot: Any) -> None:
+    """No timer between the hub and the rows: they are inserted in the event-loop pass that
+    brought the batch, and painted with every other view's update of that pass."""
+    inserted: list[int] = []
+    dock.model.rowsInserted.connect(lambda *_a: inserted.append(dock.tree.event_count))
+    events = seed000_events(tokens=2)
+    dock.hub.add_events(events[:12])  # no event processed since: only what the call did
+    assert inserted and inserted[-1] == 12
+    assert not dock.busy and dock.model.rowCount() == 1
+
+
 def test_dock_ingests_hub_batches_in_slices(dock: EventLogDock, qtbot: Any) -> None:
     events = list(synthetic_stream(6000))
-    dock.hub.add_events(events)  # one huge batch
-    assert dock.pending == 6000
+    dock.hub.add_events(events)  # one huge batch: a first slice at once, the rest later
+    assert dock.tree.event_count >= dock.CHUNK
+    assert dock.tree.event_count + dock.pending == 6000
     qtbot.waitUntil(lambda: not dock.busy)
     assert dock.tree.event_count == 6000
     assert "6,000 events" in dock.status.text()

@@ -44,4 +44,6 @@ def test_task_calls_nest_under_the_entrypoint(qtbot: Any, qloop: Any, tmp_path: 
     graph = window.graph_panel.state
     assert "fetch" in graph.graph.nodes and graph.visits("fetch") == 2  # a task is a node here
     diff = window.docks["diff"].widget()
+    window.docks["diff"].raise_()  # its tab: a dock behind another compares when shown
+    run_until(qloop, lambda: window.hub.snapshots.idle and diff.diff is not None)
     assert diff.diff is not None  # the Diff dock compared the one-value states

@@ -80,3 +80,12 @@ def test_later_turns_apply_only_their_own_events_and_look_like_a_redraw(qtbot: A
     qtbot.addWidget(fresh)
     assert _looks(panel) == _looks(fresh)
     assert panel.state.visits("model") == 8
+
+
+def test_the_boxes_show_a_batch_as_the_hub_hands_it_out(qtbot: Any) -> None:
+    """No timer between a batch and the boxes: they show its end in the event-loop pass that
+    brought it (painted with the other views)."""
+    _hub, panel, _applied = _conversation(qtbot, 1)  # an event per batch, none processed since
+    model = panel.view.node_item("model")
+    assert model is not None and model.state is not None and model.state.visits == 2
+    assert not panel.view.has_pending_updates()

@@ -131,6 +131,28 @@ def test_running_node_changes_colour(qtbot: QtBot, view: GraphView) -> None:
     qtbot.waitUntil(lambda: pixel(view, inside) == QColor(LIGHT.failed_fill), timeout=2000)
 
 
+def test_a_state_change_repaints_the_box_not_its_wrapper_frames(
+    qtbot: QtBot, view: GraphView
+) -> None:
+    model = node_item(view, "model")
+    onion = model.onion
+    assert onion is not None  # ModelRetry, TodoList... around the model call
+    qtbot.waitUntil(lambda: onion.repaints > 0 and model.repaints > 0, timeout=2000)
+    frames = onion.repaints
+
+    def repainted(before: int) -> bool:
+        return model.repaints > before
+
+    for i in range(3):
+        for event in (NodeStarted, NodeFinished):
+            boxes = model.repaints
+            view.state.apply(ev(event, node="model", task_id=f"o{i}"))
+            qtbot.waitUntil(lambda b=boxes: repainted(b), timeout=2000)
+    assert onion.repaints == frames, "the frames are kept as a picture while the state changes"
+    view.set_theme("dark")
+    qtbot.waitUntil(lambda: onion.repaints > frames, timeout=2000)  # a new palette: drawn again
+
+
 def test_updates_are_coalesced_per_event_loop_turn(qtbot: QtBot, view: GraphView) -> None:
     flushes = view.flushes
     model = node_item(view, "model")

@@ -151,6 +151,17 @@ def dock(qtbot: Any) -> MessagesDock:
     return widget
 
 
+def test_a_batch_after_a_quiet_spell_is_shown_as_the_hub_hands_it_out(
+    dock: MessagesDock,
+) -> None:
+    """No timer between the hub and the transcript after a quiet spell: the messages are in the
+    view's model in the event-loop pass that brought them (painted with the other views)."""
+    hello = change("append", appended=[msg("human", "Hello", "h1")])
+    dock.hub.add_events([hello])  # no event processed since: only what the call did
+    assert [r.message["content"] for r in dock.model.transcript.rows] == ["Hello"]
+    assert dock.where.text() == "Live · 1 message"
+
+
 def test_a_real_run_shows_eight_messages_live(
     dock: MessagesDock, qtbot: Any, qloop: asyncio.AbstractEventLoop, qtmodeltester: Any
 ) -> None:

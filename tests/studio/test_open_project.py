@@ -104,4 +104,7 @@ def test_a_broken_project_says_why_in_one_line(qtbot: Any, qloop: Any, tmp_path:
     result = window.open_agent_file(str(config))
     assert qloop.run_until_complete(result) is False
     assert window.error_dialog is not None
-    assert f"{tmp_path.resolve()}/missing.py: file not found" in window.error_dialog.message_label.text()
+    assert (
+        f"{tmp_path.resolve()}/missing.py: file not found"
+        in window.error_dialog.message_label.text()
+    )

@@ -29,6 +29,7 @@ from studio.look.palette import colors
 from studio.models.hub import Hub
 from studio.models.snapshot_reader import PARENT, SnapshotReader
 from studio.models.state_diff import StateDiff, diff_states
+from studio.widgets.catch_up import CatchUp
 from studio.widgets.plain_text import rich_label
 
 __all__ = ["DiffView"]
@@ -95,14 +96,19 @@ class DiffView(QWidget):
         lay.setSpacing(2)
         lay.addLayout(top)
         lay.addWidget(self.browser, 1)
-        self._unsubs = [
-            hub.subscribe("selection", lambda _c: self._follow()),
-            hub.subscribe("reset", self._on_reset),
-            hub.subscribe("graph", lambda _d: self._on_reset()),
-            hub.subscribe("thread", lambda _t: self._on_reset()),
-            hub.subscribe("checkpoints", self.refresh),
-            hub.subscribe("events", self._on_events),
-        ]
+        self.catch_up = CatchUp(self, self._on_events)
+        """Hidden behind the State tab, the diff reads and renders nothing until shown."""
+        handlers = self.catch_up.wrap(
+            {
+                "selection": lambda _c: self._follow(),
+                "reset": self._on_reset,
+                "graph": lambda _d: self._on_reset(),
+                "thread": lambda _t: self._on_reset(),
+                "checkpoints": self.refresh,
+                "events": self._on_events,
+            }
+        )
+        self._unsubs = [hub.subscribe(topic, cb) for topic, cb in handlers.items()]
         try:
             self._unsubs.append(hub.subscribe("theme", self.set_theme))
         except ValueError:

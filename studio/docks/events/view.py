@@ -1,8 +1,9 @@
 """The **Events** dock: a live, virtualised tree of spans with filters and a details pane.
 
 ``EventLogDock(hub)`` subscribes to the hub's ``"events"`` and ``"reset"``.  Incoming batches are
-queued and ingested in time slices (``SLICE_S`` per event-loop turn), so a flood of events never
-stalls the window; ``flush()`` ingests everything at once (tests, ``select_seq``).
+ingested as they come, in time slices (``SLICE_S``; what does not fit waits for the next
+event-loop turn), so a flood of events never stalls the window; ``flush()`` ingests everything
+at once (tests, ``select_seq``).
 
 Follow mode (the *Follow* toggle, on by default): while the view is scrolled to the bottom, the
 path to the newest event is expanded and the rows that path leaves are collapsed again (only
@@ -43,6 +44,7 @@ from studio.look.highlight import dumps
 from studio.models.event_filter import EventFilter, FilterJob
 from studio.models.event_row import Row
 from studio.qtmodels.event_tree import EventTreeModel
+from studio.widgets.catch_up import catch_up_now
 from studio.widgets.dock_support import bind_to_hub, copy_text, unsubscribe_all
 from studio.widgets.plain_text import plain_label
 
@@ -65,9 +67,10 @@ class EventLogDock(QWidget):
     CHUNK = 400
     """Events handed to the tree per call (Qt hears of them at the next sync)."""
     SYNC_S = 0.03
-    """While events keep coming, Qt sees new rows at most this often (the tree is always
-    current; a tree view re-lays out its visible rows on every insert batch).  After a quiet
-    spell new rows are shown at once."""
+    """While a backlog is ingested slice by slice, Qt sees new rows at most this often (the tree
+    is always current; a tree view re-lays out its visible rows on every insert batch).  A
+    batch from the hub that is ingested whole is shown at once (the hub's batches already
+    come at most every 20 ms under a flood)."""
     SYNC_SHARE = 3
     """...and at most every ``SYNC_SHARE`` times what the last showing took: a long log, whose
     showing costs more, keeps most of the time for ingesting a flood."""
@@ -158,6 +161,7 @@ class EventLogDock(QWidget):
                 "event": self._on_event_picked,
                 "prices": self._on_prices,
             },
+            catch_up=True,
         )
         self.model.set_prices(hub.prices)
         if hub.events:
@@ -206,7 +210,8 @@ class EventLogDock(QWidget):
         return bool(self._pending_count) or self.model.unsynced or self._job is not None
 
     def flush(self) -> None:
-        """Ingest every queued event now."""
+        """Ingest every queued event now (those held while the dock was hidden too)."""
+        catch_up_now(self)
         while self._pending_count:
             self._drain(budget_s=None)
 
@@ -255,7 +260,9 @@ class EventLogDock(QWidget):
         self._pending.append(batch)
         self._pending_count += len(batch)
         if not self._drain_timer.isActive():
-            self._drain_timer.start()
+            # at once (within the slice budget): the rows reach Qt in the same event-loop pass
+            # as every other view's update, and are painted with them
+            self._drain()
 
     def _on_reset(self) -> None:
         self._pending.clear()
@@ -319,7 +326,10 @@ class EventLogDock(QWidget):
                 break
         if self._pending:
             self._drain_timer.start()
-        gap = max(self.SYNC_S, self.SYNC_SHARE * self._sync_cost)
+        # a backlog is shown every SYNC_S at most; a batch ingested whole is shown now, unless
+        # showing a long log costs so much that it must wait its share
+        floor = self.SYNC_S if self._pending else 0.0
+        gap = max(floor, self.SYNC_SHARE * self._sync_cost)
         wait = gap - (time.perf_counter() - self._last_sync)
         if budget_s is None or wait <= 0:
             self._show_ingested()

@@ -20,7 +20,7 @@ from studio.models.graph_layout import NodeBox
 from studio.models.graph_state import NodeView
 from studio.widgets.plain_tip import plain_tip
 
-__all__ = ["NodeItem"]
+__all__ = ["NodeItem", "OnionItem"]
 
 _KIND_COLORS = {
     "start": ("pill_fill", "pill_border"),
@@ -73,6 +73,11 @@ class NodeItem(QGraphicsItem):
         self.breakpoint_dot.setVisible(False)
         self.breakpoint_dot.setToolTip("breakpoint")
         self._style_dot()
+        self.onion: OnionItem | None = None
+        """The wrapper middleware of an agent box, kept as a picture of its own (it never
+        changes with the state; the node repaints around it)."""
+        if box.content.shape == "agent" and box.content.wrappers:
+            self.onion = OnionItem(self, metrics.pad_y + metrics.title_row + metrics.section_gap)
 
     # --- state ------------------------------------------------------------------------
 
@@ -106,6 +111,8 @@ class NodeItem(QGraphicsItem):
         self._palette = palette
         self._style_dot()
         self.update()
+        if self.onion is not None:
+            self.onion.update()
 
     def _style_dot(self) -> None:
         self.breakpoint_dot.setBrush(QBrush(self._palette.color("failed")))
@@ -236,7 +243,8 @@ class NodeItem(QGraphicsItem):
         y += m.title_row
         if c.wrappers:
             y += m.section_gap
-            self._paint_onion(painter, y)
+            if self.onion is None:
+                self._paint_onion(painter, y)
             y += onion_height(len(c.wrappers), m)
         if c.status_rows:
             y = self._divider(painter, y)
@@ -365,3 +373,28 @@ class NodeItem(QGraphicsItem):
         painter.drawRoundedRect(rect, 8, 8)
         painter.setPen(QColor("#ffffff"))
         painter.drawText(rect, int(Qt.AlignmentFlag.AlignCenter), text)
+
+
+class OnionItem(QGraphicsItem):
+    """An agent box's wrapper frames, drawn by its node once per zoom and palette and then
+    blitted (``DeviceCoordinateCache``): a change of the node's state does not draw them again."""
+
+    def __init__(self, node: NodeItem, top: float) -> None:
+        super().__init__(node)
+        self._node = node
+        self._top = top
+        self.repaints = 0
+        self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
+        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+
+    def boundingRect(self) -> QRectF:
+        box = self._node.box
+        height = onion_height(len(box.content.wrappers), self._node._m)
+        return QRectF(0, self._top, box.rect.w, height).adjusted(-1, -1, 1, 1)  # the pen
+
+    def paint(
+        self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None
+    ) -> None:
+        self.repaints += 1
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        self._node._paint_onion(painter, self._top)

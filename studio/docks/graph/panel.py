@@ -113,6 +113,7 @@ class GraphPanel(QWidget):
             self._redraw(None)  # a new run may start on another branch (a fork, a replay)
         else:
             self.state.apply_all(batch)
+        self.view.show_pending()
 
     def _continues_live(self, start: EventBase) -> bool:
         """Whether the run ``start`` begins carries the live branch on from its tip after a run

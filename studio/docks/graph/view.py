@@ -236,6 +236,12 @@ class GraphView(QGraphicsView):
     def has_pending_updates(self) -> bool:
         return bool(self._dirty or self._route_dirty)
 
+    def show_pending(self) -> None:
+        """Apply the coalesced updates now (a whole batch of events is in: no reason to wait
+        for the timer, and the boxes are painted in the same pass as the other views)."""
+        if self.has_pending_updates():
+            self._flush()
+
     def _flush(self) -> None:
         self._timer.stop()
         dirty, self._dirty = self._dirty, set()

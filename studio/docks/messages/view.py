@@ -5,7 +5,8 @@
 ``"selection"`` shows a checkpoint's messages (read through ``SnapshotReader``: the window never
 waits for it; or replayed from the events when no graph is loaded, as for a recorded session);
 selecting None returns to live.
-Incoming batches are coalesced: one update per event-loop turn.
+Incoming batches are shown at once after a quiet spell, and at most every ``MIN_INTERVAL_MS``
+while tokens stream in.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from studio.look.tones import tones_for
 from studio.models.snapshot_reader import SnapshotReader
 from studio.models.transcript import Entry, messages_at
 from studio.qtmodels.transcript import TranscriptModel, plain_text
+from studio.widgets.catch_up import catch_up_now
 from studio.widgets.dock_support import bind_to_hub, copy_text, unsubscribe_all
 from studio.widgets.plain_text import plain_label
 
@@ -45,7 +47,8 @@ class MessagesDock(QWidget):
     """The checkpoint id now shown, or None for the live conversation."""
 
     MIN_INTERVAL_MS = 30
-    """Queued events are applied at most this often (one update per frame or so)."""
+    """Queued events are applied at most this often (one update per frame or so); a batch after
+    a quiet spell at once."""
 
     def __init__(self, hub: Hub, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -93,6 +96,7 @@ class MessagesDock(QWidget):
                 "selection": self._on_selection,
                 "saved_thread": self._on_saved_thread,
             },
+            catch_up=True,
         )
         if hub.events:
             self._on_events(list(hub.events))
@@ -117,7 +121,9 @@ class MessagesDock(QWidget):
         return len(self._pending)
 
     def flush(self) -> None:
-        """Apply queued events now."""
+        """Apply queued events now (those held while the dock was hidden too)."""
+        catch_up_now(self)
+        self._timer.stop()
         self._last_flush = time.perf_counter()
         if self._pending:
             batch, self._pending = self._pending, []
@@ -162,9 +168,13 @@ class MessagesDock(QWidget):
 
     def _on_events(self, batch: list[EventBase]) -> None:
         self._pending.extend(batch)
-        if not self._timer.isActive():
-            since = (time.perf_counter() - self._last_flush) * 1000
-            self._timer.start(max(0, int(self.MIN_INTERVAL_MS - since)))
+        if self._timer.isActive():
+            return
+        since = (time.perf_counter() - self._last_flush) * 1000
+        if since >= self.MIN_INTERVAL_MS:  # a quiet spell: shown in the pass that brought it
+            self.flush()
+        else:  # streaming: what came since the last update waits for the rest of the interval
+            self._timer.start(int(self.MIN_INTERVAL_MS - since) + 1)
 
     def _on_reset(self) -> None:
         self._pending = []

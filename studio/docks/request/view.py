@@ -98,6 +98,7 @@ class RequestDock(QWidget):
             self,
             hub,
             {"event": self.show_event, "events": self._on_events, "reset": self._on_reset},
+            catch_up=True,
         )
         self.index.add_all(hub.events)
         self._show(None)

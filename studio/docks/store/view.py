@@ -122,6 +122,7 @@ class StoreDock(QWidget):
                 "events": self._on_events,
                 "theme": lambda _n: self._paint_rows(),
             },
+            catch_up=True,
         )
         self._on_graph()
         if hub.events:

@@ -297,6 +297,8 @@ class TimelineDock(QWidget):
         ):
             self.timeline.apply_events(batch)
             self._update_summary()
+            if self._follow_timer.isActive():  # the batch's rows are in: follow them now, in
+                self._follow()  # the event-loop pass that paints every other view's update
 
     def _after_reset(self) -> None:
         self._expand_forks()
@@ -313,6 +315,7 @@ class TimelineDock(QWidget):
             self._follow_timer.start()
 
     def _follow(self) -> None:
+        self._follow_timer.stop()
         target, self._follow_to = self._follow_to, None
         if self.hub.selected_checkpoint is None:
             self._mark_live()

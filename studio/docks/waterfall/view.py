@@ -96,6 +96,7 @@ class WaterfallDock(QWidget):
                 "event": self._on_event_picked,
                 "selection": self._on_checkpoint,
             },
+            catch_up=True,
         )
         if hub.events:
             self._on_events(list(hub.events))

@@ -235,3 +235,16 @@ def test_a_plain_file_spec_compiles_a_builder_but_never_calls_a_function(tmp_pat
 
 def _unique_stem() -> str:
     return f"factories_{uuid.uuid4().hex[:8]}"
+
+
+def test_a_module_reference_into_a_src_layout(tmp_path: Path) -> None:
+    pkg = f"agent_{uuid.uuid4().hex[:8]}"
+    (tmp_path / "src" / pkg).mkdir(parents=True)
+    (tmp_path / "src" / pkg / "__init__.py").write_text("")
+    (tmp_path / "src" / pkg / "graph.py").write_text(textwrap.dedent(FACTORIES))
+    (tmp_path / "langgraph.json").write_text(
+        json.dumps({"dependencies": ["."], "graphs": {"agent": f"{pkg}.graph:plain"}})
+    )
+    loaded = load_target(str(tmp_path))
+    assert loaded.module.__name__ == f"{pkg}.graph"
+    assert loaded.graph.invoke({"n": 1}) == {"n": 10}
