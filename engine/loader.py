@@ -26,6 +26,8 @@ import itertools
 import sys
 import traceback
 import weakref
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -155,7 +157,8 @@ def _import_file(target: str) -> tuple[ModuleType, str]:
     before = sys.modules.get(name)
     sys.modules[name] = module
     try:
-        spec.loader.exec_module(module)
+        with _own_argv(str(resolved)):
+            spec.loader.exec_module(module)
     except SyntaxError as exc:
         _restore(name, before)
         line = f":{exc.lineno}" if exc.lineno else ""
@@ -175,6 +178,18 @@ def _import_file(target: str) -> tuple[ModuleType, str]:
     return module, target
 
 
+@contextmanager
+def _own_argv(program: str) -> Iterator[None]:
+    """``sys.argv`` as ``python file.py`` gives it to the file while it is imported: a script
+    that parses its options at import time reads none of Stepwise's own."""
+    saved = sys.argv
+    sys.argv = [program]
+    try:
+        yield
+    finally:
+        sys.argv = saved
+
+
 def _restore(name: str, before: ModuleType | None) -> None:
     """Undo the registration of a module whose code failed (keep an earlier good load)."""
     if before is None:
@@ -189,7 +204,8 @@ def _import_module(target: str) -> tuple[ModuleType, str]:
             f"{target}: not a file or a module name (expected path/to/file.py or package.module)"
         )
     try:
-        module = importlib.import_module(target)
+        with _own_argv(target):
+            module = importlib.import_module(target)
     except ModuleNotFoundError as exc:
         if exc.name is not None and (target == exc.name or target.startswith(exc.name + ".")):
             raise AgentLoadError(f"{target}: no module named {exc.name!r}") from None

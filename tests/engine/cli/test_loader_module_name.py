@@ -99,3 +99,22 @@ def test_a_file_the_process_imported_itself_is_left_as_it_was(tmp_path: Path) ->
         sys.path.remove(str(tmp_path))
     assert sys.modules[stem] is theirs
     assert loaded.module is not theirs and loaded.module.__name__ != stem
+
+
+def test_a_script_that_parses_its_options_at_import_sees_only_its_own_argv(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stem = _unique("script")
+    path = tmp_path / f"{stem}.py"
+    path.write_text(
+        "import argparse, sys\n"
+        "parser = argparse.ArgumentParser()\n"
+        "parser.add_argument('--verbose', action='store_true')\n"
+        "ARGS = parser.parse_args()\n"
+        "ARGV = list(sys.argv)\n" + textwrap.dedent(GRAPH)
+    )
+    monkeypatch.setattr(sys, "argv", ["stepwise", "run", f"{path}:graph", "--input", "hi"])
+    loaded = load_target(f"{path}:graph")
+    assert [str(path.resolve())] == loaded.module.ARGV  # as `python file.py` gives it
+    assert loaded.module.ARGS.verbose is False
+    assert sys.argv == ["stepwise", "run", f"{path}:graph", "--input", "hi"]  # ours again
