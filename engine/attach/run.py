@@ -133,6 +133,10 @@ class AttachedRun:
             checkpoints=self.saver is not None,
             watch=self.watch,
             durability=self._durability(),
+            stops=(
+                getattr(graph.real, "interrupt_before_nodes", None) or (),
+                getattr(graph.real, "interrupt_after_nodes", None) or (),
+            ),
         )
 
     def _durability(self) -> str:

@@ -7,7 +7,7 @@ import asyncio
 import logging
 import threading
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from engine.attach.callbacks import AttachCallbacks
 from engine.attach.changes import as_channels, state_changes
@@ -119,8 +119,13 @@ class StreamTranslator:
         checkpoints: bool = True,
         watch: SaveWatch | None = None,
         durability: str = "async",
+        stops: tuple[Sequence[str] | str, Sequence[str] | str] = ((), ()),
     ) -> None:
         self.cb = cb
+        self.stops = stops
+        """The graph's own ``interrupt_before`` and ``interrupt_after`` (a list, or ``"*"``)."""
+        self.last_writers: dict[str, list[str]] = {}
+        """Per graph namespace, the nodes that wrote in the superstep of its latest checkpoint."""
         self.watch = watch
         """The saves of the app's saver: a checkpoint shows once its save succeeded."""
         self.durability = durability
@@ -197,7 +202,8 @@ class StreamTranslator:
         parent = self._open_step_span(ns)
         if not update:  # interrupt_before / interrupt_after: a pause with no value
             self.interrupts.append(None)
-            await self.cb._emit(InterruptRaised, ns, parent_span_id=parent, static="before")
+            when, node = self._static_stop(ns)
+            await self.cb._emit(InterruptRaised, ns, parent_span_id=parent, static=when, node=node)
         nodes = self.cb.interrupted.pop(ns, [])
         for i, intr in enumerate(update or ()):
             self.interrupts.append(intr)
@@ -209,6 +215,22 @@ class StreamTranslator:
                 value=to_jsonable(to_engine_values(getattr(intr, "value", intr)), max_str=4000),
                 node=nodes[min(i, len(nodes) - 1)] if nodes else "",
             )
+
+    def _static_stop(self, ns: str) -> tuple[Literal["before", "after"], str]:
+        """Where a pause with no value stopped: before a node due next that the graph's
+        ``interrupt_before`` names, or after a node that just wrote and its
+        ``interrupt_after`` names (a subgraph's own lists are not known here: then before the
+        node due next)."""
+        before, after = self.stops if not ns else ((), ())
+        due = [t.node for t in self.planned.get(ns, ())]
+        hit = next((n for n in due if before == "*" or n in before), None)
+        if hit is not None:
+            return "before", hit
+        wrote = self.last_writers.get(ns, [])
+        hit = next((n for n in wrote if after == "*" or n in after), None)
+        if hit is not None:
+            return "after", hit
+        return "before", due[0] if due else ""
 
     async def _settled(self, ns: str, values: Mapping[str, Any]) -> None:
         """A superstep of a graph without checkpoints is over: its changes and its end."""
@@ -239,6 +261,7 @@ class StreamTranslator:
         nxt = [str(n) for n in data.get("next") or ()]
         cid = conf.get("checkpoint_id")
         done = self.steps.pop(ns, None) or _Step()
+        self.last_writers[ns] = list(dict.fromkeys(done.writers))
         values = as_channels(data.get("values"))
         before = self.saved.get(ns)
         self.saved[ns] = values
