@@ -33,6 +33,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from engine.core.aio import run_sync
 from engine.errors import AgentLoadError, one_line
 from engine.project import resolve_spec
 
@@ -273,7 +274,7 @@ def _built(obj: Any, where: str, *, factories: bool) -> Any:
     try:
         made = obj({"configurable": {}}) if params else obj()
         if inspect.isawaitable(made):
-            made = _await_in_thread(made)
+            made = run_sync(_awaited(made))
     except Exception as exc:
         raise AgentLoadError(f"{where}: the graph factory raised {one_line(exc)}") from None
     if _is_builder(made):
@@ -283,6 +284,10 @@ def _built(obj: Any, where: str, *, factories: bool) -> Any:
             f"{where}: the graph factory returned {_describe(made)}, not a compiled graph"
         )
     return made
+
+
+async def _awaited(awaitable: Any) -> Any:
+    return await awaitable
 
 
 def _is_builder(obj: Any) -> bool:
@@ -301,18 +306,6 @@ def _is_context_manager(fn: Any) -> bool:
     return inner is not None and (
         inspect.isgeneratorfunction(inner) or inspect.isasyncgenfunction(inner)
     )
-
-
-def _await_in_thread(awaitable: Any) -> Any:
-    """The result of an async factory, on a loop of its own (a loop may run in this thread)."""
-    import asyncio
-    from concurrent.futures import ThreadPoolExecutor
-
-    async def wait() -> Any:
-        return await awaitable
-
-    with ThreadPoolExecutor(1, thread_name_prefix="stepwise-factory") as pool:
-        return pool.submit(asyncio.run, wait()).result()
 
 
 @dataclass(frozen=True)

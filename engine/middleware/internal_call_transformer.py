@@ -13,6 +13,7 @@ import secrets
 from typing import Any
 
 from engine.graph.run_stream import ProtocolEvent, StreamTransformer
+from engine.graph.run_stream.protocol import message_part
 
 __all__ = ["INTERNAL_CALL_METADATA_KEY", "InternalCallTransformer", "internal_call_metadata"]
 
@@ -38,13 +39,10 @@ class InternalCallTransformer(StreamTransformer):
         return {}
 
     def process(self, event: ProtocolEvent) -> bool:
-        params = event["params"]
-        if event["method"] != "messages" or tuple(params["namespace"]) != self.scope:
+        part = message_part(event, self.scope)
+        if part is None:
             return True
-        data = params["data"]
-        if not (isinstance(data, tuple | list) and len(data) == 2):
-            return True
-        metadata = data[1]
+        metadata = part[1]
         return not (
             isinstance(metadata, dict)
             and metadata.get(INTERNAL_CALL_METADATA_KEY) == _INTERNAL_CALL_TOKEN

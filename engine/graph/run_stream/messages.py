@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.graph.run_stream.channel import StreamChannel
-from engine.graph.run_stream.protocol import ProtocolEvent, StreamTransformer
+from engine.graph.run_stream.protocol import ProtocolEvent, StreamTransformer, message_part
 from engine.messages import AIMessage, AIMessageChunk, BaseMessage, RemoveMessage, ToolMessage
 
 __all__ = ["ChatModelStream", "MessagesTransformer"]
@@ -92,13 +92,11 @@ class MessagesTransformer(StreamTransformer):
         return {"messages": self._log}
 
     def process(self, event: ProtocolEvent) -> bool:
+        part = message_part(event, self.scope)
+        if part is None:
+            return True
+        payload, metadata = part
         params = event["params"]
-        if event["method"] != "messages" or tuple(params["namespace"]) != self.scope:
-            return True
-        data = params["data"]
-        if not (isinstance(data, tuple | list) and len(data) == 2):
-            return True
-        payload, metadata = data
         node = metadata.get("langgraph_node") if isinstance(metadata, dict) else None
         if isinstance(payload, AIMessageChunk):
             key = payload.id or ""

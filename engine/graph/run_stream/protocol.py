@@ -10,7 +10,7 @@ if TYPE_CHECKING:
     from engine.graph.run_stream.channel import PullSource
     from engine.graph.run_stream.mux import StreamMux
 
-__all__ = ["EventParams", "ProtocolEvent", "StreamTransformer", "make_event"]
+__all__ = ["EventParams", "ProtocolEvent", "StreamTransformer", "make_event", "message_part"]
 
 
 class EventParams(TypedDict):
@@ -41,6 +41,18 @@ def make_event(seq: int, method: str, namespace: tuple[str, ...], data: Any) -> 
             "data": data,
         },
     }
+
+
+def message_part(event: ProtocolEvent, scope: tuple[str, ...]) -> tuple[Any, Any] | None:
+    """``(message or chunk, metadata)`` of a ``messages`` event of the graph at ``scope``;
+    None for any other event (another mode, another graph, a malformed part)."""
+    params = event["params"]
+    if event["method"] != "messages" or tuple(params["namespace"]) != scope:
+        return None
+    data = params["data"]
+    if not (isinstance(data, tuple | list) and len(data) == 2):
+        return None
+    return data[0], data[1]
 
 
 class StreamTransformer(ABC):
