@@ -1,0 +1,258 @@
+"""The Events tree's cell painter: what ``QStyledItemDelegate`` draws, without redoing it.
+
+The stock delegate asks the model for about seven roles per cell and lays the text out two or
+three times (its size, its elision, the drawing) on every paint: about 0.15 ms a cell, most of
+a live log's repaint.  ``EventCellDelegate`` keeps, per cell, what the model answered (text,
+colours, font, icon, alignment) and the text laid out for the cell's width, and paints them
+the way the style does (background brush, icon in the style's decoration rect, the elided
+text where the style puts it).  A cell is asked again only when the model says it changed
+(``dataChanged``, a reset); the cache is bounded.
+
+Cells the style draws differently (selected, hovered, focused, disabled, being edited) go to
+the stock painter, so what a user sees stays exactly the style's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from itertools import islice
+from typing import Any
+
+from PySide6.QtCore import QEvent, QModelIndex, QObject, QPersistentModelIndex, QPointF, QRect, Qt
+from PySide6.QtGui import (
+    QBrush,
+    QFont,
+    QFontMetrics,
+    QIcon,
+    QPainter,
+    QPalette,
+    QTextLayout,
+    QTextOption,
+)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QWidget,
+)
+
+__all__ = ["CellLook", "EventCellDelegate"]
+
+Index = QModelIndex | QPersistentModelIndex
+_R = Qt.ItemDataRole
+_SF = QStyle.StateFlag
+_STOCK_STATES = _SF.State_Selected | _SF.State_MouseOver | _SF.State_HasFocus | _SF.State_Editing
+"""States the style paints with more than the cell's own look: left to the stock painter."""
+_LIMIT = 4000
+"""Cells kept; past it the older half is dropped."""
+
+
+@dataclass
+class CellLook:
+    """What the model says about one cell, and its text laid out per width."""
+
+    text: str
+    foreground: QBrush | None
+    background: QBrush | None
+    font: QFont | None
+    icon: QIcon | None
+    alignment: Qt.AlignmentFlag
+    stock: bool = False
+    """Drawn by the stock painter (text of several lines)."""
+    laid_out: dict[int, tuple[QTextLayout, QPointF, bool]] = field(default_factory=dict)
+    """Text-rect width -> (layout of the elided text, its offset in the text rect, whether
+    even the elided text overflows and must be clipped)."""
+
+
+class EventCellDelegate(QStyledItemDelegate):
+    def __init__(self, view: QAbstractItemView) -> None:
+        super().__init__(view)
+        self._view = view
+        self._looks: dict[tuple[int, int], CellLook] = {}
+        self._rects: dict[tuple[Any, ...], tuple[QRect, QRect]] = {}
+        self.model: Any = None
+        self.stock_paints = 0
+        """Cells handed to the stock painter (for tests and diagnostics)."""
+        view.installEventFilter(self)
+
+    def bind(self, model: Any) -> None:
+        """Read cells of ``model`` (call after ``view.setModel``)."""
+        self.model = model
+        model.dataChanged.connect(self._on_changed)
+        for signal in (model.modelReset, model.layoutChanged):
+            signal.connect(self.forget)
+
+    def forget(self, *_: Any) -> None:
+        self._looks.clear()
+        self._rects.clear()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() in (
+            QEvent.Type.FontChange,
+            QEvent.Type.StyleChange,
+            QEvent.Type.PaletteChange,
+        ):
+            self.forget()
+        return False
+
+    def _on_changed(self, top_left: QModelIndex, bottom_right: QModelIndex, *_: Any) -> None:
+        model, parent = self.model, top_left.parent()
+        looks = self._looks
+        if len(looks) == 0:
+            return
+        for row in range(top_left.row(), bottom_right.row() + 1):
+            uid = model.index(row, 0, parent).internalId()
+            for col in range(top_left.column(), bottom_right.column() + 1):
+                looks.pop((uid, col), None)
+
+    # -- the cell's look ------------------------------------------------------------------------
+
+    def look(self, index: Index) -> CellLook:
+        key = (index.internalId(), index.column())
+        look = self._looks.get(key)
+        if look is None:
+            if len(self._looks) >= _LIMIT:
+                for old in list(islice(self._looks, _LIMIT // 2)):
+                    del self._looks[old]
+            look = self._looks[key] = _read(index)
+        return look
+
+    # -- painting -------------------------------------------------------------------------------
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
+        state = option.state
+        if state & _STOCK_STATES or not state & _SF.State_Enabled:
+            self.stock_paints += 1
+            super().paint(painter, option, index)
+            return
+        look = self.look(index)
+        if look.stock:
+            self.stock_paints += 1
+            super().paint(painter, option, index)
+            return
+        rect: QRect = option.rect
+        icon_rect, text_rect = self._layout_rects(option, look.icon is not None)
+        x, y = rect.x(), rect.y()
+        if look.background is not None:
+            origin = painter.brushOrigin()
+            painter.setBrushOrigin(rect.topLeft())
+            painter.fillRect(rect, look.background)
+            painter.setBrushOrigin(origin)
+        if look.icon is not None:
+            look.icon.paint(painter, icon_rect.translated(x, y), option.decorationAlignment)
+        if not look.text:
+            return
+        width = text_rect.width()
+        laid = look.laid_out.get(width)
+        if laid is None:
+            laid = look.laid_out[width] = _lay_out(look, option, text_rect, self._view)
+        layout, offset, clip = laid
+        if look.foreground is not None:
+            painter.setPen(look.foreground.color())
+        else:
+            group = QPalette.ColorGroup.Normal
+            if not state & _SF.State_Active:
+                group = QPalette.ColorGroup.Inactive
+            painter.setPen(option.palette.color(group, QPalette.ColorRole.Text))
+        at = QPointF(x + text_rect.x() + offset.x(), y + text_rect.y() + offset.y())
+        if clip:
+            painter.save()
+            painter.setClipRect(rect)
+            layout.draw(painter, at)
+            painter.restore()
+        else:
+            layout.draw(painter, at)
+
+    def _layout_rects(self, option: QStyleOptionViewItem, has_icon: bool) -> tuple[QRect, QRect]:
+        """The style's decoration and text rects for a cell of this size, relative to it."""
+        rect: QRect = option.rect
+        deco = option.decorationSize
+        key = (rect.width(), rect.height(), has_icon, deco.width(), deco.height())
+        found = self._rects.get(key)
+        if found is None:
+            opt = QStyleOptionViewItem(option)
+            opt.rect = QRect(0, 0, rect.width(), rect.height())
+            features = opt.features | QStyleOptionViewItem.ViewItemFeature.HasDisplay
+            if has_icon:
+                features |= QStyleOptionViewItem.ViewItemFeature.HasDecoration
+                opt.icon = QIcon()
+            opt.features = features
+            opt.text = "x"
+            style = self._view.style()
+            found = self._rects[key] = (
+                style.subElementRect(QStyle.SubElement.SE_ItemViewItemDecoration, opt, self._view),
+                style.subElementRect(QStyle.SubElement.SE_ItemViewItemText, opt, self._view),
+            )
+        return found
+
+
+def _read(index: Index) -> CellLook:
+    """Ask the model for a cell's roles once, as ``QStyledItemDelegate.initStyleOption`` does."""
+    text = index.data(_R.DisplayRole)
+    fg = index.data(_R.ForegroundRole)
+    bg = index.data(_R.BackgroundRole)
+    font = index.data(_R.FontRole)
+    icon = index.data(_R.DecorationRole)
+    align = index.data(_R.TextAlignmentRole)
+    text = "" if text is None else str(text)
+    return CellLook(
+        text=text,
+        foreground=fg if isinstance(fg, QBrush) else None,
+        background=bg if isinstance(bg, QBrush) and bg.style() != Qt.BrushStyle.NoBrush else None,
+        font=font if isinstance(font, QFont) else None,
+        icon=icon if isinstance(icon, QIcon) and not icon.isNull() else None,
+        alignment=Qt.AlignmentFlag(align)
+        if align is not None
+        else Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+        stock="\n" in text or "\r" in text,
+    )
+
+
+def _lay_out(
+    look: CellLook, option: QStyleOptionViewItem, text_rect: QRect, widget: QWidget
+) -> tuple[QTextLayout, QPointF, bool]:
+    """The text elided to ``text_rect`` and laid out where the style draws it (as
+    ``QCommonStyle`` does: the full text's height centres it, the elided text is drawn)."""
+    font = look.font.resolve(option.font) if look.font is not None else QFont(option.font)
+    margin = widget.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, widget) + 1
+    inner = text_rect.adjusted(margin, 0, -margin, 0)
+    direction = option.direction
+    text_option = QTextOption()
+    text_option.setWrapMode(QTextOption.WrapMode.ManualWrap)
+    text_option.setTextDirection(direction)
+    text_option.setAlignment(QStyle.visualAlignment(direction, look.alignment))
+    full = _laid_out(look.text, font, text_option, inner.width())
+    height = full.boundingRect().size().toSize()
+    placed = QStyle.alignedRect(
+        Qt.LayoutDirection.LayoutDirectionAuto, look.alignment, height, inner
+    )
+    natural = max(full.lineAt(i).naturalTextWidth() for i in range(full.lineCount()))
+    shown = full
+    if natural > inner.width():
+        mode = option.textElideMode
+        shown = _laid_out(
+            QFontMetrics(font).elidedText(look.text, mode, inner.width()),
+            font,
+            text_option,
+            inner.width(),
+        )
+        natural = max(shown.lineAt(i).naturalTextWidth() for i in range(shown.lineCount()))
+    offset = QPointF(margin, placed.y() - text_rect.y())
+    return shown, offset, natural > inner.width()
+
+
+def _laid_out(text: str, font: QFont, text_option: QTextOption, width: int) -> QTextLayout:
+    layout = QTextLayout(text, font)
+    layout.setTextOption(text_option)
+    layout.beginLayout()
+    height = 0.0
+    while True:
+        line = layout.createLine()
+        if not line.isValid():
+            break
+        line.setLineWidth(width)
+        line.setPosition(QPointF(0, height))
+        height += line.height()
+    layout.endLayout()
+    return layout
