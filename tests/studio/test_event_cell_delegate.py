@@ -125,3 +125,20 @@ def test_the_look_cache_is_bounded(qtbot: Any) -> None:
     count = len(looks)
     dock.model.clear()
     assert len(looks) == 0 < count
+
+
+def test_new_prices_or_tones_make_every_cell_read_again(qtbot: Any) -> None:
+    # two runs: the model's "everything changed" spans several top-level rows
+    events = list(synthetic_stream(60, run_id="r1")) + list(synthetic_stream(60, run_id="r2"))
+    dock = shown_dock(qtbot, events)
+    assert dock.model.rowCount() == 2
+    rendered(dock)
+    looks = dock.delegate._looks
+    assert looks
+    dock.model.set_prices(dock.model.prices.with_overrides({}))
+    assert not looks  # children's Cost cells too, not only the top-level rows'
+    rendered(dock)
+    assert looks
+    dock.model.set_palette(dock.view.palette())
+    assert not looks
+    assert rendered(dock) == stock_rendering(dock)

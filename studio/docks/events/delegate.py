@@ -97,10 +97,15 @@ class EventCellDelegate(QStyledItemDelegate):
         return False
 
     def _on_changed(self, top_left: QModelIndex, bottom_right: QModelIndex, *_: Any) -> None:
-        model, parent = self.model, top_left.parent()
         looks = self._looks
-        if len(looks) == 0:
+        if not looks:
             return
+        parent = top_left.parent()
+        if not parent.isValid() and bottom_right.row() > top_left.row():
+            # several top-level rows: the model's "everything changed" (prices, palette)
+            self.forget()
+            return
+        model = self.model
         for row in range(top_left.row(), bottom_right.row() + 1):
             uid = model.index(row, 0, parent).internalId()
             for col in range(top_left.column(), bottom_right.column() + 1):
