@@ -71,22 +71,28 @@ def test_cells_look_exactly_as_the_stock_delegate_draws_them(qtbot: Any, theme: 
     dock = shown_dock(qtbot, list(synthetic_stream(400)))
     header = dock.view.header()
     header.resizeSection(1, 60)  # the Node column elides its text
-    ours = rendered(dock)
     delegate = dock.delegate
-    assert delegate.stock_paints == 0
-    assert len(delegate._looks) > 20  # painted by the cell painter, not handed on
-    assert ours == stock_rendering(dock)
+    first = rendered(dock)  # a cell's first paint is the stock painter's
+    handed_on = delegate.stock_paints
+    assert handed_on > 20 and not delegate._looks
+    ours = rendered(dock)
+    assert delegate.stock_paints == handed_on  # the second: painted from the kept looks
+    assert len(delegate._looks) > 20
+    assert ours == first == stock_rendering(dock)
 
 
 def test_a_selected_row_is_left_to_the_stock_painter_and_looks_the_same(
     qtbot: Any, theme: str
 ) -> None:
     dock = shown_dock(qtbot, list(synthetic_stream(120)))
+    rendered(dock)
+    rendered(dock)  # every cell's look kept
+    handed_on = dock.delegate.stock_paints
     flags = QItemSelectionModel.SelectionFlag
     row = dock.model.index(2, 0, dock.model.index(0, 0))
     dock.view.selectionModel().select(row, flags.Select | flags.Rows)
     ours = rendered(dock)
-    assert dock.delegate.stock_paints >= len(dock.model.COLUMNS)
+    assert dock.delegate.stock_paints - handed_on == len(dock.model.COLUMNS)  # that row's
     assert ours == stock_rendering(dock)
 
 
@@ -99,6 +105,8 @@ def test_a_cell_is_read_again_when_the_model_says_it_changed(qtbot: Any) -> None
     assert rows
     index = dock.model.index_of(rows[0], 3)
     rendered(dock)
+    rendered(dock)
+    assert (index.internalId(), 3) in dock.delegate._looks
     before = dock.delegate.look(index).text
     assert before == index.data(Qt.ItemDataRole.DisplayRole) == "…"  # still open
 
@@ -107,8 +115,10 @@ def test_a_cell_is_read_again_when_the_model_says_it_changed(qtbot: Any) -> None
     s.close(ToolFinished, tool="read_file", tool_call_id="c1", status="success")
     dock.hub.add_events(s.events[-1:])
     qtbot.waitUntil(lambda: bool(changed) and not dock.model.unsynced)
+    assert (index.internalId(), 3) not in dock.delegate._looks  # forgotten: read again
     after = dock.delegate.look(index).text
     assert after == index.data(Qt.ItemDataRole.DisplayRole) != before
+    rendered(dock)
     assert rendered(dock) == stock_rendering(dock)
 
 
@@ -133,12 +143,15 @@ def test_new_prices_or_tones_make_every_cell_read_again(qtbot: Any) -> None:
     dock = shown_dock(qtbot, events)
     assert dock.model.rowCount() == 2
     rendered(dock)
+    rendered(dock)
     looks = dock.delegate._looks
     assert looks
     dock.model.set_prices(dock.model.prices.with_overrides({}))
     assert not looks  # children's Cost cells too, not only the top-level rows'
     rendered(dock)
+    rendered(dock)
     assert looks
     dock.model.set_palette(dock.view.palette())
     assert not looks
+    rendered(dock)
     assert rendered(dock) == stock_rendering(dock)

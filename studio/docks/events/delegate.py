@@ -8,17 +8,31 @@ the way the style does (background brush, icon in the style's decoration rect, t
 text where the style puts it).  A cell is asked again only when the model says it changed
 (``dataChanged``, a reset); the cache is bounded.
 
+Reading and laying a cell out costs more than one stock paint, so a cell's first paint is the
+stock one and its look is kept from its second paint on: a live log whose rows scroll past
+once costs what it did, every repaint after that (scrolling back, resizing, a dock shown
+again, a row expanded above) costs a fraction.
+
 Cells the style draws differently (selected, hovered, focused, disabled, being edited) go to
 the stock painter, so what a user sees stays exactly the style's.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import islice
 from typing import Any
 
-from PySide6.QtCore import QEvent, QModelIndex, QObject, QPersistentModelIndex, QPointF, QRect, Qt
+from PySide6.QtCore import (
+    QEvent,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    QPointF,
+    QRect,
+    QSize,
+    Qt,
+)
 from PySide6.QtGui import (
     QBrush,
     QFont,
@@ -34,7 +48,6 @@ from PySide6.QtWidgets import (
     QStyle,
     QStyledItemDelegate,
     QStyleOptionViewItem,
-    QWidget,
 )
 
 __all__ = ["CellLook", "EventCellDelegate"]
@@ -44,6 +57,14 @@ _R = Qt.ItemDataRole
 _SF = QStyle.StateFlag
 _STOCK_STATES = _SF.State_Selected | _SF.State_MouseOver | _SF.State_HasFocus | _SF.State_Editing
 """States the style paints with more than the cell's own look: left to the stock painter."""
+_DISPLAY, _FOREGROUND, _BACKGROUND = (
+    int(_R.DisplayRole),
+    int(_R.ForegroundRole),
+    int(_R.BackgroundRole),
+)
+_FONT, _DECORATION, _ALIGNMENT = int(_R.FontRole), int(_R.DecorationRole), int(_R.TextAlignmentRole)
+_LEFT = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
+_FOCUS_MARGIN = QStyle.PixelMetric.PM_FocusFrameHMargin
 _LIMIT = 4000
 """Cells kept; past it the older half is dropped."""
 
@@ -60,9 +81,8 @@ class CellLook:
     alignment: Qt.AlignmentFlag
     stock: bool = False
     """Drawn by the stock painter (text of several lines)."""
-    laid_out: dict[int, tuple[QTextLayout, QPointF, bool]] = field(default_factory=dict)
-    """Text-rect width -> (layout of the elided text, its offset in the text rect, whether
-    even the elided text overflows and must be clipped)."""
+    font_key: str = ""
+    """``font.key()`` of ``font`` ("" without one)."""
 
 
 class EventCellDelegate(QStyledItemDelegate):
@@ -71,6 +91,12 @@ class EventCellDelegate(QStyledItemDelegate):
         self._view = view
         self._looks: dict[tuple[int, int], CellLook] = {}
         self._rects: dict[tuple[Any, ...], tuple[QRect, QRect]] = {}
+        self._texts: dict[tuple[Any, ...], tuple[QTextLayout, QPointF, bool]] = {}
+        """Texts laid out, shared by the cells that show them: (text, font, width, alignment,
+        direction) -> (layout, offset in the text rect, whether it overflows even elided)."""
+        self._margin: int | None = None
+        self._seen: set[tuple[int, int]] = set()
+        """Cells painted once (by the stock painter)."""
         self.model: Any = None
         self.stock_paints = 0
         """Cells handed to the stock painter (for tests and diagnostics)."""
@@ -86,6 +112,9 @@ class EventCellDelegate(QStyledItemDelegate):
     def forget(self, *_: Any) -> None:
         self._looks.clear()
         self._rects.clear()
+        self._texts.clear()
+        self._seen.clear()
+        self._margin = None
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if event.type() in (
@@ -97,8 +126,8 @@ class EventCellDelegate(QStyledItemDelegate):
         return False
 
     def _on_changed(self, top_left: QModelIndex, bottom_right: QModelIndex, *_: Any) -> None:
-        looks = self._looks
-        if not looks:
+        looks, seen = self._looks, self._seen
+        if not looks and not seen:
             return
         parent = top_left.parent()
         if not parent.isValid() and bottom_right.row() > top_left.row():
@@ -110,6 +139,7 @@ class EventCellDelegate(QStyledItemDelegate):
             uid = model.index(row, 0, parent).internalId()
             for col in range(top_left.column(), bottom_right.column() + 1):
                 looks.pop((uid, col), None)
+                seen.discard((uid, col))
 
     # -- the cell's look ------------------------------------------------------------------------
 
@@ -120,7 +150,7 @@ class EventCellDelegate(QStyledItemDelegate):
             if len(self._looks) >= _LIMIT:
                 for old in list(islice(self._looks, _LIMIT // 2)):
                     del self._looks[old]
-            look = self._looks[key] = _read(index)
+            look = self._looks[key] = _read(self.model, index)
         return look
 
     # -- painting -------------------------------------------------------------------------------
@@ -131,7 +161,19 @@ class EventCellDelegate(QStyledItemDelegate):
             self.stock_paints += 1
             super().paint(painter, option, index)
             return
-        look = self.look(index)
+        key = (index.internalId(), index.column())
+        look = self._looks.get(key)
+        if look is None and key not in self._seen:
+            # A cell's first paint: the stock painter costs less than reading and laying it
+            # out (a live log paints most rows once or twice); keep its look from the second.
+            if len(self._seen) >= _LIMIT:
+                self._seen.clear()
+            self._seen.add(key)
+            self.stock_paints += 1
+            super().paint(painter, option, index)
+            return
+        if look is None:
+            look = self.look(index)
         if look.stock:
             self.stock_paints += 1
             super().paint(painter, option, index)
@@ -148,10 +190,14 @@ class EventCellDelegate(QStyledItemDelegate):
             look.icon.paint(painter, icon_rect.translated(x, y), option.decorationAlignment)
         if not look.text:
             return
-        width = text_rect.width()
-        laid = look.laid_out.get(width)
+        direction = option.direction
+        text_key = (look.text, look.font_key, text_rect.width(), look.alignment, direction)
+        laid = self._texts.get(text_key)
         if laid is None:
-            laid = look.laid_out[width] = _lay_out(look, option, text_rect, self._view)
+            if len(self._texts) >= _LIMIT:
+                for old in list(islice(self._texts, _LIMIT // 2)):
+                    del self._texts[old]
+            laid = self._texts[text_key] = self._lay_out(look, option, text_rect)
         layout, offset, clip = laid
         if look.foreground is not None:
             painter.setPen(look.foreground.color())
@@ -191,73 +237,65 @@ class EventCellDelegate(QStyledItemDelegate):
             )
         return found
 
+    def _lay_out(
+        self, look: CellLook, option: QStyleOptionViewItem, text_rect: QRect
+    ) -> tuple[QTextLayout, QPointF, bool]:
+        """The text elided to ``text_rect`` and laid out where the style draws it (as
+        ``QCommonStyle`` does: the full text's height centres it, the elided text is drawn)."""
+        font = look.font.resolve(option.font) if look.font is not None else option.font
+        if self._margin is None:
+            style = self._view.style()
+            self._margin = style.pixelMetric(_FOCUS_MARGIN, None, self._view) + 1
+        margin = self._margin
+        inner = text_rect.adjusted(margin, 0, -margin, 0)
+        width = inner.width()
+        direction = option.direction
+        text_option = QTextOption()
+        text_option.setWrapMode(QTextOption.WrapMode.ManualWrap)
+        text_option.setTextDirection(direction)
+        text_option.setAlignment(QStyle.visualAlignment(direction, look.alignment))
+        full = _one_line(look.text, font, text_option, width)
+        line = full.lineAt(0)
+        height = QSize(width, round(line.height()))
+        placed = QStyle.alignedRect(
+            Qt.LayoutDirection.LayoutDirectionAuto, look.alignment, height, inner
+        )
+        shown, natural = full, line.naturalTextWidth()
+        if natural > width:
+            elided = QFontMetrics(font).elidedText(look.text, option.textElideMode, width)
+            shown = _one_line(elided, font, text_option, width)
+            natural = shown.lineAt(0).naturalTextWidth()
+        return shown, QPointF(margin, placed.y() - text_rect.y()), natural > width
 
-def _read(index: Index) -> CellLook:
-    """Ask the model for a cell's roles once, as ``QStyledItemDelegate.initStyleOption`` does."""
-    text = index.data(_R.DisplayRole)
-    fg = index.data(_R.ForegroundRole)
-    bg = index.data(_R.BackgroundRole)
-    font = index.data(_R.FontRole)
-    icon = index.data(_R.DecorationRole)
-    align = index.data(_R.TextAlignmentRole)
+
+def _read(model: Any, index: Index) -> CellLook:
+    """The model's roles for a cell, asked once, as ``QStyledItemDelegate.initStyleOption``
+    asks them (straight from the model: no trip through Qt per role)."""
+    data = model.data
+    text = data(index, _DISPLAY)
+    fg = data(index, _FOREGROUND)
+    bg = data(index, _BACKGROUND)
+    font = data(index, _FONT)
+    icon = data(index, _DECORATION)
+    align = data(index, _ALIGNMENT)
     text = "" if text is None else str(text)
+    font = font if isinstance(font, QFont) else None
     return CellLook(
         text=text,
         foreground=fg if isinstance(fg, QBrush) else None,
         background=bg if isinstance(bg, QBrush) and bg.style() != Qt.BrushStyle.NoBrush else None,
-        font=font if isinstance(font, QFont) else None,
+        font=font,
         icon=icon if isinstance(icon, QIcon) and not icon.isNull() else None,
-        alignment=Qt.AlignmentFlag(align)
-        if align is not None
-        else Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+        alignment=Qt.AlignmentFlag(align) if align is not None else _LEFT,
         stock="\n" in text or "\r" in text,
+        font_key=font.key() if font is not None else "",
     )
 
 
-def _lay_out(
-    look: CellLook, option: QStyleOptionViewItem, text_rect: QRect, widget: QWidget
-) -> tuple[QTextLayout, QPointF, bool]:
-    """The text elided to ``text_rect`` and laid out where the style draws it (as
-    ``QCommonStyle`` does: the full text's height centres it, the elided text is drawn)."""
-    font = look.font.resolve(option.font) if look.font is not None else QFont(option.font)
-    margin = widget.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, widget) + 1
-    inner = text_rect.adjusted(margin, 0, -margin, 0)
-    direction = option.direction
-    text_option = QTextOption()
-    text_option.setWrapMode(QTextOption.WrapMode.ManualWrap)
-    text_option.setTextDirection(direction)
-    text_option.setAlignment(QStyle.visualAlignment(direction, look.alignment))
-    full = _laid_out(look.text, font, text_option, inner.width())
-    height = full.boundingRect().size().toSize()
-    placed = QStyle.alignedRect(
-        Qt.LayoutDirection.LayoutDirectionAuto, look.alignment, height, inner
-    )
-    natural = max(full.lineAt(i).naturalTextWidth() for i in range(full.lineCount()))
-    shown = full
-    if natural > inner.width():
-        mode = option.textElideMode
-        shown = _laid_out(
-            QFontMetrics(font).elidedText(look.text, mode, inner.width()),
-            font,
-            text_option,
-            inner.width(),
-        )
-        natural = max(shown.lineAt(i).naturalTextWidth() for i in range(shown.lineCount()))
-    offset = QPointF(margin, placed.y() - text_rect.y())
-    return shown, offset, natural > inner.width()
-
-
-def _laid_out(text: str, font: QFont, text_option: QTextOption, width: int) -> QTextLayout:
+def _one_line(text: str, font: QFont, text_option: QTextOption, width: int) -> QTextLayout:
     layout = QTextLayout(text, font)
     layout.setTextOption(text_option)
     layout.beginLayout()
-    height = 0.0
-    while True:
-        line = layout.createLine()
-        if not line.isValid():
-            break
-        line.setLineWidth(width)
-        line.setPosition(QPointF(0, height))
-        height += line.height()
+    layout.createLine().setLineWidth(width)
     layout.endLayout()
     return layout
