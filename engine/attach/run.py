@@ -18,6 +18,7 @@ import threading
 from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING, Any
 
+from engine.attach import quiet_fakes
 from engine.attach.abort import cause_of
 from engine.attach.base import ACTIVE
 from engine.attach.callbacks import AttachCallbacks
@@ -281,6 +282,8 @@ class AttachedRun:
         """LangGraph's stream of the run: ``astream``, or ``stream`` on a worker thread."""
         graph = self.graph
         run = graph.instrumented.graph
+        if graph.stream_tokens:
+            quiet_fakes.install()  # LangChain's fake models called anywhere in the run
         if self.saver is not None and self.watch is not None:
             run = run.copy(update={"checkpointer": watched(self.saver, self.watch)})
         kw: dict[str, Any] = {
