@@ -14,7 +14,7 @@ of its own, after the timed ones.
 from __future__ import annotations
 
 import time
-from collections import Counter
+from collections import defaultdict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -43,7 +43,7 @@ KINDS = ("paint", "layout", "model updates", "run and other")
 class UiClock(QObject):
     def __init__(self, app: QObject, hub: Any) -> None:
         super().__init__()
-        self.spent: Counter[str] = Counter()
+        self.spent: defaultdict[str, float] = defaultdict(float)
         self.total = 0.0
         self._kind: str | None = None
         self._since = 0.0
