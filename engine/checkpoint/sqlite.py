@@ -19,8 +19,8 @@ from pathlib import Path
 from engine.checkpoint import sqlite_tx
 from engine.checkpoint.base import SCHEMA_VERSION, BaseCheckpointSaver, StoredRow
 from engine.checkpoint.blobs import chain_from
-from engine.checkpoint.log_blobs import base_of
 from engine.checkpoint.leases import DEFAULT_LEASE_TTL, LeaseInfo, SqliteLeases
+from engine.checkpoint.log_blobs import base_of
 from engine.errors import CheckpointError
 
 __all__ = ["SqliteSaver", "open_sqlite"]

@@ -27,8 +27,12 @@ def _chain(saver: SqliteSaver, config: dict[str, object]) -> list[tuple[str, str
     """The blobs a read of the messages at ``config``'s checkpoint walks, newest first."""
     cid = config["configurable"]["checkpoint_id"]  # type: ignore[index]
     body = saver.conn.execute("SELECT body FROM checkpoints WHERE checkpoint_id=?", (cid,))
-    blobs = saver.conn.execute("SELECT version, data FROM checkpoint_blobs WHERE channel='messages'")
-    return chain_from(dict(blobs.fetchall()), json.loads(body.fetchone()[0])["versions"]["messages"], 1 << 30)
+    blobs = saver.conn.execute(
+        "SELECT version, data FROM checkpoint_blobs WHERE channel='messages'"
+    )
+    return chain_from(
+        dict(blobs.fetchall()), json.loads(body.fetchone()[0])["versions"]["messages"], 1 << 30
+    )
 
 
 def _walk(tip: str) -> int:
