@@ -126,6 +126,14 @@ class LazyList(list[Any]):
             return item
         return list.__getitem__(self, i)
 
+    def stored_text(self, i: int) -> str | None:
+        """Item ``i``'s stored JSON text while it is not decoded yet, else None (lets a view
+        tell e.g. a message from a number without decoding it)."""
+        if not self._is_pending(i):
+            return None
+        text = list.__getitem__(self, i)
+        return text if isinstance(text, str) else None
+
     def _settled(self) -> None:
         self._done = None
         self._src = None
