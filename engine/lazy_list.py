@@ -23,7 +23,7 @@ import copy
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, SupportsIndex, overload
 
-__all__ = ["LazyList", "materialized"]
+__all__ = ["LazyList", "materialized", "same_stored"]
 
 Decoder = Callable[[list[str]], list[Any]]
 """Decodes stored texts (one JSON text per item, maybe ending with a separating comma) into
@@ -299,6 +299,16 @@ class LazyList(list[Any]):
 
     def sort(self, *, key: Callable[[Any], Any] | None = None, reverse: bool = False) -> None:
         list.sort(self.materialize(), key=key, reverse=reverse)
+
+
+def same_stored(a: Any, i: int, b: Any, j: int) -> bool:
+    """Whether item ``i`` of ``a`` and item ``j`` of ``b`` are known to be the same stored item
+    without decoding them: both pending in lazy lists cut from the same read (they hold the
+    one stored text).  False says nothing: compare the items."""
+    if not (isinstance(a, LazyList) and isinstance(b, LazyList)):
+        return False
+    text = a.stored_text(i)
+    return text is not None and text is b.stored_text(j)
 
 
 def materialized(value: Any) -> Any:
