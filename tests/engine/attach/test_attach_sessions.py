@@ -154,9 +154,10 @@ def test_a_long_threads_messages_are_copied_as_deltas(tmp_path: Path) -> None:
             )
         ]
     # the empty list before the first input, one whole list, then each checkpoint (every later
-    # run's first included) only adds what it appended to the one before
-    assert blobs[0] == '{"value":[]}' and blobs[1].startswith('{"messages"')
-    assert all(b.startswith('{"append"') for b in blobs[2:])
+    # run's first included) only adds what it appended to the one before (a log blob:
+    # engine.checkpoint.log_blobs)
+    assert blobs[0] == '{"value":[]}' and blobs[1].startswith('{"k":0,"n":1,"messages":[')
+    assert all(b.startswith('{"base":') for b in blobs[2:])
     assert all("turn 0" not in b for b in blobs[-4:])
 
 
