@@ -1,0 +1,61 @@
+"""What an attached run resumes: the interrupts waiting on the thread, by id, node and scope.
+
+The engine reports ``interrupt.resumed`` where ``interrupt()`` returns its answer, with the
+interrupt's id and node.  An attached run only sees LangGraph's stream, in which a resumed
+``interrupt()`` leaves no trace; the thread's state before the run says what waits: each
+interrupt with its task (the node) and, for one raised inside a subgraph, the subgraph's
+scope.  A resume of one value then answers the one interrupt waiting, and a resume by
+interrupt id answers each id it names, as LangGraph applies them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["PendingInterrupt", "answered", "pending_interrupts"]
+
+
+@dataclass(frozen=True, slots=True)
+class PendingInterrupt:
+    interrupt_id: str
+    node: str
+    ns: str
+    """The scope it was raised in (``""``: the graph itself; ``"writer:<task>"``: a subgraph)."""
+
+
+def pending_interrupts(snapshot: Any) -> list[PendingInterrupt]:
+    """The interrupts waiting in a LangGraph ``StateSnapshot`` read with ``subgraphs=True``,
+    innermost first: one raised in a subgraph is reported by its own node, not by the parent
+    node that runs the subgraph."""
+    out: dict[str, PendingInterrupt] = {}
+    _collect(snapshot, "", out)
+    return list(out.values())
+
+
+def _collect(snapshot: Any, ns: str, out: dict[str, PendingInterrupt]) -> None:
+    for task in getattr(snapshot, "tasks", ()) or ():
+        inner = getattr(task, "state", None)
+        if inner is not None and hasattr(inner, "tasks"):
+            conf = (getattr(inner, "config", None) or {}).get("configurable") or {}
+            _collect(inner, str(conf.get("checkpoint_ns") or ""), out)
+        for intr in getattr(task, "interrupts", ()) or ():
+            iid = str(getattr(intr, "id", "") or "")
+            if iid and iid not in out:
+                out[iid] = PendingInterrupt(iid, str(getattr(task, "name", "") or ""), ns)
+
+
+def answered(
+    pending: list[PendingInterrupt], resume: Any
+) -> list[tuple[PendingInterrupt, Any]] | None:
+    """Which waiting interrupts ``Command(resume=resume)`` answers, with their values: each id
+    a mapping of interrupt ids names, or the one interrupt waiting.  None when the thread does
+    not say (nothing known to wait); ``[]`` when LangGraph will refuse the resume (one value
+    for several interrupts: it asks for their ids)."""
+    by_id = {p.interrupt_id: p for p in pending}
+    if isinstance(resume, Mapping) and resume and all(str(k) in by_id for k in resume):
+        return [(by_id[str(k)], v) for k, v in resume.items()]
+    if len(pending) == 1:
+        return [(pending[0], resume)]
+    return [] if pending else None
