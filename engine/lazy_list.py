@@ -37,12 +37,14 @@ chunk is twice as large."""
 class LazyList(list[Any]):
     """A list of items decoded on first read (see the module's docstring)."""
 
-    __slots__ = ("_decode", "_done", "_map", "_src")
+    __slots__ = ("_decode", "_done", "_epoch", "_map", "_src", "_src_epoch")
 
     _decode: Decoder | None
     _done: bytearray | None  # 1 where the slot holds its decoded item; None: all decoded
     _src: LazyList | None  # the list this one was cut from (decodes through it)
     _map: range | None  # this list's slot i is ``_src``'s slot ``_map[i]``
+    _epoch: int  # counts changes that move items (a slice cut before one decodes on its own)
+    _src_epoch: int  # ``_src``'s epoch when this list was cut from it
 
     def __init__(self, items: Iterable[Any] = ()) -> None:
         super().__init__(items)
@@ -50,6 +52,8 @@ class LazyList(list[Any]):
         self._done = None
         self._src = None
         self._map = None
+        self._epoch = 0
+        self._src_epoch = 0
 
     @classmethod
     def of_texts(cls, parts: list[tuple[bool, list[Any]]], decode: Decoder) -> LazyList:
@@ -95,10 +99,12 @@ class LazyList(list[Any]):
         done = self._done
         if done is None or not todo:
             return
-        src, smap = self._src, self._map
-        if src is not None and smap is not None:
+        source = self._source()
+        if source is not None:
+            src, smap = source
             src._fill_at([j for j in (smap[i] for i in todo) if src._is_pending(j)])
-            items = [src._item(smap[i]) for i in todo]
+            get = list.__getitem__
+            items = [get(src, smap[i]) for i in todo]
         else:
             assert self._decode is not None
             items = self._decode([list.__getitem__(self, i) for i in todo])
@@ -108,6 +114,13 @@ class LazyList(list[Any]):
         if 0 not in done:
             self._settled()
 
+    def _source(self) -> tuple[LazyList, range] | None:
+        """The list this one decodes through, while its items are where they were cut."""
+        src, smap = self._src, self._map
+        if src is None or smap is None or src._epoch != self._src_epoch:
+            return None
+        return src, smap
+
     def _is_pending(self, i: int) -> bool:
         done = self._done
         return done is not None and i < len(done) and not done[i]
@@ -115,9 +128,9 @@ class LazyList(list[Any]):
     def _item(self, i: int) -> Any:
         done = self._done
         if done is not None and i < len(done) and not done[i]:
-            src, smap = self._src, self._map
-            if src is not None and smap is not None:
-                item = src._item(smap[i])
+            source = self._source()
+            if source is not None:
+                item = source[0]._item(source[1][i])
             else:
                 assert self._decode is not None
                 item = self._decode([list.__getitem__(self, i)])[0]
@@ -165,8 +178,10 @@ class LazyList(list[Any]):
             out_done = done[i]
             if 0 in out_done:
                 out._done = out_done
+                out._decode = self._decode
                 out._src = self
                 out._map = range(n)[i]
+                out._src_epoch = self._epoch
             return out
         k = i.__index__()
         if k < 0:
@@ -268,37 +283,53 @@ class LazyList(list[Any]):
         return list.__mul__(self.materialize(), n)
 
     # -- changes: every item decoded first, then as a plain list ----------------------------
+
+    def _moved(self) -> None:
+        """Before a change that moves or replaces items: decode them all, and let slices cut
+        from this list decode their own texts from now on."""
+        self.materialize()
+        self._epoch += 1
+
     # (``append``, ``extend`` and ``+=`` add decoded items after the pending ones: slots past
     # the end of ``_done`` count as decoded)
 
     def __setitem__(self, i: Any, value: Any) -> None:
-        list.__setitem__(self.materialize(), i, value)
+        self._moved()
+        list.__setitem__(self, i, value)
 
     def __delitem__(self, i: Any) -> None:
-        list.__delitem__(self.materialize(), i)
+        self._moved()
+        list.__delitem__(self, i)
 
     def __imul__(self, n: SupportsIndex) -> LazyList:
-        list.__imul__(self.materialize(), n)
+        self._moved()
+        list.__imul__(self, n)
         return self
 
     def insert(self, i: SupportsIndex, x: Any) -> None:
-        list.insert(self.materialize(), i, x)
+        self._moved()
+        list.insert(self, i, x)
 
     def pop(self, i: SupportsIndex = -1) -> Any:
-        return list.pop(self.materialize(), i)
+        self._moved()
+        return list.pop(self, i)
 
     def remove(self, x: Any) -> None:
-        list.remove(self.materialize(), x)
+        self._moved()
+        list.remove(self, x)
 
     def clear(self) -> None:
+        self._epoch += 1
         list.clear(self)
         self._settled()
 
     def reverse(self) -> None:
-        list.reverse(self.materialize())
+        self._moved()
+        list.reverse(self)
 
     def sort(self, *, key: Callable[[Any], Any] | None = None, reverse: bool = False) -> None:
-        list.sort(self.materialize(), key=key, reverse=reverse)
+        self._moved()
+        list.sort(self, key=key, reverse=reverse)
 
 
 def same_stored(a: Any, i: int, b: Any, j: int) -> bool:

@@ -158,3 +158,14 @@ def test_repr_and_materialize() -> None:
     assert repr(lazy) == "[1, {'a': 2}]" and dec.decoded == 2
     lazy2, _ = _lazy([1, 2])
     assert lazy2.materialize() is lazy2 and lazy2.pending == 0
+
+
+def test_a_slice_keeps_its_items_when_the_list_it_was_cut_from_changes() -> None:
+    lazy, _ = _lazy([3, 1, 2, 5, 4])
+    tail = lazy[2:]
+    lazy.sort()
+    assert tail == [2, 5, 4] and lazy == [1, 2, 3, 4, 5]
+    lazy2, _ = _lazy([1, 2, 3])
+    head = lazy2[:2]
+    lazy2.clear()
+    assert head == [1, 2] and lazy2 == []
