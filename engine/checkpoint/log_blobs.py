@@ -6,10 +6,10 @@ the root (the root is 0, each later version one more).  Version ``k`` rests on v
 ``k - s``, where ``s`` is the largest power of ``SPAN`` dividing ``k`` (a Fenwick tree), and
 holds every item added since then: most blobs hold one step's items, every ``SPAN``-th the last
 ``SPAN`` steps', every ``SPAN**2``-th the last ``SPAN**2`` steps', and so on.  Reading version
-``k`` walks one blob per non-zero digit unit of ``k`` in base ``SPAN`` (a 10,000-step thread:
-at most 60, typically 15 rows, instead of 10,000), and each item is written about
-``1 + log_SPAN(n)`` times (3 to 4 copies for 10,000 steps), never re-encoded: a consolidating
-blob joins the texts of the blobs it replaces.
+``k`` walks the root and one blob per unit of each digit of ``k`` in base ``SPAN`` (the
+10,000th: 11 blobs; any of the first 65,536: at most 61), instead of one blob per step, and
+each item is written about ``1 + log_SPAN(n)`` times (about 4 copies at 10,000 steps), never
+re-encoded: a consolidating blob joins the texts of the blobs it replaces.
 
 Text layout (valid JSON, with one item per line: a reader splits items without parsing them,
 and compact JSON never holds a raw newline)::
