@@ -1,7 +1,7 @@
-"""What an attached run resumes: the interrupts waiting on the thread, by id, node and scope.
+"""What an attached or remote run resumes: the interrupts waiting on the thread, by id, node and scope.
 
 The engine reports ``interrupt.resumed`` where ``interrupt()`` returns its answer, with the
-interrupt's id and node.  An attached run only sees LangGraph's stream, in which a resumed
+interrupt's id and node.  An attached or remote run only sees LangGraph's stream, in which a resumed
 ``interrupt()`` leaves no trace; the thread's state before the run says what waits: each
 interrupt with its task (the node) and, for one raised inside a subgraph, the subgraph's
 scope.  A resume of one value then answers the one interrupt waiting, and a resume by
@@ -26,7 +26,8 @@ class PendingInterrupt:
 
 
 def pending_interrupts(snapshot: Any) -> list[PendingInterrupt]:
-    """The interrupts waiting in a LangGraph ``StateSnapshot`` read with ``subgraphs=True``,
+    """The interrupts waiting in a LangGraph ``StateSnapshot`` read with ``subgraphs=True`` (or
+    its JSON from a LangGraph server's thread state),
     innermost first: one raised in a subgraph is reported by its own node, not by the parent
     node that runs the subgraph."""
     out: dict[str, PendingInterrupt] = {}
@@ -35,15 +36,26 @@ def pending_interrupts(snapshot: Any) -> list[PendingInterrupt]:
 
 
 def _collect(snapshot: Any, ns: str, out: dict[str, PendingInterrupt]) -> None:
-    for task in getattr(snapshot, "tasks", ()) or ():
-        inner = getattr(task, "state", None)
-        if inner is not None and hasattr(inner, "tasks"):
-            conf = (getattr(inner, "config", None) or {}).get("configurable") or {}
-            _collect(inner, str(conf.get("checkpoint_ns") or ""), out)
-        for intr in getattr(task, "interrupts", ()) or ():
-            iid = str(getattr(intr, "id", "") or "")
+    for task in _get(snapshot, "tasks") or ():
+        inner = _get(task, "state")
+        if inner is not None and _get(inner, "tasks") is not None:
+            _collect(inner, _ns_of(inner), out)
+        for intr in _get(task, "interrupts") or ():
+            iid = str(_get(intr, "id") or "")
             if iid and iid not in out:
-                out[iid] = PendingInterrupt(iid, str(getattr(task, "name", "") or ""), ns)
+                out[iid] = PendingInterrupt(iid, str(_get(task, "name") or ""), ns)
+
+
+def _get(obj: Any, name: str) -> Any:
+    """A field of a LangGraph object, or of its JSON as a server sends it."""
+    return obj.get(name) if isinstance(obj, Mapping) else getattr(obj, name, None)
+
+
+def _ns_of(snapshot: Any) -> str:
+    if isinstance(snapshot, Mapping):  # a server's JSON: its checkpoint says
+        return str((snapshot.get("checkpoint") or {}).get("checkpoint_ns") or "")
+    conf = (getattr(snapshot, "config", None) or {}).get("configurable") or {}
+    return str(conf.get("checkpoint_ns") or "")
 
 
 def answered(

@@ -292,9 +292,15 @@ class RemoteClient:
             raise explain(exc, self, f"reading the history of thread {thread_id}") from None
         return [dict(s) for s in found]
 
-    async def state(self, thread_id: str, checkpoint_id: str | None = None) -> dict[str, Any]:
+    async def state(
+        self, thread_id: str, checkpoint_id: str | None = None, *, subgraphs: bool = False
+    ) -> dict[str, Any]:
         try:
-            return dict(await self.sdk.threads.get_state(thread_id, checkpoint_id=checkpoint_id))
+            return dict(
+                await self.sdk.threads.get_state(
+                    thread_id, checkpoint_id=checkpoint_id, subgraphs=subgraphs
+                )
+            )
         except Exception as exc:
             raise explain(exc, self, f"reading the state of thread {thread_id}") from None
 
@@ -331,6 +337,7 @@ class RemoteClient:
         interrupt_before: Sequence[str] | Literal["*"] | None = None,
         interrupt_after: Sequence[str] | Literal["*"] | None = None,
         context: Any = None,
+        config: Mapping[str, Any] | None = None,
         on_created: Callable[[str], None] | None = None,
     ) -> AsyncIterator[StreamPart]:
         """Start a run on the thread and stream it (``stream_subgraphs``, resumable);
@@ -352,6 +359,7 @@ class RemoteClient:
             interrupt_before=interrupt_before,  # type: ignore[arg-type]
             interrupt_after=interrupt_after,  # type: ignore[arg-type]
             context=context,
+            config=dict(config) if config is not None else None,  # type: ignore[arg-type]
             multitask_strategy="reject",
             if_not_exists="create",
             on_disconnect="continue",
