@@ -15,6 +15,7 @@ import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, TypeVar, overload
 
+from engine.lazy_list import LazyList
 from engine.messages import (
     AIMessageChunk,
     BaseMessage,
@@ -63,6 +64,12 @@ class AppendLog(Sequence[T]):
     @staticmethod
     def _append(buf: _Buffer, new: Sequence[Any]) -> None:
         buf.items.extend(new)
+
+    @classmethod
+    def over(cls, items: list[Any]) -> Any:
+        """A view of all of ``items`` (taken, not copied: e.g. a ``LazyList`` a checkpoint
+        saver read, whose items are decoded when first read)."""
+        return cls._view(cls._new_buffer(items), len(items))
 
     @property
     def buffer(self) -> object:
@@ -164,12 +171,16 @@ class MessageList(AppendLog[BaseMessage]):
 
     @classmethod
     def _new_buffer(cls, items: list[Any]) -> _Buffer:
+        if isinstance(items, LazyList) and items.pending:
+            return _Buffer(items)  # indexed when first asked (it decodes every message)
         return _Buffer(items, {m.id: i for i, m in enumerate(items)})
 
     @staticmethod
     def _append(buf: _Buffer, new: Sequence[Any]) -> None:
         index = buf.index
-        assert index is not None
+        if index is None:
+            buf.items.extend(new)
+            return
         for m in new:
             index[m.id] = len(buf.items)
             buf.items.append(m)
@@ -181,8 +192,11 @@ class MessageList(AppendLog[BaseMessage]):
         return [m.model_dump(mode="json") for m in self]
 
     def id_position(self, message_id: str | None) -> int | None:
-        index = self._buf.index
-        pos = index.get(message_id) if index is not None else None
+        buf = self._buf
+        index = buf.index
+        if index is None:
+            index = buf.index = {m.id: i for i, m in enumerate(buf.items)}
+        pos = index.get(message_id)
         return pos if pos is not None and pos < self._n else None
 
     def merged(self, right: Any) -> MessageList:

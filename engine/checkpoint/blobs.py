@@ -1,12 +1,12 @@
-"""Channel values as blobs: append-log deltas on the way in, a decoded-value cache on the way out.
+"""Channel values as blobs: logs stored a few blobs per read, a decoded-value cache on the way out.
 
 An ``AppendLog`` (``messages``, ``operator.add`` lists) that only grew since the previous blob
-of its channel is stored as ``{"append": [new items], "base": previous version}``; anything
-else as ``{"value": ...}`` (or ``{"messages"|"list": [...]}`` for a full log).  Reading walks
-the append chain back to a cached or full blob (a saver reads a growing stretch of the chain per
-query: a 10,000-message log takes a handful of queries, not 10,000) and replays it forward with
-every message decoded in one call, so a long thread is decoded once and then served from the
-cache.
+of its channel is stored as the items added since an older version of it
+(``engine.checkpoint.log_blobs``: a read walks a handful of blobs, whatever the log's length);
+anything else as ``{"value": ...}``.  A read hands out the log's items as their stored JSON
+texts in a ``LazyList`` (``engine.lazy_list``): an item is decoded when it is first read, so a
+long thread's state is available at once and costs its decoding only for what is looked at.
+Decoded values are cached: the next read of the same or a nearby version is served from there.
 """
 
 from __future__ import annotations
@@ -14,17 +14,24 @@ from __future__ import annotations
 import json
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 from engine import serde
+from engine.checkpoint.log_blobs import LogBlob, Segment, Tip, base_of, encode_log, parse_log_blob
 from engine.core.gc_pause import paused_gc
 from engine.errors import CheckpointError
+from engine.lazy_list import LazyList
 from engine.message_log import AppendLog, MessageList
 
 __all__ = ["BlobCodec", "chain_from"]
 
 _CHAIN_MAX = 1 << 30
 """No limit: the rest of a chain, however long."""
+
+_FIRST_STRETCH = 64
+"""Blobs asked for in a read's first query: a chain in the current layout is shorter; a long
+chain of the older layout (one blob per step) is read with the rest in a second query."""
 
 
 class BlobCodec:
@@ -34,7 +41,7 @@ class BlobCodec:
 
     def __init__(self) -> None:
         self._cache: OrderedDict[tuple[str, str, str, str], Any] = OrderedDict()
-        self._tips: dict[tuple[str, str, str], tuple[str, AppendLog[Any]]] = {}
+        self._tips: dict[tuple[str, str, str], Tip] = {}
         self._cache_lock = threading.Lock()
 
     @property
@@ -48,20 +55,10 @@ class BlobCodec:
 
     def _encode_blob(self, thread_id: str, ns: str, channel: str, version: str, value: Any) -> str:
         if isinstance(value, AppendLog):
-            tip = self._tips.get((thread_id, ns, channel))
-            self._tips[(thread_id, ns, channel)] = (version, value)
+            key = (thread_id, ns, channel)
+            text, self._tips[key] = encode_log(self._tips.get(key), version, value, serde.encode)
             self._cache_put((thread_id, ns, channel, version), value)
-            if tip is not None and tip[0] != version and value.extends(tip[1]):
-                delta = value.delta_since(tip[1])
-                return json.dumps(
-                    {"append": serde.encode(delta), "base": tip[0]},
-                    separators=(",", ":"),
-                    ensure_ascii=False,
-                )
-            key = "messages" if isinstance(value, MessageList) else "list"
-            return json.dumps(
-                {key: serde.encode(list(value))}, separators=(",", ":"), ensure_ascii=False
-            )
+            return text
         self._cache_put((thread_id, ns, channel, version), value)
         return json.dumps({"value": serde.encode(value)}, separators=(",", ":"), ensure_ascii=False)
 
@@ -128,87 +125,117 @@ class BlobCodec:
                 checkpoint_id=checkpoint_id,
             )
 
-        # walk the append chain back to a cached or full blob (read a growing stretch of it
-        # per query), then replay it forward
-        chain: list[tuple[str, Any]] = []  # (version, encoded items it appended), newest first
+        # walk the chain back to a cached value or a root, then build the value forward
+        chain: list[tuple[str, LogBlob | list[Any]]] = []  # append blobs, newest first
+        root: Any = serde.TAG  # a cached or decoded value, or (version, root LogBlob)
         v: str | None = version
-        base_value: Any = serde.TAG
-        stretch = 4
+        stretch = _FIRST_STRETCH
         while v is not None:
             rows = self._get_blob_chain(thread_id, ns, channel, v, stretch)
-            stretch = stretch * 16  # 4, 64, then the rest (``_CHAIN_MAX``) in one read
-            if stretch > 64:
-                stretch = _CHAIN_MAX
+            stretch = _CHAIN_MAX
             if not rows or rows[0][0] != v:
                 raise missing(v)
             skip = 0 if chain else 1  # ``version`` itself was looked up already
             hit, cached = self._first_cached(
                 [(thread_id, ns, channel, ver) for ver, _text in rows[skip:]]
             )
-            texts = [text for _ver, text in rows[: skip + hit]]
             if cached is not serde.TAG:
-                base_value = cached
-            try:
-                blobs = json.loads(f"[{','.join(texts)}]") if texts else []
-            except ValueError as exc:
-                raise corrupt(exc) from exc
-            for (ver, _text), blob in zip(rows, blobs, strict=False):
+                root = cached
+            for ver, text in rows[: skip + hit]:
                 try:
-                    if "append" in blob:
-                        chain.append((ver, blob["append"]))
-                        v = blob["base"]
+                    blob = parse_log_blob(text)
+                    if blob is None:  # the older layout, or not a log
+                        data = json.loads(text)
+                        if "append" in data:
+                            chain.append((ver, data["append"]))
+                            v = data["base"]
+                            continue
+                        if "messages" in data:
+                            root = MessageList(serde.decode(data["messages"]))
+                        elif "list" in data:
+                            root = AppendLog(serde.decode(data["list"]))
+                        else:
+                            root = serde.decode(data["value"])
+                        self._cache_put((thread_id, ns, channel, ver), root)
+                    elif blob.base is not None:
+                        chain.append((ver, blob))
+                        v = blob.base
                         continue
-                    if "messages" in blob:
-                        base_value = MessageList(serde.decode(blob["messages"]))
-                    elif "list" in blob:
-                        base_value = AppendLog(serde.decode(blob["list"]))
                     else:
-                        base_value = serde.decode(blob["value"])
+                        root = (ver, blob)
                 except (ValueError, KeyError, TypeError) as exc:
                     raise corrupt(exc) from exc
-                self._cache_put((thread_id, ns, channel, ver), base_value)
                 break
-            if base_value is not serde.TAG:
+            if root is not serde.TAG:
                 break
+        decoder = _text_decoder(corrupt)
+        tip: Tip | None = None  # kept only when the whole chain is in the current layout
+        if isinstance(root, tuple):
+            root_ver, root_blob = root
+            root = _lazy_log(root_blob.kind, [(True, root_blob.items)], decoder)
+            self._cache_put((thread_id, ns, channel, root_ver), root)
+            tip = Tip.root(root_ver, root)
+        key = (thread_id, ns, channel)
         if not chain:
-            if isinstance(base_value, AppendLog):
-                self._tips[(thread_id, ns, channel)] = (version, base_value)
-            return base_value
+            if isinstance(root, AppendLog):
+                self._tips[key] = tip or Tip.root(version, root)
+            return root
+        chain.reverse()
         try:
-            deltas = serde.decode_lists([items for _ver, items in reversed(chain)])
+            old = serde.decode_lists([d for _v, d in chain if not isinstance(d, LogBlob)])
         except (ValueError, KeyError, TypeError) as exc:
             raise corrupt(exc) from exc
-        value = base_value if isinstance(base_value, AppendLog) else AppendLog(base_value)
-        start = len(value)
-        value = value.extended([item for delta in deltas for item in delta])
+        old.reverse()
+        parts: list[tuple[bool, list[Any]]] = []
+        for _ver, d in chain:
+            if isinstance(d, LogBlob):
+                parts.append((True, d.items))
+            else:
+                parts.append((False, old.pop()))
+                tip = None
+        base: AppendLog[Any] = root if isinstance(root, AppendLog) else AppendLog(root)
+        n0 = len(base)
+        value = _lazy_log(
+            "messages" if isinstance(base, MessageList) else "list",
+            [(False, base[:n0]), *parts],
+            decoder,
+        )
         # each version of the chain is a view of the one buffer; the newest ones are cached
-        ends: list[int] = []
-        for delta in deltas:
-            start += len(delta)
-            ends.append(start)
-        versions = [ver for ver, _items in reversed(chain)]
-        for ver, end in list(zip(versions, ends, strict=True))[-self.CACHE_SIZE :]:
+        end = n0
+        for ver, d in chain:
+            end += len(d.items) if isinstance(d, LogBlob) else len(d)
             self._cache_put((thread_id, ns, channel, ver), value.prefix(end))
-        self._tips[(thread_id, ns, channel)] = (version, value)
+            if tip is not None and isinstance(d, LogBlob):
+                tip.chain.append(Segment(d.k, ver, end, d.body))
+        if tip is not None:
+            tip.version, tip.value = version, value
+        self._tips[key] = tip or Tip.root(version, value)
         return value
 
 
-_DELTA_HEAD = '{"append":'
-_BASE_KEY = ',"base":"'
+def _lazy_log(
+    kind: str, parts: list[tuple[bool, list[Any]]], decode: Callable[[list[str]], list[Any]]
+) -> AppendLog[Any]:
+    """An ``AppendLog`` (a ``MessageList`` for ``messages``) over a ``LazyList`` of ``parts``."""
+    items = LazyList.of_texts(parts, decode)
+    cls = MessageList if kind == "messages" else AppendLog
+    return cls.over(items)
 
 
-def _base_of(text: str) -> str | None:
-    """The base version of an append blob as ``_encode_blob`` writes it
-    (``{"append":[...],"base":"<version>"}``), read from its end without parsing its items;
-    None for any other text.  ``,"base":"`` cannot occur inside a JSON string (its quotes
-    would be escaped), so its last occurrence is the blob's own last member."""
-    if not (text.startswith(_DELTA_HEAD) and text.endswith('"}')):
-        return None
-    i = text.rfind(_BASE_KEY)
-    if i < 0:
-        return None
-    base = text[i + len(_BASE_KEY) : -2]
-    return None if '"' in base or "\\" in base else base
+def _text_decoder(
+    corrupt: Callable[[Exception], CheckpointError],
+) -> Callable[[list[str]], list[Any]]:
+    """Decodes stored item texts; a text it cannot read is reported as ``corrupt`` says."""
+
+    def decode(texts: list[str]) -> list[Any]:
+        try:
+            with paused_gc():
+                data = json.loads("[" + ",".join([t.rstrip(",") for t in texts]) + "]")
+                return serde.decode_lists([data])[0]
+        except (ValueError, KeyError, TypeError) as exc:
+            raise corrupt(exc) from exc
+
+    return decode
 
 
 def chain_from(blobs: dict[str, str], version: str, limit: int) -> list[tuple[str, str]]:
@@ -225,5 +252,5 @@ def chain_from(blobs: dict[str, str], version: str, limit: int) -> list[tuple[st
         if text is None:
             break
         out.append((v, text))
-        v = _base_of(text)
+        v = base_of(text)
     return out

@@ -20,6 +20,7 @@ from engine.checkpoint import sqlite_tx
 from engine.checkpoint.base import SCHEMA_VERSION, BaseCheckpointSaver, StoredRow
 from engine.checkpoint.blobs import chain_from
 from engine.checkpoint.leases import DEFAULT_LEASE_TTL, LeaseInfo, SqliteLeases
+from engine.checkpoint.log_blobs import base_of
 from engine.errors import CheckpointError
 
 __all__ = ["SqliteSaver", "open_sqlite"]
@@ -66,6 +67,9 @@ def open_sqlite(path: str | os.PathLike[str], *, what: str = "Stepwise file") ->
 
 _SCAN_FROM = 64
 """A chain stretch longer than this is read with one scan of the channel's blobs."""
+
+_LOG_HEAD = '{"base":"'
+"""How an append blob of the current layout starts (``engine.checkpoint.log_blobs``)."""
 
 
 class SqliteSaver(BaseCheckpointSaver):
@@ -228,33 +232,42 @@ class SqliteSaver(BaseCheckpointSaver):
     def _get_blob_chain(
         self, thread_id: str, ns: str, channel: str, version: str, limit: int
     ) -> list[tuple[str, str]]:
-        """The append chain from ``version`` back, at most ``limit`` blobs; it stops at a blob
-        that is not JSON (the caller reports it as corrupt).
+        """The append chain from ``version`` back, at most ``limit`` blobs, newest first; it
+        ends at a root, or at a blob whose base it cannot read without parsing it (the caller
+        parses that one and goes on, or reports it as corrupt).
 
-        A short stretch is one query in which SQLite follows each delta's ``base``.  A long
-        one reads the channel's blobs of the thread in one plain scan and follows the chain
-        here: SQLite would parse every blob's JSON twice to find its base, most of a deep
-        cold read (``chain_from``)."""
+        A short stretch (a chain in the current layout is a handful of blobs) is read one
+        blob per query by primary key, each blob naming its base at its start: far cheaper
+        than SQLite following the chain itself in a recursive query, which copies every blob
+        into its queue and a sort.  A long one (a chain of the older layout, one blob per
+        step) reads the channel's blobs of the thread in one plain scan and follows the
+        chain here (``chain_from``)."""
         if limit > _SCAN_FROM:
             rows = self._query(
                 "SELECT version, data FROM checkpoint_blobs WHERE thread_id=? AND ns=? AND channel=?",
                 (thread_id, ns, channel),
             )
             return chain_from(dict(rows), version, limit)  # type: ignore[arg-type]
-        rows = self._query(
-            "WITH RECURSIVE chain(version, data, depth) AS ("
-            " SELECT version, data, 0 FROM checkpoint_blobs"
-            " WHERE thread_id=?1 AND ns=?2 AND channel=?3 AND version=?4"
-            " UNION ALL"
-            " SELECT b.version, b.data, chain.depth + 1 FROM chain JOIN checkpoint_blobs b"
-            " ON b.thread_id=?1 AND b.ns=?2 AND b.channel=?3"
-            " AND b.version=CASE WHEN json_valid(chain.data)"
-            " THEN json_extract(chain.data, '$.base') END"
-            " LIMIT ?5"
-            ") SELECT version, data FROM chain ORDER BY depth",
-            (thread_id, ns, channel, version, limit),
-        )
-        return rows  # type: ignore[return-value]
+        out: list[tuple[str, str]] = []
+        v: str | None = version
+        try:
+            with self._lock:
+                cur = self.conn.cursor()
+                while v is not None and len(out) < limit:
+                    row = cur.execute(
+                        "SELECT data FROM checkpoint_blobs"
+                        " WHERE thread_id=? AND ns=? AND channel=? AND version=?",
+                        (thread_id, ns, channel, v),
+                    ).fetchone()
+                    if row is None:
+                        break
+                    out.append((v, row[0]))
+                    if not row[0].startswith(_LOG_HEAD):
+                        break  # a root, or the older layout: its long chain is read by a scan
+                    v = base_of(row[0])
+        except sqlite3.DatabaseError as exc:
+            raise CheckpointError(f"Cannot read checkpoints from {self.path}: {exc}") from exc
+        return out
 
     def _list_rows(
         self, thread_id: str | None, ns: str | None, before: str | None, limit: int | None

@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from engine.lazy_list import same_stored
 from engine.message_log import AppendLog
 from engine.messages import BaseMessage
 from engine.serde import to_jsonable
@@ -232,10 +233,11 @@ def _diff_messages(a: Sequence[Any], b: Sequence[Any], key: str) -> list[Message
             MessageChange("appended", i, m.id, None, m, key=key)
             for i, m in enumerate(b[len(a) :], len(a))
         ]
-    # the common prefix (same objects, or equal) needs no ids
+    # the common prefix (the same stored items of one read, same objects, or equal) needs no
+    # ids, and no decoding where it holds the same stored items
     n = 0
     limit = min(len(a), len(b))
-    while n < limit and (a[n] is b[n] or a[n] == b[n]):
+    while n < limit and (same_stored(a, n, b, n) or a[n] is b[n] or a[n] == b[n]):
         n += 1
     old = {m.id: i for i, m in enumerate(a[n:], n) if getattr(m, "id", None)}
     new_ids = {getattr(m, "id", None) for m in b[n:]}

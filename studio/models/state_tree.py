@@ -19,6 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from engine.lazy_list import LazyList
 from engine.messages import BaseMessage
 from engine.serde import to_jsonable
 
@@ -175,17 +176,30 @@ def inline_preview(value: Any, limit: int = 90) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-class StateNode:
-    """One row of the tree; children are built on first access."""
+_UNREAD: Any = object()
+"""A node's value not read from its sequence yet."""
 
-    __slots__ = ("_children", "key", "parent", "row", "value")
+
+class StateNode:
+    """One row of the tree; children are built on first access, and the value of an item of a
+    sequence is read from it when first asked (a checkpoint's history hands out its messages
+    undecoded: expanding 10,000 messages decodes only the rows shown)."""
+
+    __slots__ = ("_children", "_value", "key", "parent", "row")
 
     def __init__(self, key: str | int, value: Any, parent: StateNode | None, row: int) -> None:
         self.key = key
-        self.value = value
+        self._value = value
         self.parent = parent
         self.row = row
         self._children: list[StateNode] | None = None
+
+    @property
+    def value(self) -> Any:
+        if self._value is _UNREAD:
+            assert self.parent is not None
+            self._value = self.parent.value[self.key]
+        return self._value
 
     @property
     def kind(self) -> str:
@@ -198,13 +212,21 @@ class StateNode:
         """Cheaper than ``child_count() > 0`` (a view asks it of every row it lays out)."""
         if self._children is not None:
             return bool(self._children)
+        if self._value is _UNREAD:  # a view asks every row: answer from the stored text
+            known = _has_children_stored(self.parent, self.key)
+            if known is not None:
+                return known
         return isinstance(self.value, BaseMessage) or _count(self.value) > 0
 
     def children(self) -> list[StateNode]:
         if self._children is None:
-            self._children = [
-                StateNode(k, v, self, i) for i, (k, v) in enumerate(entries(self.value) or [])
-            ]
+            value = self.value
+            if _is_sequence(value):
+                self._children = [StateNode(i, _UNREAD, self, i) for i in range(len(value))]
+            else:
+                self._children = [
+                    StateNode(k, v, self, i) for i, (k, v) in enumerate(entries(value) or [])
+                ]
         return self._children
 
     def child(self, key: str | int) -> StateNode | None:
@@ -258,6 +280,35 @@ class StateNode:
 
     def __repr__(self) -> str:
         return f"StateNode({self.path_text() or '<root>'})"
+
+
+def _has_children_stored(parent: StateNode | None, key: str | int) -> bool | None:
+    """Whether an item not decoded yet has children, told from its stored JSON text (a
+    message has; a scalar or an empty container has not); None when the text does not say
+    (a tagged value other than a message) or there is none."""
+    seq = parent.value if parent is not None else None
+    if not isinstance(seq, LazyList) or not isinstance(key, int):
+        return None
+    text = seq.stored_text(key)
+    if text is None:
+        return None
+    text = text.rstrip(",")
+    if text.startswith('{"__sw__":"msg"'):
+        return True
+    if text.startswith('{"__sw__":'):
+        return None
+    if text[:1] and text[:1] in "{[":
+        return text not in ("{}", "[]")
+    return False
+
+
+def _is_sequence(value: Any) -> bool:
+    """A sequence whose children are its items by index (what ``entries`` enumerates)."""
+    return (
+        isinstance(value, Sequence)
+        and not isinstance(value, str | bytes | bytearray | BaseMessage)
+        and not isinstance(value, Mapping)
+    )
 
 
 def _first(value: Any) -> Any:

@@ -1,6 +1,6 @@
-"""A long append chain is read with one scan of the channel's blobs and followed in Python
-(issue 26: SQLite parsed every blob's JSON twice to follow it), with the same values, the
-same errors for missing or corrupt data, and branches of a forked thread kept apart."""
+"""A long message log is read in a few blobs (issue 26: one per step before), with the same
+values, the same errors for missing or corrupt data, and branches of a forked thread kept
+apart; ``chain_from`` follows both layouts of append blobs."""
 
 from __future__ import annotations
 
@@ -21,6 +21,25 @@ def _blob_selects(saver: SqliteSaver) -> list[str]:
         lambda sql: seen.append(sql) if "channel='messages'" in sql and "SELECT" in sql else None
     )
     return seen
+
+
+def _chain(saver: SqliteSaver, config: dict[str, object]) -> list[tuple[str, str]]:
+    """The blobs a read of the messages at ``config``'s checkpoint walks, newest first."""
+    cid = config["configurable"]["checkpoint_id"]  # type: ignore[index]
+    body = saver.conn.execute("SELECT body FROM checkpoints WHERE checkpoint_id=?", (cid,))
+    blobs = saver.conn.execute(
+        "SELECT version, data FROM checkpoint_blobs WHERE channel='messages'"
+    )
+    return chain_from(
+        dict(blobs.fetchall()), json.loads(body.fetchone()[0])["versions"]["messages"], 1 << 30
+    )
+
+
+def _walk(tip: str) -> int:
+    """The blobs a read walks from an append blob numbered k (one per unit of each of k's
+    base-16 digits) to its root."""
+    k = json.loads(tip[: tip.index("\n")] + "]}")["k"]
+    return 1 + sum(int(d, 16) for d in f"{k:x}")
 
 
 def _long_forked_thread(path: object) -> tuple[dict[str, object], dict[str, object]]:
@@ -48,6 +67,7 @@ def test_both_branches_of_a_long_forked_thread_read_cold_as_written(tmp_path) ->
     assert len(fork["values"]["messages"]) == 221  # type: ignore[index]
     for tip in (main, fork, main):
         fresh = SqliteSaver(tmp_path / "c.sqlite")
+        chain = _chain(fresh, tip["config"])
         selects = _blob_selects(fresh)
         snap = _chat_graph(fresh).get_state(tip["config"])  # type: ignore[arg-type]
         assert snap.values == tip["values"]
@@ -55,7 +75,8 @@ def test_both_branches_of_a_long_forked_thread_read_cold_as_written(tmp_path) ->
             m.content
             for m in tip["values"]["messages"]  # type: ignore[index]
         ]
-        assert len(selects) <= 3  # the messages: a short stretch, a longer one, one scan
+        # one point query per blob of the tip's chain, which is short (not one per step)
+        assert len(selects) == len(chain) == _walk(chain[0][1])
     # every checkpoint of the fork, deepest first, through one fresh saver
     fresh_graph = _chat_graph(SqliteSaver(tmp_path / "c.sqlite"))
     warm = list(_chat_graph(SqliteSaver(tmp_path / "c.sqlite")).get_state_history(fork["config"]))  # type: ignore[arg-type]
@@ -82,8 +103,8 @@ def test_a_missing_or_corrupt_blob_deep_in_a_long_chain_is_reported(tmp_path) ->
         )["versions"]["messages"],
         10_000,
     )
-    assert len(chain) == 200  # one append blob per message, the first one a full blob
-    deep = chain[150][0]
+    assert 2 < len(chain) == _walk(chain[0][1])  # not one blob per step (200 here)
+    deep = chain[len(chain) // 2][0]
     saver.conn.execute("UPDATE checkpoint_blobs SET data='{\"append\": [' WHERE version=?", (deep,))
     with pytest.raises(CheckpointError, match="corrupt"):
         _chat_graph(SqliteSaver(tmp_path / "c.sqlite")).get_state(cfg)

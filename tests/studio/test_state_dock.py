@@ -8,8 +8,10 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 
+from engine.lazy_list import LazyList
 from engine.message_log import MessageList
 from engine.messages import HumanMessage
+from engine.serde import decode, encode
 from engine.types import StateSnapshot
 from studio.docks.state.view import StateDock
 from studio.models.hub import Hub
@@ -74,3 +76,38 @@ def test_a_ten_thousand_message_state_renders_fast_and_expands(qtbot: Any) -> No
     qtbot.keyClick(dock.search, Qt.Key.Key_Return)
     assert dock.match_label.text() == "1 of 1"
     assert dock.selected_node().path_text() == "messages[9999].content"  # type: ignore[union-attr]
+
+
+def test_a_cold_read_history_decodes_only_the_rows_shown(qtbot: Any) -> None:
+    """A checkpoint saver hands out a long history undecoded (``LazyList``): the dock shows
+    it, expanded, decoding only the messages it draws (issue 26)."""
+    texts = [
+        json.dumps(encode(HumanMessage(f"message {i}", id=f"m{i}")), separators=(",", ":"))
+        for i in range(10_000)
+    ]
+    msgs = LazyList.of_texts(
+        [(True, texts)], lambda ts: [decode(json.loads(t.rstrip(","))) for t in ts]
+    )
+    hub = Hub()
+    hub.snapshot = lambda cid=None: StateSnapshot(  # type: ignore[method-assign]
+        {"messages": msgs},
+        (),
+        {"configurable": {"checkpoint_id": "c"}},
+        {"step": 9_999, "source": "loop"},
+        None,
+        None,
+        (),
+    )
+    dock = StateDock(hub)
+    qtbot.addWidget(dock)
+    dock.resize(600, 500)
+    dock.show()
+    qtbot.waitExposed(dock)
+    hub.select_checkpoint("c")
+    node = dock.model.tree.node_at(("messages",))
+    dock.tree.expand(dock.model.index_of(node))  # type: ignore[arg-type]
+    qtbot.waitUntil(lambda: msgs.pending < 10_000)  # the first rows are drawn
+    assert dock.model.rowCount(dock.model.index_of(node)) == 10_000  # type: ignore[arg-type]
+    assert msgs.pending > 9_800
+    last = dock.model.tree.node_at(("messages", 9_999, "content"))
+    assert last is not None and last.value == "message 9999" and msgs.pending > 9_800

@@ -1,0 +1,148 @@
+"""How a growing log (``messages``, ``operator.add`` lists) is stored: a few blobs per read.
+
+Each version of a log is stored as one blob: either the whole log (a *root*) or the items added
+since an older version of the same log (its *base*).  Blobs are numbered along the chain from
+the root (the root is 0, each later version one more).  Version ``k`` rests on version
+``k - s``, where ``s`` is the largest power of ``SPAN`` dividing ``k`` (a Fenwick tree), and
+holds every item added since then: most blobs hold one step's items, every ``SPAN``-th the last
+``SPAN`` steps', every ``SPAN**2``-th the last ``SPAN**2`` steps', and so on.  Reading version
+``k`` walks the root and one blob per unit of each digit of ``k`` in base ``SPAN`` (the
+10,000th: 11 blobs; any of the first 65,536: at most 61), instead of one blob per step, and
+each item is written about ``1 + log_SPAN(n)`` times (about 4 copies at 10,000 steps), never
+re-encoded: a consolidating blob joins the texts of the blobs it replaces.
+
+Text layout (valid JSON, with one item per line: a reader splits items without parsing them,
+and compact JSON never holds a raw newline)::
+
+    {"base":"<version>","k":<k>,"n":<items>,"append":[
+    <item JSON>,
+    <item JSON>
+    ]}
+
+and ``{"k":0,"n":<items>,"messages":[`` (or ``"list":[``) ... for a root.  Blobs written before
+this layout (``{"append":[...],"base":"<version>"}``, ``{"messages":[...]}``, one line) are read
+as they always were.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["SPAN", "LogBlob", "Segment", "Tip", "base_of", "encode_log", "parse_log_blob"]
+
+SPAN = 16
+
+_APPEND_HEAD = '{"base":"'
+_OLD_HEAD = '{"append":'
+_OLD_BASE_KEY = ',"base":"'
+
+
+@dataclass(slots=True)
+class Segment:
+    """A blob on the chain of a log's newest version: its number, version, the log's length
+    at that version, and its items' texts joined by ``,\\n`` (the root's are not kept)."""
+
+    k: int
+    version: str
+    end: int
+    body: str
+
+
+@dataclass(slots=True)
+class Tip:
+    """What a saver remembers of the newest version it wrote (or read) of a log: the blobs a
+    read of it walks, root first (the next blob replaces the newest of them)."""
+
+    version: str
+    value: Any  # the AppendLog at that version
+    chain: list[Segment]
+
+    @classmethod
+    def root(cls, version: str, value: Any) -> Tip:
+        return cls(version, value, [Segment(0, version, len(value), "")])
+
+
+@dataclass(slots=True)
+class LogBlob:
+    """A log blob in this module's layout, split but not parsed."""
+
+    kind: str  # "append", "messages" or "list"
+    base: str | None
+    k: int
+    body: str
+    items: list[str]  # one JSON text per item (each but a blob's last ends with a comma)
+
+
+def item_texts(items: list[Any], encode: Any) -> str:
+    """The items' compact JSON texts joined by ``,\\n``."""
+    return ",\n".join(
+        json.dumps(encode(x), separators=(",", ":"), ensure_ascii=False) for x in items
+    )
+
+
+def _blob(head: str, body: str) -> str:
+    return head + "[\n" + (body + "\n" if body else "") + "]}"
+
+
+def encode_log(tip: Tip | None, version: str, value: Any, encode: Any) -> tuple[str, Tip]:
+    """The blob of ``value`` (an ``AppendLog``) at ``version``, and the new tip."""
+    if tip is not None and tip.version != version and value.extends(tip.value):
+        k = tip.chain[-1].k + 1
+        span = 1
+        while k % (span * SPAN) == 0:
+            span *= SPAN
+        chain = list(tip.chain)
+        bodies: list[str] = []
+        while len(chain) > 1 and chain[-1].k > k - span:
+            bodies.append(chain.pop().body)
+        base = chain[-1]
+        bodies.reverse()
+        bodies.append(item_texts(value.delta_since(tip.value), encode))
+        body = ",\n".join(b for b in bodies if b)
+        n = len(value) - base.end
+        head = f'{{"base":{json.dumps(base.version)},"k":{k},"n":{n},"append":'
+        chain.append(Segment(k, version, len(value), body))
+        return _blob(head, body), Tip(version, value, chain)
+    key = "messages" if hasattr(value, "id_position") else "list"
+    body = item_texts(list(value), encode)
+    return _blob(f'{{"k":0,"n":{len(value)},"{key}":', body), Tip.root(version, value)
+
+
+def parse_log_blob(text: str) -> LogBlob | None:
+    """The blob split into its items' texts, or None for a blob not in this layout (the caller
+    parses it whole).  ``ValueError`` for a blob in this layout that does not add up."""
+    if not text.startswith(('{"base":', '{"k":')) or not text.endswith("\n]}"):
+        return None
+    nl = text.find("\n")
+    head = json.loads(text[:nl] + "]}")
+    kind = next((key for key in ("append", "messages", "list") if key in head), None)
+    if kind is None or not isinstance(head.get("k"), int) or not isinstance(head.get("n"), int):
+        raise ValueError("a log blob without its kind, number or count")
+    body = text[nl + 1 : -3] if len(text) > nl + 3 else ""
+    items = body.split("\n") if body else []
+    if len(items) != head["n"]:
+        raise ValueError(f"a log blob of {len(items)} items where it says {head['n']}")
+    base = head.get("base") if kind == "append" else None
+    if kind == "append" and not isinstance(base, str):
+        raise ValueError("an append blob without its base")
+    return LogBlob(kind, base, head["k"], body, items)
+
+
+def base_of(text: str) -> str | None:
+    """The base version of an append blob, read without parsing its items; None for a root or
+    any other text.  A quote inside a version is escaped, so the first quote after the
+    head's opening one closes it; in the older layout ``,"base":"`` cannot occur inside a
+    JSON string, so its last occurrence is the blob's own last member."""
+    if text.startswith(_APPEND_HEAD):
+        end = text.find('"', len(_APPEND_HEAD))
+        base = text[len(_APPEND_HEAD) : end] if end > 0 else ""
+        return base if base and "\\" not in base else None
+    if not (text.startswith(_OLD_HEAD) and text.endswith('"}')):
+        return None
+    i = text.rfind(_OLD_BASE_KEY)
+    if i < 0:
+        return None
+    base = text[i + len(_OLD_BASE_KEY) : -2]
+    return None if '"' in base or "\\" in base else base

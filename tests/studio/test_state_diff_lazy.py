@@ -1,0 +1,28 @@
+"""Two checkpoints of one cold-read history diff without decoding their common prefix
+(issue 26: the studio reads a checkpoint and its parent)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from engine.checkpoint import SqliteSaver
+from engine.messages import HumanMessage
+from studio.models.state_diff import diff_states
+from tests.engine.test_checkpointers import _chat_graph
+
+
+def test_parent_and_child_of_a_cold_read_diff_in_new_messages_only(tmp_path: Path) -> None:
+    cfg = {"configurable": {"thread_id": "1"}}
+    g = _chat_graph(SqliteSaver(tmp_path / "c.sqlite"))
+    for i in range(200):
+        g.invoke({"messages": [HumanMessage(f"q{i}")]}, cfg)
+    fresh = _chat_graph(SqliteSaver(tmp_path / "c.sqlite"))
+    child = fresh.get_state(cfg)
+    parent = fresh.get_state(child.parent_config)
+    before, after = parent.values["messages"], child.values["messages"]
+    assert len(after) == len(before) + 1 == 400
+    diff = diff_states(parent.values, child.values)
+    assert [(m.kind, m.index, m.after.content) for m in diff.messages] == [
+        ("appended", 399, "reply 399")
+    ]
+    assert before.pending > 390 and after.pending > 390
