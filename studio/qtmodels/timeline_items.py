@@ -16,16 +16,18 @@ from PySide6.QtCore import (
     QModelIndex,
     QObject,
     QPersistentModelIndex,
+    QPoint,
     QRect,
     QSize,
     Qt,
 )
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPainterPath, QPen
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QImage, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem, QWidget
 
 from studio.look.palette import Palette, colors
 from studio.models.timeline import Branch, CheckpointNode, TimelineChange, TimelineModel
 from studio.widgets.plain_text import plain_tip
+from studio.widgets.row_images import RowImages
 
 __all__ = ["ITEM_ROLE", "TimelineDelegate", "TimelineItemModel"]
 
@@ -151,6 +153,8 @@ class TimelineDelegate(QStyledItemDelegate):
         """Ids of branches whose header is collapsed (drawn with ▸)."""
         self._fonts: dict[str, _Fonts] = {}
         """The fonts a row is drawn with, by the view font's key (made once, not per row)."""
+        self.rows = RowImages()
+        """Rows drawn, by their look."""
 
     def _fonts_for(self, font: QFont) -> _Fonts:
         key = font.key()
@@ -161,21 +165,88 @@ class TimelineDelegate(QStyledItemDelegate):
 
     def set_theme(self, theme: str) -> None:
         self.c = colors(theme)
+        self.rows.clear()
 
     def sizeHint(self, option: QStyleOptionViewItem, index: Index) -> QSize:
         return QSize(200, ROW_HEIGHT)
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
+        # A row is drawn once per look (its signature) into an image and copied from then on:
+        # the row's own painting fills its whole rect, so the copy is the same pixels.
         item = index.data(ITEM_ROLE)
-        c = self.c
         r: QRect = option.rect  # type: ignore[attr-defined]
-        selected = bool(option.state & QStyle.StateFlag.State_Selected)  # type: ignore[attr-defined]
-        hover = bool(option.state & QStyle.StateFlag.State_MouseOver)  # type: ignore[attr-defined]
+        state = option.state  # type: ignore[attr-defined]
+        selected = bool(state & QStyle.StateFlag.State_Selected)
+        hover = bool(state & QStyle.StateFlag.State_MouseOver)
+        fonts = self._fonts_for(option.font)  # type: ignore[attr-defined]
+        device = painter.device()
+        ratio = device.devicePixelRatioF() if device is not None else 1.0
+        key = (self._signature(item), selected, hover, id(fonts), r.width(), r.height(), ratio)
+        image = self.rows.get(key)
+        if image is None:
+            image = self.rows.put(key, self._draw(item, r.size(), ratio, selected, hover, fonts))
+        painter.drawImage(r.topLeft(), image)
+
+    def _draw(
+        self, item: Any, size: QSize, ratio: float, selected: bool, hover: bool, fonts: _Fonts
+    ) -> QImage:
+        image = QImage(
+            round(size.width() * ratio), round(size.height() * ratio), QImage.Format.Format_RGB32
+        )
+        image.setDevicePixelRatio(ratio)
+        painter = QPainter(image)
+        try:
+            self.paint_row(painter, QRect(QPoint(0, 0), size), item, selected, hover, fonts)
+        finally:
+            painter.end()
+        return image
+
+    def _signature(self, item: Any) -> tuple[Any, ...]:
+        """Everything a row's pixels depend on besides its size, state and fonts."""
+        if isinstance(item, Branch):
+            chain = fork_chain(item)
+            return (
+                "branch",
+                item.id,
+                _lanes(chain),
+                item.id in self.collapsed,
+                item.title(),
+                item.tip.step,
+            )
+        if isinstance(item, CheckpointNode):
+            b = item.branch
+            return (
+                "node",
+                b.id,
+                _lanes(fork_chain(b)),
+                item.index == 0,
+                item.index == len(b.nodes) - 1,
+                item.source,
+                item.step,
+                tuple(m.kind for m in item.markers),
+                item.checkpoint_id == self.live_id,
+                tuple(item.writers),
+                None if item.next is None else tuple(item.next),
+            )
+        return ("none",)
+
+    def paint_row(
+        self,
+        painter: QPainter,
+        r: QRect,
+        item: Any,
+        selected: bool,
+        hover: bool,
+        fonts: _Fonts,
+    ) -> None:
+        """Draw ``item``'s row in ``r`` (what ``paint`` copies), nothing outside it: the lanes'
+        2 px pens stop at the row's edges instead of leaving half a pixel on the neighbours."""
+        c = self.c
         painter.save()
+        painter.setClipRect(r)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         fill = c.selection if selected else (c.tint(c.accent, 0.05) if hover else c.panel)
         painter.fillRect(r, QColor(fill))
-        fonts = self._fonts_for(option.font)  # type: ignore[attr-defined]
         if isinstance(item, Branch):
             self._paint_branch(painter, r, item, fonts)
         elif isinstance(item, CheckpointNode):
@@ -323,6 +394,11 @@ class _Fonts:
         self.small.setPointSizeF(max(7.0, font.pointSizeF() - 1.5))
         self.small.setBold(True)
         self.small_metrics = QFontMetrics(self.small)
+
+
+def _lanes(chain: list[CheckpointNode]) -> tuple[tuple[int, bool], ...]:
+    """What ``_through_lanes`` draws for a row below ``chain``: each lane and whether it goes on."""
+    return tuple((fp.branch.id, fp.index < len(fp.branch.nodes) - 1) for fp in chain)
 
 
 def _parent_step(n: CheckpointNode) -> str:

@@ -14,7 +14,9 @@ for turn in alternation with the studio's (when the ``bench`` extra is installed
   same number (issue 26 goal: <= 2x);
 - on screen: for every event, the time from its creation (``mono_ns``) to the Events dock
   telling Qt about the row (its model's ``rowsInserted``/``dataChanged`` after a sync); the
-  figure is the 95th percentile over all events of the measured turns (goal: <= 50 ms).
+  figure is the 95th percentile over all events of the measured turns (goal: <= 50 ms);
+- the UI thread: its CPU time per turn over ``UI_TURNS`` more turns, split into painting,
+  layout, the docks' model updates and the rest (the run on the loop), see ``studio_ui_clock``.
 
 Run: ``.venv/bin/python -m tests.bench.bench_studio_turn``.
 """
@@ -32,9 +34,11 @@ from typing import Any
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from tests.bench.report import Clock, Figure, Timing, goal, median, peer_available, ratio_goal
+from tests.bench.studio_ui_clock import KINDS as UI_KINDS
 
 TURNS = 30
 MEASURED = range(10, 30)
+UI_TURNS = 10
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -112,6 +116,23 @@ async def _studio_turns(window: Any, screen: ScreenClock, lc_turn: Any) -> dict[
     return {"studio": studio, "langchain": theirs}
 
 
+async def _ui_turns(window: Any, screen: ScreenClock) -> dict[str, float]:
+    """``UI_TURNS`` more turns with the UI thread's time split by kind (``UiClock``)."""
+    from PySide6.QtWidgets import QApplication
+
+    from tests.bench.studio_ui_clock import UiClock
+
+    clock = UiClock(QApplication.instance(), window.hub)  # type: ignore[arg-type]
+    ctl = window.controller
+    screen.recording = False
+    for i in range(TURNS, TURNS + UI_TURNS):
+        with clock.measuring():
+            await ctl.send_message(f"Please create file number {i}.")
+            while not screen.settled():
+                await asyncio.sleep(0.001)
+    return clock.breakdown(UI_TURNS)
+
+
 def measure() -> dict[str, Any]:
     import qasync
     from PySide6.QtWidgets import QApplication
@@ -142,10 +163,11 @@ def measure() -> dict[str, Any]:
         controller.load_factory(_factory(), "seed-000 middleware")
         try:
             times = loop.run_until_complete(_studio_turns(window, screen, lc_turn))
+            ui = loop.run_until_complete(_ui_turns(window, screen))
         finally:
             controller.close()
             window.close()
-    return {**times, "latencies": screen.latencies}
+    return {**times, "latencies": screen.latencies, "ui": ui}
 
 
 def run() -> list[Figure]:
@@ -178,6 +200,16 @@ def run() -> list[Figure]:
             50,
             "ms",
             f"median {_pct(lat, 0.5):.0f} ms, max {max(lat):.0f} ms over {len(lat):,} events",
+        )
+    )
+    ui = m["ui"]
+    parts = ", ".join(f"{k} {ui[k]:.1f} ms ({ui[k] / ui['total']:.0%})" for k in UI_KINDS)
+    figs.append(
+        Figure(
+            "  UI thread CPU per turn (studio's share and the run's, split)",
+            ui["total"],
+            "ms/turn",
+            note=f"{parts}; {UI_TURNS} more turns, each Qt event timed",
         )
     )
     return figs

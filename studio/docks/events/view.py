@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine.events import EventBase
+from studio.docks.events.delegate import EventCellDelegate
 from studio.docks.events.details import EventDetails, event_payload
 from studio.docks.events.filter_bar import FilterBar
 from studio.look.highlight import dumps
@@ -171,6 +172,9 @@ class EventLogDock(QWidget):
     def _setup_view(self) -> None:
         v = self.view
         v.setModel(self.model)
+        self.delegate = EventCellDelegate(v)
+        self.delegate.bind(self.model)
+        v.setItemDelegate(self.delegate)
         v.setUniformRowHeights(True)
         v.setAlternatingRowColors(True)
         v.setAllColumnsShowFocus(True)
