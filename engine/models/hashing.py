@@ -192,14 +192,13 @@ def _head(
     objects (an agent passes the same schemas on every call; like messages, they are treated
     as immutable)."""
     items = tuple(tools or ())
-    key = (tuple(map(id, items)), tool_choice, id(response_format))
+    # keyed by the tools' names, compared by value: an agent may rebuild equal schemas per call
+    key = (tuple(map(_tool_name, items)), tool_choice, id(response_format))
     with _lock:
         hit = _heads.get(key)
-    if (
-        hit is not None
-        and hit[1] is response_format
-        and all(a is b for a, b in zip(hit[0], items, strict=True))
-    ):
+    if hit is not None and hit[1] is response_format and _same_items(hit[0], items):
+        with _lock:
+            _heads.move_to_end(key)
         return hit[2]
     rest = {
         "v": HASH_VERSION,
@@ -213,6 +212,18 @@ def _head(
         if len(_heads) > _PREFIX_CACHE_SIZE:
             _heads.popitem(last=False)
     return head
+
+
+def _tool_name(tool: Any) -> Any:
+    name = tool.get("name") if isinstance(tool, Mapping) else getattr(tool, "name", None)
+    return name if isinstance(name, str) else id(tool)
+
+
+def _same_items(old: tuple[Any, ...], new: tuple[Any, ...]) -> bool:
+    try:
+        return len(old) == len(new) and all(a is b or a == b for a, b in zip(old, new))
+    except Exception:  # values that cannot be compared: made again
+        return False
 
 
 def _continues(msgs: list[BaseMessage], prefix: list[BaseMessage]) -> bool:

@@ -179,3 +179,23 @@ def test_a_system_prompt_made_afresh_each_call_still_hashes_only_new_messages(
     monkeypatch.setattr(hashing, "message_digest", real)
     assert hashes[-1] == _fresh_hash([SystemMessage("be brief; step 1"), *history])
     assert hashes[-2] == _fresh_hash([SystemMessage("be brief; step 0"), *history[:-2]])
+
+
+def _schema(description: str) -> dict[str, Any]:
+    return {
+        "name": "lookup",
+        "description": description,
+        "parameters": {"type": "object", "properties": {"q": {"type": "string"}}},
+    }
+
+
+def test_tool_schemas_rebuilt_each_call_hash_by_their_value() -> None:
+    msgs = [HumanMessage("hi", id="h")]
+    first = request_hash(msgs, [_schema("Find things.")])
+    assert request_hash(msgs, [_schema("Find things.")]) == first  # equal, not the same dict
+    changed = request_hash(msgs, [_schema("Find other things.")])  # same name, new text
+    assert changed != first
+    assert request_hash(msgs, [_schema("Find things.")]) == first
+    assert canonical_request(msgs, [_schema("Find other things.")])["tools"][0]["description"] == (
+        "Find other things."
+    )
