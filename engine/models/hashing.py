@@ -221,7 +221,7 @@ def _tool_name(tool: Any) -> Any:
 
 def _same_items(old: tuple[Any, ...], new: tuple[Any, ...]) -> bool:
     try:
-        return len(old) == len(new) and all(a is b or a == b for a, b in zip(old, new))
+        return len(old) == len(new) and all(a is b or a == b for a, b in zip(old, new, strict=True))
     except Exception:  # values that cannot be compared: made again
         return False
 
