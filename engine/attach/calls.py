@@ -139,6 +139,9 @@ class CallEvents(HandlerBase):
         tools = [str(t.get("name", "")) if isinstance(t, dict) else str(t) for t in schemas]
         lane = f"{op.ns}|{meta.get('langgraph_node') or ''}"
         log = self.em.requests
+        last = self.last_requests.get(lane)
+        if last is not None and not last.seq:  # held in the loop's inbox: not numbered yet
+            self.delivered()  # its seq is this request's messages_base
         structured = meta.get("ls_structured_output_format")
         ev = await self._emit_for(
             op,
@@ -158,6 +161,8 @@ class CallEvents(HandlerBase):
             **log.fields(lane, msgs, schemas),
         )
         log.remember(lane, ev, msgs, schemas)
+        if ev is not None:
+            self.last_requests[lane] = ev
         await self._unwrapped_fault(run_id, op, "model")
 
     @either
