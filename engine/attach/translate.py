@@ -267,8 +267,7 @@ class StreamTranslator:
         self.saved[ns] = values
         planned = self.planned.pop(ns, [])
         self.planned[ns] = [
-            # trusted strings: no validation (a checkpoint of every superstep plans them)
-            PlannedTask.model_construct(node=str(t.get("name")), task_id=str(t.get("id")))
+            PlannedTask(node=str(t.get("name")), task_id=str(t.get("id")))
             for t in data.get("tasks") or ()
             if isinstance(t, dict) and t.get("name")
         ]
