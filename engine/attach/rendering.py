@@ -9,14 +9,16 @@ what ``engine.serde.to_jsonable`` gives, but dumps each message once: the dump i
 the message's field values, and a later rendering of the same object with the same field
 values (compared by identity, so a field set anew is rendered again) reuses it.
 
-A message's rendering with ``max_str`` is its dump itself when no string in it is longer
-(``to_jsonable`` would copy it unchanged); else it is shortened once per ``max_str``.
+A message's rendering with ``max_str`` is its dump itself when its whole JSON text is no longer
+(no string in it is longer: ``to_jsonable`` would copy it unchanged); else it is shortened once
+per ``max_str``.
 Renderings are shared by the events that show the message: like every event payload, they
 are read, never changed.
 """
 
 from __future__ import annotations
 
+import json
 import operator
 import threading
 from collections import OrderedDict
@@ -30,7 +32,7 @@ _MAX = 4096
 """Messages whose renderings are kept (the newest seen: a conversation's last requests and
 its node inputs show its newest messages again)."""
 _LONG = -1
-"""``_Entry.longest`` of a dump that ``to_jsonable`` would not copy unchanged."""
+"""``_Entry.longest`` of a dump that is not JSON data (always rendered by ``to_jsonable``)."""
 
 
 class _Entry:
@@ -69,33 +71,15 @@ def _types() -> tuple[type, ...]:
     return _message_types
 
 
-def _longest(value: Any) -> int:
-    """The longest string in a dump of plain JSON data (``_LONG`` when it holds anything else,
-    or a key that is not a string: ``to_jsonable`` would change those)."""
-    t = type(value)
-    if t is str:
-        return len(value)
-    if t is dict:
-        most = 0
-        for k, v in value.items():
-            if type(k) is not str:
-                return _LONG
-            n = _longest(v)
-            if n == _LONG:
-                return _LONG
-            most = max(most, n)
-        return most
-    if t is list:
-        most = 0
-        for v in value:
-            n = _longest(v)
-            if n == _LONG:
-                return _LONG
-            most = max(most, n)
-        return most
-    if value is None or t is bool or t is int or t is float:
-        return 0
-    return _LONG
+def _longest(dump: Any) -> int:
+    """At least the length of the longest string in a message's dump (its JSON text's length:
+    escapes only lengthen it), or ``_LONG`` when the dump is not JSON data.  A dump is
+    ``model_dump(mode="json")``: JSON data, its keys strings, which ``to_jsonable`` copies
+    unchanged up to its strings."""
+    try:
+        return len(json.dumps(dump, ensure_ascii=False, check_circular=False))
+    except (TypeError, ValueError):
+        return _LONG
 
 
 def _entry(message: Any) -> _Entry:

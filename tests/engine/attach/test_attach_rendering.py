@@ -62,6 +62,8 @@ VALUES: list[Any] = [
     {"point": Point(1, "p"), "color": Color.RED, "set": {1}},
     [history(2), history(9)],
     AIMessage("x" * 3000, additional_kwargs={"k": "y" * 2500}),
+    HumanMessage("é\n\"" * 190),  # escapes make its JSON text longer than its strings
+    HumanMessage("é" * 199),
 ]
 
 
@@ -90,8 +92,9 @@ def test_a_message_is_dumped_once_per_object(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setattr(rendering, "to_jsonable", counting)
     assert render(message) is first
     assert render({"messages": [message]}, max_str=2000, max_items=20) == {"messages": [first]}
-    assert render_repr(message, max_str=200, max_items=5) == repr(to_jsonable(message, max_str=200))
-    assert dumps == []  # no string longer than 200: the dump is its own shortened form
+    shown = render_repr(message, max_str=2000, max_items=5)
+    assert shown == repr(to_jsonable(message, max_str=2000))
+    assert dumps == []  # shorter than 2,000 characters: the dump is its own shortened form
 
 
 def test_a_field_set_anew_renders_again() -> None:
