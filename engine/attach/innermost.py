@@ -27,6 +27,7 @@ from typing import Any
 
 from engine.attach.base import ACTIVE, IN_LAYER, HandlerBase
 from engine.attach.converted import ours, ours_all, request_hash_of
+from engine.attach.quiet_fakes import streams_its_reply
 from engine.attach.streaming_off import streaming_off
 from engine.events import MiddlewareAction, ModelRequest, ModelResponse
 from engine.serde import to_jsonable
@@ -136,15 +137,6 @@ def _cannot_stream(exc: BaseException) -> bool:
     )
 
 
-def _streams_its_reply(model: Any) -> bool:
-    """A LangChain fake chat model (``GenericFakeChatModel``, ``FakeListChatModel``...): its
-    stream is its next scripted reply cut into pieces, so streaming it shows nothing the reply
-    does not, and a reply with no text (a tool call) streams nothing and fails after it was
-    used up: asking again would take the next reply, and the run would not be the app's."""
-    stream = getattr(type(model), "_stream", None)
-    return getattr(stream, "__module__", "").startswith("langchain_core.language_models.fake")
-
-
 class _Call:
     """One model call through the layer (the shared bookkeeping of the sync and async ones)."""
 
@@ -153,7 +145,7 @@ class _Call:
         self.request = request
         self.name = _model_name(request.model)
         self.meta = _layer_meta()
-        self.quiet = type(request.model) in cb.unstreamable or _streams_its_reply(request.model)
+        self.quiet = type(request.model) in cb.unstreamable or streams_its_reply(request.model)
         """Called with streaming off (``streaming_off``): it cannot stream, or its stream is
         only its reply cut into pieces."""
 

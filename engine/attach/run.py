@@ -17,11 +17,13 @@ import asyncio
 from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING, Any
 
+from engine.attach import quiet_fakes
 from engine.attach.abort import cause_of
 from engine.attach.base import ACTIVE
 from engine.attach.callbacks import AttachCallbacks
 from engine.attach.confirm import SaveWatch, watched
 from engine.attach.leases import lease_for
+from engine.attach.resumed import PendingInterrupt, answered, pending_interrupts
 from engine.attach.stopping import CooperativeStop
 from engine.attach.translate import StreamTranslator, to_real_input
 from engine.core.aio import aiter_thread
@@ -166,9 +168,7 @@ class AttachedRun:
             ) as span:
                 resume = getattr(real_input, "resume", None)
                 if resumed and resume is not None:
-                    await em.emit(
-                        InterruptResumed, parent_span_id=self.run_id, value=to_jsonable(resume)
-                    )
+                    await self._resumed(resume)
                 if graph.sync:  # the stream's thread does not wake the loop for every event
                     em.inbox.hold(_HELD_AT_MOST)
                 try:
@@ -263,10 +263,36 @@ class AttachedRun:
             thread_id=self.thread_id,
         ) from exc or error
 
+    async def _resumed(self, resume: Any) -> None:
+        """``interrupt.resumed`` for each interrupt the resume answers, with its id and node (as
+        the engine reports it), or one for the whole resume when the thread cannot say; none
+        for a resume LangGraph refuses (one value for several interrupts)."""
+        pending: list[PendingInterrupt] = []
+        if self.saver is not None:
+            snap = await self.graph.aget_state(self.config, subgraphs=True)
+            pending = pending_interrupts(snap)
+        pairs = answered(pending, resume)
+        if pairs is None:
+            await self.em.emit(
+                InterruptResumed, parent_span_id=self.run_id, value=to_jsonable(resume)
+            )
+            return
+        for p, value in pairs:
+            await self.cb._emit(
+                InterruptResumed,
+                p.ns,
+                parent_span_id=self.run_id,
+                interrupt_id=p.interrupt_id,
+                value=to_jsonable(value),
+                node=p.node,
+            )
+
     def _stream(self, real_input: Any) -> AsyncIterator[Any]:
         """LangGraph's stream of the run: ``astream``, or ``stream`` on a worker thread."""
         graph = self.graph
         run = graph.instrumented.graph
+        if graph.stream_tokens:
+            quiet_fakes.install()  # LangChain's fake models called anywhere in the run
         if self.saver is not None and self.watch is not None:
             run = run.copy(update={"checkpointer": watched(self.saver, self.watch)})
         kw: dict[str, Any] = {

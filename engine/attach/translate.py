@@ -204,7 +204,7 @@ class StreamTranslator:
             self.interrupts.append(None)
             when, node = self._static_stop(ns)
             await self.cb._emit(InterruptRaised, ns, parent_span_id=parent, static=when, node=node)
-        nodes = self.cb.interrupted.pop(ns, [])
+        nodes = self._interrupted_nodes(ns, len(update or ()))
         for i, intr in enumerate(update or ()):
             self.interrupts.append(intr)
             await self.cb._emit(
@@ -215,6 +215,19 @@ class StreamTranslator:
                 value=to_jsonable(to_engine_values(getattr(intr, "value", intr)), max_str=4000),
                 node=nodes[min(i, len(nodes) - 1)] if nodes else "",
             )
+
+    def _interrupted_nodes(self, ns: str, count: int) -> list[str]:
+        """The nodes of the next ``count`` interrupts of graph ``ns``: its nodes that ended
+        interrupted, in the order they ended.  LangGraph reports a superstep's interrupts as
+        each task puts them, so one report may come while another interrupted node waits for
+        its own: it keeps its name for it."""
+        ended = self.cb.interrupted.get(ns, [])
+        taken, rest = ended[:count], ended[count:]
+        if rest:
+            self.cb.interrupted[ns] = rest
+        else:
+            self.cb.interrupted.pop(ns, None)
+        return taken
 
     def _static_stop(self, ns: str) -> tuple[Literal["before", "after"], str]:
         """Where a pause with no value stopped: before a node due next that the graph's

@@ -280,7 +280,8 @@ class TreeRenderer:
             )
         if k == "interrupt.resumed":
             value = summarize(d.get("value"), 60)
-            return self._c("warn", f"▶ resume {_t(d.get('node'))} with {value}")
+            node = f"{_t(d.get('node'))} " if d.get("node") else ""
+            return self._c("warn", f"▶ resume {node}with {value}")
         if k == "middleware.action":
             return (
                 "• "

@@ -122,8 +122,8 @@ def build_input(graph: Any, opts: RunOptions, module_default: Any) -> Any:
             raise UsageError(f"--input-json is not valid JSON: {exc}") from None
     text = opts.input_text
     if text is None and module_default is not None:
-        if not isinstance(module_default, str):
-            return module_default
+        if not isinstance(module_default, str) or not has_messages:
+            return module_default  # a graph of str input (an ``@entrypoint``) takes it as is
         text = module_default
     if text is None:
         text = opts.fallback_text

@@ -292,9 +292,15 @@ class RemoteClient:
             raise explain(exc, self, f"reading the history of thread {thread_id}") from None
         return [dict(s) for s in found]
 
-    async def state(self, thread_id: str, checkpoint_id: str | None = None) -> dict[str, Any]:
+    async def state(
+        self, thread_id: str, checkpoint_id: str | None = None, *, subgraphs: bool = False
+    ) -> dict[str, Any]:
         try:
-            return dict(await self.sdk.threads.get_state(thread_id, checkpoint_id=checkpoint_id))
+            return dict(
+                await self.sdk.threads.get_state(
+                    thread_id, checkpoint_id=checkpoint_id, subgraphs=subgraphs
+                )
+            )
         except Exception as exc:
             raise explain(exc, self, f"reading the state of thread {thread_id}") from None
 

@@ -26,6 +26,7 @@ import uuid
 from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
+from engine.attach.resumed import answered, pending_interrupts
 from engine.core.ids import new_run_id
 from engine.errors import RunStopped
 from engine.events import EventBase, InterruptRaised, InterruptResumed
@@ -155,9 +156,7 @@ class RemoteRunner:
             gate=debugger,
         ) as span:
             if isinstance(input, Command) and input.resume is not None:
-                await em.emit(
-                    InterruptResumed, parent_span_id=run_id, value=to_jsonable(input.resume)
-                )
+                await _resumed(target, em, server_thread, input.resume)
             driving = _Drive(target, tr, em, ctl, debugger, server_thread, context)
             try:
                 span.interrupted = await driving.loop(input, checkpoint_id)
@@ -169,6 +168,28 @@ class RemoteRunner:
                 raise
             span.output = from_server(tr.values)
         return span.output
+
+
+async def _resumed(target: RemoteTarget, em: RunEmitter, thread: str, resume: Any) -> None:
+    """``interrupt.resumed`` for each interrupt the resume answers, with its id, node and
+    scope, read from the server's thread state (one for the whole resume when the thread
+    says nothing; none for a resume the server refuses: one value for several interrupts)."""
+    try:
+        snap = await target.client.state(thread, subgraphs=True)
+    except Exception:  # the run reports an unreachable server itself
+        snap = {}
+    pairs = answered(pending_interrupts(snap), resume)
+    if pairs is None:
+        await em.emit(InterruptResumed, parent_span_id=em.run_id, value=to_jsonable(resume))
+        return
+    for p, value in pairs:
+        await (em.child(p.ns) if p.ns else em).emit(
+            InterruptResumed,
+            parent_span_id=em.run_id,
+            interrupt_id=p.interrupt_id,
+            value=to_jsonable(value),
+            node=p.node,
+        )
 
 
 class _Drive:

@@ -308,7 +308,7 @@ class RunController(SessionCommands, SavedThreads, AgentReload, TargetLoad):
             raise NeedsInput(FIRST_MESSAGE_HINT)
         if self.missing_run_input() - ({"input"} if input is not None else set()):
             raise NeedsInput(INPUT_FORM_HINT)
-        if isinstance(input, str):
+        if isinstance(input, str) and self._chat():  # a graph of str input takes it as is
             input = user_message(input)
         if fresh:
             self.batcher.discard()

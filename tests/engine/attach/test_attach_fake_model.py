@@ -9,6 +9,8 @@ from the conversation the debugger showed and wrote into the app's thread.
 from __future__ import annotations
 
 import asyncio
+import sqlite3
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -106,3 +108,51 @@ def test_streaming_off_overlapping_calls_restore_the_apps_setting() -> None:
             assert model.disable_streaming is True
         assert model.disable_streaming is True  # the outer call still runs
     assert model.disable_streaming == "tool_calling"
+
+
+def _agent_in_a_node(db: Path) -> tuple[Any, Any]:
+    """A docs-style graph whose node invokes a ``create_agent`` of its own (not the attached
+    graph's agent: no layer of ours wraps its model), on the app's own SQLite checkpointer."""
+    from langgraph.checkpoint.sqlite import SqliteSaver
+    from langgraph.graph import START, StateGraph
+    from typing_extensions import TypedDict
+
+    class S(TypedDict, total=False):
+        question: str
+        answer: str
+
+    agent = _agent()
+
+    def ask(state: S) -> dict[str, str]:
+        out = agent.invoke({"messages": [{"role": "user", "content": state["question"]}]})
+        return {"answer": str(out["messages"][-1].content)}
+
+    conn = sqlite3.connect(db, check_same_thread=False)
+    b = StateGraph(S)
+    b.add_node("ask", ask)
+    b.add_edge(START, "ask")
+    return b.compile(checkpointer=SqliteSaver(conn)), conn
+
+
+def test_a_fake_model_an_agent_calls_inside_a_node_is_not_streamed(tmp_path: Path) -> None:
+    pytest.importorskip("langgraph.checkpoint.sqlite")
+    cfg = {"configurable": {"thread_id": "t"}}
+    graph, conn = _agent_in_a_node(tmp_path / "app.db")
+    try:
+        attached = attach(graph, stream_tokens=True)
+        events = asyncio.run(_events(attached, {"question": "who is ada?"}, cfg))
+        assert events[-1].__dict__["status"] == "done", events[-1].__dict__.get("error")
+        assert len([e for e in events if e.kind == "model.response"]) == 2
+    finally:
+        conn.close()
+    again, conn = _agent_in_a_node(tmp_path / "app.db")  # read back by plain LangGraph
+    try:
+        assert again.get_state(cfg).values["answer"] == "Ada is a mathematician."
+    finally:
+        conn.close()
+    scripted = Scripted(messages=iter([AIMessage(content="hi there")]))
+    assert [c.content for c in scripted.stream("x")] == ["hi", " ", "there"]  # still streams
+
+
+async def _events(graph: Any, inp: Any, cfg: Any) -> list[Any]:
+    return [ev async for ev in graph.astream_events(inp, cfg, version="stepwise")]

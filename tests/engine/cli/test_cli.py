@@ -487,3 +487,20 @@ def test_a_loop_is_printed_and_break_on_loop_stops_there(tmp_path):
     assert "⏸ paused (breakpoint: loop detected) at loop.detected" in out
     assert sum("┌ model" in line and "model.request" not in line for line in lines) <= 4
     assert "stopped:" in out
+
+
+def test_a_files_string_input_reaches_an_entrypoint_of_str_as_is(tmp_path: Path) -> None:
+    path = tmp_path / "essay.py"
+    path.write_text(
+        "from engine import entrypoint\n"
+        "from engine.checkpoint import InMemorySaver\n\n"
+        "@entrypoint(checkpointer=InMemorySaver())\n"
+        "def workflow(topic: str) -> str:\n"
+        "    assert isinstance(topic, str), topic\n"
+        "    return f'An essay about {topic}'\n\n"
+        "INPUT = 'cats'\n"
+    )
+    session = tmp_path / "s.stepwise"
+    code, out, err = run_cli("run", f"{path}:workflow", "--session", str(session), "--headless")
+    assert code == 0, err
+    assert "An essay about cats" in out

@@ -121,6 +121,9 @@ async def test_an_interrupt_is_answered_with_command_resume(langgraph_server) ->
     assert snap.values["messages"][0].text == "hi"  # our message objects
     resumed = kinds(events, "interrupt.resumed")
     assert resumed and resumed[0].__dict__["value"] == "yes"
+    (raised,) = [e for e in kinds(events, "interrupt.raised") if not e.ns]
+    assert resumed[0].__dict__["node"] == "review"  # the interrupt it answers, as the engine says
+    assert resumed[0].__dict__["interrupt_id"] == raised.__dict__["interrupt_id"]
 
 
 async def test_stop_cancels_the_server_run(langgraph_server) -> None:

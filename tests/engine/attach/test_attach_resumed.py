@@ -1,0 +1,109 @@
+"""An attached run's ``interrupt.resumed`` names the interrupt it answers (its id, node and
+scope), as the engine's does: one raised inside a subgraph by the subgraph's own node, and a
+resume by interrupt id once per id."""
+
+from __future__ import annotations
+
+import asyncio
+import operator
+from typing import Annotated, Any
+
+import pytest
+
+pytest.importorskip("langgraph.graph")
+
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.graph import START, StateGraph
+from langgraph.types import Command, interrupt
+from typing_extensions import TypedDict
+
+from engine.attach import attach
+from tests.engine.attach.test_attach_langgraph import collect
+
+
+class S(TypedDict, total=False):
+    draft: str
+    verdicts: Annotated[list[str], operator.add]
+
+
+def _review(name: str) -> Any:
+    def review(state: S) -> dict[str, Any]:
+        return {"verdicts": [f"{name}: {interrupt({'review': name})}"]}
+
+    return review
+
+
+def _with_subgraph() -> Any:
+    sub = StateGraph(S)
+    sub.add_node("review", _review("legal"))
+    sub.add_edge(START, "review")
+    parent = StateGraph(S)
+    parent.add_node("writer", sub.compile())
+    parent.add_edge(START, "writer")
+    return attach(parent.compile(checkpointer=InMemorySaver()))
+
+
+def _parallel() -> Any:
+    b = StateGraph(S)
+    b.add_node("legal", _review("legal"))
+    b.add_node("style", _review("style"))
+    b.add_edge(START, "legal").add_edge(START, "style")
+    return attach(b.compile(checkpointer=InMemorySaver()))
+
+
+def test_resuming_an_interrupt_raised_in_a_subgraph_names_its_node_and_scope() -> None:
+    graph = _with_subgraph()
+    cfg = {"configurable": {"thread_id": "t"}}
+    raised = [e for e in collect(graph, {"draft": "v1"}, cfg) if e.kind == "interrupt.raised"]
+    inner = next(e for e in raised if e.ns)
+    events = collect(graph, Command(resume="ok"), cfg)
+    (resumed,) = [e for e in events if e.kind == "interrupt.resumed"]
+    d = resumed.__dict__
+    assert (d["interrupt_id"], d["node"], d["value"]) == (inner.interrupt_id, "review", "ok")
+    assert resumed.ns == inner.ns  # the subgraph's scope, as the interrupt was raised
+    assert graph.get_state(cfg).values["verdicts"] == ["legal: ok"]
+
+
+def test_a_resume_by_interrupt_id_answers_each_id() -> None:
+    graph = _parallel()
+    cfg = {"configurable": {"thread_id": "t"}}
+    raised = [e for e in collect(graph, {"draft": "v1"}, cfg) if e.kind == "interrupt.raised"]
+    ids = {e.__dict__["node"]: e.interrupt_id for e in raised}
+    assert set(ids) == {"legal", "style"}
+    answers = {ids["legal"]: "yes", ids["style"]: "no"}
+    events = collect(graph, Command(resume=answers), cfg)
+    resumed = [e.__dict__ for e in events if e.kind == "interrupt.resumed"]
+    assert {(d["node"], d["interrupt_id"], d["value"]) for d in resumed} == {
+        ("legal", ids["legal"], "yes"),
+        ("style", ids["style"], "no"),
+    }
+    assert sorted(graph.get_state(cfg).values["verdicts"]) == ["legal: yes", "style: no"]
+
+
+def test_one_value_for_several_waiting_interrupts_is_refused_and_claims_no_resume() -> None:
+    graph = _parallel()
+    cfg = {"configurable": {"thread_id": "t"}}
+    collect(graph, {"draft": "v1"}, cfg)
+    seen: list[str] = []
+
+    async def go() -> None:
+        async for ev in graph.astream_events(Command(resume="maybe"), cfg, version="stepwise"):
+            seen.append(ev.kind)
+
+    with pytest.raises(RuntimeError, match="multiple pending interrupts"):  # LangGraph's own
+        asyncio.run(go())
+    assert "interrupt.resumed" not in seen
+    assert len(graph.get_state(cfg).interrupts) == 2  # both still wait
+
+
+def test_interrupts_reported_one_task_at_a_time_keep_each_nodes_name() -> None:
+    from types import SimpleNamespace
+
+    from engine.attach.translate import StreamTranslator
+
+    # both parallel nodes ended interrupted before LangGraph reported the first one's interrupt
+    tr = StreamTranslator.__new__(StreamTranslator)
+    tr.cb = SimpleNamespace(interrupted={"": ["legal", "style"]})  # type: ignore[assignment]
+    assert tr._interrupted_nodes("", 1) == ["legal"]
+    assert tr._interrupted_nodes("", 1) == ["style"]  # was '': the first report took both
+    assert tr._interrupted_nodes("", 1) == [] and tr.cb.interrupted == {}
