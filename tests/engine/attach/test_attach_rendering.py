@@ -62,7 +62,7 @@ VALUES: list[Any] = [
     {"point": Point(1, "p"), "color": Color.RED, "set": {1}},
     [history(2), history(9)],
     AIMessage("x" * 3000, additional_kwargs={"k": "y" * 2500}),
-    HumanMessage("é\n\"" * 190),  # escapes make its JSON text longer than its strings
+    HumanMessage('é\n"' * 190),  # escapes make its JSON text longer than its strings
     HumanMessage("é" * 199),
 ]
 
