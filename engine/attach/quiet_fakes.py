@@ -29,7 +29,8 @@ def streams_its_reply(model: Any) -> bool:
     """Is ``model`` one of LangChain's fake chat models (its stream is its next scripted reply
     cut into pieces, so streaming it shows nothing the reply does not)?"""
     stream = getattr(type(model), "_stream", None)
-    return getattr(stream, "__module__", "").startswith(_FAKE_MODULE)
+    module = getattr(stream, "__module__", None)  # None for a function made at run time
+    return isinstance(module, str) and module.startswith(_FAKE_MODULE)
 
 
 def install() -> None:
