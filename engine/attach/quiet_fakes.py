@@ -29,8 +29,7 @@ def streams_its_reply(model: Any) -> bool:
     """Is ``model`` one of LangChain's fake chat models (its stream is its next scripted reply
     cut into pieces, so streaming it shows nothing the reply does not)?"""
     stream = getattr(type(model), "_stream", None)
-    module = getattr(stream, "__module__", None)  # None for a function made at run time
-    return isinstance(module, str) and module.startswith(_FAKE_MODULE)
+    return str(getattr(stream, "__module__", None) or "").startswith(_FAKE_MODULE)
 
 
 def install() -> None:
@@ -48,7 +47,7 @@ def install() -> None:
 
 def _quiet(original: Callable[..., bool]) -> Callable[..., bool]:
     def _should_stream(self: Any, *, async_api: bool, run_manager: Any = None, **kw: Any) -> bool:
-        if run_manager is not None and streams_its_reply(self) and _ours(run_manager.handlers):
+        if run_manager is not None and _ours(run_manager.handlers) and streams_its_reply(self):
             return False
         return original(self, async_api=async_api, run_manager=run_manager, **kw)
 

@@ -212,6 +212,11 @@ def _context_option(p: argparse.ArgumentParser) -> None:
         metavar="JSON",
         help="the run context as JSON, for graphs with a context_schema (context=...)",
     )
+    p.add_argument(
+        "--configurable-json",
+        metavar="JSON",
+        help='the app\'s own config["configurable"] keys as a JSON object ({"user_id": "u1"})',
+    )
 
 
 def _server_options(p: argparse.ArgumentParser) -> None:
@@ -248,6 +253,8 @@ def _remote_options(args: argparse.Namespace, console: Console) -> RemoteOptions
         thread=args.thread,
         input_text=getattr(args, "input_text", None),
         input_json=getattr(args, "input_json", None),
+        context_json=getattr(args, "context_json", None),
+        configurable_json=getattr(args, "configurable_json", None),
         headers=list(args.headers),
         breaks=list(getattr(args, "breaks", [])),
         breaks_after=list(getattr(args, "break_after", [])),
@@ -425,6 +432,7 @@ def _main(
                 input_text=args.input_text,
                 input_json=args.input_json,
                 context_json=args.context_json,
+                configurable_json=args.configurable_json,
                 thread=args.thread,
                 runtime=args.runtime,
                 checkpointer=args.checkpointer,

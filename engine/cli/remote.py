@@ -24,6 +24,9 @@ from engine.cli.run import (
     EXIT_OK,
     EXIT_USAGE,
     Driver,
+    UsageError,
+    build_configurable,
+    build_context_json,
     open_recorder,
     run_recorded,
 )
@@ -44,6 +47,8 @@ class RemoteOptions:
     thread: str | None = None
     input_text: str | None = None
     input_json: str | None = None
+    context_json: str | None = None
+    configurable_json: str | None = None
     headers: list[str] = field(default_factory=list)
     breaks: list[str] = field(default_factory=list)
     breaks_after: list[str] = field(default_factory=list)
@@ -123,8 +128,10 @@ class RemoteDriver(Driver):
         console: Console,
         renderer: TreeRenderer,
         join: bool = False,
+        context: Any = None,
+        configurable: dict[str, Any] | None = None,
     ) -> None:
-        super().__init__(target, thread, dbg, console, renderer)
+        super().__init__(target, thread, dbg, console, renderer, context, configurable)
         self.remote = target
         self.join = join
 
@@ -160,6 +167,12 @@ async def _connect(opts: RemoteOptions, console: Console) -> RemoteTarget | None
 
 def run_remote(opts: RemoteOptions, console: Console) -> int:
     """``stepwise run --server``: returns the exit code (see module docstring)."""
+    try:
+        context = build_context_json(opts.context_json)
+        configurable = build_configurable(opts.configurable_json)
+    except UsageError as exc:
+        console.err(f"stepwise: {exc}")
+        return EXIT_USAGE
 
     async def prepare() -> tuple[RemoteTarget, Any, Debugger, str] | None:
         target = await _connect(opts, console)
@@ -181,7 +194,7 @@ def run_remote(opts: RemoteOptions, console: Console) -> int:
     ready = asyncio.run(prepare())
     if ready is None:
         return EXIT_USAGE
-    return _run_on(*ready, opts, console)
+    return _run_on(*ready, opts, console, context, configurable)
 
 
 def _run_on(
@@ -191,6 +204,8 @@ def _run_on(
     thread: str,
     opts: RemoteOptions,
     console: Console,
+    context: Any = None,
+    configurable: dict[str, Any] | None = None,
 ) -> int:
     console.err(
         f"stepwise: {target.assistant.label} on {target.client.display_url}, thread {thread}"
@@ -202,7 +217,16 @@ def _run_on(
             return EXIT_USAGE
         recorder.attach(target)
     renderer = TreeRenderer(color=opts.color)
-    driver = RemoteDriver(target, thread, dbg, console, renderer, join=opts.join)
+    driver = RemoteDriver(
+        target,
+        thread,
+        dbg,
+        console,
+        renderer,
+        join=opts.join,
+        context=context,
+        configurable=configurable,
+    )
     return run_recorded(lambda: driver.main(inp), recorder, console)
 
 

@@ -29,6 +29,7 @@ from engine.events import EventBase, InterruptRaised
 from engine.loader import AgentLoadError, load_target
 from engine.recording import SessionError, SessionRecorder
 from engine.targets import STAY, RunDriver, RunRequest, Target, target_for
+from engine.targets.graph_run import configurable_problem
 
 if TYPE_CHECKING:
     from engine.attach.options import AttachOptions
@@ -64,6 +65,8 @@ class RunOptions:
     input_json: str | None = None
     context_json: str | None = None
     """The run context (``context=``) as JSON, for graphs with a ``context_schema``."""
+    configurable_json: str | None = None
+    """The app's own ``config["configurable"]`` keys as a JSON object (``{"user_id": "u1"}``)."""
     thread: str | None = None
     runtime: str = "auto"
     """``auto`` | ``engine`` | ``langgraph`` (attach to a real langgraph graph)."""
@@ -140,12 +143,31 @@ def build_input(graph: Any, opts: RunOptions, module_default: Any) -> Any:
     return {}
 
 
-def build_context(opts: RunOptions) -> Any:
-    """The run context from ``--context-json`` (None without)."""
-    if opts.context_json is None:
+def build_configurable(text: str | None) -> dict[str, Any] | None:
+    """The app's ``configurable`` keys from ``--configurable-json`` (None without)."""
+    if text is None:
         return None
     try:
-        return json.loads(opts.context_json)
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"--configurable-json is not valid JSON: {exc}") from None
+    problem = configurable_problem(value)
+    if problem is not None:
+        raise UsageError(f"--configurable-json: {problem}")
+    return dict(value)
+
+
+def build_context(opts: RunOptions) -> Any:
+    """The run context from ``--context-json`` (None without)."""
+    return build_context_json(opts.context_json)
+
+
+def build_context_json(text: str | None) -> Any:
+    """The run context from the text of ``--context-json`` (None without)."""
+    if text is None:
+        return None
+    try:
+        return json.loads(text)
     except json.JSONDecodeError as exc:
         raise UsageError(f"--context-json is not valid JSON: {exc}") from None
 
@@ -263,6 +285,7 @@ class Driver:
         console: Console,
         renderer: TreeRenderer,
         context: Any = None,
+        configurable: dict[str, Any] | None = None,
     ) -> None:
         self.target = target
         self.thread = thread
@@ -270,6 +293,7 @@ class Driver:
         self.console = console
         self.renderer = renderer
         self.context = context
+        self.configurable = configurable
         self.streaming = False
         """True while events flow (not at a prompt): Ctrl+C then stops the run via the debugger."""
         self.interrupted = False
@@ -296,7 +320,7 @@ class Driver:
     async def run(self, inp: Any) -> int:
         """Run until done; returns the exit code."""
         console, thread = self.console, self.thread
-        request = RunRequest(inp, thread, context=self.context)
+        request = RunRequest(inp, thread, context=self.context, configurable=self.configurable)
         self.streaming = True
         try:
             outcome = await RunDriver(self.target, self.dbg).drive(
@@ -392,6 +416,7 @@ def run_agent(opts: RunOptions, console: Console) -> int:
         graph = _attached(loaded.graph, opts)
         inp = build_input(graph, opts, module_default)
         context = build_context(opts)
+        configurable = build_configurable(opts.configurable_json)
         dbg = _debugger(graph, opts)
     except (AgentLoadError, UsageError) as exc:
         console.err(f"stepwise: {exc}")
@@ -419,7 +444,7 @@ def run_agent(opts: RunOptions, console: Console) -> int:
 
         graph = _with_saver(graph, InMemorySaver())
     renderer = TreeRenderer(color=opts.color)
-    driver = Driver(target_for(graph), thread, dbg, console, renderer, context)
+    driver = Driver(target_for(graph), thread, dbg, console, renderer, context, configurable)
     return run_recorded(lambda: driver.main(inp), recorder, console)
 
 

@@ -337,6 +337,7 @@ class RemoteClient:
         interrupt_before: Sequence[str] | Literal["*"] | None = None,
         interrupt_after: Sequence[str] | Literal["*"] | None = None,
         context: Any = None,
+        config: Mapping[str, Any] | None = None,
         on_created: Callable[[str], None] | None = None,
     ) -> AsyncIterator[StreamPart]:
         """Start a run on the thread and stream it (``stream_subgraphs``, resumable);
@@ -358,6 +359,7 @@ class RemoteClient:
             interrupt_before=interrupt_before,  # type: ignore[arg-type]
             interrupt_after=interrupt_after,  # type: ignore[arg-type]
             context=context,
+            config=dict(config) if config is not None else None,  # type: ignore[arg-type]
             multitask_strategy="reject",
             if_not_exists="create",
             on_disconnect="continue",

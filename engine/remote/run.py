@@ -36,6 +36,7 @@ from engine.remote.client import RemoteError
 from engine.remote.translate import FALLBACK_MODES, ServerError, StreamTranslator
 from engine.remote.values import command_payload, from_server, to_server
 from engine.serde import to_jsonable
+from engine.targets.graph_run import app_configurable
 from engine.types import Command
 
 if TYPE_CHECKING:
@@ -158,6 +159,7 @@ class RemoteRunner:
             if isinstance(input, Command) and input.resume is not None:
                 await _resumed(target, em, server_thread, input.resume)
             driving = _Drive(target, tr, em, ctl, debugger, server_thread, context)
+            driving.configurable = app_configurable(conf)
             try:
                 span.interrupted = await driving.loop(input, checkpoint_id)
             except (asyncio.CancelledError, RunStopped):
@@ -213,6 +215,8 @@ class _Drive:
         self.debugger = debugger
         self.thread = thread
         self.context = context
+        self.configurable: dict[str, Any] = {}
+        """The app's own ``configurable`` keys, sent as the server run's ``config``."""
         self.server_run: str | None = None
 
     def _stops(self) -> tuple[Stops, list[str]]:
@@ -288,6 +292,7 @@ class _Drive:
             "interrupt_before": before or None,
             "interrupt_after": after or None,
             "context": to_server(self.context) if self.context is not None else None,
+            "config": {"configurable": to_server(self.configurable)} if self.configurable else None,
         }
 
         def created(run_id: str) -> None:

@@ -145,6 +145,9 @@ class RunRequest:
     checkpoint_ns: str = ""
     context: Any = None
     """The run context (``context=``) for graphs with a ``context_schema``."""
+    configurable: Mapping[str, Any] | None = None
+    """The app's own ``config["configurable"]`` keys (a ``user_id`` its nodes read, as in
+    LangGraph's memory docs); the thread and checkpoint keys stay the request's."""
     run_id: str | None = None
     model_override: Any = None
     """A chat model every model call of the run uses instead of the agent's own (re-runs with

@@ -10,7 +10,7 @@ Iterating never raises for a failed run: the failure is in the outcome and in ``
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from engine.core.ids import new_run_id
@@ -21,12 +21,23 @@ from engine.targets.base import RunOutcome, RunRequest
 if TYPE_CHECKING:
     from engine.debug.debugger import Debugger
 
-__all__ = ["GraphRun", "request_config"]
+__all__ = [
+    "RESERVED_CONFIGURABLE",
+    "GraphRun",
+    "app_configurable",
+    "configurable_problem",
+    "request_config",
+]
+
+RESERVED_CONFIGURABLE = frozenset({"thread_id", "checkpoint_id", "checkpoint_ns", "model_override"})
+"""The ``configurable`` keys a run request sets itself (an app's own keys cannot replace them)."""
 
 
 def request_config(request: RunRequest, run_id: str) -> dict[str, Any]:
-    """The LangGraph ``config`` of a run request."""
-    conf: dict[str, Any] = {"thread_id": request.thread_id}
+    """The LangGraph ``config`` of a run request: the app's own ``configurable`` keys, then
+    the request's thread, checkpoint and model override."""
+    conf: dict[str, Any] = app_configurable(request.configurable or {})
+    conf["thread_id"] = request.thread_id
     if request.checkpoint_id is not None:
         conf["checkpoint_id"] = request.checkpoint_id
         if request.checkpoint_ns:
@@ -34,6 +45,25 @@ def request_config(request: RunRequest, run_id: str) -> dict[str, Any]:
     if request.model_override is not None:
         conf["model_override"] = request.model_override
     return {"configurable": conf, "run_id": run_id}
+
+
+def app_configurable(conf: Mapping[str, Any]) -> dict[str, Any]:
+    """The app's own keys of a ``configurable`` (none of ours, nor LangGraph's ``__`` ones)."""
+    return {
+        str(k): v
+        for k, v in conf.items()
+        if k not in RESERVED_CONFIGURABLE and not str(k).startswith("__")
+    }
+
+
+def configurable_problem(value: Any) -> str | None:
+    """Why ``value`` cannot be an app's ``configurable`` keys (None when it can)."""
+    if not isinstance(value, Mapping):
+        return 'a JSON object of keys, as {"user_id": "u1"}'
+    reserved = sorted(str(k) for k in value if k in RESERVED_CONFIGURABLE)
+    if reserved:
+        return f"{', '.join(reserved)} is set by Stepwise, not here"
+    return None
 
 
 class GraphRun:

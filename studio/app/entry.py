@@ -47,6 +47,10 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     p.add_argument("--input", dest="input_text", help="open: the first message to run")
     p.add_argument("--input-json", help="open: the input to run, as JSON")
     p.add_argument("--context-json", help="open: the run context, as JSON (context_schema)")
+    p.add_argument(
+        "--configurable-json",
+        help='open: the app\'s own config["configurable"] keys, as JSON ({"user_id": "u1"})',
+    )
     p.add_argument("--server", help="open: a LangGraph server's URL")
     p.add_argument("--assistant", help="open --server: the graph or assistant")
     p.add_argument("--header", dest="headers", action="append", default=[], help="NAME=ENV_VAR")
@@ -65,13 +69,19 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         p.error(f"{args.command} needs a file")
     if args.input_text is not None and args.input_json is not None:
         p.error("give either --input or --input-json, not both")
-    for option in ("input_json", "context_json"):
+    for option in ("input_json", "context_json", "configurable_json"):
         text = getattr(args, option)
         if text is not None:
             try:
                 json.loads(text)
             except json.JSONDecodeError as exc:
                 p.error(f"--{option.replace('_', '-')} is not valid JSON: {exc}")
+    if args.configurable_json is not None:
+        from engine.targets.graph_run import configurable_problem
+
+        problem = configurable_problem(json.loads(args.configurable_json))
+        if problem is not None:
+            p.error(f"--configurable-json: {problem}")
     return args
 
 
@@ -80,6 +90,8 @@ def _load_initial(window: object, args: argparse.Namespace) -> None:
     from studio.app.scenarios import DEFAULT_SCENARIO
 
     assert isinstance(window, MainWindow)
+    if getattr(args, "configurable_json", None) is not None:
+        window.controller.configurable = json.loads(args.configurable_json) or None
     if args.command in ("session", "replay"):
         window.open_session(args.target)
     elif getattr(args, "server", None):

@@ -276,6 +276,10 @@ class WindowMenus:
         m.setToolTipsVisible(True)
         self.join_action = m.addAction("&Join the Run on This Thread", self.join_run)
         self.join_action.setStatusTip("Watch the run another client has going on this thread")
+        self.configurable_action = m.addAction("Run &Configuration...", self.edit_configurable)
+        self.configurable_action.setStatusTip(
+            'The app\'s own config["configurable"] keys (a user_id...) for the runs to come'
+        )
         m.addSeparator()
         m.addAction(a.toggle_breakpoint)
         model = self.commands.breakpoints
@@ -307,6 +311,26 @@ class WindowMenus:
                 blocker = QSignalBlocker(action)
                 action.setChecked(on)
                 del blocker
+
+    def edit_configurable(self) -> asyncio.Future[int]:
+        """Edit the app's ``configurable`` keys the next runs get (``ConfigurableDialog``)."""
+        from studio.dialogs.configurable import ConfigurableDialog
+
+        ctl = self.commands.controller
+        self.configurable_dialog = ConfigurableDialog(
+            ctl.configurable, self.window, self.commands.settings.theme
+        )
+
+        def done(code: asyncio.Future[int]) -> None:
+            value = self.configurable_dialog.value
+            if code.result() and value is not None:
+                ctl.configurable = value or None
+                keys = ", ".join(value) or "none"
+                self.commands.show_message(f"Run configuration: {keys}")
+
+        future = show_dialog(self.configurable_dialog)
+        future.add_done_callback(done)
+        return future
 
     def join_run(self) -> None:
         """Watch the run another client started on the current thread (a server's)."""

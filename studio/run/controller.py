@@ -135,6 +135,9 @@ class RunController(SessionCommands, SavedThreads, AgentReload, TargetLoad):
         self.context: Any = None
         """The run context (``context=``) for graphs with a ``context_schema``: from
         ``stepwise open --context-json`` or the input form."""
+        self.configurable: dict[str, Any] | None = None
+        """The app's own ``config["configurable"]`` keys every run gets: from ``stepwise open
+        --configurable-json`` or Run Configuration... (Debug menu)."""
 
     # -- loading -------------------------------------------------------------------------------
 
@@ -492,6 +495,7 @@ class RunController(SessionCommands, SavedThreads, AgentReload, TargetLoad):
             run_id=run_id,
             model_override=model_override,
             context=self.context,
+            configurable=self.configurable,
         )
 
         async def answer(interrupts: list[InterruptRaised]) -> Any:

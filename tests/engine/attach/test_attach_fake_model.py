@@ -156,3 +156,16 @@ def test_a_fake_model_an_agent_calls_inside_a_node_is_not_streamed(tmp_path: Pat
 
 async def _events(graph: Any, inp: Any, cfg: Any) -> list[Any]:
     return [ev async for ev in graph.astream_events(inp, cfg, version="stepwise")]
+
+
+def test_a_model_class_made_by_exec_is_told_apart_without_its_module() -> None:
+    from engine.attach.quiet_fakes import streams_its_reply
+
+    made: dict[str, Any] = {"GenericFakeChatModel": GenericFakeChatModel}
+    exec(  # no __name__: the class's methods have no module, as in a REPL or a test harness
+        "class Made(GenericFakeChatModel):\n    def _stream(self, *a, **k):\n        yield from ()\n",
+        made,
+    )
+    assert made["Made"]._stream.__module__ is None
+    assert not streams_its_reply(made["Made"](messages=iter([])))
+    assert streams_its_reply(Scripted(messages=iter([])))

@@ -504,3 +504,34 @@ def test_a_files_string_input_reaches_an_entrypoint_of_str_as_is(tmp_path: Path)
     code, out, err = run_cli("run", f"{path}:workflow", "--session", str(session), "--headless")
     assert code == 0, err
     assert "An essay about cats" in out
+
+
+CONFIGURED = (
+    "from typing_extensions import TypedDict\n"
+    "from engine import START, StateGraph\n"
+    "from engine.checkpoint import InMemorySaver\n\n"
+    "class S(TypedDict, total=False):\n"
+    "    greeting: str\n\n"
+    "def greet(state: S, config) -> dict:\n"
+    "    return {'greeting': 'hello ' + config['configurable']['user_id']}\n\n"
+    "graph = StateGraph(S).add_node('greet', greet).add_edge(START, 'greet').compile()\n"
+    "INPUT = {}\n"
+)
+
+
+def test_configurable_json_gives_the_apps_own_configurable_keys(tmp_path: Path) -> None:
+    path = tmp_path / "configured.py"
+    path.write_text(CONFIGURED)
+    spec = f"{path}:graph"
+    code, out, err = run_cli(
+        "run", spec, "--configurable-json", '{"user_id": "ada"}', "--no-session"
+    )
+    assert code == 0, err
+    assert 'greeting = "hello ada"' in out
+    for given, said in [
+        ('{"thread_id": "x"}', "--configurable-json: thread_id is set by Stepwise, not here"),
+        ("[1]", '--configurable-json: a JSON object of keys, as {"user_id": "u1"}'),
+        ("{user", "--configurable-json is not valid JSON: "),
+    ]:
+        code, _out, err = run_cli("run", spec, "--configurable-json", given, "--no-session")
+        assert code == 2 and err.startswith(f"stepwise: {said}"), err

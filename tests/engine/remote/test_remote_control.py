@@ -230,3 +230,15 @@ async def test_history_and_the_timeline_listing_read_in_pages(
     assert [r.checkpoint_id for r in records] == list(reversed(ids))  # oldest first
     assert records[-1].next == () and records[2].writers == ("count",)
     assert [s.config["configurable"]["checkpoint_id"] for s in newest_two] == ids[:2]
+
+
+async def test_the_apps_configurable_keys_reach_the_server_run(langgraph_server) -> None:
+    target = await open_target(langgraph_server, "configured")
+    thread = new_thread()
+    try:
+        _events, outcome = await run_events(target, {}, thread, configurable={"user_id": "ada"})
+        snap = await target.state(thread)
+    finally:
+        await target.aclose()
+    assert outcome.status == "done", outcome.error
+    assert snap is not None and snap.values == {"greeting": "hello ada"}
