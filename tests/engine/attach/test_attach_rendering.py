@@ -4,8 +4,6 @@ a message whose field is set anew is rendered again."""
 
 from __future__ import annotations
 
-import dataclasses
-import enum
 from collections import OrderedDict
 from typing import Any
 
@@ -18,16 +16,7 @@ from engine.attach import rendering
 from engine.attach.converted import ours
 from engine.attach.rendering import render, render_repr
 from engine.serde import to_jsonable
-
-
-class Color(enum.Enum):
-    RED = "red"
-
-
-@dataclasses.dataclass
-class Point:
-    x: int
-    label: str
+from tests.engine.attach.test_attach_summary import Color, Point
 
 
 def history(n: int) -> list[Any]:
