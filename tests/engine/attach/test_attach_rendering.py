@@ -4,6 +4,8 @@ a message whose field is set anew is rendered again."""
 
 from __future__ import annotations
 
+import dataclasses
+import enum
 from collections import OrderedDict
 from typing import Any
 
@@ -16,7 +18,16 @@ from engine.attach import rendering
 from engine.attach.converted import ours
 from engine.attach.rendering import render, render_repr
 from engine.serde import to_jsonable
-from tests.engine.attach.test_attach_summary import Color, Point
+
+
+class Color(enum.Enum):
+    RED = "red"
+
+
+@dataclasses.dataclass
+class Point:
+    x: int
+    label: str
 
 
 def history(n: int) -> list[Any]:
