@@ -183,8 +183,6 @@ class HandlerBase(AsyncCallbackHandler):
         """Model tokens reported so far (a stream that gave none can be asked again)."""
         self.unstreamable: set[type] = set()
         """Model classes whose stream gave nothing: not streamed again (the graph's set)."""
-        self.last_requests: dict[str, EventBase] = {}
-        """Per model lane (graph namespace and node), the run's last ``model.request``."""
         self.aborted: StepwiseAbort | None = None
         """Set once Stepwise aborts the run (a stop, a failure of ours): the spans still open
         close without consulting the debugger again."""
@@ -224,19 +222,6 @@ class HandlerBase(AsyncCallbackHandler):
                 self._emitter(ns).emit_sync(cls, **fields)
         except Exception as exc:
             raise self.abort(exc, cls.__name__) from None
-
-    def delivered(self) -> None:
-        """From a worker thread: wait until the loop has delivered every event put so far
-        (they wait in the loop's inbox, not numbered yet), so what the next event refers to by
-        its ``seq`` has one.  On the loop thread they are delivered as they are emitted."""
-        if threading.get_ident() == self.em.loop_thread:
-            return
-        done = threading.Event()
-        try:
-            self.em.inbox.put_now(done.set)
-        except RuntimeError:  # the loop is closed: nobody is listening any more
-            return
-        done.wait()
 
     def _emit_ungated(
         self, cls: type[EventBase], ns: str, fields: dict[str, Any]

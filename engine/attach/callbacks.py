@@ -21,7 +21,6 @@ from uuid import UUID
 from engine.attach.abort import StepwiseAbort
 from engine.attach.base import Open, either, task_of
 from engine.attach.calls import CallEvents
-from engine.attach.rendering import render
 from engine.attach.summary import summary
 from engine.core.ids import new_span_id
 from engine.errors import RunStopped
@@ -36,6 +35,7 @@ from engine.events import (
     SuperstepFinished,
     SuperstepStarted,
 )
+from engine.serde import to_jsonable
 
 __all__ = ["AttachCallbacks", "handoff_of"]
 
@@ -228,7 +228,7 @@ class AttachCallbacks(CallEvents):
                 middleware=op.hook[1],
                 hook=op.hook[2],
                 node=op.name,
-                update=render(outputs, max_str=4000),
+                update=to_jsonable(outputs, max_str=4000),
                 jump_to=None if jump is None else str(jump),
                 error=ErrorInfo.from_exception(error)
                 if error is not None and not interrupted
@@ -238,7 +238,7 @@ class AttachCallbacks(CallEvents):
         writes: list[dict[str, Any]] = []
         if isinstance(outputs, dict):
             writes = [
-                {"channel": str(k), "value": render(v, max_str=2000, max_items=20)}
+                {"channel": str(k), "value": to_jsonable(v, max_str=2000, max_items=20)}
                 for k, v in outputs.items()
             ]
         try:

@@ -9,7 +9,6 @@ from typing import Any
 from uuid import UUID
 
 from engine.attach.base import IN_LAYER, HandlerBase, InjectedFault, Open, either, task_of
-from engine.attach.rendering import render
 from engine.attach.secrets import register_calling_model
 from engine.core.ids import new_span_id
 from engine.events import (
@@ -139,16 +138,13 @@ class CallEvents(HandlerBase):
         tools = [str(t.get("name", "")) if isinstance(t, dict) else str(t) for t in schemas]
         lane = f"{op.ns}|{meta.get('langgraph_node') or ''}"
         log = self.em.requests
-        last = self.last_requests.get(lane)
-        if last is not None and not last.seq:  # held in the loop's inbox: not numbered yet
-            self.delivered()  # its seq is this request's messages_base
         structured = meta.get("ls_structured_output_format")
         ev = await self._emit_for(
             op,
             ModelRequest,
             model=model,
             messages_count=len(msgs),
-            last_messages=[render(m, max_str=2000) for m in msgs[-3:]],
+            last_messages=[to_jsonable(m, max_str=2000) for m in msgs[-3:]],
             tools=tools,
             tool_choice=to_jsonable(params.get("tool_choice")),
             streaming=bool(params.get("stream")) or self.stream_tokens,
@@ -161,8 +157,6 @@ class CallEvents(HandlerBase):
             **log.fields(lane, msgs, schemas),
         )
         log.remember(lane, ev, msgs, schemas)
-        if ev is not None:
-            self.last_requests[lane] = ev
         await self._unwrapped_fault(run_id, op, "model")
 
     @either
@@ -215,7 +209,7 @@ class CallEvents(HandlerBase):
         if gens and gens[0]:
             gen = gens[0][0]
             msg = getattr(gen, "message", None)
-            message = render(msg if msg is not None else getattr(gen, "text", None))
+            message = to_jsonable(msg if msg is not None else getattr(gen, "text", None))
         meta = getattr(msg, "response_metadata", None)
         llm_output = getattr(response, "llm_output", None)
         await self._emit_for(
@@ -279,7 +273,7 @@ class CallEvents(HandlerBase):
             tool=op.name,
             tool_call_id=getattr(output, "tool_call_id", None),
             status=status,
-            result=render(output, max_str=4000),
+            result=to_jsonable(output, max_str=4000),
             duration_ms=(time.perf_counter() - op.t0) * 1000,
         )
 

@@ -20,8 +20,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from engine.attach.converted import ours
-from engine.attach.rendering import render
 from engine.attach.snapshots import to_engine_values
+from engine.serde import to_jsonable
 
 __all__ = ["ROOT", "as_channels", "state_changes"]
 
@@ -56,7 +56,7 @@ def _extends(before: Any, after: list[Any]) -> bool:
 
 def _jsonable(value: Any, max_str: int) -> Any:
     # a message is converted once for all (the model requests that send it read it too)
-    return render(to_engine_values(value, ours), max_str=max_str)
+    return to_jsonable(to_engine_values(value, ours), max_str=max_str)
 
 
 def state_changes(

@@ -3,15 +3,14 @@
 ``str(to_jsonable(value, max_str=..., max_items=...))[:limit]`` renders a whole state (the last
 messages of a history, each dumped in full) to keep its first few hundred characters.
 ``summary`` writes the same text part by part and stops once it has ``limit`` characters: a
-state's summary costs the first message it reaches, not every message it would keep, and a
-message already rendered (``rendering``) costs a lookup.
+state's summary costs the first message it reaches, not every message it would keep.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from engine.attach.rendering import render, render_repr
+from engine.serde import to_jsonable
 
 __all__ = ["summary"]
 
@@ -20,7 +19,7 @@ def summary(value: Any, limit: int, *, max_str: int, max_items: int) -> str:
     """``str(to_jsonable(value, max_str=max_str, max_items=max_items))[:limit]``, computed
     only as far as ``limit`` needs."""
     if type(value) not in (dict, list, tuple):  # one value (a string is not quoted by str)
-        return str(render(value, max_str=max_str, max_items=max_items))[:limit]
+        return str(to_jsonable(value, max_str=max_str, max_items=max_items))[:limit]
     out: list[str] = []
     _write(value, out, limit, max_str, max_items)
     return "".join(out)[:limit]
@@ -63,6 +62,6 @@ def _write(value: Any, out: list[str], left: int, max_str: int, max_items: int) 
             left = _write(v, out, left, max_str, max_items)
         out.append("]")
         return left - 1
-    text = render_repr(value, max_str=max_str, max_items=max_items)
+    text = repr(to_jsonable(value, max_str=max_str, max_items=max_items))
     out.append(text)
     return left - len(text)

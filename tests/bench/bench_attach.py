@@ -6,10 +6,8 @@ Two shapes: a plain agent (attach runs it on LangGraph's ``astream``) and one wi
 pass-through middleware (attach runs it on the sync ``stream`` in a worker thread, every layer
 instrumented).  Needs the ``langgraph`` extra; without it the section says so.
 
-The variants are timed in turn; each ratio is the median of the per-round ratios (issue 26
-goals: plain <= 1.2x, three sync middleware <= 1.5x the direct run).  For scale, the same
-agent run directly with LangChain's own tracer listening (``RunCollectorCallbackHandler``:
-the run tree a LangSmith tracer builds for every runnable, kept in memory, nothing sent).
+The three variants are timed in turn; each ratio is the median of the per-round ratios
+(issue 26 goals: plain <= 1.2x, three sync middleware <= 1.5x the direct run).
 
 Run: ``.venv/bin/python -m tests.bench.bench_attach``.
 """
@@ -39,21 +37,6 @@ def direct(with_middleware: bool) -> Callable[[], Timing]:
         agent = lc_agent(with_middleware)
         with Clock() as clock:
             agent.invoke({"messages": [HumanMessage("go")]}, {"configurable": {"thread_id": "b"}})
-        return clock.timing.per(TURNS)
-
-    return once
-
-
-def traced(with_middleware: bool) -> Callable[[], Timing]:
-    """The direct run with LangChain's in-memory tracer among its callbacks."""
-    from langchain_core.messages import HumanMessage
-    from langchain_core.tracers.run_collector import RunCollectorCallbackHandler
-
-    def once() -> Timing:
-        agent = lc_agent(with_middleware)
-        cfg = {"configurable": {"thread_id": "b"}, "callbacks": [RunCollectorCallbackHandler()]}
-        with Clock() as clock:
-            agent.invoke({"messages": [HumanMessage("go")]}, cfg)
         return clock.timing.per(TURNS)
 
     return once
@@ -120,7 +103,6 @@ def run() -> list[Figure]:
             {
                 "direct": direct(with_mw),
                 "streamed": streamed(with_mw, sync=with_mw),
-                "traced": traced(with_mw),
                 "attached": attached(with_mw, seen),
             },
             rounds=7,
@@ -150,15 +132,6 @@ def run() -> list[Figure]:
                 median_ratio(times, "attached", "streamed"),
                 "x",
                 note="what our callbacks, layers and events cost",
-            )
-        )
-        figs.append(
-            Figure(
-                "  for scale: LangChain's in-memory tracer on the direct run, vs direct "
-                f"({us['traced']:.0f} us/model turn)",
-                median_ratio(times, "traced", "direct"),
-                "x",
-                note=f"attached vs traced: {median_ratio(times, 'attached', 'traced'):.2f}x",
             )
         )
     return figs

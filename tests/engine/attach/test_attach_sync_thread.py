@@ -1,13 +1,11 @@
 """A run on LangGraph's sync ``stream`` is translated on the stream's own thread, part by part
-as it comes, and the thread wakes the run's loop only when a model request must name the
-previous one by its ``seq``, not for every part, event or superstep (issue 26): the events are
-the very ones the loop's translation of ``astream`` gives, in the same order, and the same as
-with a debugger (which translates on the loop)."""
+as it comes, and the thread wakes the run's loop once a superstep, not for every part and event
+(issue 26): the events are the very ones the loop's translation of ``astream`` gives, in the
+same order, and the same as with a debugger (which translates on the loop)."""
 
 from __future__ import annotations
 
 import asyncio
-import itertools
 from typing import Any
 
 import pytest
@@ -46,7 +44,7 @@ def test_the_sync_stream_shows_what_astream_shows(make: Any, inputs: list[Any]) 
     assert len(on_thread) > 20
 
 
-def test_a_sync_run_wakes_its_loop_for_its_requests_not_for_every_event(
+def test_a_sync_run_wakes_its_loop_once_a_superstep_not_for_every_event(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     woken: list[Any] = []
@@ -63,29 +61,9 @@ def test_a_sync_run_wakes_its_loop_for_its_requests_not_for_every_event(
     g.subscribe(events.append)
     g.invoke({"messages": [("user", "hi")]}, {"configurable": {"thread_id": "t"}})
     supersteps = len([e for e in events if e.kind == "checkpoint.saved"])
-    requests = len([e for e in events if e.kind == "model.request"])
-    assert len(events) > 6 * supersteps and requests < supersteps
-    # a request's previous one delivered before it, the stream's end, a save waited for
-    assert len(woken) <= requests + 3
-
-
-def test_each_request_of_a_sync_run_names_the_previous_one() -> None:
-    """The events wait in the loop's inbox, not numbered yet: a model request waits until the
-    previous request of its model has its ``seq``, and sends only what is new."""
-    from engine.attach.converted import ours_all  # noqa: F401  (imports before the run)
-    from tests.bench.bench_agent_loop import lc_agent
-
-    g = attach(lc_agent(True))
-    assert g.sync
-    events: list[EventBase] = []
-    g.subscribe(events.append)
-    g.invoke({"messages": [("user", "go")]}, {"configurable": {"thread_id": "t"}})
-    requests = [e.__dict__ for e in events if e.kind == "model.request"]
-    assert len(requests) > 10
-    for before, now in itertools.pairwise(requests):
-        assert now["messages_base"] == before["seq"] > 0
-        assert now["messages_reused"] == before["messages_count"]
-        assert len(now["messages"]) == now["messages_count"] - before["messages_count"]
+    assert len(events) > 6 * supersteps
+    # a superstep's events delivered before the next one, the stream's end, a save waited for
+    assert len(woken) <= supersteps + 3
 
 
 def test_with_a_debugger_the_sync_stream_shows_the_same() -> None:
