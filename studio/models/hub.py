@@ -146,7 +146,10 @@ class Hub:
         self.snapshots.clear()
         self.graph = graph
         self.drawable = drawable
-        self.checkpointer = getattr(graph, "checkpointer", None) if graph is not None else None
+        # the saver reads go through (the Timeline warms its cache): the graph's, or a recorded
+        # session's own when there is no graph to run
+        source = graph if graph is not None else target
+        self.checkpointer = getattr(source, "checkpointer", None) if source is not None else None
         self.source_label = label
         self.publish("graph", drawable)
 

@@ -143,3 +143,31 @@ def test_recorded_model_events_cover_every_run_of_the_thread(tmp_path: Path) -> 
         expected
     ) == 10  # 5 calls, 1 failed
     assert recorded_model_events(tmp_path / "seed.stepwise", "other") == []
+
+
+def test_a_recorded_sessions_checkpoints_are_warmed_for_quick_selection(
+    qtbot: Any, tmp_path: Path
+) -> None:
+    from studio.docks.timeline.view import TimelineDock
+
+    _record(tmp_path / "seed.stepwise")
+    hub = Hub()
+    timeline = TimelineDock(hub)
+    qtbot.addWidget(timeline)
+    timeline.warmup_enabled = False  # warmed below, where the test can wait for it
+    opened = open_session(hub, tmp_path / "seed.stepwise")
+    try:
+        timeline.reload()
+        saver = hub.target.checkpointer  # type: ignore[union-attr]
+        assert hub.checkpointer is saver  # the session's saver: the one every read goes through
+        warming = timeline.warm_up()
+        assert warming is not None  # was None: the hub had no saver for a recorded session
+        warming.join()
+        decoded: list[str] = []
+        decode = saver._decode_chain
+        saver._decode_chain = lambda *a: decoded.append(a[2]) or decode(*a)  # type: ignore[method-assign]
+        for node in timeline.timeline.ordered():
+            assert asyncio.run(hub.read_state(node.checkpoint_id)) is not None
+        assert "messages" not in decoded  # every message history came from the warmed cache
+    finally:
+        opened.close()
