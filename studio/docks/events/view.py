@@ -28,7 +28,6 @@ from PySide6.QtCore import QEvent, QModelIndex, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
-    QHeaderView,
     QMenu,
     QPushButton,
     QSplitter,
@@ -38,6 +37,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine.events import EventBase
+from studio.docks.events.columns import EventColumns
 from studio.docks.events.delegate import EventCellDelegate
 from studio.docks.events.details import EventDetails, event_payload
 from studio.docks.events.filter_bar import FilterBar
@@ -185,14 +185,7 @@ class EventLogDock(QWidget):
         v.customContextMenuRequested.connect(self._context_menu)
         v.setAnimated(False)
         v.setIndentation(16)
-        header = v.header()
-        header.setStretchLastSection(False)
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        fm = v.fontMetrics()
-        samples = ((1, "ToolRetryMiddleware.x"), (2, "+000.000 s"), (3, "00.00 s"))
-        for col, sample in (*samples, (4, "12.3k tok · $0.0123")):
-            header.setSectionResizeMode(col, QHeaderView.ResizeMode.Interactive)
-            header.resizeSection(col, fm.horizontalAdvance(sample) + 24)
+        self.columns = EventColumns(v)  # the event first, never squeezed to a few letters
         v.selectionModel().currentRowChanged.connect(self._on_current)
         v.expanded.connect(self._on_expanded)
         v.collapsed.connect(self._on_collapsed)
