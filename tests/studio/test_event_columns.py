@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from studio.docks.events.columns import EVENT_MIN
+from studio.docks.events.columns import EVENT_FLOOR, EVENT_MIN, NODE_MIN
 from studio.docks.events.view import EventLogDock
 from studio.models.hub import Hub
 from tests.studio.event_samples import seed000_events
@@ -28,11 +28,15 @@ def _widths(dock: EventLogDock) -> list[int]:
     return [header.sectionSize(c) for c in range(header.count())]
 
 
-def test_a_narrow_dock_keeps_the_event_readable(qtbot: Any) -> None:
-    dock = _dock(qtbot, 480)  # a third of a 1366-pixel screen
-    widths = _widths(dock)
-    assert widths[0] >= EVENT_MIN  # was about 25 pixels: "Ev"
-    assert sum(widths) > dock.view.viewport().width()  # the other columns scroll
+def test_a_narrow_dock_keeps_the_event_readable_and_the_times_in_sight(qtbot: Any) -> None:
+    for width in (480, 400):  # a third of a 1366-pixel screen, and less
+        dock = _dock(qtbot, width)
+        event, node, time, duration, _cost = _widths(dock)
+        shown = dock.view.viewport().width()
+        assert event >= EVENT_FLOOR  # was about 25 pixels: "Ev"
+        assert event >= min(EVENT_MIN, shown - NODE_MIN - time - duration)
+        assert node >= NODE_MIN and event + node + time + duration <= shown  # Duration in sight
+        assert sum(_widths(dock)) > shown  # the Cost column scrolls
 
 
 def test_a_wide_dock_gives_the_event_the_rest(qtbot: Any) -> None:
