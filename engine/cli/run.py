@@ -157,11 +157,6 @@ def build_configurable(text: str | None) -> dict[str, Any] | None:
     return dict(value)
 
 
-def build_context(opts: RunOptions) -> Any:
-    """The run context from ``--context-json`` (None without)."""
-    return build_context_json(opts.context_json)
-
-
 def build_context_json(text: str | None) -> Any:
     """The run context from the text of ``--context-json`` (None without)."""
     if text is None:
@@ -415,7 +410,7 @@ def run_agent(opts: RunOptions, console: Console) -> int:
         )
         graph = _attached(loaded.graph, opts)
         inp = build_input(graph, opts, module_default)
-        context = build_context(opts)
+        context = build_context_json(opts.context_json)
         configurable = build_configurable(opts.configurable_json)
         dbg = _debugger(graph, opts)
     except (AgentLoadError, UsageError) as exc:

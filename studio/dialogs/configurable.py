@@ -14,12 +14,14 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QDialog, QPlainTextEdit, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QDialog, QPlainTextEdit, QWidget
 
 from engine.targets.graph_run import configurable_problem
-from studio.dialogs.dialog_kit import dialog_style, error_and_buttons, mono_font, named_label
-from studio.look.palette import colors
+from studio.dialogs.dialog_kit import (
+    dialog_frame,
+    error_and_buttons,
+    mono_font,
+)
 
 __all__ = ["ConfigurableDialog", "parse_configurable"]
 
@@ -46,21 +48,16 @@ class ConfigurableDialog(QDialog):
         self, current: Mapping[str, Any] | None, parent: QWidget | None = None, theme: str = "light"
     ) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Run Configuration")
-        self.setWindowModality(Qt.WindowModality.WindowModal)
-        self.setStyleSheet(dialog_style(colors(theme)))
-        self.value: dict[str, Any] | None = None
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(18, 16, 18, 14)
-        layout.addWidget(named_label('The app\'s own config["configurable"] keys', "Heading"))
-        layout.addWidget(
-            named_label(
-                'A JSON object, as {"user_id": "u1"}: what the agent reads from '
-                'config["configurable"]. Every run started from now on gets it; the thread '
-                "and checkpoint keys stay Stepwise's.",
-                "Intro",
-            )
+        layout = dialog_frame(
+            self,
+            "Run Configuration",
+            theme,
+            'The app\'s own config["configurable"] keys',
+            'A JSON object, as {"user_id": "u1"}: what the agent reads from '
+            'config["configurable"]. Every run started from now on gets it; the thread '
+            "and checkpoint keys stay Stepwise's.",
         )
+        self.value: dict[str, Any] | None = None
         self.editor = QPlainTextEdit(self)
         self.editor.setFont(mono_font())
         self.editor.setPlainText(json.dumps(dict(current), indent=2) if current else "")

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QPushButton,
     QTextBrowser,
+    QVBoxLayout,
 )
 
 from studio.look import highlight
@@ -116,6 +117,21 @@ def named_label(text: str, name: str, wrap: bool = True) -> QLabel:
     label.setObjectName(name)
     label.setWordWrap(wrap)
     return label
+
+
+def dialog_frame(dialog: QDialog, title: str, theme: str, heading: str, intro: str) -> QVBoxLayout:
+    """A modal dialog's frame in the studio's look: its title, the theme's style, and a
+    layout that starts with the heading and the intro line; returns the layout."""
+    from studio.look.palette import colors
+
+    dialog.setWindowTitle(title)
+    dialog.setWindowModality(Qt.WindowModality.WindowModal)
+    dialog.setStyleSheet(dialog_style(colors(theme)))
+    layout = QVBoxLayout(dialog)
+    layout.setContentsMargins(18, 16, 18, 14)
+    layout.addWidget(named_label(heading, "Heading"))
+    layout.addWidget(named_label(intro, "Intro"))
+    return layout
 
 
 def named_button(text: str, name: str) -> QPushButton:

@@ -13,7 +13,6 @@ import asyncio
 import json
 from typing import Any
 
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -22,18 +21,15 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPlainTextEdit,
     QTabWidget,
-    QVBoxLayout,
     QWidget,
 )
 
 from studio.dialogs.asyncdialog import show_dialog
 from studio.dialogs.dialog_kit import (
-    dialog_style,
+    dialog_frame,
     error_and_buttons,
     mono_font,
-    named_label,
 )
-from studio.look.palette import colors
 from studio.models.input_form import MISSING, FormField, InputForm
 from studio.widgets.plain_text import plain_label, plain_tip
 
@@ -139,23 +135,17 @@ class InputFormDialog(QDialog):
         initial_context: Any = None,
     ) -> None:
         super().__init__(parent)
-        self.setWindowTitle(title)
-        self.setWindowModality(Qt.WindowModality.WindowModal)
-        self.setStyleSheet(dialog_style(colors(theme)))
+        layout = dialog_frame(
+            self,
+            title,
+            theme,
+            "What the run starts with",
+            "Fields marked * are required; the JSON tab takes anything the form cannot express.",
+        )
         self.input_form = input_form
         self.context_form = context_form
         self.value: Any = None
         self.context: Any = None
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(18, 16, 18, 14)
-        layout.addWidget(named_label("What the run starts with", "Heading"))
-        layout.addWidget(
-            named_label(
-                "Fields marked * are required; the JSON tab takes anything the form cannot "
-                "express.",
-                "Intro",
-            )
-        )
         self.tabs = QTabWidget(self)
         layout.addWidget(self.tabs, 1)
         self.form_page: FormPage | None = None
