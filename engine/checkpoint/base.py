@@ -24,6 +24,9 @@ from typing import Any, Generic, NamedTuple, TypedDict, TypeVar
 
 from engine import serde
 from engine.checkpoint.blobs import BlobCodec
+from engine.checkpoint.log_blobs import parse_log_blob
+from engine.checkpoint.packing import unpack
+from engine.checkpoint.write_refs import WriteRef, find_refs, parse_ref
 from engine.core.aio import iter_sync, run_sync
 from engine.errors import CheckpointError, ThreadBusyError
 
@@ -136,10 +139,17 @@ def make_config(thread_id: str, ns: str, checkpoint_id: str) -> dict[str, Any]:
 class BaseCheckpointSaver(BlobCodec, Generic[V]):
     """Saves checkpoints of threads. Use ``InMemorySaver`` or ``SqliteSaver``."""
 
+    WRITE_REFS = False
+    """Store a pending write to a log channel as a reference to the next checkpoint's blob of
+    the same items (``engine.checkpoint.write_refs``): savers that keep a file do."""
+
     def __init__(self) -> None:
         super().__init__()
         self._leases: dict[str, str] = {}
         self._lease_lock = threading.Lock()
+        # (thread, ns) -> (checkpoint id, {(task id, idx): (channel, text)}): the writes of
+        # the newest checkpoint, for the next one to refer to
+        self._fresh: dict[tuple[str, str], tuple[str, dict[tuple[str, int], tuple[str, str]]]] = {}
 
     # -- versions ----------------------------------------------------------------------------
 
@@ -150,10 +160,17 @@ class BaseCheckpointSaver(BlobCodec, Generic[V]):
 
     # -- storage primitives (subclasses) -----------------------------------------------------
 
-    def _put_row(self, row: StoredRow, blobs: list[tuple[str, str, str]]) -> None:
+    def _put_row(
+        self,
+        row: StoredRow,
+        blobs: list[tuple[str, str, str]],
+        refs: list[tuple[str, int, str, str]] = [],  # noqa: B006 - never changed
+    ) -> None:
         """Store a checkpoint row and its new blobs ``(channel, version, json)`` atomically.
         The pending writes of its parent stay: they are what the parent's tasks did (their
-        results in the history, what time travel re-runs)."""
+        results in the history, what time travel re-runs); ``refs`` (``(task_id, idx, text,
+        reference)``, only for a saver with ``WRITE_REFS``) replace the parent's writes that
+        still hold ``text`` by a reference to the same items in these blobs."""
         raise NotImplementedError
 
     def _get_row(self, thread_id: str, ns: str, checkpoint_id: str | None) -> StoredRow | None:
@@ -277,7 +294,11 @@ class BaseCheckpointSaver(BlobCodec, Generic[V]):
                 row.thread_id, row.ns, row.checkpoint_id
             ):
                 try:
-                    writes.append((task_id, channel, serde.loads(text)))
+                    ref = parse_ref(text)
+                    if ref is None:
+                        writes.append((task_id, channel, serde.loads(text)))
+                    else:
+                        writes.append((task_id, channel, self._referred(row, ref)))
                 except ValueError as exc:
                     raise CheckpointError(
                         f"Pending writes of checkpoint {row.checkpoint_id} of thread '{row.thread_id}' in "
@@ -293,6 +314,29 @@ class BaseCheckpointSaver(BlobCodec, Generic[V]):
             parent,
             writes,
         )
+
+    def _referred(self, row: StoredRow, ref: WriteRef) -> Any:
+        """The value of a pending write stored as ``ref`` (decoded from the blob's items);
+        ``ValueError`` when the blob does not hold them."""
+        stored = self._get_blob(row.thread_id, row.ns, ref.channel, ref.version)
+        if stored is None:
+            raise ValueError(
+                f"the blob of '{ref.channel}' at {ref.version} it refers to is missing"
+            )
+        text = unpack(stored)
+        blob = parse_log_blob(text)
+        if blob is not None:
+            texts = ref.texts(blob.items)
+        else:  # a blob in the older layout: its items' compact texts read the same
+            data = json.loads(text)
+            old = next((data[k] for k in ("append", "messages", "list") if k in data), None)
+            if not isinstance(old, list):
+                raise ValueError(f"the blob of '{ref.channel}' at {ref.version} is not a log")
+            texts = ref.texts(
+                [json.dumps(x, separators=(",", ":"), ensure_ascii=False) for x in old]
+            )
+        items = serde.decode_lists([json.loads("[" + ",".join(texts) + "]")])[0]
+        return items[0] if ref.n is None else items
 
     # -- the implementation (sync: the storage primitives are) ------------------------------
 
@@ -343,13 +387,18 @@ class BaseCheckpointSaver(BlobCodec, Generic[V]):
         parent_id = c.get("checkpoint_id")
         present: list[str] = []
         new_blobs: list[tuple[str, str, str]] = []
+        fresh = self._fresh_writes_of(thread_id, ns, parent_id)
+        refs: list[tuple[str, int, str, str]] = []
         for ch, value in checkpoint["channel_values"].items():
             ver = checkpoint["channel_versions"].get(ch)
             if ver is None:
                 continue
             present.append(ch)
             if ch in new_versions:
-                new_blobs.append((ch, ver, self._encode_blob(thread_id, ns, ch, ver, value)))
+                text, added = self._encode_blob(thread_id, ns, ch, ver, value)
+                new_blobs.append((ch, ver, text))
+                if fresh and added:
+                    refs += find_refs(fresh, ch, ver, added)
         body_dict: dict[str, Any] = {
             "v": SCHEMA_VERSION,
             "versions": checkpoint["channel_versions"],
@@ -361,7 +410,10 @@ class BaseCheckpointSaver(BlobCodec, Generic[V]):
         body = json.dumps(body_dict, separators=(",", ":"))
         meta = {k: v for k, v in metadata.items() if not (k == "parents" and not v)}
         row = StoredRow(thread_id, ns, checkpoint["id"], parent_id, body, serde.dumps(meta))
-        self._put_row(row, new_blobs)
+        if refs:
+            self._put_row(row, new_blobs, refs)
+        else:
+            self._put_row(row, new_blobs)
         return make_config(thread_id, ns, checkpoint["id"])
 
     def _put_writes_impl(
@@ -369,9 +421,34 @@ class BaseCheckpointSaver(BlobCodec, Generic[V]):
     ) -> None:
         c = _conf(config)
         rows = [(_SPECIAL_IDX.get(ch, i), ch, serde.dumps(v)) for i, (ch, v) in enumerate(writes)]
-        self._put_writes(
-            str(c["thread_id"]), c.get("checkpoint_ns", ""), c["checkpoint_id"], task_id, rows
+        thread_id, ns, checkpoint_id = (
+            str(c["thread_id"]),
+            c.get("checkpoint_ns", ""),
+            c["checkpoint_id"],
         )
+        self._put_writes(thread_id, ns, checkpoint_id, task_id, rows)
+        if self.WRITE_REFS:
+            with self._cache_lock:
+                held = self._fresh.get((thread_id, ns))
+                if held is None or held[0] != checkpoint_id:
+                    held = self._fresh[(thread_id, ns)] = (checkpoint_id, {})
+                for idx, ch, text in rows:
+                    held[1][(task_id, idx)] = (ch, text)
+
+    def _fresh_writes_of(
+        self, thread_id: str, ns: str, checkpoint_id: str | None
+    ) -> list[tuple[str, int, str, str]]:
+        """The pending writes this saver stored for ``checkpoint_id`` (the parent of the
+        checkpoint being saved), as ``(task_id, idx, channel, text)`` in the order they were
+        stored; they are forgotten here (the next checkpoint refers to them at most once)."""
+        if not self.WRITE_REFS or checkpoint_id is None:
+            return []
+        with self._cache_lock:
+            held = self._fresh.get((thread_id, ns))
+            if held is None or held[0] != checkpoint_id:
+                return []
+            del self._fresh[(thread_id, ns)]
+        return [(t, i, ch, text) for (t, i), (ch, text) in held[1].items()]
 
     def _delete_thread_impl(self, thread_id: str) -> None:
         self._delete_thread(str(thread_id))
@@ -380,6 +457,8 @@ class BaseCheckpointSaver(BlobCodec, Generic[V]):
                 del self._cache[key]
             for key in [k for k in self._tips if k[0] == str(thread_id)]:
                 del self._tips[key]
+            for key in [k for k in self._fresh if k[0] == str(thread_id)]:
+                del self._fresh[key]
 
     def _overrides(self, name: str) -> bool:
         """Does a subclass define its own ``name`` (e.g. a saver that wraps ``put``)?  The

@@ -19,6 +19,7 @@ from typing import Any
 
 from engine import serde
 from engine.checkpoint.log_blobs import LogBlob, Segment, Tip, base_of, encode_log, parse_log_blob
+from engine.checkpoint.packing import head, unpack
 from engine.core.gc_pause import paused_gc
 from engine.errors import CheckpointError
 from engine.lazy_list import LazyList
@@ -50,17 +51,23 @@ class BlobCodec:
 
     def _get_blob(
         self, thread_id: str, ns: str, channel: str, version: str
-    ) -> str | None:  # pragma: no cover
+    ) -> str | bytes | None:  # pragma: no cover
         raise NotImplementedError
 
-    def _encode_blob(self, thread_id: str, ns: str, channel: str, version: str, value: Any) -> str:
+    def _encode_blob(
+        self, thread_id: str, ns: str, channel: str, version: str, value: Any
+    ) -> tuple[str, list[str]]:
+        """The blob's text, and the texts of the items it appended (its last ones) when it is
+        an append blob of a log (else none)."""
         if isinstance(value, AppendLog):
             key = (thread_id, ns, channel)
-            text, self._tips[key] = encode_log(self._tips.get(key), version, value, serde.encode)
+            text, tip = encode_log(self._tips.get(key), version, value, serde.encode)
+            self._tips[key] = tip
             self._cache_put((thread_id, ns, channel, version), value)
-            return text
+            return text, tip.added
         self._cache_put((thread_id, ns, channel, version), value)
-        return json.dumps({"value": serde.encode(value)}, separators=(",", ":"), ensure_ascii=False)
+        text = json.dumps({"value": serde.encode(value)}, separators=(",", ":"), ensure_ascii=False)
+        return text, []
 
     def _cache_put(self, key: tuple[str, str, str, str], value: Any) -> None:
         with self._cache_lock:
@@ -78,10 +85,11 @@ class BlobCodec:
 
     def _get_blob_chain(
         self, thread_id: str, ns: str, channel: str, version: str, limit: int
-    ) -> list[tuple[str, str]]:
+    ) -> list[tuple[str, str | bytes]]:
         """``(version, blob)`` of ``version`` and of the versions its append chain rests on,
-        newest first: at most ``limit``, ending at a full blob.  This default reads one blob;
-        a saver with a query language reads the whole stretch in one query."""
+        newest first, each as stored (its text, or packed: ``engine.checkpoint.packing``): at
+        most ``limit``, ending at a full blob.  This default reads one blob; a saver with a
+        query language reads the whole stretch in one query."""
         text = self._get_blob(thread_id, ns, channel, version)
         return [] if text is None else [(version, text)]
 
@@ -141,8 +149,9 @@ class BlobCodec:
             )
             if cached is not serde.TAG:
                 root = cached
-            for ver, text in rows[: skip + hit]:
+            for ver, stored in rows[: skip + hit]:
                 try:
+                    text = unpack(stored)
                     blob = parse_log_blob(text)
                     if blob is None:  # the older layout, or not a log
                         data = json.loads(text)
@@ -238,13 +247,15 @@ def _text_decoder(
     return decode
 
 
-def chain_from(blobs: dict[str, str], version: str, limit: int) -> list[tuple[str, str]]:
+def chain_from(
+    blobs: dict[str, str | bytes], version: str, limit: int
+) -> list[tuple[str, str | bytes]]:
     """``(version, blob)`` of ``version`` and of the blobs its append chain rests on, newest
     first, from a channel's blobs by version: at most ``limit`` (and never more than there are
     blobs: a chain that loops ends).  It ends at the first blob that is not an append blob of
     the usual form, or whose base is missing (the caller parses that blob and goes on, or
     reports what is missing or corrupt)."""
-    out: list[tuple[str, str]] = []
+    out: list[tuple[str, str | bytes]] = []
     v: str | None = version
     cap = min(limit, len(blobs))
     while v is not None and len(out) < cap:
@@ -252,5 +263,5 @@ def chain_from(blobs: dict[str, str], version: str, limit: int) -> list[tuple[st
         if text is None:
             break
         out.append((v, text))
-        v = base_of(text)
+        v = base_of(head(text))
     return out

@@ -27,7 +27,7 @@ as they always were.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = ["SPAN", "LogBlob", "Segment", "Tip", "base_of", "encode_log", "parse_log_blob"]
@@ -58,6 +58,9 @@ class Tip:
     version: str
     value: Any  # the AppendLog at that version
     chain: list[Segment]
+    added: list[str] = field(default_factory=list)
+    """The texts of the items this version added (when it was written as an append blob):
+    its blob's last items (pending writes may refer to them)."""
 
     @classmethod
     def root(cls, version: str, value: Any) -> Tip:
@@ -75,11 +78,13 @@ class LogBlob:
     items: list[str]  # one JSON text per item (each but a blob's last ends with a comma)
 
 
+def _texts(items: list[Any], encode: Any) -> list[str]:
+    return [json.dumps(encode(x), separators=(",", ":"), ensure_ascii=False) for x in items]
+
+
 def item_texts(items: list[Any], encode: Any) -> str:
     """The items' compact JSON texts joined by ``,\\n``."""
-    return ",\n".join(
-        json.dumps(encode(x), separators=(",", ":"), ensure_ascii=False) for x in items
-    )
+    return ",\n".join(_texts(items, encode))
 
 
 def _blob(head: str, body: str) -> str:
@@ -99,12 +104,13 @@ def encode_log(tip: Tip | None, version: str, value: Any, encode: Any) -> tuple[
             bodies.append(chain.pop().body)
         base = chain[-1]
         bodies.reverse()
-        bodies.append(item_texts(value.delta_since(tip.value), encode))
+        added = _texts(value.delta_since(tip.value), encode)
+        bodies.append(",\n".join(added))
         body = ",\n".join(b for b in bodies if b)
         n = len(value) - base.end
         head = f'{{"base":{json.dumps(base.version)},"k":{k},"n":{n},"append":'
         chain.append(Segment(k, version, len(value), body))
-        return _blob(head, body), Tip(version, value, chain)
+        return _blob(head, body), Tip(version, value, chain, added)
     key = "messages" if hasattr(value, "id_position") else "list"
     body = item_texts(list(value), encode)
     return _blob(f'{{"k":0,"n":{len(value)},"{key}":', body), Tip.root(version, value)

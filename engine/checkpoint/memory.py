@@ -22,7 +22,12 @@ class InMemorySaver(BaseCheckpointSaver):
         self._blobs: dict[tuple[str, str, str, str], str] = {}
         self._writes: dict[tuple[str, str, str], dict[tuple[str, int], tuple[str, str]]] = {}
 
-    def _put_row(self, row: StoredRow, blobs: list[tuple[str, str, str]]) -> None:
+    def _put_row(
+        self,
+        row: StoredRow,
+        blobs: list[tuple[str, str, str]],
+        refs: list[tuple[str, int, str, str]] = [],  # noqa: B006 - never changed (none here)
+    ) -> None:
         with self._lock:
             for ch, ver, text in blobs:
                 self._blobs[(row.thread_id, row.ns, ch, ver)] = text

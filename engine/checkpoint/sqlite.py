@@ -21,6 +21,7 @@ from engine.checkpoint.base import SCHEMA_VERSION, BaseCheckpointSaver, StoredRo
 from engine.checkpoint.blobs import chain_from
 from engine.checkpoint.leases import DEFAULT_LEASE_TTL, LeaseInfo, SqliteLeases
 from engine.checkpoint.log_blobs import base_of
+from engine.checkpoint.packing import head, pack
 from engine.errors import CheckpointError
 
 __all__ = ["SqliteSaver", "open_sqlite"]
@@ -74,6 +75,8 @@ _LOG_HEAD = '{"base":"'
 
 class SqliteSaver(BaseCheckpointSaver):
     """Checkpoints of any number of threads in one SQLite file."""
+
+    WRITE_REFS = True
 
     def __init__(
         self,
@@ -190,13 +193,18 @@ class SqliteSaver(BaseCheckpointSaver):
             except sqlite3.Error as exc:
                 raise CheckpointError(f"Cannot {what} in {self.path}: {exc}") from exc
 
-    def _put_row(self, row: StoredRow, blobs: list[tuple[str, str, str]]) -> None:
+    def _put_row(
+        self,
+        row: StoredRow,
+        blobs: list[tuple[str, str, str]],
+        refs: list[tuple[str, int, str, str]] = [],  # noqa: B006 - never changed
+    ) -> None:
         batches: list[tuple[str, list[tuple[object, ...]]]] = []
         if blobs:
             batches.append(
                 (
                     "INSERT OR REPLACE INTO checkpoint_blobs VALUES (?, ?, ?, ?, ?)",
-                    [(row.thread_id, row.ns, ch, ver, text) for ch, ver, text in blobs],
+                    [(row.thread_id, row.ns, ch, ver, pack(text)) for ch, ver, text in blobs],
                 )
             )
         batches.append(
@@ -205,6 +213,18 @@ class SqliteSaver(BaseCheckpointSaver):
                 [(row.thread_id, row.ns, row.checkpoint_id, row.parent_id, row.body, row.metadata)],
             )
         )
+        if refs and row.parent_id is not None:
+            # only a write that still holds the text the reference stands for
+            batches.append(
+                (
+                    "UPDATE checkpoint_writes SET data=? WHERE thread_id=? AND ns=?"
+                    " AND checkpoint_id=? AND task_id=? AND idx=? AND data=?",
+                    [
+                        (ref, row.thread_id, row.ns, row.parent_id, task_id, idx, text)
+                        for task_id, idx, text, ref in refs
+                    ],
+                )
+            )
         self._write_rows(f"save checkpoint {row.checkpoint_id}", batches)
 
     def _get_row(self, thread_id: str, ns: str, checkpoint_id: str | None) -> StoredRow | None:
@@ -222,7 +242,7 @@ class SqliteSaver(BaseCheckpointSaver):
             )
         return StoredRow(*rows[0]) if rows else None  # type: ignore[arg-type]
 
-    def _get_blob(self, thread_id: str, ns: str, channel: str, version: str) -> str | None:
+    def _get_blob(self, thread_id: str, ns: str, channel: str, version: str) -> str | bytes | None:
         rows = self._query(
             "SELECT data FROM checkpoint_blobs WHERE thread_id=? AND ns=? AND channel=? AND version=?",
             (thread_id, ns, channel, version),
@@ -231,7 +251,7 @@ class SqliteSaver(BaseCheckpointSaver):
 
     def _get_blob_chain(
         self, thread_id: str, ns: str, channel: str, version: str, limit: int
-    ) -> list[tuple[str, str]]:
+    ) -> list[tuple[str, str | bytes]]:
         """The append chain from ``version`` back, at most ``limit`` blobs, newest first; it
         ends at a root, or at a blob whose base it cannot read without parsing it (the caller
         parses that one and goes on, or reports it as corrupt).
@@ -248,7 +268,7 @@ class SqliteSaver(BaseCheckpointSaver):
                 (thread_id, ns, channel),
             )
             return chain_from(dict(rows), version, limit)  # type: ignore[arg-type]
-        out: list[tuple[str, str]] = []
+        out: list[tuple[str, str | bytes]] = []
         v: str | None = version
         try:
             with self._lock:
@@ -262,9 +282,10 @@ class SqliteSaver(BaseCheckpointSaver):
                     if row is None:
                         break
                     out.append((v, row[0]))
-                    if not row[0].startswith(_LOG_HEAD):
+                    first = head(row[0])  # a packed blob's head is readable as it is
+                    if not first.startswith(_LOG_HEAD):
                         break  # a root, or the older layout: its long chain is read by a scan
-                    v = base_of(row[0])
+                    v = base_of(first)
         except sqlite3.DatabaseError as exc:
             raise CheckpointError(f"Cannot read checkpoints from {self.path}: {exc}") from exc
         return out

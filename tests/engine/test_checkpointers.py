@@ -15,6 +15,7 @@ import pytest
 
 from engine import START, CheckpointError, StateGraph, ThreadBusyError, interrupt
 from engine.checkpoint import InMemorySaver, SqliteSaver
+from engine.checkpoint.packing import unpack
 from engine.messages import AIMessage, AnyMessage, HumanMessage, add_messages
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -65,9 +66,10 @@ def test_messages_are_stored_as_deltas(tmp_path):
     cfg = {"configurable": {"thread_id": "1"}}
     for i in range(50):
         g.invoke({"messages": [HumanMessage(f"question number {i}")]}, cfg)
-    rows = saver.conn.execute(
-        "SELECT data FROM checkpoint_blobs WHERE channel='messages'"
-    ).fetchall()
+    rows = [
+        (unpack(r[0]),)  # a long blob is stored deflated (engine.checkpoint.packing)
+        for r in saver.conn.execute("SELECT data FROM checkpoint_blobs WHERE channel='messages'")
+    ]
     total = sum(len(r[0]) for r in rows)
     final = g.get_state(cfg).values["messages"]
     final_json = sum(len(json.dumps(m.model_dump(mode="json"))) for m in final)

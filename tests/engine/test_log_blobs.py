@@ -14,6 +14,7 @@ import pytest
 from engine import CheckpointError
 from engine.checkpoint import SqliteSaver
 from engine.checkpoint.log_blobs import parse_log_blob
+from engine.checkpoint.packing import unpack
 from engine.lazy_list import LazyList
 from engine.messages import HumanMessage
 from tests.engine.test_checkpointers import _chat_graph
@@ -32,7 +33,7 @@ def _messages_blobs(path: Path) -> dict[str, str]:
     conn = sqlite3.connect(path)
     try:
         rows = conn.execute("SELECT version, data FROM checkpoint_blobs WHERE channel='messages'")
-        return dict(rows.fetchall())
+        return {v: unpack(data) for v, data in rows.fetchall()}  # long ones are stored deflated
     finally:
         conn.close()
 

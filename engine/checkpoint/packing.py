@@ -1,0 +1,57 @@
+"""Long stored texts deflated: a SQLite saver keeps a long blob as bytes, its first line readable.
+
+A checkpoint file's bulk is JSON: message logs (``engine.checkpoint.log_blobs``), whose
+consolidating blobs repeat the last 16, 256, ... steps' messages, and channel values.  A text
+of at least ``PACK_FROM`` characters is stored as a SQLite BLOB (the column's other rows stay
+TEXT, so a file of either kind reads with the same code): its first line as UTF-8 (a log blob's
+head, naming its base, so a chain is followed without inflating anything), a newline, then
+the rest of the text deflated (``zlib``).  A text of one line (``{"value": ...}``) is stored as
+a newline and the whole text deflated.  Only a text that deflating makes shorter is packed.
+"""
+
+from __future__ import annotations
+
+import zlib
+
+__all__ = ["PACK_FROM", "head", "pack", "unpack"]
+
+PACK_FROM = 1024
+"""Texts shorter than this stay as they are (deflating them saves little and costs a call)."""
+
+_LEVEL = 6
+
+
+def pack(text: str) -> str | bytes:
+    """``text`` as it is stored: itself when short, else its packed bytes (when shorter)."""
+    if len(text) < PACK_FROM:
+        return text
+    nl = text.find("\n")
+    first, rest = ("", text) if nl < 0 else (text[:nl], text[nl + 1 :])
+    raw = rest.encode()
+    packed = first.encode() + b"\n" + zlib.compress(raw, _LEVEL)
+    return packed if len(packed) < len(first) + 1 + len(raw) else text
+
+
+def unpack(data: str | bytes) -> str:
+    """The text ``pack`` stored as ``data`` (a text is returned as it is); ``ValueError`` for
+    bytes that are not a packed text."""
+    if isinstance(data, str):
+        return data
+    nl = data.find(b"\n")
+    if nl < 0:
+        raise ValueError("a stored blob that is neither text nor a packed text")
+    try:
+        rest = zlib.decompress(data[nl + 1 :]).decode()
+        first = data[:nl].decode()
+    except (zlib.error, UnicodeDecodeError) as exc:
+        raise ValueError(f"a packed blob that does not inflate: {exc}") from exc
+    return first + "\n" + rest if nl else rest
+
+
+def head(data: str | bytes) -> str:
+    """The start of the stored text, enough to read a log blob's base: a text itself, or a
+    packed text's first line (its head) without inflating the rest."""
+    if isinstance(data, str):
+        return data
+    nl = data.find(b"\n")
+    return data[:nl].decode(errors="replace") if nl > 0 else ""
