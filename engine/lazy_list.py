@@ -145,6 +145,12 @@ class LazyList(list[Any]):
         if not self._is_pending(i):
             return None
         text = list.__getitem__(self, i)
+        if isinstance(text, str):
+            return text
+        # a placeholder for a text still stored packed (engine.checkpoint.log_blobs)
+        resolve = getattr(text, "text", None)
+        if callable(resolve):
+            text = resolve()
         return text if isinstance(text, str) else None
 
     def _settled(self) -> None:

@@ -18,7 +18,16 @@ from collections.abc import Callable
 from typing import Any
 
 from engine import serde
-from engine.checkpoint.log_blobs import LogBlob, Segment, Tip, base_of, encode_log, parse_log_blob
+from engine.checkpoint.log_blobs import (
+    LogBlob,
+    Segment,
+    Tip,
+    base_of,
+    encode_log,
+    parse_log_blob,
+    parse_packed_log,
+    text_of,
+)
 from engine.checkpoint.packing import head, unpack
 from engine.core.gc_pause import paused_gc
 from engine.errors import CheckpointError
@@ -151,9 +160,13 @@ class BlobCodec:
                 root = cached
             for ver, stored in rows[: skip + hit]:
                 try:
-                    text = unpack(stored)
-                    blob = parse_log_blob(text)
+                    blob = (
+                        parse_log_blob(stored)
+                        if isinstance(stored, str)
+                        else parse_packed_log(stored)
+                    )
                     if blob is None:  # the older layout, or not a log
+                        text = unpack(stored)
                         data = json.loads(text)
                         if "append" in data:
                             chain.append((ver, data["append"]))
@@ -239,7 +252,8 @@ def _text_decoder(
     def decode(texts: list[str]) -> list[Any]:
         try:
             with paused_gc():
-                data = json.loads("[" + ",".join([t.rstrip(",") for t in texts]) + "]")
+                joined = ",".join([text_of(t).rstrip(",") for t in texts])
+                data = json.loads("[" + joined + "]")
                 return serde.decode_lists([data])[0]
         except (ValueError, KeyError, TypeError) as exc:
             raise corrupt(exc) from exc

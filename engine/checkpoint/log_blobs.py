@@ -30,7 +30,21 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["SPAN", "LogBlob", "Segment", "Tip", "base_of", "encode_log", "parse_log_blob"]
+from engine.checkpoint.packing import inflate
+
+__all__ = [
+    "SPAN",
+    "LogBlob",
+    "Packed",
+    "PackedItem",
+    "Segment",
+    "Tip",
+    "base_of",
+    "encode_log",
+    "parse_log_blob",
+    "parse_packed_log",
+    "text_of",
+]
 
 SPAN = 16
 
@@ -39,15 +53,63 @@ _OLD_HEAD = '{"append":'
 _OLD_BASE_KEY = ',"base":"'
 
 
+class Packed:
+    """The items of a log blob stored packed (``engine.checkpoint.packing``), inflated when
+    one of them is first needed: a cold read of a long log hands out its length at once and
+    inflates a consolidating blob only when an item of it is read."""
+
+    __slots__ = ("_data", "_items", "_n")
+
+    def __init__(self, data: bytes, n: int) -> None:
+        self._data: bytes | None = data
+        self._n = n
+        self._items: list[str] | None = None
+
+    def items(self) -> list[str]:
+        """The items' texts (``ValueError`` when the blob does not inflate or add up)."""
+        if self._items is None:
+            assert self._data is not None
+            rest = inflate(self._data)
+            if not rest.endswith("]}"):
+                raise ValueError("a packed log blob without its end")
+            body = rest[:-3] if len(rest) > 2 else ""
+            items = body.split("\n") if body else []
+            if len(items) != self._n:
+                raise ValueError(f"a log blob of {len(items)} items where it says {self._n}")
+            self._items, self._data = items, None
+        return self._items
+
+    def body(self) -> str:
+        return "\n".join(self.items())
+
+
+class PackedItem:
+    """A slot of a lazy list for an item of a packed blob: its text when asked."""
+
+    __slots__ = ("_at", "_of")
+
+    def __init__(self, of: Packed, at: int) -> None:
+        self._of, self._at = of, at
+
+    def text(self) -> str:
+        return self._of.items()[self._at]
+
+
+def text_of(item: str | PackedItem) -> str:
+    """An item's stored text, inflating its blob if it is packed."""
+    return item if isinstance(item, str) else item.text()
+
+
 @dataclass(slots=True)
 class Segment:
     """A blob on the chain of a log's newest version: its number, version, the log's length
-    at that version, and its items' texts joined by ``,\\n`` (the root's are not kept)."""
+    at that version, and its items' texts joined by ``,\\n`` (the root's are not kept; a
+    packed blob's are inflated when a later blob joins them)."""
 
     k: int
     version: str
     end: int
-    body: str
+    body: str | Packed
 
 
 @dataclass(slots=True)
@@ -74,8 +136,9 @@ class LogBlob:
     kind: str  # "append", "messages" or "list"
     base: str | None
     k: int
-    body: str
-    items: list[str]  # one JSON text per item (each but a blob's last ends with a comma)
+    body: str | Packed
+    items: list[str] | list[PackedItem]  # one JSON text per item (each but a blob's last
+    # ends with a comma), or placeholders of them (a packed blob, inflated when first read)
 
 
 def _texts(items: list[Any], encode: Any) -> list[str]:
@@ -101,7 +164,8 @@ def encode_log(tip: Tip | None, version: str, value: Any, encode: Any) -> tuple[
         chain = list(tip.chain)
         bodies: list[str] = []
         while len(chain) > 1 and chain[-1].k > k - span:
-            bodies.append(chain.pop().body)
+            b = chain.pop().body
+            bodies.append(b if isinstance(b, str) else b.body())
         base = chain[-1]
         bodies.reverse()
         added = _texts(value.delta_since(tip.value), encode)
@@ -122,18 +186,36 @@ def parse_log_blob(text: str) -> LogBlob | None:
     if not text.startswith(('{"base":', '{"k":')) or not text.endswith("\n]}"):
         return None
     nl = text.find("\n")
-    head = json.loads(text[:nl] + "]}")
+    kind, base, k, n = _head(text[:nl])
+    body = text[nl + 1 : -3] if len(text) > nl + 3 else ""
+    items = body.split("\n") if body else []
+    if len(items) != n:
+        raise ValueError(f"a log blob of {len(items)} items where it says {n}")
+    return LogBlob(kind, base, k, body, items)
+
+
+def parse_packed_log(data: bytes) -> LogBlob | None:
+    """A packed log blob read from its head, its items left packed (``Packed``); None for
+    packed bytes that are not a log blob in this layout (the caller unpacks them whole)."""
+    nl = data.find(b"\n")
+    first = data[:nl].decode(errors="replace") if nl > 0 else ""
+    if not first.startswith(('{"base":', '{"k":')):
+        return None
+    kind, base, k, n = _head(first)
+    packed = Packed(data, n)
+    return LogBlob(kind, base, k, packed, [PackedItem(packed, i) for i in range(n)])
+
+
+def _head(first: str) -> tuple[str, str | None, int, int]:
+    """kind, base, number and item count from a log blob's first line."""
+    head = json.loads(first + "]}")
     kind = next((key for key in ("append", "messages", "list") if key in head), None)
     if kind is None or not isinstance(head.get("k"), int) or not isinstance(head.get("n"), int):
         raise ValueError("a log blob without its kind, number or count")
-    body = text[nl + 1 : -3] if len(text) > nl + 3 else ""
-    items = body.split("\n") if body else []
-    if len(items) != head["n"]:
-        raise ValueError(f"a log blob of {len(items)} items where it says {head['n']}")
     base = head.get("base") if kind == "append" else None
     if kind == "append" and not isinstance(base, str):
         raise ValueError("an append blob without its base")
-    return LogBlob(kind, base, head["k"], body, items)
+    return kind, base, head["k"], head["n"]
 
 
 def base_of(text: str) -> str | None:

@@ -13,17 +13,22 @@ from __future__ import annotations
 
 import zlib
 
-__all__ = ["PACK_FROM", "head", "pack", "unpack"]
+__all__ = ["PACK_BODY_FROM", "PACK_FROM", "head", "inflate", "pack", "unpack"]
 
 PACK_FROM = 1024
 """Texts shorter than this stay as they are (deflating them saves little and costs a call)."""
 
+PACK_BODY_FROM = 160
+"""A checkpoint row's body (its channel versions, what each node saw) is packed from this
+length: its version strings repeat, it deflates to about half."""
+
 _LEVEL = 6
 
 
-def pack(text: str) -> str | bytes:
-    """``text`` as it is stored: itself when short, else its packed bytes (when shorter)."""
-    if len(text) < PACK_FROM:
+def pack(text: str, least: int = PACK_FROM) -> str | bytes:
+    """``text`` as it is stored: itself when shorter than ``least``, else its packed bytes
+    (when that is shorter)."""
+    if len(text) < least:
         return text
     nl = text.find("\n")
     first, rest = ("", text) if nl < 0 else (text[:nl], text[nl + 1 :])
@@ -40,12 +45,22 @@ def unpack(data: str | bytes) -> str:
     nl = data.find(b"\n")
     if nl < 0:
         raise ValueError("a stored blob that is neither text nor a packed text")
+    rest = inflate(data)
     try:
-        rest = zlib.decompress(data[nl + 1 :]).decode()
         first = data[:nl].decode()
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"a packed blob whose first line is not text: {exc}") from exc
+    return first + "\n" + rest if nl else rest
+
+
+def inflate(data: bytes) -> str:
+    """The rest of a packed text: what follows its first line (``ValueError``: it does not
+    inflate)."""
+    nl = data.find(b"\n")
+    try:
+        return zlib.decompress(memoryview(data)[nl + 1 :]).decode()
     except (zlib.error, UnicodeDecodeError) as exc:
         raise ValueError(f"a packed blob that does not inflate: {exc}") from exc
-    return first + "\n" + rest if nl else rest
 
 
 def head(data: str | bytes) -> str:

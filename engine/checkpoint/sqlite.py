@@ -21,7 +21,7 @@ from engine.checkpoint.base import SCHEMA_VERSION, BaseCheckpointSaver, StoredRo
 from engine.checkpoint.blobs import chain_from
 from engine.checkpoint.leases import DEFAULT_LEASE_TTL, LeaseInfo, SqliteLeases
 from engine.checkpoint.log_blobs import base_of
-from engine.checkpoint.packing import head, pack
+from engine.checkpoint.packing import PACK_BODY_FROM, head, pack, unpack
 from engine.errors import CheckpointError
 
 __all__ = ["SqliteSaver", "open_sqlite"]
@@ -210,7 +210,16 @@ class SqliteSaver(BaseCheckpointSaver):
         batches.append(
             (
                 "INSERT OR REPLACE INTO checkpoints VALUES (?, ?, ?, ?, ?, ?)",
-                [(row.thread_id, row.ns, row.checkpoint_id, row.parent_id, row.body, row.metadata)],
+                [
+                    (
+                        row.thread_id,
+                        row.ns,
+                        row.checkpoint_id,
+                        row.parent_id,
+                        pack(row.body, PACK_BODY_FROM),
+                        row.metadata,
+                    )
+                ],
             )
         )
         if refs and row.parent_id is not None:
@@ -240,7 +249,7 @@ class SqliteSaver(BaseCheckpointSaver):
                 "WHERE thread_id=? AND ns=? AND checkpoint_id=?",
                 (thread_id, ns, checkpoint_id),
             )
-        return StoredRow(*rows[0]) if rows else None  # type: ignore[arg-type]
+        return _stored_row(rows[0]) if rows else None
 
     def _get_blob(self, thread_id: str, ns: str, channel: str, version: str) -> str | bytes | None:
         rows = self._query(
@@ -310,7 +319,7 @@ class SqliteSaver(BaseCheckpointSaver):
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
         for r in self._query(sql, tuple(params)):
-            yield StoredRow(*r)  # type: ignore[arg-type]
+            yield _stored_row(r)
 
     def _put_writes(
         self,
@@ -382,3 +391,15 @@ class SqliteSaver(BaseCheckpointSaver):
         with self._lock:
             self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         return os.path.getsize(self.path) if self.path != "<connection>" else 0
+
+
+def _stored_row(r: tuple[object, ...]) -> StoredRow:
+    """A ``checkpoints`` row as a ``StoredRow`` (its body unpacked; a body that does not
+    inflate is left for the reader to report as corrupt)."""
+    thread_id, ns, checkpoint_id, parent_id, body, metadata = r
+    if isinstance(body, bytes):
+        try:
+            body = unpack(body)
+        except ValueError:
+            body = body.decode(errors="replace")
+    return StoredRow(thread_id, ns, checkpoint_id, parent_id, body, metadata)  # type: ignore[arg-type]

@@ -11,6 +11,7 @@ import pytest
 from engine import CheckpointError
 from engine.checkpoint import SqliteSaver
 from engine.checkpoint.blobs import chain_from
+from engine.checkpoint.packing import unpack
 from engine.messages import AIMessage, HumanMessage
 from tests.engine.test_checkpointers import _chat_graph
 
@@ -30,9 +31,9 @@ def _chain(saver: SqliteSaver, config: dict[str, object]) -> list[tuple[str, str
     blobs = saver.conn.execute(
         "SELECT version, data FROM checkpoint_blobs WHERE channel='messages'"
     )
-    return chain_from(
-        dict(blobs.fetchall()), json.loads(body.fetchone()[0])["versions"]["messages"], 1 << 30
-    )
+    # bodies and long blobs are stored deflated (engine.checkpoint.packing)
+    version = json.loads(unpack(body.fetchone()[0]))["versions"]["messages"]
+    return [(v, unpack(d)) for v, d in chain_from(dict(blobs.fetchall()), version, 1 << 30)]
 
 
 def _walk(tip: str) -> int:
@@ -97,13 +98,15 @@ def test_a_missing_or_corrupt_blob_deep_in_a_long_chain_is_reported(tmp_path) ->
             ).fetchall()
         ),
         json.loads(
-            saver.conn.execute(
-                "SELECT body FROM checkpoints ORDER BY checkpoint_id DESC LIMIT 1"
-            ).fetchone()[0]
+            unpack(
+                saver.conn.execute(
+                    "SELECT body FROM checkpoints ORDER BY checkpoint_id DESC LIMIT 1"
+                ).fetchone()[0]
+            )
         )["versions"]["messages"],
         10_000,
     )
-    assert 2 < len(chain) == _walk(chain[0][1])  # not one blob per step (200 here)
+    assert 2 < len(chain) == _walk(unpack(chain[0][1]))  # not one blob per step (200 here)
     deep = chain[len(chain) // 2][0]
     saver.conn.execute("UPDATE checkpoint_blobs SET data='{\"append\": [' WHERE version=?", (deep,))
     with pytest.raises(CheckpointError, match="corrupt"):
