@@ -15,7 +15,7 @@ import zlib
 
 __all__ = ["PACK_BODY_FROM", "PACK_FROM", "head", "inflate", "pack", "unpack"]
 
-PACK_FROM = 1024
+PACK_FROM = 200
 """Texts shorter than this stay as they are (deflating them saves little and costs a call)."""
 
 PACK_BODY_FROM = 160

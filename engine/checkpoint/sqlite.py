@@ -17,7 +17,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from engine.checkpoint import sqlite_tx
-from engine.checkpoint.base import SCHEMA_VERSION, BaseCheckpointSaver, StoredRow
+from engine.checkpoint.base import BaseCheckpointSaver, StoredRow
 from engine.checkpoint.blobs import chain_from
 from engine.checkpoint.leases import DEFAULT_LEASE_TTL, LeaseInfo, SqliteLeases
 from engine.checkpoint.log_blobs import base_of
@@ -41,8 +41,9 @@ CREATE TABLE IF NOT EXISTS checkpoint_blobs (
 CREATE TABLE IF NOT EXISTS checkpoint_writes (
     thread_id TEXT NOT NULL, ns TEXT NOT NULL, checkpoint_id TEXT NOT NULL,
     task_id TEXT NOT NULL, idx INTEGER NOT NULL, channel TEXT NOT NULL, data TEXT NOT NULL,
+    seq INTEGER NOT NULL,
     PRIMARY KEY (thread_id, ns, checkpoint_id, task_id, idx)
-);
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS thread_leases (
     thread_id TEXT PRIMARY KEY, owner TEXT NOT NULL, pid INTEGER NOT NULL, host TEXT NOT NULL,
     acquired REAL NOT NULL
@@ -50,13 +51,22 @@ CREATE TABLE IF NOT EXISTS thread_leases (
 """
 
 
+PAGE_SIZE = 8192
+"""Page size of a new file.  A blob longer than about a quarter page spills to overflow
+pages, each mostly empty for a blob of a few KiB (a log's consolidating blobs, packed): 8 KiB
+pages keep such blobs whole and waste less than SQLite's default 4 KiB."""
+
+
 def open_sqlite(path: str | os.PathLike[str], *, what: str = "Stepwise file") -> sqlite3.Connection:
     """Open (creating if needed) a SQLite file in WAL mode, with a clear error if it is not one."""
     p = Path(path)
     if p.exists() and p.is_dir():
         raise CheckpointError(f"{p} is a directory, not a {what}")
+    new = not p.exists() or p.stat().st_size == 0
     try:
         conn = sqlite3.connect(str(p), check_same_thread=False, isolation_level=None, timeout=10.0)
+        if new:  # before anything is written (and WAL is on), or it has no effect
+            conn.execute(f"PRAGMA page_size={PAGE_SIZE}")
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("PRAGMA foreign_keys=OFF")
@@ -65,6 +75,22 @@ def open_sqlite(path: str | os.PathLike[str], *, what: str = "Stepwise file") ->
         raise CheckpointError(f"{p} is not a {what} (or it is damaged): {exc}") from exc
     return conn
 
+
+FILE_SCHEMA = 2
+"""The layout of the checkpoint tables, kept in ``stepwise_meta`` (``checkpoint_schema``).
+2: long blobs and row bodies may be stored packed (``engine.checkpoint.packing``), pending
+writes by reference (``engine.checkpoint.write_refs``), and a new file's pending writes are
+ordered by a ``seq`` column (no rowid, no second index of their keys).  A file of layout 1 is
+read as it is and marked 2 when this version first writes to it."""
+
+_WRITES_IN_ORDER = (
+    "INSERT OR REPLACE INTO checkpoint_writes"
+    " (thread_id, ns, checkpoint_id, task_id, idx, channel, data, seq)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM checkpoint_writes"
+    " WHERE thread_id=? AND ns=? AND checkpoint_id=?))"
+)
+"""A write goes after the checkpoint's earlier ones (a write stored again moves last, as a
+new rowid did in layout 1)."""
 
 _SCAN_FROM = 64
 """A chain stretch longer than this is read with one scan of the channel's blobs."""
@@ -94,6 +120,8 @@ class SqliteSaver(BaseCheckpointSaver):
             self.path = str(path)
             self.conn = open_sqlite(path, what="Stepwise checkpoint file")
         self._lock = threading.RLock()
+        self._file_schema = FILE_SCHEMA
+        self._writes_seq = True
         self._lease_rows = SqliteLeases(
             self.conn, self._lock, ttl=lease_ttl, clock=clock, heartbeat=heartbeat
         )
@@ -106,14 +134,21 @@ class SqliteSaver(BaseCheckpointSaver):
                 if row is None:
                     self.conn.execute(
                         "INSERT OR IGNORE INTO stepwise_meta(key, value) VALUES ('checkpoint_schema', ?)",
-                        (str(SCHEMA_VERSION),),
+                        (str(FILE_SCHEMA),),
                     )
                     sqlite_tx.settle(self.conn)
-                elif int(row[0]) > SCHEMA_VERSION:
+                    self._file_schema = FILE_SCHEMA
+                elif int(row[0]) > FILE_SCHEMA:
                     raise CheckpointError(
                         f"{self.path} was written by a newer Stepwise (checkpoint schema {row[0]}; "
-                        f"this version reads up to {SCHEMA_VERSION})"
+                        f"this version reads up to {FILE_SCHEMA})"
                     )
+                else:
+                    self._file_schema = int(row[0])
+                sql = self.conn.execute(
+                    "SELECT sql FROM sqlite_master WHERE type='table' AND name='checkpoint_writes'"
+                ).fetchone()
+                self._writes_seq = sql is not None and "seq INTEGER" in str(sql[0])
         except sqlite3.DatabaseError as exc:
             raise CheckpointError(
                 f"{self.path} is not a Stepwise checkpoint file (or it is damaged): {exc}"
@@ -222,6 +257,14 @@ class SqliteSaver(BaseCheckpointSaver):
                 ],
             )
         )
+        older = self._file_schema < FILE_SCHEMA
+        if older:  # a file of an older layout: an older version must not read on in it
+            batches.append(
+                (
+                    "UPDATE stepwise_meta SET value=? WHERE key='checkpoint_schema'",
+                    [(str(FILE_SCHEMA),)],
+                )
+            )
         if refs and row.parent_id is not None:
             # only a write that still holds the text the reference stands for
             batches.append(
@@ -235,6 +278,8 @@ class SqliteSaver(BaseCheckpointSaver):
                 )
             )
         self._write_rows(f"save checkpoint {row.checkpoint_id}", batches)
+        if older:
+            self._file_schema = FILE_SCHEMA
 
     def _get_row(self, thread_id: str, ns: str, checkpoint_id: str | None) -> StoredRow | None:
         if checkpoint_id is None:
@@ -329,25 +374,25 @@ class SqliteSaver(BaseCheckpointSaver):
         task_id: str,
         writes: list[tuple[int, str, str]],
     ) -> None:
-        self._write_rows(
-            f"save pending writes of checkpoint {checkpoint_id}",
-            [
-                (
-                    "INSERT OR REPLACE INTO checkpoint_writes VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    [
-                        (thread_id, ns, checkpoint_id, task_id, idx, ch, text)
-                        for idx, ch, text in writes
-                    ],
-                )
-            ],
-        )
+        if self._writes_seq:
+            sql = _WRITES_IN_ORDER
+            rows = [
+                (thread_id, ns, checkpoint_id, task_id, idx, ch, text, thread_id, ns, checkpoint_id)
+                for idx, ch, text in writes
+            ]
+        else:  # layout 1: the rowid keeps the order
+            sql = "INSERT OR REPLACE INTO checkpoint_writes VALUES (?, ?, ?, ?, ?, ?, ?)"
+            rows = [
+                (thread_id, ns, checkpoint_id, task_id, idx, ch, text) for idx, ch, text in writes
+            ]
+        self._write_rows(f"save pending writes of checkpoint {checkpoint_id}", [(sql, rows)])
 
     def _get_writes(
         self, thread_id: str, ns: str, checkpoint_id: str
     ) -> list[tuple[str, str, str]]:
         rows = self._query(
             "SELECT task_id, channel, data FROM checkpoint_writes WHERE thread_id=? AND ns=? AND checkpoint_id=? "
-            "ORDER BY rowid",
+            + ("ORDER BY seq" if self._writes_seq else "ORDER BY rowid"),
             (thread_id, ns, checkpoint_id),
         )
         return [(str(a), str(b), str(c)) for a, b, c in rows]
