@@ -24,9 +24,7 @@ from typing import Any, Generic, NamedTuple, TypedDict, TypeVar
 
 from engine import serde
 from engine.checkpoint.blobs import BlobCodec
-from engine.checkpoint.log_blobs import parse_log_blob
-from engine.checkpoint.packing import unpack
-from engine.checkpoint.write_refs import WriteRef, find_refs, parse_ref
+from engine.checkpoint.write_refs import FreshWrites, WriteRef, find_refs, parse_ref
 from engine.core.aio import iter_sync, run_sync
 from engine.errors import CheckpointError, ThreadBusyError
 
@@ -147,9 +145,7 @@ class BaseCheckpointSaver(BlobCodec, Generic[V]):
         super().__init__()
         self._leases: dict[str, str] = {}
         self._lease_lock = threading.Lock()
-        # (thread, ns) -> (checkpoint id, {(task id, idx): (channel, text)}): the writes of
-        # the newest checkpoint, for the next one to refer to
-        self._fresh: dict[tuple[str, str], tuple[str, dict[tuple[str, int], tuple[str, str]]]] = {}
+        self._fresh = FreshWrites()  # the newest checkpoint's writes, for the next one
 
     # -- versions ----------------------------------------------------------------------------
 
@@ -177,7 +173,8 @@ class BaseCheckpointSaver(BlobCodec, Generic[V]):
         """The row with this id, or the newest row of the thread/namespace when id is None."""
         raise NotImplementedError
 
-    def _get_blob(self, thread_id: str, ns: str, channel: str, version: str) -> str | None:
+    def _get_blob(self, thread_id: str, ns: str, channel: str, version: str) -> str | bytes | None:
+        """A blob as stored: its text, or packed (``engine.checkpoint.packing``)."""
         raise NotImplementedError
 
     def _list_rows(
@@ -323,18 +320,7 @@ class BaseCheckpointSaver(BlobCodec, Generic[V]):
             raise ValueError(
                 f"the blob of '{ref.channel}' at {ref.version} it refers to is missing"
             )
-        text = unpack(stored)
-        blob = parse_log_blob(text)
-        if blob is not None:
-            texts = ref.texts(blob.items)
-        else:  # a blob in the older layout: its items' compact texts read the same
-            data = json.loads(text)
-            old = next((data[k] for k in ("append", "messages", "list") if k in data), None)
-            if not isinstance(old, list):
-                raise ValueError(f"the blob of '{ref.channel}' at {ref.version} is not a log")
-            texts = ref.texts(
-                [json.dumps(x, separators=(",", ":"), ensure_ascii=False) for x in old]
-            )
+        texts = ref.texts_in(stored)
         items = serde.decode_lists([json.loads("[" + ",".join(texts) + "]")])[0]
         return items[0] if ref.n is None else items
 
@@ -387,7 +373,7 @@ class BaseCheckpointSaver(BlobCodec, Generic[V]):
         parent_id = c.get("checkpoint_id")
         present: list[str] = []
         new_blobs: list[tuple[str, str, str]] = []
-        fresh = self._fresh_writes_of(thread_id, ns, parent_id)
+        fresh = self._fresh.take(thread_id, ns, parent_id) if self.WRITE_REFS else []
         refs: list[tuple[str, int, str, str]] = []
         for ch, value in checkpoint["channel_values"].items():
             ver = checkpoint["channel_versions"].get(ch)
@@ -428,37 +414,16 @@ class BaseCheckpointSaver(BlobCodec, Generic[V]):
         )
         self._put_writes(thread_id, ns, checkpoint_id, task_id, rows)
         if self.WRITE_REFS:
-            with self._cache_lock:
-                held = self._fresh.get((thread_id, ns))
-                if held is None or held[0] != checkpoint_id:
-                    held = self._fresh[(thread_id, ns)] = (checkpoint_id, {})
-                for idx, ch, text in rows:
-                    held[1][(task_id, idx)] = (ch, text)
-
-    def _fresh_writes_of(
-        self, thread_id: str, ns: str, checkpoint_id: str | None
-    ) -> list[tuple[str, int, str, str]]:
-        """The pending writes this saver stored for ``checkpoint_id`` (the parent of the
-        checkpoint being saved), as ``(task_id, idx, channel, text)`` in the order they were
-        stored; they are forgotten here (the next checkpoint refers to them at most once)."""
-        if not self.WRITE_REFS or checkpoint_id is None:
-            return []
-        with self._cache_lock:
-            held = self._fresh.get((thread_id, ns))
-            if held is None or held[0] != checkpoint_id:
-                return []
-            del self._fresh[(thread_id, ns)]
-        return [(t, i, ch, text) for (t, i), (ch, text) in held[1].items()]
+            self._fresh.hold(thread_id, ns, checkpoint_id, task_id, rows)
 
     def _delete_thread_impl(self, thread_id: str) -> None:
         self._delete_thread(str(thread_id))
+        self._fresh.forget(str(thread_id))
         with self._cache_lock:
             for key in [k for k in self._cache if k[0] == str(thread_id)]:
                 del self._cache[key]
             for key in [k for k in self._tips if k[0] == str(thread_id)]:
                 del self._tips[key]
-            for key in [k for k in self._fresh if k[0] == str(thread_id)]:
-                del self._fresh[key]
 
     def _overrides(self, name: str) -> bool:
         """Does a subclass define its own ``name`` (e.g. a saver that wraps ``put``)?  The

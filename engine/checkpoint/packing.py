@@ -24,6 +24,17 @@ length: its version strings repeat, it deflates to about half."""
 
 _LEVEL = 6
 
+_SMALL = 4096
+"""A text shorter than this is deflated with a small window (4 KiB, and little memory):
+setting up the default 32 KiB window costs far more than deflating a few hundred bytes."""
+
+
+def _deflate(raw: bytes) -> bytes:
+    if len(raw) >= _SMALL:
+        return zlib.compress(raw, _LEVEL)
+    z = zlib.compressobj(_LEVEL, zlib.DEFLATED, 12, 4)
+    return z.compress(raw) + z.flush()
+
 
 def pack(text: str, least: int = PACK_FROM) -> str | bytes:
     """``text`` as it is stored: itself when shorter than ``least``, else its packed bytes
@@ -33,7 +44,7 @@ def pack(text: str, least: int = PACK_FROM) -> str | bytes:
     nl = text.find("\n")
     first, rest = ("", text) if nl < 0 else (text[:nl], text[nl + 1 :])
     raw = rest.encode()
-    packed = first.encode() + b"\n" + zlib.compress(raw, _LEVEL)
+    packed = first.encode() + b"\n" + _deflate(raw)
     return packed if len(packed) < len(first) + 1 + len(raw) else text
 
 

@@ -374,6 +374,7 @@ class SqliteSaver(BaseCheckpointSaver):
         task_id: str,
         writes: list[tuple[int, str, str]],
     ) -> None:
+        rows: list[tuple[object, ...]]
         if self._writes_seq:
             sql = _WRITES_IN_ORDER
             rows = [

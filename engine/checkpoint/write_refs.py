@@ -18,9 +18,13 @@ taken for a value, and a write that is not matched keeps its text.
 from __future__ import annotations
 
 import json
+import threading
 from dataclasses import dataclass
 
-__all__ = ["REF_MARK", "WriteRef", "find_refs", "parse_ref"]
+from engine.checkpoint.log_blobs import parse_log_blob, text_of
+from engine.checkpoint.packing import unpack
+
+__all__ = ["REF_MARK", "FreshWrites", "WriteRef", "find_refs", "parse_ref"]
 
 REF_MARK = "\x01"
 
@@ -48,6 +52,19 @@ class WriteRef:
         if self.cuts:
             ref["cut"] = [list(c) for c in self.cuts]
         return REF_MARK + json.dumps(ref, separators=(",", ":"), ensure_ascii=False)
+
+    def texts_in(self, stored: str | bytes) -> list[str]:
+        """The write's item texts, from the blob as stored (``ValueError``: not there)."""
+        text = unpack(stored)
+        blob = parse_log_blob(text)
+        if blob is not None:
+            return self.texts([text_of(t) for t in blob.items])
+        # a blob in the older layout: its items' compact texts read the same
+        data = json.loads(text)
+        old = next((data[k] for k in ("append", "messages", "list") if k in data), None)
+        if not isinstance(old, list):
+            raise ValueError(f"the blob of '{self.channel}' at {self.version} is not a log")
+        return self.texts([json.dumps(x, separators=(",", ":"), ensure_ascii=False) for x in old])
 
     def texts(self, items: list[str]) -> list[str]:
         """The write's item texts, from the blob's (``ValueError``: not there)."""
@@ -82,6 +99,50 @@ def parse_ref(text: str) -> WriteRef | None:
     return ref
 
 
+class FreshWrites:
+    """The pending writes a saver stored for each thread's newest checkpoint, kept until the
+    next checkpoint of the thread is saved (which may refer to them)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        # (thread, ns) -> (checkpoint id, {(task id, idx): (channel, text)})
+        self._held: dict[tuple[str, str], tuple[str, dict[tuple[str, int], tuple[str, str]]]] = {}
+
+    def hold(
+        self,
+        thread_id: str,
+        ns: str,
+        checkpoint_id: str,
+        task_id: str,
+        rows: list[tuple[int, str, str]],
+    ) -> None:
+        """Keep a task's writes ``(idx, channel, text)`` to ``checkpoint_id``."""
+        with self._lock:
+            held = self._held.get((thread_id, ns))
+            if held is None or held[0] != checkpoint_id:
+                held = self._held[(thread_id, ns)] = (checkpoint_id, {})
+            for idx, ch, text in rows:
+                held[1][(task_id, idx)] = (ch, text)
+
+    def take(
+        self, thread_id: str, ns: str, checkpoint_id: str | None
+    ) -> list[tuple[str, int, str, str]]:
+        """The writes kept for ``checkpoint_id`` (the parent of the checkpoint being saved)
+        as ``(task_id, idx, channel, text)``, forgotten here (the next checkpoint refers to
+        them at most once)."""
+        with self._lock:
+            held = self._held.get((thread_id, ns))
+            if held is None or held[0] != checkpoint_id:
+                return []
+            del self._held[(thread_id, ns)]
+        return [(t, i, ch, text) for (t, i), (ch, text) in held[1].items()]
+
+    def forget(self, thread_id: str) -> None:
+        with self._lock:
+            for key in [k for k in self._held if k[0] == thread_id]:
+                del self._held[key]
+
+
 def find_refs(
     writes: list[tuple[str, int, str, str]],
     channel: str,
@@ -96,15 +157,15 @@ def find_refs(
     if not added:
         return []
     out: list[tuple[str, int, str, str]] = []
-    free = 0  # items before this one are claimed (tasks' writes come in the reducer's order)
+    claimed: set[int] = set()
     for task_id, idx, ch, text in writes:
         if ch != channel or len(text) < 2:
             continue
-        hit = _match(text, added, free)
+        hit = _match(text, added, claimed)
         if hit is None:
             continue
         start, n, cuts = hit
-        free = start + (n or 1)
+        claimed.update(range(start, start + (n or 1)))
         ref = WriteRef(channel, version, len(added) - start, n, tuple(cuts))
         out.append((task_id, idx, text, ref.text()))
     return out
@@ -136,12 +197,14 @@ def _item_at(inner: str, pos: int, item: str) -> tuple[int, tuple[int, int] | No
 
 
 def _match(
-    text: str, added: list[str], free: int
+    text: str, added: list[str], claimed: set[int]
 ) -> tuple[int, int | None, list[tuple[int, int, int]]] | None:
-    """Where ``text`` is a run of ``added`` at or after ``free``: (start, count, cuts), count
+    """Where ``text`` is a run of ``added`` not ``claimed`` yet: (start, count, cuts), count
     None for one item written bare, each cut (item, start, length) an id taken out."""
     if text[0] != "[":
-        for i in range(free, len(added)):
+        for i in range(len(added)):
+            if i in claimed:
+                continue
             hit = _item_at(text, 0, added[i])
             if hit is not None and hit[0] == len(text):
                 return i, None, [] if hit[1] is None else [(0, *hit[1])]
@@ -149,9 +212,9 @@ def _match(
     if text[-1] != "]":
         return None
     inner = text[1:-1]
-    for i in range(free, len(added)):
+    for i in range(len(added)):
         pos, j, cuts = 0, i, []
-        while j < len(added):
+        while j < len(added) and j not in claimed:
             if j > i:
                 if not inner.startswith(",", pos):
                     break

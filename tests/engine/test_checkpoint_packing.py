@@ -106,7 +106,7 @@ def test_a_write_stored_again_keeps_its_own_text(tmp_path: Path) -> None:
     saver.put_writes(parent, [("messages", [AIMessage("again", id="x")])], task)
     again = SqliteSaver(tmp_path / "c.sqlite").get_tuple(parent)
     assert again is not None
-    assert [w[2] for w in again.pending_writes if w[0] == task][0][0].content == "again"
+    assert next(w[2] for w in again.pending_writes if w[0] == task)[0].content == "again"
 
 
 def test_find_refs_matches_runs_lists_bare_items_and_items_given_an_id() -> None:

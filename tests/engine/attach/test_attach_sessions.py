@@ -20,6 +20,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import END, START, MessagesState, StateGraph
 
 from engine.attach import attach
+from engine.checkpoint.packing import unpack
 from engine.events import EventBase
 from engine.messages import AIMessage as OurAIMessage
 from engine.recording import Session, SessionRecorder
@@ -148,7 +149,7 @@ def test_a_long_threads_messages_are_copied_as_deltas(tmp_path: Path) -> None:
         assert len(messages) == 12
     with sqlite3.connect(tmp_path / "s.stepwise") as conn:
         blobs = [
-            data
+            unpack(data)  # long ones are stored deflated (engine.checkpoint.packing)
             for (data,) in conn.execute(
                 "SELECT data FROM checkpoint_blobs WHERE thread_id='long' AND channel='messages'"
                 " ORDER BY version"
