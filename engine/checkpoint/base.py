@@ -4,8 +4,11 @@ A checkpoint row holds versions and a *blob index* ``{channel: version}``; each 
 is stored once per version as a blob.  An ``AppendLog`` value (``messages``, ``operator.add``
 lists) that only grew since a blob we
 already stored is written as an *append* blob (the new messages plus the base version), so a
-1,000-message thread stores each message about once, not once per step.  Everything is JSON
-through ``engine.serde``; nothing is pickled.
+1,000-message thread stores each message about once, not once per step.  A saver that keeps a
+file (``WRITE_REFS``) stores a pending write to a log as a reference to the next checkpoint's
+blob of the same items (``engine.checkpoint.write_refs``).  Everything is JSON through
+``engine.serde`` (long texts may be stored deflated: ``engine.checkpoint.packing``); nothing
+is pickled.
 
 Subclasses implement a handful of storage primitives (``_put_row``, ``_get_row``, ...); the
 async methods are the real ones and the sync API wraps them (``engine.core.aio.run_sync``).

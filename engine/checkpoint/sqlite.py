@@ -1,4 +1,5 @@
-"""``SqliteSaver``: checkpoints in a SQLite file (standard library ``sqlite3``, WAL, JSON only).
+"""``SqliteSaver``: checkpoints in a SQLite file (standard library ``sqlite3``, WAL, JSON only;
+long texts deflated with ``zlib``, see ``FILE_SCHEMA``).
 
 The file can be shared with the session recorder (``engine.recording``): each keeps to its own
 tables.  A second run on a thread that is already running is refused, also across processes
