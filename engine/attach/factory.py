@@ -209,7 +209,22 @@ def _compiled(value: Any, where: str) -> Any:
     return value
 
 
+_store: Any = None
+
+
+def _server_store() -> Any:
+    """The store a runtime offers when the app's graph has none: one in-memory store for the
+    process, as a server has one store (LangGraph's ``InMemoryStore``)."""
+    global _store
+    if _store is None:
+        from langgraph.store.memory import InMemoryStore
+
+        _store = InMemoryStore()
+    return _store
+
+
 def _runtime(access: AccessContext, context: Any, store: Any) -> Any:
+    store = store if store is not None else _server_store()
     known = _runtime_types()
     if known is None:  # classify_factory refuses a runtime factory without langgraph_sdk
         raise FactoryError("a ServerRuntime needs langgraph-sdk")

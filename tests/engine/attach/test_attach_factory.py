@@ -62,6 +62,7 @@ def builder():
 @contextlib.asynccontextmanager
 async def make_graph(config, runtime: ServerRuntime):
     ert = runtime.execution_runtime
+    assert runtime.store is not None  # a server always offers one
     if ert is not None and ert.context.get("fail"):
         raise RuntimeError("no MCP server at mcp://nowhere")
     LOG.append(("open", runtime.access_context, config["configurable"].get("tone"),
