@@ -27,6 +27,9 @@ from engine.debug.debugger import Debugger
 from engine.errors import AgentLoadError
 from engine.loader import load_target
 from engine.targets import RunRequest, target_for
+from tests.fixtures.postgres import postgres_server
+
+__all__ = ["postgres_server"]  # the fixture, used below
 
 APP = """
 import contextlib
@@ -148,3 +151,52 @@ def test_a_factory_taking_an_unknown_argument_is_refused_in_one_line(tmp_path: P
     )
     with pytest.raises(AgentLoadError, match=r"taking \(config, runtime, extra\)"):
         load_target(str(tmp_path))
+
+
+PG_APP = """
+import contextlib
+from typing import TypedDict
+
+from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+from langgraph.graph import END, START, StateGraph
+
+
+class S(TypedDict, total=False):
+    n: int
+
+
+def double(state: S) -> dict:
+    return {{"n": state["n"] * 2}}
+
+
+@contextlib.asynccontextmanager
+async def make_graph():
+    async with AsyncPostgresSaver.from_conn_string({url!r}) as saver:
+        await saver.setup()
+        b = StateGraph(S)
+        b.add_node("double", double)
+        b.add_edge(START, "double")
+        b.add_edge("double", END)
+        yield b.compile(checkpointer=saver)
+"""
+
+
+def test_a_factory_holding_an_async_postgres_saver_serves_runs_and_reads_on_other_loops(
+    tmp_path: Path, postgres_server: Any
+) -> None:
+    """The docs' production shape: the factory opens ``AsyncPostgresSaver`` in ``async with``.
+    The graph held since loading reads state from loops other than its own (the studio's)."""
+    url = postgres_server.new_database()
+    app = tmp_path / f"factory_pg_{uuid.uuid4().hex[:8]}.py"
+    app.write_text(textwrap.dedent(PG_APP.format(url=url)))
+    (tmp_path / "langgraph.json").write_text(
+        json.dumps({"graphs": {"g": f"./{app.name}:make_graph"}})
+    )
+    target = target_for(load_target(str(tmp_path)).graph)
+    for thread, n in (("p1", 2), ("p2", 5)):  # each on a new loop, as runs come and go
+        outcome, _kinds = asyncio.run(_run(target, RunRequest({"n": n}, thread)))
+        assert (outcome.status, outcome.output) == ("done", {"n": 2 * n})
+        snap = asyncio.run(target.state(thread))
+        assert snap is not None and snap.values == {"n": 2 * n}
+    history = asyncio.run(target.history("p2"))
+    assert [s.values.get("n") for s in history][:2] == [10, 5]
