@@ -30,7 +30,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.checkpoint.packing import inflate
+from engine.checkpoint.packing import chunks, inflate, inflate_chunk
 
 __all__ = [
     "SPAN",
@@ -55,32 +55,53 @@ _OLD_BASE_KEY = ',"base":"'
 
 class Packed:
     """The items of a log blob stored packed (``engine.checkpoint.packing``), inflated when
-    one of them is first needed: a cold read of a long log hands out its length at once and
-    inflates a consolidating blob only when an item of it is read."""
+    one of them is first needed (a long blob chunk by chunk): a cold read of a long log hands
+    out its length at once and inflates only the parts of it that are read."""
 
-    __slots__ = ("_data", "_items", "_n")
+    __slots__ = ("_data", "_items", "_n", "_parts", "_size")
 
     def __init__(self, data: bytes, n: int) -> None:
-        self._data: bytes | None = data
+        self._data = data
         self._n = n
-        self._items: list[str] | None = None
+        self._size = 0  # lines per chunk (0: packed whole)
+        self._parts: list[Any] = []  # the deflated chunks
+        self._items: list[list[str] | None] = [None]
 
-    def items(self) -> list[str]:
-        """The items' texts (``ValueError`` when the blob does not inflate or add up)."""
-        if self._items is None:
-            assert self._data is not None
+    def item(self, i: int) -> str:
+        """Item ``i``'s text (``ValueError`` when the blob does not inflate or add up)."""
+        if not self._parts and self._size == 0:
+            chunked = chunks(self._data)
+            if chunked is None:
+                self._parts = [None]
+                self._size = max(self._n, 1)
+            else:
+                self._size, self._parts = chunked
+                if len(self._parts) != -(-self._n // self._size):
+                    raise ValueError(f"a packed log blob whose chunks do not hold {self._n} items")
+                self._items = [None] * len(self._parts)
+        c = i // self._size
+        got = self._items[c]
+        if got is None:
+            got = self._items[c] = self._inflate(c)
+        return got[i - c * self._size]
+
+    def _inflate(self, c: int) -> list[str]:
+        part = self._parts[c]
+        if part is None:  # packed whole
             rest = inflate(self._data)
             if not rest.endswith("]}"):
                 raise ValueError("a packed log blob without its end")
             body = rest[:-3] if len(rest) > 2 else ""
-            items = body.split("\n") if body else []
-            if len(items) != self._n:
-                raise ValueError(f"a log blob of {len(items)} items where it says {self._n}")
-            self._items, self._data = items, None
-        return self._items
+        else:
+            body = inflate_chunk(part)
+        lines = body.split("\n") if body else []
+        want = min(self._size, self._n - c * self._size)
+        if len(lines) != want:
+            raise ValueError(f"a log blob of {len(lines)} items where it says {want}")
+        return lines
 
     def body(self) -> str:
-        return "\n".join(self.items())
+        return "\n".join(self.item(i) for i in range(self._n))
 
 
 class PackedItem:
@@ -92,7 +113,7 @@ class PackedItem:
         self._of, self._at = of, at
 
     def text(self) -> str:
-        return self._of.items()[self._at]
+        return self._of.item(self._at)
 
 
 def text_of(item: str | PackedItem) -> str:

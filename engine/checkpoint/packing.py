@@ -7,13 +7,34 @@ TEXT, so a file of either kind reads with the same code): its first line as UTF-
 head, naming its base, so a chain is followed without inflating anything), a newline, then
 the rest of the text deflated (``zlib``).  A text of one line (``{"value": ...}``) is stored as
 a newline and the whole text deflated.  Only a text that deflating makes shorter is packed.
+
+A log blob of more than ``CHUNK`` items (one per line) is deflated in chunks of ``CHUNK`` lines,
+each on its own, with a line listing their lengths after its head (``{"g":64,"z":[...]}``): a
+view of a long log's first messages inflates one chunk, not the blob of the last 4,096 steps.
+A deflated stream never starts with ``{``, so the two forms are told apart.
 """
 
 from __future__ import annotations
 
+import json
 import zlib
 
-__all__ = ["PACK_BODY_FROM", "PACK_FROM", "head", "inflate", "pack", "unpack"]
+__all__ = [
+    "CHUNK",
+    "PACK_BODY_FROM",
+    "PACK_FROM",
+    "chunks",
+    "head",
+    "inflate",
+    "inflate_chunk",
+    "pack",
+    "unpack",
+]
+
+CHUNK = 64
+"""Lines of a long log blob deflated together."""
+
+_LOG_HEADS = ('{"base":', '{"k":')
 
 PACK_FROM = 200
 """Texts shorter than this stay as they are (deflating them saves little and costs a call)."""
@@ -44,7 +65,15 @@ def pack(text: str, least: int = PACK_FROM) -> str | bytes:
     nl = text.find("\n")
     first, rest = ("", text) if nl < 0 else (text[:nl], text[nl + 1 :])
     raw = rest.encode()
-    packed = first.encode() + b"\n" + _deflate(raw)
+    if first.startswith(_LOG_HEADS) and rest.endswith("\n]}") and rest.count("\n") > CHUNK:
+        lines = rest[:-3].split("\n")
+        parts = [
+            _deflate("\n".join(lines[i : i + CHUNK]).encode()) for i in range(0, len(lines), CHUNK)
+        ]
+        index = json.dumps({"g": CHUNK, "z": [len(c) for c in parts]}, separators=(",", ":"))
+        packed = b"\n".join((first.encode(), index.encode(), b"".join(parts)))
+    else:
+        packed = first.encode() + b"\n" + _deflate(raw)
     return packed if len(packed) < len(first) + 1 + len(raw) else text
 
 
@@ -67,11 +96,40 @@ def unpack(data: str | bytes) -> str:
 def inflate(data: bytes) -> str:
     """The rest of a packed text: what follows its first line (``ValueError``: it does not
     inflate)."""
+    chunked = chunks(data)
+    if chunked is not None:
+        return "\n".join(inflate_chunk(c) for c in chunked[1]) + "\n]}"
     nl = data.find(b"\n")
+    return inflate_chunk(memoryview(data)[nl + 1 :])
+
+
+def inflate_chunk(deflated: bytes | memoryview) -> str:
+    """One deflated stream's text (``ValueError``: it does not inflate)."""
     try:
-        return zlib.decompress(memoryview(data)[nl + 1 :]).decode()
+        return zlib.decompress(deflated).decode()
     except (zlib.error, UnicodeDecodeError) as exc:
         raise ValueError(f"a packed blob that does not inflate: {exc}") from exc
+
+
+def chunks(data: bytes) -> tuple[int, list[memoryview]] | None:
+    """A log blob packed in chunks: lines per chunk and each chunk, deflated; None for a
+    blob packed whole.  ``ValueError`` for a chunk list that does not add up."""
+    nl = data.find(b"\n")
+    if data[nl + 1 : nl + 2] != b"{":
+        return None
+    end = data.find(b"\n", nl + 1)
+    try:
+        index = json.loads(data[nl + 1 : end])
+        size, lengths = int(index["g"]), [int(z) for z in index["z"]]
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ValueError(f"a packed blob whose chunk list does not read: {exc}") from exc
+    view, at, out = memoryview(data), end + 1, []
+    for z in lengths:
+        out.append(view[at : at + z])
+        at += z
+    if end < 0 or size <= 0 or at != len(data):
+        raise ValueError("a packed blob whose chunks do not add up")
+    return size, out
 
 
 def head(data: str | bytes) -> str:

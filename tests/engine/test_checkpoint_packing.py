@@ -207,3 +207,22 @@ def test_a_file_of_a_newer_layout_is_refused_in_one_line(tmp_path: Path) -> None
     with pytest.raises(CheckpointError, match="written by a newer Stepwise") as err:
         SqliteSaver(path)
     assert "\n" not in str(err.value)
+
+
+def test_a_long_log_blob_is_packed_in_chunks_and_read_chunk_by_chunk() -> None:
+    from engine.checkpoint.log_blobs import parse_packed_log
+
+    items = [f'{{"n":{i},"text":"{"word " * 20}"}}' for i in range(200)]
+    text = '{"base":"3.a","k":256,"n":200,"append":[\n' + ",\n".join(items) + "\n]}"
+    packed = pack(text)
+    assert isinstance(packed, bytes) and unpack(packed) == text
+    assert packed.split(b"\n")[1].startswith(b'{"g":64,"z":[')  # four chunks
+    blob = parse_packed_log(packed)
+    assert blob is not None and len(blob.items) == 200
+    # a damaged last chunk: the first items still read, the last ones are refused
+    broken = packed[:-8] + b"\x00" * 8
+    damaged = parse_packed_log(broken)
+    assert damaged is not None
+    assert damaged.items[0].text() == items[0] + ","  # type: ignore[union-attr]
+    with pytest.raises(ValueError, match="does not inflate"):
+        damaged.items[199].text()  # type: ignore[union-attr]
