@@ -6,13 +6,15 @@ what the next checkpoint's blob of that channel appends: storing both doubled a 
 messages on disk.  When the next checkpoint is saved, each such write whose stored text is
 exactly the text of items its blob appended is replaced by a reference to them::
 
-    \\u0001{"ch":"messages","v":"<version>","back":<items from its first to the blob's end>,"n":<items>}
+    \\x01{"ch":"messages","v":"<version>","back":<from the blob's end>,"n":<items>}
 
-(``"n": null``: the write was one item, not a list; ``"cut": [[item, start, length]]``: the
-write's item had no ``"id"`` member, the reducer gave it one, taken out again when read).  A blob is never changed once written, so
-the reference stays good; a write stored again later (a task run again) replaces it with its
-own text.  A JSON text never starts with that control character, so a reference is never
-taken for a value, and a write that is not matched keeps its text.
+``back`` counts items from the blob's end to the write's first (a blob's appended items are
+its last ones, in either layout); ``"n": null``: the write was one item, not a list;
+``"cut": [[item, start, length]]``: the written item had no ``"id"`` member, the reducer gave
+it one, and it is taken out again when read.  A blob never changes once written, so the
+reference stays good; a write stored again later (a task run again) replaces it with its own
+text.  A JSON text never starts with that control character, so a reference is never taken
+for a value, and a write that is not matched keeps its text.
 """
 
 from __future__ import annotations
