@@ -139,6 +139,10 @@ class LazyList(list[Any]):
             return item
         return list.__getitem__(self, i)
 
+    def _stored_slot(self, i: int) -> object | None:
+        """What slot ``i`` holds while its item is not decoded yet, else None."""
+        return list.__getitem__(self, i) if self._is_pending(i) else None
+
     def stored_text(self, i: int) -> str | None:
         """Item ``i``'s stored JSON text while it is not decoded yet, else None (lets a view
         tell e.g. a message from a number without decoding it)."""
@@ -344,8 +348,10 @@ def same_stored(a: Any, i: int, b: Any, j: int) -> bool:
     one stored text).  False says nothing: compare the items."""
     if not (isinstance(a, LazyList) and isinstance(b, LazyList)):
         return False
-    text = a.stored_text(i)
-    return text is not None and text is b.stored_text(j)
+    # the stored slots themselves (a text, or a placeholder of a text still packed): telling
+    # them apart must not unpack them
+    slot = a._stored_slot(i)
+    return slot is not None and slot is b._stored_slot(j)
 
 
 def materialized(value: Any) -> Any:

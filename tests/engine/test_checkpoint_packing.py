@@ -156,7 +156,7 @@ def test_a_corrupt_packed_blob_is_reported_in_one_line_when_read(tmp_path: Path)
     version, data = next((v, d) for v, d in rows if b'"k":16,' in d[: d.index(b"\n")])
     with conn:
         conn.execute(
-            "UPDATE checkpoint_blobs SET data=? WHERE version=?",
+            "UPDATE checkpoint_blobs SET data=? WHERE channel='messages' AND version=?",
             (data[: data.index(b"\n") + 1] + b"\x00garbage", version),
         )
     messages = _chat_graph(SqliteSaver(path)).get_state(cfg).values["messages"]
@@ -226,3 +226,39 @@ def test_a_long_log_blob_is_packed_in_chunks_and_read_chunk_by_chunk() -> None:
     assert damaged.items[0].text() == items[0] + ","  # type: ignore[union-attr]
     with pytest.raises(ValueError, match="does not inflate"):
         damaged.items[199].text()  # type: ignore[union-attr]
+
+
+def test_comparing_two_reads_of_a_long_log_does_not_inflate_it(tmp_path: Path) -> None:
+    """A diff of two checkpoints tells their shared items apart by what is stored
+    (``same_stored``) without unpacking them: a long log's packed blob stays packed (here
+    its chunks damaged, so unpacking one would raise)."""
+    from engine.lazy_list import same_stored
+
+    path = tmp_path / "c.sqlite"
+    g = _chat_graph(SqliteSaver(path))
+    cfg = {"configurable": {"thread_id": "1"}}
+    for i in range(130):  # 260 versions of the log: a blob of the first 256 steps' items
+        g.invoke({"messages": [HumanMessage(f"question number {i} " * 4)]}, cfg)
+    conn = sqlite3.connect(path)
+    packed = conn.execute(
+        "SELECT version, data FROM checkpoint_blobs WHERE channel='messages' AND typeof(data)='blob'"
+    ).fetchall()
+    with conn:
+        for version, data in packed:
+            head = data[: data.index(b"\n") + 1]
+            if data[len(head) : len(head) + 1] != b"{":
+                continue  # not chunked (the blob of the first 256 steps is: 64 items a chunk)
+            head = data[: data.index(b"\n", len(head)) + 1]  # its head and chunk list
+            conn.execute(
+                "UPDATE checkpoint_blobs SET data=? WHERE channel='messages' AND version=?",
+                (head + b"\x00" * (len(data) - len(head)), version),
+            )
+    conn.close()
+    fresh = _chat_graph(SqliteSaver(path))
+    history = list(fresh.get_state_history(cfg, limit=3))
+    new, old = history[0].values["messages"], history[2].values["messages"]
+    a, b = (getattr(getattr(m, "_buf", None), "items", m) for m in (new, old))
+    assert len(new) == len(old) + 2 > 256
+    assert all(same_stored(a, n, b, n) for n in range(len(old)))
+    with pytest.raises(CheckpointError, match="corrupt"):
+        list(new)
