@@ -23,7 +23,7 @@ import json
 import threading
 from dataclasses import dataclass
 
-from engine.checkpoint.log_blobs import parse_log_blob, text_of
+from engine.checkpoint.log_blobs import PackedItem, parse_log_blob, parse_packed_log, text_of
 from engine.checkpoint.packing import unpack
 
 __all__ = ["REF_MARK", "FreshWrites", "WriteRef", "find_refs", "parse_ref"]
@@ -57,10 +57,14 @@ class WriteRef:
 
     def texts_in(self, stored: str | bytes) -> list[str]:
         """The write's item texts, from the blob as stored (``ValueError``: not there)."""
+        if isinstance(stored, bytes):  # only the chunks holding the write's items inflate
+            packed = parse_packed_log(stored)
+            if packed is not None:
+                return self.texts(packed.items)
         text = unpack(stored)
         blob = parse_log_blob(text)
         if blob is not None:
-            return self.texts([text_of(t) for t in blob.items])
+            return self.texts(blob.items)
         # a blob in the older layout: its items' compact texts read the same
         data = json.loads(text)
         old = next((data[k] for k in ("append", "messages", "list") if k in data), None)
@@ -68,7 +72,7 @@ class WriteRef:
             raise ValueError(f"the blob of '{self.channel}' at {self.version} is not a log")
         return self.texts([json.dumps(x, separators=(",", ":"), ensure_ascii=False) for x in old])
 
-    def texts(self, items: list[str]) -> list[str]:
+    def texts(self, items: list[str] | list[PackedItem]) -> list[str]:
         """The write's item texts, from the blob's (``ValueError``: not there)."""
         count = 1 if self.n is None else self.n
         at = len(items) - self.back
@@ -76,7 +80,7 @@ class WriteRef:
             raise ValueError(
                 f"the blob of '{self.channel}' at {self.version} does not hold its items"
             )
-        out = [t.rstrip(",") for t in items[at : at + count]]
+        out = [text_of(t).rstrip(",") for t in items[at : at + count]]
         for j, start, length in self.cuts:
             out[j] = without_cut(out[j], (start, length))
         return out
