@@ -1,0 +1,62 @@
+"""What a live run's small changes cost the window (issue 26): a change inside a dock repaints
+that dock's content, not the dock's frame and title bar or the window around it."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QEvent, QObject
+from PySide6.QtWidgets import QApplication, QDockWidget
+
+from tests.studio.app_agents import make_window
+
+
+class _Paints(QObject):
+    """Counts the Paint events each watched widget gets."""
+
+    def __init__(self, widgets: list[Any]) -> None:
+        super().__init__()
+        self.counts: Counter[int] = Counter()
+        self._ids = {id(w): w for w in widgets}
+        for w in widgets:
+            w.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Paint:
+            self.counts[id(watched)] += 1
+        return False
+
+
+def _settle(qtbot: Any) -> None:
+    """Let every posted layout and paint happen."""
+    for _ in range(3):
+        QApplication.processEvents()
+        qtbot.wait(20)
+
+
+def test_a_text_changing_inside_a_dock_repaints_neither_the_dock_frame_nor_the_window(
+    qtbot: Any, qloop: Any, tmp_path: Path
+) -> None:
+    window = make_window(qtbot, tmp_path)
+    window.resize(1366, 768)
+    _settle(qtbot)
+    dock = window.docks["events"]
+    status = dock.widget().status  # the "N events · N rows" line under the log
+    assert status.isVisible()
+    frames = [d for d in window.findChildren(QDockWidget) if d.isVisible()]
+    paints = _Paints([window, *frames, status])
+    for n in range(3):
+        status.setText(f"{n + 1:,} events · {n + 1:,} rows")
+        qtbot.waitUntil(lambda: paints.counts[id(status)] > n)
+        _settle(qtbot)
+    assert paints.counts[id(status)] >= 3
+    assert paints.counts[id(dock)] == 0, "the Events dock's frame and title were repainted"
+    assert paints.counts[id(window)] == 0, "the window behind the docks was repainted"
+    assert all(paints.counts[id(d)] == 0 for d in frames)
+    # every dock's content paints its own background, in the window's colour
+    for d in window.findChildren(QDockWidget):
+        content = d.widget()
+        assert content.autoFillBackground(), d.objectName()
+        assert content.palette().window().color() == window.palette().window().color()
