@@ -62,3 +62,40 @@ def test_a_text_changing_inside_a_dock_does_not_repaint_the_dock_frames(
             continue
         assert content.autoFillBackground(), d.objectName()
         assert content.palette().window().color() == window.palette().window().color()
+
+
+class _Layouts(QObject):
+    """Counts the LayoutRequest events a widget gets (its layout re-runs)."""
+
+    def __init__(self, widget: Any) -> None:
+        super().__init__()
+        self.count = 0
+        widget.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.LayoutRequest:
+            self.count += 1
+        return False
+
+
+def test_a_new_figure_of_the_same_width_does_not_re_lay_out_the_window(
+    qtbot: Any, qloop: Any, tmp_path: Path
+) -> None:
+    window = make_window(qtbot, tmp_path)
+    window.resize(1366, 768)
+    step = window.statusBar().fields["step"]
+    count = window.docks["events"].widget().status
+    step.setText("Step 3")
+    count.setText("10 events · 10 rows")
+    _settle(qtbot)
+    layouts = _Layouts(window)
+    for n in (4, 5, 6):  # digits are as wide as each other
+        step.setText(f"Step {n}")
+        count.setText(f"1{n} events · 1{n} rows")
+        _settle(qtbot)
+    assert (step.text(), count.text()) == ("Step 6", "16 events · 16 rows")
+    assert layouts.count == 0, "the main window was laid out again for texts of the same size"
+    # a wider text still gets its room
+    step.setText("Step 1,000,000")
+    qtbot.waitUntil(lambda: step.width() >= step.sizeHint().width())
+    assert layouts.count > 0
