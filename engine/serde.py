@@ -17,6 +17,7 @@ import dataclasses
 import datetime as dt
 import enum
 import json
+import sys
 import uuid
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -237,6 +238,15 @@ _SCALARS = frozenset({type(None), bool, int, float})
 _PLAIN = frozenset({type(None), bool, int, float, str})
 
 
+def _json_size(model: BaseModel) -> int:
+    """The length in bytes of ``model``'s JSON (a bound that never says too little: an
+    unserializable model counts as infinitely long)."""
+    try:
+        return len(model.__pydantic_serializer__.to_json(model, warnings=False))
+    except Exception:
+        return sys.maxsize
+
+
 def to_jsonable(obj: Any, *, max_str: int | None = None, max_items: int | None = None) -> Any:
     """A plain-JSON rendering for display (events, logs): never raises, never tagged.
 
@@ -276,7 +286,12 @@ def to_jsonable(obj: Any, *, max_str: int | None = None, max_items: int | None =
                 return obj[:max_str] + f"… (+{len(obj) - max_str} chars)"
             return obj
         if isinstance(obj, BaseModel):
-            return to_jsonable(obj.model_dump(mode="json"), max_str=max_str)
+            dumped = obj.model_dump(mode="json")
+            if max_str is not None and _json_size(obj) <= max_str:
+                # its JSON is no longer than max_str, so neither is any string in it (a char
+                # takes a byte or more): nothing to shorten, and the dump is plain JSON already
+                return dumped
+            return to_jsonable(dumped, max_str=max_str)
         if isinstance(obj, Mapping):
             return {
                 str(k): to_jsonable(v, max_str=max_str, max_items=max_items) for k, v in obj.items()

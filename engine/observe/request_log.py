@@ -109,18 +109,28 @@ class RequestLog:
 def _common_prefix(
     old: Sequence[Any], new: Sequence[Any], same: Callable[[Any, Any], bool] | None
 ) -> int:
-    if same is None:  # identities only: compared in one C pass (a long history on every call)
-        flags = list(map(operator.is_, old, new))
+    """How many first messages of ``new`` are those of ``old``: the same objects (compared in
+    one C pass over a long history), or, where the objects differ, equal values (``same``, or
+    equality of the same type): a system prompt a middleware rebuilds for every call is a new
+    object with the same text, and the history after it is still the same objects."""
+    flags = list(map(operator.is_, old, new))
+    equal = same or _equal
+    i = 0
+    while True:
         try:
-            return flags.index(False)
+            i = flags.index(False, i)
         except ValueError:
             return len(flags)
-    n = 0
-    for a, b in zip(old, new, strict=False):
-        if a is not b and (same is None or not same(a, b)):
-            break
-        n += 1
-    return n
+        if not equal(old[i], new[i]):
+            return i
+        i += 1
+
+
+def _equal(a: Any, b: Any) -> bool:
+    try:
+        return type(a) is type(b) and bool(a == b)
+    except Exception:  # an odd object: not reused
+        return False
 
 
 def _same_list(old: Sequence[Any], new: Sequence[Any]) -> bool:

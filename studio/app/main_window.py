@@ -125,6 +125,11 @@ class MainWindow(RunCommands, WindowLayout, QMainWindow):
     ) -> QDockWidget:
         dock = QDockWidget(title, self)
         dock.setObjectName(f"dock_{key}")
+        # The content paints its own background (the window's colour, as before): a change
+        # inside it repaints the content only, not the dock's frame and title bar under it
+        # (Qt paints the parents of a widget that is not opaque; a live run changes some dock
+        # several times a turn).
+        widget.setAutoFillBackground(True)
         dock.setWidget(widget)
         dock.setFeatures(
             QDockWidget.DockWidgetFeature.DockWidgetMovable

@@ -13,6 +13,7 @@ from studio.models.hub import Hub
 from studio.models.run_stats import RunStats
 from studio.widgets.elided_label import ElidedLabel
 from studio.widgets.plain_text import plain_label
+from studio.widgets.steady_slot import steady
 
 __all__ = ["RunStatusBar"]
 
@@ -32,17 +33,19 @@ class RunStatusBar(QStatusBar):
         self.message_label = ElidedLabel(parent=self)  # a long note never widens the window
         self.message_label.setObjectName("muted")
         self.fields: dict[str, QLabel] = {}
-        self.addWidget(self.state_label)
-        self.addWidget(self.message_label, 1)
+        # each in a SteadySlot: a new figure of the same width does not re-lay out the window
+        self.addWidget(steady(self.state_label))
+        self.addWidget(steady(self.message_label), 1)
         for name in _FIELDS:
             label = ElidedLabel(parent=self) if name == "node" else plain_label(parent=self)
             label.setObjectName("statusField")
             self.fields[name] = label
-            self.addPermanentWidget(label)
         node = self.fields["node"]  # node names can be long (hook nodes): elided past 260 px
         node.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
         node.setMinimumWidth(90)
         node.setMaximumWidth(260)
+        for label in self.fields.values():
+            self.addPermanentWidget(steady(label))
         self._timer = QTimer(self)
         self._timer.setInterval(250)
         self._timer.timeout.connect(self.refresh)

@@ -83,6 +83,37 @@ async def test_each_request_resolves_to_exactly_what_the_model_received() -> Non
     )
 
 
+async def test_a_system_prompt_rebuilt_for_every_call_does_not_repeat_the_history() -> None:
+    from engine.middleware import TodoListMiddleware
+
+    model = ScriptedChatModel(_script())
+    agent = create_agent(model, [add], system_prompt="You add.", middleware=[TodoListMiddleware()])
+    events = await _run(agent)
+    requests = [e for e in events if e.kind == "model.request"]
+    # the middleware makes a new system message (same text) for each call
+    assert model.calls[0].messages[0] is not model.calls[1].messages[0]
+    second, third = (r.__dict__ for r in requests[1:])
+    assert second["messages_reused"] == 2 and len(second["messages"]) == 2
+    assert third["messages_reused"] == 4 and len(third["messages"]) == 2
+    find = _finder(events)
+    for ev, call in zip(requests, model.calls, strict=True):
+        assert resolve(ev, find)[0] == [to_jsonable(m, max_str=100_000) for m in call.messages]
+
+
+def test_a_changed_message_that_is_not_the_same_object_ends_the_reused_part() -> None:
+    from engine.events import ModelRequest
+    from engine.messages import SystemMessage
+
+    log = RequestLog()
+    h = HumanMessage("hi")
+    first = ModelRequest(run_id="r", seq=1, model="x", **log.fields("l", [SystemMessage("a"), h]))
+    log.remember("l", first, [SystemMessage("a"), h], [])
+    fields = log.fields("l", [SystemMessage("b"), h, AIMessage("yo")])
+    assert fields["messages_reused"] == 0 and len(fields["messages"]) == 3
+    same = log.fields("l", [SystemMessage("a"), HumanMessage("hi"), AIMessage("yo")])
+    assert same["messages_reused"] == 2 and same["messages"] == [to_jsonable(AIMessage("yo"))]
+
+
 class Answer(BaseModel):
     total: int
 

@@ -61,3 +61,20 @@ def test_limits_apply_inside_messages_and_containers() -> None:
     log = MessageList([HumanMessage("a", id="h"), AIMessage("b", id="a")])
     assert [m["id"] for m in to_jsonable({"messages": log})["messages"]] == ["h", "a"]
     assert to_jsonable({"long": "y" * 12}, max_str=4) == {"long": "yyyy… (+8 chars)"}
+
+
+def test_a_model_with_a_limit_renders_as_the_general_walk_at_and_around_the_limit() -> None:
+    """Within ``max_str`` a model is its JSON dump as is; past it, only the long strings are
+    cut (the dump's size decides, every string is checked on the way)."""
+    msg = AIMessage(
+        "é" * 40,
+        id="m1",
+        tool_calls=[{"name": "t", "args": {"x": "y" * 30, "n": 1.5}, "id": "c"}],
+    )
+    dump = msg.model_dump(mode="json")
+    assert to_jsonable(msg, max_str=100_000) == dump
+    for limit in (10, 29, 30, 39, 40, 41):
+        out = to_jsonable(msg, max_str=limit)
+        assert out == to_jsonable(dump, max_str=limit)
+        assert (out["content"] == "é" * 40) is (limit >= 40)
+        assert (out["tool_calls"][0]["args"]["x"] == "y" * 30) is (limit >= 30)

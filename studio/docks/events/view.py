@@ -48,6 +48,7 @@ from studio.qtmodels.event_tree import EventTreeModel
 from studio.widgets.catch_up import catch_up_now
 from studio.widgets.dock_support import bind_to_hub, copy_text, unsubscribe_all
 from studio.widgets.plain_text import plain_label
+from studio.widgets.steady_slot import steady
 
 if TYPE_CHECKING:
     from studio.models.hub import Hub
@@ -113,10 +114,10 @@ class EventLogDock(QWidget):
         self.whatif_button.clicked.connect(self._request_playground)
         foot = QHBoxLayout()
         foot.setContentsMargins(0, 0, 4, 0)
-        foot.addWidget(self.status, 1)
+        self.status.setContentsMargins(6, 2, 6, 2)
+        foot.addWidget(steady(self.status), 1)  # a new count of the same width: no relayout
         foot.addWidget(self.whatif_button)
         lay.addLayout(foot)
-        self.status.setContentsMargins(6, 2, 6, 2)
 
         self._pending: deque[list[EventBase]] = deque()
         self._pending_count = 0

@@ -33,6 +33,7 @@ from studio.qtmodels.transcript import TranscriptModel, plain_text
 from studio.widgets.catch_up import catch_up_now
 from studio.widgets.dock_support import bind_to_hub, copy_text, unsubscribe_all
 from studio.widgets.plain_text import plain_label
+from studio.widgets.steady_slot import steady
 
 if TYPE_CHECKING:
     from studio.models.hub import Hub
@@ -67,7 +68,7 @@ class MessagesDock(QWidget):
         self.back_button.clicked.connect(lambda: self.hub.select_checkpoint(None))
         bar = QHBoxLayout()
         bar.setContentsMargins(8, 4, 4, 4)
-        bar.addWidget(self.where, 1)
+        bar.addWidget(steady(self.where), 1)  # a new count of the same width: no relayout
         bar.addWidget(self.back_button)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)

@@ -45,6 +45,7 @@ from studio.models.state_tree import Path, StateNode, StateTree
 from studio.qtmodels.state_items import NODE_ROLE, StateItemModel
 from studio.run.capabilities import can
 from studio.widgets.plain_text import plain_label, plain_tip
+from studio.widgets.steady_slot import steady
 
 __all__ = ["StateDock", "describe_snapshot"]
 
@@ -144,7 +145,7 @@ class StateDock(QWidget):
 
         top = QHBoxLayout()
         top.setContentsMargins(6, 4, 4, 2)
-        top.addWidget(self.title, 1)
+        top.addWidget(steady(self.title), 1)  # a new header of the same size: no relayout
         top.addWidget(self.edit_button)
         find = QHBoxLayout()
         find.setContentsMargins(4, 0, 4, 2)

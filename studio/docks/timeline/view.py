@@ -53,6 +53,7 @@ from studio.run.capabilities import can
 from studio.widgets.adaptive_button import AdaptiveToolButton
 from studio.widgets.elided_label import ElidedLabel
 from studio.widgets.plain_text import plain_tip
+from studio.widgets.steady_slot import steady
 
 __all__ = ["TimelineDock", "load_records"]
 
@@ -166,7 +167,7 @@ class TimelineDock(QWidget):
             self.compare_button,
         ):
             bar.addWidget(w)
-        bar.addWidget(self.summary_label, 1)  # takes what the buttons leave
+        bar.addWidget(steady(self.summary_label), 1)  # takes what the buttons leave
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(0)
