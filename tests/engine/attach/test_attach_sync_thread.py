@@ -1,6 +1,6 @@
 """A run on LangGraph's sync ``stream`` is translated on the stream's own thread, part by part
-as it comes, and the thread wakes the run's loop once a superstep, not for every part and event
-(issue 26): the events are the very ones the loop's translation of ``astream`` gives, in the
+as it comes, and the thread does not wait for the run's loop (nor wake it for every part and event:
+issue 26): the events are the very ones the loop's translation of ``astream`` gives, in the
 same order, and the same as with a debugger (which translates on the loop)."""
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ pytest.importorskip("langchain.agents")
 
 from engine.attach import attach
 from engine.events import EventBase
+from engine.observe.request_log import resolve
 from engine.types import Command
 from tests.engine.attach.test_attach_langgraph import collect
 from tests.engine.attach.test_attach_stream_modes import agent, review_graph, shown
@@ -44,7 +45,7 @@ def test_the_sync_stream_shows_what_astream_shows(make: Any, inputs: list[Any]) 
     assert len(on_thread) > 20
 
 
-def test_a_sync_run_wakes_its_loop_once_a_superstep_not_for_every_event(
+def test_a_sync_run_does_not_wake_its_loop_for_every_superstep_nor_event(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     woken: list[Any] = []
@@ -61,9 +62,19 @@ def test_a_sync_run_wakes_its_loop_once_a_superstep_not_for_every_event(
     g.subscribe(events.append)
     g.invoke({"messages": [("user", "hi")]}, {"configurable": {"thread_id": "t"}})
     supersteps = len([e for e in events if e.kind == "checkpoint.saved"])
-    assert len(events) > 6 * supersteps
-    # a superstep's events delivered before the next one, the stream's end, a save waited for
-    assert len(woken) <= supersteps + 3
+    assert supersteps >= 6 and len(events) > 6 * supersteps
+    # the stream's thread never waits for the loop: it is woken for the stream's end (and
+    # the thread's own end), not once a superstep
+    assert len(woken) <= 3
+    # a model request still names the earlier request it continues, numbered on delivery
+    requests = [e for e in events if e.kind == "model.request"]
+    assert len(requests) == 3
+    by_seq = {e.seq: e for e in events}
+    for earlier, later in zip(requests, requests[1:], strict=False):
+        assert later.messages_base == earlier.seq
+        assert later.messages_reused > 0
+        full, _ = resolve(later, by_seq.get)
+        assert full is not None and len(full) == later.messages_count
 
 
 def test_with_a_debugger_the_sync_stream_shows_the_same() -> None:
