@@ -271,7 +271,9 @@ def to_jsonable(obj: Any, *, max_str: int | None = None, max_items: int | None =
             }
         if (t is list or t is tuple) and (max_items is None or len(obj) <= max_items):
             if max_str is None:
-                return [v if type(v) in _PLAIN else to_jsonable(v, max_items=max_items) for v in obj]
+                return [
+                    v if type(v) in _PLAIN else to_jsonable(v, max_items=max_items) for v in obj
+                ]
             return [
                 v
                 if type(v) in _SCALARS or (type(v) is str and len(v) <= max_str)

@@ -225,8 +225,11 @@ class AttachedRun:
         Nothing here waits for the loop: what a later event refers to by its ``seq`` (a model
         request to the one it continues) is numbered when that event is delivered
         (``request_log.SeqOf``)."""
-        for ns, mode, data in parts:
-            self._part_here(tuple(ns), mode, data)
+        try:
+            for ns, mode, data in parts:
+                self._part_here(tuple(ns), mode, data)
+        finally:  # the last checkpoint's end waits for its save here, not on the loop
+            self.cb.settle_deferred()
         yield from ()
 
     def _part_here(self, ns: tuple[str, ...], mode: str, data: Any) -> None:

@@ -6,6 +6,8 @@ same order, and the same as with a debugger (which translates on the loop)."""
 from __future__ import annotations
 
 import asyncio
+import itertools
+import threading
 from typing import Any
 
 import pytest
@@ -70,7 +72,7 @@ def test_a_sync_run_does_not_wake_its_loop_for_every_superstep_nor_event(
     requests = [e for e in events if e.kind == "model.request"]
     assert len(requests) == 3
     by_seq = {e.seq: e for e in events}
-    for earlier, later in zip(requests, requests[1:], strict=False):
+    for earlier, later in itertools.pairwise(requests):
         assert later.messages_base == earlier.seq
         assert later.messages_reused > 0
         full, _ = resolve(later, by_seq.get)
@@ -89,3 +91,53 @@ def test_with_a_debugger_the_sync_stream_shows_the_same() -> None:
         return shown(events)
 
     assert run(Debugger()) == run(None)
+
+
+def test_a_sync_run_goes_on_while_the_app_saver_saves_and_shows_the_save_in_order() -> None:
+    """The stream's thread does not wait for a checkpoint's save before LangGraph starts the
+    next superstep: the save runs alongside it, and its ``checkpoint.saved`` still comes before
+    anything of the next superstep (issue 26).  Here the save of the first node's checkpoint
+    can only end once the next node has started (an app's own callback sees it start first);
+    waiting for that save before going on would hold it until its timeout."""
+    from langchain_core.callbacks import BaseCallbackHandler
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.graph import END, START, StateGraph
+    from typing_extensions import TypedDict
+
+    b_started = threading.Event()
+    waited: list[bool] = []
+
+    class SeesB(BaseCallbackHandler):
+        def on_chain_start(self, serialized: Any, inputs: Any, **kw: Any) -> None:
+            if (kw.get("metadata") or {}).get("langgraph_node") == "b":
+                b_started.set()
+
+    class SavesOnceBStarts(InMemorySaver):
+        def put(self, config: Any, checkpoint: Any, metadata: Any, new_versions: Any) -> Any:
+            if metadata.get("step") == 1:  # the checkpoint after node a
+                waited.append(b_started.wait(timeout=20))
+            return super().put(config, checkpoint, metadata, new_versions)
+
+    class S(TypedDict):
+        n: int
+
+    graph = (
+        StateGraph(S)
+        .add_node("a", lambda s: {"n": s["n"] + 1})
+        .add_node("b", lambda s: {"n": s["n"] * 10})
+        .add_edge(START, "a")
+        .add_edge("a", "b")
+        .add_edge("b", END)
+        .compile(checkpointer=SavesOnceBStarts())
+    )
+    g = attach(graph, sync=True)
+    events: list[EventBase] = []
+    g.subscribe(events.append)
+    out = g.invoke({"n": 1}, {"configurable": {"thread_id": "t"}, "callbacks": [SeesB()]})
+    assert out == {"n": 20}
+    assert waited == [True]
+    kinds = [(e.kind, getattr(e, "node", None), e.step) for e in events]
+    saved_after_a = kinds.index(("checkpoint.saved", None, 1))
+    b_start = kinds.index(("node.started", "b", 2))
+    assert saved_after_a < b_start
+    assert [e.seq for e in events] == sorted(e.seq for e in events)
