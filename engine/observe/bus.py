@@ -340,6 +340,7 @@ class RunEmitter:
         if not self.active:
             return None
         ev = self._build(cls, fields)
+        self.inbox.flush()  # what worker threads handed over before comes first
         if self.debugger is None:
             for bus in self.buses:
                 if bus._sinks:
@@ -355,6 +356,7 @@ class RunEmitter:
         if not self.active:
             return None
         ev = self._build(cls, fields)
+        self.inbox.flush()
         await self._deliver(ev, gate=False)
         return ev
 
@@ -369,6 +371,7 @@ class RunEmitter:
             return None
         ev = self._build(cls, fields)
         if threading.get_ident() == self.loop_thread:
+            self.inbox.flush()
             self._deliver_sync(ev)
             return ev
         if self.gated:
@@ -385,6 +388,7 @@ class RunEmitter:
             return None
         ev = self._build(cls, fields)
         if threading.get_ident() == self.loop_thread:
+            self.inbox.flush()
             self._deliver_sync(ev)
         else:
             self.inbox.put(self._deliver_sync, ev)
