@@ -31,11 +31,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from engine.core.aio import run_sync
 from engine.errors import AgentLoadError, one_line
 from engine.project import resolve_spec
+
+if TYPE_CHECKING:
+    from engine.attach.factory import GraphFactory
 
 __all__ = [
     "DEFAULT_ATTR",
@@ -243,51 +245,27 @@ def _describe(obj: Any) -> str:
     return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
 
 
-def _built(obj: Any, where: str, *, factories: bool) -> Any:
+def _built(obj: Any, where: str, *, factories: bool) -> tuple[Any, GraphFactory | None]:
     """What may be named besides a compiled graph, made one as the LangGraph server makes it:
     a graph builder (``StateGraph``) is compiled, and, when a ``langgraph.json`` declares it
-    as its graph (``factories``), a graph factory (a function taking nothing or a
-    ``config``, sync or async) is called.  Anything else is returned as is."""
+    as its graph (``factories``), a graph factory (``engine.attach.factory``: a function taking
+    nothing, a ``config`` or a ``ServerRuntime``, sync or async, or a context manager) is
+    opened and held open for the session; the factory comes back too, to be opened again for
+    every run.  Anything else is returned as is."""
     if _is_builder(obj):
         try:
-            return obj.compile()
+            return obj.compile(), None
         except Exception as exc:
             raise AgentLoadError(f"{where}: compiling the graph raised {one_line(exc)}") from None
     if not factories or is_graph(obj) or not inspect.isfunction(obj):
-        return obj
-    params = [
-        p
-        for p in inspect.signature(obj).parameters.values()
-        if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
-    ]
-    if len(params) > 1 or (params and params[0].name != "config"):  # e.g. a ServerRuntime
-        taking = ", ".join(p.name for p in params)
-        raise AgentLoadError(
-            f"{where}: is a graph factory taking ({taking}); Stepwise calls factories that "
-            "take nothing or a config"
-        )
-    if inspect.isasyncgenfunction(obj) or _is_context_manager(obj):
-        raise AgentLoadError(
-            f"{where}: is a graph factory that is a context manager, which Stepwise cannot "
-            "open yet; name the compiled graph instead"
-        )
+        return obj, None
+    from engine.attach.factory import FactoryError, classify_factory
+
     try:
-        made = obj({"configurable": {}}) if params else obj()
-        if inspect.isawaitable(made):
-            made = run_sync(_awaited(made))
-    except Exception as exc:
-        raise AgentLoadError(f"{where}: the graph factory raised {one_line(exc)}") from None
-    if _is_builder(made):
-        return _built(made, where, factories=False)
-    if not is_graph(made):
-        raise AgentLoadError(
-            f"{where}: the graph factory returned {_describe(made)}, not a compiled graph"
-        )
-    return made
-
-
-async def _awaited(awaitable: Any) -> Any:
-    return await awaitable
+        factory = classify_factory(obj, where)
+        return factory.hold(), factory
+    except FactoryError as exc:
+        raise AgentLoadError(str(exc)) from None
 
 
 def _is_builder(obj: Any) -> bool:
@@ -297,14 +275,6 @@ def _is_builder(obj: Any) -> bool:
         and not is_graph(obj)
         and callable(getattr(obj, "compile", None))
         and callable(getattr(obj, "add_node", None))
-    )
-
-
-def _is_context_manager(fn: Any) -> bool:
-    """A function decorated with ``contextlib.(async)contextmanager``."""
-    inner = getattr(fn, "__wrapped__", None)
-    return inner is not None and (
-        inspect.isgeneratorfunction(inner) or inspect.isasyncgenfunction(inner)
     )
 
 
@@ -348,7 +318,7 @@ def load_target(spec: str, module: ModuleType | None = None) -> LoadedAgent:
             hint = f"; pick one with {where}:NAME" if graphs else ""
             raise AgentLoadError(f"{where}: no attribute '{DEFAULT_ATTR}' ({found}{hint})")
         raise AgentLoadError(f"{where}: no attribute {name!r} ({found})")
-    obj = _built(getattr(module, name), f"{where}:{name}", factories=project is not None)
+    obj, factory = _built(getattr(module, name), f"{where}:{name}", factories=project is not None)
     if not is_graph(obj):
         raise AgentLoadError(
             f"{where}:{name}: is {_describe(obj)}, not a compiled graph (it needs get_graph() and astream_events())"
@@ -357,7 +327,11 @@ def load_target(spec: str, module: ModuleType | None = None) -> LoadedAgent:
 
     if is_langgraph(obj):  # a real langgraph graph: run it on langgraph, seen through our events
         label = project.graph_id if project is not None else name  # as the server names it
-        obj = attach(obj, name=label if getattr(obj, "name", None) == "LangGraph" else None)
+        obj = attach(
+            obj,
+            name=label if getattr(obj, "name", None) == "LangGraph" else None,
+            factory=factory,
+        )
     return LoadedAgent(obj, module, name, where)
 
 

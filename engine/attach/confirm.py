@@ -13,6 +13,9 @@ lock and storage (LangGraph's in-memory saver keeps its dicts: the copy shares t
 method of the app's saver class, and only ``put`` / ``aput`` / ``put_writes`` /
 ``aput_writes`` reporting after calling the original.
 
+The error of a fault the debugger injected is not saved either: it is the debugger's failure,
+not the app's (the failed task stays pending, as after any failure).
+
 A stop that cannot wait for a hung node cancels the run (``engine.attach.stopping``); LangGraph
 would then save the cancelled task's ``CancelledError`` into the app's thread.  ``seal`` first
 makes the copy drop every later write of the run, so the thread stays at its last checkpoint.
@@ -24,6 +27,8 @@ import asyncio
 import copy
 import threading
 from typing import Any
+
+from engine.observe.faults import is_injected
 
 __all__ = ["SaveWatch", "watched"]
 
@@ -153,6 +158,13 @@ def _cid(checkpoint: Any) -> str | None:
     return None if cid is None else str(cid)
 
 
+def _the_apps(writes: Any) -> list[Any]:
+    """``writes`` but the error of a fault the debugger injected: that failure is the
+    debugger's, and LangGraph would save it into the app's thread (its task is left to run
+    again, as after any failure)."""
+    return [w for w in writes if not (w[0] == "__error__" and is_injected(w[1]))]
+
+
 def watched(saver: Any, watch: SaveWatch) -> Any:
     """A copy of ``saver`` whose writes report to ``watch`` (see the module docstring)."""
     cls = type(saver)
@@ -184,7 +196,8 @@ def watched(saver: Any, watch: SaveWatch) -> Any:
         return out
 
     def put_writes(self: Any, config: Any, writes: Any, task_id: str, task_path: str = "") -> Any:
-        if watch.sealed:
+        writes = _the_apps(writes)
+        if watch.sealed or not writes:
             return None
         try:
             return cls.put_writes(self, config, writes, task_id, task_path)
@@ -195,7 +208,8 @@ def watched(saver: Any, watch: SaveWatch) -> Any:
     async def aput_writes(
         self: Any, config: Any, writes: Any, task_id: str, task_path: str = ""
     ) -> Any:
-        if watch.sealed:
+        writes = _the_apps(writes)
+        if watch.sealed or not writes:
             return None
         try:
             return await cls.aput_writes(self, config, writes, task_id, task_path)

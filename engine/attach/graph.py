@@ -14,6 +14,7 @@ from engine.graph.drawing import DrawableGraph
 from engine.observe.bus import EventBus, Subscription, stream_run
 
 if TYPE_CHECKING:
+    from engine.attach.factory import GraphFactory
     from engine.attach.mirror import CheckpointMirror
     from engine.observe.gate import Gate
 
@@ -58,6 +59,10 @@ class AttachedGraph(AttachedState):
         self._sync = sync
         self.sync = self._choose_sync(sync)
         """Run with LangGraph's sync ``stream`` (on a worker thread) instead of ``astream``."""
+        self.factory: GraphFactory | None = None
+        """The factory the graph was made by: each run opens it again (``_arun``)."""
+        self._saver: Any = None
+        """The saver ``with_checkpointer`` gave, for the graphs a factory makes too."""
         self.mirrors: list[CheckpointMirror] = []
         self.unstreamable: set[type] = set()
         """Model classes whose stream gave nothing: the runs of this graph do not stream
@@ -105,7 +110,9 @@ class AttachedGraph(AttachedState):
 
     def with_checkpointer(self, saver: Any) -> AttachedGraph:
         """A wrapper of a copy of the graph that saves to ``saver`` (a LangGraph saver)."""
-        return self._rewrapped(self.real.copy(update={"checkpointer": saver}))
+        again = self._rewrapped(self.real.copy(update={"checkpointer": saver}))
+        again._saver = saver
+        return again
 
     def with_options(self, *, stream_tokens: bool | None = None) -> AttachedGraph:
         """A wrapper of the same graph with other options."""
@@ -119,7 +126,19 @@ class AttachedGraph(AttachedState):
             sync=self._sync,
         )
         again.mirrors = list(self.mirrors)
+        again.factory = self.factory
+        again._saver = self._saver
         return again
+
+    def _made_for_run(self, made: Any) -> AttachedGraph:
+        """A wrapper of ``made`` (what the factory made for one run) that runs as this one:
+        same options and saver, its events to this graph's subscribers and mirrors."""
+        if self._saver is not None:
+            made = made.copy(update={"checkpointer": self._saver})
+        run = AttachedGraph(made, name=self.name, stream_tokens=self.stream_tokens, sync=self._sync)
+        run.bus, run.mirrors = self.bus, self.mirrors
+        run.unstreamable, run._announced = self.unstreamable, self._announced
+        return run
 
     def mirror_checkpoints(self, saver: Any) -> None:
         """Copy every checkpoint of the runs from now on into ``saver`` too (a session file's:
@@ -159,7 +178,17 @@ class AttachedGraph(AttachedState):
     ) -> Any:
         from engine.attach.run import AttachedRun
 
-        return await AttachedRun(self, input, config, debugger, extra, context).run()
+        if self.factory is None:
+            return await AttachedRun(self, input, config, debugger, extra, context).run()
+        configurable = dict((config or {}).get("configurable") or {})
+        async with self.factory.open(
+            "threads.create_run",
+            configurable=configurable,
+            context=context,
+            store=getattr(self.real, "store", None),
+        ) as made:
+            run = self._made_for_run(made)
+            return await AttachedRun(run, input, config, debugger, extra, context).run()
 
     async def ainvoke(
         self,

@@ -21,7 +21,7 @@ from engine.debug.breakpoints import Breakpoint, FailureEchoes
 from engine.errors import RunStopped
 from engine.events import DebugPaused, DebugResumed, EventBase
 from engine.observe.bus import RunEmitter
-from engine.observe.faults import Fault, check_fault, check_fault_sync, fresh_error
+from engine.observe.faults import Fault, check_fault, check_fault_sync, fresh_error, injected
 
 if TYPE_CHECKING:
     from engine.observe.gate import RunView
@@ -157,7 +157,7 @@ class Debugger:
                 f.remaining -= 1
                 if f.remaining == 0:
                     self.faults.remove(f)
-                return fresh_error(f.error)
+                return injected(fresh_error(f.error))
         return None
 
     # -- commands -----------------------------------------------------------------------------

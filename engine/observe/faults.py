@@ -12,7 +12,9 @@ from typing import Literal
 from engine.events import MiddlewareAction
 from engine.observe.bus import RunEmitter, current_emitter
 
-__all__ = ["Fault", "check_fault", "check_fault_sync", "fresh_error"]
+__all__ = ["Fault", "check_fault", "check_fault_sync", "fresh_error", "injected", "is_injected"]
+
+_MARK = "__stepwise_injected__"
 
 
 @dataclass
@@ -29,6 +31,21 @@ def fresh_error(error: BaseException) -> BaseException:
         return type(error)(*error.args)
     except Exception:
         return error
+
+
+def injected(error: BaseException) -> BaseException:
+    """``error``, marked as raised by the debugger (``is_injected``)."""
+    try:
+        setattr(error, _MARK, True)
+    except (AttributeError, TypeError):  # an exception type that takes no attributes
+        pass
+    return error
+
+
+def is_injected(error: object) -> bool:
+    """Was ``error`` raised by a fault the debugger injected (not by the app)?  Such an error
+    is the debugger's, not the app's: attach mode never saves it into the app's thread."""
+    return getattr(error, _MARK, False) is True
 
 
 def _take(

@@ -188,16 +188,27 @@ def broken():
 def wrong():
     return 42
 
-async def with_runtime(runtime):
+async def with_runtime(runtime):  # unannotated: a server passes it the config
+    assert "configurable" in runtime
     return builder().compile()
 
 @contextlib.asynccontextmanager
 async def managed():
     yield builder().compile()
+
+@contextlib.contextmanager
+def managed_sync(config):
+    yield builder()
+
+def too_many(config, runtime, extra):
+    return builder()
 """
 
 
-@pytest.mark.parametrize("attr", ["uncompiled", "plain", "with_config", "make_async"])
+@pytest.mark.parametrize(
+    "attr",
+    ["uncompiled", "plain", "with_config", "make_async", "with_runtime", "managed", "managed_sync"],
+)
 def test_what_a_project_may_name_besides_a_compiled_graph(tmp_path: Path, attr: str) -> None:
     (tmp_path / f"{_unique_stem()}.py").write_text(textwrap.dedent(FACTORIES))
     (app,) = tmp_path.glob("*.py")
@@ -210,8 +221,7 @@ def test_what_a_project_may_name_besides_a_compiled_graph(tmp_path: Path, attr: 
     [
         ("broken", "the graph factory raised RuntimeError: no model configured"),
         ("wrong", "the graph factory returned an int, not a compiled graph"),
-        ("managed", "is a graph factory that is a context manager, which Stepwise cannot open"),
-        ("with_runtime", "is a graph factory taking (runtime); Stepwise calls factories that"),
+        ("too_many", "is a graph factory taking (config, runtime, extra); a factory takes"),
     ],
 )
 def test_a_factory_that_cannot_give_a_graph_says_why(
