@@ -68,9 +68,8 @@ _DURABILITY = "__pregel_durability"
 
 
 _HELD_AT_MOST = 0.02
-"""Seconds an event handed over by a thread of the run (a sync run's stream, a sync tool) may
-wait before the loop delivers it (the thread does not wake the loop for every event:
-``LoopInbox.hold``); the loop's own next event takes it first."""
+"""Seconds an event of a sync run's stream thread may wait before the loop delivers it (the
+thread does not wake the loop for every event: ``LoopInbox.hold``)."""
 
 
 class _RunInfo:
@@ -170,10 +169,8 @@ class AttachedRun:
                 resume = getattr(real_input, "resume", None)
                 if resumed and resume is not None:
                     await self._resumed(resume)
-                # the threads of the run (a sync run's stream, the sync tools and nodes of an
-                # async one) do not wake the loop for every event: the loop takes them before
-                # its own next event, or on its next tick
-                em.inbox.hold(_HELD_AT_MOST)
+                if graph.sync:  # the stream's thread does not wake the loop for every event
+                    em.inbox.hold(_HELD_AT_MOST)
                 try:
                     await self._follow(self._stream(real_input))
                 except asyncio.CancelledError:

@@ -9,9 +9,9 @@ in the order they were put, each exactly once.
 
 A worker thread that hands the loop something it must wait for anyway (the next part of a
 stream) may ask the inbox to hold the calls in between (``hold``): they are queued without
-waking the loop, and run, in order, before that next handed-over call, before anything the
-loop does itself that must come after them (``flush``), or at the latest ``interval`` seconds
-after they were queued (a timer on the loop), so a node running for long still shows at once.
+waking the loop, and run, in order, before that next handed-over call, or at the latest
+``interval`` seconds after they were queued (a timer on the loop), so a node running for long
+still shows at once.
 """
 
 from __future__ import annotations
@@ -28,16 +28,7 @@ __all__ = ["LoopInbox"]
 class LoopInbox:
     """Run ``fn(*args)`` on ``loop`` for every ``put``, in the order of the ``put`` calls."""
 
-    __slots__ = (
-        "_draining",
-        "_held",
-        "_items",
-        "_lock",
-        "_loop",
-        "_scheduled",
-        "_timer",
-        "wakeups",
-    )
+    __slots__ = ("_held", "_items", "_lock", "_loop", "_scheduled", "_timer", "wakeups")
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self._loop = loop
@@ -47,7 +38,6 @@ class LoopInbox:
         self._held: float | None = None
         """While holding: the longest a held call waits (seconds)."""
         self._timer: asyncio.TimerHandle | None = None
-        self._draining = False
         self.wakeups = 0
         """How many times the loop was woken (for tests and benchmarks)."""
 
@@ -101,32 +91,12 @@ class LoopInbox:
                 self._items.clear()  # nothing will ever run them
             raise
 
-    def flush(self) -> None:
-        """On the loop, while holding, before it does something itself that comes after what
-        the other threads handed over (an event of its own): run what is held now, first.
-        Nothing happens while the queue is being run (that is already in order)."""
-        if self._held is None or not self._items or self._draining:
-            return
-        self._run_batch()
-
     def _drain(self) -> None:
         """On the loop: run what is queued now; what is put meanwhile runs in a later
         callback (other callbacks of the loop get their turn in between)."""
-        if self._draining:  # inside a flush's or a drain's batch: the rest comes after it
-            self._loop.call_soon(self._drain)
-            return
-        self._run_batch()
-        with self._lock:
-            if self._items:
-                self._loop.call_soon(self._drain)
-            else:
-                self._scheduled = False
-
-    def _run_batch(self) -> None:
         with self._lock:
             batch = list(self._items)
             self._items.clear()
-        self._draining = True
         try:
             for i, (fn, args) in enumerate(batch):
                 try:
@@ -138,8 +108,10 @@ class LoopInbox:
                 except BaseException:
                     with self._lock:  # the rest still run, first, in order
                         self._items.extendleft(reversed(batch[i + 1 :]))
-                        self._loop.call_soon(self._drain)
-                        self._scheduled = True
                     raise
         finally:
-            self._draining = False
+            with self._lock:
+                if self._items:
+                    self._loop.call_soon(self._drain)
+                else:
+                    self._scheduled = False

@@ -340,7 +340,6 @@ class RunEmitter:
         if not self.active:
             return None
         ev = self._build(cls, fields)
-        self.inbox.flush()  # what worker threads handed over before comes first
         if self.debugger is None:
             for bus in self.buses:
                 if bus._sinks:
@@ -356,7 +355,6 @@ class RunEmitter:
         if not self.active:
             return None
         ev = self._build(cls, fields)
-        self.inbox.flush()
         await self._deliver(ev, gate=False)
         return ev
 
@@ -371,7 +369,6 @@ class RunEmitter:
             return None
         ev = self._build(cls, fields)
         if threading.get_ident() == self.loop_thread:
-            self.inbox.flush()
             self._deliver_sync(ev)
             return ev
         if self.gated:
@@ -388,7 +385,6 @@ class RunEmitter:
             return None
         ev = self._build(cls, fields)
         if threading.get_ident() == self.loop_thread:
-            self.inbox.flush()
             self._deliver_sync(ev)
         else:
             self.inbox.put(self._deliver_sync, ev)

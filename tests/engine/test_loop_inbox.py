@@ -174,36 +174,3 @@ def test_held_calls_run_at_the_timer_tick_or_when_released() -> None:
     ticked, ran = asyncio.run(main())
     assert ticked == ["ticked"]
     assert ran == ["ticked", "released"]
-
-
-def test_held_events_of_a_worker_thread_come_before_the_loops_own_next_event() -> None:
-    """While the inbox holds (attach mode), a worker thread's events wait without waking the
-    loop; the loop's own next event delivers them first, in order (issue 26)."""
-
-    async def main() -> tuple[list[str], int]:
-        bus = EventBus()
-        seen: list[EventBase] = []
-        bus.subscribe(seen.append)
-        em = RunEmitter("r", None, [bus])
-        em.inbox.hold(60.0)  # no timer tick within the test
-        try:
-
-            def worker() -> None:
-                em.emit_sync(NodeStarted, node="on-thread-1", span_id="a")
-                em.emit_sync(NodeStarted, node="on-thread-2", span_id="b")
-
-            t = threading.Thread(target=worker)
-            t.start()
-            t.join()
-            await asyncio.sleep(0)
-            await asyncio.sleep(0)
-            before = len(seen)  # nothing was delivered: the loop was not woken
-            await em.emit(NodeStarted, node="on-loop", span_id="c")
-            assert [e.seq for e in seen] == [1, 2, 3]
-            return [e.node for e in seen], before  # type: ignore[attr-defined]
-        finally:
-            em.inbox.release()
-
-    nodes, before = asyncio.run(main())
-    assert before == 0
-    assert nodes == ["on-thread-1", "on-thread-2", "on-loop"]

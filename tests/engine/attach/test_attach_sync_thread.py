@@ -141,33 +141,3 @@ def test_a_sync_run_goes_on_while_the_app_saver_saves_and_shows_the_save_in_orde
     b_start = kinds.index(("node.started", "b", 2))
     assert saved_after_a < b_start
     assert [e.seq for e in events] == sorted(e.seq for e in events)
-
-
-def test_an_async_runs_sync_tool_does_not_wake_the_loop_for_its_events(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Under ``astream`` a sync tool runs on a worker thread: its ``tool.started`` and
-    ``tool.finished`` wait for the loop's own next event instead of waking the loop each
-    (issue 26), and come in their place."""
-    woken: list[Any] = []
-    real = asyncio.BaseEventLoop.call_soon_threadsafe
-
-    def counting(self: Any, callback: Any, *args: Any, **kw: Any) -> Any:
-        woken.append(getattr(callback, "__qualname__", repr(callback)))
-        return real(self, callback, *args, **kw)
-
-    monkeypatch.setattr(asyncio.BaseEventLoop, "call_soon_threadsafe", counting)
-    g = attach(agent(middleware=False))
-    assert not g.sync
-    events: list[EventBase] = []
-    g.subscribe(events.append)
-    g.invoke({"messages": [("user", "hi")]}, {"configurable": {"thread_id": "t"}})
-    assert not [w for w in woken if "LoopInbox" in w]
-    kinds = [e.kind for e in events]
-    assert kinds.count("tool.started") == kinds.count("tool.finished") == 2
-    assert [e.seq for e in events] == list(range(1, len(events) + 1))
-    for tool_ev in (e for e in events if e.kind.startswith("tool.")):
-        node_end = next(
-            e for e in events if e.kind == "node.finished" and e.span_id == tool_ev.parent_span_id
-        )
-        assert tool_ev.seq < node_end.seq
