@@ -1,29 +1,37 @@
-"""Message types (pydantic) and the ``add_messages`` reducer.
+"""Messages and the ``add_messages`` reducer.
 
 Names and fields follow LangChain so its users feel at home: ``HumanMessage("hi")``,
 ``AIMessage(content, tool_calls=[{"name", "args", "id"}])``, ``ToolMessage(content,
-tool_call_id=...)``.  Every message has an ``id`` and a ``type``; all of them round-trip
-through JSON (``message_to_dict`` / ``message_from_dict``).
+tool_call_id=...)``.  The message types and their JSON form live in ``engine.message_classes``
+(offered here too); this module adds ``Messages`` (a list that only holds messages),
+``coerce_messages``, the ``add_messages`` reducer and ``MessagesState``.
 """
 
 from __future__ import annotations
 
 import functools
-import json
 import uuid
 from collections.abc import Iterable, Sequence
-from typing import Annotated, Any, Literal, SupportsIndex, TypeAlias, Union
+from typing import Annotated, Any, SupportsIndex
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator, model_validator
 from typing_extensions import TypedDict
 
-from engine.core.foreign import adapt
-from engine.message_blocks import (
-    KNOWN_BLOCK_TYPES,
-    InvalidToolCall,
-    TextContentBlock,
-    ToolCall,
-    ToolCallChunk,
+from engine.message_blocks import InvalidToolCall, TextContentBlock, ToolCall, ToolCallChunk
+from engine.message_classes import (
+    MESSAGE_TYPES,
+    REMOVE_ALL_MESSAGES,
+    AIMessage,
+    AIMessageChunk,
+    AnyMessage,
+    BaseMessage,
+    HumanMessage,
+    RemoveMessage,
+    SystemMessage,
+    ToolMessage,
+    coerce_message,
+    message_from_dict,
+    message_to_dict,
+    messages_from_dicts,
 )
 from engine.message_pretty import get_buffer_string
 
@@ -49,356 +57,8 @@ __all__ = [
     "get_buffer_string",
     "message_from_dict",
     "message_to_dict",
+    "messages_from_dicts",
 ]
-
-REMOVE_ALL_MESSAGES = "__remove_all__"
-
-Content: TypeAlias = str | list[str | dict[str, Any]]
-
-
-class BaseMessage(BaseModel):
-    """Common fields of every message. Subclasses fix ``type``."""
-
-    model_config = ConfigDict(extra="allow", validate_assignment=False)
-
-    content: Content = ""
-    id: str | None = None
-    name: str | None = None
-    additional_kwargs: dict[str, Any] = Field(default_factory=dict)
-    response_metadata: dict[str, Any] = Field(default_factory=dict)
-    type: str = "base"
-
-    def __init__(self, content: Content | None = None, /, **kwargs: Any) -> None:
-        blocks = kwargs.pop("content_blocks", None)
-        if blocks is not None:
-            if content is not None or "content" in kwargs:
-                raise ValueError("Pass either content or content_blocks, not both")
-            content = list(blocks)
-        if content is not None:
-            kwargs["content"] = content
-        super().__init__(**kwargs)
-
-    # Validating a dict (a message decoded from a checkpoint, a session, an attached app's
-    # state) need not go through ``__init__``: it only adds the positional ``content`` and
-    # ``content_blocks=`` (which ``_content_blocks`` handles for dicts).  Without this mark
-    # pydantic calls ``__init__`` for every message it validates, which validates it again.
-    __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
-
-    @model_validator(mode="before")
-    @classmethod
-    def _content_blocks(cls, data: Any) -> Any:
-        """``{"content_blocks": [...]}`` is the content, as ``__init__`` takes it."""
-        if isinstance(data, dict) and "content_blocks" in data:
-            data = dict(data)
-            blocks = data.pop("content_blocks")
-            if blocks is not None:
-                if "content" in data:
-                    raise ValueError("Pass either content or content_blocks, not both")
-                data["content"] = list(blocks)
-        return data
-
-    @property
-    def text(self) -> str:
-        """The textual content, with list content blocks flattened."""
-        if isinstance(self.content, str):
-            return self.content
-        parts: list[str] = []
-        for block in self.content:
-            if isinstance(block, str):
-                parts.append(block)
-            elif block.get("type") == "text":
-                parts.append(str(block.get("text", "")))
-        return "".join(parts)
-
-    @property
-    def content_blocks(self) -> list[dict[str, Any]]:
-        """The content as standard blocks: text becomes ``{"type": "text", "text": ...}``,
-        a provider-specific dict becomes ``{"type": "non_standard", "value": block}``."""
-        items: list[str | dict[str, Any]] = (
-            ([self.content] if self.content else []) if isinstance(self.content, str) else []
-        )
-        if isinstance(self.content, list):
-            items = list(self.content)
-        blocks: list[dict[str, Any]] = []
-        for item in items:
-            if isinstance(item, str):
-                blocks.append({"type": "text", "text": item})
-            elif item.get("type") in KNOWN_BLOCK_TYPES and "source_type" not in item:
-                blocks.append(item)
-            else:
-                blocks.append({"type": "non_standard", "value": item})
-        return blocks
-
-    def pretty_repr(self, html: bool = False) -> str:
-        """The message as langchain_core prints it (``engine.message_pretty``)."""
-        from engine.message_pretty import pretty_repr
-
-        return pretty_repr(self, html=html)
-
-    def pretty_print(self) -> None:
-        """Print ``pretty_repr()`` (a bold title in a REPL or a notebook)."""
-        from engine.message_pretty import interactive
-
-        print(self.pretty_repr(html=interactive()))
-
-    def __repr__(self) -> str:  # shorter than pydantic's default, readable in logs
-        fields = [f"{self.text!r}"]
-        if self.id:
-            fields.append(f"id={self.id!r}")
-        return f"{type(self).__name__}({', '.join(fields)})"
-
-
-class HumanMessage(BaseMessage):
-    type: Literal["human"] = "human"
-
-
-class SystemMessage(BaseMessage):
-    type: Literal["system"] = "system"
-
-
-class AIMessage(BaseMessage):
-    type: Literal["ai"] = "ai"
-    tool_calls: list[ToolCall] = Field(default_factory=list)
-    invalid_tool_calls: list[InvalidToolCall] = Field(default_factory=list)
-    usage_metadata: dict[str, Any] | None = None
-
-    @field_validator("tool_calls", mode="before")
-    @classmethod
-    def _tool_call_type(cls, calls: Any) -> Any:
-        """Every tool call is of type ``tool_call`` whatever it said (as langchain_core)."""
-        if isinstance(calls, list):
-            return [{**c, "type": "tool_call"} if isinstance(c, dict) else c for c in calls]
-        return calls
-
-    def model_post_init(self, __context: Any) -> None:
-        for call in self.tool_calls:
-            call.setdefault("type", "tool_call")
-            call.setdefault("id", None)
-            call.setdefault("args", {})
-
-    @property
-    def content_blocks(self) -> list[dict[str, Any]]:
-        """The content blocks, then a ``tool_call`` block for each call not already in them."""
-        blocks = super().content_blocks
-        present = {b.get("id") for b in blocks if b.get("type") == "tool_call"}
-        for call in self.tool_calls:
-            if call.get("id") and call.get("id") not in present:
-                blocks.append(
-                    {
-                        "type": "tool_call",
-                        "id": call.get("id"),
-                        "name": call.get("name"),
-                        "args": call.get("args", {}),
-                    }
-                )
-        return blocks
-
-    def __repr__(self) -> str:
-        extra = ""
-        if self.tool_calls:
-            calls = ", ".join(f"{c.get('name')}({c.get('args')})" for c in self.tool_calls)
-            extra = f", tool_calls=[{calls}]"
-        return f"AIMessage({self.text!r}{extra})"
-
-
-class AIMessageChunk(AIMessage):
-    """A streamed delta of an AIMessage; ``+`` concatenates chunks."""
-
-    type: Literal["AIMessageChunk"] = "AIMessageChunk"  # type: ignore[assignment]
-    tool_call_chunks: list[ToolCallChunk] = Field(default_factory=list)
-    chunk_position: Literal["last"] | None = None
-    """``"last"`` on a stream's final chunk (a model that does not mark one gets an empty
-    trailing chunk so marked, as langchain_core adds it)."""
-
-    @property
-    def content_blocks(self) -> list[dict[str, Any]]:
-        """A chunk of tool-call pieces only: a ``tool_call_chunk`` block for each piece;
-        otherwise the content's blocks and the calls its pieces add up to."""
-        if self.tool_call_chunks and not self.content:
-            return [
-                {
-                    "type": "tool_call_chunk",
-                    "id": c.get("id"),
-                    "name": c.get("name"),
-                    "args": c.get("args"),
-                    "index": c.get("index"),
-                }
-                for c in self.tool_call_chunks
-            ]
-        if self.tool_call_chunks and not self.tool_calls:
-            return self.to_message().content_blocks
-        return super().content_blocks
-
-    def __add__(self, other: AIMessageChunk) -> AIMessageChunk:  # type: ignore[override]
-        if not isinstance(other, AIMessageChunk):
-            return NotImplemented
-        chunks: dict[int, ToolCallChunk] = {}
-        for ch in [*self.tool_call_chunks, *other.tool_call_chunks]:
-            idx = ch.get("index")
-            key = idx if idx is not None else len(chunks)
-            if key in chunks:
-                cur = chunks[key]
-                cur["args"] = (cur.get("args") or "") + (ch.get("args") or "")
-                if ch.get("name") and not cur.get("name"):
-                    cur["name"] = ch.get("name")
-                if ch.get("id") and not cur.get("id"):
-                    cur["id"] = ch.get("id")
-            else:
-                chunks[key] = ToolCallChunk(
-                    name=ch.get("name"),
-                    args=ch.get("args") or "",
-                    id=ch.get("id"),
-                    index=ch.get("index"),
-                    type="tool_call_chunk",
-                )
-        usage = self.usage_metadata or other.usage_metadata
-        return AIMessageChunk(
-            content=self.text + other.text,
-            id=self.id or other.id,
-            name=self.name or other.name,
-            tool_call_chunks=list(chunks.values()),
-            usage_metadata=usage,
-            response_metadata={**self.response_metadata, **other.response_metadata},
-            chunk_position=self.chunk_position or other.chunk_position,
-        )
-
-    def to_message(self) -> AIMessage:
-        """The full AIMessage this stream of chunks adds up to (arguments parsed)."""
-        calls: list[ToolCall] = []
-        invalid: list[InvalidToolCall] = []
-        for ch in self.tool_call_chunks:
-            raw = ch.get("args") or ""
-            try:
-                args = json.loads(raw) if raw.strip() else {}
-                if not isinstance(args, dict):
-                    raise ValueError(f"arguments must be a JSON object, got {type(args).__name__}")
-                calls.append(
-                    ToolCall(
-                        name=ch.get("name") or "", args=args, id=ch.get("id"), type="tool_call"
-                    )
-                )
-            except ValueError as exc:
-                invalid.append(
-                    InvalidToolCall(
-                        name=ch.get("name"),
-                        args=raw,
-                        id=ch.get("id"),
-                        error=str(exc),
-                        type="invalid_tool_call",
-                    )
-                )
-        return AIMessage(
-            content=self.content,
-            id=self.id,
-            name=self.name,
-            tool_calls=calls,
-            invalid_tool_calls=[*self.invalid_tool_calls, *invalid],
-            usage_metadata=self.usage_metadata,
-            response_metadata=self.response_metadata,
-        )
-
-
-class ToolMessage(BaseMessage):
-    type: Literal["tool"] = "tool"
-    tool_call_id: str
-    status: Literal["success", "error"] = "success"
-    artifact: Any = None
-
-
-class RemoveMessage(BaseMessage):
-    """Deletes the message with this ``id`` when returned through ``add_messages``."""
-
-    type: Literal["remove"] = "remove"
-
-    def __init__(self, content: Content | None = None, /, **kwargs: Any) -> None:
-        if "id" not in kwargs:
-            raise TypeError("RemoveMessage requires id=...")
-        super().__init__(content, **kwargs)
-
-
-AnyMessage: TypeAlias = Annotated[
-    Union[HumanMessage, AIMessage, AIMessageChunk, ToolMessage, SystemMessage, RemoveMessage],  # noqa: UP007
-    Field(discriminator="type"),
-]
-
-_ADAPTER: TypeAdapter[Any] = TypeAdapter(AnyMessage)
-_LIST_ADAPTER: TypeAdapter[list[Any]] = TypeAdapter(list[AnyMessage])
-_MESSAGE_TYPES = frozenset(
-    {HumanMessage, AIMessage, AIMessageChunk, ToolMessage, SystemMessage, RemoveMessage}
-)
-_ROLE_TO_CLS: dict[str, type[BaseMessage]] = {
-    "human": HumanMessage,
-    "user": HumanMessage,
-    "ai": AIMessage,
-    "assistant": AIMessage,
-    "system": SystemMessage,
-    "developer": SystemMessage,
-    "tool": ToolMessage,
-    "remove": RemoveMessage,
-}
-
-
-def message_to_dict(msg: BaseMessage) -> dict[str, Any]:
-    """JSON-ready dict of a message (inverse of ``message_from_dict``)."""
-    return msg.model_dump(mode="json", exclude_none=False)
-
-
-def message_from_dict(data: dict[str, Any]) -> BaseMessage:
-    """Rebuild a message from ``message_to_dict`` output."""
-    return _ADAPTER.validate_python(data)
-
-
-def messages_from_dicts(items: list[dict[str, Any]]) -> list[BaseMessage]:
-    """``[message_from_dict(d) for d in items]`` in one validation call."""
-    return _LIST_ADAPTER.validate_python(items)
-
-
-def coerce_message(value: Any) -> BaseMessage:
-    """Accept a message, a string (human), a ``(role, content)`` tuple or a role dict."""
-    if isinstance(value, BaseMessage):
-        return value
-    if isinstance(value, str):
-        return HumanMessage(content=value)
-    if isinstance(value, tuple | list) and len(value) == 2 and isinstance(value[0], str):
-        role, content = value
-        cls = _ROLE_TO_CLS.get(role)
-        if cls is None:
-            raise ValueError(f"Unknown message role {role!r}")
-        return cls(content=content)
-    if isinstance(value, dict):
-        data = dict(value)
-        if "type" in data and data["type"] in (
-            "human",
-            "ai",
-            "AIMessageChunk",
-            "tool",
-            "system",
-            "remove",
-        ):
-            return message_from_dict(data)
-        role = data.pop("role", None) or data.pop("type", None)
-        cls = _ROLE_TO_CLS.get(str(role)) if role else None
-        if cls is None:
-            raise ValueError(f"Cannot make a message from dict with role {role!r}")
-        if cls is AIMessage and data.get("tool_calls"):
-            data["tool_calls"] = [_openai_call_to_tool_call(c) for c in data["tool_calls"]]
-        return cls(**data)
-    adapted = adapt("message", value)  # a user's langchain_core message
-    if adapted is not None:
-        return adapted
-    raise TypeError(f"Cannot coerce {type(value).__name__} to a message")
-
-
-def _openai_call_to_tool_call(call: dict[str, Any]) -> ToolCall:
-    if "function" in call:
-        fn = call["function"]
-        args = fn.get("arguments") or "{}"
-        return ToolCall(
-            name=fn["name"],
-            args=json.loads(args) if isinstance(args, str) else args,
-            id=call.get("id"),
-        )
-    return ToolCall(name=call["name"], args=call.get("args", {}), id=call.get("id"))
 
 
 class Messages(list[BaseMessage]):
@@ -502,7 +162,7 @@ def coerce_messages(value: Any) -> list[BaseMessage]:
         return [coerce_message(value)]
     if isinstance(value, Iterable):
         items = list(value)
-        if set(map(type, items)) <= _MESSAGE_TYPES:  # already messages: a C-speed check
+        if set(map(type, items)) <= MESSAGE_TYPES:  # already messages: a C-speed check
             return items
         return [coerce_message(v) for v in items]
     return [coerce_message(value)]

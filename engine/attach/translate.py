@@ -24,6 +24,7 @@ from engine.events import (
     StateUpdated,
 )
 from engine.graph.drawing import DrawableGraph, NodeKind
+from engine.messages import BaseMessage
 from engine.serde import to_jsonable
 
 __all__ = ["StreamTranslator", "draw_real", "to_real_input"]
@@ -48,7 +49,7 @@ def to_real_input(value: Any) -> Any:
         return {k: to_real_input(v) for k, v in value.items()}
     if isinstance(value, list):
         return [to_real_input(v) for v in value]
-    if type(value).__module__.startswith("engine.messages"):
+    if isinstance(value, BaseMessage):
         return to_langchain(value)
     return value
 

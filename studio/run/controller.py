@@ -46,6 +46,7 @@ from studio.run.commands import SessionCommands
 from studio.run.drawables import drawable_for
 from studio.run.event_batcher import DEFAULT_INTERVAL, EventBatcher
 from studio.run.saved_threads import SavedThreads
+from studio.run.stepping import NeedsInput, SteppingCommands
 from studio.run.target_load import TargetLoad
 
 if TYPE_CHECKING:
@@ -65,19 +66,11 @@ __all__ = [
 
 InterruptHandler = Callable[[list[InterruptRaised]], Awaitable[Any]]
 
-BUSY = frozenset({"running", "paused"})
-ENDED = frozenset({"done", "error", "cancelled"})
-
-
 FIRST_MESSAGE_HINT = "Type the first message for the agent, then press Run"
 INPUT_FORM_HINT = "Give the graph its input in the form, then press Run"
 
 
-class NeedsInput(Exception):
-    """The agent takes messages and neither the file nor the user gave one."""
-
-
-class RunController(SessionCommands, SavedThreads, AgentReload, TargetLoad):
+class RunController(SteppingCommands, SessionCommands, SavedThreads, AgentReload, TargetLoad):
     """Loads agents and drives their runs for the studio (see module docstring)."""
 
     def __init__(
@@ -332,104 +325,6 @@ class RunController(SessionCommands, SavedThreads, AgentReload, TargetLoad):
         if fresh and self.default_input is None and not self.busy:
             self.typed_input = user_message(text)
         return self.start(user_message(text), fresh=fresh)
-
-    def run_or_continue(self) -> asyncio.Task[None] | None:
-        """F5: continue when paused, answer a pending interrupt, or (re)start."""
-        if self.debugger.paused:
-            self.debugger.continue_()
-            return None
-        if self.busy:
-            return None
-        if self.status == "interrupted" and self.pending_interrupts:
-            return self._launch(self._answer(list(self.pending_interrupts)))
-        if self._at_breakpoint():  # the thread stopped before a node (interrupt_before/after)
-            return self._launch(self._drive(None))
-        if self.status in ENDED or self.hub.thread_id in self._ran_on:
-            return self.restart()
-        return self.start()
-
-    def _at_breakpoint(self) -> bool:
-        """Does the current thread wait at a static breakpoint (``interrupt_before/after``,
-        nothing to answer): Continue goes on from there, on this thread."""
-        return self.status == "interrupted" and not self.pending_interrupts and not self.busy
-
-    @property
-    def would_restart(self) -> bool:
-        """Would Run / Step now start the agent again on a new thread (the run has ended)?"""
-        idle = self.target is not None and not self.busy and not self.debugger.paused
-        if not idle or self._at_breakpoint():
-            return False
-        return self.status in ENDED or self.hub.thread_id in self._ran_on
-
-    def step(self, command: str) -> asyncio.Task[None] | None:
-        """F10 / F11 / Shift+F11 while paused; from a stopped state, start and pause early."""
-        if command not in ("step_over", "step_into", "step_out"):
-            raise ValueError(f"Unknown step command {command!r}")
-        if self.debugger.paused:
-            getattr(self.debugger, command)()
-            return None
-        if self.busy:
-            return None
-        first = "step_into" if command == "step_into" else "step_over"
-        if self._at_breakpoint():
-            getattr(self.debugger, first)()
-            return self._launch(self._drive(None))
-        if self.status in ENDED or self.hub.thread_id in self._ran_on:
-            return self.restart(step=first)
-        return self.start(step=first)
-
-    def step_with_input(self, command: str, text: str) -> asyncio.Task[None]:
-        """F10 / F11 on an agent waiting for its first message: start on ``text``, pause early."""
-        if not text.strip():
-            raise NeedsInput("The message is empty")
-        self.typed_input = user_message(text)
-        return self.start(
-            user_message(text), step="step_into" if command == "step_into" else "step_over"
-        )
-
-    def pause(self) -> None:
-        if self.busy and not self.debugger.paused:
-            self.debugger.pause()
-
-    def stop(self) -> None:
-        """Shift+F5: stop the run cleanly (the last checkpoint stays intact)."""
-        if self.busy:
-            if self._run_id is not None and self.status in BUSY:
-                self.debugger.stop()
-            else:  # waiting for an interrupt answer: just stop waiting
-                assert self.task is not None
-                self.task.cancel()
-
-    def restart(self, step: str | None = None) -> asyncio.Task[None]:
-        """Stop, load the agent afresh (new script, new thread) and run it from the start."""
-        old = self.task
-        self._abandon_run()
-        return self._launch(self._restart(old, step))
-
-    async def _restart(self, old: asyncio.Task[None] | None, step: str | None) -> None:
-        if old is not None and not old.done():
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await asyncio.wait_for(asyncio.shield(old), timeout=10)
-        if self._factory is None and self.fixed_target is None:
-            return
-        try:
-            if self._factory is not None:
-                graph, default = self._factory()
-                if default is not None:
-                    self.default_input = default
-                self._set_graph(graph)
-            else:
-                self.use_target(self.fixed_target)
-            self.hub.set_thread(self.new_thread())
-            self.hub.set_status("idle")
-            inp = self._prepare(None, True, step)
-        except NeedsInput as exc:  # nothing to run yet: ask, as Run does
-            self._report(exc)
-            return
-        except Exception as exc:  # the file broke since it was loaded: say so
-            self._report(exc)
-            return
-        await self._drive(inp)
 
     def _report(self, exc: BaseException) -> None:
         for cb in list(self.on_problem):

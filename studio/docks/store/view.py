@@ -13,11 +13,9 @@ Everything shown comes from the agent and is plain text.
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject, Qt, QTimer, Signal
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QBrush, QColor, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -35,8 +33,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engine.errors import one_line
 from engine.events import EventBase
 from engine.targets import Capability
+from studio.docks.store.support import BackgroundReader, marks_text, when_text
 from studio.look.palette import colors
 from studio.models.state_tree import StateTree
 from studio.models.store_view import (
@@ -66,30 +66,6 @@ _ALL_RUNS = ""
 _ROW = Qt.ItemDataRole.UserRole + 1
 
 
-class _Reader(QObject):
-    """Runs reads off the UI thread and hands results back through a queued signal."""
-
-    done = Signal(int, object, object)
-
-    def run(self, gen: int, fn: Callable[[], Any], blocking: bool) -> None:
-        def work() -> None:
-            try:
-                result, error = fn(), None
-            except Exception as exc:  # shown as one line in the dock
-                result, error = None, exc
-            self.done.emit(gen, result, error)
-
-        if blocking:
-            threading.Thread(target=work, name="stepwise-store-read", daemon=True).start()
-        else:
-            work()
-
-
-def _one_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
-
-
 class StoreDock(QWidget):
     RELOAD_MS = 250
     """Writes seen in a live run reload the view at most this often."""
@@ -106,7 +82,7 @@ class StoreDock(QWidget):
         """Completed reads (tests wait on it)."""
         self._gen = 0
         self._recorded: RecordedStoreSource | None = None
-        self._reader = _Reader(self)
+        self._reader = BackgroundReader(self)
         self._reader.done.connect(self._on_read)
         self._reload_timer = QTimer(self)
         self._reload_timer.setSingleShot(True)
@@ -308,7 +284,7 @@ class StoreDock(QWidget):
             return  # a newer read is on its way
         self.reads += 1
         if error is not None:
-            self._error(f"The store could not be read: {_one_line(error)}")
+            self._error(f"The store could not be read: {one_line(error)}")
             return
         namespaces, rows = result
         self._apply(namespaces, rows)
@@ -425,7 +401,7 @@ class StoreDock(QWidget):
         for row in shown:
             marks = self.activity.marks(row.address, run)
             item = QTreeWidgetItem(
-                [row.key, "/".join(row.namespace), _marks_text(marks), _when(row.updated_at)]
+                [row.key, "/".join(row.namespace), marks_text(marks), when_text(row.updated_at)]
             )
             item.setData(0, _ROW, row)
             item.setToolTip(2, ", ".join(sorted(marks)) if marks else "")
@@ -487,25 +463,3 @@ class StoreDock(QWidget):
         widest = max((fm.horizontalAdvance(str(k)) for k in value), default=40)
         width = min(widest + 48, max(120, self.value_view.width() * 2 // 5))
         self.value_view.header().resizeSection(0, width)
-
-
-def _marks_text(marks: set[str]) -> str:
-    return "".join(
-        letter for mark, letter in ((READ, "R"), (WRITTEN, "W"), (DELETED, "D")) if mark in marks
-    )
-
-
-def _when(iso: str | None) -> str:
-    """``12:37:51`` for today (local time), else the date and time."""
-    if not iso:
-        return ""
-    import datetime as dt
-
-    try:
-        when = dt.datetime.fromisoformat(iso)
-    except ValueError:
-        return iso[:19]
-    if when.tzinfo is not None:
-        when = when.astimezone()
-    today = dt.datetime.now(when.tzinfo).date()
-    return when.strftime("%H:%M:%S" if when.date() == today else "%Y-%m-%d %H:%M")

@@ -115,3 +115,22 @@ def test_open_without_a_display_lists_threads(langgraph_server, api_key, monkeyp
     code, out, err = _run(["open", "--server", langgraph_server.url, "--assistant", "probe"])
     assert code == 0, err
     assert "probe on http://127.0.0.1" in out
+
+
+def test_run_passes_the_context_and_the_configurable_keys(langgraph_server, api_key) -> None:
+    code, out, err = _run(
+        [
+            "run", "--server", langgraph_server.url, "--assistant", "contextual",
+            "--input-json", "{}", "--context-json", '{"user": "ada"}', "--headless",
+        ]
+    )  # fmt: skip
+    assert code == 0, err
+    assert "hello ada" in out
+    code, out, err = _run(
+        [
+            "run", "--server", langgraph_server.url, "--assistant", "configured",
+            "--input-json", "{}", "--configurable-json", '{"user_id": "u7"}', "--headless",
+        ]
+    )  # fmt: skip
+    assert code == 0, err
+    assert "hello u7" in out
