@@ -264,17 +264,30 @@ def to_jsonable(obj: Any, *, max_str: int | None = None, max_items: int | None =
             if max_str is not None and len(obj) > max_str:
                 return obj[:max_str] + f"… (+{len(obj) - max_str} chars)"
             return obj
-        plain = _SCALARS if max_str is not None else _PLAIN
         if t is dict:
+            if max_str is None:
+                return {
+                    k if type(k) is str else str(k): v
+                    if type(v) in _PLAIN
+                    else to_jsonable(v, max_items=max_items)
+                    for k, v in obj.items()
+                }
+            # a short string is kept as it is, without a call (the most common value)
             return {
                 k if type(k) is str else str(k): v
-                if type(v) in plain
+                if type(v) in _SCALARS or (type(v) is str and len(v) <= max_str)
                 else to_jsonable(v, max_str=max_str, max_items=max_items)
                 for k, v in obj.items()
             }
         if (t is list or t is tuple) and (max_items is None or len(obj) <= max_items):
+            if max_str is None:
+                return [
+                    v if type(v) in _PLAIN else to_jsonable(v, max_items=max_items) for v in obj
+                ]
             return [
-                v if type(v) in plain else to_jsonable(v, max_str=max_str, max_items=max_items)
+                v
+                if type(v) in _SCALARS or (type(v) is str and len(v) <= max_str)
+                else to_jsonable(v, max_str=max_str, max_items=max_items)
                 for v in obj
             ]
         if max_str is None and isinstance(obj, BaseModel):

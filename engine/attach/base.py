@@ -98,6 +98,8 @@ class _Either:
         """Called while an exception leaves a run: it runs even when the run is aborted."""
 
         async def on_loop(handler: HandlerBase, *args: Any, **kwargs: Any) -> None:
+            if handler.deferred is not None:
+                handler.settle_deferred()
             self.check(handler)
             try:
                 await fn(handler, *args, **kwargs)
@@ -127,6 +129,8 @@ class _Either:
     def run_here(self, handler: HandlerBase, args: Any, kwargs: Any) -> None:
         """Run the callback to its end in this (worker) thread.  It never waits on a loop
         here (its events go out through ``emit_sync``), so it finishes at its first step."""
+        if handler.deferred is not None:
+            handler.settle_deferred()
         self.check(handler)
         coro = self.fn(handler, *args, **kwargs)
         try:
@@ -186,6 +190,35 @@ class HandlerBase(AsyncCallbackHandler):
         self.aborted: StepwiseAbort | None = None
         """Set once Stepwise aborts the run (a stop, a failure of ours): the spans still open
         close without consulting the debugger again."""
+        self.deferred: Callable[[], None] | None = None
+        """The end of a checkpoint's translation that waits for the app's saver, put off
+        until anything else of the run is reported (``defer``)."""
+        self._deferred_lock = threading.RLock()
+        self._settling = False
+
+    def defer(self, finish: Callable[[], None]) -> None:
+        """Run ``finish`` (the end of a checkpoint's translation, which waits for its save)
+        before anything else of the run is reported or looked at: first thing in every
+        callback, emit and stream part (``settle_deferred``), so the events keep their order
+        while the save runs alongside what LangGraph does next."""
+        self.settle_deferred()
+        self.deferred = finish
+
+    def settle_deferred(self) -> None:
+        """Run the deferred end of a checkpoint's translation now, if any (once, whichever
+        thread comes first; the others wait for it to be done)."""
+        if self.deferred is None:
+            return
+        with self._deferred_lock:
+            finish = self.deferred
+            if finish is None or self._settling:  # done meanwhile, or its own events
+                return
+            self._settling = True
+            try:
+                finish()
+            finally:
+                self.deferred = None
+                self._settling = False
 
     def abort(self, exc: BaseException, where: str) -> StepwiseAbort:
         """The ``StepwiseAbort`` to raise for ``exc`` (raised by our code at ``where``); the
@@ -203,6 +236,8 @@ class HandlerBase(AsyncCallbackHandler):
 
     async def _emit(self, cls: type[EventBase], ns: str, **fields: Any) -> EventBase | None:
         """Emit on the loop (awaiting the debugger) or from a worker thread (blocking it)."""
+        if self.deferred is not None:
+            self.settle_deferred()
         try:
             if self.aborted is not None:
                 return self._emit_ungated(cls, ns, fields)
@@ -215,6 +250,8 @@ class HandlerBase(AsyncCallbackHandler):
 
     def emit_sync(self, cls: type[EventBase], ns: str, **fields: Any) -> None:
         """``_emit`` from synchronous code (a sync middleware layer)."""
+        if self.deferred is not None:
+            self.settle_deferred()
         try:
             if self.aborted is not None:
                 self._emit_ungated(cls, ns, fields)
@@ -227,6 +264,8 @@ class HandlerBase(AsyncCallbackHandler):
         self, cls: type[EventBase], ns: str, fields: dict[str, Any]
     ) -> EventBase | None:
         """Deliver without the debugger (the run is being aborted), from any thread."""
+        if self.deferred is not None:
+            self.settle_deferred()
         return self._emitter(ns).emit_nowait(cls, **fields)
 
     def _open_above(self, run_id: UUID | None) -> Open | None:

@@ -131,6 +131,10 @@ class SaveWatch:
             return outcome
         return None
 
+    def settled(self, checkpoint_id: str) -> bool:
+        """Is the outcome of ``checkpoint_id``'s save known (saved, or failed)?"""
+        return self._outcome(checkpoint_id) is not _PENDING
+
     def was_saved(self, checkpoint_id: str) -> bool:
         """Has ``checkpoint_id`` been saved (without waiting)?"""
         with self._lock:

@@ -14,7 +14,6 @@ inside (``abort``, ``stopping``), so nothing of it is written into the app's thr
 from __future__ import annotations
 
 import asyncio
-import threading
 from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -220,26 +219,18 @@ class AttachedRun:
     def _translated_here(self, parts: Iterator[Any]) -> Iterator[Any]:
         """LangGraph's sync stream translated on its own thread, part by part as it comes:
         what runs next there finds its superstep's checkpoint translated (the superstep
-        closed, the next tasks planned) without a round trip to the loop for every part, and
-        the events go out as the callbacks' do (``RunEmitter.emit_sync``).  The loop is woken
-        once a superstep (``_delivered``) and for the stream's end."""
-        for ns, mode, data in parts:
-            self._part_here(tuple(ns), mode, data)
-            if mode in ("checkpoints", "values"):  # a superstep's end
-                self._delivered()
-        yield from ()
-
-    def _delivered(self) -> None:
-        """Wait until the loop has delivered every event put so far: a superstep's events
-        are out (and numbered) before the next superstep starts, so what a later event refers
-        to by its ``seq`` (a model request to the previous one) has one.  One round trip per
-        superstep."""
-        done = threading.Event()
+        closed, the next tasks planned) without a round trip to the loop for any part, and
+        the events go out as the callbacks' do (``RunEmitter.emit_sync``): held in the loop's
+        inbox, in order, until the loop's next tick (``_HELD_AT_MOST``) or the stream's end.
+        Nothing here waits for the loop: what a later event refers to by its ``seq`` (a model
+        request to the one it continues) is numbered when that event is delivered
+        (``request_log.SeqOf``)."""
         try:
-            self.em.inbox.put_now(done.set)
-        except RuntimeError:  # the loop is closed: nobody is listening any more
-            return
-        done.wait()
+            for ns, mode, data in parts:
+                self._part_here(tuple(ns), mode, data)
+        finally:  # the last checkpoint's end waits for its save here, not on the loop
+            self.cb.settle_deferred()
+        yield from ()
 
     def _part_here(self, ns: tuple[str, ...], mode: str, data: Any) -> None:
         """``_part`` run to its end on this (the stream's) thread: off the loop, the translator

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Coroutine, Mapping, Sequence
 from typing import Any, Literal
 
 from engine.attach.callbacks import AttachCallbacks
@@ -164,6 +164,8 @@ class StreamTranslator:
         return step
 
     async def part(self, ns_parts: tuple[str, ...], mode: str, data: Any) -> None:
+        if self.cb.deferred is not None:  # the previous checkpoint's end first
+            self.cb.settle_deferred()
         ns = _ns(ns_parts)
         if mode == "values":
             if not ns:
@@ -292,7 +294,6 @@ class StreamTranslator:
             return
         self.announced.add(key)
         changes = state_changes(before, values, done.written) if before is not None else []
-        saving, failure = await self._saving(cid, meta, first)
         cb = self.cb
         number = -1 if step is None else step
         span = cb.steps.get((ns, number))
@@ -328,6 +329,52 @@ class StreamTranslator:
             "writer_nodes": list(dict.fromkeys(done.writers)),
             "checkpoint_ns": str(conf.get("checkpoint_ns") or ""),
         }
+        later = not self._on_loop() and self.watch is not None and bool(cid)
+        if later and self.watch is not None and self.watch.settled(str(cid)):
+            later = False
+        saved = self._saved(
+            ns, conf, parent_conf, meta, data, cid, first, fields, done.written, block=later
+        )
+        if later:  # the stream's thread: the save runs alongside what LangGraph does next
+            cb.defer(lambda: self._finish_here(saved))
+        else:
+            await saved
+
+    def _finish_here(self, saved: Coroutine[Any, Any, None]) -> None:
+        """Run the end of a checkpoint's translation (``_saved``) to its end on this thread:
+        it waits for the saver here (``SaveWatch.wait``), never on the loop."""
+        try:
+            saved.send(None)
+        except StopIteration:
+            return
+        except Exception as exc:
+            self.cb.abort(exc, "the 'checkpoints' stream")
+            return
+        saved.close()
+        bug = RuntimeError("the translation of a checkpoint waited on the loop off the loop")
+        self.cb.abort(bug, "the 'checkpoints' stream")
+
+    async def _saved(
+        self,
+        ns: str,
+        conf: dict[str, Any],
+        parent_conf: dict[str, Any],
+        meta: dict[str, Any],
+        data: dict[str, Any],
+        cid: Any,
+        first: bool,
+        fields: dict[str, Any],
+        written: set[str],
+        *,
+        block: bool = False,
+    ) -> None:
+        """The end of a checkpoint's translation: once its save is known, ``checkpoint.saved``
+        (or why it is not), the superstep's end, the session's copy.  ``block``: wait for the
+        save on this thread, whichever it is (``_finish_here``)."""
+        cb = self.cb
+        parent, step = fields["parent_span_id"], fields["step"]
+        number = -1 if step is None else step
+        saving, failure = await self._saving(cid, meta, first, block=block)
         if saving == "failed":
             error = failure
             await cb._emit(
@@ -355,9 +402,11 @@ class StreamTranslator:
         if not ns and cid:
             cb.em.checkpoint_id = str(cid)
         if saving == "saved":
-            await self._mirror(ns, conf, parent_conf, meta, data, cid, done.written)
+            await self._mirror(ns, conf, parent_conf, meta, data, cid, written)
 
-    async def _saving(self, cid: Any, meta: dict[str, Any], first: bool) -> tuple[str, Any]:
+    async def _saving(
+        self, cid: Any, meta: dict[str, Any], first: bool, *, block: bool = False
+    ) -> tuple[str, Any]:
         """Has the app's saver saved this checkpoint: ``saved``, ``failed`` (with the error),
         or ``parked`` (it will be saved when the run ends, if at all)?  ``first``: the first
         checkpoint the run streams of its graph."""
@@ -367,10 +416,11 @@ class StreamTranslator:
             return "saved", None  # the checkpoint the run starts from: saved before it
         if self.durability == "exit":
             return "parked", None
-        if self._on_loop():
-            error = await self.watch.result(str(cid))
-        else:  # translated on the thread of a sync run's stream
+        if block or not self._on_loop() or self.watch.settled(str(cid)):
+            # translated on the thread of a sync run's stream (or known already)
             error = self.watch.wait(str(cid))
+        else:
+            error = await self.watch.result(str(cid))
         return ("saved", None) if error is None else ("failed", error)
 
     def _on_loop(self) -> bool:

@@ -35,7 +35,7 @@ from engine.core.handoff import LoopInbox
 from engine.core.ids import new_span_id
 from engine.events import EventBase, LoopDetected, ModelToken
 from engine.observe.loops import LoopWatch
-from engine.observe.request_log import RequestLog
+from engine.observe.request_log import RequestLog, SeqOf
 from engine.observe.token_runs import HeldTokens, TokenMerge
 
 if TYPE_CHECKING:
@@ -258,7 +258,11 @@ class RunEmitter:
         if self._held[0] is not None:
             self.release_tokens()
         self._seq[0] += 1
-        vars(ev)["seq"] = self._seq[0]  # no pydantic __setattr__ on the hot path
+        fields = vars(ev)
+        fields["seq"] = self._seq[0]  # no pydantic __setattr__ on the hot path
+        base = fields.get("messages_base")
+        if base is not None and type(base) is SeqOf:
+            fields["messages_base"] = base.event.seq or None
         for bus in self.buses:
             await bus.deliver(ev)
         if gate and self.debugger is not None:
@@ -314,7 +318,11 @@ class RunEmitter:
         if self._held[0] is not None:
             self.release_tokens()
         self._seq[0] += 1
-        vars(ev)["seq"] = self._seq[0]  # no pydantic __setattr__ on the hot path
+        fields = vars(ev)
+        fields["seq"] = self._seq[0]  # no pydantic __setattr__ on the hot path
+        base = fields.get("messages_base")
+        if base is not None and type(base) is SeqOf:  # a request based on one in flight
+            fields["messages_base"] = base.event.seq or None
         for bus in self.buses:
             bus.deliver_sync(ev)
             if bus._sinks:

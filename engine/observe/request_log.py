@@ -27,7 +27,7 @@ from typing import Any
 from engine.events import EventBase
 from engine.serde import to_jsonable
 
-__all__ = ["MAX_STR", "RequestLog", "public_params", "resolve"]
+__all__ = ["MAX_STR", "RequestLog", "SeqOf", "public_params", "resolve"]
 
 MAX_STR = 100_000
 """Longest string kept in a recorded message (a data URL of an image is cut, and says so)."""
@@ -57,6 +57,20 @@ def public_params(params: Mapping[str, Any] | None) -> dict[str, Any]:
     return out
 
 
+class SeqOf:
+    """The ``seq`` of an event emitted but not delivered yet, as a field of a later event of
+    the same run: the emitter writes the number in when it delivers that later event (events
+    are delivered in the order they were emitted, so the earlier one has its number by then)."""
+
+    __slots__ = ("event",)
+
+    def __init__(self, event: EventBase) -> None:
+        self.event = event
+
+    def __repr__(self) -> str:
+        return f"SeqOf({self.event.kind})"
+
+
 @dataclass
 class _Last:
     event: EventBase
@@ -82,10 +96,12 @@ class RequestLog:
         last = self._last.get(lane)
         reused, base = 0, None
         tools_reused = False
-        if last is not None and last.event.seq:
+        if last is not None:
             reused = _common_prefix(last.messages, messages, same)
             if reused:
-                base = last.event.seq
+                # the base may still be on its way to the loop (a worker thread's event): its
+                # ``seq`` is read when this request is delivered, after it (``SeqOf``)
+                base = last.event.seq or SeqOf(last.event)
                 tools_reused = _same_list(last.tools, tools)
         out: dict[str, Any] = {
             "messages": [to_jsonable(m, max_str=MAX_STR) for m in messages[reused:]],
