@@ -16,16 +16,11 @@ from engine.checkpoint.base import (
     RESUME,
     Checkpoint,
     CheckpointMetadata,
-    copy_checkpoint,
-    empty_checkpoint,
     next_version,
-    timestamp_of,
     version_number,
 )
-from engine.core.ids import uuid7
 from engine.errors import GraphDrained, GraphInterrupt, GraphRecursionError, RunStopped
 from engine.events import (
-    CheckpointSaved,
     InterruptRaised,
     PlannedTask,
     StateUpdated,
@@ -33,16 +28,14 @@ from engine.events import (
     SuperstepStarted,
 )
 from engine.graph.algo import (
-    TASKS,
     Task,
     apply_writes,
     plan_tasks,
     should_interrupt,
-    without_untracked,
 )
-from engine.graph.channels import MISSING, BaseChannel
 from engine.graph.channels_defer import LastValueAfterFinish
 from engine.graph.diff import state_changes
+from engine.graph.loop_checkpoints import LoopCheckpoints
 from engine.graph.loop_input import LoopInput
 from engine.graph.loop_stream import LoopStreaming
 from engine.graph.runner import run_step
@@ -70,7 +63,7 @@ _PROPAGATED_TO_METADATA = (
 """Keys of the caller's ``configurable`` copied into task metadata (as LangGraph does)."""
 
 
-class PregelLoop(LoopInput, LoopStreaming):
+class PregelLoop(LoopCheckpoints, LoopInput, LoopStreaming):
     def __init__(
         self,
         graph: CompiledStateGraph,
@@ -215,219 +208,6 @@ class PregelLoop(LoopInput, LoopStreaming):
             "langgraph_checkpoint_ns": task_ns,
         }
         return {**base, "configurable": conf, "metadata": metadata}
-
-    # ------------------------------------------------------------------------------------
-    # checkpoint IO
-
-    async def _load(self) -> None:
-        conf = self.config.get("configurable", {})
-        saver = self.checkpointer
-        if saver is not None and self.thread_id is None:
-            raise ValueError(
-                "Checkpointer requires one or more of the following 'configurable' keys: "
-                "thread_id, checkpoint_ns, checkpoint_id"
-            )
-        saved = None
-        cmap = conf.get("checkpoint_map") or {}
-        if not self.nested:
-            self.checkpoint_map = dict(cmap)
-            # a subgraph's config (from get_state(subgraphs=True)) addresses the root through
-            # its checkpoint_map
-            self.requested_checkpoint_id = (
-                cmap.get("") if conf.get("checkpoint_ns") else conf.get("checkpoint_id")
-            )
-        else:
-            self.requested_checkpoint_id = self.checkpoint_map.get(self.ns)
-            if self.requested_checkpoint_id:
-                self.input = None  # time travel to this subgraph's own checkpoint
-            elif saver is not None and self.replay is not None:
-                saved = await self.replay.load(saver, self.thread_id, self.ns)
-                if saved is not False:
-                    self.forced_resuming = False  # re-run from the state before the replay
-                    saver = None  # loaded
-        if saver is not None:
-            saved = await saver.aget_tuple(
-                {
-                    "configurable": {
-                        "thread_id": self.thread_id,
-                        "checkpoint_ns": self.ns,
-                        "checkpoint_id": self.requested_checkpoint_id,
-                    }
-                }
-            )
-            if self.requested_checkpoint_id and saved is None:
-                raise ValueError(
-                    f"Checkpoint {self.requested_checkpoint_id} not found in thread '{self.thread_id}'"
-                )
-            if self.requested_checkpoint_id and saved is not None:
-                latest = await saver.aget_tuple(
-                    {"configurable": {"thread_id": self.thread_id, "checkpoint_ns": self.ns}}
-                )
-                self.superseded = (
-                    latest is not None and latest.checkpoint["id"] != saved.checkpoint["id"]
-                )
-        if saved is False:
-            saved = None
-        self.saved = saved
-        if saved is not None:
-            self.checkpoint = copy_checkpoint(saved.checkpoint)
-            self.metadata: CheckpointMetadata = dict(saved.metadata)  # type: ignore[assignment]
-            self.checkpoint_config = saved.config
-            self.pending_writes = list(saved.pending_writes or [])
-            if self.superseded:
-                # the thread moved past this checkpoint: what its tasks wrote then is history
-                # (kept for get_state_history); they run again, only open interrupts count
-                self.pending_writes = [w for w in self.pending_writes if w[1] == INTERRUPT]
-        else:
-            self.checkpoint = empty_checkpoint()
-            self.metadata = {"step": -2}  # type: ignore[typeddict-item]
-            self.checkpoint_config = {
-                "configurable": {"thread_id": self.thread_id, "checkpoint_ns": self.ns}
-            }
-        self._saved_versions = dict(self.checkpoint["channel_versions"])
-        values = self.checkpoint["channel_values"]
-        self.channels: dict[str, BaseChannel] = {
-            k: spec.from_checkpoint(values.get(k, MISSING))
-            for k, spec in self.graph.channels.items()
-        }
-        self.step = int(self.metadata.get("step", -2)) + 1
-        self.stop = self.step + self.recursion_limit + 1
-        em = self.run.emitter
-        em.step = self.step
-        em.checkpoint_id = self.checkpoint["id"] if saved else None
-
-    async def _put_checkpoint(self, source: str, writer_nodes: list[str] | None = None) -> None:
-        c = self.checkpoint
-        new_id = uuid7()
-        new = Checkpoint(
-            v=c["v"],
-            id=new_id,
-            ts=timestamp_of(new_id),
-            channel_values={
-                k: ch.checkpoint()
-                for k, ch in self.channels.items()
-                if ch.tracked and ch.is_available()
-            },
-            channel_versions=dict(c["channel_versions"]),
-            versions_seen={k: dict(v) for k, v in c["versions_seen"].items()},
-        )
-        new["channel_values"] = {k: v for k, v in new["channel_values"].items() if v is not MISSING}
-        sends = new["channel_values"].get(TASKS)
-        if isinstance(sends, list):
-            new["channel_values"][TASKS] = [without_untracked(p, self.channels) for p in sends]
-        metadata: CheckpointMetadata = {
-            "source": source,
-            "step": self.step,
-            "parents": dict(self.parents),
-        }
-        parent_config = (
-            self.checkpoint_config
-            if self.checkpoint_config["configurable"].get("checkpoint_id")
-            else None
-        )
-        new_versions = {
-            k: v for k, v in new["channel_versions"].items() if self._saved_versions.get(k) != v
-        }
-        saver = self.checkpointer
-        config = {
-            "configurable": {
-                "thread_id": self.thread_id,
-                "checkpoint_ns": self.ns,
-                "checkpoint_id": new["id"],
-            }
-        }
-        if saver is not None:
-            if self.durability == "exit":
-                if self._deferred is None:
-                    self._deferred = (self.checkpoint_config, new, metadata, new_versions)
-                else:
-                    prev_versions = self._deferred[3]
-                    self._deferred = (
-                        self._deferred[0],
-                        new,
-                        metadata,
-                        {**prev_versions, **new_versions},
-                    )
-            else:
-                await saver.aput(self.checkpoint_config, new, metadata, new_versions)
-        self._saved_versions = dict(new["channel_versions"])
-        self.checkpoint = new
-        self.metadata = metadata
-        self.checkpoint_config = config
-        em = self.run.emitter
-        em.checkpoint_id = new["id"]
-        need_next = (
-            em.active or "checkpoints" in self.run.stream_modes or "debug" in self.run.stream_modes
-        )
-        upcoming = (
-            plan_tasks(self.checkpoint, self.channels, self.graph.nodes, self.step + 1, self.ns)
-            if need_next
-            else []
-        )
-        next_names = [t.name for t in upcoming]
-        if self.durability == "exit" and self._deferred is not None:
-            first_parent = self._deferred[0]
-            parent_config = (
-                first_parent if first_parent["configurable"].get("checkpoint_id") else None
-            )
-        if em.active:
-            await em.emit(
-                CheckpointSaved,
-                checkpoint_id=new["id"],
-                parent_id=parent_config["configurable"]["checkpoint_id"] if parent_config else None,
-                step=self.step,
-                source=source,
-                next=next_names,
-                writer_nodes=writer_nodes or [],
-                checkpoint_ns=self.ns,
-                parents=dict(self.parents),
-            )
-        if saver is not None:
-            streamed_parent = parent_config
-            if self.durability == "exit":
-                # as LangGraph streams it: nothing is saved before the run exits, so the only
-                # parent a checkpoint can name is the one the caller asked for
-                asked = self.config.get("configurable", {}).get("checkpoint_id")
-                streamed_parent = parent_config if asked else None
-            self.push_checkpoint(config, streamed_parent, metadata, upcoming)
-        self.step += 1
-        em.step = self.step
-
-    async def save_task_writes(self, task: Task, writes: list[tuple[str, Any]]) -> None:
-        self.pending_writes = [w for w in self.pending_writes if w[0] != task.id]
-        self.pending_writes.extend((task.id, c, v) for c, v in writes)
-        saver = self.checkpointer
-        if saver is None:
-            return
-        # untracked channels (UntrackedValue) are never persisted, not even as pending writes
-        # or inside the state a Send carries
-        writes = [
-            (c, without_untracked(v, self.channels) if c == TASKS else v)
-            for c, v in writes
-            if getattr(self.channels.get(c), "tracked", True)
-        ]
-        if self.durability == "exit":
-            self._deferred_writes.append((task.id, writes))
-            return
-        await saver.aput_writes(self.checkpoint_config, writes, task.id)
-
-    async def _flush_deferred(self) -> None:
-        saver = self.checkpointer
-        if saver is None or self.durability != "exit":
-            return
-        if self.nested and not self._exit_failed and ":" in self.ns:
-            # a subgraph that finished keeps nothing on exit (one compiled with
-            # checkpointer=True, whose namespace has no task ids, keeps its state)
-            self._deferred = None
-            self._deferred_writes = []
-            return
-        if self._deferred is not None:
-            parent, ckpt, meta, versions = self._deferred
-            await saver.aput(parent, ckpt, meta, versions)
-            self._deferred = None
-        for task_id, writes in self._deferred_writes:
-            await saver.aput_writes(self.checkpoint_config, writes, task_id)
-        self._deferred_writes = []
 
     def _plan(self) -> list[Task]:
         tasks = plan_tasks(self.checkpoint, self.channels, self.graph.nodes, self.step, self.ns)
