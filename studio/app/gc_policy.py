@@ -5,8 +5,9 @@ the next reset.  CPython's full collection scans every one of them each time the
 generation grew by a quarter: pauses of hundreds of milliseconds on the UI thread, and they
 find nothing, because those objects are alive.
 
-``GcPolicy`` watches the hub: every ``every`` events it collects the young generations (cheap)
-and ``gc.freeze()``\\ s what survived, so later full collections only scan what arrived since.
+``GcPolicy`` watches the hub: every ``every`` events, and when a run ends after at least
+``after_run`` events (the window is idle then), it collects the young generations (cheap) and
+``gc.freeze()``\\ s what survived, so later full collections only scan what arrived since.
 On a reset (a new run or session: the old events may now be garbage) it unfreezes, so the next
 full collection reclaims them.  It never forces a full collection itself (that would be the
 very pause it exists to avoid).  The app installs one for its hub.
@@ -21,20 +22,29 @@ from studio.models.hub import Hub
 
 __all__ = ["GcPolicy"]
 
+_RESTING = frozenset({"done", "interrupted", "error", "cancelled"})
+"""Statuses of a run that has ended (the window waits for the user)."""
+
 
 class GcPolicy:
-    def __init__(self, hub: Hub, *, every: int = 5_000) -> None:
+    def __init__(self, hub: Hub, *, every: int = 5_000, after_run: int = 200) -> None:
         self.every = every
+        self.after_run = after_run
         self.freezes = 0
         """How many bulk freezes happened (for tests and diagnostics)."""
         self._since = 0
         self._freeze()  # the baseline: modules, classes, Qt wrappers, the window
         hub.subscribe("events", self._on_events)
         hub.subscribe("reset", self.release)
+        hub.subscribe("status", self._on_status)
 
     def _on_events(self, batch: list[Any]) -> None:
         self._since += len(batch)
         if self._since >= self.every:
+            self._freeze()
+
+    def _on_status(self, status: str) -> None:
+        if status in _RESTING and self._since >= self.after_run:
             self._freeze()
 
     def _freeze(self) -> None:
