@@ -10,23 +10,38 @@ blob of the same items (``engine.checkpoint.write_refs``).  Everything is JSON t
 ``engine.serde`` (long texts may be stored deflated: ``engine.checkpoint.packing``); nothing
 is pickled.
 
-Subclasses implement a handful of storage primitives (``_put_row``, ``_get_row``, ...); the
+The checkpoint's own types and channel versions live in ``engine.checkpoint.values`` (offered
+here too).  Subclasses implement a handful of storage primitives (``_put_row``, ``_get_row``, ...); the
 async methods are the real ones and the sync API wraps them (``engine.core.aio.run_sync``).
 """
 
 from __future__ import annotations
 
-import datetime as dt
-import functools
 import json
-import random
 import threading
 from collections.abc import AsyncIterator, Iterator, Sequence
-from dataclasses import dataclass
-from typing import Any, Generic, NamedTuple, TypedDict, TypeVar
+from typing import Any, Generic, TypeVar
 
 from engine import serde
 from engine.checkpoint.blobs import BlobCodec
+from engine.checkpoint.values import (
+    ERROR,
+    INTERRUPT,
+    NO_WRITES,
+    NULL_TASK_ID,
+    RESUME,
+    SCHEMA_VERSION,
+    Checkpoint,
+    CheckpointMetadata,
+    CheckpointTuple,
+    StoredRow,
+    copy_checkpoint,
+    empty_checkpoint,
+    make_config,
+    next_version,
+    timestamp_of,
+    version_number,
+)
 from engine.checkpoint.write_refs import FreshWrites, WriteRef, find_refs, parse_ref
 from engine.core.aio import iter_sync, run_sync
 from engine.errors import CheckpointError, ThreadBusyError
@@ -39,102 +54,28 @@ __all__ = [
     "NO_WRITES",
     "NULL_TASK_ID",
     "RESUME",
+    "SCHEMA_VERSION",
     "BaseCheckpointSaver",
     "Checkpoint",
     "CheckpointMetadata",
     "CheckpointTuple",
     "StoredRow",
+    "copy_checkpoint",
     "empty_checkpoint",
+    "ensure_valid_checkpointer",
+    "make_config",
+    "next_version",
+    "timestamp_of",
+    "version_number",
 ]
-
-SCHEMA_VERSION = 1
-ERROR = "__error__"
-INTERRUPT = "__interrupt__"
-RESUME = "__resume__"
-NO_WRITES = "__no_writes__"
-NULL_TASK_ID = "00000000-0000-0000-0000-000000000000"
 
 _SPECIAL_IDX = {ERROR: -1, INTERRUPT: -3, RESUME: -4}
 """Control writes keep their own slot, so a task's later writes (after a resume) do not
 replace the interrupt it raised: history still shows which interrupt the task answered."""
 
 
-class Checkpoint(TypedDict):
-    v: int
-    id: str
-    ts: str
-    channel_values: dict[str, Any]
-    channel_versions: dict[str, str]
-    versions_seen: dict[str, dict[str, str]]
-
-
-class CheckpointMetadata(TypedDict, total=False):
-    source: str
-    step: int
-    parents: dict[str, str]
-    run_id: str
-    writes: dict[str, Any]
-
-
-class CheckpointTuple(NamedTuple):
-    config: dict[str, Any]
-    checkpoint: Checkpoint
-    metadata: CheckpointMetadata
-    parent_config: dict[str, Any] | None = None
-    pending_writes: list[tuple[str, str, Any]] | None = None
-
-
-def copy_checkpoint(c: Checkpoint) -> Checkpoint:
-    """A copy the loop may change (values are shared; the version maps are copied)."""
-    return Checkpoint(
-        v=c["v"],
-        id=c["id"],
-        ts=c["ts"],
-        channel_values=dict(c["channel_values"]),
-        channel_versions=dict(c["channel_versions"]),
-        versions_seen={k: dict(v) for k, v in c["versions_seen"].items()},
-    )
-
-
-def empty_checkpoint() -> Checkpoint:
-    from engine.core.ids import uuid7
-
-    return Checkpoint(
-        v=SCHEMA_VERSION,
-        id=uuid7(),
-        ts="",
-        channel_values={},
-        channel_versions={},
-        versions_seen={},
-    )
-
-
-@dataclass
-class StoredRow:
-    """One checkpoint as the storage layer keeps it (values by reference to blobs)."""
-
-    thread_id: str
-    ns: str
-    checkpoint_id: str
-    parent_id: str | None
-    body: str
-    """JSON: ``v`` (format), ``ts``, ``versions`` {channel: version}, ``seen`` {node: {channel:
-    version}}, ``values`` [channels holding a value; each read from its blob at that version]."""
-    metadata: str
-
-
 def _conf(config: dict[str, Any]) -> dict[str, Any]:
     return config.get("configurable", {}) if config else {}
-
-
-def make_config(thread_id: str, ns: str, checkpoint_id: str) -> dict[str, Any]:
-    return {
-        "configurable": {
-            "thread_id": thread_id,
-            "checkpoint_ns": ns,
-            "checkpoint_id": checkpoint_id,
-        }
-    }
 
 
 class BaseCheckpointSaver(BlobCodec, Generic[V]):
@@ -534,28 +475,6 @@ class BaseCheckpointSaver(BlobCodec, Generic[V]):
         self._delete_thread_impl(thread_id)
 
 
-@functools.lru_cache(maxsize=256)
-def timestamp_of(checkpoint_id: str) -> str:
-    """The ISO-8601 UTC time embedded in a UUIDv7 checkpoint id, or "".
-
-    Microseconds carry the id's in-millisecond sequence number (capped at 999), so ids made
-    in the same millisecond still sort by creation time when sorted by timestamp.  Memoized:
-    a new checkpoint's id is read when the loop makes it and again when the saver stores it.
-    """
-    digits = checkpoint_id.replace("-", "")
-    if len(digits) != 32 or digits[12] != "7":  # not a UUIDv7 (LangGraph's ids are UUIDv6)
-        return ""
-    try:
-        ms = int(digits[:12], 16)
-        seq = int(digits[13:16], 16)
-    except ValueError:
-        return ""
-    stamp = dt.datetime.fromtimestamp(ms // 1000, dt.UTC) + dt.timedelta(
-        milliseconds=ms % 1000, microseconds=min(seq, 999)
-    )
-    return stamp.isoformat(timespec="microseconds")
-
-
 def ensure_valid_checkpointer(checkpointer: Any) -> Any:
     """``checkpointer`` itself when it is a saver, True, False or None; else a TypeError."""
     if checkpointer in (None, True, False) or isinstance(checkpointer, BaseCheckpointSaver):
@@ -565,20 +484,3 @@ def ensure_valid_checkpointer(checkpointer: Any) -> Any:
         f"`False`, or `None`. Received {type(checkpointer).__name__}. Pass a proper saver "
         "(e.g., InMemorySaver, SqliteSaver)."
     )
-
-
-def version_number(version: str | int | float | None) -> int:
-    """The ordinal of a channel version (``"12.9f3a01bc"`` -> 12; None -> 0; a number, as a
-    saver subclass may return from ``get_next_version``, is its own ordinal)."""
-    if not version:
-        return 0
-    if isinstance(version, int | float):
-        return int(version)
-    dot = version.find(".")
-    return int(version[:dot] if dot >= 0 else version)
-
-
-def next_version(current: str | None) -> str:
-    """The version after ``current``: its ordinal plus one, with a random suffix so that
-    versions written on different branches of a thread never collide."""
-    return f"{version_number(current) + 1}.{random.getrandbits(32):08x}"
