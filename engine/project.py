@@ -28,6 +28,7 @@ __all__ = [
     "ProjectGraph",
     "project_config",
     "project_graph_ids",
+    "project_spec",
     "read_env_file",
     "resolve_spec",
 ]
@@ -74,6 +75,26 @@ def resolve_spec(spec: str) -> ProjectGraph | None:
     """The graph a project spec names (None: ``spec`` is not a project spec).  Puts the
     project's folder, its local ``dependencies`` and its ``env`` in place; raises
     ``AgentLoadError`` with one line for a missing or malformed configuration."""
+    named = _named_graph(spec)
+    if named is None:
+        return None
+    config, data, graph_id, ref = named
+    root = config.parent.resolve()
+    _on_path(root, data.get("dependencies"))
+    names = _load_env(root, data.get("env"), str(config))
+    return ProjectGraph(ref, graph_id, config, names)
+
+
+def project_spec(spec: str) -> str | None:
+    """The ``file.py:attr`` (or ``module:attr``) a project spec names, None when ``spec`` is
+    not a project spec; nothing is put in place (see ``resolve_spec``)."""
+    named = _named_graph(spec)
+    return None if named is None else named[3]
+
+
+def _named_graph(spec: str) -> tuple[Path, Mapping[str, object], str, str] | None:
+    """A project spec's configuration file, its contents, the graph id and the graph's
+    reference (a file made absolute); None when ``spec`` is not a project spec."""
     target, graph_id = _split(spec)
     config = project_config(target)
     if config is None:
@@ -95,13 +116,10 @@ def resolve_spec(spec: str) -> ProjectGraph | None:
         raise AgentLoadError(
             f"{where}: graph {graph_id!r} is not a 'file.py:attr' or 'module:attr' reference"
         )
-    root = config.parent.resolve()
-    _on_path(root, data.get("dependencies"))
-    names = _load_env(root, data.get("env"), where)
     file, _, attr = ref.rpartition(":")
     if file.endswith(".py") or "/" in file or "\\" in file:
-        file = str((root / file).resolve())
-    return ProjectGraph(f"{file}:{attr}", graph_id, config, names)
+        file = str((config.parent.resolve() / file).resolve())
+    return config, data, graph_id, f"{file}:{attr}"
 
 
 def project_graph_ids(config: Path) -> list[str]:

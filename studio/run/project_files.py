@@ -26,11 +26,10 @@ def spec_file(spec: str) -> Path | None:
     """The agent file ``spec`` (``path/file.py:attr``, or a LangGraph project: the file its
     ``langgraph.json`` names) names, absolute; None for a module."""
     from engine.loader import parse_spec
-    from engine.project import resolve_spec
+    from engine.project import project_spec
 
     try:
-        project = resolve_spec(spec)
-        target, _attr, is_file = parse_spec(project.spec if project is not None else spec)
+        target, _attr, is_file = parse_spec(project_spec(spec) or spec)
     except Exception:
         return None
     return Path(target).resolve() if is_file else None
