@@ -44,7 +44,10 @@ class AttachedGraph(AttachedState):
         name: str | None = None,
         stream_tokens: bool = False,
         sync: bool | None = None,
+        scan_models: bool = True,
     ) -> None:
+        """``scan_models``: register the credentials of every LangChain model alive now
+        (``register_live_models``; False for another wrapper of a graph already scanned)."""
         from engine.attach.secrets import register_live_models
         from engine.attach.wrappers import instrument
 
@@ -53,9 +56,10 @@ class AttachedGraph(AttachedState):
         self.stream_tokens = stream_tokens
         self.bus = EventBus()
         self.instrumented = instrument(graph)
-        register_live_models()  # the app's LangChain models: their credentials are scrubbed
         """The copy of ``graph`` that runs (its create_agent middleware layers emit events) and
         what was learnt of its middleware."""
+        if scan_models:  # the app's LangChain models: their credentials are scrubbed
+            register_live_models()
         self._sync = sync
         self.sync = self._choose_sync(sync)
         """Run with LangGraph's sync ``stream`` (on a worker thread) instead of ``astream``."""
@@ -119,11 +123,15 @@ class AttachedGraph(AttachedState):
         return self._rewrapped(self.real, stream_tokens)
 
     def _rewrapped(self, real: Any, stream_tokens: bool | None = None) -> AttachedGraph:
+        # the same graph (or its copy with another saver): no model was made since this one's
+        # scan but by the app itself, and those are registered as they are called, as after
+        # any scan (``register_calling_model``)
         again = AttachedGraph(
             real,
             name=self.name,
             stream_tokens=self.stream_tokens if stream_tokens is None else stream_tokens,
             sync=self._sync,
+            scan_models=False,
         )
         again.mirrors = list(self.mirrors)
         again.factory = self.factory

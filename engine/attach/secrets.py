@@ -23,6 +23,7 @@ import re
 import sys
 import weakref
 from collections.abc import Mapping
+from itertools import compress
 from typing import Any
 
 from engine.redaction import register_headers, register_secret, register_url
@@ -55,7 +56,10 @@ def _model_base() -> type | None:
 
 
 def _is_model(obj: object) -> bool:
-    cls = type(obj)
+    return _is_model_class(type(obj))
+
+
+def _is_model_class(cls: type) -> bool:
     known = _kinds.get(cls)
     if known is None:
         base = _model_base()
@@ -144,10 +148,32 @@ def register_calling_model(serialized: Mapping[str, Any] | None = None) -> None:
         frame = frame.f_back
 
 
+def _model_classes() -> set[type]:
+    """Every LangChain language model class defined so far (subclasses at any depth)."""
+    base = _model_base()
+    if base is None:
+        return set()
+    found: set[type] = set()
+    todo = [base]
+    while todo:
+        cls = todo.pop()
+        if cls in found:
+            continue
+        found.add(cls)
+        try:
+            todo.extend(cls.__subclasses__())
+        except TypeError:  # ``type`` itself needs an argument
+            continue
+    return found
+
+
 def register_live_models() -> None:
     """Register the credentials of every LangChain language model alive in this process."""
-    if _model_base() is None:
-        return
-    for obj in gc.get_objects():
-        if _is_model(obj):
+    # a process holds hundreds of thousands of objects and a few models: the objects are
+    # picked by their class at C speed (``map``, ``compress``: one pass), among the model
+    # classes defined so far (the subclasses of LangChain's base, walked: a few hundred)
+    models = _model_classes()
+    if models:
+        objects = gc.get_objects()
+        for obj in compress(objects, map(models.__contains__, map(type, objects))):
             register_model(obj)
