@@ -157,21 +157,20 @@ def _model_classes() -> set[type]:
     todo = [base]
     while todo:
         cls = todo.pop()
-        if cls in found:
-            continue
-        found.add(cls)
-        try:
-            todo.extend(cls.__subclasses__())
-        except TypeError:  # ``type`` itself needs an argument
-            continue
+        if cls not in found:
+            found.add(cls)
+            todo.extend(type.__subclasses__(cls))
     return found
 
 
 def register_live_models() -> None:
     """Register the credentials of every LangChain language model alive in this process."""
     # a process holds hundreds of thousands of objects and a few models: the objects are
-    # picked by their class at C speed (``map``, ``compress``: one pass), among the model
-    # classes defined so far (the subclasses of LangChain's base, walked: a few hundred)
+    # picked by their class at C speed (``map``, ``compress``: one pass over the heap, which
+    # touching every object makes the cost), among the model classes defined so far (the
+    # subclasses of LangChain's base, walked: a few hundred).  A class only registered with
+    # the base as an ABC is not among them: such a model is registered as it is called, as a
+    # model made after this scan is (``register_calling_model``)
     models = _model_classes()
     if models:
         objects = gc.get_objects()
