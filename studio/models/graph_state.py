@@ -51,6 +51,7 @@ from studio.models.graph_views import (
 )
 from studio.models.ns import ns_path
 from studio.models.pricing import PriceTable, spend_text, spend_tooltip
+from studio.models.undrawn_routes import END, UndrawnRoutes
 from studio.models.usage_ledger import UsageLedger
 
 __all__ = [
@@ -76,6 +77,7 @@ class GraphStateModel:
         self._live: dict[str, LiveNode] = {n: LiveNode() for n in self._graph.nodes}
         self._breakpoints: set[str] = set()
         self._route: RouteTaken | None = None
+        self._undrawn = UndrawnRoutes(self._graph)
         self._moment: Moment | None = None
         self._listeners: list[Listener] = []
         self._by_kind: dict[str, str | None] = {}
@@ -109,6 +111,7 @@ class GraphStateModel:
         self._graph = graph
         self._by_kind = {}
         self._breakpoints &= set(graph.nodes)
+        self._undrawn = UndrawnRoutes(graph)
         self._clear()
 
     @property
@@ -169,6 +172,12 @@ class GraphStateModel:
     @property
     def last_route(self) -> RouteTaken | None:
         return self._route
+
+    @property
+    def undrawn_routes(self) -> list[tuple[str, str]]:
+        """Routes runs took between drawn nodes that the drawing has no edge for, in the
+        order first taken, kept across runs of the graph (``studio.models.undrawn_routes``)."""
+        return list(self._undrawn.routes)
 
     @property
     def running_nodes(self) -> list[str]:
@@ -243,6 +252,12 @@ class GraphStateModel:
             self._count_usage(event)  # every graph's: a node's cost includes its subgraph's
         if (event.ns or self.path) and ns_path(event.ns) != self.path:
             return  # another graph's nodes (a subgraph's, or the parent's when one is shown)
+        if isinstance(event, Route):
+            grew = self._undrawn.take(event)
+        else:
+            grew = self._undrawn.pending and self._undrawn.settle()
+        if grew:
+            self._notify(GraphChange(edges=True))
         match event:
             case NodeStarted():
                 self._on_node_started(event)
@@ -318,6 +333,8 @@ class GraphStateModel:
 
     def _on_route(self, ev: Route) -> None:
         targets = [*ev.to, *(str(s.get("node", "")) for s in ev.sends)]
+        if ev.reason == "end" and not targets and END in self._live:
+            targets = [END]  # the run ends here: its edge to END is the route taken
         old = self._route
         self._route = RouteTaken(ev.from_node, tuple(dict.fromkeys(t for t in targets if t)))
         touched = [ev.from_node, *self._route.to]

@@ -33,6 +33,8 @@ class GraphChange:
     """The highlighted route changed."""
     everything: bool = False
     """Graph replaced or state reset: redraw it all."""
+    edges: bool = False
+    """A route was taken that the drawing has no edge for (``undrawn_routes``): lay out again."""
 
 
 @dataclass(frozen=True)
