@@ -45,6 +45,7 @@ from engine.recording.compact import (
     shrink_state_update,
 )
 from engine.recording.filtered import FilteringSaver, TextFilter, filter_strings
+from engine.recording.request_prior import RequestPriors, with_prior
 from engine.recording.schema import (
     RECORDING_FAILED_KEY,
     SessionError,
@@ -127,6 +128,7 @@ class SessionRecorder:
         flush_interval: float = 0.1,
         coalesce_tokens: bool = True,
         large_value: int = LARGE_VALUE,
+        continue_requests: bool = True,
     ) -> None:
         self.path = Path(path)
         self.flush_interval = flush_interval
@@ -136,6 +138,9 @@ class SessionRecorder:
         self.large_value = large_value
         """Strings longer than this in ``state.updated`` are written as a reference to the
         checkpoint that holds them (the checkpoint stores the value once)."""
+        self.continue_requests = continue_requests
+        """Write a run's first model request as the continuation of the thread's last one
+        in this file (``engine.recording.request_prior``; read back whole)."""
         _prepare(self.path)
         try:
             self._conn = open_sqlite(self.path, what="Stepwise session")
@@ -168,6 +173,8 @@ class SessionRecorder:
         self._subs: list[Subscription] = []
         self._filters: list[TextFilter] = []
         """What the attached graphs' PII middleware redact (applied to all that is written)."""
+        self._priors = RequestPriors()
+        self._priors_filters = self._filters
         self._thread = threading.Thread(
             target=self._writer, name="stepwise-session-writer", daemon=True
         )
@@ -462,6 +469,10 @@ class SessionRecorder:
         )
 
     def _event_json(self, ev: EventBase, kind: str) -> str:
+        if kind == "model.request" and self.continue_requests:
+            return self._request_json(ev)
+        if kind == "run.finished" and not ev.ns:
+            self._priors.run_finished(ev.run_id)
         if kind != "state.updated":
             return event_json(ev, self._filters)
         if self._filters:  # filters may change a string's length: shrink first, as always
@@ -476,6 +487,18 @@ class SessionRecorder:
             if shrunk is not ev:
                 return event_json(shrunk)
         return scrub(text)
+
+    def _request_json(self, ev: EventBase) -> str:
+        """A ``model.request``, written as the continuation of the thread's last recorded
+        request when it starts with the same messages (``engine.recording.request_prior``)."""
+        if self._filters is not self._priors_filters:  # what was written was filtered otherwise
+            self._priors.forget()
+            self._priors_filters = self._filters
+        prior = self._priors.prior(ev)
+        if prior is None:
+            return event_json(ev, self._filters)
+        tail = ev.model_copy(update={"messages": ev.__dict__["messages"][prior[2] :]})
+        return with_prior(event_json(tail, self._filters), prior)
 
 
 def _prepare(path: Path) -> None:
