@@ -63,6 +63,25 @@ _INSERT_EVENT = (
 )
 
 
+_INSERT_CHECKPOINT = (
+    "INSERT OR REPLACE INTO session_checkpoints"
+    "(thread_id, ns, checkpoint_id, run, seq, parent_id, step, source, next) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+
+
+class _Plan:
+    """What one batch writes besides its events: its runs (id -> thread), their rows'
+    updates and its checkpoints' rows, each naming its run by id until the run is numbered."""
+
+    __slots__ = ("checkpoints", "runs", "updates")
+
+    def __init__(self) -> None:
+        self.runs: dict[str, str | None] = {}
+        self.updates: list[tuple[str, tuple[Any, ...]]] = []
+        self.checkpoints: list[tuple[Any, ...]] = []
+
+
 class _Graph(Protocol):
     name: str
 
@@ -349,19 +368,26 @@ class SessionRecorder:
         # checkpoint writes wait for that lock (SQLite sleeps a millisecond or more when it
         # is held), so it is held only for the inserts
         texts = [self._event_json(ev, ev.kind) for ev, _shape in batch]
+        # the rows too: only numbering new runs needs the file
+        plan = _Plan()
+        rows = [
+            self._row(ev, shape, text, plan) for (ev, shape), text in zip(batch, texts, strict=True)
+        ]
         # the session's checkpointer writes to the same file from the run's thread: taking its
         # lock hands the file over between the two at once (SQLite itself would make the one
         # waiting sleep and poll, a millisecond and more at a time)
         with self._saver.write_lock:
-            self._commit(conn, batch, shapes, texts)
+            self._commit(conn, shapes, plan, rows)
 
     def _commit(
         self,
         conn: sqlite3.Connection,
-        batch: list[tuple[EventBase, str | None]],
         shapes: dict[str, tuple[str, str]],
-        texts: list[str],
+        plan: _Plan,
+        rows: list[tuple[Any, ...]],
     ) -> None:
+        """One transaction: the batch's shapes, runs, checkpoints and events (``rows`` and
+        ``plan`` name runs by id: numbered here, the only part that needs the file)."""
         conn.execute("BEGIN IMMEDIATE")
         try:
             if shapes:
@@ -369,10 +395,16 @@ class SessionRecorder:
                     "INSERT OR IGNORE INTO session_shapes(digest, graph, shape) VALUES (?, ?, ?)",
                     [(d, name, text) for d, (name, text) in shapes.items()],
                 )
-            rows = [
-                self._row(ev, shape, text) for (ev, shape), text in zip(batch, texts, strict=True)
-            ]
-            conn.executemany(_INSERT_EVENT, rows)
+            ids = {
+                run_id: self._run_row(run_id, thread_id) for run_id, thread_id in plan.runs.items()
+            }
+            for sql, params in plan.updates:
+                conn.execute(sql, (*params[:-1], ids[params[-1]]))
+            if plan.checkpoints:
+                conn.executemany(
+                    _INSERT_CHECKPOINT, [(*r[:3], ids[r[3]], *r[4:]) for r in plan.checkpoints]
+                )
+            conn.executemany(_INSERT_EVENT, [(ids[r[0]], *r[1:]) for r in rows])
             conn.execute("COMMIT")
         except BaseException:
             try:
@@ -382,72 +414,74 @@ class SessionRecorder:
             self._run_rows.clear()  # rows inserted in the failed transaction are gone
             raise
 
-    def _run_row(self, ev: EventBase) -> int:
-        rid = self._run_rows.get(ev.run_id)
+    def _run_row(self, run_id: str, thread_id: str | None) -> int:
+        rid = self._run_rows.get(run_id)
         if rid is not None:
             return rid
         conn = self._conn
         conn.execute(
             "INSERT OR IGNORE INTO session_runs(run_id, thread_id) VALUES (?, ?)",
-            (ev.run_id, ev.thread_id),
+            (run_id, thread_id),
         )
-        row = conn.execute("SELECT id FROM session_runs WHERE run_id=?", (ev.run_id,)).fetchone()
-        self._run_rows[ev.run_id] = rid = int(row[0])
+        row = conn.execute("SELECT id FROM session_runs WHERE run_id=?", (run_id,)).fetchone()
+        self._run_rows[run_id] = rid = int(row[0])
         return rid
 
-    def _row(self, ev: EventBase, shape: str | None, text: str) -> tuple[Any, ...]:
-        """The ``session_events`` row of ``ev`` (whose JSON is ``text``), after writing what
-        it says about its run and checkpoint."""
-        run = self._run_row(ev)
+    def _row(self, ev: EventBase, shape: str | None, text: str, plan: _Plan) -> tuple[Any, ...]:
+        """The ``session_events`` row of ``ev`` (whose JSON is ``text``; its run named by id,
+        for ``_commit`` to number), noting in ``plan`` what it says about its run and
+        checkpoint."""
         d = ev.__dict__
+        run_id = ev.run_id
+        if run_id not in plan.runs:
+            plan.runs[run_id] = ev.thread_id
         kind = ev.kind
-        conn = self._conn
         if kind == "run.started" and not ev.ns:
             graph = str(d.get("graph") or "graph")
             if shape is None:
                 shape = self._shape_by_name.get(graph)
-            conn.execute(
-                "UPDATE session_runs SET thread_id=?, graph=?, shape_digest=?, status='running', started=?, "
-                "resumed=?, input=? WHERE id=?",
+            plan.updates.append(
                 (
-                    ev.thread_id,
-                    graph,
-                    shape,
-                    ev.ts,
-                    int(bool(d.get("resumed"))),
-                    _dumps(d.get("input"), self._filters),
-                    run,
-                ),
+                    "UPDATE session_runs SET thread_id=?, graph=?, shape_digest=?, status='running', started=?, "
+                    "resumed=?, input=? WHERE id=?",
+                    (
+                        ev.thread_id,
+                        graph,
+                        shape,
+                        ev.ts,
+                        int(bool(d.get("resumed"))),
+                        _dumps(d.get("input"), self._filters),
+                        run_id,
+                    ),
+                )
             )
         elif kind == "run.finished" and not ev.ns:
             error = d.get("error")
-            conn.execute(
-                "UPDATE session_runs SET status=?, finished=?, output=?, error=? WHERE id=?",
+            plan.updates.append(
                 (
-                    d.get("status"),
-                    ev.ts,
-                    _dumps(d.get("output"), self._filters),
-                    _dumps(error, self._filters),
-                    run,
-                ),
+                    "UPDATE session_runs SET status=?, finished=?, output=?, error=? WHERE id=?",
+                    (
+                        d.get("status"),
+                        ev.ts,
+                        _dumps(d.get("output"), self._filters),
+                        _dumps(error, self._filters),
+                        run_id,
+                    ),
+                )
             )
         elif kind == "checkpoint.saved" and ev.thread_id is not None and ev.checkpoint_id:
-            source = d.get("source")
-            conn.execute(
-                "INSERT OR REPLACE INTO session_checkpoints"
-                "(thread_id, ns, checkpoint_id, run, seq, parent_id, step, source, next) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            plan.checkpoints.append(
                 (
                     ev.thread_id,
                     ev.ns,
                     ev.checkpoint_id,
-                    run,
+                    run_id,
                     ev.seq,
                     d.get("parent_id"),
                     ev.step,
-                    source,
+                    d.get("source"),
                     json.dumps(list(d.get("next") or [])),
-                ),
+                )
             )
         node = d.get("node") or d.get("from_node") or self._span_node.get(ev.parent_span_id or "")
         if ev.span_id:
@@ -457,7 +491,7 @@ class SessionRecorder:
             elif kind in SPAN_CLOSERS:
                 self._span_node.pop(ev.span_id, None)
         return (
-            run,
+            run_id,
             ev.seq,
             kind,
             ev.step,
