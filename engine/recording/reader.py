@@ -306,15 +306,11 @@ class Session:
         return [self._whole(r[0]) for r in self._query(sql, params)]
 
     def _whole(self, text: str) -> str:
-        """The event's text as recorded, a request continuing an earlier one joined to it
-        (``engine.recording.request_prior``)."""
+        """The event's text as recorded (``engine.recording.request_prior``)."""
         if not PriorResolver.marked(text):
             return text
-        try:
-            with self._lock:
-                return self._priors.expand(text)
-        except (ValueError, RecursionError):  # reported as unreadable by whoever decodes it
-            return text
+        with self._lock:
+            return self._priors.whole(text)
 
     def _request_row(self, run_id: str, seq: int) -> str | None:
         try:

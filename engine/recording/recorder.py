@@ -34,7 +34,7 @@ from typing import Any, Protocol
 
 from engine.checkpoint.sqlite import open_sqlite
 from engine.errors import CheckpointError
-from engine.events import SPAN_CLOSERS, SPAN_OPENERS, EventBase
+from engine.events import EventBase
 from engine.observe.bus import Subscription
 from engine.observe.token_runs import TokenMerge
 from engine.recording.compact import (
@@ -46,6 +46,7 @@ from engine.recording.compact import (
 )
 from engine.recording.filtered import FilteringSaver, TextFilter, filter_strings
 from engine.recording.request_prior import RequestPriors, with_prior
+from engine.recording.rows import INSERT_CHECKPOINT, INSERT_EVENT, BatchRows
 from engine.recording.schema import (
     RECORDING_FAILED_KEY,
     SessionError,
@@ -56,30 +57,6 @@ from engine.redaction import scrub
 from engine.serde import to_jsonable
 
 __all__ = ["SessionRecorder"]
-
-_INSERT_EVENT = (
-    "INSERT OR IGNORE INTO session_events(run, seq, kind, step, node, span_id, parent_span_id, ts, data) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
-)
-
-
-_INSERT_CHECKPOINT = (
-    "INSERT OR REPLACE INTO session_checkpoints"
-    "(thread_id, ns, checkpoint_id, run, seq, parent_id, step, source, next) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
-)
-
-
-class _Plan:
-    """What one batch writes besides its events: its runs (id -> thread), their rows'
-    updates and its checkpoints' rows, each naming its run by id until the run is numbered."""
-
-    __slots__ = ("checkpoints", "runs", "updates")
-
-    def __init__(self) -> None:
-        self.runs: dict[str, str | None] = {}
-        self.updates: list[tuple[str, tuple[Any, ...]]] = []
-        self.checkpoints: list[tuple[Any, ...]] = []
 
 
 class _Graph(Protocol):
@@ -109,13 +86,6 @@ def event_json(ev: EventBase, filters: list[TextFilter] | None = None) -> str:
     except Exception:
         data = filter_strings(to_jsonable(dict(ev.__dict__)), filters or [])
         return scrub(json.dumps(data, ensure_ascii=False))
-
-
-def _dumps(value: Any, filters: list[TextFilter] | None = None) -> str | None:
-    if value is None:
-        return None
-    data = filter_strings(to_jsonable(value), filters or [])
-    return scrub(json.dumps(data, ensure_ascii=False, separators=(",", ":")))
 
 
 class _Listener:
@@ -369,7 +339,7 @@ class SessionRecorder:
         # is held), so it is held only for the inserts
         texts = [self._event_json(ev, ev.kind) for ev, _shape in batch]
         # the rows too: only numbering new runs needs the file
-        plan = _Plan()
+        plan = BatchRows(self._span_node, self._shape_by_name, self._filters)
         rows = [
             self._row(ev, shape, text, plan) for (ev, shape), text in zip(batch, texts, strict=True)
         ]
@@ -383,7 +353,7 @@ class SessionRecorder:
         self,
         conn: sqlite3.Connection,
         shapes: dict[str, tuple[str, str]],
-        plan: _Plan,
+        plan: BatchRows,
         rows: list[tuple[Any, ...]],
     ) -> None:
         """One transaction: the batch's shapes, runs, checkpoints and events (``rows`` and
@@ -402,9 +372,9 @@ class SessionRecorder:
                 conn.execute(sql, (*params[:-1], ids[params[-1]]))
             if plan.checkpoints:
                 conn.executemany(
-                    _INSERT_CHECKPOINT, [(*r[:3], ids[r[3]], *r[4:]) for r in plan.checkpoints]
+                    INSERT_CHECKPOINT, [(*r[:3], ids[r[3]], *r[4:]) for r in plan.checkpoints]
                 )
-            conn.executemany(_INSERT_EVENT, [(ids[r[0]], *r[1:]) for r in rows])
+            conn.executemany(INSERT_EVENT, [(ids[r[0]], *r[1:]) for r in rows])
             conn.execute("COMMIT")
         except BaseException:
             try:
@@ -427,80 +397,8 @@ class SessionRecorder:
         self._run_rows[run_id] = rid = int(row[0])
         return rid
 
-    def _row(self, ev: EventBase, shape: str | None, text: str, plan: _Plan) -> tuple[Any, ...]:
-        """The ``session_events`` row of ``ev`` (whose JSON is ``text``; its run named by id,
-        for ``_commit`` to number), noting in ``plan`` what it says about its run and
-        checkpoint."""
-        d = ev.__dict__
-        run_id = ev.run_id
-        if run_id not in plan.runs:
-            plan.runs[run_id] = ev.thread_id
-        kind = ev.kind
-        if kind == "run.started" and not ev.ns:
-            graph = str(d.get("graph") or "graph")
-            if shape is None:
-                shape = self._shape_by_name.get(graph)
-            plan.updates.append(
-                (
-                    "UPDATE session_runs SET thread_id=?, graph=?, shape_digest=?, status='running', started=?, "
-                    "resumed=?, input=? WHERE id=?",
-                    (
-                        ev.thread_id,
-                        graph,
-                        shape,
-                        ev.ts,
-                        int(bool(d.get("resumed"))),
-                        _dumps(d.get("input"), self._filters),
-                        run_id,
-                    ),
-                )
-            )
-        elif kind == "run.finished" and not ev.ns:
-            error = d.get("error")
-            plan.updates.append(
-                (
-                    "UPDATE session_runs SET status=?, finished=?, output=?, error=? WHERE id=?",
-                    (
-                        d.get("status"),
-                        ev.ts,
-                        _dumps(d.get("output"), self._filters),
-                        _dumps(error, self._filters),
-                        run_id,
-                    ),
-                )
-            )
-        elif kind == "checkpoint.saved" and ev.thread_id is not None and ev.checkpoint_id:
-            plan.checkpoints.append(
-                (
-                    ev.thread_id,
-                    ev.ns,
-                    ev.checkpoint_id,
-                    run_id,
-                    ev.seq,
-                    d.get("parent_id"),
-                    ev.step,
-                    d.get("source"),
-                    json.dumps(list(d.get("next") or [])),
-                )
-            )
-        node = d.get("node") or d.get("from_node") or self._span_node.get(ev.parent_span_id or "")
-        if ev.span_id:
-            if kind in SPAN_OPENERS:
-                if node:
-                    self._span_node[ev.span_id] = node
-            elif kind in SPAN_CLOSERS:
-                self._span_node.pop(ev.span_id, None)
-        return (
-            run_id,
-            ev.seq,
-            kind,
-            ev.step,
-            node or None,
-            ev.span_id,
-            ev.parent_span_id,
-            ev.ts,
-            text,
-        )
+    def _row(self, ev: EventBase, shape: str | None, text: str, plan: BatchRows) -> tuple[Any, ...]:
+        return plan.row(ev, shape, text)
 
     def _event_json(self, ev: EventBase, kind: str) -> str:
         if kind == "model.request" and self.continue_requests:

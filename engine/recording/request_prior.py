@@ -134,6 +134,13 @@ class PriorResolver:
         """Whether the text may need joining (a cheap test; ``expand`` checks properly)."""
         return _MARK in text
 
+    def whole(self, text: str) -> str:
+        """``expand``, or the text as it is when it is not JSON (whoever decodes it says so)."""
+        try:
+            return self.expand(text)
+        except (ValueError, RecursionError):
+            return text
+
     def expand(self, text: str) -> str:
         """The event's text as the recorder was given it (unchanged when it has no prior)."""
         data = json.loads(text)
