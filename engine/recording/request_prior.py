@@ -34,12 +34,19 @@ _RECENT = 8
 
 
 def _shared(old: list[Any], new: list[Any]) -> int:
-    """How many first items of ``new`` equal ``old``'s (a C pass of deep comparisons)."""
-    flags = list(map(operator.eq, old, new))
+    """How many first items of ``new`` equal ``old``'s: the same objects first (the request
+    log hands a run the JSON of the previous run's messages), then deep comparisons (C
+    passes, both)."""
+    same = list(map(operator.is_, old, new))
     try:
-        return flags.index(False)
+        i = same.index(False)
     except ValueError:
-        return len(flags)
+        return len(same)
+    equal = list(map(operator.eq, old[i:], new[i:]))
+    try:
+        return i + equal.index(False)
+    except ValueError:
+        return i + len(equal)
 
 
 class RequestPriors:
