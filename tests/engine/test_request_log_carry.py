@@ -40,7 +40,7 @@ def test_a_runs_first_request_reuses_the_history_json_and_records_it_whole() -> 
     # the fourth run's first request: the history's JSON is the third's, not made again
     third, fourth = full[2][0], full[3][0]
     assert third is not None and fourth is not None and len(fourth) == len(third) + 2
-    assert all(a is b for a, b in zip(third[1:], fourth[1:len(third)], strict=True))
+    assert all(a is b for a, b in zip(third[1:], fourth[1 : len(third)], strict=True))
 
 
 def test_a_message_that_is_not_the_same_is_serialized_again(monkeypatch: Any) -> None:

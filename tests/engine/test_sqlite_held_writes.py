@@ -105,7 +105,8 @@ def test_held_writes_are_read_back_and_stored_soon_without_a_checkpoint(tmp_path
     assert tip is not None
     saver.acquire_thread("t", "run-1")  # as a run does: its writes may be held
     saver.put_writes(tip.config, [("log", ["late"])], "task-1")
-    assert [w[2] for w in saver.get_tuple(cfg).pending_writes or []] == [["late"]]  # a read stores them
+    # a read stores them first
+    assert [w[2] for w in saver.get_tuple(cfg).pending_writes or []] == [["late"]]
 
     saver.put_writes(tip.config, [("log", ["later"])], "task-2")
     other = SqliteSaver(path, heartbeat=False)
