@@ -13,6 +13,8 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any
 
+from pydantic import BaseModel
+
 from engine.core.handoff import LoopInbox
 from engine.events import EventBase, LoopDetected, ModelToken
 from engine.observe.loops import LoopWatch
@@ -100,15 +102,29 @@ class RunEmitter:
     # -- emitting ------------------------------------------------------------------------
 
     def _build(self, cls: type[EventBase], fields: dict[str, Any]) -> EventBase:
-        fields.setdefault("parent_span_id", CURRENT_SPAN.get())
-        fields.setdefault("step", self.step)
-        fields.setdefault("checkpoint_id", self.checkpoint_id)
-        fields["run_id"] = self.run_id
-        fields["thread_id"] = self.thread_id
-        fields["ts"] = time.time()
-        fields["mono_ns"] = time.monotonic_ns()
-        fields["ns"] = self.ns
-        return construct(cls, fields)
+        """``construct(cls, fields + envelope)``, in one pass: the event's ``__dict__`` has the
+        same keys in the same order (the recorded JSON follows it) and the same values."""
+        spec = _DEFAULTS.get(cls) or _spec_of(cls)
+        data = spec[0].copy()
+        for name, factory in spec[1]:
+            if name not in fields:
+                data[name] = factory()
+        # the envelope's keys are all in the defaults: setting them keeps their places
+        data["parent_span_id"] = CURRENT_SPAN.get()
+        data["step"] = self.step
+        data["checkpoint_id"] = self.checkpoint_id
+        data.update(fields)  # the caller's own envelope values win over those three
+        data["run_id"] = self.run_id
+        data["thread_id"] = self.thread_id
+        data["ts"] = time.time()
+        data["mono_ns"] = time.monotonic_ns()
+        data["ns"] = self.ns
+        ev = _new(cls)
+        _set_dict(ev, data)
+        _set_fields_set(ev, {*fields, *_ENVELOPE})
+        _set_extra(ev, None)
+        _set_private(ev, None)
+        return ev
 
     async def _deliver(self, ev: EventBase, gate: bool = True) -> None:
         if self._held[0] is not None:
@@ -259,20 +275,36 @@ class RunEmitter:
 
 _DEFAULTS: dict[type[EventBase], tuple[dict[str, Any], tuple[tuple[str, Any], ...]]] = {}
 
+_ENVELOPE = ("parent_span_id", "step", "checkpoint_id", "run_id", "thread_id", "ts", "mono_ns")
+_ENVELOPE += ("ns", "seq")  # seq: set on delivery
+"""The fields every event built by an emitter has set (``__pydantic_fields_set__``)."""
+
+# pydantic models keep these in slots: set through the slots themselves (what
+# ``object.__setattr__`` ends up calling, without looking the name up each time)
+_new = object.__new__
+_set_dict = vars(BaseModel)["__dict__"].__set__
+_set_fields_set = vars(BaseModel)["__pydantic_fields_set__"].__set__
+_set_extra = vars(BaseModel)["__pydantic_extra__"].__set__
+_set_private = vars(BaseModel)["__pydantic_private__"].__set__
+
+
+def _spec_of(cls: type[EventBase]) -> tuple[dict[str, Any], tuple[tuple[str, Any], ...]]:
+    """(the defaults of ``cls``'s fields, the default factories), computed once per class."""
+    static: dict[str, Any] = {}
+    factories: list[tuple[str, Any]] = []
+    for name, f in cls.model_fields.items():
+        if f.default_factory is not None:
+            factories.append((name, f.default_factory))
+        elif not f.is_required():
+            static[name] = f.default
+    spec = _DEFAULTS[cls] = (static, tuple(factories))
+    return spec
+
 
 def construct(cls: type[EventBase], fields: dict[str, Any]) -> EventBase:
     """Build a trusted event without validation: ``model_construct`` with its per-call
     default bookkeeping precomputed (events are built on the hot path)."""
-    spec = _DEFAULTS.get(cls)
-    if spec is None:
-        static: dict[str, Any] = {}
-        factories: list[tuple[str, Any]] = []
-        for name, f in cls.model_fields.items():
-            if f.default_factory is not None:
-                factories.append((name, f.default_factory))
-            elif not f.is_required():
-                static[name] = f.default
-        spec = _DEFAULTS[cls] = (static, tuple(factories))
+    spec = _DEFAULTS.get(cls) or _spec_of(cls)
     data = dict(spec[0])
     for name, factory in spec[1]:
         if name not in fields:
