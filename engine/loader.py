@@ -325,6 +325,9 @@ def load_target(spec: str, module: ModuleType | None = None) -> LoadedAgent:
         )
     from engine.attach import attach, is_langgraph
 
+    if factory is not None and not is_langgraph(obj):  # our graph: made again for every run
+        obj.remake = factory.for_runs()
+        obj.made_saver = getattr(obj, "checkpointer", None)
     if is_langgraph(obj):  # a real langgraph graph: run it on langgraph, seen through our events
         label = project.graph_id if project is not None else name  # as the server names it
         obj = attach(

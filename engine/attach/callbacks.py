@@ -21,6 +21,7 @@ from uuid import UUID
 from engine.attach.abort import StepwiseAbort
 from engine.attach.base import Open, either, task_of
 from engine.attach.calls import CallEvents
+from engine.attach.node_writes import node_writes
 from engine.attach.summary import summary
 from engine.core.ids import new_span_id
 from engine.errors import RunStopped
@@ -235,12 +236,7 @@ class AttachCallbacks(CallEvents):
                 else None,
                 duration_ms=(time.perf_counter() - op.t0) * 1000,
             )
-        writes: list[dict[str, Any]] = []
-        if isinstance(outputs, dict):
-            writes = [
-                {"channel": str(k), "value": to_jsonable(v, max_str=2000, max_items=20)}
-                for k, v in outputs.items()
-            ]
+        writes = node_writes(outputs)
         try:
             await self._emit(
                 NodeFinished,

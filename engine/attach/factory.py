@@ -16,6 +16,7 @@ import asyncio
 import atexit
 import contextlib
 import inspect
+import logging
 import threading
 import typing
 from collections.abc import AsyncIterator, Callable, Coroutine, Mapping
@@ -25,6 +26,7 @@ from typing import Any, Literal, TypeVar
 from engine.errors import one_line
 
 T = TypeVar("T")
+_log = logging.getLogger("stepwise.attach")
 
 __all__ = ["AccessContext", "FactoryError", "GraphFactory", "classify_factory"]
 
@@ -114,6 +116,16 @@ class GraphFactory:
         async with _entered(made, self.where) as value:
             yield _compiled(value, self.where)
 
+    def for_runs(self) -> Callable[[Mapping[str, Any], Any, Any], Any]:
+        """How a run opens the factory: ``(configurable, context, store)`` -> ``open``."""
+
+        def remake(configurable: Mapping[str, Any], context: Any, store: Any) -> Any:
+            return self.open(
+                "threads.create_run", configurable=configurable, context=context, store=store
+            )
+
+        return remake
+
     def hold(self, access: AccessContext = "assistants.read", store: Any = None) -> Any:
         """The graph for ``access``, made now from synchronous code and kept open until the
         process ends or the same factory is held again (the app reloaded): the session's
@@ -127,7 +139,7 @@ class GraphFactory:
         earlier = _held.pop(self.where, None)  # the same app loaded again: this one replaces it
         _held[self.where] = stack
         if earlier is not None:
-            _close(earlier)
+            _close(self.where, earlier)
         return graph
 
 
@@ -153,12 +165,17 @@ def _on_held_loop(coro: Coroutine[Any, Any, T]) -> T:
 def _close_held() -> None:
     """Close the factories held open, on their loop (best effort: the process is ending)."""
     while _held:
-        _close(_held.pop(next(iter(_held))))
+        where = next(iter(_held))
+        _close(where, _held.pop(where))
 
 
-def _close(stack: contextlib.AsyncExitStack) -> None:
-    with contextlib.suppress(Exception):  # what the factory cleans up is its own affair
+def _close(where: str, stack: contextlib.AsyncExitStack) -> None:
+    """Close a held factory; its own cleanup failing is the app's affair, said in one line
+    on the log (the app goes on: a reload has its new graph already)."""
+    try:
         _on_held_loop(stack.aclose())
+    except Exception as exc:
+        _log.warning("%s: closing the graph factory raised %s", where, one_line(exc))
 
 
 @contextlib.asynccontextmanager

@@ -19,6 +19,7 @@ from engine.graph.channels import BaseChannel
 from engine.graph.drawing import DrawableGraph
 from engine.graph.events_api import EventsAPI
 from engine.graph.loop import PregelLoop
+from engine.graph.remade import Remake, made_for_run
 from engine.graph.runtime import RunContext, TaskContext, reset_run, set_run
 from engine.graph.schema_json import schema_json
 from engine.graph.state import StateSpec
@@ -64,6 +65,11 @@ class CompiledStateGraph(StateAPI, EventsAPI, Generic[StateT, ContextT, InputT, 
     """The loop that runs this graph (the functional API's entrypoints use a subclass)."""
     cache: Any = None
     """The node-result cache (``compile(cache=...)``); see ``engine.cache``."""
+    remake: Remake | None = None
+    """Made by a graph factory (``langgraph.json``): how to make the graph again for a run
+    (``engine.graph.remade``); set by the loader."""
+    made_saver: Any = None
+    """The checkpointer the factory's graph had when it was loaded (see ``remake``)."""
     step_timeout: float | None = None
     """Seconds a superstep may take (``graph.step_timeout = 10``); past it the step's tasks
     are cancelled and the run raises ``TimeoutError``, as LangGraph's does."""
@@ -216,6 +222,22 @@ class CompiledStateGraph(StateAPI, EventsAPI, Generic[StateT, ContextT, InputT, 
                 stream=stream,
                 stream_modes=frozenset(stream_modes),
             )
+        if self.remake is not None:  # made by a graph factory: made again for this run
+            async with made_for_run(self, self.remake, config, context) as made:
+                return await made._arun(
+                    input,
+                    config,
+                    stream=stream,
+                    stream_modes=stream_modes,
+                    debugger=debugger,
+                    extra_buses=[self.bus, *extra_buses],
+                    context=context,
+                    interrupt_before=interrupt_before,
+                    interrupt_after=interrupt_after,
+                    durability=durability,
+                    sync_call=sync_call,
+                    control=control,
+                )
         cfg = _merge_config(self.config, config or {})
         context = coerce_context(self._context_schema(), context)
         conf = cfg.setdefault("configurable", {})

@@ -200,3 +200,39 @@ def test_a_factory_holding_an_async_postgres_saver_serves_runs_and_reads_on_othe
         assert snap is not None and snap.values == {"n": 2 * n}
     history = asyncio.run(target.history("p2"))
     assert [s.values.get("n") for s in history][:2] == [10, 5]
+
+
+def test_a_held_factory_failing_to_close_is_one_line_on_the_log(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    app = tmp_path / f"factory_close_{uuid.uuid4().hex[:8]}.py"
+    app.write_text(
+        textwrap.dedent(
+            """
+            import contextlib
+            from typing import TypedDict
+            from langgraph.graph import START, StateGraph
+
+            class S(TypedDict):
+                n: int
+
+            @contextlib.contextmanager
+            def make_graph():
+                b = StateGraph(S)
+                b.add_node("keep", lambda s: {"n": s["n"]})
+                b.add_edge(START, "keep")
+                yield b.compile()
+                raise OSError("socket already closed\\nsecond line")
+            """
+        )
+    )
+    (tmp_path / "langgraph.json").write_text(
+        json.dumps({"graphs": {"g": f"./{app.name}:make_graph"}})
+    )
+    load_target(str(tmp_path))
+    with caplog.at_level("WARNING", logger="stepwise.attach"):
+        again = load_target(str(tmp_path))  # a reload closes the first holding, which raises
+    assert "keep" in again.graph.get_graph().nodes  # the reload goes on with its new graph
+    [record] = [r for r in caplog.records if "closing the graph factory" in r.getMessage()]
+    message = record.getMessage()
+    assert "OSError: socket already closed" in message and "\n" not in message
