@@ -114,7 +114,7 @@ class EntrypointGraph(CompiledStateGraph):
 
     def _state_values(self, channels: dict[str, BaseChannel]) -> Any:
         ch = channels.get(END)
-        return ch.get() if ch is not None and ch.is_available() else {}
+        return ch.get() if ch is not None and ch.is_available() else None
 
     # -- JSON schemas ----------------------------------------------------------------------
 

@@ -20,6 +20,8 @@ class EntrySpec(StateSpec):
         from engine.graph.channels import LastValue
 
         self.schema = None
+        self.is_root = False
+        self.managed = {}
         self.fields = {END: Any, PREVIOUS: Any}
         self.channels = {END: LastValue(Any), PREVIOUS: LastValue(Any)}
         for k, ch in self.channels.items():
@@ -27,6 +29,10 @@ class EntrySpec(StateSpec):
         self.markers = {END: set(), PREVIOUS: {OmitFromOutput}}
         self.is_pydantic = False
         self.is_dataclass = False
+
+    @property
+    def result_key(self) -> str | None:
+        return END  # a finished entrypoint task's result is what the function returned
 
     def to_state(self, values: dict[str, Any]) -> Any:
         return values

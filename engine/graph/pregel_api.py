@@ -220,6 +220,10 @@ class ChannelsSpec(StateSpec):
         self.is_pydantic = False
         self.is_dataclass = False
 
+    @property
+    def result_key(self) -> str | None:
+        return self.single
+
     def to_state(self, values: dict[str, Any]) -> Any:
         if self.single is not None:
             return values.get(self.single)

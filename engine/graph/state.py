@@ -225,6 +225,11 @@ class StateSpec:
     def keys(self) -> list[str]:
         return list(self.fields)
 
+    @property
+    def result_key(self) -> str | None:
+        """The one key that is a task's whole result (a single-value state's), else None."""
+        return ROOT if self.is_root else None
+
     def present(self, values: dict[str, Any]) -> Any:
         """What users see of ``{key: value}``: the dict, or the single value of a root state."""
         if self.is_root:

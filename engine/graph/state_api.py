@@ -25,7 +25,6 @@ from engine.events import CheckpointSaved, StateUpdated
 from engine.graph.algo import Task, apply_writes, compute_writes, plan_tasks
 from engine.graph.channels import MISSING, BaseChannel
 from engine.graph.runtime import current_run
-from engine.graph.state import ROOT
 from engine.graph.subgraph_state import SAVER_KEY, SubgraphStateAPI, with_checkpoint_map
 from engine.message_log import plain
 from engine.observe.bus import RunEmitter
@@ -163,7 +162,8 @@ class StateAPI(SubgraphStateAPI):
         for c, v in output:
             if c == _RETURN:
                 return v
-        keys = [ROOT] if self.spec.is_root else self.output_keys
+        single = self.spec.result_key
+        keys = [single] if single is not None else self.output_keys
         mapped: dict[str, Any] = {}
         for c, v in output:
             if c not in keys:
@@ -174,8 +174,8 @@ class StateAPI(SubgraphStateAPI):
                 mapped[c] = {"$writes": [*many, v]}
             else:
                 mapped[c] = v
-        if self.spec.is_root:
-            return mapped.get(ROOT)
+        if single is not None:
+            return mapped.get(single)
         return mapped
 
     # -- get_state ---------------------------------------------------------------------------

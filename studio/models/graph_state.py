@@ -40,6 +40,7 @@ from engine.graph.drawing import DrawableGraph
 from studio.models.event_summary import is_stop
 from studio.models.ns import ns_path
 from studio.models.pricing import PriceTable, spend_text, spend_tooltip
+from studio.models.undrawn_routes import END, UndrawnRoutes
 from studio.models.usage_ledger import UsageLedger
 
 __all__ = [
@@ -67,6 +68,8 @@ class GraphChange:
     """The highlighted route changed."""
     everything: bool = False
     """Graph replaced or state reset: redraw it all."""
+    edges: bool = False
+    """A route was taken that the drawing has no edge for (``undrawn_routes``): lay out again."""
 
 
 @dataclass(frozen=True)
@@ -160,6 +163,7 @@ class GraphStateModel:
         self._live: dict[str, _Live] = {n: _Live() for n in self._graph.nodes}
         self._breakpoints: set[str] = set()
         self._route: RouteTaken | None = None
+        self._undrawn = UndrawnRoutes(self._graph)
         self._moment: Moment | None = None
         self._listeners: list[Listener] = []
         self._by_kind: dict[str, str | None] = {}
@@ -193,6 +197,7 @@ class GraphStateModel:
         self._graph = graph
         self._by_kind = {}
         self._breakpoints &= set(graph.nodes)
+        self._undrawn = UndrawnRoutes(graph)
         self._clear()
 
     @property
@@ -253,6 +258,12 @@ class GraphStateModel:
     @property
     def last_route(self) -> RouteTaken | None:
         return self._route
+
+    @property
+    def undrawn_routes(self) -> list[tuple[str, str]]:
+        """Routes runs took between drawn nodes that the drawing has no edge for, in the
+        order first taken, kept across runs of the graph (``studio.models.undrawn_routes``)."""
+        return list(self._undrawn.routes)
 
     @property
     def running_nodes(self) -> list[str]:
@@ -327,6 +338,12 @@ class GraphStateModel:
             self._count_usage(event)  # every graph's: a node's cost includes its subgraph's
         if (event.ns or self.path) and ns_path(event.ns) != self.path:
             return  # another graph's nodes (a subgraph's, or the parent's when one is shown)
+        if isinstance(event, Route):
+            grew = self._undrawn.take(event)
+        else:
+            grew = self._undrawn.pending and self._undrawn.settle()
+        if grew:
+            self._notify(GraphChange(edges=True))
         match event:
             case NodeStarted():
                 self._on_node_started(event)
@@ -402,6 +419,8 @@ class GraphStateModel:
 
     def _on_route(self, ev: Route) -> None:
         targets = [*ev.to, *(str(s.get("node", "")) for s in ev.sends)]
+        if ev.reason == "end" and not targets and END in self._live:
+            targets = [END]  # the run ends here: its edge to END is the route taken
         old = self._route
         self._route = RouteTaken(ev.from_node, tuple(dict.fromkeys(t for t in targets if t)))
         touched = [ev.from_node, *self._route.to]

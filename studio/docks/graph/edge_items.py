@@ -1,4 +1,5 @@
-"""Edge items of the Graph dock: routes with arrowheads (solid or dashed) and their labels."""
+"""Edge items of the Graph dock: routes with arrowheads (solid, dashed or dotted) and their
+labels."""
 
 from __future__ import annotations
 
@@ -15,15 +16,23 @@ __all__ = ["EdgeItem", "EdgeLabelItem"]
 
 
 class EdgeItem(QGraphicsPathItem):
-    """An edge route: solid when static, dashed when conditional, with an arrowhead."""
+    """An edge route: solid when static, dashed when conditional, dotted when ``observed``
+    (a route a run took that the graph's drawing has no edge for), with an arrowhead."""
 
     ARROW = 9.0
 
-    def __init__(self, route: EdgeRoute, palette: Palette) -> None:
+    def __init__(self, route: EdgeRoute, palette: Palette, *, observed: bool = False) -> None:
         super().__init__()
         self.route = route
+        self.observed = observed
         self._palette = palette
         self.highlighted = False
+        if observed:
+            self.setToolTip(
+                "Taken at run time; the graph's drawing has no edge here (a node returning "
+                "Command(goto=...) without a Command[Literal[...]] return annotation, or an "
+                "edge LangGraph's drawing cannot reach)"
+            )
         path = QPainterPath(QPointF(*route.curves[0][0]))
         for _, c1, c2, end in route.curves:
             path.cubicTo(QPointF(*c1), QPointF(*c2), QPointF(*end))
@@ -62,7 +71,10 @@ class EdgeItem(QGraphicsPathItem):
 
     def _restyle(self) -> None:
         pen = QPen(self.color(), 2.6 if self.highlighted else 1.4)
-        if self.route.conditional:
+        if self.observed:
+            pen.setStyle(Qt.PenStyle.CustomDashLine)
+            pen.setDashPattern([1.0, 2.5])
+        elif self.route.conditional:
             pen.setStyle(Qt.PenStyle.CustomDashLine)
             pen.setDashPattern([4.0, 3.0])
         pen.setCapStyle(Qt.PenCapStyle.FlatCap)

@@ -7,6 +7,8 @@ event-loop turn (a zero-timer), and only items whose visible state changed repai
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from PySide6.QtCore import QPoint, QRect, QRectF, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QAction,
@@ -21,7 +23,7 @@ from PySide6.QtGui import (
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QFrame, QGraphicsScene, QGraphicsView, QMenu, QWidget
 
-from engine.graph.drawing import DrawableGraph
+from engine.graph.drawing import DrawableGraph, Edge
 from studio.docks.graph.edge_items import EdgeItem, EdgeLabelItem
 from studio.docks.graph.node_item import NodeItem
 from studio.docks.graph.theme import Fonts, Palette, palette_for
@@ -76,6 +78,7 @@ class GraphView(QGraphicsView):
         """Keep the whole graph in view on resize until the user zooms or pans."""
         self._dirty: set[str] = set()
         self._route_dirty = False
+        self._edges_dirty = False
         self.flushes = 0
         """How many coalesced updates were applied (for tests and diagnostics)."""
         self._timer = QTimer(self)
@@ -230,11 +233,12 @@ class GraphView(QGraphicsView):
             return
         self._dirty |= change.nodes
         self._route_dirty = self._route_dirty or change.route
+        self._edges_dirty = self._edges_dirty or change.edges
         if not self._timer.isActive():
             self._timer.start()
 
     def has_pending_updates(self) -> bool:
-        return bool(self._dirty or self._route_dirty)
+        return bool(self._dirty or self._route_dirty or self._edges_dirty)
 
     def show_pending(self) -> None:
         """Apply the coalesced updates now (a whole batch of events is in: no reason to wait
@@ -244,6 +248,10 @@ class GraphView(QGraphicsView):
 
     def _flush(self) -> None:
         self._timer.stop()
+        if self._edges_dirty:  # a route the drawing lacks: lay out again (sets every item)
+            self._rebuild(keep_view=True)
+            self.flushes += 1
+            return
         dirty, self._dirty = self._dirty, set()
         for node_id in sorted(dirty):
             item = self._nodes.get(node_id)
@@ -263,17 +271,26 @@ class GraphView(QGraphicsView):
             if edge.route.index in self._labels:
                 self._labels[edge.route.index].set_highlighted(on)
 
-    def _rebuild(self) -> None:
+    def _rebuild(self, keep_view: bool = False) -> None:
+        """Lay the graph out and make every item.  ``keep_view``: the same graph with more
+        edges; the selection stays and the view is refitted only if the user has not zoomed
+        or panned."""
         graph = self._state.graph
+        selected = self._selected if keep_view else None
         self._timer.stop()
         self._dirty.clear()
-        self._route_dirty = False
+        self._route_dirty = self._edges_dirty = False
         self._scene.clear()
         self._nodes, self._edges, self._labels = {}, [], {}
         self._drawn_graph = graph
-        self._layout = layout_graph(graph, self._fonts.text_width, self._options)
+        undrawn = self._state.undrawn_routes
+        laid = graph
+        if undrawn:
+            extra = [Edge(s, t, conditional=True) for s, t in undrawn]
+            laid = replace(graph, edges=[*graph.edges, *extra])
+        self._layout = layout_graph(laid, self._fonts.text_width, self._options)
         for route in self._layout.edges:
-            edge = EdgeItem(route, self._palette)
+            edge = EdgeItem(route, self._palette, observed=route.index >= len(graph.edges))
             self._scene.addItem(edge)
             self._edges.append(edge)
             if route.label and route.label_rect:
@@ -287,10 +304,12 @@ class GraphView(QGraphicsView):
             self._nodes[node_id] = item
         self._highlight_route()
         self._selected = None
+        self.select_node(selected)
         self._scene.setSceneRect(
             self._bounds().adjusted(-_PAN_ROOM, -_PAN_ROOM, _PAN_ROOM, _PAN_ROOM)
         )
-        self.fit()
+        if not keep_view or self._auto_fit:
+            self.fit()
 
     def _bounds(self) -> QRectF:
         if self._layout is None:
