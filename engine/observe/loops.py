@@ -29,9 +29,6 @@ REPEATED_CALLS = 3
 FAILING_ANSWERS = 3
 """This many model answers in a row made only of failing tool calls is a loop."""
 
-_OPENERS = frozenset(SPAN_OPENERS)
-_CLOSERS = frozenset(SPAN_CLOSERS)
-
 
 @dataclass
 class _Repeat:
@@ -75,32 +72,29 @@ class LoopWatch:
         self._lanes: dict[str, _Lane] = {}
 
     def see(self, ev: EventBase) -> dict[str, Any] | None:
-        # called for every event of a listened run: only span openers and closers matter
-        # (``loop.detected`` and ``debug.*`` events are neither)
         kind = ev.kind
-        if kind in _CLOSERS:
-            found = None
-            if kind == "model.response":
-                self._answered(ev)
-            elif kind == "tool.finished":
-                found = self._tool_finished(ev)
-            span_id = ev.span_id
-            if span_id:
-                self._spans.pop(span_id, None)
+        if kind == "loop.detected" or kind.startswith("debug."):
+            return None
+        if kind in SPAN_CLOSERS:
+            found = self._closing(ev)
+            if ev.span_id:
+                self._spans.pop(ev.span_id, None)
             return found
-        if kind in _OPENERS:
-            span_id = ev.span_id
-            if span_id:
-                if kind == "node.started":
-                    self._spans[span_id] = (str(ev.__dict__.get("node") or ""), span_id)
-                    return None
-                parent = self._spans.get(ev.parent_span_id or "")
-                self._spans[span_id] = parent if parent is not None else ("", None)
-                if kind == "tool.started":
-                    return self._tool_started(ev)
+        if kind in SPAN_OPENERS and ev.span_id:
+            self._open(ev)
+            if kind == "tool.started":
+                return self._tool_started(ev)
         return None
 
     # -- spans -----------------------------------------------------------------------------------
+
+    def _open(self, ev: EventBase) -> None:
+        d = ev.__dict__
+        if ev.kind == "node.started":
+            self._spans[ev.span_id] = (str(d.get("node") or ""), ev.span_id)  # type: ignore[index]
+            return
+        parent = self._spans.get(ev.parent_span_id or "")
+        self._spans[ev.span_id] = parent if parent is not None else ("", None)  # type: ignore[index]
 
     def where(self, ev: EventBase) -> tuple[str, str | None]:
         """(node, the node's span) of an event, from its own or its parent span."""
@@ -138,6 +132,13 @@ class LoopWatch:
         }
 
     # -- answers made only of failing calls ------------------------------------------------------
+
+    def _closing(self, ev: EventBase) -> dict[str, Any] | None:
+        if ev.kind == "model.response":
+            self._answered(ev)
+        elif ev.kind == "tool.finished":
+            return self._tool_finished(ev)
+        return None
 
     def _answered(self, ev: EventBase) -> None:
         d = ev.__dict__
