@@ -39,6 +39,8 @@ from engine.messages import (
     SystemMessage,
 )
 from engine.middleware.types import AgentMiddleware, ModelRequest, ModelResponse
+from engine.models.base import BaseChatModel
+from engine.models.streaming import token_pieces
 from engine.observe.bus import RunEmitter, current_emitter, span
 from engine.observe.faults import check_fault
 from engine.observe.request_log import public_params
@@ -75,6 +77,19 @@ def _with_system(system: SystemMessage | None, messages: Sequence[Any]) -> list[
         list.extend(out, messages)  # one copy of a long history, not two
         return out
     return [*head, *messages]
+
+
+def _splits_whole_reply(model: Any) -> bool:
+    """Whether ``model`` streams by answering at once and splitting the reply
+    (``BaseChatModel``'s own ``astream`` / ``_astream`` / ``ainvoke``: scripted and replayed
+    models), so its stream's pieces are ``token_pieces`` of its ``ainvoke`` reply."""
+    cls = type(model)
+    return (
+        isinstance(model, BaseChatModel)
+        and cls.astream is BaseChatModel.astream
+        and cls._astream is BaseChatModel._astream
+        and cls.ainvoke is BaseChatModel.ainvoke
+    )
 
 
 def _debugger_wants_tokens(em: RunEmitter) -> bool:
@@ -283,6 +298,18 @@ class ModelNode:
             if em is not None
             else None
         )
+        if run is None and tokens is not None and _splits_whole_reply(model):
+            # the model answers at once and streams the reply split in pieces: with nobody
+            # taking the chunks themselves (a ``messages`` stream), the token events are made
+            # from the whole reply's pieces, the same ones in the same order, without building
+            # a chunk object per piece
+            try:
+                output = await model.ainvoke(messages, **kwargs)
+                for text, pieces in token_pieces(output):
+                    await tokens.add(text, pieces)
+            finally:
+                tokens.close()
+            return output
         try:
             async for item in model.astream(messages, **kwargs):
                 if not isinstance(item, AIMessageChunk):

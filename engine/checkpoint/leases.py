@@ -125,6 +125,10 @@ class SqliteLeases:
                 )
                 settle(self.conn)
 
+    def holds(self, thread_id: str) -> bool:
+        """Whether a run of this process holds the thread now."""
+        return thread_id in self._held
+
     def holder(self, thread_id: str) -> str | None:
         """The owner of a live lease on the thread, if any."""
         with self.lock:

@@ -20,6 +20,7 @@ from pathlib import Path
 from engine.checkpoint import sqlite_tx
 from engine.checkpoint.base import BaseCheckpointSaver, StoredRow
 from engine.checkpoint.blobs import chain_from
+from engine.checkpoint.held_writes import HeldWrite, HeldWrites, held_statements
 from engine.checkpoint.leases import DEFAULT_LEASE_TTL, LeaseInfo, SqliteLeases
 from engine.checkpoint.log_blobs import base_of
 from engine.checkpoint.packing import PACK_BODY_FROM, head, pack, unpack
@@ -84,14 +85,6 @@ writes by reference (``engine.checkpoint.write_refs``), and a new file's pending
 ordered by a ``seq`` column (no rowid, no second index of their keys).  A file of layout 1 is
 read as it is and marked 2 when this version first writes to it."""
 
-_WRITES_IN_ORDER = (
-    "INSERT OR REPLACE INTO checkpoint_writes"
-    " (thread_id, ns, checkpoint_id, task_id, idx, channel, data, seq)"
-    " VALUES (?, ?, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM checkpoint_writes"
-    " WHERE thread_id=? AND ns=? AND checkpoint_id=?))"
-)
-"""A write goes after the checkpoint's earlier ones (a write stored again moves last, as a
-new rowid did in layout 1)."""
 
 _SCAN_FROM = 64
 """A chain stretch longer than this is read with one scan of the channel's blobs."""
@@ -126,6 +119,8 @@ class SqliteSaver(BaseCheckpointSaver):
         self._lease_rows = SqliteLeases(
             self.conn, self._lock, ttl=lease_ttl, clock=clock, heartbeat=heartbeat
         )
+        self._held = HeldWrites(lambda: self._flush_held(keep=True))
+        """Writes waiting to share the next checkpoint's transaction (``held_writes``)."""
         try:
             with self._lock:
                 self.conn.executescript(_SCHEMA)
@@ -172,7 +167,10 @@ class SqliteSaver(BaseCheckpointSaver):
 
     def close(self) -> None:
         self._lease_rows.close()
+        self._held.close()
         with self._lock:
+            with suppress(CheckpointError):  # a file that cannot take them says so on close
+                self._flush_held()
             self.conn.close()
 
     def __enter__(self) -> SqliteSaver:
@@ -186,6 +184,8 @@ class SqliteSaver(BaseCheckpointSaver):
     def _query(self, sql: str, params: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
         try:
             with self._lock:
+                if self._held:
+                    self._flush_held()
                 return self.conn.execute(sql, params).fetchall()
         except sqlite3.DatabaseError as exc:
             raise CheckpointError(f"Cannot read checkpoints from {self.path}: {exc}") from exc
@@ -235,7 +235,18 @@ class SqliteSaver(BaseCheckpointSaver):
         blobs: list[tuple[str, str, str]],
         refs: list[tuple[str, int, str, str]] = [],  # noqa: B006 - never changed
     ) -> None:
-        batches: list[tuple[str, list[tuple[object, ...]]]] = []
+        with self._lock:  # a failed transaction loses the held writes with the checkpoint
+            self._put_row_with(row, blobs, refs, self._held.take())
+
+    def _put_row_with(
+        self,
+        row: StoredRow,
+        blobs: list[tuple[str, str, str]],
+        refs: list[tuple[str, int, str, str]],
+        held: list[HeldWrite],
+    ) -> None:
+        refs = list(refs)
+        batches = held_statements(held, self._writes_seq, row, refs) if held else []
         if blobs:
             batches.append(
                 (
@@ -267,7 +278,7 @@ class SqliteSaver(BaseCheckpointSaver):
                 )
             )
         if refs and row.parent_id is not None:
-            # only a write that still holds the text the reference stands for
+            # only a write stored earlier that still holds the text the reference stands for
             batches.append(
                 (
                     "UPDATE checkpoint_writes SET data=? WHERE thread_id=? AND ns=?"
@@ -327,6 +338,8 @@ class SqliteSaver(BaseCheckpointSaver):
         v: str | None = version
         try:
             with self._lock:
+                if self._held:
+                    self._flush_held()
                 cur = self.conn.cursor()
                 while v is not None and len(out) < limit:
                     row = cur.execute(
@@ -375,19 +388,32 @@ class SqliteSaver(BaseCheckpointSaver):
         task_id: str,
         writes: list[tuple[int, str, str]],
     ) -> None:
-        rows: list[tuple[object, ...]]
-        if self._writes_seq:
-            sql = _WRITES_IN_ORDER
-            rows = [
-                (thread_id, ns, checkpoint_id, task_id, idx, ch, text, thread_id, ns, checkpoint_id)
-                for idx, ch, text in writes
-            ]
-        else:  # layout 1: the rowid keeps the order
-            sql = "INSERT OR REPLACE INTO checkpoint_writes VALUES (?, ?, ?, ?, ?, ?, ?)"
-            rows = [
-                (thread_id, ns, checkpoint_id, task_id, idx, ch, text) for idx, ch, text in writes
-            ]
-        self._write_rows(f"save pending writes of checkpoint {checkpoint_id}", [(sql, rows)])
+        item = HeldWrite(thread_id, ns, checkpoint_id, task_id, writes)
+        with self._lock:
+            # an interrupt's, an error's or a resume's writes end a run: stored at once
+            if all(w[0] >= 0 for w in writes) and self._lease_rows.holds(thread_id):
+                self._held.add(item)
+                return
+            held = [*self._held.take(), item]
+            self._write_rows(
+                f"save pending writes of checkpoint {checkpoint_id}",
+                held_statements(held, self._writes_seq),
+            )
+
+    def _flush_held(self, keep: bool = False) -> None:
+        """Store the held writes now (in one transaction).  When that fails they are lost
+        with the error it raises (as a failed ``put_writes`` loses them), unless ``keep``:
+        the background flush keeps them for the run's next use of the saver to report."""
+        with self._lock:
+            held = self._held.take()
+            if not held:
+                return
+            try:
+                self._write_rows("save pending writes", held_statements(held, self._writes_seq))
+            except BaseException:
+                if keep:
+                    self._held.restore(held)
+                raise
 
     def _get_writes(
         self, thread_id: str, ns: str, checkpoint_id: str
@@ -400,6 +426,7 @@ class SqliteSaver(BaseCheckpointSaver):
         return [(str(a), str(b), str(c)) for a, b, c in rows]
 
     def _delete_thread(self, thread_id: str) -> None:
+        self._flush_held()
         with self._writing(f"delete thread {thread_id}") as cur:
             for table in ("checkpoints", "checkpoint_blobs", "checkpoint_writes", "thread_leases"):
                 cur.execute(f"DELETE FROM {table} WHERE thread_id=?", (thread_id,))
@@ -410,6 +437,10 @@ class SqliteSaver(BaseCheckpointSaver):
         return self._lease_rows.acquire(thread_id, owner)
 
     def _release_lease(self, thread_id: str, owner: str) -> None:
+        # the run is over: what it holds is stored (a file that cannot take it keeps it held,
+        # for the next use of the saver to report; the run's end must not hide its own error)
+        with suppress(CheckpointError):
+            self._flush_held()
         self._lease_rows.release(thread_id, owner)
 
     def lease_holder(self, thread_id: str) -> str | None:
@@ -436,6 +467,7 @@ class SqliteSaver(BaseCheckpointSaver):
     def file_size(self) -> int:
         """Bytes on disk after folding the WAL into the main file."""
         with self._lock:
+            self._flush_held()
             self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         return os.path.getsize(self.path) if self.path != "<connection>" else 0
 

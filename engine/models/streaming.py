@@ -14,7 +14,7 @@ from typing import Any
 
 from engine.messages import AIMessage, AIMessageChunk, ToolCallChunk
 
-__all__ = ["closing_chunk", "collect", "split_message", "split_text"]
+__all__ = ["closing_chunk", "collect", "split_message", "split_text", "token_pieces"]
 
 _WORDISH = re.compile(r"\s*\S+|\s+")
 ARGS_PIECE = 12
@@ -35,13 +35,14 @@ def _tool_chunks(message: AIMessage) -> list[list[ToolCallChunk]]:
     out: list[list[ToolCallChunk]] = []
     for index, (name, call_id, args) in enumerate(raw):
         pieces = [args[i : i + ARGS_PIECE] for i in range(0, len(args), ARGS_PIECE)] or [""]
+        # keys in ``ToolCallChunk``'s order, the order a chunk's validation gives them
         chunks = [
             ToolCallChunk(
-                name=name, id=call_id, args=pieces[0], index=index, type="tool_call_chunk"
+                name=name, args=pieces[0], id=call_id, index=index, type="tool_call_chunk"
             )
         ]
         chunks += [
-            ToolCallChunk(name=None, id=None, args=p, index=index, type="tool_call_chunk")
+            ToolCallChunk(name=None, args=p, id=None, index=index, type="tool_call_chunk")
             for p in pieces[1:]
         ]
         out.append(chunks)
@@ -64,6 +65,18 @@ def split_message(message: AIMessage) -> list[AIMessageChunk]:
     last.usage_metadata = message.usage_metadata
     last.response_metadata = dict(message.response_metadata)
     return chunks
+
+
+def token_pieces(message: AIMessage) -> list[tuple[str, list[ToolCallChunk]]]:
+    """``(chunk.text, chunk.tool_call_chunks)`` of each chunk of ``split_message(message)``
+    that carries text or a tool-call piece, in order, without building the chunks: what a
+    model call's token events are made of when nobody takes the chunks themselves."""
+    out: list[tuple[str, list[ToolCallChunk]]] = [
+        (piece, []) for piece in split_text(message.text) if piece
+    ]
+    for call_chunks in _tool_chunks(message):
+        out += [("", [c]) for c in call_chunks]
+    return out
 
 
 def collect(items: Iterable[AIMessage]) -> AIMessage | None:

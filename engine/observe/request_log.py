@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import operator
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -76,6 +78,47 @@ class _Last:
     event: EventBase
     messages: list[Any]
     tools: list[Any]
+    jsons: list[Any]
+    """The JSON of every message of the request (those of its base's included)."""
+
+
+_CARRY = 64
+"""Conversations whose last request's message JSON is kept for the next run (see below)."""
+_carried: OrderedDict[int, tuple[list[Any], list[Any]]] = OrderedDict()
+_carried_lock = threading.Lock()
+
+
+def _anchor(messages: Sequence[Any]) -> Any:
+    """A conversation's key: its second message (its first may be a system prompt middleware
+    makes afresh for every call; the rest of the history stays the same objects)."""
+    return messages[1] if len(messages) > 1 else None
+
+
+def _carried_json(messages: Sequence[Any], same: Callable[[Any, Any], bool] | None) -> list[Any]:
+    """The JSON of ``messages`` for a run's first request: what the conversation's previous
+    request (an earlier run on the thread, usually) already made is reused, the same objects
+    (messages are not changed in place, as within a run), and only the rest is made."""
+    anchor = _anchor(messages)
+    known = None
+    if anchor is not None:
+        with _carried_lock:
+            known = _carried.get(id(anchor))
+    reused = 0
+    if known is not None and len(known[0]) > 1 and known[0][1] is anchor:
+        reused = _common_prefix(known[0], messages, same)
+    head = known[1][:reused] if known is not None and reused else []
+    return [*head, *(to_jsonable(m, max_str=MAX_STR) for m in messages[reused:])]
+
+
+def _carry(messages: list[Any], jsons: list[Any]) -> None:
+    anchor = _anchor(messages)
+    if anchor is None:
+        return
+    with _carried_lock:
+        _carried[id(anchor)] = (messages, jsons)
+        _carried.move_to_end(id(anchor))
+        if len(_carried) > _CARRY:
+            _carried.popitem(last=False)
 
 
 class RequestLog:
@@ -83,6 +126,7 @@ class RequestLog:
 
     def __init__(self) -> None:
         self._last: dict[str, _Last] = {}
+        self._jsons: dict[str, list[Any]] = {}
 
     def fields(
         self,
@@ -103,8 +147,15 @@ class RequestLog:
                 # ``seq`` is read when this request is delivered, after it (``SeqOf``)
                 base = last.event.seq or SeqOf(last.event)
                 tools_reused = _same_list(last.tools, tools)
+        if last is None:
+            jsons = _carried_json(messages, same)
+            own = list(jsons)  # the event's own list (the kept one is never handed out)
+        else:
+            own = [to_jsonable(m, max_str=MAX_STR) for m in messages[reused:]]
+            jsons = [*last.jsons[:reused], *own]
+        self._jsons[lane] = jsons
         out: dict[str, Any] = {
-            "messages": [to_jsonable(m, max_str=MAX_STR) for m in messages[reused:]],
+            "messages": own,
             "messages_base": base,
             "messages_reused": reused,
         }
@@ -118,8 +169,13 @@ class RequestLog:
         self, lane: str, event: EventBase | None, messages: Sequence[Any], tools: Sequence[Any]
     ) -> None:
         """Note the request just emitted (``event`` is None when nobody listened)."""
+        jsons = self._jsons.pop(lane, None)
         if event is not None:
-            self._last[lane] = _Last(event, list(messages), list(tools))
+            if jsons is None:  # not asked for its fields first
+                jsons = [to_jsonable(m, max_str=MAX_STR) for m in messages]
+            kept = list(messages)
+            self._last[lane] = _Last(event, kept, list(tools), jsons)
+            _carry(kept, jsons)
 
 
 def _common_prefix(

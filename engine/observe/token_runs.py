@@ -77,9 +77,10 @@ class TokenRun:
         em = self.em
         merge = em.token_merge()
         if merge is None or self.count <= merge.keep:
-            await em.emit(
-                ModelToken, **self.fields, text=text, tool_call_chunks=to_jsonable(tool_call_chunks)
-            )
+            # most tokens are text only: their empty list renders as an empty list
+            empty = type(tool_call_chunks) is list and not tool_call_chunks
+            chunks = [] if empty else to_jsonable(tool_call_chunks)
+            await em.emit(ModelToken, **self.fields, text=text, tool_call_chunks=chunks)
             return
         em.hold_token(self.fields, merge, text, tool_call_chunks)
 

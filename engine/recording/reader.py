@@ -27,6 +27,7 @@ from engine.checkpoint.sqlite import SqliteSaver
 from engine.errors import CheckpointError
 from engine.events import EventBase, event_from_json
 from engine.graph.drawing import DrawableGraph
+from engine.recording.request_prior import PriorResolver
 from engine.recording.schema import (
     RECORDING_FAILED_KEY,
     SessionError,
@@ -98,6 +99,8 @@ class Session:
         self._conn = conn
         self._saver: SqliteSaver | None = None
         self._runs_by_id: dict[str, int] = {}
+        self._priors = PriorResolver(self._request_row)
+        """Joins a run's first model request to the thread's earlier one it continues."""
         self._lock = (
             threading.RLock()
         )  # one connection, usable from any thread, one query at a time
@@ -300,7 +303,22 @@ class Session:
         if limit is not None or offset:
             sql += " LIMIT ? OFFSET ?"
             params += [-1 if limit is None else int(limit), int(offset)]
-        return [r[0] for r in self._query(sql, params)]
+        return [self._whole(r[0]) for r in self._query(sql, params)]
+
+    def _whole(self, text: str) -> str:
+        """The event's text as recorded (``engine.recording.request_prior``)."""
+        if not PriorResolver.marked(text):
+            return text
+        with self._lock:
+            return self._priors.whole(text)
+
+    def _request_row(self, run_id: str, seq: int) -> str | None:
+        try:
+            run = self._run_index(run_id)
+        except KeyError:
+            return None
+        rows = self._query("SELECT data FROM session_events WHERE run=? AND seq=?", (run, seq))
+        return str(rows[0][0]) if rows else None
 
     def events(
         self,
@@ -336,7 +354,7 @@ class Session:
                 [*params, *last, page_size],
             )
             for r in rows:
-                yield r[2]
+                yield self._whole(r[2])
             if len(rows) < page_size:
                 return
             last = (int(rows[-1][0]), int(rows[-1][1]))

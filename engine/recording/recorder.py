@@ -34,7 +34,7 @@ from typing import Any, Protocol
 
 from engine.checkpoint.sqlite import open_sqlite
 from engine.errors import CheckpointError
-from engine.events import SPAN_CLOSERS, SPAN_OPENERS, EventBase
+from engine.events import EventBase
 from engine.observe.bus import Subscription
 from engine.observe.token_runs import TokenMerge
 from engine.recording.compact import (
@@ -45,6 +45,8 @@ from engine.recording.compact import (
     shrink_state_update,
 )
 from engine.recording.filtered import FilteringSaver, TextFilter, filter_strings
+from engine.recording.request_prior import RequestPriors, with_prior
+from engine.recording.rows import INSERT_CHECKPOINT, INSERT_EVENT, BatchRows
 from engine.recording.schema import (
     RECORDING_FAILED_KEY,
     SessionError,
@@ -55,11 +57,6 @@ from engine.redaction import scrub
 from engine.serde import to_jsonable
 
 __all__ = ["SessionRecorder"]
-
-_INSERT_EVENT = (
-    "INSERT OR IGNORE INTO session_events(run, seq, kind, step, node, span_id, parent_span_id, ts, data) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
-)
 
 
 class _Graph(Protocol):
@@ -91,13 +88,6 @@ def event_json(ev: EventBase, filters: list[TextFilter] | None = None) -> str:
         return scrub(json.dumps(data, ensure_ascii=False))
 
 
-def _dumps(value: Any, filters: list[TextFilter] | None = None) -> str | None:
-    if value is None:
-        return None
-    data = filter_strings(to_jsonable(value), filters or [])
-    return scrub(json.dumps(data, ensure_ascii=False, separators=(",", ":")))
-
-
 class _Listener:
     """The recorder's event callback for one graph.  It takes a call's token events past the
     first ``KEEP_TOKENS`` merged (``merge_tokens``), as the writer would merge them anyway."""
@@ -127,6 +117,7 @@ class SessionRecorder:
         flush_interval: float = 0.1,
         coalesce_tokens: bool = True,
         large_value: int = LARGE_VALUE,
+        continue_requests: bool = True,
     ) -> None:
         self.path = Path(path)
         self.flush_interval = flush_interval
@@ -136,6 +127,9 @@ class SessionRecorder:
         self.large_value = large_value
         """Strings longer than this in ``state.updated`` are written as a reference to the
         checkpoint that holds them (the checkpoint stores the value once)."""
+        self.continue_requests = continue_requests
+        """Write a run's first model request as the continuation of the thread's last one
+        in this file (``engine.recording.request_prior``; read back whole)."""
         _prepare(self.path)
         try:
             self._conn = open_sqlite(self.path, what="Stepwise session")
@@ -168,6 +162,8 @@ class SessionRecorder:
         self._subs: list[Subscription] = []
         self._filters: list[TextFilter] = []
         """What the attached graphs' PII middleware redact (applied to all that is written)."""
+        self._priors = RequestPriors()
+        self._priors_filters = self._filters
         self._thread = threading.Thread(
             target=self._writer, name="stepwise-session-writer", daemon=True
         )
@@ -342,19 +338,26 @@ class SessionRecorder:
         # checkpoint writes wait for that lock (SQLite sleeps a millisecond or more when it
         # is held), so it is held only for the inserts
         texts = [self._event_json(ev, ev.kind) for ev, _shape in batch]
+        # the rows too: only numbering new runs needs the file
+        plan = BatchRows(self._span_node, self._shape_by_name, self._filters)
+        rows = [
+            self._row(ev, shape, text, plan) for (ev, shape), text in zip(batch, texts, strict=True)
+        ]
         # the session's checkpointer writes to the same file from the run's thread: taking its
         # lock hands the file over between the two at once (SQLite itself would make the one
         # waiting sleep and poll, a millisecond and more at a time)
         with self._saver.write_lock:
-            self._commit(conn, batch, shapes, texts)
+            self._commit(conn, shapes, plan, rows)
 
     def _commit(
         self,
         conn: sqlite3.Connection,
-        batch: list[tuple[EventBase, str | None]],
         shapes: dict[str, tuple[str, str]],
-        texts: list[str],
+        plan: BatchRows,
+        rows: list[tuple[Any, ...]],
     ) -> None:
+        """One transaction: the batch's shapes, runs, checkpoints and events (``rows`` and
+        ``plan`` name runs by id: numbered here, the only part that needs the file)."""
         conn.execute("BEGIN IMMEDIATE")
         try:
             if shapes:
@@ -362,10 +365,16 @@ class SessionRecorder:
                     "INSERT OR IGNORE INTO session_shapes(digest, graph, shape) VALUES (?, ?, ?)",
                     [(d, name, text) for d, (name, text) in shapes.items()],
                 )
-            rows = [
-                self._row(ev, shape, text) for (ev, shape), text in zip(batch, texts, strict=True)
-            ]
-            conn.executemany(_INSERT_EVENT, rows)
+            ids = {
+                run_id: self._run_row(run_id, thread_id) for run_id, thread_id in plan.runs.items()
+            }
+            for sql, params in plan.updates:
+                conn.execute(sql, (*params[:-1], ids[params[-1]]))
+            if plan.checkpoints:
+                conn.executemany(
+                    INSERT_CHECKPOINT, [(*r[:3], ids[r[3]], *r[4:]) for r in plan.checkpoints]
+                )
+            conn.executemany(INSERT_EVENT, [(ids[r[0]], *r[1:]) for r in rows])
             conn.execute("COMMIT")
         except BaseException:
             try:
@@ -375,93 +384,27 @@ class SessionRecorder:
             self._run_rows.clear()  # rows inserted in the failed transaction are gone
             raise
 
-    def _run_row(self, ev: EventBase) -> int:
-        rid = self._run_rows.get(ev.run_id)
+    def _run_row(self, run_id: str, thread_id: str | None) -> int:
+        rid = self._run_rows.get(run_id)
         if rid is not None:
             return rid
         conn = self._conn
         conn.execute(
             "INSERT OR IGNORE INTO session_runs(run_id, thread_id) VALUES (?, ?)",
-            (ev.run_id, ev.thread_id),
+            (run_id, thread_id),
         )
-        row = conn.execute("SELECT id FROM session_runs WHERE run_id=?", (ev.run_id,)).fetchone()
-        self._run_rows[ev.run_id] = rid = int(row[0])
+        row = conn.execute("SELECT id FROM session_runs WHERE run_id=?", (run_id,)).fetchone()
+        self._run_rows[run_id] = rid = int(row[0])
         return rid
 
-    def _row(self, ev: EventBase, shape: str | None, text: str) -> tuple[Any, ...]:
-        """The ``session_events`` row of ``ev`` (whose JSON is ``text``), after writing what
-        it says about its run and checkpoint."""
-        run = self._run_row(ev)
-        d = ev.__dict__
-        kind = ev.kind
-        conn = self._conn
-        if kind == "run.started" and not ev.ns:
-            graph = str(d.get("graph") or "graph")
-            if shape is None:
-                shape = self._shape_by_name.get(graph)
-            conn.execute(
-                "UPDATE session_runs SET thread_id=?, graph=?, shape_digest=?, status='running', started=?, "
-                "resumed=?, input=? WHERE id=?",
-                (
-                    ev.thread_id,
-                    graph,
-                    shape,
-                    ev.ts,
-                    int(bool(d.get("resumed"))),
-                    _dumps(d.get("input"), self._filters),
-                    run,
-                ),
-            )
-        elif kind == "run.finished" and not ev.ns:
-            error = d.get("error")
-            conn.execute(
-                "UPDATE session_runs SET status=?, finished=?, output=?, error=? WHERE id=?",
-                (
-                    d.get("status"),
-                    ev.ts,
-                    _dumps(d.get("output"), self._filters),
-                    _dumps(error, self._filters),
-                    run,
-                ),
-            )
-        elif kind == "checkpoint.saved" and ev.thread_id is not None and ev.checkpoint_id:
-            source = d.get("source")
-            conn.execute(
-                "INSERT OR REPLACE INTO session_checkpoints"
-                "(thread_id, ns, checkpoint_id, run, seq, parent_id, step, source, next) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    ev.thread_id,
-                    ev.ns,
-                    ev.checkpoint_id,
-                    run,
-                    ev.seq,
-                    d.get("parent_id"),
-                    ev.step,
-                    source,
-                    json.dumps(list(d.get("next") or [])),
-                ),
-            )
-        node = d.get("node") or d.get("from_node") or self._span_node.get(ev.parent_span_id or "")
-        if ev.span_id:
-            if kind in SPAN_OPENERS:
-                if node:
-                    self._span_node[ev.span_id] = node
-            elif kind in SPAN_CLOSERS:
-                self._span_node.pop(ev.span_id, None)
-        return (
-            run,
-            ev.seq,
-            kind,
-            ev.step,
-            node or None,
-            ev.span_id,
-            ev.parent_span_id,
-            ev.ts,
-            text,
-        )
+    def _row(self, ev: EventBase, shape: str | None, text: str, plan: BatchRows) -> tuple[Any, ...]:
+        return plan.row(ev, shape, text)
 
     def _event_json(self, ev: EventBase, kind: str) -> str:
+        if kind == "model.request" and self.continue_requests:
+            return self._request_json(ev)
+        if kind == "run.finished" and not ev.ns:
+            self._priors.run_finished(ev.run_id)
         if kind != "state.updated":
             return event_json(ev, self._filters)
         if self._filters:  # filters may change a string's length: shrink first, as always
@@ -476,6 +419,18 @@ class SessionRecorder:
             if shrunk is not ev:
                 return event_json(shrunk)
         return scrub(text)
+
+    def _request_json(self, ev: EventBase) -> str:
+        """A ``model.request``, written as the continuation of the thread's last recorded
+        request when it starts with the same messages (``engine.recording.request_prior``)."""
+        if self._filters is not self._priors_filters:  # what was written was filtered otherwise
+            self._priors.forget()
+            self._priors_filters = self._filters
+        prior = self._priors.prior(ev)
+        if prior is None:
+            return event_json(ev, self._filters)
+        tail = ev.model_copy(update={"messages": ev.__dict__["messages"][prior[2] :]})
+        return with_prior(event_json(tail, self._filters), prior)
 
 
 def _prepare(path: Path) -> None:

@@ -5,7 +5,9 @@ A session file (``*.stepwise``) is one SQLite database in WAL mode.  ``SqliteSav
 recorder keeps the ``session_*`` tables below.  ``stepwise_meta`` holds one row per schema:
 ``checkpoint_schema`` (the saver's) and ``session_schema`` (ours).
 
-Events are stored whole as JSON (``data``), with the columns a viewer filters and pages on
+Events are stored whole as JSON (``data``; a run's first ``model.request`` may instead name
+the thread's earlier request it continues, ``messages_prior``, which ``Session`` joins back:
+``engine.recording.request_prior``), with the columns a viewer filters and pages on
 copied out and indexed: ``(run, seq)`` for paging a run in order, ``(kind, run, seq)`` for
 paging one kind.  ``run`` is the integer id of the ``session_runs`` row (keeps rows small).
 """

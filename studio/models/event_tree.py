@@ -114,6 +114,16 @@ class EventTree:
     def visible_index(self, row: Row) -> int:
         return row.index if self._vindex is None else self._vindex[row]
 
+    def visible_count(self, cap: int) -> int:
+        """How many rows are visible, counted up to a little past ``cap``."""
+        count = 0
+        stack = [self.root]
+        while stack and count <= cap:
+            kids = self.children(stack.pop())
+            count += len(kids)
+            stack.extend(k for k in kids if k.children)
+        return count
+
     def is_visible(self, row: Row) -> bool:
         return self._vindex is None or row in self._vindex
 

@@ -24,20 +24,20 @@ from PySide6.QtCore import (
     QModelIndex,
     QObject,
     QPersistentModelIndex,
-    QPointF,
     Qt,
 )
-from PySide6.QtGui import QBrush, QColor, QFont, QIcon, QPainter, QPalette, QPen, QPixmap
+from PySide6.QtGui import QBrush, QFont, QIcon, QPalette
 from PySide6.QtWidgets import QApplication
 
 from engine.events import EventBase, SuperstepStarted
 from studio.look.tones import Tones, tones_for
 from studio.models.event_filter import EventFilter, FilterJob, TreeDelta
 from studio.models.event_row import Row
-from studio.models.event_summary import duration_text, error_text, field
+from studio.models.event_summary import duration_text, field
 from studio.models.event_tree import EventTree
 from studio.models.pricing import PriceTable, Spend, spend_text, spend_tooltip
 from studio.models.usage_ledger import UsageLedger
+from studio.qtmodels.event_cells import draw_icon, row_tooltip
 from studio.widgets.plain_tip import plain_tip
 
 __all__ = ["EventTreeModel"]
@@ -383,7 +383,7 @@ class EventTreeModel(QAbstractItemModel):
         if role == _ALIGNMENT:
             return _RIGHT if col >= 2 else None
         if role == _TOOLTIP:
-            return self._cost_tooltip(row) if col == self.COST else plain_tip(self._tooltip(row))
+            return self._cost_tooltip(row) if col == self.COST else plain_tip(row_tooltip(row))
         if role == self.RowRole:
             return row
         if role == self.SeqRole:
@@ -424,23 +424,6 @@ class EventTreeModel(QAbstractItemModel):
             return QBrush(t.muted)
         return None
 
-    def _tooltip(self, row: Row) -> str:
-        lines = [row.summary()]
-        for ev in row.events:
-            err = getattr(ev, "error", None)  # declared by the closing and failing events
-            if err is not None:
-                lines.append(error_text(err, 400))
-        if row.contains_failure and not row.failed:
-            lines.append("Contains a failure (expand to see it).")
-        for pause in row.pauses or ():
-            why = pause.breakpoint or pause.reason or "step"
-            lines.append(f"The run paused here (#{pause.seq}): {why}")
-        seqs = ", ".join(f"#{e.seq} {e.kind}" for e in row.events)
-        if row.tokens:
-            seqs += f", {row.tokens} model.token"
-        lines.append(seqs)
-        return "\n".join(lines)
-
     def _cost_tooltip(self, row: Row) -> str | None:
         spend = self.spend(row)
         if spend is None:
@@ -455,52 +438,5 @@ class EventTreeModel(QAbstractItemModel):
         key = (fam, state)
         icon = self._icons.get(key)
         if icon is None:
-            icon = self._icons[key] = _draw_icon(self._tones, row.family, row.is_span, state)
+            icon = self._icons[key] = draw_icon(self._tones, row.family, row.is_span, state)
         return icon
-
-
-def _draw_icon(t: Tones, family: str, span: bool, state: int) -> QIcon:
-    """A 14 px status dot: family hue; ring while open; red with a cross if failed; a red
-    corner dot if something inside failed; amber bars if interrupted."""
-    ratio = 2.0
-    pm = QPixmap(int(14 * ratio), int(14 * ratio))
-    pm.setDevicePixelRatio(ratio)
-    pm.fill(Qt.GlobalColor.transparent)
-    p = QPainter(pm)
-    p.setRenderHint(QPainter.RenderHint.Antialiasing)
-    hue = QColor(t.family(family))
-    c = QPointF(7, 7)
-    radius = 4.6 if span else 2.8
-    if state == 3:
-        p.setPen(Qt.PenStyle.NoPen)
-        p.setBrush(t.failed)
-        p.drawEllipse(c, 5.4, 5.4)
-        pen = QPen(QColor("#ffffff"), 1.6)
-        pen.setCapStyle(Qt.PenCapStyle.RoundCap)
-        p.setPen(pen)
-        p.drawLine(QPointF(5, 5), QPointF(9, 9))
-        p.drawLine(QPointF(9, 5), QPointF(5, 9))
-    elif state == 4:
-        p.setPen(Qt.PenStyle.NoPen)
-        p.setBrush(t.interrupted)
-        p.drawEllipse(c, 5.4, 5.4)
-        p.setBrush(QColor("#ffffff"))
-        p.drawRect(5, 4, 1.4, 6)  # type: ignore[call-overload]
-        p.drawRect(7.6, 4, 1.4, 6)  # type: ignore[call-overload]
-    elif state == 1:
-        p.setPen(QPen(hue, 1.8))
-        p.setBrush(Qt.BrushStyle.NoBrush)
-        p.drawEllipse(c, radius - 0.6, radius - 0.6)
-    else:
-        p.setPen(Qt.PenStyle.NoPen)
-        p.setBrush(hue)
-        p.drawEllipse(c, radius, radius)
-        if state == 2:  # something inside failed: a red ring and a red corner dot
-            p.setBrush(Qt.BrushStyle.NoBrush)
-            p.setPen(QPen(t.failed, 1.3))
-            p.drawEllipse(c, radius + 1.6, radius + 1.6)
-            p.setPen(QPen(t.panel, 1.0))
-            p.setBrush(t.failed)
-            p.drawEllipse(QPointF(10.8, 10.8), 2.6, 2.6)
-    p.end()
-    return QIcon(pm)

@@ -11,7 +11,9 @@ though nothing moves.
 place with its size hints, policy and limits.  A change of the widget reaches the slot alone;
 the slot asks the layouts above for a new geometry only when the widget's size hints, policy,
 limits or visibility differ from what they were told last.  So the widget sits where the
-layout would have put it, and a text of the same size costs only its own repaint.
+layout would have put it, and a text of the same size costs only its own repaint.  In a
+direction whose size policy is ``Ignored`` (a header that takes what its row leaves it, elided)
+layouts read neither size hint, so a text of another length there costs only its repaint too.
 """
 
 from __future__ import annotations
@@ -38,13 +40,15 @@ class SteadySlot(QWidget):
 
     def _read_shape(self) -> _Shape:
         c = self.child
-        return (
-            c.sizeHint(),
-            c.minimumSizeHint(),
-            c.sizePolicy(),
-            c.minimumSize(),
-            c.maximumSize(),
-        )
+        policy = c.sizePolicy()
+        hint, min_hint = c.sizeHint(), c.minimumSizeHint()
+        # a direction whose policy is Ignored: layouts read neither hint in it (a label that
+        # takes what the row leaves it, its text elided), so a new text there moves nothing
+        if policy.horizontalPolicy() == QSizePolicy.Policy.Ignored:
+            hint, min_hint = QSize(0, hint.height()), QSize(0, min_hint.height())
+        if policy.verticalPolicy() == QSizePolicy.Policy.Ignored:
+            hint, min_hint = QSize(hint.width(), 0), QSize(min_hint.width(), 0)
+        return (hint, min_hint, policy, c.minimumSize(), c.maximumSize())
 
     def _apply_shape(self, shape: _Shape) -> None:
         _hint, _min_hint, policy, minimum, maximum = shape

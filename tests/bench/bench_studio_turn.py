@@ -18,6 +18,10 @@ for turn in alternation with the studio's (when the ``bench`` extra is installed
 - the UI thread: its CPU time per turn over ``UI_TURNS`` more turns, split into painting,
   layout, the docks' model updates and the rest (the run on the loop), see ``studio_ui_clock``.
 
+The window wears the app's theme (Fusion, its palette and stylesheet, as ``stepwise`` applies
+it before the window opens): painted without it, a bare Fusion style draws other scroll bars,
+buttons and frames, at another cost (``STUDIO_BENCH_THEME=0`` measures that).
+
 Run: ``.venv/bin/python -m tests.bench.bench_studio_turn``.
 """
 
@@ -141,11 +145,15 @@ def measure() -> dict[str, Any]:
     from studio.app.gc_policy import GcPolicy
     from studio.app.main_window import MainWindow
     from studio.app.settings_store import StudioSettings
+    from studio.look.theme import apply_theme
     from studio.models.hub import Hub
     from studio.run.controller import RunController
 
     app = QApplication.instance() or QApplication(sys.argv)
     qt_refcount.protect()
+    settings = StudioSettings()
+    if os.environ.get("STUDIO_BENCH_THEME", "1") != "0":
+        apply_theme(app, settings.theme)  # as the app does: Fusion, its palette and stylesheet
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     lc_turn = None
@@ -156,7 +164,7 @@ def measure() -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         hub = Hub()
         controller = RunController(hub, session_dir=Path(tmp) / "sessions")
-        window = MainWindow(hub, controller, StudioSettings(), save_settings=False)
+        window = MainWindow(hub, controller, settings, save_settings=False)
         GcPolicy(hub)  # what the app installs for its hub
         window.show()
         screen = ScreenClock(window)

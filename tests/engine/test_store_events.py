@@ -98,7 +98,7 @@ def test_async_store_calls_are_reported_too() -> None:
 
 
 def test_nobody_listening_builds_no_event(monkeypatch: pytest.MonkeyPatch) -> None:
-    import engine.observe.bus as bus
+    import engine.observe.emitter as bus
 
     built: list[Any] = []
     real = bus.construct

@@ -76,3 +76,28 @@ def test_limits_policy_and_visibility_follow_the_child(qtbot: Any) -> None:
     assert slot.isHidden()
     label.show()
     assert not slot.isHidden()
+
+
+def test_a_new_text_in_an_ignored_direction_does_not_re_lay_out_the_window(qtbot: Any) -> None:
+    """A header that takes what its row leaves it (Ignored width, as the State dock's): layouts
+    read no width hint from it, so a longer or shorter text moves nothing above it."""
+    window, label, slot = _window(qtbot, "Step 3 · loop")
+    label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+    label.setMinimumWidth(40)
+    _settle(qtbot)
+    before = slot.geometry()
+    layouts = _Layouts(window)
+    label.setText("Step 33 · loop · written by TodoListMiddleware.after_model")
+    _settle(qtbot)
+    assert layouts.count == 0
+    assert slot.geometry() == before
+    assert label.geometry() == slot.rect()
+    label.setFont(_bigger(label))  # its height does count: the layout hears of it
+    qtbot.waitUntil(lambda: layouts.count > 0)
+    qtbot.waitUntil(lambda: slot.height() == label.sizeHint().height())
+
+
+def _bigger(label: QWidget) -> Any:
+    font = label.font()
+    font.setPointSizeF(font.pointSizeF() * 2)
+    return font

@@ -5,10 +5,8 @@ ingested as they come, in time slices (``SLICE_S``; what does not fit waits for 
 event-loop turn), so a flood of events never stalls the window; ``flush()`` ingests everything
 at once (tests, ``select_seq``).
 
-Follow mode (the *Follow* toggle, on by default): while the view is scrolled to the bottom, the
-path to the newest event is expanded and the rows that path leaves are collapsed again (only
-the ones the dock expanded itself), and the view scrolls to the end.  Scrolled up, nothing
-moves under the user.
+Follow mode (the *Follow* toggle, on by default; ``FollowPath``): while the view is scrolled to
+the bottom, the path to the newest event stays open.  Scrolled up, nothing moves under the user.
 
 Filters run as sliced ``FilterJob``s too; ``filter_node(name)`` is what the Graph dock calls on
 a node click.
@@ -28,7 +26,6 @@ from PySide6.QtCore import QEvent, QModelIndex, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
-    QMenu,
     QPushButton,
     QSplitter,
     QTreeView,
@@ -39,14 +36,15 @@ from PySide6.QtWidgets import (
 from engine.events import EventBase
 from studio.docks.events.columns import EventColumns
 from studio.docks.events.delegate import EventCellDelegate
-from studio.docks.events.details import EventDetails, event_payload
+from studio.docks.events.details import EventDetails
 from studio.docks.events.filter_bar import FilterBar
-from studio.look.highlight import dumps
+from studio.docks.events.follow import FollowPath
+from studio.docks.events.menu import model_call, show_event_menu
 from studio.models.event_filter import EventFilter, FilterJob
 from studio.models.event_row import Row
 from studio.qtmodels.event_tree import EventTreeModel
 from studio.widgets.catch_up import catch_up_now
-from studio.widgets.dock_support import bind_to_hub, copy_text, unsubscribe_all
+from studio.widgets.dock_support import bind_to_hub, unsubscribe_all
 from studio.widgets.plain_text import plain_label
 from studio.widgets.steady_slot import steady
 
@@ -136,8 +134,6 @@ class EventLogDock(QWidget):
         self._job_timer.setInterval(0)
         self._job_timer.timeout.connect(self._run_job)
         self.follow = True
-        self._auto: set[Row] = set()
-        self._expanding = False
         self._choices = (0, 0)
         self._last_sync = 0.0
         self._sync_cost = 0.0
@@ -183,13 +179,12 @@ class EventLogDock(QWidget):
         v.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         v.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         v.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
-        v.customContextMenuRequested.connect(self._context_menu)
+        v.customContextMenuRequested.connect(lambda pos: show_event_menu(self, pos))
         v.setAnimated(False)
         v.setIndentation(16)
         self.columns = EventColumns(v)  # the event first, never squeezed to a few letters
+        self.follower = FollowPath(v, self.model)
         v.selectionModel().currentRowChanged.connect(self._on_current)
-        v.expanded.connect(self._on_expanded)
-        v.collapsed.connect(self._on_collapsed)
 
     # -- public API ----------------------------------------------------------------------------
 
@@ -218,7 +213,7 @@ class EventLogDock(QWidget):
         if self.filter_bar.follow_button.isChecked() != on:
             self.filter_bar.follow_button.setChecked(on)
         if on:
-            self._follow()
+            self.follower.follow()
 
     def filter_node(self, name: str | None) -> None:
         """Show only events of graph node ``name`` (None: every node)."""
@@ -267,7 +262,7 @@ class EventLogDock(QWidget):
         self._pending_count = 0
         self._head = 0
         self._job = None
-        self._auto.clear()
+        self.follower.forget()
         self.model.clear()
         self.details.show_row(None)
         self.filter_bar.reset_choices()
@@ -340,7 +335,7 @@ class EventLogDock(QWidget):
         self.model.sync()
         self._refresh_choices()
         if self.follow and self._at_bottom:
-            self._follow()
+            self.follower.follow()
         if self._details_stale:
             self._details_stale = False
             self.details.refresh()
@@ -357,48 +352,8 @@ class EventLogDock(QWidget):
 
     # -- follow --------------------------------------------------------------------------------
 
-    def _follow(self) -> None:
-        tree = self.tree
-        if not tree.rows:
-            return
-        target: Row | None = tree.rows[-1]
-        while target is not None and target is not tree.root and not tree.is_visible(target):
-            target = target.parent
-        if target is None or target is tree.root:
-            return
-        path = tree.ancestors(target)
-        if tree.children(target):
-            path.append(target)
-        keep = set(path)
-        self._expanding = True
-        try:
-            for r in path:
-                idx = self.model.index_of(r)
-                if idx.isValid() and not self.view.isExpanded(idx):
-                    self.view.expand(idx)
-                    self._auto.add(r)
-            for r in [r for r in self._auto if r not in keep]:
-                self._auto.discard(r)
-                idx = self.model.index_of(r)
-                if idx.isValid():
-                    self.view.collapse(idx)
-        finally:
-            self._expanding = False
-        self.view.scrollToBottom()
-
     def _on_scrolled(self, value: int) -> None:
         self._at_bottom = value >= self.view.verticalScrollBar().maximum() - 4
-
-    def _on_expanded(self, index: QModelIndex) -> None:
-        if self.model.canFetchMore(index):
-            self.model.fetchMore(index)
-        if not self._expanding:
-            row = self.model.row_at(index)
-            self._auto.discard(row)  # type: ignore[arg-type]
-
-    def _on_collapsed(self, index: QModelIndex) -> None:
-        if not self._expanding:
-            self._auto.discard(self.model.row_at(index))  # type: ignore[arg-type]
 
     # -- filtering -----------------------------------------------------------------------------
 
@@ -423,11 +378,11 @@ class EventLogDock(QWidget):
     def _apply_job(self, job: FilterJob) -> None:
         self._job = None
         keep = self.selected_row()
-        self._auto.clear()
+        self.follower.forget()
         self.model.apply_filter(job)
         if (
             job.filter.active
-            and self._visible_count(self.EXPAND_ALL_BELOW) <= self.EXPAND_ALL_BELOW
+            and self.tree.visible_count(self.EXPAND_ALL_BELOW) <= self.EXPAND_ALL_BELOW
         ):
             self.view.expandAll()
         if keep is not None and self.tree.is_visible(keep):
@@ -435,18 +390,8 @@ class EventLogDock(QWidget):
             return self._update_status()
         self.details.show_row(None)
         if self.follow:
-            self._follow()
+            self.follower.follow()
         self._update_status()
-
-    def _visible_count(self, cap: int) -> int:
-        tree = self.tree
-        count = 0
-        stack = [tree.root]
-        while stack and count <= cap:
-            kids = tree.children(stack.pop())
-            count += len(kids)
-            stack.extend(k for k in kids if k.children)
-        return count
 
     # -- selection and details -------------------------------------------------------------------
 
@@ -454,21 +399,14 @@ class EventLogDock(QWidget):
         idx = self.model.index_of(row)
         if not idx.isValid():
             return
-        parent = idx.parent()
-        self._expanding = True
-        try:
-            while parent.isValid():
-                self.view.expand(parent)
-                parent = parent.parent()
-        finally:
-            self._expanding = False
+        self.follower.expand_above(idx)
         self.view.setCurrentIndex(idx)
         self.view.scrollTo(idx, QAbstractItemView.ScrollHint.PositionAtCenter)
 
     def _on_current(self, current: QModelIndex, _previous: QModelIndex) -> None:
         row = self.model.row_at(current)
         self.details.show_row(row, self.tree.offset_s(row) if row is not None else 0.0)
-        self.whatif_button.setEnabled(_model_call(row) is not None)
+        self.whatif_button.setEnabled(model_call(row) is not None)
         self.rowSelected.emit(row)
         if row is not None:
             self.hub.select_event(row.event)
@@ -488,32 +426,9 @@ class EventLogDock(QWidget):
         self.view.viewport().update()
 
     def _request_playground(self) -> None:
-        event = _model_call(self.selected_row())
+        event = model_call(self.selected_row())
         if event is not None:
             self.playgroundRequested.emit(event)
-
-    def _context_menu(self, pos: Any) -> None:
-        row = self.model.row_at(self.view.indexAt(pos))
-        if row is None:
-            return
-        menu = QMenu(self)
-        call = _model_call(row)
-        if call is not None:
-            menu.addAction(
-                "What if… (open in playground)", lambda: self.playgroundRequested.emit(call)
-            )
-            menu.addSeparator()
-        menu.addAction("Copy summary", lambda: copy_text(row.summary()))
-        menu.addAction(
-            "Copy event JSON",
-            lambda: copy_text(dumps([event_payload(e) for e in row.events])),
-        )
-        if row.node:
-            menu.addAction(f"Show only node {row.node}", lambda: self.filter_node(row.node))
-        menu.addAction(
-            "Expand all below", lambda: self.view.expandRecursively(self.model.index_of(row))
-        )
-        menu.exec(self.view.viewport().mapToGlobal(pos))
 
     # -- status and theme ----------------------------------------------------------------------
 
@@ -539,9 +454,3 @@ class EventLogDock(QWidget):
     def detach(self) -> None:
         """Stop listening to the hub (also done when the widget is destroyed)."""
         unsubscribe_all(self._unsubscribe)
-
-
-def _model_call(row: Row | None) -> EventBase | None:
-    """The ``model.request`` of a model-call row (None for any other row)."""
-    event = row.event if row is not None else None
-    return event if event is not None and event.kind == "model.request" else None

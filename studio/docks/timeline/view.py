@@ -25,12 +25,11 @@ from PySide6.QtCore import (
     QItemSelectionModel,
     QModelIndex,
     QPersistentModelIndex,
-    QPoint,
     Qt,
     QTimer,
     Signal,
 )
-from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication
+from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -41,9 +40,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.core.aio import run_sync
 from engine.targets import Capability
-from engine.targets.checkpoint_list import records_from_events
+from studio.docks.timeline.menus import fill_compare_menu, show_timeline_menu
+from studio.docks.timeline.records import aload_records, load_records, with_announced
 from studio.history.timetravel import start_warmup
 from studio.look.palette import colors
 from studio.models.hub import Hub
@@ -58,36 +57,6 @@ from studio.widgets.steady_slot import steady
 __all__ = ["TimelineDock", "load_records"]
 
 _BUSY = ("running", "paused")
-
-
-async def aload_records(hub: Hub) -> list[CheckpointRecord]:
-    """The current thread's checkpoints, from the target (from the run's events when the
-    target keeps none)."""
-    target = hub.target
-    if target is None:
-        return []
-    if Capability.FORK not in target.capabilities and Capability.RUN in target.capabilities:
-        return records_from_events(hub.events, hub.thread_id)  # no checkpointer: events only
-    return with_announced(hub, await target.checkpoints(hub.thread_id))
-
-
-def with_announced(hub: Hub, stored: list[CheckpointRecord]) -> list[CheckpointRecord]:
-    """``stored`` and the checkpoints the run announced that it lacks: a checkpoint announced
-    may not be written yet (the saver writes in the background); the listing completes it
-    later."""
-    listed = {r.checkpoint_id for r in stored}
-    announced = records_from_events(hub.events, hub.thread_id)
-    return [*stored, *(r for r in announced if r.checkpoint_id not in listed)]
-
-
-def load_records(hub: Hub) -> list[CheckpointRecord]:
-    """``aload_records``, read now (off the loop; on the loop the dock reads in a task)."""
-    return run_sync(aload_records(hub))
-
-
-def _tool_button(labels: tuple[str, ...], tip: str) -> QToolButton:
-    """A button that shortens its label (full, short, glyph) on a narrow dock."""
-    return AdaptiveToolButton(labels, tip)
 
 
 class TimelineDock(QWidget):
@@ -122,12 +91,12 @@ class TimelineDock(QWidget):
         self.view.clicked.connect(self._on_clicked)
         self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
-        self.view.customContextMenuRequested.connect(self._context_menu)
+        self.view.customContextMenuRequested.connect(lambda pos: show_timeline_menu(self, pos))
         # selection, not the current index: a view makes its first row current on its own
         self.view.selectionModel().selectionChanged.connect(self._on_selected)
         self.view.setMouseTracking(True)
 
-        self.live_button = _tool_button(
+        self.live_button = AdaptiveToolButton(
             ("● Live",), "Follow the newest checkpoint (clear the selection)"
         )
         self.live_button.setCheckable(True)
@@ -142,16 +111,20 @@ class TimelineDock(QWidget):
         """(target, thread) the running reload reads."""
         self._again = False
         """A reload was asked for while that one ran: run one more when it ends."""
-        self.resume_button = _tool_button(("▶ Resume from here", "▶ Resume", "▶"), self._resume_tip)
+        self.resume_button = AdaptiveToolButton(
+            ("▶ Resume from here", "▶ Resume", "▶"), self._resume_tip
+        )
         self.resume_button.clicked.connect(lambda: self._emit_for_selected(self.resumeRequested))
-        self.rerun_button = _tool_button(("⟲ Re-run with replay", "⟲ Re-run", "⟲"), self._rerun_tip)
+        self.rerun_button = AdaptiveToolButton(
+            ("⟲ Re-run with replay", "⟲ Re-run", "⟲"), self._rerun_tip
+        )
         self.rerun_button.clicked.connect(lambda: self._emit_for_selected(self.rerunRequested))
-        self.edit_button = _tool_button(("✎ Edit state…", "✎ Edit…", "✎"), self._edit_tip)
+        self.edit_button = AdaptiveToolButton(("✎ Edit state…", "✎ Edit…", "✎"), self._edit_tip)
         self.edit_button.clicked.connect(lambda: self.open_edit_dialog())
-        self.compare_button = _tool_button(("⇆ Compare", "⇆"), "Diff or compare branches")
+        self.compare_button = AdaptiveToolButton(("⇆ Compare", "⇆"), "Diff or compare branches")
         self.compare_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.compare_menu = QMenu(self)
-        self.compare_menu.aboutToShow.connect(self._fill_compare_menu)
+        self.compare_menu.aboutToShow.connect(lambda: fill_compare_menu(self))
         self.compare_button.setMenu(self.compare_menu)
         self.summary_label = ElidedLabel()
         self.summary_label.setAlignment(Qt.AlignmentFlag.AlignRight)
@@ -475,65 +448,6 @@ class TimelineDock(QWidget):
 
     def _keep(self, dialog: QWidget) -> None:
         self._dialogs = [d for d in self._dialogs if d.isVisible()] + [dialog]
-
-    def _fill_compare_menu(
-        self, menu: QMenu | None = None, node: CheckpointNode | None = None
-    ) -> None:
-        menu = menu or self.compare_menu
-        menu.clear()
-        node = node or self._target()
-        if node is None:
-            return
-        parent = self.timeline.parent(node)
-        act = menu.addAction("Diff with parent")
-        if parent is not None:
-            ids = (parent.checkpoint_id, node.checkpoint_id)
-            act.triggered.connect(lambda: self.diffRequested.emit(*ids))
-        act.setEnabled(parent is not None)
-        menu.addAction(
-            f"Mark step {node.step} for comparison",
-            lambda: setattr(self, "marked", node.checkpoint_id),
-        )
-        marked = self.timeline.get(self.marked)
-        if marked is not None and marked is not node:
-            menu.addAction(
-                f"Diff with marked (step {marked.step}, {marked.branch.name})",
-                lambda: self.diffRequested.emit(marked.checkpoint_id, node.checkpoint_id),
-            )
-        others = [b for b in self.timeline.branches if b is not node.branch and b.nodes]
-        if others:
-            menu.addSeparator()
-            for b in others:
-                menu.addAction(
-                    f"Compare {node.branch.name} with {b.name}…",
-                    lambda b=b: self.open_compare(
-                        node.branch.tip.checkpoint_id, b.tip.checkpoint_id
-                    ),
-                )
-
-    def _context_menu(self, pos: QPoint) -> None:
-        item = self.view.indexAt(pos).data(ITEM_ROLE)
-        menu = QMenu(self)
-        if isinstance(item, Branch):
-            item = item.tip
-        if isinstance(item, CheckpointNode):
-            if self.hub.selected_checkpoint != item.checkpoint_id:
-                self.hub.select_checkpoint(item.checkpoint_id)
-            cid = item.checkpoint_id
-            run = menu.addAction("▶ Resume from here", lambda: self.resumeRequested.emit(cid))
-            run.setEnabled(self.resume_button.isEnabled())
-            run.setToolTip(self.resume_button.toolTip())
-            menu.addAction("⟲ Re-run from here with replay", lambda: self.rerunRequested.emit(cid))
-            edit = menu.addAction("✎ Edit state…", lambda: self.open_edit_dialog(cid))
-            edit.setEnabled(self.edit_button.isEnabled())
-            menu.addSeparator()
-            self._fill_compare_menu(menu.addMenu("⇆ Compare"), item)
-            menu.addSeparator()
-            copy = QAction("Copy checkpoint id", menu)
-            copy.triggered.connect(lambda: QGuiApplication.clipboard().setText(cid))
-            menu.addAction(copy)
-        if not menu.isEmpty():
-            menu.popup(self.view.viewport().mapToGlobal(pos))
 
     def closeEvent(self, event: QCloseEvent) -> None:
         for unsub in self._unsubs:

@@ -1,0 +1,137 @@
+"""The rows a batch of events writes to a session file, made before the file is locked.
+
+Besides its ``session_events`` row, a run's first and last events update its
+``session_runs`` row and a ``checkpoint.saved`` adds a ``session_checkpoints`` row.  They are
+all made on the writer thread before it takes the file's write lock (the run's own checkpoint
+writes wait for that lock), each naming its run by id: numbering a new run is the one thing
+done in the transaction (``SessionRecorder._commit``).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from engine.events import SPAN_CLOSERS, SPAN_OPENERS, EventBase
+from engine.recording.filtered import TextFilter, filter_strings
+from engine.redaction import scrub
+from engine.serde import to_jsonable
+
+__all__ = ["INSERT_CHECKPOINT", "INSERT_EVENT", "BatchRows", "dumps_filtered"]
+
+
+def dumps_filtered(value: Any, filters: list[TextFilter] | None = None) -> str | None:
+    """A run row's value as JSON text, filtered and scrubbed (None stays NULL)."""
+    if value is None:
+        return None
+    data = filter_strings(to_jsonable(value), filters or [])
+    return scrub(json.dumps(data, ensure_ascii=False, separators=(",", ":")))
+
+
+INSERT_EVENT = (
+    "INSERT OR IGNORE INTO session_events(run, seq, kind, step, node, span_id, parent_span_id, ts, data) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+
+
+INSERT_CHECKPOINT = (
+    "INSERT OR REPLACE INTO session_checkpoints"
+    "(thread_id, ns, checkpoint_id, run, seq, parent_id, step, source, next) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+
+
+class BatchRows:
+    """What one batch writes besides its events: its runs (id -> thread), their rows'
+    updates and its checkpoints' rows, each naming its run by id until the run is numbered."""
+
+    __slots__ = ("checkpoints", "filters", "runs", "shape_by_name", "span_node", "updates")
+
+    def __init__(
+        self,
+        span_node: dict[str, str],
+        shape_by_name: dict[str, str],
+        filters: list[TextFilter],
+    ) -> None:
+        self.span_node = span_node
+        """The node each open span runs in (the recorder's, kept from batch to batch)."""
+        self.shape_by_name = shape_by_name
+        self.filters = filters
+        self.runs: dict[str, str | None] = {}
+        self.updates: list[tuple[str, tuple[Any, ...]]] = []
+        self.checkpoints: list[tuple[Any, ...]] = []
+
+    def row(self, ev: EventBase, shape: str | None, text: str) -> tuple[Any, ...]:
+        """The ``session_events`` row of ``ev`` (whose JSON is ``text``; its run named by id,
+        for ``_commit`` to number), noting in ``plan`` what it says about its run and
+        checkpoint."""
+        d = ev.__dict__
+        run_id = ev.run_id
+        if run_id not in self.runs:
+            self.runs[run_id] = ev.thread_id
+        kind = ev.kind
+        if kind == "run.started" and not ev.ns:
+            graph = str(d.get("graph") or "graph")
+            if shape is None:
+                shape = self.shape_by_name.get(graph)
+            self.updates.append(
+                (
+                    "UPDATE session_runs SET thread_id=?, graph=?, shape_digest=?, status='running', started=?, "
+                    "resumed=?, input=? WHERE id=?",
+                    (
+                        ev.thread_id,
+                        graph,
+                        shape,
+                        ev.ts,
+                        int(bool(d.get("resumed"))),
+                        dumps_filtered(d.get("input"), self.filters),
+                        run_id,
+                    ),
+                )
+            )
+        elif kind == "run.finished" and not ev.ns:
+            error = d.get("error")
+            self.updates.append(
+                (
+                    "UPDATE session_runs SET status=?, finished=?, output=?, error=? WHERE id=?",
+                    (
+                        d.get("status"),
+                        ev.ts,
+                        dumps_filtered(d.get("output"), self.filters),
+                        dumps_filtered(error, self.filters),
+                        run_id,
+                    ),
+                )
+            )
+        elif kind == "checkpoint.saved" and ev.thread_id is not None and ev.checkpoint_id:
+            self.checkpoints.append(
+                (
+                    ev.thread_id,
+                    ev.ns,
+                    ev.checkpoint_id,
+                    run_id,
+                    ev.seq,
+                    d.get("parent_id"),
+                    ev.step,
+                    d.get("source"),
+                    json.dumps(list(d.get("next") or [])),
+                )
+            )
+        node = d.get("node") or d.get("from_node") or self.span_node.get(ev.parent_span_id or "")
+        if ev.span_id:
+            if kind in SPAN_OPENERS:
+                if node:
+                    self.span_node[ev.span_id] = node
+            elif kind in SPAN_CLOSERS:
+                self.span_node.pop(ev.span_id, None)
+        return (
+            run_id,
+            ev.seq,
+            kind,
+            ev.step,
+            node or None,
+            ev.span_id,
+            ev.parent_span_id,
+            ev.ts,
+            text,
+        )
