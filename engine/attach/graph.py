@@ -143,7 +143,14 @@ class AttachedGraph(AttachedState):
         same options and saver, its events to this graph's subscribers and mirrors."""
         if self._saver is not None:
             made = made.copy(update={"checkpointer": self._saver})
-        run = AttachedGraph(made, name=self.name, stream_tokens=self.stream_tokens, sync=self._sync)
+        # no heap scan per run: the models the factory made are registered as they are called
+        run = AttachedGraph(
+            made,
+            name=self.name,
+            stream_tokens=self.stream_tokens,
+            sync=self._sync,
+            scan_models=False,
+        )
         run.bus, run.mirrors = self.bus, self.mirrors
         run.unstreamable, run._announced = self.unstreamable, self._announced
         return run

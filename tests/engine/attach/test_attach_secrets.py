@@ -171,3 +171,39 @@ def test_an_sk_key_in_a_failed_run_line_is_redacted(tmp_path: Path) -> None:
         err.strip() == "stepwise: the run failed: ValueError: the server said: bad key [REDACTED]"
     )
     assert secret not in out
+
+
+FACTORY_TAIL = """
+
+def make_graph(config):
+    model = make_model()  # made afresh for every run: no heap scan sees it before it is called
+
+    def call(state):
+        return {"messages": [model.invoke(state["messages"])]}
+
+    b = StateGraph(State).add_node("call", call).add_edge(START, "call").add_edge("call", END)
+    return b.compile()
+"""
+
+
+def test_the_credentials_of_a_model_a_graph_factory_makes_per_run_are_never_saved(
+    tmp_path: Path,
+) -> None:
+    import json
+
+    key, header, password = _secrets()
+    app = tmp_path / f"factory_secrets_{uuid.uuid4().hex[:8]}.py"
+    source = textwrap.dedent(ECHO_APP).format(
+        key=key, header=header, password=password, at_import=False
+    )
+    app.write_text(source + FACTORY_TAIL)
+    (tmp_path / "langgraph.json").write_text(
+        json.dumps({"graphs": {"agent": f"./{app.name}:make_graph"}})
+    )
+    session = tmp_path / "s.stepwise"
+    code, out, err = run_cli("run", str(tmp_path), "--input", "hi", "--session", str(session))
+    assert code == 3 and "stepwise: the run failed: RuntimeError: 401 from" in err
+    said = _everything_said(session, out, err)
+    basic = base64.b64encode(f"ann:{password}".encode()).decode()
+    for secret in (key, header, password, basic):
+        assert secret not in said
