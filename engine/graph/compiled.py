@@ -21,7 +21,7 @@ from engine.graph.events_api import EventsAPI
 from engine.graph.loop import PregelLoop
 from engine.graph.remade import Remake, made_for_run
 from engine.graph.runtime import RunContext, TaskContext, reset_run, set_run
-from engine.graph.schema_json import schema_json
+from engine.graph.schemas_api import SchemasAPI
 from engine.graph.state import StateSpec
 from engine.graph.state_api import StateAPI
 from engine.graph.subgraph import calling_task, run_nested_sync, run_subgraph
@@ -57,7 +57,9 @@ async def _run_traced(loop: PregelLoop, config: dict[str, Any], name: str, input
     return output
 
 
-class CompiledStateGraph(StateAPI, EventsAPI, Generic[StateT, ContextT, InputT, OutputT]):
+class CompiledStateGraph(
+    StateAPI, EventsAPI, SchemasAPI, Generic[StateT, ContextT, InputT, OutputT]
+):
     """A runnable graph. Create it with ``StateGraph.compile()``."""
 
     default_recursion_limit = 25
@@ -149,27 +151,6 @@ class CompiledStateGraph(StateAPI, EventsAPI, Generic[StateT, ContextT, InputT, 
     def _input_writes(self, value: Any) -> list[tuple[str, Any]]:
         """The writes that hand a run's input to the graph (the START node reads it)."""
         return [(START, value)]
-
-    # -- schemas -----------------------------------------------------------------------------
-
-    def get_input_jsonschema(self, config: dict[str, Any] | None = None) -> dict[str, Any]:
-        """JSON Schema of the graph's input (the input schema, else the state schema)."""
-        b = self.builder
-        if b.input_schema is not None:
-            return schema_json(b.input_schema, None, "LangGraphInput")
-        return schema_json(b.state_schema, self.input_keys, "LangGraphInput")
-
-    def get_output_jsonschema(self, config: dict[str, Any] | None = None) -> dict[str, Any]:
-        """JSON Schema of the graph's output (the output schema, else the state schema)."""
-        b = self.builder
-        if b.output_schema is not None:
-            return schema_json(b.output_schema, None, "LangGraphOutput")
-        return schema_json(b.state_schema, self.output_keys, "LangGraphOutput")
-
-    def get_context_jsonschema(self) -> dict[str, Any] | None:
-        """JSON Schema of the run context (``context_schema``), or None without one."""
-        ctx = getattr(self.builder, "context_schema", None)
-        return None if ctx is None else schema_json(ctx, None, "Context")
 
     # -- config ------------------------------------------------------------------------------
 
