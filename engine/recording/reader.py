@@ -15,7 +15,6 @@ import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -34,46 +33,12 @@ from engine.recording.schema import (
     connect_existing,
     read_schema_version,
 )
+from engine.recording.session_info import CheckpointInfo, RunInfo
 
 __all__ = ["CheckpointInfo", "RunInfo", "Session"]
 
 _RUN_COLS = "id, run_id, thread_id, graph, status, started, finished, resumed, input, output, error"
 _INTERNAL_PREFIXES = ("__", "branch:", "join:")
-
-
-@dataclass(frozen=True)
-class RunInfo:
-    """One recorded run.  ``status`` is ``running`` for a run whose end was not recorded
-    (still going, or the process died) and None for event groups without a ``run.started``
-    (e.g. ``update_state`` calls)."""
-
-    run_id: str
-    thread_id: str | None
-    graph: str | None
-    status: str | None
-    started: float | None
-    finished: float | None
-    resumed: bool
-    input: Any
-    output: Any
-    error: dict[str, Any] | None
-    index: int
-    """Position of the run in the file (1 = first recorded)."""
-
-
-@dataclass(frozen=True)
-class CheckpointInfo:
-    """One checkpoint of a thread, as listed by ``Session.checkpoints``."""
-
-    checkpoint_id: str
-    thread_id: str
-    ns: str
-    parent_id: str | None
-    step: int | None
-    source: str | None
-    next: tuple[str, ...] | None
-    """Nodes due next (from the recorded ``checkpoint.saved`` event; None if not recorded)."""
-    run_id: str | None
 
 
 def _table(kinds: Sequence[str] | None) -> str:
