@@ -126,7 +126,9 @@ class RunEmitter:
         _set_private(ev, None)
         return ev
 
-    async def _deliver(self, ev: EventBase, gate: bool = True) -> None:
+    def _stamp(self, ev: EventBase) -> None:
+        """Give ``ev`` its ``seq`` (after any held token event), and a request based on one
+        in flight that one's ``seq``."""
         if self._held[0] is not None:
             self.release_tokens()
         self._seq[0] += 1
@@ -135,6 +137,9 @@ class RunEmitter:
         base = fields.get("messages_base")
         if base is not None and type(base) is SeqOf:
             fields["messages_base"] = base.event.seq or None
+
+    async def _deliver(self, ev: EventBase, gate: bool = True) -> None:
+        self._stamp(ev)
         for bus in self.buses:
             await bus.deliver(ev)
         if gate and self.debugger is not None:
@@ -187,14 +192,7 @@ class RunEmitter:
             bus.deliver_sync(ev)
 
     def _deliver_sync(self, ev: EventBase) -> None:
-        if self._held[0] is not None:
-            self.release_tokens()
-        self._seq[0] += 1
-        fields = vars(ev)
-        fields["seq"] = self._seq[0]  # no pydantic __setattr__ on the hot path
-        base = fields.get("messages_base")
-        if base is not None and type(base) is SeqOf:  # a request based on one in flight
-            fields["messages_base"] = base.event.seq or None
+        self._stamp(ev)
         for bus in self.buses:
             bus.deliver_sync(ev)
             if bus._sinks:
