@@ -36,6 +36,7 @@ from engine.events import (
     ModelToken,
     Route,
 )
+from studio.models.batch_order import openers_first
 from studio.models.event_filter import (
     EventFilter,
     FilterJob,
@@ -186,7 +187,7 @@ class EventTree:
         self, events: Iterable[EventBase], listener: TreeListener | None = None
     ) -> TreeDelta:
         delta = TreeDelta()
-        for ev in events:
+        for ev in openers_first(events, self._spans):
             self._add(ev, delta, listener)
         return delta
 
