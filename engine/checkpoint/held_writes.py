@@ -44,7 +44,7 @@ class HeldWrites:
     the flusher's) and the thread that stores what waits too long (``flush``, which takes
     that lock itself)."""
 
-    def __init__(self, flush: Callable[[], None], delay: float = HOLD_DELAY) -> None:
+    def __init__(self, flush: Callable[[], object], delay: float = HOLD_DELAY) -> None:
         self._flush = flush
         self.delay = delay
         self.items: list[HeldWrite] = []
@@ -80,7 +80,8 @@ class HeldWrites:
             if self._stop.wait(self.delay):
                 return
             try:
-                self._flush()
+                if self._flush() is False:  # its saver is gone
+                    return
             except Exception:  # kept held: the run's next use of the saver reports it
                 pass
 

@@ -13,6 +13,7 @@ import os
 import sqlite3
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -119,8 +120,9 @@ class SqliteSaver(BaseCheckpointSaver):
         self._lease_rows = SqliteLeases(
             self.conn, self._lock, ttl=lease_ttl, clock=clock, heartbeat=heartbeat
         )
-        self._held = HeldWrites(lambda: self._flush_held(keep=True))
+        self._held = HeldWrites(_flusher(weakref.ref(self)))
         """Writes waiting to share the next checkpoint's transaction (``held_writes``)."""
+        weakref.finalize(self, self._held.close)  # a saver dropped unclosed ends its flusher
         try:
             with self._lock:
                 self.conn.executescript(_SCHEMA)
@@ -482,3 +484,17 @@ def _stored_row(r: tuple[object, ...]) -> StoredRow:
         except ValueError:
             body = body.decode(errors="replace")
     return StoredRow(thread_id, ns, checkpoint_id, parent_id, body, metadata)  # type: ignore[arg-type]
+
+
+def _flusher(saver: weakref.ref[SqliteSaver]) -> Callable[[], bool]:
+    """The held writes' flush, holding its saver weakly (the flusher thread must not keep a
+    saver alive): False once the saver is gone."""
+
+    def flush() -> bool:
+        alive = saver()
+        if alive is None:
+            return False
+        alive._flush_held(keep=True)
+        return True
+
+    return flush

@@ -137,3 +137,29 @@ def test_writes_outside_a_run_are_stored_at_once(tmp_path: Path) -> None:
     assert [w[2] for w in other.get_tuple(tip.config).pending_writes or []] == [["now"]]
     other.close()
     saver.close()
+
+
+def test_a_saver_dropped_unclosed_is_collected_and_its_flusher_ends(tmp_path: Path) -> None:
+    import gc
+    import weakref
+
+    from engine.checkpoint.held_writes import HeldWrites
+
+    saver = SqliteSaver(tmp_path / "dropped.db")
+    held: HeldWrites = saver._held
+    gone = weakref.ref(saver)
+    held.add(_dummy_item())  # starts the flusher thread
+    thread = held._thread
+    assert thread is not None and thread.is_alive()
+    held.take()
+    del saver
+    gc.collect()
+    assert gone() is None  # the flusher thread does not keep the saver alive
+    thread.join(timeout=30)
+    assert not thread.is_alive()
+
+
+def _dummy_item() -> Any:
+    from engine.checkpoint.held_writes import HeldWrite
+
+    return HeldWrite("t", "", "c", "task", [])
