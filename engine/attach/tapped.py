@@ -54,7 +54,8 @@ def tapped_stream(
             tap(tuple(ns), mode, data)
 
     def write(chunk: Any) -> None:
-        ns = get_config()[CONF][CONFIG_KEY_CHECKPOINT_NS].split(NS_SEP)[:-1]
+        conf: dict[str, Any] = dict(get_config().get(CONF) or {})
+        ns = str(conf.get(CONFIG_KEY_CHECKPOINT_NS) or "").split(NS_SEP)[:-1]
         tap(tuple(ns), "custom", chunk)
 
     conf = dict(config.get(CONF) or {})
