@@ -281,3 +281,42 @@ def test_parallel_subgraphs_tapped_on_pool_threads_lose_nothing() -> None:
     assert _content(on_thread, order_free=True) == _content(on_loop, order_free=True)
     _well_nested(on_thread)
     assert sum(1 for e in on_thread if e.kind == "checkpoint.saved" and e.ns) >= 6
+
+
+def test_a_subgraph_with_a_sqlite_saver_shows_each_checkpoint_the_saver_holds(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """LangGraph's ``SqliteSaver`` (sync only: a sync run, tapped) keeps the subgraph's own
+    checkpoints: each one shown is read back from the app's database, and the events say what
+    the stream LangGraph was asked for ``subgraphs=True`` says."""
+    import sqlite3
+
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    import engine.attach.run as attach_run
+
+    def run(db: str) -> tuple[list[EventBase], Any]:
+        saver = SqliteSaver(sqlite3.connect(str(tmp_path / db), check_same_thread=False))
+        graph = _root(_inner().compile())
+        graph = graph.copy(update={"checkpointer": saver})
+        g = attach(graph)
+        assert g.sync
+        events: list[EventBase] = []
+        g.subscribe(events.append)
+        g.invoke({"n": 1}, {"configurable": {"thread_id": "t"}})
+        return events, saver
+
+    events, saver = run("tapped.db")
+    nested = [e for e in events if e.kind == "checkpoint.saved" and e.ns]
+    assert len(nested) == 4  # the input, its start, and a checkpoint per node
+    for e in nested:
+        conf = {
+            "thread_id": "t",
+            "checkpoint_ns": e.checkpoint_ns,
+            "checkpoint_id": e.checkpoint_id,
+        }
+        assert saver.get_tuple({"configurable": conf}) is not None
+    _well_nested(events)
+    monkeypatch.setattr(attach_run, "can_tap", lambda config: False)
+    untapped, _ = run("untapped.db")
+    assert _content(events) == _content(untapped)
