@@ -184,6 +184,14 @@ class TimeAxis:
         """The pauses in display time (collapsed ones have zero width)."""
         return [(self.show(s), self.show(e)) for s, e in self._pauses]
 
+    def raw_pauses(self) -> list[tuple[int, int]]:
+        """The same pauses in event time (one for one with ``pauses()``)."""
+        return list(self._pauses)
+
+    def covers(self, lanes: RunLanes) -> bool:
+        """Does the axis know every pause of ``lanes`` (one may have begun since it was made)?"""
+        return len(self._pauses) == len(lanes.pauses)
+
 
 class Waterfall:
     """Bars of every run seen (see the module docstring)."""

@@ -225,3 +225,20 @@ def test_a_live_run_grows_in_place(qtbot: Any, qloop: Any, tmp_path: Path) -> No
     assert dock.lanes is lanes and lanes.rows[0][0] is run_bar and run_bar.end is not None
     assert all(end is not None for _s, end in lanes.pauses)
     assert "paused" in dock.summary.text()
+
+
+def test_a_pause_that_begins_after_the_last_refresh_paints(
+    qtbot: Any, qloop: Any, tmp_path: Path
+) -> None:
+    """The canvas paints between a pause's start and its next refresh: the pause's band and
+    label come from one axis (an exception in a paint event takes the whole app down)."""
+    window = _window_after_run(qtbot, qloop, tmp_path)
+    canvas = window.docks["waterfall"].widget().canvas
+    lanes = canvas.lanes
+    assert canvas.axis is not None and canvas.axis.covers(lanes)
+    lanes.pauses.append((lanes.duration // 2, None))  # the debugger paused: no refresh yet
+    assert not canvas.axis.covers(lanes)
+    canvas.viewport().repaint()
+    assert canvas.axis.covers(lanes)
+    assert canvas.axis.raw_pauses()[-1] == (lanes.duration // 2, lanes.now)
+    assert len(canvas.axis.pauses()) == len(canvas.axis.raw_pauses()) == len(lanes.pauses)

@@ -200,6 +200,8 @@ class WaterfallCanvas(QAbstractScrollArea):
         w, h = self.viewport().width(), self.viewport().height()
         p.fillRect(0, 0, w, h, t.panel)
         lanes, axis = self.lanes, self.axis
+        if lanes is not None and axis is not None and not axis.covers(lanes):
+            self.axis = axis = TimeAxis(lanes, self.collapse)  # a pause began since the refresh
         if lanes is None or axis is None:
             p.setPen(t.muted)
             p.drawText(QRectF(0, 0, w, h), int(Qt.AlignmentFlag.AlignCenter), "No run yet")
@@ -246,7 +248,7 @@ class WaterfallCanvas(QAbstractScrollArea):
         """How long each pause lasted, at the foot of its band or line."""
         t = self._tones
         fm = QFontMetrics(self.font())
-        for (start, end), (raw_s, raw_e) in zip(axis.pauses(), _raw_pauses(lanes), strict=True):
+        for (start, end), (raw_s, raw_e) in zip(axis.pauses(), axis.raw_pauses(), strict=True):
             x0, x1 = self._vx_shown(start), self._vx_shown(end)
             label = f"paused {duration_text((raw_e - raw_s) / 1e6) or '0 ms'}"
             width = fm.horizontalAdvance(label) + 10
