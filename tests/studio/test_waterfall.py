@@ -242,3 +242,20 @@ def test_a_pause_that_begins_after_the_last_refresh_paints(
     assert canvas.axis.covers(lanes)
     assert canvas.axis.raw_pauses()[-1] == (lanes.duration // 2, lanes.now)
     assert len(canvas.axis.pauses()) == len(canvas.axis.raw_pauses()) == len(lanes.pauses)
+
+
+def test_a_bar_tells_what_it_is_in_a_tooltip(qtbot: Any, qloop: Any, tmp_path: Path) -> None:
+    from PySide6.QtCore import QEvent
+    from PySide6.QtGui import QHelpEvent
+    from PySide6.QtWidgets import QToolTip
+
+    window = _window_after_run(qtbot, qloop, tmp_path)
+    canvas = window.docks["waterfall"].widget().canvas
+    node = next(b for b in canvas.lanes.bars.values() if b.label == "tools")
+    canvas.reveal(node)
+    at = canvas.bar_rect(node).center().toPoint()
+    where = canvas.viewport().mapToGlobal(at)
+    QApplication.sendEvent(canvas.viewport(), QHelpEvent(QEvent.Type.ToolTip, at, where))
+    qtbot.waitUntil(QToolTip.isVisible)
+    assert "tools" in QToolTip.text()
+    QToolTip.hideText()

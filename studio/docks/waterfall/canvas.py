@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 
-from PySide6.QtCore import QPoint, QPointF, QRectF, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QBrush,
     QColor,
@@ -63,6 +63,7 @@ class WaterfallCanvas(QAbstractScrollArea):
         self._tones: Tones = tones_for(self.palette())
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.viewport().setMouseTracking(True)
+        self.viewport().installEventFilter(self)
         self._refresh_timer = QTimer(self)
         self._refresh_timer.setSingleShot(True)
         self._refresh_timer.setInterval(40)
@@ -407,8 +408,11 @@ class WaterfallCanvas(QAbstractScrollArea):
         else:
             super().keyPressEvent(event)
 
-    def viewportEvent(self, event: object) -> bool:
-        if isinstance(event, QHelpEvent):
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """The viewport's tooltips.  An event filter, not a ``viewportEvent`` override: with
+        PySide 6.11 an error raised in ``paintEvent`` under a Python ``viewportEvent`` that
+        calls its base crashes the process instead of printing the error."""
+        if watched is self.viewport() and isinstance(event, QHelpEvent):
             bar = self.bar_at(event.pos())
             if bar is None:
                 QToolTip.hideText()
@@ -416,7 +420,7 @@ class WaterfallCanvas(QAbstractScrollArea):
                 tip = plain_tip(_tooltip(bar, self.lanes))
                 QToolTip.showText(event.globalPos(), tip, self.viewport())
             return True
-        return super().viewportEvent(event)  # type: ignore[arg-type]
+        return super().eventFilter(watched, event)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
