@@ -323,11 +323,7 @@ class AttachedRun:
         if self.context is not None:
             kw["context"] = self.context
         cfg = self.config
-        if graph.sync and self.em.gated:
-            # every event waits for the debugger on the loop anyway: the parts are translated
-            # there (a round trip per part, not one per event of its translation)
-            return aiter_thread(lambda: run.stream(real_input, cfg, **kw), inbox=self.em.inbox)
-        if graph.sync and not graph.stream_tokens and can_tap(cfg):
+        if graph.sync and can_tap(cfg):
             # nested parts and stream writes tapped where they are made: LangGraph runs a
             # lone task on the stream's thread, as the app's own ``invoke`` (``tapped``)
             return aiter_thread(

@@ -22,12 +22,22 @@ The root graph's own parts still come from the stream (``(ns, mode, data)`` with
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Tap", "can_tap", "tapped_stream"]
+__all__ = ["Tap", "Written", "can_tap", "tapped_stream"]
 
 Tap = Callable[[tuple[str, ...], str, Any], None]
 """Takes one part (graph namespace, mode, data) on the thread that made it."""
+
+
+@dataclass(frozen=True)
+class Written:
+    """A ``custom`` part tapped where the app wrote it: the data, and the LangGraph run
+    metadata of the node that wrote it (which LangGraph's own ``custom`` stream leaves out)."""
+
+    data: Any
+    meta: dict[str, Any]
 
 
 def tapped_stream(
@@ -54,9 +64,10 @@ def tapped_stream(
             tap(tuple(ns), mode, data)
 
     def write(chunk: Any) -> None:
-        conf: dict[str, Any] = dict(get_config().get(CONF) or {})
+        config = get_config()
+        conf: dict[str, Any] = dict(config.get(CONF) or {})
         ns = str(conf.get(CONFIG_KEY_CHECKPOINT_NS) or "").split(NS_SEP)[:-1]
-        tap(tuple(ns), "custom", chunk)
+        tap(tuple(ns), "custom", Written(chunk, dict(config.get("metadata") or {})))
 
     conf = dict(config.get(CONF) or {})
     conf[CONFIG_KEY_STREAM] = StreamProtocol(nested, set(modes))

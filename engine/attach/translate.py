@@ -14,6 +14,7 @@ from engine.attach.changes import as_channels, state_changes
 from engine.attach.confirm import SaveWatch
 from engine.attach.mirror import CheckpointMirror
 from engine.attach.snapshots import to_engine_values
+from engine.attach.tapped import Written
 from engine.events import (
     CheckpointSaved,
     CustomEvent,
@@ -177,9 +178,24 @@ class StreamTranslator:
         elif mode == "checkpoints" and isinstance(data, dict):
             await self._checkpoint(ns, data)
         elif mode == "custom":
-            await self.cb._emit(
-                CustomEvent, ns, parent_span_id=self.cb.root_span, data=to_jsonable(data)
-            )
+            await self._custom(ns, data)
+
+    async def _custom(self, ns: str, data: Any) -> None:
+        """What the app wrote with its stream writer: under the node that wrote it, when the
+        write was tapped where it was made (``tapped.Written``); else under the run, as
+        LangGraph's ``custom`` stream names only the graph."""
+        cb, node, span = self.cb, "", None
+        if isinstance(data, Written):
+            node = str(data.meta.get("langgraph_node") or "")
+            span = cb.node_span(data.meta)
+            data = data.data
+        await cb._emit(
+            CustomEvent, ns, parent_span_id=span or cb.root_span, node=node, data=to_jsonable(data)
+        )
+
+    def _owner_span(self, ns: str) -> str | None:
+        """The span of the node whose task runs graph ``ns`` (None for the root graph)."""
+        return self.cb.node_span({"langgraph_checkpoint_ns": ns}) if ns else None
 
     async def _updates(self, ns: str, data: dict[str, Any]) -> None:
         cached = bool((data.get("__metadata__") or {}).get("cached"))
@@ -261,7 +277,7 @@ class StreamTranslator:
             await self.cb._emit(
                 StateUpdated,
                 ns,
-                parent_span_id=span or self.cb.root_span,
+                parent_span_id=span or self._owner_span(ns) or self.cb.root_span,
                 step=None if step is None or step < 0 else step,
                 changes=changes,
             )
@@ -302,7 +318,7 @@ class StreamTranslator:
             span = await cb.superstep_span(ns, step, planned)
         for node in dict.fromkeys(done.cached):
             await cb.cached_node(ns, step, node)
-        parent = span or cb.root_span
+        parent = span or self._owner_span(ns) or cb.root_span  # a nested graph's input: its node
         for w in dict.fromkeys(done.writers):
             if (ns, w) in cb.routed:
                 cb.routed.discard((ns, w))

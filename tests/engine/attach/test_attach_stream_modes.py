@@ -171,7 +171,10 @@ def test_an_agent_with_a_checkpointer_shows_the_same_events_without_values(
     now, before = run_both(
         monkeypatch, lambda: agent(middleware=middleware), [{"messages": [("user", "hi")]}]
     )
-    assert asked[0] == ["updates", "checkpoints", "custom"]
+    # a sync run (the middleware here are sync) takes the app's stream writes where they are
+    # made (``engine.attach.tapped``) instead of asking for LangGraph's ``custom`` mode
+    tapped = ["updates", "checkpoints"] if middleware else ["updates", "checkpoints", "custom"]
+    assert asked[0] == tapped
     assert now == before
     kinds = {json.loads(e)["kind"] for e in now}
     wanted = {

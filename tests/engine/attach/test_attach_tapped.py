@@ -124,10 +124,14 @@ _SHAPES = [
 _IDS = ["subgraph-node", "graph-made-in-a-node", "agent-in-a-node", "subgraph-interrupt-and-resume"]
 
 
-def _content(events: list[EventBase], *, order_free: bool = False) -> Counter[str]:
+def _content(
+    events: list[EventBase], *, order_free: bool = False, custom_as_streamed: bool = False
+) -> Counter[str]:
     """What the events say, whatever their order and ids (the supersteps' spans aside): a
     span named by the event that opened it, a request's base by its rank among the requests.
-    ``order_free``: also whatever order parallel nodes wrote in."""
+    ``order_free``: also whatever order parallel nodes wrote in.  ``custom_as_streamed``: an
+    app's stream write said as LangGraph's ``custom`` stream can say it (its graph, not its
+    node: what ``astream`` shows); a tapped write also names its node (``_custom_named``)."""
     requests = [e.seq for e in events if e.kind == "model.request"]
     opened: dict[str, str] = {}
     for e in events:
@@ -147,8 +151,18 @@ def _content(events: list[EventBase], *, order_free: bool = False) -> Counter[st
             fields["messages_base"] = f"request {requests.index(fields['messages_base'])}"
         if order_free and "writer_nodes" in fields:
             fields["writer_nodes"] = sorted(fields["writer_nodes"])
+        if custom_as_streamed and e.kind == "custom":
+            fields["node"], fields["under"] = "", "the run"
         out[_UUID.sub("<id>", json.dumps(to_jsonable(fields), sort_keys=True))] += 1
     return out
+
+
+def _custom_named(events: list[EventBase]) -> None:
+    """Each stream write of a tapped run names the node that wrote it and comes under it."""
+    nodes = {e.span_id: e.__dict__["node"] for e in events if e.kind == "node.started"}
+    for e in events:
+        if e.kind == "custom":
+            assert e.__dict__["node"] and nodes.get(e.parent_span_id or "") == e.__dict__["node"]
 
 
 def _well_nested(events: list[EventBase]) -> None:
@@ -192,9 +206,10 @@ def test_a_tapped_sync_run_says_what_astream_says_each_in_its_place(
     when the root's stream hands them over, after the nested graph went on."""
     on_thread = _events(make, inputs, sync=True)
     on_loop = _events(make, inputs, sync=False)
-    assert _content(on_thread) == _content(on_loop)
+    assert _content(on_thread, custom_as_streamed=True) == _content(on_loop)
     assert any(e.ns for e in on_thread)  # the nested graph's own events are there
     _well_nested(on_thread)
+    _custom_named(on_thread)
 
 
 def test_without_a_checkpointer_a_nested_superstep_shows_its_own_changes() -> None:
@@ -278,7 +293,10 @@ def test_parallel_subgraphs_tapped_on_pool_threads_lose_nothing() -> None:
 
     on_thread = _events(make, [{"n": 1}], sync=True)
     on_loop = _events(make, [{"n": 1}], sync=False)
-    assert _content(on_thread, order_free=True) == _content(on_loop, order_free=True)
+    assert _content(on_thread, order_free=True, custom_as_streamed=True) == _content(
+        on_loop, order_free=True
+    )
+    _custom_named(on_thread)
     _well_nested(on_thread)
     assert sum(1 for e in on_thread if e.kind == "checkpoint.saved" and e.ns) >= 6
 
@@ -319,4 +337,10 @@ def test_a_subgraph_with_a_sqlite_saver_shows_each_checkpoint_the_saver_holds(
     _well_nested(events)
     monkeypatch.setattr(attach_run, "can_tap", lambda config: False)
     untapped, _ = run("untapped.db")
-    assert _content(events) == _content(untapped)
+    assert _content(events, custom_as_streamed=True) == _content(untapped)
+    _custom_named(events)
+    # the nested graph's input checkpoint comes under the node that runs it, not the run
+    nodes = {e.span_id: e for e in events if e.kind == "node.started"}
+    [first] = [e for e in nested if e.__dict__["source"] == "input"]
+    owner = nodes.get(first.parent_span_id or "")
+    assert owner is not None and first.ns.startswith(owner.__dict__["node"] + ":")
