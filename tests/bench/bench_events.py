@@ -90,7 +90,7 @@ def _timer(mode: str, workdir: Path) -> Callable[[], Timing]:
     def once() -> Timing:
         counter[0] += 1
         recorder = (
-            SessionRecorder(workdir / f"bench-{counter[0]}.stepwise")
+            SessionRecorder(workdir / f"bench-{mode}-{counter[0]}.stepwise")
             if mode in ("saver", "recorder")
             else None
         )
