@@ -10,6 +10,8 @@ are ratios to the bare engine (no subscriber: events are never even built):
   delivered);
 - ``astream_events``: an async consumer of every event (bounded queue, back-pressure);
 - ``debugger``: a ``Debugger`` with no breakpoints (every event passes the gate);
+- ``saver``: the graph compiled with a ``SessionRecorder``'s ``SqliteSaver`` and nothing
+  listening: the part of the ``recorder`` figure that is checkpoints on disk, not events;
 - ``recorder``: a ``SessionRecorder`` attached to the graph, the graph compiled with the
   recorder's ``SqliteSaver`` (as ``stepwise run`` and the studio do), including the final flush
   to disk (the writer thread serializes and commits every event).
@@ -42,7 +44,7 @@ from tests.bench.report import (
 
 CONVERSATIONS = 5
 """Conversations per timing (fresh agents: the scripted model's replies are used up)."""
-MODES = ("bare", "subscriber", "astream_events", "debugger", "recorder")
+MODES = ("bare", "subscriber", "astream_events", "debugger", "saver", "recorder")
 
 
 def _seed000_agents(n: int, checkpointer: Any = None) -> tuple[list[Any], Any, str]:
@@ -88,8 +90,8 @@ def _timer(mode: str, workdir: Path) -> Callable[[], Timing]:
     def once() -> Timing:
         counter[0] += 1
         recorder = (
-            SessionRecorder(workdir / f"bench-{counter[0]}.stepwise")
-            if mode == "recorder"
+            SessionRecorder(workdir / f"bench-{mode}-{counter[0]}.stepwise")
+            if mode in ("saver", "recorder")
             else None
         )
         agents, inp, _ = _seed000_agents(
@@ -99,7 +101,7 @@ def _timer(mode: str, workdir: Path) -> Callable[[], Timing]:
         for agent in agents:
             if mode == "subscriber":
                 subs.append(agent.subscribe(lambda ev: None))
-            elif recorder is not None:
+            elif mode == "recorder" and recorder is not None:
                 subs.append(recorder.attach(agent))
         with Clock() as clock:
             for i, agent in enumerate(agents):
@@ -143,6 +145,7 @@ def measure(rounds: int = 9) -> dict[str, list[Timing]]:
 
 GOALS = {"debugger": 1.2, "recorder": 1.5}
 """Issue 26: what debugging may cost, as a ratio to the bare engine."""
+NOTES = {"saver": "the recorder's SqliteSaver alone, nothing listening"}
 
 
 def run() -> list[Figure]:
@@ -160,6 +163,8 @@ def run() -> list[Figure]:
     ]
     for mode in MODES[1:]:
         note = f"{median(times[mode]) * 1e3:.2f} ms/run"
+        if mode in NOTES:
+            note = f"{NOTES[mode]}: {note}"
         if mode in GOALS:
             figs.append(ratio_goal(f"  {mode} vs bare", times, mode, "bare", GOALS[mode], note))
         else:
