@@ -39,7 +39,6 @@ from studio.models.window_fit import PREFERRED
 from studio.run.controller import FIRST_MESSAGE_HINT, STAY, NeedsInput, RunController
 from studio.run.reload_on_save import ReloadOnSave
 from studio.widgets.cost_status import CostStatus
-from studio.widgets.frame_pacer import FramePacer
 from studio.widgets.window_layout import WindowLayout
 
 if TYPE_CHECKING:
@@ -101,9 +100,6 @@ class MainWindow(RunCommands, WindowLayout, QMainWindow):
             self.hub.set_prices(settings_prices(self.settings))
         self._install_interrupt_handler()
         self._refresh()
-        # last: the other views have asked for their repaints when a run stops streaming
-        self.pacer = FramePacer(self)
-        self.hub.subscribe("status", lambda status: self.pacer.set_pacing(status == "running"))
 
     # -- building ------------------------------------------------------------------------------
 
