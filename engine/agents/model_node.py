@@ -25,7 +25,8 @@ from engine.agents.structured import (
     handle_model_output,
     resolve_strategy,
 )
-from engine.events import ErrorInfo
+from engine.agents.unstreamed import cannot_stream, fallback_detail, is_langchain_fake
+from engine.events import ErrorInfo, MiddlewareAction
 from engine.events import ModelRequest as ModelRequestEvent
 from engine.events import ModelResponse as ModelResponseEvent
 from engine.graph.runtime import RunContext, Runtime, current_run, current_task, model_for
@@ -89,7 +90,7 @@ def _splits_whole_reply(model: Any) -> bool:
         and cls.astream is BaseChatModel.astream
         and cls._astream is BaseChatModel._astream
         and cls.ainvoke is BaseChatModel.ainvoke
-    )
+    ) or is_langchain_fake(model)
 
 
 def _debugger_wants_tokens(em: RunEmitter) -> bool:
@@ -322,6 +323,14 @@ class ModelNode:
                     run.push_any_thread("messages", (item, meta), ns)
                 if tokens is not None and (item.content or item.tool_call_chunks):
                     await tokens.add(item.text, item.tool_call_chunks)  # not the closing chunk
+        except Exception as exc:
+            if run is not None or em is None or chunks or not cannot_stream(exc):
+                raise
+            # streamed only for our own listeners, and it cannot stream: ask it plainly
+            await em.emit(
+                MiddlewareAction, parent_span_id=s.parent, **fallback_detail(model_label(model))
+            )
+            return await model.ainvoke(messages, **kwargs)  # type: ignore[no-any-return]
         finally:
             if tokens is not None:
                 tokens.close()

@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
+from uuid import UUID
 
 from engine.attach.base import ACTIVE, IN_LAYER, HandlerBase
 from engine.attach.converted import ours, ours_all, request_hash_of
@@ -144,7 +145,7 @@ class _Call:
         self.cb = cb
         self.request = request
         self.name = _model_name(request.model)
-        self.meta = _layer_meta()
+        self.meta, self.run_id = _layer_context()
         self.quiet = type(request.model) in cb.unstreamable or streams_its_reply(request.model)
         """Called with streaming off (``streaming_off``): it cannot stream, or its stream is
         only its reply cut into pieces."""
@@ -163,7 +164,7 @@ class _Call:
         from engine.core.ids import new_span_id
 
         span = new_span_id()
-        parent = self.cb.parent_span(None)
+        parent = self.cb.parent_span(self.run_id)  # where the real call's events nest
         sent = _sent(self.request)
         common = {"span_id": span, "parent_span_id": parent, "model": self.name}
         return [
@@ -198,13 +199,17 @@ class _Call:
         )
 
 
-def _layer_meta() -> dict[str, Any]:
+def _layer_context() -> tuple[dict[str, Any], UUID | None]:
+    """LangGraph's run metadata where the layer runs, and the LangChain run it runs in (the
+    node's, or a middleware chain's inside it)."""
     try:
         from langgraph.config import get_config
 
-        return dict(get_config().get("metadata") or {})
+        config = get_config()
     except (ImportError, RuntimeError):
-        return {}
+        return {}, None
+    run_id = getattr(config.get("callbacks"), "parent_run_id", None)
+    return dict(config.get("metadata") or {}), run_id if isinstance(run_id, UUID) else None
 
 
 ModelCall = Callable[[Any], Any]
@@ -325,7 +330,7 @@ async def async_tool_layer(request: Any, execute: Callable[[Any], Awaitable[Any]
 def task_ns() -> str:
     from engine.attach.base import task_of
 
-    return task_of(_layer_meta())[0]
+    return task_of(_layer_context()[0])[0]
 
 
 # -- composing them under the agent's own middleware ------------------------------------------

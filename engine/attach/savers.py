@@ -58,6 +58,33 @@ def _with_async(saver: Any) -> Any:
     return saver
 
 
+def _check_sqlite_file(path: str) -> None:
+    """Raise, before LangGraph's saver writes its tables there, when ``path`` is a SQLite file
+    whose ``checkpoints`` table is not LangGraph's (Stepwise's own checkpoint or session file)."""
+    import os
+    import sqlite3
+
+    if not path or path == ":memory:" or not os.path.exists(path):
+        return
+    try:
+        with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as conn:
+            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+            cols = {r[1] for r in conn.execute("PRAGMA table_info(checkpoints)")}
+    except sqlite3.DatabaseError as exc:
+        raise SaverError(f"{path} is not a SQLite database (or it is damaged): {exc}") from None
+    if not cols or "checkpoint_ns" in cols:
+        return
+    if {"ns", "body"} <= cols and "stepwise_meta" in tables:
+        raise SaverError(
+            f"{path} is a Stepwise checkpoint file, which LangGraph's SqliteSaver cannot read: "
+            "give --checkpointer another file"
+        )
+    raise SaverError(
+        f"{path} has a checkpoints table LangGraph's SqliteSaver cannot read: "
+        "give --checkpointer another file"
+    )
+
+
 def _async_sqlite(path: str) -> Any:
     """LangGraph's ``AsyncSqliteSaver`` on ``path``, bound to the event loop the runs use (the
     running one, else the thread's own, which the studio's and the CLI's runs run on)."""
@@ -65,6 +92,7 @@ def _async_sqlite(path: str) -> Any:
 
     mod = _need("langgraph.checkpoint.sqlite.aio", "langgraph-checkpoint-sqlite")
     aiosqlite = _need("aiosqlite", "aiosqlite")
+    _check_sqlite_file(path)
 
     async def make() -> Any:
         return mod.AsyncSqliteSaver(aiosqlite.connect(path))
@@ -92,6 +120,7 @@ def open_saver(url: str) -> Any:
         import sqlite3
 
         path = url[len("sqlite:///") :] if url.startswith("sqlite:///") else url[len("sqlite://") :]
+        _check_sqlite_file(path)
         conn = sqlite3.connect(path or ":memory:", check_same_thread=False)
         saver = mod.SqliteSaver(conn)
         saver.setup()

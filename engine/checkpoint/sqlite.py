@@ -21,6 +21,7 @@ from pathlib import Path
 from engine.checkpoint import sqlite_tx
 from engine.checkpoint.base import BaseCheckpointSaver, StoredRow
 from engine.checkpoint.blobs import chain_from
+from engine.checkpoint.foreign import named, refuse_foreign
 from engine.checkpoint.held_writes import HeldWrite, HeldWrites, held_statements
 from engine.checkpoint.leases import DEFAULT_LEASE_TTL, LeaseInfo, SqliteLeases
 from engine.checkpoint.log_blobs import base_of
@@ -125,6 +126,7 @@ class SqliteSaver(BaseCheckpointSaver):
         weakref.finalize(self, self._held.close)  # a saver dropped unclosed ends its flusher
         try:
             with self._lock:
+                refuse_foreign(self.conn, named(self.conn))  # before anything is written
                 self.conn.executescript(_SCHEMA)
                 row = self.conn.execute(
                     "SELECT value FROM stepwise_meta WHERE key='checkpoint_schema'"

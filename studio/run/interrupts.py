@@ -183,7 +183,9 @@ async def _edit_state(hub: Hub, parent: QWidget | None) -> bool:
 
 async def _exact(hub: Hub, items: list[Any]) -> list[Any]:
     """The pending ``Interrupt`` objects for ``items`` where the thread has them: an
-    ``interrupt.raised`` event carries a display copy of the value (long strings shortened)."""
+    ``interrupt.raised`` event carries a display copy of the value (long strings shortened).
+    They come in the thread's order (its tasks'), not the order parallel tasks happened to
+    raise them in, so the same pause always asks its questions in the same order."""
     try:
         snapshot = await hub.read_state(None)
     except Exception:  # a recorded session without its graph: the events are all there is
@@ -191,6 +193,8 @@ async def _exact(hub: Hub, items: list[Any]) -> list[Any]:
     if snapshot is None:
         return items
     by_id = {i.id: i for i in snapshot.interrupts}
+    rank = {iid: n for n, iid in enumerate(by_id)}
+    items = sorted(items, key=lambda i: rank.get(_interrupt_id(i) or "", len(rank)))
     out = []
     for item in items:
         exact = by_id.get(_interrupt_id(item) or "")

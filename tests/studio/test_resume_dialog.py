@@ -171,6 +171,29 @@ def test_several_pending_interrupts_resume_by_id(app: Any) -> None:
     assert sorted(out["answers"]) == ["answer to ask", "answer to ask_again"]
 
 
+def test_several_interrupts_are_asked_in_the_threads_order(app: Any) -> None:
+    """Parallel tasks raise in whatever order their threads reach ``interrupt()``; the dialogs
+    follow the thread's pending order, so the same pause asks the same way every time."""
+    s = Session(app, asking_graph(parallel=True))
+    s.invoke({"answers": []})
+    snapshot = s.loop.run_until_complete(s.graph.aget_state(s.hub.config()))
+    pending = [i.id for i in snapshot.interrupts]
+    asked: list[str] = []
+
+    def note(dialog: ResumeValueDialog) -> None:
+        asked.append(dialog.request.interrupt_id or "")
+        dialog.editor.setPlainText('"ok"')
+        dialog.resume_button.click()
+
+    queue = [note, note]
+    disconnect = dialog_opened.connect(lambda d: queue.pop(0)(d))
+    try:  # the raised events handed over in reverse: the order must not follow them
+        s.loop.run_until_complete(handle_interrupt(s.hub, list(reversed(s.raised())), None))
+    finally:
+        disconnect()
+    assert asked == pending
+
+
 def test_static_pause_continues_with_no_input(app: Any) -> None:
     s = Session(app, static_graph())
     s.invoke({"log": []})

@@ -36,6 +36,8 @@ __all__ = ["GraphView"]
 _ZOOM_STEP = 1.2
 _ZOOM_RANGE = (0.15, 4.0)
 MIN_FIT_SCALE = 0.8
+_KEPT_IN_SIGHT = frozenset({"running", "failed", "interrupted", "pending"})
+"""Node states the view scrolls to when the graph does not fit (``_keep_in_sight``)."""
 """Fitting never zooms out further: the 11 px detail text stays about 9 px on screen, and a
 graph taller or wider than the view scrolls (wheel, drag) instead of shrinking to unreadable."""
 _PAN_ROOM = 4000.0
@@ -253,14 +255,26 @@ class GraphView(QGraphicsView):
             self.flushes += 1
             return
         dirty, self._dirty = self._dirty, set()
+        watched: NodeItem | None = None
         for node_id in sorted(dirty):
             item = self._nodes.get(node_id)
             if item is not None:
-                item.set_state(self._state.node(node_id))
+                node = self._state.node(node_id)
+                item.set_state(node)
+                if node.status in _KEPT_IN_SIGHT:
+                    watched = item
+        if watched is not None:
+            self._keep_in_sight(watched)
         if self._route_dirty:
             self._route_dirty = False
             self._highlight_route()
         self.flushes += 1
+
+    def _keep_in_sight(self, item: NodeItem) -> None:
+        """A graph taller than the dock shows its top; while the user has not zoomed or
+        scrolled, the view follows the node that is running, failed, waiting or next."""
+        if self._auto_fit and not self.fits_whole_graph:
+            self.ensureVisible(item, 24, 32)
 
     def _highlight_route(self) -> None:
         route = self._state.last_route

@@ -75,6 +75,32 @@ def test_clear_errors(app: str, monkeypatch: pytest.MonkeyPatch) -> None:
     assert code == 2 and "unknown checkpointer" in err
 
 
+def test_a_stepwise_checkpoint_file_is_refused_as_a_langgraph_saver(
+    app: str, tmp_path: Path
+) -> None:
+    """``--checkpointer sqlite:///x`` on the engine's own file: one line, and LangGraph's saver
+    never adds its tables to it (it did, then failed every run on a missing column)."""
+    import sqlite3
+
+    from engine.checkpoint.sqlite import SqliteSaver
+
+    db = tmp_path / "ours.db"
+    SqliteSaver(db).conn.close()
+
+    def tables() -> list[str]:
+        with sqlite3.connect(db) as conn:
+            return sorted(r[0] for r in conn.execute("SELECT name FROM sqlite_master"))
+
+    before = tables()
+    for url in (f"sqlite:///{db}", f"sqlite+aiosqlite:///{db}"):
+        code, _, err = run_cli(
+            "run", app, "--input-json", "{}", "--no-session", "--checkpointer", url
+        )
+        assert code == 2 and "is a Stepwise checkpoint file" in err, err
+        assert err.count("\n") == 1
+    assert tables() == before
+
+
 HITL_APP = """
 from langchain.agents import create_agent
 from langchain.agents.middleware import HumanInTheLoopMiddleware

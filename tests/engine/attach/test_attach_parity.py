@@ -276,3 +276,62 @@ def test_the_replay_hash_follows_a_message_changed_after_it_was_first_hashed() -
     # HumanInTheLoopMiddleware sets an edited message's tool_calls on the message itself
     ai.tool_calls = [{"name": "send_email", "args": {"to": "b"}, "id": "c", "type": "tool_call"}]
     assert request_hash_of(history) != before
+
+
+PLAIN_AGENT_APP = '''
+"""The docs' first agent: no middleware, sync tools."""
+from langchain.agents import create_agent
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage
+from langchain_core.tools import tool
+from langgraph.checkpoint.memory import InMemorySaver
+
+
+class Model(GenericFakeChatModel):
+    def bind_tools(self, tools, **kwargs):
+        return self
+
+
+@tool
+def get_weather(city: str) -> str:
+    """Get the weather for a city."""
+    return f"It's always sunny in {city}!"
+
+
+model = Model(messages=iter([
+    AIMessage("", tool_calls=[{"name": "get_weather", "args": {"city": "sf"}, "id": "w1"}]),
+    AIMessage("", tool_calls=[{"name": "get_weather", "args": {"city": "la"}, "id": "w2"}]),
+    AIMessage("Sunny in both."),
+]))
+graph = create_agent(model, tools=[get_weather], checkpointer=InMemorySaver())
+'''
+
+
+def test_served_replies_nest_under_their_model_node_as_live_ones_do(tmp_path: Path) -> None:
+    """A reply served from the recording (re-run with replay) shows as a model call inside the
+    model node that asked, as the live call did: not at the run's top level."""
+    from tests.fixtures.docs_apps import write_app
+
+    module = plain_module(write_app(tmp_path, PLAIN_AGENT_APP))
+    graph = attach(module.graph)
+    first, events = drive(graph, RunRequest({"messages": [("user", "weather?")]}, "t"), [])
+    assert first.status == "done", first.error
+
+    def parents_of_model_calls(evs: list[EventBase]) -> list[str]:
+        nodes = {e.span_id: e.__dict__["node"] for e in evs if e.kind == "node.started"}
+        return [
+            nodes.get(e.parent_span_id or "", "not a node")
+            for e in evs
+            if e.kind in ("model.request", "model.response")
+        ]
+
+    assert parents_of_model_calls(events) == ["model"] * 6
+    saved = [e for e in events if e.kind == "checkpoint.saved" and not e.ns]
+    fork = next(e for e in saved if e.__dict__["writer_nodes"] == ["tools"])
+    replay = ReplayChatModel.from_events(events[events.index(fork) + 1 :])
+    module.model.messages = iter(())  # the model must not be called again
+    request = RunRequest(None, "t", checkpoint_id=fork.checkpoint_id, model_override=replay)
+    again, replayed = drive(graph, request, [])
+    assert again.status == "done", again.error
+    assert replay.served == 2 and replay.divergence is None
+    assert parents_of_model_calls(replayed) == ["model"] * 4
