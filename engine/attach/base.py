@@ -195,6 +195,8 @@ class HandlerBase(AsyncCallbackHandler):
         until anything else of the run is reported (``defer``)."""
         self._deferred_lock = threading.RLock()
         self._settling = False
+        self._opening = threading.RLock()
+        """Held by a worker thread opening a superstep (``superstep_span``)."""
 
     def defer(self, finish: Callable[[], None]) -> None:
         """Run ``finish`` (the end of a checkpoint's translation, which waits for its save)

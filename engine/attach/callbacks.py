@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import time
 from typing import Any, Literal
 from uuid import UUID
@@ -61,20 +62,48 @@ class AttachCallbacks(CallEvents):
         or at its checkpoint when no node ran: the input applied, cache hits)."""
         key = (ns, -1 if step is None else step)
         span = self.steps.get(key)
-        if span is None:
-            for other_ns, other_step in list(self.steps):
-                if other_ns == ns and other_step < key[1]:  # the previous superstep is over
-                    await self.finish_step(ns, other_step)
-            span = self.steps[key] = new_span_id()
-            self.step_t0[key] = time.perf_counter()
-            await self._emit(
-                SuperstepStarted,
-                ns,
-                span_id=span,
-                parent_span_id=self._graph_span(ns),
-                step=step,
-                tasks=list(tasks) if tasks is not None else self.planned_for(ns, step),
-            )
+        if span is not None:
+            return span
+        if threading.get_ident() == self.em.loop_thread:
+            return await self._open_step(ns, step, key, tasks, shown_first=False)
+        # two nodes starting at once on worker threads: one opens the superstep, and the
+        # other's start waits until its start is out (the coroutine never suspends off the
+        # loop: ``either``)
+        with self._opening:
+            span = self.steps.get(key)
+            if span is None:
+                span = await self._open_step(ns, step, key, tasks, shown_first=True)
+        return span
+
+    async def _open_step(
+        self,
+        ns: str,
+        step: int | None,
+        key: tuple[str, int],
+        tasks: list[PlannedTask] | None,
+        *,
+        shown_first: bool,
+    ) -> str:
+        """Open superstep ``key`` (closing the graph's previous one).  ``shown_first``: the
+        span is known to others only once its start is out (off the loop, under
+        ``_opening``); on the loop it is known at once, as a coroutine may wait for the
+        debugger in between."""
+        for other_ns, other_step in list(self.steps):
+            if other_ns == ns and other_step < key[1]:  # the previous superstep is over
+                await self.finish_step(ns, other_step)
+        span = new_span_id()
+        if not shown_first:
+            self.steps[key] = span
+        self.step_t0[key] = time.perf_counter()
+        await self._emit(
+            SuperstepStarted,
+            ns,
+            span_id=span,
+            parent_span_id=self._graph_span(ns),
+            step=step,
+            tasks=list(tasks) if tasks is not None else self.planned_for(ns, step),
+        )
+        self.steps[key] = span
         return span
 
     def planned_for(self, ns: str, step: int | None) -> list[PlannedTask]:

@@ -14,6 +14,7 @@ inside (``abort``, ``stopping``), so nothing of it is written into the app's thr
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +26,7 @@ from engine.attach.confirm import SaveWatch, watched
 from engine.attach.leases import lease_for
 from engine.attach.resumed import PendingInterrupt, answered, pending_interrupts
 from engine.attach.stopping import CooperativeStop
+from engine.attach.tapped import can_tap, tapped_stream
 from engine.attach.translate import StreamTranslator, to_real_input
 from engine.core.aio import aiter_thread
 from engine.core.ids import new_run_id
@@ -127,6 +129,8 @@ class AttachedRun:
         saver = graph.checkpointer
         self.saver = None if saver in (None, True, False) else saver
         self.watch = None if self.saver is None else SaveWatch(self.em.loop)
+        self._translating = threading.RLock()
+        """Held while a part is translated off the loop (``_tapped_part``)."""
         self.tr = StreamTranslator(
             self.cb,
             graph.mirrors,
@@ -227,10 +231,20 @@ class AttachedRun:
         (``request_log.SeqOf``)."""
         try:
             for ns, mode, data in parts:
-                self._part_here(tuple(ns), mode, data)
+                self._tapped_part(tuple(ns), mode, data)
         finally:  # the last checkpoint's end waits for its save here, not on the loop
             self.cb.settle_deferred()
         yield from ()
+
+    def _tapped_part(self, ns: tuple[str, ...], mode: str, data: Any) -> None:
+        """``_part_here`` for a part from the stream's thread or tapped on the thread of the
+        nested graph or node that made it (``tapped``): one at a time, the translator's
+        state being shared.  A checkpoint's end waiting for its save is settled before the
+        lock is taken, so no thread waits for a save while holding it."""
+        if self.cb.deferred is not None:
+            self.cb.settle_deferred()
+        with self._translating:
+            self._part_here(ns, mode, data)
 
     def _part_here(self, ns: tuple[str, ...], mode: str, data: Any) -> None:
         """``_part`` run to its end on this (the stream's) thread: off the loop, the translator
@@ -313,6 +327,15 @@ class AttachedRun:
             # every event waits for the debugger on the loop anyway: the parts are translated
             # there (a round trip per part, not one per event of its translation)
             return aiter_thread(lambda: run.stream(real_input, cfg, **kw), inbox=self.em.inbox)
+        if graph.sync and not graph.stream_tokens and can_tap(cfg):
+            # nested parts and stream writes tapped where they are made: LangGraph runs a
+            # lone task on the stream's thread, as the app's own ``invoke`` (``tapped``)
+            return aiter_thread(
+                lambda: self._translated_here(
+                    tapped_stream(run, real_input, cfg, kw, self._tapped_part)
+                ),
+                inbox=self.em.inbox,
+            )
         if graph.sync:
             return aiter_thread(
                 lambda: self._translated_here(run.stream(real_input, cfg, **kw)),

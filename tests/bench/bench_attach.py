@@ -76,8 +76,9 @@ def streamed(with_middleware: bool, sync: bool, handler: bool = False) -> Callab
                 pass
 
         with Clock() as clock:
-            if sync:
-                for _ in agent.stream(inp, cfg, stream_mode=modes, subgraphs=True):
+            if sync:  # as attach streams a sync run: nested parts and writes tapped
+                own = [m for m in modes if m != "custom"]
+                for _ in agent.stream(inp, cfg, stream_mode=own, subgraphs=False):
                     pass
             else:
                 asyncio.run(drain())

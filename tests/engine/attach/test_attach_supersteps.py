@@ -116,3 +116,51 @@ def test_a_cached_node_is_a_cached_span_not_a_state_change() -> None:
     ]
     assert "cached" not in changed and "__metadata__" not in changed
     assert events[-1].__dict__["output"]["seen"] == [10]
+
+
+def test_two_nodes_starting_at_once_on_worker_threads_start_inside_their_superstep(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The first of two sync nodes to start opens their superstep; the other's start waits
+    until ``superstep.started`` is out (here the opener holds its event back until the other
+    node has asked for the superstep: before, that one's ``node.started`` went out first)."""
+    import threading
+
+    from engine.attach.callbacks import AttachCallbacks
+    from engine.events import SuperstepStarted
+
+    class Both(TypedDict, total=False):
+        notes: Annotated[list[str], operator.add]
+
+    asked: dict[int, threading.Event] = {}
+    real_span, real_emit = AttachCallbacks.superstep_span, AttachCallbacks._emit
+
+    async def superstep_span(self: Any, ns: str, step: Any, tasks: Any = None) -> str:
+        asked.setdefault(threading.get_ident(), threading.Event()).set()
+        return await real_span(self, ns, step, tasks)
+
+    async def emit(self: Any, cls: Any, ns: str, **fields: Any) -> Any:
+        if cls is SuperstepStarted and fields.get("step") == 1:
+            me = threading.get_ident()
+            for _ in range(200):  # until the other node's thread asked (or 10 s)
+                if any(t != me and e.is_set() for t, e in list(asked.items())):
+                    break
+                threading.Event().wait(0.05)
+        return await real_emit(self, cls, ns, **fields)
+
+    monkeypatch.setattr(AttachCallbacks, "superstep_span", superstep_span)
+    monkeypatch.setattr(AttachCallbacks, "_emit", emit)
+    g = StateGraph(Both)
+    g.add_node("a", lambda s: {"notes": ["a"]}).add_node("b", lambda s: {"notes": ["b"]})
+    g.add_edge(START, "a").add_edge(START, "b").add_edge("a", END).add_edge("b", END)
+    attached = attach(g.compile(checkpointer=InMemorySaver()), sync=True)
+    events: list[EventBase] = []
+    attached.subscribe(events.append)
+    attached.invoke({"notes": []}, {"configurable": {"thread_id": "t"}})
+    kinds = [(e.kind, getattr(e, "node", None)) for e in events if e.step == 1]
+    opened = kinds.index(("superstep.started", None))
+    assert opened < kinds.index(("node.started", "a"))
+    assert opened < kinds.index(("node.started", "b"))
+    (step,) = [e for e in events if e.kind == "superstep.started" and e.step == 1]
+    starts = [e for e in events if e.kind == "node.started"]
+    assert {e.parent_span_id for e in starts} == {step.span_id}

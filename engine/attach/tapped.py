@@ -1,0 +1,87 @@
+"""LangGraph's sync ``stream`` with the nested graphs' parts and the app's stream writes tapped
+where they are made, so that LangGraph runs its supersteps as an app's own ``invoke`` does.
+
+Asked for ``subgraphs=True`` or the ``custom`` mode, LangGraph's sync loop streams
+concurrently: every superstep hands each of its tasks, even a lone one, to its thread pool, and
+a waiter for the stream as well, where ``invoke`` runs a lone task on its own thread (two
+thread hops a superstep, about a tenth of a plain agent's run: issue 26).  What those two
+options deliver is taken here another way, the same parts in the same order:
+
+- the nested graphs' parts: LangGraph hands a nested graph's loop the stream protocol found
+  under ``CONFIG_KEY_STREAM`` in its task's config (``subgraphs=True`` puts the root loop's
+  own there); the run's config carries ours instead, and each nested part goes to ``tap`` as
+  the nested loop puts it, with its namespace, as the root stream would have yielded it;
+- the app's stream writes (``get_stream_writer()``): a run's writer is its parent runtime's
+  when it streams no ``custom`` mode itself; the run's config carries a runtime whose writer
+  hands each write to ``tap`` with the namespace of the graph that wrote it, as LangGraph's
+  own ``custom`` writer names it.
+
+The root graph's own parts still come from the stream (``(ns, mode, data)`` with ``ns=()``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+__all__ = ["Tap", "can_tap", "tapped_stream"]
+
+Tap = Callable[[tuple[str, ...], str, Any], None]
+"""Takes one part (graph namespace, mode, data) on the thread that made it."""
+
+
+def tapped_stream(
+    run: Any, real_input: Any, config: dict[str, Any], kw: dict[str, Any], tap: Tap
+) -> Iterator[tuple[tuple[str, ...], str, Any]]:
+    """``run.stream(real_input, config, **kw)`` as with ``subgraphs=True`` and the ``custom``
+    mode (see the module docstring): the root's parts yielded, the rest handed to ``tap``."""
+    from langgraph._internal._constants import (
+        CONF,
+        CONFIG_KEY_CHECKPOINT_NS,
+        CONFIG_KEY_RUNTIME,
+        CONFIG_KEY_STREAM,
+        NS_SEP,
+    )
+    from langgraph.config import get_config
+    from langgraph.pregel.protocol import StreamProtocol
+    from langgraph.runtime import Runtime
+
+    modes = [m for m in kw["stream_mode"] if m != "custom"]
+
+    def nested(chunk: tuple[tuple[str, ...], str, Any]) -> None:
+        ns, mode, data = chunk
+        if ns:  # the root's own parts come from the stream
+            tap(tuple(ns), mode, data)
+
+    def write(chunk: Any) -> None:
+        conf: dict[str, Any] = dict(get_config().get(CONF) or {})
+        ns = str(conf.get(CONFIG_KEY_CHECKPOINT_NS) or "").split(NS_SEP)[:-1]
+        tap(tuple(ns), "custom", chunk)
+
+    conf = dict(config.get(CONF) or {})
+    conf[CONFIG_KEY_STREAM] = StreamProtocol(nested, set(modes))
+    conf[CONFIG_KEY_RUNTIME] = Runtime(stream_writer=write)
+    options = {**kw, "stream_mode": modes, "subgraphs": False}
+    for mode, data in run.stream(real_input, {**config, CONF: conf}, **options):
+        yield (), mode, data
+
+
+def can_tap(config: dict[str, Any]) -> bool:
+    """Can a run with ``config`` be tapped: it is not itself run inside a LangGraph run (whose
+    stream and runtime it must keep), and this LangGraph has what ``tapped_stream`` uses."""
+    try:
+        from langchain_core.runnables.config import var_child_runnable_config
+        from langgraph._internal._constants import (
+            CONFIG_KEY_RUNTIME,
+            CONFIG_KEY_STREAM,
+            CONFIG_KEY_TASK_ID,
+        )
+        from langgraph.runtime import Runtime
+    except ImportError:
+        return False
+    if not hasattr(Runtime, "merge"):
+        return False
+    outer = (var_child_runnable_config.get() or {}).get("configurable") or {}
+    conf = config.get("configurable") or {}
+    keys = (CONFIG_KEY_RUNTIME, CONFIG_KEY_STREAM, CONFIG_KEY_TASK_ID)
+    return not any(k in conf or k in outer for k in keys)
