@@ -8,8 +8,12 @@ find nothing, because those objects are alive.
 ``GcPolicy`` watches the hub: every ``every`` events, and when a run ends after at least
 ``after_run`` events (the window is idle then), it collects the young generations (cheap) and
 ``gc.freeze()``\\ s what survived, so later full collections only scan what arrived since.
-On a reset (a new run or session: the old events may now be garbage) it unfreezes, so the next
-full collection reclaims them.  It never forces a full collection itself (that would be the
+It does the same when the Timeline's background warm-up of a thread's checkpoints ends (the hub's
+``"warmed"``): a 10,000-checkpoint thread's nodes and cached states live until the next reset,
+and a full collection scanning them stalled a checkpoint selection by 100-600 ms.
+On a reset (a new run or session: the old events may now be garbage) and on a switch of thread
+(the Timeline drops the old thread's checkpoints) it unfreezes, so the next full collection
+reclaims them.  It never forces a full collection itself (that would be the
 very pause it exists to avoid).  The app installs one for its hub.
 """
 
@@ -37,6 +41,8 @@ class GcPolicy:
         hub.subscribe("events", self._on_events)
         hub.subscribe("reset", self.release)
         hub.subscribe("status", self._on_status)
+        hub.subscribe("warmed", self._freeze)
+        hub.subscribe("thread", lambda _thread: self.release())
 
     def _on_events(self, batch: list[Any]) -> None:
         self._since += len(batch)

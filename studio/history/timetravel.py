@@ -64,7 +64,11 @@ def tip_checkpoint_id(graph: Any, thread_id: str) -> str | None:
 
 
 def start_warmup(
-    saver: Any, thread_id: str, checkpoint_ids: Sequence[str], n_checkpoints: int
+    saver: Any,
+    thread_id: str,
+    checkpoint_ids: Sequence[str],
+    n_checkpoints: int,
+    on_done: Callable[[], object] | None = None,
 ) -> threading.Thread:
     """Read ``checkpoint_ids`` (branch tips, longest first) on a background thread so that every
     later read of the thread hits the saver's cache.
@@ -73,6 +77,8 @@ def start_warmup(
     decodes every message before it (half a second at 10,000 messages).  Reading a tip decodes
     the chain once and caches every version on the way: all versions are views of one shared
     buffer, so caching them all costs little.  The saver's cache is enlarged to hold them.
+    ``on_done`` is called on that thread when it ends (a Qt signal's ``emit``: queued to the
+    window's thread).
     """
     need = 4 * n_checkpoints + 1024
     if getattr(saver, "CACHE_SIZE", need) < need:
@@ -83,7 +89,12 @@ def start_warmup(
             try:
                 saver.get_tuple(checkpoint_config(thread_id, cid))
             except Exception:  # a damaged or deleted checkpoint: the views report it when read
-                return
+                break
+        if on_done is not None:
+            try:
+                on_done()
+            except RuntimeError:  # the window that asked is gone
+                pass
 
     thread = threading.Thread(target=work, name="stepwise-checkpoint-warmup", daemon=True)
     thread.start()

@@ -18,6 +18,9 @@ Topics (callback signatures):
 - ``"event"``     ``cb(event: EventBase | None)``           the event selected (a row of the log, a
   bar of the waterfall): every view that shows events selects it too
 - ``"prices"``    ``cb(table: PriceTable)``                 the model prices changed (Settings)
+- ``"warmed"``    ``cb()``                                  the Timeline's background read of the
+  thread's checkpoints ended: they (and the saver's cache of them) live until the next reset,
+  a moment to freeze the garbage collector (``studio.app.gc_policy``)
 
 ``debugger`` is the run controller's ``engine.debug.Debugger`` (it outlives runs: breakpoints
 stay); ``session_path`` is the ``.stepwise`` file the current runs are recorded into (or the
@@ -56,6 +59,7 @@ TOPICS = (
     "saved_thread",
     "event",
     "prices",
+    "warmed",
 )
 
 

@@ -234,10 +234,12 @@ def _diff_messages(a: Sequence[Any], b: Sequence[Any], key: str) -> list[Message
             for i, m in enumerate(b[len(a) :], len(a))
         ]
     # the common prefix (the same stored items of one read, same objects, or equal) needs no
-    # ids, and no decoding where it holds the same stored items
+    # ids, and no decoding where it holds the same stored items (also under the views a
+    # message channel hands out: item n of a view is item n of the list it reads)
     n = 0
     limit = min(len(a), len(b))
-    while n < limit and (same_stored(a, n, b, n) or a[n] is b[n] or a[n] == b[n]):
+    sa, sb = _read_list(a), _read_list(b)
+    while n < limit and (same_stored(sa, n, sb, n) or a[n] is b[n] or a[n] == b[n]):
         n += 1
     old = {m.id: i for i, m in enumerate(a[n:], n) if getattr(m, "id", None)}
     new_ids = {getattr(m, "id", None) for m in b[n:]}
@@ -258,6 +260,14 @@ def _diff_messages(a: Sequence[Any], b: Sequence[Any], key: str) -> list[Message
         if (mid and mid not in new_ids) or (not mid and j >= len(b)):
             out.append(MessageChange("removed", j, mid, m, None, key=key))
     return out
+
+
+def _read_list(seq: Sequence[Any]) -> Any:
+    """The list a message channel's view reads (a saver's lazily decoded list: its first
+    ``len(seq)`` items are the view's), else ``seq`` itself."""
+    if isinstance(seq, AppendLog):
+        return getattr(seq.buffer, "items", seq)
+    return seq
 
 
 def _dump(m: Any) -> Any:

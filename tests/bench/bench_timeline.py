@@ -47,8 +47,11 @@ THREAD = "long"
 PATH = (
     Path(tempfile.gettempdir())
     / "stepwise-bench"
-    / f"timeline-v2-{CHECKPOINTS}-{SESSION_EVENTS}.stepwise"
+    / f"timeline-v3-{CHECKPOINTS}-{SESSION_EVENTS}.stepwise"
 )
+"""The session, cached between runs; built again when its checkpoint layout is older than what
+the saver writes today (``_stale``): the figures are about the files Stepwise writes now (v2
+was a layout-1 file, whose message logs are one blob per append, read back by walking them)."""
 
 
 # -- the session -------------------------------------------------------------------------------
@@ -116,6 +119,23 @@ def _graph(checkpointer: Any) -> Any:
 def _remove(path: Path) -> None:
     for extra in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
         extra.unlink(missing_ok=True)
+
+
+def _stale(path: Path) -> bool:
+    """Whether the cached session is missing or its checkpoint tables are of an older layout
+    than the one ``SqliteSaver`` writes now (``engine.checkpoint.sqlite.FILE_SCHEMA``)."""
+    from engine.checkpoint.sqlite import FILE_SCHEMA
+
+    if not path.exists():
+        return True
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        row = conn.execute(
+            "SELECT value FROM stepwise_meta WHERE key='checkpoint_schema'"
+        ).fetchone()
+    finally:
+        conn.close()
+    return row is None or int(row[0]) < FILE_SCHEMA
 
 
 def build_session(final: Path) -> dict[str, Any]:
@@ -319,12 +339,14 @@ def _sample(ids: list[str]) -> list[str]:
 def measure_live(path: Path) -> dict[str, Any]:
     """The studio on the live graph (the compiled loop on a SqliteSaver of the file)."""
     from engine.checkpoint import SqliteSaver
+    from studio.app.gc_policy import GcPolicy
     from studio.models.hub import Hub
 
     _app()
     saver = SqliteSaver(path)
     graph = _graph(saver)
     hub = Hub()
+    GcPolicy(hub)  # what the app installs for its hub
     hub.set_thread(THREAD)
     _split, timeline, state, _diff = _window(hub)
     timeline.warmup_enabled = False
@@ -352,20 +374,24 @@ def measure_live(path: Path) -> dict[str, Any]:
 
 
 def _warm(timeline: Any) -> float:
-    """Run the Timeline dock's background warm-up to the end; seconds it took."""
+    """Run the Timeline dock's background warm-up to the end (and the window hearing that it
+    ended); seconds it took."""
     t0 = time.perf_counter()
     thread = timeline.warm_up()
     if thread is not None:
         thread.join()
+    _app().processEvents()
     return time.perf_counter() - t0
 
 
 def measure_offline(path: Path) -> dict[str, Any]:
+    from studio.app.gc_policy import GcPolicy
     from studio.history.replay import open_session
     from studio.models.hub import Hub
 
     _app()
     hub = Hub()
+    GcPolicy(hub)  # what the app installs for its hub
     _split, timeline, state, _diff = _window(hub)
     timeline.warmup_enabled = False
     opened = open_session(hub, path)
@@ -382,7 +408,7 @@ def measure_offline(path: Path) -> dict[str, Any]:
 
 def run(rebuild: bool = False) -> list[Figure]:
     figs: list[Figure] = []
-    if rebuild or not PATH.exists():
+    if rebuild or _stale(PATH):
         built = build_session(PATH)
         figs.append(
             Figure(

@@ -171,3 +171,42 @@ def test_a_recorded_sessions_checkpoints_are_warmed_for_quick_selection(
         assert "messages" not in decoded  # every message history came from the warmed cache
     finally:
         opened.close()
+
+
+def test_the_end_of_the_warm_up_freezes_the_checkpoints_it_loaded(
+    qtbot: Any, tmp_path: Path
+) -> None:
+    """The Timeline's warm-up leaves a thread's checkpoints and their cached states in memory
+    until the next reset; when it ends the hub says so ("warmed", on the window's thread) and
+    the app's GC policy freezes them: a full collection scanning a 10,000-checkpoint thread's
+    objects stalled a selection by 100-600 ms."""
+    import gc
+    import threading
+
+    from studio.app.gc_policy import GcPolicy
+    from studio.docks.timeline.view import TimelineDock
+
+    _record(tmp_path / "seed.stepwise")
+    hub = Hub()
+    heard: list[str] = []
+    hub.subscribe("warmed", lambda: heard.append(threading.current_thread().name))
+    timeline = TimelineDock(hub)
+    qtbot.addWidget(timeline)
+    timeline.warmup_enabled = False  # warmed below
+    opened = open_session(hub, tmp_path / "seed.stepwise")
+    gc.unfreeze()
+    try:
+        policy = GcPolicy(hub)
+        frozen = policy.freezes
+        timeline.reload()
+        warming = timeline.warm_up()
+        assert warming is not None
+        warming.join()
+        qtbot.waitUntil(lambda: bool(heard))
+        assert heard == [threading.main_thread().name]  # delivered on the window's thread
+        assert policy.freezes == frozen + 1 and gc.get_freeze_count() > 0
+        hub.set_thread("another")  # the Timeline drops this thread's checkpoints
+        assert gc.get_freeze_count() == 0
+    finally:
+        gc.unfreeze()
+        opened.close()

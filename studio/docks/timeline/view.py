@@ -64,6 +64,8 @@ class TimelineDock(QWidget):
     rerunRequested = Signal(str)
     diffRequested = Signal(str, str)
     editApplied = Signal(str)
+    warmed = Signal()
+    """The background warm-up ended (emitted on its thread, delivered on the window's)."""
 
     def __init__(self, hub: Hub, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -78,6 +80,7 @@ class TimelineDock(QWidget):
         """Read the branch tips in the background after a load (see ``timetravel.start_warmup``)."""
         self.warmup: threading.Thread | None = None
         self._warm_next = True
+        self.warmed.connect(self._on_warmed)
 
         self.view = QTreeView(self)
         self.view.setModel(self.item_model)
@@ -257,8 +260,15 @@ class TimelineDock(QWidget):
         if not tips or not hasattr(saver, "_load_value") or self.hub.status in _BUSY:
             return None
         ids = [t.checkpoint_id for t in tips]
-        self.warmup = start_warmup(saver, self.hub.thread_id, ids, len(self.timeline))
+        self.warmup = start_warmup(
+            saver, self.hub.thread_id, ids, len(self.timeline), on_done=self.warmed.emit
+        )
         return self.warmup
+
+    def _on_warmed(self) -> None:
+        """The thread's checkpoints are read and cached: the hub tells who cares (the garbage
+        collector's policy freezes them, ``studio.app.gc_policy``)."""
+        self.hub.publish("warmed")
 
     def _on_thread(self, thread_id: str) -> None:
         self.timeline.load([], keep_markers=False)
