@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import types
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, TypeVar, cast
@@ -101,6 +101,8 @@ class _Either:
             if handler.deferred is not None:
                 handler.settle_deferred()
             self.check(handler)
+            if handler.before_emit is not None:  # what was made before this, first
+                await handler.before_emit()
             try:
                 await fn(handler, *args, **kwargs)
             except asyncio.CancelledError:
@@ -197,6 +199,9 @@ class HandlerBase(AsyncCallbackHandler):
         self._settling = False
         self._opening = threading.RLock()
         """Held by a worker thread opening a superstep (``superstep_span``)."""
+        self.before_emit: Callable[[], Awaitable[None]] | None = None
+        """Awaited on the loop before each event: an ``astream`` run translates there the
+        nested parts made since (``AttachedRun._drain``), so they come before what follows."""
 
     def defer(self, finish: Callable[[], None]) -> None:
         """Run ``finish`` (the end of a checkpoint's translation, which waits for its save)
@@ -244,6 +249,8 @@ class HandlerBase(AsyncCallbackHandler):
             if self.aborted is not None:
                 return self._emit_ungated(cls, ns, fields)
             if threading.get_ident() == self.em.loop_thread:
+                if self.before_emit is not None:
+                    await self.before_emit()
                 return await self._emitter(ns).emit(cls, **fields)
             # a sync node or tool running in a worker thread
             return self._emitter(ns).emit_sync(cls, **fields)

@@ -26,6 +26,7 @@ from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 from uuid import UUID
 
+from engine.agents.unstreamed import cannot_stream, fallback_detail
 from engine.attach.base import ACTIVE, IN_LAYER, HandlerBase
 from engine.attach.converted import ours, ours_all, request_hash_of
 from engine.attach.quiet_fakes import streams_its_reply
@@ -132,12 +133,6 @@ def _response(message: Any) -> Any:
     return LCModelResponse(result=[message])
 
 
-def _cannot_stream(exc: BaseException) -> bool:
-    return isinstance(exc, NotImplementedError) or (
-        isinstance(exc, ValueError) and "No generations found in stream" in str(exc)
-    )
-
-
 class _Call:
     """One model call through the layer (the shared bookkeeping of the sync and async ones)."""
 
@@ -181,7 +176,7 @@ class _Call:
         ]
 
     def may_retry_unstreamed(self, exc: BaseException, tokens_before: int) -> bool:
-        if not self.cb.stream_tokens or not _cannot_stream(exc):
+        if not self.cb.stream_tokens or not cannot_stream(exc):
             return False
         if self.cb.tokens_seen != tokens_before:
             return False  # it streamed something: a real failure
@@ -189,14 +184,7 @@ class _Call:
         return True
 
     def fallback_event(self) -> tuple[type, dict[str, Any]]:
-        return (
-            MiddlewareAction,
-            {
-                "middleware": "Stepwise",
-                "action": "stream_fallback",
-                "detail": {"model": self.name, "message": "this model cannot stream: asked again"},
-            },
-        )
+        return MiddlewareAction, fallback_detail(self.name)
 
 
 def _layer_context() -> tuple[dict[str, Any], UUID | None]:

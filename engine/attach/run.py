@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import AsyncIterator, Iterator
+from collections import deque
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from engine.attach import quiet_fakes
@@ -26,7 +27,7 @@ from engine.attach.confirm import SaveWatch, watched
 from engine.attach.leases import lease_for
 from engine.attach.resumed import PendingInterrupt, answered, pending_interrupts
 from engine.attach.stopping import CooperativeStop
-from engine.attach.tapped import can_tap, tapped_stream
+from engine.attach.tapped import can_tap, tapped_astream, tapped_stream
 from engine.attach.translate import StreamTranslator, to_real_input
 from engine.core.aio import aiter_thread
 from engine.core.ids import new_run_id
@@ -75,17 +76,28 @@ thread does not wake the loop for every event: ``LoopInbox.hold``)."""
 
 
 class _RunInfo:
-    """What the debugger may know of an attached run (``RunView``): the committed state is read
-    back from the app's checkpointer."""
+    """What the debugger may know of an attached run (``RunView``): the committed state is the
+    values of the last checkpoint translated (what the events have said so far; the app's
+    saver may not have stored it yet), else read back from the app's checkpointer."""
 
-    def __init__(self, run_id: str, graph: Any, config: dict[str, Any]) -> None:
+    def __init__(
+        self,
+        run_id: str,
+        graph: Any,
+        config: dict[str, Any],
+        latest: Callable[[], Mapping[str, Any] | None] = lambda: None,
+    ) -> None:
         self.run_id = run_id
         self.graph = graph
         self.config = config
+        self.latest = latest
 
     def committed_state(self) -> dict[str, Any] | None:
         if getattr(self.graph, "checkpointer", None) in (None, True, False):
             return None
+        latest = self.latest()
+        if latest is not None:
+            return dict(latest)
         conf = {
             k: v for k, v in self.config.get("configurable", {}).items() if k != "checkpoint_id"
         }
@@ -131,6 +143,10 @@ class AttachedRun:
         self.watch = None if self.saver is None else SaveWatch(self.em.loop)
         self._translating = threading.RLock()
         """Held while a part is translated off the loop (``_tapped_part``)."""
+        self._nested: deque[tuple[tuple[str, ...], str, Any]] = deque()
+        """An ``astream`` run's nested parts and stream writes, tapped where they were made,
+        waiting for the loop to translate them (``_drain``)."""
+        self._draining = False
         self.tr = StreamTranslator(
             self.cb,
             graph.mirrors,
@@ -161,7 +177,7 @@ class AttachedRun:
         try:
             async with run_span(
                 em,
-                _RunInfo(self.run_id, graph.real, self.config),
+                _RunInfo(self.run_id, graph.real, self.config, lambda: self.tr.saved.get("")),
                 graph=graph.name,
                 input=self.input,
                 resumed=resumed,
@@ -337,7 +353,44 @@ class AttachedRun:
                 lambda: self._translated_here(run.stream(real_input, cfg, **kw)),
                 inbox=self.em.inbox,
             )
+        if can_tap(cfg):
+            self.cb.before_emit = self._drain
+            return self._drained(tapped_astream(run, real_input, cfg, kw, self._tap_nested))
         return run.astream(real_input, cfg, **kw)  # type: ignore[no-any-return]
+
+    async def _drained(
+        self, parts: AsyncIterator[tuple[tuple[str, ...], str, Any]]
+    ) -> AsyncIterator[tuple[tuple[str, ...], str, Any]]:
+        """The root's parts of a tapped ``astream``, each after the nested parts made before
+        it (``_drain``), and the last nested ones at the end."""
+        async for part in parts:
+            await self._drain()
+            yield part
+        await self._drain()
+
+    def _tap_nested(self, ns: tuple[str, ...], mode: str, data: Any) -> None:
+        """A nested part of an ``astream`` run: translated by the loop before what follows, or
+        right here when a sync node runs the nested graph on a worker thread (whose callbacks
+        report from there too)."""
+        if threading.get_ident() != self.em.loop_thread:
+            self._tapped_part(ns, mode, data)
+        else:
+            self._nested.append((ns, mode, data))
+
+    async def _drain(self) -> None:
+        """Translate on the loop the nested parts tapped so far, in the order they were made:
+        before the root's next part and before any event of the callbacks, so a nested
+        graph's supersteps and checkpoints come in their place (``subgraphs=True`` hands them
+        over only when the root's stream gets to them, after the nested graph went on)."""
+        if self._draining:
+            return
+        self._draining = True
+        try:
+            while self._nested:
+                ns, mode, data = self._nested.popleft()
+                await self._part(ns, mode, data)
+        finally:
+            self._draining = False
 
     async def _values(self) -> Any:
         if self.saver is None:

@@ -21,11 +21,11 @@ The root graph's own parts still come from the stream (``(ns, mode, data)`` with
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Tap", "Written", "can_tap", "tapped_stream"]
+__all__ = ["Tap", "Written", "can_tap", "tapped_astream", "tapped_stream"]
 
 Tap = Callable[[tuple[str, ...], str, Any], None]
 """Takes one part (graph namespace, mode, data) on the thread that made it."""
@@ -40,11 +40,11 @@ class Written:
     meta: dict[str, Any]
 
 
-def tapped_stream(
-    run: Any, real_input: Any, config: dict[str, Any], kw: dict[str, Any], tap: Tap
-) -> Iterator[tuple[tuple[str, ...], str, Any]]:
-    """``run.stream(real_input, config, **kw)`` as with ``subgraphs=True`` and the ``custom``
-    mode (see the module docstring): the root's parts yielded, the rest handed to ``tap``."""
+def _tapped(
+    config: dict[str, Any], kw: dict[str, Any], tap: Tap
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The run's config and stream options with the nested parts and the app's stream writes
+    handed to ``tap`` (see the module docstring)."""
     from langgraph._internal._constants import (
         CONF,
         CONFIG_KEY_CHECKPOINT_NS,
@@ -72,8 +72,26 @@ def tapped_stream(
     conf = dict(config.get(CONF) or {})
     conf[CONFIG_KEY_STREAM] = StreamProtocol(nested, set(modes))
     conf[CONFIG_KEY_RUNTIME] = Runtime(stream_writer=write)
-    options = {**kw, "stream_mode": modes, "subgraphs": False}
-    for mode, data in run.stream(real_input, {**config, CONF: conf}, **options):
+    return {**config, CONF: conf}, {**kw, "stream_mode": modes, "subgraphs": False}
+
+
+def tapped_stream(
+    run: Any, real_input: Any, config: dict[str, Any], kw: dict[str, Any], tap: Tap
+) -> Iterator[tuple[tuple[str, ...], str, Any]]:
+    """``run.stream(real_input, config, **kw)`` as with ``subgraphs=True`` and the ``custom``
+    mode (see the module docstring): the root's parts yielded, the rest handed to ``tap``."""
+    tapped_config, options = _tapped(config, kw, tap)
+    for mode, data in run.stream(real_input, tapped_config, **options):
+        yield (), mode, data
+
+
+async def tapped_astream(
+    run: Any, real_input: Any, config: dict[str, Any], kw: dict[str, Any], tap: Tap
+) -> AsyncIterator[tuple[tuple[str, ...], str, Any]]:
+    """``tapped_stream`` for ``astream``: ``tap`` is called where a nested loop or a node on the
+    event loop makes the part (or on the worker thread of a sync node)."""
+    tapped_config, options = _tapped(config, kw, tap)
+    async for mode, data in run.astream(real_input, tapped_config, **options):
         yield (), mode, data
 
 

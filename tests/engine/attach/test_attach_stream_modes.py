@@ -171,10 +171,9 @@ def test_an_agent_with_a_checkpointer_shows_the_same_events_without_values(
     now, before = run_both(
         monkeypatch, lambda: agent(middleware=middleware), [{"messages": [("user", "hi")]}]
     )
-    # a sync run (the middleware here are sync) takes the app's stream writes where they are
-    # made (``engine.attach.tapped``) instead of asking for LangGraph's ``custom`` mode
-    tapped = ["updates", "checkpoints"] if middleware else ["updates", "checkpoints", "custom"]
-    assert asked[0] == tapped
+    # sync or async, a run takes the app's stream writes where they are made
+    # (``engine.attach.tapped``) instead of asking for LangGraph's ``custom`` mode
+    assert asked[0] == ["updates", "checkpoints"]
     assert now == before
     kinds = {json.loads(e)["kind"] for e in now}
     wanted = {
@@ -224,6 +223,6 @@ def test_tokens_still_stream_when_asked(asked: list[list[str]]) -> None:
     model = StreamsWords(messages=iter([AIMessage("sunny and warm")]))
     g = attach(lc_create_agent(model, checkpointer=InMemorySaver()), stream_tokens=True)
     events = collect(g, {"messages": [("user", "weather?")]}, {"configurable": {"thread_id": "t"}})
-    assert asked[0] == ["updates", "checkpoints", "custom", "messages"]
+    assert asked[0] == ["updates", "checkpoints", "messages"]  # stream writes: tapped
     tokens = [e.__dict__["text"] for e in events if e.kind == "model.token"]
     assert "".join(tokens) == "sunny and warm"

@@ -201,15 +201,17 @@ def _well_nested(events: list[EventBase]) -> None:
 def test_a_tapped_sync_run_says_what_astream_says_each_in_its_place(
     make: Any, inputs: list[Any]
 ) -> None:
-    """The same events as ``astream`` (which asks LangGraph for ``subgraphs=True`` and
-    ``custom``), each where it happened: ``astream`` translates a nested graph's parts only
-    when the root's stream hands them over, after the nested graph went on."""
+    """The same events as ``astream``, each where it happened: both are tapped (the sync
+    stream on the thread that made each part, ``astream`` on the loop before anything
+    after it), where ``subgraphs=True`` hands a nested graph's parts over only when the
+    root's stream gets to them, after the nested graph went on."""
     on_thread = _events(make, inputs, sync=True)
     on_loop = _events(make, inputs, sync=False)
-    assert _content(on_thread, custom_as_streamed=True) == _content(on_loop)
+    assert _content(on_thread) == _content(on_loop)
     assert any(e.ns for e in on_thread)  # the nested graph's own events are there
-    _well_nested(on_thread)
-    _custom_named(on_thread)
+    for events in (on_thread, on_loop):
+        _well_nested(events)
+        _custom_named(events)
 
 
 def test_without_a_checkpointer_a_nested_superstep_shows_its_own_changes() -> None:
@@ -293,10 +295,10 @@ def test_parallel_subgraphs_tapped_on_pool_threads_lose_nothing() -> None:
 
     on_thread = _events(make, [{"n": 1}], sync=True)
     on_loop = _events(make, [{"n": 1}], sync=False)
-    assert _content(on_thread, order_free=True, custom_as_streamed=True) == _content(
-        on_loop, order_free=True
-    )
-    _custom_named(on_thread)
+    assert _content(on_thread, order_free=True) == _content(on_loop, order_free=True)
+    for events in (on_thread, on_loop):
+        _well_nested(events)
+        _custom_named(events)
     _well_nested(on_thread)
     assert sum(1 for e in on_thread if e.kind == "checkpoint.saved" and e.ns) >= 6
 
