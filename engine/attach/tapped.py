@@ -41,7 +41,7 @@ class Written:
 
 
 def _tapped(
-    config: dict[str, Any], kw: dict[str, Any], tap: Tap
+    run: Any, config: dict[str, Any], kw: dict[str, Any], tap: Tap
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """The run's config and stream options with the nested parts and the app's stream writes
     handed to ``tap`` (see the module docstring)."""
@@ -71,7 +71,8 @@ def _tapped(
 
     conf = dict(config.get(CONF) or {})
     conf[CONFIG_KEY_STREAM] = StreamProtocol(nested, set(modes))
-    conf[CONFIG_KEY_RUNTIME] = Runtime(stream_writer=write)
+    # a run given a runtime takes its store from it, not from the graph: the graph's own
+    conf[CONFIG_KEY_RUNTIME] = Runtime(stream_writer=write, store=getattr(run, "store", None))
     return {**config, CONF: conf}, {**kw, "stream_mode": modes, "subgraphs": False}
 
 
@@ -80,7 +81,7 @@ def tapped_stream(
 ) -> Iterator[tuple[tuple[str, ...], str, Any]]:
     """``run.stream(real_input, config, **kw)`` as with ``subgraphs=True`` and the ``custom``
     mode (see the module docstring): the root's parts yielded, the rest handed to ``tap``."""
-    tapped_config, options = _tapped(config, kw, tap)
+    tapped_config, options = _tapped(run, config, kw, tap)
     for mode, data in run.stream(real_input, tapped_config, **options):
         yield (), mode, data
 
@@ -90,7 +91,7 @@ async def tapped_astream(
 ) -> AsyncIterator[tuple[tuple[str, ...], str, Any]]:
     """``tapped_stream`` for ``astream``: ``tap`` is called where a nested loop or a node on the
     event loop makes the part (or on the worker thread of a sync node)."""
-    tapped_config, options = _tapped(config, kw, tap)
+    tapped_config, options = _tapped(run, config, kw, tap)
     async for mode, data in run.astream(real_input, tapped_config, **options):
         yield (), mode, data
 

@@ -6,6 +6,7 @@ graph, and a lone task runs on the stream's own thread, as in the app's own ``in
 
 from __future__ import annotations
 
+import asyncio
 import json
 import operator
 import threading
@@ -346,3 +347,26 @@ def test_a_subgraph_with_a_sqlite_saver_shows_each_checkpoint_the_saver_holds(
     [first] = [e for e in nested if e.__dict__["source"] == "input"]
     owner = nodes.get(first.parent_span_id or "")
     assert owner is not None and first.ns.startswith(owner.__dict__["node"] + ":")
+
+
+def test_a_tapped_run_keeps_the_graphs_store() -> None:
+    """LangGraph takes a run's store from the runtime it is given, when it is given one: the
+    tapped runtime carries the graph's own (a node reading its store found None)."""
+    from langgraph.store.base import BaseStore
+    from langgraph.store.memory import InMemoryStore
+
+    def remember(state: S, *, store: BaseStore) -> dict[str, Any]:
+        store.put(("notes",), str(state["n"]), {"n": state["n"]})
+        return {"n": len(store.search(("notes",)))}
+
+    g = StateGraph(S).add_node("remember", remember)
+    graph = g.add_edge(START, "remember").compile(
+        checkpointer=InMemorySaver(), store=InMemoryStore()
+    )
+    attached = attach(graph)
+    events: list[EventBase] = []
+    attached.subscribe(events.append)
+    out = attached.invoke({"n": 7}, {"configurable": {"thread_id": "t"}})
+    assert out["n"] == 1
+    out = asyncio.run(attached.ainvoke({"n": 8}, {"configurable": {"thread_id": "t"}}))
+    assert out["n"] == 2
