@@ -146,7 +146,9 @@ class AttachedRun:
         self._nested: deque[tuple[tuple[str, ...], str, Any]] = deque()
         """An ``astream`` run's nested parts and stream writes, tapped where they were made,
         waiting for the loop to translate them (``_drain``)."""
-        self._draining = False
+        self._drain_lock = asyncio.Lock()
+        self._drainer: asyncio.Task[Any] | None = None
+        """The task translating the nested parts (its own events must not wait for itself)."""
         self.tr = StreamTranslator(
             self.cb,
             graph.mirrors,
@@ -382,15 +384,17 @@ class AttachedRun:
         before the root's next part and before any event of the callbacks, so a nested
         graph's supersteps and checkpoints come in their place (``subgraphs=True`` hands them
         over only when the root's stream gets to them, after the nested graph went on)."""
-        if self._draining:
+        me = asyncio.current_task()
+        if self._drainer is me:  # the translation's own events
             return
-        self._draining = True
-        try:
-            while self._nested:
-                ns, mode, data = self._nested.popleft()
-                await self._part(ns, mode, data)
-        finally:
-            self._draining = False
+        async with self._drain_lock:  # another task's drain first: what it holds comes first
+            self._drainer = me
+            try:
+                while self._nested:
+                    ns, mode, data = self._nested.popleft()
+                    await self._part(ns, mode, data)
+            finally:
+                self._drainer = None
 
     async def _values(self) -> Any:
         if self.saver is None:
