@@ -19,22 +19,26 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["cannot_stream", "fallback_detail", "is_langchain_fake"]
+__all__ = ["cannot_stream", "fallback_detail", "is_langchain_fake", "streams_its_reply"]
 
 _FAKE_MODULE = "langchain_core.language_models.fake"
 _LANGCHAIN_MODELS = "langchain_core.language_models."
 
 
+def streams_its_reply(lc_model: Any) -> bool:
+    """Is ``lc_model`` one of LangChain's fake chat models (its stream is its next scripted
+    reply cut into pieces, so streaming it shows nothing the reply does not)?"""
+    return _module_of(getattr(type(lc_model), "_stream", None)).startswith(_FAKE_MODULE)
+
+
 def is_langchain_fake(model: Any) -> bool:
-    """Is ``model`` (ours over a LangChain model) one of LangChain's fake chat models?"""
+    """Is ``model`` (ours over a LangChain model) one of LangChain's fake chat models, calling
+    the model as LangChain's own code does?"""
     lc_model = getattr(model, "lc_model", None)
-    if lc_model is None:
-        return False
-    cls = type(lc_model)
-    stream = getattr(cls, "_stream", None)
-    if not _module_of(stream).startswith(_FAKE_MODULE):
+    if lc_model is None or not streams_its_reply(lc_model):
         return False
     # a subclass that makes its own calls (a stream that fails, say) is asked as it is
+    cls = type(lc_model)
     return all(
         _module_of(getattr(cls, name, None)).startswith(_LANGCHAIN_MODELS)
         for name in ("_astream", "_generate", "_agenerate")

@@ -18,18 +18,12 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from engine.agents.unstreamed import streams_its_reply
+
 __all__ = ["install", "streams_its_reply"]
 
-_FAKE_MODULE = "langchain_core.language_models.fake"
 _MARK = "__stepwise_quiet__"
 _lock = threading.Lock()
-
-
-def streams_its_reply(model: Any) -> bool:
-    """Is ``model`` one of LangChain's fake chat models (its stream is its next scripted reply
-    cut into pieces, so streaming it shows nothing the reply does not)?"""
-    stream = getattr(type(model), "_stream", None)
-    return str(getattr(stream, "__module__", None) or "").startswith(_FAKE_MODULE)
 
 
 def install() -> None:

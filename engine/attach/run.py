@@ -384,6 +384,8 @@ class AttachedRun:
         before the root's next part and before any event of the callbacks, so a nested
         graph's supersteps and checkpoints come in their place (``subgraphs=True`` hands them
         over only when the root's stream gets to them, after the nested graph went on)."""
+        if not self._nested and not self._drain_lock.locked():
+            return  # nothing made since, nobody translating: every event passes here
         me = asyncio.current_task()
         if self._drainer is me:  # the translation's own events
             return

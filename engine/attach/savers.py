@@ -60,29 +60,31 @@ def _with_async(saver: Any) -> Any:
 
 def _check_sqlite_file(path: str) -> None:
     """Raise, before LangGraph's saver writes its tables there, when ``path`` is a SQLite file
-    whose ``checkpoints`` table is not LangGraph's (Stepwise's own checkpoint or session file)."""
+    whose ``checkpoints`` table is not LangGraph's (Stepwise's own checkpoint or session file:
+    ``engine.checkpoint.foreign.layout_of``)."""
     import os
     import sqlite3
+    from contextlib import closing
 
     if not path or path == ":memory:" or not os.path.exists(path):
         return
+    from engine.checkpoint.foreign import layout_of
+
     try:
-        with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as conn:
-            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
-            cols = {r[1] for r in conn.execute("PRAGMA table_info(checkpoints)")}
+        with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
+            layout = layout_of(conn)
     except sqlite3.DatabaseError as exc:
         raise SaverError(f"{path} is not a SQLite database (or it is damaged): {exc}") from None
-    if not cols or "checkpoint_ns" in cols:
-        return
-    if {"ns", "body"} <= cols and "stepwise_meta" in tables:
+    if layout == "stepwise":
         raise SaverError(
             f"{path} is a Stepwise checkpoint file, which LangGraph's SqliteSaver cannot read: "
             "give --checkpointer another file"
         )
-    raise SaverError(
-        f"{path} has a checkpoints table LangGraph's SqliteSaver cannot read: "
-        "give --checkpointer another file"
-    )
+    if layout == "other":
+        raise SaverError(
+            f"{path} has a checkpoints table LangGraph's SqliteSaver cannot read: "
+            "give --checkpointer another file"
+        )
 
 
 def _async_sqlite(path: str) -> Any:
