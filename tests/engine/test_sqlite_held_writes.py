@@ -95,14 +95,19 @@ def test_an_interrupt_is_stored_at_once_and_resumes(tmp_path: Path) -> None:
     saver.close()
 
 
-def test_held_writes_are_read_back_and_stored_soon_without_a_checkpoint(tmp_path: Path) -> None:
+def _ran_once(tmp_path: Path) -> tuple[Path, SqliteSaver, Any]:
+    """A file with thread ``t`` run once, its saver, and the thread's tip."""
     path = tmp_path / "s.sqlite"
     saver = SqliteSaver(path, heartbeat=False)
-    graph = _loop(saver)
-    cfg = {"configurable": {"thread_id": "t"}}
-    graph.invoke({"n": 0, "log": []}, cfg)
-    tip = saver.get_tuple(cfg)
+    _loop(saver).invoke({"n": 0, "log": []}, {"configurable": {"thread_id": "t"}})
+    tip = saver.get_tuple({"configurable": {"thread_id": "t"}})
     assert tip is not None
+    return path, saver, tip
+
+
+def test_held_writes_are_read_back_and_stored_soon_without_a_checkpoint(tmp_path: Path) -> None:
+    path, saver, tip = _ran_once(tmp_path)
+    cfg = {"configurable": {"thread_id": "t"}}
     saver.acquire_thread("t", "run-1")  # as a run does: its writes may be held
     saver.put_writes(tip.config, [("log", ["late"])], "task-1")
     # a read stores them first
@@ -125,13 +130,7 @@ def test_held_writes_are_read_back_and_stored_soon_without_a_checkpoint(tmp_path
 
 
 def test_writes_outside_a_run_are_stored_at_once(tmp_path: Path) -> None:
-    path = tmp_path / "s.sqlite"
-    saver = SqliteSaver(path, heartbeat=False)
-    graph = _loop(saver)
-    cfg = {"configurable": {"thread_id": "t"}}
-    graph.invoke({"n": 0, "log": []}, cfg)
-    tip = saver.get_tuple(cfg)
-    assert tip is not None
+    path, saver, tip = _ran_once(tmp_path)
     saver.put_writes(tip.config, [("log", ["now"])], "task-1")
     other = SqliteSaver(path, heartbeat=False)
     assert [w[2] for w in other.get_tuple(tip.config).pending_writes or []] == [["now"]]

@@ -157,15 +157,12 @@ def test_several_pending_interrupts_resume_by_id(app: Any) -> None:
     ids = {e.node: e.interrupt_id for e in s.raised()}
     assert set(ids) == {"ask", "ask_again"}
 
-    def reply(value: str) -> Callable[[ResumeValueDialog], None]:
-        def act(dialog: ResumeValueDialog) -> None:
-            dialog.editor.setPlainText(f'"{value}"')
-            dialog.resume_button.click()
-
-        return act
+    def reply(dialog: ResumeValueDialog) -> None:  # each dialog names the node that asked
+        dialog.editor.setPlainText(f'"answer to {dialog.request.node}"')
+        dialog.resume_button.click()
 
     order = [e.node for e in s.raised()]
-    command = s.answer(*(reply(f"answer to {node}") for node in order))
+    command = s.answer(reply, reply)
     assert command.resume == {ids[node]: f"answer to {node}" for node in order}
     out = s.invoke(command)
     assert sorted(out["answers"]) == ["answer to ask", "answer to ask_again"]

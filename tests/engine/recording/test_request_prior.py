@@ -15,18 +15,7 @@ from engine.messages import AIMessage, HumanMessage, ToolCall
 from engine.models import ScriptedChatModel
 from engine.observe.request_log import resolve
 from engine.recording import Session, SessionRecorder
-from engine.tools import tool
-
-
-@tool
-def add(a: int, b: int) -> int:
-    """Add two numbers.
-
-    Args:
-        a: the first
-        b: the second
-    """
-    return a + b
+from tests.engine.test_request_log import add
 
 
 def _replies(turns: int) -> list[Any]:
