@@ -39,6 +39,7 @@ from studio.models.window_fit import PREFERRED
 from studio.run.controller import FIRST_MESSAGE_HINT, STAY, NeedsInput, RunController
 from studio.run.reload_on_save import ReloadOnSave
 from studio.widgets.cost_status import CostStatus
+from studio.widgets.steady_slot import steady
 from studio.widgets.window_layout import WindowLayout
 
 if TYPE_CHECKING:
@@ -88,7 +89,7 @@ class MainWindow(RunCommands, WindowLayout, QMainWindow):
         self.status = RunStatusBar(self.hub, self)
         self.setStatusBar(self.status)
         self.cost_status = CostStatus(self.hub, self.status)
-        self.status.addPermanentWidget(self.cost_status)
+        self.status.add_field(self.cost_status)
         self.input_bar = InputBar(self.hub, self)
         self._build_toolbars()
         self._build_docks()
@@ -107,12 +108,19 @@ class MainWindow(RunCommands, WindowLayout, QMainWindow):
         bar = QToolBar("Debug", self)
         bar.setObjectName("debugToolbar")
         bar.setMovable(False)
-        bar.setIconSize(QSize(18, 18))
-        bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        # The buttons sit in a toolbar of their own, in a SteadySlot: Run, Pause, Step and Stop
+        # change at every start and end of a run, and each change re-lays out the toolbar that
+        # holds them; a toolbar of the main window then re-lays out the whole window (every
+        # dock's title measured again: a tenth of the studio's time per agent turn).
+        buttons = QToolBar("Debug", bar)
+        buttons.setObjectName("debugButtons")
+        buttons.setIconSize(QSize(18, 18))
+        buttons.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         for action in self.actions_.toolbar_actions:
-            bar.addAction(action)
+            buttons.addAction(action)
+        bar.addWidget(steady(buttons))
         self.addToolBar(Qt.ToolBarArea.TopToolBarArea, bar)
-        self.debug_toolbar = bar
+        self.debug_toolbar = buttons
         self.addActions(self.actions_.all)  # keys work wherever the focus is in the window
         bottom = QToolBar("Input", self)
         bottom.setObjectName("inputToolbar")

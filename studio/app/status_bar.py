@@ -1,11 +1,17 @@
-"""The status bar: run state, superstep, current node, elapsed time, model calls and tokens."""
+"""The status bar: run state, superstep, current node, elapsed time, model calls and tokens.
+
+Every field sits in one row (``StatusRow``) that lays itself out: a field whose text takes
+another width moves its neighbours in that row, and neither the status bar nor the main window
+above it hears of it.  (A ``QStatusBar`` told of a new size hint repaints itself whole and
+makes ``QLayout.activate`` re-lay out the main window: every dock, twice per agent turn.)
+"""
 
 from __future__ import annotations
 
 import time
 
 from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QLabel, QSizePolicy, QStatusBar, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QStatusBar, QWidget
 
 from engine.events import EventBase
 from studio.models.branch_events import branch_events
@@ -15,9 +21,35 @@ from studio.widgets.elided_label import ElidedLabel
 from studio.widgets.plain_text import plain_label
 from studio.widgets.steady_slot import steady
 
-__all__ = ["RunStatusBar"]
+__all__ = ["RunStatusBar", "StatusRow"]
 
 _FIELDS = ("step", "node", "elapsed", "models", "tokens")
+_SPACING = 6
+"""Between two fields: what ``QStatusBar`` puts between its items."""
+
+
+class StatusRow(QWidget):
+    """The status bar's fields in one row, laid out as ``QStatusBar`` lays out its items: the
+    fields added with ``add`` left to right, those added with ``add_permanent`` at the right.
+
+    It stands in the status bar in a ``SteadySlot`` that takes the bar's whole width
+    (horizontal policy ``Ignored``), so a field's new width re-lays out this row only."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self._row = QHBoxLayout(self)
+        self._row.setContentsMargins(0, 0, 0, 0)
+        self._row.setSpacing(_SPACING)
+        self._row.addStretch(0)  # between the fields and the permanent ones, as QStatusBar's
+        self._left = 0
+
+    def add(self, widget: QWidget, stretch: int = 0) -> None:
+        self._row.insertWidget(self._left, widget, stretch)
+        self._left += 1
+
+    def add_permanent(self, widget: QWidget, stretch: int = 0) -> None:
+        self._row.addWidget(widget, stretch)
 
 
 class RunStatusBar(QStatusBar):
@@ -33,9 +65,11 @@ class RunStatusBar(QStatusBar):
         self.message_label = ElidedLabel(parent=self)  # a long note never widens the window
         self.message_label.setObjectName("muted")
         self.fields: dict[str, QLabel] = {}
-        # each in a SteadySlot: a new figure of the same width does not re-lay out the window
-        self.addWidget(steady(self.state_label))
-        self.addWidget(steady(self.message_label), 1)
+        self.row = StatusRow(self)
+        self.addWidget(steady(self.row), 1)
+        # each in a SteadySlot too: a new figure of the same width does not re-lay out the row
+        self.row.add(steady(self.state_label))
+        self.row.add(steady(self.message_label), 1)
         for name in _FIELDS:
             label = ElidedLabel(parent=self) if name == "node" else plain_label(parent=self)
             label.setObjectName("statusField")
@@ -45,7 +79,7 @@ class RunStatusBar(QStatusBar):
         node.setMinimumWidth(90)
         node.setMaximumWidth(260)
         for label in self.fields.values():
-            self.addPermanentWidget(steady(label))
+            self.row.add_permanent(steady(label))
         self._timer = QTimer(self)
         self._timer.setInterval(250)
         self._timer.timeout.connect(self.refresh)
@@ -54,6 +88,10 @@ class RunStatusBar(QStatusBar):
         hub.subscribe("status", self._on_status)
         hub.subscribe("selection", self._on_selection)
         self.refresh()
+
+    def add_field(self, widget: QWidget) -> None:
+        """``widget`` at the right end of the fields (``addPermanentWidget`` in the row)."""
+        self.row.add_permanent(widget)
 
     def show_message(self, text: str) -> None:
         """A note beside the run state (a load error, "session saved", ...)."""

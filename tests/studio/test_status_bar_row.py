@@ -1,0 +1,94 @@
+"""The status bar's fields and the debug toolbar's buttons change several times per agent turn:
+a new text re-lays out the status bar's own row, a button enabled or not the toolbar's own
+buttons, never the main window (its docks, toolbars and separators); and the fields sit where ``QStatusBar`` puts its items (state and note at the left, the figures
+and the cost at the right)."""
+
+from __future__ import annotations
+
+from itertools import pairwise
+from typing import Any
+
+from PySide6.QtCore import QEvent, QObject, QPoint
+from PySide6.QtWidgets import QApplication, QWidget
+
+from tests.studio.app_agents import make_window
+
+
+class _Seen(QObject):
+    def __init__(self, widget: QWidget) -> None:
+        super().__init__()
+        self.kinds: list[QEvent.Type] = []
+        widget.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.LayoutRequest:
+            self.kinds.append(event.type())
+
+        return False
+
+
+def _settle(qtbot: Any) -> None:
+    for _ in range(3):
+        QApplication.processEvents()
+        qtbot.wait(10)
+
+
+def _x(widget: QWidget, window: QWidget) -> tuple[int, int]:
+    left = widget.mapTo(window, QPoint(0, 0)).x()
+    return left, left + widget.width()
+
+
+def test_a_field_of_another_width_stays_in_the_status_bar(qtbot: Any, tmp_path: Any) -> None:
+    window = make_window(qtbot, tmp_path)
+    window.resize(1366, 738)
+    qtbot.waitExposed(window)
+    seen = _Seen(window)
+
+    def quiet() -> bool:  # the window done with its first layouts and paints
+        seen.kinds.clear()
+        _settle(qtbot)
+        return not seen.kinds
+
+    qtbot.waitUntil(quiet)
+    status = window.status
+    node, step = status.fields["node"], status.fields["step"]
+    before = _x(step, window)
+    node.setText("a_much_longer_node_name")  # wider: the figures left of it move
+    step.setText("Step 12")
+    status.state_label.setText("Running")
+    _settle(qtbot)
+    assert seen.kinds == []  # the window is not laid out again: the bar's row only
+    assert node.width() > 90 and _x(step, window)[0] < before[0]
+    # the fields in QStatusBar's places: 2 px in, 6 px apart, the last one at the right edge
+    fields = [status.state_label, status.message_label, *status.fields.values()]
+    spans = [_x(f, window) for f in fields]
+    assert spans[0][0] == 2
+    assert all(b[0] - a[1] == 6 for a, b in pairwise(spans))
+    assert spans[-1][1] == status.width()
+    window.cost_status.setText("$0.01 run")
+    window.cost_status.setVisible(True)
+    _settle(qtbot)
+    cost = _x(window.cost_status, window)
+    assert cost[1] == status.width() and cost[0] - _x(status.fields["tokens"], window)[1] == 6
+    assert seen.kinds == []
+
+
+def test_a_button_enabled_or_not_does_not_re_lay_out_the_window(qtbot: Any, tmp_path: Any) -> None:
+    window = make_window(qtbot, tmp_path)
+    qtbot.waitExposed(window)
+    seen = _Seen(window)
+
+    def quiet() -> bool:
+        seen.kinds.clear()
+        _settle(qtbot)
+        return not seen.kinds
+
+    qtbot.waitUntil(quiet)
+    actions = window.actions_
+    run = window.debug_toolbar.widgetForAction(actions.run)
+    assert run is not None and run.isVisible()
+    for status, paused, busy in (("running", False, True), ("done", False, False)):
+        actions.update(status, paused, True, busy)
+        _settle(qtbot)
+        assert run.isEnabled() == (not busy) and actions.stop.isEnabled() == busy
+    assert seen.kinds == []
