@@ -12,7 +12,6 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import (
-    QAbstractItemModel,
     QModelIndex,
     QObject,
     QPersistentModelIndex,
@@ -21,7 +20,17 @@ from PySide6.QtCore import (
     QSize,
     Qt,
 )
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QImage, QPainter, QPainterPath, QPen
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QFontMetrics,
+    QImage,
+    QPainter,
+    QPainterPath,
+    QPen,
+    QStandardItem,
+    QStandardItemModel,
+)
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem, QWidget
 
 from studio.look.palette import Palette, colors
@@ -38,65 +47,84 @@ _MARK_LABELS = {"divergence": "diverged", "replayed": "replayed"}
 Index = QModelIndex | QPersistentModelIndex
 
 
-class TimelineItemModel(QAbstractItemModel):
-    """A thin adapter: rows come straight from ``TimelineModel``'s tree protocol."""
+class TimelineItemModel(QStandardItemModel):
+    """``TimelineModel``'s tree mirrored in Qt's own item model, one ``QStandardItem`` per row
+    (the checkpoint or branch in ``ITEM_ROLE``).
+
+    The tree view lays every row out again after each insertion (a live run inserts a few rows
+    a batch): from a model written in Python that asked it three times per row (its index and
+    its flags, twice), about 14 us a row, 30 ms a batch at 2,000 rows and growing with the
+    thread; from this one it asks Qt.  Only ``data`` is answered here (what rows show)."""
 
     def __init__(self, model: TimelineModel, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.timeline = model
+        self._items: dict[int, QStandardItem] = {}
+        """The row of each checkpoint and branch, by ``id``."""
+        self.setColumnCount(1)
+        self._fill()
         model.subscribe(self._on_change)
 
     # -- notifications -----------------------------------------------------------------------
 
     def _on_change(self, phase: str, ch: TimelineChange) -> None:
+        if phase != "after":
+            return
         if ch.kind == "reset":
-            (self.beginResetModel if phase == "before" else self.endResetModel)()
+            self.beginResetModel()
+            blocked = self.blockSignals(True)  # one reset for the views, not a row at a time
+            try:
+                self._fill()
+            finally:
+                self.blockSignals(blocked)
+            self.endResetModel()
         elif ch.kind == "insert":
-            if phase == "before":
-                self.beginInsertRows(self.index_of(ch.parent), ch.first, ch.last)
-            else:
-                self.endInsertRows()
-        elif ch.kind == "update" and phase == "after":
+            parent = self._row_of(ch.parent)
+            timeline = self.timeline
+            rows = [self._make(timeline.child(ch.parent, r)) for r in range(ch.first, ch.last + 1)]
+            parent.insertRows(ch.first, rows)
+        elif ch.kind == "update":
             for node in ch.items:
-                idx = self.index_of(node)
-                self.dataChanged.emit(idx, idx)
+                found = self._items.get(id(node))
+                if found is not None:
+                    found.emitDataChanged()
+
+    def _fill(self) -> None:
+        root = self.invisibleRootItem()
+        root.removeRows(0, root.rowCount())
+        self._items.clear()
+        timeline = self.timeline
+        rows = [self._make(timeline.child(None, r)) for r in range(timeline.child_count(None))]
+        if rows:
+            root.appendRows(rows)
+        self.setColumnCount(1)
+
+    def _make(self, item: CheckpointNode | Branch) -> QStandardItem:
+        row = QStandardItem()
+        row.setData(item, ITEM_ROLE)
+        row.setFlags(_ROW_FLAGS)
+        self._items[id(item)] = row
+        timeline = self.timeline
+        count = timeline.child_count(item)
+        if count:
+            row.appendRows([self._make(timeline.child(item, r)) for r in range(count)])
+        return row
+
+    def _row_of(self, item: CheckpointNode | Branch | None) -> QStandardItem:
+        if item is None:
+            return self.invisibleRootItem()
+        return self._items[id(item)]
 
     def index_of(self, item: CheckpointNode | Branch | None) -> QModelIndex:
         if item is None:
             return QModelIndex()
-        return self.createIndex(self.timeline.row(item), 0, item)
+        found = self._items.get(id(item))
+        return found.index() if found is not None else QModelIndex()
 
-    def item(self, index: Index) -> CheckpointNode | Branch | None:
-        return index.internalPointer() if index.isValid() else None  # type: ignore[no-any-return]
+    def item(self, index: Index) -> CheckpointNode | Branch | None:  # type: ignore[override]
+        return super().data(index, ITEM_ROLE) if index.isValid() else None
 
     # -- QAbstractItemModel ------------------------------------------------------------------
-
-    def index(self, row: int, column: int, parent: Index = QModelIndex()) -> QModelIndex:
-        if column != 0 or row < 0:
-            return QModelIndex()
-        item = self.item(parent)
-        if row >= self.timeline.child_count(item):
-            return QModelIndex()
-        return self.createIndex(row, 0, self.timeline.child(item, row))
-
-    def parent(self, index: Index = QModelIndex()) -> QModelIndex:  # type: ignore[override]
-        item = self.item(index)
-        if item is None:
-            return QModelIndex()
-        return self.index_of(self.timeline.tree_parent(item))
-
-    def rowCount(self, parent: Index = QModelIndex()) -> int:
-        if parent.isValid() and parent.column() != 0:
-            return 0
-        return self.timeline.child_count(self.item(parent))
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:
-        return 1
-
-    def hasChildren(self, parent: Index = QModelIndex()) -> bool:
-        if not parent.isValid():
-            return self.timeline.child_count(None) > 0
-        return parent.column() == 0 and self.timeline.child_count(parent.internalPointer()) > 0
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         item = self.item(index)
@@ -113,11 +141,6 @@ class TimelineItemModel(QAbstractItemModel):
             lines += [f"{_MARKS[m.kind]} {m.text}" for m in item.markers]
             return plain_tip("\n".join(lines))
         return None
-
-    def flags(self, index: Index) -> Qt.ItemFlag:
-        # asked for every row at each layout (5,000 rows: combining the enum each time cost
-        # more than the rest of the call)
-        return _ROW_FLAGS if index.isValid() else Qt.ItemFlag.NoItemFlags
 
 
 _ROW_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
