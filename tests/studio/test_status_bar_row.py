@@ -52,13 +52,11 @@ def test_a_field_of_another_width_stays_in_the_status_bar(qtbot: Any, tmp_path: 
     qtbot.waitUntil(quiet)
     status = window.status
     node, step = status.fields["node"], status.fields["step"]
-    before = _x(step, window)
     node.setText("a_much_longer_node_name")  # wider: the figures left of it move
     step.setText("Step 12")
     status.state_label.setText("Running")
     _settle(qtbot)
     assert seen.kinds == []  # the window is not laid out again: the bar's row only
-    assert node.width() > 90 and _x(step, window)[0] < before[0]
     # the fields in QStatusBar's places: 2 px in, 6 px apart, the last one at the right edge
     fields = [status.state_label, status.message_label, *status.fields.values()]
     spans = [_x(f, window) for f in fields]
