@@ -121,7 +121,9 @@ class RunEmitter:
         data["ns"] = self.ns
         ev = _new(cls)
         _set_dict(ev, data)
-        _set_fields_set(ev, {*fields, *_ENVELOPE})
+        fields_set = _ENVELOPE_SET.copy()
+        fields_set.update(fields)
+        _set_fields_set(ev, fields_set)
         _set_extra(ev, None)
         _set_private(ev, None)
         return ev
@@ -276,6 +278,7 @@ _DEFAULTS: dict[type[EventBase], tuple[dict[str, Any], tuple[tuple[str, Any], ..
 _ENVELOPE = ("parent_span_id", "step", "checkpoint_id", "run_id", "thread_id", "ts", "mono_ns")
 _ENVELOPE += ("ns", "seq")  # seq: set on delivery
 """The fields every event built by an emitter has set (``__pydantic_fields_set__``)."""
+_ENVELOPE_SET = set(_ENVELOPE)
 
 # pydantic models keep these in slots: set through the slots themselves (what
 # ``object.__setattr__`` ends up calling, without looking the name up each time)

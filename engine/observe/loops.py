@@ -72,9 +72,7 @@ class LoopWatch:
         self._lanes: dict[str, _Lane] = {}
 
     def see(self, ev: EventBase) -> dict[str, Any] | None:
-        kind = ev.kind
-        if kind == "loop.detected" or kind.startswith("debug."):
-            return None
+        kind = ev.kind  # loop.detected and debug.* neither open nor close a span
         if kind in SPAN_CLOSERS:
             found = self._closing(ev)
             if ev.span_id:
