@@ -278,7 +278,7 @@ _DEFAULTS: dict[type[EventBase], tuple[dict[str, Any], tuple[tuple[str, Any], ..
 _ENVELOPE = ("parent_span_id", "step", "checkpoint_id", "run_id", "thread_id", "ts", "mono_ns")
 _ENVELOPE += ("ns", "seq")  # seq: set on delivery
 """The fields every event built by an emitter has set (``__pydantic_fields_set__``)."""
-_ENVELOPE_SET = set(_ENVELOPE)
+_ENVELOPE_SET: set[str] = set(_ENVELOPE)
 
 # pydantic models keep these in slots: set through the slots themselves (what
 # ``object.__setattr__`` ends up calling, without looking the name up each time)
