@@ -209,10 +209,11 @@ class RunEmitter:
 
     async def emit(self, cls: type[EventBase], **fields: Any) -> EventBase | None:
         """Build and deliver an event (async contexts). Returns it, or None when nobody listens."""
-        if not self.active:
+        dbg = self.debugger
+        if not self._listened and (dbg is None or not dbg.watching):  # not ``self.active``
             return None
         ev = self._build(cls, fields)
-        if self.debugger is None:
+        if dbg is None:
             for bus in self.buses:
                 if bus._sinks:
                     break
