@@ -32,8 +32,8 @@ __all__ = [
     "decode",
     "dumps",
     "encode",
-    "loads",
     "jsonable_memo",
+    "loads",
     "register_type",
     "to_jsonable",
 ]

@@ -63,7 +63,6 @@ _PROPAGATED_TO_METADATA = (
 """Keys of the caller's ``configurable`` copied into task metadata (as LangGraph does)."""
 
 
-
 def planned_task(task: Task) -> PlannedTask:
     """``PlannedTask(node=..., task_id=..., ...)`` of a task, without validating what the
     planner made (strings, a list of strings, a bool: validation keeps them as they are)."""
@@ -74,6 +73,7 @@ def planned_task(task: Task) -> PlannedTask:
         kind=task.kind,
         cached=task.cached,
     )
+
 
 class PregelLoop(LoopCheckpoints, LoopInput, LoopStreaming):
     def __init__(
