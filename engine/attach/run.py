@@ -27,6 +27,7 @@ from engine.attach.confirm import SaveWatch, watched
 from engine.attach.leases import lease_for
 from engine.attach.resumed import PendingInterrupt, answered, pending_interrupts
 from engine.attach.stopping import CooperativeStop
+from engine.attach.sync_ready import async_handlers
 from engine.attach.tapped import can_tap, tapped_astream, tapped_stream
 from engine.attach.translate import StreamTranslator, to_real_input
 from engine.core.aio import aiter_thread
@@ -138,6 +139,9 @@ class AttachedRun:
         self.cb.unstreamable = graph.unstreamable
         cfg["callbacks"] = [*(cfg.get("callbacks") or []), self.cb]
         self.config = cfg
+        self.sync = graph.sync and not (graph.sync_optional and async_handlers(cfg["callbacks"]))
+        """Run on LangGraph's sync ``stream`` (a worker thread): the graph must, or it may and
+        no async callback handler of the app's is given (``engine.attach.sync_ready``)."""
         saver = graph.checkpointer
         self.saver = None if saver in (None, True, False) else saver
         self.watch = None if self.saver is None else SaveWatch(self.em.loop)
@@ -191,7 +195,7 @@ class AttachedRun:
                 resume = getattr(real_input, "resume", None)
                 if resumed and resume is not None:
                     await self._resumed(resume)
-                if graph.sync:  # the stream's thread does not wake the loop for every event
+                if self.sync:  # the stream's thread does not wake the loop for every event
                     em.inbox.hold(_HELD_AT_MOST)
                 try:
                     await self._follow(self._stream(real_input))
@@ -341,7 +345,7 @@ class AttachedRun:
         if self.context is not None:
             kw["context"] = self.context
         cfg = self.config
-        if graph.sync and can_tap(cfg):
+        if self.sync and can_tap(cfg):
             # nested parts and stream writes tapped where they are made: LangGraph runs a
             # lone task on the stream's thread, as the app's own ``invoke`` (``tapped``)
             return aiter_thread(
@@ -350,7 +354,7 @@ class AttachedRun:
                 ),
                 inbox=self.em.inbox,
             )
-        if graph.sync:
+        if self.sync:
             return aiter_thread(
                 lambda: self._translated_here(run.stream(real_input, cfg, **kw)),
                 inbox=self.em.inbox,
