@@ -137,11 +137,12 @@ class AttachedRun:
         self.cb.model_override = override
         self.cb.stream_tokens = graph.stream_tokens
         self.cb.unstreamable = graph.unstreamable
-        cfg["callbacks"] = [*(cfg.get("callbacks") or []), self.cb]
-        self.config = cfg
-        self.sync = graph.sync and not (graph.sync_optional and async_handlers(cfg["callbacks"]))
+        apps = cfg.get("callbacks")
+        self.sync = graph.sync and not (graph.sync_optional and async_handlers(apps))
         """Run on LangGraph's sync ``stream`` (a worker thread): the graph must, or it may and
         no async callback handler of the app's is given (``engine.attach.sync_ready``)."""
+        cfg["callbacks"] = [*(apps or []), self.cb]
+        self.config = cfg
         saver = graph.checkpointer
         self.saver = None if saver in (None, True, False) else saver
         self.watch = None if self.saver is None else SaveWatch(self.em.loop)
