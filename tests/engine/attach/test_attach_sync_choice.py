@@ -6,6 +6,7 @@ way the user sees the same events, and the debugger pauses and steps the same.""
 from __future__ import annotations
 
 import asyncio
+import itertools
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TypedDict
@@ -147,7 +148,7 @@ def counting(**nodes: Any) -> Any:
     for name, fn in nodes.items():
         g.add_node(name, fn)
     g.add_edge(START, names[0])
-    for a, b in zip(names, names[1:], strict=False):
+    for a, b in itertools.pairwise(names):
         g.add_edge(a, b)
     g.add_edge(names[-1], END)
     return g.compile(checkpointer=InMemorySaver())
