@@ -138,9 +138,14 @@ class AttachedRun:
         self.cb.stream_tokens = graph.stream_tokens
         self.cb.unstreamable = graph.unstreamable
         apps = cfg.get("callbacks")
-        self.sync = graph.sync and not (graph.sync_optional and async_handlers(apps))
-        """Run on LangGraph's sync ``stream`` (a worker thread): the graph must, or it may and
-        no async callback handler of the app's is given (``engine.attach.sync_ready``)."""
+        self.sync = graph.sync and not (
+            graph.sync_optional and (self.em.gated or async_handlers(apps))
+        )
+        """Run on LangGraph's sync ``stream`` (a worker thread): the graph must, or it may
+        (``engine.attach.sync_ready``), no async callback handler of the app's is given, and
+        no debugger nor back-pressuring subscriber gates the run's events (each event of the
+        stream's thread would then wait for the loop: measured, such a run costs more CPU on
+        the sync stream than on ``astream``)."""
         cfg["callbacks"] = [*(apps or []), self.cb]
         self.config = cfg
         saver = graph.checkpointer

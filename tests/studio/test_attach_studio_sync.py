@@ -1,6 +1,6 @@
-"""An attached app that runs on LangGraph's sync stream (nothing in it is async only) runs on a
+"""An attached app that runs on LangGraph's sync stream (its middleware is sync only) runs on a
 worker thread: the studio's qasync loop keeps going meanwhile, showing the run's events as
-they come, while a tool of the app is still running."""
+they come (each one through the debugger on the loop), while a tool of the app still runs."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ APP = '''
 import threading
 
 from langchain.agents import create_agent
+from langchain.agents.middleware import wrap_tool_call
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
 from langchain_core.tools import tool
@@ -43,12 +44,18 @@ def slow(city: str) -> str:
     return f"sunny in {city}"
 
 
+@wrap_tool_call
+def audit(request, handler):
+    return handler(request)
+
+
 graph = create_agent(
     Scripted(messages=iter([
         AIMessage("", tool_calls=[{"name": "slow", "args": {"city": "Oslo"}, "id": "c1"}]),
         AIMessage("It is sunny in Oslo."),
     ])),
     tools=[slow],
+    middleware=[audit],
 )
 INPUT = {"messages": [("user", "Weather in Oslo?")]}
 '''
@@ -61,7 +68,7 @@ def test_the_studio_shows_a_sync_runs_events_while_its_tool_still_runs(
     app.write_text(textwrap.dedent(APP))
     window = make_window(qtbot, tmp_path)
     assert window.load_spec(f"{app}:graph")
-    assert window.controller.graph.sync  # nothing async only: LangGraph's sync stream
+    assert window.controller.graph.sync  # `audit` is sync only: LangGraph's sync stream
     module = next(m for m in list(sys.modules.values()) if getattr(m, "__file__", "") == str(app))
     ticks: list[int] = []
     timer = QTimer()

@@ -1,7 +1,9 @@
 """Attach runs an app on LangGraph's sync ``stream`` whenever nothing in it needs the async API
-(it costs less: issue 26), and keeps ``astream`` for an app with anything async only in it (a
-tool, a middleware hook, a node, a route, a checkpointer) or anything it cannot judge.  Either
-way the user sees the same events, and the debugger pauses and steps the same."""
+and nothing gates the run's events (it costs less: issue 26), and keeps ``astream`` for an app
+with anything async only in it (a tool, a middleware hook, a node, a route, a checkpointer) or
+anything it cannot judge, and for a run under a debugger or a back-pressuring subscriber (each
+event of the stream's thread would wait for the loop).  Either way the user sees the same
+events, and the debugger pauses and steps the same."""
 
 from __future__ import annotations
 
@@ -34,6 +36,17 @@ from tests.engine.attach.test_attach_stream_modes import ToolModel, shown
 
 ASK = {"messages": [("user", "weather?")]}
 CONFIG = {"configurable": {"thread_id": "t"}}
+
+
+def subscribed(graph: Any, inp: Any, config: dict[str, Any] = CONFIG) -> list[EventBase]:
+    """The events of a run that nothing gates (a plain subscriber, no debugger)."""
+    events: list[EventBase] = []
+    sub = graph.subscribe(events.append)
+    try:
+        graph.invoke(inp, config)
+    finally:
+        sub.close()
+    return events
 
 
 @pytest.fixture
@@ -93,12 +106,23 @@ def agent(tools: Any = weather, hook: Any = look, saver: Any = None) -> Any:
 
 def test_an_app_with_nothing_async_only_runs_on_the_sync_stream(streams: list[str]) -> None:
     g = attach(agent())
-    assert g.sync and g.async_parts == []
-    events = collect(g, ASK, CONFIG)
+    assert g.sync and g.sync_optional and g.async_parts == []
+    events = subscribed(g, ASK)
     assert streams == ["stream"]
     assert events[-1].__dict__["status"] == "done"
     # what the same app shows on astream, event for event
-    assert shown(events) == shown(collect(attach(agent(), sync=False), ASK, CONFIG))
+    assert shown(events) == shown(subscribed(attach(agent(), sync=False), ASK))
+
+
+def test_a_run_under_a_debugger_or_a_back_pressuring_subscriber_stays_on_astream(
+    streams: list[str],
+) -> None:
+    g = attach(agent())
+    assert g.sync
+    with_debugger = collect(g, ASK, CONFIG, debugger=Debugger())  # a sink and a debugger
+    assert streams == ["astream"]
+    assert shown(with_debugger) == shown(subscribed(attach(agent()), ASK))
+    assert streams == ["astream", "stream"]
 
 
 @pytest.mark.parametrize(
@@ -114,10 +138,10 @@ def test_an_app_with_one_async_only_part_stays_on_astream_and_shows_the_same_eve
 ) -> None:
     g = attach(make())
     assert not g.sync and g.async_parts == [why]
-    events = collect(g, ASK, CONFIG)
+    events = subscribed(g, ASK)
     assert streams == ["astream"]
     assert events[-1].__dict__["status"] == "done"
-    assert shown(events) == shown(collect(attach(agent()), ASK, CONFIG))  # its sync twin's
+    assert shown(events) == shown(subscribed(attach(agent()), ASK))  # its sync twin's
 
 
 def test_an_app_on_an_async_sqlite_saver_stays_on_astream(
@@ -130,12 +154,15 @@ def test_an_app_on_an_async_sqlite_saver_stays_on_astream(
             g = attach(agent(saver=saver))
             assert not g.sync
             assert g.async_parts == ["the graph's checkpointer AsyncSqliteSaver (async only)"]
-            return [e async for e in g.astream_events(ASK, CONFIG, version="stepwise")]
+            events: list[EventBase] = []
+            g.subscribe(events.append)
+            await g.ainvoke(ASK, CONFIG)
+            return events
 
     events = asyncio.run(go())
     assert streams == ["astream"]
     assert events[-1].__dict__["status"] == "done"
-    assert shown(events) == shown(collect(attach(agent()), ASK, CONFIG))
+    assert shown(events) == shown(subscribed(attach(agent()), ASK))
 
 
 class Count(TypedDict):
@@ -211,7 +238,7 @@ def test_what_keeps_a_graph_on_astream(make: Any, sync: bool, why: list[str]) ->
     g = attach(make())
     assert g.sync is sync
     assert g.async_parts == why
-    events = collect(g, {"n": 0}, CONFIG)
+    events = subscribed(g, {"n": 0})
     assert events[-1].__dict__["status"] == "done"
 
 
@@ -228,18 +255,17 @@ def test_an_async_callback_handler_of_the_apps_keeps_its_run_on_astream(
     seen = Seen()
     g = attach(agent())
     assert g.sync
-    events = collect(g, ASK, {**CONFIG, "callbacks": [seen]})
+    events = subscribed(g, ASK, {**CONFIG, "callbacks": [seen]})
     assert streams == ["astream"]  # the handler runs on the app's loop, as the app runs it
     assert events[-1].__dict__["status"] == "done"
     assert len(seen.tools) == 1
 
 
-def test_the_debugger_pauses_and_steps_a_sync_run_where_it_does_an_astream_one() -> None:
-    def stepped(sync: bool | None) -> list[str]:
-        g = flaky_agent()
-        if sync is not None:
-            g = attach(g.real, sync=sync)
-        assert g.sync is (sync is not False)
+def test_the_debugger_pauses_and_steps_a_sync_run_where_it_does_an_astream_one(
+    streams: list[str],
+) -> None:
+    def stepped(sync: bool) -> list[str]:
+        g = attach(flaky_agent().real, sync=sync)
         dbg = Debugger()
         dbg.break_before("model")
         dbg.break_on_tool("weather")
@@ -261,6 +287,7 @@ def test_the_debugger_pauses_and_steps_a_sync_run_where_it_does_an_astream_one()
         assert events[-1].__dict__["status"] == "done"
         return seen
 
-    on_thread = stepped(None)
+    on_thread = stepped(True)
     assert len(on_thread) > 8
     assert on_thread == stepped(False)
+    assert streams == ["stream", "astream"]
