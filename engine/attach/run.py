@@ -139,13 +139,12 @@ class AttachedRun:
         self.cb.unstreamable = graph.unstreamable
         apps = cfg.get("callbacks")
         self.sync = graph.sync and not (
-            graph.sync_optional and (self.em.gated or async_handlers(apps))
+            graph.sync_optional and (self._gated_now() or async_handlers(apps))
         )
         """Run on LangGraph's sync ``stream`` (a worker thread): the graph must, or it may
         (``engine.attach.sync_ready``), no async callback handler of the app's is given, and
-        no debugger nor back-pressuring subscriber gates the run's events (each event of the
-        stream's thread would then wait for the loop: measured, such a run costs more CPU on
-        the sync stream than on ``astream``)."""
+        nothing makes each event of the stream's thread wait for the loop as the run starts
+        (``_gated_now``)."""
         cfg["callbacks"] = [*(apps or []), self.cb]
         self.config = cfg
         saver = graph.checkpointer
@@ -172,6 +171,14 @@ class AttachedRun:
             ),
             routes=getattr(graph, "route_book", None),
         )
+
+    def _gated_now(self) -> bool:
+        """Would each event of a sync run's thread wait for the loop: a debugger that could
+        stop on it (a breakpoint, a step, a pause or a stop asked for) or a subscriber that
+        pushes back (``astream_events``)?  Measured (issue 26), such a run costs more CPU on
+        the sync stream than on ``astream``; an idle debugger or plain subscribers do not
+        hold the thread, and there the sync stream costs less."""
+        return self.em.gated and self.em._must_wait()
 
     def _durability(self) -> str:
         from langchain_core.runnables.config import merge_configs

@@ -1,8 +1,8 @@
 """Attach runs an app on LangGraph's sync ``stream`` whenever nothing in it needs the async API
-and nothing gates the run's events (it costs less: issue 26), and keeps ``astream`` for an app
-with anything async only in it (a tool, a middleware hook, a node, a route, a checkpointer) or
-anything it cannot judge, and for a run under a debugger or a back-pressuring subscriber (each
-event of the stream's thread would wait for the loop).  Either way the user sees the same
+and nothing would hold the run's events (it costs less: issue 26), and keeps ``astream`` for an
+app with anything async only in it (a tool, a middleware hook, a node, a route, a checkpointer)
+or anything it cannot judge, and for a run whose events would each wait for the loop (a
+debugger with a breakpoint set, a subscriber that pushes back).  Either way the user sees the same
 events, and the debugger pauses and steps the same."""
 
 from __future__ import annotations
@@ -38,12 +38,14 @@ ASK = {"messages": [("user", "weather?")]}
 CONFIG = {"configurable": {"thread_id": "t"}}
 
 
-def subscribed(graph: Any, inp: Any, config: dict[str, Any] = CONFIG) -> list[EventBase]:
-    """The events of a run that nothing gates (a plain subscriber, no debugger)."""
+def subscribed(
+    graph: Any, inp: Any, config: dict[str, Any] = CONFIG, debugger: Debugger | None = None
+) -> list[EventBase]:
+    """The events of a run a plain subscriber takes (it never pushes back)."""
     events: list[EventBase] = []
     sub = graph.subscribe(events.append)
     try:
-        graph.invoke(inp, config)
+        graph.invoke(inp, config, debugger=debugger)
     finally:
         sub.close()
     return events
@@ -114,15 +116,19 @@ def test_an_app_with_nothing_async_only_runs_on_the_sync_stream(streams: list[st
     assert shown(events) == shown(subscribed(attach(agent(), sync=False), ASK))
 
 
-def test_a_run_under_a_debugger_or_a_back_pressuring_subscriber_stays_on_astream(
+def test_a_run_whose_events_would_wait_for_the_loop_stays_on_astream(
     streams: list[str],
 ) -> None:
-    g = attach(agent())
-    assert g.sync
-    with_debugger = collect(g, ASK, CONFIG, debugger=Debugger())  # a sink and a debugger
+    pushed_back = collect(attach(agent()), ASK, CONFIG)  # astream_events: its consumer pushes back
     assert streams == ["astream"]
-    assert shown(with_debugger) == shown(subscribed(attach(agent()), ASK))
-    assert streams == ["astream", "stream"]
+    watching = Debugger()
+    watching.break_on_tool("nowhere")  # it could stop on any tool's event
+    with_breakpoint = subscribed(attach(agent()), ASK, debugger=watching)
+    assert streams == ["astream", "astream"]
+    idle = subscribed(attach(agent()), ASK, debugger=Debugger())  # holds no event
+    assert streams == ["astream", "astream", "stream"]
+    assert shown(pushed_back) == shown(with_breakpoint) == shown(idle)
+    assert idle[-1].__dict__["status"] == "done"
 
 
 @pytest.mark.parametrize(
