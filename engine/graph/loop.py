@@ -63,18 +63,6 @@ _PROPAGATED_TO_METADATA = (
 """Keys of the caller's ``configurable`` copied into task metadata (as LangGraph does)."""
 
 
-def planned_task(task: Task) -> PlannedTask:
-    """``PlannedTask(node=..., task_id=..., ...)`` of a task, without validating what the
-    planner made (strings, a list of strings, a bool: validation keeps them as they are)."""
-    return PlannedTask.model_construct(
-        node=task.name,
-        task_id=task.id,
-        triggers=list(task.triggers),
-        kind=task.kind,
-        cached=task.cached,
-    )
-
-
 class PregelLoop(LoopCheckpoints, LoopInput, LoopStreaming):
     def __init__(
         self,
@@ -310,7 +298,16 @@ class PregelLoop(LoopCheckpoints, LoopInput, LoopStreaming):
                 SuperstepStarted,
                 span_id=s.id,
                 parent_span_id=s.parent,
-                tasks=[planned_task(t) for t in tasks],
+                tasks=[
+                    PlannedTask(
+                        node=t.name,
+                        task_id=t.id,
+                        triggers=list(t.triggers),
+                        kind=t.kind,
+                        cached=t.cached,
+                    )
+                    for t in tasks
+                ],
             )
         status = "ok"
         fire_after = False

@@ -80,36 +80,3 @@ def test_a_send_to_an_unknown_node_fails_where_it_failed() -> None:
         graph.invoke({"items": ["a"], "log": []}, {"configurable": {"thread_id": "t"}})
     # the checkpoint after ``plan`` was saved, its event not sent (its next could not be told)
     assert _nexts(events) == [["__start__"], ["plan"]]
-
-
-def test_planned_tasks_are_the_validated_ones(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``superstep.started`` lists its tasks built without validation: equal to the validated
-    models, with the same fields set in the same order (pull and push tasks, cached or not)."""
-    from engine.event_kinds import PlannedTask
-    from engine.graph import loop as loop_module
-
-    made: list[tuple[Any, PlannedTask]] = []
-    real = loop_module.planned_task
-
-    def checked(task: Any) -> PlannedTask:
-        planned = real(task)
-        made.append((task, planned))
-        return planned
-
-    monkeypatch.setattr(loop_module, "planned_task", checked)
-    graph = _graph()
-    with graph.subscribe(lambda _ev: None):
-        graph.invoke({"items": ["a", "b"], "log": []}, {"configurable": {"thread_id": "t"}})
-    assert {t.kind for t, _ in made} == {"pull", "push"}
-    for task, planned in made:
-        validated = PlannedTask(
-            node=task.name,
-            task_id=task.id,
-            triggers=list(task.triggers),
-            kind=task.kind,
-            cached=task.cached,
-        )
-        assert planned == validated
-        assert list(vars(planned)) == list(vars(validated))
-        assert planned.model_fields_set == validated.model_fields_set
-        assert planned.model_dump_json() == validated.model_dump_json()
