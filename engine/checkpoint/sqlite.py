@@ -22,7 +22,7 @@ from engine.checkpoint import sqlite_tx
 from engine.checkpoint.base import BaseCheckpointSaver, StoredRow
 from engine.checkpoint.blobs import chain_from
 from engine.checkpoint.foreign import named, refuse_foreign
-from engine.checkpoint.held_writes import HeldWrite, HeldWrites, held_statements
+from engine.checkpoint.held_writes import HeldWrite, HeldWrites, Statements, held_statements
 from engine.checkpoint.leases import DEFAULT_LEASE_TTL, LeaseInfo, SqliteLeases
 from engine.checkpoint.log_blobs import base_of
 from engine.checkpoint.packing import PACK_BODY_FROM, head, pack, unpack
@@ -107,8 +107,13 @@ class SqliteSaver(BaseCheckpointSaver):
         lease_ttl: float = DEFAULT_LEASE_TTL,
         clock: Callable[[], float] = time.time,
         heartbeat: bool = True,
+        hold_checkpoints: bool = False,
     ) -> None:
         super().__init__()
+        self.hold_checkpoints = hold_checkpoints
+        """Hold a run's checkpoints for the next commit instead of committing each at once
+        (``held_writes``): the session recorder's saver, whose writer thread commits them with
+        the events every ``flush_interval`` (``take_held_statements``)."""
         if isinstance(path, sqlite3.Connection):
             self.conn = path
             self.path = "<connection>"
@@ -169,6 +174,17 @@ class SqliteSaver(BaseCheckpointSaver):
         the file passes between them without SQLite's busy wait."""
         return self._lock
 
+    def take_held_statements(self) -> Statements:
+        """The held checkpoints' statements, oldest first, for a writer to the same file that
+        commits them in its own transaction (the caller holds ``write_lock``, and gives them
+        back with ``restore_held_statements`` if that transaction fails)."""
+        return self._held.take_statements()
+
+    def restore_held_statements(self, statements: Statements) -> None:
+        """Hold again what ``take_held_statements`` gave out (its transaction failed)."""
+        with self._lock:
+            self._held.restore_statements(statements)
+
     def close(self) -> None:
         self._lease_rows.close()
         self._held.close()
@@ -212,11 +228,14 @@ class SqliteSaver(BaseCheckpointSaver):
             except sqlite3.Error as exc:
                 raise CheckpointError(f"Cannot {what} in {self.path}: {exc}") from exc
 
-    def _write_rows(self, what: str, batches: list[tuple[str, list[tuple[object, ...]]]]) -> None:
+    def _write_rows(self, what: str, batches: Statements) -> None:
         """``executemany`` of each ``(statement, rows)`` in one transaction, as ``_writing``
         does, without its two generator context managers (a run writes here once or twice
-        per superstep)."""
+        per superstep).  Held checkpoints' statements go first, in the same transaction."""
         with self._lock:
+            held = self._held.take_statements()
+            if held:
+                batches = [*held, *batches]
             conn = self.conn
             try:
                 try:
@@ -293,7 +312,10 @@ class SqliteSaver(BaseCheckpointSaver):
                     ],
                 )
             )
-        self._write_rows(f"save checkpoint {row.checkpoint_id}", batches)
+        if self.hold_checkpoints and self._lease_rows.holds(row.thread_id):
+            self._held.hold_statements(batches)  # committed by the next write (or flush)
+        else:
+            self._write_rows(f"save checkpoint {row.checkpoint_id}", batches)
         if older:
             self._file_schema = FILE_SCHEMA
 
@@ -410,13 +432,17 @@ class SqliteSaver(BaseCheckpointSaver):
         the background flush keeps them for the run's next use of the saver to report."""
         with self._lock:
             held = self._held.take()
-            if not held:
+            statements = self._held.take_statements()
+            if not held and not statements:
                 return
             try:
-                self._write_rows("save pending writes", held_statements(held, self._writes_seq))
+                self._write_rows(
+                    "save pending writes", statements + held_statements(held, self._writes_seq)
+                )
             except BaseException:
                 if keep:
                     self._held.restore(held)
+                    self._held.restore_statements(statements)
                 raise
 
     def _get_writes(
@@ -444,7 +470,7 @@ class SqliteSaver(BaseCheckpointSaver):
         # the run is over: what it holds is stored (a file that cannot take it keeps it held,
         # for the next use of the saver to report; the run's end must not hide its own error)
         with suppress(CheckpointError):
-            self._flush_held()
+            self._flush_held(keep=True)
         self._lease_rows.release(thread_id, owner)
 
     def lease_holder(self, thread_id: str) -> str | None:

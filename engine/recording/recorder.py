@@ -32,6 +32,7 @@ import time
 from pathlib import Path
 from typing import Any, Protocol
 
+from engine.checkpoint.held_writes import Statements
 from engine.checkpoint.sqlite import open_sqlite
 from engine.errors import CheckpointError
 from engine.events import EventBase
@@ -137,7 +138,7 @@ class SessionRecorder:
             raise SessionError(str(exc), path=self.path) from exc
         try:
             create_tables(self._conn, str(self.path))
-            self._saver = FilteringSaver(self.path)
+            self._saver = FilteringSaver(self.path, hold_checkpoints=True)
         except CheckpointError as exc:
             self._conn.close()
             raise SessionError(str(exc), path=self.path) from exc
@@ -345,9 +346,16 @@ class SessionRecorder:
         ]
         # the session's checkpointer writes to the same file from the run's thread: taking its
         # lock hands the file over between the two at once (SQLite itself would make the one
-        # waiting sleep and poll, a millisecond and more at a time)
-        with self._saver.write_lock:
-            self._commit(conn, shapes, plan, rows)
+        # waiting sleep and poll, a millisecond and more at a time).  It holds a run's
+        # checkpoints for this transaction (before the events, which may name them)
+        saver = self._saver
+        with saver.write_lock:
+            held = saver.take_held_statements()
+            try:
+                self._commit(conn, shapes, plan, rows, held)
+            except BaseException:
+                saver.restore_held_statements(held)  # the saver stores (or reports) them
+                raise
 
     def _commit(
         self,
@@ -355,11 +363,15 @@ class SessionRecorder:
         shapes: dict[str, tuple[str, str]],
         plan: BatchRows,
         rows: list[tuple[Any, ...]],
+        held: Statements = [],  # noqa: B006 - never changed
     ) -> None:
-        """One transaction: the batch's shapes, runs, checkpoints and events (``rows`` and
-        ``plan`` name runs by id: numbered here, the only part that needs the file)."""
+        """One transaction: the checkpointer's held checkpoints, then the batch's shapes,
+        runs, checkpoints and events (``rows`` and ``plan`` name runs by id: numbered here,
+        the only part that needs the file)."""
         conn.execute("BEGIN IMMEDIATE")
         try:
+            for sql, params in held:
+                conn.executemany(sql, params)
             if shapes:
                 conn.executemany(
                     "INSERT OR IGNORE INTO session_shapes(digest, graph, shape) VALUES (?, ?, ?)",
