@@ -12,7 +12,10 @@ accumulated in one transaction at least every ``flush_interval`` seconds (100 ms
 when a run finishes.  So a ``kill -9`` loses at most the events of the last interval, and since
 every batch is one SQLite transaction in WAL mode, the file is never left half-written.
 Events are serialized on the writer thread: the runtime never mutates an event after
-delivering it.
+delivering it.  The session's checkpointer holds a run's checkpoints for the same transactions
+(``SqliteSaver(hold_checkpoints=True)``): each goes in before the events that name it, a read of
+the checkpointer stores what it holds first, and the run's end stores the rest (a checkpoint
+that cannot be stored is reported by the checkpointer's next use, and by the recorder).
 
 Nothing secret is written: events carry no API keys, and the recorder adds only the graph's
 drawable shape (``graph.get_graph().to_dict()``) to what the events say.  Personal data the
