@@ -404,12 +404,16 @@ class SessionRecorder:
         if rid is not None:
             return rid
         conn = self._conn
-        conn.execute(
+        cur = conn.execute(
             "INSERT OR IGNORE INTO session_runs(run_id, thread_id) VALUES (?, ?)",
             (run_id, thread_id),
         )
-        row = conn.execute("SELECT id FROM session_runs WHERE run_id=?", (run_id,)).fetchone()
-        self._run_rows[run_id] = rid = int(row[0])
+        if cur.rowcount == 1 and cur.lastrowid is not None:  # a new row: ``id`` is its rowid
+            rid = cur.lastrowid
+        else:  # the run is in the file already (recorded by an earlier recorder)
+            row = conn.execute("SELECT id FROM session_runs WHERE run_id=?", (run_id,)).fetchone()
+            rid = int(row[0])
+        self._run_rows[run_id] = rid
         return rid
 
     def _row(self, ev: EventBase, shape: str | None, text: str, plan: BatchRows) -> tuple[Any, ...]:
