@@ -181,6 +181,9 @@ class HandlerBase(AsyncCallbackHandler):
         self.routed: set[tuple[str, str]] = set()
         """(graph namespace, node) whose route was reported from inside it (a handoff), so
         the checkpoint after it draws no second one."""
+        self.commands: dict[tuple[str, str], tuple[list[str], list[dict[str, Any]]]] = {}
+        """(graph namespace, node) -> where the ``Command`` it returned sends the run (read by
+        the translator at the superstep's checkpoint: ``engine.attach.routes``)."""
         self.model_override: Any = None
         """A ``ReplayChatModel`` serving recorded replies (``RunRequest.model_override``)."""
         self.stream_tokens = False

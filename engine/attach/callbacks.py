@@ -23,6 +23,7 @@ from engine.attach.abort import StepwiseAbort
 from engine.attach.base import Open, either, task_of
 from engine.attach.calls import CallEvents
 from engine.attach.node_writes import node_writes
+from engine.attach.routes import command_targets
 from engine.attach.summary import summary
 from engine.core.ids import new_span_id
 from engine.errors import RunStopped
@@ -247,6 +248,10 @@ class AttachCallbacks(CallEvents):
         elif handoff_of(error) is not None:  # Command(graph=PARENT): a handoff, not a failure
             await self._handoff(op, handoff_of(error))
             status, error = "ok", None
+        elif error is None and outputs is not None and not isinstance(outputs, dict):
+            goto = command_targets(outputs)
+            if goto is not None:
+                self.commands[(op.ns, op.name)] = goto
         if op.hook is not None:
             jump = outputs.get("jump_to") if isinstance(outputs, dict) else None
             await self._emit(

@@ -157,6 +157,7 @@ class CallEvents(HandlerBase):
             **log.fields(lane, msgs, schemas),
         )
         log.remember(lane, ev, msgs, schemas)
+        op.t0 = time.perf_counter()  # the call's latency, not a pause or wait at its request
         await self._unwrapped_fault(run_id, op, "model")
 
     @either
@@ -259,6 +260,7 @@ class CallEvents(HandlerBase):
             tool_call_id=kwargs.get("tool_call_id"),
             args=to_jsonable(inputs if inputs is not None else input_str, max_str=2000),
         )
+        op.t0 = time.perf_counter()  # the call's duration, not a pause or wait at its start
         await self._unwrapped_fault(run_id, op, "tool")
 
     @either

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from engine.attach.routes import RouteBook
 from engine.attach.run import STREAM_MODES, stream_modes
 from engine.attach.state import AttachedState
 from engine.core.aio import iter_sync, run_sync
@@ -72,6 +73,8 @@ class AttachedGraph(AttachedState):
         """Model classes whose stream gave nothing: the runs of this graph do not stream
         them (``engine.attach.innermost``)."""
         self._announced: set[tuple[str | None, str, str]] = set()
+        self.route_book = RouteBook(graph)
+        """Where each node routes, read from the graph's edges (``engine.attach.routes``)."""
 
     def notices(self) -> list[str]:
         """What the user should know about how this app is seen (one line each)."""

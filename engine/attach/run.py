@@ -160,6 +160,7 @@ class AttachedRun:
                 getattr(graph.real, "interrupt_before_nodes", None) or (),
                 getattr(graph.real, "interrupt_after_nodes", None) or (),
             ),
+            routes=getattr(graph, "route_book", None),
         )
 
     def _durability(self) -> str:

@@ -13,6 +13,7 @@ from engine.attach.callbacks import AttachCallbacks
 from engine.attach.changes import as_channels, state_changes
 from engine.attach.confirm import SaveWatch
 from engine.attach.mirror import CheckpointMirror
+from engine.attach.routes import RouteBook
 from engine.attach.snapshots import to_engine_values
 from engine.attach.tapped import Written
 from engine.events import (
@@ -122,8 +123,11 @@ class StreamTranslator:
         watch: SaveWatch | None = None,
         durability: str = "async",
         stops: tuple[Sequence[str] | str, Sequence[str] | str] = ((), ()),
+        routes: RouteBook | None = None,
     ) -> None:
         self.cb = cb
+        self.routes = routes if routes is not None else RouteBook(None)
+        """Where each writer routed (the graph's own edges; ``engine.attach.routes``)."""
         self.stops = stops
         """The graph's own ``interrupt_before`` and ``interrupt_after`` (a list, or ``"*"``)."""
         self.last_writers: dict[str, list[str]] = {}
@@ -319,19 +323,7 @@ class StreamTranslator:
         for node in dict.fromkeys(done.cached):
             await cb.cached_node(ns, step, node)
         parent = span or self._owner_span(ns) or cb.root_span  # a nested graph's input: its node
-        for w in dict.fromkeys(done.writers):
-            if (ns, w) in cb.routed:
-                cb.routed.discard((ns, w))
-                continue
-            await cb._emit(
-                Route,
-                ns,
-                parent_span_id=parent,
-                step=step,
-                from_node=w,
-                to=nxt,
-                reason="end" if not nxt else "conditional" if len(nxt) > 1 else "static",
-            )
+        await self._routes(ns, step, parent, list(dict.fromkeys(done.writers)), nxt, values)
         if changes:
             await cb._emit(StateUpdated, ns, parent_span_id=parent, step=step, changes=changes)
         source = meta.get("source")
@@ -355,6 +347,37 @@ class StreamTranslator:
             cb.defer(lambda: self._finish_here(saved))
         else:
             await saved
+
+    async def _routes(
+        self,
+        ns: str,
+        step: int | None,
+        parent: str,
+        writers: list[str],
+        nxt: list[str],
+        values: Mapping[str, Any],
+    ) -> None:
+        """The routes out of a superstep's writers (``engine.attach.routes``)."""
+        cb = self.cb
+        handed = [w for w in writers if (ns, w) in cb.routed]  # routed from inside: a handoff
+        cb.routed.difference_update((ns, w) for w in handed)
+        writers = [w for w in writers if w not in handed]
+        if not writers:
+            return
+        commands = {w: cb.commands.pop((ns, w)) for w in writers if (ns, w) in cb.commands}
+        for w, routes in self.routes.routes(ns, writers, nxt, commands, values).items():
+            for r in routes:
+                await cb._emit(
+                    Route,
+                    ns,
+                    parent_span_id=parent,
+                    step=step,
+                    from_node=w,
+                    to=r.to,
+                    sends=r.sends,
+                    reason=r.reason,
+                    detail=r.detail,
+                )
 
     def _finish_here(self, saved: Coroutine[Any, Any, None]) -> None:
         """Run the end of a checkpoint's translation (``_saved``) to its end on this thread:

@@ -242,6 +242,9 @@ class Debugger:
             return ev.span_id
         return ev.parent_span_id
 
+    def passed(self, ev: EventBase) -> None:
+        self._track(ev)
+
     def _track(self, ev: EventBase) -> None:
         from engine.events import SPAN_CLOSERS, SPAN_OPENERS
 

@@ -8,6 +8,7 @@ buffering contract); the context a run's code emits in (current span and emitter
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextvars
 import threading
 import time
@@ -241,12 +242,49 @@ class RunEmitter:
         if threading.get_ident() == self.loop_thread:
             self._deliver_sync(ev)
             return ev
-        if self.gated:
-            fut = asyncio.run_coroutine_threadsafe(self._deliver(ev), self.loop)
-            fut.result()
+        if self.gated and self._must_wait():
+            done: concurrent.futures.Future[None] = concurrent.futures.Future()
+            self.inbox.put_now(self._start_gated, ev, done)  # after what the inbox holds
+            done.result()
+        elif self.debugger is not None:
+            self.inbox.put(self._deliver_passed, ev)
         else:
             self.inbox.put(self._deliver_sync, ev)
         return ev
+
+    def _must_wait(self) -> bool:
+        """Must a worker thread wait for its event to pass the loop?  Only while the debugger
+        could stop on it, or a stream consumer pushes back: an idle debugger (no breakpoint,
+        step, pause or stop asked for) lets a sync node or tool run on at once, as a plain
+        subscriber does (the loop may be busy drawing the studio for tens of milliseconds)."""
+        dbg = self.debugger
+        if dbg is not None and dbg.watching:
+            return True
+        return any(b._sinks for b in self.buses)
+
+    def _start_gated(self, ev: EventBase, done: concurrent.futures.Future[None]) -> None:
+        """On the loop: deliver ``ev`` through the gate, then release the waiting thread."""
+
+        async def deliver() -> None:
+            try:
+                await self._deliver(ev)
+            except asyncio.CancelledError:
+                done.cancel()  # the thread sees what ``run_coroutine_threadsafe`` gave it
+                raise
+            except BaseException as exc:
+                done.set_exception(exc)
+                if not isinstance(exc, Exception):
+                    raise
+            else:
+                done.set_result(None)
+
+        self.loop.create_task(deliver())
+
+    def _deliver_passed(self, ev: EventBase) -> None:
+        """Deliver an event nothing could stop on; the debugger still notes it."""
+        self._deliver_sync(ev)
+        if self.debugger is not None:
+            self.debugger.passed(ev)
 
     def emit_nowait(self, cls: type[EventBase], **fields: Any) -> EventBase | None:
         """Deliver without the gate and without waiting, from any thread (the events that

@@ -44,6 +44,11 @@ class Gate(Protocol):
         """Return when the run may go on; raise ``RunStopped`` to stop it."""
         ...
 
+    def passed(self, ev: EventBase) -> None:
+        """``ev`` was delivered without the gate, as nothing could stop on it (``watching``
+        was off): note it as ``gate`` would (open spans, failures already reported)."""
+        ...
+
     def take_fault(self, kind: str, name: str | None) -> BaseException | None:
         """The error queued for the next ``kind`` call of ``name`` (fault injection), if any."""
         ...

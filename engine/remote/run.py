@@ -361,6 +361,29 @@ class _Drive:
             await asyncio.shield(self.client.cancel(self.thread, run))
 
 
+_NO_STREAM = "No generations found in stream"
+"""What LangChain raises when a model asked to stream gives nothing (its fake chat models do
+for a reply that is only tool calls): the server streams the model because we ask for its
+``events``; a plain run of the same app there does not."""
+
+
+def _unstreamed(target: RemoteTarget, err: ServerError) -> ServerError:
+    """A run that failed only because the server's model could not stream: say so, and ask
+    this server for no model events from now on (its runs then succeed, without model and
+    tool calls shown)."""
+    if _NO_STREAM not in err.message or "events" not in target.stream_modes:
+        return err
+    target.stream_modes = FALLBACK_MODES
+    why = (
+        "the server's model gave nothing when streamed (LangChain's fake chat models cannot "
+        "stream a reply that is only tool calls), and the studio streams it to show model "
+        "calls; the next runs on this server do not ask for model events (model and tool "
+        "calls are not shown)"
+    )
+    target.notice(why)
+    return ServerError(err.type, f"{err.message} ({why})")
+
+
 async def check_end(
     target: RemoteTarget, tr: StreamTranslator, thread: str, server_run: str | None
 ) -> None:
@@ -370,7 +393,7 @@ async def check_end(
     plumbing = tr.error is not None and tr.error.type == "HTTPException"
     if tr.error is not None and not (plumbing and run is not None):
         await tr.close("error")
-        raise _server_exception(tr.error)
+        raise _server_exception(_unstreamed(target, tr.error))
     if run is None:
         return
     status = await target.client.run_status(thread, run)

@@ -159,3 +159,20 @@ async def test_a_server_restarted_mid_run_says_what_was_lost() -> None:
     ticks = [e.__dict__["data"]["tick"] for e in kinds(events, "custom", node="tick")]
     assert ticks[:3] == [0, 1, 2] and ticks == sorted(set(ticks))  # nothing twice
     assert events[-1].kind == "run.finished"
+
+
+async def test_a_model_that_cannot_stream_says_why_and_the_next_run_goes(langgraph_server) -> None:
+    target = await open_target(langgraph_server, "unstreamed")
+    notes: list[str] = []
+    target.notice_handlers.append(notes.append)
+    try:
+        _, failed = await run_events(target, {"messages": []}, new_thread())
+        events, outcome = await run_events(target, {"messages": []}, new_thread())
+    finally:
+        await target.aclose()
+    assert failed.status == "error" and failed.error is not None
+    assert "No generations found in stream" in failed.error and "fake chat models" in failed.error
+    _one_line(failed.error)
+    assert len(notes) == 1 and "do not ask for model events" in notes[0]
+    assert outcome.status == "done"  # the server's model is no longer streamed
+    assert [e.__dict__["node"] for e in kinds(events, "node.finished")] == ["model"]
