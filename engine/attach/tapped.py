@@ -25,6 +25,8 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from engine.attach.store_access import observed
+
 __all__ = ["Tap", "Written", "can_tap", "tapped_astream", "tapped_stream"]
 
 Tap = Callable[[tuple[str, ...], str, Any], None]
@@ -69,10 +71,21 @@ def _tapped(
         ns = str(conf.get(CONFIG_KEY_CHECKPOINT_NS) or "").split(NS_SEP)[:-1]
         tap(tuple(ns), "custom", Written(chunk, dict(config.get("metadata") or {})))
 
+    def accessed(fields: dict[str, Any]) -> None:
+        try:
+            config = get_config()
+        except RuntimeError:  # called outside any node (the app's own code around the run)
+            return
+        conf: dict[str, Any] = dict(config.get(CONF) or {})
+        ns = str(conf.get(CONFIG_KEY_CHECKPOINT_NS) or "").split(NS_SEP)[:-1]
+        tap(tuple(ns), "store", Written(fields, dict(config.get("metadata") or {})))
+
     conf = dict(config.get(CONF) or {})
     conf[CONFIG_KEY_STREAM] = StreamProtocol(nested, set(modes))
-    # a run given a runtime takes its store from it, not from the graph: the graph's own
-    conf[CONFIG_KEY_RUNTIME] = Runtime(stream_writer=write, store=getattr(run, "store", None))
+    # a run given a runtime takes its store from it, not from the graph: the graph's own,
+    # each call reported (``engine.attach.store_access``)
+    store = observed(getattr(run, "store", None), accessed)
+    conf[CONFIG_KEY_RUNTIME] = Runtime(stream_writer=write, store=store)
     return {**config, CONF: conf}, {**kw, "stream_mode": modes, "subgraphs": False}
 
 

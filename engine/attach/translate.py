@@ -24,6 +24,7 @@ from engine.events import (
     PlannedTask,
     Route,
     StateUpdated,
+    StoreAccessed,
 )
 from engine.graph.drawing import DrawableGraph, NodeKind
 from engine.messages import BaseMessage
@@ -183,6 +184,8 @@ class StreamTranslator:
             await self._checkpoint(ns, data)
         elif mode == "custom":
             await self._custom(ns, data)
+        elif mode == "store" and isinstance(data, Written):
+            await self._store_access(ns, data)
 
     async def _custom(self, ns: str, data: Any) -> None:
         """What the app wrote with its stream writer: under the node that wrote it, when the
@@ -196,6 +199,13 @@ class StreamTranslator:
         await cb._emit(
             CustomEvent, ns, parent_span_id=span or cb.root_span, node=node, data=to_jsonable(data)
         )
+
+    async def _store_access(self, ns: str, written: Written) -> None:
+        """A call the app made to its store (``engine.attach.store_access``), under the node
+        that made it."""
+        cb = self.cb
+        span = cb.node_span(written.meta)
+        await cb._emit(StoreAccessed, ns, parent_span_id=span or cb.root_span, **written.data)
 
     def _owner_span(self, ns: str) -> str | None:
         """The span of the node whose task runs graph ``ns`` (None for the root graph)."""
