@@ -174,11 +174,11 @@ class AttachedRun:
 
     def _gated_now(self) -> bool:
         """Would each event of a sync run's thread wait for the loop: a debugger that could
-        stop on it (a breakpoint, a step, a pause or a stop asked for) or a subscriber that
-        pushes back (``astream_events``)?  Measured (issue 26), such a run costs more CPU on
+        stop on it (a breakpoint, a step, a pause or a stop asked for) or an ``astream_events``
+        consumer that pushes back (fallen half its queue behind)?  Measured (issue 26), such a run costs more CPU on
         the sync stream than on ``astream``; an idle debugger or plain subscribers do not
         hold the thread, and there the sync stream costs less."""
-        return self.em.gated and self.em._must_wait()
+        return self.em.gated and self.em.must_wait()
 
     def _durability(self) -> str:
         from langchain_core.runnables.config import merge_configs

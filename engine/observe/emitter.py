@@ -245,7 +245,7 @@ class RunEmitter:
         if threading.get_ident() == self.loop_thread:
             self._deliver_sync(ev)
             return ev
-        if self.gated and self._must_wait():
+        if self.gated and self.must_wait():
             done: concurrent.futures.Future[None] = concurrent.futures.Future()
             self.inbox.put_now(self._start_gated, ev, done)  # after what the inbox holds
             done.result()
@@ -255,15 +255,21 @@ class RunEmitter:
             self.inbox.put(self._deliver_sync, ev)
         return ev
 
-    def _must_wait(self) -> bool:
+    def must_wait(self) -> bool:
         """Must a worker thread wait for its event to pass the loop?  Only while the debugger
-        could stop on it, or a stream consumer pushes back: an idle debugger (no breakpoint,
-        step, pause or stop asked for) lets a sync node or tool run on at once, as a plain
-        subscriber does (the loop may be busy drawing the studio for tens of milliseconds)."""
+        could stop on it, or a stream consumer pushes back (its queue half full): an idle
+        debugger (no breakpoint, step, pause or stop asked for) and a consumer keeping up let
+        a sync node or tool run on at once, as a plain subscriber does (in the studio the
+        loop may be busy drawing the window for tens of milliseconds)."""
         dbg = self.debugger
         if dbg is not None and dbg.watching:
             return True
-        return any(b._sinks for b in self.buses)
+        for bus in self.buses:
+            for sink in bus._sinks:
+                queue = sink.queue
+                if queue.qsize() * 2 >= queue.maxsize:
+                    return True
+        return False
 
     def _start_gated(self, ev: EventBase, done: concurrent.futures.Future[None]) -> None:
         """On the loop: deliver ``ev`` through the gate, then release the waiting thread."""
