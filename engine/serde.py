@@ -32,6 +32,7 @@ __all__ = [
     "decode",
     "dumps",
     "encode",
+    "jsonable_memo",
     "loads",
     "register_type",
     "to_jsonable",
@@ -340,3 +341,28 @@ def to_jsonable(obj: Any, *, max_str: int | None = None, max_items: int | None =
         return repr(obj)
     except Exception as exc:  # display helper: never fail
         return f"<unrenderable {type(obj).__name__}: {exc}>"
+
+
+def jsonable_memo() -> Callable[[Any, int], Any]:
+    """``render(obj, max_str)``: ``to_jsonable(obj, max_str=max_str)``, with each pydantic
+    model dumped and measured once however many limits it is rendered at (one event's fields:
+    a model request shows its last messages shortened and its new ones in full).  Only for
+    one moment: a model changed in place afterwards is not seen by a later call."""
+    seen: dict[int, tuple[BaseModel, Any, int]] = {}
+
+    def render(obj: Any, max_str: int) -> Any:
+        if not isinstance(obj, BaseModel):
+            return to_jsonable(obj, max_str=max_str)
+        hit = seen.get(id(obj))
+        if hit is None or hit[0] is not obj:
+            try:
+                dumped = obj.model_dump(mode="json")
+            except Exception:
+                return to_jsonable(obj, max_str=max_str)  # its own rendering of the failure
+            hit = seen[id(obj)] = (obj, dumped, _json_size(obj))
+        _obj, dumped, size = hit
+        if size <= max_str:  # as ``to_jsonable`` decides: nothing to shorten
+            return dumped
+        return to_jsonable(dumped, max_str=max_str)
+
+    return render

@@ -46,7 +46,7 @@ from engine.observe.bus import RunEmitter, current_emitter, span
 from engine.observe.faults import check_fault
 from engine.observe.request_log import public_params
 from engine.observe.token_runs import TokenRun
-from engine.serde import to_jsonable
+from engine.serde import jsonable_memo, to_jsonable
 from engine.tools import BaseTool
 from engine.types import Command
 from engine.usage import reported_model, usage_dict
@@ -377,6 +377,10 @@ class ModelNode:
             digest = None
         task = current_task()
         lane = f"{em.ns}|{task.name if task is not None else ''}"
+        # the last messages are mostly new ones the request log renders in full too: each
+        # message is dumped once for both
+        render = jsonable_memo()
+        request_fields = em.requests.fields(lane, messages, tools, render=render)
         ev = await em.emit(
             ModelRequestEvent,
             span_id=s.id,
@@ -384,7 +388,7 @@ class ModelNode:
             model=model_label(model),
             messages_count=len(messages),
             system_prompt=request.system_prompt,
-            last_messages=[to_jsonable(m, max_str=4000) for m in messages[-3:]],
+            last_messages=[render(m, 4000) for m in messages[-3:]],
             tools=[t.name if isinstance(t, BaseTool) else str(t.get("name")) for t in tools],
             tool_choice=kwargs.get("tool_choice"),
             response_format=format_name,
@@ -393,7 +397,7 @@ class ModelNode:
             streaming=streaming,
             response_schema=to_jsonable(kwargs.get("response_format")),
             params=public_params(getattr(model, "model_settings", None)),
-            **em.requests.fields(lane, messages, tools),
+            **request_fields,
         )
         em.requests.remember(lane, ev, messages, tools)
 

@@ -62,6 +62,10 @@ class AttachedGraph(AttachedState):
         if scan_models:  # the app's LangChain models: their credentials are scrubbed
             register_live_models()
         self._sync = sync
+        self.async_parts: list[str] = []
+        """What keeps the graph on ``astream`` (``engine.attach.sync_ready``), when judged."""
+        self.sync_optional = False
+        """Sync only because it costs less (the graph could run on ``astream`` as well)."""
         self.sync = self._choose_sync(sync)
         """Run with LangGraph's sync ``stream`` (on a worker thread) instead of ``astream``."""
         self.factory: GraphFactory | None = None
@@ -85,14 +89,23 @@ class AttachedGraph(AttachedState):
         ]
 
     def _choose_sync(self, sync: bool | None) -> bool:
-        """``sync`` when given; else sync only when the app cannot run under ``astream``: some
-        middleware has only sync ``wrap_*`` methods (and none only async ones), or the graph's
-        checkpointer is sync only (LangGraph's ``SqliteSaver`` and ``PostgresSaver``)."""
+        """``sync`` when given; else async when some middleware has only async ``wrap_*``
+        methods; sync when the app cannot run under ``astream`` (some middleware has only sync
+        ``wrap_*`` methods, or the graph's checkpointer is sync only: LangGraph's
+        ``SqliteSaver`` and ``PostgresSaver``); else sync when nothing in the graph needs the
+        async API (``engine.attach.sync_ready``: the sync stream costs less), async when
+        something does or cannot be judged (``async_parts`` says what)."""
         if sync is not None:
             return sync
         if self.instrumented.async_only:
             return False
-        return bool(self.instrumented.sync_only) or _sync_only_saver(self.checkpointer)
+        if self.instrumented.sync_only or _sync_only_saver(self.checkpointer):
+            return True
+        from engine.attach.sync_ready import async_only_parts
+
+        self.async_parts = async_only_parts(self.real)
+        self.sync_optional = not self.async_parts
+        return self.sync_optional
 
     # -- shape -------------------------------------------------------------------------------
 

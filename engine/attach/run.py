@@ -27,6 +27,7 @@ from engine.attach.confirm import SaveWatch, watched
 from engine.attach.leases import lease_for
 from engine.attach.resumed import PendingInterrupt, answered, pending_interrupts
 from engine.attach.stopping import CooperativeStop
+from engine.attach.sync_ready import async_handlers
 from engine.attach.tapped import can_tap, tapped_astream, tapped_stream
 from engine.attach.translate import StreamTranslator, to_real_input
 from engine.core.aio import aiter_thread
@@ -136,7 +137,15 @@ class AttachedRun:
         self.cb.model_override = override
         self.cb.stream_tokens = graph.stream_tokens
         self.cb.unstreamable = graph.unstreamable
-        cfg["callbacks"] = [*(cfg.get("callbacks") or []), self.cb]
+        apps = cfg.get("callbacks")
+        self.sync = graph.sync and not (
+            graph.sync_optional and (self._gated_now() or async_handlers(apps))
+        )
+        """Run on LangGraph's sync ``stream`` (a worker thread): the graph must, or it may
+        (``engine.attach.sync_ready``), no async callback handler of the app's is given, and
+        nothing makes each event of the stream's thread wait for the loop as the run starts
+        (``_gated_now``)."""
+        cfg["callbacks"] = [*(apps or []), self.cb]
         self.config = cfg
         saver = graph.checkpointer
         self.saver = None if saver in (None, True, False) else saver
@@ -162,6 +171,14 @@ class AttachedRun:
             ),
             routes=getattr(graph, "route_book", None),
         )
+
+    def _gated_now(self) -> bool:
+        """Would each event of a sync run's thread wait for the loop: a debugger that could
+        stop on it (a breakpoint, a step, a pause or a stop asked for) or an ``astream_events``
+        consumer that pushes back (fallen half its queue behind)?  Measured (issue 26), such a run costs more CPU on
+        the sync stream than on ``astream``; an idle debugger or plain subscribers do not
+        hold the thread, and there the sync stream costs less."""
+        return self.em.gated and self.em.must_wait()
 
     def _durability(self) -> str:
         from langchain_core.runnables.config import merge_configs
@@ -192,7 +209,7 @@ class AttachedRun:
                 resume = getattr(real_input, "resume", None)
                 if resumed and resume is not None:
                     await self._resumed(resume)
-                if graph.sync:  # the stream's thread does not wake the loop for every event
+                if self.sync:  # the stream's thread does not wake the loop for every event
                     em.inbox.hold(_HELD_AT_MOST)
                 try:
                     await self._follow(self._stream(real_input))
@@ -342,7 +359,7 @@ class AttachedRun:
         if self.context is not None:
             kw["context"] = self.context
         cfg = self.config
-        if graph.sync and can_tap(cfg):
+        if self.sync and can_tap(cfg):
             # nested parts and stream writes tapped where they are made: LangGraph runs a
             # lone task on the stream's thread, as the app's own ``invoke`` (``tapped``)
             return aiter_thread(
@@ -351,7 +368,7 @@ class AttachedRun:
                 ),
                 inbox=self.em.inbox,
             )
-        if graph.sync:
+        if self.sync:
             return aiter_thread(
                 lambda: self._translated_here(run.stream(real_input, cfg, **kw)),
                 inbox=self.em.inbox,

@@ -13,6 +13,13 @@ those of an interrupt, an error or a resume (after them the run usually ends), a
 long: anything else the saver does first stores them (a read, a delete, the end of the run),
 and a background thread stores what has waited ``delay`` seconds (a slow parallel task, a run
 paused at a breakpoint).
+
+A saver that holds its checkpoints too (``SqliteSaver(hold_checkpoints=True)``: the session
+recorder's, whose writer thread commits them with the run's events) keeps a checkpoint's
+statements here as well, in order, instead of committing each in a transaction of its own.
+The same rules apply (held only while this process runs the thread, stored before anything
+else the saver does, and after ``delay`` at the latest), and they are stored in the order they
+were made, so the file is always one a crash could have left a moment earlier.
 """
 
 from __future__ import annotations
@@ -22,7 +29,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-__all__ = ["HOLD_DELAY", "HeldWrite", "HeldWrites", "held_statements"]
+__all__ = ["HOLD_DELAY", "HeldWrite", "HeldWrites", "Statements", "held_statements"]
+
+Statements = list[tuple[str, list[tuple[object, ...]]]]
+"""``(statement, rows)`` pairs, each run with ``executemany`` in one transaction."""
 
 HOLD_DELAY = 0.2
 """Seconds a write may wait for its checkpoint before it is stored on its own."""
@@ -48,15 +58,36 @@ class HeldWrites:
         self._flush = flush
         self.delay = delay
         self.items: list[HeldWrite] = []
+        self.statements: Statements = []
+        """Statements of held checkpoints (and what they stored first), oldest first."""
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
     def __bool__(self) -> bool:
-        return bool(self.items)
+        return bool(self.items or self.statements)
 
     def add(self, item: HeldWrite) -> None:
         self.items.append(item)
+        self._nudge()
+
+    def hold_statements(self, statements: Statements) -> None:
+        """Keep a held checkpoint's statements (after those already kept) for the next commit."""
+        self.statements += statements
+        self._nudge()
+
+    def take_statements(self) -> Statements:
+        """The held statements, oldest first (the caller commits them, or restores them)."""
+        out, self.statements = self.statements, []
+        if not self.items:
+            self._wake.clear()
+        return out
+
+    def restore_statements(self, statements: Statements) -> None:
+        """Put back statements whose transaction failed, before any kept since."""
+        self.statements[:0] = statements
+
+    def _nudge(self) -> None:
         if not self._wake.is_set():
             self._wake.set()
         if self._thread is None:
@@ -67,7 +98,8 @@ class HeldWrites:
 
     def take(self) -> list[HeldWrite]:
         items, self.items = self.items, []
-        self._wake.clear()
+        if not self.statements:
+            self._wake.clear()
         return items
 
     def restore(self, items: list[HeldWrite]) -> None:

@@ -16,69 +16,19 @@ import time
 import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
-from pathlib import Path
 
 from engine.checkpoint import sqlite_tx
 from engine.checkpoint.base import BaseCheckpointSaver, StoredRow
 from engine.checkpoint.blobs import chain_from
 from engine.checkpoint.foreign import named, refuse_foreign
-from engine.checkpoint.held_writes import HeldWrite, HeldWrites, held_statements
+from engine.checkpoint.held_writes import HeldWrite, HeldWrites, Statements, held_statements
 from engine.checkpoint.leases import DEFAULT_LEASE_TTL, LeaseInfo, SqliteLeases
 from engine.checkpoint.log_blobs import base_of
 from engine.checkpoint.packing import PACK_BODY_FROM, head, pack, unpack
+from engine.checkpoint.sqlite_file import SCHEMA, open_sqlite
 from engine.errors import CheckpointError
 
 __all__ = ["SqliteSaver", "open_sqlite"]
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS stepwise_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS checkpoints (
-    thread_id TEXT NOT NULL, ns TEXT NOT NULL, checkpoint_id TEXT NOT NULL,
-    parent_id TEXT, body TEXT NOT NULL, metadata TEXT NOT NULL,
-    PRIMARY KEY (thread_id, ns, checkpoint_id)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS checkpoint_blobs (
-    thread_id TEXT NOT NULL, ns TEXT NOT NULL, channel TEXT NOT NULL, version TEXT NOT NULL,
-    data TEXT NOT NULL,
-    PRIMARY KEY (thread_id, ns, channel, version)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS checkpoint_writes (
-    thread_id TEXT NOT NULL, ns TEXT NOT NULL, checkpoint_id TEXT NOT NULL,
-    task_id TEXT NOT NULL, idx INTEGER NOT NULL, channel TEXT NOT NULL, data TEXT NOT NULL,
-    seq INTEGER NOT NULL,
-    PRIMARY KEY (thread_id, ns, checkpoint_id, task_id, idx)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS thread_leases (
-    thread_id TEXT PRIMARY KEY, owner TEXT NOT NULL, pid INTEGER NOT NULL, host TEXT NOT NULL,
-    acquired REAL NOT NULL
-);
-"""
-
-
-PAGE_SIZE = 8192
-"""Page size of a new file.  A blob longer than about a quarter page spills to overflow
-pages, each mostly empty for a blob of a few KiB (a log's consolidating blobs, packed): 8 KiB
-pages keep such blobs whole and waste less than SQLite's default 4 KiB."""
-
-
-def open_sqlite(path: str | os.PathLike[str], *, what: str = "Stepwise file") -> sqlite3.Connection:
-    """Open (creating if needed) a SQLite file in WAL mode, with a clear error if it is not one."""
-    p = Path(path)
-    if p.exists() and p.is_dir():
-        raise CheckpointError(f"{p} is a directory, not a {what}")
-    new = not p.exists() or p.stat().st_size == 0
-    try:
-        conn = sqlite3.connect(str(p), check_same_thread=False, isolation_level=None, timeout=10.0)
-        if new:  # before anything is written (and WAL is on), or it has no effect
-            conn.execute(f"PRAGMA page_size={PAGE_SIZE}")
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=NORMAL")
-        conn.execute("PRAGMA foreign_keys=OFF")
-        conn.execute("SELECT name FROM sqlite_master LIMIT 1").fetchall()
-    except sqlite3.DatabaseError as exc:
-        raise CheckpointError(f"{p} is not a {what} (or it is damaged): {exc}") from exc
-    return conn
-
 
 FILE_SCHEMA = 2
 """The layout of the checkpoint tables, kept in ``stepwise_meta`` (``checkpoint_schema``).
@@ -107,8 +57,13 @@ class SqliteSaver(BaseCheckpointSaver):
         lease_ttl: float = DEFAULT_LEASE_TTL,
         clock: Callable[[], float] = time.time,
         heartbeat: bool = True,
+        hold_checkpoints: bool = False,
     ) -> None:
         super().__init__()
+        self.hold_checkpoints = hold_checkpoints
+        """Hold a run's checkpoints for the next commit instead of committing each at once
+        (``held_writes``): the session recorder's saver, whose writer thread commits them with
+        the events every ``flush_interval`` (``take_held_statements``)."""
         if isinstance(path, sqlite3.Connection):
             self.conn = path
             self.path = "<connection>"
@@ -127,7 +82,7 @@ class SqliteSaver(BaseCheckpointSaver):
         try:
             with self._lock:
                 refuse_foreign(self.conn, named(self.conn))  # before anything is written
-                self.conn.executescript(_SCHEMA)
+                self.conn.executescript(SCHEMA)
                 row = self.conn.execute(
                     "SELECT value FROM stepwise_meta WHERE key='checkpoint_schema'"
                 ).fetchone()
@@ -168,6 +123,17 @@ class SqliteSaver(BaseCheckpointSaver):
         same file in this process (the session recorder) takes it around its transactions, so
         the file passes between them without SQLite's busy wait."""
         return self._lock
+
+    def take_held_statements(self) -> Statements:
+        """The held checkpoints' statements, oldest first, for a writer to the same file that
+        commits them in its own transaction (the caller holds ``write_lock``, and gives them
+        back with ``restore_held_statements`` if that transaction fails)."""
+        return self._held.take_statements()
+
+    def restore_held_statements(self, statements: Statements) -> None:
+        """Hold again what ``take_held_statements`` gave out (its transaction failed)."""
+        with self._lock:
+            self._held.restore_statements(statements)
 
     def close(self) -> None:
         self._lease_rows.close()
@@ -212,11 +178,14 @@ class SqliteSaver(BaseCheckpointSaver):
             except sqlite3.Error as exc:
                 raise CheckpointError(f"Cannot {what} in {self.path}: {exc}") from exc
 
-    def _write_rows(self, what: str, batches: list[tuple[str, list[tuple[object, ...]]]]) -> None:
+    def _write_rows(self, what: str, batches: Statements) -> None:
         """``executemany`` of each ``(statement, rows)`` in one transaction, as ``_writing``
         does, without its two generator context managers (a run writes here once or twice
-        per superstep)."""
+        per superstep).  Held checkpoints' statements go first, in the same transaction."""
         with self._lock:
+            held = self._held.take_statements()
+            if held:
+                batches = [*held, *batches]
             conn = self.conn
             try:
                 try:
@@ -293,7 +262,10 @@ class SqliteSaver(BaseCheckpointSaver):
                     ],
                 )
             )
-        self._write_rows(f"save checkpoint {row.checkpoint_id}", batches)
+        if self.hold_checkpoints and self._lease_rows.holds(row.thread_id):
+            self._held.hold_statements(batches)  # committed by the next write (or flush)
+        else:
+            self._write_rows(f"save checkpoint {row.checkpoint_id}", batches)
         if older:
             self._file_schema = FILE_SCHEMA
 
@@ -410,13 +382,17 @@ class SqliteSaver(BaseCheckpointSaver):
         the background flush keeps them for the run's next use of the saver to report."""
         with self._lock:
             held = self._held.take()
-            if not held:
+            statements = self._held.take_statements()
+            if not held and not statements:
                 return
             try:
-                self._write_rows("save pending writes", held_statements(held, self._writes_seq))
+                self._write_rows(
+                    "save pending writes", statements + held_statements(held, self._writes_seq)
+                )
             except BaseException:
                 if keep:
                     self._held.restore(held)
+                    self._held.restore_statements(statements)
                 raise
 
     def _get_writes(
@@ -444,7 +420,7 @@ class SqliteSaver(BaseCheckpointSaver):
         # the run is over: what it holds is stored (a file that cannot take it keeps it held,
         # for the next use of the saver to report; the run's end must not hide its own error)
         with suppress(CheckpointError):
-            self._flush_held()
+            self._flush_held(keep=True)
         self._lease_rows.release(thread_id, owner)
 
     def lease_holder(self, thread_id: str) -> str | None:

@@ -188,6 +188,31 @@ def plan_tasks(
     return tasks
 
 
+def next_names(
+    checkpoint: Checkpoint, channels: dict[str, BaseChannel], nodes: dict[str, PregelNode]
+) -> list[str]:
+    """The names of the tasks ``plan_tasks`` plans next, in its order (and its error for a
+    ``Send`` to an unknown node), without making them: no ids, no inputs (a checkpoint
+    event's ``next``)."""
+    names: list[str] = []
+    sends = channels[TASKS].value if TASKS in channels and channels[TASKS].is_available() else []
+    for send in sends:
+        if nodes.get(send.node) is None:
+            raise InvalidUpdateError(f"Invalid node name {send.node!r} in Send")
+        names.append(send.node)
+    versions = checkpoint["channel_versions"]
+    seen_all = checkpoint["versions_seen"]
+    for name, node in nodes.items():
+        seen = seen_all.get(name, {})
+        if any(
+            channels[c].is_available()
+            and version_number(versions.get(c)) > version_number(seen.get(c))
+            for c in node.triggers
+        ):
+            names.append(name)
+    return names
+
+
 def should_interrupt(
     checkpoint: Checkpoint, interrupt_nodes: Sequence[str], tasks: Sequence[Task]
 ) -> bool:

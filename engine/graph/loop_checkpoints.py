@@ -17,6 +17,7 @@ from engine.checkpoint.base import (
 from engine.core.ids import uuid7
 from engine.events import CheckpointSaved
 from engine.graph.algo import TASKS, Task, plan_tasks, without_untracked
+from engine.graph.algo import next_names as next_names_of
 from engine.graph.channels import MISSING, BaseChannel
 
 if TYPE_CHECKING:
@@ -68,6 +69,8 @@ class LoopCheckpoints:
             metadata: CheckpointMetadata,
             upcoming: list[Task],
         ) -> None: ...
+
+        def wants_checkpoints(self) -> bool: ...
 
     async def _load(self) -> None:
         conf = self.config.get("configurable", {})
@@ -206,15 +209,17 @@ class LoopCheckpoints:
         self.checkpoint_config = config
         em = self.run.emitter
         em.checkpoint_id = new["id"]
-        need_next = (
-            em.active or "checkpoints" in self.run.stream_modes or "debug" in self.run.stream_modes
-        )
+        # the next tasks themselves for a ``checkpoints`` stream; only their names for the
+        # event (the next superstep plans them anyway)
         upcoming = (
             plan_tasks(self.checkpoint, self.channels, self.graph.nodes, self.step + 1, self.ns)
-            if need_next
+            if self.wants_checkpoints()
             else []
         )
-        next_names = [t.name for t in upcoming]
+        if upcoming or not em.active:
+            next_names = [t.name for t in upcoming]
+        else:
+            next_names = next_names_of(self.checkpoint, self.channels, self.graph.nodes)
         if self.durability == "exit" and self._deferred is not None:
             first_parent = self._deferred[0]
             parent_config = (

@@ -57,8 +57,23 @@ _prefixes: OrderedDict[tuple[bytes, int], _Prefix] = OrderedDict()
 which stays the same object while middleware may rebuild the system prompt every call)."""
 
 
+_JSON_SCALARS = frozenset({type(None), bool, int, float, str})
+
+
 def _plain(obj: Any) -> Any:
     """JSON data with a process-independent form (sets sorted, odd values tagged)."""
+    # fast paths for the exact built-in types a canonical message is made of (subclasses and
+    # everything else take the general path below); the result is the same
+    t = type(obj)
+    if t in _JSON_SCALARS:
+        return obj
+    if t is dict:
+        return {
+            k if type(k) is str else str(k): v if type(v) in _JSON_SCALARS else _plain(v)
+            for k, v in obj.items()
+        }
+    if t is list or t is tuple:
+        return [v if type(v) in _JSON_SCALARS else _plain(v) for v in obj]
     if obj is None or isinstance(obj, bool | int | float | str):
         return obj
     if isinstance(obj, Mapping):
@@ -109,10 +124,13 @@ def canonical_request(
     return _plain(request)
 
 
+_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+"""What ``json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)`` uses,
+made once (``dumps`` with options builds an encoder per call)."""
+
+
 def _dumps(obj: Any) -> bytes:
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode(
-        "utf-8"
-    )
+    return _ENCODER.encode(obj).encode("utf-8")
 
 
 def message_digest(message: BaseMessage) -> str:

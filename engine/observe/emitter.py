@@ -122,7 +122,9 @@ class RunEmitter:
         data["ns"] = self.ns
         ev = _new(cls)
         _set_dict(ev, data)
-        _set_fields_set(ev, {*fields, *_ENVELOPE})
+        fields_set = _ENVELOPE_SET.copy()
+        fields_set.update(fields)
+        _set_fields_set(ev, fields_set)
         _set_extra(ev, None)
         _set_private(ev, None)
         return ev
@@ -208,10 +210,11 @@ class RunEmitter:
 
     async def emit(self, cls: type[EventBase], **fields: Any) -> EventBase | None:
         """Build and deliver an event (async contexts). Returns it, or None when nobody listens."""
-        if not self.active:
+        dbg = self.debugger
+        if not self._listened and (dbg is None or not dbg.watching):  # not ``self.active``
             return None
         ev = self._build(cls, fields)
-        if self.debugger is None:
+        if dbg is None:
             for bus in self.buses:
                 if bus._sinks:
                     break
@@ -242,7 +245,7 @@ class RunEmitter:
         if threading.get_ident() == self.loop_thread:
             self._deliver_sync(ev)
             return ev
-        if self.gated and self._must_wait():
+        if self.gated and self.must_wait():
             done: concurrent.futures.Future[None] = concurrent.futures.Future()
             self.inbox.put_now(self._start_gated, ev, done)  # after what the inbox holds
             done.result()
@@ -252,15 +255,21 @@ class RunEmitter:
             self.inbox.put(self._deliver_sync, ev)
         return ev
 
-    def _must_wait(self) -> bool:
+    def must_wait(self) -> bool:
         """Must a worker thread wait for its event to pass the loop?  Only while the debugger
-        could stop on it, or a stream consumer pushes back: an idle debugger (no breakpoint,
-        step, pause or stop asked for) lets a sync node or tool run on at once, as a plain
-        subscriber does (the loop may be busy drawing the studio for tens of milliseconds)."""
+        could stop on it, or a stream consumer pushes back (its queue half full): an idle
+        debugger (no breakpoint, step, pause or stop asked for) and a consumer keeping up let
+        a sync node or tool run on at once, as a plain subscriber does (in the studio the
+        loop may be busy drawing the window for tens of milliseconds)."""
         dbg = self.debugger
         if dbg is not None and dbg.watching:
             return True
-        return any(b._sinks for b in self.buses)
+        for bus in self.buses:
+            for sink in bus._sinks:
+                queue = sink.queue
+                if queue.qsize() * 2 >= queue.maxsize:
+                    return True
+        return False
 
     def _start_gated(self, ev: EventBase, done: concurrent.futures.Future[None]) -> None:
         """On the loop: deliver ``ev`` through the gate, then release the waiting thread."""
@@ -314,6 +323,7 @@ _DEFAULTS: dict[type[EventBase], tuple[dict[str, Any], tuple[tuple[str, Any], ..
 _ENVELOPE = ("parent_span_id", "step", "checkpoint_id", "run_id", "thread_id", "ts", "mono_ns")
 _ENVELOPE += ("ns", "seq")  # seq: set on delivery
 """The fields every event built by an emitter has set (``__pydantic_fields_set__``)."""
+_ENVELOPE_SET: set[str] = set(_ENVELOPE)
 
 # pydantic models keep these in slots: set through the slots themselves (what
 # ``object.__setattr__`` ends up calling, without looking the name up each time)

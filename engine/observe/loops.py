@@ -72,29 +72,28 @@ class LoopWatch:
         self._lanes: dict[str, _Lane] = {}
 
     def see(self, ev: EventBase) -> dict[str, Any] | None:
-        kind = ev.kind
-        if kind == "loop.detected" or kind.startswith("debug."):
-            return None
+        # read from the event's __dict__: a pydantic attribute goes through its __getattr__ hook
+        d = ev.__dict__
+        kind = d["kind"]  # loop.detected and debug.* neither open nor close a span
         if kind in SPAN_CLOSERS:
             found = self._closing(ev)
-            if ev.span_id:
-                self._spans.pop(ev.span_id, None)
+            span_id = d["span_id"]
+            if span_id:
+                self._spans.pop(span_id, None)
             return found
-        if kind in SPAN_OPENERS and ev.span_id:
-            self._open(ev)
-            if kind == "tool.started":
-                return self._tool_started(ev)
+        if kind in SPAN_OPENERS:
+            span_id = d["span_id"]
+            if span_id:
+                if kind == "node.started":
+                    self._spans[span_id] = (str(d.get("node") or ""), span_id)
+                    return None
+                parent = self._spans.get(d["parent_span_id"] or "")
+                self._spans[span_id] = parent if parent is not None else ("", None)
+                if kind == "tool.started":
+                    return self._tool_started(ev)
         return None
 
     # -- spans -----------------------------------------------------------------------------------
-
-    def _open(self, ev: EventBase) -> None:
-        d = ev.__dict__
-        if ev.kind == "node.started":
-            self._spans[ev.span_id] = (str(d.get("node") or ""), ev.span_id)  # type: ignore[index]
-            return
-        parent = self._spans.get(ev.parent_span_id or "")
-        self._spans[ev.span_id] = parent if parent is not None else ("", None)  # type: ignore[index]
 
     def where(self, ev: EventBase) -> tuple[str, str | None]:
         """(node, the node's span) of an event, from its own or its parent span."""

@@ -94,7 +94,11 @@ def _anchor(messages: Sequence[Any]) -> Any:
     return messages[1] if len(messages) > 1 else None
 
 
-def _carried_json(messages: Sequence[Any], same: Callable[[Any, Any], bool] | None) -> list[Any]:
+def _carried_json(
+    messages: Sequence[Any],
+    same: Callable[[Any, Any], bool] | None,
+    render: Callable[[Any, int], Any],
+) -> list[Any]:
     """The JSON of ``messages`` for a run's first request: what the conversation's previous
     request (an earlier run on the thread, usually) already made is reused, the same objects
     (messages are not changed in place, as within a run), and only the rest is made."""
@@ -107,7 +111,7 @@ def _carried_json(messages: Sequence[Any], same: Callable[[Any, Any], bool] | No
     if known is not None and len(known[0]) > 1 and known[0][1] is anchor:
         reused = _common_prefix(known[0], messages, same)
     head = known[1][:reused] if known is not None and reused else []
-    return [*head, *(to_jsonable(m, max_str=MAX_STR) for m in messages[reused:])]
+    return [*head, *(render(m, MAX_STR) for m in messages[reused:])]
 
 
 def _carry(messages: list[Any], jsons: list[Any]) -> None:
@@ -135,8 +139,12 @@ class RequestLog:
         tools: Sequence[Any] = (),
         *,
         same: Callable[[Any, Any], bool] | None = None,
+        render: Callable[[Any, int], Any] | None = None,
     ) -> dict[str, Any]:
-        """The ``model.request`` fields of a request sending ``messages`` and ``tools``."""
+        """The ``model.request`` fields of a request sending ``messages`` and ``tools``
+        (``render``: how a message is made JSON, ``to_jsonable`` at a ``max_str``: a
+        ``jsonable_memo`` the caller renders the same messages with too)."""
+        render = render or _render
         last = self._last.get(lane)
         reused, base = 0, None
         tools_reused = False
@@ -148,10 +156,10 @@ class RequestLog:
                 base = last.event.seq or SeqOf(last.event)
                 tools_reused = _same_list(last.tools, tools)
         if last is None:
-            jsons = _carried_json(messages, same)
+            jsons = _carried_json(messages, same, render)
             own = list(jsons)  # the event's own list (the kept one is never handed out)
         else:
-            own = [to_jsonable(m, max_str=MAX_STR) for m in messages[reused:]]
+            own = [render(m, MAX_STR) for m in messages[reused:]]
             jsons = [*last.jsons[:reused], *own]
         self._jsons[lane] = jsons
         out: dict[str, Any] = {
@@ -176,6 +184,10 @@ class RequestLog:
             kept = list(messages)
             self._last[lane] = _Last(event, kept, list(tools), jsons)
             _carry(kept, jsons)
+
+
+def _render(obj: Any, max_str: int) -> Any:
+    return to_jsonable(obj, max_str=max_str)
 
 
 def _common_prefix(

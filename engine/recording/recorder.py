@@ -12,7 +12,10 @@ accumulated in one transaction at least every ``flush_interval`` seconds (100 ms
 when a run finishes.  So a ``kill -9`` loses at most the events of the last interval, and since
 every batch is one SQLite transaction in WAL mode, the file is never left half-written.
 Events are serialized on the writer thread: the runtime never mutates an event after
-delivering it.
+delivering it.  The session's checkpointer holds a run's checkpoints for the same transactions
+(``SqliteSaver(hold_checkpoints=True)``): each goes in before the events that name it, a read of
+the checkpointer stores what it holds first, and the run's end stores the rest (a checkpoint
+that cannot be stored is reported by the checkpointer's next use, and by the recorder).
 
 Nothing secret is written: events carry no API keys, and the recorder adds only the graph's
 drawable shape (``graph.get_graph().to_dict()``) to what the events say.  Personal data the
@@ -32,6 +35,7 @@ import time
 from pathlib import Path
 from typing import Any, Protocol
 
+from engine.checkpoint.held_writes import Statements
 from engine.checkpoint.sqlite import open_sqlite
 from engine.errors import CheckpointError
 from engine.events import EventBase
@@ -137,7 +141,7 @@ class SessionRecorder:
             raise SessionError(str(exc), path=self.path) from exc
         try:
             create_tables(self._conn, str(self.path))
-            self._saver = FilteringSaver(self.path)
+            self._saver = FilteringSaver(self.path, hold_checkpoints=True)
         except CheckpointError as exc:
             self._conn.close()
             raise SessionError(str(exc), path=self.path) from exc
@@ -345,9 +349,16 @@ class SessionRecorder:
         ]
         # the session's checkpointer writes to the same file from the run's thread: taking its
         # lock hands the file over between the two at once (SQLite itself would make the one
-        # waiting sleep and poll, a millisecond and more at a time)
-        with self._saver.write_lock:
-            self._commit(conn, shapes, plan, rows)
+        # waiting sleep and poll, a millisecond and more at a time).  It holds a run's
+        # checkpoints for this transaction (before the events, which may name them)
+        saver = self._saver
+        with saver.write_lock:
+            held = saver.take_held_statements()
+            try:
+                self._commit(conn, shapes, plan, rows, held)
+            except BaseException:
+                saver.restore_held_statements(held)  # the saver stores (or reports) them
+                raise
 
     def _commit(
         self,
@@ -355,11 +366,15 @@ class SessionRecorder:
         shapes: dict[str, tuple[str, str]],
         plan: BatchRows,
         rows: list[tuple[Any, ...]],
+        held: Statements = [],  # noqa: B006 - never changed
     ) -> None:
-        """One transaction: the batch's shapes, runs, checkpoints and events (``rows`` and
-        ``plan`` name runs by id: numbered here, the only part that needs the file)."""
+        """One transaction: the checkpointer's held checkpoints, then the batch's shapes,
+        runs, checkpoints and events (``rows`` and ``plan`` name runs by id: numbered here,
+        the only part that needs the file)."""
         conn.execute("BEGIN IMMEDIATE")
         try:
+            for sql, params in held:
+                conn.executemany(sql, params)
             if shapes:
                 conn.executemany(
                     "INSERT OR IGNORE INTO session_shapes(digest, graph, shape) VALUES (?, ?, ?)",
@@ -389,12 +404,16 @@ class SessionRecorder:
         if rid is not None:
             return rid
         conn = self._conn
-        conn.execute(
+        cur = conn.execute(
             "INSERT OR IGNORE INTO session_runs(run_id, thread_id) VALUES (?, ?)",
             (run_id, thread_id),
         )
-        row = conn.execute("SELECT id FROM session_runs WHERE run_id=?", (run_id,)).fetchone()
-        self._run_rows[run_id] = rid = int(row[0])
+        if cur.rowcount == 1 and cur.lastrowid is not None:  # a new row: ``id`` is its rowid
+            rid = cur.lastrowid
+        else:  # the run is in the file already (recorded by an earlier recorder)
+            row = conn.execute("SELECT id FROM session_runs WHERE run_id=?", (run_id,)).fetchone()
+            rid = int(row[0])
+        self._run_rows[run_id] = rid
         return rid
 
     def _row(self, ev: EventBase, shape: str | None, text: str, plan: BatchRows) -> tuple[Any, ...]:

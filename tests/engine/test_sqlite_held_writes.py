@@ -162,3 +162,33 @@ def _dummy_item() -> Any:
     from engine.checkpoint.held_writes import HeldWrite
 
     return HeldWrite("t", "", "c", "task", [])
+
+
+def test_a_saver_holding_checkpoints_stores_them_at_the_runs_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "s.sqlite"
+    saver = SqliteSaver(path, heartbeat=False, hold_checkpoints=True)
+    monkeypatch.setattr(saver._held, "delay", 60)  # no background flush
+    seen = _transactions(saver, monkeypatch)
+    in_file: list[int] = []
+
+    def tools(s: S) -> dict[str, Any]:  # mid-run, another process sees nothing yet
+        conn = sqlite3.connect(path)
+        in_file.append(conn.execute("SELECT COUNT(*) FROM checkpoints").fetchone()[0])
+        conn.close()
+        return {"log": ["tool"]}
+
+    b = StateGraph(S)
+    b.add_node("model", lambda s: {"n": s["n"] + 1, "log": [f"model {s['n']}"]})
+    b.add_node("tools", tools)
+    b.add_edge(START, "model")
+    b.add_conditional_edges("model", lambda s: "tools" if s["n"] < 6 else END, ["tools", END])
+    b.add_edge("tools", "model")
+    graph = b.compile(checkpointer=saver)
+    graph.invoke({"n": 0, "log": []}, {"configurable": {"thread_id": "t"}})
+    assert in_file and set(in_file) == {0}
+    assert seen == ["save pending writes"]  # one transaction, at the run's end
+    _complete(path)
+    assert len(list(saver.list({"configurable": {"thread_id": "t"}}))) == 13
+    saver.close()

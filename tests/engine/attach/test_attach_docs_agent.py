@@ -71,19 +71,17 @@ def drive(
     return asyncio.run(go()), events
 
 
-def attached(app: AppFile) -> Any:
-    module = plain_module(app)
-    graph = attach(module.graph)
-    graph.module_input = module.INPUT
-    return graph
-
-
+@pytest.mark.parametrize("sync", [False, True], ids=["astream", "stream"])
 def test_sync_tools_run_on_worker_threads_and_report_through_the_runs_loop(
-    tmp_path: Path, qt_like_policy: None
+    tmp_path: Path, qt_like_policy: None, sync: bool
 ) -> None:
     app = agent_app(tmp_path, "sync", "memory")
-    graph = attached(app)
-    assert not graph.sync  # astream: the sync tools go to worker threads
+    module = plain_module(app)
+    graph = attach(module.graph, sync=sync)
+    graph.module_input = module.INPUT
+    # astream: the sync tools go to worker threads; stream: the whole run goes to one
+    assert graph.sync is sync
+    assert attach(module.graph).sync  # nothing in this app needs the async API
     outcome, events = drive(graph, "t", [APPROVE])
     assert outcome.status == "done", outcome.error
     tools = [e.__dict__["tool"] for e in events if e.kind == "tool.finished"]

@@ -90,3 +90,19 @@ def test_a_breakpoint_still_holds_the_worker_thread() -> None:
 
     asyncio.run(main())
     assert paused_at == ["second"]
+
+
+def test_a_consumer_that_falls_behind_holds_the_worker_thread() -> None:
+    from engine.observe.bus import EventBus, RunEmitter
+
+    async def main() -> tuple[bool, bool, bool]:
+        bus = EventBus()
+        sink = bus.add_sink(maxsize=4)
+        em = RunEmitter("r", "t", [bus])
+        keeping_up = em.must_wait()
+        sink.queue.put_nowait(None)
+        one_behind = em.must_wait()
+        sink.queue.put_nowait(None)  # half full: it pushes back
+        return keeping_up, one_behind, em.must_wait()
+
+    assert asyncio.run(main()) == (False, False, True)

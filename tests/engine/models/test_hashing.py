@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 import os
 import subprocess
 import sys
@@ -199,3 +200,45 @@ def test_tool_schemas_rebuilt_each_call_hash_by_their_value() -> None:
     assert canonical_request(msgs, [_schema("Find other things.")])["tools"][0]["description"] == (
         "Find other things."
     )
+
+
+class _Level(enum.IntEnum):
+    HIGH = 1
+
+
+class _Tag(str):
+    pass
+
+
+def test_the_hash_of_odd_values_is_the_one_recordings_hold() -> None:
+    """Byte for byte the hash recorded sessions carry (replay matches on it): sets, tuples,
+    enums, str subclasses as keys, big ints, non-ASCII text, content blocks (values computed
+    before the canonical form got its fast paths; a change here breaks every replay)."""
+    from engine.models import hashing
+
+    args = {
+        "s": {"b", "a", "c"},
+        "n": 1.5,
+        "t": (1, [2, {"z": None, "a": True}]),
+        "e": _Level.HIGH,
+        _Tag("k"): _Tag("v"),
+        "big": 10**30,
+    }
+    msgs = [
+        SystemMessage("be brief"),
+        HumanMessage("hello ü \u2603"),
+        AIMessage("", tool_calls=[{"name": "f", "id": "c1", "args": args}]),
+        ToolMessage([{"type": "text", "text": "done"}], tool_call_id="c1", status="error"),
+    ]
+    tools = [{"name": "f", "parameters": {"type": "object", "properties": {"x": {"enum": [3, 1]}}}}]
+    hashing._prefixes.clear()
+    hashing._digests.clear()
+    assert request_hash(msgs, tools, "auto", {"type": "json_schema", "strict": True}) == (
+        "a3efecc4c8000a85f592089ac20033b1d129f2d35b8139beafbed0c437a86dc0"
+    )
+    assert [hashing.message_digest(m)[:16] for m in msgs] == [
+        "34f5c6cfd11c3e81",
+        "7a8024792a3ba181",
+        "39a02a675e076ffe",
+        "d0aa294ad237f852",
+    ]

@@ -140,3 +140,15 @@ def test_undecodable_event_row_is_reported(tmp_path):
             s.events(limit=2)
         assert str(path) in str(ei.value)
         s.integrity_check()  # the file itself is fine
+
+
+def test_a_run_recorded_again_into_its_file_keeps_its_row(tmp_path) -> None:
+    path = tmp_path / "again.stepwise"
+    for _ in range(2):  # the second recorder finds the run's row (and its events) there
+        with SessionRecorder(path) as rec:
+            for ev in every_kind():
+                rec.record(ev)
+    with Session.open(path) as s:
+        (run,) = s.runs()
+        assert run.status == "done"
+        assert s.count() == len(every_kind())
