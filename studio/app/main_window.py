@@ -29,7 +29,7 @@ from studio.app.settings_store import (
     settings_model,
     settings_prices,
 )
-from studio.app.status_bar import RunStatusBar
+from studio.app.status_bar import RunStatusBar, StatusTips
 from studio.dialogs.errors import ErrorDialog
 from studio.docks.breakpoints.view import BreakpointsPanel
 from studio.docks.graph.panel import GraphPanel
@@ -87,6 +87,7 @@ class MainWindow(RunCommands, WindowLayout, QMainWindow):
         self.setCentralWidget(self.graph_panel)
         self.actions_ = DebugActions(self)
         self.status = RunStatusBar(self.hub, self)
+        self.installEventFilter(StatusTips(self.status))  # tips in the note: the row stays
         self.setStatusBar(self.status)
         self.cost_status = CostStatus(self.hub, self.status)
         self.status.add_field(self.cost_status)

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QEvent, QObject, QTimer
+from PySide6.QtGui import QStatusTipEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QStatusBar, QWidget
 
 from engine.events import EventBase
@@ -65,6 +66,8 @@ class RunStatusBar(QStatusBar):
         self.message_label = ElidedLabel(parent=self)  # a long note never widens the window
         self.message_label.setObjectName("muted")
         self.fields: dict[str, QLabel] = {}
+        self._note = ""
+        self._tipping = False
         self.row = StatusRow(self)
         self.addWidget(steady(self.row), 1)
         # each in a SteadySlot too: a new figure of the same width does not re-lay out the row
@@ -95,7 +98,16 @@ class RunStatusBar(QStatusBar):
 
     def show_message(self, text: str) -> None:
         """A note beside the run state (a load error, "session saved", ...)."""
-        self.message_label.setText(text)
+        self._note = text
+        if not self._tipping:
+            self.message_label.setText(text)
+
+    def show_tip(self, tip: str) -> None:
+        """An action's status tip (the pointer on a menu item or a button), in the note's place
+        until the pointer leaves it (an empty tip); the run state and the figures stay, where
+        ``QStatusBar.showMessage`` would hide the whole row (``StatusTips``)."""
+        self._tipping = bool(tip)
+        self.message_label.setText(tip or self._note)
 
     def _on_events(self, batch: list[EventBase]) -> None:
         if self.hub.selected_checkpoint is not None:
@@ -147,3 +159,20 @@ class RunStatusBar(QStatusBar):
             self.state_label.style().polish(self.state_label)
         for name, label in self.fields.items():
             label.setText(parts[name])
+
+
+class StatusTips(QObject):
+    """Shows the status tips that reach the main window in the status bar's note
+    (``RunStatusBar.show_tip``): ``QMainWindow`` would hand them to ``QStatusBar.showMessage``,
+    which hides the bar's row, the run state and every figure with it, while the pointer is on
+    an action."""
+
+    def __init__(self, bar: RunStatusBar) -> None:
+        super().__init__(bar)
+        self.bar = bar
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.StatusTip and isinstance(event, QStatusTipEvent):
+            self.bar.show_tip(event.tip())
+            return True
+        return False

@@ -9,7 +9,8 @@ from itertools import pairwise
 from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, QPoint
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtGui import QStatusTipEvent
+from PySide6.QtWidgets import QApplication, QLabel, QWidget
 
 from tests.studio.app_agents import make_window
 
@@ -63,12 +64,15 @@ def test_a_field_of_another_width_stays_in_the_status_bar(qtbot: Any, tmp_path: 
     assert spans[0][0] == 2
     assert all(b[0] - a[1] == 6 for a, b in pairwise(spans))
     assert spans[-1][1] == status.width()
-    window.cost_status.setText("$0.01 run")
-    window.cost_status.setVisible(True)
+    # a field added at the right end (as the cost is: the app's own cost field shows and
+    # hides itself with the hub's events, so a label of the test's stands in for it)
+    extra = QLabel("$0.01 run")
+    extra.setObjectName("statusField")
+    status.add_field(extra)
     # the row lays itself out when the loop gets to it (later on a loaded machine)
-    qtbot.waitUntil(lambda: _x(window.cost_status, window)[1] == status.width())
-    cost = _x(window.cost_status, window)
-    assert cost[0] - _x(status.fields["tokens"], window)[1] == 6
+    qtbot.waitUntil(lambda: _x(extra, window)[1] == status.width())
+    left = window.cost_status if window.cost_status.isVisible() else status.fields["tokens"]
+    assert _x(extra, window)[0] - _x(left, window)[1] == 6
     assert seen.kinds == []
 
 
@@ -91,3 +95,19 @@ def test_a_button_enabled_or_not_does_not_re_lay_out_the_window(qtbot: Any, tmp_
         _settle(qtbot)
         assert run.isEnabled() == (not busy) and actions.stop.isEnabled() == busy
     assert seen.kinds == []
+
+
+def test_a_status_tip_shows_in_the_note_and_the_figures_stay(qtbot: Any, tmp_path: Any) -> None:
+    window = make_window(qtbot, tmp_path)
+    qtbot.waitExposed(window)
+    status = window.status
+    status.show_message("session saved")
+    run = window.actions_.run
+    assert run.statusTip()
+    # the pointer on the Run button: Qt sends its status tip up to the window
+    QApplication.sendEvent(window, QStatusTipEvent(run.statusTip()))
+    assert status.message_label.text() == run.statusTip()
+    assert status.row.isVisible() and status.fields["step"].isVisible()  # not hidden by it
+    assert status.currentMessage() == ""  # never QStatusBar's own message
+    QApplication.sendEvent(window, QStatusTipEvent(""))  # the pointer left
+    assert status.message_label.text() == "session saved"
