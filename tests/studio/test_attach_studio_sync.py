@@ -19,6 +19,7 @@ pytest.importorskip("langchain.agents")
 
 from PySide6.QtCore import QTimer
 
+from tests.engine.attach.streams import record_streams
 from tests.studio.app_agents import make_window, run_until
 
 APP = '''
@@ -85,21 +86,7 @@ def test_the_studio_shows_a_runs_events_while_its_sync_tool_still_runs(
     middleware: str,
     expected: str,
 ) -> None:
-    from langgraph.pregel import Pregel
-
-    used: list[str] = []
-    real_stream, real_astream = Pregel.stream, Pregel.astream
-
-    def stream(self: Any, *args: Any, **kw: Any) -> Any:
-        used.append("stream")
-        return real_stream(self, *args, **kw)
-
-    def astream(self: Any, *args: Any, **kw: Any) -> Any:
-        used.append("astream")
-        return real_astream(self, *args, **kw)
-
-    monkeypatch.setattr(Pregel, "stream", stream)
-    monkeypatch.setattr(Pregel, "astream", astream)
+    used = record_streams(monkeypatch)
     app = tmp_path / "slow_agent.py"
     app.write_text(
         textwrap.dedent(APP).replace(

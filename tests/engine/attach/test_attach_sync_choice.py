@@ -25,11 +25,11 @@ from langchain_core.runnables import Runnable, RunnableLambda
 from langchain_core.tools import tool
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, StateGraph
-from langgraph.pregel import Pregel
 
 from engine.attach import attach
 from engine.debug import Debugger
 from engine.events import EventBase
+from tests.engine.attach.streams import record_streams
 from tests.engine.attach.test_attach_debugger import flaky_agent
 from tests.engine.attach.test_attach_langgraph import collect
 from tests.engine.attach.test_attach_stream_modes import ToolModel, shown
@@ -54,20 +54,7 @@ def subscribed(
 @pytest.fixture
 def streams(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     """Which of LangGraph's streams each run went through (``stream`` or ``astream``)."""
-    used: list[str] = []
-    real_stream, real_astream = Pregel.stream, Pregel.astream
-
-    def stream(self: Any, *args: Any, **kw: Any) -> Any:
-        used.append("stream")
-        return real_stream(self, *args, **kw)
-
-    def astream(self: Any, *args: Any, **kw: Any) -> Any:
-        used.append("astream")
-        return real_astream(self, *args, **kw)
-
-    monkeypatch.setattr(Pregel, "stream", stream)
-    monkeypatch.setattr(Pregel, "astream", astream)
-    yield used
+    yield record_streams(monkeypatch)
 
 
 @tool
