@@ -66,13 +66,17 @@ class RunStatusBar(QStatusBar):
         self.message_label = ElidedLabel(parent=self)  # a long note never widens the window
         self.message_label.setObjectName("muted")
         self.fields: dict[str, QLabel] = {}
-        self._note = ""
-        self._tipping = False
         self.row = StatusRow(self)
         self.addWidget(steady(self.row), 1)
         # each in a SteadySlot too: a new figure of the same width does not re-lay out the row
         self.row.add(steady(self.state_label))
-        self.row.add(steady(self.message_label), 1)
+        self._note_slot = steady(self.message_label)
+        self.row.add(self._note_slot, 1)
+        self.tip_label = ElidedLabel(parent=self)  # an action's status tip, in the note's place
+        self.tip_label.setObjectName("muted")
+        self._tip_slot = steady(self.tip_label)
+        self._tip_slot.hide()
+        self.row.add(self._tip_slot, 1)
         for name in _FIELDS:
             label = ElidedLabel(parent=self) if name == "node" else plain_label(parent=self)
             label.setObjectName("statusField")
@@ -98,16 +102,16 @@ class RunStatusBar(QStatusBar):
 
     def show_message(self, text: str) -> None:
         """A note beside the run state (a load error, "session saved", ...)."""
-        self._note = text
-        if not self._tipping:
-            self.message_label.setText(text)
+        self.message_label.setText(text)
 
     def show_tip(self, tip: str) -> None:
-        """An action's status tip (the pointer on a menu item or a button), in the note's place
-        until the pointer leaves it (an empty tip); the run state and the figures stay, where
-        ``QStatusBar.showMessage`` would hide the whole row (``StatusTips``)."""
-        self._tipping = bool(tip)
-        self.message_label.setText(tip or self._note)
+        """An action's status tip (the pointer on a menu item or a button), shown in the note's
+        place until the pointer leaves it (an empty tip); the note keeps its text, and the run
+        state and the figures stay, where ``QStatusBar.showMessage`` would hide the whole row
+        (``StatusTips``)."""
+        self.tip_label.setText(tip)
+        self._note_slot.setVisible(not tip)
+        self._tip_slot.setVisible(bool(tip))
 
     def _on_events(self, batch: list[EventBase]) -> None:
         if self.hub.selected_checkpoint is not None:

@@ -106,8 +106,10 @@ def test_a_status_tip_shows_in_the_note_and_the_figures_stay(qtbot: Any, tmp_pat
     assert run.statusTip()
     # the pointer on the Run button: Qt sends its status tip up to the window
     QApplication.sendEvent(window, QStatusTipEvent(run.statusTip()))
-    assert status.message_label.text() == run.statusTip()
+    assert status.tip_label.text() == run.statusTip() and status.tip_label.isVisibleTo(window)
+    assert not status.message_label.isVisibleTo(window)  # the tip in the note's place
+    assert status.message_label.text() == "session saved"  # which keeps its text
     assert status.row.isVisible() and status.fields["step"].isVisible()  # not hidden by it
     assert status.currentMessage() == ""  # never QStatusBar's own message
     QApplication.sendEvent(window, QStatusTipEvent(""))  # the pointer left
-    assert status.message_label.text() == "session saved"
+    assert status.message_label.isVisibleTo(window) and not status.tip_label.isVisibleTo(window)
