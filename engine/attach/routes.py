@@ -48,6 +48,8 @@ class _Shape:
     branches: dict[str, tuple[tuple[str, tuple[str, ...] | None], ...]]
     command_ends: dict[str, tuple[str, ...]]
     subgraphs: dict[str, Any]
+    claimed: frozenset[str]
+    """Every static edge's target: a branch without declared ends never routes to these."""
 
 
 def command_targets(output: Any) -> tuple[list[str], list[dict[str, Any]]] | None:
@@ -118,6 +120,7 @@ def _shape_of(graph: Any) -> _Shape | None:
         branches,
         command_ends,
         subgraphs,
+        frozenset(t for ts in static.values() for t in ts),
     )
 
 
@@ -194,8 +197,7 @@ def _branch(
 ) -> RouteSpec:
     """A branch's route: the nodes due next it can reach (END when none is)."""
     if ends is None:
-        claimed = {t for ts in shape.static.values() for t in ts}
-        due = [n for n in nxt if n not in claimed]
+        due = [n for n in nxt if n not in shape.claimed]
     else:
         due = [n for n in nxt if n in ends]
     if not due and (ends is None or _END in ends):

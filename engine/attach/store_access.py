@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from engine.serde import to_jsonable
+
 __all__ = ["observed"]
 
 _MAX_HITS = 100
@@ -26,8 +28,6 @@ Report = Callable[[dict[str, Any]], None]
 
 def _fields(op: Any, result: Any) -> dict[str, Any] | None:
     """A ``StoreAccessed`` event's fields for one LangGraph store operation and its result."""
-    from engine.serde import to_jsonable
-
     kind = type(op).__name__
     if kind == "GetOp":
         return {
