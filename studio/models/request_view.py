@@ -16,9 +16,10 @@ from collections.abc import Iterable
 from typing import Any
 
 from engine.events import SPAN_OPENERS, EventBase, ModelRequest, ModelResponse
+from engine.graph.drawing import DrawableGraph
 from engine.observe.request_log import resolve
 
-__all__ = ["RequestIndex", "as_text", "document"]
+__all__ = ["RequestIndex", "as_text", "document", "unbound_tools"]
 
 
 class RequestIndex:
@@ -109,6 +110,19 @@ def document(request: ModelRequest, index: RequestIndex) -> dict[str, Any]:
             f"{request.messages_count} messages, tool names only."
         )
     return doc
+
+
+def unbound_tools(request: ModelRequest, graph: DrawableGraph | None) -> list[str]:
+    """The tools of the graph's tool node when a model call made in that graph carried none
+    ([] otherwise): an agent's tools that did not reach its model, as with a model whose
+    ``bind_tools`` returns itself (LangChain's fake chat models do)."""
+    if request.tools or request.ns or graph is None:
+        return []
+    nodes = [n for n in graph.nodes.values() if n.kind == "tools"]
+    if len(nodes) != 1:
+        return []
+    names = nodes[0].metadata.get("tools")
+    return [str(n) for n in names] if isinstance(names, (list, tuple)) else []
 
 
 def _content_text(content: Any) -> str:

@@ -147,3 +147,56 @@ def test_the_dock_alone_follows_the_hub(qtbot: Any) -> None:
     assert "<b>not bold</b>" in dock.text_view.toPlainText()  # shown as typed, never as HTML
     hub.reset()
     assert dock.doc is None and dock.stack.currentWidget() is dock.placeholder
+
+
+UNBOUND_APP = '''
+from langchain.agents import create_agent
+from langchain.tools import tool
+MODEL_IMPORTS
+
+SCRIPTED_MODEL
+
+
+@tool
+def get_weather(city: str) -> str:
+    """The weather in a city."""
+    return f"Sunny in {city}"
+
+
+@tool
+def get_time(city: str) -> str:
+    """The time in a city."""
+    return "noon"
+
+
+graph = create_agent(
+    ScriptedModel(messages=iter([AIMessage("Sunny, at noon.")])), tools=[get_weather, get_time]
+)
+INPUT = {"messages": [{"role": "user", "content": "Weather and time in Oslo?"}]}
+'''
+
+
+def test_an_attached_agent_whose_model_kept_no_tools_says_it_has_them(
+    qtbot: Any, qloop: Any, tmp_path: Path
+) -> None:
+    """LangChain's fake chat models return themselves from ``bind_tools``: the call reaches the
+    model without tools, and the dock says so beside the agent's own tools."""
+    import pytest
+
+    pytest.importorskip("langchain.agents")
+    from tests.fixtures.docs_apps import _MODEL_IMPORTS, SCRIPTED_MODEL, write_app
+
+    source = UNBOUND_APP.replace("MODEL_IMPORTS", _MODEL_IMPORTS)
+    app = write_app(tmp_path, source.replace("SCRIPTED_MODEL", SCRIPTED_MODEL.strip()))
+    window = make_window(qtbot, tmp_path)
+    assert window.load_spec(app.spec)
+    window.run_or_continue()
+    run_until(qloop, lambda: window.hub.status == "done" and not window.controller.busy)
+    request = next(e for e in window.hub.events if e.kind == "model.request")
+    dock = window.docks["request"].widget()
+    window.hub.select_event(request)
+    qtbot.waitUntil(lambda: dock.request is request)
+    assert "· 0 of the agent's 2 tools ·" in dock.title.text()
+    assert "get_weather, get_time" in dock.title.toolTip()
+    assert "the agent's tool node has get_weather, get_time" in dock.text_view.toPlainText()
+    assert dock.doc is not None and dock.doc["tools"] == []  # what was sent, unchanged

@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 
 from engine.events import EventBase, ModelRequest
 from studio.models.hub import Hub
-from studio.models.request_view import RequestIndex, as_text, document
+from studio.models.request_view import RequestIndex, as_text, document, unbound_tools
 from studio.widgets.dock_support import bind_to_hub, copy_text
 from studio.widgets.elided_label import ElidedLabel
 from studio.widgets.plain_text import plain_label
@@ -140,12 +140,26 @@ class RequestDock(QWidget):
         self.doc = doc
         n_msg, n_tools = len(doc.get("messages") or []), len(doc.get("tools") or [])
         partial = "" if doc.get("complete", True) else " · partial (old session)"
+        unbound = unbound_tools(request, self.hub.drawable) if n_tools == 0 else []
+        tools = f"{n_tools} tool{'s' if n_tools != 1 else ''}"
+        if unbound:
+            tools = f"0 of the agent's {len(unbound)} tools"
         self.title.setText(
             f"model {doc.get('model')} · {n_msg} message{'s' if n_msg != 1 else ''} · "
-            f"{n_tools} tool{'s' if n_tools != 1 else ''} · #{request.seq}{partial}"
+            f"{tools} · #{request.seq}{partial}"
         )
-        self.title.setToolTip(plain_tip(self.title.full_text()))  # the model name is the agent's
-        self.text_view.setPlainText(as_text(doc))
+        text = as_text(doc)
+        note = ""
+        if unbound:
+            note = (
+                f"No tool reached this model call, but the agent's tool node has "
+                f"{', '.join(unbound)}: a model whose bind_tools returns itself (as "
+                "LangChain's fake chat models do) is called without the agent's tools."
+            )
+            text = f"{text.rstrip()}\n\n({note})"
+        # the model name is the agent's: the tip shows it as plain text
+        self.title.setToolTip(plain_tip("\n\n".join(filter(None, [self.title.full_text(), note]))))
+        self.text_view.setPlainText(text)
         self._fill_tree(doc)
         self.copy_button.setEnabled(True)
         self.stack.setCurrentWidget(self.tabs)
