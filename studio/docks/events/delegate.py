@@ -97,6 +97,10 @@ class EventCellDelegate(QStyledItemDelegate):
         self._margin: int | None = None
         self._seen: set[tuple[int, int]] = set()
         """Cells painted once (by the stock painter)."""
+        self._hints: dict[tuple[int, int], tuple[tuple[str, int, int], QSize]] = {}
+        """The stock size hint of cells, with the font and decoration size it is for: the tree
+        view lays its rows out after every batch of rows and asks the first row's cells each
+        time (uniform row heights), a read of every role and a text layout per cell."""
         self.model: Any = None
         self.stock_paints = 0
         """Cells handed to the stock painter (for tests and diagnostics)."""
@@ -110,6 +114,7 @@ class EventCellDelegate(QStyledItemDelegate):
             signal.connect(self.forget)
 
     def forget(self, *_: Any) -> None:
+        self._hints.clear()
         self._looks.clear()
         self._rects.clear()
         self._texts.clear()
@@ -127,7 +132,8 @@ class EventCellDelegate(QStyledItemDelegate):
 
     def _on_changed(self, top_left: QModelIndex, bottom_right: QModelIndex, *_: Any) -> None:
         looks, seen = self._looks, self._seen
-        if not looks and not seen:
+        hints = self._hints
+        if not looks and not seen and not hints:
             return
         parent = top_left.parent()
         if not parent.isValid() and bottom_right.row() > top_left.row():
@@ -140,6 +146,7 @@ class EventCellDelegate(QStyledItemDelegate):
             for col in range(top_left.column(), bottom_right.column() + 1):
                 looks.pop((uid, col), None)
                 seen.discard((uid, col))
+                hints.pop((uid, col), None)
 
     # -- the cell's look ------------------------------------------------------------------------
 
@@ -152,6 +159,17 @@ class EventCellDelegate(QStyledItemDelegate):
                     del self._looks[old]
             look = self._looks[key] = _read(self.model, index)
         return look
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: Index) -> QSize:
+        deco = option.decorationSize
+        key = (index.internalId(), index.column())
+        shape = (option.font.key(), deco.width(), deco.height())
+        found = self._hints.get(key)
+        if found is None or found[0] != shape:
+            if len(self._hints) >= _LIMIT:
+                self._hints.clear()
+            found = self._hints[key] = (shape, super().sizeHint(option, index))
+        return QSize(found[1])
 
     # -- painting -------------------------------------------------------------------------------
 
