@@ -9,6 +9,7 @@ from typing import Any
 from uuid import UUID
 
 from engine.attach.base import IN_LAYER, HandlerBase, InjectedFault, Open, either, task_of
+from engine.attach.converted import request_hash_of
 from engine.attach.secrets import register_calling_model
 from engine.core.ids import new_span_id
 from engine.events import (
@@ -30,8 +31,6 @@ __all__ = ["CallEvents"]
 
 def _hash(messages: list[Any]) -> str | None:
     """The replay hash of what the model receives (None when it cannot be read as ours)."""
-    from engine.attach.converted import request_hash_of
-
     try:
         return request_hash_of(messages)
     except Exception:  # a message type of the app's own: no replay for this call

@@ -19,7 +19,7 @@ import operator
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from engine.attach.converted import ours
+from engine.attach.converted import is_lc_message, ours
 from engine.attach.snapshots import to_engine_values
 from engine.serde import to_jsonable
 
@@ -39,9 +39,7 @@ def as_channels(values: Any) -> Mapping[str, Any]:
 
 
 def _is_messages(value: Any) -> bool:
-    from engine.interop import is_langchain_message
-
-    return isinstance(value, list) and bool(value) and all(map(is_langchain_message, value))
+    return isinstance(value, list) and bool(value) and all(map(is_lc_message, value))
 
 
 def _extends(before: Any, after: list[Any]) -> bool:

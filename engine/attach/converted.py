@@ -18,7 +18,26 @@ from collections.abc import Callable
 from itertools import repeat
 from typing import Any, cast
 
-__all__ = ["ours", "ours_all", "request_hash_of"]
+from engine.interop import from_langchain, is_langchain_message
+from engine.models.hashing import request_hash
+
+__all__ = ["is_lc_message", "ours", "ours_all", "request_hash_of"]
+
+_MESSAGE_TYPES: dict[type, bool] = {}
+"""Class -> are its instances LangChain messages (told by the class alone: its MRO)."""
+
+
+def is_lc_message(value: Any) -> bool:
+    """``engine.interop.is_langchain_message``, worked out once per class (it walks the MRO
+    and compares module names: a state's every message is asked on every superstep)."""
+    cls = type(value)
+    known = _MESSAGE_TYPES.get(cls)
+    if known is None:
+        if len(_MESSAGE_TYPES) > 1000:  # classes made on the fly: do not keep them all
+            _MESSAGE_TYPES.clear()
+        known = _MESSAGE_TYPES[cls] = is_langchain_message(value)
+    return known
+
 
 _CONVERTED: OrderedDict[int, tuple[Any, tuple[int, int, Any], Any]] = OrderedDict()
 """LangChain message (by identity) -> ours, for the newest messages seen.  A message whose
@@ -46,8 +65,6 @@ def ours(message: Any) -> Any:
         if hit is not None and hit[0] is message and hit[1] == now:
             _CONVERTED.move_to_end(key)
             return hit[2]
-    from engine.interop import from_langchain
-
     converted = from_langchain(message)
     with _lock:
         _CONVERTED[key] = (message, now, converted)
@@ -125,6 +142,4 @@ def ours_all(messages: list[Any]) -> list[Any]:
 
 def request_hash_of(messages: list[Any]) -> str:
     """The replay hash of the messages a model receives (LangChain's, read as ours)."""
-    from engine.models.hashing import request_hash
-
     return request_hash(ours_all(messages))

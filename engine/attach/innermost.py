@@ -29,20 +29,13 @@ from uuid import UUID
 from engine.agents.unstreamed import cannot_stream, fallback_detail
 from engine.attach.base import ACTIVE, IN_LAYER, HandlerBase
 from engine.attach.converted import ours, ours_all, request_hash_of
+from engine.attach.model_names import model_name
 from engine.attach.quiet_fakes import streams_its_reply
 from engine.attach.streaming_off import streaming_off
 from engine.events import MiddlewareAction, ModelRequest, ModelResponse
 from engine.serde import to_jsonable
 
 __all__ = ["model_layers", "tool_layers"]
-
-
-def _model_name(model: Any) -> str:
-    for attr in ("model_name", "model", "model_id", "deployment_name"):
-        value = getattr(model, attr, None)
-        if isinstance(value, str) and value:
-            return value
-    return type(model).__name__
 
 
 def fault_for(cb: HandlerBase, kind: str, name: str) -> BaseException | None:
@@ -139,7 +132,7 @@ class _Call:
     def __init__(self, cb: HandlerBase, request: Any) -> None:
         self.cb = cb
         self.request = request
-        self.name = _model_name(request.model)
+        self.name = model_name(request.model)
         self.meta, self.run_id = _layer_context()
         self.quiet = type(request.model) in cb.unstreamable or streams_its_reply(request.model)
         """Called with streaming off (``streaming_off``): it cannot stream, or its stream is

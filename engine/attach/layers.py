@@ -21,6 +21,7 @@ from contextvars import Token
 from typing import Any, Literal
 
 from engine.attach.base import ACTIVE, WRAP_SPAN, HandlerBase, task_of
+from engine.attach.model_names import model_name
 from engine.core.ids import new_span_id
 from engine.events import (
     AttemptFinished,
@@ -46,13 +47,7 @@ def _is_interrupt(exc: BaseException) -> bool:
 def _model_name(request: Any) -> str | None:
     """The name of the chat model a ``ModelRequest`` goes to (its provider's model name)."""
     model = getattr(request, "model", None)
-    if model is None:
-        return None
-    for attr in ("model_name", "model", "model_id", "deployment_name"):
-        value = getattr(model, attr, None)
-        if isinstance(value, str) and value:
-            return value
-    return type(model).__name__
+    return None if model is None else model_name(model)
 
 
 def _backoff(m: Any, exc: BaseException, attempt: int) -> float | None:

@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from engine.attach.converted import is_lc_message
+from engine.interop import from_langchain
 from engine.types import Interrupt, PregelTask, StateSnapshot
 
 __all__ = ["to_engine_snapshot", "to_engine_values"]
@@ -15,11 +17,9 @@ __all__ = ["to_engine_snapshot", "to_engine_values"]
 def to_engine_values(value: Any, convert: Callable[[Any], Any] | None = None) -> Any:
     """``value`` with every LangChain message in it converted to ours (other values as they
     are); ``convert``: how a message is converted (``from_langchain``, a new one each time)."""
-    from engine.interop import from_langchain, is_langchain_message
-
-    if is_langchain_message(value):
+    if is_lc_message(value):
         return (convert or from_langchain)(value)
-    if isinstance(value, list | tuple) and any(is_langchain_message(v) for v in value):
+    if isinstance(value, list | tuple) and any(map(is_lc_message, value)):
         return [to_engine_values(v, convert) for v in value]
     if isinstance(value, dict):
         return {k: to_engine_values(v, convert) for k, v in value.items()}

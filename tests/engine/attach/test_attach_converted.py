@@ -73,3 +73,21 @@ def test_a_message_given_its_id_in_place_is_converted_again() -> None:
     assert ours_all([HumanMessage("go"), reminder])[1].id is None
     reminder.id = "m-1"  # add_messages gives it an id, in place
     assert converted.ours(reminder).id == "m-1"
+
+
+def test_a_langchain_message_is_told_by_its_class() -> None:
+    from engine.attach.converted import is_lc_message
+    from engine.interop import is_langchain_message
+
+    values: list[Any] = [
+        HumanMessage("hi"),
+        *turn(1),
+        SystemMessage("sys"),
+        from_langchain(HumanMessage("ours")),
+        {"type": "human", "content": "a dict"},
+        "text",
+        None,
+    ]
+    for value in values * 2:  # the second time from what was worked out per class
+        assert is_lc_message(value) == is_langchain_message(value)
+    assert is_lc_message(values[0]) and not is_lc_message(values[4])
