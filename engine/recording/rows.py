@@ -25,6 +25,11 @@ def dumps_filtered(value: Any, filters: list[TextFilter] | None = None) -> str |
     """A run row's value as JSON text, filtered and scrubbed (None stays NULL)."""
     if value is None:
         return None
+    if not filters:
+        try:  # an event's payload is plain JSON already: ``to_jsonable`` would copy it as it is
+            return scrub(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
+        except (TypeError, ValueError):  # not plain JSON after all: rendered as always
+            pass
     data = filter_strings(to_jsonable(value), filters or [])
     return scrub(json.dumps(data, ensure_ascii=False, separators=(",", ":")))
 
