@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 from engine.core.handoff import LoopInbox
-from engine.events import EventBase, LoopDetected, ModelToken
+from engine.events import SPAN_CLOSERS, SPAN_OPENERS, EventBase, LoopDetected, ModelToken
 from engine.observe.loops import LoopWatch
 from engine.observe.request_log import RequestLog, SeqOf
 from engine.observe.run_context import _CURRENT_EMITTER, CURRENT_SPAN
@@ -107,24 +107,23 @@ class RunEmitter:
         same keys in the same order (the recorded JSON follows it) and the same values."""
         spec = _DEFAULTS.get(cls) or _spec_of(cls)
         data = spec[0].copy()
-        for name, factory in spec[1]:
-            if name not in fields:
-                data[name] = factory()
+        if spec[1]:
+            for name, factory in spec[1]:
+                if name not in fields:
+                    data[name] = factory()
         # the envelope's keys are all in the defaults: setting them keeps their places
-        data["parent_span_id"] = CURRENT_SPAN.get()
+        data["parent_span_id"] = _current_span()
         data["step"] = self.step
         data["checkpoint_id"] = self.checkpoint_id
         data.update(fields)  # the caller's own envelope values win over those three
         data["run_id"] = self.run_id
         data["thread_id"] = self.thread_id
-        data["ts"] = time.time()
-        data["mono_ns"] = time.monotonic_ns()
+        data["ts"] = _time()
+        data["mono_ns"] = _monotonic_ns()
         data["ns"] = self.ns
         ev = _new(cls)
         _set_dict(ev, data)
-        fields_set = _ENVELOPE_SET.copy()
-        fields_set.update(fields)
-        _set_fields_set(ev, fields_set)
+        _set_fields_set(ev, _ENVELOPE_SET.union(fields))
         _set_extra(ev, None)
         _set_private(ev, None)
         return ev
@@ -135,7 +134,8 @@ class RunEmitter:
         if self._held[0] is not None:
             self.release_tokens()
         self._seq[0] += 1
-        fields = vars(ev)
+        # the attribute, not ``vars(ev)``: a builtin call costs more than the whole store
+        fields: dict[str, Any] = ev.__dict__  # type: ignore[assignment]
         fields["seq"] = self._seq[0]  # no pydantic __setattr__ on the hot path
         base = fields.get("messages_base")
         if base is not None and type(base) is SeqOf:
@@ -147,9 +147,11 @@ class RunEmitter:
             await bus.deliver(ev)
         if gate and self.debugger is not None:
             await self.debugger.gate(ev, self)
-        found = self.loops.see(ev) if self.loops is not None else None
-        if found is not None:
-            await self._deliver(self._build(LoopDetected, found), gate)
+        loops = self.loops
+        if loops is not None and ev.__dict__["kind"] in _SPAN_KINDS:  # others never make a loop
+            found = loops.see(ev)
+            if found is not None:
+                await self._deliver(self._build(LoopDetected, found), gate)
 
     # -- token events merged at the source (engine.observe.token_runs) ----------------------------
 
@@ -195,7 +197,17 @@ class RunEmitter:
             bus.deliver_sync(ev)
 
     def _deliver_sync(self, ev: EventBase) -> None:
-        self._stamp(ev)
+        # ``_stamp``, inline (every event of a run without a debugger passes here)
+        if self._held[0] is not None:
+            self.release_tokens()
+        seq = self._seq
+        seq[0] += 1
+        # the attribute, not ``vars(ev)``: a builtin call costs more than the whole store
+        fields: dict[str, Any] = ev.__dict__  # type: ignore[assignment]
+        fields["seq"] = seq[0]  # no pydantic __setattr__ on the hot path
+        base = fields.get("messages_base")
+        if base is not None and type(base) is SeqOf:
+            fields["messages_base"] = base.event.seq or None
         for bus in self.buses:
             bus.deliver_sync(ev)
             if bus._sinks:
@@ -204,9 +216,11 @@ class RunEmitter:
                         sink.queue.put_nowait(ev)
                     except asyncio.QueueFull:  # cannot wait on the loop thread from sync code
                         self.loop.create_task(sink.put(ev))
-        found = self.loops.see(ev) if self.loops is not None else None
-        if found is not None:
-            self._deliver_sync(self._build(LoopDetected, found))
+        loops = self.loops
+        if loops is not None and fields["kind"] in _SPAN_KINDS:  # others never make a loop
+            found = loops.see(ev)
+            if found is not None:
+                self._deliver_sync(self._build(LoopDetected, found))
 
     async def emit(self, cls: type[EventBase], **fields: Any) -> EventBase | None:
         """Build and deliver an event (async contexts). Returns it, or None when nobody listens."""
@@ -324,10 +338,15 @@ _ENVELOPE = ("parent_span_id", "step", "checkpoint_id", "run_id", "thread_id", "
 _ENVELOPE += ("ns", "seq")  # seq: set on delivery
 """The fields every event built by an emitter has set (``__pydantic_fields_set__``)."""
 _ENVELOPE_SET: set[str] = set(_ENVELOPE)
+_SPAN_KINDS = frozenset(SPAN_OPENERS) | frozenset(SPAN_CLOSERS)
+"""The kinds ``LoopWatch.see`` looks at (it finds loops in spans that open and close)."""
 
 # pydantic models keep these in slots: set through the slots themselves (what
 # ``object.__setattr__`` ends up calling, without looking the name up each time)
 _new = object.__new__
+_current_span = CURRENT_SPAN.get
+_time = time.time
+_monotonic_ns = time.monotonic_ns
 _set_dict = vars(BaseModel)["__dict__"].__set__
 _set_fields_set = vars(BaseModel)["__pydantic_fields_set__"].__set__
 _set_extra = vars(BaseModel)["__pydantic_extra__"].__set__

@@ -68,13 +68,16 @@ class TokenCoalescer:
 
     def feed(self, batch: list[tuple[EventBase, T]], *, final: bool) -> list[tuple[EventBase, T]]:
         out: list[tuple[EventBase, T]] = []
-        for ev, other in batch:
-            if isinstance(ev, ModelToken):
+        for item in batch:
+            ev, other = item
+            # the kind first: isinstance of a pydantic model class is a Python-level call
+            if ev.__dict__["kind"] == "model.token" and isinstance(ev, ModelToken):
                 key = (ev.run_id, ev.span_id)
                 self.counts[key] = n = self.counts.get(key, 0) + 1
                 if n <= self.keep:
-                    self._release(out)
-                    out.append((ev, other))
+                    if self.held:
+                        self._release(out)
+                    out.append(item)
                     continue
                 held = self.held
                 if held and (
@@ -86,8 +89,9 @@ class TokenCoalescer:
                 self.held.append(ev)
                 self.size += len(ev.text)
                 continue
-            self._release(out)
-            out.append((ev, other))
+            if self.held:
+                self._release(out)
+            out.append(item)
         if final:
             self._release(out)
         if len(self.counts) > 10_000:  # long sessions: forget old calls

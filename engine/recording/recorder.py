@@ -74,7 +74,7 @@ class _Graph(Protocol):
 def _json_text(ev: EventBase) -> str:
     """``ev.model_dump_json(warnings=False)``, the same text, without the keyword plumbing of
     that method (the writer calls this once per recorded event)."""
-    return ev.__pydantic_serializer__.to_json(ev, warnings=False).decode()
+    return type(ev).__pydantic_serializer__.to_json(ev, warnings=False).decode()
 
 
 def event_json(ev: EventBase, filters: list[TextFilter] | None = None) -> str:
@@ -90,6 +90,12 @@ def event_json(ev: EventBase, filters: list[TextFilter] | None = None) -> str:
     except Exception:
         data = filter_strings(to_jsonable(dict(ev.__dict__)), filters or [])
         return scrub(json.dumps(data, ensure_ascii=False))
+
+
+_KINDS_OF_THEIR_OWN = frozenset({"model.request", "run.finished", "state.updated"})
+"""The kinds ``SessionRecorder._event_json`` writes in ways of their own."""
+_WRITE_AT_ONCE = frozenset({"run.started", "run.finished"})
+"""The kinds the writer is woken for at once: a run's row is written when it starts and ends."""
 
 
 class _Listener:
@@ -108,7 +114,15 @@ class _Listener:
         )
 
     def __call__(self, event: EventBase) -> None:
-        self.recorder.record(event, shape=self.shape)
+        # ``SessionRecorder.record``, inline: called for every event of the run, on its thread
+        rec = self.recorder
+        with rec._lock:
+            if rec._closing:
+                return
+            rec._pending.append((event, self.shape))
+            rec._queued += 1
+        if event.__dict__["kind"] in _WRITE_AT_ONCE:
+            rec._wake.set()
 
 
 class SessionRecorder:
@@ -242,7 +256,7 @@ class SessionRecorder:
                 return
             self._pending.append((event, shape))
             self._queued += 1
-        if event.kind in ("run.started", "run.finished"):  # a run's row is written at once
+        if event.__dict__["kind"] in _WRITE_AT_ONCE:
             self._wake.set()
 
     # -- flushing and closing ------------------------------------------------------------------
@@ -341,7 +355,7 @@ class SessionRecorder:
         # the events' JSON is made before the file's write lock is taken: the run's own
         # checkpoint writes wait for that lock (SQLite sleeps a millisecond or more when it
         # is held), so it is held only for the inserts
-        texts = [self._event_json(ev, ev.kind) for ev, _shape in batch]
+        texts = [self._event_json(ev, ev.__dict__["kind"]) for ev, _shape in batch]
         # the rows too: only numbering new runs needs the file
         plan = BatchRows(self._span_node, self._shape_by_name, self._filters)
         rows = [
@@ -365,7 +379,7 @@ class SessionRecorder:
         conn: sqlite3.Connection,
         shapes: dict[str, tuple[str, str]],
         plan: BatchRows,
-        rows: list[tuple[Any, ...]],
+        rows: list[list[Any]],
         held: Statements = [],  # noqa: B006 - never changed
     ) -> None:
         """One transaction: the checkpointer's held checkpoints, then the batch's shapes,
@@ -389,7 +403,9 @@ class SessionRecorder:
                 conn.executemany(
                     INSERT_CHECKPOINT, [(*r[:3], ids[r[3]], *r[4:]) for r in plan.checkpoints]
                 )
-            conn.executemany(INSERT_EVENT, [(ids[r[0]], *r[1:]) for r in rows])
+            for r in rows:  # each row names its run by id until here
+                r[0] = ids[r[0]]
+            conn.executemany(INSERT_EVENT, rows)
             conn.execute("COMMIT")
         except BaseException:
             try:
@@ -416,10 +432,18 @@ class SessionRecorder:
         self._run_rows[run_id] = rid
         return rid
 
-    def _row(self, ev: EventBase, shape: str | None, text: str, plan: BatchRows) -> tuple[Any, ...]:
+    def _row(self, ev: EventBase, shape: str | None, text: str, plan: BatchRows) -> list[Any]:
         return plan.row(ev, shape, text)
 
     def _event_json(self, ev: EventBase, kind: str) -> str:
+        if kind not in _KINDS_OF_THEIR_OWN:  # most events: ``event_json``, its common case inline
+            filters = self._filters
+            if not filters:
+                try:
+                    return scrub(_json_text(ev))
+                except Exception:
+                    pass
+            return event_json(ev, filters)
         if kind == "model.request" and self.continue_requests:
             return self._request_json(ev)
         if kind == "run.finished" and not ev.ns:

@@ -10,6 +10,7 @@ done in the transaction (``SessionRecorder._commit``).
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from engine.events import SPAN_CLOSERS, SPAN_OPENERS, EventBase
@@ -24,6 +25,11 @@ def dumps_filtered(value: Any, filters: list[TextFilter] | None = None) -> str |
     """A run row's value as JSON text, filtered and scrubbed (None stays NULL)."""
     if value is None:
         return None
+    if not filters:
+        try:  # an event's payload is plain JSON already: ``to_jsonable`` would copy it as it is
+            return scrub(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
+        except (TypeError, ValueError):  # not plain JSON after all: rendered as always
+            pass
     data = filter_strings(to_jsonable(value), filters or [])
     return scrub(json.dumps(data, ensure_ascii=False, separators=(",", ":")))
 
@@ -39,6 +45,10 @@ INSERT_CHECKPOINT = (
     "(thread_id, ns, checkpoint_id, run, seq, parent_id, step, source, next) "
     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
+
+
+_NOTED_KINDS = frozenset({"run.started", "run.finished", "checkpoint.saved"})
+"""The kinds whose events say something about their run or checkpoint (``BatchRows._note``)."""
 
 
 class BatchRows:
@@ -61,16 +71,34 @@ class BatchRows:
         self.updates: list[tuple[str, tuple[Any, ...]]] = []
         self.checkpoints: list[tuple[Any, ...]] = []
 
-    def row(self, ev: EventBase, shape: str | None, text: str) -> tuple[Any, ...]:
+    def row(self, ev: EventBase, shape: str | None, text: str) -> list[Any]:
         """The ``session_events`` row of ``ev`` (whose JSON is ``text``; its run named by id,
         for ``_commit`` to number), noting in ``plan`` what it says about its run and
-        checkpoint."""
+        checkpoint.  Fields are read from the event's ``__dict__`` (a pydantic attribute goes
+        through its ``__getattr__`` hook): this runs for every event written."""
         d = ev.__dict__
-        run_id = ev.run_id
+        run_id = d["run_id"]
         if run_id not in self.runs:
-            self.runs[run_id] = ev.thread_id
-        kind = ev.kind
-        if kind == "run.started" and not ev.ns:
+            self.runs[run_id] = d["thread_id"]
+        kind = d["kind"]
+        if kind in _NOTED_KINDS:
+            self._note(d, kind, run_id, shape)
+        parent = d["parent_span_id"]
+        node = d.get("node") or d.get("from_node") or self.span_node.get(parent or "")
+        span_id = d["span_id"]
+        if span_id:
+            if kind in SPAN_OPENERS:
+                if node:
+                    self.span_node[span_id] = node
+            elif kind in SPAN_CLOSERS:
+                self.span_node.pop(span_id, None)
+        # a list: ``_commit`` puts the run's number in place of its id
+        return [run_id, d["seq"], kind, d["step"], node or None, span_id, parent, d["ts"], text]
+
+    def _note(self, d: Mapping[str, Any], kind: str, run_id: str, shape: str | None) -> None:
+        """What a run's first and last events say about the run, and a checkpoint's event
+        about the checkpoint (``d``: the event's fields)."""
+        if kind == "run.started" and not d["ns"]:
             graph = str(d.get("graph") or "graph")
             if shape is None:
                 shape = self.shape_by_name.get(graph)
@@ -79,59 +107,41 @@ class BatchRows:
                     "UPDATE session_runs SET thread_id=?, graph=?, shape_digest=?, status='running', started=?, "
                     "resumed=?, input=? WHERE id=?",
                     (
-                        ev.thread_id,
+                        d["thread_id"],
                         graph,
                         shape,
-                        ev.ts,
+                        d["ts"],
                         int(bool(d.get("resumed"))),
                         dumps_filtered(d.get("input"), self.filters),
                         run_id,
                     ),
                 )
             )
-        elif kind == "run.finished" and not ev.ns:
+        elif kind == "run.finished" and not d["ns"]:
             error = d.get("error")
             self.updates.append(
                 (
                     "UPDATE session_runs SET status=?, finished=?, output=?, error=? WHERE id=?",
                     (
                         d.get("status"),
-                        ev.ts,
+                        d["ts"],
                         dumps_filtered(d.get("output"), self.filters),
                         dumps_filtered(error, self.filters),
                         run_id,
                     ),
                 )
             )
-        elif kind == "checkpoint.saved" and ev.thread_id is not None and ev.checkpoint_id:
+        elif kind == "checkpoint.saved" and d["thread_id"] is not None and d["checkpoint_id"]:
             self.checkpoints.append(
                 (
-                    ev.thread_id,
-                    ev.ns,
-                    ev.checkpoint_id,
+                    d["thread_id"],
+                    d["ns"],
+                    d["checkpoint_id"],
                     run_id,
-                    ev.seq,
+                    d["seq"],
                     d.get("parent_id"),
-                    ev.step,
+                    d["step"],
                     d.get("source"),
                     json.dumps(list(d.get("next") or [])),
                 )
             )
-        node = d.get("node") or d.get("from_node") or self.span_node.get(ev.parent_span_id or "")
-        if ev.span_id:
-            if kind in SPAN_OPENERS:
-                if node:
-                    self.span_node[ev.span_id] = node
-            elif kind in SPAN_CLOSERS:
-                self.span_node.pop(ev.span_id, None)
-        return (
-            run_id,
-            ev.seq,
-            kind,
-            ev.step,
-            node or None,
-            ev.span_id,
-            ev.parent_span_id,
-            ev.ts,
-            text,
-        )
