@@ -65,3 +65,34 @@ async def test_shape_state_and_capabilities(langgraph_server) -> None:
             assert caps.why_not(missing)
     finally:
         await target.aclose()
+
+
+async def test_a_subgraph_stopped_at_an_interrupt_nests_its_superstep(langgraph_server) -> None:
+    """A ``Send`` fan-out, then a subgraph whose node calls ``interrupt()``: the subgraph's
+    superstep (no checkpoint follows it) closes before the node running the subgraph, and the
+    answer resumes the run on the server."""
+    from engine.types import Command
+
+    target = await open_target(langgraph_server, "pipeline")
+    thread = new_thread()
+    try:
+        events, outcome = await run_events(target, {"topics": ["x", "y"]}, thread)
+        assert outcome.status == "interrupted"
+        assert [e.__dict__["node"] for e in kinds(events, "node.started", ns="")] == [
+            "research", "research", "publish"
+        ]  # fmt: skip
+        publish = kinds(events, "node.started", node="publish")[0]
+        inner_steps = [e for e in kinds(events, "superstep.started") if e.ns]
+        assert {e.parent_span_id for e in inner_steps} == {publish.span_id}
+        finished = kinds(events, "node.finished", node="publish")[0]
+        before = [e.span_id for e in events[: events.index(finished)]
+                  if e.kind == "superstep.finished"]  # fmt: skip
+        assert all(e.span_id in before for e in inner_steps)  # closed inside, not after
+        check = kinds(events, "superstep.finished", status="interrupted")
+        assert check and check[0].ns.startswith("publish:")
+        events, outcome = await run_events(target, Command(resume="yes"), thread)
+        assert outcome.status == "done"
+        snap = await target.state(thread)
+        assert snap is not None and snap.values["approved"] == "yes"
+    finally:
+        await target.aclose()
