@@ -96,3 +96,24 @@ async def test_a_subgraph_stopped_at_an_interrupt_nests_its_superstep(langgraph_
         assert snap is not None and snap.values["approved"] == "yes"
     finally:
         await target.aclose()
+
+
+async def test_without_the_servers_schemas_the_input_and_context_are_asked_as_json(
+    langgraph_server,
+) -> None:
+    """The server answers 500 for the schemas of a graph whose context schema pydantic cannot
+    read; runs still work, so the target still asks for an input (a run with none is refused)
+    and offers a context, both as JSON."""
+    target = await open_target(langgraph_server, "opaque")
+    try:
+        assert not target.schemas  # the server could not give them
+        schema = target.input_schema()
+        assert schema is not None and schema["type"] == "object" and "JSON" in schema["description"]
+        context = target.context_schema()
+        assert context is not None and context["type"] == "object"
+        assert "properties" not in context
+        _events, outcome = await run_events(target, {}, new_thread(), context={"user": "ada"})
+        assert outcome.status == "done", outcome.error
+        assert outcome.output == {"greeting": "hello ada"}
+    finally:
+        await target.aclose()
