@@ -117,3 +117,20 @@ async def test_without_the_servers_schemas_the_input_and_context_are_asked_as_js
         assert outcome.output == {"greeting": "hello ada"}
     finally:
         await target.aclose()
+
+
+async def test_a_failed_tool_call_retried_by_middleware_says_what_failed(langgraph_server) -> None:
+    """``ToolRetryMiddleware`` calls a tool again after it raised: the failed call's error is
+    the exception's type and message (the server sends them as a mapping), not ``dict: {...}``."""
+    target = await open_target(langgraph_server, "retrying")
+    try:
+        events, outcome = await run_events(
+            target, {"messages": [HumanMessage(content="rain?")]}, new_thread()
+        )
+    finally:
+        await target.aclose()
+    assert outcome.status == "done", outcome.error
+    calls = kinds(events, "tool.finished", tool="forecast")
+    assert [c.__dict__["status"] for c in calls] == ["error", "success"]
+    error = calls[0].__dict__["error"]
+    assert error.type == "ConnectionError" and error.message and "{" not in error.message
