@@ -89,6 +89,16 @@ def _input(target: RemoteTarget, opts: RemoteOptions) -> Any:
     return {}
 
 
+async def _waiting(target: RemoteTarget, opts: RemoteOptions) -> bool:
+    """True when ``--thread`` is given without an input and the thread waits on the server (at
+    an ``interrupt()`` or a breakpoint): the run then continues it (and prompts for the
+    answer) rather than starting over with a new input."""
+    if not opts.thread or opts.input_text is not None or opts.input_json is not None:
+        return False
+    snap = await target.state(opts.thread)
+    return snap is not None and bool(snap.next)
+
+
 def _debugger(target: RemoteTarget, opts: RemoteOptions) -> Debugger:
     if opts.unsupported:
         why = target.capabilities.why_not("pause_in_node")
@@ -152,6 +162,14 @@ class RemoteDriver(Driver):
             self.streaming = False
             await self.remote.aclose()
 
+    def kept(self) -> str:
+        """The thread waits on the server: the same command with ``--thread`` answers it."""
+        url = self.remote.client.display_url
+        return (
+            f" on the server (answer it later: stepwise run --server {url} "
+            f"--assistant {self.remote.name} --thread {self.thread})"
+        )
+
 
 async def _connect(opts: RemoteOptions, console: Console) -> RemoteTarget | None:
     from engine.remote import connect
@@ -182,7 +200,7 @@ def run_remote(opts: RemoteOptions, console: Console) -> int:
             if opts.join and not opts.thread:
                 raise _Usage("--join needs --thread (the thread whose run to watch)")
             dbg = _debugger(target, opts)
-            inp = None if opts.join else _input(target, opts)
+            inp = None if opts.join or await _waiting(target, opts) else _input(target, opts)
             thread = opts.thread or await target.new_thread()
         except (_Usage, TargetError) as exc:
             console.err(f"stepwise: {exc}")

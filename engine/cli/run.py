@@ -330,9 +330,12 @@ class Driver:
             console.err(f"stepwise: the run failed: {outcome.error}")
             return EXIT_ERROR
         if outcome.status == "interrupted":
-            graph = getattr(self.target, "graph", None)
-            console.out(f"the run stays interrupted on thread {thread}{_kept(graph)}")
+            console.out(f"the run stays interrupted on thread {thread}{self.kept()}")
         return EXIT_OK
+
+    def kept(self) -> str:
+        """Where an interrupted thread waits, and how to answer it later."""
+        return _kept(getattr(self.target, "graph", None))
 
     def main(self, inp: Any) -> int:
         """``run`` on a fresh event loop.  The first Ctrl+C stops the run cleanly (through the

@@ -77,6 +77,20 @@ REMOTE_MISSING: dict[str, str] = {
 """What a remote target cannot do, and why (shown as tooltips)."""
 
 
+UNKNOWN_INPUT: dict[str, Any] = {
+    "type": "object",
+    "description": "The server did not give this assistant's input schema: type it as JSON.",
+}
+"""``input_schema()`` when the server could not give the assistant's schemas."""
+
+UNKNOWN_CONTEXT: dict[str, Any] = {
+    "type": "object",
+    "description": "The server did not give this assistant's context schema: type the run "
+    "context as JSON, or leave it empty for none.",
+}
+"""``context_schema()`` then: the studio asks for it as JSON (empty: no context)."""
+
+
 class RemoteTarget:
     """A server's assistant as a target (see module docstring); build it with ``connect``."""
 
@@ -196,9 +210,17 @@ class RemoteTarget:
         return [str(k) for k in (schema.get("properties") or {})]
 
     def input_schema(self) -> dict[str, Any] | None:
-        return self._schema("input_schema") or self._schema("state_schema")
+        found = self._schema("input_schema") or self._schema("state_schema")
+        if found is None and not self.schemas:
+            # the server could not give the schemas (it answers 500 for a context_schema
+            # pydantic cannot read, a typing.TypedDict on Python < 3.12): the input is still
+            # needed, as JSON, since a run with none is refused ("Received no input")
+            return dict(UNKNOWN_INPUT)
+        return found
 
     def context_schema(self) -> dict[str, Any] | None:
+        if not self.schemas:  # unknown (see ``input_schema``): the graph may have a context
+            return dict(UNKNOWN_CONTEXT)
         return self._schema("context_schema")
 
     def subscribe(self, callback: Callable[[EventBase], object]) -> Subscription:

@@ -82,6 +82,11 @@ def _server_time(value: Any) -> float | None:
         return None
 
 
+def _depth(ns: str) -> int:
+    """How deep a namespace is: 0 for the root graph, 1 for a subgraph of it ("node:task")..."""
+    return ns.count("|") + 1 if ns else 0
+
+
 def _writes(result: Any) -> list[tuple[str, Any]]:
     """A task's writes: a dict of channel -> value, or a list of ``[channel, value]``."""
     if isinstance(result, Mapping):
@@ -272,6 +277,7 @@ class StreamTranslator(CallTranslation, StepTranslation):
                 duration = max(0.0, (server_t1 - task.server_t0) * 1000)
             else:
                 duration = (time.perf_counter() - task.t0) * 1000
+        await self._close_inner_steps(ns, node, task_id, status)
         gate_after = not ns and (self.after == "*" or node in self.after or status == "error")
         await self._emit(
             NodeFinished,
@@ -292,6 +298,16 @@ class StreamTranslator(CallTranslation, StepTranslation):
         )
         for intr in interrupts:
             await self._interrupt(ns, step, node, task_id, intr)
+
+    async def _close_inner_steps(
+        self, ns: str, node: str, task_id: str, status: Literal["ok", "error", "interrupted"]
+    ) -> None:
+        """Close the supersteps still open in the subgraph a finishing task ran (innermost
+        first): one that stopped at an ``interrupt()`` or failed has no checkpoint after it."""
+        own = f"{ns}|{node}:{task_id}" if ns else f"{node}:{task_id}"
+        inner = [k for k in self.steps if k[0] == own or k[0].startswith(own + "|")]
+        for inner_ns, inner_step in sorted(inner, key=lambda k: (-_depth(k[0]), -k[1])):
+            await self._close_step(inner_ns, inner_step, status)
 
     async def _interrupt(
         self, ns: str, step: int | None, node: str, task_id: str, intr: Mapping[str, Any]
@@ -359,7 +375,7 @@ class StreamTranslator(CallTranslation, StepTranslation):
             if status == "cancelled"
             else None
         )
-        for (ns, tid), task in sorted(self.tasks.items(), key=lambda kv: -kv[0][0].count("|")):
+        for (ns, tid), task in sorted(self.tasks.items(), key=lambda kv: -_depth(kv[0][0])):
             if tid in self.finished:
                 continue
             await self._close_calls_of(task, why)
@@ -375,5 +391,5 @@ class StreamTranslator(CallTranslation, StepTranslation):
                 status="cancelled" if status in ("cancelled", "error") else "interrupted",
                 duration_ms=(time.perf_counter() - task.t0) * 1000,
             )
-        for ns, step in sorted(self.steps, key=lambda k: -k[0].count("|")):
+        for ns, step in sorted(self.steps, key=lambda k: -_depth(k[0])):
             await self._close_step(ns, step, "ok" if status == "ok" else status)

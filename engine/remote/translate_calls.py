@@ -53,6 +53,18 @@ class CallSpan:
     t0: float = field(default_factory=time.perf_counter)
 
 
+def _tool_error(err: Any) -> ErrorInfo:
+    """A failed tool call's error: the server sends an exception as ``{"error": type name,
+    "message": ...}``; a plain string is the tool's own message."""
+    if isinstance(err, Mapping) and "error" in err:
+        return ErrorInfo(
+            type=str(err.get("error") or "ToolError"), message=str(err.get("message") or "")
+        )
+    return ErrorInfo(
+        type="ToolError" if isinstance(err, str) else type(err).__name__, message=str(err)
+    )
+
+
 def task_of(cp_ns: str) -> tuple[str, str]:
     """(namespace of the graph a task runs in, its task id) from a ``checkpoint_ns``."""
     parts = cp_ns.split("|") if cp_ns else []
@@ -208,11 +220,7 @@ class CallTranslation:
         out = body.get("output")
         error = None
         if failed:
-            err = body.get("error")
-            error = ErrorInfo(
-                type=type(err).__name__ if not isinstance(err, str) else "ToolError",
-                message=str(err),
-            )
+            error = _tool_error(body.get("error"))
         status = (
             "error"
             if failed or (isinstance(out, Mapping) and out.get("status") == "error")

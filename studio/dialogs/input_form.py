@@ -160,6 +160,7 @@ class InputFormDialog(QDialog):
             self.json_edit.setFont(mono_font())
             start = initial if initial is not None else input_form.defaults()
             self.json_edit.setPlainText(input_form.as_json(start) if start != {} else "")
+            self.json_edit.setPlaceholderText(str(input_form.schema.get("description") or ""))
             self.tabs.addTab(self.json_edit, "JSON")
         self.context_page: FormPage | None = None
         self.context_json: QPlainTextEdit | None = None
@@ -167,6 +168,10 @@ class InputFormDialog(QDialog):
             if context_form.whole:
                 self.context_json = QPlainTextEdit()
                 self.context_json.setFont(mono_font())
+                about = str(context_form.schema.get("description") or "")
+                self.context_json.setPlaceholderText(about or "JSON (empty: no context)")
+                if initial_context is not None:
+                    self.context_json.setPlainText(context_form.as_json(initial_context))
                 self.tabs.addTab(self.context_json, "Context")
             else:
                 self.context_page = FormPage(context_form)
@@ -213,7 +218,11 @@ class InputFormDialog(QDialog):
                 context, found = self.context_form.parse(self.context_page.raw())
             else:
                 assert self.context_json is not None
-                context, found = self.context_form.parse_json(self.context_json.toPlainText())
+                text = self.context_json.toPlainText()
+                if text.strip():  # empty: no context (the JSON tab is offered, not required)
+                    context, found = self.context_form.parse_json(text)
+                else:
+                    found = []
             problems += [f"context: {p}" for p in found]
         return value, context, problems
 

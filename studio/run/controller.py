@@ -293,8 +293,9 @@ class RunController(SteppingCommands, SessionCommands, SavedThreads, AgentReload
             return missing
         if self.first_input is None and not self._chat() and target.input_schema() is not None:
             missing.add("input")
-        if self.context is None and InputForm.from_schema(target.context_schema()).required_names:
-            missing.add("context")
+        context = InputForm.from_schema(target.context_schema())
+        if self.context is None and (context.required_names or context.whole):
+            missing.add("context")  # whole: a context typed as JSON (its fields are unknown)
         return missing
 
     def _prepare(self, input: Any, fresh: bool, step: str | None) -> Any:

@@ -93,6 +93,16 @@ def _raised(hub: Hub) -> list[InterruptRaised]:
     return [e for e in hub.events if isinstance(e, InterruptRaised) and not e.ns]
 
 
+def _caller(hub: Hub, iid: str | None) -> str:
+    """The node that called ``interrupt()`` when it ran in a subgraph (the innermost report of
+    the interrupt; the root graph reports it again at the node running the subgraph)."""
+    inner = [
+        e for e in hub.events
+        if isinstance(e, InterruptRaised) and e.ns and iid and e.interrupt_id == iid and e.node
+    ]  # fmt: skip
+    return max(inner, key=lambda e: e.ns.count("|")).node if inner else ""
+
+
 async def _ask(dialog: QDialog, request: Answerable) -> Any:
     future = request.future()
     dialog.open()
@@ -126,8 +136,10 @@ async def _ask_value(hub: Hub, item: Any, parent: QWidget | None) -> tuple[bool,
         return command is not None, None if command is None else command.resume
     from studio.dialogs.resume import ResumeValueDialog
 
-    node = getattr(item, "node", "") or next(
-        (e.node for e in reversed(_raised(hub)) if e.interrupt_id == iid), ""
+    node = (
+        _caller(hub, iid)
+        or getattr(item, "node", "")
+        or next((e.node for e in reversed(_raised(hub)) if e.interrupt_id == iid), "")
     )
     vrequest = ValueRequest(value, interrupt_id=iid, node=node)
     answer = await _ask(ResumeValueDialog(vrequest, parent, _theme(hub)), vrequest)

@@ -382,3 +382,55 @@ def test_the_store_dock_reads_the_servers_store(
     mine = {r for r in rows() if r.endswith(f"/{user}")}
     assert mine == {f"{k}@memories/{user}" for k, v in items.items() if v["even"]}
     window.close()
+
+
+def test_run_asks_for_input_and_context_when_the_server_has_no_schemas(
+    qtbot: Any, qloop: Any, tmp_path: Path, langgraph_server: Any, api_key: str
+) -> None:
+    """The server cannot give the schemas of a graph (500: a context schema pydantic cannot
+    read): Run opens the form with the input and the context as JSON, rather than starting a
+    run with no input, which the server refuses ("Received no input for __start__")."""
+    window = make_window(qtbot, tmp_path)
+    _connect(window, qtbot, qloop, langgraph_server.url, "opaque")
+    ctl, hub = window.controller, window.hub
+    window.actions_.run.trigger()
+    run_until(qloop, lambda: getattr(window, "input_form_dialog", None) is not None)
+    form = window.input_form_dialog
+    assert form.json_edit is not None and form.context_json is not None
+    assert "JSON" in form.context_json.placeholderText()
+    form.json_edit.setPlainText("{}")
+    form.context_json.setPlainText('{"user": "ada"}')
+    click(qtbot, qloop, form.run_button)
+    _wait(qloop, ctl, lambda: hub.status == "done" and not ctl.busy)
+    snap = qloop.run_until_complete(ctl.target.state(hub.thread_id))
+    assert snap is not None and snap.values == {"greeting": "hello ada"}
+    assert ctl.context == {"user": "ada"}
+
+
+def test_an_interrupt_in_a_subgraph_names_the_node_that_called_it(
+    qtbot: Any, qloop: Any, tmp_path: Path, langgraph_server: Any, api_key: str
+) -> None:
+    """A ``Send`` fan-out, then a subgraph whose node ``check`` calls ``interrupt()``: the
+    answer dialog names ``check`` (not ``publish``, the node running the subgraph, where the
+    root graph reports it again), and the answer resumes the run on the server."""
+    from studio.run.interrupts import dialog_opened
+
+    window = make_window(qtbot, tmp_path)
+    _connect(window, qtbot, qloop, langgraph_server.url, "pipeline")
+    ctl, hub = window.controller, window.hub
+    ctl.typed_input = {"topics": ["x", "y"]}
+    opened: list[QDialog] = []
+    disconnect = dialog_opened.connect(opened.append)
+    try:
+        window.actions_.run.trigger()  # with the input typed before: no form
+        _wait(qloop, ctl, lambda: len(opened) == 1)
+        dialog = opened[0]
+        assert dialog.request.node == "check"
+        dialog.editor.setPlainText('"yes"')
+        click(qtbot, qloop, dialog.resume_button)
+        _wait(qloop, ctl, lambda: hub.status == "done" and not ctl.busy)
+    finally:
+        disconnect()
+    snap = qloop.run_until_complete(ctl.target.state(hub.thread_id))
+    assert snap is not None and snap.values["approved"] == "yes"
+    assert snap.values["notes"].count("note on x") == 2  # the subgraph returns them again

@@ -134,3 +134,31 @@ def test_run_passes_the_context_and_the_configurable_keys(langgraph_server, api_
     )  # fmt: skip
     assert code == 0, err
     assert "hello u7" in out
+
+
+async def test_an_interrupted_thread_is_answered_later_with_thread(
+    langgraph_server, api_key
+) -> None:
+    """The interrupt is left unanswered (no answer typed): the thread waits on the server, and
+    the command printed (``--thread``, no input) prompts for it there and resumes the run."""
+    import asyncio
+    import re
+
+    base = ["run", "--server", langgraph_server.url, "--assistant", "probe", "--no-session"]
+    code, out, err = await asyncio.to_thread(_run, [*base, "--input", "hi"], "")
+    assert code == 0, err
+    assert "only in this process's memory" not in out
+    found = re.search(r"on the server \(answer it later: (stepwise run .* --thread (\S+))\)", out)
+    assert found is not None, out
+    thread = found.group(2)
+    client = another_client(langgraph_server)
+    assert (await client.threads.get_state(thread))["next"] == ["review"]
+    code, out, err = await asyncio.to_thread(
+        _run, [*base, "--thread", thread], '"ship it"\n'
+    )  # no input: the waiting run is continued, not started over
+    assert code == 0, err
+    assert "resume value (JSON) >" in out and "node review" in out
+    state = await client.threads.get_state(thread)
+    assert state["values"]["approved"] == "ship it" and state["next"] == []
+    history = await client.threads.get_history(thread, limit=50)
+    assert [h["metadata"]["source"] for h in history].count("input") == 1

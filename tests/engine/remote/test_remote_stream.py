@@ -65,3 +65,72 @@ async def test_shape_state_and_capabilities(langgraph_server) -> None:
             assert caps.why_not(missing)
     finally:
         await target.aclose()
+
+
+async def test_a_subgraph_stopped_at_an_interrupt_nests_its_superstep(langgraph_server) -> None:
+    """A ``Send`` fan-out, then a subgraph whose node calls ``interrupt()``: the subgraph's
+    superstep (no checkpoint follows it) closes before the node running the subgraph, and the
+    answer resumes the run on the server."""
+    from engine.types import Command
+
+    target = await open_target(langgraph_server, "pipeline")
+    thread = new_thread()
+    try:
+        events, outcome = await run_events(target, {"topics": ["x", "y"]}, thread)
+        assert outcome.status == "interrupted"
+        assert [e.__dict__["node"] for e in kinds(events, "node.started", ns="")] == [
+            "research", "research", "publish"
+        ]  # fmt: skip
+        publish = kinds(events, "node.started", node="publish")[0]
+        inner_steps = [e for e in kinds(events, "superstep.started") if e.ns]
+        assert {e.parent_span_id for e in inner_steps} == {publish.span_id}
+        finished = kinds(events, "node.finished", node="publish")[0]
+        before = [e.span_id for e in events[: events.index(finished)]
+                  if e.kind == "superstep.finished"]  # fmt: skip
+        assert all(e.span_id in before for e in inner_steps)  # closed inside, not after
+        check = kinds(events, "superstep.finished", status="interrupted")
+        assert check and check[0].ns.startswith("publish:")
+        events, outcome = await run_events(target, Command(resume="yes"), thread)
+        assert outcome.status == "done"
+        snap = await target.state(thread)
+        assert snap is not None and snap.values["approved"] == "yes"
+    finally:
+        await target.aclose()
+
+
+async def test_without_the_servers_schemas_the_input_and_context_are_asked_as_json(
+    langgraph_server,
+) -> None:
+    """The server answers 500 for the schemas of a graph whose context schema pydantic cannot
+    read; runs still work, so the target still asks for an input (a run with none is refused)
+    and offers a context, both as JSON."""
+    target = await open_target(langgraph_server, "opaque")
+    try:
+        assert not target.schemas  # the server could not give them
+        schema = target.input_schema()
+        assert schema is not None and schema["type"] == "object" and "JSON" in schema["description"]
+        context = target.context_schema()
+        assert context is not None and context["type"] == "object"
+        assert "properties" not in context
+        _events, outcome = await run_events(target, {}, new_thread(), context={"user": "ada"})
+        assert outcome.status == "done", outcome.error
+        assert outcome.output == {"greeting": "hello ada"}
+    finally:
+        await target.aclose()
+
+
+async def test_a_failed_tool_call_retried_by_middleware_says_what_failed(langgraph_server) -> None:
+    """``ToolRetryMiddleware`` calls a tool again after it raised: the failed call's error is
+    the exception's type and message (the server sends them as a mapping), not ``dict: {...}``."""
+    target = await open_target(langgraph_server, "retrying")
+    try:
+        events, outcome = await run_events(
+            target, {"messages": [HumanMessage(content="rain?")]}, new_thread()
+        )
+    finally:
+        await target.aclose()
+    assert outcome.status == "done", outcome.error
+    calls = kinds(events, "tool.finished", tool="forecast")
+    assert [c.__dict__["status"] for c in calls] == ["error", "success"]
+    error = calls[0].__dict__["error"]
+    assert error.type == "ConnectionError" and error.message and "{" not in error.message
