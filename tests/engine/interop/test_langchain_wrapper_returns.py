@@ -55,3 +55,35 @@ def test_a_model_wrapper_may_answer_with_a_langchain_ai_message() -> None:
         (HumanMessage, "hi"),
         (AIMessage, "from cache"),
     ]
+
+
+def test_model_retry_failure_names_the_libraries_own_error() -> None:
+    # a langchain_core model's TimeoutError is ours (ModelTimeoutError) for retry_on, but the
+    # message that replaces the answer names it as LangChain's does
+    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+
+    from engine.middleware import ModelRetryMiddleware
+    from engine.models.errors import ModelTimeoutError
+
+    class Slow(GenericFakeChatModel):
+        def _generate(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+            raise TimeoutError("slow")
+
+    seen: list[BaseException] = []
+    retry = ModelRetryMiddleware(
+        max_retries=1, initial_delay=0, jitter=False, retry_on=(ModelTimeoutError,)
+    )
+    out = create_agent(Slow(messages=iter([])), [], middleware=[retry]).invoke(
+        {"messages": [HumanMessage("hi")]}
+    )
+    assert out["messages"][-1].content == (
+        "Model call failed after 2 attempts with TimeoutError: slow"
+    )
+    custom = ModelRetryMiddleware(
+        max_retries=0, initial_delay=0, on_failure=lambda e: seen.append(e) or "gave up"
+    )
+    out = create_agent(Slow(messages=iter([])), [], middleware=[custom]).invoke(
+        {"messages": [HumanMessage("hi")]}
+    )
+    assert out["messages"][-1].content == "gave up"
+    assert [type(e) for e in seen] == [TimeoutError]
