@@ -124,6 +124,14 @@ class Overwrite:
 
     value: Any
 
+    @property
+    def type(self) -> str:
+        """The marker LangGraph's ``Overwrite`` carries (its JSON form's key)."""
+        return "__overwrite__"
+
+    def __repr__(self) -> str:  # as LangGraph's prints it
+        return f"Overwrite(value={self.value!r}, type='__overwrite__')"
+
 
 class StateUpdate(NamedTuple):
     """One update of ``bulk_update_state``: values written as if by node ``as_node``."""

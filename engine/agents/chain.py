@@ -23,9 +23,10 @@ from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from engine.core.foreign import is_foreign_message
 from engine.errors import GraphBubbleUp
 from engine.events import ErrorInfo, WrapperFinished, WrapperStarted
-from engine.messages import AIMessage, ToolMessage
+from engine.messages import AIMessage, ToolMessage, coerce_message
 from engine.middleware.types import AgentMiddleware, ExtendedModelResponse, ModelResponse
 from engine.observe.bus import RunEmitter, current_emitter, span
 from engine.serde import to_jsonable
@@ -49,7 +50,14 @@ class WrapKind:
     describe: Callable[[Any], dict[str, Any]]
 
 
+def _ours(out: Any) -> Any:
+    """A langchain_core message a layer returned (``from langchain_core.messages import
+    ToolMessage``, as LangChain's docs write it) as ours; anything else as it is."""
+    return coerce_message(out) if is_foreign_message(out) else out
+
+
 def _model_result(out: Any) -> Result:
+    out = _ours(out)
     if isinstance(out, ModelResponse):
         return out, []
     if isinstance(out, AIMessage):
@@ -62,6 +70,7 @@ def _model_result(out: Any) -> Result:
 
 
 def _tool_result(out: Any) -> Result:
+    out = _ours(out)
     if isinstance(out, ToolMessage | Command):
         return out, []
     raise TypeError(

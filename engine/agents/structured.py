@@ -121,10 +121,14 @@ class SchemaSpec:
 
     def parse(self, data: Any) -> Any:
         """An instance of the schema from ``data`` (a dict); raises on mismatch."""
-        if isinstance(self.schema, type) and issubclass(self.schema, BaseModel):
-            return self.schema.model_validate(data)
-        if self._adapter is not None:
-            return self._adapter.validate_python(data)
+        if self._adapter is not None or isinstance(self.schema, type):
+            try:
+                if self._adapter is None:
+                    return self.schema.model_validate(data)
+                return self._adapter.validate_python(data)
+            except Exception as e:  # worded as LangChain words it (the model reads it)
+                schema_name = getattr(self.schema, "__name__", str(self.schema))
+                raise ValueError(f"Failed to parse data to {schema_name}: {e}") from e
         if not isinstance(data, dict):
             raise ValueError(f"expected a JSON object, got {type(data).__name__}")
         missing = [k for k in self.json_schema.get("required", []) if k not in data]
@@ -146,8 +150,8 @@ def _kind_of(schema: Any) -> SchemaKind:
     if typing.is_typeddict(schema) or typing_extensions.is_typeddict(schema):
         return "typeddict"
     raise ValueError(
-        f"Unsupported schema type: {type(schema)}. Expected a pydantic model, a dataclass, "
-        "a TypedDict or a JSON schema dict."
+        f"Unsupported schema type: {type(schema)}. Supported types: Pydantic models, "
+        "dataclasses, TypedDicts, and JSON schema dicts."
     )
 
 
@@ -239,7 +243,15 @@ class ProviderStrategy:
 
     def parse(self, message: AIMessage) -> Any:
         try:
-            return self.spec.parse(json.loads(message.text))
+            try:
+                data = json.loads(message.text)
+            except Exception as e:
+                schema_name = getattr(self.spec.schema, "__name__", "response_format")
+                raise ValueError(
+                    f"Native structured output expected valid JSON for {schema_name}, "
+                    f"but parsing failed: {e}."
+                ) from e
+            return self.spec.parse(data)
         except Exception as exc:
             raise StructuredOutputValidationError(self.spec.name, exc, message) from exc
 

@@ -49,6 +49,10 @@ class EntrypointLoop(PregelLoop):
         return ch.get() if ch is not None and ch.is_available() else None
 
     def output(self) -> Any:
+        value = plain(self._values())
         if self.interrupts and not self.nested:
-            return {"__interrupt__": list(self.interrupts)}
-        return plain(self._values())
+            # as LangGraph's invoke: the last value (a dict one, from an earlier run on the
+            # thread) with the interrupts
+            kept = value if isinstance(value, dict) else {}
+            return {**kept, "__interrupt__": list(self.interrupts)}
+        return value

@@ -330,7 +330,9 @@ async def compute_writes(
     else:
         dropped: list[str] = []
         writes, commands = updates_from_output(output, set(state_keys), dropped)
-        if dropped:
+        if dropped and not node.is_subgraph:
+            # a compiled subgraph returns its whole state: keys only it has are its own, as in
+            # LangGraph's shared-schema subgraphs, not a typo of the parent's
             warn_unknown_keys(f"node {node.name!r}", dropped, state_keys)
     for cmd in commands:
         to: list[str] = []

@@ -237,7 +237,7 @@ class LoopStreaming:
         for tid, c, v in self.pending_writes:
             if c == INTERRUPT:
                 waiting[tid] = [
-                    {"id": i.id, "response_schema": i.response_schema, "value": i.value} for i in v
+                    {"value": i.value, "id": i.id, "response_schema": i.response_schema} for i in v
                 ]
         self._push(
             "checkpoints",

@@ -271,9 +271,12 @@ async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> Non
                 task.error = exc  # nothing saved: the interrupt can be answered again
             elif not cancelled:
                 task.error = exc
-                await loop.save_task_writes(
-                    task, [(ERROR, {"type": type(exc).__name__, "message": str(exc)})]
-                )
+                kept: list[tuple[str, Any]] = [
+                    (ERROR, {"type": type(exc).__name__, "message": str(exc)})
+                ]
+                if sp.resume:  # answers the node took are kept, as LangGraph keeps them: a
+                    kept.append((RESUME, list(sp.resume)))  # retry reruns with them
+                await loop.save_task_writes(task, kept)
                 loop.push_task_result(task, exc)
             raise
         # success

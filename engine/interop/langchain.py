@@ -86,6 +86,14 @@ def map_error(exc: BaseException, model: str) -> BaseException:
     """A provider's exception as the engine's error type (``exc`` itself when none fits)."""
     if isinstance(exc, ChatModelError):
         return exc
+    mapped = _engine_error(exc, model)
+    if mapped is not None:
+        mapped.provider_error = exc
+        return mapped
+    return exc
+
+
+def _engine_error(exc: BaseException, model: str) -> ChatModelError | None:
     name = type(exc).__name__
     text = f"{model}: {name}: {exc}"
     status = _status(exc)
@@ -101,7 +109,7 @@ def map_error(exc: BaseException, model: str) -> BaseException:
         return AuthenticationError(text, status_code=status)
     if status is not None and status >= 400:
         return ModelAPIError(text, status_code=status)
-    return exc
+    return None
 
 
 # -- models --------------------------------------------------------------------------------------

@@ -83,12 +83,18 @@ def _handler_class() -> type:
             *,
             run_id: UUID,
             tags: list[str] | None = None,
+            metadata: dict[str, Any] | None = None,
             **kwargs: Any,
         ) -> None:
             task = current_task_view()
             if task is None or not task.run.wants("messages") or NOSTREAM in (tags or ()):
                 return
-            meta = dict(task.config.get("metadata", {}))
+            # as LangGraph's: the call's metadata (the model's ls_* keys too) and its own tags
+            # (a docs program filters the stream by metadata["tags"])
+            meta = {**task.config.get("metadata", {}), **(metadata or {})}
+            user_tags = [t for t in tags or () if not t.startswith("seq:step")]
+            if user_tags:
+                meta["tags"] = user_tags
             self.calls[run_id] = [task.run, meta, task.ns, False]
 
         def on_llm_new_token(

@@ -71,13 +71,15 @@ class ModelRetryMiddleware(RetrySettings, AgentMiddleware):
         self.tools = []
 
     def failure_message(self, exc: Exception, attempts: int) -> AIMessage:
-        """The AIMessage that replaces the model's answer when retries are exhausted."""
+        """The AIMessage that replaces the model's answer when retries are exhausted (it names
+        the library's own error when ours stands for one, as LangChain's message does)."""
+        shown = getattr(exc, "provider_error", None) or exc
         if callable(self.config.on_failure):
-            content = self.config.on_failure(exc)
+            content = self.config.on_failure(shown)
         else:
             content = (
                 f"Model call failed after {attempts_phrase(attempts)} "
-                f"with {type(exc).__name__}: {exc}"
+                f"with {type(shown).__name__}: {shown}"
             )
         return AIMessage(content=content)
 

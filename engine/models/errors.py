@@ -54,6 +54,10 @@ def redact(text: str, secrets: Iterable[str | None] = ()) -> str:
 class ChatModelError(Exception):
     """Base class of every error a chat model raises on purpose."""
 
+    provider_error: BaseException | None = None
+    """The library's own exception this one stands for (a langchain_core model's, mapped so
+    ``retry_on`` works), when there is one: what a message about the failure names."""
+
 
 class ModelTimeoutError(ChatModelError, TimeoutError):
     """The model did not answer within its timeout (a ``TimeoutError``)."""

@@ -28,10 +28,11 @@ import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from engine.events import StoreAccessed
 from engine.observe.bus import current_emitter
+from engine.store.semantic import SemanticIndex, cosine
 
 __all__ = ["BaseStore", "InMemoryStore", "Item", "SearchItem", "SqliteStore", "access_summary"]
 
@@ -66,6 +67,9 @@ class SearchItem(Item):
     """A search hit; ``score`` is set when the search had a ``query``."""
 
     score: float | None = None
+
+    def dict(self) -> dict[str, Any]:
+        return {**super().dict(), "score": self.score}
 
 
 def _check_namespace(namespace: Any, *, allow_empty: bool = False) -> tuple[str, ...]:
@@ -170,6 +174,10 @@ class BaseStore:
     blocking = False
     """True when the primitives do I/O: async methods then run on a worker thread."""
 
+    _index: SemanticIndex | None = None
+    """The ``index=`` configuration (semantic search), if the store has one."""
+    _vectors: dict[tuple[tuple[str, ...], str], dict[str, list[float]]]
+
     # -- primitives ----------------------------------------------------------------------
 
     def _write(self, namespace: tuple[str, ...], key: str, value: str, now: str) -> None:
@@ -187,16 +195,28 @@ class BaseStore:
 
     # -- sync API ------------------------------------------------------------------------
 
-    def put(self, namespace: tuple[str, ...], key: str, value: dict[str, Any] | None) -> None:
-        """Store ``value`` (a JSON object) at ``(namespace, key)``; ``None`` deletes it."""
+    def put(
+        self,
+        namespace: tuple[str, ...],
+        key: str,
+        value: dict[str, Any] | None,
+        index: Literal[False] | list[str] | None = None,
+    ) -> None:
+        """Store ``value`` (a JSON object) at ``(namespace, key)``; ``None`` deletes it.
+        ``index`` (a store built with ``index=``): the field paths to embed instead of the
+        configured ones, or ``False`` to embed none."""
         ns = _check_namespace(namespace)
         if not isinstance(key, str) or not key:
             raise ValueError(f"A key must be a non-empty string, got {key!r}")
         if value is None:
             self._remove(ns, key)
+            if self._index is not None:
+                self._vectors.pop((ns, key), None)
             _record("put", ns, key=key, value=None)
             return
         encoded = _encode_value(value)
+        if self._index is not None:
+            self._vectors[(ns, key)] = self._index.vectors(value, index)
         self._write(ns, key, encoded, dt.datetime.now(dt.UTC).isoformat())
         _record("put", ns, key=key, value=json.loads(encoded))
 
@@ -209,6 +229,8 @@ class BaseStore:
     def delete(self, namespace: tuple[str, ...], key: str) -> None:
         ns = _check_namespace(namespace)
         self._remove(ns, key)
+        if self._index is not None:
+            self._vectors.pop((ns, key), None)
         _record("delete", ns, key=key)
 
     def search(
@@ -222,8 +244,20 @@ class BaseStore:
         offset: int = 0,
     ) -> list[SearchItem]:
         """Items under ``namespace_prefix`` matching ``filter``; with ``query``, ranked by how
-        many of its words the value contains.  Without a query: ordered by namespace, key."""
+        many of its words the value contains (a store built with ``index=``: by the cosine
+        similarity of its vectors).  Without a query: ordered by namespace, key."""
         prefix = _check_namespace(namespace_prefix, allow_empty=True)
+        if query and self._index is not None:
+            items = self._semantic_search(prefix, query, filter, limit, offset)
+            _record(
+                "search",
+                prefix,
+                query=query,
+                filter=filter,
+                hits=[_hit(i) for i in items[:_MAX_HITS]],
+                hit_count=len(items),
+            )
+            return items
         hits: list[tuple[float | None, Row]] = []
         for row in self._scan(prefix):
             if filter and not _matches(json.loads(row[2]), filter):
@@ -247,6 +281,34 @@ class BaseStore:
             hit_count=len(items),
         )
         return items
+
+    def _semantic_search(
+        self,
+        prefix: tuple[str, ...],
+        query: str,
+        filter: dict[str, Any] | None,
+        limit: int,
+        offset: int,
+    ) -> list[SearchItem]:
+        """As LangGraph ranks: an item's best cosine over its vectors, highest first; the items
+        without vectors fill what is left of the page, unscored."""
+        assert self._index is not None
+        qv = self._index.query_vector(query)
+        scored: list[tuple[float, Row]] = []
+        unscored: list[Row] = []
+        for row in self._scan(prefix):
+            if filter and not _matches(json.loads(row[2]), filter):
+                continue
+            vectors = self._vectors.get((row[0], row[1]))
+            if vectors:
+                scored.append((max(cosine(qv, v) for v in vectors.values()), row))
+            else:
+                unscored.append(row)
+        scored.sort(key=lambda h: -h[0])
+        page: list[tuple[float | None, Row]] = list(scored[offset : offset + limit])
+        if len(page) < limit:
+            page.extend((None, row) for row in unscored[: limit - len(page)])
+        return [_item(row, SearchItem, score=score) for score, row in page]
 
     def list_namespaces(
         self,
@@ -275,9 +337,13 @@ class BaseStore:
         return fn(*args, **kwargs)
 
     async def aput(
-        self, namespace: tuple[str, ...], key: str, value: dict[str, Any] | None
+        self,
+        namespace: tuple[str, ...],
+        key: str,
+        value: dict[str, Any] | None,
+        index: Literal[False] | list[str] | None = None,
     ) -> None:
-        await self._run(self.put, namespace, key, value)
+        await self._run(self.put, namespace, key, value, index)
 
     async def aget(self, namespace: tuple[str, ...], key: str) -> Item | None:
         return await self._run(self.get, namespace, key)
@@ -307,11 +373,16 @@ def _item(row: Row, cls: type[Any], **extra: Any) -> Any:
 
 
 class InMemoryStore(BaseStore):
-    """A store in a dict (values kept as JSON text); thread-safe; gone when the process ends."""
+    """A store in a dict (values kept as JSON text); thread-safe; gone when the process ends.
+    ``index={"embed": ..., "dims": ..., "fields": [...]}`` turns on semantic search
+    (``engine.store.semantic``)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, index: dict[str, Any] | None = None) -> None:
         self._data: dict[tuple[str, ...], dict[str, tuple[str, str, str]]] = {}
         self._lock = threading.Lock()
+        if index is not None:
+            self._index = SemanticIndex(index)
+            self._vectors = {}
 
     def _write(self, namespace: tuple[str, ...], key: str, value: str, now: str) -> None:
         with self._lock:

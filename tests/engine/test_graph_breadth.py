@@ -328,3 +328,13 @@ def test_private_keys_flow_to_nodes_and_routers_that_declare_them() -> None:
     g.add_conditional_edges("issue", route, ["use", END])
     assert g.compile().invoke({"count": 0}) == {"count": 11}
     assert seen == [{"token": "t-1"}]
+
+
+def test_overwrite_prints_as_langgraphs_and_is_recorded_as_before() -> None:
+    # a docs program printing its updates stream shows LangGraph's repr; events keep {"value"}
+    from engine.serde import to_jsonable
+
+    o = Overwrite(["only"])
+    assert repr(o) == "Overwrite(value=['only'], type='__overwrite__')"
+    assert o.type == "__overwrite__"
+    assert to_jsonable(o) == {"value": ["only"]}

@@ -242,3 +242,50 @@ def test_get_graph_shape_and_mermaid():
     text = dg.draw_mermaid()
     assert "a -. &nbsp;go&nbsp; .-> b;" in text
     assert "__start__ --> a;" in text
+
+
+def test_an_answer_a_failed_node_took_is_kept_for_its_retry() -> None:
+    # as LangGraph: the resume values a node consumed are saved with its task even when it then
+    # fails, so invoke(None) retries with them and a later Command(resume=...) does not replace
+    # them (the interrupt was answered)
+    class S(TypedDict):
+        a: str
+
+    fail = [True]
+    seen: list[str] = []
+
+    def ask(state: S) -> dict:
+        answer = interrupt("approve?")
+        seen.append(answer)
+        if fail[0]:
+            fail[0] = False
+            raise ConnectionError("network down")
+        return {"a": answer}
+
+    g = StateGraph(S)
+    g.add_node("ask", ask)
+    g.add_edge(START, "ask")
+    graph = g.compile(checkpointer=InMemorySaver())
+    cfg = {"configurable": {"thread_id": "t"}}
+    graph.invoke({"a": ""}, cfg)
+    with pytest.raises(ConnectionError):
+        graph.invoke(Command(resume="first"), cfg)
+    assert graph.invoke(Command(resume="second"), cfg) == {"a": "first"}
+    assert seen == ["first", "first"]
+
+
+def test_checkpoints_stream_interrupts_read_as_langgraphs() -> None:
+    # value, id, response_schema: the order LangGraph's checkpoints / debug streams print (the
+    # resumed checkpoint's chunk names the interrupts its task waited on)
+    class S(TypedDict):
+        a: str
+
+    g = StateGraph(S)
+    g.add_node("ask", lambda s: {"a": interrupt("ok?")})
+    g.add_edge(START, "ask")
+    graph = g.compile(checkpointer=InMemorySaver())
+    cfg = {"configurable": {"thread_id": "c"}}
+    graph.invoke({"a": ""}, cfg)
+    chunks = list(graph.stream(Command(resume="yes"), cfg, stream_mode="checkpoints"))
+    (waiting,) = [t["interrupts"] for c in chunks for t in c["tasks"] if t["interrupts"]]
+    assert [list(i) for i in waiting] == [["value", "id", "response_schema"]]

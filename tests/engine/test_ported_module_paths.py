@@ -30,6 +30,14 @@ PATHS = {
     "engine.config": ["get_config", "get_store", "get_stream_writer"],
     "engine.runtime": ["Runtime", "get_runtime"],
     "engine.errors": ["GraphRecursionError", "GraphInterrupt", "InvalidUpdateError"],
+    # LangChain's: langchain.agents.structured_output -> engine.agents.structured_output
+    "engine.agents.structured_output": [
+        "ToolStrategy",
+        "ProviderStrategy",
+        "AutoStrategy",
+        "StructuredOutputValidationError",
+        "MultipleStructuredOutputsError",
+    ],
 }
 
 

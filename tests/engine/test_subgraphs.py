@@ -5,6 +5,7 @@ studio uses to drill into a subgraph."""
 from __future__ import annotations
 
 import operator
+import warnings
 from typing import Annotated, Any, TypedDict
 
 import pytest
@@ -241,3 +242,23 @@ def test_globals_named_only_inside_a_comprehension_are_reachable() -> None:
         return [_SEEN_ONLY_IN_A_COMPREHENSION for _ in items]
 
     assert _SEEN_ONLY_IN_A_COMPREHENSION in reachable_values(node)
+
+
+def test_a_subgraph_node_with_keys_of_its_own_does_not_warn() -> None:
+    # LangGraph's shared-schema subgraph: 'bar' is the subgraph's own key, dropped silently
+    class Sub(TypedDict):
+        foo: str
+        bar: str
+
+    class Parent(TypedDict):
+        foo: str
+
+    sub = StateGraph(Sub)
+    sub.add_node("s", lambda s: {"bar": "b", "foo": s["foo"] + "!"})
+    sub.add_edge(START, "s")
+    parent = StateGraph(Parent)
+    parent.add_node("child", sub.compile())
+    parent.add_edge(START, "child")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert parent.compile().invoke({"foo": "f"}) == {"foo": "f!"}

@@ -54,7 +54,8 @@ def test_25_tool_strategy_retries_after_bad_args_then_succeeds():
     assert isinstance(error, ToolMessage)
     assert (error.status, error.tool_call_id, error.name) == ("error", "s1", "Weather")
     assert error.content.startswith(
-        "Error: Failed to parse structured output for tool 'Weather': 1 validation error"
+        "Error: Failed to parse structured output for tool 'Weather': "
+        "Failed to parse data to Weather: 1 validation error"  # LangChain's words
     )
     assert error.content.endswith(".\n Please fix your mistakes.")
     assert kinds(msgs)[3:] == [
@@ -252,3 +253,20 @@ def test_plain_text_under_tool_strategy_ends_without_a_response():
     assert kinds(out["messages"]) == ["Human", "AI(I refuse)"]
     assert "structured_response" not in out
     assert len(model.calls) == 1
+
+
+def test_provider_output_that_is_not_json_is_named_as_langchain_names_it() -> None:
+    model = ScriptedChatModel([AIMessage(content="not json")])
+    agent = create_agent(model, response_format=ProviderStrategy(Weather))
+    with pytest.raises(StructuredOutputValidationError) as info:
+        agent.invoke(ask())
+    assert str(info.value).startswith(
+        "Failed to parse structured output for tool 'Weather': Native structured output "
+        "expected valid JSON for Weather, but parsing failed: Expecting value"
+    )
+    assert type(info.value.source) is ValueError
+
+
+def test_an_unsupported_schema_is_named_as_langchain_names_it() -> None:
+    with pytest.raises(ValueError, match=r"Supported types: Pydantic models, dataclasses, "):
+        ToolStrategy([Weather])  # type: ignore[arg-type]

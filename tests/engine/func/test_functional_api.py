@@ -233,3 +233,23 @@ def test_graph_nodes_can_call_tasks_under_sync_invoke() -> None:
     graph = StateGraph(Counter).add_node("node", node).add_edge(START, "node").compile()
     assert graph.invoke({"n": 1}) == {"n": 2}
     assert list(graph.stream({"n": 1})) == [{"bump": 2}, {"node": {"n": 2}}]
+
+
+def test_an_interrupt_on_a_thread_that_finished_before_keeps_its_dict_result() -> None:
+    # LangGraph's invoke returns the last values (the thread's previous result, when a dict)
+    # with the interrupts, as its values stream shows them
+    @entrypoint(checkpointer=InMemorySaver())
+    def review(topic: str) -> Any:
+        ok = interrupt(f"approve {topic}?")
+        return {"topic": topic, "ok": ok} if ok else len(topic)
+
+    cfg = _thread("review")
+    first = review.invoke("cat", cfg)
+    assert list(first) == ["__interrupt__"]
+    assert review.invoke(Command(resume=True), cfg) == {"topic": "cat", "ok": True}
+    second = review.invoke("dog", cfg)
+    assert second["topic"] == "cat" and second["ok"] is True
+    assert [i.value for i in second["__interrupt__"]] == ["approve dog?"]
+    assert review.invoke(Command(resume=False), cfg) == 3
+    third = review.invoke("bird", cfg)  # the last result is not a dict: the interrupts alone
+    assert list(third) == ["__interrupt__"]
