@@ -155,15 +155,6 @@ def _hit(item: Item) -> dict[str, Any]:
     return {"namespace": list(item.namespace), "key": item.key}
 
 
-def _score(text: str, query: str) -> float:
-    """Share of the query's words found in the value's JSON text (case-insensitive)."""
-    words = query.lower().split()
-    if not words:
-        return 1.0
-    hay = text.lower()
-    return sum(1 for w in words if w in hay) / len(words)
-
-
 class BaseStore:
     """A namespaced key-value store of JSON objects.
 
@@ -178,6 +169,12 @@ class BaseStore:
     """The ``index=`` configuration (semantic search), if the store has one."""
     _vectors: dict[tuple[tuple[str, ...], str], dict[str, list[float]]]
 
+    @property
+    def index_config(self) -> dict[str, Any] | None:
+        """The ``index=`` configuration (as LangGraph's stores name it); None without one:
+        then a search's ``query`` neither filters nor ranks."""
+        return None if self._index is None else dict(self._index.config)
+
     # -- primitives ----------------------------------------------------------------------
 
     def _write(self, namespace: tuple[str, ...], key: str, value: str, now: str) -> None:
@@ -190,7 +187,8 @@ class BaseStore:
         raise NotImplementedError
 
     def _scan(self, prefix: tuple[str, ...]) -> Iterable[Row]:
-        """Every row whose namespace starts with ``prefix``."""
+        """Every row whose namespace starts with ``prefix``, in the order the rows were first
+        written."""
         raise NotImplementedError
 
     # -- sync API ------------------------------------------------------------------------
@@ -243,9 +241,10 @@ class BaseStore:
         limit: int = 10,
         offset: int = 0,
     ) -> list[SearchItem]:
-        """Items under ``namespace_prefix`` matching ``filter``; with ``query``, ranked by how
-        many of its words the value contains (a store built with ``index=``: by the cosine
-        similarity of its vectors).  Without a query: ordered by namespace, key."""
+        """Items under ``namespace_prefix`` matching ``filter``, in the order they were first
+        put (an update keeps an item's place).  A store built with ``index=`` ranks them by the
+        cosine similarity of their vectors to ``query``; without an index, as LangGraph's
+        stores, the query neither filters nor ranks."""
         prefix = _check_namespace(namespace_prefix, allow_empty=True)
         if query and self._index is not None:
             items = self._semantic_search(prefix, query, filter, limit, offset)
@@ -258,20 +257,10 @@ class BaseStore:
                 hit_count=len(items),
             )
             return items
-        hits: list[tuple[float | None, Row]] = []
-        for row in self._scan(prefix):
-            if filter and not _matches(json.loads(row[2]), filter):
-                continue
-            score = None
-            if query is not None:
-                score = _score(row[2], query)
-                if score == 0:
-                    continue
-            hits.append((score, row))
-        hits.sort(key=lambda h: (-(h[0] or 0.0), h[1][0], h[1][1]))
-        items = [
-            _item(row, SearchItem, score=score) for score, row in hits[offset : offset + limit]
+        rows = [
+            row for row in self._scan(prefix) if not filter or _matches(json.loads(row[2]), filter)
         ]
+        items = [_item(row, SearchItem) for row in rows[offset : offset + limit]]
         _record(
             "search",
             prefix,
@@ -469,7 +458,8 @@ class SqliteStore(BaseStore):
         p = self._prefix(prefix)
         with self._lock:
             rows = self._conn.execute(
-                "SELECT prefix, key, value, created_at, updated_at FROM store WHERE substr(prefix, 1, ?) = ?",
+                "SELECT prefix, key, value, created_at, updated_at FROM store"
+                " WHERE substr(prefix, 1, ?) = ? ORDER BY rowid",
                 (len(p), p),
             ).fetchall()
         return [(tuple(r[0].split(_SEP)[:-1]), r[1], r[2], r[3], r[4]) for r in rows]

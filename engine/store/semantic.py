@@ -88,6 +88,7 @@ class SemanticIndex:
     def __init__(self, config: dict[str, Any]) -> None:
         if "embed" not in config:
             raise ValueError("index= needs an 'embed' entry (an Embeddings object or a function)")
+        self.config = dict(config)
         self.dims = config.get("dims")
         self.fields: list[str] = list(config.get("fields") or ["$"])
         self._embed_documents, self._embed_query = _embedder(config["embed"])

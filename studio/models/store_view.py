@@ -95,10 +95,16 @@ class LiveStoreSource:
         filter: Mapping[str, Any] | None = None,
         limit: int = 500,
     ) -> list[StoreRow]:
+        """The store's own search; with a query and no ``index_config`` (a LangGraph store,
+        ours too, then ignores the query), the words are looked for here, in the values."""
+        semantic = bool(query) and getattr(self.store, "index_config", None) is not None
         items = self.store.search(
-            tuple(prefix), query=query or None, filter=dict(filter) if filter else None, limit=limit
+            tuple(prefix),
+            query=query if semantic else None,
+            filter=dict(filter) if filter else None,
+            limit=limit if semantic or not query else 10_000,
         )
-        return [
+        rows = [
             StoreRow(
                 tuple(i.namespace),
                 i.key,
@@ -108,6 +114,9 @@ class LiveStoreSource:
             )
             for i in items
         ]
+        if query and not semantic:
+            rows = [r for r in rows if has_words(r.value, query)]
+        return rows[:limit]
 
 
 def _iso(when: Any) -> str | None:
@@ -115,6 +124,16 @@ def _iso(when: Any) -> str | None:
         return None
     iso = getattr(when, "isoformat", None)
     return str(iso()) if callable(iso) else str(when)
+
+
+def has_words(value: Any, query: str) -> bool:
+    """Does ``value``'s JSON text hold any of ``query``'s words (case-insensitive)?  The
+    search box's test where the store has no semantic index."""
+    words = query.lower().split()
+    if not words:
+        return True
+    text = json.dumps(value, ensure_ascii=False, default=str).lower()
+    return any(w in text for w in words)
 
 
 def _matches(value: Any, filter: Mapping[str, Any]) -> bool:
@@ -159,17 +178,14 @@ class RecordedStoreSource:
         filter: Mapping[str, Any] | None = None,
         limit: int = 500,
     ) -> list[StoreRow]:
-        words = (query or "").lower().split()
         out = []
         for (ns, _key), row in sorted(self.items.items()):
             if ns[: len(prefix)] != tuple(prefix):
                 continue
             if filter and not _matches(row.value, filter):
                 continue
-            if words:
-                text = json.dumps(row.value, ensure_ascii=False).lower()
-                if not any(w in text for w in words):
-                    continue
+            if query and not has_words(row.value, query):
+                continue
             out.append(row)
         return out[:limit]
 

@@ -61,8 +61,12 @@ def test_a_run_reports_each_store_call(kind: str, tmp_path: Path) -> None:
     get, put, search, _ = ops
     assert get.found is False
     assert put.value == {"facts": ["likes tea"]}
-    assert search.query == "likes tea" and search.hit_count == 1
-    assert search.hits == [{"namespace": ["user", "u1"], "key": "facts"}]
+    # no index: the query neither filters nor ranks (as LangGraph's stores); first put first
+    assert search.query == "likes tea" and search.hit_count == 2
+    assert search.hits == [
+        {"namespace": ["user", "u1"], "key": "scratch"},
+        {"namespace": ["user", "u1"], "key": "facts"},
+    ]
     run_id = next(e.run_id for e in seen if e.kind == "run.started")
     tool_span = next(e.span_id for e in seen if e.kind == "tool.started")
     assert all(e.run_id == run_id and e.parent_span_id == tool_span for e in ops)

@@ -189,3 +189,31 @@ def test_a_narrow_dock_picks_the_namespace_from_a_drop_down(
     dock.resize(900, 400)
     qtbot.waitUntil(lambda: not dock.ns_tree.isHidden())
     window.close()
+
+
+def test_the_search_box_finds_words_in_any_store_and_ranks_by_an_index() -> None:
+    """A store without a semantic index ignores a search's query (LangGraph's and ours): the
+    dock looks for the words in the values itself; with an index, the store ranks."""
+    import pytest
+
+    from studio.models.store_view import LiveStoreSource
+
+    lg_memory = pytest.importorskip("langgraph.store.memory")
+    for store in (lg_memory.InMemoryStore(), InMemoryStore()):
+        store.put(("docs",), "readme", {"text": "Read me first"})
+        store.put(("docs",), "todo", {"text": "buy tea"})
+        assert [r.key for r in store.search(("docs",), query="read")] == ["readme", "todo"]
+        source = LiveStoreSource(store)
+        assert [r.key for r in source.search(("docs",), "READ")] == ["readme"]
+        assert [r.key for r in source.search(("docs",), "tea coffee", limit=1)] == ["todo"]
+        assert [r.key for r in source.search(("docs",))] == ["readme", "todo"]
+
+    def embed(texts: list[str]) -> list[list[float]]:
+        return [[t.lower().count("tea") + 0.1, 1.0] for t in texts]
+
+    indexed = InMemoryStore(index={"embed": embed, "dims": 2, "fields": ["text"]})
+    indexed.put(("docs",), "readme", {"text": "Read me first"})
+    indexed.put(("docs",), "todo", {"text": "buy tea"})
+    rows = LiveStoreSource(indexed).search(("docs",), "tea")
+    assert [r.key for r in rows] == ["todo", "readme"]  # ranked by the store, both kept
+    assert rows[0].score is not None and rows[0].score > (rows[1].score or 0)

@@ -2,8 +2,9 @@
 
 Left, the namespaces as a tree (item counts); right, the items under the chosen namespace
 (key, namespace, what the chosen run did to it, when it was last written) and the chosen item's
-value as a JSON tree.  The search box ranks by the words of a query; the filter box takes a
-JSON object (``{"theme": "dark"}``).  "Run" picks whose reads and writes are marked (R read, W
+value as a JSON tree.  The search box keeps the items whose values hold a word of the query (a
+store with a semantic index, ``index_config``, ranks them by similarity instead); the filter box
+takes a JSON object (``{"theme": "dark"}``).  "Run" picks whose reads and writes are marked (R read, W
 written, D deleted, tinted); "Only this run's items" hides the rest.
 
 The source is the loaded agent's store (ours, or an attached app's LangGraph store), read on a

@@ -63,8 +63,11 @@ def test_search_prefix_filter_query_paging(store: BaseStore):
     assert [i.key for i in store.search(("doc",))] == []  # labels match whole, not as text
     assert [i.key for i in store.search(("docs",), filter={"kind": "note"})] == ["1", "3"]
     assert [i.key for i in store.search(("docs",), filter={"n": {"$gte": 2}})] == ["2", "3"]
-    hits = store.search(("docs",), query="coffee tea")
-    assert [(i.key, i.score) for i in hits] == [("3", 1.0), ("1", 0.5), ("2", 0.5)]
+    # without an index, as LangGraph's stores: a query neither filters nor ranks
+    hits = store.search(("docs",), query="what's my name?")
+    assert [(i.key, i.score) for i in hits] == [("1", None), ("2", None), ("3", None)]
+    store.put(("docs", "a"), "1", {"kind": "note", "text": "Tea at six", "n": 1})
+    assert [i.key for i in store.search(("docs",))] == ["1", "2", "3"]  # an update keeps its place
     assert [i.key for i in store.search((), limit=2, offset=1)] == ["2", "3"]
 
 
