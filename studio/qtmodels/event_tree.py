@@ -44,8 +44,6 @@ __all__ = ["EventTreeModel"]
 
 Index = QModelIndex | QPersistentModelIndex
 _POINT_MUTED = frozenset({"state", "checkpoint"})
-_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
-_NO_FLAGS = Qt.ItemFlag.NoItemFlags
 _INVALID = QModelIndex()
 # roles as plain ints: ``data`` runs for every role of every painted cell
 _R = Qt.ItemDataRole
@@ -358,8 +356,9 @@ class EventTreeModel(QAbstractItemModel):
             return self.COLUMNS[section] if 0 <= section < len(self.COLUMNS) else None
         return None
 
-    def flags(self, index: Index) -> Qt.ItemFlag:
-        return _FLAGS if index.isValid() else _NO_FLAGS
+    # No ``flags`` override: Qt's own answers the same (enabled and selectable, nothing for an
+    # invalid index) without a call into Python, which a tree view makes twice per visible row
+    # on every relayout and once per painted cell.
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         # Hot: a painted cell asks for about seven roles; those not answered leave at once.
