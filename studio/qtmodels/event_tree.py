@@ -189,6 +189,13 @@ class EventTreeModel(QAbstractItemModel):
             parent_index = self.createIndex(pos, column if r is row else 0, r.uid)
         return parent_index
 
+    def uids(self, parent: Index, first: int, last: int) -> list[int]:
+        """The ids (``internalId``) of the rows ``first``..``last`` under ``parent`` that Qt
+        knows (as ``index(row, 0, parent).internalId()`` for each, in one call)."""
+        p = self._parent_row(parent)
+        end = min(last + 1, self._shown.get(p, 0))
+        return [r.uid for r in self.tree.children(p)[max(0, first) : end]]
+
     def _parent_row(self, index: Index) -> Row:
         return self.tree.rows[index.internalId()] if index.isValid() else self.tree.root
 
