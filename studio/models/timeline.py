@@ -161,6 +161,8 @@ class TimelineModel:
         """Events of other threads are ignored (None: accept all)."""
         self._listeners: list[Listener] = []
         self.by_id: dict[str, CheckpointNode] = {}
+        self._latest: CheckpointNode | None = None
+        """The node of the greatest id in ``by_id`` (kept as nodes are inserted)."""
         self.branches: list[Branch] = []
         self.roots: list[Branch] = []
         """``roots[0]`` is main; later roots are checkpoints whose parent is unknown."""
@@ -234,7 +236,7 @@ class TimelineModel:
         return sorted(self.by_id.values(), key=lambda n: n.checkpoint_id)
 
     def latest(self) -> CheckpointNode | None:
-        return max(self.by_id.values(), key=lambda n: n.checkpoint_id) if self.by_id else None
+        return self._latest  # kept by _insert: the live view asks after every batch
 
     # tree protocol for the Qt adapter ----------------------------------------------------------
 
@@ -278,6 +280,7 @@ class TimelineModel:
 
     def _reset_state(self) -> None:
         self.by_id = {}
+        self._latest = None
         self.branches = []
         self.roots = []
         self._pending_divergence = {}
@@ -343,6 +346,9 @@ class TimelineModel:
         node = CheckpointNode(record, branch, len(branch.nodes))
         branch.nodes.append(node)
         self.by_id[record.checkpoint_id] = node
+        latest = self._latest
+        if latest is None or record.checkpoint_id >= latest.checkpoint_id:
+            self._latest = node  # (>=: a record inserted again replaces its node in by_id too)
         return node
 
     def _changed(self, node: CheckpointNode) -> None:

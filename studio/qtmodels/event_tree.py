@@ -44,8 +44,6 @@ __all__ = ["EventTreeModel"]
 
 Index = QModelIndex | QPersistentModelIndex
 _POINT_MUTED = frozenset({"state", "checkpoint"})
-_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
-_NO_FLAGS = Qt.ItemFlag.NoItemFlags
 _INVALID = QModelIndex()
 # roles as plain ints: ``data`` runs for every role of every painted cell
 _R = Qt.ItemDataRole
@@ -190,6 +188,13 @@ class EventTreeModel(QAbstractItemModel):
                 self._expose(p, pos + 1 if p is self.tree.root else None)
             parent_index = self.createIndex(pos, column if r is row else 0, r.uid)
         return parent_index
+
+    def uids(self, parent: Index, first: int, last: int) -> list[int]:
+        """The ids (``internalId``) of the rows ``first``..``last`` under ``parent`` that Qt
+        knows (as ``index(row, 0, parent).internalId()`` for each, in one call)."""
+        p = self._parent_row(parent)
+        end = min(last + 1, self._shown.get(p, 0))
+        return [r.uid for r in self.tree.children(p)[max(0, first) : end]]
 
     def _parent_row(self, index: Index) -> Row:
         return self.tree.rows[index.internalId()] if index.isValid() else self.tree.root
@@ -358,8 +363,9 @@ class EventTreeModel(QAbstractItemModel):
             return self.COLUMNS[section] if 0 <= section < len(self.COLUMNS) else None
         return None
 
-    def flags(self, index: Index) -> Qt.ItemFlag:
-        return _FLAGS if index.isValid() else _NO_FLAGS
+    # No ``flags`` override: Qt's own answers the same (enabled and selectable, nothing for an
+    # invalid index) without a call into Python, which a tree view makes twice per visible row
+    # on every relayout and once per painted cell.
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         # Hot: a painted cell asks for about seven roles; those not answered leave at once.

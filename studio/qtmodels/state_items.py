@@ -157,7 +157,5 @@ class StateItemModel(QAbstractItemModel):
             "null": c.muted,
         }.get(kind, c.muted)
 
-    def flags(self, index: Index) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+    # No ``flags`` override: Qt's own answers the same (enabled and selectable, nothing for an
+    # invalid index) without a call into Python for every row laid out and every cell painted.

@@ -140,9 +140,9 @@ class EventCellDelegate(QStyledItemDelegate):
             # several top-level rows: the model's "everything changed" (prices, palette)
             self.forget()
             return
-        model = self.model
-        for row in range(top_left.row(), bottom_right.row() + 1):
-            uid = model.index(row, 0, parent).internalId()
+        # the rows' ids read off the tree (one call, where an index per row is a call into Qt
+        # and back into the model's ``index``)
+        for uid in self.model.uids(parent, top_left.row(), bottom_right.row()):
             for col in range(top_left.column(), bottom_right.column() + 1):
                 looks.pop((uid, col), None)
                 seen.discard((uid, col))
