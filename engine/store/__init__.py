@@ -248,19 +248,13 @@ class BaseStore:
         prefix = _check_namespace(namespace_prefix, allow_empty=True)
         if query and self._index is not None:
             items = self._semantic_search(prefix, query, filter, limit, offset)
-            _record(
-                "search",
-                prefix,
-                query=query,
-                filter=filter,
-                hits=[_hit(i) for i in items[:_MAX_HITS]],
-                hit_count=len(items),
-            )
-            return items
-        rows = [
-            row for row in self._scan(prefix) if not filter or _matches(json.loads(row[2]), filter)
-        ]
-        items = [_item(row, SearchItem) for row in rows[offset : offset + limit]]
+        else:
+            rows = [
+                row
+                for row in self._scan(prefix)
+                if not filter or _matches(json.loads(row[2]), filter)
+            ]
+            items = [_item(row, SearchItem) for row in rows[offset : offset + limit]]
         _record(
             "search",
             prefix,
