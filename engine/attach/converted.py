@@ -18,6 +18,7 @@ from collections.abc import Callable
 from itertools import repeat
 from typing import Any, cast
 
+from engine.attach.per_class import per_class
 from engine.interop import from_langchain, is_langchain_message
 from engine.models.hashing import request_hash
 
@@ -30,13 +31,7 @@ _MESSAGE_TYPES: dict[type, bool] = {}
 def is_lc_message(value: Any) -> bool:
     """``engine.interop.is_langchain_message``, worked out once per class (it walks the MRO
     and compares module names: a state's every message is asked on every superstep)."""
-    cls = type(value)
-    known = _MESSAGE_TYPES.get(cls)
-    if known is None:
-        if len(_MESSAGE_TYPES) > 1000:  # classes made on the fly: do not keep them all
-            _MESSAGE_TYPES.clear()
-        known = _MESSAGE_TYPES[cls] = is_langchain_message(value)
-    return known
+    return per_class(_MESSAGE_TYPES, value, is_langchain_message)
 
 
 _CONVERTED: OrderedDict[int, tuple[Any, tuple[int, int, Any], Any]] = OrderedDict()

@@ -11,6 +11,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from engine.attach.per_class import per_class
+
 __all__ = ["model_name"]
 
 _NAMES = ("model_name", "model", "model_id", "deployment_name")
@@ -35,14 +37,14 @@ def _absent(cls: type) -> frozenset[str]:
     return frozenset(n for n in _NAMES if n not in private and not hasattr(cls, n))
 
 
+def _absent_of(model: Any) -> frozenset[str]:
+    return _absent(type(model))
+
+
 def model_name(model: Any) -> str:
     """The first non-empty string among ``model``'s ``_NAMES``, else its class's name."""
     cls = type(model)
-    absent = _ABSENT.get(cls)
-    if absent is None:
-        if len(_ABSENT) > 1000:  # classes made on the fly: do not keep them all
-            _ABSENT.clear()
-        absent = _ABSENT[cls] = _absent(cls)
+    absent = per_class(_ABSENT, model, _absent_of)
     fields: Any = ()
     extra: Any = ()
     if absent:

@@ -197,17 +197,7 @@ class RunEmitter:
             bus.deliver_sync(ev)
 
     def _deliver_sync(self, ev: EventBase) -> None:
-        # ``_stamp``, inline (every event of a run without a debugger passes here)
-        if self._held[0] is not None:
-            self.release_tokens()
-        seq = self._seq
-        seq[0] += 1
-        # the attribute, not ``vars(ev)``: a builtin call costs more than the whole store
-        fields: dict[str, Any] = ev.__dict__  # type: ignore[assignment]
-        fields["seq"] = seq[0]  # no pydantic __setattr__ on the hot path
-        base = fields.get("messages_base")
-        if base is not None and type(base) is SeqOf:
-            fields["messages_base"] = base.event.seq or None
+        self._stamp(ev)
         for bus in self.buses:
             bus.deliver_sync(ev)
             if bus._sinks:
@@ -217,7 +207,7 @@ class RunEmitter:
                     except asyncio.QueueFull:  # cannot wait on the loop thread from sync code
                         self.loop.create_task(sink.put(ev))
         loops = self.loops
-        if loops is not None and fields["kind"] in _SPAN_KINDS:  # others never make a loop
+        if loops is not None and ev.__dict__["kind"] in _SPAN_KINDS:  # others never make a loop
             found = loops.see(ev)
             if found is not None:
                 self._deliver_sync(self._build(LoopDetected, found))

@@ -114,15 +114,7 @@ class _Listener:
         )
 
     def __call__(self, event: EventBase) -> None:
-        # ``SessionRecorder.record``, inline: called for every event of the run, on its thread
-        rec = self.recorder
-        with rec._lock:
-            if rec._closing:
-                return
-            rec._pending.append((event, self.shape))
-            rec._queued += 1
-        if event.__dict__["kind"] in _WRITE_AT_ONCE:
-            rec._wake.set()
+        self.recorder.record(event, shape=self.shape)
 
 
 class SessionRecorder:

@@ -77,6 +77,10 @@ def find_store(graph: Any) -> Any:
     return store if hasattr(store, "search") and hasattr(store, "list_namespaces") else None
 
 
+WORD_SEARCH_SCAN = 10_000
+"""Items a word search reads from a store without an index, to look for the words in."""
+
+
 class LiveStoreSource:
     """The agent's store object (any store with the BaseStore reading API)."""
 
@@ -102,7 +106,7 @@ class LiveStoreSource:
             tuple(prefix),
             query=query if semantic else None,
             filter=dict(filter) if filter else None,
-            limit=limit if semantic or not query else 10_000,
+            limit=limit if semantic or not query else WORD_SEARCH_SCAN,
         )
         rows = [
             StoreRow(
