@@ -229,22 +229,45 @@ def test_batcher_delivers_in_batches_and_flushes_on_demand() -> None:
     assert got == [list(range(50)), [50]] and batcher.deliveries == 2
 
 
-def test_batcher_delivers_at_once_after_a_quiet_spell_and_coalesces_a_flood() -> None:
+def test_batcher_holds_a_quiet_spells_first_event_one_interval_and_coalesces_a_flood() -> None:
     got: list[list[int]] = []
     batcher = EventBatcher(lambda b: got.append([e.seq for e in b]), interval=60.0)
 
     async def feed() -> None:
-        for i in range(3):  # one loop iteration's events: one delivery, at the next iteration
-            batcher.add(RunStarted(run_id="r", seq=i))
-        await asyncio.sleep(0)
-        assert got == [[0, 1, 2]]
-        for i in range(3, 10):  # within the interval of that delivery: they wait for it
+        loop = asyncio.get_running_loop()
+        batcher.add(RunStarted(run_id="r", seq=0))  # quiet before: due one interval from now
+        handle = batcher._handle
+        assert isinstance(handle, asyncio.TimerHandle)
+        assert 59.0 < handle.when() - loop.time() <= 60.0
+        for i in range(1, 10):  # the rest of the burst joins that delivery, nothing earlier
             batcher.add(RunStarted(run_id="r", seq=i))
             await asyncio.sleep(0)
-        assert got == [[0, 1, 2]] and batcher.pending == 7
-        batcher.flush()
-        assert got == [[0, 1, 2], list(range(3, 10))]
+        assert got == [] and batcher.pending == 10 and batcher._handle is handle
+        batcher.flush()  # a pause or the run's end: at once
+        assert got == [list(range(10))] and batcher._handle is None
+        batcher.add(RunStarted(run_id="r", seq=10))  # right after a delivery: an interval after it
+        handle = batcher._handle
+        assert isinstance(handle, asyncio.TimerHandle)
+        assert 59.0 < handle.when() - loop.time() <= 60.0
         batcher.discard()
+        assert batcher._handle is None and batcher.pending == 0
+
+    asyncio.run(feed())
+    assert got == [list(range(10))] and batcher.deliveries == 1
+
+
+def test_batcher_delivers_a_quiet_spells_events_when_the_interval_is_up() -> None:
+    got: list[list[int]] = []
+    batcher = EventBatcher(lambda b: got.append([e.seq for e in b]), interval=0.01)
+
+    async def feed() -> None:
+        batcher.add(RunStarted(run_id="r", seq=0))
+        batcher.add(RunStarted(run_id="r", seq=1))
+        await asyncio.sleep(0)
+        assert got == []
+        # a timer due after the batcher's: the batcher's fires first, however late both are
+        await asyncio.sleep(0.05)
+        assert got == [[0, 1]]
 
     asyncio.run(feed())
 
