@@ -272,11 +272,14 @@ class EventTree:
         row.paused_at = self._paused.get(ev.run_id, 0.0)
         fam = family(kind)
         # the events that belong to a node or a middleware declare ``node`` / ``middleware``
-        own_node = getattr(ev, "node", None) or (ev.from_node if isinstance(ev, Route) else None)
+        # (fields: read off ``__dict__``, where ``getattr`` on an event without one has pydantic
+        # raise and catch an AttributeError)
+        fields = ev.__dict__
+        own_node = fields.get("node") or (ev.from_node if isinstance(ev, Route) else None)
         row.node = own_node or parent.node
         if kind == "node.started" and own_node:
             self.nodes[own_node] = None
-        mw = getattr(ev, "middleware", None)
+        mw = fields.get("middleware")
         row.middleware = mw or parent.middleware
         if mw:
             self.middlewares[mw] = None
