@@ -143,3 +143,11 @@ def test_a_session_recorded_with_the_interrupt_told_twice_opens_with_one_row(
     assert window.open_session(str(path))
     run_until(qloop, lambda: len(window.hub.events) == len(events))
     check_one_interrupt_row(event_rows(window))
+    waterfall = window.docks["waterfall"]
+    waterfall.show()
+    waterfall.raise_()
+    model = waterfall.widget().model
+    run_until(qloop, lambda: bool(model.runs))
+    (lanes,) = model.runs.values()
+    marks = [m for m in lanes.marks if m.kind == "interrupt.raised"]
+    assert [m.event.__dict__["node"] for m in marks] == ["review"]  # one mark, on its node
