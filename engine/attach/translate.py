@@ -259,10 +259,10 @@ class StreamTranslator:
             )
 
     def _interrupted_nodes(self, ns: str, count: int) -> list[tuple[str, str]]:
-        """The nodes of the next ``count`` interrupts of graph ``ns``: its nodes that ended
-        interrupted (name and span), in the order they ended.  LangGraph reports a superstep's interrupts as
-        each task puts them, so one report may come while another interrupted node waits for
-        its own: it keeps its name for it."""
+        """The nodes (name, span) of the next ``count`` interrupts of graph ``ns``: its nodes
+        that ended interrupted, in the order they ended.  LangGraph reports a superstep's
+        interrupts as each task puts them, so one report may come while another interrupted
+        node waits for its own: it keeps its name for it."""
         ended = self.cb.interrupted.get(ns, [])
         taken, rest = ended[:count], ended[count:]
         if rest:

@@ -259,7 +259,7 @@ class Waterfall:
             if lanes.pauses and lanes.pauses[-1][1] is None:
                 lanes.pauses[-1] = (lanes.pauses[-1][0], t)
         elif kind in ("loop.detected", "interrupt.raised"):
-            iid = getattr(ev, "interrupt_id", None)
+            iid = ev.__dict__.get("interrupt_id")
             if iid and iid in lanes.interrupts:
                 return True
             if iid:
