@@ -50,6 +50,11 @@ class GraphInterrupt(GraphBubbleUp):
     reported: bool = False
     """True once a task reported these interrupts (a caller re-raising them stays quiet)."""
 
+    shown: bool = False
+    """True once the task that called ``interrupt()`` emitted their ``interrupt.raised``: the
+    node of an enclosing graph this one was called from re-raises them without another event
+    (it ends ``interrupted``, which says it waits)."""
+
     def __init__(self, interrupts: Sequence[Interrupt] = ()) -> None:
         super().__init__(tuple(interrupts))
 

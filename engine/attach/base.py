@@ -174,8 +174,8 @@ class HandlerBase(AsyncCallbackHandler):
         """(graph namespace, task id) -> the span of the node running that task."""
         self.task_attempts: dict[tuple[str, str], int] = {}
         """How often each task has started (a node ``RetryPolicy`` reruns it)."""
-        self.interrupted: dict[str, list[str]] = {}
-        """Per graph namespace, the nodes whose last run stopped at ``interrupt()``."""
+        self.interrupted: dict[str, list[tuple[str, str]]] = {}
+        """Per graph namespace, the nodes (name, span) whose last run stopped at ``interrupt()``."""
         self.wrap_owner: dict[str, str] = {}
         """Wrapper / attempt span -> the span of the node whose middleware opened it."""
         self.routed: set[tuple[str, str]] = set()

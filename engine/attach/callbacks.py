@@ -232,13 +232,13 @@ class AttachCallbacks(CallEvents):
         if op is None or op.kind != "node":
             self.parents.pop(run_id, None)
             return
-        await self._close_subgraph_steps(op)
         interrupted = error is not None and type(error).__name__ in ("GraphInterrupt", "Interrupt")
+        await self._close_subgraph_steps(op, "interrupted" if interrupted else "ok")
         status: Literal["ok", "error", "interrupted", "cancelled"] = (
             "interrupted" if interrupted else "error" if error is not None else "ok"
         )
         if interrupted:
-            self.interrupted.setdefault(op.ns, []).append(op.name)
+            self.interrupted.setdefault(op.ns, []).append((op.name, op.span))
         if isinstance(error, StepwiseAbort):  # our stop or our failure: never the app's error
             stopped = isinstance(error.cause, RunStopped)
             status = "cancelled" if stopped else "error"
@@ -316,12 +316,15 @@ class AttachCallbacks(CallEvents):
             detail="handoff (Command.PARENT)",
         )
 
-    async def _close_subgraph_steps(self, op: Open) -> None:
-        """A node that ran a subgraph is done: so are the subgraph's supersteps."""
+    async def _close_subgraph_steps(
+        self, op: Open, status: Literal["ok", "interrupted"] = "ok"
+    ) -> None:
+        """A node that ran a subgraph is done: so are the subgraph's supersteps (interrupted
+        with it when the node waits on the subgraph's ``interrupt()``)."""
         child = f"{op.ns}|{op.name}:{op.task_id}" if op.ns else f"{op.name}:{op.task_id}"
         for ns, step in list(self.steps):
             if ns == child or ns.startswith(child + "|"):
-                await self.finish_step(ns, step)
+                await self.finish_step(ns, step, status)
 
     @either
     async def on_chain_end(self, outputs: Any, *, run_id: UUID, **kwargs: Any) -> None:

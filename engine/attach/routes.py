@@ -11,6 +11,9 @@ declares), ``RouteBook.routes`` tells each writer's routes as the engine reports
 - a branch is a ``conditional`` route (``detail``: its name) to the nodes due next among its
   possible ends; a ``create_agent`` branch gets the engine's reason (``tool_calls``,
   ``no_tool_calls``, ``structured_response``, ``return_direct``);
+- a graph a node function invokes (``agent.invoke(...)`` in the node's code) is known by what
+  LangGraph finds the function reaching (``PregelNode.subgraphs``); when a node reaches several,
+  the one whose nodes wrote is taken;
 - a writer whose graph is not known here (a graph built inside a node) routes to every node due
   next, as before this module.
 """
@@ -47,9 +50,12 @@ class _Shape:
     static: dict[str, tuple[str, ...]]
     branches: dict[str, tuple[tuple[str, tuple[str, ...] | None], ...]]
     command_ends: dict[str, tuple[str, ...]]
-    subgraphs: dict[str, Any]
+    subgraphs: dict[str, tuple[Any, ...]]
+    """Per node, the graphs it runs: the compiled graph it is, or those its function invokes."""
     claimed: frozenset[str]
     """Every static edge's target: a branch without declared ends never routes to these."""
+    order: Mapping[str, int]
+    """The graph's nodes (and END), in the order they were added."""
 
 
 def command_targets(output: Any) -> tuple[list[str], list[dict[str, Any]]] | None:
@@ -102,7 +108,8 @@ def _shape_of(graph: Any) -> _Shape | None:
             out.append((str(name), tuple(str(e) for e in ends.values()) if ends else None))
         branches[str(source)] = tuple(out)
     command_ends: dict[str, tuple[str, ...]] = {}
-    subgraphs: dict[str, Any] = {}
+    subgraphs: dict[str, tuple[Any, ...]] = {}
+    compiled = getattr(graph, "nodes", None)
     for name, spec in nodes.items():
         ends = getattr(spec, "ends", None)
         if isinstance(ends, Mapping):
@@ -111,7 +118,12 @@ def _shape_of(graph: Any) -> _Shape | None:
             command_ends[str(name)] = tuple(str(e) for e in ends)
         runnable = getattr(spec, "runnable", None)
         if getattr(runnable, "builder", None) is not None:  # a compiled graph as the node
-            subgraphs[str(name)] = runnable
+            subgraphs[str(name)] = (runnable,)
+        elif isinstance(compiled, Mapping):  # graphs the node's function invokes
+            found = getattr(compiled.get(name), "subgraphs", None) or ()
+            called = tuple(g for g in found if getattr(g, "builder", None) is not None)
+            if called:
+                subgraphs[str(name)] = called
     return _Shape(
         {
             s: tuple(sorted(set(t), key=lambda n: order.get(n, len(order))))
@@ -121,6 +133,7 @@ def _shape_of(graph: Any) -> _Shape | None:
         command_ends,
         subgraphs,
         frozenset(t for ts in static.values() for t in ts),
+        order,
     )
 
 
@@ -129,20 +142,37 @@ class RouteBook:
 
     def __init__(self, graph: Any) -> None:
         self._graph = graph
-        self._shapes: dict[tuple[str, ...], _Shape | None] = {}
+        self._shapes: dict[tuple[str, ...], tuple[_Shape, ...]] = {}
 
-    def shape(self, ns: str) -> _Shape | None:
-        """The routing of graph ``ns`` (``""``: the root; ``"node:task|inner:task"``: the
-        subgraph a node runs), None when it is not a known ``StateGraph``."""
+    def shapes(self, ns: str) -> tuple[_Shape, ...]:
+        """The routings graph ``ns`` may have (``""``: the root; ``"node:task|inner:task"``:
+        a graph a node runs or invokes), none when it is not a known ``StateGraph``.  More
+        than one when a node's function reaches several graphs (they share its namespace)."""
         path = tuple(part.split(":", 1)[0] for part in ns.split("|")) if ns else ()
-        if path in self._shapes:
-            return self._shapes[path]
-        shape = _shape_of(self._graph)
-        for name in path:
-            sub = shape.subgraphs.get(name) if shape is not None else None
-            shape = _shape_of(sub) if sub is not None else None
-        self._shapes[path] = shape
-        return shape
+        found = self._shapes.get(path)
+        if found is not None:
+            return found
+        if not path:
+            root = _shape_of(self._graph)
+            found = (root,) if root is not None else ()
+        else:
+            found = tuple(
+                shape
+                for outer in self.shapes("|".join(path[:-1]))
+                for sub in outer.subgraphs.get(path[-1], ())
+                if (shape := _shape_of(sub)) is not None
+            )
+        self._shapes[path] = found
+        return found
+
+    def shape(self, ns: str, writers: Sequence[str] = ()) -> _Shape | None:
+        """The routing of graph ``ns``: of the graphs it may be, the first whose nodes include
+        ``writers``; None when none is known."""
+        shapes = self.shapes(ns)
+        for shape in shapes:
+            if all(w in shape.order for w in writers):
+                return shape
+        return shapes[0] if shapes else None
 
     def routes(
         self,
@@ -154,7 +184,7 @@ class RouteBook:
     ) -> dict[str, list[RouteSpec]]:
         """Each writer's routes out of a superstep of graph ``ns`` whose checkpoint has
         ``nxt`` due next; ``commands``: the ``Command`` destinations writers returned."""
-        shape = self.shape(ns)
+        shape = self.shape(ns, writers)
         out: dict[str, list[RouteSpec]] = {}
         for w in writers:
             if shape is None or not _known(shape, w, commands):

@@ -159,6 +159,9 @@ class StreamTranslator:
         self.planned: dict[str, list[PlannedTask]] = {}
         """Per graph namespace, the tasks its latest checkpoint has due next."""
         self.interrupts: list[Any] = []
+        self.shown_interrupts: set[str] = set()
+        """Ids of the interrupts reported so far: LangGraph streams a subgraph's again at each
+        enclosing graph, whose node only ends interrupted (it waits on the same interrupt)."""
         self.values: Any = None
         """The root graph's latest values (the run's output)."""
         cb.planned_tasks = lambda ns: self.planned.get(ns, ())
@@ -240,20 +243,26 @@ class StreamTranslator:
         nodes = self._interrupted_nodes(ns, len(update or ()))
         for i, intr in enumerate(update or ()):
             self.interrupts.append(intr)
+            iid = str(getattr(intr, "id", "") or "") or None
+            if iid is not None and iid in self.shown_interrupts:
+                continue  # a subgraph's, shown under its node: this graph's node waits on it
+            if iid is not None:
+                self.shown_interrupts.add(iid)
+            node, span = nodes[min(i, len(nodes) - 1)] if nodes else ("", "")
             await self.cb._emit(
                 InterruptRaised,
                 ns,
-                parent_span_id=parent,
-                interrupt_id=str(getattr(intr, "id", "") or "") or None,
+                parent_span_id=span or parent,
+                interrupt_id=iid,
                 value=to_jsonable(to_engine_values(getattr(intr, "value", intr)), max_str=4000),
-                node=nodes[min(i, len(nodes) - 1)] if nodes else "",
+                node=node,
             )
 
-    def _interrupted_nodes(self, ns: str, count: int) -> list[str]:
-        """The nodes of the next ``count`` interrupts of graph ``ns``: its nodes that ended
-        interrupted, in the order they ended.  LangGraph reports a superstep's interrupts as
-        each task puts them, so one report may come while another interrupted node waits for
-        its own: it keeps its name for it."""
+    def _interrupted_nodes(self, ns: str, count: int) -> list[tuple[str, str]]:
+        """The nodes (name, span) of the next ``count`` interrupts of graph ``ns``: its nodes
+        that ended interrupted, in the order they ended.  LangGraph reports a superstep's
+        interrupts as each task puts them, so one report may come while another interrupted
+        node waits for its own: it keeps its name for it."""
         ended = self.cb.interrupted.get(ns, [])
         taken, rest = ended[:count], ended[count:]
         if rest:

@@ -233,7 +233,8 @@ async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> Non
             if sp.resume:
                 writes.append((RESUME, list(sp.resume)))
             await loop.save_task_writes(task, writes)
-            if em.active and not gi.reported:
+            if em.active and not gi.reported and not gi.shown:
+                gi.shown = True
                 for intr in gi.interrupts:
                     await em.emit(
                         InterruptRaised,
@@ -385,6 +386,7 @@ async def run_step(loop: PregelLoop, tasks: Sequence[Task]) -> None:
     error: BaseException | None = None
     invalid: BaseException | None = None
     interrupted: list[Task] = []
+    shown = True
     try:
         waiting = set(futures)
         while waiting:
@@ -395,6 +397,7 @@ async def run_step(loop: PregelLoop, tasks: Sequence[Task]) -> None:
                 exc = f.exception()
                 if isinstance(exc, GraphInterrupt):
                     interrupted.append(futures[f])
+                    shown = shown and exc.shown
                 elif exc is not None and is_invalid_resume(exc):
                     if error is None:
                         invalid = invalid or exc  # raised once the other tasks finish
@@ -417,7 +420,9 @@ async def run_step(loop: PregelLoop, tasks: Sequence[Task]) -> None:
         raise invalid
     if interrupted:
         interrupted.sort(key=lambda t: t.sort_key)
-        raise GraphInterrupt([i for t in interrupted for i in t.interrupts])
+        gi = GraphInterrupt([i for t in interrupted for i in t.interrupts])
+        gi.shown = shown
+        raise gi
 
 
 async def _writes(loop: PregelLoop, task: Task, output: Any, ctx: TaskContext) -> Any:

@@ -127,6 +127,9 @@ class StreamTranslator(CallTranslation, StepTranslation):
         self.error: ServerError | None = None
         self.interrupts: list[InterruptRaised] = []
         """The ``interrupt()`` calls the latest server run stopped at."""
+        self.shown_interrupts: set[str] = set()
+        """Ids of the interrupts reported so far: a subgraph's, reported by its node that called
+        ``interrupt()``, comes again with the enclosing graph's node (which ends interrupted)."""
         self.values: Any = None
         """The root graph's values at its latest checkpoint (server JSON)."""
         self.state_seen: dict[str, Mapping[str, Any]] = {}
@@ -297,7 +300,7 @@ class StreamTranslator(CallTranslation, StepTranslation):
             duration_ms=duration,
         )
         for intr in interrupts:
-            await self._interrupt(ns, step, node, task_id, intr)
+            await self._interrupt(ns, step, node, task_id, intr, task.span if task else None)
 
     async def _close_inner_steps(
         self, ns: str, node: str, task_id: str, status: Literal["ok", "error", "interrupted"]
@@ -310,17 +313,33 @@ class StreamTranslator(CallTranslation, StepTranslation):
             await self._close_step(inner_ns, inner_step, status)
 
     async def _interrupt(
-        self, ns: str, step: int | None, node: str, task_id: str, intr: Mapping[str, Any]
+        self,
+        ns: str,
+        step: int | None,
+        node: str,
+        task_id: str,
+        intr: Mapping[str, Any],
+        span: str | None = None,
     ) -> None:
+        """``interrupt.raised`` under the span of the node that called ``interrupt()``."""
         fields: dict[str, Any] = {
             "interrupt_id": str(intr.get("id") or "") or None,
             "value": to_jsonable(intr.get("value"), max_str=4000),
             "node": node,
             "task_id": task_id,
         }
-        await self._emit(
-            InterruptRaised, ns, gated=True, parent_span_id=self.root_span, step=step, **fields
-        )
+        iid = fields["interrupt_id"]
+        if iid is None or iid not in self.shown_interrupts:
+            await self._emit(
+                InterruptRaised,
+                ns,
+                gated=True,
+                parent_span_id=span or self.root_span,
+                step=step,
+                **fields,
+            )
+        if iid is not None:
+            self.shown_interrupts.add(iid)
         if not ns:
             self.interrupts.append(
                 InterruptRaised(run_id=self.em.run_id, thread_id=self.em.thread_id, **fields)

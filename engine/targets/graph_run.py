@@ -89,9 +89,9 @@ class GraphRun:
             events = self.graph.astream_events(self.request.input, config, **kwargs)
             async with contextlib.aclosing(events) as stream:
                 async for ev in stream:
-                    if ev.run_id == self.run_id and not ev.ns:
+                    if ev.run_id == self.run_id and (not ev.ns or _answerable(ev)):
                         if isinstance(ev, InterruptRaised):
-                            pending[str(ev.interrupt_id or ev.seq)] = ev
+                            pending.setdefault(str(ev.interrupt_id or ev.seq), ev)
                         elif ev.kind == "interrupt.resumed":
                             pending.pop(str(getattr(ev, "interrupt_id", None) or ""), None)
                         elif isinstance(ev, RunFinished):
@@ -113,3 +113,12 @@ class GraphRun:
             error=error if final == "error" else None,
             interrupts=list(pending.values()) if final == "interrupted" else [],
         )
+
+
+def _answerable(ev: EventBase) -> bool:
+    """An event of a subgraph that says what waits for an answer: an ``interrupt()`` raised
+    there (reported once, by the subgraph's node that called it; an older session may repeat
+    it at the enclosing graph's node, with the same id) or one answered."""
+    if isinstance(ev, InterruptRaised):
+        return ev.interrupt_id is not None
+    return ev.kind == "interrupt.resumed" and getattr(ev, "interrupt_id", None) is not None

@@ -280,6 +280,10 @@ class WindowMenus:
         self.configurable_action.setStatusTip(
             'The app\'s own config["configurable"] keys (a user_id...) for the runs to come'
         )
+        self.run_input_action = m.addAction("Run with &Input...", self.run_with_input)
+        self.run_input_action.setStatusTip(
+            "The input and the context the runs start with: change them, then run"
+        )
         m.addSeparator()
         m.addAction(a.toggle_breakpoint)
         model = self.commands.breakpoints
@@ -330,6 +334,17 @@ class WindowMenus:
 
         future = show_dialog(self.configurable_dialog)
         future.add_done_callback(done)
+        return future
+
+    def run_with_input(self) -> asyncio.Future[int] | None:
+        """The run input form, filled with what the graph was given (to change it), then Run."""
+        from studio.dialogs.input_form import ask_run_input
+
+        future = ask_run_input(self.window, change=True)
+        if future is None:
+            self.commands.show_message(
+                "This graph takes no input form: type its first message in the input bar"
+            )
         return future
 
     def join_run(self) -> None:

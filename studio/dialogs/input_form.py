@@ -3,8 +3,9 @@ JSON Schema of its input (typed fields, defaults, checked before the run), with 
 what a form cannot express; and, for a graph with a ``context_schema``, its run context.
 
 ``ask_run_input(window)`` opens it (Run on such a graph with no input of its own does), and
-on "Run" keeps the input and the context on the run controller (Restart reuses them) and
-starts the run.
+on "Run" keeps the input and the context on the run controller (later runs and Restart reuse
+them; ``studio.run.given_inputs``) and starts the run.  ``change=True`` (*Debug > Run with
+Input...*) opens it filled with them, to change them.
 """
 
 from __future__ import annotations
@@ -159,7 +160,8 @@ class InputFormDialog(QDialog):
             self.json_edit = QPlainTextEdit()
             self.json_edit.setFont(mono_font())
             start = initial if initial is not None else input_form.defaults()
-            self.json_edit.setPlainText(input_form.as_json(start) if start != {} else "")
+            given = initial is not None  # an input given before shows, even an empty one
+            self.json_edit.setPlainText(input_form.as_json(start) if given or start != {} else "")
             self.json_edit.setPlaceholderText(str(input_form.schema.get("description") or ""))
             self.tabs.addTab(self.json_edit, "JSON")
         self.context_page: FormPage | None = None
@@ -237,24 +239,27 @@ class InputFormDialog(QDialog):
         return True
 
 
-def ask_run_input(window: Any) -> asyncio.Future[int] | None:
-    """Open the form for the loaded graph (see module docstring); None when it needs none."""
+def ask_run_input(window: Any, *, change: bool = False) -> asyncio.Future[int] | None:
+    """Open the form for the loaded graph (see module docstring); None when it needs none.
+    ``change``: everything the graph can be given, filled with what it was given before
+    (*Debug > Run with Input...*), not only what a run lacks."""
     ctl = window.controller
     target = ctl.target
     if target is None:
         return None
-    needs = ctl.missing_run_input()
+    needs = ctl.form_fields() if change else ctl.missing_run_input()
     if not needs:
         return None
     input_form = InputForm.from_schema(target.input_schema()) if "input" in needs else None
     context_form = InputForm.from_schema(target.context_schema()) if "context" in needs else None
+    initial, initial_context = ctl.form_prefill()
     dialog = InputFormDialog(
         input_form,
         context_form,
         window,
         theme=getattr(window.hub, "theme", "light"),
-        initial=ctl.typed_input,
-        initial_context=ctl.context,
+        initial=initial,
+        initial_context=initial_context,
     )
     window.input_form_dialog = dialog
 
@@ -262,10 +267,7 @@ def ask_run_input(window: Any) -> asyncio.Future[int] | None:
         if code.cancelled() or code.result() != QDialog.DialogCode.Accepted:
             window.status.show_message("Nothing started: the run needs its input")
             return
-        if input_form is not None:
-            ctl.typed_input = dialog.value
-        if context_form is not None:
-            ctl.context = dialog.context
+        ctl.keep_form_answer(needs, dialog.value, dialog.context)
         try:
             ctl.run_or_continue()
         except Exception as exc:  # one line, as every other start

@@ -72,6 +72,7 @@ __all__ = [
 
 _EMPTY: list[Row] = []
 _PAUSE_KINDS = frozenset({"debug.paused", "debug.resumed"})
+_INTERRUPT = "interrupt.raised"
 
 
 class EventTree:
@@ -99,6 +100,8 @@ class EventTree:
         """Per run: when the current pause began (mono ns)."""
         self._paused_row: dict[str, Row] = {}
         """Per run: the row the latest pause is marked on."""
+        self._interrupts: dict[tuple[str, str], Row] = {}
+        """(run, interrupt id): the row of the interrupt (one row however often it is told)."""
         self.filter = EventFilter()
         self._vis: dict[Row, list[Row]] | None = None
         self._vindex: dict[Row, int] | None = None
@@ -205,6 +208,8 @@ class EventTree:
         self._track_pauses(ev)
         if kind in _PAUSE_KINDS and self._mark_pause(ev, run, delta, listener):
             return
+        if kind == _INTERRUPT and self._told_again(ev, run):
+            return
         sid = ev.span_id
         if kind in SPAN_CLOSERS and sid is not None:
             row = self._spans.get(sid)
@@ -227,6 +232,9 @@ class EventTree:
             if kind in SPAN_OPENERS and sid is not None:
                 self._spans[sid] = row
         run[ev.seq] = row
+        iid = getattr(ev, "interrupt_id", None) if kind == _INTERRUPT else None
+        if iid:
+            self._interrupts[(ev.run_id, str(iid))] = row
         self._flag(row, status_flags(ev), delta)
         self._attach(row, delta, listener)
 
@@ -241,6 +249,21 @@ class EventTree:
                 self._paused[ev.run_id] = self._paused.get(ev.run_id, 0.0) + (
                     (ev.mono_ns - since) / 1e6
                 )
+
+    def _told_again(self, ev: EventBase, run: dict[int, Row]) -> bool:
+        """Whether ``ev`` repeats an interrupt that already has its row (sessions recorded
+        before a subgraph's interrupt was told once: again at each enclosing graph's node,
+        which ends interrupted).  The repeat selects the first row, under the node that called
+        ``interrupt()``."""
+        iid = getattr(ev, "interrupt_id", None)
+        if not iid:
+            return False
+        key = (ev.run_id, str(iid))
+        row = self._interrupts.get(key)
+        if row is None:
+            return False
+        run[ev.seq] = row
+        return True
 
     def _mark_pause(
         self, ev: EventBase, run: dict[int, Row], delta: TreeDelta, listener: TreeListener | None

@@ -106,6 +106,9 @@ class RunLanes:
     """The latest event time seen: where open bars end for now."""
     last_attempt: dict[str, Bar] = field(default_factory=dict)
     """Per parent span: its latest attempt (so a retry can be tied to it)."""
+    interrupts: set[str] = field(default_factory=set)
+    """The ids of the interrupts marked (a session recorded before a subgraph's interrupt was
+    told once tells it again at the parent's node: one mark)."""
 
     @property
     def duration(self) -> int:
@@ -256,6 +259,11 @@ class Waterfall:
             if lanes.pauses and lanes.pauses[-1][1] is None:
                 lanes.pauses[-1] = (lanes.pauses[-1][0], t)
         elif kind in ("loop.detected", "interrupt.raised"):
+            iid = ev.__dict__.get("interrupt_id")
+            if iid and iid in lanes.interrupts:
+                return True
+            if iid:
+                lanes.interrupts.add(iid)
             parent = lanes.bars.get(ev.parent_span_id or "")
             row = parent.row if parent is not None else 0
             label = "⟳ loop" if kind == "loop.detected" else "⏸ interrupt"

@@ -45,6 +45,7 @@ from studio.run.agent_source import (
 from studio.run.commands import SessionCommands
 from studio.run.drawables import drawable_for
 from studio.run.event_batcher import DEFAULT_INTERVAL, EventBatcher
+from studio.run.given_inputs import GivenInputsBook, RunForm
 from studio.run.saved_threads import SavedThreads
 from studio.run.stepping import NeedsInput, SteppingCommands
 from studio.run.target_load import TargetLoad
@@ -70,7 +71,9 @@ FIRST_MESSAGE_HINT = "Type the first message for the agent, then press Run"
 INPUT_FORM_HINT = "Give the graph its input in the form, then press Run"
 
 
-class RunController(SteppingCommands, SessionCommands, SavedThreads, AgentReload, TargetLoad):
+class RunController(
+    SteppingCommands, SessionCommands, SavedThreads, AgentReload, TargetLoad, RunForm
+):
     """Loads agents and drives their runs for the studio (see module docstring)."""
 
     def __init__(
@@ -128,6 +131,11 @@ class RunController(SteppingCommands, SessionCommands, SavedThreads, AgentReload
         self.context: Any = None
         """The run context (``context=``) for graphs with a ``context_schema``: from
         ``stepwise open --context-json`` or the input form."""
+        self.context_given = False
+        """The input form's context was answered, maybe left empty (no context): not asked
+        again (``studio.run.given_inputs``)."""
+        self.given = GivenInputsBook()
+        """What the input form was given, per graph label, for the session."""
         self.configurable: dict[str, Any] | None = None
         """The app's own ``config["configurable"]`` keys every run gets: from ``stepwise open
         --configurable-json`` or Run Configuration... (Debug menu)."""
@@ -156,6 +164,7 @@ class RunController(SteppingCommands, SessionCommands, SavedThreads, AgentReload
         self.label = label
         self.default_input = default
         self.typed_input = None
+        self.context_given = self.given.get(label).context_given
         self.threads = []
         self._ran_on = set()
         self._set_graph(graph)
@@ -294,7 +303,8 @@ class RunController(SteppingCommands, SessionCommands, SavedThreads, AgentReload
         if self.first_input is None and not self._chat() and target.input_schema() is not None:
             missing.add("input")
         context = InputForm.from_schema(target.context_schema())
-        if self.context is None and (context.required_names or context.whole):
+        asked = self.context is None and not self.context_given
+        if asked and (context.required_names or context.whole):
             missing.add("context")  # whole: a context typed as JSON (its fields are unknown)
         return missing
 

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from engine.targets import Target
     from studio.models.hub import Hub
     from studio.run.event_batcher import EventBatcher
+    from studio.run.given_inputs import GivenInputsBook
 
 __all__ = ["TargetLoad"]
 
@@ -41,6 +42,9 @@ class TargetLoad:
     spec: str | None
     default_input: Any
     typed_input: Any
+    context: Any
+    context_given: bool
+    given: GivenInputsBook
     threads: list[str]
     task: asyncio.Task[None] | None
     _factory: Any
@@ -75,7 +79,9 @@ class TargetLoad:
         self.spec = None
         self.label = label
         self.default_input = None
-        self.typed_input = None
+        given = self.given.get(label)  # the same assistant again: what it was given before
+        self.typed_input, self.context = given.input, given.context
+        self.context_given = given.context_given
         self.threads = []
         self._ran_on = set()
         self.use_target(target)

@@ -434,3 +434,64 @@ def test_an_interrupt_in_a_subgraph_names_the_node_that_called_it(
     snap = qloop.run_until_complete(ctl.target.state(hub.thread_id))
     assert snap is not None and snap.values["approved"] == "yes"
     assert snap.values["notes"].count("note on x") == 2  # the subgraph returns them again
+
+
+def test_the_input_and_context_given_once_are_kept_for_the_assistant(
+    qtbot: Any, qloop: Any, tmp_path: Path, langgraph_server: Any, api_key: str
+) -> None:
+    """Without the server's schemas, Run asks for the input and the context as JSON once: what
+    the form was given (an empty context too: "no context") starts the later runs without
+    asking, also after connecting to the same assistant again; *Debug > Run with Input...*
+    opens the form filled with it, to change it; another assistant is asked for its own."""
+    window = make_window(qtbot, tmp_path)
+    _connect(window, qtbot, qloop, langgraph_server.url, "anyone")
+    ctl, hub = window.controller, window.hub
+
+    def greeting() -> Any:
+        snap = qloop.run_until_complete(ctl.target.state(hub.thread_id))
+        return None if snap is None else snap.values.get("greeting")
+
+    def run(expect_form: bool) -> Any:
+        window.input_form_dialog = None
+        window.actions_.run.trigger()
+        if expect_form:
+            run_until(qloop, lambda: window.input_form_dialog is not None)
+            return window.input_form_dialog
+        _wait(qloop, ctl, lambda: hub.status == "done" and not ctl.busy)
+        assert window.input_form_dialog is None  # not asked again
+        return None
+
+    form = run(expect_form=True)
+    assert form.json_edit is not None and form.context_json is not None
+    form.json_edit.setPlainText("{}")
+    form.context_json.setPlainText("")  # the graph may have no context: none
+    click(qtbot, qloop, form.run_button)
+    _wait(qloop, ctl, lambda: hub.status == "done" and not ctl.busy)
+    assert greeting() == "hello stranger"
+
+    window.new_thread()
+    run(expect_form=False)
+    assert greeting() == "hello stranger"
+
+    _connect(window, qtbot, qloop, langgraph_server.url, "anyone")  # the same one, again
+    run(expect_form=False)
+    assert greeting() == "hello stranger"
+
+    window.menus.run_input_action.trigger()
+    form = window.input_form_dialog
+    assert form is not None and form.context_json is not None and form.json_edit is not None
+    assert form.json_edit.toPlainText().strip() == "{}"
+    assert form.context_json.toPlainText() == ""
+    form.context_json.setPlainText('{"user": "ada"}')
+    click(qtbot, qloop, form.run_button)
+    _wait(qloop, ctl, lambda: hub.status == "done" and not ctl.busy)
+    assert greeting() == "hello ada" and ctl.context == {"user": "ada"}
+    window.new_thread()
+    run(expect_form=False)
+    assert greeting() == "hello ada"
+
+    _connect(window, qtbot, qloop, langgraph_server.url, "opaque")  # another assistant
+    form = run(expect_form=True)
+    assert form.context_json is not None and form.context_json.toPlainText() == ""
+    form.reject()
+    window.close()
