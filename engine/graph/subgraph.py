@@ -14,11 +14,11 @@ way it becomes a nested ``PregelLoop`` of the same run:
 
 from __future__ import annotations
 
-import asyncio
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from engine.core.aio import call_on_loop, run_sync
 from engine.graph.runtime import RunContext, TaskContext, current_task, reset_run, set_run
 
 if TYPE_CHECKING:
@@ -184,7 +184,5 @@ def run_nested_sync(coro_factory: Callable[[], Any], parent: TaskContext) -> Any
     node runs on a worker thread, else (the node runs inline on that loop) on a helper thread."""
     loop = parent.run.emitter.loop
     if threading.get_ident() != parent.run.emitter.loop_thread and loop.is_running():
-        return asyncio.run_coroutine_threadsafe(coro_factory(), loop).result()
-    from engine.core.aio import run_sync
-
+        return call_on_loop(coro_factory(), loop)
     return run_sync(coro_factory())

@@ -25,6 +25,8 @@ from typing import Any, get_args, get_origin
 
 from pydantic import ValidationError
 
+from engine.core.aio import in_thread
+from engine.graph.runtime import current_run
 from engine.interop.langchain_messages import message_from_langchain, message_to_langchain
 from engine.interop.langchain_node_tokens import engine_call
 from engine.interop.langchain_tokens import stream_through_invoke
@@ -60,6 +62,12 @@ def model_name_of(lc_model: Any) -> str:
         if isinstance(value, str) and value:
             return value
     return type(lc_model).__name__
+
+
+def _sync_run() -> bool:
+    """Was the run started by a sync call (``invoke`` / ``stream``)?"""
+    run = current_run()
+    return run is not None and run.sync_call
 
 
 # -- errors --------------------------------------------------------------------------------------
@@ -163,8 +171,12 @@ class LangChainChatModel(BaseChatModel):
         """The reply, as LangChain gets it: ``ainvoke`` (the model streams only if its own
         settings say so)."""
         runnable, messages = self._call(request)
+        config = dict(request.config or {}) or None
         try:
-            out = await engine_call(runnable.ainvoke(messages, dict(request.config or {}) or None))
+            if _sync_run():  # as LangChain's sync agent calls it: ``invoke``
+                out = await engine_call(in_thread(runnable.invoke, messages, config))
+            else:
+                out = await engine_call(runnable.ainvoke(messages, config))
         except Exception as exc:
             mapped = self._mapped(exc)
             if mapped is exc:
@@ -287,7 +299,10 @@ class LangChainTool(BaseTool):
         call_id = injected.pop(_CALL_ID, None) or f"call_{uuid.uuid4().hex[:12]}"
         call = {"type": "tool_call", "name": self.name, "args": {**args, **injected}, "id": call_id}
         try:
-            out = await self.lc_tool.ainvoke(call)
+            if _sync_run():  # as LangChain's sync tool node calls it: ``invoke``
+                out = await in_thread(self.lc_tool.invoke, call)
+            else:
+                out = await self.lc_tool.ainvoke(call)
         except ValidationError as exc:  # the model's arguments do not fit the tool's schema
             errors = [
                 (".".join(str(x) for x in e["loc"]) or "args", e["msg"]) for e in exc.errors()
