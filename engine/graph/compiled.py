@@ -62,7 +62,8 @@ class CompiledStateGraph(
 ):
     """A runnable graph. Create it with ``StateGraph.compile()``."""
 
-    default_recursion_limit = 25
+    default_recursion_limit = 10_007
+    """The superstep limit of a run whose config gives none (LangGraph's default since 1.2)."""
     loop_class: type[PregelLoop] = PregelLoop
     """The loop that runs this graph (the functional API's entrypoints use a subclass)."""
     cache: Any = None

@@ -81,9 +81,11 @@ def test_2_recursion_limit_boundary():
     assert g.invoke({"log": []}, {**cfg("ok"), "recursion_limit": 4})["log"] == ["x", "y", "z"]
     with pytest.raises(GraphRecursionError) as ei:
         g.invoke({"log": []}, {**cfg("bad"), "recursion_limit": 3})
-    assert str(ei.value) == (
+    assert str(ei.value) == (  # LangGraph's words, with its docs' page for the error
         "Recursion limit of 3 reached without hitting a stop condition. "
-        "You can increase the limit by setting the `recursion_limit` config key."
+        "You can increase the limit by setting the `recursion_limit` config key.\n"
+        "For troubleshooting, visit: "
+        "https://docs.langchain.com/oss/python/langgraph/errors/GRAPH_RECURSION_LIMIT"
     )
     # it executed N+1 = 4 supersteps: input + __start__, x, y, z checkpoints
     assert len(history(g, "bad")) == 5
@@ -153,8 +155,10 @@ def test_4_two_writers_one_last_value_key():
     g = b.compile()
     with pytest.raises(InvalidUpdateError) as ei:
         g.invoke({"k": ""})
-    assert str(ei.value) == (
-        "At key 'k': Can receive only one value per step. Use an Annotated key to handle multiple values."
+    assert str(ei.value) == (  # LangGraph's words, with its docs' page for the error
+        "At key 'k': Can receive only one value per step. Use an Annotated key to handle multiple "
+        "values.\nFor troubleshooting, visit: "
+        "https://docs.langchain.com/oss/python/langgraph/errors/INVALID_CONCURRENT_GRAPH_UPDATE"
     )
 
 

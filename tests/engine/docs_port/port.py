@@ -46,7 +46,7 @@ def run_program(source: str) -> str:
     scope: dict[str, Any] = {"__name__": "__docs_program__"}
     with contextlib.redirect_stdout(out):
         try:
-            exec(compile(source, "<docs program>", "exec"), scope)
+            exec(compile(source, "<docs program>", "exec", dont_inherit=True), scope)
         except Exception as exc:
             print(f"RAISED {type(exc).__name__}: {exc}")
     return out.getvalue()
