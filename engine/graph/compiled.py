@@ -191,6 +191,7 @@ class CompiledStateGraph(
         durability: str | None = None,
         sync_call: bool = False,
         control: RunControl | None = None,
+        streams_nested: bool = True,
     ) -> Any:
         foreign.meet_loaded_libraries()  # e.g. langchain models in nodes take our messages
         caller = calling_task(config)
@@ -219,6 +220,7 @@ class CompiledStateGraph(
                     durability=durability,
                     sync_call=sync_call,
                     control=control,
+                    streams_nested=streams_nested,
                 )
         cfg = _merge_config(self.config, config or {})
         context = coerce_context(self._context_schema(), context)
@@ -244,6 +246,7 @@ class CompiledStateGraph(
             sync_call=sync_call,
             stream=stream,
             stream_modes=frozenset(stream_modes),
+            streams_nested=streams_nested,
             model_override=conf.get("model_override"),
             control=control,
         )
@@ -401,7 +404,7 @@ class CompiledStateGraph(
         done = object()
 
         def sink(mode: str, chunk: Any, ns: str) -> None:
-            if ns and not subgraphs and mode not in ("messages", "custom"):
+            if ns and not subgraphs:
                 return
             queue.put_nowait((ns, mode, chunk))
 
@@ -419,6 +422,7 @@ class CompiledStateGraph(
                     debugger=debugger,
                     sync_call=kwargs.get("_sync_call", False),
                     control=kwargs.get("control"),
+                    streams_nested=subgraphs,
                 )
             finally:
                 queue.put_nowait(done)

@@ -89,10 +89,10 @@ def _stream_for(
 ) -> tuple[Callable[[str, Any, str], None] | None, frozenset[str]]:
     """The subgraph's stream: the parent's consumers, plus a local ``stream()`` consumer of a
     graph a node streams itself (it sees namespaces relative to that graph)."""
-    parent = prun.stream
+    parent = prun.stream if prun.streams_nested else None
+    parent_modes = prun.stream_modes if parent is not None else frozenset()
     if local is None:
-        return parent, prun.stream_modes
-    parent_modes = prun.stream_modes
+        return parent, parent_modes
 
     def both(mode: str, chunk: Any, chunk_ns: str) -> None:
         if parent is not None and mode in parent_modes:

@@ -106,7 +106,10 @@ def _handler_class() -> type:
                 return
             call[3] = True
             run, meta, ns, _ = call
-            run.push_any_thread("messages", (message_from_langchain(message), meta), ns)
+            ours = message_from_langchain(message)
+            if ours.id:  # streamed: not again when it comes back in the node's output
+                run.streamed_message_ids.add(ours.id)
+            run.push_any_thread("messages", (ours, meta), ns)
 
         def on_llm_end(self, response: Any, *, run_id: UUID, **kwargs: Any) -> None:
             call = self.calls.pop(run_id, None)
@@ -117,7 +120,10 @@ def _handler_class() -> type:
                 for generation in generations:
                     message = getattr(generation, "message", None)
                     if message is not None:
-                        run.push_any_thread("messages", (message_from_langchain(message), meta), ns)
+                        ours = message_from_langchain(message)
+                        if ours.id:
+                            run.streamed_message_ids.add(ours.id)
+                        run.push_any_thread("messages", (ours, meta), ns)
 
         def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
             self.calls.pop(run_id, None)
