@@ -13,6 +13,7 @@ their ``to_langchain_model`` face (``face_attribute``, from ``BaseChatModel.__ge
 from __future__ import annotations
 
 import functools
+import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
@@ -135,6 +136,7 @@ def accept_ours() -> None:
 
     commands_pass_langchain_tools()
     hook()
+    _generations_take_ours()
     theirs = utils._convert_to_message
     if not callable(theirs):
         raise TypeError("this langchain_core converts messages elsewhere")
@@ -148,6 +150,33 @@ def accept_ours() -> None:
 
     convert.takes_engine_messages = True  # type: ignore[attr-defined]
     utils._convert_to_message = convert
+
+
+def _generations_take_ours() -> None:
+    """A chat model's generation holds our message as its own (idempotent): a program ported
+    by its imports scripts langchain_core's fake models with ``engine.messages``'
+    ``AIMessage`` (its ``langchain.messages`` one), which they wrap in ``ChatGeneration``."""
+    from langchain_core.outputs import ChatGeneration
+
+    from engine.interop.langchain_messages import message_to_langchain
+    from engine.messages import BaseMessage
+
+    theirs = ChatGeneration.__init__
+    if getattr(theirs, "takes_engine_messages", False):
+        return
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        message = kwargs.get("message")
+        if isinstance(message, BaseMessage):
+            if message.id is None:
+                # the id langchain_core gives the reply it returns, given to the scripted
+                # message itself as it would be to its own (used again, it is the same message)
+                message.id = f"lc_run--{uuid.uuid4()}"
+            kwargs["message"] = message_to_langchain(message)
+        theirs(self, *args, **kwargs)
+
+    __init__.takes_engine_messages = True  # type: ignore[attr-defined]
+    ChatGeneration.__init__ = __init__  # type: ignore[method-assign]
 
 
 def enter_node() -> Callable[[], None]:
