@@ -129,7 +129,9 @@ class LoopInput:
             elif resume is not None:
                 if len(pending_ids) > 1:
                     raise RuntimeError(
-                        "When there are multiple pending interrupts, you must specify the interrupt id when resuming."
+                        "When there are multiple pending interrupts, you must specify the "
+                        "interrupt id when resuming. Docs: https://docs.langchain.com/oss/python/"
+                        "langgraph/interrupts#handling-multiple-interrupts."
                     )
                 null_writes.append((RESUME, resume))
             if not null_writes and run.resume_map is None:

@@ -256,6 +256,8 @@ async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> Non
         except BaseException as exc:
             if callbacks is not None:
                 callbacks.error(exc)
+            if isinstance(exc, Exception):  # as LangGraph marks a task's failure
+                exc.add_note(f"During task with name '{task.name}' and id '{task.id}'")
             cancelled = not isinstance(exc, Exception)
             policy = None if cancelled else _policy_for(policies, exc)
             retry = policy is not None and attempt < policy.max_attempts

@@ -27,6 +27,7 @@ from pydantic import ValidationError
 
 from engine.core.aio import in_thread
 from engine.graph.runtime import current_run
+from engine.interop.langchain_face import tools_see_our_injections
 from engine.interop.langchain_messages import message_from_langchain, message_to_langchain
 from engine.interop.langchain_node_tokens import engine_call
 from engine.interop.langchain_tokens import stream_through_invoke
@@ -280,6 +281,7 @@ class LangChainTool(BaseTool):
 
     def __init__(self, lc_tool: Any) -> None:
         commands_pass_langchain_tools()
+        tools_see_our_injections()  # before its schemas are read
         self.lc_tool = lc_tool
         self.injected = {**_injections(lc_tool), _CALL_ID: Injection("tool_call_id")}
         fmt = getattr(lc_tool, "response_format", "content")

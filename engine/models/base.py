@@ -99,7 +99,8 @@ def tool_schema(tool: ToolLike) -> dict[str, Any]:
         }
     if isinstance(tool, type) and is_schema_class(tool):  # a pydantic model, dataclass, TypedDict
         return schema_class_tool(tool)
-    if callable(tool):  # a plain function (its docstring and annotations), a langchain tool
+    if callable(tool) or foreign.family_of(tool) is not None:
+        # a plain function (its docstring and annotations), a langchain_core tool
         from engine.tools import as_tool
 
         return as_tool(tool).tool_call_schema
