@@ -140,10 +140,12 @@ class ToolNode:
         # as LangGraph's: every call finishes before a failure (the first in call order) is
         # raised, so what the others did (a store write) is done
         results = await asyncio.gather(*jobs, return_exceptions=True)
+        outputs: list[ToolMessage | Command[Any]] = []
         for result in results:
             if isinstance(result, BaseException):
                 raise result
-        return self._combine(list(results), kind)
+            outputs.append(result)
+        return self._combine(outputs, kind)
 
     async def ainvoke(self, input: Any, config: dict[str, Any] | None = None) -> Any:
         """Run outside a graph (no store, no stream writer)."""
