@@ -302,6 +302,9 @@ class ModelNode:
     ) -> AIMessage:
         task = current_task()
         meta = task.config.get("metadata", {}) if task is not None else {}
+        extra = getattr(model, "stream_metadata", None)
+        if run is not None and callable(extra):  # a langchain_core model's, as LangChain's
+            meta = {**meta, **extra()}
         ns = task.ns if task is not None else ""
         final: AIMessage | None = None
         chunks: list[AIMessageChunk] = []

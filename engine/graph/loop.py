@@ -205,8 +205,8 @@ class PregelLoop(LoopCheckpoints, LoopInput, LoopStreaming):
             conf["thread_id"] = self.thread_id
         user_conf = base.get("configurable", {})
         metadata = {
-            "ls_integration": "langgraph",
             **{k: user_conf[k] for k in _PROPAGATED_TO_METADATA if k in user_conf},
+            "ls_integration": "langgraph",
             **base.get("metadata", {}),
             "langgraph_step": self.step,
             "langgraph_node": task.name,
@@ -214,6 +214,8 @@ class PregelLoop(LoopCheckpoints, LoopInput, LoopStreaming):
             "langgraph_path": task.public_path,
             "langgraph_checkpoint_ns": task_ns,
         }
+        # as LangGraph's node config: its own namespace, where no caller's metadata names one
+        metadata.setdefault("checkpoint_ns", task_ns)
         return {**base, "configurable": conf, "metadata": metadata}
 
     def _plan(self) -> list[Task]:

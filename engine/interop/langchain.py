@@ -152,6 +152,17 @@ class LangChainChatModel(BaseChatModel):
             settings["response_format"] = request.response_format
         return runnable.bind(**settings) if settings else runnable
 
+    def stream_metadata(self) -> dict[str, Any]:
+        """What LangChain adds to a ``messages`` chunk's metadata for this model: its LangSmith
+        parameters (provider, model name and type...) and its own metadata."""
+        lc = self.lc_model
+        try:
+            params = dict(lc._get_ls_params_with_defaults(stop=None))
+        except Exception:
+            params = {}
+        own = getattr(lc, "metadata", None)
+        return {**params, **(own if isinstance(own, dict) else {})}
+
     def _call(self, request: ChatRequest) -> tuple[Any, list[Any]]:
         return self._bound(request), [message_to_langchain(m) for m in request.messages]
 

@@ -266,8 +266,10 @@ def test_8_parallel_interrupts_need_ids():
     assert len(g.get_state(cfg()).interrupts) == 2
     with pytest.raises(RuntimeError) as ei:
         g.invoke(Command(resume="x"), cfg())
-    assert str(ei.value) == (
-        "When there are multiple pending interrupts, you must specify the interrupt id when resuming."
+    assert str(ei.value) == (  # LangGraph's words, with its docs' page
+        "When there are multiple pending interrupts, you must specify the interrupt id when "
+        "resuming. Docs: https://docs.langchain.com/oss/python/langgraph/"
+        "interrupts#handling-multiple-interrupts."
     )
     out = g.invoke(Command(resume={intrs[0].id: "1", intrs[1].id: "2"}), cfg())
     assert out["log"] == ["p=1", "q=2"]

@@ -148,6 +148,30 @@ for how in ["as_node", "in_function"]:
                 print(ns, mode, data)
 """
 
+MESSAGES_METADATA = """
+from langchain.agents import create_agent
+from langchain.messages import AIMessage
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+agent = create_agent(GenericFakeChatModel(messages=iter([AIMessage("hello world")])), tools=[])
+for msg, meta in agent.stream({"messages": [{"role": "user", "content": "hi"}]}, stream_mode="messages"):
+    print(type(msg).__name__, repr(msg.content), sorted(meta), {k: v for k, v in meta.items() if k.startswith("ls_")})
+from langchain.agents import create_agent
+from langchain.messages import AIMessage
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.graph import StateGraph, START, MessagesState
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+agent = create_agent(GenericFakeChatModel(messages=iter([AIMessage("hello world")])), tools=[], checkpointer=InMemorySaver())
+for msg, meta in agent.stream({"messages": [{"role": "user", "content": "hi"}]}, {"configurable": {"thread_id": "t1", "user": "ada", "n": 3}}, stream_mode="messages"):
+    print(repr(msg.content), sorted(k for k in meta if k not in ("lc_versions",)), meta.get("thread_id"), meta.get("user"), meta.get("checkpoint_ns", "").split(":")[0], meta["langgraph_path"], meta["langgraph_triggers"])
+model = GenericFakeChatModel(messages=iter([AIMessage("node reply")]))
+def call(state: MessagesState):
+    return {"messages": [model.invoke(state["messages"])]}
+g = StateGraph(MessagesState); g.add_node("call", call); g.add_edge(START, "call")
+app = g.compile(checkpointer=InMemorySaver())
+for msg, meta in app.stream({"messages": [{"role": "user", "content": "hi"}]}, {"configurable": {"thread_id": "t2"}}, stream_mode="messages"):
+    print(repr(msg.content), sorted(k for k in meta if k not in ("lc_versions",)), meta.get("thread_id"), meta.get("checkpoint_ns", "").split(":")[0])
+"""
+
 
 def test_the_stream_modes_of_a_graph_with_a_subgraph() -> None:
     compare(STREAMS)
@@ -155,3 +179,9 @@ def test_the_stream_modes_of_a_graph_with_a_subgraph() -> None:
 
 def test_a_subgraphs_tokens_and_custom_data_stream_only_with_subgraphs() -> None:
     compare(SUBGRAPH_STREAMS)
+
+
+def test_the_metadata_of_messages_chunks() -> None:
+    """A model's chunks carry the task's metadata, its namespace as ``checkpoint_ns``, and the
+    langchain_core model's LangSmith parameters and metadata, keys in LangChain's order."""
+    compare(MESSAGES_METADATA)
