@@ -26,6 +26,7 @@ from engine.agents.structured import (
     resolve_strategy,
 )
 from engine.agents.unstreamed import cannot_stream, fallback_detail, is_langchain_fake
+from engine.core.context import call_metadata
 from engine.events import ErrorInfo, MiddlewareAction
 from engine.events import ModelRequest as ModelRequestEvent
 from engine.events import ModelResponse as ModelResponseEvent
@@ -301,7 +302,7 @@ class ModelNode:
         s: span,
     ) -> AIMessage:
         task = current_task()
-        meta = task.config.get("metadata", {}) if task is not None else {}
+        meta = call_metadata(task.config) if task is not None else {}
         extra = getattr(model, "stream_metadata", None)
         if run is not None and callable(extra):  # a langchain_core model's, as LangChain's
             meta = {**meta, **extra()}

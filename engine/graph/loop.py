@@ -214,8 +214,6 @@ class PregelLoop(LoopCheckpoints, LoopInput, LoopStreaming):
             "langgraph_path": task.public_path,
             "langgraph_checkpoint_ns": task_ns,
         }
-        # as LangGraph's node config: its own namespace, where no caller's metadata names one
-        metadata.setdefault("checkpoint_ns", task_ns)
         return {**base, "configurable": conf, "metadata": metadata}
 
     def _plan(self) -> list[Task]:

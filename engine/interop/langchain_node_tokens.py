@@ -16,7 +16,7 @@ from contextvars import ContextVar
 from typing import Any, TypeVar
 from uuid import UUID
 
-from engine.core.context import current_task_view
+from engine.core.context import call_metadata, current_task_view
 from engine.interop.langchain_messages import message_from_langchain
 
 __all__ = ["engine_call", "enter_node", "hook"]
@@ -91,7 +91,7 @@ def _handler_class() -> type:
                 return
             # as LangGraph's: the call's metadata (the model's ls_* keys too) and its own tags
             # (a docs program filters the stream by metadata["tags"])
-            meta = {**task.config.get("metadata", {}), **(metadata or {})}
+            meta = {**call_metadata(task.config), **(metadata or {})}
             user_tags = [t for t in tags or () if not t.startswith("seq:step")]
             if user_tags:
                 meta["tags"] = user_tags

@@ -27,7 +27,7 @@ from typing import Any, Protocol, TypeAlias, runtime_checkable
 
 from engine.core import foreign
 from engine.core.aio import iter_sync, run_sync
-from engine.core.context import current_task_view
+from engine.core.context import call_metadata, current_task_view
 from engine.messages import AIMessage, AIMessageChunk, BaseMessage, coerce_messages
 from engine.models.errors import ModelResponseError
 from engine.models.runnable_api import ModelRunnableAPI
@@ -190,7 +190,7 @@ def _node_token_tap() -> tuple[Any, dict[str, Any], str] | None:
     task = current_task_view()
     if task is None or not task.run.wants("messages"):
         return None
-    return task.run, dict(task.config.get("metadata", {})), task.ns
+    return task.run, call_metadata(task.config), task.ns
 
 
 class BaseChatModel(ModelRunnableAPI):

@@ -68,7 +68,8 @@ def log_after(state: AgentState, runtime) -> None:
 
 model = Scripted(messages=iter([
     AIMessage("", tool_calls=[{"name": "get_user_info", "args": {}, "id": "c1"}]),
-    AIMessage("", tool_calls=[{"name": "save_pref", "args": {"pref": "tea"}, "id": "c2"}, {"name": "read_pref", "args": {}, "id": "c3"}]),
+    AIMessage("", tool_calls=[{"name": "save_pref", "args": {"pref": "tea"}, "id": "c2"}]),
+        AIMessage("", tool_calls=[{"name": "read_pref", "args": {}, "id": "c3"}]),
     AIMessage("All done, Ada."),
 ]))
 store = InMemoryStore()

@@ -172,6 +172,22 @@ for msg, meta in app.stream({"messages": [{"role": "user", "content": "hi"}]}, {
     print(repr(msg.content), sorted(k for k in meta if k not in ("lc_versions",)), meta.get("thread_id"), meta.get("checkpoint_ns", "").split(":")[0])
 """
 
+LANGCHAIN_EVENTS = """
+import asyncio
+from typing_extensions import TypedDict
+from langgraph.graph import StateGraph, START
+class S(TypedDict):
+    x: int
+g = StateGraph(S)
+g.add_node("a", lambda s: {"x": s["x"] + 1})
+g.add_edge(START, "a")
+app = g.compile()
+async def main():
+    async for ev in app.astream_events({"x": 1}, version="v2"):
+        print(ev["event"], ev["name"], ev["tags"], sorted(ev["metadata"]), ev["data"])
+asyncio.run(main())
+"""
+
 
 def test_the_stream_modes_of_a_graph_with_a_subgraph() -> None:
     compare(STREAMS)
@@ -185,3 +201,9 @@ def test_the_metadata_of_messages_chunks() -> None:
     """A model's chunks carry the task's metadata, its namespace as ``checkpoint_ns``, and the
     langchain_core model's LangSmith parameters and metadata, keys in LangChain's order."""
     compare(MESSAGES_METADATA)
+
+
+def test_astream_events_v2_of_a_graph() -> None:
+    """The input task is hidden; a task's events are tagged with its step and its end names
+    its input; the graph's metadata names the integration."""
+    compare(LANGCHAIN_EVENTS)
