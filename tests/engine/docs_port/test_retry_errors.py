@@ -151,3 +151,28 @@ for make in (lambda: ValueError("tool broke"), lambda: TimeoutError("tool timed 
     print(len(raised))
 """
     )
+
+
+FALLBACK = """
+from langchain.agents import create_agent
+from langchain.agents.middleware import ModelFallbackMiddleware, ModelRetryMiddleware
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+class Broken(GenericFakeChatModel):
+    exc: object = None
+    def bind_tools(self, tools, **kw): return self
+    def _generate(self, *a, **k): raise self.exc
+e1, e2 = TimeoutError("first down"), ConnectionError("second down")
+agent = create_agent(Broken(messages=iter([]), exc=e1), tools=[], middleware=[ModelFallbackMiddleware(Broken(messages=iter([]), exc=e2))])
+try:
+    agent.invoke({"messages": [{"role": "user", "content": "x"}]})
+except Exception as e:
+    print(type(e).__name__, e, e is e2, e is e1, type(e.__cause__).__name__, type(e.__context__).__name__)
+agent = create_agent(Broken(messages=iter([]), exc=TimeoutError("t")), tools=[], middleware=[ModelRetryMiddleware(max_retries=1, initial_delay=0, on_failure=lambda e: f"custom {type(e).__name__}: {e}")])
+print([m.content for m in agent.invoke({"messages": [{"role": "user", "content": "x"}]})["messages"]])
+agent = create_agent(Broken(messages=iter([]), exc=ConnectionError("c")), tools=[], middleware=[ModelRetryMiddleware(max_retries=1, initial_delay=0)])
+print([m.content for m in agent.invoke({"messages": [{"role": "user", "content": "x"}]})["messages"]])
+"""
+
+
+def test_fallback_raises_the_last_models_exception_and_retry_messages_name_the_original() -> None:
+    compare(FALLBACK)
