@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import Enum
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -14,6 +15,7 @@ __all__ = [
     "CheckpointError",
     "EmptyChannelError",
     "EmptyInputError",
+    "ErrorCode",
     "GraphBubbleUp",
     "GraphDrained",
     "GraphInterrupt",
@@ -26,6 +28,7 @@ __all__ = [
     "ParentCommand",
     "RunStopped",
     "ThreadBusyError",
+    "create_error_message",
     "is_invalid_resume",
     "mark_invalid_resume",
     "one_line",
@@ -161,6 +164,25 @@ _INVALID_RESUME_FLAG = "_stepwise_invalid_resume"
 def mark_invalid_resume(error: BaseException) -> None:
     """Tag a validation error raised because a resume value did not fit ``response_schema``."""
     setattr(error, _INVALID_RESUME_FLAG, True)
+
+
+class ErrorCode(Enum):
+    """The codes of the errors LangGraph's docs explain, one page each."""
+
+    GRAPH_RECURSION_LIMIT = "GRAPH_RECURSION_LIMIT"
+    INVALID_CONCURRENT_GRAPH_UPDATE = "INVALID_CONCURRENT_GRAPH_UPDATE"
+    INVALID_GRAPH_NODE_RETURN_VALUE = "INVALID_GRAPH_NODE_RETURN_VALUE"
+    MULTIPLE_SUBGRAPHS = "MULTIPLE_SUBGRAPHS"
+    INVALID_CHAT_HISTORY = "INVALID_CHAT_HISTORY"
+
+
+def create_error_message(*, message: str, error_code: ErrorCode) -> str:
+    """``message`` followed, on a line of its own, by where LangGraph's docs explain it (as
+    LangGraph words its errors)."""
+    return (
+        f"{message}\nFor troubleshooting, visit: "
+        f"https://docs.langchain.com/oss/python/langgraph/errors/{error_code.value}"
+    )
 
 
 def is_invalid_resume(error: BaseException) -> bool:

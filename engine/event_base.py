@@ -10,9 +10,20 @@ from typing import Any, TypeAlias
 
 from pydantic import BaseModel, ConfigDict
 
-__all__ = ["JSON", "ErrorInfo", "EventBase"]
+__all__ = ["ENGINE_ERROR_ATTR", "JSON", "ErrorInfo", "EventBase", "engine_error_of"]
 
 JSON: TypeAlias = Any
+
+ENGINE_ERROR_ATTR = "__stepwise_engine_error__"
+"""Set on a library's exception (a langchain_core model's) that the engine re-raised as it was:
+the engine's error type that stands for it (``engine.models.errors``), which events record
+and ``retry_on`` matches as well."""
+
+
+def engine_error_of(exc: BaseException) -> BaseException:
+    """The engine's error standing for ``exc`` when there is one, else ``exc``."""
+    found = getattr(exc, ENGINE_ERROR_ATTR, None)
+    return found if isinstance(found, BaseException) else exc
 
 
 class ErrorInfo(BaseModel):
@@ -25,6 +36,7 @@ class ErrorInfo(BaseModel):
 
     @classmethod
     def from_exception(cls, exc: BaseException, *, with_traceback: bool = False) -> ErrorInfo:
+        exc = engine_error_of(exc)
         tb = None
         if with_traceback:
             import traceback as _tb

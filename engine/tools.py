@@ -15,7 +15,6 @@ fills in; injected parameters (``InjectedState``, ``InjectedStore``, ``InjectedT
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import inspect
 import json
@@ -30,6 +29,7 @@ from typing import (
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
+from engine.core.aio import in_thread
 from engine.core.foreign import adapt
 from engine.tool_injection import (
     InjectedState,
@@ -267,7 +267,7 @@ class BaseTool:
         raise NotImplementedError(f"Tool '{self.name}' has no synchronous implementation")
 
     async def _arun(self, *args: Any, **kwargs: Any) -> Any:
-        return await asyncio.to_thread(self._run, *args, **kwargs)
+        return await in_thread(self._run, *args, **kwargs)
 
     @property
     def is_async(self) -> bool:
@@ -381,7 +381,7 @@ class StructuredTool(BaseTool):
         if self.coroutine is not None:
             return await self.coroutine(*args, **kwargs)
         assert self.func is not None
-        return await asyncio.to_thread(self.func, *args, **kwargs)
+        return await in_thread(self.func, *args, **kwargs)
 
     def _run(self, *args: Any, **kwargs: Any) -> Any:
         if self.func is not None:
@@ -399,7 +399,7 @@ class StructuredTool(BaseTool):
     async def arun(self, args: dict[str, Any], **injected: Any) -> Any:
         if self.coroutine is None and self.func is not None:
             # sync tool: always on a worker thread so the event loop never blocks
-            return await asyncio.to_thread(self.func, **args, **injected)
+            return await in_thread(self.func, **args, **injected)
         return await self._arun(**args, **injected)
 
 

@@ -23,6 +23,7 @@ from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from engine.core.aio import call_on_loop, in_thread
 from engine.core.foreign import is_foreign_message
 from engine.errors import GraphBubbleUp
 from engine.events import ErrorInfo, WrapperFinished, WrapperStarted
@@ -158,7 +159,7 @@ class Chain:
             return await innermost(request), []
         if sync:
             loop = asyncio.get_running_loop()
-            return await asyncio.to_thread(self._call_sync, 0, request, innermost, loop)
+            return await in_thread(self._call_sync, 0, request, innermost, loop)
         return await self._call_async(0, request, innermost)
 
     async def _call_async(self, depth: int, request: Any, innermost: Innermost) -> Result:
@@ -194,9 +195,7 @@ class Chain:
         self, depth: int, request: Any, innermost: Innermost, loop: asyncio.AbstractEventLoop
     ) -> Result:
         if depth == len(self.layers):
-            return self.kind.normalize(
-                asyncio.run_coroutine_threadsafe(innermost(request), loop).result()
-            )
+            return self.kind.normalize(call_on_loop(innermost(request), loop))
         m = self.layers[depth]
         layer = _Layer(self.kind, m, request)
         inner: list[Command] = []

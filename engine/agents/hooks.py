@@ -11,13 +11,13 @@ or the decorator's argument); otherwise it is dropped before it reaches the stat
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import time
 from collections.abc import Callable
 from typing import Any
 
 from engine.agents.routing import remember_jump
+from engine.core.aio import in_thread
 from engine.errors import GraphBubbleUp
 from engine.events import ErrorInfo, HookFinished, HookStarted
 from engine.graph.runtime import Runtime, current_run, current_task
@@ -84,11 +84,11 @@ class HookNode:
             task = current_task()
             if task is not None and task.inline:  # a lone task of a sync call: nothing to overlap
                 return self.sync_fn(*args)
-            return await asyncio.to_thread(self.sync_fn, *args)
+            return await in_thread(self.sync_fn, *args)
         if self.async_fn is not None:
             return await self.async_fn(*((state, runtime) if self._async_runtime else (state,)))
         assert self.sync_fn is not None
-        return await asyncio.to_thread(
+        return await in_thread(
             self.sync_fn, *((state, runtime) if self._sync_runtime else (state,))
         )
 

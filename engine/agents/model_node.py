@@ -26,6 +26,7 @@ from engine.agents.structured import (
     resolve_strategy,
 )
 from engine.agents.unstreamed import cannot_stream, fallback_detail, is_langchain_fake
+from engine.core.context import call_metadata
 from engine.events import ErrorInfo, MiddlewareAction
 from engine.events import ModelRequest as ModelRequestEvent
 from engine.events import ModelResponse as ModelResponseEvent
@@ -41,6 +42,7 @@ from engine.messages import (
 )
 from engine.middleware.types import AgentMiddleware, ModelRequest, ModelResponse
 from engine.models.base import BaseChatModel
+from engine.models.errors import surfaced_error
 from engine.models.streaming import token_pieces
 from engine.observe.bus import RunEmitter, current_emitter, span
 from engine.observe.faults import check_fault
@@ -244,16 +246,19 @@ class ModelNode:
         t0 = time.perf_counter()
         if active:
             await self._emit_request(em, s, model, messages, kwargs, strategy, request, tokens)  # type: ignore[arg-type]
+        failed: BaseException | None = None
+        output: AIMessage | None = None
         try:
             await check_fault("model", model_label(model))
             if push or tokens:
-                output = await self._stream(
+                got = await self._stream(
                     model, messages, kwargs, run if push else None, em if tokens else None, s
                 )
             else:
-                output = await model.ainvoke(messages, **kwargs)
+                got = await model.ainvoke(messages, **kwargs)
             if self.name:
-                output.name = self.name
+                got.name = self.name
+            output = got
         except BaseException as exc:
             if active:
                 await em.emit(  # type: ignore[union-attr]
@@ -264,7 +269,14 @@ class ModelNode:
                     latency_ms=(time.perf_counter() - t0) * 1000,
                     error=ErrorInfo.from_exception(exc),
                 )
-            raise
+            failed = surfaced_error(exc)
+            if failed is exc:
+                raise
+        if failed is not None:
+            # the model's own exception, as LangChain's agent raises it (not chained to ours:
+            # raised outside the handler)
+            raise failed
+        assert output is not None
         if active:
             meta = output.response_metadata
             await em.emit(  # type: ignore[union-attr]
@@ -290,7 +302,10 @@ class ModelNode:
         s: span,
     ) -> AIMessage:
         task = current_task()
-        meta = task.config.get("metadata", {}) if task is not None else {}
+        meta = call_metadata(task.config) if task is not None else {}
+        extra = getattr(model, "stream_metadata", None)
+        if run is not None and callable(extra):  # a langchain_core model's, as LangChain's
+            meta = {**meta, **extra()}
         ns = task.ns if task is not None else ""
         final: AIMessage | None = None
         chunks: list[AIMessageChunk] = []

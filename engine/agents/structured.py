@@ -120,7 +120,8 @@ class SchemaSpec:
         return {"name": self.name, "description": self.description, "parameters": self.json_schema}
 
     def parse(self, data: Any) -> Any:
-        """An instance of the schema from ``data`` (a dict); raises on mismatch."""
+        """An instance of the schema from ``data`` (a dict); raises on mismatch.  A JSON-schema
+        dict is not checked (nor is it by LangChain): ``data`` is returned as it is."""
         if self._adapter is not None or isinstance(self.schema, type):
             try:
                 if self._adapter is None:
@@ -129,12 +130,7 @@ class SchemaSpec:
             except Exception as e:  # worded as LangChain words it (the model reads it)
                 schema_name = getattr(self.schema, "__name__", str(self.schema))
                 raise ValueError(f"Failed to parse data to {schema_name}: {e}") from e
-        if not isinstance(data, dict):
-            raise ValueError(f"expected a JSON object, got {type(data).__name__}")
-        missing = [k for k in self.json_schema.get("required", []) if k not in data]
-        if missing:
-            raise ValueError(f"missing required properties: {missing}")
-        return data
+        return data  # a JSON schema has no type to build: the data is the answer, unchecked
 
 
 SchemaKind = Literal["pydantic", "dataclass", "typeddict", "json_schema"]
@@ -242,18 +238,19 @@ class ProviderStrategy:
         return {"type": "json_schema", "json_schema": js}
 
     def parse(self, message: AIMessage) -> Any:
+        # named as LangChain names it: the schema type's name ("response_format" for a dict)
+        schema_name = getattr(self.spec.schema, "__name__", "response_format")
         try:
             try:
                 data = json.loads(message.text)
             except Exception as e:
-                schema_name = getattr(self.spec.schema, "__name__", "response_format")
                 raise ValueError(
                     f"Native structured output expected valid JSON for {schema_name}, "
                     f"but parsing failed: {e}."
                 ) from e
             return self.spec.parse(data)
         except Exception as exc:
-            raise StructuredOutputValidationError(self.spec.name, exc, message) from exc
+            raise StructuredOutputValidationError(schema_name, exc, message) from exc
 
 
 @dataclass

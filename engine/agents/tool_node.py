@@ -135,9 +135,16 @@ class ToolNode:
         if store is None:
             store = (config or {}).get("configurable", {}).get("__store__")
         jobs = [self._run_one(c, state, config or {}, runtime, store, sync) for c in calls]
-        outputs = (
-            list(await asyncio.gather(*jobs)) if len(jobs) > 1 else [await jobs[0]] if jobs else []
-        )
+        if len(jobs) <= 1:
+            return self._combine([await jobs[0]] if jobs else [], kind)
+        # as LangGraph's: every call finishes before a failure (the first in call order) is
+        # raised, so what the others did (a store write) is done
+        results = await asyncio.gather(*jobs, return_exceptions=True)
+        outputs: list[ToolMessage | Command[Any]] = []
+        for result in results:
+            if isinstance(result, BaseException):
+                raise result
+            outputs.append(result)
         return self._combine(outputs, kind)
 
     async def ainvoke(self, input: Any, config: dict[str, Any] | None = None) -> Any:

@@ -227,6 +227,7 @@ class BaseCheckpointSaver(BlobCodec, Generic[V]):
             channel_values=values,
             channel_versions=versions,
             versions_seen=body["seen"],
+            updated_channels=body.get("updated"),  # absent from files older than the key
         )
         writes: list[tuple[str, str, Any]] | None = None
         if with_writes:
@@ -335,6 +336,9 @@ class BaseCheckpointSaver(BlobCodec, Generic[V]):
             "seen": checkpoint["versions_seen"],
             "values": present,
         }
+        updated = checkpoint.get("updated_channels")
+        if updated is not None:
+            body_dict["updated"] = list(updated)
         if checkpoint["ts"] != timestamp_of(checkpoint["id"]):
             body_dict["ts"] = checkpoint["ts"]  # only when it is not the id's own timestamp
         body = json.dumps(body_dict, separators=(",", ":"))

@@ -51,15 +51,27 @@ class InMemorySaver(BaseCheckpointSaver):
     def _list_rows(
         self, thread_id: str | None, ns: str | None, before: str | None, limit: int | None
     ) -> Iterator[StoredRow]:
+        # as LangGraph's InMemorySaver lists them: by thread, then by namespace (each in the
+        # order first saved), newest first within a namespace
         with self._lock:
-            rows = [
-                r
-                for (t, n), by_id in self._rows.items()
-                if (thread_id is None or t == thread_id) and (ns is None or n == ns)
-                for r in by_id.values()
-                if before is None or r.checkpoint_id < before
+            keys = [
+                k
+                for k in self._rows
+                if (thread_id is None or k[0] == thread_id) and (ns is None or k[1] == ns)
             ]
-        rows.sort(key=lambda r: r.checkpoint_id, reverse=True)
+            order = {t: i for i, t in enumerate(dict.fromkeys(k[0] for k in keys))}
+            keys.sort(key=lambda k: order[k[0]])  # stable: namespaces keep their order
+            rows: list[StoredRow] = []
+            for k in keys:
+                rows += sorted(
+                    (
+                        r
+                        for r in self._rows[k].values()
+                        if before is None or r.checkpoint_id < before
+                    ),
+                    key=lambda r: r.checkpoint_id,
+                    reverse=True,
+                )
         yield from rows[:limit] if limit is not None else rows
 
     def _put_writes(

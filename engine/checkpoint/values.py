@@ -43,6 +43,9 @@ class Checkpoint(TypedDict):
     channel_values: dict[str, Any]
     channel_versions: dict[str, str]
     versions_seen: dict[str, dict[str, str]]
+    updated_channels: list[str] | None
+    """The channels the step that made this checkpoint updated, sorted (``None`` for a
+    checkpoint ``update_state`` made, or one stored without them)."""
 
 
 class CheckpointMetadata(TypedDict, total=False):
@@ -70,6 +73,7 @@ def copy_checkpoint(c: Checkpoint) -> Checkpoint:
         channel_values=dict(c["channel_values"]),
         channel_versions=dict(c["channel_versions"]),
         versions_seen={k: dict(v) for k, v in c["versions_seen"].items()},
+        updated_channels=c.get("updated_channels"),
     )
 
 
@@ -83,6 +87,7 @@ def empty_checkpoint() -> Checkpoint:
         channel_values={},
         channel_versions={},
         versions_seen={},
+        updated_channels=None,
     )
 
 

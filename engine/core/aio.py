@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 
 from engine.core.handoff import LoopInbox
 
-__all__ = ["aiter_thread", "iter_sync", "run_sync"]
+__all__ = ["aiter_thread", "call_on_loop", "in_thread", "iter_sync", "run_sync"]
 
 T = TypeVar("T")
 
@@ -59,6 +59,40 @@ def _in_running_loop() -> bool:
     except RuntimeError:
         return False
     return True
+
+
+async def _caught(coro: Coroutine[Any, Any, T]) -> tuple[T | None, Exception | None]:
+    try:
+        return await coro, None
+    except Exception as exc:
+        return None, exc
+
+
+def call_on_loop(coro: Coroutine[Any, Any, T], loop: asyncio.AbstractEventLoop) -> T:
+    """Run ``coro`` on ``loop`` (running in another thread) and wait for it here.  Its
+    exception is raised as it is: ``run_coroutine_threadsafe`` alone would hand a plain
+    ``TimeoutError`` over as a new one, losing its identity, attributes and traceback."""
+    value, error = asyncio.run_coroutine_threadsafe(_caught(coro), loop).result()
+    if error is not None:
+        raise error
+    return value  # type: ignore[return-value]
+
+
+def _caught_call(fn: Callable[..., T], args: Any, kwargs: Any) -> tuple[T | None, Exception | None]:
+    try:
+        return fn(*args, **kwargs), None
+    except Exception as exc:
+        return None, exc
+
+
+async def in_thread(fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
+    """``asyncio.to_thread``, with the function's exception raised as it is (``to_thread``
+    alone hands a plain ``TimeoutError`` over as a new one, without its cause, attributes
+    and traceback)."""
+    value, error = await asyncio.to_thread(_caught_call, fn, args, kwargs)
+    if error is not None:
+        raise error
+    return value  # type: ignore[return-value]
 
 
 async def _boxed(awaitable: Any, box: list[Any]) -> None:

@@ -8,9 +8,10 @@ protocols below, so it never imports the runtime.
 from __future__ import annotations
 
 import contextvars
+from collections.abc import Mapping
 from typing import Any, Protocol
 
-__all__ = ["RUN", "TASK", "StreamingRun", "TaskView", "current_task_view"]
+__all__ = ["RUN", "TASK", "StreamingRun", "TaskView", "call_metadata", "current_task_view"]
 
 
 class StreamingRun(Protocol):
@@ -42,3 +43,14 @@ def current_task_view() -> TaskView | None:
     """The node task running now, if any."""
     task: TaskView | None = TASK.get()
     return task
+
+
+def call_metadata(config: Mapping[str, Any]) -> dict[str, Any]:
+    """The metadata of a call made inside a task (a chat model's, so its ``messages`` chunks
+    carry it): the task's, with the task's namespace as ``checkpoint_ns`` where the task's
+    metadata names none, as LangGraph gives it to the runnables a node calls."""
+    meta = dict(config.get("metadata") or {})
+    ns = (config.get("configurable") or {}).get("checkpoint_ns")
+    if ns and "checkpoint_ns" not in meta:
+        meta["checkpoint_ns"] = ns
+    return meta

@@ -322,7 +322,10 @@ async def compute_writes(
         if output is not None:
             data = node.spec.validate_input(output)  # against the input schema, if any
             writes = [(k, v) for k, v in data.items() if k in input_keys]
-            if isinstance(output, dict) and any(k not in state_keys for k in output):
+            # a subgraph given its parent's state takes the keys it shares, quietly (as
+            # LangGraph); a run's own input with a key the state lacks is likely a typo
+            nested = "|" in str(config.get("configurable", {}).get("checkpoint_ns", ""))
+            if not nested and isinstance(output, dict) and any(k not in state_keys for k in output):
                 unknown = [str(k) for k in output if k not in state_keys]
                 warn_unknown_keys("the input", unknown, state_keys)
     elif isinstance(output, ChannelWrites):  # a low-level Pregel node's own writes

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from engine.errors import EmptyChannelError, InvalidUpdateError
+from engine.errors import EmptyChannelError, ErrorCode, InvalidUpdateError, create_error_message
 from engine.message_log import AppendLog, MessageList, PreviewList
 from engine.types import Overwrite
 
@@ -72,6 +72,11 @@ class BaseChannel:
     def is_available(self) -> bool:
         return self.value is not MISSING
 
+    def holds_state(self) -> bool:
+        """Has it anything a checkpoint must keep?  What it can be read for, and also what
+        it holds before it can be read (a barrier's sources so far, a deferred value)."""
+        return self.is_available()
+
     def get(self) -> Any:
         if self.value is MISSING:
             raise EmptyChannelError(self.key)
@@ -99,8 +104,11 @@ class LastValue(BaseChannel):
             return False
         if len(values) != 1:
             raise InvalidUpdateError(
-                f"At key '{self.key}': Can receive only one value per step. "
-                "Use an Annotated key to handle multiple values."
+                create_error_message(
+                    message=f"At key '{self.key}': Can receive only one value per step. "
+                    "Use an Annotated key to handle multiple values.",
+                    error_code=ErrorCode.INVALID_CONCURRENT_GRAPH_UPDATE,
+                )
             )
         self.value = values[-1]
         return True
@@ -177,7 +185,12 @@ def find_overwrite(values: Sequence[Any]) -> tuple[bool, Any]:
             elif v.get("type") == _OVERWRITE_KEY and "value" in v:
                 found.append(v["value"])
     if len(found) > 1:
-        raise InvalidUpdateError("Can receive only one Overwrite value per super-step.")
+        raise InvalidUpdateError(
+            create_error_message(
+                message="Can receive only one Overwrite value per super-step.",
+                error_code=ErrorCode.INVALID_CONCURRENT_GRAPH_UPDATE,
+            )
+        )
     return (True, found[0]) if found else (False, None)
 
 
@@ -292,11 +305,34 @@ class Topic(BaseChannel):
         super().__init__(typ)
         self.accumulate = accumulate
         self.ephemeral = not accumulate
+        self.written = False
+        """Written to once (then kept in checkpoints, emptied or not, as LangGraph keeps it)."""
+
+    def new(self) -> BaseChannel:
+        c = super().new()
+        assert isinstance(c, Topic)
+        c.written = False
+        return c
+
+    def from_checkpoint(self, value: Any) -> BaseChannel:
+        c = super().from_checkpoint(value)
+        assert isinstance(c, Topic)
+        c.written = value is not MISSING
+        return c
+
+    def checkpoint(self) -> Any:
+        if self.value is MISSING and self.written:
+            return []
+        return self.value
+
+    def holds_state(self) -> bool:
+        return self.written or self.is_available()
 
     def update(self, values: Sequence[Any]) -> bool:
         flat: list[Any] = []
         for v in values:
             flat.extend(v) if isinstance(v, list) else flat.append(v)
+        self.written = self.written or bool(flat)
         if not self.accumulate:
             changed = self.value is not MISSING and bool(self.value)
             if not flat:
@@ -325,16 +361,22 @@ class NamedBarrierValue(BaseChannel):
         super().__init__(set)
         self.names = frozenset(names)
         self.value = frozenset()
+        self.written = False
+        """Written to once (then kept in checkpoints, emptied or not, as LangGraph keeps it)."""
 
     def new(self) -> BaseChannel:
         c = super().new()
+        assert isinstance(c, NamedBarrierValue)
         c.value = frozenset()
+        c.written = False
         return c
 
     def from_checkpoint(self, value: Any) -> BaseChannel:
         c = self.new()
+        assert isinstance(c, NamedBarrierValue)
         if value is not MISSING and value is not None:
             c.value = frozenset(value)
+            c.written = True
         return c
 
     def update(self, values: Sequence[Any]) -> bool:
@@ -349,10 +391,14 @@ class NamedBarrierValue(BaseChannel):
                 seen.add(v)
                 changed = True
         self.value = frozenset(seen)
+        self.written = self.written or bool(values)
         return changed
 
     def is_available(self) -> bool:
         return self.value == self.names
+
+    def holds_state(self) -> bool:
+        return self.written  # the sources that wrote so far, even none since it fired
 
     def get(self) -> Any:
         if not self.is_available():

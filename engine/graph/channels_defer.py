@@ -56,6 +56,9 @@ class LastValueAfterFinish(BaseChannel):
     def is_available(self) -> bool:
         return self.value is not MISSING and self.finished
 
+    def holds_state(self) -> bool:
+        return self.value is not MISSING  # kept before the run finishes, to show then
+
     def get(self) -> Any:
         if not self.is_available():
             raise EmptyChannelError(self.key)

@@ -16,7 +16,7 @@ import copy
 from collections.abc import Callable, Sequence
 from typing import Any, get_origin
 
-from engine.errors import InvalidUpdateError
+from engine.errors import ErrorCode, InvalidUpdateError, create_error_message
 from engine.graph.channels import MISSING, BaseChannel
 
 __all__ = ["DeltaChannel"]
@@ -91,7 +91,12 @@ class DeltaChannel(BaseChannel):
             return False
         overwrites = [i for i, v in enumerate(values) if _overwrite_value(v)[0]]
         if len(overwrites) > 1:
-            raise InvalidUpdateError("Can receive only one Overwrite value per super-step.")
+            raise InvalidUpdateError(
+                create_error_message(
+                    message="Can receive only one Overwrite value per super-step.",
+                    error_code=ErrorCode.INVALID_CONCURRENT_GRAPH_UPDATE,
+                )
+            )
         if overwrites:
             _, new = _overwrite_value(values[overwrites[0]])
             self.value = copy.copy(new) if new is not None else self._empty()

@@ -62,7 +62,8 @@ class CompiledStateGraph(
 ):
     """A runnable graph. Create it with ``StateGraph.compile()``."""
 
-    default_recursion_limit = 25
+    default_recursion_limit = 10_007
+    """The superstep limit of a run whose config gives none (LangGraph's default since 1.2)."""
     loop_class: type[PregelLoop] = PregelLoop
     """The loop that runs this graph (the functional API's entrypoints use a subclass)."""
     cache: Any = None
@@ -190,6 +191,7 @@ class CompiledStateGraph(
         durability: str | None = None,
         sync_call: bool = False,
         control: RunControl | None = None,
+        streams_nested: bool = True,
     ) -> Any:
         foreign.meet_loaded_libraries()  # e.g. langchain models in nodes take our messages
         caller = calling_task(config)
@@ -218,6 +220,7 @@ class CompiledStateGraph(
                     durability=durability,
                     sync_call=sync_call,
                     control=control,
+                    streams_nested=streams_nested,
                 )
         cfg = _merge_config(self.config, config or {})
         context = coerce_context(self._context_schema(), context)
@@ -243,6 +246,7 @@ class CompiledStateGraph(
             sync_call=sync_call,
             stream=stream,
             stream_modes=frozenset(stream_modes),
+            streams_nested=streams_nested,
             model_override=conf.get("model_override"),
             control=control,
         )
@@ -400,7 +404,7 @@ class CompiledStateGraph(
         done = object()
 
         def sink(mode: str, chunk: Any, ns: str) -> None:
-            if ns and not subgraphs and mode not in ("messages", "custom"):
+            if ns and not subgraphs:
                 return
             queue.put_nowait((ns, mode, chunk))
 
@@ -418,6 +422,7 @@ class CompiledStateGraph(
                     debugger=debugger,
                     sync_call=kwargs.get("_sync_call", False),
                     control=kwargs.get("control"),
+                    streams_nested=subgraphs,
                 )
             finally:
                 queue.put_nowait(done)

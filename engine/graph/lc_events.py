@@ -42,6 +42,10 @@ class _Collector(BaseCallbackHandler):
         self.parents: dict[uuid.UUID, uuid.UUID | None] = {}
         self.info: dict[uuid.UUID, tuple[str, list[str], dict[str, Any]]] = {}
         self.root: uuid.UUID | None = None
+        self.hidden: set[uuid.UUID] = set()
+        """Runs the event stream leaves out (the graph's input task)."""
+        self.inputs: dict[uuid.UUID, Any] = {}
+        """Task runs' inputs, named again at their end."""
         self.models: dict[uuid.UUID, list[_Reply]] = {}
         """Per task run: the chat-model replies streamed in it so far."""
 
@@ -78,20 +82,31 @@ class _Collector(BaseCallbackHandler):
         **kwargs: Any,
     ) -> None:
         self.parents[run_id] = parent_run_id
+        name = str(kwargs.get("name") or "chain")
+        tags = list(kwargs.get("tags") or [])
+        metadata = dict(kwargs.get("metadata") or {})
         if parent_run_id is None and self.root is None:
             self.root = run_id
-        self.info[run_id] = (
-            str(kwargs.get("name") or "chain"),
-            list(kwargs.get("tags") or []),
-            dict(kwargs.get("metadata") or {}),
-        )
+            metadata.setdefault("ls_integration", "langgraph")
+        elif name == "__start__" and "langgraph_step" in metadata:
+            self.hidden.add(run_id)  # LangGraph's input task is hidden from the event stream
+            return
+        elif "langgraph_step" in metadata:  # a task: tagged with its step, as LangGraph's
+            tags.append(f"graph:step:{metadata['langgraph_step']}")
+            self.inputs[run_id] = inputs
+        self.info[run_id] = (name, tags, metadata)
         self.emit(self.event("on_chain_start", run_id, {"input": inputs}))
 
     def on_chain_end(self, outputs: Any, *, run_id: uuid.UUID, **kwargs: Any) -> None:
+        if run_id in self.hidden:
+            return
         self._close_models(run_id)
         if run_id != self.root:
             self.emit(self.event("on_chain_stream", run_id, {"chunk": outputs}))
-        self.emit(self.event("on_chain_end", run_id, {"output": outputs}))
+        data: dict[str, Any] = {"output": outputs}
+        if run_id in self.inputs:  # a task's end names its input too, as LangGraph's does
+            data["input"] = self.inputs.pop(run_id)
+        self.emit(self.event("on_chain_end", run_id, data))
 
     def on_chain_error(self, error: BaseException, *, run_id: uuid.UUID, **kwargs: Any) -> None:
         self._close_models(run_id)  # LangChain's event stream has no error events

@@ -19,7 +19,14 @@ from engine.checkpoint.base import (
     next_version,
     version_number,
 )
-from engine.errors import GraphDrained, GraphInterrupt, GraphRecursionError, RunStopped
+from engine.errors import (
+    ErrorCode,
+    GraphDrained,
+    GraphInterrupt,
+    GraphRecursionError,
+    RunStopped,
+    create_error_message,
+)
 from engine.events import (
     InterruptRaised,
     PlannedTask,
@@ -198,8 +205,8 @@ class PregelLoop(LoopCheckpoints, LoopInput, LoopStreaming):
             conf["thread_id"] = self.thread_id
         user_conf = base.get("configurable", {})
         metadata = {
-            "ls_integration": "langgraph",
             **{k: user_conf[k] for k in _PROPAGATED_TO_METADATA if k in user_conf},
+            "ls_integration": "langgraph",
             **base.get("metadata", {}),
             "langgraph_step": self.step,
             "langgraph_node": task.name,
@@ -224,8 +231,12 @@ class PregelLoop(LoopCheckpoints, LoopInput, LoopStreaming):
     async def _tick(self) -> bool:
         if self.step > self.stop:
             raise GraphRecursionError(
-                f"Recursion limit of {self.recursion_limit} reached without hitting a stop condition. "
-                "You can increase the limit by setting the `recursion_limit` config key."
+                create_error_message(
+                    message=f"Recursion limit of {self.recursion_limit} reached without hitting "
+                    "a stop condition. You can increase the limit by setting the "
+                    "`recursion_limit` config key.",
+                    error_code=ErrorCode.GRAPH_RECURSION_LIMIT,
+                )
             )
         tasks = self._plan()
         if not tasks and self._finish_channels():
@@ -264,9 +275,9 @@ class PregelLoop(LoopCheckpoints, LoopInput, LoopStreaming):
             self.__dict__["_defers"] = known
         return known
 
-    def _finish_channels(self) -> bool:
+    def _finish_channels(self) -> list[str]:
         """Nothing is due: tell the channels that wait for that (deferred nodes' triggers);
-        True if any of them changed (its version moves on, so its node is due)."""
+        the ones that changed (their version moves on, so their nodes are due)."""
         versions = self.checkpoint["channel_versions"]
         finished = [
             c
@@ -274,11 +285,11 @@ class PregelLoop(LoopCheckpoints, LoopInput, LoopStreaming):
             if isinstance(ch, LastValueAfterFinish) and ch.finish()
         ]
         if not finished:
-            return False
+            return finished
         next_v = self.next_version(max(versions.values(), key=version_number, default=None))
         for c in finished:
             versions[c] = next_v
-        return True
+        return finished
 
     async def _static_interrupt(self, when: str, tasks: list[Task]) -> None:
         self.status = f"interrupt_{when}"
@@ -349,10 +360,13 @@ class PregelLoop(LoopCheckpoints, LoopInput, LoopStreaming):
         )
         changed = apply_writes(self.checkpoint, self.channels, tasks, self.next_version)
         self._step_applied = True
+        # what the checkpoint names as updated: channels left holding a value (as LangGraph's)
+        updated = [c for c in changed if self.channels[c].is_available()]
         if self._waits_for_finish() and not plan_tasks(
             self.checkpoint, self.channels, self.graph.nodes, self.step + 1, self.ns
         ):
-            self._finish_channels()  # tentatively the last step: deferred nodes are due
+            # tentatively the last step: deferred nodes are due
+            updated += [c for c in self._finish_channels() if self.channels[c].is_available()]
         em = self.run.emitter
         if em.active and before is not None:
             changes = state_changes(self.graph.spec.channels, self.channels, before, changed)
@@ -371,5 +385,5 @@ class PregelLoop(LoopCheckpoints, LoopInput, LoopStreaming):
         self.pending_writes = []
         self.resuming = False  # only the first superstep of a resumed run resumes subgraphs
         writers = list(dict.fromkeys(t.name for t in tasks))
-        await self._put_checkpoint("loop", writers)
+        await self._put_checkpoint("loop", writers, updated)
         return should_interrupt(self.checkpoint, self.interrupt_after, tasks)

@@ -4,10 +4,14 @@ it for the run's exit under durability "exit"), save a task's writes, flush what
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from engine.checkpoint.base import (
+    ERROR,
     INTERRUPT,
+    NULL_TASK_ID,
+    RESUME,
     Checkpoint,
     CheckpointMetadata,
     copy_checkpoint,
@@ -129,8 +133,13 @@ class LoopCheckpoints:
             self.pending_writes = list(saved.pending_writes or [])
             if self.superseded:
                 # the thread moved past this checkpoint: what its tasks wrote then is history
-                # (kept for get_state_history); they run again, only open interrupts count
-                self.pending_writes = [w for w in self.pending_writes if w[1] == INTERRUPT]
+                # (kept for get_state_history); they run again, only open interrupts count,
+                # and what a command wrote to the state there (LangGraph applies it again)
+                self.pending_writes = [
+                    w
+                    for w in self.pending_writes
+                    if w[1] == INTERRUPT or (w[0] == NULL_TASK_ID and w[1] not in (RESUME, ERROR))
+                ]
         else:
             self.checkpoint = empty_checkpoint()
             self.metadata = {"step": -2}  # type: ignore[typeddict-item]
@@ -149,7 +158,13 @@ class LoopCheckpoints:
         em.step = self.step
         em.checkpoint_id = self.checkpoint["id"] if saved else None
 
-    async def _put_checkpoint(self, source: str, writer_nodes: list[str] | None = None) -> None:
+    async def _put_checkpoint(
+        self,
+        source: str,
+        writer_nodes: list[str] | None = None,
+        updated: Iterable[str] | None = None,
+    ) -> None:
+        """Save the loop's checkpoint; ``updated``: the channels its step updated."""
         c = self.checkpoint
         new_id = uuid7()
         new = Checkpoint(
@@ -159,10 +174,11 @@ class LoopCheckpoints:
             channel_values={
                 k: ch.checkpoint()
                 for k, ch in self.channels.items()
-                if ch.tracked and ch.is_available()
+                if ch.tracked and ch.holds_state()
             },
             channel_versions=dict(c["channel_versions"]),
             versions_seen={k: dict(v) for k, v in c["versions_seen"].items()},
+            updated_channels=None if updated is None else sorted(updated),
         )
         new["channel_values"] = {k: v for k, v in new["channel_values"].items() if v is not MISSING}
         sends = new["channel_values"].get(TASKS)

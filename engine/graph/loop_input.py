@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from engine.checkpoint.base import ERROR, INTERRUPT, NULL_TASK_ID, RESUME
@@ -90,8 +91,17 @@ class LoopInput:
                     bound = self.saved.parent_config["configurable"]["checkpoint_id"]
                 self.replay = ReplayState(bound)
             # the step's tasks run again: what they wrote, and the answers they got, are
-            # history now (an update/fork checkpoint replays in place, without a fork)
+            # history now (an update/fork checkpoint replays in place, without a fork); what
+            # a command wrote to the state there (``Command(update=...)`` with a resume)
+            # still applies, before the fork, as LangGraph applies it
+            carried = [
+                (c, v)
+                for t, c, v in self.pending_writes
+                if t == NULL_TASK_ID and c not in (RESUME, INTERRUPT, ERROR)
+            ]
             self.pending_writes = [w for w in self.pending_writes if w[1] == INTERRUPT]
+            if carried:
+                self._apply_pseudo("__input__", carried)
             if source not in ("update", "fork"):
                 if not self._plan():
                     self.noop = True
@@ -119,7 +129,9 @@ class LoopInput:
             elif resume is not None:
                 if len(pending_ids) > 1:
                     raise RuntimeError(
-                        "When there are multiple pending interrupts, you must specify the interrupt id when resuming."
+                        "When there are multiple pending interrupts, you must specify the "
+                        "interrupt id when resuming. Docs: https://docs.langchain.com/oss/python/"
+                        "langgraph/interrupts#handling-multiple-interrupts."
                     )
                 null_writes.append((RESUME, resume))
             if not null_writes and run.resume_map is None:
@@ -163,7 +175,9 @@ class LoopInput:
             if any(k in self._stream_keys() for k in changed):
                 self._push("values", self._values())  # input written straight to channels
             self.pending_writes = []
-            await self._put_checkpoint("input")
+            await self._put_checkpoint(
+                "input", updated=[c for c in changed if self.channels[c].is_available()]
+            )
             return True
         raise EmptyInputError(f"Received no input for {START}")
 
@@ -185,7 +199,10 @@ class LoopInput:
             ...
 
         async def _put_checkpoint(
-            self, source: str, writer_nodes: list[str] | None = None
+            self,
+            source: str,
+            writer_nodes: list[str] | None = None,
+            updated: Iterable[str] | None = None,
         ) -> None:  # pragma: no cover
             ...
 

@@ -7,9 +7,11 @@ import datetime as dt
 import threading
 import uuid
 from collections import Counter
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from engine.checkpoint.base import INTERRUPT
+from engine.core.foreign import is_foreign_message
 from engine.graph.algo import is_internal_channel
 from engine.graph.channels import BaseChannel, MessagesChannel
 from engine.graph.subgraph_state import with_checkpoint_map
@@ -49,12 +51,18 @@ def _result_of(writes: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 def _input_message_ids(value: Any) -> set[str]:
-    """The ids of the messages in a task's input (a state dict, model or dataclass)."""
+    """The ids of the messages in a task's input (a state dict, model or dataclass; messages
+    ours or langchain_core's, in a list or a message log)."""
     fields = value if isinstance(value, dict) else getattr(value, "__dict__", {})
     ids: set[str] = set()
     for v in fields.values() if isinstance(fields, dict) else ():
-        if isinstance(v, list | tuple):
-            ids.update(m.id for m in v if isinstance(m, BaseMessage) and m.id)
+        if isinstance(v, str | bytes | dict) or not isinstance(v, Sequence):
+            continue
+        ids.update(
+            m.id
+            for m in v
+            if (isinstance(m, BaseMessage) or is_foreign_message(m)) and isinstance(m.id, str)
+        )
     return ids
 
 
@@ -149,9 +157,9 @@ class LoopStreaming:
             chunk: dict[str, Any] = {task.name: update}
             if cached:
                 chunk["__metadata__"] = {"cached": True}
+            if "messages" in run.stream_modes:  # as LangGraph's: when the node ends, before
+                self._push_final_messages(task, state_writes)  # its update
             self._push("updates", chunk)
-            if "messages" in run.stream_modes:
-                self._push_final_messages(task, state_writes)
         elif interrupts:
             self._push("updates", {"__interrupt__": tuple(interrupts)})
             if "values" in run.stream_modes:

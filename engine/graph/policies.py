@@ -9,6 +9,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, get_type_hints
 
+from engine.core.aio import in_thread
 from engine.core.execution import ExecutionInfo, server_info_from
 from engine.errors import NodeCancelledError, NodeError, NodeTimeoutError
 from engine.graph.runtime import Runtime
@@ -133,7 +134,7 @@ async def call_error_handler(
     if inspect.iscoroutinefunction(handler):
         out = await handler(state, **kwargs)
     else:
-        out = await asyncio.to_thread(handler, state, **kwargs)
+        out = await in_thread(handler, state, **kwargs)
     if inspect.isawaitable(out):
         out = await out
     return out

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, get_args
 
 from engine.checkpoint.base import ERROR, INTERRUPT, NO_WRITES, RESUME
 from engine.core import foreign
+from engine.core.aio import in_thread
 from engine.errors import GraphBubbleUp, GraphInterrupt, ParentCommand, is_invalid_resume
 from engine.events import (
     CustomEvent,
@@ -124,7 +125,7 @@ async def _call_node(loop: PregelLoop, task: Task, ctx: TaskContext) -> Any:
             # tokens) were queued on this blocked loop: deliver them before the task's result
             await asyncio.sleep(0)
         else:
-            out = await asyncio.to_thread(node.fn, task.input, **kwargs)
+            out = await in_thread(node.fn, task.input, **kwargs)
         if inspect.isawaitable(out):
             out = await out
     finally:
@@ -256,6 +257,8 @@ async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> Non
         except BaseException as exc:
             if callbacks is not None:
                 callbacks.error(exc)
+            if isinstance(exc, Exception):  # as LangGraph marks a task's failure
+                exc.add_note(f"During task with name '{task.name}' and id '{task.id}'")
             cancelled = not isinstance(exc, Exception)
             policy = None if cancelled else _policy_for(policies, exc)
             retry = policy is not None and attempt < policy.max_attempts

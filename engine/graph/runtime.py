@@ -129,6 +129,10 @@ class RunContext:
     stream: Callable[[str, Any, str], None] | None = None
     """``stream(mode, chunk, ns)``; None when nobody streams."""
     stream_modes: frozenset[str] = frozenset()
+    streams_nested: bool = True
+    """Do nested graphs' chunks reach ``stream``?  Not for ``stream(..., subgraphs=False)``:
+    as in LangGraph, a subgraph's (or a graph a node runs) model tokens and custom data are
+    then not streamed, nor taken as streamed."""
     null_resume: _NullResume = field(default_factory=_NullResume)
     resume_map: dict[str, Any] | None = None
     streamed_message_ids: set[str] = field(default_factory=set)

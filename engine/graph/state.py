@@ -19,7 +19,7 @@ from typing import Annotated, Any, get_args, get_origin, get_type_hints
 from pydantic import BaseModel
 
 from engine import serde
-from engine.errors import InvalidUpdateError
+from engine.errors import ErrorCode, InvalidUpdateError, create_error_message
 from engine.graph.channels import (
     AppendListChannel,
     BaseChannel,
@@ -281,7 +281,12 @@ class StateSpec:
             }
         if dataclasses.is_dataclass(value) and not isinstance(value, type):
             return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
-        raise InvalidUpdateError(f"Expected dict, got {value!r}")
+        raise InvalidUpdateError(
+            create_error_message(
+                message=f"Expected dict, got {value}",
+                error_code=ErrorCode.INVALID_GRAPH_NODE_RETURN_VALUE,
+            )
+        )
 
 
 class UnknownStateKeyWarning(UserWarning):
@@ -342,7 +347,12 @@ def updates_from_output(
         ):
             writes.extend((k, v) for k, v in obj if k in keys)
         else:
-            raise InvalidUpdateError(f"Expected dict, got {obj!r}")
+            raise InvalidUpdateError(
+                create_error_message(
+                    message=f"Expected dict, got {obj}",
+                    error_code=ErrorCode.INVALID_GRAPH_NODE_RETURN_VALUE,
+                )
+            )
 
     if isinstance(output, list) and any(isinstance(x, Command) for x in output):
         for item in output:

@@ -106,6 +106,19 @@ class StateAPI(SubgraphStateAPI):
         ns = saved.config["configurable"].get("checkpoint_ns", "")
         step = int(saved.metadata.get("step", -1)) + 1
         tasks = plan_tasks(checkpoint, channels, self.nodes, step, ns)
+        # what a command wrote to the state there (``Command(update=...)`` with a resume)
+        # shows in it, as LangGraph shows it
+        null_writes = [
+            (c, v)
+            for t, c, v in saved.pending_writes or []
+            if t == NULL_TASK_ID and c not in (ERROR, INTERRUPT, RESUME)
+        ]
+        if null_writes:
+            pseudo = Task(
+                NULL_TASK_ID, "__input__", ("pull", "__input__"), None, [], self.nodes[START]
+            )
+            pseudo.writes = null_writes
+            apply_writes(checkpoint, channels, [pseudo], next_version)
         pending = [w for w in (saved.pending_writes or []) if w[0] != NULL_TASK_ID]
         done: set[str] = set()
         if live and tasks:
@@ -397,10 +410,11 @@ class StateAPI(SubgraphStateAPI):
             id=new_id,
             ts=timestamp_of(new_id),
             channel_values={
-                k: ch.checkpoint() for k, ch in channels.items() if ch.tracked and ch.is_available()
+                k: ch.checkpoint() for k, ch in channels.items() if ch.tracked and ch.holds_state()
             },
             channel_versions=dict(checkpoint["channel_versions"]),
             versions_seen=checkpoint["versions_seen"],
+            updated_channels=None,  # as LangGraph's update_state saves it
         )
         new["channel_values"] = {k: v for k, v in new["channel_values"].items() if v is not MISSING}
         step = prev_step + 1

@@ -14,11 +14,11 @@ way it becomes a nested ``PregelLoop`` of the same run:
 
 from __future__ import annotations
 
-import asyncio
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from engine.core.aio import call_on_loop, run_sync
 from engine.graph.runtime import RunContext, TaskContext, current_task, reset_run, set_run
 
 if TYPE_CHECKING:
@@ -89,10 +89,10 @@ def _stream_for(
 ) -> tuple[Callable[[str, Any, str], None] | None, frozenset[str]]:
     """The subgraph's stream: the parent's consumers, plus a local ``stream()`` consumer of a
     graph a node streams itself (it sees namespaces relative to that graph)."""
-    parent = prun.stream
+    parent = prun.stream if prun.streams_nested else None
+    parent_modes = prun.stream_modes if parent is not None else frozenset()
     if local is None:
-        return parent, prun.stream_modes
-    parent_modes = prun.stream_modes
+        return parent, parent_modes
 
     def both(mode: str, chunk: Any, chunk_ns: str) -> None:
         if parent is not None and mode in parent_modes:
@@ -184,7 +184,5 @@ def run_nested_sync(coro_factory: Callable[[], Any], parent: TaskContext) -> Any
     node runs on a worker thread, else (the node runs inline on that loop) on a helper thread."""
     loop = parent.run.emitter.loop
     if threading.get_ident() != parent.run.emitter.loop_thread and loop.is_running():
-        return asyncio.run_coroutine_threadsafe(coro_factory(), loop).result()
-    from engine.core.aio import run_sync
-
+        return call_on_loop(coro_factory(), loop)
     return run_sync(coro_factory())

@@ -25,6 +25,9 @@ from typing import Any, get_args, get_origin
 
 from pydantic import ValidationError
 
+from engine.core.aio import in_thread
+from engine.graph.runtime import current_run
+from engine.interop.langchain_face import tools_see_our_injections
 from engine.interop.langchain_messages import message_from_langchain, message_to_langchain
 from engine.interop.langchain_node_tokens import engine_call
 from engine.interop.langchain_tokens import stream_through_invoke
@@ -60,6 +63,12 @@ def model_name_of(lc_model: Any) -> str:
         if isinstance(value, str) and value:
             return value
     return type(lc_model).__name__
+
+
+def _sync_run() -> bool:
+    """Was the run started by a sync call (``invoke`` / ``stream``)?"""
+    run = current_run()
+    return run is not None and run.sync_call
 
 
 # -- errors --------------------------------------------------------------------------------------
@@ -143,6 +152,17 @@ class LangChainChatModel(BaseChatModel):
             settings["response_format"] = request.response_format
         return runnable.bind(**settings) if settings else runnable
 
+    def stream_metadata(self) -> dict[str, Any]:
+        """What LangChain adds to a ``messages`` chunk's metadata for this model: its LangSmith
+        parameters (provider, model name and type...) and its own metadata."""
+        lc = self.lc_model
+        try:
+            params = dict(lc._get_ls_params_with_defaults(stop=None))
+        except Exception:
+            params = {}
+        own = getattr(lc, "metadata", None)
+        return {**params, **(own if isinstance(own, dict) else {})}
+
     def _call(self, request: ChatRequest) -> tuple[Any, list[Any]]:
         return self._bound(request), [message_to_langchain(m) for m in request.messages]
 
@@ -163,8 +183,12 @@ class LangChainChatModel(BaseChatModel):
         """The reply, as LangChain gets it: ``ainvoke`` (the model streams only if its own
         settings say so)."""
         runnable, messages = self._call(request)
+        config = dict(request.config or {}) or None
         try:
-            out = await engine_call(runnable.ainvoke(messages, dict(request.config or {}) or None))
+            if _sync_run():  # as LangChain's sync agent calls it: ``invoke``
+                out = await engine_call(in_thread(runnable.invoke, messages, config))
+            else:
+                out = await engine_call(runnable.ainvoke(messages, config))
         except Exception as exc:
             mapped = self._mapped(exc)
             if mapped is exc:
@@ -268,6 +292,7 @@ class LangChainTool(BaseTool):
 
     def __init__(self, lc_tool: Any) -> None:
         commands_pass_langchain_tools()
+        tools_see_our_injections()  # before its schemas are read
         self.lc_tool = lc_tool
         self.injected = {**_injections(lc_tool), _CALL_ID: Injection("tool_call_id")}
         fmt = getattr(lc_tool, "response_format", "content")
@@ -287,7 +312,10 @@ class LangChainTool(BaseTool):
         call_id = injected.pop(_CALL_ID, None) or f"call_{uuid.uuid4().hex[:12]}"
         call = {"type": "tool_call", "name": self.name, "args": {**args, **injected}, "id": call_id}
         try:
-            out = await self.lc_tool.ainvoke(call)
+            if _sync_run():  # as LangChain's sync tool node calls it: ``invoke``
+                out = await in_thread(self.lc_tool.invoke, call)
+            else:
+                out = await self.lc_tool.ainvoke(call)
         except ValidationError as exc:  # the model's arguments do not fit the tool's schema
             errors = [
                 (".".join(str(x) for x in e["loc"]) or "args", e["msg"]) for e in exc.errors()

@@ -13,8 +13,9 @@ their ``to_langchain_model`` face (``face_attribute``, from ``BaseChatModel.__ge
 from __future__ import annotations
 
 import functools
+import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
-from typing import Any
+from typing import Any, get_args, get_origin
 
 from engine.interop.langchain_messages import message_from_langchain, message_to_langchain
 
@@ -135,6 +136,8 @@ def accept_ours() -> None:
 
     commands_pass_langchain_tools()
     hook()
+    _generations_take_ours()
+    tools_see_our_injections()
     theirs = utils._convert_to_message
     if not callable(theirs):
         raise TypeError("this langchain_core converts messages elsewhere")
@@ -148,6 +151,76 @@ def accept_ours() -> None:
 
     convert.takes_engine_messages = True  # type: ignore[attr-defined]
     utils._convert_to_message = convert
+
+
+def tools_see_our_injections() -> None:
+    """langchain_core's tools take the engine's injected-parameter markers as their own
+    (idempotent): a ``langchain_core`` ``@tool`` annotated with ``InjectedState``,
+    ``InjectedStore``, ``InjectedToolCallId`` or ``ToolRuntime`` of a program ported by its
+    imports (``langgraph.prebuilt`` -> ``engine.prebuilt``) hides them from the model and
+    takes them at call time, as it does LangGraph's."""
+    from langchain_core.tools import base
+
+    from engine import tool_injection as ours
+
+    theirs = base._is_injected_arg_type
+    theirs_direct = base._is_directly_injected_arg_type
+    if getattr(theirs, "takes_engine_markers", False):
+        return
+
+    def marked(type_: Any, kind: type) -> bool:
+        for arg in get_args(type_)[1:]:
+            cls = arg if isinstance(arg, type) else type(arg)
+            if issubclass(cls, kind):
+                return True
+        return False
+
+    def direct(type_: Any) -> bool:
+        origin = get_origin(type_) or type_
+        return isinstance(origin, type) and issubclass(origin, ours.ToolRuntime)
+
+    def is_injected(type_: Any, injected_type: Any = None) -> bool:
+        if theirs(type_, injected_type):
+            return True
+        if injected_type is None:
+            return marked(type_, ours.InjectedToolArg) or direct(type_)
+        if getattr(injected_type, "__name__", "") == "InjectedToolCallId":
+            return marked(type_, ours.InjectedToolCallId)
+        return False
+
+    def is_directly_injected(type_: Any) -> bool:
+        return bool(theirs_direct(type_)) or direct(type_)
+
+    is_injected.takes_engine_markers = True  # type: ignore[attr-defined]
+    base._is_injected_arg_type = is_injected
+    base._is_directly_injected_arg_type = is_directly_injected
+
+
+def _generations_take_ours() -> None:
+    """A chat model's generation holds our message as its own (idempotent): a program ported
+    by its imports scripts langchain_core's fake models with ``engine.messages``'
+    ``AIMessage`` (its ``langchain.messages`` one), which they wrap in ``ChatGeneration``."""
+    from langchain_core.outputs import ChatGeneration
+
+    from engine.interop.langchain_messages import message_to_langchain
+    from engine.messages import BaseMessage
+
+    theirs = ChatGeneration.__init__
+    if getattr(theirs, "takes_engine_messages", False):
+        return
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        message = kwargs.get("message")
+        if isinstance(message, BaseMessage):
+            if message.id is None:
+                # the id langchain_core gives the reply it returns, given to the scripted
+                # message itself as it would be to its own (used again, it is the same message)
+                message.id = f"lc_run--{uuid.uuid4()}"
+            kwargs["message"] = message_to_langchain(message)
+        theirs(self, *args, **kwargs)
+
+    __init__.takes_engine_messages = True  # type: ignore[attr-defined]
+    ChatGeneration.__init__ = __init__  # type: ignore[method-assign]
 
 
 def enter_node() -> Callable[[], None]:

@@ -16,7 +16,7 @@ from contextvars import ContextVar
 from typing import Any, TypeVar
 from uuid import UUID
 
-from engine.core.context import current_task_view
+from engine.core.context import call_metadata, current_task_view
 from engine.interop.langchain_messages import message_from_langchain
 
 __all__ = ["engine_call", "enter_node", "hook"]
@@ -91,7 +91,7 @@ def _handler_class() -> type:
                 return
             # as LangGraph's: the call's metadata (the model's ls_* keys too) and its own tags
             # (a docs program filters the stream by metadata["tags"])
-            meta = {**task.config.get("metadata", {}), **(metadata or {})}
+            meta = {**call_metadata(task.config), **(metadata or {})}
             user_tags = [t for t in tags or () if not t.startswith("seq:step")]
             if user_tags:
                 meta["tags"] = user_tags
@@ -106,7 +106,10 @@ def _handler_class() -> type:
                 return
             call[3] = True
             run, meta, ns, _ = call
-            run.push_any_thread("messages", (message_from_langchain(message), meta), ns)
+            ours = message_from_langchain(message)
+            if ours.id:  # streamed: not again when it comes back in the node's output
+                run.streamed_message_ids.add(ours.id)
+            run.push_any_thread("messages", (ours, meta), ns)
 
         def on_llm_end(self, response: Any, *, run_id: UUID, **kwargs: Any) -> None:
             call = self.calls.pop(run_id, None)
@@ -117,7 +120,10 @@ def _handler_class() -> type:
                 for generation in generations:
                     message = getattr(generation, "message", None)
                     if message is not None:
-                        run.push_any_thread("messages", (message_from_langchain(message), meta), ns)
+                        ours = message_from_langchain(message)
+                        if ours.id:
+                            run.streamed_message_ids.add(ours.id)
+                        run.push_any_thread("messages", (ours, meta), ns)
 
         def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
             self.calls.pop(run_id, None)

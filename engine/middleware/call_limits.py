@@ -41,9 +41,9 @@ __all__ = [
     "ToolCallLimitState",
 ]
 
-NOT_RUN_MESSAGE = (
-    "Not executed: the run stopped before this tool call could run, because another tool "
-    "call in the same batch exceeded the limit."
+NOT_RUN_MESSAGE = (  # LangChain's words (the model reads them)
+    "Execution stopped before this tool call could run because another tool call in the "
+    "same batch exceeded the limit."
 )
 
 
@@ -266,6 +266,8 @@ class ToolCallLimitMiddleware(AgentMiddleware):
             else:
                 allowed.append(call)
                 thread, run = thread + 1, run + 1
+        # what the thread's count would be had the blocked calls run (the messages say it)
+        tried_thread = thread + len(blocked)
         if self.exit_behavior == "end" and blocked:
             thread -= len(allowed)  # the batch is stopped: the allowed calls never run
         thread_counts[key] = thread
@@ -276,7 +278,6 @@ class ToolCallLimitMiddleware(AgentMiddleware):
         }
         if not blocked:
             return update
-        tried_thread = thread + len(blocked)
         yield Emit(
             MiddlewareAction,
             {
@@ -299,17 +300,28 @@ class ToolCallLimitMiddleware(AgentMiddleware):
                 tried_thread, run_counts[key], self.thread_limit, self.run_limit, self.tool_name
             )
         blocked_ids = {c.get("id") for c in blocked}
-        # "continue" answers the blocked calls; "end" answers the whole batch (in call order)
-        answered_now = pending if self.exit_behavior == "end" else blocked
+        # "continue" answers the blocked calls; "end" answers the whole batch: the blocked
+        # calls, then the others (as LangChain orders them)
         answers: list[BaseMessage] = [
             ToolMessage(
-                content=self.blocked_message if c.get("id") in blocked_ids else NOT_RUN_MESSAGE,
+                content=self.blocked_message,
                 tool_call_id=c.get("id") or "",
                 name=c.get("name", ""),
                 status="error",
             )
-            for c in answered_now
+            for c in blocked
         ]
+        if self.exit_behavior == "end":
+            answers += [
+                ToolMessage(
+                    content=NOT_RUN_MESSAGE,
+                    tool_call_id=c.get("id") or "",
+                    name=c.get("name", ""),
+                    status="error",
+                )
+                for c in pending
+                if c.get("id") not in blocked_ids
+            ]
         if self.exit_behavior == "end":
             text = _tool_limit_text(
                 tried_thread, run_counts[key], self.thread_limit, self.run_limit, self.tool_name

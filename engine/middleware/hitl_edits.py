@@ -23,10 +23,10 @@ __all__ = ["DEFAULT_EDIT_NOTICE", "EDITED_CALLS_KEY", "annotate_result", "apply_
 EDITED_CALLS_KEY = "hitl_edited_tool_calls"
 """State key: ``{tool_call_id: Action}``, the reviewer's replacements for this turn's calls."""
 
-DEFAULT_EDIT_NOTICE = (
-    "Note: this tool call was changed by a human reviewer before it ran, so what executed "
-    "differs from the call in your message. The change was deliberate and approved; do not "
-    "repeat your original call."
+DEFAULT_EDIT_NOTICE = (  # LangChain's words: what the model reads, so a run reads the same
+    "Note: a human reviewer replaced this tool call before it ran. The call recorded in "
+    "your message is the one you produced, not the one that executed. This was "
+    "intentional and authorized. Do not re-issue your original call."
 )
 
 

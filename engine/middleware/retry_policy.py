@@ -32,7 +32,9 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias, TypeVar
 
 from engine.errors import GraphBubbleUp
+from engine.event_base import engine_error_of
 from engine.events import AttemptFinished, AttemptStarted, ErrorInfo, EventBase, MiddlewareAction
+from engine.models.errors import ChatModelError
 from engine.observe.bus import emit, emit_sync, span
 
 __all__ = [
@@ -243,7 +245,14 @@ class RetryConfig:
     def should_retry(self, exc: Exception) -> bool:
         rule = self.retry_on  # a tuple of types or a predicate (normalised in __post_init__)
         if isinstance(rule, tuple):
-            return isinstance(exc, rule)
+            # the library's exception as LangChain matches it; the engine's error types also
+            # match the engine's error standing for it (a ``RateLimitError`` for a provider's)
+            if isinstance(exc, rule):
+                return True
+            ours = engine_error_of(exc)
+            return ours is not exc and isinstance(
+                ours, tuple(t for t in rule if issubclass(t, ChatModelError))
+            )
         return bool(rule(exc))  # type: ignore[call-arg]
 
     def delay(self, retry_number: int) -> float:
@@ -260,7 +269,7 @@ class RetryConfig:
     def delay_for(self, exc: BaseException, retry_number: int) -> float:
         """The server's ``retry_after`` hint (capped by ``max_delay``) if it gave one, else
         ``delay(retry_number)``."""
-        hint = getattr(exc, "retry_after", None)
+        hint = getattr(engine_error_of(exc), "retry_after", None)
         if isinstance(hint, int | float) and not isinstance(hint, bool) and hint >= 0:
             return min(float(hint), self.max_delay)
         return self.delay(retry_number)

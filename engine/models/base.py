@@ -27,7 +27,7 @@ from typing import Any, Protocol, TypeAlias, runtime_checkable
 
 from engine.core import foreign
 from engine.core.aio import iter_sync, run_sync
-from engine.core.context import current_task_view
+from engine.core.context import call_metadata, current_task_view
 from engine.messages import AIMessage, AIMessageChunk, BaseMessage, coerce_messages
 from engine.models.errors import ModelResponseError
 from engine.models.runnable_api import ModelRunnableAPI
@@ -99,7 +99,8 @@ def tool_schema(tool: ToolLike) -> dict[str, Any]:
         }
     if isinstance(tool, type) and is_schema_class(tool):  # a pydantic model, dataclass, TypedDict
         return schema_class_tool(tool)
-    if callable(tool):  # a plain function (its docstring and annotations), a langchain tool
+    if callable(tool) or foreign.family_of(tool) is not None:
+        # a plain function (its docstring and annotations), a langchain_core tool
         from engine.tools import as_tool
 
         return as_tool(tool).tool_call_schema
@@ -189,7 +190,7 @@ def _node_token_tap() -> tuple[Any, dict[str, Any], str] | None:
     task = current_task_view()
     if task is None or not task.run.wants("messages"):
         return None
-    return task.run, dict(task.config.get("metadata", {})), task.ns
+    return task.run, call_metadata(task.config), task.ns
 
 
 class BaseChatModel(ModelRunnableAPI):

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from engine.event_base import ENGINE_ERROR_ATTR
 from engine.redaction import scrub
 
 __all__ = [
@@ -42,6 +43,7 @@ __all__ = [
     "ReplayDivergenceError",
     "ServerError",
     "redact",
+    "surfaced_error",
 ]
 
 
@@ -57,6 +59,20 @@ class ChatModelError(Exception):
     provider_error: BaseException | None = None
     """The library's own exception this one stands for (a langchain_core model's, mapped so
     ``retry_on`` works), when there is one: what a message about the failure names."""
+
+
+def surfaced_error(exc: BaseException) -> BaseException:
+    """What a program sees of a failed model call: the library's own exception when one of
+    ours stands for it (LangChain re-raises the model's exception as it is), with ours kept on
+    it (``engine.event_base.engine_error_of``) for the events and ``retry_on``; else ``exc``."""
+    original = exc.provider_error if isinstance(exc, ChatModelError) else None
+    if original is None:
+        return exc
+    try:
+        setattr(original, ENGINE_ERROR_ATTR, exc)
+    except AttributeError:  # an exception type that takes no attributes: ours it is
+        return exc
+    return original
 
 
 class ModelTimeoutError(ChatModelError, TimeoutError):

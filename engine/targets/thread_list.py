@@ -76,6 +76,9 @@ def thread_infos(tuples: Iterable[Any], query: ThreadQuery) -> list[ThreadInfo]:
                 counts[tid],
             )
         )
+    # the most recently updated first, whichever order the saver lists its checkpoints in
+    # (LangGraph's InMemorySaver lists them thread by thread)
+    out.sort(key=lambda info: info.updated_at or "", reverse=True)
     return out[query.offset : query.offset + query.limit]
 
 

@@ -81,9 +81,11 @@ def test_2_recursion_limit_boundary():
     assert g.invoke({"log": []}, {**cfg("ok"), "recursion_limit": 4})["log"] == ["x", "y", "z"]
     with pytest.raises(GraphRecursionError) as ei:
         g.invoke({"log": []}, {**cfg("bad"), "recursion_limit": 3})
-    assert str(ei.value) == (
+    assert str(ei.value) == (  # LangGraph's words, with its docs' page for the error
         "Recursion limit of 3 reached without hitting a stop condition. "
-        "You can increase the limit by setting the `recursion_limit` config key."
+        "You can increase the limit by setting the `recursion_limit` config key.\n"
+        "For troubleshooting, visit: "
+        "https://docs.langchain.com/oss/python/langgraph/errors/GRAPH_RECURSION_LIMIT"
     )
     # it executed N+1 = 4 supersteps: input + __start__, x, y, z checkpoints
     assert len(history(g, "bad")) == 5
@@ -153,8 +155,10 @@ def test_4_two_writers_one_last_value_key():
     g = b.compile()
     with pytest.raises(InvalidUpdateError) as ei:
         g.invoke({"k": ""})
-    assert str(ei.value) == (
-        "At key 'k': Can receive only one value per step. Use an Annotated key to handle multiple values."
+    assert str(ei.value) == (  # LangGraph's words, with its docs' page for the error
+        "At key 'k': Can receive only one value per step. Use an Annotated key to handle multiple "
+        "values.\nFor troubleshooting, visit: "
+        "https://docs.langchain.com/oss/python/langgraph/errors/INVALID_CONCURRENT_GRAPH_UPDATE"
     )
 
 
@@ -262,8 +266,10 @@ def test_8_parallel_interrupts_need_ids():
     assert len(g.get_state(cfg()).interrupts) == 2
     with pytest.raises(RuntimeError) as ei:
         g.invoke(Command(resume="x"), cfg())
-    assert str(ei.value) == (
-        "When there are multiple pending interrupts, you must specify the interrupt id when resuming."
+    assert str(ei.value) == (  # LangGraph's words, with its docs' page
+        "When there are multiple pending interrupts, you must specify the interrupt id when "
+        "resuming. Docs: https://docs.langchain.com/oss/python/langgraph/"
+        "interrupts#handling-multiple-interrupts."
     )
     out = g.invoke(Command(resume={intrs[0].id: "1", intrs[1].id: "2"}), cfg())
     assert out["log"] == ["p=1", "q=2"]

@@ -235,8 +235,8 @@ def test_dataclass_typeddict_and_json_schema_dict():
     }
     agent = create_agent(model, response_format=ToolStrategy(schema, handle_errors=False))
     assert agent.invoke(ask())["structured_response"] == {"email": "a@b.c"}
-    with pytest.raises(StructuredOutputValidationError, match="missing required properties"):
-        agent.invoke(ask())
+    # a JSON schema is not checked, as in LangChain: the arguments are the answer as given
+    assert agent.invoke(ask())["structured_response"] == {}
 
 
 def test_structured_response_is_not_accepted_as_input():

@@ -27,7 +27,7 @@ from engine.interop import from_langchain, to_langchain  # noqa: E402
 from engine.interop.langchain import LangChainChatModel, LangChainTool  # noqa: E402
 from engine.messages import AIMessage, HumanMessage, ToolMessage  # noqa: E402
 from engine.middleware.model_retry import ModelRetryMiddleware  # noqa: E402
-from engine.models import as_chat_model, init_chat_model  # noqa: E402
+from engine.models import ModelTimeoutError, as_chat_model, init_chat_model  # noqa: E402
 
 BOUND: list[Any] = []
 """What the agent bound with ``bind_tools`` (tools, tool_choice), call by call."""
@@ -186,7 +186,11 @@ def test_provider_errors_become_engine_errors_that_retry_middleware_retries() ->
         model,
         [],
         "hello",
-        middleware=[ModelRetryMiddleware(max_retries=1, retry_on=(TimeoutError,), initial_delay=0)],
+        # the engine's type matches the provider's timeout it stands for (a builtin type such
+        # as ``TimeoutError`` matches only what derives from it, as in LangChain)
+        middleware=[
+            ModelRetryMiddleware(max_retries=1, retry_on=(ModelTimeoutError,), initial_delay=0)
+        ],
     )
     assert out["messages"][-1].text == "Answer after a retry."
     failed = [e for e in events if e.kind == "attempt.finished" and e.outcome == "error"]  # type: ignore[attr-defined]

@@ -161,10 +161,10 @@ def test_end_stops_the_whole_batch() -> None:
     update = mw.after_model(_batch("a", "b", "c"), None)  # type: ignore[arg-type]
     assert update is not None and update["jump_to"] == "end"
     *tools, final = update["messages"]
-    assert [(m.tool_call_id, m.content) for m in tools] == [
-        ("c1", NOT_RUN_MESSAGE),
+    assert [(m.tool_call_id, m.content) for m in tools] == [  # blocked first, as LangChain's
         ("c2", "Tool call limit exceeded. Do not make additional tool calls."),
         ("c3", "Tool call limit exceeded. Do not make additional tool calls."),
+        ("c1", NOT_RUN_MESSAGE),
     ]
     assert all(m.status == "error" for m in tools)
     assert isinstance(final, AIMessage)
