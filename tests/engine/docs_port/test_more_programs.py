@@ -54,8 +54,12 @@ for item in workflow.stream("cat", cfg, stream_mode=["updates", "custom"]):
         print(mode, [i.value for i in data["__interrupt__"]])
     else:
         print(mode, data)
-for item in workflow.stream(Command(resume=True), cfg, stream_mode="updates"):
-    print(item)
+# the three ``add`` tasks run in parallel: their updates come in the order they finish
+items = list(workflow.stream(Command(resume=True), cfg, stream_mode="updates"))
+print(sorted((i for i in items if "add" in i), key=lambda i: i["add"]))
+for item in items:
+    if "add" not in item:
+        print(item)
 print(attempts)
 st = workflow.get_state(cfg)
 print(st.values, st.next, st.metadata["source"], st.metadata["step"])
