@@ -92,3 +92,41 @@ def test_a_users_middleware_class_is_stepped_through_its_layers(
         assert studio_digest(studio) == plain.digest()
     finally:
         studio.close()
+
+
+@pytest.mark.parametrize("saver", ["sqlite", "postgres"])
+def test_a_tool_that_interrupts_itself_is_answered_in_the_dialog(
+    qtbot: Any,
+    qloop: asyncio.AbstractEventLoop,
+    tmp_path: Path,
+    request: pytest.FixtureRequest,
+    saver: Any,
+) -> None:
+    pg = request.getfixturevalue("postgres_url") if saver == "postgres" else None
+    app = tool_interrupt_app(tmp_path, saver, pg)
+    studio = Studio(qtbot, qloop, tmp_path, app)
+    plain = Plain(app)
+    try:
+        studio.window.graph_panel.breakpoints.add("tool", "book_flight")
+        studio.answers.append(_answer("yes"))
+        assert studio.trigger("run") == "paused"
+        assert studio.paused_at() == ("tool.started", "book_flight")
+        studio.window.graph_panel.breakpoints.clear()
+        assert studio.trigger("run") == "done", studio.ctl.last_error
+        assert [type(d).__name__ for d in studio.dialogs] == ["ResumeValueDialog"]
+        plain.call(plain.module.INPUT)
+        plain.call(LGCommand(resume="yes"))
+        assert studio_digest(studio) == plain.digest()
+
+        # fork from after the weather tool: the booking asks again, answered "no" this time
+        nodes = studio.checkpoints()
+        fork = next(i for i, n in enumerate(nodes) if n.record.writers == ("tools",))
+        studio.answers.append(_answer("no"))
+        studio.select(nodes[fork].checkpoint_id)
+        assert studio.click(studio.timeline.resume_button) == "done", studio.ctl.last_error
+        assert len(studio.dialogs) == 2
+        plain.call(None, checkpoint_index=fork)
+        plain.call(LGCommand(resume="no"))
+        assert studio_digest(studio) == plain.digest()
+    finally:
+        studio.close()
