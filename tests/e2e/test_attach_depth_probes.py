@@ -130,3 +130,82 @@ def test_a_tool_that_interrupts_itself_is_answered_in_the_dialog(
         assert studio_digest(studio) == plain.digest()
     finally:
         studio.close()
+
+
+def _failing(tool: Any, message: str) -> Any:
+    """``tool`` (a plain module's ``@tool``) made to raise once, as the injected fault does."""
+    original = tool.func
+    calls = iter([True])
+
+    def func(*args: Any, **kwargs: Any) -> Any:
+        if next(calls, False):
+            raise OSError(message)
+        return original(*args, **kwargs)
+
+    object.__setattr__(tool, "func", func)
+    return tool
+
+
+@pytest.mark.parametrize("saver", ["sqlite", "postgres"])
+def test_a_tool_fault_from_the_menu_fails_the_run_as_a_plain_failure(
+    qtbot: Any,
+    qloop: asyncio.AbstractEventLoop,
+    tmp_path: Path,
+    request: pytest.FixtureRequest,
+    saver: Any,
+) -> None:
+    pg = request.getfixturevalue("postgres_url") if saver == "postgres" else None
+    app = tool_interrupt_app(tmp_path, saver, pg)
+    studio = Studio(qtbot, qloop, tmp_path, app)
+    plain = Plain(app)
+    try:
+        menus = studio.window.menus
+        menus.refresh_faults()
+        assert "get_weather" in menus.tool_fault_actions, list(menus.tool_fault_actions)
+        menus.tool_fault_actions["get_weather"].trigger()
+        status = studio.trigger("run")
+        assert status == "error", (status, studio.ctl.last_error)
+        faults = [e for e in studio.window.hub.events if e.__dict__.get("action") == "fault_injected"]
+        assert len(faults) == 1
+        _failing(plain.module.get_weather, "Injected failure of get_weather (Stepwise debugger)")
+        with pytest.raises(OSError):
+            plain.call(plain.module.INPUT)
+        # the app's database holds what the plain failed run holds, less the injected error
+        # (the debugger's failure is never saved: the task stays pending, without an error)
+        assert studio_digest(studio) == _no_errors(plain.digest())
+        studio_rows, plain_rows = _write_rows(app, studio.thread), _write_rows(app, "plain")
+        assert plain_rows.pop("__error__") == 1 and studio_rows == plain_rows
+        # F5: the pending tool runs again, and the run goes on to the booking
+        studio.answers.append(_answer("yes"))
+        assert studio.trigger("run") == "done", studio.ctl.last_error
+        plain.call(None)  # LangGraph keeps its failed task's error in that checkpoint's writes
+        plain.call(LGCommand(resume="yes"))
+        assert studio_digest(studio) == _no_errors(plain.digest())
+    finally:
+        studio.close()
+
+
+def _write_rows(app: Any, thread: str) -> dict[str, int]:
+    """How many pending writes of each channel the app's database holds for ``thread``, read
+    with SQL (what no digest can hide)."""
+    from collections import Counter
+
+    if app.saver == "sqlite":
+        import sqlite3
+
+        with sqlite3.connect(app.db) as conn:
+            rows = conn.execute("SELECT channel FROM writes WHERE thread_id = ?", (thread,))
+            return dict(Counter(r[0] for r in rows))
+    import psycopg
+
+    with psycopg.connect(app.db) as conn:
+        rows = conn.execute(
+            "SELECT channel FROM checkpoint_writes WHERE thread_id = %s", (thread,)
+        ).fetchall()
+        return dict(Counter(r[0] for r in rows))
+
+
+def _no_errors(digest: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    for snap in digest:
+        snap["tasks"] = [(name, None, ints) for name, _err, ints in snap["tasks"]]
+    return digest
