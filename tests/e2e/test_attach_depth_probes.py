@@ -209,3 +209,77 @@ def _no_errors(digest: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for snap in digest:
         snap["tasks"] = [(name, None, ints) for name, _err, ints in snap["tasks"]]
     return digest
+
+
+def test_a_functional_task_that_interrupts_on_sqlite(
+    qtbot: Any, qloop: asyncio.AbstractEventLoop, tmp_path: Path
+) -> None:
+    app = functional_app(tmp_path)
+    studio = Studio(qtbot, qloop, tmp_path, app)
+    plain = Plain(app)
+    try:
+        bps = studio.window.graph_panel.breakpoints
+        bps.set_node("review", True)
+        studio.answers.append(_answer("approved"))
+        assert studio.trigger("run") == "paused"
+        assert studio.paused_at() == ("node.started", "review")
+        assert studio.trigger("step_into") == "paused"
+        bps.set_node("review", False)
+        assert studio.trigger("run") == "done", studio.ctl.last_error
+        assert [type(d).__name__ for d in studio.dialogs] == ["ResumeValueDialog"]
+        plain.call(plain.module.INPUT)
+        plain.call(LGCommand(resume="approved"))
+        assert studio_digest(studio) == plain.digest()
+        # the task ran twice (asked, then resumed), the draft once (its result was saved)
+        finished = [e.__dict__["node"] for e in studio.events("node.finished") if e.ns]
+        assert finished.count("draft") == 1, finished
+
+        # fork: "Resume from here" on the entrypoint's first checkpoint: asks again
+        nodes = studio.checkpoints()
+        first = next(i for i, n in enumerate(nodes) if n.next)
+        studio.answers.append(_answer("rejected"))
+        studio.select(nodes[first].checkpoint_id)
+        assert studio.click(studio.timeline.resume_button) == "done", studio.ctl.last_error
+        assert len(studio.dialogs) == 2
+        plain.call(None, checkpoint_index=first)
+        plain.call(LGCommand(resume="rejected"))
+        assert studio_digest(studio) == plain.digest()
+    finally:
+        studio.close()
+
+
+def test_a_tools_command_and_a_send_to_a_subgraph(
+    qtbot: Any, qloop: asyncio.AbstractEventLoop, tmp_path: Path
+) -> None:
+    app = command_send_app(tmp_path)
+    studio = Studio(qtbot, qloop, tmp_path, app)
+    plain = Plain(app)
+    try:
+        bps = studio.window.graph_panel.breakpoints
+        bps.set_node("per_city", True)
+        assert studio.trigger("run") == "paused"
+        assert studio.paused_at() == ("node.started", "per_city")
+        assert studio.trigger("step_into") == "paused"  # into the subgraph's own steps
+        bps.set_node("per_city", False)
+        assert studio.trigger("run") == "done", studio.ctl.last_error
+        plain.call(plain.module.INPUT)
+        assert studio_digest(studio) == plain.digest()
+        top = [e for e in studio.events("node.started") if not e.ns]
+        assert [e.__dict__["node"] for e in top].count("per_city") == 2
+        routes = [
+            (r.__dict__["from_node"], r.__dict__["to"], r.__dict__["reason"])
+            for r in studio.events("route")
+            if not r.ns
+        ]
+        assert ("tools", ["fan_out"], "command") in routes, routes
+        assert ("fan_out", ["per_city", "per_city"], "conditional") in routes, routes
+
+        # fork from the checkpoint after the tool's Command
+        nodes = studio.checkpoints()
+        fork = next(i for i, n in enumerate(nodes) if n.record.writers == ("tools",))
+        studio.select(nodes[fork].checkpoint_id)
+        assert studio.click(studio.timeline.resume_button) == "done", studio.ctl.last_error
+        plain.call(None, checkpoint_index=fork)
+        assert studio_digest(studio) == plain.digest()
+    finally:
+        studio.close()
