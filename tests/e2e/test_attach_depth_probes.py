@@ -80,7 +80,9 @@ def test_a_users_middleware_class_is_stepped_through_its_layers(
             for e in studio.events("wrapper.started")
         }
         assert wrappers == {("Audit", "wrap_model_call"), ("Audit", "wrap_tool_call")}
-        hooks = {(e.__dict__["middleware"], e.__dict__["hook"]) for e in studio.events("hook.started")}
+        hooks = {
+            (e.__dict__["middleware"], e.__dict__["hook"]) for e in studio.events("hook.started")
+        }
         assert ("Audit", "before_model") in hooks
 
         # fork from the checkpoint after the first tool answered
@@ -165,7 +167,9 @@ def test_a_tool_fault_from_the_menu_fails_the_run_as_a_plain_failure(
         menus.tool_fault_actions["get_weather"].trigger()
         status = studio.trigger("run")
         assert status == "error", (status, studio.ctl.last_error)
-        faults = [e for e in studio.window.hub.events if e.__dict__.get("action") == "fault_injected"]
+        faults = [
+            e for e in studio.window.hub.events if e.__dict__.get("action") == "fault_injected"
+        ]
         assert len(faults) == 1
         _failing(plain.module.get_weather, "Injected failure of get_weather (Stepwise debugger)")
         with pytest.raises(OSError):
@@ -283,3 +287,95 @@ def test_a_tools_command_and_a_send_to_a_subgraph(
         assert studio_digest(studio) == plain.digest()
     finally:
         studio.close()
+
+
+@pytest.mark.parametrize("saver", ["memory", "sqlite"])
+def test_a_fault_recorded_then_replayed_offline(
+    qtbot: Any, qloop: asyncio.AbstractEventLoop, tmp_path: Path, saver: Any
+) -> None:
+    from tests.e2e.attach_window import decide
+    from tests.fixtures.docs_apps import agent_app
+    from tests.studio.app_agents import make_window
+
+    app = agent_app(tmp_path, "sync", saver)
+    studio = Studio(qtbot, qloop, tmp_path, app)
+    plain = Plain(app)
+    try:
+        menus = studio.window.menus
+        menus.refresh_faults()
+        menus.model_timeout.trigger()  # on top of the app's own first timeout: retried twice
+        studio.answers.append(lambda dialog: decide(dialog, "approve"))
+        assert studio.trigger("run") == "done", studio.ctl.last_error
+        faults = [
+            e for e in studio.window.hub.events if e.__dict__.get("action") == "fault_injected"
+        ]
+        assert len(faults) == 1
+        plain.module.model.timeouts = 2
+        plain.call(plain.module.INPUT)
+        plain.call(LGCommand(resume={"decisions": [{"type": "approve"}]}))
+        assert studio_digest(studio) == plain.digest()
+        live = [(e.kind, e.ns) for e in studio.window.hub.events]
+        saved = tmp_path / "recorded.stepwise"
+        menus.save_session(str(saved))
+    finally:
+        studio.close()
+
+    # offline: the recording alone, every event and checkpoint as it was live
+    fresh = make_window(qtbot, tmp_path)
+    assert fresh.open_session(str(saved))
+    if fresh.opened_session.task is not None:
+        qloop.run_until_complete(fresh.opened_session.task)
+    assert [(e.kind, e.ns) for e in fresh.hub.events] == live
+    timeline = fresh.docks["timeline"].widget()
+    studio.until(lambda: bool(timeline.timeline.ordered()))
+    nodes = timeline.timeline.ordered()
+    after_weather = next(n for n in nodes if n.record.writers == ("tools",))
+    # "Re-run from here" on it: the recorded replies, no model call; the approval asked again
+    answered: list[Any] = []
+
+    def approve(dialog: Any) -> None:
+        answered.append(dialog)
+        from PySide6.QtCore import QTimer
+
+        QTimer.singleShot(0, lambda: decide(dialog, "approve"))
+
+    from studio.run.interrupts import dialog_opened
+
+    disconnect = dialog_opened.connect(approve)
+    try:
+        before = len(fresh.hub.events)
+        timeline.rerunRequested.emit(after_weather.checkpoint_id)
+        fresh.confirm_dialog.accept_button.click()
+        if saver == "memory":  # the app's saver is new and empty: said, nothing runs
+            studio.until(lambda: fresh.error_dialog is not None, 30)
+            assert "does not hold this checkpoint" in fresh.error_dialog.message_label.text()
+            assert not [e for e in fresh.hub.events[before:] if e.kind == "run.started"]
+            return
+        studio.until(lambda: "replayed" in fresh.status.message_label.text(), 60)
+    finally:
+        disconnect()
+    assert "no divergence" in fresh.status.message_label.text()
+    rerun = fresh.hub.events[before:]
+    responses = [e for e in rerun if e.kind == "model.response"]
+    assert len(responses) == 2 and all(e.__dict__["replayed"] for e in responses)
+    assert len(answered) == 1  # the approval, asked again and answered: the branch resumed
+    # the branch is a fork of the app's thread, as the same fork without Stepwise makes it
+    from langchain_core.messages import AIMessage
+
+    from tests.fixtures.docs_apps import reader, thread_digest
+
+    served = [
+        AIMessage(
+            m["content"],
+            tool_calls=[
+                {"name": c["name"], "args": c["args"], "id": c["id"]}
+                for c in m.get("tool_calls") or []
+            ],
+        )
+        for m in (e.__dict__["message"] for e in responses)
+    ]
+    plain.module.model.messages = iter(served)
+    plain.call(None, checkpoint_index=nodes.index(after_weather))
+    plain.call(LGCommand(resume={"decisions": [{"type": "approve"}]}))
+    thread = fresh.opened_session.thread_id
+    assert thread_digest(reader(app, plain.module.graph), thread) == plain.digest()
