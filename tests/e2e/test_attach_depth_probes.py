@@ -45,24 +45,29 @@ def test_a_users_middleware_class_is_stepped_through_its_layers(
     app = custom_middleware_app(tmp_path)
     studio = Studio(qtbot, qloop, tmp_path, app)
     plain = Plain(app)
+
+    def _at() -> tuple[str, Any]:
+        ev = studio.ctl.debugger.current_event
+        assert ev is not None
+        return ev.kind, ev.__dict__.get("middleware")
+
     try:
         bps = studio.window.graph_panel.breakpoints
-        bp = bps.add("wrapper", "Audit", "wrap_model_call")
+        bp = bps.add("wrapper", "Outer", "wrap_model_call")
         assert studio.trigger("run") == "paused"
-        kind, _ = studio.paused_at()
-        ev = studio.ctl.debugger.current_event
-        assert kind == "wrapper.started", ev
-        assert ev.__dict__["middleware"] == "Audit"
-        # step into: the model call inside the layer
+        assert _at() == ("wrapper.started", "Outer")
+        # step into: the inner layer, then the model call inside it
         assert studio.trigger("step_into") == "paused"
-        inner = studio.ctl.debugger.current_event
-        assert inner.kind in ("model.request", "model.started"), inner
-        # step out: to the end of the model call, then to the end of the wrapper's span
+        assert _at() == ("wrapper.started", "Audit")
+        assert studio.trigger("step_into") == "paused"
+        assert _at()[0] in ("model.request", "model.started"), _at()
+        # step out, layer by layer: the model call, Audit's span, Outer's span
         assert studio.trigger("step_out") == "paused"
-        assert studio.ctl.debugger.current_event.kind == "model.response"
+        assert _at()[0] == "model.response"
         assert studio.trigger("step_out") == "paused"
-        out = studio.ctl.debugger.current_event
-        assert out.kind == "wrapper.finished" and out.__dict__["middleware"] == "Audit", out
+        assert _at() == ("wrapper.finished", "Audit")
+        assert studio.trigger("step_out") == "paused"
+        assert _at() == ("wrapper.finished", "Outer")
         bps.remove(bp.id)
         # a breakpoint on the async tool wrapper
         bp = bps.add("wrapper", "Audit", "wrap_tool_call")
@@ -72,6 +77,11 @@ def test_a_users_middleware_class_is_stepped_through_its_layers(
         assert studio.trigger("step_into") == "paused"
         assert studio.ctl.debugger.current_event.kind == "tool.started"
         bps.remove(bp.id)
+        # a breakpoint on the class's before_model hook (the next model call's)
+        bp = bps.add("hook", "Audit", "before_model")
+        assert studio.trigger("run") == "paused"
+        assert _at() == ("hook.started", "Audit")
+        bps.remove(bp.id)
         assert studio.trigger("run") == "done", studio.ctl.last_error
         plain.call(plain.module.INPUT)
         assert studio_digest(studio) == plain.digest()
@@ -79,7 +89,11 @@ def test_a_users_middleware_class_is_stepped_through_its_layers(
             (e.__dict__["middleware"], e.__dict__["wrapper"])
             for e in studio.events("wrapper.started")
         }
-        assert wrappers == {("Audit", "wrap_model_call"), ("Audit", "wrap_tool_call")}
+        assert wrappers == {
+            ("Outer", "wrap_model_call"),
+            ("Audit", "wrap_model_call"),
+            ("Audit", "wrap_tool_call"),
+        }
         hooks = {
             (e.__dict__["middleware"], e.__dict__["hook"]) for e in studio.events("hook.started")
         }
@@ -358,6 +372,8 @@ def test_a_fault_recorded_then_replayed_offline(
     rerun = fresh.hub.events[before:]
     responses = [e for e in rerun if e.kind == "model.response"]
     assert len(responses) == 2 and all(e.__dict__["replayed"] for e in responses)
+    # the Timeline marks the branch's checkpoints as replayed
+    studio.until(lambda: any(n.marker("replayed") for n in timeline.timeline.ordered()))
     assert len(answered) == 1  # the approval, asked again and answered: the branch resumed
     # the branch is a fork of the app's thread, as the same fork without Stepwise makes it
     from langchain_core.messages import AIMessage
