@@ -395,3 +395,41 @@ def test_a_fault_recorded_then_replayed_offline(
     plain.call(LGCommand(resume={"decisions": [{"type": "approve"}]}))
     thread = fresh.opened_session.thread_id
     assert thread_digest(reader(app, plain.module.graph), thread) == plain.digest()
+
+
+def test_a_tool_fault_under_an_async_tool_wrapper_pauses_at_the_failure(
+    qtbot: Any, qloop: asyncio.AbstractEventLoop, tmp_path: Path
+) -> None:
+    app = custom_middleware_app(tmp_path)
+    studio = Studio(qtbot, qloop, tmp_path, app)
+    plain = Plain(app)
+    try:
+        menus = studio.window.menus
+        menus.refresh_faults()
+        menus.break_on_failure.trigger()  # Debug > Break on Any Failure
+        assert studio.window.graph_panel.breakpoints.is_on("failure")
+        menus.tool_fault_actions["get_time"].trigger()
+        assert studio.trigger("run") == "paused"
+        ev = studio.ctl.debugger.current_event
+        assert ev is not None and "Injected failure of get_time" in str(ev.__dict__), ev
+        menus.break_on_failure.trigger()
+        status = studio.trigger("run")
+        assert status == "error", (status, studio.ctl.last_error)
+        func = plain.module.get_time.coroutine
+        calls = iter([True])
+
+        async def failing(city: str) -> str:
+            if next(calls, False):
+                raise OSError("Injected failure of get_time (Stepwise debugger)")
+            return await func(city)
+
+        object.__setattr__(plain.module.get_time, "coroutine", failing)
+        with pytest.raises(OSError):
+            plain.call(plain.module.INPUT)
+        assert studio_digest(studio) == _no_errors(plain.digest())
+        # Continue after the failure: the pending tool call runs again, as plain does
+        assert studio.trigger("run") == "done", studio.ctl.last_error
+        plain.call(None)
+        assert studio_digest(studio) == _no_errors(plain.digest())
+    finally:
+        studio.close()
