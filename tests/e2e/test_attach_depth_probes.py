@@ -433,3 +433,40 @@ def test_a_tool_fault_under_an_async_tool_wrapper_pauses_at_the_failure(
         assert studio_digest(studio) == _no_errors(plain.digest())
     finally:
         studio.close()
+
+
+def test_two_interrupts_pending_at_once_from_sends_to_a_subgraph(
+    qtbot: Any, qloop: asyncio.AbstractEventLoop, tmp_path: Path
+) -> None:
+    from tests.fixtures.probe_apps import parallel_interrupts_app
+
+    app = parallel_interrupts_app(tmp_path)
+    studio = Studio(qtbot, qloop, tmp_path, app)
+    plain = Plain(app)
+    asked: list[Any] = []
+
+    def answer(dialog: Any) -> None:
+        # each pending interrupt asked in turn: the city it names gets its own verdict
+        asked.append(dialog.value_view.toPlainText())
+        value = "no" if "nyc" in asked[-1] else "yes"
+        dialog.editor.setPlainText(f'"{value}"')
+        dialog.resume_button.click()
+
+    try:
+        studio.answers += [answer, answer]
+        assert studio.trigger("run") == "done", studio.ctl.last_error
+        assert len(studio.dialogs) == 2
+        assert sorted("nyc" in a for a in asked) == [False, True]  # each city asked once
+        plain.call(plain.module.INPUT)
+        graph = plain.module.graph
+        pending = graph.get_state(plain.config).interrupts
+        plain.call(
+            LGCommand(
+                resume={i.id: "no" if i.value["publish"] == "nyc" else "yes" for i in pending}
+            )
+        )
+        assert studio_digest(studio) == plain.digest()
+        values = studio.ctl.graph.real.get_state({"configurable": {"thread_id": studio.thread}})
+        assert sorted(values.values["verdicts"]) == ["nyc: no", "sf: yes"]
+    finally:
+        studio.close()
