@@ -470,3 +470,31 @@ def test_two_interrupts_pending_at_once_from_sends_to_a_subgraph(
         assert sorted(values.values["verdicts"]) == ["nyc: no", "sf: yes"]
     finally:
         studio.close()
+
+
+@pytest.mark.parametrize("saver", ["sqlite", "postgres"])
+def test_stop_inside_a_tool_leaves_the_thread_as_a_pause_before_it(
+    qtbot: Any,
+    qloop: asyncio.AbstractEventLoop,
+    tmp_path: Path,
+    request: pytest.FixtureRequest,
+    saver: Any,
+) -> None:
+    pg = request.getfixturevalue("postgres_url") if saver == "postgres" else None
+    app = tool_interrupt_app(tmp_path, saver, pg)
+    studio = Studio(qtbot, qloop, tmp_path, app)
+    plain = Plain(app)
+    try:
+        studio.window.graph_panel.breakpoints.add("tool", "get_weather")
+        assert studio.trigger("run") == "paused"
+        assert studio.paused_at() == ("tool.started", "get_weather")
+        status = studio.trigger("stop")
+        assert status in ("cancelled", "stopped"), (status, studio.ctl.last_error)
+        # a plain run paused before the tools (interrupt_before) holds the same thread
+        module = plain.module
+        stopped = module.graph.copy(update={"interrupt_before_nodes": ["tools"]})
+        stopped.invoke(module.INPUT, plain.config)
+        assert studio_digest(studio) == plain.digest()
+        assert _write_rows(app, studio.thread) == _write_rows(app, "plain")
+    finally:
+        studio.close()
