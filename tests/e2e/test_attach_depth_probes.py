@@ -498,3 +498,40 @@ def test_stop_inside_a_tool_leaves_the_thread_as_a_pause_before_it(
         assert _write_rows(app, studio.thread) == _write_rows(app, "plain")
     finally:
         studio.close()
+
+
+def test_editing_state_while_a_tool_waits_for_an_answer(
+    qtbot: Any, qloop: asyncio.AbstractEventLoop, tmp_path: Path
+) -> None:
+    app = tool_interrupt_app(tmp_path, "sqlite")
+    studio = Studio(qtbot, qloop, tmp_path, app)
+    plain = Plain(app)
+    try:
+        studio.answers.append(lambda dialog: dialog.cancel_button.click())  # "Answer later"
+        status = studio.trigger("run")
+        assert status == "interrupted", (status, studio.ctl.last_error)
+        plain.call(plain.module.INPUT)
+        assert studio_digest(studio) == plain.digest()
+        # edit the model's tool-call message while the booking waits: its text
+        tip = studio.checkpoints()[-1]
+        studio.select(tip.checkpoint_id)
+        edited, as_node = studio.edit_last_message("Booking, if you agree.")
+
+        def edit(graph: Any, config: dict[str, Any]) -> Any:
+            from tests.fixtures.docs_apps import reader
+
+            last = reader(app, graph).get_state(config).values["messages"][-1]
+            return {"messages": [last.model_copy(update={"content": edited["content"]})]}
+
+        plain.update(edit, as_node)
+        assert studio_digest(studio) == plain.digest()
+        # F5: runs on from the edit; the booking asks again, answered "yes"
+        studio.answers.append(_answer("yes"))
+        assert studio.trigger("run") == "done", studio.ctl.last_error
+        plain.call(None)
+        plain.call(LGCommand(resume="yes"))
+        # the edited tip is run on (the booking asks anew, its interrupt saved where plain
+        # LangGraph saves it), not answered with the question asked before the edit
+        assert studio_digest(studio) == plain.digest()
+    finally:
+        studio.close()
