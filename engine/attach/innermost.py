@@ -165,7 +165,7 @@ class _Call:
                     "request_hash": request_hash_of(sent),
                 },
             ),
-            (ModelResponse, {**common, "message": to_jsonable(ours(message))}),
+            (ModelResponse, {**common, "message": to_jsonable(ours(message)), "replayed": True}),
         ]
 
     def may_retry_unstreamed(self, exc: BaseException, tokens_before: int) -> bool:

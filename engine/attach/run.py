@@ -67,6 +67,18 @@ def stream_modes(*, checkpointer: bool, tokens: bool = False) -> list[str]:
     return modes
 
 
+def with_interrupts(output: Any, interrupts: list[Any]) -> Any:
+    """The run's output as LangGraph's ``invoke`` gives it: its values, and the interrupts it
+    stopped at (``interrupt()``, each once; not a static pause) under ``__interrupt__``."""
+    pending: dict[Any, Any] = {}
+    for intr in interrupts:
+        if intr is not None:
+            pending.setdefault(getattr(intr, "id", None) or id(intr), intr)
+    if not pending or not isinstance(output, dict):
+        return output
+    return {**output, "__interrupt__": list(pending.values())}
+
+
 _DURABILITY = "__pregel_durability"
 """LangGraph's config key for the durability of a run (``async`` unless the app says)."""
 
@@ -222,7 +234,7 @@ class AttachedRun:
                 span.interrupted = bool(tr.interrupts)
                 output = tr.values if self.saver is None else None
                 span.output = output if output is not None else await self._values()
-            return span.output
+            return with_interrupts(span.output, tr.interrupts)
         finally:
             ACTIVE.reset(active)
 

@@ -193,6 +193,9 @@ class MainWindow(RunCommands, WindowLayout, QMainWindow):
         resume = getattr(widget, "resumeRequested", None)
         if resume is not None:
             resume.connect(self.resume_from)
+        edited = getattr(widget, "editApplied", None)
+        if edited is not None:
+            edited.connect(self.controller.state_edited)
         rerun = getattr(widget, "rerunRequested", None)
         timeline = getattr(widget, "timeline", None)
         if rerun is not None and timeline is not None:

@@ -48,7 +48,8 @@ def rerun_recorded(
     window.confirm_dialog = dialog = ConfirmDialog(
         "Re-run with the recorded responses",
         f"Re-running from this checkpoint loads {spec} (its code runs) and serves the recorded "
-        "model responses until the run diverges; the new branch is added to this session.",
+        "model responses until the run diverges; the new branch is added to this session "
+        "(a LangGraph app's is also saved by its own checkpointer, as a fork of its thread).",
         "Load and re-run",
         window,
     )

@@ -41,7 +41,9 @@ if TYPE_CHECKING:
     from engine.debug import Debugger
 
 __all__ = [
+    "NotInTheAppsSaver",
     "OpenedSession",
+    "held_by_the_app",
     "open_session",
     "open_session_into",
     "recorded_model_events",
@@ -52,6 +54,28 @@ _INTERNAL_PREFIXES = ("__", "branch:", "join:")
 _MODEL_KINDS = ["model.request", "model.response"]
 GraphFactory = Callable[[Any, Any], Any]
 """``(model, checkpointer) -> compiled graph`` for re-running a recorded session."""
+
+
+class NotInTheAppsSaver(RuntimeError):
+    """A LangGraph app's re-run needs the checkpoint in the app's own saver, which lacks it."""
+
+
+async def held_by_the_app(graph: Any, thread_id: str, checkpoint_id: str) -> None:
+    """Raise ``NotInTheAppsSaver`` when ``graph`` is a LangGraph app (attach mode) whose own
+    checkpointer does not hold ``checkpoint_id``: such a graph runs on its own saver (the
+    session's copy of a checkpoint is for reading), so it would start from nothing."""
+    if getattr(graph, "runtime", None) != "langgraph":
+        return  # ours: it runs on the session's own saver, which holds every checkpoint
+    from studio.history.timetravel import checkpoint_config
+
+    snap = await graph.aget_state(checkpoint_config(thread_id, checkpoint_id))
+    if snap.created_at is None:  # LangGraph's empty snapshot: nothing saved under that id
+        raise NotInTheAppsSaver(
+            "The app's checkpointer does not hold this checkpoint (it keeps its checkpoints in"
+            " memory, or its database no longer has this thread). A LangGraph app re-runs from"
+            " its own saved thread: record the session with a persistent checkpointer"
+            " (--checkpointer sqlite:///app.sqlite) to re-run it later."
+        )
 
 
 def recorded_model_events(path: str | os.PathLike[str], thread_id: str) -> list[EventBase]:
@@ -138,6 +162,11 @@ class OpenedSession:
         plan = self.replay_plan(timeline, checkpoint_id, fallback=fallback)
         recorder = SessionRecorder(self.path)
         graph = factory(plan.model, recorder.checkpointer)
+        try:
+            await held_by_the_app(graph, self.thread_id, plan.checkpoint_id)
+        except BaseException:
+            recorder.close()
+            raise
         recorder.attach(graph)
         sub = graph.subscribe(lambda ev: self.hub.add_events([ev]))
         try:

@@ -33,6 +33,7 @@ class SessionCommands:
     session_path: Path | None
     _factory: Any
     model_source: Callable[[], Any] | None
+    pending_interrupts: list[Any]
 
     if TYPE_CHECKING:
 
@@ -56,6 +57,14 @@ class SessionCommands:
             raise RuntimeError("Stop the run before resuming from a checkpoint")
         self.hub.select_checkpoint(None)
         return self._launch(self._drive(None, checkpoint_id))
+
+    def state_edited(self, checkpoint_id: str) -> None:
+        """An edit (Edit State) wrote ``checkpoint_id``, the thread's new tip: the interrupts
+        the thread waited at were asked at the old one and no longer pend there, so F5 runs
+        on from the edit (the run asks again whatever it interrupts at) instead of answering
+        a question the new state may not ask."""
+        if not self.busy:
+            self.pending_interrupts = []
 
     def rerun_with_replay(self, checkpoint_id: str, timeline: TimelineModel) -> asyncio.Task[None]:
         """Re-run from a checkpoint serving the recorded model responses (``ReplayChatModel``,

@@ -220,8 +220,17 @@ def test_rerun_with_replay_marks_the_divergence_on_the_timeline(qtbot: Any, qloo
     again.subscribe(lambda ev: s.hub.add_events([ev]))
     result = qloop.run_until_complete(arerun(again, plan, "t1"))
     assert result.status == "done" and plan.diverged_at_call == 4 and plan.model.served == 2
-    marked = [n for n in s.timeline.timeline.by_id.values() if n.markers]
+    marked = [n for n in s.timeline.timeline.by_id.values() if n.marker("divergence")]
     assert len(marked) == 1 and marked[0].branch.id == 1 and marked[0].writers == ("model",)
+    # the branch's checkpoints before the divergence are marked replayed, none after it (the
+    # replayed replies come one event per batch here, as from a re-run of a recorded session)
+    replayed = [n for n in s.timeline.timeline.by_id.values() if n.marker("replayed")]
+    assert replayed and all(n.branch.id == 1 for n in replayed)
+    assert all(n.record.step < marked[0].record.step for n in replayed)
+    assert {m.kind for n in s.timeline.timeline.by_id.values() for m in n.markers} == {
+        "divergence",
+        "replayed",
+    }
     tip = s.timeline.item_model.index_of(marked[0])
     assert "⚠ call #4 differs from the recording" in tip.data(Qt.ItemDataRole.ToolTipRole)
     assert "[divergence]" in "\n".join(timeline_dump(s.timeline))

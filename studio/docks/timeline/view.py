@@ -57,6 +57,8 @@ from studio.widgets.steady_slot import steady
 __all__ = ["TimelineDock", "load_records"]
 
 _BUSY = ("running", "paused")
+_MARKING_KINDS = ("checkpoint.saved", "middleware.action", "interrupt.raised", "run.finished")
+"""Events the Timeline reads (its checkpoints and their marks); a replayed reply too."""
 
 
 class TimelineDock(QWidget):
@@ -275,8 +277,11 @@ class TimelineDock(QWidget):
         self.schedule_reload(warm=True)
 
     def _on_events(self, batch: list[Any]) -> None:
+        # a replayed reply marks its run's checkpoints, even alone in its batch (a re-run
+        # from a recorded session hands the events over one by one)
         if any(
-            ev.kind in ("checkpoint.saved", "middleware.action", "interrupt.raised", "run.finished")
+            ev.kind in _MARKING_KINDS
+            or (ev.kind == "model.response" and getattr(ev, "replayed", False))
             for ev in batch
         ):
             self.timeline.apply_events(batch)

@@ -107,6 +107,10 @@ def test_a_rerun_from_a_checkpoint_is_served_from_the_recording(tmp_path: Path) 
         if e.kind == "model.response" and e.__dict__.get("message")
     ]
     assert answers[-1] == "It is sunny in sf, and your boss knows."
+    # each served reply says so, as the engine's do (the Timeline's replayed mark and the
+    # Events dock's "(replayed)" read it)
+    served = [e for e in replayed if e.kind == "model.response"]
+    assert [e.__dict__["replayed"] for e in served] == [True, True]
     tip = graph.get_state({"configurable": {"thread_id": "t"}})
     assert tip.values["messages"][-1].content == "It is sunny in sf, and your boss knows."
 
