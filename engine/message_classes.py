@@ -21,6 +21,7 @@ from engine.message_blocks import (
     ToolCall,
     ToolCallChunk,
 )
+from engine.message_edits import edited
 
 __all__ = [
     "MESSAGE_TYPES",
@@ -65,6 +66,14 @@ class BaseMessage(BaseModel):
         if content is not None:
             kwargs["content"] = content
         super().__init__(**kwargs)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        edited(self, name)  # a cache that hashed this message must know (engine.message_edits)
+        super().__setattr__(name, value)
+
+    def __delattr__(self, name: str) -> None:
+        edited(self, name)
+        super().__delattr__(name)
 
     # Validating a dict (a message decoded from a checkpoint, a session, an attached app's
     # state) need not go through ``__init__``: it only adds the positional ``content`` and

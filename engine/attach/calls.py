@@ -23,7 +23,7 @@ from engine.events import (
     ToolStarted,
 )
 from engine.observe.request_log import public_params
-from engine.serde import to_jsonable
+from engine.serde import jsonable_memo, to_jsonable
 from engine.usage import reported_model, usage_dict
 
 __all__ = ["CallEvents"]
@@ -138,12 +138,16 @@ class CallEvents(HandlerBase):
         lane = f"{op.ns}|{meta.get('langgraph_node') or ''}"
         log = self.em.requests
         structured = meta.get("ls_structured_output_format")
+        # the last messages are mostly the new ones the request log renders in full too: each
+        # is dumped once for both
+        render = jsonable_memo()
+        fields = log.fields(lane, msgs, schemas, render=render)
         ev = await self._emit_for(
             op,
             ModelRequest,
             model=model,
             messages_count=len(msgs),
-            last_messages=[to_jsonable(m, max_str=2000) for m in msgs[-3:]],
+            last_messages=[render(m, 2000) for m in msgs[-3:]],
             tools=tools,
             tool_choice=to_jsonable(params.get("tool_choice")),
             streaming=bool(params.get("stream")) or self.stream_tokens,
@@ -153,7 +157,7 @@ class CallEvents(HandlerBase):
                 or (structured.get("schema") if isinstance(structured, dict) else None)
             ),
             params=public_params(params),
-            **log.fields(lane, msgs, schemas),
+            **fields,
         )
         log.remember(lane, ev, msgs, schemas)
         op.t0 = time.perf_counter()  # the call's latency, not a pause or wait at its request

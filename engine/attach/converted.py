@@ -34,22 +34,28 @@ def is_lc_message(value: Any) -> bool:
     return per_class(_MESSAGE_TYPES, value, is_langchain_message)
 
 
-_CONVERTED: OrderedDict[int, tuple[Any, tuple[int, int, Any], Any]] = OrderedDict()
+_CONVERTED: OrderedDict[int, tuple[Any, tuple[Any, Any, Any], Any]] = OrderedDict()
 """LangChain message (by identity) -> ours, for the newest messages seen.  A message whose
 ``content``, ``tool_calls`` or ``id`` was set anew since is converted again."""
 _CONVERTED_MAX = 50_000
 _lock = threading.Lock()
 
 
-def version(message: Any) -> tuple[int, int, Any]:
+def version(message: Any) -> tuple[Any, Any, Any]:
     """What identifies the state of a message object: its ``content`` and ``tool_calls``
-    (set anew when edited), and its ``id`` (``add_messages`` gives one, in place, to a
-    message that has none when it enters the state)."""
+    (set anew when edited; the objects themselves, kept and compared by identity, so a freed
+    object's id taken by a later value is never mistaken for it), and its ``id``
+    (``add_messages`` gives one, in place, to a message that has none when it enters the
+    state)."""
     fields = getattr(message, "__dict__", None)
     if fields is None:
         fields = {k: getattr(message, k, None) for k in ("content", "tool_calls", "id")}
     # read from the fields themselves: pydantic answers a missing attribute slowly
-    return id(fields.get("content")), id(fields.get("tool_calls")), fields.get("id")
+    return fields.get("content"), fields.get("tool_calls"), fields.get("id")
+
+
+def _same_version(a: tuple[Any, Any, Any], b: tuple[Any, Any, Any]) -> bool:
+    return a[0] is b[0] and a[1] is b[1] and a[2] == b[2]
 
 
 def ours(message: Any) -> Any:
@@ -57,7 +63,7 @@ def ours(message: Any) -> Any:
     key, now = id(message), version(message)
     with _lock:
         hit = _CONVERTED.get(key)
-        if hit is not None and hit[0] is message and hit[1] == now:
+        if hit is not None and hit[0] is message and _same_version(hit[1], now):
             _CONVERTED.move_to_end(key)
             return hit[2]
     converted = from_langchain(message)

@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import operator
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from json import encoder as _json_encoder
+from typing import Any, cast
 
+from engine.message_edits import epoch, watch
 from engine.messages import (
     AIMessage,
     AIMessageChunk,
@@ -33,23 +36,40 @@ HASH_VERSION = 2
 """Bumped whenever the canonical form changes (old recordings then diverge, never mis-match)."""
 
 _CACHE_SIZE = 50_000
-_digests: OrderedDict[int, tuple[BaseMessage, str]] = OrderedDict()
+_digests: OrderedDict[int, tuple[BaseMessage, tuple[Any, ...], str]] = OrderedDict()
+"""id(message) -> (the message, its ``_version`` when hashed, its digest)."""
 _lock = threading.Lock()
+
+_VERSIONED = (
+    "content",
+    "name",
+    "tool_calls",
+    "invalid_tool_calls",
+    "tool_call_chunks",
+    "tool_call_id",
+    "status",
+)
+"""The fields a message's canonical form is made of (``tool_call_chunks``: an
+``AIMessageChunk``'s calls)."""
 
 _PREFIX_CACHE_SIZE = 64
 _DIGEST_LEN = 64  # hex characters of a SHA-256
 
 
 class _Prefix:
-    """The last request hashed in one conversation: its messages, their digests joined, and
-    the hash state after them all."""
+    """The last request hashed in one conversation: its messages, their digests joined, the
+    hash state after them all, and the ``engine.message_edits`` epoch before they were read
+    (a message of it edited since makes it stale)."""
 
-    __slots__ = ("after_all", "digests", "messages")
+    __slots__ = ("after_all", "digests", "epoch", "messages")
 
-    def __init__(self, messages: list[BaseMessage], digests: bytes, after_all: Any) -> None:
+    def __init__(
+        self, messages: list[BaseMessage], digests: bytes, after_all: Any, epoch: int
+    ) -> None:
         self.messages = messages
         self.digests = digests
         self.after_all = after_all
+        self.epoch = epoch
 
 
 _prefixes: OrderedDict[tuple[bytes, int], _Prefix] = OrderedDict()
@@ -107,6 +127,34 @@ def _canonical_message(message: BaseMessage) -> dict[str, Any]:
     return out
 
 
+def _p(value: Any) -> Any:
+    return value if type(value) in _JSON_SCALARS else _plain(value)
+
+
+def _canonical_plain(message: BaseMessage) -> dict[str, Any]:
+    """``_plain(_canonical_message(message))`` in one pass (the same dict, key for key)."""
+    if isinstance(message, AIMessageChunk):
+        message = message.to_message()
+    out: dict[str, Any] = {
+        "type": _p(message.type),
+        "content": _p(message.content),
+        "name": _p(message.name),
+    }
+    if isinstance(message, AIMessage):
+        out["tool_calls"] = [
+            {"name": _p(c.get("name")), "args": _p(c.get("args") or {}), "id": _p(c.get("id"))}
+            for c in message.tool_calls
+        ]
+        out["invalid_tool_calls"] = [
+            {"name": _p(c.get("name")), "args": _p(c.get("args")), "id": _p(c.get("id"))}
+            for c in message.invalid_tool_calls
+        ]
+    if isinstance(message, ToolMessage):
+        out["tool_call_id"] = _p(message.tool_call_id)
+        out["status"] = _p(message.status)
+    return out
+
+
 def canonical_request(
     messages: Sequence[Any],
     tools: Sequence[ToolLike] | None = None,
@@ -129,26 +177,68 @@ _ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=
 made once (``dumps`` with options builds an encoder per call)."""
 
 
+_C_ENCODER: Callable[[Any, int], list[str]] | None = (
+    _json_encoder.c_make_encoder(  # type: ignore[attr-defined]
+        None,  # no circularity check: ``_plain`` made every container afresh
+        _ENCODER.default,
+        _json_encoder.encode_basestring,
+        None,
+        ":",
+        ",",
+        True,
+        False,
+        True,
+    )
+    if getattr(_json_encoder, "c_make_encoder", None) is not None
+    else None
+)
+"""``_ENCODER``'s C encoder, made once (``encode`` makes one per call, a third of the cost of
+dumping a small message)."""
+
+
 def _dumps(obj: Any) -> bytes:
+    if _C_ENCODER is not None:
+        return "".join(_C_ENCODER(obj, 0)).encode("utf-8")
     return _ENCODER.encode(obj).encode("utf-8")
+
+
+_vars = cast(Callable[[Any], dict[str, Any]], vars)
+
+
+def _version(message: BaseMessage) -> tuple[Any, ...]:
+    """The objects a message's canonical fields hold (kept, compared by identity: a field set
+    anew is a new object, and a kept object's id cannot be reused)."""
+    try:
+        fields = _vars(message)
+    except TypeError:
+        return tuple(getattr(message, k, None) for k in _VERSIONED)
+    return tuple(map(fields.get, _VERSIONED))
+
+
+def _same_objects(a: Sequence[Any], b: Sequence[Any]) -> bool:
+    return len(a) == len(b) and all(map(operator.is_, a, b))
 
 
 def message_digest(message: BaseMessage) -> str:
     """SHA-256 of one message's canonical form, computed once per message object.
 
     A conversation's history is hashed on every model call; caching each message's digest
-    (messages are treated as immutable: middleware copy, never mutate) keeps that O(new
-    messages) of real work plus a cheap lookup per message.
+    keeps that O(new messages) of real work plus a cheap lookup per message.  The digest is
+    reused while the message holds the same field objects: a field set anew (``content``,
+    ``tool_calls``...) is hashed again.  (Messages are otherwise treated as immutable: a
+    list or dict changed in place inside a field is not seen.)
     """
     key = id(message)
+    version = _version(message)
     with _lock:
         hit = _digests.get(key)
-        if hit is not None and hit[0] is message:
+        if hit is not None and hit[0] is message and _same_objects(hit[1], version):
             _digests.move_to_end(key)
-            return hit[1]
-    digest = hashlib.sha256(_dumps(_plain(_canonical_message(message)))).hexdigest()
+            return hit[2]
+    digest = hashlib.sha256(_dumps(_canonical_plain(message))).hexdigest()
+    watch(message)
     with _lock:
-        _digests[key] = (message, digest)
+        _digests[key] = (message, version, digest)
         if len(_digests) > _CACHE_SIZE:
             _digests.popitem(last=False)
     return digest
@@ -164,7 +254,8 @@ def request_hash(
 
     A conversation's requests grow by a few messages each: the hash state after the previous
     request's messages is kept, and when the new request starts with them (compared at C
-    speed, by identity first) only the new messages are hashed.  A first message made afresh
+    speed, by identity first, none of them edited since: ``engine.message_edits``) only the
+    new messages are hashed.  A first message made afresh
     each call (middleware rebuilding the system prompt) costs one hash over the kept digests."""
     head = _head(tools, tool_choice, response_format)
     msgs = coerce_messages(messages)
@@ -172,9 +263,10 @@ def request_hash(
         return hashlib.sha256(head).hexdigest()
     anchor = next((m for m in msgs if not isinstance(m, SystemMessage)), None)
     key = (head, id(anchor))
+    now = epoch()  # read first: an edit while the messages are read makes the result stale
     with _lock:
         known = _prefixes.get(key)
-    if known is not None and _continues(msgs, known.messages):
+    if known is not None and known.epoch == now and _continues(msgs, known.messages):
         n = len(known.messages)
         if _same(msgs[0], known.messages[0]):
             h, joined = known.after_all.copy(), known.digests
@@ -191,7 +283,7 @@ def request_hash(
     new = b"".join(message_digest(m).encode("ascii") for m in msgs[n:])
     h.update(new)  # the same as one update per digest
     with _lock:
-        _prefixes[key] = _Prefix(msgs, joined + new, h.copy())
+        _prefixes[key] = _Prefix(msgs, joined + new, h.copy(), now)
         _prefixes.move_to_end(key)
         if len(_prefixes) > _PREFIX_CACHE_SIZE:
             _prefixes.popitem(last=False)
@@ -210,13 +302,19 @@ def _head(
     objects (an agent passes the same schemas on every call; like messages, they are treated
     as immutable)."""
     items = tuple(tools or ())
-    # keyed by the tools' names, compared by value: an agent may rebuild equal schemas per call
+    # first by the tools' identities: an agent hands the same schema objects on every call
+    ids = (*map(id, items), tool_choice, id(response_format))
+    hit = _heads_by_id.get(ids)
+    if hit is not None and hit[1] is response_format and _same_objects(hit[0], items):
+        return hit[2]
+    # then by the tools' names, compared by value: an agent may rebuild equal schemas per call
     key = (tuple(map(_tool_name, items)), tool_choice, id(response_format))
     with _lock:
         hit = _heads.get(key)
     if hit is not None and hit[1] is response_format and _same_items(hit[0], items):
         with _lock:
             _heads.move_to_end(key)
+            _remember_ids(ids, (items, response_format, hit[2]))
         return hit[2]
     rest = {
         "v": HASH_VERSION,
@@ -229,7 +327,20 @@ def _head(
         _heads[key] = (items, response_format, head)
         if len(_heads) > _PREFIX_CACHE_SIZE:
             _heads.popitem(last=False)
+        _remember_ids(ids, (items, response_format, head))
     return head
+
+
+_heads_by_id: dict[tuple[Any, ...], tuple[tuple[Any, ...], Any, bytes]] = {}
+"""The tools' ids (and tool_choice, the response format's id) -> ``_heads``'s entry; an
+entry keeps its objects, compared by identity, so an id is never read for another object."""
+
+
+def _remember_ids(ids: tuple[Any, ...], entry: tuple[tuple[Any, ...], Any, bytes]) -> None:
+    """(Under ``_lock``.)  Kept for the newest ``_PREFIX_CACHE_SIZE`` sets of tools."""
+    if len(_heads_by_id) >= _PREFIX_CACHE_SIZE and ids not in _heads_by_id:
+        del _heads_by_id[next(iter(_heads_by_id))]  # the oldest
+    _heads_by_id[ids] = entry
 
 
 def _tool_name(tool: Any) -> Any:
