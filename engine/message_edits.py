@@ -19,20 +19,21 @@ import itertools
 import weakref
 from typing import Any
 
-__all__ = ["MODEL_FIELDS", "edited", "epoch", "watch"]
+__all__ = ["CONTENT_FIELDS", "MODEL_FIELDS", "edited", "epoch", "watch"]
 
-MODEL_FIELDS = frozenset(
-    {
-        "type",
-        "content",
-        "name",
-        "tool_calls",
-        "invalid_tool_calls",
-        "tool_call_chunks",
-        "tool_call_id",
-        "status",
-    }
+CONTENT_FIELDS = (
+    "content",
+    "name",
+    "tool_calls",
+    "invalid_tool_calls",
+    "tool_call_chunks",
+    "tool_call_id",
+    "status",
 )
+"""The fields a message's canonical form is made of besides its ``type``, in a fixed order
+(``tool_call_chunks``: an ``AIMessageChunk``'s calls)."""
+
+MODEL_FIELDS = frozenset({"type", *CONTENT_FIELDS})
 """The fields of a message a model sees (``engine.models.hashing``'s canonical form)."""
 
 _watched: dict[int, weakref.ref[Any]] = {}

@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from json import encoder as _json_encoder
 from typing import Any, cast
 
-from engine.message_edits import epoch, watch
+from engine.message_edits import CONTENT_FIELDS, epoch, watch
 from engine.messages import (
     AIMessage,
     AIMessageChunk,
@@ -40,17 +40,8 @@ _digests: OrderedDict[int, tuple[BaseMessage, tuple[Any, ...], str]] = OrderedDi
 """id(message) -> (the message, its ``_version`` when hashed, its digest)."""
 _lock = threading.Lock()
 
-_VERSIONED = (
-    "content",
-    "name",
-    "tool_calls",
-    "invalid_tool_calls",
-    "tool_call_chunks",
-    "tool_call_id",
-    "status",
-)
-"""The fields a message's canonical form is made of (``tool_call_chunks``: an
-``AIMessageChunk``'s calls)."""
+_VERSIONED = CONTENT_FIELDS
+
 
 _PREFIX_CACHE_SIZE = 64
 _DIGEST_LEN = 64  # hex characters of a SHA-256
