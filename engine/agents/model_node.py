@@ -305,7 +305,9 @@ class ModelNode:
         meta = call_metadata(task.config) if task is not None else {}
         extra = getattr(model, "stream_metadata", None)
         if run is not None and callable(extra):  # a langchain_core model's, as LangChain's
-            meta = {**meta, **extra()}
+            more = extra()
+            if isinstance(more, dict):
+                meta = {**meta, **more}
         ns = task.ns if task is not None else ""
         final: AIMessage | None = None
         chunks: list[AIMessageChunk] = []
