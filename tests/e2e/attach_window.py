@@ -19,7 +19,8 @@ from typing import Any
 
 from engine.attach.options import AttachOptions
 from studio.run.interrupts import dialog_opened
-from tests.fixtures.docs_apps import AppFile, athread_digest, plain_module, reader, thread_digest
+from tests.fixtures.docs_apps import AppFile
+from tests.fixtures.plain_langgraph import athread_digest, plain_module, reader, thread_digest
 from tests.studio.app_agents import make_window, run_until
 
 __all__ = ["EDITED_EMAIL", "Plain", "Studio", "decide"]

@@ -378,7 +378,7 @@ def test_a_fault_recorded_then_replayed_offline(
     # the branch is a fork of the app's thread, as the same fork without Stepwise makes it
     from langchain_core.messages import AIMessage
 
-    from tests.fixtures.docs_apps import reader, thread_digest
+    from tests.fixtures.plain_langgraph import reader, thread_digest
 
     served = [
         AIMessage(
@@ -518,7 +518,7 @@ def test_editing_state_while_a_tool_waits_for_an_answer(
         edited, as_node = studio.edit_last_message("Booking, if you agree.")
 
         def edit(graph: Any, config: dict[str, Any]) -> Any:
-            from tests.fixtures.docs_apps import reader
+            from tests.fixtures.plain_langgraph import reader
 
             last = reader(app, graph).get_state(config).values["messages"][-1]
             return {"messages": [last.model_copy(update={"content": edited["content"]})]}

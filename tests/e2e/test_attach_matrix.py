@@ -31,9 +31,9 @@ from tests.fixtures.docs_apps import (
     HANDOFF_APP,
     STATEGRAPH_APP,
     agent_app,
-    plain_module,
     write_app,
 )
+from tests.fixtures.plain_langgraph import plain_module
 from tests.fixtures.postgres import postgres_server, postgres_url
 
 __all__ = ["postgres_server", "postgres_url"]
@@ -108,7 +108,7 @@ def test_a_docs_agent_through_the_window(
 
 
 def plain_last_message(graph: Any, config: dict[str, Any], app: Any) -> Any:
-    from tests.fixtures.docs_apps import reader
+    from tests.fixtures.plain_langgraph import reader
 
     return reader(app, graph).get_state(config).values["messages"][-1]
 

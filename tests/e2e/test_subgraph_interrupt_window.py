@@ -100,7 +100,7 @@ def _told_twice(tmp_path: Path) -> list[Any]:
     them before it was told once: again at the parent's node, right after that node ended."""
     from engine.attach import attach
     from engine.events import InterruptRaised
-    from tests.fixtures.docs_apps import plain_module
+    from tests.fixtures.plain_langgraph import plain_module
 
     app = write_app(tmp_path, SUBGRAPH_INTERRUPT_APP, "recorded")
     graph = attach(plain_module(app).graph)

@@ -16,7 +16,8 @@ pytest.importorskip("langchain.agents")
 from engine.attach.options import AttachOptions
 from engine.types import Command
 from studio.run.saved_threads import open_in_window
-from tests.fixtures.docs_apps import APPROVE, agent_app, plain_module
+from tests.fixtures.docs_apps import APPROVE, agent_app
+from tests.fixtures.plain_langgraph import plain_module
 from tests.studio.app_agents import make_window, run_until
 
 

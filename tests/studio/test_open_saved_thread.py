@@ -168,7 +168,8 @@ def test_continue_on_a_saved_thread_stopped_at_a_static_breakpoint_resumes_that_
     db = tmp_path / "app.sqlite"
     app = tmp_path / "app.py"
     app.write_text(textwrap.dedent(BREAKPOINT_APP).replace("DB", repr(str(db))))
-    from tests.fixtures.docs_apps import AppFile, plain_module
+    from tests.fixtures.docs_apps import AppFile
+    from tests.fixtures.plain_langgraph import plain_module
 
     plain = plain_module(AppFile(app))  # the app ran in production and stopped before tools
     plain.graph.invoke({"n": 1}, {"configurable": {"thread_id": "T"}})

@@ -21,15 +21,8 @@ from engine.debug import Debugger
 from engine.events import EventBase
 from engine.targets import STAY, AttachTarget, RunDriver, RunOutcome, RunRequest
 from engine.types import Command
-from tests.fixtures.docs_apps import (
-    APPROVE,
-    AppFile,
-    agent_app,
-    plain_module,
-    plain_run,
-    reader,
-    thread_digest,
-)
+from tests.fixtures.docs_apps import APPROVE, AppFile, agent_app
+from tests.fixtures.plain_langgraph import plain_module, plain_run, reader, thread_digest
 
 
 class _NoLoopsOffTheMainThread(asyncio.DefaultEventLoopPolicy):

@@ -15,7 +15,8 @@ pytest.importorskip("langchain.agents")
 from engine.attach import attach
 from engine.cli.render import render_events
 from tests.engine.attach.test_attach_langgraph import collect
-from tests.fixtures.docs_apps import HANDOFF_APP, plain_module, plain_run, thread_digest, write_app
+from tests.fixtures.docs_apps import HANDOFF_APP, write_app
+from tests.fixtures.plain_langgraph import plain_module, plain_run, thread_digest
 
 
 @pytest.mark.parametrize("sync", [False, True], ids=["astream", "stream"])

@@ -22,7 +22,8 @@ from engine.attach.confirm import _the_apps
 from engine.debug import Debugger
 from engine.observe.faults import injected
 from engine.targets import AttachTarget, RunRequest
-from tests.fixtures.docs_apps import agent_app, plain_module
+from tests.fixtures.docs_apps import agent_app
+from tests.fixtures.plain_langgraph import plain_module
 
 
 async def _run(target: AttachTarget, request: RunRequest, debugger: Debugger) -> Any:

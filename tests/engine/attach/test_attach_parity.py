@@ -22,7 +22,8 @@ from engine.events import EventBase
 from engine.models.replay import ReplayChatModel
 from engine.targets import STAY, AttachTarget, RunDriver, RunOutcome, RunRequest
 from engine.types import Command
-from tests.fixtures.docs_apps import APPROVE, AppFile, agent_app, plain_module
+from tests.fixtures.docs_apps import APPROVE, AppFile, agent_app
+from tests.fixtures.plain_langgraph import plain_module
 
 
 def drive(

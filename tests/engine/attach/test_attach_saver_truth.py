@@ -22,7 +22,8 @@ from engine.attach import attach
 from engine.debug import Debugger
 from engine.events import EventBase
 from engine.targets import AttachTarget, RunDriver, RunOutcome, RunRequest
-from tests.fixtures.docs_apps import AppFile, agent_app, plain_module, reader
+from tests.fixtures.docs_apps import AppFile, agent_app
+from tests.fixtures.plain_langgraph import plain_module, reader
 
 LOCKER = """
 import sqlite3, sys

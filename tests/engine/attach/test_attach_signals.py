@@ -17,7 +17,8 @@ import pytest
 pytest.importorskip("langgraph.checkpoint.sqlite")
 
 from tests.engine.cli.test_cli_subprocess import _env
-from tests.fixtures.docs_apps import AppFile, plain_module, write_app
+from tests.fixtures.docs_apps import AppFile, write_app
+from tests.fixtures.plain_langgraph import plain_module
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 

@@ -23,7 +23,8 @@ from engine.attach import attach
 from engine.cli.render import render_events
 from engine.events import EventBase
 from tests.engine.attach.test_attach_langgraph import collect
-from tests.fixtures.docs_apps import APPROVE, agent_app, plain_module
+from tests.fixtures.docs_apps import APPROVE, agent_app
+from tests.fixtures.plain_langgraph import plain_module
 
 
 def agent_events(tmp_path: Path) -> list[EventBase]:
