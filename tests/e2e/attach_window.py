@@ -117,6 +117,14 @@ class Studio:
         self.timeline.select(checkpoint_id)
         self.until(lambda: self.window.hub.selected_checkpoint == checkpoint_id)
 
+    def select_written_by(self, writer: str) -> int:
+        """Select the root graph's first checkpoint ``writer`` wrote; its index (oldest first,
+        as ``Plain.call``'s ``checkpoint_index`` takes it)."""
+        nodes = self.checkpoints()
+        index = next(i for i, n in enumerate(nodes) if n.record.writers == (writer,))
+        self.select(nodes[index].checkpoint_id)
+        return index
+
     def click(self, button: Any) -> str:
         assert button.isEnabled(), button.toolTip()
         button.click()
@@ -230,4 +238,13 @@ def studio_digest(studio: Studio) -> list[dict[str, Any]]:
     return thread_digest(reader(app, real), studio.thread)
 
 
-__all__ += ["athread_digest", "studio_digest"]
+def resume_fork_like_plain(studio: Studio, plain: Plain, writer: str) -> None:
+    """Fork from the checkpoint ``writer`` wrote first (Timeline, Resume) and check the app's
+    thread then holds what plain LangGraph holds after the same fork."""
+    index = studio.select_written_by(writer)
+    assert studio.click(studio.timeline.resume_button) == "done", studio.ctl.last_error
+    plain.call(None, checkpoint_index=index)
+    assert studio_digest(studio) == plain.digest()
+
+
+__all__ += ["athread_digest", "resume_fork_like_plain", "studio_digest"]

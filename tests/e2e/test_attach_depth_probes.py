@@ -19,7 +19,7 @@ pytest.importorskip("langchain.agents")
 
 from langgraph.types import Command as LGCommand
 
-from tests.e2e.attach_window import Plain, Studio, studio_digest
+from tests.e2e.attach_window import Plain, Studio, resume_fork_like_plain, studio_digest
 from tests.fixtures.postgres import postgres_server, postgres_url
 from tests.fixtures.probe_apps import (
     command_send_app,
@@ -100,12 +100,7 @@ def test_a_users_middleware_class_is_stepped_through_its_layers(
         assert ("Audit", "before_model") in hooks
 
         # fork from the checkpoint after the first tool answered
-        nodes = studio.checkpoints()
-        fork = next(i for i, n in enumerate(nodes) if n.record.writers == ("tools",))
-        studio.select(nodes[fork].checkpoint_id)
-        assert studio.click(studio.timeline.resume_button) == "done", studio.ctl.last_error
-        plain.call(None, checkpoint_index=fork)
-        assert studio_digest(studio) == plain.digest()
+        resume_fork_like_plain(studio, plain, "tools")
     finally:
         studio.close()
 
@@ -135,10 +130,8 @@ def test_a_tool_that_interrupts_itself_is_answered_in_the_dialog(
         assert studio_digest(studio) == plain.digest()
 
         # fork from after the weather tool: the booking asks again, answered "no" this time
-        nodes = studio.checkpoints()
-        fork = next(i for i, n in enumerate(nodes) if n.record.writers == ("tools",))
         studio.answers.append(_answer("no"))
-        studio.select(nodes[fork].checkpoint_id)
+        fork = studio.select_written_by("tools")
         assert studio.click(studio.timeline.resume_button) == "done", studio.ctl.last_error
         assert len(studio.dialogs) == 2
         plain.call(None, checkpoint_index=fork)
@@ -293,12 +286,7 @@ def test_a_tools_command_and_a_send_to_a_subgraph(
         assert ("fan_out", ["per_city", "per_city"], "conditional") in routes, routes
 
         # fork from the checkpoint after the tool's Command
-        nodes = studio.checkpoints()
-        fork = next(i for i, n in enumerate(nodes) if n.record.writers == ("tools",))
-        studio.select(nodes[fork].checkpoint_id)
-        assert studio.click(studio.timeline.resume_button) == "done", studio.ctl.last_error
-        plain.call(None, checkpoint_index=fork)
-        assert studio_digest(studio) == plain.digest()
+        resume_fork_like_plain(studio, plain, "tools")
     finally:
         studio.close()
 

@@ -25,7 +25,7 @@ pytest.importorskip("langchain.agents")
 
 from langgraph.types import Command as LGCommand
 
-from tests.e2e.attach_window import Plain, Studio, decide, studio_digest
+from tests.e2e.attach_window import Plain, Studio, decide, resume_fork_like_plain, studio_digest
 from tests.fixtures.docs_apps import (
     FUNCTIONAL_APP,
     HANDOFF_APP,
@@ -97,12 +97,7 @@ def test_a_docs_agent_through_the_window(
         assert studio_digest(studio) == plain.digest()
 
         # fork: "Resume from here" on the checkpoint after the weather tool answered
-        nodes = studio.checkpoints()
-        fork = next(i for i, n in enumerate(nodes) if n.record.writers == ("tools",))
-        studio.select(nodes[fork].checkpoint_id)
-        assert studio.click(studio.timeline.resume_button) == "done", studio.ctl.last_error
-        plain.call(None, checkpoint_index=fork)
-        assert studio_digest(studio) == plain.digest()
+        resume_fork_like_plain(studio, plain, "tools")
     finally:
         studio.close()
 
@@ -129,9 +124,7 @@ def test_replay_from_a_checkpoint_serves_the_recorded_replies(
         # "Re-run with replay" on the checkpoint after the weather tool: the model's next
         # reply comes from the recording; the approval is asked again, and the run it
         # resumes is the app's own (RunDriver drops the replay when it answers an interrupt)
-        nodes = studio.checkpoints()
-        fork = next(i for i, n in enumerate(nodes) if n.record.writers == ("tools",))
-        studio.select(nodes[fork].checkpoint_id)
+        fork = studio.select_written_by("tools")
         studio.answers.append(lambda dialog: decide(dialog, "approve"))
         before = len(studio.window.hub.events)
         assert studio.click(studio.timeline.rerun_button) == "done", studio.ctl.last_error
@@ -310,11 +303,6 @@ def test_agents_inside_nodes_hand_off_through_the_window(
         assert studio_digest(studio) == plain.digest()
 
         # fork: "Resume from here" on the checkpoint after alice handed off
-        nodes = studio.checkpoints()
-        fork = next(i for i, n in enumerate(nodes) if n.record.writers == ("alice",))
-        studio.select(nodes[fork].checkpoint_id)
-        assert studio.click(studio.timeline.resume_button) == "done", studio.ctl.last_error
-        plain.call(None, checkpoint_index=fork)
-        assert studio_digest(studio) == plain.digest()
+        resume_fork_like_plain(studio, plain, "alice")
     finally:
         studio.close()
