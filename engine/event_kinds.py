@@ -317,7 +317,8 @@ class StoreAccessed(EventBase):
     found: bool | None = None
     """``get``: whether the item existed."""
     value: JSON = None
-    """``put``: the value written (None: the put deleted the item)."""
+    """``put``: the value written (None: the put deleted the item); ``get``: the value read
+    (None when missing; sessions recorded before it was kept hold None)."""
     query: str | None = None
     filter: dict[str, JSON] | None = None
     hits: list[dict[str, JSON]] = Field(default_factory=list)

@@ -26,6 +26,11 @@ Report = Callable[[dict[str, Any]], None]
 """Takes one event's fields (``op``, ``namespace``, ...)."""
 
 
+def _value(value: Any) -> Any:
+    """An item's value as an event carries it (read or written); None for none."""
+    return None if value is None else to_jsonable(dict(value), max_str=4000)
+
+
 def _fields(op: Any, result: Any) -> dict[str, Any] | None:
     """A ``StoreAccessed`` event's fields for one LangGraph store operation and its result."""
     kind = type(op).__name__
@@ -35,6 +40,7 @@ def _fields(op: Any, result: Any) -> dict[str, Any] | None:
             "namespace": list(op.namespace),
             "key": str(op.key),
             "found": result is not None,
+            "value": _value(getattr(result, "value", None)),
         }
     if kind == "PutOp":
         value = op.value
@@ -42,7 +48,7 @@ def _fields(op: Any, result: Any) -> dict[str, Any] | None:
             "op": "put",
             "namespace": list(op.namespace),
             "key": str(op.key),
-            "value": None if value is None else to_jsonable(dict(value), max_str=4000),
+            "value": _value(value),
         }
     if kind == "SearchOp":
         items = list(result or ())

@@ -133,6 +133,23 @@ def _record(op: str, namespace: tuple[str, ...], **fields: Any) -> None:
     em.emit_sync(StoreAccessed, op=op, namespace=list(namespace), **fields)
 
 
+def _record_get(namespace: tuple[str, ...], key: str, row: Row | None) -> None:
+    """A ``get``'s event, with the value it read (decoded again: a copy the caller cannot
+    change), so a recorded session shows what the run saw."""
+    em = current_emitter()
+    if em is None or not em.active:
+        return
+    value = None if row is None else json.loads(row[2])
+    em.emit_sync(
+        StoreAccessed,
+        op="get",
+        namespace=list(namespace),
+        key=key,
+        found=row is not None,
+        value=value,
+    )
+
+
 def access_summary(fields: dict[str, Any]) -> str:
     """One line for a ``store.access`` event's fields: ``store get user/u1 · facts (missing)``."""
     op = fields.get("op")
@@ -221,7 +238,7 @@ class BaseStore:
     def get(self, namespace: tuple[str, ...], key: str) -> Item | None:
         ns = _check_namespace(namespace)
         row = self._read(ns, key)
-        _record("get", ns, key=key, found=row is not None)
+        _record_get(ns, key, row)
         return None if row is None else _item(row, Item)
 
     def delete(self, namespace: tuple[str, ...], key: str) -> None:

@@ -3,7 +3,7 @@
 - ``StoreSource`` is what the dock reads: ``LiveStoreSource`` wraps the agent's store (the
   engine's ``InMemoryStore`` / ``SqliteStore``, or an attached app's LangGraph store: the same
   ``list_namespaces`` / ``search`` API); ``RecordedStoreSource`` rebuilds, from a session's
-  ``store.access`` events, the items its runs wrote (all an offline session knows).  A remote
+  ``store.access`` events, the items its runs read or wrote (all an offline session knows).  A remote
   server's store API plugs in as one more ``StoreSource``.
 - ``StoreActivity`` follows the ``store.access`` events: per run, which items it read, wrote
   and deleted, and what it searched for.
@@ -145,32 +145,45 @@ def _matches(value: Any, filter: Mapping[str, Any]) -> bool:
 
 
 class RecordedStoreSource:
-    """The items a session's runs wrote, as their ``store.access`` events recorded them."""
+    """The items a session's runs read or wrote, as their ``store.access`` events recorded
+    them: the latest value seen of each (a write's, or what a ``get`` read)."""
 
     blocking = False
 
     def __init__(self, events: Iterable[EventBase] = ()) -> None:
-        self.label = "recorded writes"
+        self.label = "recorded reads and writes"
         self.items: dict[ItemKey, StoreRow] = {}
         self.add(events)
 
     def add(self, events: Iterable[EventBase]) -> bool:
-        """Apply the writes among ``events``; True when something changed."""
+        """Apply the reads and writes among ``events``; True when something changed."""
         changed = False
         for ev in events:
-            if not isinstance(ev, StoreAccessed):
-                continue
-            if ev.op not in ("put", "delete") or ev.key is None:
+            if not isinstance(ev, StoreAccessed) or ev.key is None:
                 continue
             address = (tuple(ev.namespace or ()), str(ev.key))
-            value = ev.value if ev.op == "put" else None
-            if value is None:
-                changed |= self.items.pop(address, None) is not None
-            else:
-                when = _iso_ts(ev.ts)
-                self.items[address] = StoreRow(address[0], address[1], value, when)
-                changed = True
+            if ev.op == "get":
+                changed |= self._read(address, ev)
+            elif ev.op in ("put", "delete"):
+                value = ev.value if ev.op == "put" else None
+                if value is None:
+                    changed |= self.items.pop(address, None) is not None
+                else:
+                    self.items[address] = StoreRow(address[0], address[1], value, _iso_ts(ev.ts))
+                    changed = True
         return changed
+
+    def _read(self, address: ItemKey, ev: StoreAccessed) -> bool:
+        """A ``get``: the item was missing, or held the value read (its time of writing is
+        not known unless this session wrote it).  A session recorded before reads kept their
+        value says only that the item was there: nothing to show."""
+        known = self.items.get(address)
+        if not ev.found:
+            return self.items.pop(address, None) is not None
+        if ev.value is None or (known is not None and known.value == ev.value):
+            return False
+        self.items[address] = StoreRow(address[0], address[1], ev.value, None)
+        return True
 
     def namespaces(self) -> list[tuple[str, ...]]:
         return sorted({ns for ns, _key in self.items})

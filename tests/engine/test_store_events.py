@@ -95,9 +95,9 @@ def test_async_store_calls_are_reported_too() -> None:
     seen: list[EventBase] = []
     graph.subscribe(seen.append)
     assert asyncio.run(graph.ainvoke({"n": 1}))["n"] == 2
-    assert [(e.op, e.found) for e in seen if isinstance(e, StoreAccessed)] == [
-        ("put", None),
-        ("get", True),
+    assert [(e.op, e.found, e.value) for e in seen if isinstance(e, StoreAccessed)] == [
+        ("put", None, {"n": 1}),
+        ("get", True, {"n": 1}),  # what the run read, so a recorded session can show it
     ]
 
 

@@ -144,7 +144,7 @@ def test_a_disk_store_is_read_on_a_worker_thread(qtbot: Any, qloop: Any, tmp_pat
     store.close()
 
 
-def test_a_recorded_session_shows_what_its_runs_wrote(
+def test_a_recorded_session_shows_what_its_runs_read_and_wrote(
     qtbot: Any, qloop: Any, tmp_path: Path
 ) -> None:
     from studio.docks.store import StoreDock
@@ -165,11 +165,17 @@ def test_a_recorded_session_shows_what_its_runs_wrote(
     opened = open_session(hub, path)
     qloop.run_until_complete(opened.afeed_rest())
     qtbot.waitUntil(lambda: "facts@users/u1" in _rows(dock))
-    assert dock.source_label.text().startswith("recorded writes (from the session)")
+    assert dock.source_label.text().startswith("recorded reads and writes (from the session)")
     rows = _rows(dock)
     assert rows["facts@users/u1"][0] == "RW"
     assert rows["scratch@users/u1"][0] == "D"
-    assert "readme@docs" not in rows  # written before any recorded run: not in the session
+    assert "readme@docs" not in rows  # written before any recorded run, never read: not in it
+    # written before the run, read by it: shown as the run read it
+    assert rows["prefs@users/u1"][0] == "R"
+    assert {r.address: r.value for r in dock.rows}[(("users", "u1"), "prefs")] == {
+        "theme": "dark",
+        "lang": "nb",
+    }
 
 
 def test_a_narrow_dock_picks_the_namespace_from_a_drop_down(
@@ -217,3 +223,22 @@ def test_the_search_box_finds_words_in_any_store_and_ranks_by_an_index() -> None
     rows = LiveStoreSource(indexed).search(("docs",), "tea")
     assert [r.key for r in rows] == ["todo", "readme"]  # ranked by the store, both kept
     assert rows[0].score is not None and rows[0].score > (rows[1].score or 0)
+
+
+def test_recorded_reads_show_the_value_read_and_old_sessions_show_nothing_unknown() -> None:
+    from engine.events import StoreAccessed
+    from studio.models.store_view import RecordedStoreSource
+
+    def access(op: str, key: str, **fields: Any) -> StoreAccessed:
+        return StoreAccessed(run_id="r", seq=1, op=op, namespace=["u"], key=key, **fields)
+
+    source = RecordedStoreSource()
+    # a session recorded before reads kept their value: the item was there, its value unknown
+    assert not source.add([access("get", "old", found=True)])
+    assert source.add([access("get", "prefs", found=True, value={"theme": "dark"})])
+    assert not source.add([access("get", "prefs", found=True, value={"theme": "dark"})])
+    assert source.add([access("put", "prefs", value={"theme": "light"})])
+    [row] = source.search(())
+    assert row.value == {"theme": "light"} and row.updated_at is not None  # the write's time
+    assert source.add([access("get", "prefs", found=False)])  # deleted since, by someone
+    assert source.search(()) == []

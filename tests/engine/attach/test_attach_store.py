@@ -38,6 +38,7 @@ def _graph(store: InMemoryStore, sync: bool) -> Any:
     def recall(s: S, runtime: Runtime) -> dict[str, Any]:
         assert runtime.store is not None
         hit = runtime.store.get(("memories", s["user"]), "nope")
+        runtime.store.get(("memories", s["user"]), "like")
         items = runtime.store.search(("memories",), filter={"fact": s["fact"]})
         spaces = runtime.store.list_namespaces(prefix=("memories",))
         return {"recalled": [i.value["fact"] for i in items] + [str(hit), str(len(spaces))]}
@@ -45,6 +46,7 @@ def _graph(store: InMemoryStore, sync: bool) -> Any:
     async def arecall(s: S, runtime: Runtime) -> dict[str, Any]:
         assert runtime.store is not None
         hit = await runtime.store.aget(("memories", s["user"]), "nope")
+        await runtime.store.aget(("memories", s["user"]), "like")
         items = await runtime.store.asearch(("memories",), filter={"fact": s["fact"]})
         spaces = await runtime.store.alist_namespaces(prefix=("memories",))
         return {"recalled": [i.value["fact"] for i in items] + [str(hit), str(len(spaces))]}
@@ -75,11 +77,17 @@ def test_store_calls_are_events_under_the_node_that_made_them(sync: bool) -> Non
         ("remember", "put", ["memories", "ana"], "like"),
         ("remember", "put", ["memories", "ana"], "gone"),  # a delete is a put of None
         ("recall", "get", ["memories", "ana"], "nope"),
+        ("recall", "get", ["memories", "ana"], "like"),
         ("recall", "search", ["memories"], None),
         ("recall", "list_namespaces", ["memories"], None),
     ]
     by_op = {e.__dict__["op"]: e.__dict__ for e in events if e.kind == "store.access"}
-    assert by_op["get"]["found"] is False
+    gets = [
+        (e.__dict__["found"], e.__dict__["value"])
+        for e in events
+        if e.kind == "store.access" and e.__dict__["op"] == "get"
+    ]
+    assert gets == [(False, None), (True, {"fact": "likes owls"})]  # with the value read
     assert by_op["search"]["hits"] == [{"namespace": ["memories", "ana"], "key": "like"}]
     assert by_op["search"]["hit_count"] == 1 and by_op["search"]["filter"] == {"fact": "likes owls"}
     assert by_op["list_namespaces"]["hit_count"] == 1
