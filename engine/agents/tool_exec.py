@@ -14,6 +14,7 @@ Error texts (spec section 7):
 
 from __future__ import annotations
 
+import copy
 import inspect
 import json
 import time
@@ -153,34 +154,40 @@ def _clears_history(messages: list[Any] | tuple[Any, ...]) -> bool:
     )
 
 
-def _check_command(cmd: Command, tool_name: str, call_id: str) -> None:
-    if cmd.graph == Command.PARENT:
-        return
+def _checked_command(cmd: Command, tool_name: str, call_id: str) -> Command:
+    """A tool's ``Command`` as the tools node writes it: a copy (the tool's own object is left
+    as it returned it) whose ``ToolMessage`` answering this call is named after the tool; it
+    must have one unless it goes to the parent graph or clears the history."""
+    update = cmd.update
+    if not isinstance(update, Mapping | list | tuple):
+        return cmd
+    cmd = copy.deepcopy(cmd)
     update = cmd.update
     if isinstance(update, Mapping):
         messages = update.get("messages", [])
-    elif isinstance(update, list | tuple):
-        messages = [v for k, v in update if k == "messages"]
     else:
-        messages = []
+        messages = [v for k, v in update if k == "messages"]
     if not isinstance(messages, list | tuple):
         messages = [messages]
-    if _clears_history(messages):
-        return  # the whole history goes, the call with it: nothing is left to answer
-    if not any(isinstance(m, ToolMessage) and m.tool_call_id == call_id for m in messages):
-        raise ValueError(
-            f"Expected to have a matching ToolMessage in Command.update for tool '{tool_name}', got: {messages}. "
-            "Every tool call (LLM requesting to call a tool) in the message history MUST have a corresponding "
-            "ToolMessage. You can fix it by modifying the tool to return "
-            '`Command(update={"messages": [ToolMessage("Success", tool_call_id=tool_call_id)], ...})`.'
-        )
+    answered = False
+    for m in messages:
+        if isinstance(m, ToolMessage) and m.tool_call_id == call_id:
+            m.name = tool_name
+            answered = True
+    if answered or cmd.graph == Command.PARENT or _clears_history(messages):
+        return cmd  # to the parent, or the whole history goes: nothing is left to answer
+    raise ValueError(
+        f"Expected to have a matching ToolMessage in Command.update for tool '{tool_name}', got: {messages}. "
+        "Every tool call (LLM requesting to call a tool) in the message history MUST have a corresponding "
+        "ToolMessage. You can fix it by modifying the tool to return "
+        '`Command(update={"messages": [ToolMessage("Success", tool_call_id=tool_call_id)], ...})`.'
+    )
 
 
 def as_tool_result(out: Any, tool: BaseTool, call_id: str) -> ToolMessage | Command:
     """A tool's return value as what the tools node writes."""
     if isinstance(out, Command):
-        _check_command(out, tool.name, call_id)
-        return out
+        return _checked_command(out, tool.name, call_id)
     if isinstance(out, ToolMessage):
         if not out.tool_call_id:
             out.tool_call_id = call_id

@@ -309,8 +309,10 @@ async def compute_writes(
     input_keys: Sequence[str],
     config: dict[str, Any],
     route_reason: Callable[[], tuple[str, str] | None],
+    steps: tuple[int, int] = (0, 0),
 ) -> list[tuple[str, Any]]:
-    """State writes, control writes, static edges and conditional edges of one finished task."""
+    """State writes, control writes, static edges and conditional edges of one finished task.
+    ``steps``: the run's step and last step, for the managed values a routing function reads."""
     node = task.node
     if node.writer is not None:
         return node.writer(output)
@@ -363,10 +365,10 @@ async def compute_writes(
     for jc in node.join_channels:
         writes.append((jc, node.name))
     if node.branches:
-        fresh = _fresh_state(channels, writes, spec)
+        fresh = _fresh_state(channels, writes, spec, steps)
         for branch in node.branches:
             own = _branch_spec(branch, spec)
-            state = fresh if own is None else _fresh_state(channels, writes, own)
+            state = fresh if own is None else _fresh_state(channels, writes, own, steps)
             result = _call_branch(branch, state, config)
             if inspect.isawaitable(result):
                 result = await result
@@ -420,10 +422,16 @@ def _branch_spec(branch: Branch, graph_spec: StateSpec) -> StateSpec | None:
 
 
 def _fresh_state(
-    channels: dict[str, BaseChannel], writes: list[tuple[str, Any]], spec: StateSpec
+    channels: dict[str, BaseChannel],
+    writes: list[tuple[str, Any]],
+    spec: StateSpec,
+    steps: tuple[int, int],
 ) -> Any:
-    """Committed values plus this task's own writes, as the state type."""
+    """Committed values plus this task's own writes, as the state type, with the managed
+    values (``RemainingSteps``...) of the task's step, as the node itself read them."""
     values = read_values(channels, spec.channels.keys())
+    for key, manager in spec.managed.items():
+        values[key] = manager.value(*steps)
     grouped: dict[str, list[Any]] = {}
     for c, v in writes:
         if c in spec.channels:

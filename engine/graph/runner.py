@@ -439,4 +439,5 @@ async def _writes(loop: PregelLoop, task: Task, output: Any, ctx: TaskContext) -
         input_keys=loop.graph.input_keys,
         config=ctx.config,
         route_reason=lambda: ctx.route_reason,
+        steps=(loop.step, loop.stop),
     )
