@@ -13,6 +13,7 @@ from engine.core.ids import deterministic_id
 from engine.errors import InvalidUpdateError
 from engine.graph.builder import Branch
 from engine.graph.channels import MISSING, BaseChannel, preview
+from engine.graph.channels_defer import LastValueAfterFinish
 from engine.graph.state import StateSpec, updates_from_output, warn_unknown_keys
 from engine.types import END, START, Command, RetryPolicy, Send
 
@@ -283,6 +284,19 @@ def apply_writes(
             versions[c] = next_v
             changed[c] = []
     return changed
+
+
+def finish_waiting(
+    checkpoint: Checkpoint, channels: dict[str, BaseChannel], version: str
+) -> list[str]:
+    """Nothing else is due: the channels that wait for that (deferred nodes' triggers) show
+    their value, at ``version``, so their nodes are due.  The names of those that changed."""
+    finished = [
+        c for c, ch in channels.items() if isinstance(ch, LastValueAfterFinish) and ch.finish()
+    ]
+    for c in finished:
+        checkpoint["channel_versions"][c] = version
+    return finished
 
 
 # -- writers -------------------------------------------------------------------------------

@@ -37,6 +37,7 @@ from engine.events import (
 from engine.graph.algo import (
     Task,
     apply_writes,
+    finish_waiting,
     plan_tasks,
     should_interrupt,
 )
@@ -279,17 +280,10 @@ class PregelLoop(LoopCheckpoints, LoopInput, LoopStreaming):
         """Nothing is due: tell the channels that wait for that (deferred nodes' triggers);
         the ones that changed (their version moves on, so their nodes are due)."""
         versions = self.checkpoint["channel_versions"]
-        finished = [
-            c
-            for c, ch in self.channels.items()
-            if isinstance(ch, LastValueAfterFinish) and ch.finish()
-        ]
-        if not finished:
-            return finished
+        if not self._waits_for_finish():
+            return []
         next_v = self.next_version(max(versions.values(), key=version_number, default=None))
-        for c in finished:
-            versions[c] = next_v
-        return finished
+        return finish_waiting(self.checkpoint, self.channels, next_v)
 
     async def _static_interrupt(self, when: str, tasks: list[Task]) -> None:
         self.status = f"interrupt_{when}"

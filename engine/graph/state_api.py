@@ -22,7 +22,7 @@ from engine.core.aio import iter_sync, run_sync
 from engine.core.ids import new_run_id, uuid7
 from engine.errors import InvalidUpdateError
 from engine.events import CheckpointSaved, StateUpdated
-from engine.graph.algo import Task, apply_writes, compute_writes, plan_tasks
+from engine.graph.algo import Task, apply_writes, compute_writes, finish_waiting, plan_tasks
 from engine.graph.channels import MISSING, BaseChannel
 from engine.graph.runtime import current_run
 from engine.graph.subgraph_state import SAVER_KEY, SubgraphStateAPI, with_checkpoint_map
@@ -396,6 +396,11 @@ class StateAPI(SubgraphStateAPI):
                 for task in tasks:
                     await saver.aput_writes(saved.config, task.writes, task.id)
             apply_writes(checkpoint, channels, tasks, next_version)
+            if not plan_tasks(checkpoint, channels, self.nodes, prev_step + 2, ns):
+                # nothing the update wrote makes a node due: a deferred node waiting (say at
+                # its interrupt_before) is due, as after a step of the run that wrote the same
+                top = max(checkpoint["channel_versions"].values(), key=version_number)
+                finish_waiting(checkpoint, channels, top)
             # who wrote this update (for a history without events); not a node's entry, so
             # inferring the last writer and planning are unaffected
             mark = max(checkpoint["channel_versions"].values(), key=version_number, default=None)

@@ -21,17 +21,17 @@ on a worker thread so the event loop never waits on the disk.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime as dt
 import json
 import sqlite3
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from engine.events import StoreAccessed
-from engine.observe.bus import current_emitter
+from engine.store.access import _hits, _record, _record_get, access_summary
 from engine.store.semantic import SemanticIndex, cosine
 
 __all__ = ["BaseStore", "InMemoryStore", "Item", "SearchItem", "SqliteStore", "access_summary"]
@@ -70,6 +70,11 @@ class SearchItem(Item):
 
     def dict(self) -> dict[str, Any]:
         return {**super().dict(), "score": self.score}
+
+
+def _now() -> str:
+    """When a write happens: ISO time, UTC (the order of a SQLite store's search reads it)."""
+    return dt.datetime.now(dt.UTC).isoformat()
 
 
 def _check_namespace(namespace: Any, *, allow_empty: bool = False) -> tuple[str, ...]:
@@ -122,56 +127,6 @@ def _matches(value: dict[str, Any], filter: dict[str, Any]) -> bool:
     return True
 
 
-_MAX_HITS = 100
-
-
-def _record(op: str, namespace: tuple[str, ...], **fields: Any) -> None:
-    """Emit a ``store.access`` event on the run this call belongs to (if anyone listens)."""
-    em = current_emitter()
-    if em is None or not em.active:
-        return
-    em.emit_sync(StoreAccessed, op=op, namespace=list(namespace), **fields)
-
-
-def _record_get(namespace: tuple[str, ...], key: str, row: Row | None) -> None:
-    """A ``get``'s event, with the value it read (decoded again: a copy the caller cannot
-    change), so a recorded session shows what the run saw."""
-    em = current_emitter()
-    if em is None or not em.active:
-        return
-    value = None if row is None else json.loads(row[2])
-    em.emit_sync(
-        StoreAccessed,
-        op="get",
-        namespace=list(namespace),
-        key=key,
-        found=row is not None,
-        value=value,
-    )
-
-
-def access_summary(fields: dict[str, Any]) -> str:
-    """One line for a ``store.access`` event's fields: ``store get user/u1 · facts (missing)``."""
-    op = fields.get("op")
-    where = "/".join(str(x) for x in fields.get("namespace") or ()) or "(root)"
-    key = fields.get("key")
-    text = f"store {op} {where}" + (f" · {key}" if key is not None else "")
-    if op == "get":
-        text += "" if fields.get("found") else " (missing)"
-    elif op == "put" and fields.get("value") is None:
-        text += " (deleted)"
-    elif op == "search":
-        query = fields.get("query")
-        text += (f" “{query}”" if query else "") + f" → {fields.get('hit_count', 0)} item(s)"
-    elif op == "list_namespaces":
-        text += f" → {fields.get('hit_count', 0)} namespace(s)"
-    return text
-
-
-def _hit(item: Item) -> dict[str, Any]:
-    return {"namespace": list(item.namespace), "key": item.key}
-
-
 class BaseStore:
     """A namespaced key-value store of JSON objects.
 
@@ -204,9 +159,14 @@ class BaseStore:
         raise NotImplementedError
 
     def _scan(self, prefix: tuple[str, ...]) -> Iterable[Row]:
-        """Every row whose namespace starts with ``prefix``, in the order the rows were first
-        written."""
+        """Every row whose namespace starts with ``prefix``, in the order a search lists them
+        (the store's own order: as LangGraph's store of the same kind)."""
         raise NotImplementedError
+
+    def _namespaces(self, prefix: tuple[str, ...]) -> Iterable[tuple[str, ...]]:
+        """The namespaces under ``prefix`` that ``list_namespaces`` reports: those holding
+        an item, unless a store keeps more."""
+        return {ns for ns, *_ in self._scan(prefix)}
 
     # -- sync API ------------------------------------------------------------------------
 
@@ -232,7 +192,7 @@ class BaseStore:
         encoded = _encode_value(value)
         if self._index is not None:
             self._vectors[(ns, key)] = self._index.vectors(value, index)
-        self._write(ns, key, encoded, dt.datetime.now(dt.UTC).isoformat())
+        self._write(ns, key, encoded, _now())
         _record("put", ns, key=key, value=json.loads(encoded))
 
     def get(self, namespace: tuple[str, ...], key: str) -> Item | None:
@@ -277,7 +237,7 @@ class BaseStore:
             prefix,
             query=query,
             filter=filter,
-            hits=[_hit(i) for i in items[:_MAX_HITS]],
+            hits=_hits(items),
             hit_count=len(items),
         )
         return items
@@ -321,7 +281,7 @@ class BaseStore:
     ) -> list[tuple[str, ...]]:
         """The distinct namespaces in use (truncated to ``max_depth`` labels), sorted."""
         found: set[tuple[str, ...]] = set()
-        for ns, *_ in self._scan(_check_namespace(prefix or (), allow_empty=True)):
+        for ns in self._namespaces(_check_namespace(prefix or (), allow_empty=True)):
             if suffix and ns[len(ns) - len(suffix) :] != tuple(suffix):
                 continue
             found.add(ns[:max_depth] if max_depth is not None else ns)
@@ -399,9 +359,11 @@ class InMemoryStore(BaseStore):
         with self._lock:
             bucket = self._data.get(namespace)
             if bucket is not None:
-                bucket.pop(key, None)
-                if not bucket:
-                    del self._data[namespace]
+                bucket.pop(key, None)  # an emptied namespace is still listed, as LangGraph's
+
+    def _namespaces(self, prefix: tuple[str, ...]) -> Iterable[tuple[str, ...]]:
+        with self._lock:
+            return [ns for ns in self._data if ns[: len(prefix)] == prefix]
 
     def _scan(self, prefix: tuple[str, ...]) -> Iterable[Row]:
         with self._lock:
@@ -417,20 +379,43 @@ class InMemoryStore(BaseStore):
 class SqliteStore(BaseStore):
     """A store in a SQLite file (WAL mode); survives restarts; safe across threads.
 
-    ``SqliteStore("memory.db")``; ``":memory:"`` works too.  Close it with ``close()`` or
-    use it as a context manager.
+    ``SqliteStore("memory.db")`` or ``SqliteStore(sqlite3.connect(...))``; ``":memory:"`` works
+    too; ``with SqliteStore.from_conn_string("memory.db") as store:`` as LangGraph's.  Close it
+    with ``close()`` or use it as a context manager.  A search lists the items last written
+    first (to the second, as LangGraph's SQLite store keeps times), then in the order written.
     """
 
     blocking = True
 
-    def __init__(self, path: str | Path) -> None:
-        self.path = str(path)
-        self._conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+    def __init__(self, path: str | Path | sqlite3.Connection) -> None:
+        if isinstance(path, sqlite3.Connection):
+            self._conn = path
+            self._conn.isolation_level = None
+            self.path = ":connection:"
+        else:
+            self.path = str(path)
+            self._conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
         self._lock = threading.Lock()
         with self._lock:
-            if self.path != ":memory:":
+            if self.path not in (":memory:", ":connection:"):
                 self._conn.execute("PRAGMA journal_mode=WAL")
             self._conn.execute("PRAGMA busy_timeout=5000")
+        self.setup()
+
+    @classmethod
+    @contextlib.contextmanager
+    def from_conn_string(cls, conn_string: str) -> Iterator[SqliteStore]:
+        """A store on the SQLite file ``conn_string`` (or ``":memory:"``), closed on exit."""
+        store = cls(conn_string)
+        try:
+            yield store
+        finally:
+            store.close()
+
+    def setup(self) -> None:
+        """Create the store's table if it is not there (done when the store opens; calling it
+        again, as programs written for LangGraph's store do, changes nothing)."""
+        with self._lock:
             self._conn.execute(
                 "CREATE TABLE IF NOT EXISTS store ("
                 " prefix TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL,"
@@ -444,11 +429,14 @@ class SqliteStore(BaseStore):
 
     def _write(self, namespace: tuple[str, ...], key: str, value: str, now: str) -> None:
         with self._lock:
+            prefix = self._prefix(namespace)
+            # a rewrite moves the item after the others written in the same second (a new
+            # row), keeping when it was created
             self._conn.execute(
-                "INSERT INTO store (prefix, key, value, created_at, updated_at) VALUES (?, ?, ?, ?, ?)"
-                " ON CONFLICT(prefix, key) DO UPDATE SET value = excluded.value,"
-                " updated_at = excluded.updated_at",
-                (self._prefix(namespace), key, value, now, now),
+                "INSERT OR REPLACE INTO store (prefix, key, value, created_at, updated_at)"
+                " VALUES (?, ?, ?, COALESCE((SELECT created_at FROM store"
+                " WHERE prefix = ? AND key = ?), ?), ?)",
+                (prefix, key, value, prefix, key, now, now),
             )
 
     def _read(self, namespace: tuple[str, ...], key: str) -> Row | None:
@@ -470,7 +458,7 @@ class SqliteStore(BaseStore):
         with self._lock:
             rows = self._conn.execute(
                 "SELECT prefix, key, value, created_at, updated_at FROM store"
-                " WHERE substr(prefix, 1, ?) = ? ORDER BY rowid",
+                " WHERE substr(prefix, 1, ?) = ? ORDER BY substr(updated_at, 1, 19) DESC, rowid",
                 (len(p), p),
             ).fetchall()
         return [(tuple(r[0].split(_SEP)[:-1]), r[1], r[2], r[3], r[4]) for r in rows]

@@ -14,6 +14,7 @@ from engine.messages import AIMessage, HumanMessage
 from engine.models import ScriptedChatModel
 from engine.store import BaseStore, InMemoryStore, SqliteStore
 from engine.tools import InjectedStore, tool
+from tests.fixtures.store_clock import StoreClock
 
 
 def _agent(store: BaseStore) -> Any:
@@ -44,7 +45,7 @@ def _agent(store: BaseStore) -> Any:
 
 
 @pytest.mark.parametrize("kind", ["memory", "sqlite"])
-def test_a_run_reports_each_store_call(kind: str, tmp_path: Path) -> None:
+def test_a_run_reports_each_store_call(kind: str, tmp_path: Path, store_clock: StoreClock) -> None:
     store: BaseStore = InMemoryStore() if kind == "memory" else SqliteStore(tmp_path / "m.db")
     store.put(("user", "u1"), "scratch", {"x": 1})  # outside a run: no event anywhere
     graph = _agent(store)

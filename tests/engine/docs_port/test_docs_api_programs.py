@@ -3,7 +3,10 @@
 ``Command``, durability, history), LangChain's agent API (a custom state, a tool returning a
 ``Command`` with its ``ToolMessage``, ``ToolRuntime``, a dynamic prompt, hooks that jump, class
 middleware with its own state) and the functional API (``entrypoint.final``, tasks and
-interrupts, a subgraph's state), each run on the real libraries and ported (``port.compare``)."""
+interrupts, a subgraph's state), persistence (``SqliteSaver.from_conn_string``, ``list`` filters,
+history filters), messages (ids, ``RemoveMessage``, ``trim_messages``), the stores (in memory and
+SQLite) and an edit before a deferred node, each run on the real libraries and ported
+(``port.compare``)."""
 
 from __future__ import annotations
 
@@ -272,6 +275,153 @@ print(len(list(g.get_state_history(cfg))))
 """
 
 
+PERSISTENCE_MESSAGES_STORE = """
+import operator, sqlite3, tempfile, os
+from typing import Annotated
+from typing_extensions import TypedDict
+from langgraph.graph import StateGraph, START, END, MessagesState
+from langgraph.graph.message import add_messages, REMOVE_ALL_MESSAGES
+from langgraph.checkpoint.sqlite import SqliteSaver
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.store.memory import InMemoryStore
+from langchain_core.messages import HumanMessage, AIMessage, RemoveMessage, trim_messages
+
+print("== SqliteSaver from_conn_string, list filters, delete_thread")
+class S(TypedDict):
+    log: Annotated[list, operator.add]
+b = StateGraph(S)
+b.add_node("a", lambda s: {"log": ["a"]}); b.add_node("b", lambda s: {"log": ["b"]})
+b.add_edge(START, "a"); b.add_edge("a", "b"); b.add_edge("b", END)
+path = os.path.join(tempfile.mkdtemp(), "cp.sqlite")
+with SqliteSaver.from_conn_string(path) as saver:
+    g = b.compile(checkpointer=saver)
+    for t in ("t1", "t2"):
+        g.invoke({"log": [t]}, {"configurable": {"thread_id": t}})
+    cps = list(saver.list({"configurable": {"thread_id": "t1"}}))
+    print(len(cps), [c.metadata["step"] for c in cps], [c.metadata["source"] for c in cps])
+    print([c.metadata["step"] for c in saver.list({"configurable": {"thread_id": "t1"}}, limit=2)])
+    print([c.metadata["step"] for c in saver.list({"configurable": {"thread_id": "t1"}}, before=cps[1].config)])
+    print([c.metadata["step"] for c in saver.list({"configurable": {"thread_id": "t1"}}, filter={"source": "input"})])
+    print(len(list(saver.list(None))))
+    saver.delete_thread("t1")
+    print(len(list(saver.list({"configurable": {"thread_id": "t1"}}))), len(list(saver.list(None))))
+    tup = saver.get_tuple({"configurable": {"thread_id": "t2"}})
+    print(tup.checkpoint["channel_values"].get("log"), tup.parent_config is not None, sorted(tup.config["configurable"]))
+    print(g.get_state({"configurable": {"thread_id": "t2"}}).values)
+
+print("== history filters")
+g = b.compile(checkpointer=InMemorySaver())
+cfg = {"configurable": {"thread_id": "h"}}
+g.invoke({"log": []}, cfg)
+print([h.metadata["step"] for h in g.get_state_history(cfg, limit=2)])
+print([h.metadata["step"] for h in g.get_state_history(cfg, filter={"step": 1})])
+hist = list(g.get_state_history(cfg))
+print([h.metadata["step"] for h in g.get_state_history(cfg, before=hist[1].config)])
+
+print("== messages: ids, RemoveMessage, trim")
+class M(TypedDict):
+    messages: Annotated[list, add_messages]
+def n1(s): return {"messages": [AIMessage("first", id="x"), AIMessage("second", id="y")]}
+def n2(s): return {"messages": [AIMessage("FIRST", id="x"), RemoveMessage(id="y")]}
+def n3(s):
+    trimmed = trim_messages(s["messages"], max_tokens=2, strategy="last", token_counter=len)
+    return {"messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES), *trimmed]}
+b = StateGraph(M)
+b.add_node("n1", n1); b.add_node("n2", n2); b.add_node("n3", n3)
+b.add_edge(START, "n1"); b.add_edge("n1", "n2"); b.add_edge("n2", "n3")
+out = b.compile().invoke({"messages": [HumanMessage("hi", id="h")]})
+print([(m.id, m.content) for m in out["messages"]])
+print([(m.id, m.content) for m in add_messages([HumanMessage("a", id="1")], [HumanMessage("b", id="1"), HumanMessage("c")])][:1])
+
+print("== store: put/get/search/list_namespaces")
+store = InMemoryStore()
+store.put(("users", "u1"), "prefs", {"lang": "en", "n": 3})
+store.put(("users", "u2"), "prefs", {"lang": "fr", "n": 5})
+store.put(("docs",), "a", {"text": "hello"})
+print([ (i.namespace, i.key, i.value) for i in store.search(("users",))])
+print([ (i.namespace, i.key) for i in store.search(("users",), filter={"lang": "fr"})])
+print([ (i.namespace, i.key) for i in store.search(("users",), filter={"n": {"$gt": 4}})])
+print(store.list_namespaces(), store.list_namespaces(prefix=("users",)), store.list_namespaces(max_depth=1))
+print(store.get(("users", "u1"), "prefs").value, store.get(("users", "u1"), "nope"))
+store.delete(("docs",), "a")
+print(store.list_namespaces())
+print([i.key for i in store.search((), limit=1)], [i.key for i in store.search((), offset=1)])
+
+print("== defer and static interrupt_before")
+class D(TypedDict):
+    log: Annotated[list, operator.add]
+b = StateGraph(D)
+b.add_node("fan", lambda s: {"log": ["fan"]})
+b.add_node("x", lambda s: {"log": ["x"]}); b.add_node("y1", lambda s: {"log": ["y1"]}); b.add_node("y2", lambda s: {"log": ["y2"]})
+b.add_node("join", lambda s: {"log": ["join"]}, defer=True)
+b.add_edge(START, "fan"); b.add_edge("fan", "x"); b.add_edge("fan", "y1"); b.add_edge("y1", "y2")
+b.add_edge("x", "join"); b.add_edge("y2", "join"); b.add_edge("join", END)
+print(b.compile().invoke({"log": []}))
+g = b.compile(checkpointer=InMemorySaver(), interrupt_before=["join"])
+cfg = {"configurable": {"thread_id": "d"}}
+print(g.invoke({"log": []}, cfg))
+st = g.get_state(cfg)
+print(st.next, st.interrupts)
+g.update_state(cfg, {"log": ["human"]})
+print(g.get_state(cfg).next)
+print(g.invoke(None, cfg))
+"""
+
+SQLITE_STORE = """
+from langgraph.store.sqlite import SqliteStore
+with SqliteStore.from_conn_string(":memory:") as store:
+    store.setup()
+    store.put(("users", "u2"), "b", {"lang": "fr", "n": 5})
+    store.put(("users", "u1"), "prefs", {"lang": "en", "n": 3})
+    store.put(("docs",), "a", {"text": "hello"})
+    store.put(("users", "u1"), "a", {"lang": "de", "n": 1})
+    store.put(("users", "u2"), "b", {"lang": "fr", "n": 6})
+    # a search lists the last written first, to the second: sorted here, so a second's turn
+    # during the program cannot change what it prints (tests/engine/agents/test_store.py)
+    print(sorted((i.namespace, i.key, str(i.value)) for i in store.search(("users",))))
+    print(sorted((i.namespace, i.key) for i in store.search(())))
+    print(sorted((i.namespace, i.key) for i in store.search(("users",), filter={"n": {"$gte": 3}})))
+    print(store.list_namespaces(), store.list_namespaces(max_depth=1), store.list_namespaces(suffix=("u1",)))
+    store.delete(("docs",), "a")
+    print(store.list_namespaces())
+    print(len(store.search((), limit=2)), len(store.search((), offset=1)))
+    print(store.get(("users", "u2"), "b").value)
+"""
+
+EDIT_BEFORE_A_DEFERRED_NODE = """
+import operator
+from typing import Annotated
+from typing_extensions import TypedDict
+from langgraph.graph import StateGraph, START, END
+from langgraph.checkpoint.memory import InMemorySaver
+class D(TypedDict):
+    log: Annotated[list, operator.add]
+def build(defer):
+    b = StateGraph(D)
+    b.add_node("fan", lambda s: {"log": ["fan"]})
+    b.add_node("x", lambda s: {"log": ["x"]}); b.add_node("y1", lambda s: {"log": ["y1"]}); b.add_node("y2", lambda s: {"log": ["y2"]})
+    b.add_node("join", lambda s: {"log": ["join"]}, defer=defer)
+    b.add_edge(START, "fan"); b.add_edge("fan", "x"); b.add_edge("fan", "y1"); b.add_edge("y1", "y2")
+    b.add_edge("x", "join"); b.add_edge("y2", "join"); b.add_edge("join", END)
+    return b
+for defer in (True, False):
+    g = build(defer).compile(checkpointer=InMemorySaver(), interrupt_before=["join"])
+    cfg = {"configurable": {"thread_id": "d"}}
+    print(defer, g.invoke({"log": []}, cfg))
+    st = g.get_state(cfg)
+    print(st.next, st.metadata["step"], sorted(st.metadata.get("writes") or {}) if st.metadata.get("writes") else None)
+    c = g.update_state(cfg, {"log": ["human"]})
+    st = g.get_state(cfg)
+    print(st.next, st.metadata)
+    print(g.invoke(None, cfg))
+    g2 = build(defer).compile(checkpointer=InMemorySaver(), interrupt_before=["join"])
+    cfg = {"configurable": {"thread_id": "e"}}
+    g2.invoke({"log": []}, cfg)
+    g2.update_state(cfg, {"log": ["h2"]}, as_node="x")
+    print(" as x:", g2.get_state(cfg).next, g2.invoke(None, cfg))
+"""
+
+
 def test_graph_api_programs() -> None:
     compare(GRAPH_API)
 
@@ -282,3 +432,17 @@ def test_agent_api_programs() -> None:
 
 def test_functional_api_and_a_subgraphs_state() -> None:
     compare(FUNCTIONAL_AND_SUBGRAPHS)
+
+
+def test_persistence_history_messages_store_and_a_deferred_node() -> None:
+    compare(PERSISTENCE_MESSAGES_STORE)
+
+
+def test_the_sqlite_store_of_the_docs() -> None:
+    compare(SQLITE_STORE)
+
+
+def test_an_edit_at_interrupt_before_a_deferred_node_keeps_it_due() -> None:
+    """The user edits the state where the run waits before a deferred join (the update
+    inferred as the last writer, or named): the join still runs on resume."""
+    compare(EDIT_BEFORE_A_DEFERRED_NODE)
