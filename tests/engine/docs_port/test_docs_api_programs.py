@@ -422,6 +422,49 @@ for defer in (True, False):
 """
 
 
+DRAWINGS = """
+import operator
+from typing import Annotated, Literal
+from typing_extensions import TypedDict
+from langgraph.graph import StateGraph, START, END
+from langgraph.types import Command
+from langchain.agents import create_agent
+from langchain.agents.middleware import before_model, after_model, wrap_model_call, SummarizationMiddleware, HumanInTheLoopMiddleware
+from langchain.tools import tool
+from langchain.messages import AIMessage
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+
+class S(TypedDict):
+    n: int
+def a(s): return {"n": 1}
+def b(s) -> Command[Literal["c", END]]: return Command(goto="c")
+def c(s): return {"n": 2}
+def route(s) -> Literal["b", "c"]: return "b"
+g = StateGraph(S)
+g.add_node("a", a); g.add_node("b", b); g.add_node("c", c)
+g.add_edge(START, "a"); g.add_conditional_edges("a", route); g.add_edge("c", END)
+print(g.compile().get_graph().draw_mermaid())
+
+sub = StateGraph(S); sub.add_node("inner", c); sub.add_edge(START, "inner")
+p = StateGraph(S); p.add_node("outer", a); p.add_node("child", sub.compile()); p.add_edge(START, "outer"); p.add_edge("outer", "child")
+print(p.compile().get_graph(xray=True).draw_mermaid())
+
+@tool
+def t(x: str) -> str:
+    '''A tool.'''
+    return x
+class M(GenericFakeChatModel):
+    def bind_tools(self, tools, **kw): return self
+@before_model
+def bm(state, runtime): return None
+@after_model
+def am(state, runtime): return None
+agent = create_agent(M(messages=iter([AIMessage("x")])), tools=[t], middleware=[bm, am, HumanInTheLoopMiddleware(interrupt_on={"t": True})])
+print(agent.get_graph().draw_mermaid())
+print(sorted(agent.get_graph().nodes), [(e.source, e.target, e.conditional) for e in agent.get_graph().edges])
+"""
+
+
 def test_graph_api_programs() -> None:
     compare(GRAPH_API)
 
@@ -446,3 +489,7 @@ def test_an_edit_at_interrupt_before_a_deferred_node_keeps_it_due() -> None:
     """The user edits the state where the run waits before a deferred join (the update
     inferred as the last writer, or named): the join still runs on resume."""
     compare(EDIT_BEFORE_A_DEFERRED_NODE)
+
+
+def test_mermaid_drawings_of_graphs_subgraphs_and_agents() -> None:
+    compare(DRAWINGS)
