@@ -465,6 +465,81 @@ print(sorted(agent.get_graph().nodes), [(e.source, e.target, e.conditional) for 
 """
 
 
+AGENT_MIDDLEWARE = """
+import os, tempfile
+from dataclasses import dataclass
+from langchain.agents import create_agent
+from langchain.agents.middleware import ContextEditingMiddleware, ClearToolUsesEdit, FilesystemFileSearchMiddleware, wrap_model_call, ModelRequest
+from langchain.tools import tool, ToolRuntime
+from langchain.messages import AIMessage, HumanMessage
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+
+SEEN = []
+class Scripted(GenericFakeChatModel):
+    def bind_tools(self, tools, **kw):
+        return self
+    def _generate(self, messages, stop=None, run_manager=None, **kw):
+        SEEN.append([(m.type, (m.content if isinstance(m.content, str) else str(m.content))[:40]) for m in messages])
+        return super()._generate(messages, stop=stop, run_manager=run_manager, **kw)
+
+print("== a subagent as a tool")
+sub_model = Scripted(messages=iter([AIMessage("the sub says 42")]))
+subagent = create_agent(sub_model, tools=[], system_prompt="You are a calculator.", name="calc")
+@tool
+def ask_calc(question: str) -> str:
+    '''Ask the calculator agent.'''
+    out = subagent.invoke({"messages": [HumanMessage(question)]})
+    return out["messages"][-1].content
+main = Scripted(messages=iter([AIMessage("", tool_calls=[{"name": "ask_calc", "args": {"question": "6*7"}, "id": "q1"}]), AIMessage("It is 42.")]))
+agent = create_agent(main, tools=[ask_calc], name="boss")
+for mode, chunk in agent.stream({"messages": [HumanMessage("what is 6*7")]}, stream_mode=["updates"], subgraphs=False):
+    print(" ", mode, {k: [getattr(m, "content", m) for m in v.get("messages", [])] if isinstance(v, dict) else v for k, v in chunk.items()})
+print(SEEN[:3])
+
+print("== context schema and runtime.context")
+@dataclass
+class Ctx:
+    user_id: str
+@tool
+def whoami(runtime: ToolRuntime[Ctx]) -> str:
+    '''Who am I.'''
+    return f"user {runtime.context.user_id}"
+@wrap_model_call
+def tag(request: ModelRequest, handler):
+    request = request.override(system_prompt=f"user={request.runtime.context.user_id}")
+    return handler(request)
+m = Scripted(messages=iter([AIMessage("", tool_calls=[{"name": "whoami", "args": {}, "id": "w1"}]), AIMessage("ok")]))
+SEEN.clear()
+out = create_agent(m, tools=[whoami], context_schema=Ctx, middleware=[tag]).invoke({"messages": [HumanMessage("who")]}, context=Ctx(user_id="u7"))
+print([m.content for m in out["messages"]], SEEN[0][0])
+
+print("== context editing")
+@tool
+def big(n: int) -> str:
+    '''Big output.'''
+    return "x" * 50 + str(n)
+calls = [AIMessage("", tool_calls=[{"name": "big", "args": {"n": i}, "id": f"b{i}"}]) for i in range(4)] + [AIMessage("done")]
+m = Scripted(messages=iter(calls))
+SEEN.clear()
+out = create_agent(m, tools=[big], middleware=[ContextEditingMiddleware(edits=[ClearToolUsesEdit(trigger=60, keep=1, placeholder="[cleared]")])]).invoke({"messages": [HumanMessage("go")]})
+print([m.content[:20] for m in out["messages"]])
+for s in SEEN:
+    print("  saw", [c for t, c in s if t == "tool"])
+
+print("== file search")
+d = tempfile.mkdtemp()
+os.makedirs(os.path.join(d, "src"))
+for name, text in {"src/a.py": "import os\nprint('hi')\n", "src/b.txt": "hello world\n", "README.md": "# readme\nhello\n"}.items():
+    with open(os.path.join(d, name), "w") as f:
+        f.write(text)
+m = Scripted(messages=iter([AIMessage("", tool_calls=[{"name": "glob_search", "args": {"pattern": "**/*.py"}, "id": "g1"}, {"name": "grep_search", "args": {"pattern": "hello"}, "id": "g2"}, {"name": "grep_search", "args": {"pattern": "hello", "output_mode": "content"}, "id": "g3"}]), AIMessage("found")]))
+out = create_agent(m, tools=[], middleware=[FilesystemFileSearchMiddleware(root_path=d, use_ripgrep=False)]).invoke({"messages": [HumanMessage("find")]})
+for msg in out["messages"]:
+    if msg.type == "tool":
+        print(" ", msg.name, repr(msg.content))
+"""
+
+
 def test_graph_api_programs() -> None:
     compare(GRAPH_API)
 
@@ -493,3 +568,8 @@ def test_an_edit_at_interrupt_before_a_deferred_node_keeps_it_due() -> None:
 
 def test_mermaid_drawings_of_graphs_subgraphs_and_agents() -> None:
     compare(DRAWINGS)
+
+
+def test_a_subagent_tool_runtime_context_context_editing_and_file_search() -> None:
+    """Context editing clears on the turn LangChain's does: the token estimate is the same."""
+    compare(AGENT_MIDDLEWARE)

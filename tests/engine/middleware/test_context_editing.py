@@ -71,10 +71,60 @@ def test_defaults_and_validation() -> None:
 
 
 def test_approximate_counter() -> None:
-    assert count_tokens_approximately([HumanMessage(content="x" * 400)]) == 103
+    # 400 chars + "user" (4) -> ceil(404 / 4) + 3
+    assert count_tokens_approximately([HumanMessage(content="x" * 400)]) == 104
     with_call = AIMessage(content="", tool_calls=[{"name": "abcd", "args": {"k": "v"}, "id": "1"}])
-    assert count_tokens_approximately([with_call]) == 3 + 4  # "abcd" + '{"k": "v"}' = 14 chars
+    # the tool calls' repr (70 chars) + "assistant" (9) -> ceil(79 / 4) + 3
+    assert count_tokens_approximately([with_call]) == 20 + 3
     assert count_tokens_approximately([]) == 0
+
+
+def test_the_approximate_counter_counts_as_langchains() -> None:
+    """A trigger in tokens (summarization, context editing) fires on the turn it fires on in
+    LangChain only if the estimate is the same: compared with langchain_core's own."""
+    import pytest
+
+    lc = pytest.importorskip("langchain_core.messages.utils")
+    from engine.messages import SystemMessage
+
+    samples = [
+        HumanMessage(content="hello there", name="ada"),
+        SystemMessage(content="be brief"),
+        AIMessage(content="", tool_calls=[{"name": "big", "args": {"n": 0}, "id": "b0"}]),
+        ToolMessage(content="x" * 51, tool_call_id="b0", name="big"),
+        HumanMessage(
+            content=[
+                {"type": "text", "text": "what is this?"},
+                {"type": "image_url", "image_url": {"url": "data:x"}},
+                {"type": "file", "id": "f1"},
+                "plain",
+            ]
+        ),
+        AIMessage(
+            content="done",
+            usage_metadata={"input_tokens": 90, "output_tokens": 10, "total_tokens": 100},
+            response_metadata={"model_provider": "openai"},
+        ),
+    ]
+    theirs = [m.model_dump(exclude={"id"}) for m in samples]
+    for kw in (
+        {},
+        {"count_name": False, "chars_per_token": 3.3},
+        {"use_usage_metadata_scaling": True},
+    ):
+        for n in range(1, len(samples) + 1):
+            real = lc.count_tokens_approximately(
+                [_lc_message(d) for d in theirs[:n]],
+                **kw,  # type: ignore[arg-type]
+            )
+            assert count_tokens_approximately(samples[:n], **kw) == real, (n, kw)
+
+
+def _lc_message(fields: dict[str, Any]) -> Any:
+    from langchain_core.messages import convert_to_messages
+
+    [message] = convert_to_messages([{k: v for k, v in fields.items() if v is not None}])
+    return message
 
 
 def test_below_trigger_nothing_changes() -> None:
