@@ -540,6 +540,82 @@ for msg in out["messages"]:
 """
 
 
+SUMMARIES_RETRIES_LIMITS = """
+from langchain.agents import create_agent
+from langchain.agents.middleware import SummarizationMiddleware, ModelCallLimitMiddleware, ToolRetryMiddleware, ModelRetryMiddleware
+from langchain.tools import tool
+from langchain.messages import AIMessage, HumanMessage
+from langgraph.checkpoint.memory import InMemorySaver
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+
+SEEN = []
+class Scripted(GenericFakeChatModel):
+    tag: str = "m"
+    def bind_tools(self, tools, **kw):
+        return self
+    def _generate(self, messages, stop=None, run_manager=None, **kw):
+        SEEN.append((self.tag, len(messages), [m.type for m in messages][:3]))
+        return super()._generate(messages, stop=stop, run_manager=run_manager, **kw)
+
+print("== summarization by tokens")
+summ = Scripted(tag="summ", messages=iter([AIMessage(f"SUMMARY {i}") for i in range(10)]))
+main = Scripted(tag="main", messages=iter([AIMessage(f"reply number {i} " + "blah " * i) for i in range(12)]))
+agent = create_agent(main, tools=[], checkpointer=InMemorySaver(), middleware=[SummarizationMiddleware(model=summ, trigger=("tokens", 120), keep=("tokens", 40))])
+cfg = {"configurable": {"thread_id": "s"}}
+for i in range(8):
+    out = agent.invoke({"messages": [HumanMessage(f"question {i} " + "word " * 4)]}, cfg)
+    print(i, [(type(m).__name__[0], m.content[:14]) for m in out["messages"]])
+print(SEEN)
+
+print("== summarization by fraction needs a profile")
+try:
+    create_agent(Scripted(messages=iter([])), tools=[], middleware=[SummarizationMiddleware(model=summ, trigger=("fraction", 0.5))])
+    print("built")
+except Exception as e:
+    print("RAISED", type(e).__name__, "profile" in str(e))  # the wording is each library's own
+
+print("== retry with failures")
+class Flaky(Scripted):
+    fails: int = 2
+    def _generate(self, messages, stop=None, run_manager=None, **kw):
+        if self.fails > 0:
+            self.fails -= 1
+            raise TimeoutError("slow")
+        return super()._generate(messages, stop=stop, run_manager=run_manager, **kw)
+attempts = []
+@tool
+def shaky(x: int) -> str:
+    '''Shaky tool.'''
+    attempts.append(x)
+    if len(attempts) < 3:
+        raise ConnectionError("net down")
+    return "ok"
+m = Flaky(messages=iter([AIMessage("", tool_calls=[{"name": "shaky", "args": {"x": 1}, "id": "s1"}]), AIMessage("fine")]))
+out = create_agent(m, tools=[shaky], middleware=[ModelRetryMiddleware(max_retries=3, initial_delay=0.0, jitter=False), ToolRetryMiddleware(max_retries=3, initial_delay=0.0, jitter=False)]).invoke({"messages": [HumanMessage("go")]})
+print([m.content for m in out["messages"]], attempts)
+m = Flaky(fails=5, messages=iter([AIMessage("never")]))
+try:
+    out = create_agent(m, tools=[], middleware=[ModelRetryMiddleware(max_retries=1, initial_delay=0.0, jitter=False, on_failure="continue")]).invoke({"messages": [HumanMessage("go")]})
+    print([m.content for m in out["messages"]])
+except Exception as e:
+    print("RAISED", type(e).__name__, e)
+attempts.clear()
+@tool
+def dead(x: int) -> str:
+    '''Dead tool.'''
+    attempts.append(x)
+    raise ConnectionError("gone")
+m = Scripted(messages=iter([AIMessage("", tool_calls=[{"name": "dead", "args": {"x": 1}, "id": "d1"}]), AIMessage("gave up")]))
+out = create_agent(m, tools=[dead], middleware=[ToolRetryMiddleware(max_retries=2, initial_delay=0.0, jitter=False, on_failure="continue")]).invoke({"messages": [HumanMessage("go")]})
+print([(m.type, m.content, getattr(m, "status", None)) for m in out["messages"]], attempts)
+
+print("== model call limit")
+m = Scripted(messages=iter([AIMessage("", tool_calls=[{"name": "dead", "args": {"x": i}, "id": f"d{i}"}]) for i in range(5)]))
+out = create_agent(m, tools=[dead], middleware=[ModelCallLimitMiddleware(run_limit=2, exit_behavior="end"), ToolRetryMiddleware(max_retries=0, on_failure="continue")]).invoke({"messages": [HumanMessage("go")]})
+print([(m.type, m.content[:60]) for m in out["messages"]])
+"""
+
+
 def test_graph_api_programs() -> None:
     compare(GRAPH_API)
 
@@ -573,3 +649,7 @@ def test_mermaid_drawings_of_graphs_subgraphs_and_agents() -> None:
 def test_a_subagent_tool_runtime_context_context_editing_and_file_search() -> None:
     """Context editing clears on the turn LangChain's does: the token estimate is the same."""
     compare(AGENT_MIDDLEWARE)
+
+
+def test_summaries_by_tokens_retries_and_call_limits() -> None:
+    compare(SUMMARIES_RETRIES_LIMITS)
