@@ -616,6 +616,58 @@ print([(m.type, m.content[:60]) for m in out["messages"]])
 """
 
 
+TOOL_INTERRUPTS_AND_STREAM_MODES = """
+import operator
+from typing import Annotated
+from typing_extensions import TypedDict
+from langchain.agents import create_agent
+from langchain.tools import tool
+from langchain.messages import AIMessage, HumanMessage
+from langgraph.types import interrupt, Command
+from langgraph.graph import StateGraph, START
+from langgraph.checkpoint.memory import InMemorySaver
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+
+class Scripted(GenericFakeChatModel):
+    def bind_tools(self, tools, **kw):
+        return self
+
+print("== interrupts inside two parallel tool calls")
+@tool
+def book(place: str) -> str:
+    '''Book a place.'''
+    ok = interrupt({"confirm": place})
+    return f"booked {place}" if ok == "yes" else f"skipped {place}"
+m = Scripted(messages=iter([AIMessage("", tool_calls=[{"name": "book", "args": {"place": "paris"}, "id": "b1"}, {"name": "book", "args": {"place": "rome"}, "id": "b2"}]), AIMessage("all set")]))
+agent = create_agent(m, tools=[book], checkpointer=InMemorySaver())
+cfg = {"configurable": {"thread_id": "t"}}
+out = agent.invoke({"messages": [HumanMessage("book")]}, cfg)
+ints = out["__interrupt__"]
+print(sorted(i.value["confirm"] for i in ints))
+st = agent.get_state(cfg)
+print(st.next, sorted(t.name for t in st.tasks), sorted(i.value["confirm"] for t in st.tasks for i in t.interrupts))
+answers = {i.id: ("yes" if i.value["confirm"] == "paris" else "no") for i in ints}
+out = agent.invoke(Command(resume=answers), cfg)
+print([m.content for m in out["messages"]])
+
+print("== stream modes tasks, checkpoints, debug")
+class S(TypedDict):
+    log: Annotated[list, operator.add]
+b = StateGraph(S)
+b.add_node("a", lambda s: {"log": ["a"]}); b.add_node("b", lambda s: {"log": ["b"]})
+b.add_edge(START, "a"); b.add_edge("a", "b")
+g = b.compile(checkpointer=InMemorySaver())
+cfg = {"configurable": {"thread_id": "m"}}
+for mode, part in g.stream({"log": []}, cfg, stream_mode=["tasks", "checkpoints"]):
+    if mode == "tasks":
+        print(" task", sorted(part), part["name"], part.get("input"), part.get("result"), part.get("error"), part.get("interrupts"), part.get("triggers"))
+    else:
+        print(" checkpoint", sorted(part), part["values"], part["next"], part["metadata"]["step"], part["metadata"]["source"], [t["name"] for t in part["tasks"]])
+for part in g.stream({"log": []}, {"configurable": {"thread_id": "dbg"}}, stream_mode="debug"):
+    print(" debug", part["type"], part["step"], sorted(part["payload"]) if isinstance(part["payload"], dict) else part["payload"])
+"""
+
+
 def test_graph_api_programs() -> None:
     compare(GRAPH_API)
 
@@ -653,3 +705,7 @@ def test_a_subagent_tool_runtime_context_context_editing_and_file_search() -> No
 
 def test_summaries_by_tokens_retries_and_call_limits() -> None:
     compare(SUMMARIES_RETRIES_LIMITS)
+
+
+def test_parallel_tool_interrupts_and_the_tasks_checkpoints_debug_streams() -> None:
+    compare(TOOL_INTERRUPTS_AND_STREAM_MODES)
