@@ -192,6 +192,9 @@ class HandlerBase(AsyncCallbackHandler):
         """Model tokens reported so far (a stream that gave none can be asked again)."""
         self.unstreamable: set[type] = set()
         """Model classes whose stream gave nothing: not streamed again (the graph's set)."""
+        self.app_streams_messages = False
+        """The caller's own stream asks for the ``messages`` mode (``AttachedGraph.stream``):
+        its models stream as the app set them, as on LangGraph, never quieted by Stepwise."""
         self.aborted: StepwiseAbort | None = None
         """Set once Stepwise aborts the run (a stop, a failure of ours): the spans still open
         close without consulting the debugger again."""

@@ -3,7 +3,7 @@ with the API the studio and the CLI use on our graphs (events, drawing, state, r
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from engine.attach.routes import RouteBook
@@ -15,11 +15,39 @@ from engine.graph.drawing import DrawableGraph
 from engine.observe.bus import EventBus, Subscription, stream_run
 
 if TYPE_CHECKING:
+    from engine.attach.echo import Echo
     from engine.attach.factory import GraphFactory
     from engine.attach.mirror import CheckpointMirror
     from engine.observe.gate import Gate
 
 __all__ = ["STREAM_MODES", "AttachedGraph", "stream_modes"]
+
+
+_RUN_OPTIONS = ("durability", "interrupt_before", "interrupt_after")
+
+
+def _options(options: dict[str, Any]) -> dict[str, Any]:
+    """The LangGraph run options an attached run takes; a clear error for any other."""
+    unknown = sorted(set(options) - set(_RUN_OPTIONS))
+    if unknown:
+        raise TypeError(
+            f"an attached graph's run does not take {', '.join(unknown)} (it takes "
+            f"{', '.join(_RUN_OPTIONS)})"
+        )
+    return {k: v for k, v in options.items() if v is not None}
+
+
+def _with_durability(
+    config: dict[str, Any] | None, durability: str | None
+) -> dict[str, Any] | None:
+    """``config`` with LangGraph's durability mode in it (where LangGraph and the translation
+    both read it)."""
+    if durability is None:
+        return config
+    if durability not in ("sync", "async", "exit"):
+        raise ValueError(f"durability must be 'sync', 'async' or 'exit', got {durability!r}")
+    conf = {**((config or {}).get("configurable") or {}), "__pregel_durability": durability}
+    return {**(config or {}), "configurable": conf}
 
 
 def _sync_only_saver(saver: Any) -> bool:
@@ -206,11 +234,15 @@ class AttachedGraph(AttachedState):
         debugger: Gate | None,
         extra: list[EventBus],
         context: Any = None,
+        echo: Echo | None = None,
+        options: dict[str, Any] | None = None,
     ) -> Any:
         from engine.attach.run import AttachedRun
 
+        config = _with_durability(config, (options or {}).pop("durability", None))
+        kw = {"echo": echo, "options": options}
         if self.factory is None:
-            return await AttachedRun(self, input, config, debugger, extra, context).run()
+            return await AttachedRun(self, input, config, debugger, extra, context, **kw).run()
         configurable = dict((config or {}).get("configurable") or {})
         async with self.factory.open(
             "threads.create_run",
@@ -219,7 +251,7 @@ class AttachedGraph(AttachedState):
             store=getattr(self.real, "store", None),
         ) as made:
             run = self._made_for_run(made)
-            return await AttachedRun(run, input, config, debugger, extra, context).run()
+            return await AttachedRun(run, input, config, debugger, extra, context, **kw).run()
 
     async def ainvoke(
         self,
@@ -228,8 +260,11 @@ class AttachedGraph(AttachedState):
         *,
         debugger: Gate | None = None,
         context: Any = None,
+        **options: Any,
     ) -> Any:
-        return await self._arun(input, config, debugger, [], context)
+        """Run through Stepwise and return the output, as LangGraph's ``ainvoke``;
+        ``options``: LangGraph's ``durability``, ``interrupt_before``, ``interrupt_after``."""
+        return await self._arun(input, config, debugger, [], context, None, _options(options))
 
     def invoke(
         self,
@@ -238,8 +273,36 @@ class AttachedGraph(AttachedState):
         *,
         debugger: Gate | None = None,
         context: Any = None,
+        **options: Any,
     ) -> Any:
-        return run_sync(self.ainvoke(input, config, debugger=debugger, context=context))
+        return run_sync(self.ainvoke(input, config, debugger=debugger, context=context, **options))
+
+    def astream(
+        self,
+        input: Any,
+        config: dict[str, Any] | None = None,
+        *,
+        stream_mode: str | list[str] | None = None,
+        subgraphs: bool = False,
+        debugger: Gate | None = None,
+        context: Any = None,
+        **options: Any,
+    ) -> AsyncIterator[Any]:
+        """Run through Stepwise (every event to the subscribers and the debugger) and yield
+        what LangGraph's ``astream`` yields for ``stream_mode`` and ``subgraphs``."""
+        from engine.attach.echo import echoed
+
+        modes = stream_mode or getattr(self.real, "stream_mode", None) or "values"
+        opts = _options(options)
+        return echoed(
+            modes,
+            subgraphs,
+            lambda echo: self._arun(input, config, debugger, [], context, echo, opts),
+        )
+
+    def stream(self, input: Any, config: dict[str, Any] | None = None, **kw: Any) -> Iterator[Any]:
+        """``astream`` from synchronous code."""
+        return iter_sync(self.astream(input, config, **kw))
 
     def astream_events(
         self,

@@ -134,7 +134,9 @@ class _Call:
         self.request = request
         self.name = model_name(request.model)
         self.meta, self.run_id = _layer_context()
-        self.quiet = type(request.model) in cb.unstreamable or streams_its_reply(request.model)
+        self.quiet = not cb.app_streams_messages and (
+            type(request.model) in cb.unstreamable or streams_its_reply(request.model)
+        )
         """Called with streaming off (``streaming_off``): it cannot stream, or its stream is
         only its reply cut into pieces."""
 

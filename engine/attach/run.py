@@ -39,6 +39,7 @@ from engine.observe.run_span import run_span
 from engine.serde import to_jsonable
 
 if TYPE_CHECKING:
+    from engine.attach.echo import Echo
     from engine.attach.graph import AttachedGraph
     from engine.observe.gate import Gate
 
@@ -65,6 +66,13 @@ def stream_modes(*, checkpointer: bool, tokens: bool = False) -> list[str]:
     if tokens:
         modes.append("messages")
     return modes
+
+
+def _names(nodes: Any) -> list[str]:
+    """Node names given as run options (``"*"`` for all, a name, or a list of them)."""
+    if not nodes:
+        return []
+    return [nodes] if isinstance(nodes, str) else [str(n) for n in nodes]
 
 
 def with_interrupts(output: Any, interrupts: list[Any]) -> Any:
@@ -128,10 +136,18 @@ class AttachedRun:
         debugger: Gate | None,
         extra: list[EventBus],
         context: Any = None,
+        *,
+        echo: Echo | None = None,
+        options: Mapping[str, Any] | None = None,
     ) -> None:
         self.graph = graph
         self.input = input
         self.context = context
+        self.echo = echo
+        """The caller's own stream (``AttachedGraph.stream``): its modes are asked for too,
+        and their parts handed to it unchanged."""
+        self.options = dict(options or {})
+        """LangGraph stream options the caller gave (``interrupt_before`` / ``_after``)."""
         cfg = dict(config or {})
         conf = dict(cfg.get("configurable") or {})
         if debugger is None:
@@ -149,6 +165,7 @@ class AttachedRun:
         self.cb.model_override = override
         self.cb.stream_tokens = graph.stream_tokens
         self.cb.unstreamable = graph.unstreamable
+        self.cb.app_streams_messages = echo is not None and "messages" in echo.modes
         apps = cfg.get("callbacks")
         self.sync = graph.sync and not (
             graph.sync_optional and (self._gated_now() or async_handlers(apps))
@@ -159,6 +176,10 @@ class AttachedRun:
         (``_gated_now``)."""
         cfg["callbacks"] = [*(apps or []), self.cb]
         self.config = cfg
+        self.modes = stream_modes(
+            checkpointer=graph.checkpointer not in (None, True, False), tokens=graph.stream_tokens
+        )
+        """The modes the run translates into events (``stream_modes``)."""
         saver = graph.checkpointer
         self.saver = None if saver in (None, True, False) else saver
         self.watch = None if self.saver is None else SaveWatch(self.em.loop)
@@ -178,8 +199,14 @@ class AttachedRun:
             watch=self.watch,
             durability=self._durability(),
             stops=(
-                getattr(graph.real, "interrupt_before_nodes", None) or (),
-                getattr(graph.real, "interrupt_after_nodes", None) or (),
+                [
+                    *(getattr(graph.real, "interrupt_before_nodes", None) or ()),
+                    *_names(self.options.get("interrupt_before")),
+                ],
+                [
+                    *(getattr(graph.real, "interrupt_after_nodes", None) or ()),
+                    *_names(self.options.get("interrupt_after")),
+                ],
             ),
             routes=getattr(graph, "route_book", None),
         )
@@ -263,6 +290,10 @@ class AttachedRun:
         cb = self.cb
         if cb.aborted is not None:
             return
+        if self.echo is not None:
+            self.echo(ns, mode, data)
+            if mode not in self.modes and mode != "store":
+                return  # asked for by the caller only
         try:
             await self.tr.part(ns, mode, data)
         except Exception as exc:
@@ -362,12 +393,10 @@ class AttachedRun:
             quiet_fakes.install()  # LangChain's fake models called anywhere in the run
         if self.saver is not None and self.watch is not None:
             run = run.copy(update={"checkpointer": watched(self.saver, self.watch)})
-        kw: dict[str, Any] = {
-            "stream_mode": stream_modes(
-                checkpointer=self.saver is not None, tokens=graph.stream_tokens
-            ),
-            "subgraphs": True,
-        }
+        modes = list(self.modes)
+        if self.echo is not None:
+            modes += [m for m in self.echo.modes if m not in modes]
+        kw: dict[str, Any] = {**self.options, "stream_mode": modes, "subgraphs": True}
         if self.context is not None:
             kw["context"] = self.context
         cfg = self.config
