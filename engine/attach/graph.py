@@ -3,6 +3,7 @@ with the API the studio and the CLI use on our graphs (events, drawing, state, r
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +22,19 @@ if TYPE_CHECKING:
     from engine.observe.gate import Gate
 
 __all__ = ["STREAM_MODES", "AttachedGraph", "stream_modes"]
+
+
+def _xrayed(drawn: DrawableGraph, real: Any, xray: bool | int) -> DrawableGraph:
+    """``drawn`` with the subgraphs of ``real``'s nodes drawn inside them, ``xray`` deep."""
+    from engine.attach.translate import draw_real
+
+    if not xray:
+        return drawn
+    deeper = xray if isinstance(xray, bool) else xray - 1
+    for name, node in (getattr(real, "nodes", None) or {}).items():
+        for sub in getattr(node, "subgraphs", None) or ():
+            drawn.inline(name, _xrayed(draw_real(sub, name), sub, deeper))
+    return drawn
 
 
 _RUN_OPTIONS = ("durability", "interrupt_before", "interrupt_after")
@@ -207,9 +221,18 @@ class AttachedGraph(AttachedState):
         if all(m.saver is not saver for m in self.mirrors):
             self.mirrors.append(CheckpointMirror(saver))
 
+    def with_config(self, config: dict[str, Any] | None = None, **kw: Any) -> AttachedGraph:
+        """The graph with ``config`` as its defaults for every run (LangGraph's
+        ``with_config``), still attached."""
+        return self._rewrapped(self.real.with_config(config, **kw))
+
     def get_input_jsonschema(self) -> dict[str, Any]:
         """The JSON Schema of the app's input (LangGraph's own)."""
         return self.real.get_input_jsonschema()  # type: ignore[no-any-return]
+
+    def get_output_jsonschema(self) -> dict[str, Any]:
+        """The JSON Schema of the app's output (LangGraph's own)."""
+        return self.real.get_output_jsonschema()  # type: ignore[no-any-return]
 
     def get_context_jsonschema(self) -> dict[str, Any] | None:
         """The JSON Schema of the app's run context (``context_schema``), None without one."""
@@ -217,10 +240,12 @@ class AttachedGraph(AttachedState):
         schema = get() if callable(get) else None
         return schema if isinstance(schema, dict) else None
 
-    def get_graph(self, xray: bool | int = False) -> DrawableGraph:
+    def get_graph(self, config: Any = None, *, xray: bool | int = False) -> DrawableGraph:
+        """The app's graph as LangGraph draws it; ``xray``: its subgraphs drawn inside their
+        nodes (True: all levels; a number: that many)."""
         from engine.attach.translate import draw_real
 
-        return draw_real(self.real, self.name, self.instrumented.wrappers)
+        return _xrayed(draw_real(self.real, self.name, self.instrumented.wrappers), self.real, xray)
 
     def subscribe(self, callback: Callable[[EventBase], Any]) -> Subscription:
         return self.bus.subscribe(callback)
@@ -303,6 +328,28 @@ class AttachedGraph(AttachedState):
     def stream(self, input: Any, config: dict[str, Any] | None = None, **kw: Any) -> Iterator[Any]:
         """``astream`` from synchronous code."""
         return iter_sync(self.astream(input, config, **kw))
+
+    async def abatch(
+        self,
+        inputs: list[Any],
+        config: dict[str, Any] | list[dict[str, Any]] | None = None,
+        *,
+        return_exceptions: bool = False,
+        **kw: Any,
+    ) -> list[Any]:
+        """Each input run attached, at once (LangGraph's ``abatch``): one config for all, or
+        one each."""
+        configs = config if isinstance(config, list) else [config] * len(inputs)
+        runs = [self.ainvoke(i, c, **kw) for i, c in zip(inputs, configs, strict=True)]
+        return list(await asyncio.gather(*runs, return_exceptions=return_exceptions))
+
+    def batch(
+        self,
+        inputs: list[Any],
+        config: dict[str, Any] | list[dict[str, Any]] | None = None,
+        **kw: Any,
+    ) -> list[Any]:
+        return run_sync(self.abatch(inputs, config, **kw))
 
     def astream_events(
         self,

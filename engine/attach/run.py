@@ -149,7 +149,9 @@ class AttachedRun:
         self.options = dict(options or {})
         """LangGraph stream options the caller gave (``interrupt_before`` / ``_after``)."""
         cfg = dict(config or {})
-        conf = dict(cfg.get("configurable") or {})
+        # the graph's own defaults (``with_config``) under the run's, as LangGraph merges them
+        defaults = (getattr(graph.real, "config", None) or {}).get("configurable") or {}
+        conf = {**defaults, **(cfg.get("configurable") or {})}
         if debugger is None:
             debugger = conf.pop("debugger", None) or cfg.pop("debugger", None)
         conf.pop("debugger", None)

@@ -9,9 +9,10 @@ from __future__ import annotations
 import asyncio
 import operator
 from collections.abc import Callable
-from typing import Annotated, Any, TypedDict
+from typing import Annotated, Any
 
 import pytest
+from typing_extensions import TypedDict
 
 pytest.importorskip("langgraph.graph")
 pytest.importorskip("langchain.agents")
@@ -96,7 +97,7 @@ def _plain(value: Any) -> Any:
     if hasattr(value, "content") and hasattr(value, "type"):
         calls = [(c["name"], c["args"]) for c in getattr(value, "tool_calls", None) or []]
         return (value.type, value.content, calls)
-    if isinstance(value, str) and ":" in value:
+    if isinstance(value, str) and ":" in value and "\n" not in value:
         return value.split(":")[0]  # a namespace's task id
     return value
 
@@ -158,3 +159,18 @@ def test_leaving_the_stream_early_stops_the_run() -> None:
 def test_an_option_attach_does_not_take_is_a_clear_error() -> None:
     with pytest.raises(TypeError, match="does not take output_keys"):
         attach(_nested()).invoke({"log": []}, CFG, output_keys=["log"])
+
+
+def test_with_config_batch_schemas_and_an_xray_drawing_as_the_apps() -> None:
+    def run(g: Any) -> Any:
+        once = g.with_config({"configurable": {"thread_id": "w"}}).invoke({"log": ["a"]})
+        many = g.batch(
+            [{"log": ["b"]}, {"log": ["c"]}],
+            [{"configurable": {"thread_id": "b1"}}, {"configurable": {"thread_id": "b2"}}],
+        )
+        shape = g.get_graph(xray=True).draw_mermaid()
+        return once, many, shape, g.get_output_jsonschema(), g.get_state(CFG | {}).values
+
+    once, many, shape, _schema, _values = _same(_nested, run)
+    assert once["log"][:2] == ["a", "pre"] and len(many) == 2
+    assert "child\\3as1" in shape  # the subgraph's node drawn inside its parent's
