@@ -50,7 +50,7 @@ from engine.recording.compact import (
 )
 from engine.recording.filtered import FilteringSaver, TextFilter, filter_strings
 from engine.recording.request_prior import RequestPriors, with_prior
-from engine.recording.rows import INSERT_CHECKPOINT, INSERT_EVENT, BatchRows
+from engine.recording.rows import INSERT_CHECKPOINT, BatchRows, insert_events
 from engine.recording.schema import (
     RECORDING_FAILED_KEY,
     SessionError,
@@ -397,7 +397,7 @@ class SessionRecorder:
                 )
             for r in rows:  # each row names its run by id until here
                 r[0] = ids[r[0]]
-            conn.executemany(INSERT_EVENT, rows)
+            insert_events(conn, rows)
             conn.execute("COMMIT")
         except BaseException:
             try:
