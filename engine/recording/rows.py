@@ -40,8 +40,9 @@ INSERT_EVENT = (
     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 
-_CHUNKS = (128, 32, 8)
-"""Rows per statement of ``insert_events`` (a few sizes: each is prepared once per connection)."""
+_CHUNKS = (64, 16, 4)
+"""Rows per statement of ``insert_events``: a few sizes (each is prepared once per connection),
+the largest with 576 parameters (SQLite before 3.32 takes at most 999 in a statement)."""
 _INSERT_ROWS = {
     n: INSERT_EVENT.replace(
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", "VALUES " + ",".join(["(?,?,?,?,?,?,?,?,?)"] * n)

@@ -37,7 +37,7 @@ def _file(tmp_path: Any, name: str) -> sqlite3.Connection:
     return conn
 
 
-@pytest.mark.parametrize("n", [0, 1, 7, 8, 9, 40, 171, 300])
+@pytest.mark.parametrize("n", [0, 1, 3, 4, 5, 16, 40, 64, 85, 171, 300])
 def test_insert_events_writes_what_executemany_writes(tmp_path: Any, n: int) -> None:
     rows = _rows(n) + _rows(3, first_seq=2)  # repeats of rows in the file and in the batch
     one = _file(tmp_path, "one.db")
