@@ -50,7 +50,7 @@ from engine.recording.compact import (
 )
 from engine.recording.filtered import FilteringSaver, TextFilter, filter_strings
 from engine.recording.request_prior import RequestPriors, with_prior
-from engine.recording.rows import INSERT_CHECKPOINT, INSERT_EVENT, BatchRows
+from engine.recording.rows import INSERT_CHECKPOINT, BatchRows, insert_events
 from engine.recording.schema import (
     RECORDING_FAILED_KEY,
     SessionError,
@@ -346,13 +346,11 @@ class SessionRecorder:
             batch = self._tokens.feed(batch, final=final)
         # the events' JSON is made before the file's write lock is taken: the run's own
         # checkpoint writes wait for that lock (SQLite sleeps a millisecond or more when it
-        # is held), so it is held only for the inserts
-        texts = [self._event_json(ev, ev.__dict__["kind"]) for ev, _shape in batch]
-        # the rows too: only numbering new runs needs the file
+        # is held), so it is held only for the inserts; the rows are made before it too (only
+        # numbering new runs needs the file)
         plan = BatchRows(self._span_node, self._shape_by_name, self._filters)
-        rows = [
-            self._row(ev, shape, text, plan) for (ev, shape), text in zip(batch, texts, strict=True)
-        ]
+        event_json, row = self._event_json, self._row
+        rows = [row(ev, shape, event_json(ev, ev.__dict__["kind"]), plan) for ev, shape in batch]
         # the session's checkpointer writes to the same file from the run's thread: taking its
         # lock hands the file over between the two at once (SQLite itself would make the one
         # waiting sleep and poll, a millisecond and more at a time).  It holds a run's
@@ -397,7 +395,7 @@ class SessionRecorder:
                 )
             for r in rows:  # each row names its run by id until here
                 r[0] = ids[r[0]]
-            conn.executemany(INSERT_EVENT, rows)
+            insert_events(conn, rows)
             conn.execute("COMMIT")
         except BaseException:
             try:
@@ -432,7 +430,9 @@ class SessionRecorder:
             filters = self._filters
             if not filters:
                 try:
-                    return scrub(_json_text(ev))
+                    return scrub(
+                        type(ev).__pydantic_serializer__.to_json(ev, warnings=False).decode()
+                    )
                 except Exception:
                     pass
             return event_json(ev, filters)

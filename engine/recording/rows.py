@@ -10,6 +10,7 @@ done in the transaction (``SessionRecorder._commit``).
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Mapping
 from typing import Any
 
@@ -18,7 +19,7 @@ from engine.recording.filtered import TextFilter, filter_strings
 from engine.redaction import scrub
 from engine.serde import to_jsonable
 
-__all__ = ["INSERT_CHECKPOINT", "INSERT_EVENT", "BatchRows", "dumps_filtered"]
+__all__ = ["INSERT_CHECKPOINT", "INSERT_EVENT", "BatchRows", "dumps_filtered", "insert_events"]
 
 
 def dumps_filtered(value: Any, filters: list[TextFilter] | None = None) -> str | None:
@@ -38,6 +39,34 @@ INSERT_EVENT = (
     "INSERT OR IGNORE INTO session_events(run, seq, kind, step, node, span_id, parent_span_id, ts, data) "
     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
+
+_CHUNKS = (64, 16, 4)
+"""Rows per statement of ``insert_events``: a few sizes (each is prepared once per connection),
+the largest with 576 parameters (SQLite before 3.32 takes at most 999 in a statement)."""
+_INSERT_ROWS = {
+    n: INSERT_EVENT.replace(
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", "VALUES " + ",".join(["(?,?,?,?,?,?,?,?,?)"] * n)
+    )
+    for n in _CHUNKS
+}
+
+
+def insert_events(conn: sqlite3.Connection, rows: list[list[Any]]) -> None:
+    """``conn.executemany(INSERT_EVENT, rows)``: the same rows in the same order (a row whose
+    ``(run, seq)`` is there already ignored, as there), most of them in statements of many rows
+    each.  Every statement costs a step and a reset of SQLite's VM, its mutexes and a hand-over
+    of Python's interpreter lock around the step; ``executemany`` pays them for every row, a
+    many-row statement once for all its rows (a seed-000 run's events: 13.7M -> 12.6M
+    instructions written)."""
+    i, n = 0, len(rows)
+    for size in _CHUNKS:
+        if n - i >= size:
+            sql = _INSERT_ROWS[size]
+            while n - i >= size:
+                conn.executemany(sql, [[v for r in rows[i : i + size] for v in r]])
+                i += size
+    if i < n:
+        conn.executemany(INSERT_EVENT, rows[i:] if i else rows)
 
 
 INSERT_CHECKPOINT = (
