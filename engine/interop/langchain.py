@@ -197,15 +197,21 @@ class LangChainChatModel(BaseChatModel):
         return self._reply(out)
 
     async def _astream(self, request: ChatRequest) -> AsyncIterator[AIMessage]:
-        """Tokens, then the reply, for someone who consumes tokens: still ``ainvoke``, with a
-        streaming consumer attached (``langchain_tokens``), as LangGraph's messages stream
-        gets them."""
+        """Tokens, then the reply, for someone who consumes tokens: still ``invoke`` /
+        ``ainvoke`` (as ``_agenerate``), with a streaming consumer attached
+        (``langchain_tokens``), as LangGraph's messages stream gets them: a sync run's model
+        streams through its sync ``_stream``, an async run's through ``_astream``."""
         runnable, messages = self._call(request)
         out: Any = None
+        sync = _sync_run()
+
+        def call(cfg: Any) -> Any:
+            if sync:
+                return engine_call(in_thread(runnable.invoke, messages, cfg))
+            return engine_call(runnable.ainvoke(messages, cfg))
+
         try:
-            async for kind, item in stream_through_invoke(
-                lambda cfg: engine_call(runnable.ainvoke(messages, cfg)), request.config
-            ):
+            async for kind, item in stream_through_invoke(call, request.config):
                 if kind == "result":
                     out = item
                     continue

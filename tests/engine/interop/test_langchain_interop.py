@@ -172,12 +172,21 @@ class TimingOutOnce(GenericFakeChatModel):
     def bind_tools(self, tools: Any, **kwargs: Any) -> Any:
         return self
 
+    # a sync run streams through ``_stream`` (as LangChain's), an async one through ``_astream``
+    def _stream(self, *args: Any, **kwargs: Any) -> Any:
+        _time_out_once()
+        yield from super()._stream(*args, **kwargs)
+
     async def _astream(self, *args: Any, **kwargs: Any) -> Any:
-        if FAILURES[0]:
-            FAILURES[0] -= 1
-            raise type("APITimeoutError", (Exception,), {})("read timed out")
+        _time_out_once()
         async for chunk in super()._astream(*args, **kwargs):
             yield chunk
+
+
+def _time_out_once() -> None:
+    if FAILURES[0]:
+        FAILURES[0] -= 1
+        raise type("APITimeoutError", (Exception,), {})("read timed out")
 
 
 def test_provider_errors_become_engine_errors_that_retry_middleware_retries() -> None:
