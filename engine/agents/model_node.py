@@ -117,6 +117,23 @@ def _check_wrapper_command(command: Command[Any]) -> None:
         )
 
 
+def _agent_binding(
+    request: ModelRequest, strategy: ToolStrategy | ProviderStrategy | None
+) -> tuple[list[Any] | None, dict[str, Any]]:
+    """What LangChain's agent binds a model with for ``request``: ``(tools, kwargs)`` for its
+    ``bind_tools`` (the request's tool objects, then a ``ToolStrategy``'s schemas), or
+    ``(None, kwargs)`` for its ``bind`` (no tools, no structured output)."""
+    tools: list[Any] = list(request.tools)
+    settings = dict(request.model_settings)
+    if isinstance(strategy, ProviderStrategy):  # bound with its tools even when there are none
+        return tools, {**strategy.to_model_kwargs(), **settings}
+    if isinstance(strategy, ToolStrategy):
+        return [*tools, *strategy.specs], {"tool_choice": "any", **settings}
+    if tools:
+        return tools, {"tool_choice": request.tool_choice, **settings}
+    return None, settings
+
+
 class ModelNode:
     """The node function of ``model``."""
 
@@ -234,6 +251,14 @@ class ModelNode:
         model = _resolve_model(request.model)
         strategy = resolve_strategy(request.response_format, model)
         kwargs = self._bind(request, strategy)
+        # a langchain_core model: bound as LangChain's agent binds it (the class attribute: our
+        # models answer unknown attributes from their langchain face)
+        bind_like_agent = getattr(type(model), "bound_like_agent", None)
+        if bind_like_agent is not None:
+            tools, bind_kwargs = _agent_binding(request, strategy)
+            model = bind_like_agent(
+                model, tools, bind_kwargs, provider_strategy=isinstance(strategy, ProviderStrategy)
+            )
         messages: list[BaseMessage] = _with_system(request.system_message, request.messages)
         run = current_run()
         em = current_emitter()

@@ -207,8 +207,9 @@ def create_react_agent(
         tool_specs: list[Any] = list(runnable_tools)
     else:
         given = list(tools or [])
-        tool_specs = given  # dicts are provider tools: bound, never run here
         runnable_tools = [as_tool(t) for t in given if not isinstance(t, dict)]
+        # bound as LangGraph binds them: the tools, then the provider's (dicts, never run here)
+        tool_specs = [*runnable_tools, *(t for t in given if isinstance(t, dict))]
         tool_node = ToolNode(runnable_tools) if runnable_tools else None
     return_direct = {t.name for t in runnable_tools if getattr(t, "return_direct", False)}
 

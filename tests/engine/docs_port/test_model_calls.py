@@ -81,3 +81,70 @@ for kind in ("agent", "graph"):
 
 def test_a_sync_run_calls_the_models_sync_methods() -> None:
     compare(SYNC_AND_ASYNC_METHODS)
+
+
+BINDING = """
+import warnings
+from pydantic import BaseModel
+from langchain.agents import create_agent
+from langchain.agents.structured_output import ProviderStrategy, ToolStrategy
+from langchain.tools import tool, ToolRuntime
+from langchain.messages import AIMessage
+from langgraph.prebuilt import create_react_agent
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.tools import tool as core_tool
+from langchain_core.utils.function_calling import convert_to_openai_tool
+
+class Model(GenericFakeChatModel):
+    def bind_tools(self, tools, **kw):
+        print("bind_tools", sorted(kw.items(), key=str))
+        for t in tools:
+            print("  ", type(t).__name__, t is core_search, getattr(t, "name", None), getattr(t, "description", None), convert_to_openai_tool(t))
+        return self
+    def bind(self, **kw):
+        print("bind", sorted(kw.items(), key=str))
+        return self
+
+@tool
+def get_weather(city: str, runtime: ToolRuntime) -> str:
+    '''Get weather.'''
+    return f"sunny in {city}"
+
+@core_tool
+def core_search(query: str, limit: int = 3) -> str:
+    '''Search the web.'''
+    return query
+
+def double(x: int) -> int:
+    '''Double a number.'''
+    return 2 * x
+
+class Weather(BaseModel):
+    '''The weather.'''
+    city: str
+    temp: int
+
+def run(tools, response_format, *replies):
+    agent = create_agent(Model(messages=iter(replies)), tools=tools, response_format=response_format)
+    out = agent.invoke({"messages": [{"role": "user", "content": "hi"}]})
+    print(repr(out.get("structured_response")), [type(m).__name__ for m in out["messages"]])
+
+as_json = AIMessage('{"city": "sf", "temp": 3}')
+as_call = AIMessage("", tool_calls=[{"name": "Weather", "args": {"city": "sf", "temp": 3}, "id": "c1"}])
+run([get_weather, core_search, double], None, AIMessage("ok"))
+run([], None, AIMessage("ok"))
+run([], ProviderStrategy(Weather), as_json)
+run([get_weather], ProviderStrategy(Weather), as_json)
+run([get_weather], ProviderStrategy(Weather, strict=True), as_json)
+run([core_search], ToolStrategy(Weather), as_call)
+run([], ToolStrategy(Weather), as_call)
+run([], Weather, as_call)
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    agent = create_react_agent(Model(messages=iter([AIMessage("ok")])), tools=[double, core_search])
+print(agent.invoke({"messages": [{"role": "user", "content": "hi"}]})["messages"][-1].content)
+"""
+
+
+def test_bind_tools_gets_the_tool_objects_and_the_strategys_arguments() -> None:
+    compare(BINDING)
