@@ -26,7 +26,7 @@ from engine.agents.structured import (
     resolve_strategy,
 )
 from engine.agents.unstreamed import cannot_stream, fallback_detail, is_langchain_fake
-from engine.core.context import call_metadata
+from engine.core.context import MODEL_RUNS, call_metadata
 from engine.events import ErrorInfo, MiddlewareAction
 from engine.events import ModelRequest as ModelRequestEvent
 from engine.events import ModelResponse as ModelResponseEvent
@@ -41,7 +41,7 @@ from engine.messages import (
     SystemMessage,
 )
 from engine.middleware.types import AgentMiddleware, ModelRequest, ModelResponse
-from engine.models.base import BaseChatModel
+from engine.models.base import BaseChatModel, model_run_name, model_run_tags
 from engine.models.errors import surfaced_error
 from engine.models.streaming import token_pieces
 from engine.observe.bus import RunEmitter, current_emitter, span
@@ -336,6 +336,8 @@ class ModelNode:
         ns = task.ns if task is not None else ""
         final: AIMessage | None = None
         chunks: list[AIMessageChunk] = []
+        named = MODEL_RUNS.get()  # LangChain-style astream_events: it names the model's run
+        run_name, run_tags = (model_run_name(model), model_run_tags(model)) if named else ("", [])
         tokens = (
             TokenRun(em, span_id=s.id, parent_span_id=s.parent, model=model_label(model))
             if em is not None
@@ -362,6 +364,8 @@ class ModelNode:
                 if self.name:
                     item.name = self.name
                 if run is not None:
+                    if named is not None and item.id:
+                        named(item.id, run_name, run_tags)
                     run.push_any_thread("messages", (item, meta), ns)
                 if tokens is not None and (item.content or item.tool_call_chunks):
                     await tokens.add(item.text, item.tool_call_chunks)  # not the closing chunk

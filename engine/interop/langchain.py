@@ -155,6 +155,19 @@ class LangChainChatModel(BaseChatModel):
 
     _prebound: Any = None
 
+    @property
+    def run_name(self) -> str:
+        """The name LangChain gives this model's runs (its ``get_name()``)."""
+        try:
+            return str(self.lc_model.get_name())
+        except Exception:
+            return type(self.lc_model).__name__
+
+    @property
+    def run_tags(self) -> list[str]:
+        """The model's own tags, which LangChain adds to its runs'."""
+        return [str(t) for t in getattr(self.lc_model, "tags", None) or ()]
+
     def bind_tools(self, tools: Sequence[Any], *, tool_choice: str | None = None, **kw: Any) -> Any:
         """This model with ``tools`` bound, as LangChain binds them: the model's own
         ``bind_tools`` gets the tool objects (``langchain_binding``), and ``tool_choice`` when

@@ -148,3 +148,42 @@ print(agent.invoke({"messages": [{"role": "user", "content": "hi"}]})["messages"
 
 def test_bind_tools_gets_the_tool_objects_and_the_strategys_arguments() -> None:
     compare(BINDING)
+
+
+EVENT_NAMES = """
+import asyncio
+from langchain.agents import create_agent
+from langchain.messages import AIMessage
+from langgraph.graph import StateGraph, START, MessagesState
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+
+class Scripted(GenericFakeChatModel):
+    def bind_tools(self, tools, **kw):
+        return self
+
+def show(ev):
+    if "chat_model" in ev["event"]:
+        print(ev["event"], ev["name"], ev.get("tags"), ev["metadata"].get("langgraph_node"), len(ev["parent_ids"]))
+
+async def main():
+    inp = {"messages": [{"role": "user", "content": "hi"}]}
+    for model in (Scripted(messages=iter([AIMessage("hello there")])), Scripted(messages=iter([AIMessage("hi")]), name="named", tags=["t1"])):
+        async for ev in create_agent(model, tools=[]).astream_events(inp, version="v2"):
+            show(ev)
+    m = Scripted(messages=iter([AIMessage("yo"), AIMessage("again")]), tags=["own"])
+    def call(state: MessagesState):
+        return {"messages": [m.invoke(state["messages"], {"tags": ["mine"]})]}
+    async def acall(state: MessagesState):
+        return {"messages": [await m.ainvoke(state["messages"], {"run_name": "custom"})]}
+    for fn in (call, acall):
+        g = StateGraph(MessagesState); g.add_node("call", fn); g.add_edge(START, "call")
+        async for ev in g.compile().astream_events(inp, version="v2"):
+            show(ev)
+    async for ev in create_agent(Scripted(messages=iter([AIMessage("x")]), name="filtered"), tools=[]).astream_events(inp, version="v2", include_names=["filtered"]):
+        show(ev)
+asyncio.run(main())
+"""
+
+
+def test_astream_events_names_a_chat_models_run_as_langchain_does() -> None:
+    compare(EVENT_NAMES)
