@@ -136,17 +136,23 @@ def test_interrupts_are_matched_to_their_tasks_by_id_whatever_the_order() -> Non
 def test_two_tasks_of_one_node_interrupting_at_once_each_carry_their_task() -> None:
     from langgraph.types import Send
 
+    def review(state: S) -> dict[str, Any]:
+        draft = state.get("draft", "")
+        return {"verdicts": [f"{draft}: {interrupt(draft)}"]}
+
     b = StateGraph(S)
-    b.add_node("review", lambda s: {"verdicts": [f"{s['draft']}: {interrupt(s['draft'])}"]})
+    b.add_node("review", review)
     b.add_conditional_edges(START, lambda s: [Send("review", {"draft": d}) for d in ("a", "b")])
     graph = attach(b.compile(checkpointer=InMemorySaver()))
     cfg = {"configurable": {"thread_id": "t"}}
-    raised = [e for e in collect(graph, {"draft": "v1"}, cfg) if e.kind == "interrupt.raised"]
+    raised = [
+        e.__dict__ for e in collect(graph, {"draft": "v1"}, cfg) if e.kind == "interrupt.raised"
+    ]
     waiting = {i.id: t.id for t in graph.get_state(cfg).tasks for i in t.interrupts}
     assert len(waiting) == 2 and len(set(waiting.values())) == 2
-    assert {e.interrupt_id: e.__dict__["task_id"] for e in raised} == waiting
-    spans = {e.__dict__["task_id"]: e.parent_span_id for e in raised}
+    assert {d["interrupt_id"]: d["task_id"] for d in raised} == waiting
+    spans = {d["task_id"]: d["parent_span_id"] for d in raised}
     assert len(set(spans.values())) == 2  # each under its own task's node span
-    by_value = {e.__dict__["value"]: e.interrupt_id for e in raised}
+    by_value = {d["value"]: d["interrupt_id"] for d in raised}
     collect(graph, Command(resume={by_value["a"]: "yes", by_value["b"]: "no"}), cfg)
     assert sorted(graph.get_state(cfg).values["verdicts"]) == ["a: yes", "b: no"]
