@@ -26,7 +26,7 @@ from engine.agents.structured import (
     resolve_strategy,
 )
 from engine.agents.unstreamed import cannot_stream, fallback_detail, is_langchain_fake
-from engine.core.context import call_metadata
+from engine.core.context import MODEL_RUNS, call_metadata
 from engine.events import ErrorInfo, MiddlewareAction
 from engine.events import ModelRequest as ModelRequestEvent
 from engine.events import ModelResponse as ModelResponseEvent
@@ -41,7 +41,7 @@ from engine.messages import (
     SystemMessage,
 )
 from engine.middleware.types import AgentMiddleware, ModelRequest, ModelResponse
-from engine.models.base import BaseChatModel
+from engine.models.base import BaseChatModel, model_run_name, model_run_tags
 from engine.models.errors import surfaced_error
 from engine.models.streaming import token_pieces
 from engine.observe.bus import RunEmitter, current_emitter, span
@@ -115,6 +115,23 @@ def _check_wrapper_command(command: Command[Any]) -> None:
         raise NotImplementedError(
             "Command graph is not yet supported in wrap_model_call middleware."
         )
+
+
+def _agent_binding(
+    request: ModelRequest, strategy: ToolStrategy | ProviderStrategy | None
+) -> tuple[list[Any] | None, dict[str, Any]]:
+    """What LangChain's agent binds a model with for ``request``: ``(tools, kwargs)`` for its
+    ``bind_tools`` (the request's tool objects, then a ``ToolStrategy``'s schemas), or
+    ``(None, kwargs)`` for its ``bind`` (no tools, no structured output)."""
+    tools: list[Any] = list(request.tools)
+    settings = dict(request.model_settings)
+    if isinstance(strategy, ProviderStrategy):  # bound with its tools even when there are none
+        return tools, {**strategy.to_model_kwargs(), **settings}
+    if isinstance(strategy, ToolStrategy):
+        return [*tools, *strategy.specs], {"tool_choice": "any", **settings}
+    if tools:
+        return tools, {"tool_choice": request.tool_choice, **settings}
+    return None, settings
 
 
 class ModelNode:
@@ -234,6 +251,14 @@ class ModelNode:
         model = _resolve_model(request.model)
         strategy = resolve_strategy(request.response_format, model)
         kwargs = self._bind(request, strategy)
+        # a langchain_core model: bound as LangChain's agent binds it (the class attribute: our
+        # models answer unknown attributes from their langchain face)
+        bind_like_agent = getattr(type(model), "bound_like_agent", None)
+        if bind_like_agent is not None:
+            tools, bind_kwargs = _agent_binding(request, strategy)
+            model = bind_like_agent(
+                model, tools, bind_kwargs, provider_strategy=isinstance(strategy, ProviderStrategy)
+            )
         messages: list[BaseMessage] = _with_system(request.system_message, request.messages)
         run = current_run()
         em = current_emitter()
@@ -311,6 +336,8 @@ class ModelNode:
         ns = task.ns if task is not None else ""
         final: AIMessage | None = None
         chunks: list[AIMessageChunk] = []
+        named = MODEL_RUNS.get()  # LangChain-style astream_events: it names the model's run
+        run_name, run_tags = (model_run_name(model), model_run_tags(model)) if named else ("", [])
         tokens = (
             TokenRun(em, span_id=s.id, parent_span_id=s.parent, model=model_label(model))
             if em is not None
@@ -337,6 +364,8 @@ class ModelNode:
                 if self.name:
                     item.name = self.name
                 if run is not None:
+                    if named is not None and item.id:
+                        named(item.id, run_name, run_tags)
                     run.push_any_thread("messages", (item, meta), ns)
                 if tokens is not None and (item.content or item.tool_call_chunks):
                     await tokens.add(item.text, item.tool_call_chunks)  # not the closing chunk

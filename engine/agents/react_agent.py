@@ -21,6 +21,8 @@ import inspect
 from collections.abc import Callable, Sequence
 from typing import Annotated, Any, Literal, TypedDict
 
+from typing_extensions import deprecated
+
 from engine.agents.tool_node import ToolNode
 from engine.graph.builder import StateGraph
 from engine.graph.compiled import CompiledStateGraph
@@ -30,6 +32,7 @@ from engine.messages import AIMessage, AnyMessage, SystemMessage, ToolMessage, a
 from engine.models.resolve import as_chat_model
 from engine.tools import BaseTool, as_tool
 from engine.types import END, START, Send
+from engine.warnings import LangGraphDeprecatedSinceV10
 
 __all__ = ["ReactAgentState", "create_react_agent"]
 
@@ -167,6 +170,11 @@ def _pending_calls(messages: Sequence[Any]) -> list[dict[str, Any]]:
     return []
 
 
+@deprecated(  # as LangGraph 1.x warns, whenever it is called
+    "create_react_agent has been moved to `langchain.agents`. Please update your import to "
+    "`from langchain.agents import create_agent`.",
+    category=LangGraphDeprecatedSinceV10,
+)
 def create_react_agent(
     model: Any,
     tools: Sequence[Any] | ToolNode | None = None,
@@ -199,8 +207,9 @@ def create_react_agent(
         tool_specs: list[Any] = list(runnable_tools)
     else:
         given = list(tools or [])
-        tool_specs = given  # dicts are provider tools: bound, never run here
         runnable_tools = [as_tool(t) for t in given if not isinstance(t, dict)]
+        # bound as LangGraph binds them: the tools, then the provider's (dicts, never run here)
+        tool_specs = [*runnable_tools, *(t for t in given if isinstance(t, dict))]
         tool_node = ToolNode(runnable_tools) if runnable_tools else None
     return_direct = {t.name for t in runnable_tools if getattr(t, "return_direct", False)}
 

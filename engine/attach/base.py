@@ -59,6 +59,25 @@ class Open:
     """(span, middleware, hook) when the node is a create_agent middleware hook."""
 
 
+@dataclass
+class Interrupted:
+    """A node run that stopped at ``interrupt()``: its task, and the ids of the interrupts it
+    stopped with (several for a node whose subgraph's parallel tasks interrupted; none known
+    when LangGraph's exception did not carry them)."""
+
+    node: str
+    span: str
+    task_id: str
+    interrupt_ids: list[str]
+
+
+def interrupt_ids_of(error: BaseException) -> list[str]:
+    """The ids of the interrupts a LangGraph ``GraphInterrupt`` carries (its first argument)."""
+    found = error.args[0] if error.args else None
+    items = found if isinstance(found, list | tuple) else ()
+    return [str(i.id) for i in items if getattr(i, "id", None)]
+
+
 def task_of(meta: dict[str, Any]) -> tuple[str, str]:
     """(namespace of the graph the node runs in, task id) from LangGraph's metadata."""
     cp_ns = str(meta.get("langgraph_checkpoint_ns") or "")
@@ -174,8 +193,8 @@ class HandlerBase(AsyncCallbackHandler):
         """(graph namespace, task id) -> the span of the node running that task."""
         self.task_attempts: dict[tuple[str, str], int] = {}
         """How often each task has started (a node ``RetryPolicy`` reruns it)."""
-        self.interrupted: dict[str, list[tuple[str, str]]] = {}
-        """Per graph namespace, the nodes (name, span) whose last run stopped at ``interrupt()``."""
+        self.interrupted: dict[str, list[Interrupted]] = {}
+        """Per graph namespace, the node runs whose last run stopped at ``interrupt()``."""
         self.wrap_owner: dict[str, str] = {}
         """Wrapper / attempt span -> the span of the node whose middleware opened it."""
         self.routed: set[tuple[str, str]] = set()

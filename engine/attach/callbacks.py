@@ -20,7 +20,7 @@ from typing import Any, Literal
 from uuid import UUID
 
 from engine.attach.abort import StepwiseAbort
-from engine.attach.base import Open, either, task_of
+from engine.attach.base import Interrupted, Open, either, interrupt_ids_of, task_of
 from engine.attach.calls import CallEvents
 from engine.attach.node_writes import node_writes
 from engine.attach.routes import command_targets
@@ -238,7 +238,10 @@ class AttachCallbacks(CallEvents):
             "interrupted" if interrupted else "error" if error is not None else "ok"
         )
         if interrupted:
-            self.interrupted.setdefault(op.ns, []).append((op.name, op.span))
+            ids = interrupt_ids_of(error) if error is not None else []
+            self.interrupted.setdefault(op.ns, []).append(
+                Interrupted(op.name, op.span, op.task_id, ids)
+            )
         if isinstance(error, StepwiseAbort):  # our stop or our failure: never the app's error
             stopped = isinstance(error.cause, RunStopped)
             status = "cancelled" if stopped else "error"

@@ -9,6 +9,7 @@ import threading
 from collections.abc import Coroutine, Mapping, Sequence
 from typing import Any, Literal
 
+from engine.attach.base import Interrupted
 from engine.attach.callbacks import AttachCallbacks
 from engine.attach.changes import as_channels, state_changes
 from engine.attach.confirm import SaveWatch
@@ -240,36 +241,48 @@ class StreamTranslator:
             self.interrupts.append(None)
             when, node = self._static_stop(ns)
             await self.cb._emit(InterruptRaised, ns, parent_span_id=parent, static=when, node=node)
-        nodes = self._interrupted_nodes(ns, len(update or ()))
-        for i, intr in enumerate(update or ()):
+        owners = self._interrupted_nodes(ns, list(update or ()))
+        for intr, owner in zip(update or (), owners, strict=True):
             self.interrupts.append(intr)
             iid = str(getattr(intr, "id", "") or "") or None
             if iid is not None and iid in self.shown_interrupts:
                 continue  # a subgraph's, shown under its node: this graph's node waits on it
             if iid is not None:
                 self.shown_interrupts.add(iid)
-            node, span = nodes[min(i, len(nodes) - 1)] if nodes else ("", "")
             await self.cb._emit(
                 InterruptRaised,
                 ns,
-                parent_span_id=span or parent,
+                parent_span_id=(owner.span if owner else "") or parent,
                 interrupt_id=iid,
                 value=to_jsonable(to_engine_values(getattr(intr, "value", intr)), max_str=4000),
-                node=node,
+                node=owner.node if owner else "",
+                task_id=(owner.task_id if owner else "") or None,
             )
 
-    def _interrupted_nodes(self, ns: str, count: int) -> list[tuple[str, str]]:
-        """The nodes (name, span) of the next ``count`` interrupts of graph ``ns``: its nodes
-        that ended interrupted, in the order they ended.  LangGraph reports a superstep's
-        interrupts as each task puts them, so one report may come while another interrupted
-        node waits for its own: it keeps its name for it."""
+    def _interrupted_nodes(self, ns: str, interrupts: list[Any]) -> list[Interrupted | None]:
+        """The node run (its task) each of ``interrupts`` of graph ``ns`` stopped: the one that
+        stopped with its id (two tasks interrupting at once each get their own), else its
+        nodes that ended interrupted, in the order they ended.  LangGraph reports a
+        superstep's interrupts as each task puts them, so one report may come while another
+        interrupted node waits for its own: it keeps it for that one."""
         ended = self.cb.interrupted.get(ns, [])
-        taken, rest = ended[:count], ended[count:]
-        if rest:
-            self.cb.interrupted[ns] = rest
-        else:
+        out: list[Interrupted | None] = []
+        for intr in interrupts:
+            iid = str(getattr(intr, "id", "") or "")
+            owner = next((e for e in ended if iid and iid in e.interrupt_ids), None)
+            if owner is not None:
+                owner.interrupt_ids.remove(iid)
+                if not owner.interrupt_ids:
+                    ended.remove(owner)
+            elif ended:  # the first that ended without known ids (else the first)
+                owner = next((e for e in ended if not e.interrupt_ids), ended[0])
+                ended.remove(owner)
+            else:  # more interrupts than nodes that ended with them: the last node's
+                owner = out[-1] if out else None
+            out.append(owner)
+        if not ended:
             self.cb.interrupted.pop(ns, None)
-        return taken
+        return out
 
     def _static_stop(self, ns: str) -> tuple[Literal["before", "after"], str]:
         """Where a pause with no value stopped: before a node due next that the graph's

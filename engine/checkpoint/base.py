@@ -134,8 +134,12 @@ class BaseCheckpointSaver(BlobCodec, Generic[V]):
         checkpoint_id: str,
         task_id: str,
         writes: list[tuple[int, str, str]],
+        task_path: str = "",
     ) -> None:
-        """Store pending writes ``(index, channel, json)`` of one task (replacing same index)."""
+        """Store pending writes ``(index, channel, json)`` of one task (replacing same index).
+        ``task_path``: the task's path (``engine.graph.algo.task_path_str``), by which
+        LangGraph's savers order a checkpoint's pending writes: ``(task_path, task_id,
+        index)``; a saver that cannot keep it returns them in the order they were put."""
         raise NotImplementedError
 
     def _get_writes(
@@ -351,7 +355,11 @@ class BaseCheckpointSaver(BlobCodec, Generic[V]):
         return make_config(thread_id, ns, checkpoint["id"])
 
     def _put_writes_impl(
-        self, config: dict[str, Any], writes: Sequence[tuple[str, Any]], task_id: str
+        self,
+        config: dict[str, Any],
+        writes: Sequence[tuple[str, Any]],
+        task_id: str,
+        task_path: str = "",
     ) -> None:
         c = _conf(config)
         rows = [(_SPECIAL_IDX.get(ch, i), ch, serde.dumps(v)) for i, (ch, v) in enumerate(writes)]
@@ -360,7 +368,10 @@ class BaseCheckpointSaver(BlobCodec, Generic[V]):
             c.get("checkpoint_ns", ""),
             c["checkpoint_id"],
         )
-        self._put_writes(thread_id, ns, checkpoint_id, task_id, rows)
+        if task_path:
+            self._put_writes(thread_id, ns, checkpoint_id, task_id, rows, task_path)
+        else:
+            self._put_writes(thread_id, ns, checkpoint_id, task_id, rows)
         if self.WRITE_REFS:
             self._fresh.hold(thread_id, ns, checkpoint_id, task_id, rows)
 
@@ -417,12 +428,16 @@ class BaseCheckpointSaver(BlobCodec, Generic[V]):
         return self._put_impl(config, checkpoint, metadata, new_versions)
 
     async def aput_writes(
-        self, config: dict[str, Any], writes: Sequence[tuple[str, Any]], task_id: str
+        self,
+        config: dict[str, Any],
+        writes: Sequence[tuple[str, Any]],
+        task_id: str,
+        task_path: str = "",
     ) -> None:
         if self._overrides("put_writes"):
             self.put_writes(config, writes, task_id)
             return
-        self._put_writes_impl(config, writes, task_id)
+        self._put_writes_impl(config, writes, task_id, task_path)
 
     async def adelete_thread(self, thread_id: str) -> None:
         if self._overrides("delete_thread"):
@@ -465,12 +480,16 @@ class BaseCheckpointSaver(BlobCodec, Generic[V]):
         return self._put_impl(config, checkpoint, metadata, new_versions)
 
     def put_writes(
-        self, config: dict[str, Any], writes: Sequence[tuple[str, Any]], task_id: str
+        self,
+        config: dict[str, Any],
+        writes: Sequence[tuple[str, Any]],
+        task_id: str,
+        task_path: str = "",
     ) -> None:
         if self._overrides("aput_writes"):
             run_sync(self.aput_writes(config, writes, task_id))
             return
-        self._put_writes_impl(config, writes, task_id)
+        self._put_writes_impl(config, writes, task_id, task_path)
 
     def delete_thread(self, thread_id: str) -> None:
         if self._overrides("adelete_thread"):

@@ -20,7 +20,8 @@ class InMemorySaver(BaseCheckpointSaver):
         self._rows: dict[tuple[str, str], dict[str, StoredRow]] = {}
         self._newest: dict[tuple[str, str], str] = {}
         self._blobs: dict[tuple[str, str, str, str], str] = {}
-        self._writes: dict[tuple[str, str, str], dict[tuple[str, int], tuple[str, str]]] = {}
+        self._writes: dict[tuple[str, str, str], dict[tuple[str, int], tuple[str, str, str]]] = {}
+        """(thread, ns, checkpoint) -> {(task id, index): (channel, json, task path)}."""
 
     def _put_row(
         self,
@@ -81,18 +82,22 @@ class InMemorySaver(BaseCheckpointSaver):
         checkpoint_id: str,
         task_id: str,
         writes: list[tuple[int, str, str]],
+        task_path: str = "",
     ) -> None:
         with self._lock:
             bucket = self._writes.setdefault((thread_id, ns, checkpoint_id), {})
             for idx, ch, text in writes:
-                bucket[(task_id, idx)] = (ch, text)
+                bucket[(task_id, idx)] = (ch, text, task_path)
 
     def _get_writes(
         self, thread_id: str, ns: str, checkpoint_id: str
     ) -> list[tuple[str, str, str]]:
+        # as LangGraph's InMemorySaver orders them: by task path, task id, index (the order a
+        # superstep applies its tasks' writes), not the order the tasks finished in
         with self._lock:
             bucket = self._writes.get((thread_id, ns, checkpoint_id), {})
-            return [(task_id, ch, text) for (task_id, _i), (ch, text) in bucket.items()]
+            keys = sorted(bucket, key=lambda k: (bucket[k][2], k[0], k[1]))
+            return [(k[0], bucket[k][0], bucket[k][1]) for k in keys]
 
     def _delete_thread(self, thread_id: str) -> None:
         with self._lock:

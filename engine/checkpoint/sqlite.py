@@ -363,6 +363,7 @@ class SqliteSaver(BaseCheckpointSaver):
         checkpoint_id: str,
         task_id: str,
         writes: list[tuple[int, str, str]],
+        task_path: str = "",  # not kept: the file's writes come back in the order put
     ) -> None:
         item = HeldWrite(thread_id, ns, checkpoint_id, task_id, writes)
         with self._lock:

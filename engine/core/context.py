@@ -11,7 +11,16 @@ import contextvars
 from collections.abc import Mapping
 from typing import Any, Protocol
 
-__all__ = ["RUN", "TASK", "StreamingRun", "TaskView", "call_metadata", "current_task_view"]
+__all__ = [
+    "MODEL_RUNS",
+    "RUN",
+    "TASK",
+    "StreamingRun",
+    "TaskView",
+    "call_metadata",
+    "current_task_view",
+    "note_model_run",
+]
 
 
 class StreamingRun(Protocol):
@@ -37,6 +46,22 @@ RUN: contextvars.ContextVar[Any] = contextvars.ContextVar("stepwise_run", defaul
 """The run (``engine.graph.runtime.RunContext``) the running code belongs to."""
 TASK: contextvars.ContextVar[Any] = contextvars.ContextVar("stepwise_task", default=None)
 """The node task (``engine.graph.runtime.TaskContext``) the running code belongs to."""
+
+
+MODEL_RUNS: contextvars.ContextVar[Any] = contextvars.ContextVar(
+    "stepwise_model_runs", default=None
+)
+"""While LangChain-style ``astream_events`` runs a graph: a callable ``(message_id, name, tags)``
+told, before a chat-model reply's chunks reach the ``messages`` stream, the name and tags
+LangChain gives that model call's run (its events are named so)."""
+
+
+def note_model_run(message_id: Any, name: str, tags: list[str]) -> None:
+    """Tell an ``astream_events`` consumer (if any) the run name and tags of the chat-model
+    reply with ``message_id``."""
+    note = MODEL_RUNS.get()
+    if note is not None and message_id:
+        note(str(message_id), name, tags)
 
 
 def current_task_view() -> TaskView | None:

@@ -140,6 +140,17 @@ class Task:
         return ("__pregel_push", self.path[1], TASKS not in self.triggers)
 
 
+def task_path_str(path: Any) -> str:
+    """A task's path as LangGraph hands it to a saver's ``put_writes`` (which orders a
+    checkpoint's pending writes by it): a tuple as ``~`` and its parts joined by ``, ``, an
+    int (a bool too) zero-padded to 10 digits, anything else as its text."""
+    if isinstance(path, tuple | list):
+        return "~" + ", ".join(task_path_str(part) for part in path)
+    if isinstance(path, int):
+        return f"{path:010d}"
+    return str(path)
+
+
 def read_values(channels: dict[str, BaseChannel], keys: Iterable[str]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for k in keys:

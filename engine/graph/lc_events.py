@@ -23,6 +23,7 @@ import uuid
 from collections.abc import AsyncGenerator, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from engine.core.context import MODEL_RUNS
 from engine.observe.callbacks import _PARENT_RUN, BaseCallbackHandler
 
 if TYPE_CHECKING:
@@ -48,6 +49,13 @@ class _Collector(BaseCallbackHandler):
         """Task runs' inputs, named again at their end."""
         self.models: dict[uuid.UUID, list[_Reply]] = {}
         """Per task run: the chat-model replies streamed in it so far."""
+        self.model_runs: dict[str, tuple[str, list[str]]] = {}
+        """Chat-model reply (message id) -> its run's name and tags (``note_model``)."""
+
+    def note_model(self, message_id: str, name: str, tags: list[str]) -> None:
+        """The run name and tags of the chat-model reply ``message_id`` (told by whoever
+        streams it, before its chunks: ``engine.core.context.MODEL_RUNS``)."""
+        self.model_runs[message_id] = (name, tags)
 
     def parent_ids(self, run_id: uuid.UUID | None) -> list[str]:
         out: list[str] = []
@@ -125,8 +133,11 @@ class _Collector(BaseCallbackHandler):
         msg_id = str(getattr(chunk, "id", None) or "")
         reply = next((r for r in replies if r.message_id == msg_id), None)
         if reply is None:
-            name = str(metadata.get("ls_model_name") or "chat_model")
-            reply = _Reply(msg_id, str(uuid.uuid4()), name, metadata)
+            name, tags = self.model_runs.pop(msg_id, None) or (
+                str(metadata.get("ls_model_name") or "chat_model"),
+                None,
+            )
+            reply = _Reply(msg_id, str(uuid.uuid4()), name, metadata, tags)
             replies.append(reply)
             self.emit(self._model_event("on_chat_model_start", owner, reply, {"input": {}}))
         reply.total = chunk if reply.total is None else reply.total + chunk
@@ -135,6 +146,7 @@ class _Collector(BaseCallbackHandler):
     def _model_event(
         self, kind: str, owner: uuid.UUID, reply: _Reply, data: dict[str, Any]
     ) -> Event:
+        over: dict[str, Any] = {} if reply.tags is None else {"tags": reply.tags}
         return self.event(
             kind,
             owner,
@@ -143,6 +155,7 @@ class _Collector(BaseCallbackHandler):
             event_run_id=reply.run_id,
             parent=owner,
             metadata=reply.metadata,
+            **over,
         )
 
     def _close_models(self, owner: uuid.UUID) -> None:
@@ -155,11 +168,20 @@ class _Collector(BaseCallbackHandler):
 class _Reply:
     """One chat-model reply seen on the ``messages`` stream."""
 
-    def __init__(self, message_id: str, run_id: str, name: str, metadata: dict[str, Any]):
+    def __init__(
+        self,
+        message_id: str,
+        run_id: str,
+        name: str,
+        metadata: dict[str, Any],
+        tags: list[str] | None = None,
+    ):
         self.message_id = message_id
         self.run_id = run_id
         self.name = name
         self.metadata = metadata
+        self.tags = tags
+        """The model run's own tags (None: unknown, its task's are shown)."""
         self.total: Any = None
 
 
@@ -223,6 +245,7 @@ async def astream_langchain_events(
             collector.model_chunk(message, dict(metadata or {}), _PARENT_RUN.get())
 
     async def runner() -> None:
+        MODEL_RUNS.set(collector.note_model)  # this task's own context: the run inherits it
         try:
             await graph._arun(input, cfg, stream=sink, stream_modes=["updates", "messages"], **kw)
         finally:

@@ -129,7 +129,7 @@ class PregelLoop(LoopCheckpoints, LoopInput, LoopStreaming):
         self._deferred: (
             tuple[dict[str, Any], Checkpoint, CheckpointMetadata, dict[str, str]] | None
         ) = None
-        self._deferred_writes: list[tuple[str, list[tuple[str, Any]]]] = []
+        self._deferred_writes: list[tuple[str, list[tuple[str, Any]], str]] = []
         self._step_applied = True
         self._exit_failed = False
         if not self.nested:

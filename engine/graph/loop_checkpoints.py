@@ -4,6 +4,7 @@ it for the run's exit under durability "exit"), save a task's writes, flush what
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -20,7 +21,7 @@ from engine.checkpoint.base import (
 )
 from engine.core.ids import uuid7
 from engine.events import CheckpointSaved
-from engine.graph.algo import TASKS, Task, plan_tasks, without_untracked
+from engine.graph.algo import TASKS, Task, plan_tasks, task_path_str, without_untracked
 from engine.graph.algo import next_names as next_names_of
 from engine.graph.channels import MISSING, BaseChannel
 
@@ -61,7 +62,7 @@ class LoopCheckpoints:
     recursion_limit: int
     _saved_versions: dict[str, str]
     _deferred: tuple[dict[str, Any], Checkpoint, CheckpointMetadata, dict[str, str]] | None
-    _deferred_writes: list[tuple[str, list[tuple[str, Any]]]]
+    _deferred_writes: list[tuple[str, list[tuple[str, Any]], str]]
     _exit_failed: bool
 
     if TYPE_CHECKING:
@@ -277,10 +278,11 @@ class LoopCheckpoints:
             for c, v in writes
             if getattr(self.channels.get(c), "tracked", True)
         ]
+        path = task_path_str(task.public_path)
         if self.durability == "exit":
-            self._deferred_writes.append((task.id, writes))
+            self._deferred_writes.append((task.id, writes, path))
             return
-        await saver.aput_writes(self.checkpoint_config, writes, task.id)
+        await put_task_writes(saver, self.checkpoint_config, writes, task.id, path)
 
     async def _flush_deferred(self) -> None:
         saver = self.checkpointer
@@ -296,6 +298,35 @@ class LoopCheckpoints:
             parent, ckpt, meta, versions = self._deferred
             await saver.aput(parent, ckpt, meta, versions)
             self._deferred = None
-        for task_id, writes in self._deferred_writes:
-            await saver.aput_writes(self.checkpoint_config, writes, task_id)
+        for task_id, writes, path in self._deferred_writes:
+            await put_task_writes(saver, self.checkpoint_config, writes, task_id, path)
         self._deferred_writes = []
+
+
+_TAKES_PATH: dict[type, bool] = {}
+
+
+def _takes_task_path(saver: Any) -> bool:
+    """Does the saver's ``aput_writes`` take a task path (LangGraph's savers, ours)?  A saver
+    written for the older three-argument form gets none, as LangGraph checks too."""
+    cls = type(saver)
+    known = _TAKES_PATH.get(cls)
+    if known is None:
+        try:
+            params = inspect.signature(cls.aput_writes).parameters
+        except (TypeError, ValueError):
+            params = {}  # type: ignore[assignment]
+        known = _TAKES_PATH[cls] = "task_path" in params or any(
+            p.kind is inspect.Parameter.VAR_POSITIONAL for p in params.values()
+        )
+    return known
+
+
+async def put_task_writes(
+    saver: Any, config: dict[str, Any], writes: Any, task_id: str, task_path: str
+) -> None:
+    """``saver.aput_writes`` of one task's writes, with the task's path where it takes one."""
+    if task_path and _takes_task_path(saver):
+        await saver.aput_writes(config, writes, task_id, task_path)
+    else:
+        await saver.aput_writes(config, writes, task_id)

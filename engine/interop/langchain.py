@@ -19,14 +19,16 @@ Imported only when such an object shows up (``engine.interop.is_langchain``): ne
 
 from __future__ import annotations
 
+import copy
 import uuid
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any, get_args, get_origin
 
 from pydantic import ValidationError
 
 from engine.core.aio import in_thread
 from engine.graph.runtime import current_run
+from engine.interop.langchain_binding import bind_like_agent
 from engine.interop.langchain_face import tools_see_our_injections
 from engine.interop.langchain_messages import message_from_langchain, message_to_langchain
 from engine.interop.langchain_node_tokens import engine_call
@@ -135,7 +137,48 @@ class LangChainChatModel(BaseChatModel):
     def __repr__(self) -> str:
         return f"LangChainChatModel({type(self.lc_model).__name__}, model_name={self.model_name!r})"
 
+    def bound_like_agent(
+        self,
+        tools: Sequence[Any] | None,
+        kwargs: Mapping[str, Any],
+        *,
+        provider_strategy: bool = False,
+    ) -> LangChainChatModel:
+        """This model for one call of ``create_agent``'s model node, bound as LangChain's agent
+        binds it (``langchain_binding``): ``bind_tools(tools, **kwargs)``, or ``bind(**kwargs)``
+        when ``tools`` is None.  The call's own tools and settings are then not bound again."""
+        bound = copy.copy(self)
+        bound._prebound = bind_like_agent(
+            self.lc_model, tools, kwargs, provider_strategy=provider_strategy
+        )
+        return bound
+
+    _prebound: Any = None
+
+    @property
+    def run_name(self) -> str:
+        """The name LangChain gives this model's runs (its ``get_name()``)."""
+        try:
+            return str(self.lc_model.get_name())
+        except Exception:
+            return type(self.lc_model).__name__
+
+    @property
+    def run_tags(self) -> list[str]:
+        """The model's own tags, which LangChain adds to its runs'."""
+        return [str(t) for t in getattr(self.lc_model, "tags", None) or ()]
+
+    def bind_tools(self, tools: Sequence[Any], *, tool_choice: str | None = None, **kw: Any) -> Any:
+        """This model with ``tools`` bound, as LangChain binds them: the model's own
+        ``bind_tools`` gets the tool objects (``langchain_binding``), and ``tool_choice`` when
+        one is given; our calls still carry the tools' schemas (events, the request hash)."""
+        choice = {"tool_choice": tool_choice} if tool_choice is not None else {}
+        bound = self.bound_like_agent(list(tools), {**choice, **kw})
+        return BaseChatModel.bind_tools(bound, tools, tool_choice=tool_choice, **kw)
+
     def _bound(self, request: ChatRequest) -> Any:
+        if self._prebound is not None:
+            return self._prebound
         runnable = self.lc_model
         if request.tools:
             tools = [{"type": "function", "function": t} for t in request.tools]
@@ -197,15 +240,21 @@ class LangChainChatModel(BaseChatModel):
         return self._reply(out)
 
     async def _astream(self, request: ChatRequest) -> AsyncIterator[AIMessage]:
-        """Tokens, then the reply, for someone who consumes tokens: still ``ainvoke``, with a
-        streaming consumer attached (``langchain_tokens``), as LangGraph's messages stream
-        gets them."""
+        """Tokens, then the reply, for someone who consumes tokens: still ``invoke`` /
+        ``ainvoke`` (as ``_agenerate``), with a streaming consumer attached
+        (``langchain_tokens``), as LangGraph's messages stream gets them: a sync run's model
+        streams through its sync ``_stream``, an async run's through ``_astream``."""
         runnable, messages = self._call(request)
         out: Any = None
+        sync = _sync_run()
+
+        def call(cfg: Any) -> Any:
+            if sync:
+                return engine_call(in_thread(runnable.invoke, messages, cfg))
+            return engine_call(runnable.ainvoke(messages, cfg))
+
         try:
-            async for kind, item in stream_through_invoke(
-                lambda cfg: engine_call(runnable.ainvoke(messages, cfg)), request.config
-            ):
+            async for kind, item in stream_through_invoke(call, request.config):
                 if kind == "result":
                     out = item
                     continue

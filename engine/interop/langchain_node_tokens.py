@@ -16,8 +16,9 @@ from contextvars import ContextVar
 from typing import Any, TypeVar
 from uuid import UUID
 
-from engine.core.context import call_metadata, current_task_view
+from engine.core.context import call_metadata, current_task_view, note_model_run
 from engine.interop.langchain_messages import message_from_langchain
+from engine.models.base import MODEL_CALL_TAGS
 
 __all__ = ["engine_call", "enter_node", "hook"]
 
@@ -55,6 +56,17 @@ async def engine_call(call: Awaitable[T]) -> T:
 
 
 _HANDLER_CLASS: list[type] = []
+
+
+def _serialized_name(serialized: Any) -> str:
+    """A model run's name from its serialized form, as LangChain's event stream takes it."""
+    if isinstance(serialized, dict):
+        if serialized.get("name"):
+            return str(serialized["name"])
+        ident = serialized.get("id")
+        if isinstance(ident, list) and ident:
+            return str(ident[-1])
+    return "Unnamed"
 
 
 def _handler() -> Any:
@@ -95,7 +107,12 @@ def _handler_class() -> type:
             user_tags = [t for t in tags or () if not t.startswith("seq:step")]
             if user_tags:
                 meta["tags"] = user_tags
-            self.calls[run_id] = [task.run, meta, task.ns, False]
+            # the call's run name and tags, as LangChain's event stream names it
+            name = kwargs.get("name") or _serialized_name(serialized)
+            run_tags = list(tags or ())
+            if not any(t.startswith("seq:step") for t in run_tags):
+                run_tags = [*MODEL_CALL_TAGS, *run_tags]
+            self.calls[run_id] = [task.run, meta, task.ns, False, (name, run_tags)]
 
         def on_llm_new_token(
             self, token: Any, *, chunk: Any = None, run_id: UUID, **kwargs: Any
@@ -105,17 +122,18 @@ def _handler_class() -> type:
             if call is None or message is None:
                 return
             call[3] = True
-            run, meta, ns, _ = call
+            run, meta, ns, _, (name, tags) = call
             ours = message_from_langchain(message)
             if ours.id:  # streamed: not again when it comes back in the node's output
                 run.streamed_message_ids.add(ours.id)
+            note_model_run(ours.id, name, tags)
             run.push_any_thread("messages", (ours, meta), ns)
 
         def on_llm_end(self, response: Any, *, run_id: UUID, **kwargs: Any) -> None:
             call = self.calls.pop(run_id, None)
             if call is None or call[3]:
                 return
-            run, meta, ns, _ = call
+            run, meta, ns, _, (name, tags) = call
             for generations in getattr(response, "generations", None) or ():
                 for generation in generations:
                     message = getattr(generation, "message", None)
@@ -123,6 +141,7 @@ def _handler_class() -> type:
                         ours = message_from_langchain(message)
                         if ours.id:
                             run.streamed_message_ids.add(ours.id)
+                        note_model_run(ours.id, name, tags)
                         run.push_any_thread("messages", (ours, meta), ns)
 
         def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:

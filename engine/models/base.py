@@ -27,7 +27,7 @@ from typing import Any, Protocol, TypeAlias, runtime_checkable
 
 from engine.core import foreign
 from engine.core.aio import iter_sync, run_sync
-from engine.core.context import call_metadata, current_task_view
+from engine.core.context import call_metadata, current_task_view, note_model_run
 from engine.messages import AIMessage, AIMessageChunk, BaseMessage, coerce_messages
 from engine.models.errors import ModelResponseError
 from engine.models.runnable_api import ModelRunnableAPI
@@ -184,6 +184,28 @@ def _finalize(message: AIMessage) -> AIMessage:
     return message
 
 
+def model_run_name(model: Any) -> str:
+    """The name LangChain gives a chat model's runs (its ``astream_events`` name them so): the
+    model's ``run_name`` where its class has one (a langchain_core model's ``get_name()``: its
+    ``name``, else its class name), else its class name."""
+    if getattr(type(model), "run_name", None) is not None:  # not our models' foreign face
+        name = model.run_name
+        if isinstance(name, str) and name:
+            return name
+    return type(model).__name__
+
+
+MODEL_CALL_TAGS = ["seq:step:1"]
+"""The tags of a chat model's run called by a node: the node's first step, as LangGraph tags it."""
+
+
+def model_run_tags(model: Any) -> list[str]:
+    """The tags of a chat model's run called by a node: the node step's, then the model's own
+    (a langchain_core model's ``tags``)."""
+    own = getattr(type(model), "run_tags", None) is not None and model.run_tags
+    return [*MODEL_CALL_TAGS, *own] if own else MODEL_CALL_TAGS
+
+
 def _node_token_tap() -> tuple[Any, dict[str, Any], str] | None:
     """``(run, metadata, ns)`` when this call runs inside a graph node of a run that streams
     ``messages``; None otherwise."""
@@ -328,16 +350,19 @@ class BaseChatModel(ModelRunnableAPI):
         msg_id = f"run-{uuid.uuid4()}"
         chunks: list[AIMessage] = []
         final: AIMessage | None = None
+        run_name = (request.config or {}).get("run_name") or model_run_name(self)
         async for item in self._astream(request):
             if isinstance(item, AIMessageChunk):
                 if item.id is None:
                     item.id = msg_id
                 chunks.append(item)
+                note_model_run(item.id, run_name, MODEL_CALL_TAGS)
                 run.push_any_thread("messages", (item, meta), ns)
             else:
                 final = item
         closing = closing_chunk(chunks)
         if closing is not None:
+            note_model_run(closing.id, run_name, MODEL_CALL_TAGS)
             run.push_any_thread("messages", (closing, meta), ns)
         final = final or collect(chunks)
         if final is None:
@@ -346,6 +371,7 @@ class BaseChatModel(ModelRunnableAPI):
             final.id = chunks[0].id if chunks else msg_id
         final = _finalize(final)
         if not chunks:
+            note_model_run(final.id, run_name, MODEL_CALL_TAGS)
             run.push_any_thread("messages", (final, meta), ns)
         run.streamed_message_ids.add(final.id)
         return final

@@ -196,8 +196,10 @@ async def _edit_state(hub: Hub, parent: QWidget | None) -> bool:
 async def _exact(hub: Hub, items: list[Any]) -> list[Any]:
     """The pending ``Interrupt`` objects for ``items`` where the thread has them: an
     ``interrupt.raised`` event carries a display copy of the value (long strings shortened).
-    They come in the thread's order (its tasks'), not the order parallel tasks happened to
-    raise them in, so the same pause always asks its questions in the same order."""
+    An item is found by its interrupt id, else by its task (the one interrupt that task waits
+    on: two tasks interrupting at once each get their own).  They come in the thread's order
+    (its tasks'), not the order parallel tasks happened to raise them in, so the same pause
+    always asks its questions in the same order."""
     try:
         snapshot = await hub.read_state(None)
     except Exception:  # a recorded session without its graph: the events are all there is
@@ -205,22 +207,29 @@ async def _exact(hub: Hub, items: list[Any]) -> list[Any]:
     if snapshot is None:
         return items
     by_id = {i.id: i for i in snapshot.interrupts}
+    by_task = {
+        t.id: list(t.interrupts) for t in getattr(snapshot, "tasks", ()) or () if t.interrupts
+    }
     rank = {iid: n for n, iid in enumerate(by_id)}
-    items = sorted(items, key=lambda i: rank.get(_interrupt_id(i) or "", len(rank)))
-    out = []
+    found = []
     for item in items:
         exact = by_id.get(_interrupt_id(item) or "")
-        out.append(
-            item
-            if exact is None
-            else _Pending(
-                exact.value,
-                exact.id,
-                getattr(item, "node", ""),
-                getattr(exact, "response_schema", None),
-            )
+        waiting = by_task.get(getattr(item, "task_id", None) or "", [])
+        if exact is None and len(waiting) == 1:
+            exact = waiting[0]
+        found.append((item, exact))
+    found.sort(key=lambda pair: rank.get(pair[1].id if pair[1] else "", len(rank)))
+    return [
+        item
+        if exact is None
+        else _Pending(
+            exact.value,
+            exact.id,
+            getattr(item, "node", ""),
+            getattr(exact, "response_schema", None),
         )
-    return out
+        for item, exact in found
+    ]
 
 
 @dataclass(frozen=True)

@@ -246,3 +246,29 @@ def test_static_pause_edit_state_then_continue(app: Any) -> None:
     assert steps == ["pause", "EditStateDialog", "pause again", "EditStateDialog"]
     assert answer is CONTINUE
     assert s.invoke(run_input(answer))["log"] == ["a", "edited", "b"]
+
+
+def test_interrupts_without_ids_are_answered_by_their_tasks(app: Any) -> None:
+    """An interrupt reported without its id (only its task: an attached app's LangGraph may not
+    say) is answered as the interrupt its task waits on: two tasks interrupting at once each
+    get their own answer, by the id the thread gives it."""
+    s = Session(app, asking_graph(parallel=True))
+    s.invoke({"answers": []})
+    raised = s.raised()
+    assert all(e.task_id for e in raised)
+    ids = {e.node: e.interrupt_id for e in raised}
+    anonymous = [e.model_copy(update={"interrupt_id": None}) for e in raised]
+
+    def reply(dialog: ResumeValueDialog) -> None:
+        dialog.editor.setPlainText(f'"answer to {dialog.request.node}"')
+        dialog.resume_button.click()
+
+    queue = [reply, reply]
+    disconnect = dialog_opened.connect(lambda d: queue.pop(0)(d))
+    try:
+        command = s.loop.run_until_complete(handle_interrupt(s.hub, anonymous, None))
+    finally:
+        disconnect()
+    assert command.resume == {ids[node]: f"answer to {node}" for node in ids}
+    out = s.invoke(command)
+    assert sorted(out["answers"]) == ["answer to ask", "answer to ask_again"]

@@ -70,6 +70,12 @@ def test_a_resume_by_interrupt_id_answers_each_id() -> None:
     raised = [e for e in collect(graph, {"draft": "v1"}, cfg) if e.kind == "interrupt.raised"]
     ids = {e.__dict__["node"]: e.interrupt_id for e in raised}
     assert set(ids) == {"legal", "style"}
+    # each carries its task, the one LangGraph's thread says waits on it
+    tasks = {t.name: t for t in graph.get_state(cfg).tasks}
+    for e in raised:
+        d = e.__dict__
+        assert d["task_id"] == tasks[d["node"]].id
+        assert [i.id for i in tasks[d["node"]].interrupts] == [e.interrupt_id]
     answers = {ids["legal"]: "yes", ids["style"]: "no"}
     events = collect(graph, Command(resume=answers), cfg)
     resumed = [e.__dict__ for e in events if e.kind == "interrupt.resumed"]
@@ -99,11 +105,54 @@ def test_one_value_for_several_waiting_interrupts_is_refused_and_claims_no_resum
 def test_interrupts_reported_one_task_at_a_time_keep_each_nodes_name() -> None:
     from types import SimpleNamespace
 
+    from engine.attach.base import Interrupted
     from engine.attach.translate import StreamTranslator
 
     # both parallel nodes ended interrupted before LangGraph reported the first one's interrupt
+    legal, style = Interrupted("legal", "s1", "t1", []), Interrupted("style", "s2", "t2", [])
     tr = StreamTranslator.__new__(StreamTranslator)
-    tr.cb = SimpleNamespace(interrupted={"": ["legal", "style"]})  # type: ignore[assignment]
-    assert tr._interrupted_nodes("", 1) == ["legal"]
-    assert tr._interrupted_nodes("", 1) == ["style"]  # was '': the first report took both
-    assert tr._interrupted_nodes("", 1) == [] and tr.cb.interrupted == {}
+    tr.cb = SimpleNamespace(interrupted={"": [legal, style]})  # type: ignore[assignment]
+    one = SimpleNamespace(id=None)
+    assert tr._interrupted_nodes("", [one]) == [legal]
+    assert tr._interrupted_nodes("", [one]) == [style]  # was '': the first report took both
+    assert tr._interrupted_nodes("", [one]) == [None] and tr.cb.interrupted == {}
+
+
+def test_interrupts_are_matched_to_their_tasks_by_id_whatever_the_order() -> None:
+    from types import SimpleNamespace
+
+    from engine.attach.base import Interrupted
+    from engine.attach.translate import StreamTranslator
+
+    legal = Interrupted("review", "s1", "t1", ["i1"])
+    style = Interrupted("review", "s2", "t2", ["i2"])
+    tr = StreamTranslator.__new__(StreamTranslator)
+    tr.cb = SimpleNamespace(interrupted={"": [legal, style]})  # type: ignore[assignment]
+    second, first = SimpleNamespace(id="i2"), SimpleNamespace(id="i1")
+    assert tr._interrupted_nodes("", [second, first]) == [style, legal]
+    assert tr.cb.interrupted == {}
+
+
+def test_two_tasks_of_one_node_interrupting_at_once_each_carry_their_task() -> None:
+    from langgraph.types import Send
+
+    def review(state: S) -> dict[str, Any]:
+        draft = state.get("draft", "")
+        return {"verdicts": [f"{draft}: {interrupt(draft)}"]}
+
+    b = StateGraph(S)
+    b.add_node("review", review)
+    b.add_conditional_edges(START, lambda s: [Send("review", {"draft": d}) for d in ("a", "b")])
+    graph = attach(b.compile(checkpointer=InMemorySaver()))
+    cfg = {"configurable": {"thread_id": "t"}}
+    raised = [
+        e.__dict__ for e in collect(graph, {"draft": "v1"}, cfg) if e.kind == "interrupt.raised"
+    ]
+    waiting = {i.id: t.id for t in graph.get_state(cfg).tasks for i in t.interrupts}
+    assert len(waiting) == 2 and len(set(waiting.values())) == 2
+    assert {d["interrupt_id"]: d["task_id"] for d in raised} == waiting
+    spans = {d["task_id"]: d["parent_span_id"] for d in raised}
+    assert len(set(spans.values())) == 2  # each under its own task's node span
+    by_value = {d["value"]: d["interrupt_id"] for d in raised}
+    collect(graph, Command(resume={by_value["a"]: "yes", by_value["b"]: "no"}), cfg)
+    assert sorted(graph.get_state(cfg).values["verdicts"]) == ["a: yes", "b: no"]

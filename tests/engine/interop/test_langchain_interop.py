@@ -19,6 +19,7 @@ lc_messages = pytest.importorskip("langchain_core.messages")
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel  # noqa: E402
 from langchain_core.tools import InjectedToolCallId, ToolException  # noqa: E402
 from langchain_core.tools import tool as lc_tool  # noqa: E402
+from langchain_core.utils.function_calling import convert_to_openai_tool  # noqa: E402
 
 from engine.agents import create_agent  # noqa: E402
 from engine.checkpoint import InMemorySaver  # noqa: E402
@@ -147,8 +148,13 @@ def test_a_langchain_model_and_tools_run_a_whole_agent_with_full_events() -> Non
     assert tool_msgs["search"].artifact == {"hits": [1, 2]}
     assert tool_msgs["flaky"].status == "error" and "service is down" in tool_msgs["flaky"].text
     assert msgs[-1].text == "All done here." and isinstance(msgs[-1], AIMessage)
-    schemas = {t["function"]["name"]: t for t in BOUND[-1][0]}
-    assert "tool_call_id" not in schemas["whoami"]["function"]["parameters"].get("properties", {})
+    # bound as LangChain's agent binds them: the tool objects themselves, whose OpenAI form
+    # (what a provider model sends) hides the injected argument
+    assert all(
+        a is b for a, b in zip(BOUND[-1][0], [create_file, whoami, search, flaky], strict=True)
+    )
+    schema = convert_to_openai_tool(BOUND[-1][0][1])["function"]["parameters"]
+    assert "tool_call_id" not in schema.get("properties", {})
 
     kinds = [e.kind for e in events]
     assert kinds.count("model.request") == 3 and kinds.count("model.response") == 3
@@ -172,12 +178,21 @@ class TimingOutOnce(GenericFakeChatModel):
     def bind_tools(self, tools: Any, **kwargs: Any) -> Any:
         return self
 
+    # a sync run streams through ``_stream`` (as LangChain's), an async one through ``_astream``
+    def _stream(self, *args: Any, **kwargs: Any) -> Any:
+        _time_out_once()
+        yield from super()._stream(*args, **kwargs)
+
     async def _astream(self, *args: Any, **kwargs: Any) -> Any:
-        if FAILURES[0]:
-            FAILURES[0] -= 1
-            raise type("APITimeoutError", (Exception,), {})("read timed out")
+        _time_out_once()
         async for chunk in super()._astream(*args, **kwargs):
             yield chunk
+
+
+def _time_out_once() -> None:
+    if FAILURES[0]:
+        FAILURES[0] -= 1
+        raise type("APITimeoutError", (Exception,), {})("read timed out")
 
 
 def test_provider_errors_become_engine_errors_that_retry_middleware_retries() -> None:
