@@ -166,7 +166,7 @@ class StateDock(QWidget):
             hub.subscribe("thread", lambda _t: self.show_checkpoint(None)),
             hub.subscribe("checkpoints", self.refresh),
             hub.subscribe("events", self._on_events),
-            hub.subscribe("status", lambda _s: self._update_actions()),
+            hub.subscribe("shown_status", lambda _s: self._update_actions()),
         ]
         try:
             self._unsubs.append(hub.subscribe("theme", self.set_theme))
@@ -248,7 +248,7 @@ class StateDock(QWidget):
         self._render_json_if_visible()
 
     def _update_actions(self) -> None:
-        busy = self.hub.status in ("running", "paused")
+        busy = self.hub.shown_status in ("running", "paused")
         editable, why = can(self.hub, Capability.EDIT_STATE)
         self.edit_button.setEnabled(editable and self.snapshot is not None and not busy)
         self.edit_button.setToolTip(
