@@ -45,6 +45,7 @@ from studio.models.state_tree import Path, StateNode, StateTree
 from studio.qtmodels.state_items import NODE_ROLE, StateItemModel
 from studio.run.capabilities import can
 from studio.widgets.plain_text import plain_label, plain_tip
+from studio.widgets.steady_header import steady_header
 from studio.widgets.steady_slot import steady
 
 __all__ = ["StateDock", "describe_snapshot"]
@@ -120,6 +121,7 @@ class StateDock(QWidget):
 
         self.model = StateItemModel(self, self.theme)
         self.tree = QTreeView()
+        steady_header(self.tree)  # not repainted at every new state read
         self.tree.setModel(self.model)
         self.tree.setUniformRowHeights(True)
         self.tree.setAlternatingRowColors(True)
