@@ -47,6 +47,8 @@ class SteadyHeader(QHeaderView):
         self._capture.timeout.connect(self._take_picture)
         self.pictures = 0
         """How many times the header was drawn into its picture (for tests and diagnostics)."""
+        # a palette set on the header alone may not reach its viewport (under a stylesheet)
+        self.installEventFilter(self)
         self.viewport().installEventFilter(self)
 
     def drop_picture(self) -> None:
