@@ -64,6 +64,7 @@ def test_new_rows_repaint_the_header_from_its_picture(qtbot: Any) -> None:
     view, model = _view(qtbot, steady=True)
     header = view.header()
     assert isinstance(header, SteadyHeader)
+    qtbot.waitUntil(lambda: header.pictures >= 1)  # drawn once shown
     drawn = header.pictures
     for _ in range(4):  # each batch of rows lays the tree out again, and repaints its header
         _add_rows(model, 3)
@@ -78,6 +79,7 @@ def test_a_new_section_size_title_or_palette_draws_the_header_afresh(qtbot: Any)
     view, model = _view(qtbot, steady=True)
     header = view.header()
     assert isinstance(header, SteadyHeader)
+    qtbot.waitUntil(lambda: header.pictures >= 1)  # drawn once shown
     drawn = header.pictures
     for v in (stock, view):
         v.header().resizeSection(0, 90)
