@@ -96,6 +96,8 @@ class Hub:
         self.show_running_after = 0.03
         """Seconds a run's "running" waits before it is shown (the event batcher's frame)."""
         self._showing: asyncio.Handle | None = None
+        self._showing_on: asyncio.AbstractEventLoop | None = None
+        """The loop ``_showing`` is due on (a loop stopped before it came never calls it)."""
         self.events: list[EventBase] = []
         self.selected_checkpoint: str | None = None
         self.source_label: str = ""
@@ -204,13 +206,16 @@ class Hub:
             self.status = status
             self.publish("status", status)
         if status == "running" and self.shown_status != "running":
-            if self._showing is None:
-                try:
-                    loop = asyncio.get_running_loop()
-                except RuntimeError:  # no loop (a synchronous caller): show it at once
-                    self._show_status(status)
-                    return
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:  # no loop (a synchronous caller): show it at once
+                self._show_status(status)
+                return
+            if self._showing is None or self._showing_on is not loop:  # not due on this loop
+                if self._showing is not None:
+                    self._showing.cancel()
                 self._showing = loop.call_later(self.show_running_after, self._show_running)
+                self._showing_on = loop
             return
         self._show_status(status)
 

@@ -385,3 +385,15 @@ def test_hub_shows_running_one_frame_late_and_not_for_a_run_that_ended_within_it
 
     asyncio.run(runs())
     assert told == ["running", "done", "running", "paused", "running", "done"]
+
+    async def cut_short() -> None:  # the loop stops within the frame of a run's start
+        hub.set_status("running")
+
+    async def on_another_loop() -> None:
+        hub.set_status("running")
+        await asyncio.sleep(0.05)
+
+    asyncio.run(cut_short())
+    assert hub.shown_status == "done"
+    asyncio.run(on_another_loop())
+    assert hub.shown_status == "running"
