@@ -57,11 +57,17 @@ class InputBar(QFrame):
         layout.addWidget(self.message_edit, 1)
         layout.addWidget(self.send_button)
         self.message_edit.returnPressed.connect(self.send_button.click)
-        hub.subscribe("status", lambda _s: self._update_enabled())
+        hub.subscribe("shown_status", lambda _s: self._update_enabled())
         hub.subscribe("graph", lambda _g: self._update_enabled())
         self._update_enabled()
 
     def set_threads(self, threads: list[str], current: str) -> None:
+        box = self.thread_box
+        if (
+            box.currentText() == current
+            and [box.itemText(i) for i in range(box.count())] == threads
+        ):
+            return  # the same list (the window asks after every run): no refill, no repaint
         self.thread_box.blockSignals(True)
         try:
             self.thread_box.clear()
@@ -78,8 +84,8 @@ class InputBar(QFrame):
         return text
 
     def _update_enabled(self) -> None:
-        busy = self.hub.status in ("running", "paused")
-        replay = self.hub.status == "replay"
+        busy = self.hub.shown_status in ("running", "paused")
+        replay = self.hub.shown_status == "replay"
         runnable, cannot = can(self.hub, Capability.RUN)
         live = runnable and not replay
         self.send_button.setEnabled(not busy and live)

@@ -292,8 +292,9 @@ class MainWindow(RunCommands, WindowLayout, QMainWindow):
         self.input_bar.thread_box.activated.connect(
             lambda _i: self.switch_thread(self.input_bar.thread_box.currentText())
         )
-        for topic in ("status", "graph", "thread"):
+        for topic in ("shown_status", "graph", "thread"):
             self.hub.subscribe(topic, lambda *_a: self._refresh())
+        self.hub.subscribe("status", self._on_status)
         self.hub.subscribe("theme", self._apply_theme)
         self.hub.subscribe("event", self._on_event_selected)
         ctl.on_problem.append(self._on_problem)
@@ -325,8 +326,9 @@ class MainWindow(RunCommands, WindowLayout, QMainWindow):
     def _refresh(self) -> None:
         ctl = self.controller
         target = ctl.target
+        status = self.hub.shown_status
         self.actions_.update(
-            self.hub.status,
+            status,
             ctl.debugger.paused,
             target is not None,
             ctl.busy,
@@ -335,13 +337,17 @@ class MainWindow(RunCommands, WindowLayout, QMainWindow):
         label = self.hub.source_label
         self.setWindowTitle(f"{label} - Stepwise" if label else "Stepwise")
         self.input_bar.set_threads(ctl.threads, self.hub.thread_id)
-        if self.hub.status == "error" and ctl.last_error:
+        if status == "error" and ctl.last_error:
             self.status.show_message(ctl.last_error)
-        elif self.hub.status == "interrupted" and ctl.interrupt_handler is None:
+        elif status == "interrupted" and ctl.interrupt_handler is None:
             self.status.show_message("Interrupted: no dialog to answer it is installed")
-        elif self.hub.status == "idle" and ctl.target is not None and ctl.needs_input:
+        elif status == "idle" and ctl.target is not None and ctl.needs_input:
             self.status.show_message(FIRST_MESSAGE_HINT)
-        elif self.hub.status in ("running", "idle"):
+        elif status in ("running", "idle"):
+            self.status.show_message("")
+
+    def _on_status(self, status: str) -> None:
+        if status == "running":  # a run starts: the last note goes at once, as it always did
             self.status.show_message("")
 
     def _apply_theme(self, name: str) -> None:

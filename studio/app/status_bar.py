@@ -92,7 +92,7 @@ class RunStatusBar(QStatusBar):
         self._timer.timeout.connect(self.refresh)
         hub.subscribe("events", self._on_events)
         hub.subscribe("reset", self._on_reset)
-        hub.subscribe("status", self._on_status)
+        hub.subscribe("shown_status", self._on_status)
         hub.subscribe("selection", self._on_selection)
         self.refresh()
 
@@ -153,7 +153,7 @@ class RunStatusBar(QStatusBar):
         self.refresh()
 
     def refresh(self) -> None:
-        status = self.hub.status
+        status = self.hub.shown_status
         live = status in ("running", "paused") and self.hub.selected_checkpoint is None
         parts = self.stats.text_parts(status, time.monotonic_ns() if live else None)
         self.state_label.setText(parts["state"])

@@ -8,6 +8,7 @@ Topics (callback signatures):
 - ``"reset"``     ``cb()``                                  a new run or session starts: clear views
 - ``"events"``    ``cb(batch: list[EventBase])``            new events, in seq order, batched
 - ``"status"``    ``cb(status: str)``                       idle|running|paused|done|interrupted|error|cancelled|replay
+- ``"shown_status"`` ``cb(status: str)``                    the status the views show (``shown_status``)
 - ``"selection"`` ``cb(checkpoint_id: str | None)``         timeline selection (None = live tip)
 - ``"thread"``    ``cb(thread_id: str)``                    the current thread changed
 - ``"checkpoints"`` ``cb()``                                checkpoints changed outside a run (update_state, fork)
@@ -25,10 +26,21 @@ Topics (callback signatures):
 ``debugger`` is the run controller's ``engine.debug.Debugger`` (it outlives runs: breakpoints
 stay); ``session_path`` is the ``.stepwise`` file the current runs are recorded into (or the
 session opened for replay).
+
+``status`` is the run's state as it is; ``shown_status`` is what the window shows of it (the
+status bar, the toolbar and the input bar, the docks' buttons): the same, except that a run's
+"running" shows one frame (``show_running_after``) after the run starts, and not at all when
+the run has ended (or paused) by then.  A turn that ends within a frame (a scripted agent's,
+a cached reply) thus shows its final state once, where it disabled and re-enabled the toolbar
+and the input bar and restyled the status row twice (two repaints of each, a third of the
+window's small widgets' cost per turn); a longer run shows "running" within one frame, as its
+first events do, and Stop is enabled from then on (the run is stopped by its task's state,
+not by what is shown).
 """
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
@@ -50,6 +62,7 @@ TOPICS = (
     "reset",
     "events",
     "status",
+    "shown_status",
     "selection",
     "thread",
     "checkpoints",
@@ -78,6 +91,13 @@ class Hub:
         self.debugger: Debugger | None = None
         self.thread_id: str = "main"
         self.status: str = "idle"
+        self.shown_status: str = "idle"
+        """What the window shows of ``status`` (see the module docstring)."""
+        self.show_running_after = 0.03
+        """Seconds a run's "running" waits before it is shown (the event batcher's frame)."""
+        self._showing: asyncio.Handle | None = None
+        self._showing_on: asyncio.AbstractEventLoop | None = None
+        """The loop ``_showing`` is due on (a loop stopped before it came never calls it)."""
         self.events: list[EventBase] = []
         self.selected_checkpoint: str | None = None
         self.source_label: str = ""
@@ -185,6 +205,32 @@ class Hub:
         if status != self.status:
             self.status = status
             self.publish("status", status)
+        if status == "running" and self.shown_status != "running":
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:  # no loop (a synchronous caller): show it at once
+                self._show_status(status)
+                return
+            if self._showing is None or self._showing_on is not loop:  # not due on this loop
+                if self._showing is not None:
+                    self._showing.cancel()
+                self._showing = loop.call_later(self.show_running_after, self._show_running)
+                self._showing_on = loop
+            return
+        self._show_status(status)
+
+    def _show_running(self) -> None:
+        self._showing = None
+        if self.status == "running":
+            self._show_status("running")
+
+    def _show_status(self, status: str) -> None:
+        if self._showing is not None:
+            self._showing.cancel()
+            self._showing = None
+        if status != self.shown_status:
+            self.shown_status = status
+            self.publish("shown_status", status)
 
     def select_checkpoint(self, checkpoint_id: str | None) -> None:
         if checkpoint_id != self.selected_checkpoint:

@@ -92,6 +92,7 @@ class RunController(
         self.session_dir = session_dir
         self.record = record
         self.batcher = EventBatcher(hub.add_events, batch_interval)
+        hub.show_running_after = batch_interval  # "running" shows with a run's first frame
         self.interrupt_handler: InterruptHandler | None = None
         self.spec: str | None = None
         self.label = ""

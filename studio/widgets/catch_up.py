@@ -26,7 +26,7 @@ from engine.events import EventBase
 
 __all__ = ["LIVE_TOPICS", "CatchUp", "catch_up_now"]
 
-LIVE_TOPICS = frozenset({"status", "theme", "prices", "breakpoints", "focus"})
+LIVE_TOPICS = frozenset({"status", "shown_status", "theme", "prices", "breakpoints", "focus"})
 """Hub topics whose handlers do not read what the events built: never held back."""
 
 

@@ -349,3 +349,51 @@ def test_gc_policy_freezes_when_a_run_ends_after_enough_events() -> None:
         assert policy.freezes == 2 and _frozen(kept)
     finally:
         gc.unfreeze()
+
+
+def test_hub_shows_running_one_frame_late_and_not_for_a_run_that_ended_within_it() -> None:
+    """``shown_status``: a run's "running" shows one frame after it starts, and not at all when
+    the run ended (or paused) by then; every other status shows at once.  ``status`` is the
+    run's state as it is, at once."""
+    hub = Hub()
+    shown: list[str] = []
+    told: list[str] = []
+    hub.subscribe("shown_status", shown.append)
+    hub.subscribe("status", told.append)
+    hub.set_status("running")  # no loop (a synchronous caller): at once
+    hub.set_status("done")
+    assert shown == ["running", "done"] and told == ["running", "done"]
+    shown.clear()
+    told.clear()
+    hub.show_running_after = 60.0
+
+    async def runs() -> None:
+        hub.set_status("running")  # a turn that ends within its frame: never shown running
+        assert hub.status == "running" and hub.shown_status == "done" and shown == []
+        hub.set_status("done")
+        assert shown == [] and hub._showing is None
+        hub.set_status("running")  # a run that pauses within its frame shows paused at once
+        hub.set_status("paused")
+        assert shown == ["paused"]
+        hub.show_running_after = 0.01
+        hub.set_status("running")  # a longer run: shown running one frame later
+        assert shown == ["paused"]
+        await asyncio.sleep(0.05)
+        assert shown == ["paused", "running"] and hub.shown_status == "running"
+        hub.set_status("done")
+        assert shown == ["paused", "running", "done"]
+
+    asyncio.run(runs())
+    assert told == ["running", "done", "running", "paused", "running", "done"]
+
+    async def cut_short() -> None:  # the loop stops within the frame of a run's start
+        hub.set_status("running")
+
+    async def on_another_loop() -> None:
+        hub.set_status("running")
+        await asyncio.sleep(0.05)
+
+    asyncio.run(cut_short())
+    assert hub.shown_status == "done"
+    asyncio.run(on_another_loop())
+    assert hub.shown_status == "running"

@@ -46,6 +46,7 @@ from studio.qtmodels.event_tree import EventTreeModel
 from studio.widgets.catch_up import catch_up_now
 from studio.widgets.dock_support import bind_to_hub, unsubscribe_all
 from studio.widgets.plain_text import plain_label
+from studio.widgets.steady_header import steady_header
 from studio.widgets.steady_slot import steady
 
 if TYPE_CHECKING:
@@ -168,6 +169,7 @@ class EventLogDock(QWidget):
 
     def _setup_view(self) -> None:
         v = self.view
+        steady_header(v)  # not repainted at every relayout of the rows
         v.setModel(self.model)
         self.delegate = EventCellDelegate(v)
         self.delegate.bind(self.model)

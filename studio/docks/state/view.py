@@ -45,6 +45,7 @@ from studio.models.state_tree import Path, StateNode, StateTree
 from studio.qtmodels.state_items import NODE_ROLE, StateItemModel
 from studio.run.capabilities import can
 from studio.widgets.plain_text import plain_label, plain_tip
+from studio.widgets.steady_header import steady_header
 from studio.widgets.steady_slot import steady
 
 __all__ = ["StateDock", "describe_snapshot"]
@@ -120,6 +121,7 @@ class StateDock(QWidget):
 
         self.model = StateItemModel(self, self.theme)
         self.tree = QTreeView()
+        steady_header(self.tree)  # not repainted at every new state read
         self.tree.setModel(self.model)
         self.tree.setUniformRowHeights(True)
         self.tree.setAlternatingRowColors(True)
@@ -166,7 +168,7 @@ class StateDock(QWidget):
             hub.subscribe("thread", lambda _t: self.show_checkpoint(None)),
             hub.subscribe("checkpoints", self.refresh),
             hub.subscribe("events", self._on_events),
-            hub.subscribe("status", lambda _s: self._update_actions()),
+            hub.subscribe("shown_status", lambda _s: self._update_actions()),
         ]
         try:
             self._unsubs.append(hub.subscribe("theme", self.set_theme))
@@ -248,7 +250,7 @@ class StateDock(QWidget):
         self._render_json_if_visible()
 
     def _update_actions(self) -> None:
-        busy = self.hub.status in ("running", "paused")
+        busy = self.hub.shown_status in ("running", "paused")
         editable, why = can(self.hub, Capability.EDIT_STATE)
         self.edit_button.setEnabled(editable and self.snapshot is not None and not busy)
         self.edit_button.setToolTip(

@@ -170,7 +170,7 @@ class TimelineDock(QWidget):
             hub.subscribe("checkpoints", self.schedule_reload),
             hub.subscribe("events", self._on_events),
             hub.subscribe("selection", self._on_selection),
-            hub.subscribe("status", lambda _s: self._update_actions()),
+            hub.subscribe("shown_status", lambda _s: self._update_actions()),
             hub.subscribe("theme", self.set_theme),
         ]
         self.set_theme(hub.theme)
@@ -376,7 +376,7 @@ class TimelineDock(QWidget):
 
     def _update_actions(self) -> None:
         node = self.selected_node()
-        idle = self.hub.status not in _BUSY
+        idle = self.hub.shown_status not in _BUSY
         forks, why_not_fork = can(self.hub, Capability.FORK)
         edits, why_not_edit = can(self.hub, Capability.EDIT_STATE)
         self.resume_button.setEnabled(node is not None and forks and idle)
