@@ -107,9 +107,13 @@ class FilteringSaver(SqliteSaver):
         return await super().aput(config, checkpoint, metadata, new_versions)
 
     async def aput_writes(
-        self, config: dict[str, Any], writes: Sequence[tuple[str, Any]], task_id: str
+        self,
+        config: dict[str, Any],
+        writes: Sequence[tuple[str, Any]],
+        task_id: str,
+        task_path: str = "",
     ) -> None:
         filters = self.text_filters
         if filters:
             writes = [(ch, filter_value(v, filters)) for ch, v in writes]
-        await super().aput_writes(config, writes, task_id)
+        await super().aput_writes(config, writes, task_id, task_path)
