@@ -92,6 +92,23 @@ def draw_real(graph: Any, name: str, wrappers: dict[str, list[str]] | None = Non
     return out
 
 
+def _not_saved(parent: Any, step: int | None, cid: Any, error: Any) -> dict[str, Any]:
+    """The fields of the notice that the app's checkpointer did not save checkpoint ``cid``."""
+    return {
+        "parent_span_id": parent,
+        "step": step,
+        "middleware": "checkpointer",
+        "action": "checkpoint_not_saved",
+        "detail": {
+            "checkpoint_id": str(cid),
+            "step": step,
+            "error": f"{type(error).__name__}: {str(error).strip()[:300]}",
+            "message": "the app's checkpointer failed to save this checkpoint: "
+            "it is not in the app's database",
+        },
+    }
+
+
 def _ns(parts: tuple[str, ...]) -> str:
     return "|".join(parts)
 
@@ -359,6 +376,9 @@ class StreamTranslator:
         later = not self._on_loop() and self.watch is not None and bool(cid)
         if later and self.watch is not None and self.watch.settled(str(cid)):
             later = False
+        if later and self._hands_over():  # the loop shows it once saved: nothing waits here
+            await self._saved(ns, conf, parent_conf, meta, data, cid, first, fields, done.written)
+            return
         saved = self._saved(
             ns, conf, parent_conf, meta, data, cid, first, fields, done.written, block=later
         )
@@ -366,6 +386,21 @@ class StreamTranslator:
             cb.defer(lambda: self._finish_here(saved))
         else:
             await saved
+
+    def _hands_over(self) -> bool:
+        """May the stream's thread go on without waiting for a checkpoint's save: nothing
+        gates its events (no breakpoint, step, pause or stop could stop on them, no consumer
+        pushes back), no session keeps a copy of the checkpoint, and the run is not being
+        aborted?  Then ``checkpoint.saved`` (or why it is not) waits in the loop's inbox for
+        the save, and what the thread hands over after it waits behind it (``_saved_later``)."""
+        cb = self.cb
+        em = cb.em
+        return (
+            not self.mirrors
+            and cb.aborted is None
+            and em.active
+            and not (em.gated and em.must_wait())
+        )
 
     async def _routes(
         self,
@@ -434,22 +469,9 @@ class StreamTranslator:
         number = -1 if step is None else step
         saving, failure = await self._saving(cid, meta, first, block=block)
         if saving == "failed":
-            error = failure
-            await cb._emit(
-                MiddlewareAction,
-                ns,
-                parent_span_id=parent,
-                step=step,
-                middleware="checkpointer",
-                action="checkpoint_not_saved",
-                detail={
-                    "checkpoint_id": str(cid),
-                    "step": step,
-                    "error": f"{type(error).__name__}: {str(error).strip()[:300]}",
-                    "message": "the app's checkpointer failed to save this checkpoint: "
-                    "it is not in the app's database",
-                },
-            )
+            await cb._emit(MiddlewareAction, ns, **_not_saved(parent, step, cid, failure))
+        elif saving == "pending":
+            self._saved_later(ns, str(cid), fields)
         elif saving == "parked":
             self.parked.append((ns, str(cid), fields))
         else:
@@ -474,12 +496,36 @@ class StreamTranslator:
             return "saved", None  # the checkpoint the run starts from: saved before it
         if self.durability == "exit":
             return "parked", None
+        if not block and not self._on_loop() and not self.watch.settled(str(cid)):
+            return "pending", None  # ``_hands_over``: the loop shows it once saved
         if block or not self._on_loop() or self.watch.settled(str(cid)):
             # translated on the thread of a sync run's stream (or known already)
             error = self.watch.wait(str(cid))
         else:
             error = await self.watch.result(str(cid))
         return ("saved", None) if error is None else ("failed", error)
+
+    def _saved_later(self, ns: str, cid: str, fields: dict[str, Any]) -> None:
+        """``checkpoint.saved`` built now (its envelope as the translation left it) and
+        handed to the loop, which delivers it once the save is known, or the notice that the
+        app's checkpointer did not save it (``_hands_over``)."""
+        watch = self.watch
+        assert watch is not None
+        em = self.cb._emitter(ns)
+        saved = em.build(CheckpointSaved, **fields)
+        envelope = em.checkpoint_id
+
+        def deliver() -> None:
+            error = watch.wait(cid)  # known by now: returns at once
+            if error is None:
+                em.deliver_built(saved)
+                self.last_saved[ns] = cid
+            else:
+                step = fields["step"]
+                notice = _not_saved(fields["parent_span_id"], step, cid, error)
+                em.deliver_built(em.build(MiddlewareAction, checkpoint_id=envelope, **notice))
+
+        em.deliver_when(lambda: watch.settled(cid) or watch.sealed, deliver)
 
     def _on_loop(self) -> bool:
         return threading.get_ident() == self.cb.em.loop_thread
