@@ -174,3 +174,64 @@ def test_held_calls_run_at_the_timer_tick_or_when_released() -> None:
     ticked, ran = asyncio.run(main())
     assert ticked == ["ticked"]
     assert ran == ["ticked", "released"]
+
+
+def test_a_call_put_when_waits_until_ready_and_the_calls_after_it_wait_with_it() -> None:
+    async def main() -> list[list[str]]:
+        inbox = LoopInbox(asyncio.get_running_loop())
+        ran: list[str] = []
+        ready = threading.Event()
+        seen: list[list[str]] = []
+
+        def worker() -> None:
+            inbox.put(ran.append, "before")
+            inbox.put_when(ready.is_set, ran.append, "waiting")
+            inbox.put(ran.append, "after")
+
+        t = threading.Thread(target=worker)
+        t.start()
+        t.join()
+        for _ in range(4):
+            await asyncio.sleep(0)
+        seen.append(list(ran))
+        inbox.put(ran.append, "later")  # queued behind the waiting call: it waits too
+        for _ in range(4):
+            await asyncio.sleep(0)
+        seen.append(list(ran))
+        t = threading.Thread(target=lambda: (ready.set(), inbox.wake()))
+        t.start()
+        t.join()
+        for _ in range(4):
+            await asyncio.sleep(0)
+        seen.append(list(ran))
+        return seen
+
+    first, still, woken = asyncio.run(main())
+    assert first == ["before"]
+    assert still == ["before"]
+    assert woken == ["before", "waiting", "after", "later"]
+
+
+def test_while_holding_a_waiting_call_runs_at_a_tick_once_ready_without_a_wakeup() -> None:
+    async def main() -> tuple[list[str], list[str], int]:
+        loop = asyncio.get_running_loop()
+        inbox = LoopInbox(loop)
+        inbox.hold(0.01)
+        ran: list[str] = []
+        ready = threading.Event()
+        inbox.put_when(ready.is_set, ran.append, "waiting")
+        inbox.put(ran.append, "after")
+        await asyncio.sleep(0.05)  # a few ticks: not ready yet
+        before = list(ran)
+        ready.set()
+        inbox.wake()  # held: the next tick runs them, no wake-up of the loop
+        done = loop.create_future()
+        inbox.put(done.set_result, None)
+        await asyncio.wait_for(done, 5)
+        inbox.release()
+        return before, ran, inbox.wakeups
+
+    before, ran, wakeups = asyncio.run(main())
+    assert before == []
+    assert ran == ["waiting", "after"]
+    assert wakeups == 0

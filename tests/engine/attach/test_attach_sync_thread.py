@@ -141,3 +141,69 @@ def test_a_sync_run_goes_on_while_the_app_saver_saves_and_shows_the_save_in_orde
     b_start = kinds.index(("node.started", "b", 2))
     assert saved_after_a < b_start
     assert [e.seq for e in events] == sorted(e.seq for e in events)
+
+
+@pytest.mark.parametrize("fails", [False, True], ids=["saved", "save-failed"])
+def test_the_stream_thread_goes_on_while_a_checkpoint_is_saved_and_the_events_keep_order(
+    fails: bool,
+) -> None:
+    """Nothing gates the run: the stream's thread does not wait for the app's saver to confirm
+    a checkpoint; its ``checkpoint.saved`` (or the notice that it was not saved) waits in the
+    loop's inbox for the save, and the next superstep's events wait behind it."""
+    from typing import TypedDict
+
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.graph import END, START, StateGraph
+
+    from engine.errors import CheckpointError
+
+    b_ran = threading.Event()
+    released: list[bool] = []
+
+    class SlowSaver(InMemorySaver):
+        def put(self, config: Any, checkpoint: Any, metadata: Any, versions: Any) -> Any:
+            if metadata.get("step") == 1:  # a's checkpoint: saved once b has started
+                released.append(b_ran.wait(timeout=10))
+                if fails:
+                    raise OSError("disk full")
+            return super().put(config, checkpoint, metadata, versions)
+
+    class S(TypedDict):
+        n: int
+
+    def a(state: S) -> S:
+        return {"n": state["n"] + 1}
+
+    def b(state: S) -> S:
+        b_ran.set()
+        return {"n": state["n"] * 10}
+
+    sg = StateGraph(S)
+    sg.add_node("a", a)
+    sg.add_node("b", b)
+    sg.add_edge(START, "a")
+    sg.add_edge("a", "b")
+    sg.add_edge("b", END)
+    g = attach(sg.compile(checkpointer=SlowSaver()))
+    assert g.sync
+    events: list[EventBase] = []
+    g.subscribe(events.append)
+    if fails:
+        with pytest.raises(CheckpointError, match="disk full"):
+            g.invoke({"n": 1}, {"configurable": {"thread_id": "t"}})
+    else:
+        assert g.invoke({"n": 1}, {"configurable": {"thread_id": "t"}}) == {"n": 20}
+    assert released == [True]  # b ran while a's checkpoint was being saved
+    saved = [e for e in events if e.kind == "checkpoint.saved"]
+    assert [e.step for e in saved] == ([-1, 0] if fails else [-1, 0, 1, 2])
+    assert [e.seq for e in events] == sorted(e.seq for e in events)
+    order = [(e.kind, getattr(e, "node", None) or e.step) for e in events]
+    if fails:
+        notice = next(e for e in events if e.kind == "middleware.action")
+        assert notice.__dict__["action"] == "checkpoint_not_saved"
+        assert "disk full" in notice.__dict__["detail"]["error"]
+        order[events.index(notice)] = ("checkpoint.saved", 1)
+    a_saved = order.index(("checkpoint.saved", 1))
+    assert order.index(("superstep.finished", 1)) == a_saved + 1
+    assert order.index(("node.started", "b")) > a_saved
+    assert order.index(("superstep.started", 2)) > a_saved
