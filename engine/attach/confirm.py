@@ -26,7 +26,6 @@ from __future__ import annotations
 import asyncio
 import copy
 import threading
-from collections.abc import Callable
 from typing import Any
 
 from engine.observe.faults import is_injected
@@ -52,21 +51,11 @@ class SaveWatch:
         self._wake_pending = False
         self.sealed = False
         """The run was cancelled: its later writes are dropped (see the module docstring)."""
-        self.on_report: Callable[[], None] | None = None
-        """Called (on the reporting thread) after each outcome is recorded and on ``seal``:
-        the loop's inbox may hold a ``checkpoint.saved`` until its save is known
-        (``LoopInbox.wake``)."""
 
     def seal(self) -> None:
         self.sealed = True
         with self._lock:
             self._lock.notify_all()
-        self._reported()
-
-    def _reported(self) -> None:
-        report = self.on_report
-        if report is not None:
-            report()
 
     # -- reports (any thread) -------------------------------------------------------------------
 
@@ -74,7 +63,6 @@ class SaveWatch:
         with self._lock:
             self._done.setdefault(checkpoint_id, None)
             self._lock.notify_all()
-        self._reported()
         self._wake()
 
     def failed(self, checkpoint_id: str | None, error: BaseException) -> None:
@@ -84,7 +72,6 @@ class SaveWatch:
             if checkpoint_id is not None:
                 self._done.setdefault(checkpoint_id, error)
             self._lock.notify_all()
-        self._reported()
         self._wake()
 
     def _wake(self) -> None:

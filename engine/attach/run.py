@@ -185,8 +185,6 @@ class AttachedRun:
         saver = graph.checkpointer
         self.saver = None if saver in (None, True, False) else saver
         self.watch = None if self.saver is None else SaveWatch(self.em.loop)
-        if self.watch is not None:  # a checkpoint.saved may wait in the inbox for its save
-            self.watch.on_report = self.em.inbox.wake
         self._translating = threading.RLock()
         """Held while a part is translated off the loop (``_tapped_part``)."""
         self._nested: deque[tuple[tuple[str, ...], str, Any]] = deque()

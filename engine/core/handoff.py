@@ -12,10 +12,6 @@ stream) may ask the inbox to hold the calls in between (``hold``): they are queu
 waking the loop, and run, in order, before that next handed-over call, or at the latest
 ``interval`` seconds after they were queued (a timer on the loop), so a node running for long
 still shows at once.
-
-A call may also wait for something another thread will report (``put_when``): it runs once
-its ``ready()`` is true, and the calls queued after it wait with it, in order; the reporting
-thread calls ``wake``.
 """
 
 from __future__ import annotations
@@ -29,25 +25,10 @@ from typing import Any
 __all__ = ["LoopInbox"]
 
 
-class _When:
-    """A queued call that waits until ``ready()`` (``LoopInbox.put_when``)."""
-
-    __slots__ = ("fn", "ready")
-
-    def __init__(self, ready: Callable[[], bool], fn: Callable[..., Any]) -> None:
-        self.ready = ready
-        self.fn = fn
-
-    def __call__(self, *args: Any) -> Any:
-        return self.fn(*args)
-
-
 class LoopInbox:
     """Run ``fn(*args)`` on ``loop`` for every ``put``, in the order of the ``put`` calls."""
 
-    __slots__ = (
-        "_blocked", "_held", "_items", "_lock", "_loop", "_scheduled", "_timer", "wakeups",
-    )  # fmt: skip
+    __slots__ = ("_held", "_items", "_lock", "_loop", "_scheduled", "_timer", "wakeups")
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self._loop = loop
@@ -57,8 +38,6 @@ class LoopInbox:
         self._held: float | None = None
         """While holding: the longest a held call waits (seconds)."""
         self._timer: asyncio.TimerHandle | None = None
-        self._blocked = False
-        """The first queued call waits for its ``ready()`` (``put_when``); nothing is scheduled."""
         self.wakeups = 0
         """How many times the loop was woken (for tests and benchmarks)."""
 
@@ -97,26 +76,6 @@ class LoopInbox:
         """Queue ``fn(*args)`` and wake the loop, held or not (what was held runs first)."""
         self._put(fn, args, True)
 
-    def put_when(self, ready: Callable[[], bool], fn: Callable[..., Any], *args: Any) -> None:
-        """Queue ``fn(*args)`` to run once ``ready()`` is true (checked on the loop); what is
-        queued after it waits for it.  The thread that makes ``ready()`` true calls ``wake``."""
-        self._put(_When(ready, fn), args, self._held is None)
-
-    def wake(self) -> None:
-        """Any thread: a call waiting in ``put_when`` may be ready now (cheap when none waits).
-        While holding, the next tick looks again, as it runs what is held (no wake-up)."""
-        if not self._blocked or self._held is not None:
-            return
-        with self._lock:
-            if not self._blocked or self._scheduled:
-                return
-            self._blocked = False
-            self._scheduled = True
-        try:
-            self._loop.call_soon_threadsafe(self._drain)
-        except RuntimeError:  # the loop is closed: nothing will run them
-            pass
-
     def _put(self, fn: Callable[..., Any], args: tuple[Any, ...], wake: bool) -> None:
         with self._lock:
             self._items.append((fn, args))
@@ -138,13 +97,8 @@ class LoopInbox:
         with self._lock:
             batch = list(self._items)
             self._items.clear()
-            self._blocked = False
-        blocked = False
         try:
             for i, (fn, args) in enumerate(batch):
-                if isinstance(fn, _When) and not fn.ready() and self._block(batch[i:]):
-                    blocked = True  # the rest is queued again: ``wake`` or a tick drains it
-                    return
                 try:
                     fn(*args)
                 except Exception as exc:  # as a failing loop callback: reported, the rest run
@@ -156,29 +110,8 @@ class LoopInbox:
                         self._items.extendleft(reversed(batch[i + 1 :]))
                     raise
         finally:
-            if not blocked:
-                self._reschedule()
-
-    def _reschedule(self) -> None:
-        with self._lock:
-            if self._items:
-                self._loop.call_soon(self._drain)
-            else:
-                self._scheduled = False
-
-    def _block(self, rest: list[tuple[Callable[..., Any], tuple[Any, ...]]]) -> bool:
-        """The first of ``rest`` is not ready: queue them all again, first, and stop draining
-        until ``wake`` (True), unless it turned ready meanwhile (False: go on)."""
-        with self._lock:
-            self._items.extendleft(reversed(rest))
-            self._blocked = True
-            self._scheduled = False
-        ready = rest[0][0].ready()  # type: ignore[union-attr]  # a report may have come first
-        with self._lock:
-            if not ready or self._scheduled or not self._blocked:
-                return True  # still waiting, or someone else drains them now
-            for _ in rest:
-                self._items.popleft()
-            self._blocked = False
-            self._scheduled = True
-        return False
+            with self._lock:
+                if self._items:
+                    self._loop.call_soon(self._drain)
+                else:
+                    self._scheduled = False

@@ -12,7 +12,6 @@ import concurrent.futures
 import contextvars
 import threading
 import time
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
@@ -259,26 +258,6 @@ class RunEmitter:
         else:
             self.inbox.put(self._deliver_sync, ev)
         return ev
-
-    def build(self, cls: type[EventBase], **fields: Any) -> EventBase:
-        """The event ``emit_sync`` would hand over now, built but not delivered: its envelope
-        is this moment's (``deliver_built`` delivers it later)."""
-        return self._build(cls, fields)
-
-    def deliver_when(self, ready: Callable[[], bool], deliver: Callable[[], None]) -> None:
-        """From a worker thread whose events nothing gates (``must_wait`` is false): run
-        ``deliver`` on the loop once ``ready()``; what the thread hands over after it waits
-        for it, so the events keep their order (``LoopInbox.put_when``; whoever makes
-        ``ready()`` true calls ``inbox.wake``)."""
-        self.inbox.put_when(ready, deliver)
-
-    def deliver_built(self, ev: EventBase) -> None:
-        """On the loop: deliver an event made by ``build`` as ``emit_sync`` hands over one
-        nothing gates (the debugger still notes it)."""
-        if self.debugger is not None:
-            self._deliver_passed(ev)
-        else:
-            self._deliver_sync(ev)
 
     def must_wait(self) -> bool:
         """Must a worker thread wait for its event to pass the loop?  Only while the debugger
