@@ -11,6 +11,7 @@ from engine.attach.routes import RouteBook
 from engine.attach.run import STREAM_MODES, stream_modes
 from engine.attach.state import AttachedState
 from engine.core.aio import iter_sync, run_sync
+from engine.core.batch import per_input
 from engine.events import EventBase
 from engine.graph.drawing import DrawableGraph
 from engine.observe.bus import EventBus, Subscription, stream_run
@@ -339,8 +340,9 @@ class AttachedGraph(AttachedState):
     ) -> list[Any]:
         """Each input run attached, at once (LangGraph's ``abatch``): one config for all, or
         one each."""
-        configs = config if isinstance(config, list) else [config] * len(inputs)
-        runs = [self.ainvoke(i, c, **kw) for i, c in zip(inputs, configs, strict=True)]
+        runs = [
+            self.ainvoke(i, c, **kw) for i, c in zip(inputs, per_input(inputs, config), strict=True)
+        ]
         return list(await asyncio.gather(*runs, return_exceptions=return_exceptions))
 
     def batch(

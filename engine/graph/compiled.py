@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Generic
 
 from engine.core import foreign
 from engine.core.aio import iter_sync, run_sync
+from engine.core.batch import per_input
 from engine.core.execution import RunControl, coerce_context
 from engine.core.ids import new_run_id
 from engine.errors import RunStopped
@@ -350,14 +351,7 @@ class CompiledStateGraph(
         """``ainvoke`` each input concurrently (one config for all, or one per input)."""
         if not inputs:
             return []
-        configs: list[dict[str, Any]]
-        if isinstance(config, list | tuple):
-            configs = list(config)
-        else:
-            one: dict[str, Any] = config if isinstance(config, dict) else {}
-            configs = [one] * len(inputs)
-        if len(configs) != len(inputs):
-            raise ValueError("batch: give one config, or exactly one per input")
+        configs = per_input(inputs, config)
         runs = [self.ainvoke(i, c, **kwargs) for i, c in zip(inputs, configs, strict=True)]
         return list(await asyncio.gather(*runs, return_exceptions=return_exceptions))
 
