@@ -178,12 +178,12 @@ class AttachedRun:
         (``_gated_now``)."""
         cfg["callbacks"] = [*(apps or []), self.cb]
         self.config = cfg
-        self.modes = stream_modes(
-            checkpointer=graph.checkpointer not in (None, True, False), tokens=graph.stream_tokens
-        )
-        """The modes the run translates into events (``stream_modes``)."""
         saver = graph.checkpointer
         self.saver = None if saver in (None, True, False) else saver
+        self.modes = stream_modes(checkpointer=self.saver is not None, tokens=graph.stream_tokens)
+        """The modes the run translates into events (``stream_modes``)."""
+        self._callers_only = set(echo.modes if echo is not None else ()) - set(self.modes)
+        """Modes asked for by the caller's stream only: handed over, not translated."""
         self.watch = None if self.saver is None else SaveWatch(self.em.loop)
         self._translating = threading.RLock()
         """Held while a part is translated off the loop (``_tapped_part``)."""
@@ -294,8 +294,8 @@ class AttachedRun:
             return
         if self.echo is not None:
             self.echo(ns, mode, data)
-            if mode not in self.modes and mode != "store":
-                return  # asked for by the caller only
+            if mode in self._callers_only:
+                return
         try:
             await self.tr.part(ns, mode, data)
         except Exception as exc:
@@ -395,9 +395,11 @@ class AttachedRun:
             quiet_fakes.install()  # LangChain's fake models called anywhere in the run
         if self.saver is not None and self.watch is not None:
             run = run.copy(update={"checkpointer": watched(self.saver, self.watch)})
-        modes = list(self.modes)
-        if self.echo is not None:
-            modes += [m for m in self.echo.modes if m not in modes]
+        modes = (
+            [*self.modes, *(m for m in self.echo.modes if m in self._callers_only)]
+            if self.echo
+            else list(self.modes)
+        )
         kw: dict[str, Any] = {**self.options, "stream_mode": modes, "subgraphs": True}
         if self.context is not None:
             kw["context"] = self.context

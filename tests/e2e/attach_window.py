@@ -125,6 +125,14 @@ class Studio:
         self.select(nodes[index].checkpoint_id)
         return index
 
+    def select_first_waiting(self) -> int:
+        """Select the root graph's first checkpoint with tasks still due (where "Resume from
+        here" forks a run); its index, as ``select_written_by``."""
+        nodes = self.checkpoints()
+        index = next(i for i, n in enumerate(nodes) if n.next)
+        self.select(nodes[index].checkpoint_id)
+        return index
+
     def click(self, button: Any) -> str:
         assert button.isEnabled(), button.toolTip()
         button.click()
@@ -247,4 +255,10 @@ def resume_fork_like_plain(studio: Studio, plain: Plain, writer: str) -> None:
     assert studio_digest(studio) == plain.digest()
 
 
-__all__ += ["athread_digest", "resume_fork_like_plain", "studio_digest"]
+def saver_url(request: Any, saver: str) -> str | None:
+    """The throwaway PostgreSQL database's URL for a test parametrized with ``saver``
+    ("postgres"), None for the other savers."""
+    return request.getfixturevalue("postgres_url") if saver == "postgres" else None  # type: ignore[no-any-return]
+
+
+__all__ += ["athread_digest", "resume_fork_like_plain", "saver_url", "studio_digest"]

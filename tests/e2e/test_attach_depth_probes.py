@@ -19,7 +19,7 @@ pytest.importorskip("langchain.agents")
 
 from langgraph.types import Command as LGCommand
 
-from tests.e2e.attach_window import Plain, Studio, resume_fork_like_plain, studio_digest
+from tests.e2e.attach_window import Plain, Studio, resume_fork_like_plain, saver_url, studio_digest
 from tests.fixtures.postgres import postgres_server, postgres_url
 from tests.fixtures.probe_apps import (
     command_send_app,
@@ -113,7 +113,7 @@ def test_a_tool_that_interrupts_itself_is_answered_in_the_dialog(
     request: pytest.FixtureRequest,
     saver: Any,
 ) -> None:
-    pg = request.getfixturevalue("postgres_url") if saver == "postgres" else None
+    pg = saver_url(request, saver)
     app = tool_interrupt_app(tmp_path, saver, pg)
     studio = Studio(qtbot, qloop, tmp_path, app)
     plain = Plain(app)
@@ -163,7 +163,7 @@ def test_a_tool_fault_from_the_menu_fails_the_run_as_a_plain_failure(
     request: pytest.FixtureRequest,
     saver: Any,
 ) -> None:
-    pg = request.getfixturevalue("postgres_url") if saver == "postgres" else None
+    pg = saver_url(request, saver)
     app = tool_interrupt_app(tmp_path, saver, pg)
     studio = Studio(qtbot, qloop, tmp_path, app)
     plain = Plain(app)
@@ -246,10 +246,8 @@ def test_a_functional_task_that_interrupts_on_sqlite(
         assert finished.count("draft") == 1, finished
 
         # fork: "Resume from here" on the entrypoint's first checkpoint: asks again
-        nodes = studio.checkpoints()
-        first = next(i for i, n in enumerate(nodes) if n.next)
         studio.answers.append(_answer("rejected"))
-        studio.select(nodes[first].checkpoint_id)
+        first = studio.select_first_waiting()
         assert studio.click(studio.timeline.resume_button) == "done", studio.ctl.last_error
         assert len(studio.dialogs) == 2
         plain.call(None, checkpoint_index=first)
@@ -468,7 +466,7 @@ def test_stop_inside_a_tool_leaves_the_thread_as_a_pause_before_it(
     request: pytest.FixtureRequest,
     saver: Any,
 ) -> None:
-    pg = request.getfixturevalue("postgres_url") if saver == "postgres" else None
+    pg = saver_url(request, saver)
     app = tool_interrupt_app(tmp_path, saver, pg)
     studio = Studio(qtbot, qloop, tmp_path, app)
     plain = Plain(app)

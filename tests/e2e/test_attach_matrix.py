@@ -25,7 +25,14 @@ pytest.importorskip("langchain.agents")
 
 from langgraph.types import Command as LGCommand
 
-from tests.e2e.attach_window import Plain, Studio, decide, resume_fork_like_plain, studio_digest
+from tests.e2e.attach_window import (
+    Plain,
+    Studio,
+    decide,
+    resume_fork_like_plain,
+    saver_url,
+    studio_digest,
+)
 from tests.fixtures.docs_apps import (
     FUNCTIONAL_APP,
     HANDOFF_APP,
@@ -64,7 +71,7 @@ def test_a_docs_agent_through_the_window(
     saver: Any,
     decision: str,
 ) -> None:
-    pg = request.getfixturevalue("postgres_url") if saver == "postgres" else None
+    pg = saver_url(request, saver)
     app = agent_app(tmp_path, tools, saver, pg_url=pg)
     studio = Studio(qtbot, qloop, tmp_path, app)
     plain = Plain(app)
@@ -165,7 +172,7 @@ def test_a_saved_thread_is_opened_and_resumed(
     request: pytest.FixtureRequest,
     saver: Any,
 ) -> None:
-    pg = request.getfixturevalue("postgres_url") if saver == "postgres" else None
+    pg = saver_url(request, saver)
     app = agent_app(tmp_path, "sync", saver, pg_url=pg)
     Plain(app, "T").call(plain_module(app).INPUT)  # production: waits for the approval
     Plain(app, "P").call(plain_module(app).INPUT)
@@ -258,10 +265,8 @@ def test_a_functional_api_entrypoint_through_the_window(
         assert tasks.count("forecast") == 2
         # fork: "Resume from here" on the entrypoint's first checkpoint, as plain LangGraph
         # does with invoke(None, that checkpoint's config)
-        nodes = studio.checkpoints()
-        first = next(i for i, n in enumerate(nodes) if n.next)
         studio.answers.append(answer)  # should the fork ask again
-        studio.select(nodes[first].checkpoint_id)
+        first = studio.select_first_waiting()
         assert studio.click(studio.timeline.resume_button) == "done", studio.ctl.last_error
         plain.call(None, checkpoint_index=first)
         if len(studio.dialogs) == 2:  # it asked again: answered the same on both sides
