@@ -363,19 +363,26 @@ class AttachedGraph(AttachedState):
         context: Any = None,
         **kw: Any,
     ) -> Any:
-        """``version="stepwise"``: run through Stepwise and yield every event of the run (ours,
-        translated from LangGraph's).  Any other version: the real graph's own
-        ``astream_events``, as LangGraph gives it (the default, ``"v2"``, as LangGraph's)."""
-        if version != "stepwise":
-            if debugger is not None:
-                raise ValueError('a debugger needs astream_events(..., version="stepwise")')
-            if context is not None:
-                kw["context"] = context
-            return self.real.astream_events(input, config, version=version, **kw)
-        return stream_run(lambda bus: self._arun(input, config, debugger, [bus], context))
+        """``version="stepwise"``: every event of the run (ours, translated from LangGraph's).
+        ``"v2"`` (the default): LangChain's event stream, as LangGraph's own
+        ``astream_events`` gives it, with the run going through Stepwise
+        (``engine.attach.event_stream``).  Other versions (LangChain's deprecated ``"v1"``,
+        LangGraph's experimental ``"v3"``) are the real graph's own, which Stepwise does not
+        see."""
+        if version == "stepwise":
+            return stream_run(lambda bus: self._arun(input, config, debugger, [bus], context))
+        if version == "v2":
+            from engine.attach.event_stream import Attached
+
+            options: dict[str, Any] = {"debugger": debugger, "context": context}
+            return Attached(self, options).events(input, config, **kw)
+        if debugger is not None:
+            raise ValueError(f"a debugger cannot follow astream_events(version={version!r})")
+        if context is not None:
+            kw["context"] = context
+        return self.real.astream_events(input, config, version=version, **kw)
 
     def stream_events(self, input: Any, config: dict[str, Any] | None = None, **kw: Any) -> Any:
-        if kw.get("version", "v2") != "stepwise":
-            kw.setdefault("version", "v2")
+        if kw.get("version") != "stepwise":  # LangGraph's own (only its "v3" streams)
             return self.real.stream_events(input, config, **kw)
         return iter_sync(self.astream_events(input, config, **kw))

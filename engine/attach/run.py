@@ -27,6 +27,7 @@ from engine.attach.confirm import SaveWatch, watched
 from engine.attach.leases import lease_for
 from engine.attach.resumed import PendingInterrupt, answered, pending_interrupts
 from engine.attach.stopping import CooperativeStop
+from engine.attach.streaming_off import streaming_handlers
 from engine.attach.sync_ready import async_handlers
 from engine.attach.tapped import can_tap, tapped_astream, tapped_stream
 from engine.attach.translate import StreamTranslator, to_real_input
@@ -158,7 +159,8 @@ class AttachedRun:
         override = conf.pop("model_override", None)
         cfg["configurable"] = conf
         self.debugger = debugger
-        self.run_id = str(cfg.pop("run_id", None) or new_run_id())
+        given = cfg.get("run_id")  # the app's own run id: LangGraph's root run keeps it too
+        self.run_id = str(given or new_run_id())
         thread = conf.get("thread_id")
         self.thread_id = None if thread is None else str(thread)
         self.em = RunEmitter(self.run_id, self.thread_id, [graph.bus, *extra], debugger)
@@ -167,8 +169,10 @@ class AttachedRun:
         self.cb.model_override = override
         self.cb.stream_tokens = graph.stream_tokens
         self.cb.unstreamable = graph.unstreamable
-        self.cb.app_streams_messages = echo is not None and "messages" in echo.modes
         apps = cfg.get("callbacks")
+        self.cb.app_streams_messages = (
+            echo is not None and "messages" in echo.modes
+        ) or streaming_handlers(apps)
         self.sync = graph.sync and not (
             graph.sync_optional and (self._gated_now() or async_handlers(apps))
         )
