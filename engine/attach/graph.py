@@ -123,6 +123,31 @@ class AttachedGraph(AttachedState):
         self.route_book = RouteBook(graph)
         """Where each node routes, read from the graph's edges (``engine.attach.routes``)."""
 
+    def __getattr__(self, name: str) -> Any:
+        """What describes the app's graph, as the app's graph has it; LangChain's composition
+        API (``with_retry``, ``as_tool``, ``pipe``...) on the attached graph as a runnable, so
+        the composed runs go through Stepwise (``engine.attach.as_runnable``)."""
+        from engine.attach.as_runnable import RUNNABLE_METHODS, SHARED, Attached
+
+        if name in SHARED:
+            return getattr(self.__dict__["real"], name)
+        if name in RUNNABLE_METHODS:
+            return getattr(Attached(self), name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def __or__(self, other: Any) -> Any:
+        from engine.attach.as_runnable import Attached
+
+        return Attached(self) | other
+
+    def __ror__(self, other: Any) -> Any:
+        from engine.attach.as_runnable import Attached
+
+        return other | Attached(self)
+
+    async def aget_graph(self, config: Any = None, *, xray: bool | int = False) -> DrawableGraph:
+        return self.get_graph(config, xray=xray)
+
     def notices(self) -> list[str]:
         """What the user should know about how this app is seen (one line each)."""
         return [
@@ -366,13 +391,13 @@ class AttachedGraph(AttachedState):
         """``version="stepwise"``: every event of the run (ours, translated from LangGraph's).
         ``"v2"`` (the default): LangChain's event stream, as LangGraph's own
         ``astream_events`` gives it, with the run going through Stepwise
-        (``engine.attach.event_stream``).  Other versions (LangChain's deprecated ``"v1"``,
+        (``engine.attach.as_runnable``).  Other versions (LangChain's deprecated ``"v1"``,
         LangGraph's experimental ``"v3"``) are the real graph's own, which Stepwise does not
         see."""
         if version == "stepwise":
             return stream_run(lambda bus: self._arun(input, config, debugger, [bus], context))
         if version == "v2":
-            from engine.attach.event_stream import Attached
+            from engine.attach.as_runnable import Attached
 
             options: dict[str, Any] = {"debugger": debugger, "context": context}
             return Attached(self, options).events(input, config, **kw)

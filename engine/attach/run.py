@@ -69,6 +69,17 @@ def stream_modes(*, checkpointer: bool, tokens: bool = False) -> list[str]:
     return modes
 
 
+def with_handler(callbacks: Any, handler: Any) -> Any:
+    """The app's ``callbacks`` with ``handler`` added: a list of handlers, or the callback
+    manager a run is given when it runs inside another runnable (a chain, a retry, a tool),
+    copied with the handler inherited by the run's children, as LangChain adds its own."""
+    if callbacks is None or isinstance(callbacks, list | tuple):
+        return [*(callbacks or []), handler]
+    manager = callbacks.copy()
+    manager.add_handler(handler, inherit=True)
+    return manager
+
+
 def _names(nodes: Any) -> list[str]:
     """Node names given as run options (``"*"`` for all, a name, or a list of them)."""
     if not nodes:
@@ -180,7 +191,7 @@ class AttachedRun:
         (``engine.attach.sync_ready``), no async callback handler of the app's is given, and
         nothing makes each event of the stream's thread wait for the loop as the run starts
         (``_gated_now``)."""
-        cfg["callbacks"] = [*(apps or []), self.cb]
+        cfg["callbacks"] = with_handler(apps, self.cb)
         self.config = cfg
         saver = graph.checkpointer
         self.saver = None if saver in (None, True, False) else saver
