@@ -212,7 +212,8 @@ class HandlerBase(AsyncCallbackHandler):
         self.unstreamable: set[type] = set()
         """Model classes whose stream gave nothing: not streamed again (the graph's set)."""
         self.app_streams_messages = False
-        """The caller's own stream asks for the ``messages`` mode (``AttachedGraph.stream``):
+        """The caller's own stream asks for the ``messages`` mode (``AttachedGraph.stream``), or
+        the app's callbacks ask its models to stream (``astream_events``: ``streaming_handlers``):
         its models stream as the app set them, as on LangGraph, never quieted by Stepwise."""
         self.aborted: StepwiseAbort | None = None
         """Set once Stepwise aborts the run (a stop, a failure of ours): the spans still open

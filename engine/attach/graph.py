@@ -65,6 +65,10 @@ def _with_durability(
     return {**(config or {}), "configurable": conf}
 
 
+def _with_context(options: dict[str, Any], context: Any) -> dict[str, Any]:
+    return options if context is None else {**options, "context": context}
+
+
 def _sync_only_saver(saver: Any) -> bool:
     """Does ``saver`` refuse the async API (its ``aget_tuple`` only raises
     ``NotImplementedError``, as LangGraph's sync savers do)?"""
@@ -122,6 +126,31 @@ class AttachedGraph(AttachedState):
         self._announced: set[tuple[str | None, str, str]] = set()
         self.route_book = RouteBook(graph)
         """Where each node routes, read from the graph's edges (``engine.attach.routes``)."""
+
+    def __getattr__(self, name: str) -> Any:
+        """What describes the app's graph, as the app's graph has it; LangChain's composition
+        API (``with_retry``, ``as_tool``, ``pipe``...) on the attached graph as a runnable, so
+        the composed runs go through Stepwise (``engine.attach.as_runnable``)."""
+        from engine.attach.as_runnable import RUNNABLE_METHODS, SHARED, Attached
+
+        if name in SHARED:
+            return getattr(self.__dict__["real"], name)
+        if name in RUNNABLE_METHODS:
+            return getattr(Attached(self), name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def __or__(self, other: Any) -> Any:
+        from engine.attach.as_runnable import Attached
+
+        return Attached(self) | other
+
+    def __ror__(self, other: Any) -> Any:
+        from engine.attach.as_runnable import Attached
+
+        return other | Attached(self)
+
+    async def aget_graph(self, config: Any = None, *, xray: bool | int = False) -> DrawableGraph:
+        return self.get_graph(config, xray=xray)
 
     def notices(self) -> list[str]:
         """What the user should know about how this app is seen (one line each)."""
@@ -262,11 +291,17 @@ class AttachedGraph(AttachedState):
         context: Any = None,
         echo: Echo | None = None,
         options: dict[str, Any] | None = None,
+        *,
+        asynchronous: bool = False,
     ) -> Any:
+        """``asynchronous``: the app's own code called the async API (``ainvoke``,
+        ``astream``...): the run goes on LangGraph's ``astream``, so the app's async model,
+        tool and node methods are the ones called, as on LangGraph, unless the graph can only
+        run sync.  Otherwise Stepwise picks (``AttachedRun.sync``)."""
         from engine.attach.run import AttachedRun
 
         config = _with_durability(config, (options or {}).pop("durability", None))
-        kw = {"echo": echo, "options": options}
+        kw = {"echo": echo, "options": options, "asynchronous": asynchronous}
         if self.factory is None:
             return await AttachedRun(self, input, config, debugger, extra, context, **kw).run()
         configurable = dict((config or {}).get("configurable") or {})
@@ -279,6 +314,40 @@ class AttachedGraph(AttachedState):
             run = self._made_for_run(made)
             return await AttachedRun(run, input, config, debugger, extra, context, **kw).run()
 
+    def _nested(self, config: dict[str, Any] | None, debugger: Gate | None) -> bool:
+        """Is the graph called inside a node of a LangGraph run, with no debugger of its own?
+        LangGraph then runs it as that run's nested graph (its checkpoints under the node's
+        namespace, its interrupts the enclosing run's): so does the attached graph, and an
+        attached enclosing run shows it in its place, as any graph a node calls."""
+        from engine.attach.tapped import inside_a_run
+
+        return debugger is None and inside_a_run(config)
+
+    async def _invoked(
+        self,
+        input: Any,
+        config: dict[str, Any] | None,
+        debugger: Gate | None,
+        context: Any,
+        options: dict[str, Any],
+        asynchronous: bool,
+    ) -> Any:
+        """What LangGraph's ``invoke`` returns: the output, or with a ``stream_mode`` other
+        than ``values`` the list of what that stream gives.  Called inside another graph's
+        node, the app's graph runs as LangGraph runs it there (``_nested``)."""
+        if self._nested(config, debugger):
+            return await self.real.ainvoke(input, config, **_with_context(options, context))
+        mode = options.pop("stream_mode", None)
+        if mode is not None and mode != "values":
+            parts = self._astream(
+                input, config, mode, False, debugger, context, options, asynchronous
+            )
+            return [part async for part in parts]
+        opts = _options(options)
+        return await self._arun(
+            input, config, debugger, [], context, None, opts, asynchronous=asynchronous
+        )
+
     async def ainvoke(
         self,
         input: Any,
@@ -289,8 +358,9 @@ class AttachedGraph(AttachedState):
         **options: Any,
     ) -> Any:
         """Run through Stepwise and return the output, as LangGraph's ``ainvoke``;
-        ``options``: LangGraph's ``durability``, ``interrupt_before``, ``interrupt_after``."""
-        return await self._arun(input, config, debugger, [], context, None, _options(options))
+        ``options``: LangGraph's ``stream_mode``, ``durability``, ``interrupt_before``,
+        ``interrupt_after``."""
+        return await self._invoked(input, config, debugger, context, options, True)
 
     def invoke(
         self,
@@ -301,7 +371,35 @@ class AttachedGraph(AttachedState):
         context: Any = None,
         **options: Any,
     ) -> Any:
-        return run_sync(self.ainvoke(input, config, debugger=debugger, context=context, **options))
+        if self._nested(config, debugger):
+            return self.real.invoke(input, config, **_with_context(options, context))
+        return run_sync(self._invoked(input, config, debugger, context, options, False))
+
+    def _astream(
+        self,
+        input: Any,
+        config: dict[str, Any] | None,
+        stream_mode: str | list[str] | None,
+        subgraphs: bool,
+        debugger: Gate | None,
+        context: Any,
+        options: dict[str, Any],
+        asynchronous: bool,
+    ) -> AsyncIterator[Any]:
+        from engine.attach.echo import echoed
+
+        if self._nested(config, debugger):
+            kw = {**options, "stream_mode": stream_mode, "subgraphs": subgraphs}
+            return self.real.astream(input, config, **_with_context(kw, context))  # type: ignore[no-any-return]
+        modes = stream_mode or getattr(self.real, "stream_mode", None) or "values"
+        opts = _options(options)
+        return echoed(
+            modes,
+            subgraphs,
+            lambda echo: self._arun(
+                input, config, debugger, [], context, echo, opts, asynchronous=asynchronous
+            ),
+        )
 
     def astream(
         self,
@@ -316,19 +414,29 @@ class AttachedGraph(AttachedState):
     ) -> AsyncIterator[Any]:
         """Run through Stepwise (every event to the subscribers and the debugger) and yield
         what LangGraph's ``astream`` yields for ``stream_mode`` and ``subgraphs``."""
-        from engine.attach.echo import echoed
-
-        modes = stream_mode or getattr(self.real, "stream_mode", None) or "values"
-        opts = _options(options)
-        return echoed(
-            modes,
-            subgraphs,
-            lambda echo: self._arun(input, config, debugger, [], context, echo, opts),
+        return self._astream(
+            input, config, stream_mode, subgraphs, debugger, context, options, True
         )
 
-    def stream(self, input: Any, config: dict[str, Any] | None = None, **kw: Any) -> Iterator[Any]:
-        """``astream`` from synchronous code."""
-        return iter_sync(self.astream(input, config, **kw))
+    def stream(
+        self,
+        input: Any,
+        config: dict[str, Any] | None = None,
+        *,
+        stream_mode: str | list[str] | None = None,
+        subgraphs: bool = False,
+        debugger: Gate | None = None,
+        context: Any = None,
+        **options: Any,
+    ) -> Iterator[Any]:
+        """``astream`` from synchronous code (the app's sync methods are called, as by
+        LangGraph's ``stream``)."""
+        if self._nested(config, debugger):
+            kw = {**options, "stream_mode": stream_mode, "subgraphs": subgraphs}
+            return self.real.stream(input, config, **_with_context(kw, context))  # type: ignore[no-any-return]
+        return iter_sync(
+            self._astream(input, config, stream_mode, subgraphs, debugger, context, options, False)
+        )
 
     async def abatch(
         self,
@@ -363,19 +471,26 @@ class AttachedGraph(AttachedState):
         context: Any = None,
         **kw: Any,
     ) -> Any:
-        """``version="stepwise"``: run through Stepwise and yield every event of the run (ours,
-        translated from LangGraph's).  Any other version: the real graph's own
-        ``astream_events``, as LangGraph gives it (the default, ``"v2"``, as LangGraph's)."""
-        if version != "stepwise":
-            if debugger is not None:
-                raise ValueError('a debugger needs astream_events(..., version="stepwise")')
-            if context is not None:
-                kw["context"] = context
-            return self.real.astream_events(input, config, version=version, **kw)
-        return stream_run(lambda bus: self._arun(input, config, debugger, [bus], context))
+        """``version="stepwise"``: every event of the run (ours, translated from LangGraph's).
+        ``"v2"`` (the default): LangChain's event stream, as LangGraph's own
+        ``astream_events`` gives it, with the run going through Stepwise
+        (``engine.attach.as_runnable``).  Other versions (LangChain's deprecated ``"v1"``,
+        LangGraph's experimental ``"v3"``) are the real graph's own, which Stepwise does not
+        see."""
+        if version == "stepwise":
+            return stream_run(lambda bus: self._arun(input, config, debugger, [bus], context))
+        if version == "v2":
+            from engine.attach.as_runnable import Attached
+
+            options: dict[str, Any] = {"debugger": debugger, "context": context}
+            return Attached(self, options).events(input, config, **kw)
+        if debugger is not None:
+            raise ValueError(f"a debugger cannot follow astream_events(version={version!r})")
+        if context is not None:
+            kw["context"] = context
+        return self.real.astream_events(input, config, version=version, **kw)
 
     def stream_events(self, input: Any, config: dict[str, Any] | None = None, **kw: Any) -> Any:
-        if kw.get("version", "v2") != "stepwise":
-            kw.setdefault("version", "v2")
+        if kw.get("version") != "stepwise":  # LangGraph's own (only its "v3" streams)
             return self.real.stream_events(input, config, **kw)
         return iter_sync(self.astream_events(input, config, **kw))

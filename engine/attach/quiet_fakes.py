@@ -52,4 +52,7 @@ def _quiet(original: Callable[..., bool]) -> Callable[..., bool]:
 def _ours(handlers: list[Any]) -> bool:
     from engine.attach.base import HandlerBase
 
-    return any(isinstance(h, HandlerBase) and h.stream_tokens for h in handlers)
+    return any(
+        isinstance(h, HandlerBase) and h.stream_tokens and not h.app_streams_messages
+        for h in handlers
+    )

@@ -27,6 +27,7 @@ from engine.attach.confirm import SaveWatch, watched
 from engine.attach.leases import lease_for
 from engine.attach.resumed import PendingInterrupt, answered, pending_interrupts
 from engine.attach.stopping import CooperativeStop
+from engine.attach.streaming_off import streaming_handlers
 from engine.attach.sync_ready import async_handlers
 from engine.attach.tapped import can_tap, tapped_astream, tapped_stream
 from engine.attach.translate import StreamTranslator, to_real_input
@@ -66,6 +67,29 @@ def stream_modes(*, checkpointer: bool, tokens: bool = False) -> list[str]:
     if tokens:
         modes.append("messages")
     return modes
+
+
+def output_of(graph: Any, values: Any) -> Any:
+    """What the app's ``invoke`` returns of the state ``values``: its output channels only (a
+    middleware's private state, LangGraph's ``OmitFromOutput`` fields left out), the value
+    itself for a graph whose output is one channel."""
+    keys = getattr(graph, "output_channels", None)
+    if not isinstance(values, dict) or keys is None:
+        return values
+    if isinstance(keys, str):
+        return values.get(keys)
+    return {k: values[k] for k in keys if k in values}
+
+
+def with_handler(callbacks: Any, handler: Any) -> Any:
+    """The app's ``callbacks`` with ``handler`` added: a list of handlers, or the callback
+    manager a run is given when it runs inside another runnable (a chain, a retry, a tool),
+    copied with the handler inherited by the run's children, as LangChain adds its own."""
+    if callbacks is None or isinstance(callbacks, list | tuple):
+        return [*(callbacks or []), handler]
+    manager = callbacks.copy()
+    manager.add_handler(handler, inherit=True)
+    return manager
 
 
 def _names(nodes: Any) -> list[str]:
@@ -139,6 +163,7 @@ class AttachedRun:
         *,
         echo: Echo | None = None,
         options: Mapping[str, Any] | None = None,
+        asynchronous: bool = False,
     ) -> None:
         self.graph = graph
         self.input = input
@@ -158,7 +183,8 @@ class AttachedRun:
         override = conf.pop("model_override", None)
         cfg["configurable"] = conf
         self.debugger = debugger
-        self.run_id = str(cfg.pop("run_id", None) or new_run_id())
+        given = cfg.get("run_id")  # the app's own run id: LangGraph's root run keeps it too
+        self.run_id = str(given or new_run_id())
         thread = conf.get("thread_id")
         self.thread_id = None if thread is None else str(thread)
         self.em = RunEmitter(self.run_id, self.thread_id, [graph.bus, *extra], debugger)
@@ -167,16 +193,19 @@ class AttachedRun:
         self.cb.model_override = override
         self.cb.stream_tokens = graph.stream_tokens
         self.cb.unstreamable = graph.unstreamable
-        self.cb.app_streams_messages = echo is not None and "messages" in echo.modes
         apps = cfg.get("callbacks")
+        self.cb.app_streams_messages = (
+            echo is not None and "messages" in echo.modes
+        ) or streaming_handlers(apps)
         self.sync = graph.sync and not (
-            graph.sync_optional and (self._gated_now() or async_handlers(apps))
+            graph.sync_optional and (asynchronous or self._gated_now() or async_handlers(apps))
         )
         """Run on LangGraph's sync ``stream`` (a worker thread): the graph must, or it may
-        (``engine.attach.sync_ready``), no async callback handler of the app's is given, and
-        nothing makes each event of the stream's thread wait for the loop as the run starts
+        (``engine.attach.sync_ready``), the app's code did not call the async API
+        (``asynchronous``), no async callback handler of the app's is given, and nothing
+        makes each event of the stream's thread wait for the loop as the run starts
         (``_gated_now``)."""
-        cfg["callbacks"] = [*(apps or []), self.cb]
+        cfg["callbacks"] = with_handler(apps, self.cb)
         self.config = cfg
         saver = graph.checkpointer
         self.saver = None if saver in (None, True, False) else saver
@@ -263,7 +292,7 @@ class AttachedRun:
                 span.interrupted = bool(tr.interrupts)
                 output = tr.values if self.saver is None else None
                 span.output = output if output is not None else await self._values()
-            return with_interrupts(span.output, tr.interrupts)
+            return with_interrupts(output_of(graph.real, span.output), tr.interrupts)
         finally:
             ACTIVE.reset(active)
 
@@ -404,7 +433,12 @@ class AttachedRun:
         if self.context is not None:
             kw["context"] = self.context
         cfg = self.config
-        if self.sync and can_tap(cfg):
+        # the caller's own messages of nested graphs come from LangGraph's messages handler
+        # only when the stream itself is asked for ``subgraphs``: then it is not tapped
+        tap = can_tap(cfg) and not (
+            self.echo is not None and self.echo.subgraphs and "messages" in self.echo.modes
+        )
+        if self.sync and tap:
             # nested parts and stream writes tapped where they are made: LangGraph runs a
             # lone task on the stream's thread, as the app's own ``invoke`` (``tapped``)
             return aiter_thread(
@@ -418,7 +452,7 @@ class AttachedRun:
                 lambda: self._translated_here(run.stream(real_input, cfg, **kw)),
                 inbox=self.em.inbox,
             )
-        if can_tap(cfg):
+        if tap:
             self.cb.before_emit = self._drain
             return self._drained(tapped_astream(run, real_input, cfg, kw, self._tap_nested))
         return run.astream(real_input, cfg, **kw)  # type: ignore[no-any-return]

@@ -98,6 +98,10 @@ def observed(store: Any, report: Report) -> Any:
         def __getattr__(self, name: str) -> Any:  # the app's own store API (index, setup, ...)
             return getattr(store, name)
 
+        @property  # the app's ``isinstance`` checks find its own store's class
+        def __class__(self) -> type:  # pyright: ignore[reportIncompatibleMethodOverride]
+            return type(store)
+
         def batch(self, ops: Iterable[Any]) -> list[Any]:
             ops = list(ops)
             results = store.batch(ops)
@@ -110,6 +114,9 @@ def observed(store: Any, report: Report) -> Any:
             _report_all(ops, results, report)
             return results
 
+    # named as the app's store's class: its code that prints or compares the name finds its own
+    for attr in ("__name__", "__qualname__", "__module__"):
+        setattr(ObservedStore, attr, getattr(type(store), attr, getattr(ObservedStore, attr)))
     return ObservedStore()
 
 

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-__all__ = ["streaming_off"]
+__all__ = ["streaming_handlers", "streaming_off"]
 
 _lock = threading.Lock()
 _held: dict[int, tuple[Any, Any, int]] = {}
@@ -49,3 +49,18 @@ def streaming_off(model: Any) -> Iterator[None]:
                 object.__setattr__(model, "disable_streaming", own)
             else:
                 _held[key] = (model, own, count - 1)
+
+
+def streaming_handlers(callbacks: Any) -> bool:
+    """Does the app's own ``callbacks`` (a list of handlers or a callback manager) hold a
+    handler that asks its chat models to stream (LangChain's ``astream_events`` /
+    ``astream_log`` handler)?  Then its models stream as the app set them, as on LangGraph,
+    and Stepwise turns no model's streaming off in the run."""
+    handlers = getattr(callbacks, "handlers", callbacks)
+    if not isinstance(handlers, (list, tuple)) or not handlers:
+        return False
+    try:
+        from langchain_core.tracers._streaming import _StreamingCallbackHandler
+    except ImportError:  # pragma: no cover - langchain-core comes with LangGraph
+        return False
+    return any(isinstance(h, _StreamingCallbackHandler) for h in handlers)

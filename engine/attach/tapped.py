@@ -27,7 +27,7 @@ from typing import Any
 
 from engine.attach.store_access import observed
 
-__all__ = ["Tap", "Written", "can_tap", "tapped_astream", "tapped_stream"]
+__all__ = ["Tap", "Written", "can_tap", "inside_a_run", "tapped_astream", "tapped_stream"]
 
 Tap = Callable[[tuple[str, ...], str, Any], None]
 """Takes one part (graph namespace, mode, data) on the thread that made it."""
@@ -113,18 +113,28 @@ def can_tap(config: dict[str, Any]) -> bool:
     """Can a run with ``config`` be tapped: it is not itself run inside a LangGraph run (whose
     stream and runtime it must keep), and this LangGraph has what ``tapped_stream`` uses."""
     try:
+        from langgraph.runtime import Runtime
+    except ImportError:
+        return False
+    if not hasattr(Runtime, "merge"):
+        return False
+    return not inside_a_run(config)
+
+
+def inside_a_run(config: dict[str, Any] | None) -> bool:
+    """Is a run with ``config`` made inside a LangGraph run (a node calling a graph): then
+    LangGraph runs it as that run's nested graph, with the enclosing run's stream, runtime and
+    checkpoint namespace."""
+    try:
         from langchain_core.runnables.config import var_child_runnable_config
         from langgraph._internal._constants import (
             CONFIG_KEY_RUNTIME,
             CONFIG_KEY_STREAM,
             CONFIG_KEY_TASK_ID,
         )
-        from langgraph.runtime import Runtime
     except ImportError:
         return False
-    if not hasattr(Runtime, "merge"):
-        return False
     outer = (var_child_runnable_config.get() or {}).get("configurable") or {}
-    conf = config.get("configurable") or {}
+    conf = (config or {}).get("configurable") or {}
     keys = (CONFIG_KEY_RUNTIME, CONFIG_KEY_STREAM, CONFIG_KEY_TASK_ID)
-    return not any(k in conf or k in outer for k in keys)
+    return any(k in conf or k in outer for k in keys)

@@ -1,8 +1,9 @@
-"""Run one docs-style program twice: on the real LangGraph / LangChain, and ported to the
-engine by its import lines only (the README's table), and give what each printed.
+"""Run one docs-style program three times: on the real LangGraph / LangChain, ported to the
+engine by its import lines only (the README's table), and on the real libraries with every
+graph it compiles attached (attach mode in code), and give what each printed.
 
 A program prints what it wants compared; an exception escaping it is printed as its type and
-message.  ``compare`` asserts the two outputs are the same, line for line.
+message.  ``compare`` asserts the outputs are the same, line for line.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 
 import pytest
 
-__all__ = ["compare", "port", "run_program"]
+__all__ = ["compare", "port", "run_attached", "run_program"]
 
 _PORTS: list[tuple[str, str]] = [
     (r"\blangchain\.agents\.middleware(\.\w+)*\b", "engine.middleware"),
@@ -52,16 +53,51 @@ def run_program(source: str) -> str:
     return out.getvalue()
 
 
-def compare(source: str) -> str:
-    """Run ``source`` on the real libraries and ported; assert both print the same."""
+def run_attached(source: str) -> str:
+    """What ``source`` prints on the real libraries with every graph it compiles attached
+    (``engine.attach.attach``): the attached graph stands in for the app's own wherever the
+    program uses it; one added as another graph's node is the app's own, as attach mode runs
+    a whole app (its nested graphs are the app's)."""
+    from langgraph.graph.state import StateGraph
+
+    from engine.attach import attach
+    from engine.attach.graph import AttachedGraph
+
+    compile_, add_node = StateGraph.compile, StateGraph.add_node
+
+    def compile_attached(self: Any, *a: Any, **kw: Any) -> Any:
+        return attach(compile_(self, *a, **kw))
+
+    def add_plain_node(self: Any, node: Any, action: Any = None, **kw: Any) -> Any:
+        node = node.real if isinstance(node, AttachedGraph) else node
+        action = action.real if isinstance(action, AttachedGraph) else action
+        return add_node(self, node, action, **kw)
+
+    StateGraph.compile = compile_attached  # type: ignore[method-assign]
+    StateGraph.add_node = add_plain_node  # type: ignore[method-assign]
+    try:
+        return run_program(source)
+    finally:
+        StateGraph.compile = compile_  # type: ignore[method-assign]
+        StateGraph.add_node = add_node  # type: ignore[method-assign]
+
+
+def _same_lines(real: str, other: str, label: str) -> None:
+    if other != real:
+        diff = difflib.unified_diff(
+            real.splitlines(), other.splitlines(), "real", label, lineterm=""
+        )
+        pytest.fail(f"the {label} program printed otherwise:\n" + "\n".join(diff), pytrace=False)
+
+
+def compare(source: str, *, attached: bool = True) -> str:
+    """Run ``source`` on the real libraries, ported, and (``attached``) with its graphs
+    attached; assert all print the same."""
     pytest.importorskip("langgraph")
     pytest.importorskip("langchain.agents")
     source = textwrap.dedent(source)
     real = run_program(source)
-    ours = run_program(port(source))
-    if ours != real:
-        diff = difflib.unified_diff(
-            real.splitlines(), ours.splitlines(), "real", "ported", lineterm=""
-        )
-        pytest.fail("the ported program printed otherwise:\n" + "\n".join(diff), pytrace=False)
+    _same_lines(real, run_program(port(source)), "ported")
+    if attached:
+        _same_lines(real, run_attached(source), "attached")
     return real
