@@ -101,13 +101,16 @@ def _names(nodes: Any) -> list[str]:
 
 def with_interrupts(output: Any, interrupts: list[Any]) -> Any:
     """The run's output as LangGraph's ``invoke`` gives it: its values, and the interrupts it
-    stopped at (``interrupt()``, each once; not a static pause) under ``__interrupt__``."""
+    stopped at (``interrupt()``, each once; not a static pause) under ``__interrupt__``; only
+    the interrupts when the output is not a mapping (an entrypoint that has not returned)."""
     pending: dict[Any, Any] = {}
     for intr in interrupts:
         if intr is not None:
             pending.setdefault(getattr(intr, "id", None) or id(intr), intr)
-    if not pending or not isinstance(output, dict):
+    if not pending:
         return output
+    if not isinstance(output, dict):  # a graph whose output is one channel (an entrypoint's)
+        return {"__interrupt__": list(pending.values())}
     return {**output, "__interrupt__": list(pending.values())}
 
 
