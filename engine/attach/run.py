@@ -69,6 +69,21 @@ def stream_modes(*, checkpointer: bool, tokens: bool = False) -> list[str]:
     return modes
 
 
+def _at_root(parts: Iterator[Any], kw: Mapping[str, Any]) -> Iterator[Any]:
+    """A stream's parts as ``(namespace, mode, data)``: as they come with ``subgraphs``, each
+    at the root graph without."""
+    if kw["subgraphs"]:
+        yield from parts
+        return
+    for mode, data in parts:
+        yield (), mode, data
+
+
+async def _aat_root(parts: AsyncIterator[Any]) -> AsyncIterator[Any]:
+    async for mode, data in parts:
+        yield (), mode, data
+
+
 def output_of(graph: Any, values: Any) -> Any:
     """What the app's ``invoke`` returns of the state ``values``: its output channels only (a
     middleware's private state, LangGraph's ``OmitFromOutput`` fields left out), the value
@@ -101,13 +116,16 @@ def _names(nodes: Any) -> list[str]:
 
 def with_interrupts(output: Any, interrupts: list[Any]) -> Any:
     """The run's output as LangGraph's ``invoke`` gives it: its values, and the interrupts it
-    stopped at (``interrupt()``, each once; not a static pause) under ``__interrupt__``."""
+    stopped at (``interrupt()``, each once; not a static pause) under ``__interrupt__``; only
+    the interrupts when the output is not a mapping (an entrypoint that has not returned)."""
     pending: dict[Any, Any] = {}
     for intr in interrupts:
         if intr is not None:
             pending.setdefault(getattr(intr, "id", None) or id(intr), intr)
-    if not pending or not isinstance(output, dict):
+    if not pending:
         return output
+    if not isinstance(output, dict):  # a graph whose output is one channel (an entrypoint's)
+        return {"__interrupt__": list(pending.values())}
     return {**output, "__interrupt__": list(pending.values())}
 
 
@@ -433,11 +451,20 @@ class AttachedRun:
         if self.context is not None:
             kw["context"] = self.context
         cfg = self.config
-        # the caller's own messages of nested graphs come from LangGraph's messages handler
-        # only when the stream itself is asked for ``subgraphs``: then it is not tapped
+        # the caller's own stream (``echo``) as LangGraph gives it: its ``custom`` parts come
+        # in order with the others only through LangGraph's own queue (tapped, a write could
+        # reach the caller ahead of an update made before it), and the messages of nested
+        # graphs only from a stream asked for ``subgraphs`` as the caller asked (LangGraph's
+        # messages handler streams them, or the node's output message at the root): such a
+        # run is not tapped, and its stream takes the caller's ``subgraphs`` for messages
+        # (without it, a nested graph's supersteps are seen only through the callbacks)
+        echo = self.echo
         tap = can_tap(cfg) and not (
-            self.echo is not None and self.echo.subgraphs and "messages" in self.echo.modes
+            echo is not None
+            and ("custom" in echo.modes or (echo.subgraphs and "messages" in echo.modes))
         )
+        if echo is not None and "messages" in echo.modes and not echo.subgraphs:
+            kw["subgraphs"] = False
         if self.sync and tap:
             # nested parts and stream writes tapped where they are made: LangGraph runs a
             # lone task on the stream's thread, as the app's own ``invoke`` (``tapped``)
@@ -449,12 +476,14 @@ class AttachedRun:
             )
         if self.sync:
             return aiter_thread(
-                lambda: self._translated_here(run.stream(real_input, cfg, **kw)),
+                lambda: self._translated_here(_at_root(run.stream(real_input, cfg, **kw), kw)),
                 inbox=self.em.inbox,
             )
         if tap:
             self.cb.before_emit = self._drain
             return self._drained(tapped_astream(run, real_input, cfg, kw, self._tap_nested))
+        if not kw["subgraphs"]:
+            return _aat_root(run.astream(real_input, cfg, **kw))
         return run.astream(real_input, cfg, **kw)  # type: ignore[no-any-return]
 
     async def _drained(

@@ -58,15 +58,19 @@ def run_attached(source: str) -> str:
     (``engine.attach.attach``): the attached graph stands in for the app's own wherever the
     program uses it; one added as another graph's node is the app's own, as attach mode runs
     a whole app (its nested graphs are the app's)."""
+    from langgraph.func import entrypoint
     from langgraph.graph.state import StateGraph
 
     from engine.attach import attach
     from engine.attach.graph import AttachedGraph
 
-    compile_, add_node = StateGraph.compile, StateGraph.add_node
+    compile_, add_node, make = StateGraph.compile, StateGraph.add_node, entrypoint.__call__
 
     def compile_attached(self: Any, *a: Any, **kw: Any) -> Any:
         return attach(compile_(self, *a, **kw))
+
+    def entrypoint_attached(self: Any, func: Any) -> Any:
+        return attach(make(self, func))
 
     def add_plain_node(self: Any, node: Any, action: Any = None, **kw: Any) -> Any:
         node = node.real if isinstance(node, AttachedGraph) else node
@@ -75,11 +79,13 @@ def run_attached(source: str) -> str:
 
     StateGraph.compile = compile_attached  # type: ignore[method-assign]
     StateGraph.add_node = add_plain_node  # type: ignore[method-assign]
+    entrypoint.__call__ = entrypoint_attached  # type: ignore[method-assign]
     try:
         return run_program(source)
     finally:
         StateGraph.compile = compile_  # type: ignore[method-assign]
         StateGraph.add_node = add_node  # type: ignore[method-assign]
+        entrypoint.__call__ = make  # type: ignore[method-assign]
 
 
 def _same_lines(real: str, other: str, label: str) -> None:
