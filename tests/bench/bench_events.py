@@ -26,6 +26,7 @@ Run: ``.venv/bin/python -m tests.bench.bench_events``.
 from __future__ import annotations
 
 import asyncio
+import gc
 import operator
 import tempfile
 from collections.abc import Callable
@@ -45,6 +46,9 @@ from tests.bench.report import (
 CONVERSATIONS = 5
 """Conversations per timing (fresh agents: the scripted model's replies are used up)."""
 MODES = ("bare", "subscriber", "astream_events", "debugger", "saver", "recorder")
+COLLECTIONS: dict[str, list[int]] = {}
+"""Per mode: the garbage collections (young, middle, full) of its timed runs, added up
+(``gc.get_stats`` around each timing: read outside the clock, nothing hooked into the run)."""
 
 
 def _seed000_agents(n: int, checkpointer: Any = None) -> tuple[list[Any], Any, str]:
@@ -103,6 +107,7 @@ def _timer(mode: str, workdir: Path) -> Callable[[], Timing]:
                 subs.append(agent.subscribe(lambda ev: None))
             elif mode == "recorder" and recorder is not None:
                 subs.append(recorder.attach(agent))
+        before = [g["collections"] for g in gc.get_stats()]
         with Clock() as clock:
             for i, agent in enumerate(agents):
                 cfg = {"configurable": {"thread_id": f"bench-{i}"}}
@@ -114,6 +119,10 @@ def _timer(mode: str, workdir: Path) -> Callable[[], Timing]:
                     agent.invoke(inp, cfg)
             if recorder is not None:
                 recorder.flush()
+        after = [g["collections"] for g in gc.get_stats()]
+        total = COLLECTIONS.setdefault(mode, [0, 0, 0])
+        for gen in range(3):
+            total[gen] += after[gen] - before[gen]
         for sub in subs:
             sub.close()
         if recorder is not None:
@@ -138,6 +147,7 @@ def _events_per_run() -> int:
 
 def measure(rounds: int = 9) -> dict[str, list[Timing]]:
     """Seconds per run of every mode, modes timed in turn for ``rounds`` rounds."""
+    COLLECTIONS.clear()
     with tempfile.TemporaryDirectory() as tmp:
         timers = {mode: _timer(mode, Path(tmp)) for mode in MODES}
         return alternate(timers, rounds)
@@ -150,7 +160,9 @@ NOTES = {"saver": "the recorder's SqliteSaver alone, nothing listening"}
 
 def run() -> list[Figure]:
     _, _, label = _seed000_agents(1)
-    times = measure()
+    rounds = 9
+    times = measure(rounds)
+    runs = (rounds + 1) * CONVERSATIONS  # the warm-up round counts its collections too
     n_events = _events_per_run()
     bare = median(times["bare"])
     figs = [
@@ -158,11 +170,11 @@ def run() -> list[Figure]:
             f"events: {label}, bare engine",
             bare * 1e3,
             "ms/run",
-            note=f"{n_events} events per run when listened to",
+            note=f"{n_events} events per run when listened to; {_collections('bare', runs)}",
         )
     ]
     for mode in MODES[1:]:
-        note = f"{median(times[mode]) * 1e3:.2f} ms/run"
+        note = f"{median(times[mode]) * 1e3:.2f} ms/run; {_collections(mode, runs)}"
         if mode in NOTES:
             note = f"{NOTES[mode]}: {note}"
         if mode in GOALS:
@@ -178,6 +190,13 @@ def run() -> list[Figure]:
                 )
             )
     return figs
+
+
+def _collections(mode: str, runs: int) -> str:
+    young, middle, full = COLLECTIONS.get(mode, [0, 0, 0])
+    return (
+        f"GCs per run {young / runs:.2f} young, {middle / runs:.2f} middle, {full / runs:.2f} full"
+    )
 
 
 if __name__ == "__main__":
