@@ -221,7 +221,8 @@ def run() -> list[Figure]:
             "  UI thread CPU per turn (studio's share and the run's, split)",
             ui["total"],
             "ms/turn",
-            note=f"{parts}; {ui['updates']:.1f} hub updates a turn; {UI_TURNS} more turns, "
+            note=f"{parts}; {ui['updates']:.1f} hub updates and {ui['passes']:.1f} paint passes "
+            f"a turn; {UI_TURNS} more turns, "
             "each Qt event timed",
         )
     )

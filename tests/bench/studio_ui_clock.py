@@ -9,6 +9,9 @@ kind of the earlier one: a paint pass is a run of ``Paint`` deliveries, so its t
 updates" (any Qt event sent inside one is not charged twice).  Whatever is left of the thread's
 CPU time is "run and other".  It costs a Python call per Qt event, so it is measured in turns
 of its own, after the timed ones.
+
+It also counts paint passes: ``UpdateRequest`` deliveries to a top-level window (each is one
+sync of that window's backing store: the widgets marked dirty since the last one are painted).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from PySide6.QtCore import QEvent, QObject
+from PySide6.QtWidgets import QWidget
 
 __all__ = ["UiClock"]
 
@@ -40,6 +44,10 @@ _LAYOUT = frozenset(
 KINDS = ("paint", "layout", "model updates", "run and other")
 
 
+def _is_window(obj: QObject) -> bool:
+    return isinstance(obj, QWidget) and obj.isWindow()
+
+
 class UiClock(QObject):
     def __init__(self, app: QObject, hub: Any) -> None:
         super().__init__()
@@ -50,6 +58,8 @@ class UiClock(QObject):
         self._in_publish = 0
         self._on = False
         self._start = 0.0
+        self.passes = 0
+        """Paint passes (``UpdateRequest`` to a top-level window) while measuring."""
         app.installEventFilter(self)
         publish: Callable[..., None] = hub.publish
 
@@ -82,6 +92,8 @@ class UiClock(QObject):
             kind = event.type()
             self._kind = "paint" if kind in _PAINT else "layout" if kind in _LAYOUT else None
             self._since = now
+        if self._on and event.type() == _E.UpdateRequest and _is_window(watched):
+            self.passes += 1
         return False
 
     @contextmanager
@@ -96,9 +108,11 @@ class UiClock(QObject):
             self.total += time.thread_time() - start
 
     def breakdown(self, turns: int) -> dict[str, float]:
-        """ms of UI-thread CPU per turn, by kind (``KINDS``) and in all (``"total"``)."""
+        """ms of UI-thread CPU per turn, by kind (``KINDS``) and in all (``"total"``); paint
+        passes per turn (``"passes"``)."""
         known = sum(self.spent[k] for k in KINDS[:3])
         out = {k: self.spent[k] / turns * 1e3 for k in KINDS[:3]}
         out["run and other"] = max(0.0, self.total - known) / turns * 1e3
         out["total"] = self.total / turns * 1e3
+        out["passes"] = self.passes / turns
         return out

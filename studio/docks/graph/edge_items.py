@@ -39,6 +39,7 @@ class EdgeItem(QGraphicsPathItem):
         self.setPath(path)
         self.setZValue(0)
         self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
+        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)  # as a node box
         self._arrow = self._arrowhead()
         self._restyle()
 
@@ -107,6 +108,7 @@ class EdgeLabelItem(QGraphicsItem):
         self.setPos(r.x, r.y)
         self.setZValue(1.8)
         self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
+        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)  # as a node box
 
     def set_highlighted(self, on: bool) -> None:
         if on != self.highlighted:

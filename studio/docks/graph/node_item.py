@@ -65,6 +65,9 @@ class NodeItem(QGraphicsItem):
         self.setPos(box.rect.x, box.rect.y)
         self.setZValue(2)
         self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
+        # drawn once per look into a picture Qt keeps and copies (a repaint of the view for
+        # another box's change, a scroll, costs a copy); ``update()`` draws it again
+        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.setToolTip(plain_tip(box.id))
         r = 5.5
         pill = box.content.shape == "pill"

@@ -7,6 +7,8 @@ event-loop turn (a zero-timer), and only items whose visible state changed repai
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 
 from PySide6.QtCore import QPoint, QRect, QRectF, QSize, Qt, QTimer, Signal
@@ -21,7 +23,14 @@ from PySide6.QtGui import (
     QWheelEvent,
 )
 from PySide6.QtSvg import QSvgGenerator
-from PySide6.QtWidgets import QFrame, QGraphicsScene, QGraphicsView, QMenu, QWidget
+from PySide6.QtWidgets import (
+    QFrame,
+    QGraphicsItem,
+    QGraphicsScene,
+    QGraphicsView,
+    QMenu,
+    QWidget,
+)
 
 from engine.graph.drawing import DrawableGraph, Edge
 from studio.docks.graph.edge_items import EdgeItem, EdgeLabelItem
@@ -208,7 +217,8 @@ class GraphView(QGraphicsView):
         painter.setRenderHints(
             QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing
         )
-        self._scene.render(painter, QRectF(image.rect()), bounds)
+        with _drawn_afresh(self._scene):
+            self._scene.render(painter, QRectF(image.rect()), bounds)
         painter.end()
         return image.save(path)
 
@@ -224,7 +234,8 @@ class GraphView(QGraphicsView):
         painter = QPainter()
         if not painter.begin(generator):
             return False
-        self._scene.render(painter, QRectF(0, 0, bounds.width(), bounds.height()), bounds)
+        with _drawn_afresh(self._scene):
+            self._scene.render(painter, QRectF(0, 0, bounds.width(), bounds.height()), bounds)
         return painter.end()
 
     # --- model -> items ---------------------------------------------------------------
@@ -420,3 +431,23 @@ class GraphView(QGraphicsView):
             return
         self.select_node(node)
         self.node_menu(node).exec(event.globalPos())
+
+
+@contextmanager
+def _drawn_afresh(scene: QGraphicsScene) -> Iterator[None]:
+    """Node boxes, edges and labels painted anew while an export renders ``scene`` (kept as
+    pictures, they would reach an SVG as images instead of shapes and text)."""
+    cache = QGraphicsItem.CacheMode
+    kept = [
+        item
+        for item in scene.items()
+        if isinstance(item, NodeItem | EdgeItem | EdgeLabelItem)
+        and item.cacheMode() != cache.NoCache
+    ]
+    for item in kept:
+        item.setCacheMode(cache.NoCache)
+    try:
+        yield
+    finally:
+        for item in kept:
+            item.setCacheMode(cache.DeviceCoordinateCache)
