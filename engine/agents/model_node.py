@@ -435,7 +435,10 @@ class ModelNode:
             messages_count=len(messages),
             system_prompt=request.system_prompt,
             last_messages=[render(m, 4000) for m in messages[-3:]],
-            tools=[t.name if isinstance(t, BaseTool) else str(t.get("name")) for t in tools],
+            tools=[
+                t.name if isinstance(t, BaseTool) else str(t.get("name") or t.get("type"))
+                for t in tools
+            ],
             tool_choice=kwargs.get("tool_choice"),
             response_format=format_name,
             settings=public_settings(request.model_settings),
