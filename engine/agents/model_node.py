@@ -199,6 +199,10 @@ class ModelNode:
         update: dict[str, Any] = {"messages": messages}
         if response.structured_response is not None:
             update["structured_response"] = response.structured_response
+        elif self.response_format is not None:
+            # an agent with a response format: a call that produced none clears the last
+            # turn's (the routing reads the state's as this call's own, as LangChain's does)
+            update["structured_response"] = None
         if not commands:
             return update
         for command in commands:
