@@ -121,7 +121,7 @@ class LoopStreaming:
                 "input": task.node.callback_input(task.input)
                 if task.node.callback_input is not None and task.kind == "pull"
                 else task.input,
-                "triggers": tuple(task.triggers),
+                "triggers": task.public_triggers,
             }
             if self.run.wants(TASK_METADATA_MODE):
                 chunk["metadata"] = self.task_config(task)["metadata"]
