@@ -290,7 +290,8 @@ class CompiledStateGraph(
     async def _arun_as_subgraph(
         self, input: Any, parent: TaskContext, parent_loop: PregelLoop
     ) -> Any:
-        return await run_subgraph(self, input, parent, parent_loop)
+        own = _under_caller(self.config, parent.config) if self.config else None
+        return await run_subgraph(self, input, parent, parent_loop, config=own)
 
     async def ainvoke(
         self,
@@ -452,6 +453,21 @@ def _interrupt_list(given: Sequence[str] | str | None, compiled: list[str]) -> l
     if given is None:
         return compiled
     return [given] if isinstance(given, str) else list(given)
+
+
+def _under_caller(own: dict[str, Any], caller: dict[str, Any]) -> dict[str, Any]:
+    """A graph's own config (``with_config``, ``create_agent``'s metadata) as it runs as a
+    node of another graph: under the calling task's config, whose keys win (its recursion
+    limit too), metadata and ``configurable`` merged key by key, as LangGraph merges them."""
+    out = {
+        k: v
+        for k, v in own.items()
+        if k not in caller and k not in ("recursion_limit", "metadata", "configurable")
+    }
+    for key in ("metadata", "configurable"):
+        if own.get(key):
+            out[key] = {**own[key], **caller.get(key, {})}
+    return out
 
 
 def _merge_config(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
