@@ -384,6 +384,16 @@ class ModelNode:
         finally:
             if tokens is not None:
                 tokens.close()
+        if final is not None and not chunks and run is not None:
+            # a model that does not stream (``disable_streaming``) gave its reply whole: the
+            # messages stream gets it with the model call's metadata, as LangChain's callback
+            # reports a reply that came without tokens (not again from the node's output)
+            if self.name:
+                final.name = self.name
+            run.push_any_thread("messages", (final, meta), ns)
+            if final.id is not None:
+                run.streamed_message_ids.add(final.id)
+            return final
         if final is None:
             if not chunks:
                 raise RuntimeError(f"{model_label(model)}: the stream ended without any output")
