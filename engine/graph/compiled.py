@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Generic
 
 from engine.core import foreign
@@ -193,6 +193,7 @@ class CompiledStateGraph(
         sync_call: bool = False,
         control: RunControl | None = None,
         streams_nested: bool = True,
+        pace: Callable[[], Awaitable[None]] | None = None,
     ) -> Any:
         foreign.meet_loaded_libraries()  # e.g. langchain models in nodes take our messages
         caller = calling_task(config)
@@ -222,6 +223,7 @@ class CompiledStateGraph(
                     sync_call=sync_call,
                     control=control,
                     streams_nested=streams_nested,
+                    pace=pace,
                 )
         cfg = _merge_config(self.config, config or {})
         context = coerce_context(self._context_schema(), context)
@@ -250,6 +252,7 @@ class CompiledStateGraph(
             streams_nested=streams_nested,
             model_override=conf.get("model_override"),
             control=control,
+            pace=pace,
         )
         ib = _interrupt_list(interrupt_before, self.interrupt_before_nodes)
         ia = _interrupt_list(interrupt_after, self.interrupt_after_nodes)
@@ -397,11 +400,16 @@ class CompiledStateGraph(
             modes = list(stream_mode)
         queue: asyncio.Queue[Any] = asyncio.Queue()
         done = object()
+        asked = asyncio.Event()  # the consumer took every chunk and waits for the next one
 
         def sink(mode: str, chunk: Any, ns: str) -> None:
             if ns and not subgraphs:
                 return
             queue.put_nowait((ns, mode, chunk))
+            asked.clear()
+
+        async def pace() -> None:
+            await asked.wait()
 
         async def runner() -> None:
             try:
@@ -418,6 +426,7 @@ class CompiledStateGraph(
                     sync_call=kwargs.get("_sync_call", False),
                     control=kwargs.get("control"),
                     streams_nested=subgraphs,
+                    pace=pace,
                 )
             finally:
                 queue.put_nowait(done)
@@ -425,6 +434,8 @@ class CompiledStateGraph(
         task = asyncio.ensure_future(runner())
         try:
             while True:
+                if queue.empty():
+                    asked.set()
                 item = await queue.get()
                 if item is done:
                     break

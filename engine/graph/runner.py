@@ -196,6 +196,10 @@ async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> Non
                 attempt=attempt,
             )
         loop.push_task_start(task)
+        pace = loop.run.pace
+        if pace is not None and not loop.nested:
+            # as LangGraph's stream: a task runs once the consumer took what came before
+            await pace()
         try:
             with s:
                 token = set_task(ctx)
