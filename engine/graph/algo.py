@@ -138,7 +138,12 @@ class Task:
         (False) or a functional-API call (True)."""
         if self.path[0] == "pull":
             return ("__pregel_pull", self.path[1])
-        return ("__pregel_push", self.path[1], TASKS not in self.triggers)
+        return ("__pregel_push", self.path[1], self.is_call)
+
+    @property
+    def is_call(self) -> bool:
+        """A functional-API call, made while its step runs (not planned with the step)."""
+        return self.path[0] != "pull" and TASKS not in self.triggers
 
     @property
     def public_triggers(self) -> tuple[str, ...]:
