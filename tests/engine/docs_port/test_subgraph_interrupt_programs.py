@@ -26,7 +26,7 @@ def ask(state):
     return {"log": [f"ask:{answer}"]}
 
 def after(state):
-    print("after runs")
+    # (no print here: with subgraphs=True, this node runs while the consumer prints, on LangGraph too)
     return {"log": ["after"]}
 
 sb = StateGraph(State)
