@@ -5,12 +5,13 @@ condition, and the injected tool parameters."""
 from __future__ import annotations
 
 from engine.agents import ToolCallTransformer, ToolNode, create_react_agent, tools_condition
-from engine.tools import InjectedState, InjectedStore, ToolRuntime
+from engine.tools import InjectedState, InjectedStore, ToolInvocationError, ToolRuntime
 
 __all__ = [
     "InjectedState",
     "InjectedStore",
     "ToolCallTransformer",
+    "ToolInvocationError",
     "ToolNode",
     "ToolRuntime",
     "create_react_agent",

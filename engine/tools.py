@@ -50,6 +50,7 @@ __all__ = [
     "StructuredTool",
     "ToolArgsValidationError",
     "ToolException",
+    "ToolInvocationError",
     "ToolRuntime",
     "tool",
 ]
@@ -57,6 +58,19 @@ __all__ = [
 
 class ToolException(Exception):
     """Raise inside a tool to report an error the model should see (with handle_tool_errors)."""
+
+
+class ToolInvocationError(ToolException):
+    """A tool call's arguments do not match the tool's schema, as the tools node reports it
+    (LangGraph's ``ToolInvocationError``): ``message`` is the text the model gets by default,
+    ``source`` the validation error, ``tool_kwargs`` the arguments the model sent."""
+
+    def __init__(self, tool_name: str, source: Exception, tool_kwargs: Any, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+        self.tool_name = tool_name
+        self.tool_kwargs = tool_kwargs
+        self.source = source
 
 
 class ToolArgsValidationError(ValueError):

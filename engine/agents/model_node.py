@@ -199,6 +199,10 @@ class ModelNode:
         update: dict[str, Any] = {"messages": messages}
         if response.structured_response is not None:
             update["structured_response"] = response.structured_response
+        elif self.response_format is not None:
+            # an agent with a response format: a call that produced none clears the last
+            # turn's (the routing reads the state's as this call's own, as LangChain's does)
+            update["structured_response"] = None
         if not commands:
             return update
         for command in commands:
@@ -380,6 +384,16 @@ class ModelNode:
         finally:
             if tokens is not None:
                 tokens.close()
+        if final is not None and not chunks and run is not None:
+            # a model that does not stream (``disable_streaming``) gave its reply whole: the
+            # messages stream gets it with the model call's metadata, as LangChain's callback
+            # reports a reply that came without tokens (not again from the node's output)
+            if self.name:
+                final.name = self.name
+            run.push_any_thread("messages", (final, meta), ns)
+            if final.id is not None:
+                run.streamed_message_ids.add(final.id)
+            return final
         if final is None:
             if not chunks:
                 raise RuntimeError(f"{model_label(model)}: the stream ended without any output")
@@ -435,7 +449,10 @@ class ModelNode:
             messages_count=len(messages),
             system_prompt=request.system_prompt,
             last_messages=[render(m, 4000) for m in messages[-3:]],
-            tools=[t.name if isinstance(t, BaseTool) else str(t.get("name")) for t in tools],
+            tools=[
+                t.name if isinstance(t, BaseTool) else str(t.get("name") or t.get("type"))
+                for t in tools
+            ],
             tool_choice=kwargs.get("tool_choice"),
             response_format=format_name,
             settings=public_settings(request.model_settings),

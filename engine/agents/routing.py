@@ -103,6 +103,13 @@ class Topology:
     def _structured_answer(self, answers: list[ToolMessage]) -> bool:
         return any(a.name in self.structured_tools and a.status != "error" for a in answers)
 
+    @staticmethod
+    def _fresh_structured_response(state: Any) -> bool:
+        """Whether the model call just made gave a structured response (the model node of an
+        agent with a response format clears the state's when a call gives none)."""
+        get = getattr(state, "get", None)
+        return get is not None and get("structured_response") is not None
+
     # -- routing functions -------------------------------------------------------------------
 
     def hook_edge(self, source: str, default: str) -> Callable[[Any], str]:
@@ -147,7 +154,7 @@ class Topology:
             if pending:
                 set_route_reason("tool_calls", _plural(len(pending), "pending tool call"))
                 return [Send("tools", c) for c in pending]
-            if self._structured_answer(answers):
+            if self._fresh_structured_response(state):
                 set_route_reason("structured_response", "structured response ready")
                 return self.exit
             set_route_reason("tool_calls", "every tool call is answered; back to the model")
@@ -156,20 +163,22 @@ class Topology:
         return model_to_tools
 
     def model_to_model(self, source: str) -> Callable[[Any], str]:
-        """Without a tools node but with structured-output tools: retry until parsed."""
+        """Without a tools node but with structured-output tools: ask the model again until
+        a call gives the structured response (a plain answer too is asked again, as
+        LangChain's agent asks)."""
 
         def model_to_model(state: Any) -> str:
             target = self._jump(state, source)
             if target is not None:
                 return target
-            ai, answers = last_ai_and_answers(state["messages"])
-            if ai is None or (not ai.tool_calls and not ai.invalid_tool_calls):
-                set_route_reason("no_tool_calls", "the model answered without tool calls")
-                return self.exit
-            if self._structured_answer(answers):
+            if self._fresh_structured_response(state):
                 set_route_reason("structured_response", "structured response ready")
                 return self.exit
-            set_route_reason("tool_calls", "structured output invalid; back to the model")
+            ai, _ = last_ai_and_answers(state["messages"])
+            if ai is None or (not ai.tool_calls and not ai.invalid_tool_calls):
+                set_route_reason("no_tool_calls", "no structured response yet; back to the model")
+            else:
+                set_route_reason("tool_calls", "structured output invalid; back to the model")
             return self.loop_entry
 
         return model_to_model

@@ -7,9 +7,12 @@ injected fault is handled exactly like the tool raising it.
 Error texts (spec section 7):
 
 - unknown tool: ``Error: {name} is not a valid tool, try one of [a, b].``
-- arguments not matching the schema (handled by default):
+- arguments not matching the schema (handled by default): a ``ToolInvocationError`` (what the
+  handler gets, or what escapes) whose message is
   ``Error invoking tool '{name}' with kwargs {args} with error:\\n {field}: {msg}\\n Please fix the error and try again.``
 - ``handle_tool_errors=True``: ``Error: {repr(e)}\\n Please fix your mistakes.``
+- an exception type (or a tuple of them): as ``True`` for those, else raised; langchain_core's
+  ``ToolException`` also stands for the engine's own (a ``ToolInvocationError`` is one).
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ from engine.middleware.types import ToolCallRequest
 from engine.observe.bus import current_emitter, span
 from engine.observe.faults import check_fault
 from engine.serde import to_jsonable
-from engine.tools import BaseTool, ToolArgsValidationError
+from engine.tools import BaseTool, ToolArgsValidationError, ToolException, ToolInvocationError
 from engine.types import Command
 
 __all__ = [
@@ -88,12 +91,30 @@ def _handled_types(handler: Callable[..., Any]) -> tuple[type[BaseException], ..
     return found or (Exception,)
 
 
+def invocation_error(exc: ToolArgsValidationError, args: Any) -> ToolInvocationError:
+    """A validation failure as the tools node reports it (``args``: the model's arguments)."""
+    return ToolInvocationError(exc.tool_name, exc, args, validation_message(exc, args))
+
+
+def _is_instance(exc: Exception, types_: type[Exception] | tuple[type[Exception], ...]) -> bool:
+    """``isinstance``, where langchain_core's ``ToolException`` (a program that kept that
+    import) also stands for the engine's."""
+    if isinstance(exc, types_):
+        return True
+    if not isinstance(exc, ToolException):
+        return False
+    return any(
+        t.__name__ == "ToolException" and t.__module__.startswith("langchain_core")
+        for t in (types_ if isinstance(types_, tuple) else (types_,))
+    )
+
+
 def error_content(exc: Exception, handler: ErrorHandler, args: Any) -> str | None:
     """The error ToolMessage text for ``exc`` under ``handler``; None means "raise it"."""
-    if isinstance(exc, ToolArgsValidationError) and (
-        handler is default_handle_tool_errors or handler is True
-    ):
-        return validation_message(exc, args)
+    if isinstance(exc, ToolArgsValidationError):
+        exc = invocation_error(exc, args)
+    if isinstance(exc, ToolInvocationError) and handler is default_handle_tool_errors:
+        return exc.message
     if handler is False or handler is default_handle_tool_errors:
         return None
     if handler is True:
@@ -101,7 +122,7 @@ def error_content(exc: Exception, handler: ErrorHandler, args: Any) -> str | Non
     if isinstance(handler, str):
         return handler
     if (isinstance(handler, type) and issubclass(handler, Exception)) or isinstance(handler, tuple):
-        return CALL_ERROR.format(error=repr(exc)) if isinstance(exc, handler) else None  # type: ignore[arg-type]
+        return CALL_ERROR.format(error=repr(exc)) if _is_instance(exc, handler) else None  # type: ignore[arg-type]
     if callable(handler):
         if not isinstance(exc, _handled_types(handler)):
             return None
@@ -256,8 +277,11 @@ async def _run(
     except GraphBubbleUp:
         raise
     except Exception as exc:
-        content = error_content(exc, handler, _model_args(tool, call.get("args")))
+        model_args = _model_args(tool, call.get("args"))
+        content = error_content(exc, handler, model_args)
         if content is None:
+            if isinstance(exc, ToolArgsValidationError):  # as the tools node raises it
+                raise invocation_error(exc, model_args) from exc
             raise
         return ToolMessage(content=content, name=name, tool_call_id=call_id, status="error"), exc
     return as_tool_result(out, tool, call_id), None

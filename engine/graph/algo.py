@@ -32,6 +32,7 @@ __all__ = [
 ]
 
 TASKS = "__pregel_tasks"
+_PUSH_TRIGGER = ("__pregel_push",)
 SPECIAL_WRITES = frozenset({ERROR, INTERRUPT, RESUME, NO_WRITES})
 
 
@@ -137,7 +138,18 @@ class Task:
         (False) or a functional-API call (True)."""
         if self.path[0] == "pull":
             return ("__pregel_pull", self.path[1])
-        return ("__pregel_push", self.path[1], TASKS not in self.triggers)
+        return ("__pregel_push", self.path[1], self.is_call)
+
+    @property
+    def is_call(self) -> bool:
+        """A functional-API call, made while its step runs (not planned with the step)."""
+        return self.path[0] != "pull" and TASKS not in self.triggers
+
+    @property
+    def public_triggers(self) -> tuple[str, ...]:
+        """The triggers as LangGraph shows them (``langgraph_triggers``, the ``tasks`` stream):
+        a ``Send`` or a functional-API call says ``("__pregel_push",)``."""
+        return tuple(self.triggers) if self.path[0] == "pull" else _PUSH_TRIGGER
 
 
 def task_path_str(path: Any) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import inspect
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from engine.graph.algo import TASKS, PregelNode, trigger_channel
@@ -151,12 +151,16 @@ def draw(
 ) -> DrawableGraph:
     """The drawable shape of a builder's graph (``CompiledStateGraph.get_graph``).  A node
     with a static breakpoint says so in its metadata (``__interrupt``: before/after), a
-    deferred one has ``defer``, as LangGraph draws them."""
+    deferred one has ``defer``, a tools node the user added its tools (``__tools``), as
+    LangGraph draws them."""
     g = DrawableGraph(name=name)
     g.add_node(START, "start")
     for name, ns in b.nodes.items():
         meta = dict(ns.metadata)
         kind = meta.pop("kind", "subgraph" if _is_graph(ns.fn) else "node")
+        tools = getattr(ns.fn, "tools_by_name", None)
+        if kind == "node" and isinstance(tools, Mapping) and tools:
+            meta["__tools"] = list(tools)  # a ToolNode the user added: its tools, as drawn
         if ns.defer:
             meta["defer"] = True
         when = [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Generic
 
 from engine.core import foreign
@@ -193,6 +193,7 @@ class CompiledStateGraph(
         sync_call: bool = False,
         control: RunControl | None = None,
         streams_nested: bool = True,
+        pace: Callable[[], Awaitable[None]] | None = None,
     ) -> Any:
         foreign.meet_loaded_libraries()  # e.g. langchain models in nodes take our messages
         caller = calling_task(config)
@@ -222,6 +223,7 @@ class CompiledStateGraph(
                     sync_call=sync_call,
                     control=control,
                     streams_nested=streams_nested,
+                    pace=pace,
                 )
         cfg = _merge_config(self.config, config or {})
         context = coerce_context(self._context_schema(), context)
@@ -250,6 +252,7 @@ class CompiledStateGraph(
             streams_nested=streams_nested,
             model_override=conf.get("model_override"),
             control=control,
+            pace=pace,
         )
         ib = _interrupt_list(interrupt_before, self.interrupt_before_nodes)
         ia = _interrupt_list(interrupt_after, self.interrupt_after_nodes)
@@ -290,7 +293,8 @@ class CompiledStateGraph(
     async def _arun_as_subgraph(
         self, input: Any, parent: TaskContext, parent_loop: PregelLoop
     ) -> Any:
-        return await run_subgraph(self, input, parent, parent_loop)
+        own = _under_caller(self.config, parent.config) if self.config else None
+        return await run_subgraph(self, input, parent, parent_loop, config=own)
 
     async def ainvoke(
         self,
@@ -396,11 +400,16 @@ class CompiledStateGraph(
             modes = list(stream_mode)
         queue: asyncio.Queue[Any] = asyncio.Queue()
         done = object()
+        asked = asyncio.Event()  # the consumer took every chunk and waits for the next one
 
         def sink(mode: str, chunk: Any, ns: str) -> None:
             if ns and not subgraphs:
                 return
             queue.put_nowait((ns, mode, chunk))
+            asked.clear()
+
+        async def pace() -> None:
+            await asked.wait()
 
         async def runner() -> None:
             try:
@@ -417,6 +426,7 @@ class CompiledStateGraph(
                     sync_call=kwargs.get("_sync_call", False),
                     control=kwargs.get("control"),
                     streams_nested=subgraphs,
+                    pace=pace,
                 )
             finally:
                 queue.put_nowait(done)
@@ -424,6 +434,8 @@ class CompiledStateGraph(
         task = asyncio.ensure_future(runner())
         try:
             while True:
+                if queue.empty():
+                    asked.set()
                 item = await queue.get()
                 if item is done:
                     break
@@ -452,6 +464,21 @@ def _interrupt_list(given: Sequence[str] | str | None, compiled: list[str]) -> l
     if given is None:
         return compiled
     return [given] if isinstance(given, str) else list(given)
+
+
+def _under_caller(own: dict[str, Any], caller: dict[str, Any]) -> dict[str, Any]:
+    """A graph's own config (``with_config``, ``create_agent``'s metadata) as it runs as a
+    node of another graph: under the calling task's config, whose keys win (its recursion
+    limit too), metadata and ``configurable`` merged key by key, as LangGraph merges them."""
+    out = {
+        k: v
+        for k, v in own.items()
+        if k not in caller and k not in ("recursion_limit", "metadata", "configurable")
+    }
+    for key in ("metadata", "configurable"):
+        if own.get(key):
+            out[key] = {**own[key], **caller.get(key, {})}
+    return out
 
 
 def _merge_config(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:

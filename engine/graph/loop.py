@@ -211,7 +211,7 @@ class PregelLoop(LoopCheckpoints, LoopInput, LoopStreaming):
             **base.get("metadata", {}),
             "langgraph_step": self.step,
             "langgraph_node": task.name,
-            "langgraph_triggers": tuple(task.triggers),
+            "langgraph_triggers": task.public_triggers,
             "langgraph_path": task.public_path,
             "langgraph_checkpoint_ns": task_ns,
         }

@@ -121,7 +121,7 @@ class LoopStreaming:
                 "input": task.node.callback_input(task.input)
                 if task.node.callback_input is not None and task.kind == "pull"
                 else task.input,
-                "triggers": tuple(task.triggers),
+                "triggers": task.public_triggers,
             }
             if self.run.wants(TASK_METADATA_MODE):
                 chunk["metadata"] = self.task_config(task)["metadata"]
@@ -157,7 +157,7 @@ class LoopStreaming:
             chunk: dict[str, Any] = {task.name: update}
             if cached:
                 chunk["__metadata__"] = {"cached": True}
-            if "messages" in run.stream_modes:  # as LangGraph's: when the node ends, before
+            elif "messages" in run.stream_modes:  # as LangGraph's: when the node ends, before
                 self._push_final_messages(task, state_writes)  # its update
             self._push("updates", chunk)
         elif interrupts:
@@ -168,6 +168,10 @@ class LoopStreaming:
                     self._push("values", {**values, "__interrupt__": tuple(interrupts)})
                 else:
                     self._push("values", {"__interrupt__": tuple(interrupts)})
+        if cached:
+            # served from the cache: the node did not run, so (as in LangGraph) neither its
+            # messages nor a task result are streamed, only its update
+            return
         self._push(
             "tasks",
             {

@@ -3,7 +3,8 @@
 The key is ``(("__node__" | "__task__", name), policy key of the input)``; the value is the
 task's writes.  A hit replays the writes without calling the node; it is still reported
 (``node.started``/``node.finished`` with ``cached=True``, and an ``updates`` chunk carrying
-``"__metadata__": {"cached": True}``).
+``"__metadata__": {"cached": True}``; as in LangGraph, the ``tasks`` stream shows its start
+but no result, and the ``messages`` stream nothing).
 """
 
 from __future__ import annotations
@@ -67,17 +68,42 @@ async def emit_settled_node(
     )
 
 
+def _served_task(loop: PregelLoop, key: FullKey) -> str | None:
+    """Of the tasks planned for this step with the cache key ``key``, the one a hit serves:
+    LangGraph looks a step's tasks up together, by key, so of several tasks with one key only
+    the last is served (the others run).  None: no planned task has it (a functional-API call
+    made during the step, served itself)."""
+    known = loop.__dict__.get("_cache_served")
+    if known is None or known[0] != loop.step:
+        served: dict[FullKey, str] = {}
+        for t in loop.tasks:
+            if t.node.cache_policy is None or t.cached:
+                continue
+            try:
+                k = cache_key(t)
+            except Exception:  # that task's own lookup raises it
+                continue
+            if k is not None:
+                served[k] = t.id
+        known = loop.__dict__["_cache_served"] = (loop.step, served)
+    return known[1].get(key)
+
+
 async def cached_writes(loop: PregelLoop, task: Task) -> bool:
     """Fill ``task.writes`` from the cache; True on a hit (reported as a cached node run)."""
     cache = _cache_of(loop)
     key = cache_key(task)
     if cache is None or key is None:
         return False
+    served = _served_task(loop, key)
+    if served is not None and served != task.id:
+        return False  # another task of this step has the same key (see _served_task)
     found = await cache.aget([key])
     if key not in found:
         return False
     task.writes = [(str(c), v) for c, v in found[key]]
     task.cached = True
+    loop.push_task_start(task)  # the ``tasks`` stream names it; its result is not streamed
     await loop.save_task_writes(task, task.writes)
     if not task.node.hidden:
         await emit_settled_node(

@@ -196,6 +196,11 @@ async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> Non
                 attempt=attempt,
             )
         loop.push_task_start(task)
+        pace = loop.run.pace
+        if pace is not None and not loop.nested and not task.is_call:
+            # as LangGraph's stream: a step's task runs once the consumer took what came
+            # before (a call made while the step runs starts at once)
+            await pace()
         try:
             with s:
                 token = set_task(ctx)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextvars
 import dataclasses
 import threading
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
@@ -140,6 +140,11 @@ class RunContext:
     """The root ``PregelLoop`` (the debugger reads the live state through it)."""
     control: RunControl | None = None
     """``invoke(..., control=RunControl())``: a drain request stops the run between steps."""
+    pace: Callable[[], Awaitable[None]] | None = None
+    """A stream consumer's pace (``astream``/``stream``): awaited before the root graph runs a
+    task, it returns once the consumer has taken every chunk so far and asked for more, so the
+    run does not go ahead of what was consumed (as LangGraph's streams, which run the next
+    tasks when asked for the next chunk)."""
     model_override: Any = None
     """A chat model the agent's model calls use instead of their own for this run
     (``config["configurable"]["model_override"]``): how a replay serves recorded responses."""

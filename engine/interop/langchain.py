@@ -181,7 +181,9 @@ class LangChainChatModel(BaseChatModel):
             return self._prebound
         runnable = self.lc_model
         if request.tools:
-            tools = [{"type": "function", "function": t} for t in request.tools]
+            tools = [
+                t if "type" in t else {"type": "function", "function": t} for t in request.tools
+            ]
             choice = {"tool_choice": request.tool_choice} if request.tool_choice else {}
             try:
                 runnable = runnable.bind_tools(tools, **choice)

@@ -7,7 +7,9 @@ Calling a model::
         ...
     reply = model.invoke(messages)                # sync wrapper (engine.core.aio.run_sync)
 
-``tools`` holds ``BaseTool``s or plain schemas ``{"name", "description", "parameters"}``.
+``tools`` holds ``BaseTool``s or plain schemas ``{"name", "description", "parameters"}``, and
+a provider's built-in tools (a dict whose ``type`` is not ``"function"``, e.g.
+``{"type": "web_search"}``): sent to the provider as they are, never run by the engine.
 ``tool_choice`` is None, ``"auto"``, ``"any"``, ``"required"``, ``"none"`` or a tool name.
 ``response_format`` is None or an OpenAI-style dict
 ``{"type": "json_schema", "json_schema": {"name", "schema", "strict"}}``.  Any other keyword
@@ -42,6 +44,7 @@ __all__ = [
     "ChatRequest",
     "ModelProfile",
     "ToolLike",
+    "is_builtin_tool",
     "tool_schema",
 ]
 
@@ -68,7 +71,8 @@ class ChatRequest:
 
     messages: list[BaseMessage]
     tools: list[dict[str, Any]] = field(default_factory=list)
-    """Schemas ``{"name", "description", "parameters"}``."""
+    """Schemas ``{"name", "description", "parameters"}``, and built-in tools as they were
+    given (``is_builtin_tool``)."""
     tool_choice: str | None = None
     response_format: dict[str, Any] | None = None
     settings: dict[str, Any] = field(default_factory=dict)
@@ -79,13 +83,24 @@ class ChatRequest:
 
     @property
     def tool_names(self) -> list[str]:
-        return [t["name"] for t in self.tools]
+        """The function tools' names, then each built-in tool's name (or its type)."""
+        return [t["name"] if "name" in t else str(t.get("type")) for t in self.tools]
+
+
+def is_builtin_tool(tool: Any) -> bool:
+    """Whether ``tool`` is a provider's built-in tool (``{"type": "web_search"}``, Anthropic's
+    ``{"type": "bash_20250124", "name": "bash"}``): a dict with a ``type`` other than
+    ``"function"``.  The provider runs it; the model request carries it as it is."""
+    return isinstance(tool, Mapping) and "type" in tool and tool["type"] != "function"
 
 
 def tool_schema(tool: ToolLike) -> dict[str, Any]:
-    """``{"name", "description", "parameters"}`` of a tool, a plain schema or an OpenAI tool."""
+    """``{"name", "description", "parameters"}`` of a tool, a plain schema or an OpenAI tool;
+    a provider's built-in tool as it is (a copy)."""
     if isinstance(tool, BaseTool):
         return tool.tool_call_schema
+    if is_builtin_tool(tool):
+        return dict(tool)  # type: ignore[arg-type]
     if isinstance(tool, Mapping):
         spec: Mapping[str, Any] = (
             tool.get("function", tool) if tool.get("type") == "function" else tool
@@ -285,7 +300,7 @@ class BaseChatModel(ModelRunnableAPI):
     ) -> ChatRequest:
         """Validate and normalize call arguments (merging in ``model_settings``)."""
         schemas = [tool_schema(t) for t in tools or ()]
-        names = [s["name"] for s in schemas]
+        names = [s["name"] for s in schemas if "name" in s]
         if tool_choice is not None:
             if not isinstance(tool_choice, str):
                 raise TypeError(

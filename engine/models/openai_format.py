@@ -97,9 +97,12 @@ def to_openai_messages(messages: Sequence[BaseMessage]) -> list[dict[str, Any]]:
 
 
 def to_openai_tools(schemas: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """``{"name", "description", "parameters"}`` schemas as function tools."""
+    """``{"name", "description", "parameters"}`` schemas as function tools (a provider's
+    built-in tool, a dict with a ``type`` of its own, is sent as it is)."""
     return [
-        {
+        dict(s)
+        if "type" in s
+        else {
             "type": "function",
             "function": {
                 "name": s["name"],

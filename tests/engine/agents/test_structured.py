@@ -247,12 +247,30 @@ def test_structured_response_is_not_accepted_as_input():
     assert out["structured_response"] == Wind(speed=1)
 
 
-def test_plain_text_under_tool_strategy_ends_without_a_response():
-    model = ScriptedChatModel([AIMessage(content="I refuse")])
+def test_plain_text_under_tool_strategy_without_tools_asks_again():
+    # LangChain's agent without a tools node loops until a call gives the structured response
+    model = ScriptedChatModel([AIMessage(content="I refuse"), ai(call("Wind", "w1", speed=3))])
     out = create_agent(model, response_format=ToolStrategy(Wind)).invoke(ask())
-    assert kinds(out["messages"]) == ["Human", "AI(I refuse)"]
-    assert "structured_response" not in out
-    assert len(model.calls) == 1
+    assert kinds(out["messages"]) == [
+        "Human",
+        "AI(I refuse)",
+        "AI[Wind]",
+        "Tool(Returning structured response: speed=3)",
+    ]
+    assert out["structured_response"] == Wind(speed=3)
+    assert len(model.calls) == 2
+
+
+def test_plain_text_under_tool_strategy_with_tools_ends_and_clears_the_last_response():
+    model = ScriptedChatModel([ai(call("Wind", "w1", speed=3)), AIMessage(content="I refuse")])
+    agent = create_agent(
+        model, [echo], response_format=ToolStrategy(Wind), checkpointer=InMemorySaver()
+    )
+    assert agent.invoke(ask(), cfg())["structured_response"] == Wind(speed=3)
+    out = agent.invoke(ask("again"), cfg())
+    assert kinds(out["messages"])[-2:] == ["Human", "AI(I refuse)"]
+    assert out["structured_response"] is None
+    assert len(model.calls) == 2
 
 
 def test_provider_output_that_is_not_json_is_named_as_langchain_names_it() -> None:
