@@ -29,6 +29,46 @@ class Echo:
         self.modes: list[str] = [modes] if isinstance(modes, str) else list(modes)
         self.subgraphs = subgraphs
         self._put = put
+        self._handed = 0
+        self._taken = 0
+        self._closed = False
+        self._turn = threading.Condition()
+        self._caught_up: asyncio.Event | None = None
+        """Set while the caller has taken every part handed (on the caller's loop)."""
+
+    # -- the caller's pace: LangGraph runs on when its stream is asked for the next part --------
+
+    def taken(self) -> None:
+        """The caller asked for the part after the last it took (on the caller's loop)."""
+        with self._turn:
+            self._taken += 1
+            caught_up = self._taken >= self._handed
+            self._turn.notify_all()
+        if caught_up and self._caught_up is not None:
+            self._caught_up.set()
+
+    def close(self) -> None:
+        """The caller went away: nothing waits for it any more."""
+        with self._turn:
+            self._closed = True
+            self._turn.notify_all()
+        if self._caught_up is not None:
+            self._caught_up.set()
+
+    def wait_taken(self) -> None:
+        """Until the caller has taken every part handed to it (a thread's wait)."""
+        with self._turn:
+            self._turn.wait_for(lambda: self._closed or self._taken >= self._handed)
+
+    async def until_taken(self) -> None:
+        """``wait_taken`` on the caller's loop."""
+        if self._caught_up is None:
+            self._caught_up = asyncio.Event()
+        with self._turn:
+            if self._closed or self._taken >= self._handed:
+                return
+            self._caught_up.clear()
+        await self._caught_up.wait()
 
     def __call__(self, ns: tuple[str, ...], mode: str, data: Any) -> None:
         if mode not in self.modes or (ns and not self.subgraphs):
@@ -38,6 +78,8 @@ class Echo:
         item: Any = data if self.single else (mode, data)
         if self.subgraphs:
             item = (ns, item) if self.single else (ns, mode, data)
+        with self._turn:
+            self._handed += 1
         self._put(item)
 
 
@@ -45,7 +87,9 @@ async def echoed(
     modes: str | Sequence[str], subgraphs: bool, run: Callable[[Echo], Awaitable[Any]]
 ) -> AsyncIterator[Any]:
     """Run ``run(echo)`` and yield what ``echo`` is handed, as it comes; the run's failure is
-    raised after the parts made before it.  Leaving early cancels the run."""
+    raised after the parts made before it.  Leaving early cancels the run.  The run pulls
+    LangGraph's stream only once the caller has taken what was handed (``Echo.wait_taken``),
+    so the app's nodes run when the caller asks for more, as on LangGraph."""
     loop = asyncio.get_running_loop()
     queue: asyncio.Queue[Any] = asyncio.Queue()
     here = threading.get_ident()
@@ -56,9 +100,11 @@ async def echoed(
         else:
             loop.call_soon_threadsafe(queue.put_nowait, item)
 
+    echo = Echo(modes, subgraphs, put)
+
     async def whole() -> None:
         try:
-            await run(Echo(modes, subgraphs, put))
+            await run(echo)
         finally:
             put(_DONE)
 
@@ -66,8 +112,10 @@ async def echoed(
     try:
         while (item := await queue.get()) is not _DONE:
             yield item
+            echo.taken()
         await task
     finally:
+        echo.close()
         if not task.done():
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)

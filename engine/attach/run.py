@@ -69,6 +69,22 @@ def stream_modes(*, checkpointer: bool, tokens: bool = False) -> list[str]:
     return modes
 
 
+def _paced(parts: Iterator[Any], echo: Echo | None) -> Iterator[Any]:
+    """``parts``, each pulled from LangGraph's stream once the caller has taken the parts
+    handed to it (``Echo.wait_taken``): LangGraph runs on when the caller asks for more."""
+    if echo is None:
+        yield from parts
+        return
+    it = iter(parts)
+    while True:
+        echo.wait_taken()
+        try:
+            part = next(it)
+        except StopIteration:
+            return
+        yield part
+
+
 def _at_root(parts: Iterator[Any], kw: Mapping[str, Any]) -> Iterator[Any]:
     """A stream's parts as ``(namespace, mode, data)``: as they come with ``subgraphs``, each
     at the root graph without."""
@@ -308,7 +324,9 @@ class AttachedRun:
                     em.inbox.release()
                 await tr.close_open_steps()
                 span.interrupted = bool(tr.interrupts)
-                output = tr.values if self.saver is None else None
+                # the values as the run made them; stopped at interrupt() with a saver, as
+                # LangGraph's state shows them (the tasks done in the superstep applied)
+                output = tr.values if self.saver is None or not tr.interrupts else None
                 span.output = output if output is not None else await self._values()
             return with_interrupts(output_of(graph.real, span.output), tr.interrupts)
         finally:
@@ -319,9 +337,15 @@ class AttachedRun:
         early (that would cancel the tasks in flight, and LangGraph would save their
         ``CancelledError`` in the app's thread): a failure of the translation aborts the run
         from inside instead (``engine.attach.abort``), and the stream ends soon after."""
-        cb, tr = self.cb, self.tr
+        cb, tr, echo = self.cb, self.tr, self.echo
         try:
-            async for ns, mode, data in stream:
+            while True:
+                if echo is not None:  # the caller's pace (``Echo.until_taken``)
+                    await echo.until_taken()
+                try:
+                    ns, mode, data = await anext(stream)
+                except StopAsyncIteration:
+                    break
                 await self._part(tuple(ns), mode, data)
         except Exception as exc:
             cause = cause_of(exc)
@@ -357,8 +381,9 @@ class AttachedRun:
         Nothing here waits for the loop: what a later event refers to by its ``seq`` (a model
         request to the one it continues) is numbered when that event is delivered
         (``request_log.SeqOf``)."""
+        echo = self.echo
         try:
-            for ns, mode, data in parts:
+            for ns, mode, data in _paced(parts, echo):
                 self._tapped_part(tuple(ns), mode, data)
         finally:  # the last checkpoint's end waits for its save here, not on the loop
             self.cb.settle_deferred()
@@ -455,15 +480,17 @@ class AttachedRun:
         # in order with the others only through LangGraph's own queue (tapped, a write could
         # reach the caller ahead of an update made before it), and the messages of nested
         # graphs only from a stream asked for ``subgraphs`` as the caller asked (LangGraph's
-        # messages handler streams them, or the node's output message at the root): such a
-        # run is not tapped, and its stream takes the caller's ``subgraphs`` for messages
-        # (without it, a nested graph's supersteps are seen only through the callbacks)
+        # messages handler streams them, or the node's output message at the root), and its
+        # writes of the graph's own tasks only (a nested graph's are not streamed without
+        # ``subgraphs``): such a run is not tapped, and its stream takes the caller's
+        # ``subgraphs`` (without it, a nested graph's supersteps are seen only through the
+        # callbacks)
         echo = self.echo
         tap = can_tap(cfg) and not (
             echo is not None
             and ("custom" in echo.modes or (echo.subgraphs and "messages" in echo.modes))
         )
-        if echo is not None and "messages" in echo.modes and not echo.subgraphs:
+        if echo is not None and not echo.subgraphs and {"messages", "custom"} & set(echo.modes):
             kw["subgraphs"] = False
         if self.sync and tap:
             # nested parts and stream writes tapped where they are made: LangGraph runs a

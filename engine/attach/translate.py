@@ -164,7 +164,8 @@ class StreamTranslator:
         """Ids of the interrupts reported so far: LangGraph streams a subgraph's again at each
         enclosing graph, whose node only ends interrupted (it waits on the same interrupt)."""
         self.values: Any = None
-        """The root graph's latest values (the run's output)."""
+        """The root graph's latest values (the run's output), from its ``values`` or
+        ``checkpoints`` stream."""
         cb.planned_tasks = lambda ns: self.planned.get(ns, ())
 
     def _step(self, ns: str) -> _Step:
@@ -185,6 +186,8 @@ class StreamTranslator:
         elif mode == "updates" and isinstance(data, dict):
             await self._updates(ns, data)
         elif mode == "checkpoints" and isinstance(data, dict):
+            if not ns:  # the values as the run made them (read back, a saver may not revive them)
+                self.values = data.get("values")
             await self._checkpoint(ns, data)
         elif mode == "custom":
             await self._custom(ns, data)
