@@ -113,6 +113,7 @@ def _instrument_runnable(bound: Any, out: Instrumented, where: str) -> Any | Non
 
 def _instrument_tool_node(node: Any, out: Instrumented, where: str) -> Any | None:
     from engine.attach.innermost import tool_layers
+    from engine.attach.tool_execution import layer_executions
 
     sync, asyn = node._wrap_tool_call, node._awrap_tool_call
     new_sync = _rebuild(sync, _Walk(out, where)) if sync is not None else None
@@ -120,13 +121,15 @@ def _instrument_tool_node(node: Any, out: Instrumented, where: str) -> Any | Non
     if (sync is not None or asyn is not None) and new_sync is None and new_async is None:
         out.blind.append(where)
         return None
-    new_sync, new_async = tool_layers(new_sync or sync, new_async or asyn)
     out.reached.append(where)
     clone = copy.copy(node)
     for attr in ("func", "afunc"):  # RunnableCallable keeps bound methods of the original
         method = getattr(node, attr, None)
         if inspect.ismethod(method) and method.__self__ is node:
             setattr(clone, attr, getattr(clone, method.__func__.__name__))
+    if sync is None and asyn is None and layer_executions(clone):
+        return clone  # no wrapper of ours: the node's own error handling stays as it is
+    new_sync, new_async = tool_layers(new_sync or sync, new_async or asyn)
     clone._wrap_tool_call = new_sync
     clone._awrap_tool_call = new_async
     return clone

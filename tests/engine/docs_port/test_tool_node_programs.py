@@ -87,8 +87,4 @@ print(g.get_graph().draw_mermaid())
 
 
 def test_tool_node_error_handlers_and_injected_state() -> None:
-    # not attached, a known difference: attach puts its tool layer into a ToolNode as a
-    # wrap_tool_call, and LangGraph's ToolNode with a wrapper turns every error the wrapper
-    # raises into an error message when handle_tool_errors is set, where without one it
-    # raises the errors its handle_tool_errors does not name (issue: attach's ToolNode layer)
-    compare(PROGRAM, attached=False)
+    compare(PROGRAM)
