@@ -9,6 +9,12 @@ from typing import TYPE_CHECKING, Any
 
 from engine.attach.routes import RouteBook
 from engine.attach.run import STREAM_MODES, stream_modes
+from engine.attach.run_options import (
+    options_taken,
+    real_stream_options,
+    with_context,
+    with_durability,
+)
 from engine.attach.state import AttachedState
 from engine.core.aio import iter_sync, run_sync
 from engine.core.batch import per_input
@@ -36,37 +42,6 @@ def _xrayed(drawn: DrawableGraph, real: Any, xray: bool | int) -> DrawableGraph:
         for sub in getattr(node, "subgraphs", None) or ():
             drawn.inline(name, _xrayed(draw_real(sub, name), sub, deeper))
     return drawn
-
-
-_RUN_OPTIONS = ("durability", "interrupt_before", "interrupt_after")
-
-
-def _options(options: dict[str, Any]) -> dict[str, Any]:
-    """The LangGraph run options an attached run takes; a clear error for any other."""
-    unknown = sorted(set(options) - set(_RUN_OPTIONS))
-    if unknown:
-        raise TypeError(
-            f"an attached graph's run does not take {', '.join(unknown)} (it takes "
-            f"{', '.join(_RUN_OPTIONS)})"
-        )
-    return {k: v for k, v in options.items() if v is not None}
-
-
-def _with_durability(
-    config: dict[str, Any] | None, durability: str | None
-) -> dict[str, Any] | None:
-    """``config`` with LangGraph's durability mode in it (where LangGraph and the translation
-    both read it)."""
-    if durability is None:
-        return config
-    if durability not in ("sync", "async", "exit"):
-        raise ValueError(f"durability must be 'sync', 'async' or 'exit', got {durability!r}")
-    conf = {**((config or {}).get("configurable") or {}), "__pregel_durability": durability}
-    return {**(config or {}), "configurable": conf}
-
-
-def _with_context(options: dict[str, Any], context: Any) -> dict[str, Any]:
-    return options if context is None else {**options, "context": context}
 
 
 def _sync_only_saver(saver: Any) -> bool:
@@ -300,7 +275,7 @@ class AttachedGraph(AttachedState):
         run sync.  Otherwise Stepwise picks (``AttachedRun.sync``)."""
         from engine.attach.run import AttachedRun
 
-        config = _with_durability(config, (options or {}).pop("durability", None))
+        config = with_durability(config, (options or {}).pop("durability", None))
         kw = {"echo": echo, "options": options, "asynchronous": asynchronous}
         if self.factory is None:
             return await AttachedRun(self, input, config, debugger, extra, context, **kw).run()
@@ -333,17 +308,14 @@ class AttachedGraph(AttachedState):
         asynchronous: bool,
     ) -> Any:
         """What LangGraph's ``invoke`` returns: the output, or with a ``stream_mode`` other
-        than ``values`` the list of what that stream gives.  Called inside another graph's
-        node, the app's graph runs as LangGraph runs it there (``_nested``)."""
-        if self._nested(config, debugger):
-            return await self.real.ainvoke(input, config, **_with_context(options, context))
+        than ``values`` the list of what that stream gives."""
         mode = options.pop("stream_mode", None)
         if mode is not None and mode != "values":
             parts = self._astream(
                 input, config, mode, False, debugger, context, options, asynchronous
             )
             return [part async for part in parts]
-        opts = _options(options)
+        opts = options_taken(options)
         return await self._arun(
             input, config, debugger, [], context, None, opts, asynchronous=asynchronous
         )
@@ -359,7 +331,10 @@ class AttachedGraph(AttachedState):
     ) -> Any:
         """Run through Stepwise and return the output, as LangGraph's ``ainvoke``;
         ``options``: LangGraph's ``stream_mode``, ``durability``, ``interrupt_before``,
-        ``interrupt_after``."""
+        ``interrupt_after``.  Called inside another graph's node, the app's graph runs as
+        LangGraph runs it there (``_nested``)."""
+        if self._nested(config, debugger):
+            return await self.real.ainvoke(input, config, **with_context(options, context))
         return await self._invoked(input, config, debugger, context, options, True)
 
     def invoke(
@@ -372,7 +347,7 @@ class AttachedGraph(AttachedState):
         **options: Any,
     ) -> Any:
         if self._nested(config, debugger):
-            return self.real.invoke(input, config, **_with_context(options, context))
+            return self.real.invoke(input, config, **with_context(options, context))
         return run_sync(self._invoked(input, config, debugger, context, options, False))
 
     def _astream(
@@ -388,11 +363,8 @@ class AttachedGraph(AttachedState):
     ) -> AsyncIterator[Any]:
         from engine.attach.echo import echoed
 
-        if self._nested(config, debugger):
-            kw = {**options, "stream_mode": stream_mode, "subgraphs": subgraphs}
-            return self.real.astream(input, config, **_with_context(kw, context))  # type: ignore[no-any-return]
         modes = stream_mode or getattr(self.real, "stream_mode", None) or "values"
-        opts = _options(options)
+        opts = options_taken(options)
         return echoed(
             modes,
             subgraphs,
@@ -414,6 +386,9 @@ class AttachedGraph(AttachedState):
     ) -> AsyncIterator[Any]:
         """Run through Stepwise (every event to the subscribers and the debugger) and yield
         what LangGraph's ``astream`` yields for ``stream_mode`` and ``subgraphs``."""
+        if self._nested(config, debugger):
+            kw = real_stream_options(options, stream_mode, subgraphs, context)
+            return self.real.astream(input, config, **kw)  # type: ignore[no-any-return]
         return self._astream(
             input, config, stream_mode, subgraphs, debugger, context, options, True
         )
@@ -432,8 +407,8 @@ class AttachedGraph(AttachedState):
         """``astream`` from synchronous code (the app's sync methods are called, as by
         LangGraph's ``stream``)."""
         if self._nested(config, debugger):
-            kw = {**options, "stream_mode": stream_mode, "subgraphs": subgraphs}
-            return self.real.stream(input, config, **_with_context(kw, context))  # type: ignore[no-any-return]
+            kw = real_stream_options(options, stream_mode, subgraphs, context)
+            return self.real.stream(input, config, **kw)  # type: ignore[no-any-return]
         return iter_sync(
             self._astream(input, config, stream_mode, subgraphs, debugger, context, options, False)
         )

@@ -275,7 +275,8 @@ async def _async_model_layer(cb: HandlerBase, request: Any, handler: AsyncModelC
         return await handler(call.request)
 
 
-def _tool_name(request: Any) -> str:
+def tool_name(request: Any) -> str:
+    """The name of the tool a ``ToolCallRequest`` calls."""
     call = getattr(request, "tool_call", None) or {}
     return str(call.get("name") or "tool")
 
@@ -283,7 +284,7 @@ def _tool_name(request: Any) -> str:
 def sync_tool_layer(request: Any, execute: Callable[[Any], Any]) -> Any:
     cb = ACTIVE.get()
     if cb is not None:
-        name = _tool_name(request)
+        name = tool_name(request)
         err = _fault(cb, "tool", name)
         if err is not None:
             cb.emit_sync(MiddlewareAction, task_ns(), **_fault_event("tool", name, err))
@@ -298,7 +299,7 @@ def sync_tool_layer(request: Any, execute: Callable[[Any], Any]) -> Any:
 async def async_tool_layer(request: Any, execute: Callable[[Any], Awaitable[Any]]) -> Any:
     cb = ACTIVE.get()
     if cb is not None:
-        name = _tool_name(request)
+        name = tool_name(request)
         err = _fault(cb, "tool", name)
         if err is not None:
             await cb._emit(MiddlewareAction, task_ns(), **_fault_event("tool", name, err))

@@ -26,6 +26,14 @@ from engine.attach.callbacks import AttachCallbacks
 from engine.attach.confirm import SaveWatch, watched
 from engine.attach.leases import lease_for
 from engine.attach.resumed import PendingInterrupt, answered, pending_interrupts
+from engine.attach.run_output import (
+    aat_root,
+    at_root,
+    output_of,
+    paced,
+    with_handler,
+    with_interrupts,
+)
 from engine.attach.stopping import CooperativeStop
 from engine.attach.streaming_off import streaming_handlers
 from engine.attach.sync_ready import async_handlers
@@ -69,80 +77,11 @@ def stream_modes(*, checkpointer: bool, tokens: bool = False) -> list[str]:
     return modes
 
 
-def _paced(parts: Iterator[Any], echo: Echo | None) -> Iterator[Any]:
-    """``parts``, each pulled from LangGraph's stream once the caller has taken the parts
-    handed to it (``Echo.wait_taken``): LangGraph runs on when the caller asks for more."""
-    if echo is None:
-        yield from parts
-        return
-    it = iter(parts)
-    while True:
-        echo.wait_taken()
-        try:
-            part = next(it)
-        except StopIteration:
-            return
-        yield part
-
-
-def _at_root(parts: Iterator[Any], kw: Mapping[str, Any]) -> Iterator[Any]:
-    """A stream's parts as ``(namespace, mode, data)``: as they come with ``subgraphs``, each
-    at the root graph without."""
-    if kw["subgraphs"]:
-        yield from parts
-        return
-    for mode, data in parts:
-        yield (), mode, data
-
-
-async def _aat_root(parts: AsyncIterator[Any]) -> AsyncIterator[Any]:
-    async for mode, data in parts:
-        yield (), mode, data
-
-
-def output_of(graph: Any, values: Any) -> Any:
-    """What the app's ``invoke`` returns of the state ``values``: its output channels only (a
-    middleware's private state, LangGraph's ``OmitFromOutput`` fields left out), the value
-    itself for a graph whose output is one channel."""
-    keys = getattr(graph, "output_channels", None)
-    if not isinstance(values, dict) or keys is None:
-        return values
-    if isinstance(keys, str):
-        return values.get(keys)
-    return {k: values[k] for k in keys if k in values}
-
-
-def with_handler(callbacks: Any, handler: Any) -> Any:
-    """The app's ``callbacks`` with ``handler`` added: a list of handlers, or the callback
-    manager a run is given when it runs inside another runnable (a chain, a retry, a tool),
-    copied with the handler inherited by the run's children, as LangChain adds its own."""
-    if callbacks is None or isinstance(callbacks, list | tuple):
-        return [*(callbacks or []), handler]
-    manager = callbacks.copy()
-    manager.add_handler(handler, inherit=True)
-    return manager
-
-
 def _names(nodes: Any) -> list[str]:
     """Node names given as run options (``"*"`` for all, a name, or a list of them)."""
     if not nodes:
         return []
     return [nodes] if isinstance(nodes, str) else [str(n) for n in nodes]
-
-
-def with_interrupts(output: Any, interrupts: list[Any]) -> Any:
-    """The run's output as LangGraph's ``invoke`` gives it: its values, and the interrupts it
-    stopped at (``interrupt()``, each once; not a static pause) under ``__interrupt__``; only
-    the interrupts when the output is not a mapping (an entrypoint that has not returned)."""
-    pending: dict[Any, Any] = {}
-    for intr in interrupts:
-        if intr is not None:
-            pending.setdefault(getattr(intr, "id", None) or id(intr), intr)
-    if not pending:
-        return output
-    if not isinstance(output, dict):  # a graph whose output is one channel (an entrypoint's)
-        return {"__interrupt__": list(pending.values())}
-    return {**output, "__interrupt__": list(pending.values())}
 
 
 _DURABILITY = "__pregel_durability"
@@ -383,7 +322,7 @@ class AttachedRun:
         (``request_log.SeqOf``)."""
         echo = self.echo
         try:
-            for ns, mode, data in _paced(parts, echo):
+            for ns, mode, data in paced(parts, echo):
                 self._tapped_part(tuple(ns), mode, data)
         finally:  # the last checkpoint's end waits for its save here, not on the loop
             self.cb.settle_deferred()
@@ -476,21 +415,18 @@ class AttachedRun:
         if self.context is not None:
             kw["context"] = self.context
         cfg = self.config
-        # the caller's own stream (``echo``) as LangGraph gives it: its ``custom`` parts come
-        # in order with the others only through LangGraph's own queue (tapped, a write could
-        # reach the caller ahead of an update made before it), and the messages of nested
-        # graphs only from a stream asked for ``subgraphs`` as the caller asked (LangGraph's
-        # messages handler streams them, or the node's output message at the root), and its
-        # writes of the graph's own tasks only (a nested graph's are not streamed without
-        # ``subgraphs``): such a run is not tapped, and its stream takes the caller's
-        # ``subgraphs`` (without it, a nested graph's supersteps are seen only through the
-        # callbacks)
-        echo = self.echo
-        tap = can_tap(cfg) and not (
-            echo is not None
-            and ("custom" in echo.modes or (echo.subgraphs and "messages" in echo.modes))
-        )
-        if echo is not None and not echo.subgraphs and {"messages", "custom"} & set(echo.modes):
+        # The caller's own stream (``echo``) as LangGraph gives it:
+        # - ``custom`` parts come in order with the others only through LangGraph's own queue
+        #   (tapped, a write could overtake an update made before it): not tapped;
+        # - ``messages`` (and ``custom``) of nested graphs come only from a stream asked for
+        #   ``subgraphs`` as the caller asked: LangGraph's stream takes the caller's
+        #   ``subgraphs`` (without it, a nested graph's supersteps are seen only through the
+        #   callbacks); tapping streams nested graphs only, so ``messages`` with ``subgraphs``
+        #   is not tapped either.
+        asked = set(self.echo.modes) if self.echo is not None else set()
+        nested = self.echo is not None and self.echo.subgraphs
+        tap = can_tap(cfg) and "custom" not in asked and not (nested and "messages" in asked)
+        if asked & {"messages", "custom"} and not nested:
             kw["subgraphs"] = False
         if self.sync and tap:
             # nested parts and stream writes tapped where they are made: LangGraph runs a
@@ -503,14 +439,18 @@ class AttachedRun:
             )
         if self.sync:
             return aiter_thread(
-                lambda: self._translated_here(_at_root(run.stream(real_input, cfg, **kw), kw)),
+                lambda: self._translated_here(
+                    run.stream(real_input, cfg, **kw)
+                    if kw["subgraphs"]
+                    else at_root(run.stream(real_input, cfg, **kw))
+                ),
                 inbox=self.em.inbox,
             )
         if tap:
             self.cb.before_emit = self._drain
             return self._drained(tapped_astream(run, real_input, cfg, kw, self._tap_nested))
         if not kw["subgraphs"]:
-            return _aat_root(run.astream(real_input, cfg, **kw))
+            return aat_root(run.astream(real_input, cfg, **kw))
         return run.astream(real_input, cfg, **kw)  # type: ignore[no-any-return]
 
     async def _drained(

@@ -13,11 +13,10 @@ the tool itself (a stand-in for the call), so the node handles it as it would th
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
 from typing import Any
 
-from engine.attach.base import ACTIVE, IN_LAYER
-from engine.attach.innermost import fault_event, fault_for
+from engine.attach.base import ACTIVE, IN_LAYER, HandlerBase
+from engine.attach.innermost import fault_event, fault_for, task_ns, tool_name
 from engine.events import MiddlewareAction
 
 __all__ = ["layer_executions"]
@@ -33,7 +32,10 @@ def layer_executions(node: Any) -> bool:
     run_sync, run_async = sync.__get__(node), asyn.__get__(node)
 
     def execute_sync(request: Any, *args: Any, **kw: Any) -> Any:
-        request = _with_fault(request)
+        fault = _fault(request)
+        if fault is not None:
+            cb, ns, fields, request = fault
+            cb.emit_sync(MiddlewareAction, ns, **fields)
         inside = IN_LAYER.set(True)
         try:
             return run_sync(request, *args, **kw)
@@ -41,9 +43,10 @@ def layer_executions(node: Any) -> bool:
             IN_LAYER.reset(inside)
 
     async def execute_async(request: Any, *args: Any, **kw: Any) -> Any:
-        request, event = _with_fault_async(request)
-        if event is not None:
-            await event()
+        fault = _fault(request)
+        if fault is not None:
+            cb, ns, fields, request = fault
+            await cb._emit(MiddlewareAction, ns, **fields)
         inside = IN_LAYER.set(True)
         try:
             return await run_async(request, *args, **kw)
@@ -55,39 +58,18 @@ def layer_executions(node: Any) -> bool:
     return True
 
 
-def _name(request: Any) -> str:
-    call = getattr(request, "tool_call", None) or {}
-    return str(call.get("name") or "tool")
-
-
-def _with_fault(request: Any) -> Any:
-    """``request``, or one whose tool raises the fault the debugger injects into it."""
+def _fault(request: Any) -> tuple[HandlerBase, str, dict[str, Any], Any] | None:
+    """The fault the debugger injects into this call, if any: the run's handler, the call's
+    graph namespace, the ``middleware.action`` fields saying so, and the request whose tool
+    raises it."""
     cb = ACTIVE.get()
     if cb is None:
-        return request
-    name = _name(request)
+        return None
+    name = tool_name(request)
     err = fault_for(cb, "tool", name)
     if err is None:
-        return request
-    from engine.attach.innermost import task_ns
-
-    cb.emit_sync(MiddlewareAction, task_ns(), **fault_event("tool", name, err))
-    return _raising(request, err)
-
-
-def _with_fault_async(request: Any) -> tuple[Any, Callable[[], Any] | None]:
-    cb = ACTIVE.get()
-    if cb is None:
-        return request, None
-    name = _name(request)
-    err = fault_for(cb, "tool", name)
-    if err is None:
-        return request, None
-    from engine.attach.innermost import task_ns
-
-    fields = fault_event("tool", name, err)
-    ns = task_ns()
-    return _raising(request, err), lambda: cb._emit(MiddlewareAction, ns, **fields)
+        return None
+    return cb, task_ns(), fault_event("tool", name, err), _raising(request, err)
 
 
 def _raising(request: Any, err: BaseException) -> Any:

@@ -132,6 +132,9 @@ class PregelLoop(LoopCheckpoints, LoopInput, LoopStreaming):
         self._deferred_writes: list[tuple[str, list[tuple[str, Any]], str]] = []
         self._step_applied = True
         self._exit_failed = False
+        self.cache_served: tuple[int | None, dict[Any, str]] | None = None
+        """(step, cache key -> the id of the task a hit serves): ``node_cache``'s per-step
+        lookup."""
         if not self.nested:
             run.loop = self
 

@@ -73,7 +73,7 @@ def _served_task(loop: PregelLoop, key: FullKey) -> str | None:
     LangGraph looks a step's tasks up together, by key, so of several tasks with one key only
     the last is served (the others run).  None: no planned task has it (a functional-API call
     made during the step, served itself)."""
-    known = loop.__dict__.get("_cache_served")
+    known = loop.cache_served
     if known is None or known[0] != loop.step:
         served: dict[FullKey, str] = {}
         for t in loop.tasks:
@@ -85,7 +85,7 @@ def _served_task(loop: PregelLoop, key: FullKey) -> str | None:
                 continue
             if k is not None:
                 served[k] = t.id
-        known = loop.__dict__["_cache_served"] = (loop.step, served)
+        known = loop.cache_served = (loop.step, served)
     return known[1].get(key)
 
 

@@ -1,0 +1,81 @@
+"""What an attached run hands back and how it reads LangGraph's stream: the output as
+LangGraph's ``invoke`` gives it (``output_of``, ``with_interrupts``), the app's callbacks with
+Stepwise's handler (``with_handler``), a stream's parts in one shape (``at_root``) and pulled at
+the caller's pace (``paced``)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from engine.attach.echo import Echo
+
+__all__ = ["aat_root", "at_root", "output_of", "paced", "with_handler", "with_interrupts"]
+
+
+def paced(parts: Iterator[Any], echo: Echo | None) -> Iterator[Any]:
+    """``parts``, each pulled from LangGraph's stream once the caller has taken the parts
+    handed to it (``Echo.wait_taken``): LangGraph runs on when the caller asks for more."""
+    if echo is None:
+        yield from parts
+        return
+    it = iter(parts)
+    while True:
+        echo.wait_taken()
+        try:
+            part = next(it)
+        except StopIteration:
+            return
+        yield part
+
+
+def at_root(parts: Iterator[Any]) -> Iterator[Any]:
+    """The ``(mode, data)`` parts of a stream without ``subgraphs`` as ``(namespace, mode,
+    data)`` parts of the root graph."""
+    for mode, data in parts:
+        yield (), mode, data
+
+
+async def aat_root(parts: AsyncIterator[Any]) -> AsyncIterator[Any]:
+    """``at_root`` for ``astream``."""
+    async for mode, data in parts:
+        yield (), mode, data
+
+
+def output_of(graph: Any, values: Any) -> Any:
+    """What the app's ``invoke`` returns of the state ``values``: its output channels only (a
+    middleware's private state, LangGraph's ``OmitFromOutput`` fields left out), the value
+    itself for a graph whose output is one channel."""
+    keys = getattr(graph, "output_channels", None)
+    if not isinstance(values, dict) or keys is None:
+        return values
+    if isinstance(keys, str):
+        return values.get(keys)
+    return {k: values[k] for k in keys if k in values}
+
+
+def with_handler(callbacks: Any, handler: Any) -> Any:
+    """The app's ``callbacks`` with ``handler`` added: a list of handlers, or the callback
+    manager a run is given when it runs inside another runnable (a chain, a retry, a tool),
+    copied with the handler inherited by the run's children, as LangChain adds its own."""
+    if callbacks is None or isinstance(callbacks, list | tuple):
+        return [*(callbacks or []), handler]
+    manager = callbacks.copy()
+    manager.add_handler(handler, inherit=True)
+    return manager
+
+
+def with_interrupts(output: Any, interrupts: list[Any]) -> Any:
+    """The run's output as LangGraph's ``invoke`` gives it: its values, and the interrupts it
+    stopped at (``interrupt()``, each once; not a static pause) under ``__interrupt__``; only
+    the interrupts when the output is not a mapping (an entrypoint that has not returned)."""
+    pending: dict[Any, Any] = {}
+    for intr in interrupts:
+        if intr is not None:
+            pending.setdefault(getattr(intr, "id", None) or id(intr), intr)
+    if not pending:
+        return output
+    if not isinstance(output, dict):  # a graph whose output is one channel (an entrypoint's)
+        return {"__interrupt__": list(pending.values())}
+    return {**output, "__interrupt__": list(pending.values())}
