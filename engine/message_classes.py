@@ -10,7 +10,7 @@ makes one of a string, a ``(role, content)`` pair, a role dict or a LangChain me
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, Literal, TypeAlias, Union
+from typing import Annotated, Any, ClassVar, Literal, TypeAlias, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator, model_validator
 
@@ -43,6 +43,10 @@ __all__ = [
 REMOVE_ALL_MESSAGES = "__remove_all__"
 
 Content: TypeAlias = str | list[str | dict[str, Any]]
+
+
+_LC_FIELD_ORDER = ("content", "additional_kwargs", "response_metadata", "type", "name", "id")
+"""A message's common fields in langchain_core's order (its ``repr`` shows them so)."""
 
 
 class BaseMessage(BaseModel):
@@ -138,11 +142,31 @@ class BaseMessage(BaseModel):
 
         print(self.pretty_repr(html=interactive()))
 
-    def __repr__(self) -> str:  # shorter than pydantic's default, readable in logs
-        fields = [f"{self.text!r}"]
-        if self.id:
-            fields.append(f"id={self.id!r}")
-        return f"{type(self).__name__}({', '.join(fields)})"
+    def __repr_args__(self) -> Any:
+        """The fields ``repr`` and ``str`` show, as langchain_core's messages show theirs (a
+        program that prints a message prints the same line): its fields in its order, each
+        unless at its plain default (a ``None``, a ``type``); content and the fields a factory
+        fills always; extra fields last."""
+        fields = self.__dict__
+        model_fields = type(self).model_fields
+        hidden = type(self)._repr_hidden
+        for name in (*_LC_FIELD_ORDER, *type(self)._repr_order):
+            if name in hidden or name not in model_fields:
+                continue
+            value = fields.get(name)
+            field = model_fields[name]
+            if name == "content" or field.default_factory is not None or field.is_required():
+                if value is not None or name == "content" or field.is_required():
+                    yield name, value
+            elif value != field.default:
+                yield name, value
+        for name, value in (self.__pydantic_extra__ or {}).items():
+            yield name, value
+
+    _repr_order: ClassVar[tuple[str, ...]] = ()
+    """This class's own fields, in langchain_core's order (after the base's)."""
+    _repr_hidden: ClassVar[frozenset[str]] = frozenset()
+    """Fields langchain_core leaves out of this class's ``repr``."""
 
 
 class HumanMessage(BaseMessage):
@@ -190,12 +214,7 @@ class AIMessage(BaseMessage):
                 )
         return blocks
 
-    def __repr__(self) -> str:
-        extra = ""
-        if self.tool_calls:
-            calls = ", ".join(f"{c.get('name')}({c.get('args')})" for c in self.tool_calls)
-            extra = f", tool_calls=[{calls}]"
-        return f"AIMessage({self.text!r}{extra})"
+    _repr_order = ("tool_calls", "invalid_tool_calls", "usage_metadata")
 
 
 class AIMessageChunk(AIMessage):
@@ -206,6 +225,7 @@ class AIMessageChunk(AIMessage):
     chunk_position: Literal["last"] | None = None
     """``"last"`` on a stream's final chunk (a model that does not mark one gets an empty
     trailing chunk so marked, as langchain_core adds it)."""
+    _repr_order = (*AIMessage._repr_order, "tool_call_chunks", "chunk_position")
 
     @property
     def content_blocks(self) -> list[dict[str, Any]]:
@@ -300,6 +320,8 @@ class ToolMessage(BaseMessage):
     tool_call_id: str
     status: Literal["success", "error"] = "success"
     artifact: Any = None
+    _repr_order = ("tool_call_id", "artifact", "status")
+    _repr_hidden = frozenset({"additional_kwargs", "response_metadata"})
 
 
 class RemoveMessage(BaseMessage):

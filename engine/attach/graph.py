@@ -469,3 +469,18 @@ class AttachedGraph(AttachedState):
         if kw.get("version") != "stepwise":  # LangGraph's own (only its "v3" streams)
             return self.real.stream_events(input, config, **kw)
         return iter_sync(self.astream_events(input, config, **kw))
+
+
+def _a_runnable_to_langchain() -> None:
+    """LangChain takes an attached graph wherever it takes the app's graph: a runnable (a
+    virtual subclass of ``Runnable``), so ``prompt | attached`` and a node made of it compose
+    it as they compose the app's graph (its ``invoke`` / ``stream``, which run through
+    Stepwise), instead of refusing it as "not a Runnable, callable or dict"."""
+    try:
+        from langchain_core.runnables import Runnable
+    except ImportError:  # attach needs LangGraph, which brings langchain_core
+        return
+    Runnable.register(AttachedGraph)
+
+
+_a_runnable_to_langchain()

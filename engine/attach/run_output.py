@@ -45,13 +45,13 @@ async def aat_root(parts: AsyncIterator[Any]) -> AsyncIterator[Any]:
 
 def output_of(graph: Any, values: Any) -> Any:
     """What the app's ``invoke`` returns of the state ``values``: its output channels only (a
-    middleware's private state, LangGraph's ``OmitFromOutput`` fields left out), the value
-    itself for a graph whose output is one channel."""
+    middleware's private state, LangGraph's ``OmitFromOutput`` fields left out).  A graph whose
+    output is one channel (an entrypoint's ``__end__``, a ``__root__`` state) has its values
+    as that channel's value already (LangGraph's ``values`` stream and ``get_state`` give it
+    bare): handed back as it is, a dict it returned included."""
     keys = getattr(graph, "output_channels", None)
-    if not isinstance(values, dict) or keys is None:
+    if not isinstance(values, dict) or keys is None or isinstance(keys, str):
         return values
-    if isinstance(keys, str):
-        return values.get(keys)
     return {k: values[k] for k in keys if k in values}
 
 

@@ -4,18 +4,20 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from engine.checkpoint.base import ERROR, INTERRUPT, NO_WRITES, RESUME, Checkpoint, version_number
 from engine.core.ids import deterministic_id
-from engine.errors import InvalidUpdateError
 from engine.graph.builder import Branch
 from engine.graph.channels import MISSING, BaseChannel, preview
 from engine.graph.channels_defer import LastValueAfterFinish
 from engine.graph.state import StateSpec, updates_from_output, warn_unknown_keys
 from engine.types import END, START, Command, RetryPolicy, Send
+
+_log = logging.getLogger("engine.graph")
 
 if TYPE_CHECKING:
     from engine.graph.runtime import TaskScratchpad
@@ -185,8 +187,9 @@ def plan_tasks(
     sends = channels[TASKS].value if TASKS in channels and channels[TASKS].is_available() else []
     for idx, send in enumerate(sends):
         node = nodes.get(send.node)
-        if node is None:
-            raise InvalidUpdateError(f"Invalid node name {send.node!r} in Send")
+        if node is None:  # LangGraph drops it with a warning (an update_state's Send, say)
+            _log.warning("Ignoring unknown node name %s in pending sends", send.node)
+            continue
         tid = deterministic_id(cid, ns, step, send.node, "push", idx)
         task = Task(tid, send.node, ("push", idx), send.arg, [TASKS], node)
         task.timeout = getattr(send, "timeout", None)
@@ -215,15 +218,14 @@ def plan_tasks(
 def next_names(
     checkpoint: Checkpoint, channels: dict[str, BaseChannel], nodes: dict[str, PregelNode]
 ) -> list[str]:
-    """The names of the tasks ``plan_tasks`` plans next, in its order (and its error for a
-    ``Send`` to an unknown node), without making them: no ids, no inputs (a checkpoint
+    """The names of the tasks ``plan_tasks`` plans next, in its order (without a ``Send`` to an
+    unknown node, which it drops), without making them: no ids, no inputs (a checkpoint
     event's ``next``)."""
     names: list[str] = []
     sends = channels[TASKS].value if TASKS in channels and channels[TASKS].is_available() else []
     for send in sends:
-        if nodes.get(send.node) is None:
-            raise InvalidUpdateError(f"Invalid node name {send.node!r} in Send")
-        names.append(send.node)
+        if nodes.get(send.node) is not None:
+            names.append(send.node)
     versions = checkpoint["channel_versions"]
     seen_all = checkpoint["versions_seen"]
     for name, node in nodes.items():
@@ -379,21 +381,24 @@ async def compute_writes(
     for cmd in commands:
         to: list[str] = []
         sends: list[Send] = []
+        unknown: list[str] = []
         for g in cmd.goto_list():
             if isinstance(g, Send):
                 if g.node not in nodes or g.node == START:
-                    raise InvalidUpdateError(f"Invalid node name {g.node!r} in Send")
+                    unknown.append(_ignored(node.name, g.node, send=True))
+                    continue
                 writes.append((TASKS, g))
                 sends.append(g)
             elif g == END:
                 to.append(END)
             else:
                 if g not in nodes or g == START:
-                    raise InvalidUpdateError(f"Command goto: node {g!r} does not exist")
+                    unknown.append(_ignored(node.name, g, send=False))
+                    continue
                 writes.append((trigger_channel(g), None))
                 to.append(g)
-        if to or sends:
-            task.routes.append(RouteInfo(to, sends, "command"))
+        if to or sends or unknown:
+            task.routes.append(RouteInfo(to, sends, "command", _unknown_detail(unknown)))
     if node.static_targets:
         for target in node.static_targets:
             if target != END:
@@ -410,32 +415,48 @@ async def compute_writes(
             if inspect.isawaitable(result):
                 result = await result
             dests = branch.resolve(result)
-            to, sends = [], []
+            to, sends, unknown = [], [], []
             for d in dests:
                 if isinstance(d, Send):
                     if d.node not in nodes:
-                        raise InvalidUpdateError(f"Invalid node name {d.node!r} in Send")
+                        unknown.append(_ignored(node.name, d.node, send=True))
+                        continue
                     writes.append((TASKS, d))
                     sends.append(d)
                 elif d == END:
                     to.append(END)
                 else:
                     if d not in nodes:
-                        raise InvalidUpdateError(
-                            f"Branch '{branch.name}' of node '{node.name}' returned unknown node {d!r}"
-                        )
+                        unknown.append(_ignored(node.name, d, send=False))
+                        continue
                     writes.append((trigger_channel(d), None))
                     to.append(d)
             reason = route_reason()
-            task.routes.append(
-                RouteInfo(
-                    to,
-                    sends,
-                    reason[0] if reason else "conditional",
-                    reason[1] if reason else branch.name,
+            detail = reason[1] if reason else branch.name
+            if unknown:
+                detail = (
+                    f"{detail}; {_unknown_detail(unknown)}" if detail else _unknown_detail(unknown)
                 )
-            )
+            task.routes.append(RouteInfo(to, sends, reason[0] if reason else "conditional", detail))
     return writes
+
+
+def _ignored(source: str, target: Any, *, send: bool) -> str:
+    """Log that ``source`` routed to ``target``, which is not a node of the graph, and return
+    its name: LangGraph drops such a route with a warning and the run goes on without it."""
+    if send:
+        _log.warning("Ignoring unknown node name %s in pending sends (from %r)", target, source)
+    else:
+        _log.warning("Node %r routed to unknown node %r; ignoring it", source, target)
+    return str(target)
+
+
+def _unknown_detail(unknown: list[str]) -> str:
+    """The route event's note on targets that were dropped (what the debugger shows)."""
+    if not unknown:
+        return ""
+    names = ", ".join(repr(n) for n in unknown)
+    return f"ignored unknown node{'s' if len(unknown) > 1 else ''} {names}"
 
 
 _BRANCH_SPECS: dict[Any, StateSpec | None] = {}

@@ -9,8 +9,8 @@ from typing import Any
 from engine.graph.algo import TASKS, PregelNode, trigger_channel
 from engine.graph.builder import (
     StateGraph,
-    _literal_return,
     is_sync_callable,
+    node_destinations,
     sync_timeout_error,
 )
 from engine.graph.channels import BaseChannel, EphemeralValue, NamedBarrierValue, Topic
@@ -193,9 +193,7 @@ def draw(
                 )
                 has_end |= end == END
     for name, ns in b.nodes.items():
-        dests = ns.destinations
-        if dests is None:
-            dests = tuple(_literal_return(ns.fn, command_only=True)) or None
+        dests = ns.destinations if ns.destinations is not None else node_destinations(ns)
         if dests:
             items = dests.items() if isinstance(dests, dict) else ((d, None) for d in dests)
             for d, label in items:

@@ -107,6 +107,15 @@ class Branch:
         return out
 
 
+def node_destinations(spec: NodeSpec) -> tuple[str, ...]:
+    """Where a node says its ``Command`` may go: its ``destinations`` (a dict's keys), else
+    its ``-> Command[Literal[...]]`` annotation; () when it says nothing."""
+    dests = spec.destinations
+    if dests is None:
+        return tuple(_literal_return(spec.fn, command_only=True))
+    return tuple(dests)
+
+
 def _literal_return(fn: Any, *, command_only: bool = False) -> list[str]:
     """The names in a ``-> Literal[...]`` (or ``-> Command[Literal[...]]``) annotation.  A
     node's destinations come only from the ``Command`` form (``command_only``): a node that
@@ -320,6 +329,7 @@ class StateGraph(Generic[StateT, ContextT, InputT, OutputT]):
                 "Graph must have an entrypoint: add at least one edge from START to another node"
             )
         targets = {t for _, t in self.edges} | {t for _, t in self.waiting_edges}
+        targets |= {t for spec in self.nodes.values() for t in node_destinations(spec)}
         for t in targets:
             if t != END and t not in self.nodes:
                 raise ValueError(f"Found edge ending at unknown node `{t}`")

@@ -215,6 +215,22 @@ class DrawableGraph:
 
         return draw_mermaid(self, with_styles=with_styles, path=path)
 
+    def draw_mermaid_png(self, **kw: Any) -> bytes:
+        """``draw_mermaid()`` rendered as a PNG, as LangGraph's ``get_graph()`` renders it
+        (``engine.graph.drawing_render``: mermaid.ink by default, or ``draw_method=``)."""
+        from engine.graph.drawing_render import draw_mermaid_png
+
+        return draw_mermaid_png(self, **kw)
+
+    def draw_ascii(self) -> str:
+        """The graph as text art (needs langchain_core and grandalf, as LangGraph's)."""
+        from engine.graph.drawing_render import draw_ascii
+
+        return draw_ascii(self)
+
+    def print_ascii(self) -> None:
+        print(self.draw_ascii())
+
 
 def _kind_of(node_id: str, item: dict[str, Any]) -> NodeKind:
     base = node_id.rsplit(":", 1)[-1]

@@ -12,7 +12,13 @@ from typing import TYPE_CHECKING, Any, get_args
 from engine.checkpoint.base import ERROR, INTERRUPT, NO_WRITES, RESUME
 from engine.core import foreign
 from engine.core.aio import in_thread
-from engine.errors import GraphBubbleUp, GraphInterrupt, ParentCommand, is_invalid_resume
+from engine.errors import (
+    GraphBubbleUp,
+    GraphInterrupt,
+    ParentCommand,
+    RunStopped,
+    is_invalid_resume,
+)
 from engine.events import (
     CustomEvent,
     ErrorInfo,
@@ -359,8 +365,10 @@ _REASONS = frozenset(get_args(Route.model_fields["reason"].annotation))
 async def run_step(loop: PregelLoop, tasks: Sequence[Task]) -> None:
     """Run the step's tasks concurrently.
 
-    A plain exception cancels the siblings and is raised.  Interrupts do not cancel siblings:
-    every task finishes, then one ``GraphInterrupt`` carries all interrupts in task order.
+    A plain exception is raised once the siblings are done: cancelled in an async call, run
+    to their end (their writes kept) in a sync one, as LangGraph.  Interrupts do not cancel
+    siblings: every task finishes, then one ``GraphInterrupt`` carries all interrupts in task
+    order.
     """
     pending = [t for t in tasks if not t.cached]
     if not pending:
@@ -411,11 +419,24 @@ async def run_step(loop: PregelLoop, tasks: Sequence[Task]) -> None:
                         invalid = invalid or exc  # raised once the other tasks finish
                 elif exc is not None and error is None:
                     error = exc
-                    for other in waiting:
-                        other.cancel()
+                    if not loop.run.sync_call or isinstance(exc, RunStopped):
+                        for other in waiting:
+                            other.cancel()
+                    # a sync call (``invoke`` / ``stream``) lets the running siblings finish
+                    # and keeps their writes, as LangGraph's thread pool does: the thread
+                    # state shows them done and a retry reruns only what failed
             if error is not None and waiting:
                 await asyncio.wait(waiting)
+                stopped = [futures[f] for f in waiting if f.cancelled()]
                 waiting = set()
+                if isinstance(error, RunStopped | GraphBubbleUp):
+                    stopped = []  # the user's stop, a command for the parent: no failure
+                # what LangGraph's thread keeps of a task stopped for a sibling's failure:
+                # its cancellation, as the task's error (a retry runs it again)
+                for task in sorted(stopped, key=lambda t: t.sort_key):
+                    await loop.save_task_writes(
+                        task, [(ERROR, {"type": "CancelledError", "message": None})]
+                    )
     finally:
         for f in futures:
             if not f.done():

@@ -50,7 +50,9 @@ layer sits below ``engine.func``, so it names the channel itself)."""
 def _error_repr(saved: Any) -> str:
     """A saved task error as LangGraph shows it in snapshots: ``Type('message')``."""
     if isinstance(saved, dict):
-        return f"{saved.get('type', 'Exception')}({saved.get('message', '')!r})"
+        message = saved.get("message", "")
+        # an exception raised without arguments (a task cancelled for a sibling's failure)
+        return f"{saved.get('type', 'Exception')}({'' if message is None else repr(message)})"
     return str(saved)
 
 

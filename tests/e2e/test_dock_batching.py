@@ -23,11 +23,13 @@ Digest = dict[str, list[str]]
 
 
 def _settled(qloop: asyncio.AbstractEventLoop, window: Any, **kw: Any) -> Digest:
-    """The docks' digest once two looks, a few loop turns apart, agree (timers and background
-    reads done)."""
+    """The docks' digest once no dock has a read pending and two looks, a few loop turns
+    apart, agree."""
     seen: list[Digest] = []
 
     def same_twice() -> bool:
+        if any(getattr(d.widget(), "settling", False) for d in window.docks.values()):
+            return False  # a dock's read is due or on its way (the Store's, off the UI thread)
         seen.append(dock_digest(window, **kw))
         return len(seen) > 1 and seen[-1] == seen[-2]
 

@@ -82,6 +82,8 @@ class StoreDock(QWidget):
         self.reads = 0
         """Completed reads (tests wait on it)."""
         self._gen = 0
+        self.reads_done = 0
+        """The generation of the newest read taken in (``settling``)."""
         self._recorded: RecordedStoreSource | None = None
         self._reader = BackgroundReader(self)
         self._reader.done.connect(self._on_read)
@@ -280,9 +282,16 @@ class StoreDock(QWidget):
 
         self._reader.run(self._gen, read, source.blocking)
 
+    @property
+    def settling(self) -> bool:
+        """Whether the dock still has a read to make or to take in (a reload is due, or the
+        newest read has not come back): what it shows may change without a new event."""
+        return self._reload_timer.isActive() or self.reads_done < self._gen
+
     def _on_read(self, gen: int, result: Any, error: BaseException | None) -> None:
         if gen != self._gen:
             return  # a newer read is on its way
+        self.reads_done = gen
         self.reads += 1
         if error is not None:
             self._error(f"The store could not be read: {one_line(error)}")

@@ -76,3 +76,27 @@ def test_ainvoke_too() -> None:
     cfg = {"configurable": {"thread_id": "t"}}
     out = asyncio.run(attached.ainvoke({"n": 1, "log": []}, cfg))
     assert [i.value for i in out["__interrupt__"]] == [{"question": "keep 2?"}]
+
+
+@pytest.mark.parametrize("final", [False, True])
+@pytest.mark.parametrize("with_saver", [False, True])
+def test_an_entrypoint_returning_a_dict_returns_it(final: bool, with_saver: bool) -> None:
+    """An entrypoint's output is one channel whose value may itself be a dict (LangGraph's
+    ``values`` stream and state give it bare): the attached invoke hands it back, as the
+    app's does, with ``entrypoint.final`` too."""
+    from langgraph.func import entrypoint
+
+    def make() -> Any:
+        @entrypoint(checkpointer=InMemorySaver() if with_saver else None)
+        def count(n: int, *, previous: Any = None) -> Any:
+            before = previous["total"] if isinstance(previous, dict) else previous or 0
+            out = {"total": before + n, "items": [n]}
+            return entrypoint.final(value=out, save=out["total"]) if final else out
+
+        return count
+
+    plain, attached = make(), attach(make())
+    for i, n in enumerate((1, 2)):
+        cfg = {"configurable": {"thread_id": f"t{i}" if not with_saver else "t"}}
+        assert attached.invoke(n, cfg) == plain.invoke(n, cfg)
+        assert asyncio.run(attached.ainvoke(n, cfg)) == asyncio.run(plain.ainvoke(n, cfg))

@@ -85,3 +85,22 @@ def test_retry_fallbacks_and_a_tool_go_through_stepwise() -> None:
     tool = attached.as_tool(name="write", description="Write about a topic.")
     assert tool.invoke({"topic": "cats", "log": []}) == plain
     assert [e.kind for e in seen].count("run.finished") == 4
+
+
+def test_a_runnable_piped_into_the_attached_graph() -> None:
+    """``runnable | attached``: LangChain takes the attached graph as a runnable (it refused
+    it as "not a Runnable, callable or dict"), and the composed run goes through Stepwise."""
+    from langchain_core.runnables import Runnable
+
+    attached = attach(_graph())
+    seen: list[EventBase] = []
+    attached.subscribe(seen.append)
+    assert isinstance(attached, Runnable)
+    make_input = RunnableLambda(lambda topic: {"topic": topic, "log": []})
+    plain = make_input | _graph()
+    composed = make_input | attached
+    assert composed.invoke("cats") == plain.invoke("cats")
+    assert [e.kind for e in seen].count("run.started") == 1
+    assert list(composed.stream("cats")) == list(plain.stream("cats"))
+    assert asyncio.run(composed.ainvoke("dogs")) == asyncio.run(plain.ainvoke("dogs"))
+    assert [e.kind for e in seen].count("run.started") == 3

@@ -115,3 +115,49 @@ def test_xray_draws_a_subgraph_inside_its_node() -> None:
         "\tp_two\\3ac_one(c_one)\n" in styled
         and "\t__start__([<p>__start__</p>]):::first\n" in styled
     )
+
+
+def _branching(lib: str):  # type: ignore[no-untyped-def]
+    import importlib
+
+    graph = importlib.import_module(f"{lib}.graph")
+    g = graph.StateGraph(S)
+    g.add_node("a", _node("a"))
+    g.add_node("b", _node("b"))
+    g.add_edge(graph.START, "a")
+    g.add_conditional_edges("a", lambda s: "b", ["b", graph.END])
+    return g.compile()
+
+
+def test_draw_ascii_is_langgraphs() -> None:
+    import pytest
+
+    pytest.importorskip("grandalf")
+    pytest.importorskip("langgraph.graph")
+    ours = _branching("engine").get_graph().draw_ascii()
+    assert ours == _branching("langgraph").get_graph().draw_ascii()
+    assert "| __start__ |" in ours and "| b |" in ours
+
+
+def test_draw_mermaid_png_renders_the_mermaid_text(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The PNG is LangChain's renderer's, given our ``draw_mermaid()`` text and the call's
+    rendering options; a styling option other than the default is refused, not ignored."""
+    import pytest
+
+    mermaid = pytest.importorskip("langchain_core.runnables.graph_mermaid")
+    seen: dict[str, object] = {}
+
+    def render(**kw: object) -> bytes:
+        seen.update(kw)
+        return b"\x89PNG fake"
+
+    monkeypatch.setattr(mermaid, "draw_mermaid_png", render)
+    drawn = _branching("engine").get_graph()
+    assert drawn.draw_mermaid_png(background_color="black", padding=3) == b"\x89PNG fake"
+    assert seen["mermaid_syntax"] == drawn.draw_mermaid()
+    assert (seen["background_color"], seen["padding"]) == ("black", 3)
+    assert seen["draw_method"] == mermaid.MermaidDrawMethod.API
+    with pytest.raises(ValueError, match="default style"):
+        drawn.draw_mermaid_png(node_colors={"first": "#fff"})
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        drawn.draw_mermaid_png(colour="red")

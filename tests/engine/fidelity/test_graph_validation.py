@@ -4,12 +4,14 @@ a saver subclass whose overrides (sync or async) a run honours."""
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Any, TypedDict
+from typing import Annotated, Any, Literal, TypedDict
 
 import pytest
 
 from engine import START, StateGraph
 from engine.checkpoint import InMemorySaver
+from engine.graph import END
+from engine.types import Command
 
 
 def one_arg(a: str) -> str:
@@ -95,3 +97,37 @@ def test_a_saver_may_number_versions_with_plain_integers() -> None:
     cfg = {"configurable": {"thread_id": "t"}}
     assert graph.invoke("a", cfg) == "ax"
     assert graph.invoke("b", cfg) == "axbx"
+
+
+class _Routed(TypedDict):
+    x: int
+
+
+def _hinted(s: _Routed) -> Command[Literal["b", "ghost"]]:
+    return Command(goto="b")
+
+
+def _ends(s: _Routed) -> Command[Literal["b", "__end__"]]:
+    return Command(goto="b")
+
+
+def test_a_command_destination_that_is_not_a_node_is_refused_at_compile() -> None:
+    """A node's ``-> Command[Literal[...]]`` or ``destinations=`` naming a node the graph does
+    not have fails ``compile`` (LangGraph's "Found edge ending at unknown node"); END is fine."""
+
+    def build(add: Any) -> Any:
+        g = StateGraph(_Routed)
+        add(g)
+        g.add_node("b", lambda s: {"x": 1})
+        g.add_edge(START, "a")
+        return g
+
+    with pytest.raises(ValueError, match="Found edge ending at unknown node `ghost`"):
+        build(lambda g: g.add_node("a", _hinted)).compile()
+    with pytest.raises(ValueError, match="Found edge ending at unknown node `ghost`"):
+        build(
+            lambda g: g.add_node("a", lambda s: Command(goto="b"), destinations=("b", "ghost"))
+        ).compile()
+    assert build(lambda g: g.add_node("a", _ends)).compile().invoke({"x": 0}) == {"x": 1}
+    made = build(lambda g: g.add_node("a", lambda s: Command(goto="b"), destinations=("b", END)))
+    assert made.compile().invoke({"x": 0}) == {"x": 1}
