@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import copy
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, Generic
+from typing import TYPE_CHECKING, Any, Generic, Literal
 
 from engine.core import foreign
 from engine.core.aio import iter_sync, run_sync
@@ -25,6 +25,7 @@ from engine.graph.runtime import RunContext, TaskContext, reset_run, set_run
 from engine.graph.schemas_api import SchemasAPI
 from engine.graph.state import StateSpec
 from engine.graph.state_api import StateAPI
+from engine.graph.stream_parts import graph_output, mappers_of, stream_part
 from engine.graph.subgraph import calling_task, run_nested_sync, run_subgraph
 from engine.observe.bus import EventBus, RunEmitter, Subscription
 from engine.observe.callbacks import NodeRunCallbacks, handlers_from
@@ -307,10 +308,13 @@ class CompiledStateGraph(
         durability: str | None = None,
         debugger: Gate | None = None,
         stream_mode: StreamMode | Sequence[StreamMode] = "values",
+        version: Literal["v1", "v2"] = "v1",
         **kwargs: Any,
     ) -> Any:
         """Run to the end (or to an interrupt) and return the final state values; with another
-        ``stream_mode`` (or a list of modes), the list of chunks ``astream`` would give."""
+        ``stream_mode`` (or a list of modes), the list of chunks ``astream`` would give.
+        ``version="v2"``: a ``GraphOutput`` (the values, the interrupts apart), or the list of
+        v2 stream parts (``engine.graph.stream_parts``)."""
         if stream_mode != "values":
             chunks = self.astream(
                 input,
@@ -324,9 +328,10 @@ class CompiledStateGraph(
                 debugger=debugger,
                 _sync_call=kwargs.pop("_sync_call", False),
                 control=kwargs.pop("control", None),
+                version=version,
             )
             return [chunk async for chunk in chunks]
-        return await self._arun(
+        output = await self._arun(
             input,
             config,
             context=context,
@@ -337,6 +342,9 @@ class CompiledStateGraph(
             sync_call=kwargs.pop("_sync_call", False),
             control=kwargs.pop("control", None),
         )
+        if version == "v2":
+            return graph_output(output, mappers_of(self)[0])
+        return output
 
     def invoke(self, input: Any, config: dict[str, Any] | None = None, **kwargs: Any) -> Any:
         caller = calling_task()
@@ -386,10 +394,13 @@ class CompiledStateGraph(
         interrupt_after: Sequence[str] | str | None = None,
         durability: str | None = None,
         debugger: Gate | None = None,
+        version: Literal["v1", "v2"] = "v1",
         **kwargs: Any,
     ) -> AsyncIterator[Any]:
         """Stream the run: ``values``, ``updates``, ``messages``, ``custom``, ``tasks``,
-        ``checkpoints``, ``debug``, or a list of modes (then chunks are ``(mode, chunk)``)."""
+        ``checkpoints``, ``debug``, or a list of modes (then chunks are ``(mode, chunk)``).
+        ``version="v2"``: each chunk a typed part, ``{"type": mode, "ns": namespace, "data":
+        chunk}`` (``engine.graph.stream_parts``), whatever the modes and ``subgraphs``."""
         modes: list[str]
         single = False
         if stream_mode is None:
@@ -431,6 +442,8 @@ class CompiledStateGraph(
             finally:
                 queue.put_nowait(done)
 
+        v2 = version == "v2"
+        output_mapper, state_mapper = mappers_of(self) if v2 else (None, None)
         task = asyncio.ensure_future(runner())
         try:
             while True:
@@ -441,7 +454,9 @@ class CompiledStateGraph(
                     break
                 ns, mode, chunk = item
                 ns_t = tuple(ns.split("|")) if ns else ()
-                if subgraphs:
+                if v2:
+                    yield stream_part(ns_t, mode, chunk, output_mapper, state_mapper)
+                elif subgraphs:
                     yield (ns_t, chunk) if single else (ns_t, mode, chunk)
                 else:
                     yield chunk if single else (mode, chunk)
