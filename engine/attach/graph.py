@@ -15,12 +15,13 @@ from engine.attach.run_options import (
     with_context,
     with_durability,
 )
-from engine.attach.run_output import speaks_v2, v2_output, v2_parts
+from engine.attach.run_output import speaks_v2, v2_output, v2_output_class, v2_parts
 from engine.attach.state import AttachedState
 from engine.core.aio import iter_sync, run_sync
 from engine.core.batch import per_input
 from engine.events import EventBase
 from engine.graph.drawing import DrawableGraph
+from engine.graph.stream_parts import output_from_stream, values_stream_modes
 from engine.observe.bus import EventBus, Subscription, stream_run
 
 if TYPE_CHECKING:
@@ -313,11 +314,19 @@ class AttachedGraph(AttachedState):
         ``GraphOutput``, or the list of v2 parts)."""
         mode = options.pop("stream_mode", None)
         version = options.pop("version", None)
+        subgraphs = bool(options.pop("subgraphs", False))
         if mode is not None and mode != "values":
             parts = self._astream(
-                input, config, mode, False, debugger, context, options, asynchronous, version
+                input, config, mode, subgraphs, debugger, context, options, asynchronous, version
             )
             return [part async for part in parts]
+        if subgraphs:  # LangGraph reads the output from the stream of every graph
+            v2 = speaks_v2(version)
+            modes = values_stream_modes("v2" if v2 else "v1")
+            parts = self._astream(
+                input, config, modes, True, debugger, context, options, asynchronous, version
+            )
+            return await output_from_stream(parts, "v2" if v2 else "v1", v2_output_class())
         opts = options_taken(options)
         output = await self._arun(
             input, config, debugger, [], context, None, opts, asynchronous=asynchronous

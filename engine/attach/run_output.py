@@ -19,6 +19,7 @@ __all__ = [
     "paced",
     "speaks_v2",
     "v2_output",
+    "v2_output_class",
     "v2_parts",
     "with_handler",
     "with_interrupts",
@@ -62,6 +63,8 @@ def output_of(graph: Any, values: Any) -> Any:
     if not isinstance(values, dict) or keys is None:
         return values
     if isinstance(keys, str):
+        if isinstance(getattr(graph, "stream_channels_asis", None), str):
+            return values  # one channel streamed (an entrypoint's): the values are its value
         return values.get(keys)
     return {k: values[k] for k in keys if k in values}
 
@@ -121,11 +124,16 @@ def v2_parts(graph: Any) -> Parts:
     return part
 
 
+def v2_output_class() -> type[Any]:
+    """LangGraph's ``GraphOutput`` (what its ``invoke(..., version="v2")`` returns)."""
+    from langgraph.types import GraphOutput
+
+    return GraphOutput  # type: ignore[no-any-return]
+
+
 def v2_output(graph: Any, output: Any) -> Any:
     """What LangGraph's ``invoke(..., version="v2")`` returns for a run of ``graph`` whose v1
     output is ``output``: its ``GraphOutput``."""
-    from langgraph.types import GraphOutput
-
     from engine.graph.stream_parts import graph_output
 
-    return graph_output(output, _mappers(graph)[0], GraphOutput)
+    return graph_output(output, _mappers(graph)[0], v2_output_class())

@@ -25,7 +25,13 @@ from engine.graph.runtime import RunContext, TaskContext, reset_run, set_run
 from engine.graph.schemas_api import SchemasAPI
 from engine.graph.state import StateSpec
 from engine.graph.state_api import StateAPI
-from engine.graph.stream_parts import graph_output, mappers_of, stream_part
+from engine.graph.stream_parts import (
+    graph_output,
+    mappers_of,
+    output_from_stream,
+    stream_part,
+    values_stream_modes,
+)
 from engine.graph.subgraph import calling_task, run_nested_sync, run_subgraph
 from engine.observe.bus import EventBus, RunEmitter, Subscription
 from engine.observe.callbacks import NodeRunCallbacks, handlers_from
@@ -314,13 +320,17 @@ class CompiledStateGraph(
         """Run to the end (or to an interrupt) and return the final state values; with another
         ``stream_mode`` (or a list of modes), the list of chunks ``astream`` would give.
         ``version="v2"``: a ``GraphOutput`` (the values, the interrupts apart), or the list of
-        v2 stream parts (``engine.graph.stream_parts``)."""
-        if stream_mode != "values":
+        v2 stream parts (``engine.graph.stream_parts``).  With ``subgraphs``, the output is
+        read from the stream of every graph's values, as LangGraph reads it (the last values
+        of any graph, the interrupts of all)."""
+        subgraphs = kwargs.pop("subgraphs", False)
+        if stream_mode != "values" or subgraphs:
+            values = stream_mode == "values"
             chunks = self.astream(
                 input,
                 config,
-                stream_mode=stream_mode,
-                subgraphs=kwargs.pop("subgraphs", False),
+                stream_mode=values_stream_modes(version) if values else stream_mode,
+                subgraphs=subgraphs,
                 context=context,
                 interrupt_before=interrupt_before,
                 interrupt_after=interrupt_after,
@@ -330,6 +340,8 @@ class CompiledStateGraph(
                 control=kwargs.pop("control", None),
                 version=version,
             )
+            if values:
+                return await output_from_stream(chunks, version)
             return [chunk async for chunk in chunks]
         output = await self._arun(
             input,

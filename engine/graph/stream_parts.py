@@ -10,14 +10,22 @@ The attached graph shapes the real LangGraph run's chunks with these too (with L
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from pydantic import BaseModel
 
 from engine.types import GraphOutput
 
-__all__ = ["Mapper", "graph_output", "mappers_of", "schema_mapper", "stream_part"]
+__all__ = [
+    "Mapper",
+    "graph_output",
+    "mappers_of",
+    "output_from_stream",
+    "schema_mapper",
+    "stream_part",
+    "values_stream_modes",
+]
 
 Mapper = Callable[[dict[str, Any]], Any]
 """Makes a state's values dict into the schema's object (``Model(**values)``)."""
@@ -112,3 +120,35 @@ def graph_output(
         if mapper is not None:
             output = mapper(output)
     return output_class(value=output, interrupts=tuple(interrupts))
+
+
+def values_stream_modes(version: str) -> Any:
+    """The stream ``invoke`` reads its output from, when it reads one (``output_from_stream``):
+    the values parts in v2 (they carry the interrupts), the updates (where v1 has them) and
+    the values in v1."""
+    return "values" if version == "v2" else ["updates", "values"]
+
+
+async def output_from_stream(
+    chunks: AsyncIterator[Any], version: str, output_class: type[Any] = GraphOutput
+) -> Any:
+    """``invoke``'s output read from a run's stream with ``subgraphs`` (``chunks``, of
+    ``values_stream_modes``): the last values streamed, of whichever graph, and every
+    interrupt streamed, as LangGraph's ``invoke`` reads them."""
+    latest: Any = None
+    interrupts: list[Any] = []
+    if version == "v2":
+        async for part in chunks:
+            latest = part["data"]
+            interrupts.extend(part["interrupts"])
+        return output_class(value=latest, interrupts=tuple(interrupts))
+    async for _ns, mode, data in chunks:
+        if mode == "values":
+            latest = data
+        elif isinstance(data, dict) and data.get(_INTERRUPT) is not None:
+            interrupts.extend(data[_INTERRUPT])
+    if not interrupts:
+        return latest
+    if isinstance(latest, dict):
+        return {**latest, _INTERRUPT: interrupts}
+    return {_INTERRUPT: interrupts}

@@ -114,3 +114,169 @@ for v in ("v1", "v3", None):
 
 def test_v2_stream_and_invoke_for_every_mode() -> None:
     compare(PROGRAM)
+
+
+SCHEMAS = (
+    _SCRUB
+    + """
+import asyncio
+from dataclasses import dataclass, field
+from pydantic import BaseModel
+from typing_extensions import TypedDict
+from langgraph.graph import StateGraph, START, END
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.types import interrupt, Command
+
+class Doc(BaseModel):
+    text: str
+    words: int = 0
+    verdict: str = ""
+
+class Out(BaseModel):
+    verdict: str = ""
+
+@dataclass
+class Tally:
+    n: int
+    seen: list = field(default_factory=list)
+
+def count(state):
+    return {"words": len(state.text.split())}
+
+def judge(state):
+    return {"verdict": interrupt(f"{state.words} words: ok?")}
+
+b = StateGraph(Doc)
+b.add_node(count); b.add_node(judge)
+b.add_edge(START, "count"); b.add_edge("count", "judge"); b.add_edge("judge", END)
+g = b.compile(checkpointer=InMemorySaver())
+cfg = {"configurable": {"thread_id": "p"}}
+print("-- pydantic state")
+for part in g.stream({"text": "a b c"}, cfg, stream_mode=["values", "updates", "checkpoints"], version="v2"):
+    data = part["data"]
+    if part["type"] == "checkpoints":
+        data = (data["values"], data["next"])
+    print(part["type"], scrub(data), scrub(part.get("interrupts")))
+out = g.invoke(Command(resume="fine"), cfg, version="v2")
+print(type(out.value).__name__, scrub(out))
+out = g.invoke({"text": "one"}, {"configurable": {"thread_id": "r"}}, version="v2")
+print(scrub(out), type(out.value).__name__)
+for part in g.stream(None, {"configurable": {"thread_id": "r"}}, stream_mode="debug", version="v2"):
+    if part["data"]["type"] == "checkpoint":
+        print("debug checkpoint", scrub(part["data"]["payload"]["values"]))
+
+print("-- an output schema")
+b2 = StateGraph(Doc, output_schema=Out)
+b2.add_node(count); b2.add_node("judge", lambda s: {"verdict": "short" if s.words < 3 else "long"})
+b2.add_edge(START, "count"); b2.add_edge("count", "judge")
+g2 = b2.compile()
+print(scrub(g2.invoke({"text": "a b c d"}, version="v2")))
+print(scrub(g2.invoke({"text": "a"}, {"configurable": {}}, version="v2")))
+print(scrub(g2.invoke({"text": "a"})))
+
+print("-- dataclass state")
+def step(state):
+    return {"n": state.n + 1, "seen": [*state.seen, state.n]}
+b3 = StateGraph(Tally)
+b3.add_node(step); b3.add_edge(START, "step")
+g3 = b3.compile()
+print(scrub(list(g3.stream(Tally(n=1), stream_mode=["values", "updates"], version="v2"))))
+print(scrub(g3.invoke(Tally(n=5), version="v2")))
+async def main():
+    print(scrub([p async for p in g3.astream(Tally(n=2), stream_mode="values", version="v2")]))
+    print(scrub(await g3.ainvoke(Tally(n=3), version="v2")))
+asyncio.run(main())
+"""
+)
+
+
+def test_v2_hands_over_a_pydantic_or_dataclass_state_as_its_class() -> None:
+    compare(SCHEMAS)
+
+
+SUBGRAPHS = (
+    _SCRUB
+    + """
+import operator
+from typing import Annotated
+from typing_extensions import TypedDict
+from langgraph.graph import StateGraph, START, END
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.config import get_stream_writer
+from langgraph.func import entrypoint, task
+from langgraph.types import interrupt, Command
+
+class Inner(TypedDict):
+    x: int
+    notes: Annotated[list, operator.add]
+
+def inner_step(state):
+    get_stream_writer()("inside")
+    return {"x": state["x"] * 10, "notes": ["inner"]}
+
+def inner_ask(state):
+    return {"notes": [interrupt("inner question")]}
+
+ib = StateGraph(Inner)
+ib.add_node(inner_step); ib.add_node(inner_ask)
+ib.add_edge(START, "inner_step"); ib.add_edge("inner_step", "inner_ask")
+inner = ib.compile()
+
+def outer_first(state):
+    return {"x": state["x"] + 1, "notes": ["outer"]}
+
+def calls_v2(state):
+    out = inner.invoke({"x": 2, "notes": []}, version="v2")
+    return {"notes": [type(out).__name__]}
+
+ob = StateGraph(Inner)
+ob.add_node(outer_first); ob.add_node("sub", inner)
+ob.add_edge(START, "outer_first"); ob.add_edge("outer_first", "sub")
+g = ob.compile(checkpointer=InMemorySaver())
+cfg = {"configurable": {"thread_id": "s"}}
+print("-- subgraphs")
+for part in g.stream({"x": 1, "notes": []}, cfg, stream_mode=["values", "updates", "custom"], subgraphs=True, version="v2"):
+    print(part["type"], [n.split(":")[0] for n in part["ns"]], scrub(part["data"]), scrub(part.get("interrupts")))
+for part in g.stream(Command(resume="answered"), cfg, stream_mode="updates", subgraphs=True, version="v2"):
+    print(part["type"], [n.split(":")[0] for n in part["ns"]], scrub(part["data"]))
+out = g.invoke({"x": 1, "notes": []}, {"configurable": {"thread_id": "t"}}, subgraphs=True, version="v2")
+print(scrub(out))
+for part in g.stream({"x": 1, "notes": []}, {"configurable": {"thread_id": "u"}}, stream_mode="values", version="v2"):
+    print(scrub(part))
+
+print("-- a node invokes a graph with v2")
+nb = StateGraph(Inner)
+nb.add_node(calls_v2); nb.add_edge(START, "calls_v2")
+try:
+    print(scrub(nb.compile(checkpointer=InMemorySaver()).invoke({"x": 0, "notes": []}, {"configurable": {"thread_id": "n"}}, version="v2")))
+except Exception as e:
+    print("RAISED", type(e).__name__)
+
+print("-- functional API")
+@task
+def double(n):
+    return n * 2
+
+@entrypoint(checkpointer=InMemorySaver())
+def flow(n):
+    d = double(n).result()
+    ok = interrupt(f"keep {d}?")
+    return {"d": d, "ok": ok}
+
+fc = {"configurable": {"thread_id": "f"}}
+for part in flow.stream(3, fc, stream_mode=["updates", "values"], version="v2"):
+    print(scrub(part))
+print(scrub(flow.invoke(Command(resume=True), fc, version="v2")))
+print(scrub(flow.invoke(4, {"configurable": {"thread_id": "g"}}, version="v2")))
+
+@entrypoint()
+def plain(n):
+    return n + 1
+
+print(scrub(plain.invoke(1, version="v2")), scrub(list(plain.stream(1, stream_mode="values", version="v2"))))
+"""
+)
+
+
+def test_v2_with_subgraphs_nested_calls_and_the_functional_api() -> None:
+    compare(SUBGRAPHS)
