@@ -280,3 +280,73 @@ print(scrub(plain.invoke(1, version="v2")), scrub(list(plain.stream(1, stream_mo
 
 def test_v2_with_subgraphs_nested_calls_and_the_functional_api() -> None:
     compare(SUBGRAPHS)
+
+
+MESSAGES = """
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage
+from langgraph.graph import StateGraph, START, MessagesState
+
+model = GenericFakeChatModel(messages=iter([AIMessage("hello there"), AIMessage("inner reply")]))
+
+def chat(state):
+    return {"messages": [model.invoke(state["messages"])]}
+
+inner = StateGraph(MessagesState)
+inner.add_node("inner_chat", chat); inner.add_edge(START, "inner_chat")
+b = StateGraph(MessagesState)
+b.add_node(chat); b.add_node("sub", inner.compile())
+b.add_edge(START, "chat"); b.add_edge("chat", "sub")
+g = b.compile()
+for part in g.stream(
+    {"messages": [("user", "hi")]}, stream_mode=["messages", "updates"], subgraphs=True, version="v2"
+):
+    ns = [n.split(":")[0] for n in part["ns"]]
+    if part["type"] == "messages":
+        m, meta = part["data"]
+        print("messages", ns, type(m).__name__, repr(m.content), meta["langgraph_node"])
+    else:
+        print("updates", ns, {k: [x.content for x in v["messages"]] for k, v in part["data"].items()})
+"""
+
+
+def test_v2_messages_parts_with_subgraphs() -> None:
+    compare(MESSAGES)
+
+
+PARENT_SCHEMA = """
+from pydantic import BaseModel
+from typing_extensions import TypedDict
+from langgraph.graph import StateGraph, START
+class P(BaseModel):
+    x: int
+    y: int = 0
+class Sub(TypedDict):
+    y: int
+    z: int
+def s1(s): return {"z": s["y"] + 1}
+sb = StateGraph(Sub); sb.add_node(s1); sb.add_edge(START, "s1")
+def p1(s): return {"y": s.x + 1}
+b = StateGraph(P); b.add_node(p1); b.add_node("sub", sb.compile()); b.add_edge(START, "p1"); b.add_edge("p1", "sub")
+g = b.compile()
+try:
+    for part in g.stream({"x": 1}, stream_mode="values", subgraphs=True, version="v2"):
+        print([n.split(":")[0] for n in part["ns"]], part["data"])
+except Exception as e:
+    print("RAISED", type(e).__name__)
+class Q(BaseModel):
+    x: int = 5
+    y: int = 0
+b = StateGraph(Q); b.add_node(p1); b.add_node("sub", sb.compile()); b.add_edge(START, "p1"); b.add_edge("p1", "sub")
+g = b.compile()
+for part in g.stream({"x": 1}, stream_mode=["values", "checkpoints"], subgraphs=True, version="v2"):
+    d = part["data"]
+    print(part["type"], [n.split(":")[0] for n in part["ns"]], d if part["type"] == "values" else d["values"])
+"""
+
+
+def test_v2_maps_a_subgraphs_values_with_the_root_graphs_schema_as_langgraph_does() -> None:
+    """LangGraph makes every ``values`` part of the stream into the root graph's output
+    schema, a subgraph's too (which fails when the root schema has required fields the
+    subgraph's state lacks)."""
+    compare(PARENT_SCHEMA)
