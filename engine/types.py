@@ -8,21 +8,15 @@ import importlib
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Generic, Literal, NamedTuple, TypeAlias, TypedDict, TypeVar
+from typing import Any, ClassVar, Generic, Literal, NamedTuple, TypeAlias, TypeVar
 
 from engine import serde
-from engine.warnings import LangGraphDeprecatedSinceV11
 
 __all__ = [
     "END",
     "START",
-    "CheckpointStreamPart",
     "Command",
-    "CustomStreamPart",
-    "DebugStreamPart",
-    "GraphOutput",
     "Interrupt",
-    "MessagesStreamPart",
     "Overwrite",
     "PregelTask",
     "RetryPolicy",
@@ -30,13 +24,9 @@ __all__ = [
     "StateSnapshot",
     "StateUpdate",
     "StreamMode",
-    "StreamPart",
     "StreamWriter",
-    "TasksStreamPart",
     "TimeoutLike",
     "TimeoutPolicy",
-    "UpdatesStreamPart",
-    "ValuesStreamPart",
     "coerce_timeout",
     "default_retry_on",
 ]
@@ -141,124 +131,6 @@ class Overwrite:
 
     def __repr__(self) -> str:  # as LangGraph's prints it
         return f"Overwrite(value={self.value!r}, type='__overwrite__')"
-
-
-OutputT = TypeVar("OutputT")
-StateT = TypeVar("StateT")
-
-_INTERRUPT_KEY = "__interrupt__"
-
-
-class ValuesStreamPart(TypedDict, Generic[OutputT]):
-    """A ``values`` part of a ``version="v2"`` stream: the graph's state after a step, and the
-    interrupts the step stopped at (no longer a ``__interrupt__`` key of the state)."""
-
-    type: Literal["values"]
-    ns: tuple[str, ...]
-    data: OutputT
-    interrupts: tuple[Interrupt, ...]
-
-
-class UpdatesStreamPart(TypedDict):
-    """An ``updates`` part: ``{node: what it wrote}`` (or ``{"__interrupt__": (...)}``)."""
-
-    type: Literal["updates"]
-    ns: tuple[str, ...]
-    data: dict[str, Any]
-
-
-class MessagesStreamPart(TypedDict):
-    """A ``messages`` part: ``(message chunk, its metadata)``."""
-
-    type: Literal["messages"]
-    ns: tuple[str, ...]
-    data: tuple[Any, dict[str, Any]]
-
-
-class CustomStreamPart(TypedDict):
-    """A ``custom`` part: what a node gave its stream writer."""
-
-    type: Literal["custom"]
-    ns: tuple[str, ...]
-    data: Any
-
-
-class CheckpointStreamPart(TypedDict, Generic[StateT]):
-    """A ``checkpoints`` part: a saved checkpoint (its ``values`` as the state schema)."""
-
-    type: Literal["checkpoints"]
-    ns: tuple[str, ...]
-    data: dict[str, Any]
-
-
-class TasksStreamPart(TypedDict):
-    """A ``tasks`` part: a task starting (``input``, ``triggers``) or its result."""
-
-    type: Literal["tasks"]
-    ns: tuple[str, ...]
-    data: dict[str, Any]
-
-
-class DebugStreamPart(TypedDict, Generic[StateT]):
-    """A ``debug`` part: a checkpoint, a task or a task result, wrapped with its step."""
-
-    type: Literal["debug"]
-    ns: tuple[str, ...]
-    data: dict[str, Any]
-
-
-StreamPart: TypeAlias = (
-    ValuesStreamPart[Any]
-    | UpdatesStreamPart
-    | MessagesStreamPart
-    | CustomStreamPart
-    | CheckpointStreamPart[Any]
-    | TasksStreamPart
-    | DebugStreamPart[Any]
-)
-"""What ``stream`` / ``astream`` yield with ``version="v2"``: a dict whose ``type`` names its
-stream mode, ``ns`` the graph it came from (``()`` for the root), ``data`` the chunk."""
-
-
-@dataclass(frozen=True)
-class GraphOutput(Generic[OutputT]):
-    """What ``invoke`` / ``ainvoke`` return with ``version="v2"``: the graph's output
-    (``value``, as its output schema: a pydantic model or dataclass state comes back as one)
-    and the interrupts the run stopped at."""
-
-    value: OutputT
-    interrupts: tuple[Interrupt, ...] = ()
-
-    def __getitem__(self, key: str) -> Any:
-        """The v1 way to read it (``out["x"]``, ``out["__interrupt__"]``), deprecated."""
-        _warn_dict_access()
-        if key == _INTERRUPT_KEY:
-            return self.interrupts
-        if isinstance(self.value, dict):
-            return self.value[key]
-        try:
-            return getattr(self.value, key)
-        except AttributeError:
-            raise KeyError(key) from None
-
-    def __contains__(self, key: object) -> bool:
-        _warn_dict_access()
-        if key == _INTERRUPT_KEY:
-            return bool(self.interrupts)
-        if isinstance(self.value, dict):
-            return key in self.value
-        return isinstance(key, str) and hasattr(self.value, key)
-
-
-def _warn_dict_access() -> None:
-    import warnings
-
-    warnings.warn(
-        "Reading a GraphOutput as a dict (`result[key]`, `key in result`) is deprecated: "
-        "read `result.value` for the output and `result.interrupts` for the interrupts",
-        LangGraphDeprecatedSinceV11,
-        stacklevel=3,
-    )
 
 
 class StateUpdate(NamedTuple):
@@ -433,9 +305,31 @@ StreamWriter: TypeAlias = Callable[[Any], None]
 """What ``get_stream_writer()`` returns: a callable that sends one chunk to the ``custom``
 stream mode."""
 
-_DEFINED_ABOVE = {"interrupt": "engine.graph.runtime", "CachePolicy": "engine.cache"}
-"""Names LangGraph's ``langgraph.types`` offers whose home is a layer above this module (the
-runtime, the cache): a program ported by imports finds them here, looked up on first use."""
+_STREAM_TYPES = (
+    "CheckpointPayload",
+    "CheckpointStreamPart",
+    "CheckpointTask",
+    "CustomStreamPart",
+    "DebugPayload",
+    "DebugStreamPart",
+    "GraphOutput",
+    "MessagesStreamPart",
+    "StreamPart",
+    "TaskPayload",
+    "TaskResultPayload",
+    "TasksStreamPart",
+    "UpdatesStreamPart",
+    "ValuesStreamPart",
+)
+
+_DEFINED_ABOVE = {
+    "interrupt": "engine.graph.runtime",
+    "CachePolicy": "engine.cache",
+    **dict.fromkeys(_STREAM_TYPES, "engine.stream_types"),
+}
+"""Names LangGraph's ``langgraph.types`` offers whose home is elsewhere (the runtime, the
+cache, the v2 output types of ``engine.stream_types``, which use ``Interrupt``): a program
+ported by imports finds them here, looked up on first use."""
 
 
 def __getattr__(name: str) -> Any:

@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from engine.types import GraphOutput
+from engine.stream_types import GraphOutput
 
 __all__ = [
     "Mapper",
