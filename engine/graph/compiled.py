@@ -25,13 +25,6 @@ from engine.graph.runtime import RunContext, TaskContext, reset_run, set_run
 from engine.graph.schemas_api import SchemasAPI
 from engine.graph.state import StateSpec
 from engine.graph.state_api import StateAPI
-from engine.graph.stream_parts import (
-    graph_output,
-    mappers_of,
-    output_from_stream,
-    stream_part,
-    values_stream_modes,
-)
 from engine.graph.subgraph import calling_task, run_nested_sync, run_subgraph
 from engine.observe.bus import EventBus, RunEmitter, Subscription
 from engine.observe.callbacks import NodeRunCallbacks, handlers_from
@@ -325,6 +318,8 @@ class CompiledStateGraph(
         of any graph, the interrupts of all)."""
         subgraphs = kwargs.pop("subgraphs", False)
         if stream_mode != "values" or subgraphs:
+            from engine.graph.stream_parts import output_from_stream, values_stream_modes
+
             values = stream_mode == "values"
             chunks = self.astream(
                 input,
@@ -355,6 +350,8 @@ class CompiledStateGraph(
             control=kwargs.pop("control", None),
         )
         if version == "v2":
+            from engine.graph.stream_parts import graph_output, mappers_of
+
             return graph_output(output, mappers_of(self)[0])
         return output
 
@@ -454,8 +451,11 @@ class CompiledStateGraph(
             finally:
                 queue.put_nowait(done)
 
-        v2 = version == "v2"
-        output_mapper, state_mapper = mappers_of(self) if v2 else (None, None)
+        v2_part = None
+        if version == "v2":  # loaded on first use: a v1 run never needs it
+            from engine.graph.stream_parts import parts_of
+
+            v2_part = parts_of(self)
         task = asyncio.ensure_future(runner())
         try:
             while True:
@@ -466,8 +466,8 @@ class CompiledStateGraph(
                     break
                 ns, mode, chunk = item
                 ns_t = tuple(ns.split("|")) if ns else ()
-                if v2:
-                    yield stream_part(ns_t, mode, chunk, output_mapper, state_mapper)
+                if v2_part is not None:
+                    yield v2_part(ns_t, mode, chunk)
                 elif subgraphs:
                     yield (ns_t, chunk) if single else (ns_t, mode, chunk)
                 else:

@@ -22,6 +22,7 @@ __all__ = [
     "graph_output",
     "mappers_of",
     "output_from_stream",
+    "parts_of",
     "schema_mapper",
     "stream_part",
     "values_stream_modes",
@@ -63,6 +64,16 @@ def mappers_of(graph: Any) -> tuple[Mapper | None, Mapper | None]:
         schema_mapper(builder.output_schema or state, root=root),
         schema_mapper(state, root=root),
     )
+
+
+def parts_of(graph: Any) -> Callable[[tuple[str, ...], str, Any], dict[str, Any]]:
+    """Makes each ``(namespace, mode, chunk)`` of a run of ``graph`` (one of ours) a v2 part."""
+    output_mapper, state_mapper = mappers_of(graph)
+
+    def part(ns: tuple[str, ...], mode: str, chunk: Any) -> dict[str, Any]:
+        return stream_part(ns, mode, chunk, output_mapper, state_mapper)
+
+    return part
 
 
 def stream_part(
