@@ -241,6 +241,7 @@ for part in g.stream(Command(resume="answered"), cfg, stream_mode="updates", sub
     print(part["type"], [n.split(":")[0] for n in part["ns"]], scrub(part["data"]))
 out = g.invoke({"x": 1, "notes": []}, {"configurable": {"thread_id": "t"}}, subgraphs=True, version="v2")
 print(scrub(out))
+print(scrub(g.invoke({"x": 1, "notes": []}, {"configurable": {"thread_id": "t1"}}, subgraphs=True)))
 for part in g.stream({"x": 1, "notes": []}, {"configurable": {"thread_id": "u"}}, stream_mode="values", version="v2"):
     print(scrub(part))
 
