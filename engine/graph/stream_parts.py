@@ -84,7 +84,10 @@ def stream_part(
     state_mapper: Mapper | None = None,
 ) -> dict[str, Any]:
     """One chunk of ``mode`` from the graph at ``ns`` as a v2 part.  The chunk is not changed
-    (the run may hold it): a part that differs from it gets a copy."""
+    (the run may hold it): a part that differs from it gets a copy.  (LangGraph pops the
+    interrupts out of its ``values`` chunk; for an entrypoint that dict is also the ``updates``
+    chunk streamed just before, so an updates part kept by the caller loses them there.  It
+    keeps them here, embedded and attached.)"""
     if mode == "values":
         interrupts: Any = ()
         if isinstance(chunk, dict):
