@@ -305,9 +305,31 @@ StreamWriter: TypeAlias = Callable[[Any], None]
 """What ``get_stream_writer()`` returns: a callable that sends one chunk to the ``custom``
 stream mode."""
 
-_DEFINED_ABOVE = {"interrupt": "engine.graph.runtime", "CachePolicy": "engine.cache"}
-"""Names LangGraph's ``langgraph.types`` offers whose home is a layer above this module (the
-runtime, the cache): a program ported by imports finds them here, looked up on first use."""
+_STREAM_TYPES = (
+    "CheckpointPayload",
+    "CheckpointStreamPart",
+    "CheckpointTask",
+    "CustomStreamPart",
+    "DebugPayload",
+    "DebugStreamPart",
+    "GraphOutput",
+    "MessagesStreamPart",
+    "StreamPart",
+    "TaskPayload",
+    "TaskResultPayload",
+    "TasksStreamPart",
+    "UpdatesStreamPart",
+    "ValuesStreamPart",
+)
+
+_DEFINED_ABOVE = {
+    "interrupt": "engine.graph.runtime",
+    "CachePolicy": "engine.cache",
+    **dict.fromkeys(_STREAM_TYPES, "engine.stream_types"),
+}
+"""Names LangGraph's ``langgraph.types`` offers whose home is elsewhere (the runtime, the
+cache, the v2 output types of ``engine.stream_types``, which use ``Interrupt``): a program
+ported by imports finds them here, looked up on first use."""
 
 
 def __getattr__(name: str) -> Any:

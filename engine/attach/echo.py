@@ -1,7 +1,8 @@
 """The parts of an attached run's stream that its caller asked for (``AttachedGraph.stream`` /
 ``astream``), handed over in the shape LangGraph's own ``stream`` gives them: the data alone for
 one mode, ``(mode, data)`` for a list of modes, each with its namespace first when
-``subgraphs=True``.  The run asks LangGraph for these modes besides its own, translates its own
+``subgraphs=True``; with ``version="v2"`` each a typed part (``{"type", "ns", "data"}``) made by
+``parts``.  The run asks LangGraph for these modes besides its own, translates its own
 into events, and passes these through unchanged, from whichever thread made them."""
 
 from __future__ import annotations
@@ -13,18 +14,27 @@ from typing import Any
 
 from engine.attach.tapped import Written
 
-__all__ = ["Echo", "echoed"]
+__all__ = ["Echo", "Parts", "echoed"]
 
 _DONE = object()
 
 
+Parts = Callable[[tuple[str, ...], str, Any], Any]
+"""Makes ``(namespace, mode, data)`` into one part of a ``version="v2"`` stream."""
+
+
 class Echo:
     """Hands each part of ``modes`` (of the root graph, or of any with ``subgraphs``) to
-    ``put`` in the caller's shape."""
+    ``put`` in the caller's shape (``parts``' v2 parts when given)."""
 
     def __init__(
-        self, modes: str | Sequence[str], subgraphs: bool, put: Callable[[Any], None]
+        self,
+        modes: str | Sequence[str],
+        subgraphs: bool,
+        put: Callable[[Any], None],
+        parts: Parts | None = None,
     ) -> None:
+        self.parts = parts
         self.single = isinstance(modes, str)
         self.modes: list[str] = [modes] if isinstance(modes, str) else list(modes)
         self.subgraphs = subgraphs
@@ -75,16 +85,23 @@ class Echo:
             return
         if isinstance(data, Written):  # a stream write tapped where the app made it
             data = data.data
-        item: Any = data if self.single else (mode, data)
-        if self.subgraphs:
-            item = (ns, item) if self.single else (ns, mode, data)
+        item: Any
+        if self.parts is not None:
+            item = self.parts(ns, mode, data)
+        else:
+            item = data if self.single else (mode, data)
+            if self.subgraphs:
+                item = (ns, item) if self.single else (ns, mode, data)
         with self._turn:
             self._handed += 1
         self._put(item)
 
 
 async def echoed(
-    modes: str | Sequence[str], subgraphs: bool, run: Callable[[Echo], Awaitable[Any]]
+    modes: str | Sequence[str],
+    subgraphs: bool,
+    run: Callable[[Echo], Awaitable[Any]],
+    parts: Parts | None = None,
 ) -> AsyncIterator[Any]:
     """Run ``run(echo)`` and yield what ``echo`` is handed, as it comes; the run's failure is
     raised after the parts made before it.  Leaving early cancels the run.  The run pulls
@@ -100,7 +117,7 @@ async def echoed(
         else:
             loop.call_soon_threadsafe(queue.put_nowait, item)
 
-    echo = Echo(modes, subgraphs, put)
+    echo = Echo(modes, subgraphs, put, parts)
 
     async def whole() -> None:
         try:

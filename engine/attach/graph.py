@@ -15,11 +15,13 @@ from engine.attach.run_options import (
     with_context,
     with_durability,
 )
+from engine.attach.run_output import speaks_v2, v2_output, v2_output_class, v2_parts
 from engine.attach.state import AttachedState
 from engine.core.aio import iter_sync, run_sync
 from engine.core.batch import per_input
 from engine.events import EventBase
 from engine.graph.drawing import DrawableGraph
+from engine.graph.stream_parts import output_from_stream, values_stream_modes
 from engine.observe.bus import EventBus, Subscription, stream_run
 
 if TYPE_CHECKING:
@@ -308,17 +310,28 @@ class AttachedGraph(AttachedState):
         asynchronous: bool,
     ) -> Any:
         """What LangGraph's ``invoke`` returns: the output, or with a ``stream_mode`` other
-        than ``values`` the list of what that stream gives."""
+        than ``values`` the list of what that stream gives (``version="v2"``: a
+        ``GraphOutput``, or the list of v2 parts)."""
         mode = options.pop("stream_mode", None)
+        version = options.pop("version", None)
+        subgraphs = bool(options.pop("subgraphs", False))
         if mode is not None and mode != "values":
             parts = self._astream(
-                input, config, mode, False, debugger, context, options, asynchronous
+                input, config, mode, subgraphs, debugger, context, options, asynchronous, version
             )
             return [part async for part in parts]
+        if subgraphs:  # LangGraph reads the output from the stream of every graph
+            v2 = speaks_v2(version)
+            modes = values_stream_modes("v2" if v2 else "v1")
+            parts = self._astream(
+                input, config, modes, True, debugger, context, options, asynchronous, version
+            )
+            return await output_from_stream(parts, "v2" if v2 else "v1", v2_output_class())
         opts = options_taken(options)
-        return await self._arun(
+        output = await self._arun(
             input, config, debugger, [], context, None, opts, asynchronous=asynchronous
         )
+        return v2_output(self.real, output) if speaks_v2(version) else output
 
     async def ainvoke(
         self,
@@ -330,8 +343,8 @@ class AttachedGraph(AttachedState):
         **options: Any,
     ) -> Any:
         """Run through Stepwise and return the output, as LangGraph's ``ainvoke``;
-        ``options``: LangGraph's ``stream_mode``, ``durability``, ``interrupt_before``,
-        ``interrupt_after``.  Called inside another graph's node, the app's graph runs as
+        ``options``: LangGraph's ``stream_mode``, ``version``, ``durability``,
+        ``interrupt_before``, ``interrupt_after``.  Called inside another graph's node, the app's graph runs as
         LangGraph runs it there (``_nested``)."""
         if self._nested(config, debugger):
             return await self.real.ainvoke(input, config, **with_context(options, context))
@@ -360,6 +373,7 @@ class AttachedGraph(AttachedState):
         context: Any,
         options: dict[str, Any],
         asynchronous: bool,
+        version: str | None,
     ) -> AsyncIterator[Any]:
         from engine.attach.echo import echoed
 
@@ -371,6 +385,7 @@ class AttachedGraph(AttachedState):
             lambda echo: self._arun(
                 input, config, debugger, [], context, echo, opts, asynchronous=asynchronous
             ),
+            v2_parts(self.real) if speaks_v2(version) else None,
         )
 
     def astream(
@@ -382,15 +397,17 @@ class AttachedGraph(AttachedState):
         subgraphs: bool = False,
         debugger: Gate | None = None,
         context: Any = None,
+        version: str | None = None,
         **options: Any,
     ) -> AsyncIterator[Any]:
         """Run through Stepwise (every event to the subscribers and the debugger) and yield
-        what LangGraph's ``astream`` yields for ``stream_mode`` and ``subgraphs``."""
+        what LangGraph's ``astream`` yields for ``stream_mode``, ``subgraphs`` and
+        ``version``."""
         if self._nested(config, debugger):
-            kw = real_stream_options(options, stream_mode, subgraphs, context)
+            kw = real_stream_options(options, stream_mode, subgraphs, context, version)
             return self.real.astream(input, config, **kw)  # type: ignore[no-any-return]
         return self._astream(
-            input, config, stream_mode, subgraphs, debugger, context, options, True
+            input, config, stream_mode, subgraphs, debugger, context, options, True, version
         )
 
     def stream(
@@ -402,15 +419,18 @@ class AttachedGraph(AttachedState):
         subgraphs: bool = False,
         debugger: Gate | None = None,
         context: Any = None,
+        version: str | None = None,
         **options: Any,
     ) -> Iterator[Any]:
         """``astream`` from synchronous code (the app's sync methods are called, as by
         LangGraph's ``stream``)."""
         if self._nested(config, debugger):
-            kw = real_stream_options(options, stream_mode, subgraphs, context)
+            kw = real_stream_options(options, stream_mode, subgraphs, context, version)
             return self.real.stream(input, config, **kw)  # type: ignore[no-any-return]
         return iter_sync(
-            self._astream(input, config, stream_mode, subgraphs, debugger, context, options, False)
+            self._astream(
+                input, config, stream_mode, subgraphs, debugger, context, options, False, version
+            )
         )
 
     async def abatch(

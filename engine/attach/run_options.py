@@ -37,7 +37,14 @@ def with_context(options: dict[str, Any], context: Any) -> dict[str, Any]:
 
 
 def real_stream_options(
-    options: dict[str, Any], stream_mode: Any, subgraphs: bool, context: Any
+    options: dict[str, Any],
+    stream_mode: Any,
+    subgraphs: bool,
+    context: Any,
+    version: str | None = None,
 ) -> dict[str, Any]:
     """The app's graph's own ``stream`` options (a call made inside another graph's node)."""
-    return with_context({**options, "stream_mode": stream_mode, "subgraphs": subgraphs}, context)
+    kw = {**options, "stream_mode": stream_mode, "subgraphs": subgraphs}
+    if version is not None:
+        kw["version"] = version
+    return with_context(kw, context)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import copy
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, Generic
+from typing import TYPE_CHECKING, Any, Generic, Literal
 
 from engine.core import foreign
 from engine.core.aio import iter_sync, run_sync
@@ -307,16 +307,25 @@ class CompiledStateGraph(
         durability: str | None = None,
         debugger: Gate | None = None,
         stream_mode: StreamMode | Sequence[StreamMode] = "values",
+        version: Literal["v1", "v2"] = "v1",
         **kwargs: Any,
     ) -> Any:
         """Run to the end (or to an interrupt) and return the final state values; with another
-        ``stream_mode`` (or a list of modes), the list of chunks ``astream`` would give."""
-        if stream_mode != "values":
+        ``stream_mode`` (or a list of modes), the list of chunks ``astream`` would give.
+        ``version="v2"``: a ``GraphOutput`` (the values, the interrupts apart), or the list of
+        v2 stream parts (``engine.graph.stream_parts``).  With ``subgraphs``, the output is
+        read from the stream of every graph's values, as LangGraph reads it (the last values
+        of any graph, the interrupts of all)."""
+        subgraphs = kwargs.pop("subgraphs", False)
+        if stream_mode != "values" or subgraphs:
+            from engine.graph.stream_parts import output_from_stream, values_stream_modes
+
+            values = stream_mode == "values"
             chunks = self.astream(
                 input,
                 config,
-                stream_mode=stream_mode,
-                subgraphs=kwargs.pop("subgraphs", False),
+                stream_mode=values_stream_modes(version) if values else stream_mode,
+                subgraphs=subgraphs,
                 context=context,
                 interrupt_before=interrupt_before,
                 interrupt_after=interrupt_after,
@@ -324,9 +333,12 @@ class CompiledStateGraph(
                 debugger=debugger,
                 _sync_call=kwargs.pop("_sync_call", False),
                 control=kwargs.pop("control", None),
+                version=version,
             )
+            if values:
+                return await output_from_stream(chunks, version)
             return [chunk async for chunk in chunks]
-        return await self._arun(
+        output = await self._arun(
             input,
             config,
             context=context,
@@ -337,6 +349,11 @@ class CompiledStateGraph(
             sync_call=kwargs.pop("_sync_call", False),
             control=kwargs.pop("control", None),
         )
+        if version == "v2":
+            from engine.graph.stream_parts import graph_output, mappers_of
+
+            return graph_output(output, mappers_of(self)[0])
+        return output
 
     def invoke(self, input: Any, config: dict[str, Any] | None = None, **kwargs: Any) -> Any:
         caller = calling_task()
@@ -386,10 +403,13 @@ class CompiledStateGraph(
         interrupt_after: Sequence[str] | str | None = None,
         durability: str | None = None,
         debugger: Gate | None = None,
+        version: Literal["v1", "v2"] = "v1",
         **kwargs: Any,
     ) -> AsyncIterator[Any]:
         """Stream the run: ``values``, ``updates``, ``messages``, ``custom``, ``tasks``,
-        ``checkpoints``, ``debug``, or a list of modes (then chunks are ``(mode, chunk)``)."""
+        ``checkpoints``, ``debug``, or a list of modes (then chunks are ``(mode, chunk)``).
+        ``version="v2"``: each chunk a typed part, ``{"type": mode, "ns": namespace, "data":
+        chunk}`` (``engine.graph.stream_parts``), whatever the modes and ``subgraphs``."""
         modes: list[str]
         single = False
         if stream_mode is None:
@@ -431,6 +451,11 @@ class CompiledStateGraph(
             finally:
                 queue.put_nowait(done)
 
+        v2_part = None
+        if version == "v2":  # loaded on first use: a v1 run never needs it
+            from engine.graph.stream_parts import parts_of
+
+            v2_part = parts_of(self)
         task = asyncio.ensure_future(runner())
         try:
             while True:
@@ -441,7 +466,9 @@ class CompiledStateGraph(
                     break
                 ns, mode, chunk = item
                 ns_t = tuple(ns.split("|")) if ns else ()
-                if subgraphs:
+                if v2_part is not None:
+                    yield v2_part(ns_t, mode, chunk)
+                elif subgraphs:
                     yield (ns_t, chunk) if single else (ns_t, mode, chunk)
                 else:
                     yield chunk if single else (mode, chunk)
