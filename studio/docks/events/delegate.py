@@ -8,10 +8,11 @@ the way the style does (background brush, icon in the style's decoration rect, t
 text where the style puts it).  A cell is asked again only when the model says it changed
 (``dataChanged``, a reset); the cache is bounded.
 
-Reading and laying a cell out costs more than one stock paint, so a cell's first paint is the
-stock one and its look is kept from its second paint on: a live log whose rows scroll past
-once costs what it did, every repaint after that (scrolling back, resizing, a dock shown
-again, a row expanded above) costs a fraction.
+A cell is painted this way from its first paint on: reading its roles straight from the model
+and laying its text out costs less than the stock painter's one paint (its roles asked through
+Qt, the style sheet's rules matched, the text laid out two or three times), and every repaint
+after that (scrolling back, resizing, a dock shown again, a row expanded above) costs a
+fraction of it.
 
 Cells the style draws differently (selected, hovered, focused, disabled, being edited) go to
 the stock painter, so what a user sees stays exactly the style's.
@@ -95,8 +96,6 @@ class EventCellDelegate(QStyledItemDelegate):
         """Texts laid out, shared by the cells that show them: (text, font, width, alignment,
         direction) -> (layout, offset in the text rect, whether it overflows even elided)."""
         self._margin: int | None = None
-        self._seen: set[tuple[int, int]] = set()
-        """Cells painted once (by the stock painter)."""
         self._hints: dict[tuple[int, int], tuple[tuple[str, int, int], QSize]] = {}
         """The stock size hint of cells, with the font and decoration size it is for: the tree
         view lays its rows out after every batch of rows and asks the first row's cells each
@@ -118,7 +117,6 @@ class EventCellDelegate(QStyledItemDelegate):
         self._looks.clear()
         self._rects.clear()
         self._texts.clear()
-        self._seen.clear()
         self._margin = None
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
@@ -131,9 +129,8 @@ class EventCellDelegate(QStyledItemDelegate):
         return False
 
     def _on_changed(self, top_left: QModelIndex, bottom_right: QModelIndex, *_: Any) -> None:
-        looks, seen = self._looks, self._seen
-        hints = self._hints
-        if not looks and not seen and not hints:
+        looks, hints = self._looks, self._hints
+        if not looks and not hints:
             return
         parent = top_left.parent()
         if not parent.isValid() and bottom_right.row() > top_left.row():
@@ -145,7 +142,6 @@ class EventCellDelegate(QStyledItemDelegate):
         for uid in self.model.uids(parent, top_left.row(), bottom_right.row()):
             for col in range(top_left.column(), bottom_right.column() + 1):
                 looks.pop((uid, col), None)
-                seen.discard((uid, col))
                 hints.pop((uid, col), None)
 
     # -- the cell's look ------------------------------------------------------------------------
@@ -179,17 +175,7 @@ class EventCellDelegate(QStyledItemDelegate):
             self.stock_paints += 1
             super().paint(painter, option, index)
             return
-        key = (index.internalId(), index.column())
-        look = self._looks.get(key)
-        if look is None and key not in self._seen:
-            # A cell's first paint: the stock painter costs less than reading and laying it
-            # out (a live log paints most rows once or twice); keep its look from the second.
-            if len(self._seen) >= _LIMIT:
-                self._seen.clear()
-            self._seen.add(key)
-            self.stock_paints += 1
-            super().paint(painter, option, index)
-            return
+        look = self._looks.get((index.internalId(), index.column()))
         if look is None:
             look = self.look(index)
         if look.stock:
