@@ -36,6 +36,7 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import (
     QBrush,
+    QColor,
     QFont,
     QFontMetrics,
     QIcon,
@@ -56,8 +57,12 @@ __all__ = ["CellLook", "EventCellDelegate"]
 Index = QModelIndex | QPersistentModelIndex
 _R = Qt.ItemDataRole
 _SF = QStyle.StateFlag
-_STOCK_STATES = _SF.State_Selected | _SF.State_MouseOver | _SF.State_HasFocus | _SF.State_Editing
-"""States the style paints with more than the cell's own look: left to the stock painter."""
+_STOCK_STATES = (
+    _SF.State_Selected | _SF.State_MouseOver | _SF.State_HasFocus | _SF.State_Editing
+).value
+"""States the style paints with more than the cell's own look: left to the stock painter (as
+plain ints: an operation on a Python enum flag makes a new enum member, a few us each)."""
+_ENABLED, _ACTIVE = _SF.State_Enabled.value, _SF.State_Active.value
 _DISPLAY, _FOREGROUND, _BACKGROUND = (
     int(_R.DisplayRole),
     int(_R.ForegroundRole),
@@ -84,6 +89,8 @@ class CellLook:
     """Drawn by the stock painter (text of several lines)."""
     font_key: str = ""
     """``font.key()`` of ``font`` ("" without one)."""
+    pen: QColor | None = None
+    """``foreground``'s colour, the text's pen."""
 
 
 class EventCellDelegate(QStyledItemDelegate):
@@ -170,8 +177,8 @@ class EventCellDelegate(QStyledItemDelegate):
     # -- painting -------------------------------------------------------------------------------
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
-        state = option.state
-        if state & _STOCK_STATES or not state & _SF.State_Enabled:
+        state: int = option.state.value
+        if state & _STOCK_STATES or not state & _ENABLED:
             self.stock_paints += 1
             super().paint(painter, option, index)
             return
@@ -203,11 +210,11 @@ class EventCellDelegate(QStyledItemDelegate):
                     del self._texts[old]
             laid = self._texts[text_key] = self._lay_out(look, option, text_rect)
         layout, offset, clip = laid
-        if look.foreground is not None:
-            painter.setPen(look.foreground.color())
+        if look.pen is not None:
+            painter.setPen(look.pen)
         else:
             group = QPalette.ColorGroup.Normal
-            if not state & _SF.State_Active:
+            if not state & _ACTIVE:
                 group = QPalette.ColorGroup.Inactive
             painter.setPen(option.palette.color(group, QPalette.ColorRole.Text))
         at = QPointF(x + text_rect.x() + offset.x(), y + text_rect.y() + offset.y())
@@ -284,15 +291,17 @@ def _read(model: Any, index: Index) -> CellLook:
     align = data(index, _ALIGNMENT)
     text = "" if text is None else str(text)
     font = font if isinstance(font, QFont) else None
+    fg = fg if isinstance(fg, QBrush) else None
     return CellLook(
         text=text,
-        foreground=fg if isinstance(fg, QBrush) else None,
+        foreground=fg,
         background=bg if isinstance(bg, QBrush) and bg.style() != Qt.BrushStyle.NoBrush else None,
         font=font,
         icon=icon if isinstance(icon, QIcon) and not icon.isNull() else None,
         alignment=Qt.AlignmentFlag(align) if align is not None else _LEFT,
         stock="\n" in text or "\r" in text,
         font_key=font.key() if font is not None else "",
+        pen=fg.color() if fg is not None else None,
     )
 
 
