@@ -18,6 +18,7 @@ events of that subgraph count, every call of it together.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import Any
 
 from engine.events import (
     SPAN_OPENERS,
@@ -258,29 +259,12 @@ class GraphStateModel:
             grew = self._undrawn.pending and self._undrawn.settle()
         if grew:
             self._notify(GraphChange(edges=True))
-        match event:
-            case NodeStarted():
-                self._on_node_started(event)
-            case NodeFinished():
-                self._on_node_finished(event)
-            case Route():
-                self._on_route(event)
-            case InterruptRaised():
-                self._on_interrupt(event)
-            case InterruptResumed():
-                self._on_resumed(event)
-            case RunFinished():
-                self._on_run_finished(event)
-            case ToolStarted():
-                self._on_tool_started(event)
-            case ToolFinished():
-                self._on_tool_finished(event)
-            case AttemptStarted():
-                self._on_attempt_started(event)
-            case AttemptFinished():
-                self._on_attempt_finished(event)
-            case LoopDetected():
-                self._on_loop(event)
+        handler = _HANDLERS.get(type(event))
+        if handler is None:
+            handler = _HANDLERS[type(event)] = next(
+                (h for cls, h in _HANDLED if isinstance(event, cls)), _ignore
+            )
+        handler(self, event)
 
     path: tuple[str, ...] = ()
     """The subgraph shown: node names from the root graph down (empty: the root graph)."""
@@ -420,3 +404,26 @@ class GraphStateModel:
         if badge is not None:
             self._live[node].badge = badge
             self._changed(node)
+
+
+def _ignore(_state: GraphStateModel, _event: EventBase) -> None:
+    pass
+
+
+_HANDLED: tuple[tuple[type, Callable[[GraphStateModel, Any], None]], ...] = (
+    (NodeStarted, GraphStateModel._on_node_started),
+    (NodeFinished, GraphStateModel._on_node_finished),
+    (Route, GraphStateModel._on_route),
+    (InterruptRaised, GraphStateModel._on_interrupt),
+    (InterruptResumed, GraphStateModel._on_resumed),
+    (RunFinished, GraphStateModel._on_run_finished),
+    (ToolStarted, GraphStateModel._on_tool_started),
+    (ToolFinished, GraphStateModel._on_tool_finished),
+    (AttemptStarted, GraphStateModel._on_attempt_started),
+    (AttemptFinished, GraphStateModel._on_attempt_finished),
+    (LoopDetected, GraphStateModel._on_loop),
+)
+"""What ``apply`` does with each kind of event, first match (as the cases of a ``match``)."""
+_HANDLERS: dict[type, Callable[[GraphStateModel, Any], None]] = {}
+"""Event class -> its handler in ``_HANDLED`` (a lookup where a ``match`` of class patterns
+tried an isinstance per case, for every event of a run)."""

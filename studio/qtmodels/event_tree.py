@@ -224,18 +224,22 @@ class EventTreeModel(QAbstractItemModel):
     def _sync(self) -> None:
         delta, self._delta = self._delta, TreeDelta()
         root = self.tree.root
+        known: dict[Row, int] = {}  # parents shown more children now -> how many Qt knew
         for parent in delta.grown:
             if not self._full.pop(parent, False):
                 continue
             total = len(self.tree.children(parent))
-            shown = self._shown.get(parent, 0)
+            shown = known[parent] = self._shown.get(parent, 0)
             limit = shown + self.PAGE if parent is root else total
             self._expose(parent, min(total, max(limit, shown)))
         self._full.clear()
         if delta.changed:
-            self._emit_changed(delta.changed)
+            self._emit_changed(delta.changed, known)
 
-    def _emit_changed(self, rows: set[Row]) -> None:
+    def _emit_changed(self, rows: set[Row], known: dict[Row, int] | None = None) -> None:
+        """One ``dataChanged`` per parent over its ``rows`` that Qt knew before this sync:
+        rows it was just told of (``known``: their parents -> how many children it knew) have
+        nothing older to redraw (a live run's spans mostly open and close within one batch)."""
         spans: dict[Row, list[int]] = {}
         tree = self.tree
         for row in rows:
@@ -245,6 +249,8 @@ class EventTreeModel(QAbstractItemModel):
             shown = self._shown.get(parent)
             pos = tree.visible_index(row)
             if shown is None or pos >= shown:
+                continue
+            if known and pos >= known.get(parent, shown):
                 continue
             lo_hi = spans.get(parent)
             if lo_hi is None:

@@ -35,6 +35,7 @@ from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem,
 
 from studio.look.palette import Palette, colors
 from studio.models.timeline import Branch, CheckpointNode, TimelineChange, TimelineModel
+from studio.widgets.pieces import Pieces
 from studio.widgets.plain_text import plain_tip
 from studio.widgets.row_images import RowImages
 
@@ -178,6 +179,8 @@ class TimelineDelegate(QStyledItemDelegate):
         """The fonts a row is drawn with, by the view font's key (made once, not per row)."""
         self.rows = RowImages()
         """Rows drawn, by their look."""
+        self.tails = Pieces()
+        """Checkpoint rows' parts after the step, by their look."""
 
     def _fonts_for(self, font: QFont) -> _Fonts:
         key = font.key()
@@ -189,6 +192,7 @@ class TimelineDelegate(QStyledItemDelegate):
     def set_theme(self, theme: str) -> None:
         self.c = colors(theme)
         self.rows.clear()
+        self.tails.clear()
 
     def sizeHint(self, option: QStyleOptionViewItem, index: Index) -> QSize:
         return QSize(200, ROW_HEIGHT)
@@ -268,12 +272,12 @@ class TimelineDelegate(QStyledItemDelegate):
         painter.save()
         painter.setClipRect(r)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        fill = c.selection if selected else (c.tint(c.accent, 0.05) if hover else c.panel)
-        painter.fillRect(r, QColor(fill))
+        fill = QColor(c.selection if selected else (c.tint(c.accent, 0.05) if hover else c.panel))
+        painter.fillRect(r, fill)
         if isinstance(item, Branch):
             self._paint_branch(painter, r, item, fonts)
         elif isinstance(item, CheckpointNode):
-            self._paint_node(painter, r, item, fonts)
+            self._paint_node(painter, r, item, fonts, fill)
         painter.restore()
 
     def _through_lanes(self, p: QPainter, r: QRect, chain: list[CheckpointNode]) -> None:
@@ -308,7 +312,9 @@ class TimelineDelegate(QStyledItemDelegate):
         text = f"{arrow}  {b.title()}  ·  tip step {tip.step}"
         p.drawText(r.adjusted(x - r.left() + 10, 0, -6, 0), Qt.AlignmentFlag.AlignVCenter, text)
 
-    def _paint_node(self, p: QPainter, r: QRect, n: CheckpointNode, fonts: _Fonts) -> None:
+    def _paint_node(
+        self, p: QPainter, r: QRect, n: CheckpointNode, fonts: _Fonts, fill: QColor
+    ) -> None:
         c = self.c
         chain = fork_chain(n.branch)
         self._through_lanes(p, r, chain)
@@ -324,7 +330,6 @@ class TimelineDelegate(QStyledItemDelegate):
         p.setBrush(QColor(c.panel) if n.source in ("fork", "update") else lane)
         p.drawEllipse(lx - 4, cy - 4, 8, 8)
         x = r.left() + 8 + (depth + 1) * LANE
-        font, fm = fonts.font, fonts.metrics
         # step
         p.setFont(fonts.mono)
         p.setPen(QColor(c.muted))
@@ -335,31 +340,76 @@ class TimelineDelegate(QStyledItemDelegate):
             step,
         )
         x += 36
+        # what follows the step (chip, writers and next, markers, the live tag) depends on
+        # none of the row's own numbers: drawn once per look, copied into every row showing it
+        who = (
+            ", ".join(n.writers)
+            if n.writers
+            else ("copy of step " + _parent_step(n) if n.source == "fork" else "")
+        )
+        nxt = "?" if n.next is None else (", ".join(n.next) if n.next else "end")
+        live = n.checkpoint_id == self.live_id
+        kinds = tuple(m.kind for m in n.markers)
+        tail = QRect(x, r.top(), r.right() + 1 - x, r.height())
+        key = (
+            n.source,
+            who,
+            nxt,
+            live,
+            kinds,
+            tail.width(),
+            tail.height(),
+            r.center().y() - r.top(),
+        )
+        self.tails.draw(
+            p,
+            tail,
+            fill,
+            (key, id(fonts), id(c)),
+            lambda tp, tr: self._paint_tail(tp, tr, n.source, who, nxt, live, kinds, fonts),
+        )
+
+    def _paint_tail(
+        self,
+        p: QPainter,
+        r: QRect,
+        source: str,
+        who: str,
+        nxt: str,
+        live: bool,
+        kinds: tuple[str, ...],
+        fonts: _Fonts,
+    ) -> None:
+        """A checkpoint row from its source chip (at ``r``'s left) to its right end."""
+        c = self.c
+        cy = r.center().y()
+        x = r.left()
+        font, fm = fonts.font, fonts.metrics
         # source chip
         small = fonts.small
-        src = QColor(c.source(n.source))
-        w = fonts.small_metrics.horizontalAdvance(n.source) + 10
+        src = QColor(c.source(source))
+        w = fonts.small_metrics.horizontalAdvance(source) + 10
         chip = QRect(x, cy - 8, w, 16)
         p.setPen(Qt.PenStyle.NoPen)
         p.setBrush(QColor(c.tint(src.name(), 0.16)))
         p.drawRoundedRect(chip, 4, 4)
         p.setFont(small)
         p.setPen(src)
-        p.drawText(chip, Qt.AlignmentFlag.AlignCenter, n.source)
+        p.drawText(chip, Qt.AlignmentFlag.AlignCenter, source)
         x += max(w, 46) + 8
         # markers (right side)
         right = r.right() - 6
         p.setFont(font)
-        for m in reversed(n.markers):
+        for kind in reversed(kinds):
             color = QColor(
                 {
                     "divergence": c.amber,
                     "interrupt": c.violet,
                     "error": c.danger,
                     "replayed": c.accent,
-                }[m.kind]
+                }[kind]
             )
-            label = f"{_MARKS[m.kind]} {_MARK_LABELS.get(m.kind, m.kind)}"
+            label = f"{_MARKS[kind]} {_MARK_LABELS.get(kind, kind)}"
             mw = fm.horizontalAdvance(label) + 12
             box = QRect(right - mw, cy - 9, mw, 18)
             p.setPen(Qt.PenStyle.NoPen)
@@ -368,7 +418,7 @@ class TimelineDelegate(QStyledItemDelegate):
             p.setPen(color)
             p.drawText(box, Qt.AlignmentFlag.AlignCenter, label)
             right -= mw + 4
-        if n.checkpoint_id == self.live_id:
+        if live:
             label = "● live"
             mw = fm.horizontalAdvance(label) + 8
             p.setPen(QColor(c.ok))
@@ -377,12 +427,6 @@ class TimelineDelegate(QStyledItemDelegate):
             )
             right -= mw + 4
         # writers → next
-        who = (
-            ", ".join(n.writers)
-            if n.writers
-            else ("copy of step " + _parent_step(n) if n.source == "fork" else "")
-        )
-        nxt = "?" if n.next is None else (", ".join(n.next) if n.next else "end")
         avail = max(0, right - x - 4)
         p.setFont(font)
         p.setPen(QColor(c.text))

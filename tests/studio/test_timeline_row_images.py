@@ -16,7 +16,8 @@ from tests.studio.tt_studio import make_studio, seed_input
 
 
 class FreshRows(TimelineDelegate):
-    """Draws every row afresh, as the Timeline did before it kept row images."""
+    """Draws every row afresh, as the Timeline did before it kept row images (and parts of
+    rows: ``fresh_rendering`` turns its ``tails`` off)."""
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Any) -> None:
         state = option.state  # type: ignore[attr-defined]
@@ -38,6 +39,7 @@ def fresh_rendering(dock: Any) -> QImage:
     ours = dock.view.itemDelegate()
     fresh = FreshRows(dock.view, dock.hub.theme)
     fresh.live_id, fresh.collapsed, fresh.c = ours.live_id, ours.collapsed, ours.c
+    fresh.tails.enabled = False  # every part of a row drawn in place, none copied
     dock.view.setItemDelegate(fresh)
     try:
         return rendered(dock.view)

@@ -8,10 +8,11 @@ the way the style does (background brush, icon in the style's decoration rect, t
 text where the style puts it).  A cell is asked again only when the model says it changed
 (``dataChanged``, a reset); the cache is bounded.
 
-Reading and laying a cell out costs more than one stock paint, so a cell's first paint is the
-stock one and its look is kept from its second paint on: a live log whose rows scroll past
-once costs what it did, every repaint after that (scrolling back, resizing, a dock shown
-again, a row expanded above) costs a fraction.
+A cell is painted this way from its first paint on: reading its roles straight from the model
+and laying its text out costs less than the stock painter's one paint (its roles asked through
+Qt, the style sheet's rules matched, the text laid out two or three times), and every repaint
+after that (scrolling back, resizing, a dock shown again, a row expanded above) costs a
+fraction of it.
 
 Cells the style draws differently (selected, hovered, focused, disabled, being edited) go to
 the stock painter, so what a user sees stays exactly the style's.
@@ -35,6 +36,7 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import (
     QBrush,
+    QColor,
     QFont,
     QFontMetrics,
     QIcon,
@@ -55,8 +57,12 @@ __all__ = ["CellLook", "EventCellDelegate"]
 Index = QModelIndex | QPersistentModelIndex
 _R = Qt.ItemDataRole
 _SF = QStyle.StateFlag
-_STOCK_STATES = _SF.State_Selected | _SF.State_MouseOver | _SF.State_HasFocus | _SF.State_Editing
-"""States the style paints with more than the cell's own look: left to the stock painter."""
+_STOCK_STATES = (
+    _SF.State_Selected | _SF.State_MouseOver | _SF.State_HasFocus | _SF.State_Editing
+).value
+"""States the style paints with more than the cell's own look: left to the stock painter (as
+plain ints: an operation on a Python enum flag makes a new enum member, a few us each)."""
+_ENABLED, _ACTIVE = _SF.State_Enabled.value, _SF.State_Active.value
 _DISPLAY, _FOREGROUND, _BACKGROUND = (
     int(_R.DisplayRole),
     int(_R.ForegroundRole),
@@ -83,6 +89,8 @@ class CellLook:
     """Drawn by the stock painter (text of several lines)."""
     font_key: str = ""
     """``font.key()`` of ``font`` ("" without one)."""
+    pen: QColor | None = None
+    """``foreground``'s colour, the text's pen."""
 
 
 class EventCellDelegate(QStyledItemDelegate):
@@ -95,8 +103,6 @@ class EventCellDelegate(QStyledItemDelegate):
         """Texts laid out, shared by the cells that show them: (text, font, width, alignment,
         direction) -> (layout, offset in the text rect, whether it overflows even elided)."""
         self._margin: int | None = None
-        self._seen: set[tuple[int, int]] = set()
-        """Cells painted once (by the stock painter)."""
         self._hints: dict[tuple[int, int], tuple[tuple[str, int, int], QSize]] = {}
         """The stock size hint of cells, with the font and decoration size it is for: the tree
         view lays its rows out after every batch of rows and asks the first row's cells each
@@ -118,7 +124,6 @@ class EventCellDelegate(QStyledItemDelegate):
         self._looks.clear()
         self._rects.clear()
         self._texts.clear()
-        self._seen.clear()
         self._margin = None
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
@@ -131,9 +136,8 @@ class EventCellDelegate(QStyledItemDelegate):
         return False
 
     def _on_changed(self, top_left: QModelIndex, bottom_right: QModelIndex, *_: Any) -> None:
-        looks, seen = self._looks, self._seen
-        hints = self._hints
-        if not looks and not seen and not hints:
+        looks, hints = self._looks, self._hints
+        if not looks and not hints:
             return
         parent = top_left.parent()
         if not parent.isValid() and bottom_right.row() > top_left.row():
@@ -145,7 +149,6 @@ class EventCellDelegate(QStyledItemDelegate):
         for uid in self.model.uids(parent, top_left.row(), bottom_right.row()):
             for col in range(top_left.column(), bottom_right.column() + 1):
                 looks.pop((uid, col), None)
-                seen.discard((uid, col))
                 hints.pop((uid, col), None)
 
     # -- the cell's look ------------------------------------------------------------------------
@@ -174,22 +177,12 @@ class EventCellDelegate(QStyledItemDelegate):
     # -- painting -------------------------------------------------------------------------------
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
-        state = option.state
-        if state & _STOCK_STATES or not state & _SF.State_Enabled:
+        state: int = option.state.value
+        if state & _STOCK_STATES or not state & _ENABLED:
             self.stock_paints += 1
             super().paint(painter, option, index)
             return
-        key = (index.internalId(), index.column())
-        look = self._looks.get(key)
-        if look is None and key not in self._seen:
-            # A cell's first paint: the stock painter costs less than reading and laying it
-            # out (a live log paints most rows once or twice); keep its look from the second.
-            if len(self._seen) >= _LIMIT:
-                self._seen.clear()
-            self._seen.add(key)
-            self.stock_paints += 1
-            super().paint(painter, option, index)
-            return
+        look = self._looks.get((index.internalId(), index.column()))
         if look is None:
             look = self.look(index)
         if look.stock:
@@ -217,11 +210,11 @@ class EventCellDelegate(QStyledItemDelegate):
                     del self._texts[old]
             laid = self._texts[text_key] = self._lay_out(look, option, text_rect)
         layout, offset, clip = laid
-        if look.foreground is not None:
-            painter.setPen(look.foreground.color())
+        if look.pen is not None:
+            painter.setPen(look.pen)
         else:
             group = QPalette.ColorGroup.Normal
-            if not state & _SF.State_Active:
+            if not state & _ACTIVE:
                 group = QPalette.ColorGroup.Inactive
             painter.setPen(option.palette.color(group, QPalette.ColorRole.Text))
         at = QPointF(x + text_rect.x() + offset.x(), y + text_rect.y() + offset.y())
@@ -298,15 +291,17 @@ def _read(model: Any, index: Index) -> CellLook:
     align = data(index, _ALIGNMENT)
     text = "" if text is None else str(text)
     font = font if isinstance(font, QFont) else None
+    fg = fg if isinstance(fg, QBrush) else None
     return CellLook(
         text=text,
-        foreground=fg if isinstance(fg, QBrush) else None,
+        foreground=fg,
         background=bg if isinstance(bg, QBrush) and bg.style() != Qt.BrushStyle.NoBrush else None,
         font=font,
         icon=icon if isinstance(icon, QIcon) and not icon.isNull() else None,
         alignment=Qt.AlignmentFlag(align) if align is not None else _LEFT,
         stock="\n" in text or "\r" in text,
         font_key=font.key() if font is not None else "",
+        pen=fg.color() if fg is not None else None,
     )
 
 
