@@ -89,6 +89,7 @@ def task_of(meta: dict[str, Any]) -> tuple[str, str]:
 
 Callback = Callable[..., Coroutine[Any, Any, None]]
 F = TypeVar("F", bound=Callback)
+_get_ident = threading.get_ident
 
 
 def either(fn: F) -> F:
@@ -137,7 +138,7 @@ class _Either:
     def __get__(self, handler: HandlerBase | None, owner: type | None = None) -> Any:
         if handler is None:
             return self
-        if threading.get_ident() == handler.em.loop_thread:
+        if _get_ident() == handler.em.loop_thread:
             return types.MethodType(self.on_loop, handler)
         return lambda *args, **kwargs: self.run_here(handler, args, kwargs)
 
@@ -274,12 +275,13 @@ class HandlerBase(AsyncCallbackHandler):
         try:
             if self.aborted is not None:
                 return self._emit_ungated(cls, ns, fields)
-            if threading.get_ident() == self.em.loop_thread:
+            if _get_ident() == self.em.loop_thread:
                 if self.before_emit is not None:
                     await self.before_emit()
                 return await self._emitter(ns).emit(cls, **fields)
             # a sync node or tool running in a worker thread
-            return self._emitter(ns).emit_sync(cls, **fields)
+            em = self.em
+            return (em if ns == em.ns else em.child(ns)).emit_fields_sync(cls, fields)
         except Exception as exc:
             raise self.abort(exc, cls.__name__) from None
 
@@ -291,7 +293,8 @@ class HandlerBase(AsyncCallbackHandler):
             if self.aborted is not None:
                 self._emit_ungated(cls, ns, fields)
             else:
-                self._emitter(ns).emit_sync(cls, **fields)
+                em = self.em
+                (em if ns == em.ns else em.child(ns)).emit_fields_sync(cls, fields)
         except Exception as exc:
             raise self.abort(exc, cls.__name__) from None
 

@@ -8,7 +8,10 @@ state's summary costs the first message it reaches, not every message it would k
 
 from __future__ import annotations
 
+import sys
 from typing import Any
+
+from pydantic import BaseModel
 
 from engine.serde import to_jsonable
 
@@ -62,6 +65,20 @@ def _write(value: Any, out: list[str], left: int, max_str: int, max_items: int) 
             left = _write(v, out, left, max_str, max_items)
         out.append("]")
         return left - 1
+    if isinstance(value, BaseModel):  # a message: its dump walked as far as needed
+        try:
+            dumped = value.model_dump(mode="json")
+        except Exception:
+            dumped = _FAILED
+        if dumped is not _FAILED:
+            # ``to_jsonable`` gives the dump, its long strings shortened (no items left out:
+            # it walks the dump without ``max_items``); the dump is plain JSON, which ``_write``
+            # renders alike, part by part
+            return _write(dumped, out, left, max_str, _ALL_ITEMS)
     text = repr(to_jsonable(value, max_str=max_str, max_items=max_items))
     out.append(text)
     return left - len(text)
+
+
+_FAILED: Any = object()
+_ALL_ITEMS = sys.maxsize

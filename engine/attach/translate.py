@@ -9,6 +9,8 @@ import threading
 from collections.abc import Coroutine, Mapping, Sequence
 from typing import Any, Literal
 
+from pydantic import BaseModel
+
 from engine.attach.base import Interrupted
 from engine.attach.callbacks import AttachCallbacks
 from engine.attach.changes import as_channels, state_changes
@@ -91,6 +93,26 @@ def draw_real(graph: Any, name: str, wrappers: dict[str, list[str]] | None = Non
             data=None if e.data is None else str(e.data),
         )  # fmt: skip
     return out
+
+
+def planned_task(node: str, task_id: str) -> PlannedTask:
+    """``PlannedTask(node=node, task_id=task_id)`` without validating two strings (every
+    checkpoint's due tasks are built on the run's hot path): the same ``__dict__``, fields
+    set, and no extra or private values, as the validated model has."""
+    task = _new(PlannedTask)
+    fields = {"node": node, "task_id": task_id, "triggers": [], "kind": "pull", "cached": False}
+    _set_dict(task, fields)
+    _set_fields_set(task, {"node", "task_id"})
+    _set_extra(task, None)
+    _set_private(task, None)
+    return task
+
+
+_new = object.__new__
+_set_dict = vars(BaseModel)["__dict__"].__set__
+_set_fields_set = vars(BaseModel)["__pydantic_fields_set__"].__set__
+_set_extra = vars(BaseModel)["__pydantic_extra__"].__set__
+_set_private = vars(BaseModel)["__pydantic_private__"].__set__
 
 
 def _ns(parts: tuple[str, ...]) -> str:
@@ -338,7 +360,7 @@ class StreamTranslator:
         self.saved[ns] = values
         planned = self.planned.pop(ns, [])
         self.planned[ns] = [
-            PlannedTask(node=str(t.get("name")), task_id=str(t.get("id")))
+            planned_task(str(t.get("name")), str(t.get("id")))
             for t in data.get("tasks") or ()
             if isinstance(t, dict) and t.get("name")
         ]

@@ -70,7 +70,15 @@ class LoopInbox:
     def put(self, fn: Callable[..., Any], *args: Any) -> None:
         """Queue ``fn(*args)`` (any thread); while holding, without waking the loop.  Raises
         ``RuntimeError`` when the loop is closed, as ``call_soon_threadsafe`` does."""
-        self._put(fn, args, self._held is None)
+        # ``_put`` inline: every event a worker thread makes comes through here
+        wake = self._held is None
+        with self._lock:
+            self._items.append((fn, args))
+            if self._scheduled or not wake:
+                return
+            self._scheduled = True
+            self.wakeups += 1
+        self._wake()
 
     def put_now(self, fn: Callable[..., Any], *args: Any) -> None:
         """Queue ``fn(*args)`` and wake the loop, held or not (what was held runs first)."""
@@ -83,6 +91,11 @@ class LoopInbox:
                 return
             self._scheduled = True
             self.wakeups += 1
+        self._wake()
+
+    def _wake(self) -> None:
+        """Schedule the drain the caller just marked scheduled (forgetting the queued calls
+        when the loop is closed: nothing will ever run them)."""
         try:
             self._loop.call_soon_threadsafe(self._drain)
         except BaseException:

@@ -243,10 +243,17 @@ class RunEmitter:
         run (or a subscriber applies back-pressure).  On the loop thread itself (sync code run
         inline): delivers at once, without the gate, because it cannot wait there.
         """
-        if not self.active:
-            return None
+        return self.emit_fields_sync(cls, fields)
+
+    def emit_fields_sync(self, cls: type[EventBase], fields: dict[str, Any]) -> EventBase | None:
+        """``emit_sync`` with the fields as one dict, read and not kept (a caller that has
+        them in a dict already: no second ``**`` packing per event)."""
+        if not self._listened:  # ``self.active``, without the property call
+            dbg = self.debugger
+            if dbg is None or not dbg.watching:
+                return None
         ev = self._build(cls, fields)
-        if threading.get_ident() == self.loop_thread:
+        if _get_ident() == self.loop_thread:
             self._deliver_sync(ev)
             return ev
         if self.gated and self.must_wait():
@@ -334,6 +341,7 @@ _SPAN_KINDS = frozenset(SPAN_OPENERS) | frozenset(SPAN_CLOSERS)
 # pydantic models keep these in slots: set through the slots themselves (what
 # ``object.__setattr__`` ends up calling, without looking the name up each time)
 _new = object.__new__
+_get_ident = threading.get_ident
 _current_span = CURRENT_SPAN.get
 _time = time.time
 _monotonic_ns = time.monotonic_ns

@@ -9,6 +9,7 @@ from collections import OrderedDict
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
 
 pytest.importorskip("langchain_core")
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
@@ -29,6 +30,19 @@ class Color(enum.Enum):
 class Point:
     x: int
     label: str
+
+
+class Shape(BaseModel):
+    points: list[int]
+    name: str
+
+
+def many_calls(n: int) -> AIMessage:
+    calls = [
+        {"name": "echo", "args": {"text": str(i)}, "id": f"c{i}", "type": "tool_call"}
+        for i in range(n)
+    ]
+    return AIMessage("", tool_calls=calls)
 
 
 def history(n: int) -> list[Any]:
@@ -57,6 +71,12 @@ VALUES: list[Any] = [
     {"point": Point(1, "p"), "color": Color.RED, "set": {1}},
     {"tool_call": {"name": "echo", "args": {"text": "hi"}}, "state": {"messages": history(8)}},
     [history(2), history(9)],
+    # a model's dump is walked without leaving items out (as ``to_jsonable`` walks it), and
+    # its long strings shortened
+    {"messages": [many_calls(8)], "n": 1},
+    [many_calls(3), AIMessage("y" * 900, additional_kwargs={"k": ["z" * 300, 1.5, None]})],
+    {"model": Shape(points=list(range(12)), name="n" * 250)},
+    {"model": Shape(points=[1], name="short")},
 ]
 
 

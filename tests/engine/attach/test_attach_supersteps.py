@@ -165,3 +165,16 @@ def test_two_nodes_starting_at_once_on_worker_threads_start_inside_their_superst
     (step,) = [e for e in events if e.kind == "superstep.started" and e.step == 1]
     starts = [e for e in events if e.kind == "node.started"]
     assert {e.parent_span_id for e in starts} == {step.span_id}
+
+
+def test_a_checkpoints_due_tasks_are_the_models_validation_would_make() -> None:
+    """The translator builds each checkpoint's due tasks without validating them: the same
+    model as ``PlannedTask(node=..., task_id=...)``, field by field, and a list of its own."""
+    from engine.attach.translate import planned_task
+    from engine.events import PlannedTask
+
+    fast, checked = planned_task("model", "t1"), PlannedTask(node="model", task_id="t1")
+    assert fast.__getstate__() == checked.__getstate__()
+    assert list(vars(fast)) == list(PlannedTask.model_fields)
+    assert fast.model_dump_json() == checked.model_dump_json()
+    assert planned_task("a", "b").triggers is not planned_task("a", "b").triggers
