@@ -119,7 +119,14 @@ class CompiledStateGraph(
                     self.channels.setdefault(k, ch)
         self.input_keys = in_keys
         self.output_keys = out_keys
+        stream_keys = list(self.channels)
         self.nodes = compile_nodes(self.builder, self.spec, self.channels)
+        for node in self.nodes.values():  # a node's own input schema adds its keys (private)
+            stream_keys += [k for k in node.spec.channels if k not in stream_keys]
+        self.stream_keys = stream_keys
+        """Every key of the state, the input and output schemas and the nodes' own schemas
+        (private keys): what the ``values`` stream and ``get_state`` show, as LangGraph's
+        stream channels; ``invoke`` returns the output keys only."""
 
     # -- drawing -----------------------------------------------------------------------------
 

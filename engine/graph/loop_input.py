@@ -172,8 +172,9 @@ class LoopInput:
             changed = apply_writes(
                 self.checkpoint, self.channels, [*discard, pseudo], self.next_version
             )
-            if any(k in self._stream_keys() for k in changed):
-                self._push("values", self._values())  # input written straight to channels
+            # no values chunk for input written straight to channels (a low-level Pregel's):
+            # LangGraph streams values after a step's writes, and a state graph's input is
+            # the first step's (``__start__``)
             self.pending_writes = []
             await self._put_checkpoint(
                 "input", updated=[c for c in changed if self.channels[c].is_available()]

@@ -280,12 +280,15 @@ class LoopStreaming:
 
     def _stream_keys(self) -> list[str]:
         spec = getattr(self.graph, "stream_spec", None)
-        return self.graph.output_keys if spec is None else spec.key_list
+        if spec is not None:
+            return spec.key_list
+        keys: list[str] | None = getattr(self.graph, "stream_keys", None)
+        return self.graph.output_keys if keys is None else keys
 
     def _values(self) -> Any:
         spec = getattr(self.graph, "stream_spec", None)
         if spec is None:
-            spec, keys = self.graph.spec, self.graph.output_keys
+            spec, keys = self.graph.spec, self._stream_keys()
         else:
             keys = spec.key_list
         return spec.present(

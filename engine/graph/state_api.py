@@ -94,11 +94,12 @@ class StateAPI(SubgraphStateAPI):
         }
 
     def _state_values(self, channels: dict[str, BaseChannel]) -> Any:
+        keys: list[str] | None = getattr(self, "stream_keys", None)
         return self.spec.present(
             {
                 k: plain(channels[k].get())
-                for k in self.spec.channels
-                if channels[k].tracked and channels[k].is_available()
+                for k in (self.spec.channels if keys is None else keys)
+                if k in channels and channels[k].tracked and channels[k].is_available()
             }
         )
 

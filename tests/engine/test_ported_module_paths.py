@@ -38,6 +38,8 @@ PATHS = {
     "engine.cache.sqlite": ["SqliteCache"],
     "engine.prebuilt": ["create_react_agent", "ToolNode", "tools_condition", "InjectedState"],
     "engine.func": ["entrypoint", "task"],
+    "engine.channels": ["LastValue", "EphemeralValue", "Topic", "BinaryOperatorAggregate"],
+    "engine.pregel": ["Pregel", "NodeBuilder"],
     "engine.config": ["get_config", "get_store", "get_stream_writer"],
     "engine.runtime": ["Runtime", "get_runtime"],
     "engine.errors": ["GraphRecursionError", "GraphInterrupt", "InvalidUpdateError"],
