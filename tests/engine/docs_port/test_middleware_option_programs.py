@@ -1,5 +1,7 @@
 """Docs programs of built-in middleware options and decorators, real LangChain vs ported and
-attached: ``TodoListMiddleware`` with its own prompt and tool description."""
+attached: ``TodoListMiddleware`` with its own prompt and tool description, a wrapper that sees
+the program's own model and swaps model and tools by runtime context, class middleware with
+its own state and tools beside agent hooks that jump, and structured output strategies."""
 
 from __future__ import annotations
 
@@ -50,3 +52,225 @@ except Exception as e:
 
 def test_the_todo_prompt_is_a_block_of_the_system_message() -> None:
     compare(TODO_LIST)
+
+
+DYNAMIC_MODEL = """
+from dataclasses import dataclass
+from langchain.agents import create_agent
+from langchain.agents.middleware import wrap_model_call, ModelRequest, ModelResponse, dynamic_prompt, before_model
+from langchain.messages import AIMessage
+from langchain.tools import tool
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+class Scripted(GenericFakeChatModel):
+    seen: list = []
+    def bind_tools(self, tools, **kw):
+        self.seen.append(("bind", sorted(getattr(t, "name", None) or (t.get("name") if isinstance(t, dict) else None) or t["function"]["name"] for t in tools), kw.get("tool_choice")))
+        return self
+    def _generate(self, messages, stop=None, run_manager=None, **kw):
+        self.seen.append(("call", [(m.type, m.content if isinstance(m.content, str) else str(m.content)) for m in messages]))
+        return super()._generate(messages, stop=stop, run_manager=run_manager, **kw)
+@dataclass
+class Ctx:
+    tier: str
+    lang: str = "en"
+
+basic = Scripted(messages=iter([AIMessage("basic answer"), AIMessage("basic again")]))
+pro = Scripted(messages=iter([AIMessage("pro answer")]))
+
+@tool
+def search(q: str) -> str:
+    '''Search.'''
+    return q
+@tool
+def admin(q: str) -> str:
+    '''Admin only.'''
+    return q
+
+@wrap_model_call
+def pick_model(request: ModelRequest, handler) -> ModelResponse:
+    ctx = request.runtime.context
+    model = pro if ctx.tier == "pro" else basic
+    tools = request.tools if ctx.tier == "pro" else [t for t in request.tools if t.name != "admin"]
+    print("picking", ctx.tier, [t.name for t in tools], type(request.model).__name__)
+    return handler(request.override(model=model, tools=tools))
+
+@dynamic_prompt
+def prompt(request: ModelRequest) -> str:
+    return f"Answer in {request.runtime.context.lang}. State keys: {sorted(request.state)}"
+
+@before_model
+def show(state, runtime):
+    print("before_model context", runtime.context, type(runtime.store).__name__, runtime.stream_writer is not None)
+
+agent = create_agent(basic, tools=[search, admin], middleware=[show, pick_model, prompt], context_schema=Ctx)
+for ctx in [Ctx("free"), Ctx("pro", "fr"), Ctx("free", "de")]:
+    out = agent.invoke({"messages": [{"role": "user", "content": "hi"}]}, context=ctx)
+    print(out["messages"][-1].content)
+for m in (basic, pro):
+    for s in m.seen:
+        print(s)
+try:
+    agent.invoke({"messages": [{"role": "user", "content": "hi"}]})
+except Exception as e:
+    print("ERR", type(e).__name__, e)
+"""
+
+
+def test_a_wrapper_sees_the_programs_model_and_swaps_it() -> None:
+    compare(DYNAMIC_MODEL)
+
+
+CUSTOM_STATE = """
+from typing import Any, NotRequired
+from typing_extensions import TypedDict
+from langchain.agents import create_agent, AgentState
+from langchain.agents.middleware import AgentMiddleware, before_agent, after_agent, hook_config
+from langchain.messages import AIMessage, HumanMessage, ToolMessage
+from langchain.tools import tool, ToolRuntime
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.runtime import Runtime
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+class Scripted(GenericFakeChatModel):
+    seen: list = []
+    def bind_tools(self, tools, **kw):
+        self.seen.append(("bind", sorted(getattr(t, "name", None) or (t.get("name") if isinstance(t, dict) else None) or t["function"]["name"] for t in tools), kw.get("tool_choice")))
+        return self
+    def _generate(self, messages, stop=None, run_manager=None, **kw):
+        self.seen.append(("call", [(m.type, m.content if isinstance(m.content, str) else str(m.content)) for m in messages]))
+        return super()._generate(messages, stop=stop, run_manager=run_manager, **kw)
+class CounterState(AgentState):
+    model_calls: NotRequired[int]
+    notes: NotRequired[list[str]]
+
+@tool
+def note(text: str, runtime: ToolRuntime) -> str:
+    '''Write a note.'''
+    return f"noted {text}; calls so far {runtime.state.get('model_calls')}"
+
+class Counter(AgentMiddleware):
+    state_schema = CounterState
+    tools = [note]
+    def before_model(self, state, runtime: Runtime) -> dict[str, Any] | None:
+        return {"model_calls": state.get("model_calls", 0) + 1}
+    def after_model(self, state, runtime):
+        print("after_model sees", state.get("model_calls"), type(state["messages"][-1]).__name__)
+        return None
+    def before_agent(self, state, runtime):
+        print("before_agent", sorted(state), len(state["messages"]))
+        return {"notes": ["started"]}
+    def after_agent(self, state, runtime):
+        print("after_agent", state.get("notes"), state.get("model_calls"))
+        return {"notes": state.get("notes", []) + ["finished"]}
+
+@before_agent(can_jump_to=["end"])
+def guard(state: AgentState, runtime: Runtime) -> dict[str, Any] | None:
+    last = state["messages"][-1]
+    if "forbidden" in last.content:
+        return {"messages": [AIMessage("I cannot help with that.")], "jump_to": "end"}
+    return None
+
+@after_agent
+def audit(state: AgentState, runtime: Runtime) -> None:
+    print("audit", [m.type for m in state["messages"]])
+
+model = Scripted(messages=iter([
+    AIMessage("", tool_calls=[{"name": "note", "args": {"text": "hi"}, "id": "n1"}]),
+    AIMessage("wrote it"),
+    AIMessage("second turn"),
+]))
+agent = create_agent(model, tools=[], middleware=[guard, Counter(), audit], checkpointer=InMemorySaver())
+cfg = {"configurable": {"thread_id": "t"}}
+for text in ["please note hi", "forbidden stuff", "again"]:
+    out = agent.invoke({"messages": [HumanMessage(text)]}, cfg)
+    print(sorted(out), out.get("model_calls"), out.get("notes"))
+    print([(m.type, m.content) for m in out["messages"]])
+st = agent.get_state(cfg)
+print(sorted(st.values), st.next, st.values.get("model_calls"))
+print(sorted(agent.get_graph().nodes))
+print(sorted(agent.get_input_jsonschema().get("properties", {})))
+print(sorted(agent.get_output_jsonschema().get("properties", {})))
+"""
+
+
+def test_class_middleware_state_tools_and_agent_hooks() -> None:
+    compare(CUSTOM_STATE)
+
+
+STRUCTURED = """
+from pydantic import BaseModel, Field
+from typing_extensions import TypedDict
+from langchain.agents import create_agent
+from langchain.agents.structured_output import ToolStrategy, ProviderStrategy
+from langchain.messages import AIMessage
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+class Scripted(GenericFakeChatModel):
+    seen: list = []
+    def bind_tools(self, tools, **kw):
+        self.seen.append(("bind", sorted(getattr(t, "name", None) or (t.get("name") if isinstance(t, dict) else None) or t["function"]["name"] for t in tools), kw.get("tool_choice")))
+        return self
+    def _generate(self, messages, stop=None, run_manager=None, **kw):
+        self.seen.append(("call", [(m.type, m.content if isinstance(m.content, str) else str(m.content)) for m in messages]))
+        return super()._generate(messages, stop=stop, run_manager=run_manager, **kw)
+class Contact(BaseModel):
+    '''A contact.'''
+    name: str = Field(description="full name")
+    email: str
+
+class Movie(TypedDict):
+    title: str
+    year: int
+
+def call(name, args, id="s1"):
+    return AIMessage("", tool_calls=[{"name": name, "args": args, "id": id}])
+
+print("== ToolStrategy custom tool message")
+m = Scripted(messages=iter([call("Contact", {"name": "Ada", "email": "a@x"})]))
+agent = create_agent(m, tools=[], response_format=ToolStrategy(Contact, tool_message_content="Got the contact!"))
+out = agent.invoke({"messages": [{"role": "user", "content": "extract"}]})
+print(repr(out["structured_response"]))
+for msg in out["messages"]:
+    print(msg.type, repr(msg.content), getattr(msg, "tool_calls", None), getattr(msg, "name", None))
+print(m.seen)
+
+print("== schema directly (TypedDict)")
+m = Scripted(messages=iter([call("Movie", {"title": "Heat", "year": 1995})]))
+agent = create_agent(m, tools=[], response_format=Movie)
+out = agent.invoke({"messages": [{"role": "user", "content": "movie"}]})
+print(out["structured_response"], [msg.type for msg in out["messages"]])
+print(out["messages"][-1].content)
+
+print("== ProviderStrategy")
+m = Scripted(messages=iter([AIMessage('{"name": "Bo", "email": "b@y"}')]))
+agent = create_agent(m, tools=[], response_format=ProviderStrategy(Contact))
+out = agent.invoke({"messages": [{"role": "user", "content": "extract"}]})
+print(repr(out["structured_response"]), [msg.type for msg in out["messages"]])
+print(m.seen)
+
+print("== ToolStrategy handle_errors str, then fixed")
+m = Scripted(messages=iter([call("Contact", {"name": "Ada"}), call("Contact", {"name": "Ada", "email": "e"}, "s2")]))
+agent = create_agent(m, tools=[], response_format=ToolStrategy(Contact, handle_errors="Please include an email."))
+out = agent.invoke({"messages": [{"role": "user", "content": "extract"}]})
+for msg in out["messages"]:
+    print(msg.type, repr(msg.content)[:200])
+print(repr(out["structured_response"]))
+
+print("== handle_errors=False")
+m = Scripted(messages=iter([call("Contact", {"name": "Ada"})]))
+agent = create_agent(m, tools=[], response_format=ToolStrategy(Contact, handle_errors=False))
+try:
+    agent.invoke({"messages": [{"role": "user", "content": "extract"}]})
+except Exception as e:
+    print("ERR", type(e).__name__, str(e)[:300])
+
+print("== two structured calls at once")
+m = Scripted(messages=iter([AIMessage("", tool_calls=[{"name": "Contact", "args": {"name": "A", "email": "a"}, "id": "x1"}, {"name": "Contact", "args": {"name": "B", "email": "b"}, "id": "x2"}]), call("Contact", {"name": "C", "email": "c"}, "x3")]))
+agent = create_agent(m, tools=[], response_format=ToolStrategy(Contact))
+out = agent.invoke({"messages": [{"role": "user", "content": "extract"}]})
+for msg in out["messages"]:
+    print(msg.type, repr(msg.content)[:300])
+print(repr(out["structured_response"]))
+"""
+
+
+def test_structured_output_strategies_and_their_messages() -> None:
+    compare(STRUCTURED)
