@@ -274,3 +274,145 @@ print(repr(out["structured_response"]))
 
 def test_structured_output_strategies_and_their_messages() -> None:
     compare(STRUCTURED)
+
+
+EMULATOR_AND_CONTEXT_EDITS = """
+from langchain.agents import create_agent
+from langchain.agents.middleware import LLMToolEmulator, ContextEditingMiddleware, ClearToolUsesEdit
+from langchain.messages import AIMessage
+from langchain.tools import tool
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+class Scripted(GenericFakeChatModel):
+    seen: list = []
+    def bind_tools(self, tools, **kw):
+        self.seen.append(("bind", sorted(getattr(t, "name", None) or (t.get("name") if isinstance(t, dict) else None) or t["function"]["name"] for t in tools), kw.get("tool_choice")))
+        return self
+    def _generate(self, messages, stop=None, run_manager=None, **kw):
+        self.seen.append(("call", [(m.type, m.content if isinstance(m.content, str) else str(m.content)) for m in messages]))
+        return super()._generate(messages, stop=stop, run_manager=run_manager, **kw)
+@tool
+def get_weather(city: str) -> str:
+    '''Get weather.'''
+    return "real weather"
+@tool
+def get_stock(sym: str) -> str:
+    '''Get stock.'''
+    return "real stock"
+emu = Scripted(messages=iter([AIMessage("emulated: 72F in SF"), AIMessage("emulated again")]))
+model = Scripted(messages=iter([
+    AIMessage("", tool_calls=[{"name": "get_weather", "args": {"city": "SF"}, "id": "c1"}, {"name": "get_stock", "args": {"sym": "X"}, "id": "c2"}]),
+    AIMessage("done"),
+]))
+agent = create_agent(model, tools=[get_weather, get_stock], middleware=[LLMToolEmulator(tools=["get_weather"], model=emu)])
+out = agent.invoke({"messages": [{"role": "user", "content": "weather?"}]})
+for m in out["messages"]:
+    print(m.type, repr(m.content), getattr(m, "name", None), getattr(m, "status", None))
+for s in emu.seen:
+    print(s[0], str(s[1])[:800])
+print("== all tools emulated (tools=None)")
+emu = Scripted(messages=iter([AIMessage("e1"), AIMessage("e2")]))
+model = Scripted(messages=iter([
+    AIMessage("", tool_calls=[{"name": "get_weather", "args": {"city": "SF"}, "id": "c1"}, {"name": "get_stock", "args": {"sym": "X"}, "id": "c2"}]),
+    AIMessage("done"),
+]))
+agent = create_agent(model, tools=[get_weather, get_stock], middleware=[LLMToolEmulator(model=emu)])
+out = agent.invoke({"messages": [{"role": "user", "content": "weather?"}]})
+print(sorted((m.type, m.content) for m in out["messages"]))
+
+print("== context editing")
+def counter(msgs):
+    return sum(len(str(m.content)) for m in msgs)
+calls = [AIMessage("", tool_calls=[{"name": "get_weather", "args": {"city": c}, "id": f"w{i}"}]) for i, c in enumerate(["a", "b", "c", "d"])]
+model = Scripted(messages=iter(calls + [AIMessage("end")]))
+edit = ClearToolUsesEdit(trigger=40, keep=1, clear_tool_inputs=True, exclude_tools=["get_stock"], placeholder="[gone]")
+agent = create_agent(model, tools=[get_weather, get_stock], middleware=[ContextEditingMiddleware(edits=[edit], token_count_method="approximate")])
+out = agent.invoke({"messages": [{"role": "user", "content": "go"}]})
+for m in out["messages"]:
+    print(m.type, repr(m.content), getattr(m, "tool_calls", None), m.response_metadata if m.type == "tool" else "")
+for s in model.seen:
+    print(s)
+"""
+
+
+def test_emulated_tools_answer_with_the_models_text_and_edits_clear_old_uses() -> None:
+    compare(EMULATOR_AND_CONTEXT_EDITS)
+
+
+FALLBACK_MODELS = """
+from langchain.agents import create_agent
+from langchain.agents.middleware import ModelFallbackMiddleware, wrap_model_call
+from langchain.messages import AIMessage
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+class Scripted(GenericFakeChatModel):
+    seen: list = []
+    def bind_tools(self, tools, **kw):
+        self.seen.append(("bind", sorted(getattr(t, "name", None) or (t.get("name") if isinstance(t, dict) else None) or t["function"]["name"] for t in tools), kw.get("tool_choice")))
+        return self
+    def _generate(self, messages, stop=None, run_manager=None, **kw):
+        self.seen.append(("call", [(m.type, m.content if isinstance(m.content, str) else str(m.content)) for m in messages]))
+        return super()._generate(messages, stop=stop, run_manager=run_manager, **kw)
+class Broken(Scripted):
+    def _generate(self, *a, **kw):
+        raise RuntimeError("primary down")
+@wrap_model_call
+def show(request, handler):
+    print("inner sees", type(request.model).__name__, request.model is backup, request.model_settings)
+    return handler(request)
+backup = Scripted(messages=iter([AIMessage("from backup")]))
+mw = ModelFallbackMiddleware(backup)
+print([type(m).__name__ for m in mw.models], mw.models[0] is backup)
+agent = create_agent(Broken(messages=iter([])), tools=[], middleware=[mw, show])
+out = agent.invoke({"messages": [{"role": "user", "content": "hi"}]})
+print([(m.type, m.content) for m in out["messages"]])
+"""
+
+
+def test_fallback_models_are_shown_to_inner_wrappers_as_given() -> None:
+    compare(FALLBACK_MODELS)
+
+
+CALL_LIMITS = """
+from langchain.agents import create_agent
+from langchain.agents.middleware import ToolCallLimitMiddleware, ModelCallLimitMiddleware
+from langchain.messages import AIMessage
+from langchain.tools import tool
+from langgraph.checkpoint.memory import InMemorySaver
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+class Scripted(GenericFakeChatModel):
+    seen: list = []
+    def bind_tools(self, tools, **kw):
+        self.seen.append(("bind", sorted(getattr(t, "name", None) or (t.get("name") if isinstance(t, dict) else None) or t["function"]["name"] for t in tools), kw.get("tool_choice")))
+        return self
+    def _generate(self, messages, stop=None, run_manager=None, **kw):
+        self.seen.append(("call", [(m.type, m.content if isinstance(m.content, str) else str(m.content)) for m in messages]))
+        return super()._generate(messages, stop=stop, run_manager=run_manager, **kw)
+@tool
+def search(q: str) -> str:
+    '''Search.'''
+    return "r " + q
+def many(n):
+    return [AIMessage("", tool_calls=[{"name": "search", "args": {"q": str(i)}, "id": f"s{i}"}]) for i in range(n)] + [AIMessage("final")] * 5
+for mw in [
+    ToolCallLimitMiddleware(thread_limit=3, exit_behavior="continue"),
+    ToolCallLimitMiddleware(tool_name="search", thread_limit=5, run_limit=2, exit_behavior="end"),
+    ModelCallLimitMiddleware(thread_limit=3, exit_behavior="end"),
+    ModelCallLimitMiddleware(thread_limit=3, run_limit=2, exit_behavior="error"),
+    ToolCallLimitMiddleware(run_limit=1, exit_behavior="error"),
+]:
+    print("==", type(mw).__name__, mw.name)
+    agent = create_agent(Scripted(messages=iter(many(4))), tools=[search], middleware=[mw], checkpointer=InMemorySaver())
+    cfg = {"configurable": {"thread_id": "x"}}
+    for turn in range(2):
+        try:
+            out = agent.invoke({"messages": [{"role": "user", "content": f"turn {turn}"}]}, cfg)
+            print([(m.type, m.content) for m in out["messages"]][-4:])
+            print({k: v for k, v in out.items() if k != "messages"})
+        except Exception as e:
+            print("ERR", type(e).__name__, e)
+        st = agent.get_state(cfg)
+        print(sorted(st.values), {k: v for k, v in st.values.items() if k != "messages"})
+"""
+
+
+def test_thread_and_run_limits_across_turns() -> None:
+    compare(CALL_LIMITS)
