@@ -4,8 +4,7 @@
   (not accepted as graph input).
 - Tool: ``write_todos(todos)`` replaces the list and answers
   ``ToolMessage(f"Updated todo list to {todos}")`` (a ``Command`` updating both keys).
-- ``wrap_model_call`` appends the planning system prompt to the request's system message, as a
-  text block (``"\\n\\n" + prompt`` after the message's own blocks; alone when it has none).
+- ``wrap_model_call`` appends the planning system prompt to the request's system prompt.
 - ``after_model``: when one AIMessage calls ``write_todos`` more than once, every one of those
   calls is answered with an error ToolMessage (and none runs); reported as
   ``middleware.action`` ``todos_parallel_calls_rejected``.
@@ -21,7 +20,7 @@ from typing_extensions import TypedDict
 from engine.events import MiddlewareAction
 from engine.graph.runtime import Runtime
 from engine.graph.state import OmitFromInput
-from engine.messages import AIMessage, BaseMessage, SystemMessage, ToolMessage
+from engine.messages import AIMessage, BaseMessage, ToolMessage
 from engine.middleware.retry_policy import Emit, Steps, drive_async, drive_sync
 from engine.middleware.types import (
     AgentMiddleware,
@@ -135,17 +134,9 @@ class TodoListMiddleware(AgentMiddleware):
     # -- the planning prompt -------------------------------------------------------------
 
     def _with_prompt(self, request: ModelRequest) -> ModelRequest:
-        """The request with the planning prompt as one more text block of its system message
-        (as LangChain adds it: the message's blocks, then ``"\\n\\n" + prompt``)."""
-        current = request.system_message
-        added: dict[str, Any] = {
-            "type": "text",
-            "text": f"\n\n{self.system_prompt}" if current else self.system_prompt,
-        }
-        blocks: list[str | dict[str, Any]] = [added]
-        if current is not None:
-            blocks[:0] = current.content_blocks
-        return request.override(system_message=SystemMessage(content=blocks))
+        current = request.system_prompt
+        prompt = f"{current}\n\n{self.system_prompt}" if current else self.system_prompt
+        return request.override(system_prompt=prompt)
 
     def wrap_model_call(
         self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]
