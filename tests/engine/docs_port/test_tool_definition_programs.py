@@ -171,3 +171,35 @@ for m in out["messages"]:
 
 def test_tool_kinds_in_an_agent() -> None:
     compare(TOOLS_IN_AN_AGENT)
+
+
+PREBUILT_MODULE_PATHS = """
+from langgraph.prebuilt.tool_node import ToolNode, tools_condition, InjectedState, ToolRuntime
+from langgraph.prebuilt.chat_agent_executor import AgentState, create_react_agent
+from langgraph.prebuilt.interrupt import HumanInterrupt, HumanInterruptConfig, ActionRequest, HumanResponse
+from langgraph.prebuilt import ToolNode as T2
+from langchain.messages import AIMessage
+from langchain.tools import tool
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+class Scripted(GenericFakeChatModel):
+    seen: list = []
+    def bind_tools(self, tools, **kw):
+        self.seen.append(("bind", sorted(getattr(t, "name", None) or (t.get("name") if isinstance(t, dict) else None) or t["function"]["name"] for t in tools), kw.get("tool_choice")))
+        return self
+    def _generate(self, messages, stop=None, run_manager=None, **kw):
+        self.seen.append(("call", [(m.type, m.content if isinstance(m.content, str) else str(m.content)) for m in messages]))
+        return super()._generate(messages, stop=stop, run_manager=run_manager, **kw)
+print(ToolNode is T2, sorted(AgentState.__annotations__))
+req = HumanInterrupt(action_request=ActionRequest(action="send", args={"to": "x"}), config=HumanInterruptConfig(allow_ignore=True, allow_respond=False, allow_edit=True, allow_accept=True), description="Send?")
+print(req, HumanResponse(type="accept", args=None))
+@tool
+def add(a: int, b: int) -> int:
+    '''Add.'''
+    return a + b
+agent = create_react_agent(Scripted(messages=iter([AIMessage("", tool_calls=[{"name": "add", "args": {"a": 2, "b": 2}, "id": "2"}]), AIMessage("4")])), [add], state_schema=AgentState)
+print([(m.type, m.content) for m in agent.invoke({"messages": [{"role": "user", "content": "2+2"}]})["messages"]])
+"""
+
+
+def test_langgraph_prebuilt_submodules_port() -> None:
+    compare(PREBUILT_MODULE_PATHS)
