@@ -279,9 +279,8 @@ class AIMessageChunk(AIMessage):
             chunk_position=self.chunk_position or other.chunk_position,
         )
         if summed.tool_call_chunks:  # the calls the pieces add up to, as LangChain's sum shows
-            whole = summed.to_message()
-            summed.tool_calls = whole.tool_calls
-            summed.invalid_tool_calls = whole.invalid_tool_calls
+            # (the unparseable ones stay to ``to_message``, which adds them to the invalid calls)
+            summed.tool_calls = summed.to_message().tool_calls
         return summed
 
     def to_message(self) -> AIMessage:
