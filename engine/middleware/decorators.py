@@ -84,7 +84,6 @@ def _hook(
         )
         with_runtime = _takes_runtime(fn)
         if inspect.iscoroutinefunction(fn):
-
             # named as LangChain's (a sync call of the agent names it in its TypeError)
             async def async_wrapped(self: AgentMiddleware, state: Any, runtime: Any) -> Any:
                 return await (fn(state, runtime) if with_runtime else fn(state))
