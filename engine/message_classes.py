@@ -268,8 +268,8 @@ class AIMessageChunk(AIMessage):
                     index=ch.get("index"),
                     type="tool_call_chunk",
                 )
-        usage = self.usage_metadata or other.usage_metadata
-        return AIMessageChunk(
+        usage = _added_usage(self.usage_metadata, other.usage_metadata)
+        summed = AIMessageChunk(
             content=self.text + other.text,
             id=self.id or other.id,
             name=self.name or other.name,
@@ -278,6 +278,10 @@ class AIMessageChunk(AIMessage):
             response_metadata={**self.response_metadata, **other.response_metadata},
             chunk_position=self.chunk_position or other.chunk_position,
         )
+        if summed.tool_call_chunks:  # the calls the pieces add up to, as LangChain's sum shows
+            # (the unparseable ones stay to ``to_message``, which adds them to the invalid calls)
+            summed.tool_calls = summed.to_message().tool_calls
+        return summed
 
     def to_message(self) -> AIMessage:
         """The full AIMessage this stream of chunks adds up to (arguments parsed)."""
@@ -313,6 +317,23 @@ class AIMessageChunk(AIMessage):
             usage_metadata=self.usage_metadata,
             response_metadata=self.response_metadata,
         )
+
+
+def _added_usage(a: Any, b: Any) -> Any:
+    """Two chunks' token counts added up, key by key (nested details too), as LangChain
+    adds them; one side missing: the other."""
+    if not a or not b:
+        return a or b
+    out = dict(a)
+    for key, value in b.items():
+        mine = out.get(key)
+        if isinstance(value, dict) and isinstance(mine, dict):
+            out[key] = _added_usage(mine, value)
+        elif isinstance(value, int) and isinstance(mine, int):
+            out[key] = mine + value
+        elif mine is None:
+            out[key] = value
+    return out
 
 
 class ToolMessage(BaseMessage):

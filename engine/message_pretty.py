@@ -72,8 +72,9 @@ def pretty_repr(message: _Message, *, html: bool = False) -> str:
 
 
 def interactive() -> bool:
-    """Running in a REPL or a notebook (no ``__main__.__file__``): titles are printed bold."""
-    return not hasattr(sys.modules.get("__main__"), "__file__")
+    """Running in an interactive interpreter (the REPL or IPython set ``sys.ps2``): titles are
+    printed bold, as langchain_core tells it (a ``python -c`` or piped program is not one)."""
+    return hasattr(sys, "ps2")
 
 
 _ROLES = {"system": "System", "tool": "Tool", "function": "Function"}

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import uuid
 from collections.abc import Iterable, Sequence
-from typing import Annotated, Any, SupportsIndex
+from typing import TYPE_CHECKING, Annotated, Any, SupportsIndex
 
 from typing_extensions import TypedDict
 
@@ -35,22 +35,67 @@ from engine.message_classes import (
 )
 from engine.message_pretty import get_buffer_string
 
+if TYPE_CHECKING:  # loaded on first use (``__getattr__`` below)
+    from engine.message_block_types import (
+        Annotation,
+        AudioContentBlock,
+        Citation,
+        ContentBlock,
+        DataContentBlock,
+        FileContentBlock,
+        ImageContentBlock,
+        InputTokenDetails,
+        MessageLikeRepresentation,
+        NonStandardAnnotation,
+        NonStandardContentBlock,
+        OutputTokenDetails,
+        PlainTextContentBlock,
+        ReasoningContentBlock,
+        RefusalContentBlock,
+        ServerToolCall,
+        ServerToolCallChunk,
+        ServerToolResult,
+        UsageMetadata,
+        VideoContentBlock,
+    )
+    from engine.message_trim import trim_messages
+
 __all__ = [
     "REMOVE_ALL_MESSAGES",
     "AIMessage",
     "AIMessageChunk",
+    "Annotation",
     "AnyMessage",
+    "AudioContentBlock",
     "BaseMessage",
+    "Citation",
+    "ContentBlock",
+    "DataContentBlock",
+    "FileContentBlock",
     "HumanMessage",
+    "ImageContentBlock",
+    "InputTokenDetails",
     "InvalidToolCall",
+    "MessageLikeRepresentation",
     "Messages",
     "MessagesState",
+    "NonStandardAnnotation",
+    "NonStandardContentBlock",
+    "OutputTokenDetails",
+    "PlainTextContentBlock",
+    "ReasoningContentBlock",
+    "RefusalContentBlock",
     "RemoveMessage",
+    "ServerToolCall",
+    "ServerToolCallChunk",
+    "ServerToolResult",
     "SystemMessage",
     "TextContentBlock",
     "ToolCall",
     "ToolCallChunk",
     "ToolMessage",
+    "UsageMetadata",
+    "VideoContentBlock",
     "add_messages",
     "coerce_message",
     "coerce_messages",
@@ -58,7 +103,51 @@ __all__ = [
     "message_from_dict",
     "message_to_dict",
     "messages_from_dicts",
+    "trim_messages",
 ]
+
+
+_LAZY = {
+    **{
+        name: "engine.message_block_types"
+        for name in (
+            "Annotation",
+            "AudioContentBlock",
+            "Citation",
+            "ContentBlock",
+            "DataContentBlock",
+            "FileContentBlock",
+            "ImageContentBlock",
+            "InputTokenDetails",
+            "MessageLikeRepresentation",
+            "NonStandardAnnotation",
+            "NonStandardContentBlock",
+            "OutputTokenDetails",
+            "PlainTextContentBlock",
+            "ReasoningContentBlock",
+            "RefusalContentBlock",
+            "ServerToolCall",
+            "ServerToolCallChunk",
+            "ServerToolResult",
+            "UsageMetadata",
+            "VideoContentBlock",
+        )
+    },
+    "trim_messages": "engine.message_trim",
+}
+"""Names offered here but loaded when first asked for (the block types cost ~5 ms to build,
+which every engine import would pay)."""
+
+
+def __getattr__(name: str) -> Any:
+    where = _LAZY.get(name)
+    if where is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(where), name)
+    globals()[name] = value
+    return value
 
 
 class Messages(list[BaseMessage]):

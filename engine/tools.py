@@ -119,6 +119,37 @@ def _parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
     return description, params
 
 
+_NOT_ARGUMENTS = frozenset({"return", "run_manager", "callbacks", "runtime"})
+
+
+def _strict_docstring(fn: Callable[..., Any], param_docs: dict[str, str], strict: bool) -> str:
+    """The description ``@tool(parse_docstring=True)`` gives ``fn``: the paragraphs before its
+    ``Args:`` / ``Returns:`` / ``Example:`` sections joined by spaces.  ``strict``: a function
+    with annotated arguments needs a summary and an ``Args:`` section (else ``ValueError``,
+    as LangChain's); an argument the section names must be one of the function's."""
+    doc = inspect.getdoc(fn) or ""
+    blocks = doc.split("\n\n") if doc else []
+    try:
+        hints = get_type_hints(fn, include_extras=True)
+    except Exception:
+        hints = {}
+    has_args_section = len(blocks) >= 2 and any(b.startswith("Args:") for b in blocks[1:])
+    if strict and not has_args_section and any(a not in _NOT_ARGUMENTS for a in hints):
+        raise ValueError("Found invalid Google-Style docstring.")
+    for documented in param_docs:
+        if documented not in hints:
+            raise ValueError(f"Arg {documented} in docstring not found in function signature.")
+    summary: list[str] = []
+    past_summary = False
+    for block in blocks:
+        if block.startswith("Args:"):
+            break
+        past_summary = past_summary or block.startswith(("Returns:", "Example:"))
+        if not past_summary:
+            summary.append(block)
+    return " ".join(summary).strip()
+
+
 def _schema_for_function(
     fn: Callable[..., Any], name: str, param_docs: dict[str, str]
 ) -> tuple[type[BaseModel], dict[str, Injection]]:
@@ -233,8 +264,14 @@ class BaseTool:
 
     @property
     def args(self) -> dict[str, Any]:
-        """The model-facing arguments: JSON schema properties by name."""
-        return dict(self.parameters_json_schema.get("properties", {}))
+        """The model-facing arguments: JSON schema properties by name, as LangChain's
+        ``tool.args`` shows them (pydantic's titles kept; injected parameters hidden).  The
+        schema sent to a model (``parameters_json_schema``) leaves the titles out."""
+        schema = self.args_schema
+        if schema is None or isinstance(schema, dict):
+            return dict(self.parameters_json_schema.get("properties", {}))
+        props = schema.model_json_schema().get("properties", {})
+        return {k: v for k, v in props.items() if k not in self.injected}
 
     @property
     def tool_call_schema(self) -> dict[str, Any]:
@@ -353,6 +390,8 @@ class StructuredTool(BaseTool):
         return_direct: bool = False,
         response_format: Literal["content", "content_and_artifact"] = "content",
         extras: dict[str, Any] | None = None,
+        parse_docstring: bool = False,
+        error_on_invalid_docstring: bool = False,
     ) -> None:
         source = func or coroutine
         if source is None:
@@ -361,6 +400,8 @@ class StructuredTool(BaseTool):
         self.coroutine = coroutine
         tool_name = name or source.__name__
         doc_desc, param_docs = _parse_docstring(source.__doc__)
+        if parse_docstring:
+            doc_desc = _strict_docstring(source, param_docs, error_on_invalid_docstring)
         schema, injected = _schema_for_function(source, tool_name, param_docs)
         self.injected = injected
         if description is None:
@@ -424,10 +465,15 @@ def tool(
     return_direct: bool = False,
     args_schema: type[BaseModel] | dict[str, Any] | None = None,
     response_format: Literal["content", "content_and_artifact"] = "content",
+    parse_docstring: bool = False,
+    error_on_invalid_docstring: bool = True,
     extras: dict[str, Any] | None = None,
 ) -> Any:
     """Make a tool from a function (sync or async); usable bare or with arguments.
 
+    Argument descriptions always come from a Google-style ``Args:`` section;
+    ``parse_docstring=True`` also makes the description the summary paragraphs joined by
+    spaces and, with ``error_on_invalid_docstring``, requires that section (LangChain's rule).
     ``extras`` are provider-specific settings carried with the tool's definition."""
 
     def make(fn: Callable[..., Any], name: str | None) -> StructuredTool:
@@ -441,6 +487,8 @@ def tool(
             return_direct=return_direct,
             response_format=response_format,
             extras=extras,
+            parse_docstring=parse_docstring,
+            error_on_invalid_docstring=error_on_invalid_docstring,
         )
 
     if callable(name_or_callable):

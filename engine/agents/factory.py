@@ -94,6 +94,7 @@ def create_agent(
     """
     from engine.models.resolve import as_chat_model
 
+    given = model
     model = as_chat_model(model)  # a "provider:model" string, a langchain_core model
     middleware = list(middleware)
     names = [m.name for m in middleware]
@@ -131,6 +132,7 @@ def create_agent(
         "model",
         ModelNode(
             model=model,
+            given_model=None if isinstance(given, str) else given,
             system_prompt=system_prompt,
             tools=[*client.values(), *provider],
             known_tools=set(client),

@@ -76,9 +76,11 @@ class HookNode:
         run = current_run()
         if run is not None and run.sync_call:
             if self.sync_fn is None:
-                raise TypeError(
-                    f'No synchronous function provided to "a{self.hook}". Either initialize with a '
-                    "synchronous function or invoke via the async API."
+                name = getattr(self.async_fn, "__name__", f"a{self.hook}")
+                raise TypeError(  # LangGraph's words (its RunnableCallable's)
+                    f'No synchronous function provided to "{name}".\nEither initialize '
+                    "with a synchronous function or invoke via the async API (ainvoke, astream, "
+                    "etc.)"
                 )
             args = (state, runtime) if self._sync_runtime else (state,)
             task = current_task()

@@ -141,6 +141,7 @@ class ModelNode:
         self,
         *,
         model: Any,
+        given_model: Any = None,
         system_prompt: str | SystemMessage | None,
         tools: Sequence[BaseTool | dict[str, Any]],
         known_tools: set[str],
@@ -150,6 +151,9 @@ class ModelNode:
         name: str | None,
     ) -> None:
         self.model = model
+        # what middleware sees as ``request.model``: the object the program gave (a
+        # langchain_core model as itself, not our adapter of it), as LangChain shows it
+        self.given_model = model if given_model is None else given_model
         if isinstance(system_prompt, str):
             system_prompt = SystemMessage(content=system_prompt)
         self.system_message = system_prompt
@@ -173,7 +177,7 @@ class ModelNode:
         base = repaired if added else history
         given = Messages.of(base)
         request = ModelRequest(
-            model=model_for(self.model),
+            model=self._shown(model_for(self.model)),
             messages=given,
             system_message=self.system_message,
             tool_choice=None,
@@ -251,8 +255,11 @@ class ModelNode:
             **request.model_settings,
         }
 
+    def _shown(self, model: Any) -> Any:
+        return self.given_model if model is self.model else model
+
     async def call_model(self, request: ModelRequest) -> ModelResponse:
-        model = _resolve_model(request.model)
+        model = self.model if request.model is self.given_model else _resolve_model(request.model)
         strategy = resolve_strategy(request.response_format, model)
         kwargs = self._bind(request, strategy)
         # a langchain_core model: bound as LangChain's agent binds it (the class attribute: our

@@ -67,7 +67,7 @@ def _model_args(tool: BaseTool | None, args: Any) -> Any:
 
 
 def validation_message(exc: ToolArgsValidationError, args: Any) -> str:
-    detail = "\n ".join(f"{loc}: {msg}" for loc, msg in exc.errors)
+    detail = "\n".join(f"{loc}: {msg}" for loc, msg in exc.errors)  # LangGraph: one per line
     return INVOCATION_ERROR.format(name=exc.tool_name, kwargs=args, error=detail)
 
 

@@ -13,10 +13,10 @@ their ``to_langchain_model`` face (``face_attribute``, from ``BaseChatModel.__ge
 from __future__ import annotations
 
 import functools
-import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any, get_args, get_origin
 
+from engine.core.ids import uuid7
 from engine.interop.langchain_messages import message_from_langchain, message_to_langchain
 
 __all__ = ["enroll", "face_attribute", "to_langchain_model"]
@@ -215,7 +215,8 @@ def _generations_take_ours() -> None:
             if message.id is None:
                 # the id langchain_core gives the reply it returns, given to the scripted
                 # message itself as it would be to its own (used again, it is the same message)
-                message.id = f"lc_run--{uuid.uuid4()}"
+                # (its form: the run's time-ordered id and the generation's index)
+                message.id = f"lc_run--{uuid7()}-0"
             kwargs["message"] = message_to_langchain(message)
         theirs(self, *args, **kwargs)
 

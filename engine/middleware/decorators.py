@@ -84,11 +84,11 @@ def _hook(
         )
         with_runtime = _takes_runtime(fn)
         if inspect.iscoroutinefunction(fn):
-
-            async def amethod(self: AgentMiddleware, state: Any, runtime: Any) -> Any:
+            # named as LangChain's (a sync call of the agent names it in its TypeError)
+            async def async_wrapped(self: AgentMiddleware, state: Any, runtime: Any) -> Any:
                 return await (fn(state, runtime) if with_runtime else fn(state))
 
-            method: Any = amethod
+            method: Any = async_wrapped
             attr = f"a{hook}"
         else:
 

@@ -29,6 +29,11 @@ __all__ = ["ModelFallbackMiddleware"]
 
 
 def _resolve(model: Any) -> Any:
+    """A ``"provider:model"`` string as its model; a model object as the program gave it (a
+    langchain_core model is shown to the wrappers inside as itself, as LangChain shows it,
+    and adapted when it is called)."""
+    if not isinstance(model, str):
+        return model
     from engine.models.resolve import as_chat_model
 
     return as_chat_model(model)

@@ -31,6 +31,7 @@ from collections.abc import Awaitable, Callable, Generator
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias, TypeVar
 
+from engine.core import foreign
 from engine.errors import GraphBubbleUp
 from engine.event_base import engine_error_of
 from engine.events import AttemptFinished, AttemptStarted, ErrorInfo, EventBase, MiddlewareAction
@@ -172,9 +173,13 @@ async def drive_async(steps: Steps[T], handler: Callable[[Any], Awaitable[Any]] 
 
 
 def model_name(model: Any) -> str | None:
-    """A model's display name (``model_name`` attribute, else the string itself)."""
+    """A model's display name (``model_name`` attribute, else the string itself; a
+    langchain_core model's as our adapter of it names it)."""
     if model is None:
         return None
+    adapted = foreign.adapt("chat_model", model)
+    if adapted is not None:
+        model = adapted
     name = getattr(model, "model_name", None)
     return str(name) if name else str(model)
 

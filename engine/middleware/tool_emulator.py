@@ -22,6 +22,7 @@ import warnings
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
+from engine.core import foreign
 from engine.events import MiddlewareAction
 from engine.messages import BaseMessage, HumanMessage, ToolMessage
 from engine.middleware.internal_calls import (
@@ -131,6 +132,8 @@ class LLMToolEmulator(AgentMiddleware):
         if outcome.error is not None:
             raise outcome.error
         reply = outcome.value
+        # a langchain_core model (the program's own) answers with its own AIMessage
+        reply = foreign.adapt("message", reply) or reply
         content = reply.content if isinstance(reply, BaseMessage) else str(reply)
         yield Emit(
             MiddlewareAction,

@@ -1,9 +1,12 @@
 """``LLMToolSelectorMiddleware``: let a (small) model pick the tools the main model gets.
 
 Before each model call, the selection model (``model``, else the agent's own) is asked, on
-``[system prompt, last HumanMessage]``, for ``{"tools": [names]}`` (structured output: a JSON
-schema whose items are the tool names, when the model supports it; the prompt also lists the
-tools and asks for that JSON, so any model can answer). The request then keeps only the chosen
+``[system prompt, last HumanMessage]``, for ``{"tools": [names]}``.  A LangChain chat model is
+asked as LangChain asks it: ``with_structured_output(<JSON schema of the tool names>)`` (its
+own structured output, by its provider's method), with the system prompt alone (plus the
+``max_tools`` note), the call tagged ``nostream``.  An engine model gets the JSON schema as its
+``response_format`` when it supports it, and a prompt that also lists the tools and asks for
+that JSON, so any model can answer. The request then keeps only the chosen
 tools, in their original order, capped at ``max_tools`` (the model's first choices win), plus
 every ``always_include`` tool (not counted against the cap) and any provider tool dicts.
 
@@ -21,11 +24,17 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
+from engine.core import foreign
 from engine.events import MiddlewareAction
 from engine.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
-from engine.middleware.internal_calls import InternalCallTransformer, internal_call_config
+from engine.middleware.internal_calls import (
+    InternalCallTransformer,
+    internal_call_config,
+    internal_call_metadata,
+)
 from engine.middleware.retry_policy import Call, Emit, Steps, drive_async, drive_sync, model_name
 from engine.middleware.types import AgentMiddleware, ModelCallResult, ModelRequest, ModelResponse
 from engine.tools import BaseTool
@@ -55,6 +64,8 @@ class _Malformed(ValueError):
 def _parse_answer(answer: Any) -> list[str]:
     """The tool names of a selection answer (an AIMessage with JSON text or a tool call)."""
     payload: Any = None
+    if answer is None:  # a LangChain structured output that found no answer
+        raise _Malformed('expected {"tools": [tool names]}, got None', None)
     if isinstance(answer, AIMessage) and answer.tool_calls:
         payload = answer.tool_calls[0].get("args")
     elif isinstance(answer, dict):
@@ -73,6 +84,51 @@ def _parse_answer(answer: Any) -> list[str]:
     if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
         raise _Malformed(f'expected {{"tools": [tool names]}}, got {payload!r}', payload)
     return names
+
+
+@dataclass
+class _LangChainAsk:
+    """A selection call of a LangChain model: its structured-output runnable and messages."""
+
+    structured: Any
+    messages: list[Any]
+
+
+def _lc_config() -> dict[str, Any]:
+    """The config of a LangChain selection call: internal, never streamed (as LangChain's)."""
+    return {
+        "metadata": {"lc_source": "tool_selection", **internal_call_metadata()},
+        "tags": ["nostream"],
+    }
+
+
+def _selection_schema(candidates: list[BaseTool]) -> dict[str, Any]:
+    """The JSON schema a LangChain selection model structures its answer by (the one of
+    LangChain's ``ToolSelectionResponse``): a list of tool-name constants with descriptions."""
+    names = [{"const": t.name, "description": t.description, "type": "string"} for t in candidates]
+    items = names[0] if len(names) == 1 else {"anyOf": names}
+    return {
+        "description": "Use to select relevant tools.",
+        "properties": {
+            "tools": {
+                "description": "Tools to use. Place the most relevant tools first.",
+                "items": items,
+                "title": "Tools",
+                "type": "array",
+            }
+        },
+        "required": ["tools"],
+        "title": "ToolSelectionResponse",
+        "type": "object",
+    }
+
+
+def _foreign_model(model: Any) -> Any | None:
+    """The LangChain chat model behind ``model`` (itself, or the one our adapter wraps)."""
+    for candidate in (model, getattr(model, "lc_model", None)):
+        if candidate is not None and foreign.family_of(candidate) is not None:
+            return candidate if hasattr(candidate, "with_structured_output") else None
+    return None
 
 
 class LLMToolSelectorMiddleware(AgentMiddleware):
@@ -131,13 +187,16 @@ class LLMToolSelectorMiddleware(AgentMiddleware):
         self.retry_invalid_names = retry_invalid_names
         self.tools = []
 
+    def _cap_note(self) -> str:
+        return (
+            "IMPORTANT: List the tool names in order of relevance, with the most relevant first. "
+            f"If you exceed the maximum number of tools, only the first {self.max_tools} will be used."
+        )
+
     def _prompt(self, candidates: list[BaseTool]) -> str:
         lines = [self.system_prompt]
         if self.max_tools is not None:
-            lines.append(
-                "IMPORTANT: List the tool names in order of relevance, with the most relevant first. "
-                f"If you exceed the maximum number of tools, only the first {self.max_tools} will be used."
-            )
+            lines.append(self._cap_note())
         lines.append(
             "Available tools:\n" + "\n".join(f"- {t.name}: {t.description}" for t in candidates)
         )
@@ -181,15 +240,26 @@ class LLMToolSelectorMiddleware(AgentMiddleware):
             raise ValueError("No user message found in request messages")
         model = self.model if self.model is not None else request.model
         valid = [t.name for t in candidates]
-        kwargs: dict[str, Any] = {}
-        profile = getattr(model, "profile", None)
-        if getattr(profile, "structured_output", None) is not False:
-            kwargs["response_format"] = self._response_format(valid)
-        messages = [SystemMessage(content=self._prompt(candidates)), last_human]
+        call: Any
+        lc_model = _foreign_model(model)
+        if lc_model is not None:
+            prompt = self.system_prompt
+            if self.max_tools is not None:
+                prompt += "\n" + self._cap_note()
+            call = _LangChainAsk(
+                lc_model.with_structured_output(_selection_schema(candidates)),
+                [{"role": "system", "content": prompt}, foreign.to_family("langchain", last_human)],
+            )
+        else:
+            kwargs: dict[str, Any] = {}
+            profile = getattr(model, "profile", None)
+            if getattr(profile, "structured_output", None) is not False:
+                kwargs["response_format"] = self._response_format(valid)
+            call = ([SystemMessage(content=self._prompt(candidates)), last_human], kwargs)
         chosen: list[str] | None = None
         payload: Any = None
         for attempt in range(1, self.max_retries + 2):
-            outcome = yield Call((messages, kwargs))
+            outcome = yield Call(call)
             assert outcome is not None
             if outcome.error is not None:
                 raise outcome.error
@@ -264,7 +334,7 @@ class LLMToolSelectorMiddleware(AgentMiddleware):
         rule = self.on_parsing_failure
         if rule == "error":
             raise ValueError(
-                "LLMToolSelectorMiddleware: the selection model returned a malformed answer "
+                "LLMToolSelectorMiddleware: selection model returned a malformed response "
                 f"after {self.max_retries} retries (expected a dict with a 'tools' list): "
                 f"{payload!r}"
             )
@@ -279,7 +349,9 @@ class LLMToolSelectorMiddleware(AgentMiddleware):
     def wrap_model_call(
         self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]
     ) -> ModelCallResult:
-        def ask(call: tuple[list[BaseMessage], dict[str, Any]]) -> Any:
+        def ask(call: tuple[list[BaseMessage], dict[str, Any]] | _LangChainAsk) -> Any:
+            if isinstance(call, _LangChainAsk):
+                return call.structured.invoke(call.messages, config=_lc_config())
             model = self.model if self.model is not None else request.model
             marker = internal_call_config(model.invoke, "tool_selection")
             return model.invoke(call[0], **call[1], **marker)
@@ -289,7 +361,9 @@ class LLMToolSelectorMiddleware(AgentMiddleware):
     async def awrap_model_call(
         self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[ModelResponse]]
     ) -> ModelCallResult:
-        async def ask(call: tuple[list[BaseMessage], dict[str, Any]]) -> Any:
+        async def ask(call: tuple[list[BaseMessage], dict[str, Any]] | _LangChainAsk) -> Any:
+            if isinstance(call, _LangChainAsk):
+                return await call.structured.ainvoke(call.messages, config=_lc_config())
             model = self.model if self.model is not None else request.model
             marker = internal_call_config(model.ainvoke, "tool_selection")
             return await model.ainvoke(call[0], **call[1], **marker)

@@ -37,6 +37,13 @@ PATHS = {
     "engine.cache.memory": ["InMemoryCache"],
     "engine.cache.sqlite": ["SqliteCache"],
     "engine.prebuilt": ["create_react_agent", "ToolNode", "tools_condition", "InjectedState"],
+    "engine.prebuilt.tool_node": ["ToolNode", "tools_condition", "InjectedState", "ToolRuntime"],
+    # its AgentState is the prebuilt agent's (not engine.AgentState, LangChain's), as in LangGraph
+    "engine.prebuilt.chat_agent_executor": [
+        "create_react_agent",
+        "AgentStateWithStructuredResponse",
+    ],
+    "engine.prebuilt.interrupt": ["HumanInterrupt", "HumanInterruptConfig", "ActionRequest"],
     "engine.func": ["entrypoint", "task"],
     "engine.channels": ["LastValue", "EphemeralValue", "Topic", "BinaryOperatorAggregate"],
     "engine.pregel": ["Pregel", "NodeBuilder"],

@@ -21,9 +21,9 @@ from engine.models import ScriptedChatModel
 
 from .helpers import Tracer, ai, ask, call, cfg, echo, kinds
 
-ASYNC_ONLY_HOOK = (
-    'No synchronous function provided to "abefore_model". Either initialize with a synchronous '
-    "function or invoke via the async API."
+ASYNC_ONLY_HOOK = (  # LangGraph's words; a decorated hook's function is LangChain's wrapper
+    'No synchronous function provided to "async_wrapped".\nEither initialize with a synchronous '
+    "function or invoke via the async API (ainvoke, astream, etc.)"
 )
 
 

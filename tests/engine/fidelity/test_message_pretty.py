@@ -62,3 +62,25 @@ def test_every_kind_prints_as_langchain_core_prints_it() -> None:
         theirs = to_langchain(message)
         assert message.pretty_repr() == theirs.pretty_repr()  # type: ignore[attr-defined]
         assert message.pretty_repr(html=True) == theirs.pretty_repr(html=True)  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("repl", [False, True])
+def test_titles_are_bold_exactly_when_langchain_bolds_them(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], repl: bool
+) -> None:
+    """A program run by ``python -c`` or piped in has no ``__main__.__file__`` yet is not
+    interactive: only an interpreter that sets ``sys.ps2`` (the REPL, IPython) gets bold."""
+    import sys
+    import types
+
+    lc = pytest.importorskip("langchain_core.messages")
+    monkeypatch.setitem(sys.modules, "__main__", types.ModuleType("__main__"))
+    if repl:
+        monkeypatch.setattr(sys, "ps2", "... ", raising=False)
+    else:
+        monkeypatch.delattr(sys, "ps2", raising=False)
+    HumanMessage("hi").pretty_print()
+    ours = capsys.readouterr().out
+    lc.HumanMessage("hi").pretty_print()
+    assert ours == capsys.readouterr().out
+    assert ("\033[1m" in ours) is repl

@@ -153,7 +153,7 @@ def test_retry_invalid_names_option_asks_again_then_raises() -> None:
 
 
 def test_unparseable_answer() -> None:
-    with pytest.raises(ValueError, match=r"malformed answer after 1 retries.*'still prose'"):
+    with pytest.raises(ValueError, match=r"malformed response after 1 retries.*'still prose'"):
         LLMToolSelectorMiddleware(selecting("I'd pick weather", "still prose")).wrap_model_call(
             request(), Flaky([], ai_answer())
         )
