@@ -319,11 +319,11 @@ def updates_from_output(
         if isinstance(obj, Command):
             commands.append(obj)
             if obj.update is not None:
-                add_update(obj.update)
+                add_update(obj.update, in_command=True)
             return
         add_update(obj)
 
-    def add_update(obj: Any) -> None:
+    def add_update(obj: Any, *, in_command: bool = False) -> None:
         if ROOT in keys:
             writes.append((ROOT, obj))
         elif isinstance(obj, dict):
@@ -342,8 +342,10 @@ def updates_from_output(
             writes.extend(
                 (f.name, getattr(obj, f.name)) for f in dataclasses.fields(obj) if f.name in keys
             )
-        elif isinstance(obj, list | tuple) and all(
-            isinstance(x, tuple) and len(x) == 2 for x in obj
+        elif (
+            in_command  # a ``Command``'s update may be ``(key, value)`` pairs; a return may not
+            and isinstance(obj, list | tuple)
+            and all(isinstance(x, tuple) and len(x) == 2 and isinstance(x[0], str) for x in obj)
         ):
             writes.extend((k, v) for k, v in obj if k in keys)
         else:
