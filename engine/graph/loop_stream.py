@@ -224,7 +224,9 @@ class LoopStreaming:
             if not isinstance(self.graph.channels.get(c), MessagesChannel):
                 continue
             for m in v if isinstance(v, list | tuple) else [v]:
-                if isinstance(m, BaseMessage) and m.id not in self.run.streamed_message_ids:
+                if (isinstance(m, BaseMessage) or is_foreign_message(m)) and (
+                    m.id not in self.run.streamed_message_ids
+                ):
                     if not m.id:  # the id add_messages would give it, given now
                         m.id = str(uuid.uuid4())
                     self.run.streamed_message_ids.add(m.id)

@@ -1,0 +1,110 @@
+"""Docs programs of ``stream_mode="messages"`` run on the real libraries, ported and attached
+(``port.compare``): messages a node returns without a model (LangChain's own message classes,
+as a ported program builds them) are streamed when the node ends, once, with an id; chat model
+tokens filtered by tags; a subgraph's tokens; custom parts with messages and updates."""
+
+from __future__ import annotations
+
+from tests.engine.docs_port.port import compare
+
+TAGS_AND_NODE_MESSAGES = """
+import operator
+from typing import Annotated
+from typing_extensions import TypedDict
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage, AIMessageChunk
+from langgraph.graph import StateGraph, START, END, MessagesState
+from langgraph.config import get_stream_writer
+
+class FakeModel(GenericFakeChatModel):
+    def bind_tools(self, tools, **kw):
+        return self
+
+joke_model = FakeModel(messages=iter([AIMessage(content="Why did the cat sit")])).with_config(tags=["joke"])
+poem_model = FakeModel(messages=iter([AIMessage(content="Roses are red")])).with_config(tags=["poem"])
+
+class S(TypedDict):
+    topic: str
+    joke: str
+    poem: str
+
+def write_joke(s):
+    return {"joke": joke_model.invoke([HumanMessage(f"joke about {s['topic']}")]).content}
+def write_poem(s):
+    return {"poem": poem_model.invoke([HumanMessage(f"poem about {s['topic']}")]).content}
+b = StateGraph(S)
+b.add_node("write_joke", write_joke); b.add_node("write_poem", write_poem)
+b.add_edge(START, "write_joke"); b.add_edge(START, "write_poem")
+g = b.compile()
+print("== filter by tags")
+got = {}
+for msg, meta in g.stream({"topic": "cats"}, stream_mode="messages"):
+    got.setdefault(tuple(meta.get("tags", [])), []).append(msg.content)
+for k in sorted(got):
+    print(" ", k, "".join(got[k]))
+
+print("== messages returned by a node without a model")
+def static(s: MessagesState):
+    return {"messages": [AIMessage(content="static answer", id="m1"), ToolMessage(content="tool out", tool_call_id="c1", id="m2")]}
+b = StateGraph(MessagesState); b.add_node("static", static); b.add_edge(START, "static")
+for msg, meta in b.compile().stream({"messages": [HumanMessage("q", id="h1")]}, stream_mode="messages"):
+    print(" ", type(msg).__name__, msg.content, msg.id, meta["langgraph_node"])
+
+print("== messages from a subgraph")
+m3 = FakeModel(messages=iter([AIMessage(content="deep thought")]))
+def sub_node(s: MessagesState):
+    return {"messages": [m3.invoke(s["messages"])]}
+sb = StateGraph(MessagesState); sb.add_node("sub_node", sub_node); sb.add_edge(START, "sub_node")
+pb = StateGraph(MessagesState); pb.add_node("child", sb.compile()); pb.add_edge(START, "child")
+for ns, (msg, meta) in pb.compile().stream({"messages": [HumanMessage("q")]}, stream_mode="messages", subgraphs=True):
+    print(" ", [n.split(":")[0] for n in ns], type(msg).__name__, repr(msg.content), meta["langgraph_node"], meta["langgraph_checkpoint_ns"].split(":")[0])
+
+print("== custom stream from a tool-like node, mixed modes")
+def progress(s: MessagesState):
+    w = get_stream_writer()
+    for i in range(2):
+        w({"step": i})
+    return {"messages": [AIMessage(content="done", id="d1")]}
+b = StateGraph(MessagesState); b.add_node("progress", progress); b.add_edge(START, "progress")
+for mode, chunk in b.compile().stream({"messages": []}, stream_mode=["custom", "messages", "updates"]):
+    if mode == "messages":
+        print(" ", mode, type(chunk[0]).__name__, chunk[0].content)
+    elif mode == "updates":
+        print(" ", mode, {k: [m.content for m in v["messages"]] for k, v in chunk.items()})
+    else:
+        print(" ", mode, chunk)
+"""
+
+NODE_MESSAGES_V2 = """
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+from langgraph.graph import StateGraph, START, MessagesState
+def static(s: MessagesState):
+    return {"messages": [AIMessage(content="static answer", id="m1"), ToolMessage(content="tool out", tool_call_id="c1", id="m2")]}
+b = StateGraph(MessagesState); b.add_node("static", static); b.add_edge(START, "static")
+g = b.compile()
+for part in g.stream({"messages": [HumanMessage("q", id="h1")]}, stream_mode="messages", version="v2"):
+    print(" ", part["type"], type(part["data"][0]).__name__, part["data"][0].content)
+for part in g.stream({"messages": [HumanMessage("q", id="h1")]}, stream_mode=["messages", "updates"], version="v2"):
+    print(" ", part["type"], type(part["data"]).__name__)
+def no_id(s: MessagesState):
+    return {"messages": [AIMessage(content="no id")]}
+b = StateGraph(MessagesState); b.add_node("no_id", no_id); b.add_edge(START, "no_id")
+g = b.compile()
+for msg, meta in g.stream({"messages": []}, stream_mode="messages"):
+    print(" ", type(msg).__name__, msg.content, msg.id is not None)
+out = g.invoke({"messages": []})
+print(out["messages"][0].id is not None)
+def returns_human(s: MessagesState):
+    return {"messages": [HumanMessage("echo", id="h1"), AIMessage("new", id="n1")]}
+b = StateGraph(MessagesState); b.add_node("r", returns_human); b.add_edge(START, "r")
+for msg, meta in b.compile().stream({"messages": [HumanMessage("q", id="h1")]}, stream_mode="messages"):
+    print(" ", type(msg).__name__, msg.content)
+"""
+
+
+def test_messages_by_tags_node_messages_subgraph_and_custom() -> None:
+    compare(TAGS_AND_NODE_MESSAGES)
+
+
+def test_node_messages_in_v2_parts_and_without_ids() -> None:
+    compare(NODE_MESSAGES_V2)
