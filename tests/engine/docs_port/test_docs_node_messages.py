@@ -101,6 +101,28 @@ for msg, meta in b.compile().stream({"messages": [HumanMessage("q", id="h1")]}, 
     print(" ", type(msg).__name__, msg.content)
 """
 
+NOSTREAM = """
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage
+from langgraph.graph import StateGraph, START, MessagesState
+llm = GenericFakeChatModel(messages=iter([AIMessage("quiet words"), AIMessage("loud")])).with_config(tags=["nostream"])
+def call_model(state: MessagesState):
+    return {"messages": [llm.invoke(state["messages"])]}
+b = StateGraph(MessagesState); b.add_node("call_model", call_model); b.add_edge(START, "call_model")
+for chunk, meta in b.compile().stream({"messages": [("user", "hi")]}, stream_mode="messages"):
+    print(type(chunk).__name__, chunk.content, meta.get("tags"))
+llm2 = GenericFakeChatModel(messages=iter([AIMessage("a b", id="x1")]))
+def call2(state: MessagesState):
+    return {"messages": [llm2.invoke(state["messages"], config={"tags": ["nostream"]})]}
+b = StateGraph(MessagesState); b.add_node("call2", call2); b.add_edge(START, "call2")
+for chunk, meta in b.compile().stream({"messages": [("user", "hi")]}, stream_mode="messages"):
+    print(type(chunk).__name__, chunk.content, meta.get("tags"))
+"""
+
+
+def test_a_nostream_model_streams_only_the_node_message() -> None:
+    compare(NOSTREAM)
+
 
 def test_messages_by_tags_node_messages_subgraph_and_custom() -> None:
     compare(TAGS_AND_NODE_MESSAGES)
