@@ -1,7 +1,9 @@
 """Docs programs of ``stream_mode="messages"`` run on the real libraries, ported and attached
 (``port.compare``): messages a node returns without a model (LangChain's own message classes,
 as a ported program builds them) are streamed when the node ends, once, with an id; chat model
-tokens filtered by tags; a subgraph's tokens; custom parts with messages and updates."""
+tokens filtered by tags; a subgraph's tokens; custom parts with messages and updates; the
+messages in a ``Command``'s update, in any state key, in a task's or an entrypoint's result
+(itself, its items, its fields), the arguments of a task call counting as seen."""
 
 from __future__ import annotations
 
@@ -130,3 +132,133 @@ def test_messages_by_tags_node_messages_subgraph_and_custom() -> None:
 
 def test_node_messages_in_v2_parts_and_without_ids() -> None:
     compare(NODE_MESSAGES_V2)
+
+
+RETURNED_MESSAGES = """
+from typing import Any
+from typing_extensions import TypedDict
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+from langgraph.graph import StateGraph, START, MessagesState
+from langgraph.func import entrypoint, task
+from langgraph.types import Command
+
+def show(stream):
+    for msg, meta in stream:
+        print("  ", type(msg).__name__, msg.content, meta["langgraph_node"])
+
+print("== Command update with messages")
+def cmd_node(s: MessagesState):
+    return Command(update={"messages": [AIMessage("via command", id="c1")]})
+b = StateGraph(MessagesState); b.add_node("cmd_node", cmd_node); b.add_edge(START, "cmd_node")
+show(b.compile().stream({"messages": []}, stream_mode="messages"))
+
+print("== message in a plain channel")
+class S(TypedDict):
+    answer: Any
+    note: list
+def plain(s):
+    return {"answer": AIMessage("plain channel", id="p1"), "note": [HumanMessage("in a list", id="p2")]}
+b = StateGraph(S); b.add_node("plain", plain); b.add_edge(START, "plain")
+show(b.compile().stream({"answer": None, "note": []}, stream_mode="messages"))
+
+print("== tasks and entrypoint returning messages")
+@task
+def one_message(x: str):
+    return AIMessage(f"task says {x}", id="t-" + x)
+@task
+def dict_of_messages(x: str):
+    return {"reply": AIMessage(f"dict says {x}", id="d-" + x), "n": 1}
+@task
+def list_of_messages(x: str):
+    return [AIMessage(f"list says {x}", id="l-" + x), "text"]
+@entrypoint()
+def flow(x: str):
+    a = one_message(x).result()
+    b_ = dict_of_messages(x).result()
+    c = list_of_messages(x).result()
+    return AIMessage(f"entrypoint says {x}", id="e-" + x)
+show(flow.stream("hi", stream_mode="messages"))
+@entrypoint()
+def flow2(x: str):
+    return {"final": AIMessage("in a dict", id="f2"), "also": [ToolMessage("tool", tool_call_id="t", id="f3")]}
+show(flow2.stream("hi", stream_mode="messages"))
+@entrypoint()
+def flow3(x: str):
+    return entrypoint.final(value=AIMessage("final value", id="f4"), save=[AIMessage("saved", id="f5")])
+show(flow3.stream("hi", stream_mode="messages"))
+"""
+
+FUNCTIONAL_AGENT = '''
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage, HumanMessage, BaseMessage, ToolMessage
+from langchain_core.tools import tool
+from langgraph.func import entrypoint, task
+from langgraph.graph.message import add_messages
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.types import interrupt, Command
+from langgraph.config import get_stream_writer
+
+class FakeModel(GenericFakeChatModel):
+    def bind_tools(self, tools, **kw):
+        return self
+
+@tool
+def add(a: int, b: int) -> int:
+    """Add two numbers."""
+    return a + b
+
+model = FakeModel(messages=iter([
+    AIMessage(content="let me add", tool_calls=[{"name": "add", "args": {"a": 2, "b": 3}, "id": "c1"}], id="r1"),
+    AIMessage(content="The sum is five", id="r2"),
+]))
+
+@task
+def call_model(messages: list[BaseMessage]):
+    return model.bind_tools([add]).invoke(messages)
+
+@task
+def call_tool(tool_call):
+    w = get_stream_writer()
+    w(f"running {tool_call['name']}")
+    approved = interrupt({"tool": tool_call["name"], "args": tool_call["args"]})
+    if not approved:
+        return ToolMessage(content="denied", tool_call_id=tool_call["id"])
+    out = add.invoke(tool_call["args"])
+    return ToolMessage(content=str(out), tool_call_id=tool_call["id"])
+
+@entrypoint(checkpointer=InMemorySaver())
+def agent(messages: list[BaseMessage], *, previous: list[BaseMessage] | None = None):
+    messages = add_messages(previous or [], messages)
+    resp = call_model(messages).result()
+    while resp.tool_calls:
+        results = [call_tool(tc).result() for tc in resp.tool_calls]
+        messages = add_messages(messages, [resp, *results])
+        resp = call_model(messages).result()
+    messages = add_messages(messages, resp)
+    return entrypoint.final(value=resp, save=messages)
+
+cfg = {"configurable": {"thread_id": "1"}}
+for mode, chunk in agent.stream([HumanMessage("what is 2+3?", id="u1")], cfg, stream_mode=["updates", "custom"]):
+    if mode == "messages":
+        print(" ", mode, type(chunk[0]).__name__, repr(chunk[0].content), chunk[1]["langgraph_node"])
+    elif mode == "updates":
+        print(" ", mode, {k: (v.content if hasattr(v, "content") else [i.value for i in v] if k == "__interrupt__" else v) for k, v in chunk.items()})
+    else:
+        print(" ", mode, chunk)
+st = agent.get_state(cfg)
+print(st.next, [i.value for i in st.interrupts])
+for mode, chunk in agent.stream(Command(resume=True), cfg, stream_mode=["updates", "messages"]):
+    if mode == "messages":
+        print(" ", mode, type(chunk[0]).__name__, repr(chunk[0].content), chunk[1]["langgraph_node"])
+    else:
+        print(" ", mode, {k: getattr(v, "content", v) for k, v in chunk.items()})
+print(agent.get_state(cfg).values)
+'''
+
+
+def test_messages_in_commands_plain_channels_tasks_and_entrypoints() -> None:
+    compare(RETURNED_MESSAGES)
+
+
+def test_a_functional_agent_streams_its_tool_message_once() -> None:
+    compare(FUNCTIONAL_AGENT)
