@@ -397,3 +397,20 @@ def updates_from_output(
     else:
         add(output)
     return writes, commands
+
+
+_GRAPH_CLASSES = {
+    "StateGraph": "engine.graph.builder",
+    "CompiledStateGraph": "engine.graph.compiled",
+}
+"""The classes LangGraph's ``langgraph.graph.state`` offers whose home is elsewhere: a program
+ported by imports finds them here, looked up on first use (they import this module)."""
+
+
+def __getattr__(name: str) -> Any:
+    home = _GRAPH_CLASSES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'engine.graph.state' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(home), name)
