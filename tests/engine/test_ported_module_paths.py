@@ -34,6 +34,7 @@ PATHS = {
     ],
     "engine.checkpoint.memory": ["InMemorySaver", "MemorySaver"],
     "engine.checkpoint.sqlite": ["SqliteSaver"],
+    "engine.checkpoint.sqlite.aio": ["AsyncSqliteSaver"],
     "engine.store.memory": ["InMemoryStore"],
     "engine.store.base": ["BaseStore", "Item", "SearchItem"],
     "engine.store.sqlite": ["SqliteStore"],
