@@ -36,7 +36,7 @@ PATHS = {
     "engine.checkpoint.sqlite": ["SqliteSaver"],
     "engine.checkpoint.sqlite.aio": ["AsyncSqliteSaver"],
     "engine.store.memory": ["InMemoryStore"],
-    "engine.store.base": ["BaseStore", "Item", "SearchItem"],
+    "engine.store.base": ["BaseStore", "Item", "SearchItem", "InvalidNamespaceError"],
     "engine.store.sqlite": ["SqliteStore"],
     "engine.cache.memory": ["InMemoryCache"],
     "engine.cache.sqlite": ["SqliteCache"],
