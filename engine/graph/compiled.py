@@ -325,7 +325,7 @@ class CompiledStateGraph(
         of any graph, the interrupts of all)."""
         subgraphs = kwargs.pop("subgraphs", False)
         printed = _printed_modes(self, kwargs.pop("print_mode", ()), kwargs.pop("debug", None))
-        if stream_mode != "values" or subgraphs or printed:
+        if stream_mode != "values" or subgraphs:
             from engine.graph.stream_parts import output_from_stream, values_stream_modes
 
             values = stream_mode == "values"
@@ -345,8 +345,6 @@ class CompiledStateGraph(
                 print_mode=printed,
             )
             if values:
-                if not subgraphs and version != "v2":
-                    chunks = _with_root_ns(chunks)
                 return await output_from_stream(chunks, version)
             return [chunk async for chunk in chunks]
         output = await self._arun(
@@ -359,6 +357,8 @@ class CompiledStateGraph(
             debugger=debugger,
             sync_call=kwargs.pop("_sync_call", False),
             control=kwargs.pop("control", None),
+            stream=_printer if printed else None,
+            stream_modes=printed,
         )
         if version == "v2":
             from engine.graph.stream_parts import graph_output, mappers_of
@@ -527,10 +527,11 @@ def _print_part(mode: str, ns: tuple[str, ...], chunk: Any) -> None:
     print(" ".join(parts))
 
 
-async def _with_root_ns(chunks: AsyncIterator[Any]) -> AsyncIterator[Any]:
-    """``(mode, chunk)`` stream parts as the root graph's ``(ns, mode, chunk)``."""
-    async for mode, chunk in chunks:
-        yield (), mode, chunk
+def _printer(mode: str, chunk: Any, ns: str) -> None:
+    """The sink of an ``invoke`` that only prints (``print_mode`` / ``debug``): the root
+    graph's parts, as LangGraph's ``invoke`` prints them."""
+    if not ns:
+        _print_part(mode, (), chunk)
 
 
 def _interrupt_list(given: Sequence[str] | str | None, compiled: list[str]) -> list[str]:
