@@ -16,6 +16,7 @@ __all__ = [
     "END",
     "START",
     "Command",
+    "Durability",
     "Interrupt",
     "Overwrite",
     "PregelTask",
@@ -33,6 +34,10 @@ __all__ = [
 
 START = "__start__"
 END = "__end__"
+
+Durability = Literal["sync", "async", "exit"]
+"""How a run saves its checkpoints: at each step before the next (``sync``), while the next
+runs (``async``), or once at the end (``exit``)."""
 
 StreamMode = Literal[
     "values", "updates", "messages", "custom", "tasks", "checkpoints", "debug", "tools"

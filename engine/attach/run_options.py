@@ -7,7 +7,8 @@ from typing import Any
 
 __all__ = ["options_taken", "real_stream_options", "with_context", "with_durability"]
 
-_RUN_OPTIONS = ("durability", "interrupt_before", "interrupt_after")
+_RUN_OPTIONS = ("durability", "interrupt_before", "interrupt_after", "debug", "print_mode")
+"""``debug`` and ``print_mode`` go to the app's graph, which prints what they ask for."""
 
 
 def options_taken(options: dict[str, Any]) -> dict[str, Any]:

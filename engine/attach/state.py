@@ -83,6 +83,33 @@ class AttachedState:
         await self._announce(config, new_config, values, as_node)
         return new_config
 
+    def bulk_update_state(
+        self, config: dict[str, Any], supersteps: Any, **kw: Any
+    ) -> dict[str, Any]:
+        return run_sync(self.abulk_update_state(config, supersteps, **kw))
+
+    async def abulk_update_state(
+        self, config: dict[str, Any], supersteps: Any, **kw: Any
+    ) -> dict[str, Any]:
+        """LangGraph's ``bulk_update_state``, one superstep (one checkpoint) at a time, each
+        announced as an ``update_state``'s."""
+        from engine.attach.translate import to_real_input
+
+        steps = [list(step) for step in supersteps]
+        if not steps:
+            raise ValueError("No supersteps provided")
+        if any(not step for step in steps):
+            raise ValueError("No updates provided")
+        for step in steps:
+            real_step = [type(u)(to_real_input(u.values), *u[1:]) for u in step]
+            new_config: dict[str, Any] = await self._real(
+                "bulk_update_state", _with_ns(config), [real_step], **kw
+            )
+            last = step[-1]
+            await self._announce(config, new_config, last.values, last.as_node)
+            config = new_config
+        return config
+
     async def _announce(
         self, config: dict[str, Any], new_config: dict[str, Any], values: Any, as_node: str | None
     ) -> None:

@@ -42,6 +42,18 @@ class Written:
     meta: dict[str, Any]
 
 
+def _check_thread(run: Any, config: dict[str, Any]) -> None:
+    """LangGraph's own refusal of a run with a saver and no ``configurable`` keys: the keys
+    the tap adds would hide their absence from it (and the saver would fail on them)."""
+    resolve = getattr(run, "_resolve_checkpointer", None)
+    saver = resolve(config) if resolve is not None else getattr(run, "checkpointer", None)
+    if saver:
+        raise ValueError(
+            "Checkpointer requires one or more of the following 'configurable' keys: "
+            "thread_id, checkpoint_ns, checkpoint_id"
+        )
+
+
 def _tapped(
     run: Any, config: dict[str, Any], kw: dict[str, Any], tap: Tap
 ) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -80,6 +92,8 @@ def _tapped(
         ns = str(conf.get(CONFIG_KEY_CHECKPOINT_NS) or "").split(NS_SEP)[:-1]
         tap(tuple(ns), "store", Written(fields, dict(config.get("metadata") or {})))
 
+    if not config.get(CONF):
+        _check_thread(run, config)
     conf = dict(config.get(CONF) or {})
     conf[CONFIG_KEY_STREAM] = StreamProtocol(nested, set(modes))
     # a run given a runtime takes its store from it, not from the graph: the graph's own,

@@ -324,6 +324,7 @@ class CompiledStateGraph(
         read from the stream of every graph's values, as LangGraph reads it (the last values
         of any graph, the interrupts of all)."""
         subgraphs = kwargs.pop("subgraphs", False)
+        printed = _printed_modes(self, kwargs.pop("print_mode", ()), kwargs.pop("debug", None))
         if stream_mode != "values" or subgraphs:
             from engine.graph.stream_parts import output_from_stream, values_stream_modes
 
@@ -341,6 +342,7 @@ class CompiledStateGraph(
                 _sync_call=kwargs.pop("_sync_call", False),
                 control=kwargs.pop("control", None),
                 version=version,
+                print_mode=printed,
             )
             if values:
                 return await output_from_stream(chunks, version)
@@ -355,6 +357,8 @@ class CompiledStateGraph(
             debugger=debugger,
             sync_call=kwargs.pop("_sync_call", False),
             control=kwargs.pop("control", None),
+            stream=_printer if printed else None,
+            stream_modes=printed,
         )
         if version == "v2":
             from engine.graph.stream_parts import graph_output, mappers_of
@@ -425,6 +429,11 @@ class CompiledStateGraph(
             modes, single = [stream_mode], True
         else:
             modes = list(stream_mode)
+        # modes printed to the console (``print_mode``; ``debug``: updates and values), as
+        # LangGraph prints them, streamed only when asked for as well
+        printed = _printed_modes(self, kwargs.get("print_mode", ()), kwargs.get("debug"))
+        wanted = set(modes)
+        modes += [m for m in printed if m not in wanted]
         queue: asyncio.Queue[Any] = asyncio.Queue()
         done = object()
         asked = asyncio.Event()  # the consumer took every chunk and waits for the next one
@@ -473,6 +482,10 @@ class CompiledStateGraph(
                     break
                 ns, mode, chunk = item
                 ns_t = tuple(ns.split("|")) if ns else ()
+                if printed and mode in printed:
+                    _print_part(mode, ns_t if subgraphs else (), chunk)
+                    if mode not in wanted:
+                        continue
                 if v2_part is not None:
                     yield v2_part(ns_t, mode, chunk)
                 elif subgraphs:
@@ -492,6 +505,33 @@ class CompiledStateGraph(
                 run_nested_sync(lambda: _collect(self.astream(input, config, **kwargs)), caller)
             )
         return iter_sync(self.astream(input, config, _sync_call=True, **kwargs))
+
+
+def _printed_modes(graph: Any, print_mode: Any, debug: bool | None) -> list[str]:
+    """The stream modes a run prints: LangGraph's ``print_mode``, or updates and values when
+    the run or the compiled graph asks for ``debug``."""
+    if debug or (debug is None and getattr(graph, "debug", False)):
+        return ["updates", "values"]
+    if isinstance(print_mode, str):
+        return [print_mode]
+    return list(print_mode or ())
+
+
+def _print_part(mode: str, ns: tuple[str, ...], chunk: Any) -> None:
+    """One printed part, as LangGraph prints it: the mode in bold, a nested graph's
+    namespace in yellow, the chunk's repr."""
+    parts = [f"\033[1m[{mode}]\033[0m"]
+    if ns:
+        parts.append(f"\033[1;30;33m[graph={ns}]\033[0m")
+    parts.append(repr(chunk))
+    print(" ".join(parts))
+
+
+def _printer(mode: str, chunk: Any, ns: str) -> None:
+    """The sink of an ``invoke`` that only prints (``print_mode`` / ``debug``): the root
+    graph's parts, as LangGraph's ``invoke`` prints them."""
+    if not ns:
+        _print_part(mode, (), chunk)
 
 
 def _interrupt_list(given: Sequence[str] | str | None, compiled: list[str]) -> list[str]:

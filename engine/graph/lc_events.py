@@ -133,10 +133,12 @@ class _Collector(BaseCallbackHandler):
         msg_id = str(getattr(chunk, "id", None) or "")
         reply = next((r for r in replies if r.message_id == msg_id), None)
         if reply is None:
-            name, tags = self.model_runs.pop(msg_id, None) or (
-                str(metadata.get("ls_model_name") or "chat_model"),
-                None,
-            )
+            noted = self.model_runs.pop(msg_id, None)
+            if noted is None:
+                # no model call said it streams this reply: a message a node returned (or
+                # pushed), which LangChain's events show as no chat model run
+                return
+            name, tags = noted
             reply = _Reply(msg_id, str(uuid.uuid4()), name, metadata, tags)
             replies.append(reply)
             self.emit(self._model_event("on_chat_model_start", owner, reply, {"input": {}}))

@@ -222,6 +222,12 @@ class PregelLoop(LoopCheckpoints, LoopInput, LoopStreaming):
 
     def _plan(self) -> list[Task]:
         tasks = plan_tasks(self.checkpoint, self.channels, self.graph.nodes, self.step, self.ns)
+        if self.checkpoint.get("updated_channels"):
+            # a plan after a step that names what it updated runs its triggered nodes in name
+            # order, as LangGraph's (the node order only where the checkpoint names none, as
+            # after ``update_state``): the order the stream shows them finishing in
+            pulls = sorted((t for t in tasks if t.kind == "pull"), key=lambda t: t.name)
+            tasks = [t for t in tasks if t.kind == "push"] + pulls
         for t in tasks:
             managed = getattr(t.node.spec, "managed", None)
             if managed and t.kind == "pull" and not t.node.hidden and isinstance(t.input, dict):

@@ -19,6 +19,7 @@ from engine.checkpoint.base import (
     empty_checkpoint,
     timestamp_of,
 )
+from engine.checkpoint.config_metadata import with_config_metadata
 from engine.core.ids import uuid7
 from engine.events import CheckpointSaved
 from engine.graph.algo import TASKS, Task, plan_tasks, task_path_str, without_untracked
@@ -199,6 +200,9 @@ class LoopCheckpoints:
             k: v for k, v in new["channel_versions"].items() if self._saved_versions.get(k) != v
         }
         saver = self.checkpointer
+        # what the saver keeps: the run config's own keys too (as LangGraph's savers add
+        # them); the stream shows the loop's metadata alone, as LangGraph's
+        saved_meta = with_config_metadata(metadata, self.config) if saver is not None else metadata
         config = {
             "configurable": {
                 "thread_id": self.thread_id,
@@ -209,17 +213,17 @@ class LoopCheckpoints:
         if saver is not None:
             if self.durability == "exit":
                 if self._deferred is None:
-                    self._deferred = (self.checkpoint_config, new, metadata, new_versions)
+                    self._deferred = (self.checkpoint_config, new, saved_meta, new_versions)
                 else:
                     prev_versions = self._deferred[3]
                     self._deferred = (
                         self._deferred[0],
                         new,
-                        metadata,
+                        saved_meta,
                         {**prev_versions, **new_versions},
                     )
             else:
-                await saver.aput(self.checkpoint_config, new, metadata, new_versions)
+                await saver.aput(self.checkpoint_config, new, saved_meta, new_versions)
         self._saved_versions = dict(new["channel_versions"])
         self.checkpoint = new
         self.metadata = metadata

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import datetime as dt
 import threading
 import uuid
@@ -10,16 +11,23 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from pydantic import BaseModel as PydanticModel
+
 from engine.checkpoint.base import INTERRUPT
 from engine.core.foreign import is_foreign_message
 from engine.graph.algo import is_internal_channel
-from engine.graph.channels import BaseChannel, MessagesChannel
+from engine.graph.channels import BaseChannel
 from engine.graph.subgraph_state import with_checkpoint_map
 from engine.messages import BaseMessage
 
 _PREVIOUS = "__previous__"
 """An entrypoint's saved value for its next run (``engine.func.constants.PREVIOUS``): not part
 of what a task result shows, as LangGraph streams only the output channel."""
+
+_RETURN = "__return__"
+_CALL = "__pregel_push"
+"""The trigger of a functional-API task call (``engine.func.constants.PUSH``)."""
+"""A functional-API task call's return value write (``engine.func.constants.RETURN``)."""
 
 TASK_METADATA_MODE = "__task_metadata__"
 """Not a stream of its own: a run streaming it gets each task's metadata on its ``tasks`` start
@@ -64,6 +72,35 @@ def _input_message_ids(value: Any) -> set[str]:
             if (isinstance(m, BaseMessage) or is_foreign_message(m)) and isinstance(m.id, str)
         )
     return ids
+
+
+def _is_message(value: Any) -> bool:
+    return isinstance(value, BaseMessage) or is_foreign_message(value)
+
+
+def _messages_in(value: Any) -> list[Any]:
+    """``value`` if it is a message, else the messages among its items (a sequence)."""
+    if _is_message(value):
+        return [value]
+    if isinstance(value, str | bytes | dict) or not isinstance(value, Sequence):
+        return []
+    return [m for m in value if _is_message(m)]
+
+
+def _result_messages(value: Any) -> list[Any]:
+    """The messages of a whole result: itself, its items, or its top-level fields' (each a
+    message or a sequence of them)."""
+    if _is_message(value) or (isinstance(value, Sequence) and not isinstance(value, str | bytes)):
+        return _messages_in(value)
+    if isinstance(value, dict):
+        fields: Any = value.values()
+    elif isinstance(value, PydanticModel):
+        fields = [getattr(value, k) for k in type(value).model_fields]
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        fields = [getattr(value, f.name) for f in dataclasses.fields(value)]
+    else:
+        return []
+    return [m for f in fields for m in _messages_in(f)]
 
 
 class LoopStreaming:
@@ -113,7 +150,12 @@ class LoopStreaming:
         if self.run.stream is not None and "messages" in self.run.stream_modes:
             # a message a task was given is not news when it comes back in its output (a
             # subgraph returning its whole history): the messages stream skips it
-            self.run.streamed_message_ids.update(_input_message_ids(task.input))
+            given = task.input
+            if task.triggers == [_CALL] and isinstance(given, tuple) and len(given) == 2:
+                # a task call's arguments, as LangGraph's ``{parameter: value}`` input
+                args, kwargs = given
+                given = {**dict(enumerate(args)), **kwargs}
+            self.run.streamed_message_ids.update(_input_message_ids(given))
         if self.run.stream is not None and not task.node.hidden:
             chunk: dict[str, Any] = {
                 "id": task.id,
@@ -147,7 +189,6 @@ class LoopStreaming:
         if run.stream is None or task.node.hidden:
             return
         if error is None and not interrupts and not interrupted:
-            state_writes = [(c, v) for c, v in task.writes if c in self.graph.spec.channels]
             update: Any
             if task.node.update_key is not None:
                 key = task.node.update_key
@@ -158,7 +199,7 @@ class LoopStreaming:
             if cached:
                 chunk["__metadata__"] = {"cached": True}
             elif "messages" in run.stream_modes:  # as LangGraph's: when the node ends, before
-                self._push_final_messages(task, state_writes)  # its update
+                self._push_final_messages(task)  # its update
             self._push("updates", chunk)
         elif interrupts:
             self._push("updates", {"__interrupt__": tuple(interrupts)})
@@ -216,19 +257,31 @@ class LoopStreaming:
             return None
         return parts[0] if len(parts) == 1 else parts
 
-    def _push_final_messages(self, task: Task, writes: list[tuple[str, Any]]) -> None:
-        """The messages a task wrote that were not streamed already (token by token, or as
-        the input of a task of this run)."""
-        meta = self.task_config(task)["metadata"]
-        for c, v in writes:
-            if not isinstance(self.graph.channels.get(c), MessagesChannel):
+    def _push_final_messages(self, task: Task) -> None:
+        """The messages a task returned that were not streamed already (token by token, or as
+        the input of a task of this run), as LangGraph finds them in a node's output: each
+        value written to the state that is a message or a sequence of them; in a whole result
+        (a task call's or an entrypoint's return value, what it saved, a single-value state)
+        the result itself, or its items, or its top-level fields."""
+        meta: dict[str, Any] | None = None
+        spec = self.graph.spec
+        whole = {_RETURN, _PREVIOUS, spec.result_key}
+        for c, v in task.writes:
+            if c in whole:
+                found = _result_messages(v)
+            elif c in spec.channels:
+                found = _messages_in(v)
+            else:
                 continue
-            for m in v if isinstance(v, list | tuple) else [v]:
-                if isinstance(m, BaseMessage) and m.id not in self.run.streamed_message_ids:
-                    if not m.id:  # the id add_messages would give it, given now
-                        m.id = str(uuid.uuid4())
-                    self.run.streamed_message_ids.add(m.id)
-                    self._push("messages", (m, meta))
+            for m in found:
+                if m.id in self.run.streamed_message_ids:
+                    continue
+                if not m.id:  # the id add_messages would give it, given now
+                    m.id = str(uuid.uuid4())
+                self.run.streamed_message_ids.add(m.id)
+                if meta is None:
+                    meta = self.task_config(task)["metadata"]
+                self._push("messages", (m, meta))
 
     def wants_checkpoints(self) -> bool:
         modes = self.run.stream_modes

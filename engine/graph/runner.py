@@ -227,9 +227,13 @@ async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> Non
                         output = pc.command
                     if callbacks is not None:
                         callbacks.end(output)
-                    if isinstance(output, Command) and output.graph == Command.PARENT:
+                    if (to_parent := _to_parent(output)) is not None:
                         raise ParentCommand(
-                            Command(update=output.update, goto=output.goto, resume=output.resume)
+                            Command(
+                                update=to_parent.update,
+                                goto=to_parent.goto,
+                                resume=to_parent.resume,
+                            )
                         )
                     task.writes = await _writes(loop, task, output, ctx)
                     if ctx.extra_writes:
@@ -360,6 +364,17 @@ async def _finished(
 
 
 _REASONS = frozenset(get_args(Route.model_fields["reason"].annotation))
+
+
+def _to_parent(output: Any) -> Command | None:
+    """The first ``Command(graph=Command.PARENT)`` a node returned, alone or in a list (a
+    tools node's commands): it goes to the parent graph, and the node's other writes with it
+    are dropped, as LangGraph's."""
+    items = output if isinstance(output, list | tuple) else (output,)
+    for item in items:
+        if isinstance(item, Command) and item.graph == Command.PARENT:
+            return item
+    return None
 
 
 async def run_step(loop: PregelLoop, tasks: Sequence[Task]) -> None:

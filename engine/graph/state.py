@@ -16,9 +16,10 @@ import warnings
 from collections.abc import Callable, Iterable, Sequence
 from typing import Annotated, Any, get_args, get_origin, get_type_hints
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from engine import serde
+from engine.core.foreign import to_family
 from engine.errors import ErrorCode, InvalidUpdateError, create_error_message
 from engine.graph.channels import (
     AppendListChannel,
@@ -29,7 +30,7 @@ from engine.graph.channels import (
 )
 from engine.graph.managed import ManagedValue, managed_of
 from engine.message_log import plain
-from engine.messages import add_messages
+from engine.messages import BaseMessage, add_messages
 from engine.types import Command
 
 __all__ = [
@@ -220,6 +221,9 @@ class StateSpec:
             _register_types(schema)
         self.is_pydantic = isinstance(schema, type) and issubclass(schema, BaseModel)
         self.is_dataclass = isinstance(schema, type) and dataclasses.is_dataclass(schema)
+        self.foreign_messages = False
+        """The pydantic schema's messages are LangChain's own (a ported program's state): a
+        node's input holds them as LangChain's (found when our messages fail validation)."""
 
     @property
     def keys(self) -> list[str]:
@@ -252,8 +256,18 @@ class StateSpec:
         """Node input in the schema's own type (dict for TypedDicts)."""
         if self.is_root:
             return plain(values.get(ROOT))
-        if self.is_pydantic:
-            return self.schema(**values)  # validated, as LangGraph builds a node's input
+        if self.is_pydantic:  # validated, as LangGraph builds a node's input
+            if self.foreign_messages:
+                return self.schema(**_langchain_messages(values))
+            try:
+                return self.schema(**values)
+            except ValidationError:
+                foreign = _langchain_messages(values)
+                if foreign is values:
+                    raise
+                state = self.schema(**foreign)
+                self.foreign_messages = True
+                return state
         if self.is_dataclass:
             try:
                 return self.schema(**values)
@@ -289,6 +303,27 @@ class StateSpec:
         )
 
 
+def _langchain_messages(values: dict[str, Any]) -> dict[str, Any]:
+    """``values`` with our messages (alone or in a list) as LangChain's own; ``values`` itself
+    when it holds none."""
+    out: dict[str, Any] | None = None
+    for k, v in values.items():
+        if isinstance(v, BaseMessage):
+            new: Any = to_family("langchain", v)
+        elif (
+            isinstance(v, Sequence)
+            and not isinstance(v, str | bytes)
+            and any(isinstance(m, BaseMessage) for m in v)
+        ):
+            new = [to_family("langchain", m) if isinstance(m, BaseMessage) else m for m in v]
+        else:
+            continue
+        if out is None:
+            out = dict(values)
+        out[k] = new
+    return values if out is None else out
+
+
 class UnknownStateKeyWarning(UserWarning):
     """A node (or an update) wrote keys the state does not have; they were dropped."""
 
@@ -319,11 +354,11 @@ def updates_from_output(
         if isinstance(obj, Command):
             commands.append(obj)
             if obj.update is not None:
-                add_update(obj.update)
+                add_update(obj.update, in_command=True)
             return
         add_update(obj)
 
-    def add_update(obj: Any) -> None:
+    def add_update(obj: Any, *, in_command: bool = False) -> None:
         if ROOT in keys:
             writes.append((ROOT, obj))
         elif isinstance(obj, dict):
@@ -342,8 +377,10 @@ def updates_from_output(
             writes.extend(
                 (f.name, getattr(obj, f.name)) for f in dataclasses.fields(obj) if f.name in keys
             )
-        elif isinstance(obj, list | tuple) and all(
-            isinstance(x, tuple) and len(x) == 2 for x in obj
+        elif (
+            in_command  # a ``Command``'s update may be ``(key, value)`` pairs; a return may not
+            and isinstance(obj, list | tuple)
+            and all(isinstance(x, tuple) and len(x) == 2 and isinstance(x[0], str) for x in obj)
         ):
             writes.extend((k, v) for k, v in obj if k in keys)
         else:
@@ -360,3 +397,20 @@ def updates_from_output(
     else:
         add(output)
     return writes, commands
+
+
+_GRAPH_CLASSES = {
+    "StateGraph": "engine.graph.builder",
+    "CompiledStateGraph": "engine.graph.compiled",
+}
+"""The classes LangGraph's ``langgraph.graph.state`` offers whose home is elsewhere: a program
+ported by imports finds them here, looked up on first use (they import this module)."""
+
+
+def __getattr__(name: str) -> Any:
+    home = _GRAPH_CLASSES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'engine.graph.state' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(home), name)

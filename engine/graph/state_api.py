@@ -18,6 +18,7 @@ from engine.checkpoint.base import (
     timestamp_of,
     version_number,
 )
+from engine.checkpoint.config_metadata import with_config_metadata
 from engine.core.aio import iter_sync, run_sync
 from engine.core.ids import new_run_id, uuid7
 from engine.errors import InvalidUpdateError
@@ -436,7 +437,8 @@ class StateAPI(SubgraphStateAPI):
         }
         if source == "fork":
             new_versions = {}
-        new_config = await saver.aput(parent_config, new, metadata, new_versions)  # type: ignore[arg-type]
+        saved_meta = with_config_metadata(metadata, config)  # the caller's keys, as LangGraph's
+        new_config = await saver.aput(parent_config, new, saved_meta, new_versions)  # type: ignore[arg-type]
         await self._emit_update(
             new_config, parent_config, before_values, channels, step, source, writer, saver
         )

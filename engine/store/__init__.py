@@ -32,9 +32,18 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from engine.store.access import _hits, _record, _record_get, access_summary
+from engine.store.namespaces import InvalidNamespaceError, check_namespace
 from engine.store.semantic import SemanticIndex, cosine
 
-__all__ = ["BaseStore", "InMemoryStore", "Item", "SearchItem", "SqliteStore", "access_summary"]
+__all__ = [
+    "BaseStore",
+    "InMemoryStore",
+    "InvalidNamespaceError",
+    "Item",
+    "SearchItem",
+    "SqliteStore",
+    "access_summary",
+]
 
 T = TypeVar("T")
 _SEP = "\x1f"
@@ -78,17 +87,8 @@ def _now() -> str:
 
 
 def _check_namespace(namespace: Any, *, allow_empty: bool = False) -> tuple[str, ...]:
-    if not isinstance(namespace, tuple | list):
-        raise TypeError(f"A namespace must be a tuple of strings, got {type(namespace).__name__}")
-    ns = tuple(namespace)
-    if not ns and not allow_empty:
-        raise ValueError("A namespace cannot be empty")
-    for label in ns:
-        if not isinstance(label, str) or not label or _SEP in label:
-            raise ValueError(
-                f"Invalid namespace label {label!r} in {ns!r}: labels are non-empty strings"
-            )
-    return ns
+    """``namespace`` checked (``engine.store.namespaces``); ``allow_empty`` False: a put's."""
+    return check_namespace(namespace, written=not allow_empty)
 
 
 def _encode_value(value: Any) -> str:
@@ -196,13 +196,13 @@ class BaseStore:
         _record("put", ns, key=key, value=json.loads(encoded))
 
     def get(self, namespace: tuple[str, ...], key: str) -> Item | None:
-        ns = _check_namespace(namespace)
+        ns = _check_namespace(namespace, allow_empty=True)
         row = self._read(ns, key)
         _record_get(ns, key, row)
         return None if row is None else _item(row, Item)
 
     def delete(self, namespace: tuple[str, ...], key: str) -> None:
-        ns = _check_namespace(namespace)
+        ns = _check_namespace(namespace, allow_empty=True)
         self._remove(ns, key)
         if self._index is not None:
             self._vectors.pop((ns, key), None)

@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from engine.store import BaseStore, Item, SearchItem
+from engine.store import BaseStore, InvalidNamespaceError, Item, SearchItem
 
-__all__ = ["BaseStore", "Item", "SearchItem"]
+__all__ = ["BaseStore", "InvalidNamespaceError", "Item", "SearchItem"]

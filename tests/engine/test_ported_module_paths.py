@@ -11,6 +11,7 @@ import engine
 
 PATHS = {
     "engine.graph": ["StateGraph", "START", "END", "add_messages", "MessagesState"],
+    "engine.graph.state": ["StateGraph", "CompiledStateGraph"],
     "engine.graph.message": [
         "add_messages",
         "MessagesState",
@@ -24,6 +25,8 @@ PATHS = {
         "Interrupt",
         "RetryPolicy",
         "CachePolicy",
+        "Durability",
+        "StreamMode",
         "GraphOutput",
         "StreamPart",
         "ValuesStreamPart",
@@ -31,8 +34,9 @@ PATHS = {
     ],
     "engine.checkpoint.memory": ["InMemorySaver", "MemorySaver"],
     "engine.checkpoint.sqlite": ["SqliteSaver"],
+    "engine.checkpoint.sqlite.aio": ["AsyncSqliteSaver"],
     "engine.store.memory": ["InMemoryStore"],
-    "engine.store.base": ["BaseStore", "Item", "SearchItem"],
+    "engine.store.base": ["BaseStore", "Item", "SearchItem", "InvalidNamespaceError"],
     "engine.store.sqlite": ["SqliteStore"],
     "engine.cache.memory": ["InMemoryCache"],
     "engine.cache.sqlite": ["SqliteCache"],
@@ -75,3 +79,10 @@ def test_an_unknown_name_in_engine_types_is_an_attribute_error() -> None:
 
     with pytest.raises(AttributeError, match="no attribute 'nothing_here'"):
         engine.types.nothing_here  # noqa: B018
+
+
+def test_an_unknown_name_in_engine_graph_state_is_an_attribute_error() -> None:
+    import engine.graph.state
+
+    with pytest.raises(AttributeError, match="no attribute 'nothing_here'"):
+        engine.graph.state.nothing_here  # noqa: B018

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from engine.store import BaseStore, InMemoryStore, SqliteStore
+from engine.store import BaseStore, InMemoryStore, InvalidNamespaceError, SqliteStore
 from tests.fixtures.store_clock import StoreClock
 
 
@@ -109,8 +109,13 @@ def test_only_json_objects_and_valid_namespaces(store: BaseStore):
         store.put(("a",), "k", {"when": object()})
     with pytest.raises(ValueError, match="cannot be empty"):
         store.put((), "k", {"x": 1})
-    with pytest.raises(ValueError, match="Invalid namespace label"):
+    with pytest.raises(InvalidNamespaceError, match="Namespace labels cannot be empty strings"):
         store.put(("a", ""), "k", {"x": 1})
+    with pytest.raises(InvalidNamespaceError, match="cannot contain periods"):
+        store.put(("a.b",), "k", {"x": 1})
+    with pytest.raises(InvalidNamespaceError, match='cannot be "langgraph"'):
+        store.put(("langgraph", "a"), "k", {"x": 1})
+    assert store.get((), "k") is None  # a read may name any namespace, as LangGraph's
     with pytest.raises(ValueError, match="non-empty string"):
         store.put(("a",), "", {"x": 1})
 

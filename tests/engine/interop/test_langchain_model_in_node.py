@@ -102,7 +102,9 @@ def test_the_engines_own_call_of_a_langchain_model_streams_each_token_once() -> 
     assert texts == ["one", " two", " three"]
 
 
-def test_a_model_call_tagged_nostream_stays_out_of_messages() -> None:
+def test_a_model_call_tagged_nostream_streams_no_tokens_only_its_message() -> None:
+    """Its tokens stay out of the messages stream; the message the node returns comes once
+    when the node ends, as on LangGraph (``docs_port/test_docs_node_messages``)."""
     llm = _scripted(LcAIMessage("quiet"), LcAIMessage("loud")).with_config(tags=["nostream"])
 
     def call_model(state: State) -> dict[str, Any]:
@@ -111,4 +113,4 @@ def test_a_model_call_tagged_nostream_stays_out_of_messages() -> None:
     graph = StateGraph(State).add_node("call_model", call_model)
     graph.add_edge(START, "call_model")
     stream = graph.compile().stream({"messages": [("user", "hi")]}, stream_mode="messages")
-    assert [chunk.content for chunk, _ in stream] == []
+    assert [chunk.content for chunk, _ in stream] == ["quiet"]
