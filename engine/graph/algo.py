@@ -35,6 +35,9 @@ __all__ = [
 
 TASKS = "__pregel_tasks"
 _PUSH_TRIGGER = ("__pregel_push",)
+RETURN = "__return__"
+"""A functional-API task's return value write (``engine.func.constants.RETURN``; the graph
+layer sits below ``engine.func``, so it names the channel itself)."""
 SPECIAL_WRITES = frozenset({ERROR, INTERRUPT, RESUME, NO_WRITES})
 
 

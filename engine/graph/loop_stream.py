@@ -15,7 +15,7 @@ from pydantic import BaseModel as PydanticModel
 
 from engine.checkpoint.base import INTERRUPT
 from engine.core.foreign import is_foreign_message
-from engine.graph.algo import is_internal_channel
+from engine.graph.algo import RETURN, is_internal_channel
 from engine.graph.channels import BaseChannel
 from engine.graph.subgraph_state import with_checkpoint_map
 from engine.messages import BaseMessage
@@ -24,10 +24,6 @@ _PREVIOUS = "__previous__"
 """An entrypoint's saved value for its next run (``engine.func.constants.PREVIOUS``): not part
 of what a task result shows, as LangGraph streams only the output channel."""
 
-_RETURN = "__return__"
-_CALL = "__pregel_push"
-"""The trigger of a functional-API task call (``engine.func.constants.PUSH``)."""
-"""A functional-API task call's return value write (``engine.func.constants.RETURN``)."""
 
 TASK_METADATA_MODE = "__task_metadata__"
 """Not a stream of its own: a run streaming it gets each task's metadata on its ``tasks`` start
@@ -151,7 +147,7 @@ class LoopStreaming:
             # a message a task was given is not news when it comes back in its output (a
             # subgraph returning its whole history): the messages stream skips it
             given = task.input
-            if task.triggers == [_CALL] and isinstance(given, tuple) and len(given) == 2:
+            if task.is_call and isinstance(given, tuple) and len(given) == 2:
                 # a task call's arguments, as LangGraph's ``{parameter: value}`` input
                 args, kwargs = given
                 given = {**dict(enumerate(args)), **kwargs}
@@ -265,7 +261,7 @@ class LoopStreaming:
         the result itself, or its items, or its top-level fields."""
         meta: dict[str, Any] | None = None
         spec = self.graph.spec
-        whole = {_RETURN, _PREVIOUS, spec.result_key}
+        whole = {RETURN, _PREVIOUS, spec.result_key}
         for c, v in task.writes:
             if c in whole:
                 found = _result_messages(v)

@@ -23,7 +23,7 @@ from engine.core.aio import iter_sync, run_sync
 from engine.core.ids import new_run_id, uuid7
 from engine.errors import InvalidUpdateError
 from engine.events import CheckpointSaved, StateUpdated
-from engine.graph.algo import Task, apply_writes, compute_writes, finish_waiting, plan_tasks
+from engine.graph.algo import RETURN, Task, apply_writes, compute_writes, finish_waiting, plan_tasks
 from engine.graph.channels import MISSING, BaseChannel
 from engine.graph.runtime import current_run
 from engine.graph.subgraph_state import SAVER_KEY, SubgraphStateAPI, with_checkpoint_map
@@ -42,10 +42,6 @@ __all__ = ["UPDATED_BY", "StateAPI"]
 UPDATED_BY = "__update__"
 """``versions_seen[UPDATED_BY]``: the nodes the latest ``update_state`` acted as (LangGraph
 keeps no record of an update's writer in the metadata; this is where ours is)."""
-
-_RETURN = "__return__"
-"""A functional-API task's return value write (``engine.func.constants.RETURN``; the graph
-layer sits below ``engine.func``, so it names the channel itself)."""
 
 
 def _error_repr(saved: Any) -> str:
@@ -177,7 +173,7 @@ class StateAPI(SubgraphStateAPI):
         key written more than once holds ``{"$writes": [...]}``); for a single-value state,
         that value; for a functional-API task, what it returned."""
         for c, v in output:
-            if c == _RETURN:
+            if c == RETURN:
                 return v
         single = self.spec.result_key
         keys = [single] if single is not None else self.output_keys
