@@ -193,6 +193,12 @@ class BaseTool:
     response_format: Literal["content", "content_and_artifact"] = "content"
     extras: dict[str, Any] | None = None
     """Provider-specific settings sent along with the tool's definition (e.g. ``defer_loading``)."""
+    handle_tool_error: bool | str | Callable[[ToolException], Any] | None = False
+    """A ``ToolException`` the tool raises becomes its answer (status "error"): ``True`` its
+    message, a string that string, a callable what it returns; falsy: it escapes."""
+    handle_validation_error: bool | str | Callable[[Exception], Any] | None = False
+    """Arguments not matching the schema become the answer: ``True`` "Tool input validation
+    error", a string that string, a callable what it returns; falsy: the tools node's rule."""
     injected: dict[str, Injection]
 
     def __init__(
@@ -204,9 +210,15 @@ class BaseTool:
         return_direct: bool | None = None,
         response_format: Literal["content", "content_and_artifact"] | None = None,
         extras: dict[str, Any] | None = None,
+        handle_tool_error: bool | str | Callable[[ToolException], Any] | None = None,
+        handle_validation_error: bool | str | Callable[[Exception], Any] | None = None,
     ) -> None:
         if extras is not None:
             self.extras = dict(extras)
+        if handle_tool_error is not None:
+            self.handle_tool_error = handle_tool_error
+        if handle_validation_error is not None:
+            self.handle_validation_error = handle_validation_error
         if name is not None:
             self.name = name
         if description is not None:
@@ -331,23 +343,39 @@ class BaseTool:
     async def ainvoke(self, input: Any, config: dict[str, Any] | None = None) -> Any:
         """Call the tool directly: a dict of args returns the output; a ToolCall returns a ToolMessage."""
         from engine.messages import ToolMessage
+        from engine.tool_errors import UNHANDLED, tool_error_answer
 
-        if (isinstance(input, dict) and input.get("type") == "tool_call") or (
+        is_call = (isinstance(input, dict) and input.get("type") == "tool_call") or (
             isinstance(input, dict) and {"name", "args", "id"} <= set(input)
-        ):
-            args = self.validate_args(input.get("args", {}))
-            out = await self.arun(args, **self.default_injections(input.get("id"), config))
+        )
+        call_id = input.get("id") if is_call else None
+        try:
+            given = input.get("args", {}) if is_call else input if isinstance(input, dict) else {}
+            args = self.validate_args(given)
+            out = await self.arun(args, **self.default_injections(call_id, config))
+        except Exception as exc:
+            own = tool_error_answer(self, exc)
+            if own is UNHANDLED:
+                raise
+            if not is_call:
+                return own
+            return ToolMessage(
+                content=own if isinstance(own, str | list) else str(own),
+                tool_call_id=call_id or "",
+                name=self.name,
+                status="error",
+            )
+        if is_call:
             from engine.types import Command
 
             if isinstance(out, Command | ToolMessage):
                 return out  # the tool answered for itself (LangChain passes these through)
             return ToolMessage(
                 content=out if isinstance(out, str) else json.dumps(out, default=str),
-                tool_call_id=input.get("id") or "",
+                tool_call_id=call_id or "",
                 name=self.name,
             )
-        args = self.validate_args(input if isinstance(input, dict) else {})
-        return await self.arun(args, **self.default_injections(None, config))
+        return out
 
     def invoke(self, input: Any, config: dict[str, Any] | None = None) -> Any:
         from engine.core.aio import run_sync
@@ -392,6 +420,8 @@ class StructuredTool(BaseTool):
         extras: dict[str, Any] | None = None,
         parse_docstring: bool = False,
         error_on_invalid_docstring: bool = False,
+        handle_tool_error: bool | str | Callable[[ToolException], Any] | None = None,
+        handle_validation_error: bool | str | Callable[[Exception], Any] | None = None,
     ) -> None:
         source = func or coroutine
         if source is None:
@@ -420,6 +450,8 @@ class StructuredTool(BaseTool):
             return_direct=return_direct,
             response_format=response_format,
             extras=extras,
+            handle_tool_error=handle_tool_error,
+            handle_validation_error=handle_validation_error,
         )
 
     @classmethod

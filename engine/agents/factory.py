@@ -13,6 +13,7 @@ order)::
     START -> entry;  BA in list order -> loop_entry;  BM in list order -> model;
     model -> AM[-1] ... AM[0] (reverse);  loop_exit -model_to_tools-> tools | loop_entry | exit;
     tools -tools_to_model-> loop_entry | exit;  AA[-1] ... AA[0] (reverse) -> END
+    (a hook's ``jump_to``: "model" -> loop_entry, "tools" -> tools, "end" -> exit)
 """
 
 from __future__ import annotations
@@ -199,7 +200,9 @@ def create_agent(
     if aa:
         for i in range(len(aa) - 1, 0, -1):
             hook_edge(node(aa[i], "after_agent"), node(aa[i - 1], "after_agent"))
-        graph.add_edge(node(aa[0], "after_agent"), END)
+        # the last one to run ends the run, unless it jumps: "end" goes to ``exit`` (the
+        # first after_agent to run, so the chain runs again), "model" to the loop entry
+        hook_edge(node(aa[0], "after_agent"), END)
 
     compiled = graph.compile(
         checkpointer=checkpointer,

@@ -2,8 +2,9 @@
 
 - ``ToolStrategy(schema)``: the schema becomes a tool (one per union member) the model must
   call (``tool_choice="any"``).  A valid call ends the loop with ``structured_response`` set
-  and a ToolMessage answering the call; an invalid one is answered with an error ToolMessage
-  (``status="error"``) so the model can try again (``handle_errors``).
+  and a ToolMessage answering the call; an invalid one is answered with a ToolMessage giving
+  the error so the model can try again (``handle_errors``); as LangChain's, that answer's
+  status stays "success", so a tools step after it ends the loop as a valid one would.
 - ``ProviderStrategy(schema)``: the provider's native JSON-schema response format; the final
   AIMessage text is parsed.
 - ``AutoStrategy(schema)`` (what a raw schema means): provider strategy when the model's
@@ -317,7 +318,7 @@ def handle_model_output(
         reply = strategy.error_reply(multi)
         if reply is None:
             raise multi
-        return ModelResponse([output, *(_answer(c, reply, error=True) for c in calls)])
+        return ModelResponse([output, *(_answer(c, reply) for c in calls)])
     call = calls[0]
     name = str(call.get("name"))
     try:
@@ -327,15 +328,11 @@ def handle_model_output(
         reply = strategy.error_reply(err)
         if reply is None:
             raise err from exc
-        return ModelResponse([output, _answer(call, reply, error=True)])
+        return ModelResponse([output, _answer(call, reply)])
     content = strategy.tool_message_content or f"Returning structured response: {value}"
-    return ModelResponse([output, _answer(call, content, error=False)], structured_response=value)
+    return ModelResponse([output, _answer(call, content)], structured_response=value)
 
 
-def _answer(call: ToolCall, content: str, *, error: bool) -> ToolMessage:
-    return ToolMessage(
-        content=content,
-        tool_call_id=call.get("id") or "",
-        name=call.get("name"),
-        status="error" if error else "success",
-    )
+def _answer(call: ToolCall, content: str) -> ToolMessage:
+    """The answer to a structured-output call, valid or not (LangChain's: status "success")."""
+    return ToolMessage(content=content, tool_call_id=call.get("id") or "", name=call.get("name"))

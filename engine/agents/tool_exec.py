@@ -41,6 +41,7 @@ from engine.middleware.types import ToolCallRequest
 from engine.observe.bus import current_emitter, span
 from engine.observe.faults import check_fault
 from engine.serde import to_jsonable
+from engine.tool_errors import UNHANDLED, tool_error_answer
 from engine.tools import BaseTool, ToolArgsValidationError, ToolException, ToolInvocationError
 from engine.types import Command
 
@@ -277,6 +278,11 @@ async def _run(
     except GraphBubbleUp:
         raise
     except Exception as exc:
+        own = tool_error_answer(tool, exc)  # the tool's own handle_tool_error & co. first
+        if own is not UNHANDLED:
+            return ToolMessage(
+                content=_content(own), name=name, tool_call_id=call_id, status="error"
+            ), exc
         model_args = _model_args(tool, call.get("args"))
         content = error_content(exc, handler, model_args)
         if content is None:

@@ -52,7 +52,8 @@ def test_25_tool_strategy_retries_after_bad_args_then_succeeds():
     assert kinds(msgs)[:2] == ["Human", "AI[Weather]"]
     error = msgs[2]
     assert isinstance(error, ToolMessage)
-    assert (error.status, error.tool_call_id, error.name) == ("error", "s1", "Weather")
+    # LangChain's answer to an invalid structured call keeps the default status
+    assert (error.status, error.tool_call_id, error.name) == ("success", "s1", "Weather")
     assert error.content.startswith(
         "Error: Failed to parse structured output for tool 'Weather': "
         "Failed to parse data to Weather: 1 validation error"  # LangChain's words
@@ -101,7 +102,7 @@ def test_multiple_structured_calls_get_one_error_each_then_retry():
         ]
     )
     out = create_agent(model, response_format=ToolStrategy(Weather | Wind)).invoke(ask())
-    errors = [m for m in out["messages"] if isinstance(m, ToolMessage) and m.status == "error"]
+    errors = [m for m in out["messages"] if isinstance(m, ToolMessage) and "Error" in m.content]
     text = (
         "Error: Model incorrectly returned multiple structured responses (Weather, Wind) when only one is "
         "expected.\n Please fix your mistakes."

@@ -1,0 +1,403 @@
+"""Docs programs, real LangChain vs ported by their imports vs attached: guardrails
+(``before_agent`` / ``after_agent`` hooks jumping to the end: an ``after_agent`` jump to "end"
+runs the ``after_agent`` chain again from its first node, as LangChain wires it), tools' own
+error handling (``handle_tool_error`` / ``handle_validation_error``, in an agent and called
+directly) with ``return_direct``, artifacts, injected state and call ids, and structured
+output errors (answered with LangChain's default status)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.engine.docs_port.port import compare
+
+pytest.importorskip("langchain_core")
+
+GUARDRAILS = r"""
+from typing import Any
+from langchain.agents import create_agent, AgentState
+from langchain.agents.middleware import before_agent, after_agent, before_model, after_model, hook_config, AgentMiddleware
+from langchain.messages import AIMessage, HumanMessage
+from langchain.tools import tool
+from langgraph.runtime import Runtime
+from langgraph.checkpoint.memory import InMemorySaver
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+class Scripted(GenericFakeChatModel):
+    seen: list = []
+    def bind_tools(self, tools, **kw):
+        self.seen.append(("bind", sorted(getattr(t, "name", None) or (t.get("name") if isinstance(t, dict) else None) or t["function"]["name"] for t in tools), kw.get("tool_choice")))
+        return self
+    def _generate(self, messages, stop=None, run_manager=None, **kw):
+        self.seen.append(("call", [(m.type, m.content if isinstance(m.content, str) else str(m.content)) for m in messages]))
+        return super()._generate(messages, stop=stop, run_manager=run_manager, **kw)
+def show(out):
+    for m in out["messages"]:
+        print(" ", type(m).__name__, repr(m.content)[:200], getattr(m, "tool_calls", None) and [(c["name"], c["args"]) for c in m.tool_calls], getattr(m, "tool_call_id", None), getattr(m, "name", None), getattr(m, "status", None))
+    print("  keys", sorted(out))
+
+
+@tool
+def search(q: str) -> str:
+    '''Search.'''
+    return f"found {q}"
+
+class ContentFilterMiddleware(AgentMiddleware):
+    def __init__(self, banned_keywords: list[str]):
+        super().__init__()
+        self.banned_keywords = [k.lower() for k in banned_keywords]
+
+    @hook_config(can_jump_to=["end"])
+    def before_agent(self, state: AgentState, runtime: Runtime) -> dict[str, Any] | None:
+        if not state["messages"]:
+            return None
+        first = state["messages"][0]
+        if first.type != "human":
+            return None
+        content = first.content.lower()
+        for kw in self.banned_keywords:
+            if kw in content:
+                return {"messages": [{"role": "assistant", "content": "I cannot process requests containing inappropriate content."}], "jump_to": "end"}
+        return None
+
+class SafetyGuardrailMiddleware(AgentMiddleware):
+    @hook_config(can_jump_to=["end"])
+    def after_agent(self, state: AgentState, runtime: Runtime) -> dict[str, Any] | None:
+        last = state["messages"][-1]
+        if "unsafe" in str(last.content):
+            last.content = "I cannot provide that response."
+            return {"messages": [last], "jump_to": "end"}
+        return None
+
+@after_model(can_jump_to=["end"])
+def check_output(state: AgentState, runtime: Runtime):
+    last = state["messages"][-1]
+    print("after_model sees", type(last).__name__, repr(last.content))
+    if "STOP" in last.content:
+        return {"messages": [AIMessage("stopped by guard")], "jump_to": "end"}
+    return None
+
+@before_model(can_jump_to=["end", "tools"])
+def count(state: AgentState, runtime: Runtime):
+    print("before_model", len(state["messages"]))
+    return None
+
+for i, (q, script) in enumerate([
+    ("how to hack a server", [AIMessage("never called")]),
+    ("hello", [AIMessage("", tool_calls=[{"name": "search", "args": {"q": "x"}, "id": "c1"}]), AIMessage("this is unsafe")]),
+    ("stop please", [AIMessage("STOP now", tool_calls=[{"name": "search", "args": {"q": "y"}, "id": "c2"}])]),
+    ("fine", [AIMessage("all good")]),
+]):
+    model = Scripted(messages=iter(script))
+    agent = create_agent(model, tools=[search], middleware=[ContentFilterMiddleware(["hack", "exploit"]), SafetyGuardrailMiddleware(), check_output, count], checkpointer=InMemorySaver())
+    cfg = {"configurable": {"thread_id": str(i)}}
+    print("==", q)
+    for chunk in agent.stream({"messages": [{"role": "user", "content": q}]}, cfg, stream_mode="updates"):
+        for node, upd in chunk.items():
+            print(" upd", node, None if upd is None else {k: ([(type(m).__name__, m.content if hasattr(m, 'content') else m) for m in v] if k == "messages" else v) for k, v in upd.items()})
+    st = agent.get_state(cfg)
+    show(st.values)
+    print("  next", st.next, st.metadata["step"])
+print(sorted(agent.get_graph().nodes))
+print(sorted((e.source, e.target, e.conditional) for e in agent.get_graph().edges))
+"""
+
+TOOLS_IN_AN_AGENT = r"""
+from typing import Annotated, Literal
+from pydantic import BaseModel, Field
+from langchain.agents import create_agent
+from langchain.tools import tool, ToolException, InjectedToolCallId, InjectedState
+from langchain.messages import AIMessage, ToolMessage
+from langgraph.types import Command
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+class Scripted(GenericFakeChatModel):
+    seen: list = []
+    def bind_tools(self, tools, **kw):
+        self.seen.append(("bind", sorted(getattr(t, "name", None) or (t.get("name") if isinstance(t, dict) else None) or t["function"]["name"] for t in tools), kw.get("tool_choice")))
+        return self
+    def _generate(self, messages, stop=None, run_manager=None, **kw):
+        self.seen.append(("call", [(m.type, m.content if isinstance(m.content, str) else str(m.content)) for m in messages]))
+        return super()._generate(messages, stop=stop, run_manager=run_manager, **kw)
+def show(out):
+    for m in out["messages"]:
+        print(" ", type(m).__name__, repr(m.content)[:200], getattr(m, "tool_calls", None) and [(c["name"], c["args"]) for c in m.tool_calls], getattr(m, "tool_call_id", None), getattr(m, "name", None), getattr(m, "status", None))
+    print("  keys", sorted(out))
+
+
+class WeatherInput(BaseModel):
+    '''Input for weather queries.'''
+    location: str = Field(description="City name or coordinates")
+    units: Literal["celsius", "fahrenheit"] = Field(default="celsius", description="Temperature unit preference")
+    include_forecast: bool = Field(default=False, description="Include 5-day forecast")
+
+@tool(args_schema=WeatherInput)
+def get_weather(location: str, units: str = "celsius", include_forecast: bool = False) -> str:
+    '''Get current weather and optional forecast.'''
+    temp = 22 if units == "celsius" else 72
+    result = f"Current weather in {location}: {temp} degrees {units[0].upper()}"
+    if include_forecast:
+        result += "\nNext 5 days: Sunny"
+    return result
+
+print(get_weather.name, get_weather.description, get_weather.args)
+
+@tool("calculator", description="Performs arithmetic calculations. Use this for any math problems.")
+def calc(expression: str) -> str:
+    '''Evaluate mathematical expressions.'''
+    return str(eval(expression))
+print(calc.name, calc.description, calc.args)
+
+@tool(return_direct=True)
+def final_answer(answer: str) -> str:
+    '''Give the final answer.'''
+    return f"FINAL: {answer}"
+
+@tool(response_format="content_and_artifact")
+def retrieve(query: str) -> tuple[str, list[dict]]:
+    '''Retrieve docs.'''
+    docs = [{"id": 1, "text": f"doc about {query}"}]
+    return f"{len(docs)} docs", docs
+
+@tool
+def flaky(x: int) -> str:
+    '''Always fails.'''
+    raise ToolException(f"bad x {x}")
+
+def custom_handler(e: ToolException) -> str:
+    return f"handled: {e}"
+@tool
+def flaky2(x: int) -> str:
+    '''Also fails.'''
+    raise ToolException("boom")
+flaky2.handle_tool_error = custom_handler
+@tool
+def flaky3(x: int) -> str:
+    '''Fails with a message.'''
+    raise ToolException("boom3")
+flaky3.handle_tool_error = "Tool failed, try again."
+
+@tool
+def update_name(name: str, tool_call_id: Annotated[str, InjectedToolCallId]) -> Command:
+    '''Update the user name.'''
+    return Command(update={"messages": [ToolMessage(f"name set to {name}", tool_call_id=tool_call_id)]})
+
+@tool
+def count_msgs(state: Annotated[dict, InjectedState]) -> str:
+    '''Count messages.'''
+    return f"{len(state['messages'])} messages"
+
+@tool
+def last_msg(messages: Annotated[list, InjectedState("messages")]) -> str:
+    '''Last message.'''
+    return str(messages[-1].content)[:40]
+
+flaky.handle_tool_error = True
+for t in [final_answer, retrieve, flaky, update_name, count_msgs, last_msg]:
+    print(t.name, sorted(t.args), t.return_direct, t.response_format)
+
+model = Scripted(messages=iter([
+    AIMessage("", tool_calls=[{"name": "retrieve", "args": {"query": "cats"}, "id": "a1"}, {"name": "flaky", "args": {"x": 3}, "id": "a2"}, {"name": "update_name", "args": {"name": "Ann"}, "id": "a3"}, {"name": "flaky2", "args": {"x": 1}, "id": "a4"}, {"name": "flaky3", "args": {"x": 1}, "id": "a5"}]),
+    AIMessage("", tool_calls=[{"name": "count_msgs", "args": {}, "id": "b1"}, {"name": "last_msg", "args": {}, "id": "b2"}, {"name": "get_weather", "args": {"location": "Paris", "include_forecast": True}, "id": "b3"}, {"name": "calculator", "args": {"expression": "2*21"}, "id": "b4"}]),
+    AIMessage("", tool_calls=[{"name": "final_answer", "args": {"answer": "42"}, "id": "c1"}]),
+    AIMessage("never"),
+]))
+agent = create_agent(model, tools=[get_weather, calc, final_answer, retrieve, flaky, flaky2, flaky3, update_name, count_msgs, last_msg])
+out = agent.invoke({"messages": [{"role": "user", "content": "go"}]})
+show(out)
+for m in out["messages"]:
+    if m.type == "tool":
+        print(m.name, repr(m.artifact), m.status)
+for s in model.seen:
+    print(s)
+"""
+
+TOOLS_CALLED_DIRECTLY = r"""
+from pydantic import BaseModel, Field
+from langchain.tools import tool, ToolException
+from langchain_core.tools import StructuredTool
+
+@tool
+def divide(a: int, b: int) -> float:
+    '''Divide a by b.'''
+    if b == 0:
+        raise ToolException("Cannot divide by zero")
+    return a / b
+divide.handle_tool_error = True
+print(repr(divide.invoke({"a": 4, "b": 0})))
+print(repr(divide.invoke({"a": 4, "b": 2})))
+m = divide.invoke({"type": "tool_call", "name": "divide", "args": {"a": 1, "b": 0}, "id": "c1"})
+print(type(m).__name__, repr(m.content), m.status, m.name, m.tool_call_id)
+divide.handle_tool_error = lambda e: f"Oops: {e}"
+print(repr(divide.invoke({"a": 4, "b": 0})))
+divide.handle_tool_error = "fixed text"
+print(repr(divide.invoke({"a": 4, "b": 0})))
+divide.handle_tool_error = False
+try:
+    divide.invoke({"a": 4, "b": 0})
+except Exception as e:
+    print("RAISED", type(e).__name__, e)
+divide.handle_validation_error = True
+print(repr(divide.invoke({"a": "x", "b": 1})))
+divide.handle_validation_error = "Bad input"
+print(repr(divide.invoke({"a": "x", "b": 1})))
+"""
+
+STRUCTURED_ERRORS = r"""
+from typing import Union
+from pydantic import BaseModel, Field
+from typing_extensions import TypedDict
+from langchain.agents import create_agent
+from langchain.agents.structured_output import ToolStrategy, ProviderStrategy, StructuredOutputValidationError, MultipleStructuredOutputsError
+from langchain.messages import AIMessage
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+class Scripted(GenericFakeChatModel):
+    seen: list = []
+    def bind_tools(self, tools, **kw):
+        self.seen.append(("bind", sorted(getattr(t, "name", None) or (t.get("name") if isinstance(t, dict) else None) or t["function"]["name"] for t in tools), kw.get("tool_choice")))
+        return self
+    def _generate(self, messages, stop=None, run_manager=None, **kw):
+        self.seen.append(("call", [(m.type, m.content if isinstance(m.content, str) else str(m.content)) for m in messages]))
+        return super()._generate(messages, stop=stop, run_manager=run_manager, **kw)
+def show(out):
+    for m in out["messages"]:
+        print(" ", type(m).__name__, repr(m.content)[:200], getattr(m, "tool_calls", None) and [(c["name"], c["args"]) for c in m.tool_calls], getattr(m, "tool_call_id", None), getattr(m, "name", None), getattr(m, "status", None))
+    print("  keys", sorted(out))
+
+
+class ProductRating(BaseModel):
+    rating: int | None = Field(description="Rating from 1-5", ge=1, le=5)
+    comment: str = Field(description="Review comment")
+
+class ContactInfo(BaseModel):
+    name: str = Field(description="Person's name")
+    email: str = Field(description="Email address")
+
+class EventDetails(BaseModel):
+    event_name: str
+    date: str
+
+def tc(name, args, id):
+    return AIMessage("", tool_calls=[{"name": name, "args": args, "id": id}])
+
+cases = [
+    ("default", ToolStrategy(ProductRating), [tc("ProductRating", {"rating": 10, "comment": "Amazing"}, "x1"), tc("ProductRating", {"rating": 5, "comment": "Amazing"}, "x2")]),
+    ("string", ToolStrategy(ProductRating, handle_errors="Please provide a valid rating between 1-5 and include a comment."), [tc("ProductRating", {"rating": 10, "comment": "A"}, "y1"), tc("ProductRating", {"rating": 4, "comment": "A"}, "y2")]),
+    ("only ValueError", ToolStrategy(ProductRating, handle_errors=ValueError), [tc("ProductRating", {"rating": 10, "comment": "A"}, "z1")]),
+    ("tuple", ToolStrategy(ProductRating, handle_errors=(ValueError, TypeError)), [tc("ProductRating", {"rating": 10, "comment": "A"}, "z1")]),
+    ("callable", ToolStrategy(ProductRating, handle_errors=lambda e: f"Custom: {type(e).__name__}"), [tc("ProductRating", {"comment": "A"}, "w1"), tc("ProductRating", {"rating": 2, "comment": "A"}, "w2")]),
+    ("False", ToolStrategy(ProductRating, handle_errors=False), [tc("ProductRating", {"rating": 10, "comment": "A"}, "v1")]),
+    ("union multiple", ToolStrategy(Union[ContactInfo, EventDetails]), [AIMessage("", tool_calls=[{"name": "ContactInfo", "args": {"name": "J", "email": "j@x"}, "id": "m1"}, {"name": "EventDetails", "args": {"event_name": "C", "date": "M"}, "id": "m2"}]), tc("ContactInfo", {"name": "J", "email": "j@x"}, "m3")]),
+    ("multiple False", ToolStrategy(Union[ContactInfo, EventDetails], handle_errors=False), [AIMessage("", tool_calls=[{"name": "ContactInfo", "args": {"name": "J", "email": "j@x"}, "id": "m1"}, {"name": "EventDetails", "args": {"event_name": "C", "date": "M"}, "id": "m2"}])]),
+    ("tool_message_content", ToolStrategy(ContactInfo, tool_message_content="Contact saved!"), [tc("ContactInfo", {"name": "J", "email": "j@x"}, "t1")]),
+    ("provider", ProviderStrategy(ContactInfo), [AIMessage('{"name": "P", "email": "p@x"}')]),
+    ("provider bad", ProviderStrategy(ContactInfo), [AIMessage('{"name": "P"}')]),
+    ("bare schema", ContactInfo, [tc("ContactInfo", {"name": "J", "email": "j@x"}, "b1")]),
+]
+for name, fmt, script in cases:
+    print("==", name)
+    model = Scripted(messages=iter(script))
+    model.seen.clear()
+    agent = create_agent(model, tools=[], response_format=fmt)
+    try:
+        out = agent.invoke({"messages": [{"role": "user", "content": "Parse this"}]})
+        show(out)
+        print("  structured", repr(out.get("structured_response")))
+    except Exception as e:
+        print("  RAISED", type(e).__name__, str(e)[:400])
+    print("  seen", [s[0] if s[0] == "call" else s for s in model.seen])
+"""
+
+STRUCTURED_MIXED = r"""
+from pydantic import BaseModel, Field
+from dataclasses import dataclass
+from typing_extensions import TypedDict
+from langchain.agents import create_agent
+from langchain.agents.structured_output import ToolStrategy, StructuredOutputValidationError
+from langchain.messages import AIMessage
+from langchain.tools import tool
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+class Scripted(GenericFakeChatModel):
+    seen: list = []
+    def bind_tools(self, tools, **kw):
+        self.seen.append(("bind", sorted(getattr(t, "name", None) or (t.get("name") if isinstance(t, dict) else None) or t["function"]["name"] for t in tools), kw.get("tool_choice")))
+        return self
+    def _generate(self, messages, stop=None, run_manager=None, **kw):
+        self.seen.append(("call", [(m.type, m.content if isinstance(m.content, str) else str(m.content)) for m in messages]))
+        return super()._generate(messages, stop=stop, run_manager=run_manager, **kw)
+def show(out):
+    for m in out["messages"]:
+        print(" ", type(m).__name__, repr(m.content)[:200], getattr(m, "tool_calls", None) and [(c["name"], c["args"]) for c in m.tool_calls], getattr(m, "tool_call_id", None), getattr(m, "name", None), getattr(m, "status", None))
+    print("  keys", sorted(out))
+
+class Weather(BaseModel):
+    '''Weather report.'''
+    temperature: float = Field(description="deg C")
+    condition: str
+
+@dataclass
+class Pt:
+    '''A point.'''
+    x: int
+    y: int
+
+class TD(TypedDict):
+    '''A typed dict answer.'''
+    a: int
+    b: str
+
+@tool
+def lookup(city: str) -> str:
+    '''Look up.'''
+    return f"{city}: sunny"
+
+def tc(*calls):
+    return AIMessage("", tool_calls=[{"name": n, "args": a, "id": i} for n, a, i in calls])
+
+class MyErr(Exception):
+    pass
+
+def handler(e: Exception) -> str:
+    if isinstance(e, StructuredOutputValidationError):
+        return f"validation for {e.tool_name}: fix it"
+    return "other"
+
+for label, fmt, script in [
+    ("mixed bad", ToolStrategy(Weather), [tc(("lookup", {"city": "P"}, "a"), ("Weather", {"temperature": "hot", "condition": "s"}, "b")), tc(("Weather", {"temperature": 3, "condition": "s"}, "c"))]),
+    ("mixed good", ToolStrategy(Weather), [tc(("lookup", {"city": "P"}, "a"), ("Weather", {"temperature": 5, "condition": "s"}, "b"))]),
+    ("dataclass", ToolStrategy(Pt), [tc(("Pt", {"x": 1, "y": "bad"}, "d")), tc(("Pt", {"x": 1, "y": 2}, "e"))]),
+    ("typeddict", ToolStrategy(TD), [tc(("TD", {"a": 1, "b": "z"}, "f"))]),
+    ("handler", ToolStrategy(Weather, handle_errors=handler), [tc(("Weather", {"condition": "s"}, "g")), tc(("Weather", {"temperature": 1, "condition": "s"}, "h"))]),
+    ("custom type not matching", ToolStrategy(Weather, handle_errors=MyErr), [tc(("Weather", {"condition": "s"}, "g"))]),
+    ("plain text then call", ToolStrategy(Weather), [AIMessage("I think sunny"), tc(("Weather", {"temperature": 1, "condition": "s"}, "h"))]),
+    ("json schema", ToolStrategy({"title": "Answer", "description": "An answer.", "type": "object", "properties": {"v": {"type": "integer"}}, "required": ["v"]}), [tc(("Answer", {"v": "x"}, "j")), tc(("Answer", {"v": 4}, "k"))]),
+]:
+    print("==", label)
+    model = Scripted(messages=iter(script)); model.seen.clear()
+    agent = create_agent(model, tools=[lookup], response_format=fmt)
+    try:
+        out = agent.invoke({"messages": [{"role": "user", "content": "weather?"}]})
+        show(out)
+        print("  structured", repr(out.get("structured_response")))
+    except Exception as e:
+        print("  RAISED", type(e).__name__, str(e)[:300])
+    print("  calls", sum(1 for s in model.seen if s[0] == "call"), [s for s in model.seen if s[0] == "bind"][:1])
+"""
+
+
+def test_guardrails_jump_to_the_end_from_agent_hooks() -> None:
+    compare(GUARDRAILS)
+
+
+def test_tools_handle_their_own_errors_in_an_agent() -> None:
+    compare(TOOLS_IN_AN_AGENT)
+
+
+def test_tools_handle_their_own_errors_when_called_directly() -> None:
+    compare(TOOLS_CALLED_DIRECTLY)
+
+
+def test_structured_output_errors_and_their_answers() -> None:
+    compare(STRUCTURED_ERRORS)
+
+
+def test_structured_output_mixed_with_tool_calls_and_schema_kinds() -> None:
+    compare(STRUCTURED_MIXED)
