@@ -1,4 +1,5 @@
-"""A tool's own error handling (``handle_tool_error`` / ``handle_validation_error``), as
+"""Tools' errors (``ToolException``, ``ToolInvocationError``, ``ToolArgsValidationError``) and a
+tool's own error handling (``handle_tool_error`` / ``handle_validation_error``), as
 langchain_core's tools apply it before the tools node sees anything: the tool answers with the
 handled text (a ``ToolMessage`` with status "error") instead of raising.
 
@@ -13,9 +14,49 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.tools import BaseTool, ToolArgsValidationError, ToolException
+__all__ = [
+    "UNHANDLED",
+    "ToolArgsValidationError",
+    "ToolException",
+    "ToolInvocationError",
+    "tool_error_answer",
+]
 
-__all__ = ["UNHANDLED", "tool_error_answer"]
+
+class ToolException(Exception):
+    """Raise inside a tool to report an error the model should see (with handle_tool_errors)."""
+
+
+class ToolInvocationError(ToolException):
+    """A tool call's arguments do not match the tool's schema, as the tools node reports it
+    (LangGraph's ``ToolInvocationError``): ``message`` is the text the model gets by default,
+    ``source`` the validation error, ``tool_kwargs`` the arguments the model sent."""
+
+    def __init__(self, tool_name: str, source: Exception, tool_kwargs: Any, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+        self.tool_name = tool_name
+        self.tool_kwargs = tool_kwargs
+        self.source = source
+
+
+class ToolArgsValidationError(ValueError):
+    """The model's arguments do not match the tool's schema."""
+
+    def __init__(self, tool_name: str, args: Any, errors: list[tuple[str, str]]) -> None:
+        # worded as pydantic words a failed validation of the tool's argument model, which is
+        # what LangChain's tools raise
+        n = len(errors)
+        detail = "".join(f"\n{loc}\n  {msg}" for loc, msg in errors)
+        super().__init__(f"{n} validation error{'' if n == 1 else 's'} for {tool_name}{detail}")
+        self.tool_name = tool_name
+        self.tool_args = args
+        """The arguments the model sent (``args`` is the exception's own message tuple)."""
+        self.errors = errors
+
+
+for _cls in (ToolException, ToolInvocationError, ToolArgsValidationError):
+    _cls.__module__ = "engine.tools"  # their public home, as tracebacks and reprs name them
 
 UNHANDLED: Any = object()
 """``tool_error_answer``'s "the tool does not handle this one"."""
@@ -42,8 +83,9 @@ def _apply(flag: Any, exc: BaseException, true_text: str) -> Any:
     )
 
 
-def tool_error_answer(tool: BaseTool, exc: BaseException) -> Any:
-    """The content ``tool`` answers ``exc`` with by its own settings, or ``UNHANDLED``."""
+def tool_error_answer(tool: Any, exc: BaseException) -> Any:
+    """The content ``tool`` (a ``BaseTool``) answers ``exc`` with by its own settings, or
+    ``UNHANDLED``."""
     if isinstance(exc, ToolArgsValidationError):
         flag = tool.handle_validation_error
         return _apply(flag, exc, "Tool input validation error") if flag else UNHANDLED

@@ -31,6 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from engine.core.aio import in_thread
 from engine.core.foreign import adapt
+from engine.tool_errors import ToolArgsValidationError, ToolException, ToolInvocationError
 from engine.tool_injection import (
     InjectedState,
     InjectedStore,
@@ -54,38 +55,6 @@ __all__ = [
     "ToolRuntime",
     "tool",
 ]
-
-
-class ToolException(Exception):
-    """Raise inside a tool to report an error the model should see (with handle_tool_errors)."""
-
-
-class ToolInvocationError(ToolException):
-    """A tool call's arguments do not match the tool's schema, as the tools node reports it
-    (LangGraph's ``ToolInvocationError``): ``message`` is the text the model gets by default,
-    ``source`` the validation error, ``tool_kwargs`` the arguments the model sent."""
-
-    def __init__(self, tool_name: str, source: Exception, tool_kwargs: Any, message: str) -> None:
-        super().__init__(message)
-        self.message = message
-        self.tool_name = tool_name
-        self.tool_kwargs = tool_kwargs
-        self.source = source
-
-
-class ToolArgsValidationError(ValueError):
-    """The model's arguments do not match the tool's schema."""
-
-    def __init__(self, tool_name: str, args: Any, errors: list[tuple[str, str]]) -> None:
-        # worded as pydantic words a failed validation of the tool's argument model, which is
-        # what LangChain's tools raise
-        n = len(errors)
-        detail = "".join(f"\n{loc}\n  {msg}" for loc, msg in errors)
-        super().__init__(f"{n} validation error{'' if n == 1 else 's'} for {tool_name}{detail}")
-        self.tool_name = tool_name
-        self.tool_args = args
-        """The arguments the model sent (``args`` is the exception's own message tuple)."""
-        self.errors = errors
 
 
 _SECTION = re.compile(

@@ -1,5 +1,6 @@
 """Agent middleware: the base class, request/response types, decorators and built-ins."""
 
+from engine.graph.runtime import Runtime
 from engine.graph.state import OmitFromInput, OmitFromOutput, PrivateStateAttr
 from engine.middleware import builtins as _builtins
 
@@ -42,6 +43,7 @@ __all__ = [
     "OmitFromOutput",
     "OutputAgentState",
     "PrivateStateAttr",
+    "Runtime",
     "ToolCallRequest",
     "TracePolicy",
     "after_agent",

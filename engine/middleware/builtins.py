@@ -19,6 +19,7 @@ from engine.middleware.internal_calls import (
     InternalCallTransformer,
     internal_call_metadata,
 )
+from engine.middleware.model_refusal import ModelRefusalMiddleware
 from engine.middleware.model_retry import ModelRetryMiddleware
 from engine.middleware.pii import (
     PIIDetectionError,
@@ -41,6 +42,7 @@ from engine.middleware.shell_execution import (
 from engine.middleware.shell_session import ShellSession
 from engine.middleware.shell_tool import ShellToolMiddleware, ShellToolState
 from engine.middleware.summarization import SummarizationMiddleware
+from engine.middleware.summarization_trigger import TriggerClause
 from engine.middleware.todo import PlanningState, Todo, TodoListMiddleware
 from engine.middleware.tool_emulator import LLMToolEmulator
 from engine.middleware.tool_error import ToolErrorMiddleware
@@ -64,6 +66,7 @@ __all__ = [
     "ModelCallLimitExceededError",
     "ModelCallLimitMiddleware",
     "ModelFallbackMiddleware",
+    "ModelRefusalMiddleware",
     "ModelRetryMiddleware",
     "PIIDetectionError",
     "PIIMatch",
@@ -84,6 +87,7 @@ __all__ = [
     "ToolRetryMiddleware",
     "ToolTimeoutError",
     "ToolTimeoutMiddleware",
+    "TriggerClause",
     "count_tokens_approximately",
     "detect_credit_card",
     "detect_email",

@@ -226,10 +226,11 @@ class SummarizationMiddleware(AgentMiddleware):
             "fraction" in c for c in self.trigger_clauses
         )
         if uses_fraction and self.max_input_tokens() is None:
-            raise ValueError(
+            raise ValueError(  # LangChain's words (a program may print them)
                 "Model profile information is required to use fractional token limits, and is "
-                "unavailable for the specified model. Use ('tokens', n) or ('messages', n) "
-                "instead, or give the model a profile with max_input_tokens."
+                "unavailable for the specified model. Please use absolute token counts instead, "
+                'or pass `\n\nChatModel(..., profile={"max_input_tokens": ...})`.\n\n'
+                "with a desired integer value of the model's maximum input tokens."
             )
         self.tools = []
 

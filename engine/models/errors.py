@@ -37,6 +37,7 @@ __all__ = [
     "ModelAuthenticationError",
     "ModelConnectionError",
     "ModelRateLimitError",
+    "ModelRefusalError",
     "ModelResponseError",
     "ModelTimeoutError",
     "RateLimitError",
@@ -131,6 +132,20 @@ class ServerError(ModelAPIError):
 
 class ModelResponseError(ChatModelError):
     """The server answered, but the reply is malformed or unusable."""
+
+
+class ModelRefusalError(ChatModelError):
+    """The model declined to produce the requested output (a refusal block in its reply;
+    ``ModelRefusalMiddleware`` raises it).  ``.raw_message`` is that reply."""
+
+    def __init__(
+        self,
+        message: str = "Model refused to produce the requested output",
+        *,
+        raw_message: object = None,
+    ) -> None:
+        super().__init__(message)
+        self.raw_message = raw_message
 
 
 class ReplayDivergenceError(ChatModelError):
