@@ -1,9 +1,11 @@
 """Names LangChain's modules export, ported: every name ``langchain.agents.middleware``,
 ``langchain.agents``, ``langchain.tools`` and ``langchain.messages`` export is in the engine's
-module (but the decision-model middleware, which needs langchain_core's decision models), and
+module (``langchain.tools.tool_node`` too; but the decision-model middleware, which needs langchain_core's decision models), and
 a docs program with ``ModelRefusalMiddleware`` (a refusal raised, caught by a fallback, and
 under a structured-output error), ``Runtime`` and ``TriggerClause`` from the middleware
-module, and summarization's error for a fraction without a model profile."""
+module, summarization's error for a fraction without a model profile, and ``wrap_tool_call``
+wrappers typed with ``langchain.tools.tool_node.ToolCallRequest`` (retry, rewrite, a
+``Command``) with a middleware state of private / input-only / output-only fields."""
 
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ NOT_PORTED = {"AutoModeMiddleware", "ModelChoice", "ModelRouterMiddleware"}
         ("langchain.agents.middleware", "engine.middleware"),
         ("langchain.agents", "engine.agents"),
         ("langchain.tools", "engine.tools"),
+        ("langchain.tools.tool_node", "engine.tools.tool_node"),
         ("langchain.messages", "engine.messages"),
     ],
 )
@@ -91,6 +94,102 @@ mw = SummarizationMiddleware(model=backup, trigger=[{"tokens": 100, "messages": 
 print(mw.trigger if hasattr(mw, "trigger") else None)
 """
 
+TOOL_WRAPPERS_AND_STATE = r"""
+from typing import Any, Callable, NotRequired
+from typing_extensions import TypedDict, Annotated
+from langchain.agents import create_agent, AgentState
+from langchain.agents.middleware import AgentMiddleware, wrap_tool_call, wrap_model_call, before_model, ModelRequest, ModelResponse, ExtendedModelResponse
+from langchain.agents.middleware.types import OmitFromInput, PrivateStateAttr, OmitFromOutput
+from langchain.tools import tool
+from langchain.tools.tool_node import ToolCallRequest
+from langchain.messages import AIMessage, ToolMessage, SystemMessage
+from langgraph.types import Command
+from langgraph.runtime import Runtime
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+class Scripted(GenericFakeChatModel):
+    seen: list = []
+    def bind_tools(self, tools, **kw):
+        self.seen.append(("bind", sorted(getattr(t, "name", None) or (t.get("name") if isinstance(t, dict) else None) or t["function"]["name"] for t in tools), kw.get("tool_choice")))
+        return self
+    def _generate(self, messages, stop=None, run_manager=None, **kw):
+        self.seen.append(("call", [(m.type, m.content if isinstance(m.content, str) else str(m.content)) for m in messages]))
+        return super()._generate(messages, stop=stop, run_manager=run_manager, **kw)
+def show(out):
+    for m in out["messages"]:
+        print(" ", type(m).__name__, repr(m.content)[:200], getattr(m, "tool_calls", None) and [(c["name"], c["args"]) for c in m.tool_calls], getattr(m, "tool_call_id", None), getattr(m, "name", None), getattr(m, "status", None))
+    print("  keys", sorted(out))
+
+class Ctx(TypedDict):
+    user: str
+
+@tool
+def lookup(q: str) -> str:
+    '''Look something up.'''
+    if q == "boom":
+        raise RuntimeError("lookup exploded")
+    return f"result for {q}"
+
+@wrap_tool_call
+def log_and_retry(request: ToolCallRequest, handler: Callable[[ToolCallRequest], ToolMessage | Command]) -> ToolMessage | Command:
+    print("tool call", request.tool_call["name"], request.tool_call["args"], request.tool.name if request.tool else None, len(request.state["messages"]), request.runtime.context)
+    if request.tool_call["args"].get("q") == "boom":
+        try:
+            return handler(request)
+        except Exception as e:
+            return ToolMessage(content=f"Tool error: Please check your input and try again. ({e})", tool_call_id=request.tool_call["id"])
+    if request.tool_call["args"].get("q") == "rewrite":
+        return handler(request.override(tool_call={**request.tool_call, "args": {"q": "rewritten"}}))
+    return handler(request)
+
+@wrap_tool_call
+def commander(request, handler):
+    result = handler(request)
+    if request.tool_call["args"].get("q") == "cmd":
+        return Command(update={"messages": [result], "counter": 1})
+    return result
+
+class CounterState(AgentState):
+    counter: NotRequired[int]
+    secret: NotRequired[Annotated[str, PrivateStateAttr]]
+    scratch: NotRequired[Annotated[str, OmitFromInput]]
+    hidden: NotRequired[Annotated[str, OmitFromOutput]]
+
+class CounterMiddleware(AgentMiddleware[CounterState]):
+    state_schema = CounterState
+    def before_model(self, state, runtime: Runtime[Ctx]):
+        print("before_model counter", state.get("counter"), state.get("secret"), state.get("scratch"), runtime.context)
+        return {"secret": "s", "scratch": "x", "hidden": "h"}
+    def wrap_model_call(self, request: ModelRequest, handler):
+        resp = handler(request)
+        return ExtendedModelResponse(model_response=resp, command=Command(update={"counter": (request.state.get("counter") or 0) + 10}))
+
+model = Scripted(messages=iter([
+    AIMessage("", tool_calls=[{"name": "lookup", "args": {"q": "boom"}, "id": "a"}]),
+    AIMessage("", tool_calls=[{"name": "lookup", "args": {"q": "rewrite"}, "id": "b"}]),
+    AIMessage("", tool_calls=[{"name": "lookup", "args": {"q": "cmd"}, "id": "c"}]),
+    AIMessage("done"),
+]))
+agent = create_agent(model, tools=[lookup], middleware=[log_and_retry, commander, CounterMiddleware()], context_schema=Ctx,
+                     system_prompt=SystemMessage(content=[{"type": "text", "text": "You are an AI.", "cache_control": {"type": "ephemeral"}}]))
+out = agent.invoke({"messages": [{"role": "user", "content": "go"}], "counter": 0}, context={"user": "ann"})
+show(out)
+print({k: v for k, v in out.items() if k != "messages"})
+for s in model.seen:
+    print(s)
+print(sorted(agent.get_input_jsonschema()["properties"]))
+print(sorted(agent.get_output_jsonschema()["properties"]))
+print(agent.get_graph().draw_mermaid())
+try:
+    agent2 = create_agent(Scripted(messages=iter([AIMessage("", tool_calls=[{"name": "lookup", "args": {"q": str(i)}, "id": f"l{i}"}]) for i in range(20)])), tools=[lookup])
+    agent2.invoke({"messages": [{"role": "user", "content": "loop"}]}, {"recursion_limit": 5})
+except Exception as e:
+    print("RAISED", type(e).__name__, str(e)[:300])
+"""
+
 
 def test_refusals_raise_with_the_refusal_middleware() -> None:
     compare(REFUSALS)
+
+
+def test_tool_wrappers_from_the_tool_node_path_and_annotated_state() -> None:
+    compare(TOOL_WRAPPERS_AND_STATE)
