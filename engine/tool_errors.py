@@ -41,13 +41,14 @@ class ToolInvocationError(ToolException):
 
 
 class ToolArgsValidationError(ValueError):
-    """The model's arguments do not match the tool's schema."""
+    """The model's arguments do not match the tool's schema.  ``errors``: (location, message)
+    pairs; an empty location is the schema's own check (a model validator)."""
 
     def __init__(self, tool_name: str, args: Any, errors: list[tuple[str, str]]) -> None:
         # worded as pydantic words a failed validation of the tool's argument model, which is
         # what LangChain's tools raise
         n = len(errors)
-        detail = "".join(f"\n{loc}\n  {msg}" for loc, msg in errors)
+        detail = "".join(f"\n{loc}\n  {msg}" if loc else f"\n  {msg}" for loc, msg in errors)
         super().__init__(f"{n} validation error{'' if n == 1 else 's'} for {tool_name}{detail}")
         self.tool_name = tool_name
         self.tool_args = args

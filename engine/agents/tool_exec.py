@@ -68,7 +68,8 @@ def _model_args(tool: BaseTool | None, args: Any) -> Any:
 
 
 def validation_message(exc: ToolArgsValidationError, args: Any) -> str:
-    detail = "\n".join(f"{loc}: {msg}" for loc, msg in exc.errors)  # LangGraph: one per line
+    # LangGraph: one per line, only those on an argument (not a model validator's own)
+    detail = "\n".join(f"{loc}: {msg}" for loc, msg in exc.errors if loc)
     return INVOCATION_ERROR.format(name=exc.tool_name, kwargs=args, error=detail)
 
 

@@ -283,9 +283,7 @@ class BaseTool:
         try:
             obj = schema.model_validate(args)
         except ValidationError as exc:
-            errors = [
-                (".".join(str(x) for x in e["loc"]) or "args", e["msg"]) for e in exc.errors()
-            ]
+            errors = [(".".join(str(x) for x in e["loc"]), e["msg"]) for e in exc.errors()]
             raise ToolArgsValidationError(self.name, args, errors) from None
         return {
             k: getattr(obj, k)
