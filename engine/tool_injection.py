@@ -11,6 +11,8 @@ from typing import Annotated, Any, Generic, Literal, Union, get_args, get_origin
 
 from typing_extensions import TypeVar
 
+from engine.core.execution import ExecutionInfo, ServerInfo
+
 __all__ = [
     "InjectedState",
     "InjectedStore",
@@ -49,6 +51,10 @@ ToolContextT = TypeVar("ToolContextT", default=Any)
 ToolStateT = TypeVar("ToolStateT", default=Any)
 
 
+def _drop(_delta: Any) -> None:
+    return None
+
+
 @dataclass
 class ToolRuntime(Generic[ToolContextT, ToolStateT]):
     """Everything a tool may need about the run; a ``runtime: ToolRuntime`` parameter (or
@@ -62,8 +68,16 @@ class ToolRuntime(Generic[ToolContextT, ToolStateT]):
     store: Any = None
     tools: list[Any] = field(default_factory=list)
     """The tools available to the agent (a reviewer may redirect a call to another one)."""
-    output_sink: Callable[[Any], None] = lambda _delta: None
-    """Where ``emit_output_delta`` sends a partial output (the run's ``tools`` stream)."""
+    execution_info: ExecutionInfo | None = None
+    """The run's execution info (thread and run ids, the node's attempt), as the graph's
+    ``Runtime`` gives it."""
+    server_info: ServerInfo | None = None
+    """The server the run is on, when it is (else None)."""
+
+    def __post_init__(self) -> None:
+        # not a field (LangChain's ToolRuntime has none such; programs list the fields)
+        self.output_sink: Callable[[Any], None] = _drop
+        """Where ``emit_output_delta`` sends a partial output (the run's ``tools`` stream)."""
 
     def emit_output_delta(self, delta: Any) -> None:
         """Stream a piece of this tool's output before it returns (a ``tool-output-delta``

@@ -182,6 +182,8 @@ class ToolNode:
             tool_call_id=call.get("id"),
             store=store,
             tools=list(self.tools_by_name.values()),
+            execution_info=runtime.execution_info if runtime is not None else None,
+            server_info=runtime.server_info if runtime is not None else None,
         )
         events = tool_events(call.get("id"), str(call.get("name")))
         if events is not None:

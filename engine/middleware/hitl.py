@@ -227,6 +227,8 @@ class HumanInTheLoopMiddleware(AgentMiddleware):
             stream_writer=getattr(runtime, "stream_writer", lambda _chunk: None),
             tool_call_id=call.get("id"),
             store=getattr(runtime, "store", None),
+            execution_info=getattr(runtime, "execution_info", None),
+            server_info=getattr(runtime, "server_info", None),
         )
         return bool(when(ToolCallRequest(call, None, state, tool_runtime)))
 
