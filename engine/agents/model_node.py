@@ -260,7 +260,7 @@ class ModelNode:
 
     async def call_model(self, request: ModelRequest) -> ModelResponse:
         model = self.model if request.model is self.given_model else _resolve_model(request.model)
-        strategy = resolve_strategy(request.response_format, model)
+        strategy = resolve_strategy(request.response_format, model, with_tools=bool(request.tools))
         kwargs = self._bind(request, strategy)
         # a langchain_core model: bound as LangChain's agent binds it (the class attribute: our
         # models answer unknown attributes from their langchain face)

@@ -279,10 +279,13 @@ def as_strategy(response_format: Any) -> ResponseFormat | None:
     return AutoStrategy(response_format)
 
 
-def resolve_strategy(strategy: Any, model: Any) -> ToolStrategy | ProviderStrategy | None:
-    """The concrete strategy for one call (``AutoStrategy`` decided by the model's profile)."""
+def resolve_strategy(
+    strategy: Any, model: Any, *, with_tools: bool = False
+) -> ToolStrategy | ProviderStrategy | None:
+    """The concrete strategy for one call (``AutoStrategy`` decided by the model's profile;
+    ``with_tools``: the call binds tools too)."""
     if isinstance(strategy, AutoStrategy):
-        if native_structured_output(model):
+        if native_structured_output(model, with_tools=with_tools):
             return strategy.provider_strategy
         return strategy.tool_strategy
     if isinstance(strategy, ToolStrategy | ProviderStrategy):

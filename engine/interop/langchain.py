@@ -130,8 +130,14 @@ class LangChainChatModel(BaseChatModel):
     """Our chat model over a langchain_core ``BaseChatModel`` (see the module docstring)."""
 
     def __init__(self, lc_model: Any) -> None:
-        # structured output goes through the tool strategy: every tool-calling model has it
-        super().__init__(model_name_of(lc_model), profile=ModelProfile(structured_output=False))
+        # native structured output when its profile says so (else its name decides), as
+        # LangChain's agent decides for the auto strategy
+        profile = getattr(lc_model, "profile", None)
+        declared = profile.get("structured_output") if isinstance(profile, Mapping) else None
+        super().__init__(
+            model_name_of(lc_model),
+            profile=ModelProfile(structured_output=True if declared else None),
+        )
         self.lc_model = lc_model
 
     def __repr__(self) -> str:

@@ -21,12 +21,18 @@ _NATIVE_FAMILIES = re.compile(
 ``gpt-5.1``, ``azure/gpt-4.1``), not anywhere inside it."""
 
 
-def native_structured_output(model: Any) -> bool:
-    """Does ``model`` (one of ours, or a name) answer in a JSON schema natively?"""
+def native_structured_output(model: Any, *, with_tools: bool = False) -> bool:
+    """Does ``model`` (one of ours, or a name) answer in a JSON schema natively?
+    ``with_tools``: the call binds tools too (a Gemini before the 3 series, LangChain says,
+    cannot use both at once: its profile is not taken then, only its name)."""
     if isinstance(model, str):
         return bool(_NATIVE_FAMILIES.search(model))
-    declared = getattr(getattr(model, "profile", None), "structured_output", None)
-    if declared is not None:
-        return bool(declared)
     name = getattr(model, "model_name", None)
+    declared = getattr(getattr(model, "profile", None), "structured_output", None)
+    if declared is not None and not (declared and with_tools and _older_gemini(name)):
+        return bool(declared)
     return isinstance(name, str) and bool(_NATIVE_FAMILIES.search(name))
+
+
+def _older_gemini(name: Any) -> bool:
+    return isinstance(name, str) and "gemini" in name.lower() and "gemini-3" not in name.lower()

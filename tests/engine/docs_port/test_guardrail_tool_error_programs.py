@@ -3,7 +3,9 @@
 runs the ``after_agent`` chain again from its first node, as LangChain wires it), tools' own
 error handling (``handle_tool_error`` / ``handle_validation_error``, in an agent and called
 directly) with ``return_direct``, artifacts, injected state and call ids, and structured
-output errors (answered with LangChain's default status)."""
+output errors (answered with LangChain's default status), and the strategy a bare schema
+gets: the provider's when a langchain_core model's profile says it has native structured
+output, as LangChain decides."""
 
 from __future__ import annotations
 
@@ -382,6 +384,59 @@ for label, fmt, script in [
     print("  calls", sum(1 for s in model.seen if s[0] == "call"), [s for s in model.seen if s[0] == "bind"][:1])
 """
 
+PROVIDER_OR_TOOL_STRATEGY = r"""
+from pydantic import BaseModel, Field
+from langchain.agents import create_agent
+from langchain.agents.structured_output import ProviderStrategy, ToolStrategy, AutoStrategy
+from langchain.messages import AIMessage
+from langchain.tools import tool
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+class Scripted(GenericFakeChatModel):
+    seen: list = []
+    def bind_tools(self, tools, **kw):
+        self.seen.append(("bind_tools", [getattr(t, "name", None) or t.get("name") or t.get("function", {}).get("name") or t.get("type") for t in tools], {k: (v if k != "response_format" else sorted(v) if isinstance(v, dict) else v) for k, v in kw.items()}))
+        return self
+    def bind(self, **kw):
+        self.seen.append(("bind", {k: (sorted(v) if isinstance(v, dict) else v) for k, v in kw.items()}))
+        return self
+    def with_structured_output(self, schema, **kw):
+        self.seen.append(("wso", schema, kw))
+        return self
+
+class Contact(BaseModel):
+    '''Contact details.'''
+    name: str = Field(description="The name")
+    email: str
+
+@tool
+def lookup(name: str) -> str:
+    '''Look up.'''
+    return name + "@x"
+
+for label, fmt, profile in [
+    ("provider", ProviderStrategy(Contact), None),
+    ("provider strict", ProviderStrategy(Contact, strict=True), None),
+    ("auto, no profile", Contact, None),
+    ("auto, profile", Contact, {"structured_output": True}),
+    ("AutoStrategy, profile", AutoStrategy(Contact), {"structured_output": True}),
+    ("json schema provider", ProviderStrategy({"title": "C", "type": "object", "properties": {"n": {"type": "string"}}, "required": ["n"]}), None),
+]:
+    print("==", label)
+    script = [AIMessage("", tool_calls=[{"name": "lookup", "args": {"name": "J"}, "id": "l1"}]),
+              AIMessage('{"name": "J", "email": "j@x"}', tool_calls=[]) if "json" not in label else AIMessage('{"n": "v"}'),
+              AIMessage("", tool_calls=[{"name": "Contact", "args": {"name": "J", "email": "j@x"}, "id": "c1"}])]
+    kw = {"profile": profile} if profile else {}
+    model = Scripted(messages=iter(script), **kw); model.seen.clear()
+    agent = create_agent(model, tools=[lookup], response_format=fmt)
+    try:
+        out = agent.invoke({"messages": [{"role": "user", "content": "J's contact"}]})
+        print(" ", [(m.type, m.content) for m in out["messages"]], repr(out.get("structured_response")))
+    except Exception as e:
+        print("  RAISED", type(e).__name__, str(e)[:300])
+    for s in model.seen:
+        print(" ", s)
+"""
+
 
 def test_guardrails_jump_to_the_end_from_agent_hooks() -> None:
     compare(GUARDRAILS)
@@ -401,3 +456,7 @@ def test_structured_output_errors_and_their_answers() -> None:
 
 def test_structured_output_mixed_with_tool_calls_and_schema_kinds() -> None:
     compare(STRUCTURED_MIXED)
+
+
+def test_the_auto_strategy_follows_a_langchain_models_profile() -> None:
+    compare(PROVIDER_OR_TOOL_STRATEGY)
