@@ -107,6 +107,10 @@ class HookNode:
         jump = out.pop("jump_to")
         if jump is None or not self.can_jump_to:
             return out, None
+        if jump not in ("model", "tools", "end"):
+            # not a place to jump to: the hook's default edge is taken (LangChain's way)
+            out["jump_to"] = jump
+            return out, None
         if jump not in self.can_jump_to:
             raise ValueError(
                 f"{self.node} returned jump_to={jump!r}, but it may only jump to {self.can_jump_to} "

@@ -79,8 +79,8 @@ class Topology:
             return self.exit
         if jump == "tools":
             if not self.has_tools:
-                raise ValueError(
-                    f"{source} returned jump_to='tools', but the agent has no tools node"
+                raise ValueError(  # as LangGraph words a branch to a node it does not have
+                    f"At '{source}' node, 'jump_edge' branch found unknown target 'tools'"
                 )
             return "tools"
         raise ValueError(f"{source} returned jump_to={jump!r}; expected 'model', 'tools' or 'end'")

@@ -177,10 +177,19 @@ def _clears_history(messages: list[Any] | tuple[Any, ...]) -> bool:
     )
 
 
-def _checked_command(cmd: Command, tool_name: str, call_id: str) -> Command:
+_COMMAND_EXAMPLE = {
+    "state": '`Command(update={"messages": [ToolMessage("Success", tool_call_id=tool_call_id), ...]}, ...)`',
+    "other": '`Command(update=[ToolMessage("Success", tool_call_id=tool_call_id), ...], ...)`',
+}
+"""The fix LangGraph's error suggests: for a tools node given the state (a dict), else (tool
+calls sent to it, as the agent sends them, or a list of messages)."""
+
+
+def _checked_command(cmd: Command, tool_name: str, call_id: str, input_kind: str) -> Command:
     """A tool's ``Command`` as the tools node writes it: a copy (the tool's own object is left
     as it returned it) whose ``ToolMessage`` answering this call is named after the tool; it
-    must have one unless it goes to the parent graph or clears the history."""
+    must have one unless it goes to the parent graph or clears the history.  ``input_kind``:
+    what the tools node was given (``ToolNode._parse``'s kinds)."""
     update = cmd.update
     if not isinstance(update, Mapping | list | tuple):
         return cmd
@@ -203,14 +212,16 @@ def _checked_command(cmd: Command, tool_name: str, call_id: str) -> Command:
         f"Expected to have a matching ToolMessage in Command.update for tool '{tool_name}', got: {messages}. "
         "Every tool call (LLM requesting to call a tool) in the message history MUST have a corresponding "
         "ToolMessage. You can fix it by modifying the tool to return "
-        '`Command(update={"messages": [ToolMessage("Success", tool_call_id=tool_call_id)], ...})`.'
+        f"{_COMMAND_EXAMPLE['state' if input_kind == 'state' else 'other']}."
     )
 
 
-def as_tool_result(out: Any, tool: BaseTool, call_id: str) -> ToolMessage | Command:
+def as_tool_result(
+    out: Any, tool: BaseTool, call_id: str, input_kind: str = "calls"
+) -> ToolMessage | Command:
     """A tool's return value as what the tools node writes."""
     if isinstance(out, Command):
-        return _checked_command(out, tool.name, call_id)
+        return _checked_command(out, tool.name, call_id, input_kind)
     if isinstance(out, ToolMessage):
         if not out.tool_call_id:
             out.tool_call_id = call_id
@@ -259,7 +270,7 @@ def _injected(tool: BaseTool, request: ToolCallRequest) -> dict[str, Any]:
 
 
 async def _run(
-    request: ToolCallRequest, handler: ErrorHandler, known: list[str]
+    request: ToolCallRequest, handler: ErrorHandler, known: list[str], input_kind: str
 ) -> tuple[ToolMessage | Command, Exception | None]:
     call = request.tool_call
     name = str(call.get("name"))
@@ -291,21 +302,21 @@ async def _run(
                 raise invocation_error(exc, model_args) from exc
             raise
         return ToolMessage(content=content, name=name, tool_call_id=call_id, status="error"), exc
-    return as_tool_result(out, tool, call_id), None
+    return as_tool_result(out, tool, call_id, input_kind), None
 
 
 async def execute_tool_call(
-    request: ToolCallRequest, handler: ErrorHandler, known: list[str]
+    request: ToolCallRequest, handler: ErrorHandler, known: list[str], *, input_kind: str = "calls"
 ) -> ToolMessage | Command:
     """Run one call (the innermost handler of ``wrap_tool_call``), with tool events (and its
     ``tools`` stream chunks, for a run that streams them)."""
     call = request.tool_call
     events = tool_events(call.get("id"), str(call.get("name"))) if request.tool else None
     if events is None:
-        return await _execute_observed(request, handler, known)
+        return await _execute_observed(request, handler, known, input_kind)
     events.started(call.get("args"))
     try:
-        result = await _execute_observed(request, handler, known, events)
+        result = await _execute_observed(request, handler, known, input_kind, events)
     except GraphBubbleUp:
         raise
     except Exception as exc:
@@ -319,11 +330,12 @@ async def _execute_observed(
     request: ToolCallRequest,
     handler: ErrorHandler,
     known: list[str],
+    input_kind: str,
     events: ToolEvents | None = None,
 ) -> ToolMessage | Command:
     em = current_emitter()
     if em is None or not em.active:
-        result, handled = await _run(request, handler, known)
+        result, handled = await _run(request, handler, known, input_kind)
         if handled is not None and events is not None:
             events.error(handled)
         return result
@@ -339,7 +351,7 @@ async def _execute_observed(
     await em.emit(ToolStarted, **ids, args=to_jsonable(call.get("args"), max_str=4000))
     try:
         with s:
-            result, handled = await _run(request, handler, known)
+            result, handled = await _run(request, handler, known, input_kind)
     except BaseException as exc:
         error = None if isinstance(exc, GraphBubbleUp) else ErrorInfo.from_exception(exc)
         await em.emit(

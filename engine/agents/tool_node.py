@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import Any
 
 from engine.agents.chain import TOOL_CALL, Chain
@@ -134,7 +135,7 @@ class ToolNode:
         store = runtime.store if runtime is not None else None
         if store is None:
             store = (config or {}).get("configurable", {}).get("__store__")
-        jobs = [self._run_one(c, state, config or {}, runtime, store, sync) for c in calls]
+        jobs = [self._run_one(c, state, config or {}, runtime, store, sync, kind) for c in calls]
         if len(jobs) <= 1:
             return self._combine([await jobs[0]] if jobs else [], kind)
         # as LangGraph's: every call finishes before a failure (the first in call order) is
@@ -164,6 +165,7 @@ class ToolNode:
         runtime: Runtime[Any] | None,
         store: Any,
         sync: bool,
+        kind: str = "calls",
     ) -> ToolMessage | Command:
         if call.get("type") == "invalid_tool_call":
             return await self._answer_invalid(call)
@@ -191,10 +193,15 @@ class ToolNode:
         request = ToolCallRequest(
             tool_call, self.tools_by_name.get(str(tool_call.get("name"))), state, tool_runtime
         )
-        return await self.chain.run(request, self._execute, sync=sync)
+        execute = self._execute if kind in ("calls", "call") else partial(self._execute, kind=kind)
+        return await self.chain.run(request, execute, sync=sync)
 
-    async def _execute(self, request: ToolCallRequest) -> ToolMessage | Command:
-        return await execute_tool_call(request, self.handle_tool_errors, list(self.tools_by_name))
+    async def _execute(
+        self, request: ToolCallRequest, kind: str = "calls"
+    ) -> ToolMessage | Command:
+        return await execute_tool_call(
+            request, self.handle_tool_errors, list(self.tools_by_name), input_kind=kind
+        )
 
     async def _answer_invalid(self, call: InvalidToolCall) -> ToolMessage:
         message = invalid_call_message(call)

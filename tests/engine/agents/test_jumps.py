@@ -168,7 +168,7 @@ def test_a_jump_never_leaks_into_the_next_nodes_routing():
     assert log == ["First sees jump_to=None", "Second", "First sees jump_to=model", "Second"]
 
 
-def test_jump_to_tools_without_a_tools_node_is_a_clear_error():
+def test_jump_to_tools_without_a_tools_node_is_langgraphs_unknown_target_error():
     @before_model(can_jump_to=["tools"])
     def bad(state: Any) -> dict[str, Any]:
         return {"jump_to": "tools"}
@@ -176,7 +176,16 @@ def test_jump_to_tools_without_a_tools_node_is_a_clear_error():
     with pytest.raises(
         ValueError,
         match=re.escape(
-            "bad.before_model returned jump_to='tools', but the agent has no tools node"
+            "At 'bad.before_model' node, 'jump_edge' branch found unknown target 'tools'"
         ),
     ):
         create_agent(ScriptedChatModel([]), middleware=[bad]).invoke(ask())
+
+
+def test_a_jump_to_no_known_place_takes_the_default_edge():
+    @before_model(can_jump_to=["end"])
+    def odd(state: Any) -> dict[str, Any]:
+        return {"jump_to": "elsewhere"}
+
+    out = create_agent(ScriptedChatModel(["answer"]), middleware=[odd]).invoke(ask())
+    assert kinds(out["messages"]) == ["Human", "AI(answer)"]

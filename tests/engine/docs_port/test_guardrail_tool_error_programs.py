@@ -5,7 +5,9 @@ error handling (``handle_tool_error`` / ``handle_validation_error``, in an agent
 directly) with ``return_direct``, artifacts, injected state and call ids, and structured
 output errors (answered with LangChain's default status), and the strategy a bare schema
 gets: the provider's when a langchain_core model's profile says it has native structured
-output, as LangChain decides."""
+output, as LangChain decides; errors a program meets (a hook writing an unknown key, an undeclared
+or impossible jump, a jump to no known place, a tool's ``Command`` without its
+``ToolMessage``, a validator's error in structured output, duplicate middleware)."""
 
 from __future__ import annotations
 
@@ -437,6 +439,173 @@ for label, fmt, profile in [
         print(" ", s)
 """
 
+AGENT_ERRORS = r"""
+from typing import Any
+from pydantic import BaseModel, field_validator
+from langchain.agents import create_agent, AgentState
+from langchain.agents.middleware import before_model, after_model, wrap_model_call, AgentMiddleware, before_agent
+from langchain.agents.structured_output import ToolStrategy
+from langchain.messages import AIMessage
+from langchain.tools import tool
+from langgraph.types import Command
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+class Scripted(GenericFakeChatModel):
+    seen: list = []
+    def bind_tools(self, tools, **kw):
+        self.seen.append(("bind", sorted(getattr(t, "name", None) or (t.get("name") if isinstance(t, dict) else None) or t["function"]["name"] for t in tools), kw.get("tool_choice")))
+        return self
+    def _generate(self, messages, stop=None, run_manager=None, **kw):
+        self.seen.append(("call", [(m.type, m.content if isinstance(m.content, str) else str(m.content)) for m in messages]))
+        return super()._generate(messages, stop=stop, run_manager=run_manager, **kw)
+def show(out):
+    for m in out["messages"]:
+        print(" ", type(m).__name__, repr(m.content)[:200], getattr(m, "tool_calls", None) and [(c["name"], c["args"]) for c in m.tool_calls], getattr(m, "tool_call_id", None), getattr(m, "name", None), getattr(m, "status", None))
+    print("  keys", sorted(out))
+
+def plain_function(city: str, days: int = 3) -> str:
+    '''Get a forecast for a city.'''
+    return f"{city}:{days}"
+
+def run(label, make):
+    print("==", label)
+    try:
+        agent = make()
+        out = agent.invoke({"messages": [{"role": "user", "content": "go"}]})
+        show(out)
+    except Exception as e:
+        print("  RAISED", type(e).__name__, str(e)[:400])
+
+run("plain function tool", lambda: create_agent(Scripted(messages=iter([AIMessage("", tool_calls=[{"name": "plain_function", "args": {"city": "P"}, "id": "p"}]), AIMessage("ok")])), tools=[plain_function]))
+
+@before_model
+def bad_key(state, runtime):
+    return {"not_a_key": 1}
+run("hook writes unknown key", lambda: create_agent(Scripted(messages=iter([AIMessage("x")])), tools=[], middleware=[bad_key]))
+
+@before_model
+def jump_undeclared(state, runtime):
+    return {"jump_to": "end"}
+run("undeclared jump", lambda: create_agent(Scripted(messages=iter([AIMessage("x")])), tools=[], middleware=[jump_undeclared]))
+
+@before_model(can_jump_to=["tools"])
+def jump_tools_no_tools(state, runtime):
+    return {"jump_to": "tools"}
+run("jump to tools without tools", lambda: create_agent(Scripted(messages=iter([AIMessage("x")])), tools=[], middleware=[jump_tools_no_tools]))
+
+@tool
+def no_message(x: int, ) -> Command:
+    '''Returns a command without a ToolMessage.'''
+    return Command(update={"messages": []})
+run("command without tool message", lambda: create_agent(Scripted(messages=iter([AIMessage("", tool_calls=[{"name": "no_message", "args": {"x": 1}, "id": "n"}]), AIMessage("ok")])), tools=[no_message]))
+
+@wrap_model_call
+def returns_str(request, handler):
+    handler(request)
+    return "just a string"
+# (a wrapper returning a str: LangChain fails with AttributeError on 'result', the engine
+# with a TypeError naming what a wrapper may return - left as it is)
+
+@wrap_model_call
+def returns_ai(request, handler):
+    return AIMessage("short-circuit")
+run("wrapper returns an AIMessage", lambda: create_agent(Scripted(messages=iter([AIMessage("x")])), tools=[], middleware=[returns_ai]))
+
+class Rating(BaseModel):
+    score: int
+    @field_validator("score")
+    @classmethod
+    def in_range(cls, v):
+        if not 0 <= v <= 10:
+            raise ValueError("score must be between 0 and 10")
+        return v
+run("field validator", lambda: create_agent(Scripted(messages=iter([AIMessage("", tool_calls=[{"name": "Rating", "args": {"score": 11}, "id": "r1"}]), AIMessage("", tool_calls=[{"name": "Rating", "args": {"score": 5}, "id": "r2"}])])), tools=[], response_format=ToolStrategy(Rating)))
+
+class M1(AgentMiddleware):
+    pass
+run("duplicate middleware", lambda: create_agent(Scripted(messages=iter([AIMessage("x")])), tools=[], middleware=[M1(), M1()]))
+
+@tool
+def Rating2(x: int) -> str:
+    '''Dup.'''
+    return "x"
+run("unknown tool called", lambda: create_agent(Scripted(messages=iter([AIMessage("", tool_calls=[{"name": "ghost", "args": {}, "id": "g"}]), AIMessage("ok")])), tools=[Rating2]))
+run("tool args missing", lambda: create_agent(Scripted(messages=iter([AIMessage("", tool_calls=[{"name": "plain_function", "args": {"days": "many"}, "id": "p"}]), AIMessage("ok")])), tools=[plain_function]))
+
+@before_agent
+def bad_return(state, runtime):
+    return "nope"
+run("hook returns a string", lambda: create_agent(Scripted(messages=iter([AIMessage("x")])), tools=[], middleware=[bad_return]))
+"""
+
+JUMPS = r"""
+from langchain.agents import create_agent
+from langchain.agents.middleware import before_model, after_model, before_agent
+from langchain.messages import AIMessage
+from langchain.tools import tool
+from langgraph.types import Command
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+class Scripted(GenericFakeChatModel):
+    seen: list = []
+    def bind_tools(self, tools, **kw):
+        self.seen.append(("bind", sorted(getattr(t, "name", None) or (t.get("name") if isinstance(t, dict) else None) or t["function"]["name"] for t in tools), kw.get("tool_choice")))
+        return self
+    def _generate(self, messages, stop=None, run_manager=None, **kw):
+        self.seen.append(("call", [(m.type, m.content if isinstance(m.content, str) else str(m.content)) for m in messages]))
+        return super()._generate(messages, stop=stop, run_manager=run_manager, **kw)
+def show(out):
+    for m in out["messages"]:
+        print(" ", type(m).__name__, repr(m.content)[:200], getattr(m, "tool_calls", None) and [(c["name"], c["args"]) for c in m.tool_calls], getattr(m, "tool_call_id", None), getattr(m, "name", None), getattr(m, "status", None))
+    print("  keys", sorted(out))
+
+@tool
+def t(x: int) -> str:
+    '''T.'''
+    return "t"
+
+@tool
+def no_message(x: int) -> Command:
+    '''Returns a command without a ToolMessage.'''
+    return Command(update={"messages": []})
+
+def run(label, make):
+    print("==", label)
+    try:
+        agent = make()
+        out = agent.invoke({"messages": [{"role": "user", "content": "go"}]})
+        show(out)
+    except Exception as e:
+        print("  RAISED", type(e).__name__, str(e)[:400])
+
+@before_model(can_jump_to=["end"])
+def jump_foo(state, runtime):
+    return {"jump_to": "foo"}
+run("unknown runtime jump", lambda: create_agent(Scripted(messages=iter([AIMessage("x")])), tools=[t], middleware=[jump_foo]))
+
+@before_model(can_jump_to=["model"])
+def jump_model(state, runtime):
+    if len(state["messages"]) < 3:
+        return {"jump_to": "model"}
+# (a loop-entry hook jumping to "model": LangChain raises KeyError on its own node name; the
+# engine goes to the model - left as it is)
+
+@before_agent(can_jump_to=["model", "tools"])
+def ba_jump(state, runtime):
+    return {"jump_to": "tools", "messages": [AIMessage("", tool_calls=[{"name": "t", "args": {"x": 1}, "id": "bj"}])]}
+run("before_agent jumps to tools", lambda: create_agent(Scripted(messages=iter([AIMessage("after tools")])), tools=[t], middleware=[ba_jump]))
+
+@after_model(can_jump_to=["model"])
+def am_again(state, runtime):
+    if state["messages"][-1].content == "first":
+        return {"jump_to": "model"}
+run("after_model jumps to model", lambda: create_agent(Scripted(messages=iter([AIMessage("first"), AIMessage("second")])), tools=[t], middleware=[am_again]))
+
+@before_model(can_jump_to=["tools"])
+def jump_tools_no_tools(state, runtime):
+    return {"jump_to": "tools"}
+run("jump to tools without tools", lambda: create_agent(Scripted(messages=iter([AIMessage("x")])), tools=[], middleware=[jump_tools_no_tools]))
+run("command without tool message", lambda: create_agent(Scripted(messages=iter([AIMessage("", tool_calls=[{"name": "no_message", "args": {"x": 1}, "id": "n"}]), AIMessage("ok")])), tools=[no_message]))
+"""
+
 
 def test_guardrails_jump_to_the_end_from_agent_hooks() -> None:
     compare(GUARDRAILS)
@@ -460,3 +629,11 @@ def test_structured_output_mixed_with_tool_calls_and_schema_kinds() -> None:
 
 def test_the_auto_strategy_follows_a_langchain_models_profile() -> None:
     compare(PROVIDER_OR_TOOL_STRATEGY)
+
+
+def test_agent_construction_and_run_errors() -> None:
+    compare(AGENT_ERRORS)
+
+
+def test_hook_jumps_and_their_errors() -> None:
+    compare(JUMPS)
