@@ -22,6 +22,7 @@ from engine.message_blocks import (
     ToolCallChunk,
 )
 from engine.message_edits import edited
+from engine.message_merge import merge_content, merge_dicts
 
 __all__ = [
     "MESSAGE_TYPES",
@@ -270,7 +271,9 @@ class AIMessageChunk(AIMessage):
                 )
         usage = _added_usage(self.usage_metadata, other.usage_metadata)
         summed = AIMessageChunk(
-            content=self.text + other.text,
+            # list content (a provider's blocks, by index) merges as langchain_core merges it
+            content=merge_content(self.content, other.content),
+            additional_kwargs=merge_dicts(self.additional_kwargs, other.additional_kwargs),
             id=self.id or other.id,
             name=self.name or other.name,
             tool_call_chunks=list(chunks.values()),

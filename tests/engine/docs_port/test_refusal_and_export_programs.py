@@ -5,7 +5,8 @@ a docs program with ``ModelRefusalMiddleware`` (a refusal raised, caught by a fa
 under a structured-output error), ``Runtime`` and ``TriggerClause`` from the middleware
 module, summarization's error for a fraction without a model profile, and ``wrap_tool_call``
 wrappers typed with ``langchain.tools.tool_node.ToolCallRequest`` (retry, rewrite, a
-``Command``) with a middleware state of private / input-only / output-only fields."""
+``Command``) with a middleware state of private / input-only / output-only fields, and a model streaming
+its reply as indexed content blocks (thinking, then text): the reply adds up to those blocks."""
 
 from __future__ import annotations
 
@@ -186,6 +187,51 @@ except Exception as e:
     print("RAISED", type(e).__name__, str(e)[:300])
 """
 
+STREAMED_BLOCKS = r"""
+from typing import Iterator
+from langchain.agents import create_agent
+from langchain.messages import AIMessage, AIMessageChunk
+from langchain_core.language_models import BaseChatModel
+from langchain_core.outputs import ChatGenerationChunk, ChatResult, ChatGeneration
+
+class AnthropicLike(BaseChatModel):
+    @property
+    def _llm_type(self):
+        return "anthropic-like"
+    def bind_tools(self, tools, **kw):
+        return self
+    def _chunks(self):
+        yield AIMessageChunk(content=[{"type": "thinking", "thinking": "Let me ", "index": 0}], id="m1", response_metadata={"model_provider": "anthropic"})
+        yield AIMessageChunk(content=[{"type": "thinking", "thinking": "think.", "index": 0}], id="m1")
+        yield AIMessageChunk(content=[{"type": "thinking", "signature": "sig", "index": 0}], id="m1")
+        yield AIMessageChunk(content=[{"type": "text", "text": "The ", "index": 1}], id="m1")
+        yield AIMessageChunk(content=[{"type": "text", "text": "answer.", "index": 1}], id="m1", usage_metadata={"input_tokens": 3, "output_tokens": 4, "total_tokens": 7}, response_metadata={"stop_reason": "end_turn", "model_name": "claude-x"})
+    def _stream(self, messages, stop=None, run_manager=None, **kw) -> Iterator[ChatGenerationChunk]:
+        for c in self._chunks():
+            yield ChatGenerationChunk(message=c)
+    def _generate(self, messages, stop=None, run_manager=None, **kw):
+        total = None
+        for c in self._chunks():
+            total = c if total is None else total + c
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(content=total.content, id="m1", response_metadata=total.response_metadata, usage_metadata=total.usage_metadata))])
+
+agent = create_agent(AnthropicLike(), tools=[])
+out = agent.invoke({"messages": [{"role": "user", "content": "q"}]})
+m = out["messages"][-1]
+print(m.content, m.response_metadata, m.usage_metadata)
+msgs = []
+for tok, md in agent.stream({"messages": [{"role": "user", "content": "q"}]}, stream_mode="messages"):
+    msgs.append(tok)
+    print(repr(tok.content), tok.chunk_position if hasattr(tok, "chunk_position") else None)
+total = msgs[0]
+for t in msgs[1:]:
+    total = total + t
+print(total.content, total.response_metadata)
+for mode, ch in agent.stream({"messages": [{"role": "user", "content": "q"}]}, stream_mode=["values"]):
+    pass
+print(ch["messages"][-1].content)
+"""
+
 
 def test_refusals_raise_with_the_refusal_middleware() -> None:
     compare(REFUSALS)
@@ -193,3 +239,7 @@ def test_refusals_raise_with_the_refusal_middleware() -> None:
 
 def test_tool_wrappers_from_the_tool_node_path_and_annotated_state() -> None:
     compare(TOOL_WRAPPERS_AND_STATE)
+
+
+def test_a_models_streamed_blocks_add_up_to_its_reply() -> None:
+    compare(STREAMED_BLOCKS)
