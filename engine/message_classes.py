@@ -9,12 +9,13 @@ makes one of a string, a ``(role, content)`` pair, a role dict or a LangChain me
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from typing import Annotated, Any, ClassVar, Literal, TypeAlias, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator, model_validator
 
-from engine.core.foreign import adapt
+from engine.core.foreign import adapt, to_family
 from engine.message_blocks import (
     KNOWN_BLOCK_TYPES,
     InvalidToolCall,
@@ -114,8 +115,16 @@ class BaseMessage(BaseModel):
 
     @property
     def content_blocks(self) -> list[dict[str, Any]]:
-        """The content as standard blocks: text becomes ``{"type": "text", "text": ...}``,
-        a provider-specific dict becomes ``{"type": "non_standard", "value": block}``."""
+        """The content as standard blocks.  With langchain_core installed, exactly its
+        ``content_blocks`` (its translators read each provider's own blocks: Anthropic's
+        thinking and tool use, OpenAI's reasoning summaries and annotations, older
+        multimodal formats); without it, ``_own_blocks``."""
+        theirs = _langchain_blocks(self)
+        return theirs if theirs is not None else self._own_blocks()
+
+    def _own_blocks(self) -> list[dict[str, Any]]:
+        """Text becomes ``{"type": "text", "text": ...}``, a standard block stays, any other
+        dict becomes ``{"type": "non_standard", "value": block}``."""
         items: list[str | dict[str, Any]] = (
             ([self.content] if self.content else []) if isinstance(self.content, str) else []
         )
@@ -198,10 +207,9 @@ class AIMessage(BaseMessage):
             call.setdefault("id", None)
             call.setdefault("args", {})
 
-    @property
-    def content_blocks(self) -> list[dict[str, Any]]:
+    def _own_blocks(self) -> list[dict[str, Any]]:
         """The content blocks, then a ``tool_call`` block for each call not already in them."""
-        blocks = super().content_blocks
+        blocks = super()._own_blocks()
         present = {b.get("id") for b in blocks if b.get("type") == "tool_call"}
         for call in self.tool_calls:
             if call.get("id") and call.get("id") not in present:
@@ -228,8 +236,7 @@ class AIMessageChunk(AIMessage):
     trailing chunk so marked, as langchain_core adds it)."""
     _repr_order = (*AIMessage._repr_order, "tool_call_chunks", "chunk_position")
 
-    @property
-    def content_blocks(self) -> list[dict[str, Any]]:
+    def _own_blocks(self) -> list[dict[str, Any]]:
         """A chunk of tool-call pieces only: a ``tool_call_chunk`` block for each piece;
         otherwise the content's blocks and the calls its pieces add up to."""
         if self.tool_call_chunks and not self.content:
@@ -244,8 +251,8 @@ class AIMessageChunk(AIMessage):
                 for c in self.tool_call_chunks
             ]
         if self.tool_call_chunks and not self.tool_calls:
-            return self.to_message().content_blocks
-        return super().content_blocks
+            return self.to_message()._own_blocks()
+        return super()._own_blocks()
 
     def __add__(self, other: AIMessageChunk) -> AIMessageChunk:  # type: ignore[override]
         if not isinstance(other, AIMessageChunk):
@@ -320,6 +327,23 @@ class AIMessageChunk(AIMessage):
             usage_metadata=self.usage_metadata,
             response_metadata=self.response_metadata,
         )
+
+
+_LANGCHAIN_CORE: list[bool] = []
+
+
+def _langchain_blocks(message: BaseMessage) -> list[dict[str, Any]] | None:
+    """langchain_core's ``content_blocks`` of ``message`` (None without langchain_core, or for
+    a message it cannot take)."""
+    if not _LANGCHAIN_CORE:
+        _LANGCHAIN_CORE.append(importlib.util.find_spec("langchain_core") is not None)
+    if not _LANGCHAIN_CORE[0]:
+        return None
+    try:
+        theirs = to_family("langchain", message)
+        return None if theirs is message else list(theirs.content_blocks)
+    except Exception:  # a message langchain_core has no class for, or cannot validate
+        return None
 
 
 def _added_usage(a: Any, b: Any) -> Any:

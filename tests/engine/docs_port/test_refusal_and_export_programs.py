@@ -6,7 +6,10 @@ under a structured-output error), ``Runtime`` and ``TriggerClause`` from the mid
 module, summarization's error for a fraction without a model profile, and ``wrap_tool_call``
 wrappers typed with ``langchain.tools.tool_node.ToolCallRequest`` (retry, rewrite, a
 ``Command``) with a middleware state of private / input-only / output-only fields, and a model streaming
-its reply as indexed content blocks (thinking, then text): the reply adds up to those blocks."""
+its reply as indexed content blocks (thinking, then text): the reply adds up to those blocks;
+``content_blocks`` of provider-shaped messages (Anthropic thinking, tool use, citations and
+server tools, OpenAI reasoning summaries, annotations and refusals, ``reasoning_content``,
+older multimodal formats) as langchain_core translates them."""
 
 from __future__ import annotations
 
@@ -232,6 +235,38 @@ for mode, ch in agent.stream({"messages": [{"role": "user", "content": "q"}]}, s
 print(ch["messages"][-1].content)
 """
 
+PROVIDER_BLOCKS = r"""
+from langchain.messages import AIMessage, AIMessageChunk, HumanMessage, ToolMessage
+cases = [
+    AIMessage(content="", additional_kwargs={"refusal": "nope"}, response_metadata={"model_provider": "openai"}),
+    AIMessage(content=[{"type": "thinking", "thinking": "hmm", "signature": "s"}, {"type": "text", "text": "hi"}, {"type": "tool_use", "id": "t1", "name": "f", "input": {"a": 1}}], tool_calls=[{"name": "f", "args": {"a": 1}, "id": "t1"}], response_metadata={"model_provider": "anthropic"}),
+    AIMessage(content=[{"type": "text", "text": "see", "citations": [{"type": "char_location", "cited_text": "x", "document_index": 0, "start_char_index": 0, "end_char_index": 1, "document_title": "d"}]}], response_metadata={"model_provider": "anthropic"}),
+    AIMessage(content=[{"type": "server_tool_use", "id": "s1", "name": "web_search", "input": {"query": "q"}}, {"type": "web_search_tool_result", "tool_use_id": "s1", "content": [{"type": "web_search_result", "url": "http://u", "title": "T"}]}, {"type": "text", "text": "found"}], response_metadata={"model_provider": "anthropic"}),
+    AIMessage(content=[{"type": "reasoning", "id": "rs_1", "summary": [{"type": "summary_text", "text": "step 1"}]}, {"type": "text", "text": "ans", "annotations": [{"type": "url_citation", "url": "http://a", "title": "A", "start_index": 0, "end_index": 3}]}], response_metadata={"model_provider": "openai"}),
+    AIMessage(content="plain", additional_kwargs={"reasoning_content": "deep thought"}, response_metadata={"model_provider": "deepseek"}),
+    AIMessage(content="plain", additional_kwargs={"reasoning_content": "deep thought"}),
+    AIMessage(content=[{"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}, {"type": "text", "text": "x"}]),
+    HumanMessage(content=[{"type": "image_url", "image_url": {"url": "https://x/y.png"}}, {"type": "input_audio", "input_audio": {"data": "BBBB", "format": "wav"}}]),
+    HumanMessage(content=[{"type": "image", "source_type": "base64", "data": "CCCC", "mime_type": "image/jpeg"}, {"type": "file", "source_type": "url", "url": "https://x/f.pdf"}]),
+    ToolMessage(content=[{"type": "text", "text": "t"}, {"type": "image", "url": "https://i"}], tool_call_id="t"),
+    AIMessage(content=[{"type": "executable_code", "executable_code": "print(1)", "language": "python"}, {"type": "code_execution_result", "code_execution_result": "1"}], response_metadata={"model_provider": "google_genai"}),
+]
+def shown(blocks):
+    # random "lc_..." ids are left out
+    return [{k: v for k, v in b.items() if not (k == "id" and str(v).startswith("lc_"))} for b in blocks]
+for m in cases:
+    try:
+        print(type(m).__name__, shown(m.content_blocks))
+    except Exception as e:
+        print("RAISED", type(e).__name__, str(e)[:200])
+    try:
+        print("  text:", repr(m.text))
+    except Exception as e:
+        print("  RAISED", type(e).__name__, str(e)[:200])
+c = AIMessageChunk(content=[{"type": "text", "text": "a", "index": 0}], response_metadata={"model_provider": "anthropic"}) + AIMessageChunk(content=[{"type": "text", "text": "b", "index": 0}], chunk_position="last")
+print(c.content, c.content_blocks, c.chunk_position)
+"""
+
 
 def test_refusals_raise_with_the_refusal_middleware() -> None:
     compare(REFUSALS)
@@ -243,3 +278,7 @@ def test_tool_wrappers_from_the_tool_node_path_and_annotated_state() -> None:
 
 def test_a_models_streamed_blocks_add_up_to_its_reply() -> None:
     compare(STREAMED_BLOCKS)
+
+
+def test_content_blocks_read_each_providers_own_blocks() -> None:
+    compare(PROVIDER_BLOCKS)
