@@ -376,7 +376,7 @@ class ModelNode:
                     item.name = self.name
                 if run is not None:
                     if named is not None and item.id:
-                        named(item.id, run_name, run_tags)
+                        named(item.id, run_name, run_tags, messages)
                     run.push_any_thread("messages", (item, meta), ns)
                 if tokens is not None and (item.content or item.tool_call_chunks):
                     await tokens.add(item.text, item.tool_call_chunks)  # not the closing chunk
@@ -397,6 +397,8 @@ class ModelNode:
             # reports a reply that came without tokens (not again from the node's output)
             if self.name:
                 final.name = self.name
+            if named is not None and final.id:
+                named(final.id, run_name, run_tags, messages)
             run.push_any_thread("messages", (final, meta), ns)
             if final.id is not None:
                 run.streamed_message_ids.add(final.id)

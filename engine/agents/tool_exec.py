@@ -27,6 +27,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Union, get_args, get_origin
 
 from engine.agents.tool_events import ToolEvents, tool_events
+from engine.core.context import tool_run_started
 from engine.errors import GraphBubbleUp
 from engine.events import ErrorInfo, ToolFinished, ToolStarted
 from engine.graph.runtime import current_task
@@ -279,6 +280,10 @@ async def _run(
     if tool is None:
         return unknown_tool_message(name, call_id, known), None
     injected = _injected(tool, request)
+    # an astream_events consumer sees the tool start (with the model's arguments), then end,
+    # or fail when it raised (even if the tools node answers for the failure: LangChain's
+    # tool itself raised)
+    ended = tool_run_started(tool.name, _model_args(tool, call.get("args")), call_id)
     try:
         args = tool.validate_args(call.get("args", {}))
         await check_fault("tool", name)
@@ -287,14 +292,21 @@ async def _run(
             out = tool._run(**args, **injected)  # a lone task of a sync call: no thread needed
         else:
             out = await tool.arun(args, **injected)
-    except GraphBubbleUp:
+    except GraphBubbleUp as exc:
+        if ended is not None:
+            ended(None, exc)
         raise
     except Exception as exc:
         own = tool_error_answer(tool, exc)  # the tool's own handle_tool_error & co. first
+        if own is UNHANDLED and ended is not None:
+            ended(None, exc)
         if own is not UNHANDLED:
-            return ToolMessage(
+            answer = ToolMessage(
                 content=_content(own), name=name, tool_call_id=call_id, status="error"
-            ), exc
+            )
+            if ended is not None:
+                ended(answer, None)
+            return answer, exc
         model_args = _model_args(tool, call.get("args"))
         content = error_content(exc, handler, model_args)
         if content is None:
@@ -302,7 +314,10 @@ async def _run(
                 raise invocation_error(exc, model_args) from exc
             raise
         return ToolMessage(content=content, name=name, tool_call_id=call_id, status="error"), exc
-    return as_tool_result(out, tool, call_id, input_kind), None
+    result = as_tool_result(out, tool, call_id, input_kind)
+    if ended is not None:
+        ended(result, None)
+    return result, None
 
 
 async def execute_tool_call(

@@ -13,7 +13,10 @@ The graph is one run (named after it); its node tasks, a subgraph's tasks and fu
 task calls are runs below it (from the callback tree, ``engine.observe.callbacks``).  The graph's
 ``on_chain_stream`` chunks are its ``updates``; a task's is its output, just before its end.
 Chat-model events come from the ``messages`` stream: a model's reply starts at its first
-token, streams token by token and ends when the task that called it ends.
+token, streams token by token (a reply given whole streams none) and ends when the task that
+called it ends; their input is the messages the model was given, when its caller told them.
+A tool run by an agent's tools node starts and ends as a tool run below its task
+(``on_tool_start`` / ``on_tool_end``, told through ``engine.core.context.TOOL_RUNS``).
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ import uuid
 from collections.abc import AsyncGenerator, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from engine.core.context import MODEL_RUNS
+from engine.core.context import MODEL_RUNS, TOOL_RUNS
 from engine.observe.callbacks import _PARENT_RUN, BaseCallbackHandler
 
 if TYPE_CHECKING:
@@ -49,13 +52,45 @@ class _Collector(BaseCallbackHandler):
         """Task runs' inputs, named again at their end."""
         self.models: dict[uuid.UUID, list[_Reply]] = {}
         """Per task run: the chat-model replies streamed in it so far."""
-        self.model_runs: dict[str, tuple[str, list[str]]] = {}
+        self.model_runs: dict[str, tuple[str, list[str], list[Any] | None]] = {}
         """Chat-model reply (message id) -> its run's name and tags (``note_model``)."""
 
-    def note_model(self, message_id: str, name: str, tags: list[str]) -> None:
-        """The run name and tags of the chat-model reply ``message_id`` (told by whoever
-        streams it, before its chunks: ``engine.core.context.MODEL_RUNS``)."""
-        self.model_runs[message_id] = (name, tags)
+    def note_model(
+        self, message_id: str, name: str, tags: list[str], messages: list[Any] | None = None
+    ) -> None:
+        """The run name and tags of the chat-model reply ``message_id`` and the messages the
+        model was given (told by whoever streams it, before its chunks:
+        ``engine.core.context.MODEL_RUNS``)."""
+        self.model_runs[message_id] = (name, tags, messages)
+
+    def tool_started(
+        self, name: str, args: Any, call_id: str | None
+    ) -> Callable[[Any, BaseException | None], None]:
+        """A tool of the running task starts (``engine.core.context.TOOL_RUNS``): its
+        ``on_tool_start``; the returned callable gives its ``on_tool_end`` (or, given an
+        error, its ``on_tool_error``)."""
+        owner = _PARENT_RUN.get()
+        if owner not in self.info:
+            owner = self.root
+        over: dict[str, Any] = {
+            "name": name,
+            "event_run_id": uuid.uuid4(),
+            "parent": owner,
+            "tags": ["seq:step:1"],
+        }
+        if owner is None:
+            return lambda _output, _error=None: None
+        self.emit(self.event("on_tool_start", owner, {"input": args}, **over))
+
+        def ended(output: Any, error: BaseException | None = None) -> None:
+            if error is None:
+                data = {"output": output, "input": args}
+                self.emit(self.event("on_tool_end", owner, data, **over))
+            else:
+                data = {"error": error, "input": args, "tool_call_id": call_id}
+                self.emit(self.event("on_tool_error", owner, data, **over))
+
+        return ended
 
     def parent_ids(self, run_id: uuid.UUID | None) -> list[str]:
         out: list[str] = []
@@ -132,18 +167,27 @@ class _Collector(BaseCallbackHandler):
         replies = self.models.setdefault(owner, [])
         msg_id = str(getattr(chunk, "id", None) or "")
         reply = next((r for r in replies if r.message_id == msg_id), None)
+        if reply is None and replies and getattr(chunk, "chunk_position", None) == "last":
+            # the closing chunk langchain_core adds may carry its run's id rather than the
+            # reply's: it ends the reply streaming in this task
+            self.model_runs.pop(msg_id, None)
+            reply = replies[-1]
         if reply is None:
             noted = self.model_runs.pop(msg_id, None)
             if noted is None:
                 # no model call said it streams this reply: a message a node returned (or
                 # pushed), which LangChain's events show as no chat model run
                 return
-            name, tags = noted
+            name, tags, messages = noted
             reply = _Reply(msg_id, str(uuid.uuid4()), name, metadata, tags)
+            if messages is not None:
+                reply.input = {"messages": [list(messages)]}
             replies.append(reply)
-            self.emit(self._model_event("on_chat_model_start", owner, reply, {"input": {}}))
+            start = {"input": reply.input if reply.input is not None else {}}
+            self.emit(self._model_event("on_chat_model_start", owner, reply, start))
         reply.total = chunk if reply.total is None else reply.total + chunk
-        self.emit(self._model_event("on_chat_model_stream", owner, reply, {"chunk": chunk}))
+        if type(chunk).__name__.endswith("Chunk"):  # a reply given whole streams no chunk
+            self.emit(self._model_event("on_chat_model_stream", owner, reply, {"chunk": chunk}))
 
     def _model_event(
         self, kind: str, owner: uuid.UUID, reply: _Reply, data: dict[str, Any]
@@ -164,7 +208,10 @@ class _Collector(BaseCallbackHandler):
         for reply in self.models.pop(owner, []):
             total = reply.total
             output = total.to_message() if hasattr(total, "to_message") else total
-            self.emit(self._model_event("on_chat_model_end", owner, reply, {"output": output}))
+            data: dict[str, Any] = {"output": output}
+            if reply.input is not None:
+                data["input"] = reply.input
+            self.emit(self._model_event("on_chat_model_end", owner, reply, data))
 
 
 class _Reply:
@@ -185,6 +232,8 @@ class _Reply:
         self.tags = tags
         """The model run's own tags (None: unknown, its task's are shown)."""
         self.total: Any = None
+        self.input: dict[str, Any] | None = None
+        """``{"messages": [[...]]}``: what the model was given, when its caller told it."""
 
 
 def event_filter(
@@ -248,6 +297,7 @@ async def astream_langchain_events(
 
     async def runner() -> None:
         MODEL_RUNS.set(collector.note_model)  # this task's own context: the run inherits it
+        TOOL_RUNS.set(collector.tool_started)
         try:
             await graph._arun(input, cfg, stream=sink, stream_modes=["updates", "messages"], **kw)
         finally:

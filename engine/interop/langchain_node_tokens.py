@@ -112,7 +112,8 @@ def _handler_class() -> type:
             run_tags = list(tags or ())
             if not any(t.startswith("seq:step") for t in run_tags):
                 run_tags = [*MODEL_CALL_TAGS, *run_tags]
-            self.calls[run_id] = [task.run, meta, task.ns, False, (name, run_tags)]
+            given = messages[0] if isinstance(messages, list) and messages else None
+            self.calls[run_id] = [task.run, meta, task.ns, False, (name, run_tags, given)]
 
         def on_llm_new_token(
             self, token: Any, *, chunk: Any = None, run_id: UUID, **kwargs: Any
@@ -122,18 +123,18 @@ def _handler_class() -> type:
             if call is None or message is None:
                 return
             call[3] = True
-            run, meta, ns, _, (name, tags) = call
+            run, meta, ns, _, (name, tags, given) = call
             ours = message_from_langchain(message)
             if ours.id:  # streamed: not again when it comes back in the node's output
                 run.streamed_message_ids.add(ours.id)
-            note_model_run(ours.id, name, tags)
+            note_model_run(ours.id, name, tags, given)
             run.push_any_thread("messages", (ours, meta), ns)
 
         def on_llm_end(self, response: Any, *, run_id: UUID, **kwargs: Any) -> None:
             call = self.calls.pop(run_id, None)
             if call is None or call[3]:
                 return
-            run, meta, ns, _, (name, tags) = call
+            run, meta, ns, _, (name, tags, given) = call
             for generations in getattr(response, "generations", None) or ():
                 for generation in generations:
                     message = getattr(generation, "message", None)
@@ -141,7 +142,7 @@ def _handler_class() -> type:
                         ours = message_from_langchain(message)
                         if ours.id:
                             run.streamed_message_ids.add(ours.id)
-                        note_model_run(ours.id, name, tags)
+                        note_model_run(ours.id, name, tags, given)
                         run.push_any_thread("messages", (ours, meta), ns)
 
         def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:

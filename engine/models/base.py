@@ -371,13 +371,13 @@ class BaseChatModel(ModelRunnableAPI):
                 if item.id is None:
                     item.id = msg_id
                 chunks.append(item)
-                note_model_run(item.id, run_name, MODEL_CALL_TAGS)
+                note_model_run(item.id, run_name, MODEL_CALL_TAGS, request.messages)
                 run.push_any_thread("messages", (item, meta), ns)
             else:
                 final = item
         closing = closing_chunk(chunks)
         if closing is not None:
-            note_model_run(closing.id, run_name, MODEL_CALL_TAGS)
+            note_model_run(closing.id, run_name, MODEL_CALL_TAGS, request.messages)
             run.push_any_thread("messages", (closing, meta), ns)
         final = final or collect(chunks)
         if final is None:
@@ -386,7 +386,7 @@ class BaseChatModel(ModelRunnableAPI):
             final.id = chunks[0].id if chunks else msg_id
         final = _finalize(final)
         if not chunks:
-            note_model_run(final.id, run_name, MODEL_CALL_TAGS)
+            note_model_run(final.id, run_name, MODEL_CALL_TAGS, request.messages)
             run.push_any_thread("messages", (final, meta), ns)
         run.streamed_message_ids.add(final.id)
         return final
