@@ -69,6 +69,7 @@ class BaseMessage(BaseModel):
             if content is not None or "content" in kwargs:
                 raise ValueError("Pass either content or content_blocks, not both")
             content = list(blocks)
+            _calls_from_blocks(type(self), kwargs, content)
         if content is not None:
             kwargs["content"] = content
         super().__init__(**kwargs)
@@ -98,6 +99,7 @@ class BaseMessage(BaseModel):
                 if "content" in data:
                     raise ValueError("Pass either content or content_blocks, not both")
                 data["content"] = list(blocks)
+                _calls_from_blocks(cls, data, data["content"])
         return data
 
     @property
@@ -327,6 +329,20 @@ class AIMessageChunk(AIMessage):
             usage_metadata=self.usage_metadata,
             response_metadata=self.response_metadata,
         )
+
+
+def _calls_from_blocks(cls: type, fields: dict[str, Any], blocks: list[Any]) -> None:
+    """A message made from ``content_blocks``: its ``tool_call`` blocks are its tool calls
+    (unless it is given them), as langchain_core reads them."""
+    if "tool_calls" in fields or "tool_calls" not in getattr(cls, "model_fields", {}):
+        return
+    calls = [
+        {"name": b.get("name"), "args": b.get("args", {}), "id": b.get("id"), "type": "tool_call"}
+        for b in blocks
+        if isinstance(b, dict) and b.get("type") == "tool_call"
+    ]
+    if calls:
+        fields["tool_calls"] = calls
 
 
 _LANGCHAIN_CORE: list[bool] = []

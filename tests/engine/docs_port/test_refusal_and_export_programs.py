@@ -9,7 +9,8 @@ wrappers typed with ``langchain.tools.tool_node.ToolCallRequest`` (retry, rewrit
 its reply as indexed content blocks (thinking, then text): the reply adds up to those blocks;
 ``content_blocks`` of provider-shaped messages (Anthropic thinking, tool use, citations and
 server tools, OpenAI reasoning summaries, annotations and refusals, ``reasoning_content``,
-older multimodal formats) as langchain_core translates them."""
+older multimodal formats) as langchain_core translates them, and messages made from
+``content_blocks`` (an AIMessage's ``tool_call`` blocks are its tool calls)."""
 
 from __future__ import annotations
 
@@ -267,6 +268,25 @@ c = AIMessageChunk(content=[{"type": "text", "text": "a", "index": 0}], response
 print(c.content, c.content_blocks, c.chunk_position)
 """
 
+MESSAGES_FROM_BLOCKS = r"""
+from langchain.messages import HumanMessage, AIMessage, SystemMessage, ToolMessage, trim_messages, RemoveMessage
+from langchain_core.messages.utils import count_tokens_approximately
+m = HumanMessage(content_blocks=[{"type": "text", "text": "Hello"}, {"type": "image", "url": "https://example.com/image.jpg"}])
+print(repr(m.content), m.content_blocks)
+a = AIMessage(content_blocks=[{"type": "text", "text": "Calling"}, {"type": "tool_call", "name": "f", "args": {"x": 1}, "id": "c1"}])
+print(repr(a.content), a.tool_calls, a.content_blocks)
+s = SystemMessage(content_blocks=[{"type": "text", "text": "sys"}])
+print(repr(s.content))
+msgs = [SystemMessage("you are a bot"), HumanMessage("hi " * 20, id="1"), AIMessage("hello " * 20, id="2"), HumanMessage("how are you", id="3"), AIMessage("fine", id="4")]
+print([m.content[:10] for m in trim_messages(msgs, strategy="last", token_counter=count_tokens_approximately, max_tokens=40, start_on="human", end_on=("human", "tool"), include_system=True)])
+# (count_tokens_approximately(engine messages) before any run: langchain_core takes the engine's messages only once a run has taught it - left)
+print(AIMessage("x", usage_metadata={"input_tokens": 1, "output_tokens": 2, "total_tokens": 3}).usage_metadata)
+h = HumanMessage("hi", name="bob", id="x")
+# (model_dump field order is the engine's own - left on purpose)
+print(h.pretty_repr())
+print(repr(RemoveMessage(id="1")))
+"""
+
 
 def test_refusals_raise_with_the_refusal_middleware() -> None:
     compare(REFUSALS)
@@ -282,3 +302,7 @@ def test_a_models_streamed_blocks_add_up_to_its_reply() -> None:
 
 def test_content_blocks_read_each_providers_own_blocks() -> None:
     compare(PROVIDER_BLOCKS)
+
+
+def test_messages_made_from_content_blocks() -> None:
+    compare(MESSAGES_FROM_BLOCKS)
