@@ -341,11 +341,9 @@ def test_a_narrow_dock_group_keeps_its_tab_titles_whole(qtbot: Any, tmp_path: Pa
 
     window = make_window(qtbot, tmp_path)
     window.resize(1366, 768)
-    font = window.font()
-    font.setPointSizeF(
-        font.pointSizeF() * 2
-    )  # offscreen fonts are narrow: titles as wide as on a desktop
-    window.setFont(font)
+    # offscreen fonts are narrow: tab titles as wide as on a desktop (a style sheet, as the
+    # application's own may set the tab bars' font)
+    window.setStyleSheet(window.styleSheet() + " QTabBar { font-size: 22pt; }")
 
     def bar_with(*titles: str) -> QTabBar | None:
         for bar in window.findChildren(QTabBar):
