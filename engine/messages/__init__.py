@@ -36,6 +36,16 @@ from engine.message_classes import (
     messages_from_dicts,
 )
 from engine.message_pretty import get_buffer_string
+from engine.message_tokens import count_tokens_approximately
+from engine.message_utils import (
+    convert_to_openai_messages,
+    filter_messages,
+    merge_message_runs,
+    message_chunk_to_message,
+    messages_from_dict,
+    messages_to_dict,
+    trim_messages,
+)
 
 if TYPE_CHECKING:  # loaded on first use (``__getattr__`` below)
     from engine.message_block_types import (
@@ -59,16 +69,6 @@ if TYPE_CHECKING:  # loaded on first use (``__getattr__`` below)
         ServerToolResult,
         UsageMetadata,
         VideoContentBlock,
-    )
-    from engine.message_tokens import count_tokens_approximately
-    from engine.message_utils import (
-        convert_to_openai_messages,
-        filter_messages,
-        merge_message_runs,
-        message_chunk_to_message,
-        messages_from_dict,
-        messages_to_dict,
-        trim_messages,
     )
 
 __all__ = [
@@ -152,19 +152,6 @@ _LAZY = {
             "VideoContentBlock",
         )
     },
-    **{
-        name: "engine.message_utils"
-        for name in (
-            "convert_to_openai_messages",
-            "filter_messages",
-            "merge_message_runs",
-            "message_chunk_to_message",
-            "messages_from_dict",
-            "messages_to_dict",
-            "trim_messages",
-        )
-    },
-    "count_tokens_approximately": "engine.message_tokens",
 }
 """Names offered here but loaded when first asked for (the block types cost ~5 ms to build,
 which every engine import would pay)."""
