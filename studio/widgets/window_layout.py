@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QByteArray, QRect, Qt
-from PySide6.QtWidgets import QDockWidget, QMainWindow
+from PySide6.QtCore import QByteArray, QEvent, QRect, Qt
+from PySide6.QtWidgets import QDockWidget, QMainWindow, QTabBar
 
 from studio.models.window_fit import Rect, first_placement, fits
 
@@ -34,6 +34,17 @@ _BOTTOM_ROW = ("log", "time", "state")
 class WindowLayout(QMainWindow):
     _anchors: dict[str, QDockWidget]
     settings: StudioSettings
+
+    def event(self, event: QEvent) -> bool:
+        # Qt makes a tab bar for each group of tabbed docks when it needs one (and again when
+        # the user regroups them): its tabs keep their whole titles and scroll when the group is
+        # narrow, rather than each shrinking to an unreadable "Pl..." / "St..."
+        if event.type() == QEvent.Type.ChildPolished:
+            child = event.child()  # type: ignore[attr-defined]
+            if isinstance(child, QTabBar):
+                child.setElideMode(Qt.TextElideMode.ElideNone)
+                child.setUsesScrollButtons(True)
+        return super().event(event)
 
     def _place(self, dock: QDockWidget, group: str) -> None:
         """Tab ``dock`` into its group; the bottom row's groups (Events | Timeline | State) sit

@@ -330,3 +330,43 @@ def test_opening_an_agent_file_runs_it_once(qtbot: Any, qloop: Any, tmp_path: Pa
     assert counter.read_text() == "x", "listing the graphs and loading one import the file once"
     qloop.run_until_complete(window.controller.restart())
     assert counter.read_text() == "xx", "Restart imports afresh (scripted models start over)"
+
+
+def test_a_narrow_dock_group_keeps_its_tab_titles_whole(qtbot: Any, tmp_path: Path) -> None:
+    """The right-hand group (Messages, Request, Todos, Plan, Store, Breakpoints) is too narrow
+    at 1366x768 for six whole titles: each stays whole and the tabs scroll, rather than being
+    elided to "Pl..." / "St...".  So do the tabs of a group the user makes by regrouping."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QTabBar
+
+    window = make_window(qtbot, tmp_path)
+    window.resize(1366, 768)
+    # offscreen fonts are narrow: tab titles as wide as on a desktop (a style sheet, as the
+    # application's own may set the tab bars' font)
+    window.setStyleSheet(window.styleSheet() + " QTabBar { font-size: 22pt; }")
+
+    def bar_with(*titles: str) -> QTabBar | None:
+        for bar in window.findChildren(QTabBar):
+            shown = [bar.tabText(i) for i in range(bar.count())]
+            if bar.isVisible() and all(t in shown for t in titles):
+                return bar
+        return None
+
+    def whole(bar: QTabBar) -> None:
+        assert bar.elideMode() == Qt.TextElideMode.ElideNone and bar.usesScrollButtons()
+        metrics = bar.fontMetrics()
+        for i in range(bar.count()):
+            text = bar.tabText(i)
+            assert bar.tabRect(i).width() >= metrics.horizontalAdvance(text), text
+
+    qtbot.waitUntil(lambda: bar_with("Messages", "Breakpoints") is not None)
+    bar = bar_with("Messages", "Breakpoints")
+    assert bar is not None
+    titles = sum(bar.fontMetrics().horizontalAdvance(bar.tabText(i)) for i in range(bar.count()))
+    assert bar.width() < titles + 12 * bar.count()  # too narrow for every tab at once
+    whole(bar)
+    window.tabifyDockWidget(window.docks["events"], window.docks["plan"])  # the user regroups
+    qtbot.waitUntil(lambda: bar_with("Events", "Plan") is not None)
+    regrouped = bar_with("Events", "Plan")
+    assert regrouped is not None
+    whole(regrouped)

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QMenu,
     QPushButton,
+    QStackedWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -74,7 +75,16 @@ class MessagesDock(QWidget):
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(0)
         lay.addLayout(bar)
-        lay.addWidget(self.view, 1)
+        self.empty_label = plain_label("", self)
+        """Shown instead of an empty transcript: why there is nothing (see ``_empty_text``)."""
+        self.empty_label.setObjectName("Muted")
+        self.empty_label.setWordWrap(True)
+        self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty_label.setContentsMargins(16, 16, 16, 16)
+        self.pages = QStackedWidget(self)
+        self.pages.addWidget(self.empty_label)
+        self.pages.addWidget(self.view)
+        lay.addWidget(self.pages, 1)
 
         self.checkpoint_id: str | None = None
         self._pending: list[EventBase] = []
@@ -96,6 +106,7 @@ class MessagesDock(QWidget):
                 "reset": self._on_reset,
                 "selection": self._on_selection,
                 "saved_thread": self._on_saved_thread,
+                "graph": lambda *_: self._show_or_explain(),
             },
             catch_up=True,
         )
@@ -103,6 +114,7 @@ class MessagesDock(QWidget):
             self._on_events(list(hub.events))
         if hub.selected_checkpoint is not None:
             self._on_selection(hub.selected_checkpoint)
+        self._show_or_explain()
 
     # -- public API ----------------------------------------------------------------------------
 
@@ -186,8 +198,35 @@ class MessagesDock(QWidget):
         self.back_button.setVisible(False)
         self.view.follow = True
 
+    def _show_or_explain(self) -> None:
+        """The transcript, or (when it has no message) a line saying why."""
+        if self.model.rowCount() == 0:
+            self.empty_label.setText(self._empty_text())
+            self.pages.setCurrentWidget(self.empty_label)
+        elif self.pages.currentWidget() is not self.view:
+            self.pages.setCurrentWidget(self.view)
+
+    def _empty_text(self) -> str:
+        target = self.hub.target
+        if target is None and not self.hub.events:
+            return "Load an agent, or open a session, to see its conversation here."
+        if target is not None:
+            try:
+                keys = target.state_keys()
+            except Exception:  # a server that cannot say: no claim about its state
+                keys = None
+            if keys and "messages" not in keys:
+                return (
+                    "This graph's state has no messages channel: its values are in the State "
+                    "dock.\n\nA chat agent's conversation (its messages key) shows here."
+                )
+        if self.checkpoint_id is not None:
+            return "No messages at this checkpoint."
+        return "No messages yet: run the agent, or send it a message from the bar below."
+
     def _set_where(self, text: str | None) -> None:
         """The header: "Live · N messages", or the checkpoint shown on an amber band."""
+        self._show_or_explain()
         if text is None:
             n = len(self.model.live.entries)
             self.where.setText(f"Live · {n} message{'s' if n != 1 else ''}")

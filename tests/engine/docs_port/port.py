@@ -30,12 +30,21 @@ _PORTS: list[tuple[str, str]] = [
 ]
 
 
-def port(source: str) -> str:
-    """``source`` with its ``langgraph`` / ``langchain`` import lines pointing at the engine."""
+_CORE_MESSAGES = (r"\blangchain_core\.messages\b", "engine.messages")
+"""Where a port takes ``langchain_core.messages`` (and its submodules) too (``core_messages``)."""
+
+
+def port(source: str, *, core_messages: bool = False) -> str:
+    """``source`` with its ``langgraph`` / ``langchain`` import lines pointing at the engine
+    (with ``core_messages``, its ``langchain_core.messages`` ones too)."""
+    ports = [*_PORTS, _CORE_MESSAGES] if core_messages else _PORTS
+    roots = (
+        "langgraph|langchain|langchain_core\\.messages" if core_messages else "langgraph|langchain"
+    )
     lines = []
     for line in source.splitlines():
-        if re.match(r"\s*(from|import)\s+(langgraph|langchain)\b(?!_)", line):
-            for pattern, repl in _PORTS:
+        if re.match(rf"\s*(from|import)\s+({roots})\b(?!_)", line):
+            for pattern, repl in ports:
                 line = re.sub(pattern, repl, line)
         lines.append(line)
     return "\n".join(lines) + "\n"
@@ -96,14 +105,15 @@ def _same_lines(real: str, other: str, label: str) -> None:
         pytest.fail(f"the {label} program printed otherwise:\n" + "\n".join(diff), pytrace=False)
 
 
-def compare(source: str, *, attached: bool = True) -> str:
+def compare(source: str, *, attached: bool = True, core_messages: bool = False) -> str:
     """Run ``source`` on the real libraries, ported, and (``attached``) with its graphs
-    attached; assert all print the same."""
+    attached; assert all print the same (``core_messages``: ported with its
+    ``langchain_core.messages`` imports too)."""
     pytest.importorskip("langgraph")
     pytest.importorskip("langchain.agents")
     source = textwrap.dedent(source)
     real = run_program(source)
-    _same_lines(real, run_program(port(source)), "ported")
+    _same_lines(real, run_program(port(source, core_messages=core_messages)), "ported")
     if attached:
         _same_lines(real, run_attached(source), "attached")
     return real

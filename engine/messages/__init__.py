@@ -1,4 +1,6 @@
-"""Messages and the ``add_messages`` reducer.
+"""Messages and the ``add_messages`` reducer (a package: ``engine.messages.utils``,
+``.base``, ``.ai``, ``.tool``... offer the names langchain_core's submodules of those names
+offer, so a program's ``langchain_core.messages.utils`` import ports too).
 
 Names and fields follow LangChain so its users feel at home: ``HumanMessage("hi")``,
 ``AIMessage(content, tool_calls=[{"name", "args", "id"}])``, ``ToolMessage(content,
@@ -34,6 +36,16 @@ from engine.message_classes import (
     messages_from_dicts,
 )
 from engine.message_pretty import get_buffer_string
+from engine.message_tokens import count_tokens_approximately
+from engine.message_utils import (
+    convert_to_openai_messages,
+    filter_messages,
+    merge_message_runs,
+    message_chunk_to_message,
+    messages_from_dict,
+    messages_to_dict,
+    trim_messages,
+)
 
 if TYPE_CHECKING:  # loaded on first use (``__getattr__`` below)
     from engine.message_block_types import (
@@ -58,7 +70,6 @@ if TYPE_CHECKING:  # loaded on first use (``__getattr__`` below)
         UsageMetadata,
         VideoContentBlock,
     )
-    from engine.message_trim import trim_messages
 
 __all__ = [
     "REMOVE_ALL_MESSAGES",
@@ -99,10 +110,18 @@ __all__ = [
     "add_messages",
     "coerce_message",
     "coerce_messages",
+    "convert_to_messages",
+    "convert_to_openai_messages",
+    "count_tokens_approximately",
+    "filter_messages",
     "get_buffer_string",
+    "merge_message_runs",
+    "message_chunk_to_message",
     "message_from_dict",
     "message_to_dict",
+    "messages_from_dict",
     "messages_from_dicts",
+    "messages_to_dict",
     "trim_messages",
 ]
 
@@ -133,7 +152,6 @@ _LAZY = {
             "VideoContentBlock",
         )
     },
-    "trim_messages": "engine.message_trim",
 }
 """Names offered here but loaded when first asked for (the block types cost ~5 ms to build,
 which every engine import would pay)."""
@@ -255,6 +273,12 @@ def coerce_messages(value: Any) -> list[BaseMessage]:
             return items
         return [coerce_message(v) for v in items]
     return [coerce_message(value)]
+
+
+def convert_to_messages(messages: Any) -> list[BaseMessage]:
+    """LangChain's name for ``coerce_messages``: messages from message-likes (messages,
+    strings, ``(role, content)`` pairs, role dicts, a prompt value)."""
+    return coerce_messages(messages)
 
 
 def _ensure_id(msg: BaseMessage) -> BaseMessage:

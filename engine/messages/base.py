@@ -1,0 +1,17 @@
+"""The message base class and its helpers (``langchain_core.messages.base``): the names ``engine.messages`` offers."""
+
+from __future__ import annotations
+
+from engine.messages import (
+    BaseMessage,
+    get_buffer_string,
+    message_to_dict,
+    messages_to_dict,
+)
+
+__all__ = [
+    "BaseMessage",
+    "get_buffer_string",
+    "message_to_dict",
+    "messages_to_dict",
+]

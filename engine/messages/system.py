@@ -1,0 +1,11 @@
+"""System messages (``langchain_core.messages.system``): the names ``engine.messages`` offers."""
+
+from __future__ import annotations
+
+from engine.messages import (
+    SystemMessage,
+)
+
+__all__ = [
+    "SystemMessage",
+]

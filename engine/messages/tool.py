@@ -1,0 +1,17 @@
+"""Tool messages and calls (``langchain_core.messages.tool``): the names ``engine.messages`` offers."""
+
+from __future__ import annotations
+
+from engine.messages import (
+    InvalidToolCall,
+    ToolCall,
+    ToolCallChunk,
+    ToolMessage,
+)
+
+__all__ = [
+    "InvalidToolCall",
+    "ToolCall",
+    "ToolCallChunk",
+    "ToolMessage",
+]
