@@ -33,4 +33,4 @@ def test_the_engines_own_reading() -> None:
         {"type": "non_standard", "value": {"type": "thinking", "thinking": "t"}},
         {"type": "tool_call", "id": "c1", "name": "f", "args": {}},
     ]
-    assert HumanMessage("x")._own_blocks() == [{"type": "text", "text": "x"}]
+    assert HumanMessage(content="x")._own_blocks() == [{"type": "text", "text": "x"}]
