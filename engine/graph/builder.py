@@ -96,10 +96,12 @@ class Branch:
             elif self.path_map is not None:
                 try:
                     out.append(self.path_map[r])
-                except (KeyError, TypeError):
-                    raise ValueError(
-                        f"Branch '{self.name}' returned {r!r}, which is not in its path map {list(self.path_map)}"
-                    ) from None
+                except (KeyError, TypeError) as exc:  # LangGraph's own error, explained
+                    exc.add_note(
+                        f"Branch '{self.name}' returned {r!r}, which is not in its path map "
+                        f"{list(self.path_map)}"
+                    )
+                    raise
             elif r is None:
                 continue
             else:

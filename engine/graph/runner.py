@@ -249,7 +249,7 @@ async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> Non
             if sp.resume:
                 writes.append((RESUME, list(sp.resume)))
             await loop.save_task_writes(task, writes)
-            if em.active and not gi.reported and not gi.shown:
+            if em.active and not gi.shown:
                 gi.shown = True
                 for intr in gi.interrupts:
                     await em.emit(
@@ -262,7 +262,8 @@ async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> Non
                     )
             if em.active:
                 await _finished(em, s, task, t0, "interrupted")
-            if not gi.reported:
+            if not task.is_call:  # as LangGraph: a call's interrupts are streamed by the
+                # node (or entrypoint) that called it, which re-raises them
                 loop.push_task_result(task, None, interrupts=gi.interrupts, interrupted=True)
             raise
         except GraphBubbleUp as bubble:
