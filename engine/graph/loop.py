@@ -184,10 +184,11 @@ class PregelLoop(LoopCheckpoints, LoopInput, LoopStreaming):
             for k in self.graph.output_keys
             if self.channels[k].is_available()
         }
-        if self.graph.spec.is_root:
+        spec = self.graph.output_spec or self.graph.spec
+        if spec.is_root:
             if self.interrupts and not self.nested:
                 return {"__interrupt__": list(self.interrupts)}
-            return self.graph.spec.present(values)
+            return spec.present(values)
         if self.interrupts and not self.nested:
             values["__interrupt__"] = list(self.interrupts)
         return values
