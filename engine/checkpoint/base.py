@@ -223,7 +223,8 @@ class BaseCheckpointSaver(BlobCodec, Generic[V]):
             ch: self._load_value(row.thread_id, row.ns, ch, versions[ch], row.checkpoint_id)
             for ch in body["values"]
         }
-        metadata.setdefault("parents", {})
+        if "parents" not in metadata:  # stored without an empty one: back in its place
+            metadata = _with_parents(metadata)
         checkpoint = Checkpoint(
             v=body["v"],
             id=row.checkpoint_id,
@@ -507,3 +508,12 @@ def ensure_valid_checkpointer(checkpointer: Any) -> Any:
         f"`False`, or `None`. Received {type(checkpointer).__name__}. Pass a proper saver "
         "(e.g., InMemorySaver, SqliteSaver)."
     )
+
+
+def _with_parents(metadata: Any) -> Any:
+    """``metadata`` with empty ``parents`` where LangGraph's savers keep it: after the loop's
+    own ``source`` and ``step``, before what the run's config added (``user_id``, say)."""
+    keys = list(metadata)
+    at = max((keys.index(k) + 1 for k in ("source", "step") if k in metadata), default=0)
+    items = list(metadata.items())
+    return dict([*items[:at], ("parents", {}), *items[at:]])

@@ -209,7 +209,7 @@ class StateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         for ch in ("|", ":"):
             if ch in name:
                 raise ValueError(
-                    f"'{ch}' is a reserved character and is not allowed in node names."
+                    f"'{ch}' is a reserved character and is not allowed in the node names."
                 )
         if not callable(action) and not hasattr(action, "ainvoke"):
             raise TypeError(
