@@ -167,7 +167,7 @@ async def run_task(
     node = task.node
     em = loop.run.emitter
     policies = node.retry_policy
-    if node.cache_policy is not None and await cached_writes(loop, task):
+    if node.cache_policy is not None and await cached_writes(loop, task, started=concurrent):
         return
     attempt = 0
     first_attempt_time = time.time()
