@@ -517,3 +517,17 @@ def _with_parents(metadata: Any) -> Any:
     at = max((keys.index(k) + 1 for k in ("source", "step") if k in metadata), default=0)
     items = list(metadata.items())
     return dict([*items[:at], ("parents", {}), *items[at:]])
+
+
+def checked_serde(serde: Any) -> Any:
+    """A saver's ``serde=``: only the JSON serializer a ported program names
+    (``engine.checkpoint.serde.jsonplus.JsonPlusSerializer``), which stores what the saver
+    stores anyway.  Another (an encrypting one, say) would be silently ignored: refused."""
+    from engine.checkpoint.serde.jsonplus import JsonPlusSerializer
+
+    if serde is not None and not isinstance(serde, JsonPlusSerializer):
+        raise TypeError(
+            f"this saver stores the engine's own JSON and takes no other serializer "
+            f"(serde={type(serde).__name__}); JsonPlusSerializer is accepted"
+        )
+    return serde
