@@ -4,7 +4,7 @@ one only, as the savers do), ``update_state`` as a node, from an old checkpoint 
 a ``Command``, ``durability`` modes and the pending writes a failed run keeps (under ``exit``
 only the last checkpoint's own), a graph a node invokes, ``Command.PARENT``, and a resume with
 ``Command(goto=...)`` whose output shows the writes of the tasks it sent; checkpoint metadata with the run config's keys, in
-LangGraph's order (``parents`` before them)."""
+LangGraph's order (``parents`` before them); savers given ``serde=JsonPlusSerializer(...)``."""
 
 from __future__ import annotations
 
@@ -326,6 +326,32 @@ print(g.checkpointer.get_tuple(cfg).metadata)
 """
 
 
+SERIALIZER = r"""
+import builtins, re
+def print(*args, **kw):  # interrupt and checkpoint ids are random: shown as ID
+    builtins.print(*(re.sub(r"[0-9a-f]{32}|[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}", "ID", str(a)) for a in args), **kw)
+import sqlite3
+from typing_extensions import TypedDict
+from langchain_core.messages import HumanMessage
+from langgraph.graph import StateGraph, START, MessagesState
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.checkpoint.sqlite import SqliteSaver
+from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+
+class S(MessagesState):
+    x: int
+b = StateGraph(S); b.add_node("n", lambda s: {"x": s["x"] + 1}); b.add_edge(START, "n")
+for saver in (InMemorySaver(serde=JsonPlusSerializer(pickle_fallback=True)), SqliteSaver(sqlite3.connect(":memory:", check_same_thread=False), serde=JsonPlusSerializer())):
+    g = b.compile(checkpointer=saver)
+    cfg = {"configurable": {"thread_id": "1"}}
+    print(type(saver).__name__, g.invoke({"x": 1, "messages": [HumanMessage("hi", id="h")]}, cfg)["x"])
+    st = g.get_state(cfg)
+    print(st.values["x"], [(m.type, m.content) for m in st.values["messages"]], len(list(g.get_state_history(cfg))))
+s = JsonPlusSerializer()
+print(s.loads_typed(s.dumps_typed({"a": 1, "b": [1, 2], "m": HumanMessage("yo", id="1")})))
+"""
+
+
 def test_subgraph_history() -> None:
     compare(SUBGRAPH_HISTORY)
 
@@ -356,3 +382,7 @@ def test_resume_with_goto() -> None:
 
 def test_metadata_order() -> None:
     compare(METADATA_ORDER)
+
+
+def test_serializer() -> None:
+    compare(SERIALIZER)
