@@ -74,6 +74,10 @@ class CompiledStateGraph(
     (``engine.graph.remade``); set by the loader."""
     made_saver: Any = None
     """The checkpointer the factory's graph had when it was loaded (see ``remake``)."""
+    stream_mode: Any = "updates"
+    """What ``stream`` gives without a ``stream_mode`` (LangGraph's ``graph.stream_mode``)."""
+    input_channels: Any = START
+    """Where a run's input goes (LangGraph's ``input_channels``: the START node's channel)."""
     stream_spec: Any = None
     """The keys the ``values`` and ``updates`` streams show, or None: the state's."""
     output_spec: Any = None
@@ -443,12 +447,11 @@ class CompiledStateGraph(
         chunk}`` (``engine.graph.stream_parts``), whatever the modes and ``subgraphs``."""
         modes: list[str]
         single = False
-        if stream_mode is None:
-            modes, single = ["updates"], True
-        elif isinstance(stream_mode, str):
-            modes, single = [stream_mode], True
+        asked: Any = self.stream_mode if stream_mode is None else stream_mode
+        if isinstance(asked, str):
+            modes, single = [asked], True
         else:
-            modes = list(stream_mode)
+            modes = list(asked)
         # modes printed to the console (``print_mode``; ``debug``: updates and values), as
         # LangGraph prints them, streamed only when asked for as well
         printed = _printed_modes(self, kwargs.get("print_mode", ()), kwargs.get("debug"))

@@ -158,9 +158,10 @@ def flaky(x: int) -> int:
         raise ValueError("flaky")
     return x + 100
 
+computed = []
 @task(cache_policy=CachePolicy(ttl=None))
 def slow(x: int) -> int:
-    print("  computing slow", x)
+    computed.append(x)  # printed at the end (a print here races the stream's consumer)
     return x * x
 
 @dataclass
@@ -180,7 +181,7 @@ def wf(x: int, *, store: BaseStore, writer: StreamWriter, previous: int | None =
 cfg = {"configurable": {"thread_id": "1"}}
 for ch in wf.stream(2, cfg, stream_mode=["custom", "updates"], context=Ctx("me")):
     print(ch)
-print(attempts)
+print(attempts, computed)
 print(wf.invoke(2, cfg, context=Ctx("you")))
 print([(i.key, i.value) for i in wf.store.search(("runs",))] if hasattr(wf, "store") and wf.store else None)
 print(wf.get_state(cfg).values)

@@ -5,7 +5,7 @@ result missing from one raises LangGraph's ``KeyError``), reducers on non-messag
 ``Command`` starting a thread (its update applied twice, its goto sent by START, its resume
 dropped, as on LangGraph), ``output_keys=``, the input / output schema models, xray drawings,
 builder shortcuts and their errors, a node's config (its metadata in LangGraph's order, no
-``run_name``).
+``run_name``), a compiled graph's nodes, subgraphs, channels and ``stream_mode``.
 
 Known difference kept: an attached run refuses ``output_keys=`` (a clear ``TypeError``)."""
 
@@ -526,6 +526,30 @@ print(g.get_state({"configurable": {"thread_id": "t1"}}).metadata)
 """
 
 
+INTROSPECTION = r"""
+import builtins, re
+def print(*args, **kw):  # interrupt and checkpoint ids are random: shown as ID
+    builtins.print(*(re.sub(r"[0-9a-f]{32}|[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}", "ID", str(a)) for a in args), **kw)
+from typing_extensions import TypedDict
+from langgraph.graph import StateGraph, START, END
+class S(TypedDict):
+    x: int
+def a(s): return {"x": 1}
+inner = StateGraph(S); inner.add_node("ia", a); inner.add_edge(START, "ia")
+ic = inner.compile(name="inner_graph")
+top = StateGraph(S); top.add_node("ta", a); top.add_node("sub", ic); top.add_edge(START, "ta"); top.add_edge("ta", "sub")
+g = top.compile(name="top_graph")
+print(list(g.nodes))
+print([(n, type(sg).__name__) for n, sg in g.get_subgraphs()])
+print([(n, sg.name) for n, sg in g.get_subgraphs(recurse=True)])
+print(list(g.get_subgraphs(namespace="sub")) != [])
+print(g.name, ic.name)
+print(sorted(k for k in g.channels if not k.startswith("branch:")))
+print(g.stream_mode, g.input_channels if hasattr(g, "input_channels") else None)
+print(sorted(g.builder.nodes), g.builder.edges)
+"""
+
+
 def test_runtime_context() -> None:
     compare(RUNTIME_CONTEXT)
 
@@ -569,3 +593,7 @@ def test_builder_misc() -> None:
 
 def test_node_config() -> None:
     compare(NODE_CONFIG)
+
+
+def test_introspection() -> None:
+    compare(INTROSPECTION)
