@@ -5,7 +5,11 @@ result missing from one raises LangGraph's ``KeyError``), reducers on non-messag
 ``Command`` starting a thread (its update applied twice, its goto sent by START, its resume
 dropped, as on LangGraph), ``output_keys=``, the input / output schema models, xray drawings,
 builder shortcuts and their errors, a node's config (its metadata in LangGraph's order, no
-``run_name``), a compiled graph's nodes, subgraphs, channels and ``stream_mode``.
+``run_name``), a compiled graph's nodes, subgraphs, channels and ``stream_mode``;
+``add_messages(format="langchain-openai")`` (text blocks joined, tool results after the rest).
+
+Known difference kept: LangGraph's OpenAI-format round trip drops the messages' ids; the
+engine keeps them (its message log follows them), so the program prints no ids.
 
 Known difference kept: an attached run refuses ``output_keys=`` (a clear ``TypeError``)."""
 
@@ -550,6 +554,34 @@ print(sorted(g.builder.nodes), g.builder.edges)
 """
 
 
+OPENAI_FORMAT = r"""
+import builtins, re
+def print(*args, **kw):  # interrupt and checkpoint ids are random: shown as ID
+    builtins.print(*(re.sub(r"[0-9a-f]{32}|[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}", "ID", str(a)) for a in args), **kw)
+from typing import Annotated
+from typing_extensions import TypedDict
+from langchain_core.messages import AnyMessage, HumanMessage, AIMessage
+from langgraph.graph import StateGraph, START
+from langgraph.graph.message import add_messages
+
+class S(TypedDict):
+    messages: Annotated[list[AnyMessage], add_messages(format="langchain-openai")]
+def n(s):
+    return {"messages": [AIMessage([{"type": "text", "text": "hi"}, {"type": "text", "text": "there"}], id="a")]}
+b = StateGraph(S); b.add_node("n", n); b.add_edge(START, "n")
+out = b.compile().invoke({"messages": [HumanMessage([{"type": "text", "text": "yo"}], id="h")]})
+print([(type(m).__name__, m.content) for m in out["messages"]])  # (LangGraph's round trip drops the ids)
+fmt = add_messages(format="langchain-openai")
+def show(msgs):
+    print([(type(m).__name__, m.content, getattr(m, "tool_calls", None) or getattr(m, "tool_call_id", None), getattr(m, "status", None)) for m in fmt([], msgs)])
+for c in [[{"type": "text", "text": "a"}, {"type": "text", "text": "b"}], ["x", {"type": "text", "text": "b"}], [{"type": "text", "text": "a"}, {"type": "image_url", "image_url": {"url": "http://x"}}], [], [{"type": "text", "text": "a", "cache_control": {"type": "ephemeral"}}], "plain"]:
+    show([HumanMessage(c, id="1")])
+show([AIMessage([{"type": "text", "text": "a"}, {"type": "tool_use", "name": "foo", "input": {"x": 1}, "id": "1"}])])
+show([HumanMessage([{"type": "text", "text": "before"}, {"type": "tool_result", "tool_use_id": "A", "content": "ra"}, {"type": "text", "text": "after"}, {"type": "tool_result", "tool_use_id": "B", "content": [{"type": "text", "text": "rb"}, {"type": "text", "text": "rc"}], "is_error": True}])])
+show([HumanMessage([{"type": "tool_result", "tool_use_id": "A", "content": [{"type": "text", "text": "no", "cache_control": {}}], "is_error": True}])])
+"""
+
+
 def test_runtime_context() -> None:
     compare(RUNTIME_CONTEXT)
 
@@ -597,3 +629,7 @@ def test_node_config() -> None:
 
 def test_introspection() -> None:
     compare(INTROSPECTION)
+
+
+def test_openai_format() -> None:
+    compare(OPENAI_FORMAT)
