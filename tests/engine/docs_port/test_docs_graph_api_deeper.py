@@ -135,7 +135,7 @@ bl.add_edge(START, "a"); bl.add_edge("a", "b"); bl.add_edge("a", "c"); bl.add_ed
 bl.add_edge("b2", "d"); bl.add_edge("c", "d"); bl.add_edge("d", END)
 g = bl.compile()
 print(g.invoke({"agg": []}))
-for ch in g.stream({"agg": []}): print(ch)
+print(sorted(map(str, g.stream({"agg": []}))))  # parallel sync nodes finish in any order
 
 def router(s) -> Command[Literal["x", "y"]]:
     return Command(update={"flag": "routed", "agg": ["r"]}, goto="y" if s["flag"] == "go-y" else "x")
@@ -190,7 +190,7 @@ bl.add_conditional_edges("start", lambda s: ["both1", "both2"], ["both1", "both2
 bl.add_edge(["both1", "both2"], "big")
 g = bl.compile()
 print(g.invoke({"val": 0, "path": []}))
-for ch in g.stream({"val": 0, "path": []}): print(ch)
+print(sorted(map(str, g.stream({"val": 0, "path": []}))))  # parallel nodes: any order
 print(g.get_graph().draw_mermaid())
 print(g.get_graph().draw_ascii() if False else "")
 # bad path map value
