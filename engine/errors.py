@@ -50,9 +50,6 @@ class GraphBubbleUp(Exception):
 class GraphInterrupt(GraphBubbleUp):
     """The run paused: ``args[0]`` holds the ``Interrupt``s (empty for static breakpoints)."""
 
-    reported: bool = False
-    """True once a task reported these interrupts (a caller re-raising them stays quiet)."""
-
     shown: bool = False
     """True once the task that called ``interrupt()`` emitted their ``interrupt.raised``: the
     node of an enclosing graph this one was called from re-raises them without another event

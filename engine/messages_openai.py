@@ -1,10 +1,12 @@
 """``add_messages(format="langchain-openai")``: messages reshaped as OpenAI-style content.
 
 What LangGraph's reducer option does by a round trip through OpenAI's chat format, in our own
-code: content becomes a string or ``text`` / ``image_url`` blocks (provider extras such as
-``cache_control`` dropped, an Anthropic ``image`` source becomes a data URL), an AI message's
-``tool_use`` blocks become its ``tool_calls``, and a human message's ``tool_result`` blocks
-become ``ToolMessage``s (an ``is_error`` result has status ``error``).
+code: content becomes a string (text blocks alone are joined by newlines) or ``text`` /
+``image_url`` blocks (provider extras such as ``cache_control`` dropped, an Anthropic ``image``
+source becomes a data URL), an AI message's ``tool_use`` blocks become its ``tool_calls``, and
+a human message's ``tool_result`` blocks become ``ToolMessage``s after what else it says (the
+round trip keeps no ``is_error``: each has status ``success``).  Unlike LangGraph's round trip,
+the messages keep their ids (the engine's message log follows them).
 """
 
 from __future__ import annotations
@@ -47,6 +49,14 @@ def _blocks(content: Any) -> list[dict[str, Any]]:
     return out
 
 
+def _content(blocks: list[dict[str, Any]]) -> Any:
+    """Text blocks alone as one string (joined by newlines, "" for none), as OpenAI's format
+    gives them; with an image, the blocks."""
+    if all(b.get("type") == "text" for b in blocks):
+        return "\n".join(str(b.get("text", "")) for b in blocks)
+    return blocks
+
+
 def _shaped(msg: Any, tool_message: Callable[..., Any]) -> list[Any]:
     content = msg.content
     if isinstance(content, str):
@@ -64,29 +74,27 @@ def _shaped(msg: Any, tool_message: Callable[..., Any]) -> list[Any]:
                 ),
             ]
             rest = _blocks([b for b in content if b not in uses])
-            text: Any = rest if rest else ""
-            fields = {**dict(msg), "content": text, "tool_calls": calls}
+            fields = {**dict(msg), "content": _content(rest), "tool_calls": calls}
             return [type(msg).model_validate(fields)]
     if msg.type == "human":
         results = [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]
         if results:
             out: list[Any] = []
+            rest = _blocks([b for b in content if b not in results])
+            if rest:  # what else the message says comes first
+                out.append(msg.model_copy(update={"content": _content(rest)}))
             for b in results:
                 inner = b.get("content")
-                body: Any = inner if isinstance(inner, str) else _blocks(inner)
+                body: Any = inner if isinstance(inner, str) else _content(_blocks(inner))
                 out.append(
                     tool_message(
                         content=body,
                         tool_call_id=str(b.get("tool_use_id") or ""),
-                        status="error" if b.get("is_error") else "success",
                         id=msg.id if not out else str(uuid.uuid4()),
                     )
                 )
-            rest = _blocks([b for b in content if b not in results])
-            if rest:
-                out.append(msg.model_copy(update={"content": rest, "id": str(uuid.uuid4())}))
             return out
-    return [msg.model_copy(update={"content": _blocks(content)})]
+    return [msg.model_copy(update={"content": _content(_blocks(content))})]
 
 
 def openai_shaped(messages: Iterable[Any], tool_message: Callable[..., Any]) -> list[Any]:

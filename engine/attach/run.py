@@ -184,6 +184,13 @@ class AttachedRun:
         self.saver = None if saver in (None, True, False) else saver
         self.modes = stream_modes(checkpointer=self.saver is not None, tokens=graph.stream_tokens)
         """The modes the run translates into events (``stream_modes``)."""
+        self.output_from_values = self.saver is not None and bool(getattr(input, "goto", None))
+        """A command that sends tasks itself (``Command(goto=...)``): tasks outside the
+        checkpoint's plan may finish in a superstep that stops at an interrupt, and LangGraph's
+        output (its last ``values``) shows their writes, where its state does not: the run
+        asks for ``values`` too and returns the last."""
+        if self.output_from_values and "values" not in self.modes:
+            self.modes.insert(0, "values")
         self._callers_only = set(echo.modes if echo is not None else ()) - set(self.modes)
         """Modes asked for by the caller's stream only: handed over, not translated."""
         self.watch = None if self.saver is None else SaveWatch(self.em.loop)
@@ -265,7 +272,13 @@ class AttachedRun:
                 span.interrupted = bool(tr.interrupts)
                 # the values as the run made them; stopped at interrupt() with a saver, as
                 # LangGraph's state shows them (the tasks done in the superstep applied)
-                output = tr.values if self.saver is None or not tr.interrupts else None
+                output = (
+                    tr.values
+                    if self.saver is None or not tr.interrupts or self.output_from_values
+                    else None
+                )
+                if isinstance(output, dict) and "__interrupt__" in output:
+                    output = {k: v for k, v in output.items() if k != "__interrupt__"}
                 span.output = output if output is not None else await self._values()
             return with_interrupts(output_of(graph.real, span.output), tr.interrupts)
         finally:

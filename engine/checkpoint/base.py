@@ -223,7 +223,8 @@ class BaseCheckpointSaver(BlobCodec, Generic[V]):
             ch: self._load_value(row.thread_id, row.ns, ch, versions[ch], row.checkpoint_id)
             for ch in body["values"]
         }
-        metadata.setdefault("parents", {})
+        if "parents" not in metadata:  # stored without an empty one: back in its place
+            metadata = _with_parents(metadata)
         checkpoint = Checkpoint(
             v=body["v"],
             id=row.checkpoint_id,
@@ -507,3 +508,26 @@ def ensure_valid_checkpointer(checkpointer: Any) -> Any:
         f"`False`, or `None`. Received {type(checkpointer).__name__}. Pass a proper saver "
         "(e.g., InMemorySaver, SqliteSaver)."
     )
+
+
+def _with_parents(metadata: Any) -> Any:
+    """``metadata`` with empty ``parents`` where LangGraph's savers keep it: after the loop's
+    own ``source`` and ``step``, before what the run's config added (``user_id``, say)."""
+    keys = list(metadata)
+    at = max((keys.index(k) + 1 for k in ("source", "step") if k in metadata), default=0)
+    items = list(metadata.items())
+    return dict([*items[:at], ("parents", {}), *items[at:]])
+
+
+def checked_serde(serde: Any) -> Any:
+    """A saver's ``serde=``: only the JSON serializer a ported program names
+    (``engine.checkpoint.serde.jsonplus.JsonPlusSerializer``), which stores what the saver
+    stores anyway.  Another (an encrypting one, say) would be silently ignored: refused."""
+    from engine.checkpoint.serde.jsonplus import JsonPlusSerializer
+
+    if serde is not None and not isinstance(serde, JsonPlusSerializer):
+        raise TypeError(
+            f"this saver stores the engine's own JSON and takes no other serializer "
+            f"(serde={type(serde).__name__}); JsonPlusSerializer is accepted"
+        )
+    return serde

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from typing import Any
 
-from engine.checkpoint.base import BaseCheckpointSaver, StoredRow
+from engine.checkpoint.base import BaseCheckpointSaver, StoredRow, checked_serde
 
 __all__ = ["InMemorySaver", "MemorySaver"]
 
@@ -13,8 +14,10 @@ __all__ = ["InMemorySaver", "MemorySaver"]
 class InMemorySaver(BaseCheckpointSaver):
     """Keeps every checkpoint of every thread in memory; lost when the process ends."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, serde: Any = None) -> None:
         super().__init__()
+        self.serde = checked_serde(serde)
+        """``serde=JsonPlusSerializer()`` of a ported program (``checked_serde``)."""
         self._lock = threading.RLock()
         # (thread, ns) -> {checkpoint_id: row}; ids are time-ordered, the newest is kept aside
         self._rows: dict[tuple[str, str], dict[str, StoredRow]] = {}

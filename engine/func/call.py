@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 
 from engine.checkpoint.base import RESUME
 from engine.core.ids import deterministic_id
-from engine.errors import GraphInterrupt
 from engine.func.constants import PUSH, RETURN
 from engine.func.future import TaskFuture
 from engine.graph.algo import Task
@@ -104,8 +103,6 @@ async def _run_call(loop: PregelLoop, task: Task, fut: TaskFuture[Any]) -> None:
     try:
         await run_task(loop, task)
     except BaseException as exc:
-        if isinstance(exc, GraphInterrupt):
-            exc.reported = True  # the caller re-raises it: surface it once
         fut.set_exception(exc)
         if not isinstance(exc, Exception):
             raise

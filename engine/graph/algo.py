@@ -362,7 +362,8 @@ async def compute_writes(
     state_keys = set(spec.channels) | {k for k in channels if not is_internal_channel(k)}
     writes: list[tuple[str, Any]] = []
     commands: list[Command] = []
-    if node.name == START:
+    if node.name == START and not isinstance(output, Command):  # a command starting a
+        # thread is the START node's input: its update and goto, as a node's command
         if output is not None:
             data = node.spec.validate_input(output)  # against the input schema, if any
             writes = [(k, v) for k, v in data.items() if k in input_keys]

@@ -96,10 +96,12 @@ class Branch:
             elif self.path_map is not None:
                 try:
                     out.append(self.path_map[r])
-                except (KeyError, TypeError):
-                    raise ValueError(
-                        f"Branch '{self.name}' returned {r!r}, which is not in its path map {list(self.path_map)}"
-                    ) from None
+                except (KeyError, TypeError) as exc:  # LangGraph's own error, explained
+                    exc.add_note(
+                        f"Branch '{self.name}' returned {r!r}, which is not in its path map "
+                        f"{list(self.path_map)}"
+                    )
+                    raise
             elif r is None:
                 continue
             else:
@@ -207,7 +209,7 @@ class StateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         for ch in ("|", ":"):
             if ch in name:
                 raise ValueError(
-                    f"'{ch}' is a reserved character and is not allowed in node names."
+                    f"'{ch}' is a reserved character and is not allowed in the node names."
                 )
         if not callable(action) and not hasattr(action, "ainvoke"):
             raise TypeError(

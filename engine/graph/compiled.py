@@ -74,6 +74,15 @@ class CompiledStateGraph(
     (``engine.graph.remade``); set by the loader."""
     made_saver: Any = None
     """The checkpointer the factory's graph had when it was loaded (see ``remake``)."""
+    stream_mode: Any = "updates"
+    """What ``stream`` gives without a ``stream_mode`` (LangGraph's ``graph.stream_mode``)."""
+    input_channels: Any = START
+    """Where a run's input goes (LangGraph's ``input_channels``: the START node's channel)."""
+    stream_spec: Any = None
+    """The keys the ``values`` and ``updates`` streams show, or None: the state's."""
+    output_spec: Any = None
+    """The keys a run shows (``output_keys=``), or None: the output schema's (see
+    ``_with_output_keys``)."""
     step_timeout: float | None = None
     """Seconds a superstep may take (``graph.step_timeout = 10``); past it the step's tasks
     are cancelled and the run raises ``TimeoutError``, as LangGraph's does."""
@@ -325,11 +334,12 @@ class CompiledStateGraph(
         of any graph, the interrupts of all)."""
         subgraphs = kwargs.pop("subgraphs", False)
         printed = _printed_modes(self, kwargs.pop("print_mode", ()), kwargs.pop("debug", None))
+        view = self._with_output_keys(kwargs.pop("output_keys", None))
         if stream_mode != "values" or subgraphs:
             from engine.graph.stream_parts import output_from_stream, values_stream_modes
 
             values = stream_mode == "values"
-            chunks = self.astream(
+            chunks = view.astream(
                 input,
                 config,
                 stream_mode=values_stream_modes(version) if values else stream_mode,
@@ -347,7 +357,7 @@ class CompiledStateGraph(
             if values:
                 return await output_from_stream(chunks, version)
             return [chunk async for chunk in chunks]
-        output = await self._arun(
+        output = await view._arun(
             input,
             config,
             context=context,
@@ -395,6 +405,20 @@ class CompiledStateGraph(
     ) -> list[Any]:
         return run_sync(self.abatch(inputs, config, _sync_call=True, **kwargs))
 
+    def _with_output_keys(self, keys: str | Sequence[str] | None) -> CompiledStateGraph:
+        """This graph with a run's ``output_keys``: the keys its output, ``values`` and
+        ``updates`` show (a single key's value bare), as LangGraph's ``output_keys=``."""
+        if keys is None:
+            return self
+        from engine.graph.pregel_api import ChannelsSpec
+
+        names = [keys] if isinstance(keys, str) else list(keys)
+        spec = ChannelsSpec({k: self.channels[k] for k in names}, keys)
+        view = copy.copy(self)
+        view.stream_spec = view.output_spec = spec
+        view.output_keys = names
+        return view
+
     def copy(self, update: dict[str, Any] | None = None) -> CompiledStateGraph:
         """A shallow copy of this compiled graph, with ``update`` applied to its attributes."""
         clone = copy.copy(self)
@@ -423,15 +447,15 @@ class CompiledStateGraph(
         chunk}`` (``engine.graph.stream_parts``), whatever the modes and ``subgraphs``."""
         modes: list[str]
         single = False
-        if stream_mode is None:
-            modes, single = ["updates"], True
-        elif isinstance(stream_mode, str):
-            modes, single = [stream_mode], True
+        asked: Any = self.stream_mode if stream_mode is None else stream_mode
+        if isinstance(asked, str):
+            modes, single = [asked], True
         else:
-            modes = list(stream_mode)
+            modes = list(asked)
         # modes printed to the console (``print_mode``; ``debug``: updates and values), as
         # LangGraph prints them, streamed only when asked for as well
         printed = _printed_modes(self, kwargs.get("print_mode", ()), kwargs.get("debug"))
+        view = self._with_output_keys(kwargs.get("output_keys"))
         wanted = set(modes)
         modes += [m for m in printed if m not in wanted]
         queue: asyncio.Queue[Any] = asyncio.Queue()
@@ -449,7 +473,7 @@ class CompiledStateGraph(
 
         async def runner() -> None:
             try:
-                await self._arun(
+                await view._arun(
                     input,
                     config,
                     stream=sink,

@@ -13,7 +13,7 @@ subgraphs inside their node, their node ids prefixed ``"<node>:"``.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
@@ -56,11 +56,13 @@ class Node:
 
 @dataclass
 class Edge:
+    """One edge, its fields in the order of LangChain's ``Edge`` (as a program prints it)."""
+
     source: str
     target: str
-    conditional: bool = False
     data: str | None = None
     """Label (path-map key, or the routing function's name)."""
+    conditional: bool = False
 
 
 @dataclass
@@ -79,7 +81,7 @@ class DrawableGraph:
     def add_edge(
         self, source: str, target: str, *, conditional: bool = False, data: str | None = None
     ) -> None:
-        edge = Edge(source, target, conditional, data)
+        edge = Edge(source, target, data, conditional)
         if edge not in self.edges:
             self.edges.append(edge)
 
@@ -182,7 +184,15 @@ class DrawableGraph:
                 {"id": n.id, "name": n.name, "kind": n.kind, "metadata": n.metadata}
                 for n in self.nodes.values()
             ],
-            "edges": [asdict(e) for e in self.edges],
+            "edges": [  # in the order recordings keep
+                {
+                    "source": e.source,
+                    "target": e.target,
+                    "conditional": e.conditional,
+                    "data": e.data,
+                }
+                for e in self.edges
+            ],
         }
 
     @classmethod
@@ -198,8 +208,8 @@ class DrawableGraph:
                 Edge(
                     str(e["source"]),
                     str(e["target"]),
-                    bool(e.get("conditional", False)),
                     e.get("data"),
+                    bool(e.get("conditional", False)),
                 )
             )
         return g

@@ -184,10 +184,11 @@ class PregelLoop(LoopCheckpoints, LoopInput, LoopStreaming):
             for k in self.graph.output_keys
             if self.channels[k].is_available()
         }
-        if self.graph.spec.is_root:
+        spec = self.graph.output_spec or self.graph.spec
+        if spec.is_root:
             if self.interrupts and not self.nested:
                 return {"__interrupt__": list(self.interrupts)}
-            return self.graph.spec.present(values)
+            return spec.present(values)
         if self.interrupts and not self.nested:
             values["__interrupt__"] = list(self.interrupts)
         return values
@@ -208,17 +209,23 @@ class PregelLoop(LoopCheckpoints, LoopInput, LoopStreaming):
         if self.thread_id is not None:
             conf["thread_id"] = self.thread_id
         user_conf = base.get("configurable", {})
-        metadata = {
-            **{k: user_conf[k] for k in _PROPAGATED_TO_METADATA if k in user_conf},
-            "ls_integration": "langgraph",
-            **base.get("metadata", {}),
-            "langgraph_step": self.step,
-            "langgraph_node": task.name,
-            "langgraph_triggers": task.public_triggers,
-            "langgraph_path": task.public_path,
-            "langgraph_checkpoint_ns": task_ns,
-        }
-        return {**base, "configurable": conf, "metadata": metadata}
+        # as LangGraph orders them: the run's own metadata, then what it takes from the
+        # configurable (the run's keys win), then the task's
+        metadata = dict(base.get("metadata", {}))
+        for k in _PROPAGATED_TO_METADATA:
+            if k in user_conf:
+                metadata.setdefault(k, user_conf[k])
+        metadata.setdefault("ls_integration", "langgraph")
+        metadata.update(
+            langgraph_step=self.step,
+            langgraph_node=task.name,
+            langgraph_triggers=task.public_triggers,
+            langgraph_path=task.public_path,
+            langgraph_checkpoint_ns=task_ns,
+        )
+        # a node's config names no run (LangGraph's names the node's own run)
+        own = {k: v for k, v in base.items() if k != "run_name"}
+        return {**own, "configurable": conf, "metadata": metadata}
 
     def _plan(self) -> list[Task]:
         tasks = plan_tasks(self.checkpoint, self.channels, self.graph.nodes, self.step, self.ns)

@@ -212,6 +212,9 @@ class LoopCheckpoints:
         }
         if saver is not None:
             if self.durability == "exit":
+                # the writes kept so far made this checkpoint: only the last one's own pending
+                # writes are saved on exit, as LangGraph keeps them
+                self._deferred_writes = []
                 if self._deferred is None:
                     self._deferred = (self.checkpoint_config, new, saved_meta, new_versions)
                 else:

@@ -134,7 +134,7 @@ class LoopInput:
                         "langgraph/interrupts#handling-multiple-interrupts."
                     )
                 null_writes.append((RESUME, resume))
-            if not null_writes and run.resume_map is None:
+            if not null_writes and run.resume_map is None and END not in inp.goto_list():
                 raise EmptyInputError("Received empty Command input")
             if (
                 null_writes
@@ -145,9 +145,10 @@ class LoopInput:
                     self.checkpoint_config, null_writes, NULL_TASK_ID
                 )
             self.pending_writes.extend((NULL_TASK_ID, c, v) for c, v in null_writes)
-        # a plain resume value waiting for the next interrupt() call
+        # a plain resume value waiting for the next interrupt() call (a command starting a
+        # thread has no interrupt to answer: its resume is dropped, as LangGraph drops it)
         for tid, c, v in self.pending_writes:
-            if tid == NULL_TASK_ID and c == RESUME and not self.nested:
+            if tid == NULL_TASK_ID and c == RESUME and not self.nested and self.resuming:
                 run.null_resume = _NullResume(True, v)
         null_state_writes = [
             (c, v) for tid, c, v in self.pending_writes if tid == NULL_TASK_ID and c != RESUME
@@ -163,7 +164,10 @@ class LoopInput:
                     self.saved.config, self.saved.parent_config, self.saved.metadata, self._plan()
                 )
             return True
-        if inp is not None and not is_command:
+        if inp is not None:
+            # new input; a command on a thread with no state yet is the START node's input
+            # too (its update applied above and again by START, its goto sent by START), as
+            # LangGraph starts such a thread
             discard = self._plan()
             pseudo = Task(
                 NULL_TASK_ID, "__input__", ("pull", "__input__"), None, [], self.graph.nodes[START]

@@ -89,8 +89,10 @@ def _served_task(loop: PregelLoop, key: FullKey) -> str | None:
     return known[1].get(key)
 
 
-async def cached_writes(loop: PregelLoop, task: Task) -> bool:
-    """Fill ``task.writes`` from the cache; True on a hit (reported as a cached node run)."""
+async def cached_writes(loop: PregelLoop, task: Task, *, started: bool = False) -> bool:
+    """Fill ``task.writes`` from the cache; True on a hit (reported as a cached node run).
+    ``started``: the task's start was streamed already (a step of several streams them all
+    first)."""
     cache = _cache_of(loop)
     key = cache_key(task)
     if cache is None or key is None:
@@ -103,7 +105,8 @@ async def cached_writes(loop: PregelLoop, task: Task) -> bool:
         return False
     task.writes = [(str(c), v) for c, v in found[key]]
     task.cached = True
-    loop.push_task_start(task)  # the ``tasks`` stream names it; its result is not streamed
+    if not started:  # the ``tasks`` stream names it; its result is not streamed
+        loop.push_task_start(task)
     await loop.save_task_writes(task, task.writes)
     if not task.node.hidden:
         await emit_settled_node(

@@ -155,12 +155,19 @@ def _make_writer(loop: PregelLoop, task: Task) -> Any:
     return writer
 
 
-async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> None:
-    """Run one task to completion: retries per the node's policy; writes saved as pending writes."""
+async def run_task(
+    loop: PregelLoop, task: Task, *, inline: bool = False, concurrent: bool = False
+) -> None:
+    """Run one task to completion: retries per the node's policy; writes saved as pending writes.
+
+    ``concurrent``: one of several tasks of a step.  Its result (``updates``, ``tasks``, its
+    messages) is streamed once the siblings ready to run have had their turn, as LangGraph's
+    async runner streams it from the task's done callback: parallel async nodes' own stream
+    writes come before their results."""
     node = task.node
     em = loop.run.emitter
     policies = node.retry_policy
-    if node.cache_policy is not None and await cached_writes(loop, task):
+    if node.cache_policy is not None and await cached_writes(loop, task, started=concurrent):
         return
     attempt = 0
     first_attempt_time = time.time()
@@ -201,11 +208,13 @@ async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> Non
                 input_summary=summarize(task.input),
                 attempt=attempt,
             )
-        loop.push_task_start(task)
+        if not concurrent or attempt > 1:  # a step of several streams its starts at once
+            loop.push_task_start(task)
         pace = loop.run.pace
-        if pace is not None and not loop.nested and not task.is_call:
+        if pace is not None and not loop.nested and not task.is_call and not concurrent:
             # as LangGraph's stream: a step's task runs once the consumer took what came
-            # before (a call made while the step runs starts at once)
+            # before (a call made while the step runs starts at once; the tasks of a step
+            # of several start together, once ``run_step`` paced them)
             await pace()
         try:
             with s:
@@ -249,7 +258,7 @@ async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> Non
             if sp.resume:
                 writes.append((RESUME, list(sp.resume)))
             await loop.save_task_writes(task, writes)
-            if em.active and not gi.reported and not gi.shown:
+            if em.active and not gi.shown:
                 gi.shown = True
                 for intr in gi.interrupts:
                     await em.emit(
@@ -262,7 +271,10 @@ async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> Non
                     )
             if em.active:
                 await _finished(em, s, task, t0, "interrupted")
-            if not gi.reported:
+            if not task.is_call:  # as LangGraph: a call's interrupts are streamed by the
+                # node (or entrypoint) that called it, which re-raises them
+                if concurrent:
+                    await asyncio.sleep(0)
                 loop.push_task_result(task, None, interrupts=gi.interrupts, interrupted=True)
             raise
         except GraphBubbleUp as bubble:
@@ -316,6 +328,8 @@ async def run_task(loop: PregelLoop, task: Task, *, inline: bool = False) -> Non
                     detail=r.detail,
                 )
             await _finished(em, s, task, t0, "ok", writes=_writes_payload(task.writes))
+        if concurrent:
+            await asyncio.sleep(0)
         loop.push_task_result(task, None)
         return
 
@@ -409,10 +423,15 @@ async def run_step(loop: PregelLoop, tasks: Sequence[Task]) -> None:
 
     async def run_gated(task: Task) -> None:
         if gate is None:
-            return await run_task(loop, task)
+            return await run_task(loop, task, concurrent=True)
         async with gate:  # config["max_concurrency"]: at most that many tasks at once
-            return await run_task(loop, task)
+            return await run_task(loop, task, concurrent=True)
 
+    for t in pending:  # as LangGraph streams them: every start before any task runs
+        loop.push_task_start(t)
+    pace = loop.run.pace
+    if pace is not None and not loop.nested:
+        await pace()  # the step's tasks start together once the consumer took what came before
     futures = {asyncio.ensure_future(run_gated(t)): t for t in pending}
     error: BaseException | None = None
     invalid: BaseException | None = None

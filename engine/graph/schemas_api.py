@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any, get_args, get_origin
 
 from engine.graph.schema_json import schema_json
+from engine.graph.state import schema_fields
 
 if TYPE_CHECKING:
     from engine.graph.builder import StateGraph
@@ -33,7 +34,41 @@ class SchemasAPI:
             return schema_json(b.output_schema, None, "LangGraphOutput")
         return schema_json(b.state_schema, self.output_keys, "LangGraphOutput")
 
+    # the pydantic models LangGraph gives: the input (or state) schema as a root model, and a
+    # model of the output keys, each optional
+    def get_input_schema(self, config: dict[str, Any] | None = None) -> Any:
+        from pydantic import BaseModel, RootModel
+
+        b = self.builder
+        schema = b.input_schema if b.input_schema is not None else b.state_schema
+        if isinstance(schema, type) and issubclass(schema, BaseModel):
+            return schema  # a pydantic schema is its own model
+        return type("LangGraphInput", (RootModel[schema],), {})  # type: ignore[valid-type]
+
+    def get_output_schema(self, config: dict[str, Any] | None = None) -> Any:
+        from pydantic import create_model
+
+        b = self.builder
+        schema = b.output_schema if b.output_schema is not None else b.state_schema
+        hints = schema_fields(schema)
+        keys = list(hints) if b.output_schema is not None else self.output_keys
+        fields: dict[str, Any] = {k: (_value_type(hints.get(k, Any)), None) for k in keys}
+        return create_model("LangGraphOutput", **fields)
+
+    @property
+    def input_schema(self) -> Any:
+        return self.get_input_schema()
+
+    @property
+    def output_schema(self) -> Any:
+        return self.get_output_schema()
+
     def get_context_jsonschema(self) -> dict[str, Any] | None:
         """JSON Schema of the run context (``context_schema``), or None without one."""
         ctx = getattr(self.builder, "context_schema", None)
         return None if ctx is None else schema_json(ctx, None, "Context")
+
+
+def _value_type(annotation: Any) -> Any:
+    """A state key's value type (its reducer, if any, left out)."""
+    return get_args(annotation)[0] if get_origin(annotation) is Annotated else annotation

@@ -220,7 +220,8 @@ class StateAPI(SubgraphStateAPI):
         before: dict[str, Any] | None = None,
         limit: int | None = None,
     ) -> AsyncIterator[StateSnapshot]:
-        """Every checkpoint of the thread, newest first, across all branches."""
+        """Every checkpoint of the thread, newest first, across all branches (only the one
+        ``config`` names, when it names one)."""
         saver = self._require_saver(config)
         if (sub := self._subgraph_for(config, saver)) is not None:
             graph, sub_config = sub
@@ -236,6 +237,8 @@ class StateAPI(SubgraphStateAPI):
                 "checkpoint_ns": conf.get("checkpoint_ns", ""),
             }
         }
+        if conf.get("checkpoint_id"):  # as LangGraph: the saver lists that checkpoint only
+            cfg["configurable"]["checkpoint_id"] = conf["checkpoint_id"]
         async for t in saver.alist(cfg, filter=filter, before=before, limit=limit):
             yield await self._with_task_states(self._snapshot(t, live=False), saver, False)
 

@@ -70,8 +70,27 @@ class Item:
             "updated_at": self.updated_at.isoformat(),
         }
 
+    # as LangGraph's ``Item``: shown by its ``dict()`` (a search hit too, under this name),
+    # equal by address, value and times (whatever its score), hashed by address
+    def __repr__(self) -> str:
+        return "Item(" + ", ".join(f"{k}={v!r}" for k, v in self.dict().items()) + ")"
 
-@dataclass(frozen=True)
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Item):
+            return False
+        return (self.namespace, self.key, self.value, self.created_at, self.updated_at) == (
+            other.namespace,
+            other.key,
+            other.value,
+            other.created_at,
+            other.updated_at,
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.namespace, self.key))
+
+
+@dataclass(frozen=True, repr=False, eq=False)
 class SearchItem(Item):
     """A search hit; ``score`` is set when the search had a ``query``."""
 

@@ -307,3 +307,24 @@ def test_a_missing_delta_names_its_version(tmp_path):
     )
     with pytest.raises(CheckpointError, match="corrupt"):
         _chat_graph(SqliteSaver(tmp_path / "c.sqlite")).get_state(cfg)
+
+
+def test_a_saver_takes_the_json_serializer_and_refuses_another() -> None:
+    """``serde=JsonPlusSerializer()`` (a ported program's) is kept; another serializer (an
+    encrypting one, say) would be ignored, as the savers store the engine's JSON: refused."""
+    from engine.checkpoint.memory import InMemorySaver
+    from engine.checkpoint.serde.jsonplus import JsonPlusSerializer
+    from engine.checkpoint.sqlite import SqliteSaver
+
+    json_serde = JsonPlusSerializer(pickle_fallback=True)
+    assert InMemorySaver(serde=json_serde).serde is json_serde
+    assert SqliteSaver(":memory:", serde=json_serde).serde is json_serde
+
+    class Encrypting:
+        def dumps_typed(self, obj: object) -> tuple[str, bytes]:
+            return "enc", b""
+
+    with pytest.raises(TypeError, match="takes no other serializer"):
+        InMemorySaver(serde=Encrypting())
+    with pytest.raises(TypeError, match="takes no other serializer"):
+        SqliteSaver(":memory:", serde=Encrypting())

@@ -35,6 +35,7 @@ PATHS = {
     "engine.checkpoint.memory": ["InMemorySaver", "MemorySaver"],
     "engine.checkpoint.sqlite": ["SqliteSaver"],
     "engine.checkpoint.sqlite.aio": ["AsyncSqliteSaver"],
+    "engine.checkpoint.serde.jsonplus": ["JsonPlusSerializer"],
     "engine.store.memory": ["InMemoryStore"],
     "engine.store.base": ["BaseStore", "Item", "SearchItem", "InvalidNamespaceError"],
     "engine.store.sqlite": ["SqliteStore"],

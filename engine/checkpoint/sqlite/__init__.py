@@ -16,9 +16,10 @@ import time
 import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
+from typing import Any
 
 from engine.checkpoint import sqlite_tx
-from engine.checkpoint.base import BaseCheckpointSaver, StoredRow
+from engine.checkpoint.base import BaseCheckpointSaver, StoredRow, checked_serde
 from engine.checkpoint.blobs import chain_from
 from engine.checkpoint.foreign import named, refuse_foreign
 from engine.checkpoint.held_writes import HeldWrite, HeldWrites, Statements, held_statements
@@ -58,8 +59,11 @@ class SqliteSaver(BaseCheckpointSaver):
         clock: Callable[[], float] = time.time,
         heartbeat: bool = True,
         hold_checkpoints: bool = False,
+        serde: Any = None,
     ) -> None:
         super().__init__()
+        self.serde = checked_serde(serde)
+        """``serde=JsonPlusSerializer()`` of a ported program (``checked_serde``)."""
         self.hold_checkpoints = hold_checkpoints
         """Hold a run's checkpoints for the next commit instead of committing each at once
         (``held_writes``): the session recorder's saver, whose writer thread commits them with
