@@ -1,0 +1,102 @@
+"""A new user's own apps in the studio window, attached on the real libraries: the problems
+found by driving them as a user does (see each test)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from tests.e2e.attach_window import Studio
+from tests.fixtures.docs_apps import write_app
+
+LOOP_APP = '''
+"""Numbers in a loop, a subgraph as a node (typing.TypedDict, as users write it)."""
+import operator
+from typing import Annotated, TypedDict
+
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.graph import END, START, StateGraph
+
+
+class State(TypedDict):
+    n: int
+    total: int
+    history: Annotated[list[int], operator.add]
+
+
+class SubState(TypedDict):
+    n: int
+    total: int
+
+
+def double(state: SubState):
+    return {"total": state["total"] + state["n"] * 2}
+
+
+sub = StateGraph(SubState)
+sub.add_node("double", double)
+sub.add_edge(START, "double")
+sub.add_edge("double", END)
+
+
+def step(state: State):
+    return {"n": state["n"] + 1, "history": [state["n"]]}
+
+
+def should_continue(state: State):
+    return "step" if state["n"] < 4 else "finish"
+
+
+def finish(state: State):
+    return {"history": [-1]}
+
+
+builder = StateGraph(State)
+builder.add_node("step", step)
+builder.add_node("accumulate", sub.compile())
+builder.add_node("finish", finish)
+builder.add_edge(START, "step")
+builder.add_edge("step", "accumulate")
+builder.add_conditional_edges("accumulate", should_continue, ["step", "finish"])
+builder.add_edge("finish", END)
+graph = builder.compile(checkpointer=InMemorySaver())
+'''
+
+
+def visits(studio: Studio) -> dict[str, int]:
+    state = studio.window.graph_panel.state
+    return {node: state.visits(node) for node in ("step", "accumulate", "finish")}
+
+
+def test_back_to_live_while_paused_inside_a_subgraph_counts_the_live_branch(
+    qtbot: Any, qloop: asyncio.AbstractEventLoop, tmp_path: Path
+) -> None:
+    """Paused inside a subgraph (its events carry the subgraph's own checkpoints), a look at a
+    past checkpoint and back to Live drew the Graph dock from no branch at all: every visit
+    count 0 (the live tip was taken from the subgraph's checkpoint).  The same happened when a
+    fork's first events ended inside a subgraph."""
+    app = write_app(tmp_path, LOOP_APP, "loop_app")
+    studio = Studio(qtbot, qloop, tmp_path, app)
+    try:
+        studio.ctl.default_input = {"n": 0, "total": 0, "history": []}
+        panel = studio.window.graph_panel
+        panel.breakpoints.set_node("accumulate", True)
+        assert studio.trigger("run") == "paused"
+        assert studio.trigger("run") == "paused"  # the second visit of the subgraph
+        assert studio.paused_at() == ("node.started", "accumulate")
+        panel.breakpoints.set_node("accumulate", False)
+        assert studio.trigger("step_into") == "paused"  # into the subgraph's own steps
+        assert studio.ctl.debugger.current_event.ns
+        live = visits(studio)
+        assert live == {"step": 2, "accumulate": 2, "finish": 0}
+        first = studio.checkpoints()[2]
+        studio.select(first.checkpoint_id)
+        assert visits(studio) == {"step": 1, "accumulate": 0, "finish": 0}
+        studio.timeline.live_button.click()
+        studio.until(lambda: studio.window.hub.selected_checkpoint is None)
+        assert visits(studio) == live
+        assert studio.trigger("run") == "done", studio.ctl.last_error
+        assert visits(studio) == {"step": 4, "accumulate": 4, "finish": 1}
+    finally:
+        studio.close()
