@@ -4,6 +4,7 @@ found by driving them as a user does (see each test)."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -98,5 +99,63 @@ def test_back_to_live_while_paused_inside_a_subgraph_counts_the_live_branch(
         assert visits(studio) == live
         assert studio.trigger("run") == "done", studio.ctl.last_error
         assert visits(studio) == {"step": 4, "accumulate": 4, "finish": 1}
+    finally:
+        studio.close()
+
+
+FUNC_APP = '''
+"""Functional API: tasks and a human review."""
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.func import entrypoint, task
+from langgraph.types import interrupt
+
+
+@task
+def write_essay(topic: str) -> str:
+    return f"An essay about {topic}."
+
+
+@task
+def count_words(text: str) -> int:
+    return len(text.split())
+
+
+@entrypoint(checkpointer=InMemorySaver())
+def workflow(topic: str) -> dict:
+    essay = write_essay(topic).result()
+    words = count_words(essay).result()
+    review = interrupt({"essay": essay, "action": "Please review the essay"})
+    return {"essay": essay, "words": words, "review": review}
+'''
+
+
+def test_nothing_resumes_or_reruns_from_a_checkpoint_where_the_run_ended(
+    qtbot: Any, qloop: asyncio.AbstractEventLoop, tmp_path: Path
+) -> None:
+    """Resume from the last checkpoint of a finished run ran nothing and wrote an empty
+    "fork" copy of it into the app's checkpointer (a new branch on the Timeline): both buttons
+    and the context menu's entries now say why they cannot."""
+    app = dataclasses.replace(write_app(tmp_path, FUNC_APP, "func_app"), attr="workflow")
+    studio = Studio(qtbot, qloop, tmp_path, app)
+
+    def answer(dialog: Any) -> None:
+        dialog.editor.setPlainText('"fine"')
+        dialog.resume_button.click()
+
+    studio.answers.append(answer)
+    try:
+        studio.ctl.default_input = "cats"
+        assert studio.trigger("run") == "done", studio.ctl.last_error
+        first, last = studio.checkpoints()[0], studio.checkpoints()[-1]
+        assert last.next == ()
+        timeline = studio.timeline
+        studio.select(last.checkpoint_id)
+        assert not timeline.resume_button.isEnabled()
+        assert timeline.resume_button.toolTip().startswith("Nothing runs after this checkpoint")
+        studio.select(first.checkpoint_id)
+        assert timeline.resume_button.isEnabled()
+        real = studio.ctl.graph.real
+        config = {"configurable": {"thread_id": studio.thread}}
+        assert [s.metadata["source"] for s in real.get_state_history(config)] == ["loop", "input"]
     finally:
         studio.close()
