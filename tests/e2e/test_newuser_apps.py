@@ -159,3 +159,38 @@ def test_nothing_resumes_or_reruns_from_a_checkpoint_where_the_run_ended(
         assert [s.metadata["source"] for s in real.get_state_history(config)] == ["loop", "input"]
     finally:
         studio.close()
+
+
+def test_an_entrypoint_of_a_string_takes_its_input_typed_as_it_is(
+    qtbot: Any, qloop: asyncio.AbstractEventLoop, tmp_path: Path
+) -> None:
+    """``workflow(topic: str)`` with no input given: Run opens the form, whose only tab said
+    "not valid JSON: Expecting value" to ``cats`` (it wanted ``"cats"``, quotes included)."""
+    from PySide6.QtCore import Qt
+
+    app = dataclasses.replace(write_app(tmp_path, FUNC_APP, "func_app"), attr="workflow")
+    studio = Studio(qtbot, qloop, tmp_path, app)
+
+    def answer(dialog: Any) -> None:
+        dialog.editor.setPlainText('"fine"')
+        dialog.resume_button.click()
+
+    studio.answers.append(answer)
+    try:
+        window = studio.window
+        window.actions_.run.trigger()
+        qtbot.waitUntil(lambda: getattr(window, "input_form_dialog", None) is not None)
+        dialog = window.input_form_dialog
+        qtbot.waitUntil(dialog.isVisible)
+        assert dialog.tabs.tabText(0) == "Text" and dialog.json_edit.placeholderText()
+        dialog.json_edit.setFocus()
+        qtbot.keyClicks(dialog.json_edit, "cats")
+        qtbot.mouseClick(dialog.run_button, Qt.MouseButton.LeftButton)
+        assert not dialog.error_label.isVisible(), dialog.error_label.text()
+        assert studio.until_rest() == "done", studio.ctl.last_error
+        values = studio.ctl.graph.real.get_state(
+            {"configurable": {"thread_id": studio.thread}}
+        ).values
+        assert values["essay"] == "An essay about cats." and values["review"] == "fine"
+    finally:
+        studio.close()

@@ -17,7 +17,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QLineEdit, QPlainTextEdit
 
 from engine.events import RunFinished
-from studio.models.input_form import InputForm
+from studio.models.input_form import MISSING, InputForm
 from tests.fixtures.docs_apps import CONTEXT_APP, STATEGRAPH_APP, write_app
 from tests.fixtures.plain_langgraph import plain_module
 from tests.studio.app_agents import make_window, run_until
@@ -211,3 +211,14 @@ def test_titles_and_descriptions_from_the_apps_schema_show_as_written(qtbot: Any
     assert label.text().startswith(crafted)
     tip = page.editors["topic"].toolTip()
     assert "<b>" not in tip and "&lt;b&gt;bold" in tip
+
+
+def test_a_string_input_is_the_text_as_typed_and_json_strings_still_read() -> None:
+    form = InputForm.from_schema({"title": "LangGraphInput", "type": "string"})
+    assert form.takes_text
+    assert form.parse_json("cats") == ("cats", [])
+    assert form.parse_json('"cats"') == ("cats", [])
+    assert form.parse_json("42") == ("42", [])
+    assert form.parse_json("  ") == (MISSING, ["the input is empty"])
+    numbers = InputForm.from_schema({"type": "array", "items": {"type": "integer"}})
+    assert not numbers.takes_text and numbers.parse_json("cats")[1][0].startswith("not valid")
