@@ -194,3 +194,45 @@ def test_an_entrypoint_of_a_string_takes_its_input_typed_as_it_is(
         assert values["essay"] == "An essay about cats." and values["review"] == "fine"
     finally:
         studio.close()
+
+
+AGENT_FILE = '''
+"""A docs-style agent file: its tools and its model sit beside the agent, as users write it."""
+from langchain.agents import create_agent
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage
+from langchain_core.tools import tool
+
+
+class FakeModel(GenericFakeChatModel):
+    def bind_tools(self, tools, **kwargs):
+        return self
+
+
+@tool
+def lookup_order(order_id: str) -> str:
+    """Look up an order by id."""
+    return f"Order {order_id}: shipped."
+
+
+model = FakeModel(messages=iter([AIMessage("Hello!")]))
+support = create_agent(model, tools=[lookup_order])
+'''
+
+
+def test_open_a_file_offers_its_graph_not_its_tools_and_model(
+    qtbot: Any, qloop: asyncio.AbstractEventLoop, tmp_path: Path
+) -> None:
+    """File > Open on an agent file asked "defines 3 compiled graphs: lookup_order, model,
+    support": a ``@tool`` and a chat model are LangChain runnables (``get_graph``,
+    ``astream_events``) but no graph, and picking one loaded it as the agent."""
+    from tests.studio.app_agents import make_window
+
+    path = tmp_path / "support.py"
+    path.write_text(AGENT_FILE.lstrip())
+    window = make_window(qtbot, tmp_path)
+    assert qloop.run_until_complete(window.open_agent_file(str(path))) is True
+    assert getattr(window, "graph_picker", None) is None  # one graph: no question
+    assert window.hub.source_label == "support.py:support"
+    assert not window.load_spec(f"{path}:lookup_order")  # named anyway: a one-line refusal
+    assert window.hub.source_label == "support.py:support"  # the agent loaded stays
