@@ -236,3 +236,88 @@ def test_open_a_file_offers_its_graph_not_its_tools_and_model(
     assert window.hub.source_label == "support.py:support"
     assert not window.load_spec(f"{path}:lookup_order")  # named anyway: a one-line refusal
     assert window.hub.source_label == "support.py:support"  # the agent loaded stays
+
+
+NESTED_APP = '''
+"""A chat graph whose first node runs a researcher agent (create_agent) inside it, then a
+model and a ToolNode of its own."""
+from langchain.agents import create_agent
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage
+from langchain_core.tools import tool
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.graph import START, MessagesState, StateGraph
+from langgraph.prebuilt import ToolNode, tools_condition
+
+
+class FakeModel(GenericFakeChatModel):
+    def bind_tools(self, tools, **kwargs):
+        return self
+
+
+@tool
+def notes(topic: str) -> str:
+    """Read my notes on a topic."""
+    return f"notes on {topic}: cats sleep 16h a day"
+
+
+@tool
+def search(query: str) -> str:
+    """Search."""
+    return f"results for {query}"
+
+
+researcher = create_agent(
+    FakeModel(messages=iter([
+        AIMessage("", tool_calls=[{"name": "notes", "args": {"topic": "cats"}, "id": "n1"}]),
+        AIMessage("Cats sleep a lot."),
+    ])),
+    tools=[notes],
+)
+chat_model = FakeModel(messages=iter([
+    AIMessage("", tool_calls=[{"name": "search", "args": {"query": "cats"}, "id": "s1"}]),
+    AIMessage("Found it."),
+]))
+
+
+def research(state: MessagesState):
+    out = researcher.invoke({"messages": [state["messages"][-1]]})
+    return {"messages": [AIMessage(f"Research: {out['messages'][-1].content}")]}
+
+
+def chatbot(state: MessagesState):
+    return {"messages": [chat_model.invoke(state["messages"])]}
+
+
+builder = StateGraph(MessagesState)
+builder.add_node("research", research)
+builder.add_node("chatbot", chatbot)
+builder.add_node("tools", ToolNode([search]))
+builder.add_edge(START, "research")
+builder.add_edge("research", "chatbot")
+builder.add_conditional_edges("chatbot", tools_condition)
+builder.add_edge("tools", "chatbot")
+graph = builder.compile(checkpointer=InMemorySaver())
+'''
+
+
+def test_a_pause_in_an_agent_inside_a_node_says_whose_node(
+    qtbot: Any, qloop: asyncio.AbstractEventLoop, tmp_path: Path
+) -> None:
+    """A breakpoint on the graph's ``tools`` also stops at the ``tools`` node of the agent
+    that ``research`` runs inside it; the status bar said "Paused: before node tools" while
+    the graph lit ``research`` and the ``tools`` node with the dot stayed dark."""
+    app = write_app(tmp_path, NESTED_APP, "nested_app")
+    studio = Studio(qtbot, qloop, tmp_path, app)
+    try:
+        studio.ctl.default_input = {"messages": [{"role": "user", "content": "cats?"}]}
+        studio.window.graph_panel.breakpoints.set_node("tools", True)
+        state = studio.window.status.state_label
+        assert studio.trigger("run") == "paused"
+        qtbot.waitUntil(lambda: state.text() == "Paused: before node tools (in research)")
+        assert studio.trigger("run") == "paused"  # the graph's own tools node
+        qtbot.waitUntil(lambda: state.text() == "Paused: before node tools")
+        studio.window.graph_panel.breakpoints.set_node("tools", False)
+        assert studio.trigger("run") == "done", studio.ctl.last_error
+    finally:
+        studio.close()
