@@ -321,3 +321,57 @@ def test_a_pause_in_an_agent_inside_a_node_says_whose_node(
         assert studio.trigger("run") == "done", studio.ctl.last_error
     finally:
         studio.close()
+
+
+CHAT_APP = '''
+"""A small docs-style agent: one sync tool, an in-memory checkpointer."""
+from langchain.agents import create_agent
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage
+from langchain_core.tools import tool
+from langgraph.checkpoint.memory import InMemorySaver
+
+
+class FakeModel(GenericFakeChatModel):
+    def bind_tools(self, tools, **kwargs):
+        return self
+
+
+@tool
+def lookup_order(order_id: str) -> str:
+    """Look up an order by id."""
+    return f"Order {order_id}: shipped."
+
+
+def replies():
+    while True:
+        yield AIMessage("", tool_calls=[{"name": "lookup_order", "args": {"order_id": "A17"}, "id": "c1"}])
+        yield AIMessage("It shipped.")
+
+
+graph = create_agent(FakeModel(messages=replies()), tools=[lookup_order], checkpointer=InMemorySaver())
+'''
+
+
+def test_after_a_fork_the_live_conversation_is_the_new_branchs(
+    qtbot: Any, qloop: asyncio.AbstractEventLoop, tmp_path: Path
+) -> None:
+    """Resume from a past checkpoint: the Messages dock went on from the old branch's last
+    message: the fork's messages appended to the whole old conversation, more "Live" messages
+    than the branch's state holds."""
+    app = write_app(tmp_path, CHAT_APP, "chat_app")
+    studio = Studio(qtbot, qloop, tmp_path, app)
+    try:
+        studio.ctl.default_input = {"messages": [{"role": "user", "content": "Where is A17?"}]}
+        assert studio.trigger("run") == "done", studio.ctl.last_error
+        dock = studio.window.docks["messages"].widget()
+        assert len(dock.live_entries) == 4
+        studio.select_written_by("model")  # the model's first answer: the tool call
+        assert studio.click(studio.timeline.resume_button) == "done", studio.ctl.last_error
+        tip = studio.ctl.graph.real.get_state({"configurable": {"thread_id": studio.thread}})
+        n = len(tip.values["messages"])
+        qtbot.waitUntil(lambda: dock.where.text() == f"Live · {n} messages")
+        shown = [e.message.get("content") for e in dock.live_entries]
+        assert shown == [m.content for m in tip.values["messages"]]
+    finally:
+        studio.close()
