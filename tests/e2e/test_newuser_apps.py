@@ -375,3 +375,25 @@ def test_after_a_fork_the_live_conversation_is_the_new_branchs(
         assert shown == [m.content for m in tip.values["messages"]]
     finally:
         studio.close()
+
+
+def test_a_graph_without_messages_offers_no_chat_box(
+    qtbot: Any, qloop: asyncio.AbstractEventLoop, tmp_path: Path
+) -> None:
+    """A StateGraph of numbers: the message box invited "Send a message to the agent on this
+    thread..." and a message sent got "it takes no chat input".  The box now says so before,
+    while New thread and Run stay."""
+    app = write_app(tmp_path, LOOP_APP, "loop_app")
+    studio = Studio(qtbot, qloop, tmp_path, app)
+    try:
+        bar = studio.window.input_bar
+        assert not bar.message_edit.isEnabled() and not bar.send_button.isEnabled()
+        assert bar.message_edit.placeholderText().startswith("This graph takes no chat message")
+        assert bar.new_thread_button.isEnabled()
+        assert studio.window.actions_.run.isEnabled()
+        chat = write_app(tmp_path, CHAT_APP, "chat_app")
+        assert studio.window.load_spec(chat.spec)
+        qtbot.waitUntil(bar.message_edit.isEnabled)
+        assert bar.send_button.isEnabled()
+    finally:
+        studio.close()
