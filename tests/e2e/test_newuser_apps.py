@@ -397,3 +397,52 @@ def test_a_graph_without_messages_offers_no_chat_box(
         assert bar.send_button.isEnabled()
     finally:
         studio.close()
+
+
+FAILING_APP = '''
+"""A StateGraph whose second node fails (its service is down)."""
+from typing import TypedDict
+
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.graph import START, StateGraph
+
+
+class State(TypedDict):
+    n: int
+
+
+def first(state: State):
+    return {"n": state["n"] + 1}
+
+
+def second(state: State):
+    raise ConnectionError("the service is down")
+
+
+builder = StateGraph(State)
+builder.add_node("first", first)
+builder.add_node("second", second)
+builder.add_edge(START, "first")
+builder.add_edge("first", "second")
+graph = builder.compile(checkpointer=InMemorySaver())
+'''
+
+
+def test_the_superstep_a_node_failed_in_ends_with_the_run(
+    qtbot: Any, qloop: asyncio.AbstractEventLoop, tmp_path: Path
+) -> None:
+    """Attached, a failed node's superstep stayed open after the run ended in error (the
+    Events tree showed it "…", still running); the engine closes it as failed."""
+    app = write_app(tmp_path, FAILING_APP, "failing_app")
+    studio = Studio(qtbot, qloop, tmp_path, app)
+    try:
+        studio.ctl.default_input = {"n": 0}
+        assert studio.trigger("run") == "error"
+        assert "the service is down" in (studio.ctl.last_error or "")
+        events = studio.window.docks["events"].widget()
+        qtbot.waitUntil(lambda: any(r.kind == "run.started" and r.end for r in events.tree.rows))
+        steps = [r for r in events.tree.rows if r.kind == "superstep.started"]
+        assert len(steps) == 3 and all(r.end is not None for r in steps)
+        assert steps[-1].end.__dict__["status"] == "error"
+    finally:
+        studio.close()
