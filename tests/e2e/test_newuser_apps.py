@@ -446,3 +446,82 @@ def test_the_superstep_a_node_failed_in_ends_with_the_run(
         assert steps[-1].end.__dict__["status"] == "error"
     finally:
         studio.close()
+
+
+HITL_APP = '''
+"""A support agent: sync tools, a SqliteSaver on a file, a @wrap_tool_call middleware and
+human-in-the-loop on one tool."""
+import sqlite3
+
+from langchain.agents import create_agent
+from langchain.agents.middleware import HumanInTheLoopMiddleware, wrap_tool_call
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage
+from langchain_core.tools import tool
+from langgraph.checkpoint.sqlite import SqliteSaver
+
+
+class FakeModel(GenericFakeChatModel):
+    def bind_tools(self, tools, **kwargs):
+        return self
+
+
+@tool
+def refund(order_id: str, amount: float) -> str:
+    """Refund an order."""
+    return f"Refunded {amount} on {order_id}."
+
+
+@wrap_tool_call
+def log_tools(request, handler):
+    return handler(request)
+
+
+model = FakeModel(messages=iter([
+    AIMessage("", tool_calls=[{"name": "refund", "args": {"order_id": "A17", "amount": 20.0}, "id": "c1"}]),
+    AIMessage("Refunded."),
+]))
+graph = create_agent(
+    model,
+    tools=[refund],
+    middleware=[log_tools, HumanInTheLoopMiddleware(interrupt_on={"refund": True})],
+    checkpointer=SqliteSaver(sqlite3.connect(DB, check_same_thread=False)),
+)
+'''
+
+
+def test_an_attached_agents_edited_arguments_are_checked_against_its_tools_schema(
+    qtbot: Any, qloop: asyncio.AbstractEventLoop, tmp_path: Path
+) -> None:
+    """Attached, the approval dialog found none of the agent's tools (LangGraph's node holds its
+    ToolNode as ``runnable``, its tools langchain_core's): an edit to ``{"amount": "lots"}``
+    counted as decided and reached the tool; the engine's agents got the schema line and the
+    check.  Nothing reaches the app's database until the edit fits."""
+    source = HITL_APP.replace("DB", repr(str(tmp_path / "app.sqlite")))
+    app = write_app(tmp_path, source, "support_app")
+    studio = Studio(qtbot, qloop, tmp_path, app)
+    seen: dict[str, Any] = {}
+
+    def edit(dialog: Any) -> None:
+        card = dialog.cards[0]
+        card.buttons["edit"].click()
+        seen["schema"] = card.schema_label.text()
+        card.editor.setPlainText('{"order_id": "A17", "amount": "lots"}')
+        seen["error"] = card.error_label.text()
+        seen["submit"] = dialog.submit_button.isEnabled()
+        card.editor.setPlainText('{"order_id": "A17", "amount": 12.5}')
+        dialog.submit_button.click()
+
+    studio.answers.append(edit)
+    try:
+        studio.ctl.default_input = {"messages": [{"role": "user", "content": "Refund A17"}]}
+        assert studio.trigger("run") == "done", studio.ctl.last_error
+        assert seen == {
+            "schema": "Arguments: order_id: string (required) · amount: number (required)",
+            "error": "amount: expected number, got string",
+            "submit": False,
+        }
+        tip = studio.ctl.graph.real.get_state({"configurable": {"thread_id": studio.thread}})
+        assert "Refunded 12.5 on A17." in tip.values["messages"][-2].content
+    finally:
+        studio.close()
