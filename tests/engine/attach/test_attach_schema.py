@@ -23,9 +23,13 @@ class Plain(typing.TypedDict, total=False):  # typing's, not typing_extensions'
     n: int
 
 
+def _count(state: Plain) -> dict[str, int]:
+    return {"n": len(state.get("topic", ""))}
+
+
 def _graph() -> AttachTarget:
     b = StateGraph(Plain)
-    b.add_node("count", lambda s: {"n": len(s.get("topic", ""))})
+    b.add_node("count", _count)
     b.add_edge(START, "count")
     return AttachTarget(attach(b.compile()))
 
@@ -55,9 +59,13 @@ class Opaque(typing.TypedDict, total=False):
     where: Place
 
 
+def _echo(state: Opaque) -> dict[str, str]:
+    return {}
+
+
 def test_an_input_nothing_can_describe_becomes_a_form_of_the_state_keys() -> None:
     b = StateGraph(Opaque)
-    b.add_node("echo", lambda s: {})
+    b.add_node("echo", _echo)
     b.add_edge(START, "echo")
     target = AttachTarget(attach(b.compile()))
     schema = target.input_schema()
