@@ -525,3 +525,32 @@ def test_an_attached_agents_edited_arguments_are_checked_against_its_tools_schem
         assert "Refunded 12.5 on A17." in tip.values["messages"][-2].content
     finally:
         studio.close()
+
+
+def test_run_after_a_failed_run_says_it_started_over_and_how_to_retry(
+    qtbot: Any, qloop: asyncio.AbstractEventLoop, tmp_path: Path
+) -> None:
+    """F5 after a run failed starts the graph again on a new thread (as after any ended run):
+    it did so without a word, the failed thread and its pending step out of sight, which
+    reads as a retry that lost the conversation."""
+    source = FAILING_APP.replace(
+        '    raise ConnectionError("the service is down")',
+        '    if state["n"] < 2:\n        raise ConnectionError("the service is down")\n'
+        '    return {"n": state["n"] + 10}',
+    )
+    app = write_app(tmp_path, source, "failing_app")
+    studio = Studio(qtbot, qloop, tmp_path, app)
+    try:
+        studio.ctl.default_input = {"n": 0}
+        assert studio.trigger("run") == "error"
+        failed = studio.thread
+        assert studio.trigger("run") == "error"  # the same input again, on a new thread
+        assert studio.thread != failed
+        note = studio.window.status.message_label
+        assert "the service is down" in note.text()  # a failure keeps its error in the bar
+        studio.ctl.default_input = {"n": 5}
+        assert studio.trigger("run") == "done", studio.ctl.last_error
+        qtbot.waitUntil(lambda: "is kept" in note.text())
+        assert note.text().startswith("A new run on a new thread; thread-2 is kept (to retry")
+    finally:
+        studio.close()
