@@ -7,7 +7,7 @@ what, compiler style, never a traceback::
     agents/x.py:12: syntax error: invalid syntax
     agents/x.py:7: importing the file raised ValueError: boom
     agents/x.py: no attribute 'foo' (compiled graphs in the file: agent, other)
-    agents/x.py:helper: is a function, not a compiled graph (it needs get_graph() and astream_events())
+    agents/x.py:helper: is a function, not a compiled graph (it needs get_graph(), astream_events() and get_state())
 
 A file's code runs only when it is loaded (``load_agent``, ``list_graphs``), each time afresh,
 so an edited file is picked up by loading it again.  The file's directory is put on
@@ -58,11 +58,14 @@ _ours: weakref.WeakValueDictionary[str, ModuleType] = weakref.WeakValueDictionar
 
 
 def is_graph(obj: Any) -> bool:
-    """Does ``obj`` look like a compiled graph (``get_graph`` and ``astream_events``)?"""
+    """Does ``obj`` look like a compiled graph (``get_graph``, ``astream_events`` and
+    ``get_state``)?  Every LangChain runnable has the first two: a ``@tool`` or a chat model
+    defined beside the graph is no graph to open."""
     return (
         not isinstance(obj, type)
         and callable(getattr(obj, "get_graph", None))
         and callable(getattr(obj, "astream_events", None))
+        and callable(getattr(obj, "get_state", None))
     )
 
 
@@ -321,7 +324,7 @@ def load_target(spec: str, module: ModuleType | None = None) -> LoadedAgent:
     obj, factory = _built(getattr(module, name), f"{where}:{name}", factories=project is not None)
     if not is_graph(obj):
         raise AgentLoadError(
-            f"{where}:{name}: is {_describe(obj)}, not a compiled graph (it needs get_graph() and astream_events())"
+            f"{where}:{name}: is {_describe(obj)}, not a compiled graph (it needs get_graph(), astream_events() and get_state())"
         )
     from engine.attach import attach, is_langgraph
 

@@ -113,7 +113,10 @@ class AttachCallbacks(CallEvents):
         return list(planned(ns)) if planned is not None else []
 
     async def finish_step(
-        self, ns: str, step: int, status: Literal["ok", "interrupted", "cancelled"] = "ok"
+        self,
+        ns: str,
+        step: int,
+        status: Literal["ok", "error", "interrupted", "cancelled"] = "ok",
     ) -> None:
         """Close superstep ``step`` of graph ``ns`` (-1: no step number), if it is open; once
         its last node has reported its end when one has not yet (LangGraph may stream a
@@ -144,6 +147,12 @@ class AttachCallbacks(CallEvents):
                 await self._end_node(run_id, None, asyncio.CancelledError())
         for ns, step in sorted(self.steps, key=lambda k: -len(k[0])):  # inner graphs first
             await self.finish_step(ns, step, "cancelled")
+
+    async def fail_open(self) -> None:
+        """The run failed: the supersteps still open (the failed node's) end as failed, as the
+        engine's do, instead of staying open after the run's end."""
+        for ns, step in sorted(self.steps, key=lambda k: -len(k[0])):  # inner graphs first
+            await self.finish_step(ns, step, "error")
 
     def _running_in(self, ns: str, step: int) -> bool:
         return any(

@@ -266,6 +266,9 @@ class AttachedRun:
                 except asyncio.CancelledError:
                     await cb.cancel_open()
                     raise
+                except Exception:
+                    await cb.fail_open()
+                    raise
                 finally:
                     em.inbox.release()
                 await tr.close_open_steps()

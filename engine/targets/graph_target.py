@@ -106,7 +106,11 @@ class GraphTarget:
     def input_schema(self) -> dict[str, Any] | None:
         try:
             return _derived_schema(self.graph, "get_input_jsonschema")
-        except SchemaUnavailable as exc:  # a form of the state's keys, each typed as JSON
+        except SchemaUnavailable as exc:
+            typed = self._typed_dict_schema("input_schema", "LangGraphInput")
+            if typed is not None:  # a typing.TypedDict on Python < 3.12, described anyway
+                return typed
+            # a form of the state's keys, each typed as JSON
             return {
                 "type": "object",
                 "title": self.name,
@@ -118,6 +122,19 @@ class GraphTarget:
         try:
             return _derived_schema(self.graph, "get_context_jsonschema")
         except SchemaUnavailable:  # no context form; a context still reaches the run as given
+            return self._typed_dict_schema("context_schema", "Context")
+
+    def _typed_dict_schema(self, which: str, title: str) -> dict[str, Any] | None:
+        """The schema of the builder's ``which`` class as the engine derives it, which takes a
+        ``typing.TypedDict`` pydantic refuses on Python < 3.12; None when that fails too."""
+        from engine.graph.schema_json import schema_json
+
+        schema = getattr(getattr(self.graph, "builder", None), which, None)
+        if schema is None:
+            return None
+        try:
+            return schema_json(schema, None, title)
+        except Exception:  # a field type no schema describes: no typed form
             return None
 
     def subscribe(self, callback: Callable[[EventBase], object]) -> Subscription:

@@ -18,9 +18,12 @@ from studio.models.hub import Hub
 from studio.run.capabilities import can
 from studio.widgets.plain_text import plain_label, plain_tip
 
-__all__ = ["REPLAY_HINT", "InputBar"]
+__all__ = ["NO_CHAT_HINT", "REPLAY_HINT", "InputBar"]
 
 _PLACEHOLDER = "Send a message to the agent on this thread..."
+NO_CHAT_HINT = (
+    "This graph takes no chat message (its state has no 'messages'): Run (F5) asks for its input"
+)
 REPLAY_HINT = (
     "A recorded session is open: nothing runs here. Re-run it from a checkpoint "
     "(Timeline), or open an agent to chat with it"
@@ -57,8 +60,21 @@ class InputBar(QFrame):
         layout.addWidget(self.message_edit, 1)
         layout.addWidget(self.send_button)
         self.message_edit.returnPressed.connect(self.send_button.click)
+        self._takes_chat = True
         hub.subscribe("shown_status", lambda _s: self._update_enabled())
-        hub.subscribe("graph", lambda _g: self._update_enabled())
+        hub.subscribe("graph", lambda _g: self._on_graph())
+        self._on_graph()
+
+    def _on_graph(self) -> None:
+        """A graph in this process whose state has no ``messages`` takes no chat message (a
+        server's or a session's may not say: those are left to the run to tell)."""
+        target = self.hub.target
+        self._takes_chat = True
+        if target is not None and getattr(target, "kind", None) in ("engine", "attach"):
+            try:
+                self._takes_chat = "messages" in target.state_keys()
+            except Exception:  # a graph that cannot list its channels: let the run say
+                self._takes_chat = True
         self._update_enabled()
 
     def set_threads(self, threads: list[str], current: str) -> None:
@@ -88,10 +104,12 @@ class InputBar(QFrame):
         replay = self.hub.shown_status == "replay"
         runnable, cannot = can(self.hub, Capability.RUN)
         live = runnable and not replay
+        self.new_thread_button.setEnabled(not busy and live)
+        if live and not self._takes_chat:
+            live, cannot = False, NO_CHAT_HINT
         self.send_button.setEnabled(not busy and live)
         self.message_edit.setEnabled(live)
         self.thread_box.setEnabled(not busy)
-        self.new_thread_button.setEnabled(not busy and live)
         why = (
             REPLAY_HINT
             if replay

@@ -47,10 +47,33 @@ class RunCommands:
         if self._typed_first_message():
             self.send_message()
             return
+        thread, ended = self.hub.thread_id, self.controller.would_restart
+        failed = ended and self.controller.status == "error"
         try:
             self.controller.run_or_continue()
         except NeedsInput as exc:
             self._ask_for_input(str(exc))
+            return
+        if ended:  # F5 after the run ended starts over on a new thread: say so, and how to retry
+            retry = (
+                " (to retry its failed step there, pick its last checkpoint on the Timeline"
+                " and ▶ Resume)"
+                if failed
+                else ""
+            )
+            self._note_once_started(f"A new run on a new thread; {thread} is kept{retry}")
+
+    def _note_once_started(self, note: str) -> None:
+        """Show ``note`` in the status bar once the run just launched stops (its start clears
+        the bar); a run that fails keeps its error there instead."""
+
+        def on_status(status: str) -> None:
+            if status in ("paused", "done", "error", "cancelled", "interrupted"):
+                unsubscribe()
+                if status != "error":
+                    self.status.show_message(note)
+
+        unsubscribe = self.hub.subscribe("status", on_status)
 
     def _step(self, command: str) -> None:
         if self._typed_first_message():

@@ -162,8 +162,11 @@ class InputFormDialog(QDialog):
             start = initial if initial is not None else input_form.defaults()
             given = initial is not None  # an input given before shows, even an empty one
             self.json_edit.setPlainText(input_form.as_json(start) if given or start != {} else "")
-            self.json_edit.setPlaceholderText(str(input_form.schema.get("description") or ""))
-            self.tabs.addTab(self.json_edit, "JSON")
+            about = str(input_form.schema.get("description") or "")
+            if input_form.takes_text:
+                about = about or "The text the run starts with (typed as it is, no quotes)"
+            self.json_edit.setPlaceholderText(about)
+            self.tabs.addTab(self.json_edit, "Text" if input_form.takes_text else "JSON")
         self.context_page: FormPage | None = None
         self.context_json: QPlainTextEdit | None = None
         if context_form is not None:

@@ -22,9 +22,10 @@ ParentOf = Callable[[str], str | None]
 
 
 def live_tip(events: Sequence[EventBase]) -> str | None:
-    """The checkpoint the newest event happened on (None before any checkpoint)."""
+    """The root graph's checkpoint the newest event happened on (None before any checkpoint);
+    a subgraph's checkpoints are not the thread's."""
     for ev in reversed(events):
-        if ev.checkpoint_id:
+        if ev.checkpoint_id and not ev.ns:
             return ev.checkpoint_id
     return None
 
@@ -56,13 +57,21 @@ def branch_events(
         child, cid = cid, parent
     runs = {run for _, run in (saved[c] for c in made_by if c in saved)}
     out: list[EventBase] = []
+    at: dict[str, str] = {}
+    """Run -> the root checkpoint its newest root event happened on."""
     for ev in events:
         cid = ev.checkpoint_id
+        nested = bool(ev.ns) and cid is not None
+        if not ev.ns:
+            if cid is not None:
+                at[ev.run_id] = cid
+        elif nested:
+            cid = at.get(ev.run_id)  # a subgraph's checkpoint: where its parent's step was
         if cid is None:
-            if ev.run_id in runs:
+            if ev.run_id in runs and not nested:
                 out.append(ev)
         elif cid == tip:
-            if live or ev.kind in ("checkpoint.saved", "superstep.finished"):
+            if live or (not nested and ev.kind in ("checkpoint.saved", "superstep.finished")):
                 out.append(ev)
         elif cid in made_by and ev.run_id == made_by[cid]:
             out.append(ev)

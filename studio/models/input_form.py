@@ -182,6 +182,12 @@ class InputForm:
                 problems.append(problem)
         return problems
 
+    @property
+    def takes_text(self) -> bool:
+        """The whole input is a string (an ``@entrypoint`` of ``topic: str``): typed as it is,
+        no JSON quotes needed."""
+        return self.whole and self.schema.get("type") == "string"
+
     def parse_json(self, text: str) -> tuple[Any, list[str]]:
         """The input from the JSON tab, and its problems."""
         if not text.strip():
@@ -189,7 +195,11 @@ class InputForm:
         try:
             value = json.loads(text)
         except json.JSONDecodeError as exc:
+            if self.takes_text:
+                return text, []
             return MISSING, [f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"]
+        if self.takes_text and not isinstance(value, str):
+            return text, []  # 42 or [1] typed for a string input: the text as typed
         return value, self.check(value)
 
     def as_json(self, value: Any) -> str:

@@ -23,6 +23,7 @@ from engine.events import (
     NodeStarted,
     RunStarted,
 )
+from studio.models.ns import ns_path
 
 __all__ = ["RunStats", "format_elapsed"]
 
@@ -146,7 +147,10 @@ class RunStats:
         elif isinstance(ev, DebugPaused):
             self.pause_since = ev.mono_ns or None  # 0: no clock reading, nothing to time
             where = ev.breakpoint
-            self.paused_at = where if where else f"{ev.reason or 'step'} at {ev.at_kind}"
+            where = where if where else f"{ev.reason or 'step'} at {ev.at_kind}"
+            inside = ns_path(ev.ns)
+            # a subgraph's node of the same name as the root's: say whose
+            self.paused_at = f"{where} (in {' › '.join(inside)})" if inside else where
         elif kind == "debug.resumed":
             self.paused_at = None
             if self.pause_since is not None:

@@ -27,6 +27,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from pydantic import BaseModel
+
 from engine.events import InterruptRaised
 from engine.targets import Capability
 from engine.tools import BaseTool
@@ -70,15 +72,39 @@ def run_input(answer: Command | Continue) -> Command | None:
 
 def agent_tools(graph: Any) -> dict[str, BaseTool]:
     """The tools of an agent graph, by name: read from its tool nodes (``create_agent``'s
-    ``ToolNode.tools_by_name``).  Empty for graphs without tool nodes."""
+    ``ToolNode.tools_by_name``; an attached LangGraph app's node holds it as ``runnable``, and
+    its langchain_core tools come as ours by their schema, which the approval dialog checks an
+    edit against).  Empty for graphs without tool nodes."""
     out: dict[str, BaseTool] = {}
     builder = getattr(graph, "builder", None)
     specs = getattr(builder, "nodes", {}) or {}
     for spec in specs.values():
-        found = getattr(getattr(spec, "fn", None), "tools_by_name", None)
+        node = getattr(spec, "fn", None) or getattr(spec, "runnable", None)
+        found = getattr(node, "tools_by_name", None)
         if isinstance(found, Mapping):
-            out.update({str(k): v for k, v in found.items() if isinstance(v, BaseTool)})
+            for name, tool in found.items():
+                ours = tool if isinstance(tool, BaseTool) else _ours(tool)
+                if ours is not None:
+                    out[str(name)] = ours
     return out
+
+
+def _ours(tool: Any) -> BaseTool | None:
+    """A langchain_core tool as one of ours that only describes its arguments (the schema the
+    model is shown, ``tool_call_schema``: injected arguments hidden), for the checks; None
+    when it is no such tool.  Nothing of LangChain's is changed or called."""
+    if not type(tool).__module__.startswith("langchain"):
+        return None
+    schema = getattr(tool, "tool_call_schema", None)
+    if not isinstance(schema, dict | type) or (
+        isinstance(schema, type) and not issubclass(schema, BaseModel)
+    ):
+        return None
+    return BaseTool(
+        name=str(getattr(tool, "name", "") or ""),
+        description=str(getattr(tool, "description", "") or ""),
+        args_schema=schema,
+    )
 
 
 def _interrupt_id(item: Any) -> str | None:

@@ -56,3 +56,18 @@ def test_a_checkpoint_known_only_to_the_saver_links_through_parent_of() -> None:
     without = nodes(branch_events(events))
     with_parent = nodes(branch_events(events, parent_of={"u1": "c1"}.get))
     assert without == ["b"] and with_parent == ["a", "b"]
+
+
+def test_a_subgraphs_events_go_with_the_root_checkpoint_their_step_ran_on() -> None:
+    """A subgraph's events carry its own checkpoints: they are not the live tip, and they
+    belong to the branch whose root step ran them (r2's call of "sub", not r1's)."""
+    events = [
+        *thread(),
+        ev(NodeStarted, "r2", "s1", node="inner", task_id="u", ns="c:1"),  # inside "c", on c3
+        ev(CheckpointSaved, "r2", "s2", parent_id="s1", ns="c:1"),
+    ]
+    events.insert(5, ev(NodeStarted, "r1", "s9", node="inner", task_id="v", ns="b:9"))  # on c1
+    assert live_tip(events) == "c3"
+    assert nodes(branch_events(events)) == ["a", "b", "c", "inner"]
+    assert nodes(branch_events(events, "c2")) == ["a", "b", "inner"]  # r1's call, on c1
+    assert nodes(branch_events(events, "c3")) == ["a", "b"]  # r2's "b" ran no subgraph

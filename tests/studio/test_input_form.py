@@ -5,7 +5,6 @@ and on the engine; a graph with a ``context_schema`` gets its run context from i
 from __future__ import annotations
 
 import asyncio
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +16,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QLineEdit, QPlainTextEdit
 
 from engine.events import RunFinished
-from studio.models.input_form import InputForm
+from studio.models.input_form import MISSING, InputForm
 from tests.fixtures.docs_apps import CONTEXT_APP, STATEGRAPH_APP, write_app
 from tests.fixtures.plain_langgraph import plain_module
 from tests.studio.app_agents import make_window, run_until
@@ -100,13 +99,15 @@ def test_run_on_a_graph_without_input_opens_the_form_and_runs_what_it_says(
     assert kept["topic"] == "dogs" and kept["words"] == 7
 
 
-def _run_city_graph(qtbot: Any, tmp_path: Path, typed_dict: str, graph: str) -> tuple[Any, Any]:
+def _run_city_graph(
+    qtbot: Any, tmp_path: Path, typed_dict: str, graph: str, city_type: str = "str"
+) -> tuple[Any, Any]:
     """Open a graph of ``city`` and ``days`` (its TypedDict and StateGraph from the given
     imports) in the window and press Run: the input form opens."""
     path = tmp_path / "cities.py"
     path.write_text(
         f"{typed_dict}\n{graph}\n"
-        "class S(TypedDict):\n    city: str\n    days: int\n"
+        f"class S(TypedDict):\n    city: {city_type}\n    days: int\n"
         "g = StateGraph(S)\n"
         "g.add_node('plan', lambda s: {'days': s['days'] + 1})\n"
         "g.add_edge(START, 'plan')\n"
@@ -136,15 +137,44 @@ def test_the_engine_gets_the_form_too(
     assert snap is not None and snap.values == {"city": "Oslo", "days": 3}
 
 
-@pytest.mark.skipif(sys.version_info >= (3, 12), reason="pydantic derives it on 3.12+")
-def test_an_attached_app_whose_input_langgraph_cannot_describe_runs_from_its_keys(
+def test_an_attached_app_on_a_typing_typeddict_gets_typed_fields(
     qtbot: Any, qloop: asyncio.AbstractEventLoop, tmp_path: Path
 ) -> None:
-    window, dialog = _run_city_graph(  # typing.TypedDict: LangGraph runs it, no JSON schema
+    """``from typing import TypedDict``, as users write it: pydantic refuses it on Python <
+    3.12, so LangGraph has no schema for the input; the form still has its typed fields (it
+    was one JSON box a field, a city typed without quotes refused as "not valid JSON")."""
+    window, dialog = _run_city_graph(
         qtbot,
         tmp_path,
         "from typing import TypedDict",
         "from langgraph.graph import START, StateGraph",
+    )
+    page = dialog.form_page
+    assert page is not None and set(page.editors) == {"city", "days"}
+    assert page.findChild(QLabel, "form_description") is None
+    assert isinstance(page.editors["city"], QLineEdit)
+    _type(qtbot, page.editors["city"], "Oslo")
+    _type(qtbot, page.editors["days"], "two")
+    qtbot.mouseClick(dialog.run_button, Qt.MouseButton.LeftButton)
+    assert dialog.error_label.text() == "Days: a whole number, not 'two'"  # before the run
+    _type(qtbot, page.editors["days"], "2")
+    qtbot.mouseClick(dialog.run_button, Qt.MouseButton.LeftButton)
+    run_until(qloop, lambda: window.hub.status == "done" and not window.controller.busy)
+    (final,) = [e for e in window.hub.events if isinstance(e, RunFinished)]
+    assert final.status == "done" and final.output == {"city": "Oslo", "days": 3}
+
+
+def test_an_attached_app_whose_input_cannot_be_described_runs_from_its_keys(
+    qtbot: Any, qloop: asyncio.AbstractEventLoop, tmp_path: Path
+) -> None:
+    """A field of a type no schema can describe (a plain class): the state's keys, each
+    taking JSON, and the form says why."""
+    window, dialog = _run_city_graph(
+        qtbot,
+        tmp_path,
+        "from typing import TypedDict\nclass Place:\n    pass",
+        "from langgraph.graph import START, StateGraph",
+        city_type="Place",
     )
     page = dialog.form_page
     assert page is not None and set(page.editors) == {"city", "days"}
@@ -211,3 +241,14 @@ def test_titles_and_descriptions_from_the_apps_schema_show_as_written(qtbot: Any
     assert label.text().startswith(crafted)
     tip = page.editors["topic"].toolTip()
     assert "<b>" not in tip and "&lt;b&gt;bold" in tip
+
+
+def test_a_string_input_is_the_text_as_typed_and_json_strings_still_read() -> None:
+    form = InputForm.from_schema({"title": "LangGraphInput", "type": "string"})
+    assert form.takes_text
+    assert form.parse_json("cats") == ("cats", [])
+    assert form.parse_json('"cats"') == ("cats", [])
+    assert form.parse_json("42") == ("42", [])
+    assert form.parse_json("  ") == (MISSING, ["the input is empty"])
+    numbers = InputForm.from_schema({"type": "array", "items": {"type": "integer"}})
+    assert not numbers.takes_text and numbers.parse_json("cats")[1][0].startswith("not valid")

@@ -55,3 +55,23 @@ def test_after_a_divergence_the_agents_own_model_answers_and_the_timeline_says_s
     assert replayed and len(diverged) == 1
     assert not diverged[0].marker("replayed")  # from the divergence on, nothing is replayed
     assert all(n.record.step < diverged[0].record.step for n in replayed)
+
+
+def test_the_checkpoint_a_run_ended_at_offers_no_resume_and_no_rerun(
+    qtbot: Any, qloop: Any, tmp_path: Path
+) -> None:
+    """Resume or Re-run from the last checkpoint of a finished run runs nothing and only writes
+    an empty copy of it: both buttons are off there and say why; one step earlier they work."""
+    window = make_window(qtbot, tmp_path)
+    window.controller.load_factory(app_agents.factory(), "seed000")
+    window.actions_.run.trigger()
+    run_until(qloop, lambda: window.controller.status == "done" and not window.controller.busy)
+    timeline = window.docks["timeline"].widget()
+    nodes = timeline.timeline.main.nodes
+    assert nodes[-1].next == ()
+    timeline.select(nodes[-1].checkpoint_id)
+    for button in (timeline.resume_button, timeline.rerun_button):
+        assert not button.isEnabled()
+        assert button.toolTip().startswith("Nothing runs after this checkpoint")
+    timeline.select(nodes[-2].checkpoint_id)
+    assert timeline.resume_button.isEnabled() and timeline.rerun_button.isEnabled()

@@ -140,10 +140,37 @@ class MessagesDock(QWidget):
         self._last_flush = time.perf_counter()
         if self._pending:
             batch, self._pending = self._pending, []
-            self.model.apply(batch)
+            self._apply(batch)
             self.view.settle()
             if self.checkpoint_id is None:
                 self._set_where(None)
+
+    def _apply(self, batch: list[EventBase]) -> None:
+        """Feed the live transcript; a run from a chosen checkpoint (a fork, a replay, a run on
+        from an edit) goes on from that checkpoint's messages, not from the old branch's."""
+        start = 0
+        for i, ev in enumerate(batch):
+            if ev.kind == "run.started" and not ev.ns:
+                checkpoint_id = (ev.__dict__.get("config") or {}).get("checkpoint_id")
+                if checkpoint_id:
+                    self.model.apply(batch[start:i])
+                    start = i
+                    self._live_from(checkpoint_id)
+        self.model.apply(batch[start:] if start else batch)
+
+    def _live_from(self, checkpoint_id: str) -> None:
+        """Make the live transcript the messages at ``checkpoint_id``: the state kept for it,
+        else read now from a target in this process (a server's is not waited for here)."""
+        hub = self.hub
+        snap = hub.snapshots.cached(checkpoint_id)
+        if snap is None and getattr(hub.target, "kind", None) != "remote":
+            try:
+                snap = hub.snapshot(checkpoint_id)
+            except Exception:  # a checkpoint the target cannot read: the branch as it came
+                return
+        values = getattr(snap, "values", None)
+        if isinstance(values, dict):
+            self.model.live.set_messages(values.get("messages") or [])
 
     def show_checkpoint(self, checkpoint_id: str | None) -> None:
         """Show the messages as of ``checkpoint_id`` (None: the live conversation)."""

@@ -65,7 +65,11 @@ def show_timeline_menu(dock: TimelineDock, pos: QPoint) -> None:
         run = menu.addAction("▶ Resume from here", lambda: dock.resumeRequested.emit(cid))
         run.setEnabled(dock.resume_button.isEnabled())
         run.setToolTip(dock.resume_button.toolTip())
-        menu.addAction("⟲ Re-run from here with replay", lambda: dock.rerunRequested.emit(cid))
+        rerun = menu.addAction(
+            "⟲ Re-run from here with replay", lambda: dock.rerunRequested.emit(cid)
+        )
+        rerun.setEnabled(dock.rerun_button.isEnabled())
+        rerun.setToolTip(dock.rerun_button.toolTip())
         edit = menu.addAction("✎ Edit state…", lambda: dock.open_edit_dialog(cid))
         edit.setEnabled(dock.edit_button.isEnabled())
         menu.addSeparator()

@@ -57,6 +57,12 @@ from studio.widgets.steady_slot import steady
 __all__ = ["TimelineDock", "load_records"]
 
 _BUSY = ("running", "paused")
+_ENDED = (
+    "Nothing runs after this checkpoint: the run ended here. Pick an earlier checkpoint, "
+    "or edit this one's state (✎) to go on from it"
+)
+"""Resume and Re-run at a checkpoint with no next node: a run from it would only write an
+empty copy of it into the app's checkpointer."""
 _MARKING_KINDS = ("checkpoint.saved", "middleware.action", "interrupt.raised", "run.finished")
 """Events the Timeline reads (its checkpoints and their marks); a replayed reply too."""
 
@@ -379,13 +385,20 @@ class TimelineDock(QWidget):
         idle = self.hub.shown_status not in _BUSY
         forks, why_not_fork = can(self.hub, Capability.FORK)
         edits, why_not_edit = can(self.hub, Capability.EDIT_STATE)
-        self.resume_button.setEnabled(node is not None and forks and idle)
-        self.resume_button.setToolTip(plain_tip(self._resume_tip if forks else why_not_fork))
+        ended = node is not None and node.next == ()
+        self.resume_button.setEnabled(node is not None and forks and idle and not ended)
+        self.resume_button.setToolTip(
+            plain_tip(_ENDED if forks and ended else self._resume_tip if forks else why_not_fork)
+        )
         replays, why_not_replay = can(self.hub, Capability.REPLAY_MODEL_CALLS)
         if not replays and not can(self.hub, Capability.RUN)[0] and self.hub.target is not None:
             replays = True  # a recorded session re-runs on its agent's code (offline_rerun)
-        self.rerun_button.setEnabled(node is not None and idle and replays)
-        self.rerun_button.setToolTip(plain_tip(self._rerun_tip if replays else why_not_replay))
+        self.rerun_button.setEnabled(node is not None and idle and replays and not ended)
+        self.rerun_button.setToolTip(
+            plain_tip(
+                _ENDED if replays and ended else self._rerun_tip if replays else why_not_replay
+            )
+        )
         self.edit_button.setEnabled(edits and idle)
         self.edit_button.setToolTip(plain_tip(self._edit_tip if edits else why_not_edit))
         self.compare_button.setEnabled(len(self.timeline) > 0)

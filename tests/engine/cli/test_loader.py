@@ -106,7 +106,7 @@ def test_missing_default_attribute(tmp_path):
 
 def test_not_a_graph(tmp_path):
     path = _write(tmp_path, "one.py", GRAPHS.replace("{names}", "agent = make()"))
-    suffix = "not a compiled graph (it needs get_graph() and astream_events())"
+    suffix = "not a compiled graph (it needs get_graph(), astream_events() and get_state())"
     assert _error(f"{path}:helper") == f"{path}:helper: is a function, {suffix}"
     assert _error(f"{path}:count") == f"{path}:count: is an int, {suffix}"
     assert _error(f"{path}:S") == f"{path}:S: is the class S, {suffix}"
@@ -202,3 +202,25 @@ def test_a_base_exception_at_import_is_one_line(tmp_path, body: str, raised: str
     path = _write(tmp_path, "odd.py", body)
     line = body.count("\n")
     assert _error(f"{path}:agent") == f"{path}:{line}: importing the file raised {raised}"
+
+
+def test_tools_and_models_beside_the_graph_are_no_graphs(tmp_path):
+    """LangChain tools and chat models are runnables (``get_graph``, ``astream_events``):
+    neither listed as the file's graphs nor loaded as one."""
+    path = _write(
+        tmp_path,
+        "tools_beside.py",
+        "from langchain_core.language_models.fake_chat_models import GenericFakeChatModel\n"
+        "from langchain_core.tools import tool\n"
+        "from engine import START, StateGraph\n"
+        "from typing_extensions import TypedDict\n"
+        "class S(TypedDict):\n    x: int\n"
+        "@tool\ndef search(q: str) -> str:\n    'Search.'\n    return q\n"
+        "model = GenericFakeChatModel(messages=iter([]))\n"
+        "b = StateGraph(S)\nb.add_node('n', lambda s: s)\nb.add_edge(START, 'n')\n"
+        "graph = b.compile()\n",
+    )
+    assert list_graphs(str(path)) == ["graph"]
+    suffix = "not a compiled graph (it needs get_graph(), astream_events() and get_state())"
+    assert _error(f"{path}:search") == f"{path}:search: is a StructuredTool, {suffix}"
+    assert _error(f"{path}:model") == f"{path}:model: is a GenericFakeChatModel, {suffix}"
