@@ -25,12 +25,12 @@ from engine.messages import (
     AnyMessage,
     BaseMessage,
     SystemMessage,
-    ToolCall,
     ToolMessage,
     add_messages,
 )
 from engine.observe.tracing import TracePolicy
-from engine.tools import BaseTool, ToolRuntime
+from engine.tools import BaseTool
+from engine.tools.tool_node import ToolCallRequest
 from engine.types import Command
 
 __all__ = [
@@ -202,19 +202,6 @@ class ExtendedModelResponse(Generic[ResponseT]):
 
 
 ModelCallResult = ModelResponse[Any] | AIMessage | ExtendedModelResponse[Any]
-
-
-@dataclass
-class ToolCallRequest:
-    """One tool call as the tools node will execute it; ``tool`` is None for an unknown name."""
-
-    tool_call: ToolCall
-    tool: BaseTool | None
-    state: Any
-    runtime: ToolRuntime
-
-    def override(self, **changes: Any) -> ToolCallRequest:
-        return dataclasses.replace(self, **changes)
 
 
 def hook_config(*, can_jump_to: Sequence[str] | None = None) -> Callable[[F], F]:
