@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import copy
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, Generic, Literal
 
 from engine.core import foreign
-from engine.core.aio import iter_sync, run_sync
+from engine.core.aio import run_sync
 from engine.core.batch import per_input
 from engine.core.execution import RunControl, coerce_context
 from engine.core.ids import new_run_id
@@ -20,11 +20,14 @@ from engine.graph.channels import BaseChannel
 from engine.graph.drawing import DrawableGraph
 from engine.graph.events_api import EventsAPI
 from engine.graph.loop import PregelLoop
+from engine.graph.print_mode import printed_modes, printer
 from engine.graph.remade import Remake, made_for_run
+from engine.graph.run_config import interrupt_list, merge_config, under_caller
 from engine.graph.runtime import RunContext, TaskContext, reset_run, set_run
 from engine.graph.schemas_api import SchemasAPI
 from engine.graph.state import StateSpec
 from engine.graph.state_api import StateAPI
+from engine.graph.stream_api import StreamAPI
 from engine.graph.subgraph import calling_task, run_nested_sync, run_subgraph
 from engine.observe.bus import EventBus, RunEmitter, Subscription
 from engine.observe.callbacks import NodeRunCallbacks, handlers_from
@@ -59,7 +62,7 @@ async def _run_traced(loop: PregelLoop, config: dict[str, Any], name: str, input
 
 
 class CompiledStateGraph(
-    StateAPI, EventsAPI, SchemasAPI, Generic[StateT, ContextT, InputT, OutputT]
+    StateAPI, EventsAPI, SchemasAPI, StreamAPI, Generic[StateT, ContextT, InputT, OutputT]
 ):
     """A runnable graph. Create it with ``StateGraph.compile()``."""
 
@@ -176,7 +179,7 @@ class CompiledStateGraph(
         self, config: dict[str, Any] | None = None, **kwargs: Any
     ) -> CompiledStateGraph:
         clone = copy.copy(self)
-        clone.config = _merge_config(self.config, {**(config or {}), **kwargs})
+        clone.config = merge_config(self.config, {**(config or {}), **kwargs})
         return clone
 
     def subscribe(self, callback: Callable[[EventBase], Any]) -> Subscription:
@@ -219,7 +222,7 @@ class CompiledStateGraph(
                 input,
                 caller,
                 caller.loop,
-                config=_merge_config(self.config, config or {}),
+                config=merge_config(self.config, config or {}),
                 stream=stream,
                 stream_modes=frozenset(stream_modes),
             )
@@ -241,7 +244,7 @@ class CompiledStateGraph(
                     streams_nested=streams_nested,
                     pace=pace,
                 )
-        cfg = _merge_config(self.config, config or {})
+        cfg = merge_config(self.config, config or {})
         context = coerce_context(self._context_schema(), context)
         conf = cfg.setdefault("configurable", {})
         if debugger is None:
@@ -270,8 +273,8 @@ class CompiledStateGraph(
             control=control,
             pace=pace,
         )
-        ib = _interrupt_list(interrupt_before, self.interrupt_before_nodes)
-        ia = _interrupt_list(interrupt_after, self.interrupt_after_nodes)
+        ib = interrupt_list(interrupt_before, self.interrupt_before_nodes)
+        ia = interrupt_list(interrupt_after, self.interrupt_after_nodes)
         run_token = set_run(run)
         em_token = em.bind()
         try:
@@ -309,7 +312,7 @@ class CompiledStateGraph(
     async def _arun_as_subgraph(
         self, input: Any, parent: TaskContext, parent_loop: PregelLoop
     ) -> Any:
-        own = _under_caller(self.config, parent.config) if self.config else None
+        own = under_caller(self.config, parent.config) if self.config else None
         return await run_subgraph(self, input, parent, parent_loop, config=own)
 
     async def ainvoke(
@@ -333,7 +336,7 @@ class CompiledStateGraph(
         read from the stream of every graph's values, as LangGraph reads it (the last values
         of any graph, the interrupts of all)."""
         subgraphs = kwargs.pop("subgraphs", False)
-        printed = _printed_modes(self, kwargs.pop("print_mode", ()), kwargs.pop("debug", None))
+        printed = printed_modes(self, kwargs.pop("print_mode", ()), kwargs.pop("debug", None))
         view = self._with_output_keys(kwargs.pop("output_keys", None))
         if stream_mode != "values" or subgraphs:
             from engine.graph.stream_parts import output_from_stream, values_stream_modes
@@ -367,7 +370,7 @@ class CompiledStateGraph(
             debugger=debugger,
             sync_call=kwargs.pop("_sync_call", False),
             control=kwargs.pop("control", None),
-            stream=_printer if printed else None,
+            stream=printer if printed else None,
             stream_modes=printed,
         )
         if version == "v2":
@@ -425,182 +428,3 @@ class CompiledStateGraph(
         for k, v in (update or {}).items():
             setattr(clone, k, v)
         return clone
-
-    async def astream(
-        self,
-        input: Any,
-        config: dict[str, Any] | None = None,
-        *,
-        stream_mode: StreamMode | Sequence[StreamMode] | None = None,
-        subgraphs: bool = False,
-        context: Any = None,
-        interrupt_before: Sequence[str] | str | None = None,
-        interrupt_after: Sequence[str] | str | None = None,
-        durability: str | None = None,
-        debugger: Gate | None = None,
-        version: Literal["v1", "v2"] = "v1",
-        **kwargs: Any,
-    ) -> AsyncIterator[Any]:
-        """Stream the run: ``values``, ``updates``, ``messages``, ``custom``, ``tasks``,
-        ``checkpoints``, ``debug``, or a list of modes (then chunks are ``(mode, chunk)``).
-        ``version="v2"``: each chunk a typed part, ``{"type": mode, "ns": namespace, "data":
-        chunk}`` (``engine.graph.stream_parts``), whatever the modes and ``subgraphs``."""
-        modes: list[str]
-        single = False
-        asked: Any = self.stream_mode if stream_mode is None else stream_mode
-        if isinstance(asked, str):
-            modes, single = [asked], True
-        else:
-            modes = list(asked)
-        # modes printed to the console (``print_mode``; ``debug``: updates and values), as
-        # LangGraph prints them, streamed only when asked for as well
-        printed = _printed_modes(self, kwargs.get("print_mode", ()), kwargs.get("debug"))
-        view = self._with_output_keys(kwargs.get("output_keys"))
-        wanted = set(modes)
-        modes += [m for m in printed if m not in wanted]
-        queue: asyncio.Queue[Any] = asyncio.Queue()
-        done = object()
-        asked = asyncio.Event()  # the consumer took every chunk and waits for the next one
-
-        def sink(mode: str, chunk: Any, ns: str) -> None:
-            if ns and not subgraphs:
-                return
-            queue.put_nowait((ns, mode, chunk))
-            asked.clear()
-
-        async def pace() -> None:
-            await asked.wait()
-
-        async def runner() -> None:
-            try:
-                await view._arun(
-                    input,
-                    config,
-                    stream=sink,
-                    stream_modes=modes,
-                    context=context,
-                    interrupt_before=interrupt_before,
-                    interrupt_after=interrupt_after,
-                    durability=durability,
-                    debugger=debugger,
-                    sync_call=kwargs.get("_sync_call", False),
-                    control=kwargs.get("control"),
-                    streams_nested=subgraphs,
-                    pace=pace,
-                )
-            finally:
-                queue.put_nowait(done)
-
-        v2_part = None
-        if version == "v2":  # loaded on first use: a v1 run never needs it
-            from engine.graph.stream_parts import parts_of
-
-            v2_part = parts_of(self)
-        task = asyncio.ensure_future(runner())
-        try:
-            while True:
-                if queue.empty():
-                    asked.set()
-                item = await queue.get()
-                if item is done:
-                    break
-                ns, mode, chunk = item
-                ns_t = tuple(ns.split("|")) if ns else ()
-                if printed and mode in printed:
-                    _print_part(mode, ns_t if subgraphs else (), chunk)
-                    if mode not in wanted:
-                        continue
-                if v2_part is not None:
-                    yield v2_part(ns_t, mode, chunk)
-                elif subgraphs:
-                    yield (ns_t, chunk) if single else (ns_t, mode, chunk)
-                else:
-                    yield chunk if single else (mode, chunk)
-            await task  # re-raise the run's exception, if any
-        finally:
-            await _cancel_quietly(task)
-
-    def stream(
-        self, input: Any, config: dict[str, Any] | None = None, **kwargs: Any
-    ) -> Iterator[Any]:
-        caller = calling_task()
-        if caller is not None:  # a node streams a graph: run it as a subgraph, then hand over
-            return iter(
-                run_nested_sync(lambda: _collect(self.astream(input, config, **kwargs)), caller)
-            )
-        return iter_sync(self.astream(input, config, _sync_call=True, **kwargs))
-
-
-def _printed_modes(graph: Any, print_mode: Any, debug: bool | None) -> list[str]:
-    """The stream modes a run prints: LangGraph's ``print_mode``, or updates and values when
-    the run or the compiled graph asks for ``debug``."""
-    if debug or (debug is None and getattr(graph, "debug", False)):
-        return ["updates", "values"]
-    if isinstance(print_mode, str):
-        return [print_mode]
-    return list(print_mode or ())
-
-
-def _print_part(mode: str, ns: tuple[str, ...], chunk: Any) -> None:
-    """One printed part, as LangGraph prints it: the mode in bold, a nested graph's
-    namespace in yellow, the chunk's repr."""
-    parts = [f"\033[1m[{mode}]\033[0m"]
-    if ns:
-        parts.append(f"\033[1;30;33m[graph={ns}]\033[0m")
-    parts.append(repr(chunk))
-    print(" ".join(parts))
-
-
-def _printer(mode: str, chunk: Any, ns: str) -> None:
-    """The sink of an ``invoke`` that only prints (``print_mode`` / ``debug``): the root
-    graph's parts, as LangGraph's ``invoke`` prints them."""
-    if not ns:
-        _print_part(mode, (), chunk)
-
-
-def _interrupt_list(given: Sequence[str] | str | None, compiled: list[str]) -> list[str]:
-    if given is None:
-        return compiled
-    return [given] if isinstance(given, str) else list(given)
-
-
-def _under_caller(own: dict[str, Any], caller: dict[str, Any]) -> dict[str, Any]:
-    """A graph's own config (``with_config``, ``create_agent``'s metadata) as it runs as a
-    node of another graph: under the calling task's config, whose keys win (its recursion
-    limit too), metadata and ``configurable`` merged key by key, as LangGraph merges them."""
-    out = {
-        k: v
-        for k, v in own.items()
-        if k not in caller and k not in ("recursion_limit", "metadata", "configurable")
-    }
-    for key in ("metadata", "configurable"):
-        if own.get(key):
-            out[key] = {**own[key], **caller.get(key, {})}
-    return out
-
-
-def _merge_config(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
-    out = {**base, **extra}
-    if "configurable" in base or "configurable" in extra:
-        out["configurable"] = {**base.get("configurable", {}), **extra.get("configurable", {})}
-    if "metadata" in base or "metadata" in extra:
-        out["metadata"] = {**base.get("metadata", {}), **extra.get("metadata", {})}
-    return out
-
-
-async def _collect(items: AsyncIterator[Any]) -> list[Any]:
-    return [item async for item in items]
-
-
-async def _cancel_quietly(task: asyncio.Future[Any]) -> None:
-    """Stop a run task whose consumer went away (the caller broke out of the stream)."""
-    if task.done():
-        if not task.cancelled():
-            task.exception()  # the consumer left first: the run's own error is not news
-        return
-    if not task.done():
-        task.cancel()
-        try:
-            await task
-        except (asyncio.CancelledError, Exception):
-            pass
