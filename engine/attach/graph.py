@@ -35,7 +35,7 @@ __all__ = ["STREAM_MODES", "AttachedGraph", "stream_modes"]
 
 def _xrayed(drawn: DrawableGraph, real: Any, xray: bool | int) -> DrawableGraph:
     """``drawn`` with the subgraphs of ``real``'s nodes drawn inside them, ``xray`` deep."""
-    from engine.attach.translate import draw_real
+    from engine.attach.drawing import draw_real
 
     if not xray:
         return drawn
@@ -250,7 +250,7 @@ class AttachedGraph(AttachedState):
     def get_graph(self, config: Any = None, *, xray: bool | int = False) -> DrawableGraph:
         """The app's graph as LangGraph draws it; ``xray``: its subgraphs drawn inside their
         nodes (True: all levels; a number: that many)."""
-        from engine.attach.translate import draw_real
+        from engine.attach.drawing import draw_real
 
         return _xrayed(draw_real(self.real, self.name, self.instrumented.wrappers), self.real, xray)
 

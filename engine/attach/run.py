@@ -25,6 +25,7 @@ from engine.attach.base import ACTIVE
 from engine.attach.callbacks import AttachCallbacks
 from engine.attach.confirm import SaveWatch, watched
 from engine.attach.leases import lease_for
+from engine.attach.real_input import to_real_input
 from engine.attach.resumed import PendingInterrupt, answered, pending_interrupts
 from engine.attach.run_output import (
     aat_root,
@@ -38,7 +39,7 @@ from engine.attach.stopping import CooperativeStop
 from engine.attach.streaming_off import streaming_handlers
 from engine.attach.sync_ready import async_handlers
 from engine.attach.tapped import can_tap, tapped_astream, tapped_stream
-from engine.attach.translate import StreamTranslator, to_real_input
+from engine.attach.translate import StreamTranslator
 from engine.core.aio import aiter_thread
 from engine.core.ids import new_run_id
 from engine.errors import CheckpointError

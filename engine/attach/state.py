@@ -75,7 +75,7 @@ class AttachedState:
     async def aupdate_state(
         self, config: dict[str, Any], values: Any, as_node: str | None = None, **kw: Any
     ) -> dict[str, Any]:
-        from engine.attach.translate import to_real_input
+        from engine.attach.real_input import to_real_input
 
         new_config: dict[str, Any] = await self._real(
             "update_state", _with_ns(config), to_real_input(values), as_node=as_node, **kw
@@ -93,7 +93,7 @@ class AttachedState:
     ) -> dict[str, Any]:
         """LangGraph's ``bulk_update_state``, one superstep (one checkpoint) at a time, each
         announced as an ``update_state``'s."""
-        from engine.attach.translate import to_real_input
+        from engine.attach.real_input import to_real_input
 
         steps = [list(step) for step in supersteps]
         if not steps:

@@ -1,5 +1,6 @@
-"""Turn LangGraph's own stream parts (``updates``, ``checkpoints``, ``custom``) into our events,
-and our inputs (messages, ``Command``) into LangGraph's."""
+"""Turn LangGraph's own stream parts (``updates``, ``checkpoints``, ``custom``) into our events
+(our inputs in LangGraph's form: ``engine.attach.real_input``; its graph drawn:
+``engine.attach.drawing``)."""
 
 from __future__ import annotations
 
@@ -29,70 +30,11 @@ from engine.events import (
     StateUpdated,
     StoreAccessed,
 )
-from engine.graph.drawing import DrawableGraph, NodeKind
-from engine.messages import BaseMessage
 from engine.serde import to_jsonable
 
-__all__ = ["StreamTranslator", "draw_real", "to_real_input"]
+__all__ = ["StreamTranslator", "planned_task"]
 
 _log = logging.getLogger("stepwise.attach")
-
-
-def to_real_input(value: Any) -> Any:
-    """Our messages and ``Command`` as LangGraph expects them (anything else unchanged)."""
-    from engine.interop import to_langchain
-
-    if type(value).__name__ == "Command" and type(value).__module__.startswith("engine"):
-        from langgraph.types import Command
-
-        fields = {
-            k: getattr(value, k)
-            for k in ("resume", "update", "goto", "graph")
-            if getattr(value, k, None) is not None
-        }
-        return Command(**{k: to_real_input(v) for k, v in fields.items()})
-    if isinstance(value, dict):
-        return {k: to_real_input(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [to_real_input(v) for v in value]
-    if isinstance(value, BaseMessage):
-        return to_langchain(value)
-    return value
-
-
-def draw_real(graph: Any, name: str, wrappers: dict[str, list[str]] | None = None) -> DrawableGraph:
-    """Our ``DrawableGraph`` of a real compiled graph's ``get_graph()`` (``wrappers``: each
-    node's middleware layers, outermost first, shown on the agent's model and tool nodes)."""
-    real = graph.get_graph()
-    specs = getattr(graph, "nodes", None) or {}
-    out = DrawableGraph(name=name)
-    for nid, node in real.nodes.items():
-        kind: NodeKind = "node"
-        if nid == "__start__":
-            kind = "start"
-        elif nid == "__end__":
-            kind = "end"
-        elif nid == "tools":
-            kind = "tools"
-        elif nid == "model":
-            kind = "model"
-        elif "." in nid:
-            kind = "hook"
-        elif getattr(specs.get(nid), "subgraphs", None):  # runs a compiled graph: drill in
-            kind = "subgraph"
-        meta: dict[str, Any] = {}
-        if kind in ("model", "tools"):
-            meta["wrappers"] = list((wrappers or {}).get(nid, ()))
-            tools = getattr(getattr(node, "data", None), "tools_by_name", None)
-            if kind == "tools" and isinstance(tools, dict):
-                meta["tools"] = list(tools)
-        out.add_node(nid, kind, getattr(node, "name", nid) or nid, **meta)
-    for e in real.edges:
-        out.add_edge(
-            e.source, e.target, conditional=bool(e.conditional),
-            data=None if e.data is None else str(e.data),
-        )  # fmt: skip
-    return out
 
 
 def planned_task(node: str, task_id: str) -> PlannedTask:

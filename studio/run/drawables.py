@@ -19,7 +19,7 @@ def drawable_for(graph: Any) -> DrawableGraph:
     from engine.attach import is_langgraph
 
     if is_langgraph(graph):  # a real LangGraph subgraph of an attached app, drilled into
-        from engine.attach.translate import draw_real
+        from engine.attach.drawing import draw_real
 
         return draw_real(graph, str(getattr(graph, "name", None) or "graph"))
     drawable: DrawableGraph = graph.get_graph()
