@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from engine.events import EventBase
 
-__all__ = ["BreakKind", "Breakpoint", "FailureEchoes", "failure_key"]
+__all__ = ["BreakKind", "Breakpoint", "FailureEchoes", "failure_key", "graph_path"]
 
 BreakKind = Literal[
     "before_node", "after_node", "hook", "wrapper", "tool", "failure", "interrupt", "loop", "state"
@@ -39,6 +39,15 @@ _SAFE_BUILTINS = {name: getattr(builtins, name) for name in _SAFE_NAMES}
 """What a condition expression may call (the user's own expression, typed in their debugger)."""
 
 
+def graph_path(ns: str | None) -> tuple[str, ...]:
+    """The graph an event happened in, as the node names that lead to it from the root graph:
+    ``""`` -> ``()``; ``"outer:task1|inner:task2"`` -> ``("outer", "inner")`` (task ids
+    dropped)."""
+    if not ns:
+        return ()
+    return tuple(part.split(":", 1)[0] for part in ns.split("|") if part and not part.isdigit())
+
+
 @dataclass
 class Breakpoint:
     """Where to stop. ``target`` is a node, middleware or tool name depending on ``kind``."""
@@ -52,8 +61,23 @@ class Breakpoint:
     id: int = field(default_factory=lambda: next(_ids))
     hits: int = 0
     _last_truth: bool = False
+    graph: tuple[str, ...] | None = None
+    """The graph a node, hook, wrapper or tool breakpoint is in: the node names that lead to it
+    from the root graph (``()``: the root graph itself; ``("research",)``: the subgraph or agent
+    the node ``research`` runs).  None: a node of that name in any graph (an agent's ``tools``
+    node and the ``tools`` node of every agent it calls)."""
 
     def describe(self) -> str:
+        return self._what() + self._where()
+
+    def _where(self) -> str:
+        """Where a breakpoint in a nested graph is ("(in research)"); nothing for the root
+        graph or any graph, as a pause there is described too."""
+        if not self.graph or self.kind not in _IN_A_GRAPH:
+            return ""
+        return f" (in {' › '.join(self.graph)})"
+
+    def _what(self) -> str:
         k = self.kind
         if k == "before_node":
             return f"before node {self.target}"
@@ -83,6 +107,8 @@ class Breakpoint:
             return False
         k, kind = self.kind, ev.kind
         d = ev.__dict__
+        if self.graph is not None and k in _IN_A_GRAPH and graph_path(d["ns"]) != self.graph:
+            return False
         if k == "before_node":
             return kind == "node.started" and d.get("node") == self.target
         if k == "after_node":
@@ -129,6 +155,10 @@ class Breakpoint:
             return bool(cond(values))
         except Exception:
             return False
+
+
+_IN_A_GRAPH = frozenset({"before_node", "after_node", "hook", "wrapper", "tool"})
+"""The kinds a breakpoint's ``graph`` narrows down."""
 
 
 def _same_middleware(actual: Any, wanted: str | None) -> bool:

@@ -14,7 +14,7 @@ While paused, the whole run waits: other tasks of the superstep stop at their ne
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from engine.debug.breakpoints import Breakpoint, FailureEchoes
@@ -85,20 +85,29 @@ class Debugger:
         self.breakpoints.append(bp)
         return bp
 
-    def break_before(self, node: str) -> Breakpoint:
-        return self.add(Breakpoint("before_node", node))
+    def break_before(self, node: str, *, graph: Sequence[str] | None = None) -> Breakpoint:
+        """Pause before ``node`` starts.  ``graph``: only the node of that name in the graph
+        those node names lead to from the root (``()``: the root graph's own node); None: in
+        any graph (``Breakpoint.graph``)."""
+        return self.add(Breakpoint("before_node", node, graph=_path(graph)))
 
-    def break_after(self, node: str) -> Breakpoint:
-        return self.add(Breakpoint("after_node", node))
+    def break_after(self, node: str, *, graph: Sequence[str] | None = None) -> Breakpoint:
+        """Pause once ``node`` has finished (``graph`` as for ``break_before``)."""
+        return self.add(Breakpoint("after_node", node, graph=_path(graph)))
 
-    def break_on_hook(self, middleware: str, hook: str | None = None) -> Breakpoint:
-        return self.add(Breakpoint("hook", middleware, hook))
+    def break_on_hook(
+        self, middleware: str, hook: str | None = None, *, graph: Sequence[str] | None = None
+    ) -> Breakpoint:
+        return self.add(Breakpoint("hook", middleware, hook, graph=_path(graph)))
 
-    def break_on_wrapper(self, middleware: str, wrapper: str | None = None) -> Breakpoint:
-        return self.add(Breakpoint("wrapper", middleware, wrapper))
+    def break_on_wrapper(
+        self, middleware: str, wrapper: str | None = None, *, graph: Sequence[str] | None = None
+    ) -> Breakpoint:
+        return self.add(Breakpoint("wrapper", middleware, wrapper, graph=_path(graph)))
 
-    def break_on_tool(self, tool: str) -> Breakpoint:
-        return self.add(Breakpoint("tool", tool))
+    def break_on_tool(self, tool: str, *, graph: Sequence[str] | None = None) -> Breakpoint:
+        """Pause before ``tool`` is called (``graph`` as for ``break_before``)."""
+        return self.add(Breakpoint("tool", tool, graph=_path(graph)))
 
     def break_on_failure(self) -> Breakpoint:
         return self.add(Breakpoint("failure"))
@@ -355,3 +364,10 @@ def _has_loop() -> bool:
 def _set_result(fut: asyncio.Future[Command], cmd: Command) -> None:
     if not fut.done():
         fut.set_result(cmd)
+
+
+def _path(graph: Sequence[str] | None) -> tuple[str, ...] | None:
+    """A breakpoint's graph path (``Breakpoint.graph``) from node names, a string as one."""
+    if graph is None:
+        return None
+    return (graph,) if isinstance(graph, str) else tuple(graph)

@@ -2,7 +2,9 @@
 
 Breakpoints live in the run controller's ``Debugger`` (``hub.debugger``), so they survive runs
 and restarts.  Every change publishes the hub's ``breakpoints`` topic; the Graph dock draws a red
-dot on nodes with an enabled "before node" breakpoint, and F9 on a node toggles one.
+dot on nodes with an enabled "before node" breakpoint, and F9 on a node toggles one for the graph
+shown (the root graph, or the subgraph opened: an agent's ``tools`` node is not the ``tools``
+node of the agents it calls).
 ``choices(kind)`` offers what the loaded graph has: nodes, middleware, hooks, wrappers, tools.
 """
 
@@ -125,17 +127,29 @@ class BreakpointsModel:
 
     # -- node breakpoints (the Graph dock's red dots, F9) --------------------------------------
 
-    def node_breakpoints(self) -> set[str]:
+    def node_breakpoints(self, graph: tuple[str, ...] = ()) -> set[str]:
+        """The nodes of the graph at ``graph`` (node names from the root graph down; ``()``:
+        the root) with an enabled "before node" breakpoint: one set on that graph, or one set
+        on a node name in any graph (from the Breakpoints panel or the API)."""
         return {
             bp.target
             for bp in self.debugger.breakpoints
-            if bp.kind == "before_node" and bp.enabled and bp.target
+            if bp.kind == "before_node"
+            and bp.enabled
+            and bp.target
+            and (bp.graph is None or bp.graph == graph)
         }
 
-    def set_node(self, node: str, enabled: bool) -> None:
-        """Make "break before ``node``" set (enabled) or gone."""
+    def set_node(self, node: str, enabled: bool, graph: tuple[str, ...] | None = None) -> None:
+        """Make "break before ``node``" of the graph at ``graph`` (None: of a node of that
+        name in any graph, as a task of an entrypoint, drawn nowhere, is) set or gone.  A
+        breakpoint on ``node`` in any graph counts in each: unset, it is gone everywhere."""
         matching = [
-            b for b in self.debugger.breakpoints if b.kind == "before_node" and b.target == node
+            b
+            for b in self.debugger.breakpoints
+            if b.kind == "before_node"
+            and b.target == node
+            and (b.graph in (None, graph) or (graph is None and not enabled))
         ]
         if enabled:
             if any(b.enabled for b in matching):
@@ -143,7 +157,7 @@ class BreakpointsModel:
             if matching:
                 matching[0].enabled = True
             else:
-                self.debugger.break_before(node)
+                self.debugger.break_before(node, graph=graph)
         else:
             if not matching:
                 return
@@ -151,9 +165,9 @@ class BreakpointsModel:
                 self.debugger.remove(b)
         self._changed()
 
-    def toggle_node(self, node: str) -> bool:
-        enabled = node not in self.node_breakpoints()
-        self.set_node(node, enabled)
+    def toggle_node(self, node: str, graph: tuple[str, ...] | None = None) -> bool:
+        enabled = node not in self.node_breakpoints(graph or ())
+        self.set_node(node, enabled, graph)
         return enabled
 
     # -- what the graph offers ----------------------------------------------------------------

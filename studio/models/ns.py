@@ -1,12 +1,8 @@
-"""Checkpoint namespaces as the studio shows them (plain Python)."""
+"""Checkpoint namespaces as the studio shows them (plain Python): the graph an event happened in
+is the engine's ``graph_path``, as breakpoints read it."""
 
 from __future__ import annotations
 
+from engine.debug.breakpoints import graph_path as ns_path
+
 __all__ = ["ns_path"]
-
-
-def ns_path(ns: str | None) -> tuple[str, ...]:
-    """``"outer:task1|inner:task2"`` -> ``("outer", "inner")`` (task ids dropped)."""
-    if not ns:
-        return ()
-    return tuple(part.split(":", 1)[0] for part in ns.split("|") if part and not part.isdigit())

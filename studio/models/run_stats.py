@@ -149,8 +149,10 @@ class RunStats:
             where = ev.breakpoint
             where = where if where else f"{ev.reason or 'step'} at {ev.at_kind}"
             inside = ns_path(ev.ns)
-            # a subgraph's node of the same name as the root's: say whose
-            self.paused_at = f"{where} (in {' › '.join(inside)})" if inside else where
+            # a subgraph's node of the same name as the root's: say whose (once: a breakpoint
+            # set in that subgraph says so itself)
+            suffix = f" (in {' › '.join(inside)})" if inside else ""
+            self.paused_at = where if where.endswith(suffix) else where + suffix
         elif kind == "debug.resumed":
             self.paused_at = None
             if self.pause_since is not None:

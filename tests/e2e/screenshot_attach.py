@@ -7,7 +7,7 @@ Writes the docs' agent (sync tools, a SqliteSaver) and the docs' StateGraph with
 subgraph into OUT/apps, opens the agent as ``stepwise open OUT/apps/agent.py:graph`` does, runs
 it: the approval dialog, then the finished run, a checkpoint picked on the Timeline with its
 State, Diff and Messages docks; then the StateGraph: its input form (it has no messages), the
-run, and its subgraph opened by a double-click.
+run, its subgraph opened by a double-click, and a breakpoint set on a node there (F9).
 """
 
 from __future__ import annotations
@@ -77,6 +77,16 @@ async def drive(window: Any, out: Path, apps: Any) -> None:
     await asyncio.sleep(0.8)
     grab_screen(out, "attach-subgraph")
     grab(out, panel, "attach-graph-subgraph")
+    # F9 on a node of the opened subgraph: a breakpoint in that subgraph only
+    inner = next(n for n, d in panel.state.graph.nodes.items() if d.kind not in ("start", "end"))
+    panel.view.select_node(inner)
+    panel.toggle_selected_breakpoint()
+    dock = window.docks["breakpoints"]
+    dock.show()
+    dock.raise_()
+    await asyncio.sleep(0.6)
+    grab_screen(out, "attach-subgraph-breakpoint")
+    grab(out, dock, "attach-dock-breakpoints")
     window.close()
 
 

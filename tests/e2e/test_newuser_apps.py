@@ -301,23 +301,38 @@ graph = builder.compile(checkpointer=InMemorySaver())
 '''
 
 
-def test_a_pause_in_an_agent_inside_a_node_says_whose_node(
+def test_a_breakpoint_stops_in_the_graph_it_was_set_in_and_says_whose_node(
     qtbot: Any, qloop: asyncio.AbstractEventLoop, tmp_path: Path
 ) -> None:
-    """A breakpoint on the graph's ``tools`` also stops at the ``tools`` node of the agent
-    that ``research`` runs inside it; the status bar said "Paused: before node tools" while
-    the graph lit ``research`` and the ``tools`` node with the dot stayed dark."""
+    """The graph's ``tools`` and the ``tools`` node of the agent ``research`` runs inside it
+    are two nodes: a breakpoint set on one (F9 in the Graph dock, on the root graph or in the
+    opened subgraph) stops there only.  A breakpoint on the graph's ``tools`` used to stop in
+    the agent first, and the status bar said "Paused: before node tools" while the graph lit
+    ``research`` and the ``tools`` node with the dot stayed dark."""
     app = write_app(tmp_path, NESTED_APP, "nested_app")
     studio = Studio(qtbot, qloop, tmp_path, app)
+    panel = studio.window.graph_panel
     try:
         studio.ctl.default_input = {"messages": [{"role": "user", "content": "cats?"}]}
-        studio.window.graph_panel.breakpoints.set_node("tools", True)
         state = studio.window.status.state_label
+        panel.view.select_node("tools")
+        assert panel.toggle_selected_breakpoint()  # F9 on the root graph's tools
+        assert panel.breakpoints.node_breakpoints() == {"tools"}
+        assert panel.breakpoints.node_breakpoints(("research",)) == set()
         assert studio.trigger("run") == "paused"
-        qtbot.waitUntil(lambda: state.text() == "Paused: before node tools (in research)")
-        assert studio.trigger("run") == "paused"  # the graph's own tools node
         qtbot.waitUntil(lambda: state.text() == "Paused: before node tools")
-        studio.window.graph_panel.breakpoints.set_node("tools", False)
+        assert studio.paused_at() == ("node.started", "tools")
+        assert studio.trigger("run") == "done", studio.ctl.last_error
+
+        # in the agent research runs: set in its own drawing, it stops there and only there
+        panel.breakpoints.set_node("tools", False)
+        panel.breakpoints.set_node("tools", True, ("research",))
+        assert panel.breakpoints.node_breakpoints() == set()
+        rows = studio.window.breakpoints_panel.tree
+        assert rows.topLevelItem(0).text(0) == "before node tools (in research)"
+        studio.ctl.default_input = {"messages": [{"role": "user", "content": "dogs?"}]}
+        assert studio.trigger("restart") == "paused"
+        qtbot.waitUntil(lambda: state.text() == "Paused: before node tools (in research)")
         assert studio.trigger("run") == "done", studio.ctl.last_error
     finally:
         studio.close()

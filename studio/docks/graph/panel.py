@@ -161,10 +161,10 @@ class GraphPanel(QWidget):
         self.state.apply_all(branch_events(self.hub.events, checkpoint_id, self._parent_of))
 
     def _on_toggled(self, node: str, enabled: bool) -> None:
-        self.breakpoints.set_node(node, enabled)
+        self.breakpoints.set_node(node, enabled, tuple(self.path))
 
     def _sync_breakpoints(self) -> None:
-        wanted = self.breakpoints.node_breakpoints()
+        wanted = self.breakpoints.node_breakpoints(tuple(self.path))
         for node in self.state.graph.nodes:
             self.state.set_breakpoint(node, node in wanted)
 
