@@ -24,6 +24,7 @@ from typing import Any, Generic, TypeVar
 
 from engine import serde
 from engine.checkpoint.blobs import BlobCodec
+from engine.checkpoint.thread_leases import ThreadLeases
 from engine.checkpoint.values import (
     ERROR,
     INTERRUPT,
@@ -44,7 +45,7 @@ from engine.checkpoint.values import (
 )
 from engine.checkpoint.write_refs import FreshWrites, WriteRef, find_refs, parse_ref
 from engine.core.aio import iter_sync, run_sync
-from engine.errors import CheckpointError, ThreadBusyError
+from engine.errors import CheckpointError
 
 V = TypeVar("V", int, float, str)
 
@@ -78,7 +79,7 @@ def _conf(config: dict[str, Any]) -> dict[str, Any]:
     return config.get("configurable", {}) if config else {}
 
 
-class BaseCheckpointSaver(BlobCodec, Generic[V]):
+class BaseCheckpointSaver(BlobCodec, ThreadLeases, Generic[V]):
     """Saves checkpoints of threads. Use ``InMemorySaver`` or ``SqliteSaver``."""
 
     WRITE_REFS = False
@@ -151,55 +152,9 @@ class BaseCheckpointSaver(BlobCodec, Generic[V]):
     def _delete_thread(self, thread_id: str) -> None:
         raise NotImplementedError
 
-    def _acquire_lease(self, thread_id: str, owner: str) -> str | None:
-        """Take the thread for a run; returns the current owner if someone else holds it."""
-        with self._lease_lock:
-            holder = self._leases.get(thread_id)
-            if holder is not None and holder != owner:
-                return holder
-            self._leases[thread_id] = owner
-            return None
-
-    def _release_lease(self, thread_id: str, owner: str) -> None:
-        with self._lease_lock:
-            if self._leases.get(thread_id) == owner:
-                del self._leases[thread_id]
-
     @property
     def location(self) -> str:
         return type(self).__name__
-
-    # -- leases (one run per thread) ---------------------------------------------------------
-
-    def lease_holder(self, thread_id: str) -> str | None:
-        """The run currently holding the thread, if any."""
-        with self._lease_lock:
-            return self._leases.get(thread_id)
-
-    def _unlock_hint(self, thread_id: str) -> str:
-        return ""
-
-    def acquire_thread(self, thread_id: str, run_id: str) -> None:
-        holder = self._acquire_lease(thread_id, run_id)
-        if holder is not None:
-            raise ThreadBusyError(
-                f"Thread '{thread_id}' is already being run (run {holder}). "
-                "Wait for that run to finish, or stop it, before starting another run on the same thread."
-                + self._unlock_hint(thread_id)
-            )
-
-    def check_thread_free(self, thread_id: str, action: str, *, own_run: str | None = None) -> None:
-        """``ThreadBusyError`` if a run other than ``own_run`` holds the thread (for ``action``)."""
-        holder = self.lease_holder(thread_id)
-        if holder is not None and holder != own_run:
-            raise ThreadBusyError(
-                f"Thread '{thread_id}' is being run (run {holder}): {action} now would be lost "
-                "on a side branch. Wait for the run to finish (or pause at an interrupt), or stop it."
-                + self._unlock_hint(thread_id)
-            )
-
-    def release_thread(self, thread_id: str, run_id: str) -> None:
-        self._release_lease(thread_id, run_id)
 
     def _row_to_tuple(self, row: StoredRow, with_writes: bool = True) -> CheckpointTuple:
         try:
