@@ -5,7 +5,8 @@ and restarts.  Every change publishes the hub's ``breakpoints`` topic; the Graph
 dot on nodes with an enabled "before node" breakpoint, and F9 on a node toggles one for the graph
 shown (the root graph, or the subgraph opened: an agent's ``tools`` node is not the ``tools``
 node of the agents it calls).
-``choices(kind)`` offers what the loaded graph has: nodes, middleware, hooks, wrappers, tools.
+``choices(kind)`` offers what the loaded graph has: nodes (those of its subgraphs as "research ›
+tools": a breakpoint in that subgraph only), middleware, hooks, wrappers, tools.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.debug import Breakpoint, Debugger
+from studio.models.graph_levels import PATH_SEP, nested_nodes
 from studio.models.hub import Hub
 
 __all__ = ["KINDS", "NEEDS_TARGET", "BreakpointsModel", "KindInfo"]
@@ -78,7 +80,11 @@ class BreakpointsModel:
             except SyntaxError as exc:
                 raise ValueError(f"The expression is not valid Python: {exc.msg}") from None
         else:
-            bp = dbg.add(Breakpoint(kind, target, detail))  # type: ignore[arg-type]
+            graph = None
+            if kind in ("before_node", "after_node") and target and PATH_SEP.strip() in target:
+                *path, target = [part.strip() for part in target.split(PATH_SEP.strip())]
+                graph = tuple(path)  # "research › tools": the tools node inside research
+            bp = dbg.add(Breakpoint(kind, target, detail, graph=graph))  # type: ignore[arg-type]
         self._changed()
         return bp
 
@@ -177,8 +183,9 @@ class BreakpointsModel:
         if graph is None:
             return []
         nodes = [n for n in graph.nodes.values() if n.kind not in ("start", "end")]
-        if kind in ("before_node", "after_node"):
-            return [n.id for n in nodes]
+        if kind in ("before_node", "after_node"):  # the root's nodes, then the subgraphs'
+            nested = [PATH_SEP.join((*path, node)) for path, node in nested_nodes(self.hub)]
+            return [n.id for n in nodes] + nested
         if kind in ("hook", "wrapper"):
             names: list[str] = []
             for n in nodes:

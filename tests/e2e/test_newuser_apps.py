@@ -324,12 +324,16 @@ def test_a_breakpoint_stops_in_the_graph_it_was_set_in_and_says_whose_node(
         assert studio.paused_at() == ("node.started", "tools")
         assert studio.trigger("run") == "done", studio.ctl.last_error
 
-        # in the agent research runs: set in its own drawing, it stops there and only there
+        # in the agent research runs: added in the Breakpoints dock, it stops there only
         panel.breakpoints.set_node("tools", False)
-        panel.breakpoints.set_node("tools", True, ("research",))
+        bps = studio.window.breakpoints_panel
+        assert "research › tools" in bps.model.choices("before_node")
+        bps.kind_box.setCurrentIndex(bps.kind_box.findData("before_node"))
+        bps.target_box.setEditText("research › tools")
+        assert bps.add_from_form()
         assert panel.breakpoints.node_breakpoints() == set()
-        rows = studio.window.breakpoints_panel.tree
-        assert rows.topLevelItem(0).text(0) == "before node tools (in research)"
+        assert panel.breakpoints.node_breakpoints(("research",)) == {"tools"}
+        assert bps.tree.topLevelItem(0).text(0) == "before node tools (in research)"
         studio.ctl.default_input = {"messages": [{"role": "user", "content": "dogs?"}]}
         assert studio.trigger("restart") == "paused"
         qtbot.waitUntil(lambda: state.text() == "Paused: before node tools (in research)")

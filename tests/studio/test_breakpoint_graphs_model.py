@@ -4,8 +4,17 @@ one on the ``tools`` node of the agent ``research`` runs; one set on a node name
 
 from __future__ import annotations
 
+import operator
+from typing import Annotated, TypedDict
+
+from engine import END, START, StateGraph
 from studio.models.breakpoints import BreakpointsModel
 from studio.models.hub import Hub
+from studio.run.drawables import drawable_for
+
+
+class Log(TypedDict):
+    log: Annotated[list, operator.add]
 
 
 def test_node_breakpoints_are_per_graph_and_any_graph_ones_show_everywhere() -> None:
@@ -29,3 +38,27 @@ def test_node_breakpoints_are_per_graph_and_any_graph_ones_show_everywhere() -> 
     assert model.node_breakpoints(("graph",)) == set()
     model.set_node("tools", False)  # unset in any graph: every breakpoint on the name goes
     assert model.rows() == []
+
+
+def test_the_panel_offers_the_nodes_of_subgraphs_and_adds_them_there() -> None:
+    sub = StateGraph(Log)
+    sub.add_node("work", lambda s: {"log": ["inner"]})
+    sub.add_edge(START, "work")
+    sub.add_edge("work", END)
+    g = StateGraph(Log)
+    g.add_node("inner", sub.compile())
+    g.add_node("work", lambda s: {"log": ["outer"]})
+    g.add_edge(START, "inner")
+    g.add_edge("inner", "work")
+    g.add_edge("work", END)
+    graph = g.compile()
+    hub = Hub()
+    hub.graph, hub.drawable = graph, drawable_for(graph)
+    model = BreakpointsModel(hub)
+
+    assert model.choices("before_node") == ["inner", "work", "inner › work"]
+    bp = model.add("before_node", "inner › work")
+    assert (bp.target, bp.graph) == ("work", ("inner",))
+    assert model.add("after_node", "work").graph is None  # typed plainly: any graph
+    assert model.node_breakpoints(("inner",)) == {"work"}
+    assert model.node_breakpoints(()) == set()

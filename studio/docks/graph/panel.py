@@ -18,6 +18,7 @@ from engine.graph.drawing import DrawableGraph
 from studio.docks.graph.view import GraphView
 from studio.models.branch_events import branch_events
 from studio.models.breakpoints import BreakpointsModel
+from studio.models.graph_levels import drawn_level, level_at, subgraph_in
 from studio.models.graph_state import GraphStateModel, ns_path
 from studio.models.hub import Hub
 from studio.models.snapshot_reader import SnapshotReader
@@ -179,34 +180,14 @@ class GraphPanel(QWidget):
     def _level(self) -> Any:
         """The compiled graph shown now (the root, or the subgraph ``path`` leads to); for a
         target whose graph is not in this process (a server's), its drawing."""
-        graph = self.hub.graph
-        if graph is None:
-            return self._drawn_level(tuple(self.path))
-        for name in self.path:
-            graph = self._subgraph_in(graph, name)
-            if graph is None:
-                return None
-        return graph
-
-    @staticmethod
-    def _subgraph_in(graph: Any, node: str) -> Any:
-        spec = (getattr(graph, "nodes", None) or {}).get(node)
-        found = getattr(spec, "subgraphs", None) or []
-        return found[0] if found else None
-
-    def _drawn_level(self, path: tuple[str, ...]) -> DrawableGraph | None:
-        """The drawing at ``path`` of a target that draws its subgraphs (a server's x-ray)."""
-        if not path:
-            return self.hub.drawable
-        cut = getattr(self.hub.target, "subgraph_shape", None)
-        return cut(path) if cut is not None else None
+        return level_at(self.hub, tuple(self.path))
 
     def subgraph_of(self, node: str) -> Any:
         """The compiled subgraph ``node`` runs (or its drawing, see ``_level``), or None."""
         if self.hub.graph is None:
-            return self._drawn_level((*self.path, node))
+            return drawn_level(self.hub, (*self.path, node))
         level = self._level()
-        return None if level is None else self._subgraph_in(level, node)
+        return None if level is None else subgraph_in(level, node)
 
     def open_subgraph(self, node: str) -> None:
         sub = self.subgraph_of(node)
