@@ -291,7 +291,10 @@ class Debugger:
     async def gate(self, ev: EventBase, emitter: RunEmitter) -> None:
         """Called by the runtime for every event; returns when the run may go on."""
         self._track(ev)
-        if self._running is not None and not self._running.is_set():
+        # parallel tasks wait here while one is paused; woken together, the first may pause
+        # again before the others run on: they wait for that pause too (each pause holds the
+        # one resume future there is)
+        while self._running is not None and not self._running.is_set():
             await self._running.wait()
         if self.stop_requested:
             raise RunStopped("The run was stopped; the last checkpoint is intact.")
