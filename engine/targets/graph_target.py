@@ -105,11 +105,11 @@ class GraphTarget:
 
     def input_schema(self) -> dict[str, Any] | None:
         try:
-            return _derived_schema(self.graph, "get_input_jsonschema")
+            return self._no_key_required(_derived_schema(self.graph, "get_input_jsonschema"))
         except SchemaUnavailable as exc:
             typed = self._typed_dict_schema("input_schema", "LangGraphInput")
             if typed is not None:  # a typing.TypedDict on Python < 3.12, described anyway
-                return typed
+                return self._no_key_required(typed)
             # a form of the state's keys, each typed as JSON
             return {
                 "type": "object",
@@ -123,6 +123,18 @@ class GraphTarget:
             return _derived_schema(self.graph, "get_context_jsonschema")
         except SchemaUnavailable:  # no context form; a context still reaches the run as given
             return self._typed_dict_schema("context_schema", "Context")
+
+    def _no_key_required(self, schema: dict[str, Any] | None) -> dict[str, Any] | None:
+        """A ``TypedDict`` input's schema lists every key as required, but LangGraph takes an
+        input with any of them (the state's keys a run writes, its outputs too, among them):
+        none is required, as there (a pydantic state's are checked, and stay required)."""
+        from typing_extensions import is_typeddict
+
+        builder = getattr(self.graph, "builder", None)
+        cls = getattr(builder, "input_schema", None) or getattr(builder, "state_schema", None)
+        if schema is None or not schema.get("required") or not is_typeddict(cls):
+            return schema
+        return {k: v for k, v in schema.items() if k != "required"}
 
     def _typed_dict_schema(self, which: str, title: str) -> dict[str, Any] | None:
         """The schema of the builder's ``which`` class as the engine derives it, which takes a

@@ -93,3 +93,88 @@ def test_a_breakpoint_on_a_node_sent_three_times_stops_at_each_and_the_run_ends(
             assert conn.execute("select count(*) from checkpoints").fetchone()[0] == 5
     finally:
         studio.close()
+
+
+STREAM_STORE_APP = '''
+"""Custom stream events, a store and a context schema (typing.TypedDict state)."""
+from dataclasses import dataclass
+from typing import TypedDict
+
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.config import get_stream_writer
+from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
+from langgraph.store.memory import InMemoryStore
+
+
+@dataclass
+class Context:
+    user_id: str
+
+
+class State(TypedDict):
+    question: str
+    memories: list[str]
+    answer: str
+
+
+def recall(state: State, runtime: Runtime[Context]):
+    writer = get_stream_writer()
+    writer({"progress": "recalling"})
+    items = runtime.store.search(("memories", runtime.context.user_id))
+    return {"memories": [i.value["text"] for i in items]}
+
+
+def answer(state: State, runtime: Runtime[Context]):
+    get_stream_writer()({"progress": "answering"})
+    key = f"m{len(state['memories'])}"
+    runtime.store.put(("memories", runtime.context.user_id), key, {"text": state["question"]})
+    return {"answer": f"You asked {state['question']} ({len(state['memories'])} memories)"}
+
+
+builder = StateGraph(State, context_schema=Context)
+builder.add_node("recall", recall)
+builder.add_node("answer", answer)
+builder.add_edge(START, "recall")
+builder.add_edge("recall", "answer")
+builder.add_edge("answer", END)
+graph = builder.compile(checkpointer=InMemorySaver(), store=InMemoryStore())
+'''
+
+
+def test_a_typed_dict_state_runs_on_the_keys_typed_in_its_form(
+    qtbot: Any, qloop: asyncio.AbstractEventLoop, tmp_path: Path
+) -> None:
+    """A ``TypedDict`` state's form required every key ("Memories: required", "Answer:
+    required": the graph's output too) where LangGraph takes an input of any of them: the user
+    had to invent an answer to run the graph that writes it."""
+    from PySide6.QtCore import Qt
+
+    app = write_app(tmp_path, STREAM_STORE_APP, "memory_app")
+    studio = Studio(qtbot, qloop, tmp_path, app)
+    window = studio.window
+    try:
+        window.actions_.run.trigger()
+        qtbot.waitUntil(lambda: getattr(window, "input_form_dialog", None) is not None)
+        form = window.input_form_dialog
+        qtbot.waitUntil(form.isVisible)
+        assert list(form.form_page.editors) == ["question", "memories", "answer"]
+        qtbot.keyClicks(form.form_page.editors["question"], "cats?")
+        qtbot.keyClicks(form.context_page.editors["user_id"], "u1")
+        qtbot.mouseClick(form.run_button, Qt.MouseButton.LeftButton)
+        assert not form.error_label.isVisible(), form.error_label.text()
+        assert studio.until_rest() == "done", studio.ctl.last_error
+        real = studio.ctl.graph.real
+        values = real.get_state({"configurable": {"thread_id": studio.thread}}).values
+        assert values == {
+            "question": "cats?",
+            "memories": [],
+            "answer": "You asked cats? (0 memories)",
+        }
+        assert [i.key for i in real.store.search(("memories", "u1"))] == ["m0"]
+        assert [e.__dict__["data"] for e in studio.events("custom")] == [
+            {"progress": "recalling"},
+            {"progress": "answering"},
+        ]
+    finally:
+        studio.close()
