@@ -183,6 +183,10 @@ class AttachedGraph(AttachedState):
         again._saver = saver
         return again
 
+    def with_store(self, store: Any) -> AttachedGraph:
+        """A wrapper of a copy of the graph on ``store`` (a LangGraph store)."""
+        return self._rewrapped(self.real.copy(update={"store": store}))
+
     def with_options(self, *, stream_tokens: bool | None = None) -> AttachedGraph:
         """A wrapper of the same graph with other options."""
         return self._rewrapped(self.real, stream_tokens)

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from studio.run.agent_source import spec_factory, with_saver
+from studio.run.app_memory import keep_app_memory
 from studio.run.drawables import drawable_for
 from studio.run.project_files import forget, project_modules, spec_file
 
@@ -64,7 +65,7 @@ class AgentReload:
             self.spec, lambda: self.model_source() if self.model_source else None
         )
         graph, default = factory()  # AgentLoadError: nothing has changed yet
-        graph = self.attach.apply(graph, self._attach_saver())
+        graph = self.attach.apply(keep_app_memory(self.graph, graph), self._attach_saver())
         if self.recorder is not None:
             graph = with_saver(graph, self.recorder.checkpointer)
             self.recorder.attach(graph)  # the old graph never runs again: its listener idles

@@ -13,6 +13,7 @@ import contextlib
 from typing import TYPE_CHECKING, Any
 
 from studio.run.agent_source import user_message
+from studio.run.app_memory import keep_app_memory
 
 if TYPE_CHECKING:
     from engine.debug import Debugger
@@ -38,6 +39,7 @@ class SteppingCommands:
     typed_input: Any
     default_input: Any
     fixed_target: Any
+    graph: Any
     _factory: Any
     _ran_on: set[str]
 
@@ -160,7 +162,7 @@ class SteppingCommands:
                 graph, default = self._factory()
                 if default is not None:
                     self.default_input = default
-                self._set_graph(graph)
+                self._set_graph(keep_app_memory(self.graph, graph))
             else:
                 self.use_target(self.fixed_target)
             self.hub.set_thread(self.new_thread())

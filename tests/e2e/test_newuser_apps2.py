@@ -178,3 +178,33 @@ def test_a_typed_dict_state_runs_on_the_keys_typed_in_its_form(
         ]
     finally:
         studio.close()
+
+
+def test_run_again_keeps_the_apps_memory_and_its_threads(
+    qtbot: Any, qloop: asyncio.AbstractEventLoop, tmp_path: Path
+) -> None:
+    """Run (F5) after a run ended starts over on a new thread, importing the file again (a
+    scripted model starts over): an app on an ``InMemorySaver`` and an ``InMemoryStore`` got
+    new, empty ones.  The second run remembered nothing the first had stored, and thread-1,
+    which the status bar said "is kept", showed "No checkpoint yet" in the Timeline."""
+    app = write_app(tmp_path, STREAM_STORE_APP, "memory_app")
+    studio = Studio(qtbot, qloop, tmp_path, app)
+    window = studio.window
+    try:
+        studio.ctl.default_input = {"question": "cats?"}
+        studio.ctl.keep_form_answer({"context"}, None, {"user_id": "u1"})
+        assert studio.trigger("run") == "done", studio.ctl.last_error
+        first = studio.thread
+        studio.ctl.default_input = {"question": "dogs?"}
+        assert studio.trigger("run") == "done", studio.ctl.last_error
+        assert studio.thread != first
+        qtbot.waitUntil(lambda: f"{first} is kept" in window.status.message_label.text())
+        real = studio.ctl.graph.real
+        values = real.get_state({"configurable": {"thread_id": studio.thread}}).values
+        assert values["answer"] == "You asked dogs? (1 memories)"
+        assert [i.key for i in real.store.search(("memories", "u1"))] == ["m0", "m1"]
+        window.switch_thread(first)
+        written = [n.record.writers for n in studio.checkpoints()]
+        assert len(written) == 4 and written[-2:] == [("recall",), ("answer",)]
+    finally:
+        studio.close()
