@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.debug import Breakpoint, Debugger
+from engine.debug.breakpoints import graph_path
+from engine.events import NodeStarted
 from studio.models.graph_levels import PATH_SEP, nested_nodes
 from studio.models.hub import Hub
 
@@ -185,7 +187,8 @@ class BreakpointsModel:
         nodes = [n for n in graph.nodes.values() if n.kind not in ("start", "end")]
         if kind in ("before_node", "after_node"):  # the root's nodes, then the subgraphs'
             nested = [PATH_SEP.join((*path, node)) for path, node in nested_nodes(self.hub)]
-            return [n.id for n in nodes] + nested
+            drawn = [n.id for n in nodes] + nested
+            return drawn + [n for n in self._run_nested() if n not in drawn]
         if kind in ("hook", "wrapper"):
             names: list[str] = []
             for n in nodes:
@@ -206,6 +209,16 @@ class BreakpointsModel:
                         tools.append(t)
             return tools
         return []
+
+    def _run_nested(self) -> list[str]:
+        """The nodes of graphs the drawing cannot show that the runs shown went through: an
+        agent a tool invokes (a supervisor's sub-agents, "tools › model"), a graph a node's
+        function picks at run time."""
+        found: dict[str, None] = {}
+        for ev in self.hub.events:
+            if isinstance(ev, NodeStarted) and ev.ns:
+                found[PATH_SEP.join((*graph_path(ev.ns), ev.node))] = None
+        return list(found)
 
     @staticmethod
     def detail_choices(kind: str) -> tuple[str, ...]:

@@ -208,3 +208,115 @@ def test_run_again_keeps_the_apps_memory_and_its_threads(
         assert len(written) == 4 and written[-2:] == [("recall",), ("answer",)]
     finally:
         studio.close()
+
+
+SUPERVISOR_APP = '''
+"""A supervisor agent whose tools call two sub-agents (each with a sync tool of its own)."""
+import itertools
+
+from langchain.agents import create_agent
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage
+from langchain_core.tools import tool
+from langgraph.checkpoint.memory import InMemorySaver
+
+_ids = itertools.count()
+
+
+class FakeModel(GenericFakeChatModel):
+    def bind_tools(self, tools, **kwargs):
+        return self
+
+
+def call(name, **args):
+    return AIMessage("", tool_calls=[{"name": name, "args": args, "id": f"c{next(_ids)}"}])
+
+
+def replies(*script):
+    while True:
+        for reply in script:
+            yield reply() if callable(reply) else reply
+
+
+@tool
+def get_weather(city: str) -> str:
+    """Get the weather in a city."""
+    return f"It is sunny in {city}."
+
+
+@tool
+def book_flight(destination: str) -> str:
+    """Book a flight."""
+    return f"Booked a flight to {destination}."
+
+
+weather_agent = create_agent(
+    FakeModel(messages=replies(lambda: call("get_weather", city="Paris"), AIMessage("Sunny."))),
+    tools=[get_weather],
+)
+travel_agent = create_agent(
+    FakeModel(messages=replies(lambda: call("book_flight", destination="CDG"), AIMessage("Booked."))),
+    tools=[book_flight],
+)
+
+
+@tool
+def ask_weather(request: str) -> str:
+    """Ask the weather expert."""
+    return weather_agent.invoke({"messages": [("user", request)]})["messages"][-1].content
+
+
+@tool
+def ask_travel(request: str) -> str:
+    """Ask the travel expert."""
+    return travel_agent.invoke({"messages": [("user", request)]})["messages"][-1].content
+
+
+supervisor = create_agent(
+    FakeModel(messages=replies(
+        lambda: call("ask_weather", request="Weather in Paris?"),
+        lambda: call("ask_travel", request="A flight to Paris"),
+        AIMessage("Sunny Paris, flight booked."),
+    )),
+    tools=[ask_weather, ask_travel],
+    checkpointer=InMemorySaver(),
+)
+'''
+
+
+def test_the_breakpoints_dock_offers_the_nodes_of_agents_a_tool_runs(
+    qtbot: Any, qloop: asyncio.AbstractEventLoop, tmp_path: Path
+) -> None:
+    """A supervisor whose tools invoke sub-agents: nothing in the drawing shows them (LangGraph
+    sees no subgraph in a tool), and the Breakpoints dock offered only the supervisor's
+    ``model`` and ``tools``: a breakpoint in a sub-agent had to be typed as "tools › tools",
+    a name no screen showed.  After a run, the dock offers the nodes the run went through."""
+    from dataclasses import replace
+
+    app = replace(write_app(tmp_path, SUPERVISOR_APP, "supervisor_app"), attr="supervisor")
+    studio = Studio(qtbot, qloop, tmp_path, app)
+    bps = studio.window.breakpoints_panel
+    try:
+        studio.ctl.default_input = {"messages": [{"role": "user", "content": "Plan Paris"}]}
+        bps.kind_box.setCurrentIndex(bps.kind_box.findData("before_node"))
+        offered = [bps.target_box.itemText(i) for i in range(bps.target_box.count())]
+        assert offered == ["model", "tools"]
+        assert studio.trigger("run") == "done", studio.ctl.last_error
+        offered = [bps.target_box.itemText(i) for i in range(bps.target_box.count())]
+        assert offered == ["model", "tools", "tools › model", "tools › tools"]
+        bps.target_box.setCurrentIndex(offered.index("tools › tools"))
+        assert bps.add_from_form()
+        assert bps.tree.topLevelItem(0).text(0) == "before node tools (in tools)"
+        assert studio.trigger("run") == "paused"  # a new run, on a new thread
+        assert studio.paused_at() == ("node.started", "tools")
+        assert studio.ctl.debugger.current_event.ns.startswith("tools:")  # the weather agent's
+        qtbot.waitUntil(
+            lambda: (
+                studio.window.status.state_label.text() == "Paused: before node tools (in tools)"
+            )
+        )
+        assert studio.trigger("run") == "paused"  # the travel agent's
+        assert studio.ctl.debugger.current_event.ns.startswith("tools:")
+        assert studio.trigger("run") == "done", studio.ctl.last_error
+    finally:
+        studio.close()

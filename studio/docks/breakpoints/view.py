@@ -152,6 +152,19 @@ class BreakpointsPanel(QWidget):
     def _on_status(self, status: str) -> None:
         if status == "paused":
             self.refresh()  # a breakpoint was hit: its count changed
+        elif status != "running":  # a run ended: the graphs it went through are offered
+            self._refill_targets()
+
+    def _refill_targets(self) -> None:
+        kind = self.kind_box.currentData()
+        if kind not in ("before_node", "after_node"):
+            return
+        text, choices = self.target_box.currentText(), self.model.choices(kind)
+        if choices == [self.target_box.itemText(i) for i in range(self.target_box.count())]:
+            return
+        self.target_box.clear()
+        self.target_box.addItems(choices)
+        self.target_box.setEditText(text)  # what the user typed or picked stays
 
     def _on_item_changed(self, item: QTreeWidgetItem, column: int) -> None:
         if self._filling or column != 0:
