@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 
-from PySide6.QtCore import QRect, Qt
+from PySide6.QtCore import QRect, Qt, QTimer
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QButtonGroup,
@@ -231,7 +231,11 @@ class ActionCard(QFrame):
             return
         problems = self.review.problems(self.editor.toPlainText())
         self.error_label.setText("\n".join(problems))
-        self.error_label.setVisible(bool(problems))
+        if bool(problems) != self.error_label.isVisibleTo(self):
+            self.error_label.setVisible(bool(problems))
+            dialog = self.window()
+            if isinstance(dialog, ApprovalDialog):  # the line in view, growing the dialog
+                dialog.grow_to_fit(self, self.error_label if problems else None)
         if problems:
             self.review.clear()
         else:
@@ -358,19 +362,22 @@ class ApprovalDialog(QDialog):
         self._body = body
         self.resize(760, self._fitting_height())
 
-    def grow_to_fit(self, card: ActionCard | None = None) -> None:
+    def grow_to_fit(self, card: ActionCard | None = None, part: QWidget | None = None) -> None:
         """Grow (never shrink) toward showing every card, but only as far as the screen allows
         with the whole dialog on it: past that the cards scroll, the buttons stay in view.
-        ``card`` (whose input just opened) is scrolled into view."""
+        ``card`` (whose input just opened) is scrolled into view, or ``part`` of it (a line
+        just shown), once the cards are laid out anew."""
         self._body.adjustSize()
         wanted = self._fitting_height()
         if wanted > self.height():
             self.resize(self.width(), wanted)
         self.keep_on_screen()
-        if card is not None:
-            self.scroll_area.ensureWidgetVisible(
-                card.pages if card.pages.isVisible() else card, 0, 8
-            )
+        if card is None:
+            return
+        shown = part or (card.pages if card.pages.isVisible() else card)
+        self.scroll_area.ensureWidgetVisible(shown, 0, 8)
+        if part is not None:  # where the new line sits is known after the layout pass
+            QTimer.singleShot(0, lambda: self.scroll_area.ensureWidgetVisible(part, 0, 8))
 
     def _available(self) -> QRect | None:
         parent = self.parentWidget()

@@ -320,3 +320,100 @@ def test_the_breakpoints_dock_offers_the_nodes_of_agents_a_tool_runs(
         assert studio.trigger("run") == "done", studio.ctl.last_error
     finally:
         studio.close()
+
+
+STRUCTURED_APP = '''
+"""Structured output (ToolStrategy), a model call limit, and human approval of a tool."""
+from pydantic import BaseModel
+from langchain.agents import create_agent
+from langchain.agents.middleware import HumanInTheLoopMiddleware, ModelCallLimitMiddleware
+from langchain.agents.structured_output import ToolStrategy
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage
+from langchain_core.tools import tool
+from langgraph.checkpoint.memory import InMemorySaver
+
+
+class FakeModel(GenericFakeChatModel):
+    def bind_tools(self, tools, **kwargs):
+        return self
+
+
+class Ticket(BaseModel):
+    """A support ticket."""
+
+    title: str
+    priority: int
+
+
+@tool
+def send_email(to: str, subject: str) -> str:
+    """Send an email."""
+    return f"Sent '{subject}' to {to}."
+
+
+def replies():
+    while True:
+        yield AIMessage("", tool_calls=[
+            {"name": "send_email", "args": {"to": "boss@example.com", "subject": "outage"}, "id": "e1"}
+        ])
+        yield AIMessage("", tool_calls=[
+            {"name": "Ticket", "args": {"title": "Outage", "priority": 1}, "id": "t1"}
+        ])
+
+
+agent = create_agent(
+    FakeModel(messages=replies()),
+    tools=[send_email],
+    response_format=ToolStrategy(Ticket),
+    middleware=[
+        ModelCallLimitMiddleware(run_limit=5, exit_behavior="end"),
+        HumanInTheLoopMiddleware(interrupt_on={"send_email": True}),
+    ],
+    checkpointer=InMemorySaver(),
+)
+'''
+
+
+def test_an_edit_that_does_not_fit_says_why_in_full_view(
+    qtbot: Any, qloop: asyncio.AbstractEventLoop, tmp_path: Path
+) -> None:
+    """Edit in the approval dialog, arguments of the wrong type: the line saying what is wrong
+    ("subject: expected string, got integer") appeared below the fold of the dialog's cards,
+    cut in half, while the dialog had room to grow."""
+    from dataclasses import replace
+
+    app = replace(write_app(tmp_path, STRUCTURED_APP, "ticket_app"), attr="agent")
+    studio = Studio(qtbot, qloop, tmp_path, app)
+    seen: dict[str, Any] = {}
+
+    def edit(dialog: Any) -> None:
+        card = dialog.cards[0]
+        card.buttons["edit"].click()
+        card.editor.setPlainText('{"to": "team@example.com", "subject": 5}')
+        label = card.error_label
+        qtbot.waitUntil(label.isVisible)
+        seen["error"] = label.text()
+        view = dialog.scroll_area.viewport()
+
+        def in_view() -> bool:  # laid out below the editor, the whole line in the cards' view
+            top = label.mapTo(view, label.rect().topLeft()).y()
+            placed = label.y() > card.editor.geometry().bottom()
+            return placed and top >= 0 and top + label.height() <= view.height()
+
+        qtbot.waitUntil(in_view, timeout=3000)
+        card.editor.setPlainText('{"to": "team@example.com", "subject": "fixed"}')
+        dialog.submit_button.click()
+
+    studio.answers.append(edit)
+    try:
+        studio.ctl.default_input = {"messages": [{"role": "user", "content": "Outage!"}]}
+        assert studio.trigger("run") == "done", studio.ctl.last_error
+        assert seen["error"] == "subject: expected string, got integer"
+        values = studio.ctl.graph.real.get_state(
+            {"configurable": {"thread_id": studio.thread}}
+        ).values
+        assert "Sent 'fixed' to team@example.com." in values["messages"][2].content
+        assert values["structured_response"].title == "Outage"
+    finally:
+        studio.close()
