@@ -126,6 +126,40 @@ def _response(message: Any) -> Any:
     return LCModelResponse(result=[message])
 
 
+class _Reply:
+    """Stands for a bound model whose call gives the recorded reply (no callbacks: the served
+    call's events are ours, ``replay_events``)."""
+
+    def __init__(self, message: Any) -> None:
+        self.message = message
+
+    def bind_tools(self, *_args: Any, **_kwargs: Any) -> _Reply:
+        return self
+
+    def bind(self, **_kwargs: Any) -> _Reply:
+        return self
+
+    def invoke(self, *_args: Any, **_kwargs: Any) -> Any:
+        return self.message
+
+    async def ainvoke(self, *_args: Any, **_kwargs: Any) -> Any:
+        return self.message
+
+
+def _served(request: Any, message: Any) -> Any:
+    """``request`` on a copy of its model that answers ``message``, for LangChain's own call
+    to bind and read as the model's reply (a structured output's tool call becomes the
+    structured response, as it did when recorded); None for a model that cannot be copied."""
+    try:
+        model = request.model.model_copy()  # the same class: LangChain picks the same strategy
+    except Exception:  # not a pydantic chat model
+        return None
+    reply = _Reply(message)
+    object.__setattr__(model, "bind_tools", reply.bind_tools)
+    object.__setattr__(model, "bind", reply.bind)
+    return request.override(model=model)
+
+
 class _Call:
     """One model call through the layer (the shared bookkeeping of the sync and async ones)."""
 
@@ -223,7 +257,8 @@ def _sync_model_layer(cb: HandlerBase, request: Any, handler: ModelCall) -> Any:
     if replayed.message is not None:
         for cls, fields in call.replay_events(replayed.message):
             cb.emit_sync(cls, ns, **fields)
-        return _response(replayed.message)
+        served = _served(call.request, replayed.message)
+        return _response(replayed.message) if served is None else handler(served)
     before = cb.tokens_seen
     try:
         with call.streaming():
@@ -261,7 +296,8 @@ async def _async_model_layer(cb: HandlerBase, request: Any, handler: AsyncModelC
     if replayed.message is not None:
         for cls, fields in call.replay_events(replayed.message):
             await cb._emit(cls, ns, **fields)
-        return _response(replayed.message)
+        served = _served(call.request, replayed.message)
+        return _response(replayed.message) if served is None else await handler(served)
     before = cb.tokens_seen
     try:
         with call.streaming():

@@ -417,3 +417,36 @@ def test_an_edit_that_does_not_fit_says_why_in_full_view(
         assert values["structured_response"].title == "Outage"
     finally:
         studio.close()
+
+
+def test_rerun_with_recorded_replies_ends_at_the_structured_response(
+    qtbot: Any, qloop: asyncio.AbstractEventLoop, tmp_path: Path
+) -> None:
+    """Re-run from the checkpoint before the approved tool call, serving the recorded model
+    replies: the reply that calls the ``Ticket`` output tool was served without LangChain
+    reading it (no structured response, no "Returning structured response" message), so
+    the agent asked its live model again, which called ``send_email`` again: a second
+    approval dialog, an email sent twice, and a conversation the recorded run never had."""
+    from dataclasses import replace
+
+    from tests.e2e.attach_window import decide
+
+    app = replace(write_app(tmp_path, STRUCTURED_APP, "ticket_app"), attr="agent")
+    studio = Studio(qtbot, qloop, tmp_path, app)
+    studio.answers.extend([lambda d: decide(d, "approve")] * 2)
+    try:
+        studio.ctl.default_input = {"messages": [{"role": "user", "content": "Outage!"}]}
+        assert studio.trigger("run") == "done", studio.ctl.last_error
+        assert len(studio.dialogs) == 1
+        studio.select(next(n for n in studio.checkpoints() if n.next == ("tools",)).checkpoint_id)
+        assert studio.click(studio.timeline.rerun_button) == "done", studio.ctl.last_error
+        assert len(studio.dialogs) == 1  # the recorded run's approval is not asked again
+        tip = studio.ctl.graph.real.get_state({"configurable": {"thread_id": studio.thread}})
+        assert tip.values["structured_response"].title == "Outage"
+        messages = tip.values["messages"]
+        assert [m.type for m in messages] == ["human", "ai", "tool", "ai", "tool"]
+        assert messages[-1].content.startswith("Returning structured response")
+        served = [e for e in studio.events("model.response") if e.__dict__.get("replayed")]
+        assert len(served) == 1
+    finally:
+        studio.close()
