@@ -23,10 +23,17 @@ ACTIVE: ContextVar[HandlerBase | None] = ContextVar("stepwise_attach_handler", d
 """The handler of the attached run the current code belongs to (LangGraph copies the context
 into every task it starts, so the instrumented middleware layers find their run here)."""
 
-IN_LAYER: ContextVar[bool] = ContextVar("stepwise_attach_in_layer", default=False)
-"""True inside Stepwise's innermost layer around an agent's model or tool call (which injects
-the debugger's faults itself); a call outside one (an agent invoked inside a node function, a
-summarization model) gets its fault from the callback of its start (``InjectedFault``)."""
+IN_LAYER: ContextVar[bool | str] = ContextVar("stepwise_attach_in_layer", default=False)
+"""Set inside Stepwise's innermost layer around an agent's model call (True) or tool call (its
+tool call id, True without one), which injects the debugger's faults itself; a call outside one
+(an agent invoked inside a node function or inside that tool, a summarization model) gets its
+fault from the callback of its start (``InjectedFault``)."""
+
+
+def layer_mark(request: Any) -> bool | str:
+    """What ``IN_LAYER`` holds inside the layer around the tool call ``request``."""
+    call = getattr(request, "tool_call", None) or {}
+    return str(call.get("id") or "") or True
 
 
 class InjectedFault(Exception):

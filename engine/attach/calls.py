@@ -64,11 +64,15 @@ class CallEvents(HandlerBase):
             cls, op.ns, span_id=op.span, parent_span_id=op.parent, step=op.step, **fields
         )
 
-    async def _unwrapped_fault(self, run_id: UUID, op: Open, kind: str) -> None:
+    async def _unwrapped_fault(
+        self, run_id: UUID, op: Open, kind: str, call_id: str | None = None
+    ) -> None:
         """A model or tool call no innermost layer of ours wraps (an agent invoked inside a
-        node function, a summarization model) still takes the debugger's next fault for it:
-        the call is closed as failed and raises the fault (``InjectedFault``)."""
-        if IN_LAYER.get():
+        node function or inside a tool, a summarization model) still takes the debugger's
+        next fault for it: the call is closed as failed and raises the fault
+        (``InjectedFault``).  ``call_id``: a tool call's id (the layer around it names it)."""
+        layer = IN_LAYER.get()
+        if layer is True or (layer and layer == call_id):
             return
         from engine.attach.innermost import fault_event, fault_for
 
@@ -264,7 +268,8 @@ class CallEvents(HandlerBase):
             args=to_jsonable(inputs if inputs is not None else input_str, max_str=2000),
         )
         op.t0 = time.perf_counter()  # the call's duration, not a pause or wait at its start
-        await self._unwrapped_fault(run_id, op, "tool")
+        call_id = kwargs.get("tool_call_id")
+        await self._unwrapped_fault(run_id, op, "tool", str(call_id) if call_id else None)
 
     @either
     async def on_tool_end(self, output: Any, *, run_id: UUID, **kwargs: Any) -> None:

@@ -27,7 +27,7 @@ from typing import Any
 from uuid import UUID
 
 from engine.agents.unstreamed import cannot_stream, fallback_detail
-from engine.attach.base import ACTIVE, IN_LAYER, HandlerBase
+from engine.attach.base import ACTIVE, IN_LAYER, HandlerBase, layer_mark
 from engine.attach.converted import ours, ours_all, request_hash_of
 from engine.attach.model_names import model_name
 from engine.attach.quiet_fakes import streams_its_reply
@@ -325,7 +325,7 @@ def sync_tool_layer(request: Any, execute: Callable[[Any], Any]) -> Any:
         if err is not None:
             cb.emit_sync(MiddlewareAction, task_ns(), **_fault_event("tool", name, err))
             raise err
-    inside = IN_LAYER.set(True)
+    inside = IN_LAYER.set(layer_mark(request))
     try:
         return execute(request)
     finally:
@@ -340,7 +340,7 @@ async def async_tool_layer(request: Any, execute: Callable[[Any], Awaitable[Any]
         if err is not None:
             await cb._emit(MiddlewareAction, task_ns(), **_fault_event("tool", name, err))
             raise err
-    inside = IN_LAYER.set(True)
+    inside = IN_LAYER.set(layer_mark(request))
     try:
         return await execute(request)
     finally:

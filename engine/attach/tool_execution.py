@@ -15,7 +15,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from engine.attach.base import ACTIVE, IN_LAYER, HandlerBase
+from engine.attach.base import ACTIVE, IN_LAYER, HandlerBase, layer_mark
 from engine.attach.innermost import fault_event, fault_for, task_ns, tool_name
 from engine.events import MiddlewareAction
 
@@ -36,7 +36,7 @@ def layer_executions(node: Any) -> bool:
         if fault is not None:
             cb, ns, fields, request = fault
             cb.emit_sync(MiddlewareAction, ns, **fields)
-        inside = IN_LAYER.set(True)
+        inside = IN_LAYER.set(layer_mark(request))
         try:
             return run_sync(request, *args, **kw)
         finally:
@@ -47,7 +47,7 @@ def layer_executions(node: Any) -> bool:
         if fault is not None:
             cb, ns, fields, request = fault
             await cb._emit(MiddlewareAction, ns, **fields)
-        inside = IN_LAYER.set(True)
+        inside = IN_LAYER.set(layer_mark(request))
         try:
             return await run_async(request, *args, **kw)
         finally:

@@ -62,6 +62,7 @@ class WindowMenus:
         self.about_action = self.help.addAction("About Stepwise", self.show_about)
         self.refresh_faults()
         commands.hub.subscribe("graph", lambda _g: self.refresh_faults())
+        commands.hub.subscribe("status", self._on_status)
 
     # -- File -----------------------------------------------------------------------------------
 
@@ -372,7 +373,8 @@ class WindowMenus:
         m.addSeparator()
         tools = m.addMenu("Next Tool Call Fails")
         self.tool_fault_actions: dict[str | None, QAction] = {}
-        for name in [None, *ctl.tool_names()]:
+        self._tool_names = ctl.tool_names()
+        for name in [None, *self._tool_names]:
             action = tools.addAction("Any tool" if name is None else name)
             action.triggered.connect(lambda _c=False, tool=name: self._inject_tool_error(tool))
             self.tool_fault_actions[name] = action
@@ -395,6 +397,15 @@ class WindowMenus:
         for action in (self.model_timeout, tools.menuAction()):
             action.setEnabled(ok)
             action.setToolTip(plain_tip(why))
+
+    def _on_status(self, status: str) -> None:
+        """A run ended: the tools it called that the graph does not list (a sub-agent's) are
+        offered too."""
+        if (
+            status not in ("running", "paused")
+            and self._tool_names != self.commands.controller.tool_names()
+        ):
+            self.refresh_faults()
 
     def _inject_model_timeout(self) -> None:
         self.commands.controller.inject_model_timeout()

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from engine.events import ToolStarted
 from studio.history.session_files import copy_session
 
 if TYPE_CHECKING:
@@ -167,6 +168,9 @@ class SessionCommands:
                 )
                 if name and name not in names:
                     names.append(str(name))
+        for ev in self.hub.events:  # tools the drawing cannot show: a sub-agent's, called
+            if isinstance(ev, ToolStarted) and ev.ns and ev.tool not in names:  # by a tool
+                names.append(ev.tool)
         return names
 
     # -- sessions ------------------------------------------------------------------------------

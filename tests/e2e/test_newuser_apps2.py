@@ -450,3 +450,31 @@ def test_rerun_with_recorded_replies_ends_at_the_structured_response(
         assert len(served) == 1
     finally:
         studio.close()
+
+
+def test_the_faults_menu_offers_the_tools_of_the_sub_agents_a_run_called(
+    qtbot: Any, qloop: asyncio.AbstractEventLoop, tmp_path: Path
+) -> None:
+    """Faults > Next Tool Call Fails listed the supervisor's own tools only: a failure of a
+    sub-agent's tool (the weather service down) could not be chosen, "Any tool" hit the
+    supervisor's ``ask_weather`` first; and a fault queued for it was never taken (a call
+    inside the supervisor's tool counted as wrapped by that tool's layer).  After a run, the
+    tools it called are offered, and their fault is raised where they are called."""
+    from dataclasses import replace
+
+    app = replace(write_app(tmp_path, SUPERVISOR_APP, "supervisor_app"), attr="supervisor")
+    studio = Studio(qtbot, qloop, tmp_path, app)
+    menus = studio.window.menus
+    try:
+        studio.ctl.default_input = {"messages": [{"role": "user", "content": "Plan Paris"}]}
+        assert list(menus.tool_fault_actions) == [None, "ask_weather", "ask_travel"]
+        assert studio.trigger("run") == "done", studio.ctl.last_error
+        offered = list(menus.tool_fault_actions)
+        assert offered == [None, "ask_weather", "ask_travel", "get_weather", "book_flight"]
+        menus.tool_fault_actions["get_weather"].trigger()
+        assert studio.trigger("run") == "error"  # the weather agent's tool, in its graph
+        assert "get_weather" in (studio.ctl.last_error or "")
+        failed = [e for e in studio.events("tool.finished") if e.__dict__.get("error")]
+        assert [e.__dict__["tool"] for e in failed][:1] == ["get_weather"]
+    finally:
+        studio.close()
