@@ -77,10 +77,12 @@ async def test_a_breakpoint_in_a_subgraph_is_no_stop_of_the_root_graph(langgraph
     pauses = Pauses(target, dbg, thread, [])
     try:
         outcome = await drive(target, HI, thread, dbg, pauses)
+        runs = await another_client(langgraph_server).runs.list(thread)
     finally:
         await target.aclose()
     assert pauses.at == []
     assert outcome.status == "interrupted"  # the review's interrupt() only
+    assert len(runs) == 1  # the server never stopped before think
 
 
 async def test_breakpoint_after_a_node_and_step_over(langgraph_server) -> None:
