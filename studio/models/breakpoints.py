@@ -14,7 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.debug import Breakpoint, Debugger
-from studio.models.graph_levels import PATH_SEP, nested_nodes
+from engine.graph.drawing import DrawableGraph
+from studio.models.graph_levels import PATH_SEP, levels
 from studio.models.hub import Hub
 
 __all__ = ["KINDS", "NEEDS_TARGET", "BreakpointsModel", "KindInfo"]
@@ -81,9 +82,9 @@ class BreakpointsModel:
                 raise ValueError(f"The expression is not valid Python: {exc.msg}") from None
         else:
             graph = None
-            if kind in ("before_node", "after_node") and target and PATH_SEP.strip() in target:
+            if target and PATH_SEP.strip() in target:  # "research › tools": inside research
                 *path, target = [part.strip() for part in target.split(PATH_SEP.strip())]
-                graph = tuple(path)  # "research › tools": the tools node inside research
+                graph = tuple(path)
             bp = dbg.add(Breakpoint(kind, target, detail, graph=graph))  # type: ignore[arg-type]
         self._changed()
         return bp
@@ -179,34 +180,36 @@ class BreakpointsModel:
     # -- what the graph offers ----------------------------------------------------------------
 
     def choices(self, kind: str) -> list[str]:
-        graph = self.hub.drawable
-        if graph is None:
-            return []
-        nodes = [n for n in graph.nodes.values() if n.kind not in ("start", "end")]
-        if kind in ("before_node", "after_node"):  # the root's nodes, then the subgraphs'
-            nested = [PATH_SEP.join((*path, node)) for path, node in nested_nodes(self.hub)]
-            return [n.id for n in nodes] + nested
-        if kind in ("hook", "wrapper"):
-            names: list[str] = []
-            for n in nodes:
-                found = (
-                    [n.metadata.get("middleware")]
-                    if kind == "hook"
-                    else list(n.metadata.get("wrappers") or ())
-                )
-                for name in found:
-                    if isinstance(name, str) and name not in names:
-                        names.append(name)
-            return names
-        if kind == "tool":
-            tools: list[str] = []
-            for n in nodes:
-                for t in n.metadata.get("tools") or ():
-                    if isinstance(t, str) and t not in tools:
-                        tools.append(t)
-            return tools
-        return []
+        """What ``kind`` may name in the loaded graph: its own nodes, middleware or tools
+        first, then those of each subgraph as "research › tools" (a breakpoint in that graph
+        only)."""
+        out: list[str] = []
+        for path, drawn in levels(self.hub):
+            for name in _names(drawn, kind):
+                shown = PATH_SEP.join((*path, name))
+                if shown not in out:
+                    out.append(shown)
+        return out
 
     @staticmethod
     def detail_choices(kind: str) -> tuple[str, ...]:
         return HOOKS if kind == "hook" else WRAPPERS if kind == "wrapper" else ()
+
+
+def _names(graph: DrawableGraph, kind: str) -> list[str]:
+    """The nodes, middleware (of hooks, of wrappers) or tools of one drawn graph."""
+    nodes = [n for n in graph.nodes.values() if n.kind not in ("start", "end")]
+    if kind in ("before_node", "after_node"):
+        return [n.id for n in nodes]
+    names: list[str] = []
+    for n in nodes:
+        if kind == "hook":
+            found = [n.metadata.get("middleware")]
+        elif kind == "wrapper":
+            found = list(n.metadata.get("wrappers") or ())
+        elif kind == "tool":
+            found = list(n.metadata.get("tools") or ())
+        else:
+            return []
+        names += [name for name in found if isinstance(name, str) and name not in names]
+    return names
