@@ -143,6 +143,7 @@ class BreakpointsModel:
             for bp in self.debugger.breakpoints
             if bp.kind == "before_node"
             and bp.enabled
+            and not bp.once
             and bp.target
             and (bp.graph is None or bp.graph == graph)
         }
@@ -171,6 +172,15 @@ class BreakpointsModel:
             for b in matching:
                 self.debugger.remove(b)
         self._changed()
+
+    def run_to(self, node: str, graph: tuple[str, ...] | None = None) -> Breakpoint:
+        """A breakpoint before ``node`` (of the graph at ``graph``) that goes once it has
+        stopped the run ("Run to here"); an earlier one still waiting is replaced."""
+        for b in [b for b in self.debugger.breakpoints if b.once]:
+            self.debugger.remove(b)
+        bp = self.debugger.run_to(node, graph=graph)
+        self._changed()
+        return bp
 
     def toggle_node(self, node: str, graph: tuple[str, ...] | None = None) -> bool:
         enabled = node not in self.node_breakpoints(graph or ())

@@ -61,3 +61,13 @@ def test_graph_paths_and_tool_breakpoints() -> None:
     node = NodeStarted(run_id="r", node="tools", task_id="t1", ns="")
     assert Breakpoint("before_node", "tools", graph=()).matches(node, lambda: None)
     assert not Breakpoint("before_node", "tools", graph=("a",)).matches(node, lambda: None)
+
+
+def test_run_to_stops_once_and_is_gone() -> None:
+    dbg = Debugger()
+    bp = dbg.run_to("work", graph=())
+    assert bp.describe() == "run to node work"
+    assert asyncio.run(_pauses(dbg)) == [("work", ())]
+    assert dbg.breakpoints == [] and bp.hits == 1
+    dbg.run_to("work")  # any graph: the first work node it meets, the subgraph's
+    assert asyncio.run(_pauses(dbg)) == [("work", ("inner",))]
