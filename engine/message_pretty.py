@@ -78,6 +78,15 @@ def interactive() -> bool:
 
 
 _ROLES = {"system": "System", "tool": "Tool", "function": "Function"}
+_CHUNK_KINDS = {
+    "AIMessageChunk": "ai",
+    "HumanMessageChunk": "human",
+    "SystemMessageChunk": "system",
+    "ToolMessageChunk": "tool",
+    "FunctionMessageChunk": "function",
+    "ChatMessageChunk": "chat",
+}
+"""A streamed piece is shown as the message it is a piece of."""
 
 
 def get_buffer_string(
@@ -89,6 +98,7 @@ def get_buffer_string(
     lines = []
     for m in messages:
         kind = getattr(m, "type", "")
+        kind = _CHUNK_KINDS.get(kind, kind)
         if kind == "human":
             role = human_prefix
         elif kind == "ai":

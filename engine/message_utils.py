@@ -16,7 +16,8 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from engine.core import foreign
-from engine.message_classes import AIMessageChunk, BaseMessage
+from engine.message_classes import BaseMessage, BaseMessageChunk
+from engine.message_json import message_from_dict
 
 __all__ = [
     "convert_to_openai_messages",
@@ -41,8 +42,20 @@ def _to_langchain(messages: Iterable[Any]) -> list[Any]:
     return [foreign.to_family("langchain", m) for m in messages]
 
 
+_AS_THEY_ARE = frozenset({"chat", "HumanMessageChunk", "SystemMessageChunk"})
+"""Kinds the engine's reading of a LangChain message maps onto others (a ``ChatMessage`` onto
+the message of its role: see ``engine.interop.langchain_messages``); what the utilities give
+back keeps them as they are."""
+
+
 def _ours(messages: Iterable[Any]) -> list[Any]:
-    return [foreign.adapt("message", m) or m for m in messages]
+    return [_our_message(m) for m in messages]
+
+
+def _our_message(message: Any) -> Any:
+    if getattr(message, "type", None) in _AS_THEY_ARE and foreign.is_foreign_message(message):
+        return message_from_dict(message.model_dump())
+    return foreign.adapt("message", message) or message
 
 
 def _type_names(types: Any) -> Any:
@@ -114,8 +127,8 @@ def messages_from_dict(messages: Sequence[dict[str, Any]]) -> list[BaseMessage]:
 
 
 def message_chunk_to_message(chunk: Any) -> Any:
-    """A streamed chunk as the whole message it stands for (its tool calls parsed); any other
-    message as it is."""
-    if isinstance(chunk, AIMessageChunk):
+    """A streamed chunk as the whole message it stands for (an AI one's tool calls parsed);
+    any other message as it is."""
+    if isinstance(chunk, BaseMessageChunk):
         return chunk.to_message()
     return chunk

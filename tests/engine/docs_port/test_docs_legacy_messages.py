@@ -1,0 +1,127 @@
+"""Docs programs that use langchain_core's older message kinds (``ChatMessage``,
+``FunctionMessage``) and the streamed pieces of every kind (``HumanMessageChunk``...
+``BaseMessageChunk``), ported with their ``langchain_core.messages`` imports (and the
+submodules they live in): their fields and ``repr``, ``+`` on pieces (and its refusals),
+``message_chunk_to_message``, LangChain's dict form, ``convert_to_messages`` with the
+``function`` and ``developer`` roles (and the roles it refuses, in its words), the
+transcript and ``pretty_print``, and a graph's ``add_messages`` storing them (a piece as its
+whole message) through a checkpointer and ``update_state``."""
+
+from __future__ import annotations
+
+from tests.engine.docs_port.port import compare
+
+KINDS_AND_PIECES = """
+from langchain_core.messages import (
+    AIMessage, AIMessageChunk, BaseMessageChunk, ChatMessage, ChatMessageChunk, FunctionMessage,
+    FunctionMessageChunk, HumanMessage, HumanMessageChunk, SystemMessageChunk, ToolMessageChunk,
+    convert_to_messages, get_buffer_string, message_chunk_to_message, messages_from_dict,
+    messages_to_dict,
+)
+from langchain_core.messages.chat import ChatMessage as C2
+from langchain_core.messages.function import FunctionMessage as F2
+from langchain_core.messages.human import HumanMessageChunk as H2
+from langchain_core.messages.base import BaseMessageChunk as B2
+print(C2 is ChatMessage, F2 is FunctionMessage, H2 is HumanMessageChunk, B2 is BaseMessageChunk)
+c = ChatMessage("hi", role="wizard")
+f = FunctionMessage("42", name="calc")
+print(repr(c)); print(c); print(repr(f)); print(c.type, f.type)
+h = HumanMessageChunk("a", name="n") + HumanMessageChunk("b", id="x")
+s = SystemMessageChunk("a") + SystemMessageChunk("b")
+t = ToolMessageChunk("a", tool_call_id="1", artifact=[1]) + ToolMessageChunk("b", tool_call_id="1", status="error", artifact=[2])
+cc = ChatMessageChunk("a", role="x") + ChatMessageChunk("b", role="x")
+fc = FunctionMessageChunk("a", name="f") + FunctionMessageChunk("b", name="f")
+for m in (h, s, t, cc, fc):
+    print(repr(m), m.type, isinstance(m, BaseMessageChunk))
+print(isinstance(AIMessageChunk("x"), BaseMessageChunk), isinstance(AIMessage("x"), BaseMessageChunk))
+print(repr(HumanMessageChunk("a") + [HumanMessageChunk("b"), SystemMessageChunk("c")]))
+print(repr(cc + HumanMessageChunk("!")))
+print(repr(HumanMessageChunk("a") + AIMessageChunk("b")))
+for a, b in [(ChatMessageChunk("a", role="x"), ChatMessageChunk("b", role="y")),
+             (FunctionMessageChunk("a", name="f"), FunctionMessageChunk("b", name="g")),
+             (ToolMessageChunk("a", tool_call_id="1"), ToolMessageChunk("b", tool_call_id="2")),
+             (HumanMessageChunk("a"), HumanMessage("b")),
+             (HumanMessageChunk("a"), "b")]:
+    try:
+        print(repr(a + b))
+    except Exception as e:
+        print(type(e).__name__, e)
+for m in (h, s, t, cc, fc, AIMessageChunk("z")):
+    print(repr(message_chunk_to_message(m)))
+d = messages_to_dict([c, f, h, s, t, cc, fc])
+print(d)
+print(messages_from_dict(d))
+for m in (c, f, h, t, cc, fc):
+    m.pretty_print()
+print(get_buffer_string([c, f, h, s, t, cc, fc, AIMessageChunk("q")]))
+"""
+
+CONVERT_TO_MESSAGES = """
+from langchain_core.messages import ChatMessage, FunctionMessage, HumanMessageChunk, convert_to_messages
+for x in [("function", "x"), ("chat", "y"), {"role": "function", "content": "x", "name": "f"},
+          {"type": "function", "content": "x", "name": "f"}, {"role": "wizard", "content": "z"},
+          ("wizard", "q"), {"role": "developer", "content": "d"}, ("developer", "d2"),
+          {"role": "user", "content": None}, {"content": "x"}, ChatMessage("c", role="r"),
+          FunctionMessage("o", name="n"), HumanMessageChunk("hc")]:
+    try:
+        print(convert_to_messages([x]))
+    except Exception as e:
+        print(type(e).__name__, e)
+"""
+
+IN_A_GRAPH = """
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import (
+    AIMessage, ChatMessage, FunctionMessage, HumanMessageChunk, ToolMessageChunk, AIMessageChunk,
+)
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.graph import START, MessagesState, StateGraph
+from langgraph.graph.message import add_messages
+
+model = GenericFakeChatModel(messages=iter([AIMessage("sure", id="r1")]))
+
+def legacy(state: MessagesState):
+    return {"messages": [
+        ChatMessage("from the wizard", role="wizard", id="c1"),
+        FunctionMessage("42", name="calc", id="f1"),
+        HumanMessageChunk("half ", id="h1") + HumanMessageChunk("and half"),
+        {"role": "function", "content": "7", "name": "sum", "id": "f2"},
+    ]}
+
+def answer(state: MessagesState):
+    reply = model.invoke(state["messages"])
+    return {"messages": [reply]}
+
+builder = StateGraph(MessagesState)
+builder.add_node(legacy)
+builder.add_node(answer)
+builder.add_edge(START, "legacy")
+builder.add_edge("legacy", "answer")
+graph = builder.compile(checkpointer=InMemorySaver())
+config = {"configurable": {"thread_id": "t"}}
+out = graph.invoke({"messages": [("user", "hi")]}, config)
+for m in out["messages"][1:]:
+    print(type(m).__name__, repr(m.content), getattr(m, "role", None), m.name)
+    m.pretty_print()
+state = graph.get_state(config)
+print([type(m).__name__ for m in state.values["messages"]])
+graph.update_state(config, {"messages": [ChatMessage("edited", role="wizard", id="c1")]})
+print([(type(m).__name__, m.content) for m in graph.get_state(config).values["messages"]])
+merged = add_messages(
+    [ChatMessage("a", role="r", id="1")],
+    [ToolMessageChunk("x", tool_call_id="t", id="2"), AIMessageChunk("y", id="3"), ChatMessage("b", role="r", id="1")],
+)
+print([repr(m) for m in merged])
+"""
+
+
+def test_legacy_kinds_and_pieces_as_langchain_core_has_them() -> None:
+    compare(KINDS_AND_PIECES, core_messages=True)
+
+
+def test_convert_to_messages_takes_and_refuses_roles_as_langchain_core() -> None:
+    compare(CONVERT_TO_MESSAGES, core_messages=True)
+
+
+def test_a_graph_stores_legacy_messages_and_pieces_as_langgraph() -> None:
+    compare(IN_A_GRAPH, core_messages=True)
