@@ -1,11 +1,13 @@
 """Graph-API docs programs that look at a compiled graph, run on the real libraries, ported and
 attached (``port.compare``): the input / output schema models, xray drawings, builder shortcuts
-and their errors, a node's config (its metadata in LangGraph's order, no ``run_name``), a
+and their errors, graph names (``get_name``, which names the schema models), a node's config (its metadata in LangGraph's order, no ``run_name``), a
 compiled graph's nodes, subgraphs, channels and ``stream_mode``;
 ``add_messages(format="langchain-openai")`` (text blocks joined, tool results after the rest).
 
 Known difference kept: LangGraph's OpenAI-format round trip drops the messages' ids; the
-engine keeps them (its message log follows them), so the program prints no ids."""
+engine keeps them (its message log follows them), so the program prints no ids.  An
+entrypoint's ``name`` is its function's (LangGraph's is ``LangGraph``, as the engine's
+``get_name()`` is): its node and the run events carry it, so it is kept."""
 
 from __future__ import annotations
 
@@ -236,6 +238,49 @@ show([HumanMessage([{"type": "text", "text": "before"}, {"type": "tool_result", 
 show([HumanMessage([{"type": "tool_result", "tool_use_id": "A", "content": [{"type": "text", "text": "no", "cache_control": {}}], "is_error": True}])])
 """
 
+NAMES = """
+from typing_extensions import TypedDict
+from langgraph.graph import START, StateGraph
+from langgraph.func import entrypoint, task
+
+class State(TypedDict):
+    x: int
+
+def step(state: State):
+    return {"x": state["x"] + 1}
+
+builder = StateGraph(State)
+builder.add_node(step)
+builder.add_edge(START, "step")
+g = builder.compile()
+print(g.name, g.get_name(), g.get_name("Suffix"), g.get_name(name="Other"), g.get_name("S", name="N"))
+g2 = builder.compile(name="my_graph")
+print(g2.name, g2.get_name(), g2.get_name("Out"))
+g3 = g2.with_config(run_name="renamed")
+print(g3.name, g3.get_name())
+print(repr(g.get_name("input")))
+print(g.get_input_schema().__name__, g.get_output_schema().__name__)
+print(g2.get_input_schema().__name__, g2.get_output_schema().__name__)
+
+@entrypoint()
+def workflow(n: int) -> int:
+    return n * 2
+print(workflow.get_name(), workflow.get_name("Input"))
+print(workflow.invoke(3))
+"""
+
+AGENT_NAMES = """
+from langchain.agents import create_agent
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage
+
+model = GenericFakeChatModel(messages=iter([AIMessage("hi")]))
+a = create_agent(model, tools=[])
+b = create_agent(model, tools=[], name="researcher")
+for g in (a, b):
+    print(g.name, g.get_name(), g.get_name("Input"), g.get_input_schema().__name__, g.get_output_schema().__name__)
+"""
+
 
 def test_schema_models() -> None:
     compare(SCHEMA_MODELS)
@@ -259,3 +304,11 @@ def test_introspection() -> None:
 
 def test_openai_format() -> None:
     compare(OPENAI_FORMAT)
+
+
+def test_names_and_the_schema_models_they_name() -> None:
+    compare(NAMES)
+
+
+def test_an_agents_name() -> None:
+    compare(AGENT_NAMES)
