@@ -1,13 +1,16 @@
 """Graph-API docs programs that look at a compiled graph, run on the real libraries, ported and
 attached (``port.compare``): the input / output schema models, xray drawings, builder shortcuts
-and their errors, graph names (``get_name``, which names the schema models), a node's config (its metadata in LangGraph's order, no ``run_name``), a
+and their errors, graph names (``get_name``, which names the schema models), a node's config
+(its metadata in LangGraph's order, no ``run_name``; its ``checkpoint_map`` of the checkpoints
+the step runs from, its graph's and the enclosing ones', and no ``checkpoint_id``), a
 compiled graph's nodes, subgraphs, channels and ``stream_mode``;
 ``add_messages(format="langchain-openai")`` (text blocks joined, tool results after the rest).
 
 Known difference kept: LangGraph's OpenAI-format round trip drops the messages' ids; the
 engine keeps them (its message log follows them), so the program prints no ids.  An
 entrypoint's ``name`` is its function's (LangGraph's is ``LangGraph``, as the engine's
-``get_name()`` is): its node and the run events carry it, so it is kept."""
+``get_name()`` is): its node and the run events carry it, so it is kept.  Task ids are 32 hex
+digits (LangGraph's are UUIDs): events and sessions carry them; the programs mask both."""
 
 from __future__ import annotations
 
@@ -281,6 +284,52 @@ for g in (a, b):
     print(g.name, g.get_name(), g.get_name("Input"), g.get_input_schema().__name__, g.get_output_schema().__name__)
 """
 
+NODE_CHECKPOINT_MAP = r"""
+import builtins, re
+def print(*args, **kw):  # checkpoint and task ids are random: shown as ID
+    builtins.print(*(re.sub(r"[0-9a-f]{32}|[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}", "ID", str(a)) for a in args), **kw)
+from typing_extensions import TypedDict
+from langchain_core.runnables import RunnableConfig
+from langgraph.graph import StateGraph, START
+from langgraph.checkpoint.memory import InMemorySaver
+
+class S(TypedDict):
+    x: int
+
+def show(config: RunnableConfig, who: str):
+    c = config["configurable"]
+    print(who, sorted(k for k in c if not k.startswith("__pregel")))
+    print(who, "checkpoint_map", c.get("checkpoint_map"), "checkpoint_id", c.get("checkpoint_id"), "ns", repr(c.get("checkpoint_ns")))
+
+def inner_node(state: S, config: RunnableConfig):
+    show(config, "  inner")
+    return {"x": state["x"] + 1}
+
+ib = StateGraph(S); ib.add_node("inner_node", inner_node); ib.add_edge(START, "inner_node")
+inner = ib.compile()
+
+seen = []
+def a(state: S, config: RunnableConfig):
+    show(config, " a")
+    seen.append(config["configurable"]["checkpoint_map"][""])
+    return {"x": state["x"] + 1}
+
+bl = StateGraph(S); bl.add_node("a", a); bl.add_node("sub", inner)
+bl.add_edge(START, "a"); bl.add_edge("a", "sub")
+g = bl.compile(checkpointer=InMemorySaver())
+cfg = {"configurable": {"thread_id": "t1"}}
+print(g.invoke({"x": 1}, cfg))
+print(g.invoke({"x": 5}, cfg))
+hist = list(g.get_state_history(cfg))
+old = hist[-2].config
+steps = {h.config["configurable"]["checkpoint_id"]: (h.metadata["step"], h.next) for h in hist}
+print("a ran from", [steps.get(i) for i in seen])
+print("replay from", old["configurable"].keys())
+print(g.invoke(None, old))
+g2 = bl.compile()
+print(g2.invoke({"x": 1}))
+"""
+
 
 def test_schema_models() -> None:
     compare(SCHEMA_MODELS)
@@ -296,6 +345,10 @@ def test_builder_misc() -> None:
 
 def test_node_config() -> None:
     compare(NODE_CONFIG)
+
+
+def test_a_nodes_config_maps_the_checkpoints_it_runs_from() -> None:
+    compare(NODE_CHECKPOINT_MAP)
 
 
 def test_introspection() -> None:
