@@ -47,11 +47,11 @@ from engine.message_legacy import (
     SystemMessageChunk,
     ToolMessageChunk,
 )
-from engine.message_pretty import get_buffer_string
 from engine.message_tokens import count_tokens_approximately
 from engine.message_utils import (
     convert_to_openai_messages,
     filter_messages,
+    get_buffer_string,
     merge_message_runs,
     message_chunk_to_message,
     messages_from_dict,

@@ -4,8 +4,14 @@
 submodules they live in): their fields and ``repr``, ``+`` on pieces (and its refusals),
 ``message_chunk_to_message``, LangChain's dict form, ``convert_to_messages`` with the
 ``function`` and ``developer`` roles (and the roles it refuses, in its words), the
-transcript and ``pretty_print``, and a graph's ``add_messages`` storing them (a piece as its
-whole message) through a checkpointer and ``update_state``."""
+transcript (``get_buffer_string``: its prefixes, separator and XML form) and
+``pretty_print``, and a graph's ``add_messages`` storing them (a piece as its whole message)
+through a checkpointer and ``update_state``.
+
+Known difference kept: a program that keeps its ``langchain_core.messages`` imports (not
+ported) hands the engine LangChain's ``ChatMessage``, which the engine reads as the message of
+its role (a human one for another role), as it did before it had chat messages: sessions
+recorded since hold them so, and the model requests they hashed."""
 
 from __future__ import annotations
 
@@ -69,6 +75,37 @@ for x in [("function", "x"), ("chat", "y"), {"role": "function", "content": "x",
         print(type(e).__name__, e)
 """
 
+TRANSCRIPTS = """
+from langchain_core.messages import (
+    AIMessage, AIMessageChunk, ChatMessage, FunctionMessage, HumanMessage, SystemMessage, ToolMessage,
+    get_buffer_string,
+)
+from langchain_core.messages.utils import get_buffer_string as gbs2
+
+messages = [
+    SystemMessage("be brief"),
+    HumanMessage("weather?"),
+    AIMessage("checking", tool_calls=[{"name": "get", "args": {"city": "NYC"}, "id": "1"}]),
+    ToolMessage("72F", tool_call_id="1"),
+    AIMessage("", additional_kwargs={"function_call": {"name": "f", "arguments": "{}"}}),
+    FunctionMessage("done", name="f"),
+    ChatMessage("hmm", role="critic"),
+    AIMessageChunk("partial"),
+    HumanMessage([{"type": "text", "text": "look"}, {"type": "image_url", "image_url": {"url": "http://x/y.png"}}]),
+    AIMessage("72F and sunny"),
+]
+print(gbs2 is get_buffer_string)
+print(get_buffer_string(messages))
+print(get_buffer_string(messages, human_prefix="User", ai_prefix="Bot", system_prefix="Sys", function_prefix="Fn", tool_prefix="T", message_separator=" | "))
+print(get_buffer_string(messages, format="xml"))
+print(get_buffer_string([]))
+for bad in ([object()], "nope"):
+    try:
+        print(get_buffer_string(bad) if isinstance(bad, list) else get_buffer_string(messages, format=bad))
+    except Exception as e:
+        print(type(e).__name__, str(e)[:30])
+"""
+
 IN_A_GRAPH = """
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import (
@@ -125,3 +162,7 @@ def test_convert_to_messages_takes_and_refuses_roles_as_langchain_core() -> None
 
 def test_a_graph_stores_legacy_messages_and_pieces_as_langgraph() -> None:
     compare(IN_A_GRAPH, core_messages=True)
+
+
+def test_get_buffer_string_of_every_kind_prefixed_and_as_xml() -> None:
+    compare(TRANSCRIPTS, core_messages=True)
