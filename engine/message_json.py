@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any, TypeAlias, Union
 
-from pydantic import Field, TypeAdapter
+from pydantic import Field, TypeAdapter, ValidationError
 
 from engine.core.foreign import adapt
 from engine.message_blocks import ToolCall
@@ -62,8 +62,34 @@ AnyMessage: TypeAlias = Annotated[
     Field(discriminator="type"),
 ]
 
-_ADAPTER: TypeAdapter[Any] = TypeAdapter(AnyMessage)
-_LIST_ADAPTER: TypeAdapter[list[Any]] = TypeAdapter(list[AnyMessage])
+_CommonMessage: TypeAlias = Annotated[
+    Union[HumanMessage, AIMessage, AIMessageChunk, ToolMessage, SystemMessage, RemoveMessage],  # noqa: UP007
+    Field(discriminator="type"),
+]
+_ADAPTER: TypeAdapter[Any] = TypeAdapter(_CommonMessage)
+_LIST_ADAPTER: TypeAdapter[list[Any]] = TypeAdapter(list[_CommonMessage])
+_RARE: list[TypeAdapter[Any]] = []
+"""The validator of any message, the rare kinds' (``engine.message_legacy``) too: built when
+one is first decoded (the common kinds' validators are built at import)."""
+_RARE_TYPES = frozenset(
+    {
+        "chat",
+        "function",
+        "HumanMessageChunk",
+        "SystemMessageChunk",
+        "ToolMessageChunk",
+        "ChatMessageChunk",
+        "FunctionMessageChunk",
+    }
+)
+
+
+def _any_message() -> TypeAdapter[Any]:
+    if not _RARE:
+        _RARE.append(TypeAdapter(AnyMessage))
+    return _RARE[0]
+
+
 MESSAGE_TYPES = frozenset(
     {
         HumanMessage,
@@ -107,12 +133,20 @@ def message_to_dict(msg: BaseMessage) -> dict[str, Any]:
 
 def message_from_dict(data: dict[str, Any]) -> BaseMessage:
     """Rebuild a message from ``message_to_dict`` output."""
+    if data.get("type") in _RARE_TYPES:
+        return _any_message().validate_python(data)
     return _ADAPTER.validate_python(data)
 
 
 def messages_from_dicts(items: list[dict[str, Any]]) -> list[BaseMessage]:
-    """``[message_from_dict(d) for d in items]`` in one validation call."""
-    return _LIST_ADAPTER.validate_python(items)
+    """``[message_from_dict(d) for d in items]`` in one validation call (one a message when
+    a rare kind is among them)."""
+    try:
+        return _LIST_ADAPTER.validate_python(items)
+    except ValidationError:
+        if not any(isinstance(d, dict) and d.get("type") in _RARE_TYPES for d in items):
+            raise
+    return [message_from_dict(d) for d in items]
 
 
 def _of_role(role: Any, fields: dict[str, Any]) -> BaseMessage:

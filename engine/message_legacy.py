@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from pydantic import ConfigDict
+
 from engine.message_classes import (
     BaseMessage,
     BaseMessageChunk,
@@ -35,9 +37,14 @@ __all__ = [
 ]
 
 
+_DEFERRED = ConfigDict(defer_build=True)
+"""These kinds are rare: their validators are built when first used, not at import."""
+
+
 class ChatMessage(BaseMessage):
     """A message of any ``role`` (``"user"``, ``"assistant"``, a model's own roles)."""
 
+    model_config = _DEFERRED
     type: Literal["chat"] = "chat"
     role: str
     _repr_order = ("role",)
@@ -46,15 +53,18 @@ class ChatMessage(BaseMessage):
 class FunctionMessage(BaseMessage):
     """A function's result, told by the function's ``name`` (tool messages replace it)."""
 
+    model_config = _DEFERRED
     type: Literal["function"] = "function"
     name: str  # type: ignore[assignment]
 
 
 class HumanMessageChunk(HumanMessage, BaseMessageChunk):
+    model_config = _DEFERRED
     type: Literal["HumanMessageChunk"] = "HumanMessageChunk"  # type: ignore[assignment]
 
 
 class SystemMessageChunk(SystemMessage, BaseMessageChunk):
+    model_config = _DEFERRED
     type: Literal["SystemMessageChunk"] = "SystemMessageChunk"  # type: ignore[assignment]
 
 
@@ -62,6 +72,7 @@ class ToolMessageChunk(ToolMessage, BaseMessageChunk):
     """A piece of a tool's result: pieces of one call add up, their artifacts merged and
     ``error`` if any piece says so."""
 
+    model_config = _DEFERRED
     type: Literal["ToolMessageChunk"] = "ToolMessageChunk"  # type: ignore[assignment]
 
     def __add__(self, other: Any) -> BaseMessageChunk:
@@ -82,6 +93,7 @@ class ChatMessageChunk(ChatMessage, BaseMessageChunk):
     """A piece of a chat message: it keeps its role whatever piece joins it (two chat pieces
     must be of one role)."""
 
+    model_config = _DEFERRED
     type: Literal["ChatMessageChunk"] = "ChatMessageChunk"  # type: ignore[assignment]
 
     def __add__(self, other: Any) -> BaseMessageChunk:
@@ -95,6 +107,7 @@ class ChatMessageChunk(ChatMessage, BaseMessageChunk):
 class FunctionMessageChunk(FunctionMessage, BaseMessageChunk):
     """A piece of a function's result: pieces of one function add up."""
 
+    model_config = _DEFERRED
     type: Literal["FunctionMessageChunk"] = "FunctionMessageChunk"  # type: ignore[assignment]
 
     def __add__(self, other: Any) -> BaseMessageChunk:
