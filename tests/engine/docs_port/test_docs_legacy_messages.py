@@ -62,6 +62,34 @@ for m in (c, f, h, t, cc, fc):
 print(get_buffer_string([c, f, h, s, t, cc, fc, AIMessageChunk("q")]))
 """
 
+PIECES_OF_MIXED_KINDS = """
+from langchain_core.messages import (
+    AIMessageChunk, BaseMessageChunk, ChatMessageChunk, HumanMessageChunk, SystemMessageChunk,
+    ToolMessageChunk, FunctionMessageChunk, message_chunk_to_message,
+)
+a = AIMessageChunk("x", id="a1") + HumanMessageChunk("y")
+print(repr(a))
+b = AIMessageChunk("p", id="run-1") + [AIMessageChunk("q"), AIMessageChunk("r", usage_metadata={"input_tokens": 1, "output_tokens": 2, "total_tokens": 3})]
+print(repr(b))
+print(repr(AIMessageChunk("z") + []))
+c = HumanMessageChunk([{"type": "text", "text": "a", "index": 0}]) + HumanMessageChunk([{"type": "text", "text": "b", "index": 0}])
+print(repr(c))
+d = SystemMessageChunk("s", additional_kwargs={"k": "v"}, response_metadata={"n": 1}) + SystemMessageChunk("t", additional_kwargs={"k": "w"}, response_metadata={"n": 2})
+print(repr(d))
+t = ToolMessageChunk("a", tool_call_id="1", artifact="x") + ToolMessageChunk("b", tool_call_id="1", artifact="y")
+print(repr(t), repr(message_chunk_to_message(t)))
+for a, b in [(ToolMessageChunk("a", tool_call_id="1", artifact="x"), ToolMessageChunk("b", tool_call_id="1", artifact=1)),
+             (ToolMessageChunk("a", tool_call_id="1", artifact=1), ToolMessageChunk("b", tool_call_id="1", artifact=2)),
+             (FunctionMessageChunk("a", name="f"), HumanMessageChunk("b"))]:
+    try:
+        print(repr(a + b))
+    except Exception as e:
+        print(type(e).__name__, str(e).splitlines()[0])
+print(repr(HumanMessageChunk("hi", id="h", name="n")), repr(message_chunk_to_message(HumanMessageChunk("hi", id="h", name="n"))))
+print(isinstance(HumanMessageChunk("x"), BaseMessageChunk), BaseMessageChunk.__name__)
+print(HumanMessageChunk("x") == HumanMessageChunk("x"), HumanMessageChunk("x").text, HumanMessageChunk("x").content_blocks)
+"""
+
 CONVERT_TO_MESSAGES = """
 from langchain_core.messages import ChatMessage, FunctionMessage, HumanMessageChunk, convert_to_messages
 for x in [("function", "x"), ("chat", "y"), {"role": "function", "content": "x", "name": "f"},
@@ -166,3 +194,7 @@ def test_a_graph_stores_legacy_messages_and_pieces_as_langgraph() -> None:
 
 def test_get_buffer_string_of_every_kind_prefixed_and_as_xml() -> None:
     compare(TRANSCRIPTS, core_messages=True)
+
+
+def test_pieces_of_mixed_kinds_lists_blocks_and_artifacts() -> None:
+    compare(PIECES_OF_MIXED_KINDS, core_messages=True)
