@@ -330,6 +330,41 @@ g2 = bl.compile()
 print(g2.invoke({"x": 1}))
 """
 
+NODE_CHECKPOINT_MAP_RESUMED = r"""
+import builtins, re
+def print(*args, **kw):
+    builtins.print(*(re.sub(r"[0-9a-f]{32}|[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}", "ID", str(a)) for a in args), **kw)
+from typing_extensions import TypedDict
+from langchain_core.runnables import RunnableConfig
+from langgraph.graph import StateGraph, START
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.types import interrupt, Command
+
+class S(TypedDict):
+    x: int
+
+def ask(state: S, config: RunnableConfig):
+    got = interrupt("value?")
+    c = config["configurable"]
+    print("  ask", sorted(c.get("checkpoint_map", {})), c.get("checkpoint_id"))
+    return {"x": state["x"] + got}
+
+ib = StateGraph(S); ib.add_node("ask", ask); ib.add_edge(START, "ask")
+inner = ib.compile()
+
+def call_inner(state: S, config: RunnableConfig):
+    out = inner.invoke(state, config)
+    return {"x": out["x"] * 10}
+
+bl = StateGraph(S); bl.add_node("call_inner", call_inner); bl.add_edge(START, "call_inner")
+g = bl.compile(checkpointer=InMemorySaver())
+cfg = {"configurable": {"thread_id": "t1"}}
+print(g.invoke({"x": 1}, cfg))
+print(g.invoke(Command(resume=5), cfg))
+for h in g.get_state_history(cfg):
+    print(h.metadata["step"], h.next)
+"""
+
 
 def test_schema_models() -> None:
     compare(SCHEMA_MODELS)
@@ -349,6 +384,10 @@ def test_node_config() -> None:
 
 def test_a_nodes_config_maps_the_checkpoints_it_runs_from() -> None:
     compare(NODE_CHECKPOINT_MAP)
+
+
+def test_a_resumed_node_of_a_graph_called_in_a_node_maps_its_checkpoints() -> None:
+    compare(NODE_CHECKPOINT_MAP_RESUMED)
 
 
 def test_introspection() -> None:
