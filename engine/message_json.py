@@ -186,11 +186,42 @@ def coerce_message(value: Any) -> BaseMessage:
         data["content"] = data["content"] or ""
         if role in ("ai", "assistant") and data.get("tool_calls"):
             data["tool_calls"] = [_openai_call_to_tool_call(c) for c in data["tool_calls"]]
-        return _of_role(role, data)
+        return _of_role(role, _with_extras_kept(role, data))
     adapted = adapt("message", value)  # a user's langchain_core message
     if adapted is not None:
         return adapted
     raise TypeError(f"Cannot coerce {type(value).__name__} to a message")
+
+
+_ROLE_DICT_FIELDS = frozenset({"content", "name", "tool_call_id", "tool_calls", "id"})
+"""The keys of a role dict that are the message's fields; the others are its
+``additional_kwargs`` (as langchain_core reads the dict)."""
+
+
+def _with_extras_kept(role: Any, data: dict[str, Any]) -> dict[str, Any]:
+    """A role dict's fields, its other keys gathered as langchain_core gathers them: into
+    ``additional_kwargs`` (a given ``additional_kwargs`` merged in, ``response_metadata``
+    kept apart), but an ``example`` flag of a human or AI message and a tool message's
+    ``artifact`` and ``status``, which stay fields."""
+    extras = {k: v for k, v in data.items() if k not in _ROLE_DICT_FIELDS}
+    if not extras:
+        return data
+    fields = {k: v for k, v in data.items() if k in _ROLE_DICT_FIELDS}
+    metadata = extras.pop("response_metadata", None)
+    if metadata:
+        fields["response_metadata"] = metadata
+    extras.update(extras.pop("additional_kwargs", None) or {})
+    if role in ("human", "user", "ai", "assistant"):
+        example = extras.pop("example", False)
+        if example:
+            fields["example"] = example
+    if role == "tool":
+        fields["artifact"] = extras.pop("artifact", None)
+        if extras.get("status") is not None:
+            fields["status"] = extras.pop("status")
+        extras.pop("status", None)
+    fields["additional_kwargs"] = extras
+    return fields
 
 
 def _openai_call_to_tool_call(call: dict[str, Any]) -> ToolCall:

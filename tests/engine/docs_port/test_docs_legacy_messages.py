@@ -3,7 +3,8 @@
 ``BaseMessageChunk``), ported with their ``langchain_core.messages`` imports (and the
 submodules they live in): their fields and ``repr``, ``+`` on pieces (and its refusals),
 ``message_chunk_to_message``, LangChain's dict form, ``convert_to_messages`` with the
-``function`` and ``developer`` roles (and the roles it refuses, in its words), the
+``function`` and ``developer`` roles (and the roles it refuses, in its words; a role dict's
+other keys as ``additional_kwargs``), the
 transcript (``get_buffer_string``: its prefixes, separator and XML form) and
 ``pretty_print``, and a graph's ``add_messages`` storing them (a piece as its whole message)
 through a checkpointer and ``update_state``.
@@ -103,6 +104,40 @@ for x in [("function", "x"), ("chat", "y"), {"role": "function", "content": "x",
         print(type(e).__name__, e)
 """
 
+ROLE_DICTS_WITH_MORE_KEYS = """
+from langchain_core.messages import convert_to_messages
+for x in [
+    {"role": "user", "content": "x", "foo": 1},
+    {"role": "assistant", "content": "y", "response_metadata": {"m": 1}, "extra": "e"},
+    {"role": "tool", "content": "t", "tool_call_id": "1", "artifact": [1], "status": "error"},
+    {"role": "user", "content": "x", "additional_kwargs": {"a": 1}, "b": 2},
+    {"role": "assistant", "content": "", "tool_calls": [{"id": "c", "type": "function", "function": {"name": "f", "arguments": "{\"a\": 1}"}}]},
+    {"type": "human", "content": "typed", "id": "h1"},
+    {"role": "user", "content": "n", "name": "bob", "id": "u1"},
+    {"role": "user", "content": "ex", "example": True},
+    {"role": "user", "content": "ex", "example": False, "k": 1},
+    {"role": "remove", "content": "", "id": "r1"},
+
+]:
+    try:
+        print(repr(convert_to_messages([x])[0]))
+    except Exception as e:
+        print(type(e).__name__, str(e).splitlines()[0][:100])
+
+from langgraph.graph import START, MessagesState, StateGraph
+
+
+def reply(state: MessagesState):
+    return {"messages": [{"role": "assistant", "content": "hi", "id": "a1", "refusal": None, "audio": {"id": "x"}}]}
+
+
+b = StateGraph(MessagesState)
+b.add_node(reply)
+b.add_edge(START, "reply")
+out = b.compile().invoke({"messages": [{"role": "user", "content": "yo", "id": "u1", "cache": True}]})
+print([repr(m) for m in out["messages"]])
+"""
+
 TRANSCRIPTS = """
 from langchain_core.messages import (
     AIMessage, AIMessageChunk, ChatMessage, FunctionMessage, HumanMessage, SystemMessage, ToolMessage,
@@ -198,3 +233,7 @@ def test_get_buffer_string_of_every_kind_prefixed_and_as_xml() -> None:
 
 def test_pieces_of_mixed_kinds_lists_blocks_and_artifacts() -> None:
     compare(PIECES_OF_MIXED_KINDS, core_messages=True)
+
+
+def test_role_dicts_other_keys_are_additional_kwargs_as_langchain_core_reads_them() -> None:
+    compare(ROLE_DICTS_WITH_MORE_KEYS, core_messages=True)
