@@ -4,10 +4,9 @@
 submodules they live in): their fields and ``repr``, ``+`` on pieces (and its refusals),
 ``message_chunk_to_message``, LangChain's dict form, ``convert_to_messages`` with the
 ``function`` and ``developer`` roles (and the roles it refuses, in its words; a role dict's
-other keys as ``additional_kwargs``), the
-transcript (``get_buffer_string``: its prefixes, separator and XML form) and
-``pretty_print``, and a graph's ``add_messages`` storing them (a piece as its whole message)
-through a checkpointer and ``update_state``.
+other keys as ``additional_kwargs``), the transcript (``get_buffer_string``: its prefixes,
+separator and XML form) and ``pretty_print``, and a graph's ``add_messages`` storing them (a
+piece as its whole message) through a checkpointer and ``update_state``.
 
 Known difference kept: a program that keeps its ``langchain_core.messages`` imports (not
 ported) hands the engine LangChain's ``ChatMessage``, which the engine reads as the message of
