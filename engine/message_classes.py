@@ -1,21 +1,24 @@
-"""Message types (pydantic), as LangChain names them, and their JSON form.
+"""Message types (pydantic), as LangChain names them.
 
 ``HumanMessage("hi")``, ``AIMessage(content, tool_calls=[{"name", "args", "id"}])``,
-``ToolMessage(content, tool_call_id=...)``: every message has an ``id`` and a ``type`` and
-round-trips through JSON (``message_to_dict`` / ``message_from_dict``); ``coerce_message``
-makes one of a string, a ``(role, content)`` pair, a role dict or a LangChain message.
-``engine.messages`` offers all of it with the list and the ``add_messages`` reducer.
+``ToolMessage(content, tool_call_id=...)``: every message has an ``id`` and a ``type``.
+``BaseMessageChunk`` is a streamed piece (``+`` adds pieces up); ``AIMessageChunk`` is the one
+models stream.  LangChain's older kinds and the other chunks are ``engine.message_legacy``'s;
+the JSON form and ``coerce_message`` are ``engine.message_json``'s.  ``engine.messages`` offers
+all of it with the list and the ``add_messages`` reducer.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
-from typing import Annotated, Any, ClassVar, Literal, TypeAlias, Union
+import operator
+from typing import Any, ClassVar, Literal, TypeAlias, cast
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from engine.core.foreign import adapt, to_family
+from engine.core.foreign import to_family
 from engine.message_blocks import (
     KNOWN_BLOCK_TYPES,
     InvalidToolCall,
@@ -26,20 +29,16 @@ from engine.message_edits import edited
 from engine.message_merge import merge_content, merge_dicts
 
 __all__ = [
-    "MESSAGE_TYPES",
     "REMOVE_ALL_MESSAGES",
     "AIMessage",
     "AIMessageChunk",
-    "AnyMessage",
     "BaseMessage",
+    "BaseMessageChunk",
+    "Content",
     "HumanMessage",
     "RemoveMessage",
     "SystemMessage",
     "ToolMessage",
-    "coerce_message",
-    "message_from_dict",
-    "message_to_dict",
-    "messages_from_dicts",
 ]
 
 REMOVE_ALL_MESSAGES = "__remove_all__"
@@ -189,6 +188,41 @@ class SystemMessage(BaseMessage):
     type: Literal["system"] = "system"
 
 
+class BaseMessageChunk(BaseMessage):
+    """A streamed piece of a message.  ``piece + piece`` (or ``piece + [pieces]``) is one
+    piece of the left one's class and id, the contents, ``additional_kwargs`` and
+    ``response_metadata`` merged as langchain_core merges them (the fields of a subclass are
+    its own ``+``'s to keep: a name or a role given to only some pieces is dropped, as
+    langchain_core drops it); ``to_message()`` is the whole message the piece stands for."""
+
+    def __add__(self, other: Any) -> BaseMessageChunk:
+        pieces = other if isinstance(other, list) else [other]
+        if not all(isinstance(p, BaseMessageChunk) for p in pieces):
+            raise TypeError(
+                f'unsupported operand type(s) for +: "{type(self).__name__}" and '
+                f'"{type(other).__name__}"'
+            )
+        return type(self)(id=self.id, **joined_fields(self, pieces))
+
+    def to_message(self) -> BaseMessage:
+        """The message of the kind this piece streams (its fields as they are, no ``type``)."""
+        whole = next(c for c in type(self).__mro__ if not issubclass(c, BaseMessageChunk))
+        return whole(**{k: v for k, v in self.__dict__.items() if k != "type"})  # type: ignore[no-any-return]
+
+
+def joined_fields(first: BaseMessage, pieces: list[Any]) -> dict[str, Any]:
+    """The fields every piece has, of ``first`` followed by ``pieces``, merged."""
+    return {
+        "content": merge_content(first.content, *(p.content for p in pieces)),
+        "additional_kwargs": merge_dicts(
+            first.additional_kwargs, *(p.additional_kwargs for p in pieces)
+        ),
+        "response_metadata": merge_dicts(
+            first.response_metadata, *(p.response_metadata for p in pieces)
+        ),
+    }
+
+
 class AIMessage(BaseMessage):
     type: Literal["ai"] = "ai"
     tool_calls: list[ToolCall] = Field(default_factory=list)
@@ -228,7 +262,7 @@ class AIMessage(BaseMessage):
     _repr_order = ("tool_calls", "invalid_tool_calls", "usage_metadata")
 
 
-class AIMessageChunk(AIMessage):
+class AIMessageChunk(AIMessage, BaseMessageChunk):
     """A streamed delta of an AIMessage; ``+`` concatenates chunks."""
 
     type: Literal["AIMessageChunk"] = "AIMessageChunk"  # type: ignore[assignment]
@@ -256,9 +290,11 @@ class AIMessageChunk(AIMessage):
             return self.to_message()._own_blocks()
         return super()._own_blocks()
 
-    def __add__(self, other: AIMessageChunk) -> AIMessageChunk:  # type: ignore[override]
-        if not isinstance(other, AIMessageChunk):
-            return NotImplemented
+    def __add__(self, other: Any) -> AIMessageChunk:
+        if isinstance(other, list) and all(isinstance(o, AIMessageChunk) for o in other):
+            return functools.reduce(operator.add, other, self)
+        if not isinstance(other, AIMessageChunk):  # another kind of piece: its content joins
+            return cast("AIMessageChunk", super().__add__(other))
         chunks: dict[int, ToolCallChunk] = {}
         for ch in [*self.tool_call_chunks, *other.tool_call_chunks]:
             idx = ch.get("index")
@@ -397,88 +433,3 @@ class RemoveMessage(BaseMessage):
         if "id" not in kwargs:
             raise TypeError("RemoveMessage requires id=...")
         super().__init__(content, **kwargs)
-
-
-AnyMessage: TypeAlias = Annotated[
-    Union[HumanMessage, AIMessage, AIMessageChunk, ToolMessage, SystemMessage, RemoveMessage],  # noqa: UP007
-    Field(discriminator="type"),
-]
-
-_ADAPTER: TypeAdapter[Any] = TypeAdapter(AnyMessage)
-_LIST_ADAPTER: TypeAdapter[list[Any]] = TypeAdapter(list[AnyMessage])
-MESSAGE_TYPES = frozenset(
-    {HumanMessage, AIMessage, AIMessageChunk, ToolMessage, SystemMessage, RemoveMessage}
-)
-_ROLE_TO_CLS: dict[str, type[BaseMessage]] = {
-    "human": HumanMessage,
-    "user": HumanMessage,
-    "ai": AIMessage,
-    "assistant": AIMessage,
-    "system": SystemMessage,
-    "developer": SystemMessage,
-    "tool": ToolMessage,
-    "remove": RemoveMessage,
-}
-
-
-def message_to_dict(msg: BaseMessage) -> dict[str, Any]:
-    """JSON-ready dict of a message (inverse of ``message_from_dict``)."""
-    return msg.model_dump(mode="json", exclude_none=False)
-
-
-def message_from_dict(data: dict[str, Any]) -> BaseMessage:
-    """Rebuild a message from ``message_to_dict`` output."""
-    return _ADAPTER.validate_python(data)
-
-
-def messages_from_dicts(items: list[dict[str, Any]]) -> list[BaseMessage]:
-    """``[message_from_dict(d) for d in items]`` in one validation call."""
-    return _LIST_ADAPTER.validate_python(items)
-
-
-def coerce_message(value: Any) -> BaseMessage:
-    """Accept a message, a string (human), a ``(role, content)`` tuple or a role dict."""
-    if isinstance(value, BaseMessage):
-        return value
-    if isinstance(value, str):
-        return HumanMessage(content=value)
-    if isinstance(value, tuple | list) and len(value) == 2 and isinstance(value[0], str):
-        role, content = value
-        cls = _ROLE_TO_CLS.get(role)
-        if cls is None:
-            raise ValueError(f"Unknown message role {role!r}")
-        return cls(content=content)
-    if isinstance(value, dict):
-        data = dict(value)
-        if "type" in data and data["type"] in (
-            "human",
-            "ai",
-            "AIMessageChunk",
-            "tool",
-            "system",
-            "remove",
-        ):
-            return message_from_dict(data)
-        role = data.pop("role", None) or data.pop("type", None)
-        cls = _ROLE_TO_CLS.get(str(role)) if role else None
-        if cls is None:
-            raise ValueError(f"Cannot make a message from dict with role {role!r}")
-        if cls is AIMessage and data.get("tool_calls"):
-            data["tool_calls"] = [_openai_call_to_tool_call(c) for c in data["tool_calls"]]
-        return cls(**data)
-    adapted = adapt("message", value)  # a user's langchain_core message
-    if adapted is not None:
-        return adapted
-    raise TypeError(f"Cannot coerce {type(value).__name__} to a message")
-
-
-def _openai_call_to_tool_call(call: dict[str, Any]) -> ToolCall:
-    if "function" in call:
-        fn = call["function"]
-        args = fn.get("arguments") or "{}"
-        return ToolCall(
-            name=fn["name"],
-            args=json.loads(args) if isinstance(args, str) else args,
-            id=call.get("id"),
-        )
-    return ToolCall(name=call["name"], args=call.get("args", {}), id=call.get("id"))

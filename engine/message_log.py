@@ -17,8 +17,8 @@ from typing import Any, TypeVar, overload
 
 from engine.lazy_list import LazyList
 from engine.messages import (
-    AIMessageChunk,
     BaseMessage,
+    BaseMessageChunk,
     RemoveMessage,
     coerce_messages,
     merge_messages,
@@ -276,7 +276,7 @@ def preview_merged(base: MessageList, right: Any) -> Sequence[BaseMessage]:
 
 
 def _with_id(m: BaseMessage) -> BaseMessage:
-    if isinstance(m, AIMessageChunk):
+    if isinstance(m, BaseMessageChunk):
         m = m.to_message()  # a streamed chunk is stored as the final message
     if m.id is None:
         m.id = str(uuid.uuid4())

@@ -10,13 +10,16 @@
   stay as they are when both sides agree); dicts merge, lists merge; equal values stay; two
   different ints add up (``index``, ``created`` and ``timestamp`` take the later one).  Values
   of different types, or different values of any other type, are a ``TypeError``.
+- any two values (a tool message's ``artifact``): None on one side takes the other; strings
+  join, dicts and lists merge as above, equal values stay; values of different types are a
+  ``TypeError``, different values of another type a ``ValueError``.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["merge_content", "merge_dicts", "merge_lists"]
+__all__ = ["merge_content", "merge_dicts", "merge_lists", "merge_values"]
 
 _KEPT_WHEN_EQUAL = frozenset({"id", "output_version", "model_provider"})
 _LATER_WINS = frozenset({"index", "created", "timestamp"})
@@ -96,3 +99,28 @@ def merge_dicts(left: dict[str, Any], *others: dict[str, Any]) -> dict[str, Any]
                     f"unsupported type {type(have)}."
                 )
     return merged
+
+
+def merge_values(left: Any, right: Any) -> Any:
+    """``left`` and ``right`` as one value (see the module docstring)."""
+    if left is None:
+        return right
+    if right is None:
+        return left
+    if type(left) is not type(right):
+        raise TypeError(
+            f"left and right are of different types. Left type:  {type(left)}. "
+            f"Right type: {type(right)}."
+        )
+    if isinstance(left, str):
+        return left + right
+    if isinstance(left, dict):
+        return merge_dicts(left, right)
+    if isinstance(left, list):
+        return merge_lists(left, right)
+    if left != right:
+        raise ValueError(
+            f"Unable to merge {left=} and {right=}. Both must be of type str, dict, or list, "
+            "or else be two equal objects."
+        )
+    return left

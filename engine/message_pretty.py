@@ -1,5 +1,5 @@
 """Messages shown as langchain_core shows them (``pretty_repr`` / ``pretty_print``;
-``get_buffer_string``: a transcript, one ``Role: text`` line a message).
+``transcript``: one ``Role: text`` line a message).
 
 A title bar 80 columns wide naming the message type (``==== Ai Message ====``), the sender's
 name if it has one, a blank line, the content as it is (a list of blocks printed as a list),
@@ -22,7 +22,7 @@ class _Message(Protocol):
     content: Any
 
 
-__all__ = ["get_buffer_string", "interactive", "pretty_repr", "title_bar"]
+__all__ = ["interactive", "message_role", "pretty_repr", "title_bar", "transcript"]
 
 WIDTH = 80
 _BOLD, _PLAIN = "\033[1m", "\033[0m"
@@ -78,27 +78,38 @@ def interactive() -> bool:
 
 
 _ROLES = {"system": "System", "tool": "Tool", "function": "Function"}
+_CHUNK_KINDS = {
+    "AIMessageChunk": "ai",
+    "HumanMessageChunk": "human",
+    "SystemMessageChunk": "system",
+    "ToolMessageChunk": "tool",
+    "FunctionMessageChunk": "function",
+    "ChatMessageChunk": "chat",
+}
+"""A streamed piece is shown as the message it is a piece of."""
 
 
-def get_buffer_string(
-    messages: Sequence[Any], human_prefix: str = "Human", ai_prefix: str = "AI"
-) -> str:
-    """``messages`` as a transcript: ``Human: ...``, ``AI: ...`` (with the tool calls it made),
-    ``System: ...``, ``Tool: ...``; a chat message by its own role. What a summary prompt or a
-    memory buffer shows a model, without the metadata ``str(message)`` carries."""
+def message_role(message: Any, prefixes: Mapping[str, str]) -> tuple[str, str]:
+    """The kind of ``message`` (a streamed piece as the message it is a piece of) and the role
+    a transcript gives it: ``prefixes``' for its kind, a chat message's own role."""
+    kind = getattr(message, "type", "")
+    kind = _CHUNK_KINDS.get(kind, kind)
+    if kind in prefixes:
+        return kind, prefixes[kind]
+    if kind == "chat":
+        return kind, str(getattr(message, "role", kind))
+    raise ValueError(f"Got unsupported message type: {message}")
+
+
+def transcript(messages: Sequence[Any], human_prefix: str = "Human", ai_prefix: str = "AI") -> str:
+    """``messages`` as a transcript: ``Human: ...``, ``AI: ...`` (with the tool calls it made,
+    ``[tool calls: name({args})]``), ``System: ...``, ``Tool: ...``; a chat message by its own
+    role.  What the summarization middleware shows its model (the requests it recorded hash
+    this form; ``engine.message_utils.get_buffer_string`` is LangChain's)."""
     lines = []
+    prefixes = {"human": human_prefix, "ai": ai_prefix, **_ROLES}
     for m in messages:
-        kind = getattr(m, "type", "")
-        if kind == "human":
-            role = human_prefix
-        elif kind == "ai":
-            role = ai_prefix
-        elif kind in _ROLES:
-            role = _ROLES[kind]
-        elif kind == "chat":
-            role = str(getattr(m, "role", kind))
-        else:
-            raise ValueError(f"Got unsupported message type: {m!r}")
+        kind, role = message_role(m, prefixes)
         text = getattr(m, "text", "")
         calls = getattr(m, "tool_calls", None) if kind == "ai" else None
         if calls:

@@ -9,7 +9,8 @@ import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from engine.message_classes import AIMessage, BaseMessage, ToolMessage, coerce_message
+from engine.message_classes import AIMessage, BaseMessage, ToolMessage
+from engine.message_json import coerce_message
 
 __all__ = ["count_tokens_approximately", "openai_role"]
 

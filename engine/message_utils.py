@@ -13,14 +13,17 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from engine.core import foreign
-from engine.message_classes import AIMessageChunk, BaseMessage
+from engine.message_classes import BaseMessage, BaseMessageChunk
+from engine.message_json import message_from_dict
+from engine.message_pretty import message_role
 
 __all__ = [
     "convert_to_openai_messages",
     "filter_messages",
+    "get_buffer_string",
     "merge_message_runs",
     "message_chunk_to_message",
     "messages_from_dict",
@@ -41,8 +44,20 @@ def _to_langchain(messages: Iterable[Any]) -> list[Any]:
     return [foreign.to_family("langchain", m) for m in messages]
 
 
+_AS_THEY_ARE = frozenset({"chat", "HumanMessageChunk", "SystemMessageChunk"})
+"""Kinds the engine's reading of a LangChain message maps onto others (a ``ChatMessage`` onto
+the message of its role: see ``engine.interop.langchain_messages``); what the utilities give
+back keeps them as they are."""
+
+
 def _ours(messages: Iterable[Any]) -> list[Any]:
-    return [foreign.adapt("message", m) or m for m in messages]
+    return [_our_message(m) for m in messages]
+
+
+def _our_message(message: Any) -> Any:
+    if getattr(message, "type", None) in _AS_THEY_ARE and foreign.is_foreign_message(message):
+        return message_from_dict(message.model_dump())
+    return foreign.adapt("message", message) or message
 
 
 def _type_names(types: Any) -> Any:
@@ -114,8 +129,62 @@ def messages_from_dict(messages: Sequence[dict[str, Any]]) -> list[BaseMessage]:
 
 
 def message_chunk_to_message(chunk: Any) -> Any:
-    """A streamed chunk as the whole message it stands for (its tool calls parsed); any other
-    message as it is."""
-    if isinstance(chunk, AIMessageChunk):
+    """A streamed chunk as the whole message it stands for (an AI one's tool calls parsed);
+    any other message as it is."""
+    if isinstance(chunk, BaseMessageChunk):
         return chunk.to_message()
     return chunk
+
+
+def get_buffer_string(
+    messages: Sequence[Any],
+    human_prefix: str = "Human",
+    ai_prefix: str = "AI",
+    *,
+    system_prefix: str = "System",
+    function_prefix: str = "Function",
+    tool_prefix: str = "Tool",
+    message_separator: str = "\n",
+    format: Literal["prefix", "xml"] = "prefix",
+) -> str:
+    """``messages`` as LangChain's ``get_buffer_string`` writes them: ``Role: text`` each (an
+    AI message followed by its tool calls' list, or its legacy ``function_call``), joined by
+    ``message_separator``; ``format="xml"`` is LangChain's own (``<message type="human">``...,
+    escaped, with content blocks and tool calls as elements)."""
+    if format not in ("prefix", "xml"):
+        raise ValueError(
+            f"Unrecognized format={format!r}. Supported formats are 'prefix' and 'xml'."
+        )
+    prefixes = {
+        "human": human_prefix,
+        "ai": ai_prefix,
+        "system": system_prefix,
+        "function": function_prefix,
+        "tool": tool_prefix,
+    }
+    if format == "xml":
+        for m in messages:
+            message_role(m, prefixes)  # an unsupported message is refused as LangChain does
+        return _theirs("get_buffer_string")(  # type: ignore[no-any-return]
+            _to_langchain(messages),
+            human_prefix,
+            ai_prefix,
+            system_prefix=system_prefix,
+            function_prefix=function_prefix,
+            tool_prefix=tool_prefix,
+            message_separator=message_separator,
+            format="xml",
+        )
+    lines = []
+    for m in messages:
+        kind, role = message_role(m, prefixes)
+        line = f"{role}: {getattr(m, 'text', '')}"
+        if kind == "ai":
+            calls = getattr(m, "tool_calls", None)
+            legacy = (getattr(m, "additional_kwargs", None) or {}).get("function_call")
+            if calls:
+                line += str(calls)
+            elif legacy is not None:
+                line += str(legacy)
+        lines.append(line)
+    return message_separator.join(lines)

@@ -42,9 +42,17 @@ class ToolInvocationError(ToolException):
 
 class ToolArgsValidationError(ValueError):
     """The model's arguments do not match the tool's schema.  ``errors``: (location, message)
-    pairs; an empty location is the schema's own check (a model validator)."""
+    pairs; an empty location is the schema's own check (a model validator); ``source``: the
+    pydantic ``ValidationError`` they come from, if any (what a direct call raises, and what a
+    ``ToolInvocationError`` names as its source, as LangChain's do)."""
 
-    def __init__(self, tool_name: str, args: Any, errors: list[tuple[str, str]]) -> None:
+    def __init__(
+        self,
+        tool_name: str,
+        args: Any,
+        errors: list[tuple[str, str]],
+        source: Exception | None = None,
+    ) -> None:
         # worded as pydantic words a failed validation of the tool's argument model, which is
         # what LangChain's tools raise
         n = len(errors)
@@ -54,6 +62,7 @@ class ToolArgsValidationError(ValueError):
         self.tool_args = args
         """The arguments the model sent (``args`` is the exception's own message tuple)."""
         self.errors = errors
+        self.source = source
 
 
 for _cls in (ToolException, ToolInvocationError, ToolArgsValidationError):

@@ -39,6 +39,7 @@ from engine.messages import (
     Messages,
     RemoveMessage,
     SystemMessage,
+    coerce_messages,
 )
 from engine.middleware.types import AgentMiddleware, ModelRequest, ModelResponse
 from engine.models.base import BaseChatModel, model_run_name, model_run_tags
@@ -171,6 +172,8 @@ class ModelNode:
         self, state: Any, runtime: Runtime[Any]
     ) -> dict[str, Any] | list[Command[Any]]:
         history: Sequence[BaseMessage] = state["messages"]
+        if type(history) is list:  # a state schema's own ``messages`` with no reducer keeps
+            history = coerce_messages(history)  # what it was given: role dicts, pairs...
         repaired, added = answer_invalid_calls(history)
         if added:
             await emit_answers(added)

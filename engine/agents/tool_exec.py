@@ -96,7 +96,8 @@ def _handled_types(handler: Callable[..., Any]) -> tuple[type[BaseException], ..
 
 def invocation_error(exc: ToolArgsValidationError, args: Any) -> ToolInvocationError:
     """A validation failure as the tools node reports it (``args``: the model's arguments)."""
-    return ToolInvocationError(exc.tool_name, exc, args, validation_message(exc, args))
+    source = exc.source if exc.source is not None else exc
+    return ToolInvocationError(exc.tool_name, source, args, validation_message(exc, args))
 
 
 def _is_instance(exc: Exception, types_: type[Exception] | tuple[type[Exception], ...]) -> bool:
@@ -311,7 +312,8 @@ async def _run(
         content = error_content(exc, handler, model_args)
         if content is None:
             if isinstance(exc, ToolArgsValidationError):  # as the tools node raises it
-                raise invocation_error(exc, model_args) from exc
+                error = invocation_error(exc, model_args)
+                raise error from error.source
             raise
         return ToolMessage(content=content, name=name, tool_call_id=call_id, status="error"), exc
     result = as_tool_result(out, tool, call_id, input_kind)

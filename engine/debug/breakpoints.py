@@ -61,6 +61,8 @@ class Breakpoint:
     id: int = field(default_factory=lambda: next(_ids))
     hits: int = 0
     _last_truth: bool = False
+    once: bool = False
+    """Removed once it has stopped the run ("Run to here")."""
     graph: tuple[str, ...] | None = None
     """The graph a node, hook, wrapper or tool breakpoint is in: the node names that lead to it
     from the root graph (``()``: the root graph itself; ``("research",)``: the subgraph or agent
@@ -68,7 +70,10 @@ class Breakpoint:
     node and the ``tools`` node of every agent it calls)."""
 
     def describe(self) -> str:
-        return self._what() + self._where()
+        what = self._what() + self._where()
+        if not self.once:
+            return what
+        return f"run to {what.removeprefix('before ')}"  # "run to node tools"
 
     def _where(self) -> str:
         """Where a breakpoint in a nested graph is ("(in research)"); nothing for the root

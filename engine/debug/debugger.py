@@ -95,6 +95,12 @@ class Debugger:
         """Pause once ``node`` has finished (``graph`` as for ``break_before``)."""
         return self.add(Breakpoint("after_node", node, graph=_path(graph)))
 
+    def run_to(self, node: str, *, graph: Sequence[str] | None = None) -> Breakpoint:
+        """Stop once, before ``node`` next starts ("Run to here", then continue or start the
+        run): the breakpoint goes once it has stopped the run (``graph`` as for
+        ``break_before``)."""
+        return self.add(Breakpoint("before_node", node, once=True, graph=_path(graph)))
+
     def break_on_hook(
         self, middleware: str, hook: str | None = None, *, graph: Sequence[str] | None = None
     ) -> Breakpoint:
@@ -284,6 +290,8 @@ class Debugger:
                 continue
             if bp.matches(ev, self.state):
                 bp.hits += 1
+                if bp.once:  # "Run to here": it has done its job
+                    self.remove(bp)
                 reason = "interrupt" if bp.kind == "interrupt" else "breakpoint"
                 return reason, bp
         return None

@@ -109,6 +109,11 @@ class EntrypointGraph(CompiledStateGraph):
         g.add_edge(self.name, END)
         return g
 
+    def get_name(self, suffix: str | None = None, *, name: str | None = None) -> str:
+        """As LangGraph names an entrypoint's graph: ``LangGraph`` (its ``name`` stays the
+        function's, which its node and every event it reports carry)."""
+        return super().get_name(suffix, name=name or "LangGraph")
+
     def _infer_as_node(self, checkpoint: Any) -> str:
         return self.name  # an update is always "as if the function had returned it"
 

@@ -201,10 +201,13 @@ class PregelLoop(LoopCheckpoints, LoopInput, LoopStreaming):
     def task_config(self, task: Task) -> dict[str, Any]:
         base = self.config
         task_ns = f"{self.ns}|{task.name}:{task.id}" if self.ns else f"{task.name}:{task.id}"
+        # as LangGraph's: the checkpoint this step runs from is the map's (by namespace, the
+        # enclosing graphs' too), not ``checkpoint_id``'s (the node does not address it)
         conf = {
             **base.get("configurable", {}),
+            "checkpoint_map": {**self.parents, self.ns: self.checkpoint["id"]},
+            "checkpoint_id": None,
             "checkpoint_ns": task_ns,
-            "checkpoint_id": self.checkpoint["id"],
         }
         if self.thread_id is not None:
             conf["thread_id"] = self.thread_id

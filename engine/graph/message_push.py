@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.graph.runtime import current_task
-from engine.messages import AIMessageChunk, BaseMessage, coerce_message
+from engine.messages import BaseMessage, BaseMessageChunk, coerce_message
 
 __all__ = ["push_message"]
 
@@ -17,7 +17,7 @@ def push_message(message: Any, *, state_key: str | None = "messages") -> BaseMes
     if task is None:
         raise RuntimeError("push_message() can only be called from inside a running graph node")
     msg = coerce_message(message)
-    if isinstance(msg, AIMessageChunk):
+    if isinstance(msg, BaseMessageChunk):
         msg = msg.to_message()
     if not msg.id:
         raise ValueError("Message ID is required")

@@ -36,7 +36,7 @@ def attempt_runtime(
         store=run.store,
         stream_writer=writer,
         execution_info=ExecutionInfo(
-            checkpoint_id=str(conf.get("checkpoint_id") or ""),
+            checkpoint_id=str(loop.checkpoint["id"]),
             checkpoint_ns=str(conf.get("checkpoint_ns") or ""),
             task_id=task.id,
             thread_id=loop.thread_id,

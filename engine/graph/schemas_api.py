@@ -19,6 +19,16 @@ class SchemasAPI:
     builder: StateGraph
     input_keys: list[str]
     output_keys: list[str]
+    name: str
+
+    def get_name(self, suffix: str | None = None, *, name: str | None = None) -> str:
+        """The graph's name (``name`` if given), with ``suffix`` added as LangChain's runnables
+        add it: title-cased to a name that starts upper-case (``LangGraphInput``), lower-cased
+        after an underscore otherwise (``my_graph_input``)."""
+        base = name or self.name or type(self).__name__
+        if not suffix:
+            return base
+        return base + suffix.title() if base[:1].isupper() else f"{base}_{suffix.lower()}"
 
     def get_input_jsonschema(self, config: dict[str, Any] | None = None) -> dict[str, Any]:
         """JSON Schema of the graph's input (the input schema, else the state schema)."""
@@ -43,7 +53,7 @@ class SchemasAPI:
         schema = b.input_schema if b.input_schema is not None else b.state_schema
         if isinstance(schema, type) and issubclass(schema, BaseModel):
             return schema  # a pydantic schema is its own model
-        return type("LangGraphInput", (RootModel[schema],), {})  # type: ignore[valid-type]
+        return type(self.get_name("Input"), (RootModel[schema],), {})  # type: ignore[valid-type]
 
     def get_output_schema(self, config: dict[str, Any] | None = None) -> Any:
         from pydantic import create_model
@@ -53,7 +63,7 @@ class SchemasAPI:
         hints = schema_fields(schema)
         keys = list(hints) if b.output_schema is not None else self.output_keys
         fields: dict[str, Any] = {k: (_value_type(hints.get(k, Any)), None) for k in keys}
-        return create_model("LangGraphOutput", **fields)
+        return create_model(self.get_name("Output"), **fields)
 
     @property
     def input_schema(self) -> Any:

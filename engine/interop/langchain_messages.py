@@ -14,12 +14,28 @@ from engine.messages import BaseMessage, message_from_dict, message_to_dict
 
 __all__ = ["message_from_langchain", "message_to_langchain"]
 
-_TYPES = ("human", "ai", "system", "tool", "remove", "AIMessageChunk")
+_TYPES = frozenset(
+    {
+        "human",
+        "ai",
+        "system",
+        "tool",
+        "remove",
+        "AIMessageChunk",
+        "function",
+        "ToolMessageChunk",
+        "ChatMessageChunk",
+        "FunctionMessageChunk",
+    }
+)
 
 
 def message_from_langchain(msg: Any) -> BaseMessage:
-    """A langchain_core message as ours (a ``ChatMessage`` with role user/assistant maps to
-    human/ai; a ``FunctionMessage`` has no counterpart)."""
+    """A langchain_core message as ours.  A ``ChatMessage`` maps to the message of its role
+    (user/assistant/system; human otherwise) and a human or system chunk to its whole
+    message, as they did before the engine had these kinds: what a session recorded of them
+    (and the model requests it hashed) stays the same.  The message utilities
+    (``engine.message_utils``) give them back as they are."""
     data = msg.model_dump() if hasattr(msg, "model_dump") else dict(msg)
     kind = data.get("type")
     if kind == "chat":  # ChatMessage(role=...)
@@ -30,7 +46,10 @@ def message_from_langchain(msg: Any) -> BaseMessage:
         data["type"] = kind.removesuffix("MessageChunk").lower()
     if data.get("type") not in _TYPES:
         raise TypeError(f"Cannot use a langchain {type(msg).__name__} here (type {kind!r})")
-    if data.get("type") == "tool" and data.get("status") not in ("success", "error"):
+    if data.get("type") in ("tool", "ToolMessageChunk") and data.get("status") not in (
+        "success",
+        "error",
+    ):
         data["status"] = "success"
     return message_from_dict(data)
 
@@ -45,6 +64,13 @@ def _classes() -> dict[str, Any]:
         "tool": lc.ToolMessage,
         "remove": lc.RemoveMessage,
         "AIMessageChunk": lc.AIMessageChunk,
+        "chat": lc.ChatMessage,
+        "function": lc.FunctionMessage,
+        "HumanMessageChunk": lc.HumanMessageChunk,
+        "SystemMessageChunk": lc.SystemMessageChunk,
+        "ToolMessageChunk": lc.ToolMessageChunk,
+        "ChatMessageChunk": lc.ChatMessageChunk,
+        "FunctionMessageChunk": lc.FunctionMessageChunk,
     }
 
 

@@ -20,26 +20,38 @@ from typing_extensions import TypedDict
 
 from engine.message_blocks import InvalidToolCall, TextContentBlock, ToolCall, ToolCallChunk
 from engine.message_classes import (
-    MESSAGE_TYPES,
     REMOVE_ALL_MESSAGES,
     AIMessage,
     AIMessageChunk,
-    AnyMessage,
     BaseMessage,
+    BaseMessageChunk,
     HumanMessage,
     RemoveMessage,
     SystemMessage,
     ToolMessage,
+)
+from engine.message_json import (
+    MESSAGE_TYPES,
+    AnyMessage,
     coerce_message,
     message_from_dict,
     message_to_dict,
     messages_from_dicts,
 )
-from engine.message_pretty import get_buffer_string
+from engine.message_legacy import (
+    ChatMessage,
+    ChatMessageChunk,
+    FunctionMessage,
+    FunctionMessageChunk,
+    HumanMessageChunk,
+    SystemMessageChunk,
+    ToolMessageChunk,
+)
 from engine.message_tokens import count_tokens_approximately
 from engine.message_utils import (
     convert_to_openai_messages,
     filter_messages,
+    get_buffer_string,
     merge_message_runs,
     message_chunk_to_message,
     messages_from_dict,
@@ -79,11 +91,17 @@ __all__ = [
     "AnyMessage",
     "AudioContentBlock",
     "BaseMessage",
+    "BaseMessageChunk",
+    "ChatMessage",
+    "ChatMessageChunk",
     "Citation",
     "ContentBlock",
     "DataContentBlock",
     "FileContentBlock",
+    "FunctionMessage",
+    "FunctionMessageChunk",
     "HumanMessage",
+    "HumanMessageChunk",
     "ImageContentBlock",
     "InputTokenDetails",
     "InvalidToolCall",
@@ -101,10 +119,12 @@ __all__ = [
     "ServerToolCallChunk",
     "ServerToolResult",
     "SystemMessage",
+    "SystemMessageChunk",
     "TextContentBlock",
     "ToolCall",
     "ToolCallChunk",
     "ToolMessage",
+    "ToolMessageChunk",
     "UsageMetadata",
     "VideoContentBlock",
     "add_messages",
@@ -289,7 +309,7 @@ def _ensure_id(msg: BaseMessage) -> BaseMessage:
 
 def _settled(msg: BaseMessage) -> BaseMessage:
     """A streamed chunk stored in state becomes its final message type."""
-    if isinstance(msg, AIMessageChunk):
+    if isinstance(msg, BaseMessageChunk):
         return msg.to_message()
     return msg
 

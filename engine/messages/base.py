@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from engine.messages import (
     BaseMessage,
+    BaseMessageChunk,
     get_buffer_string,
     message_to_dict,
     messages_to_dict,
@@ -11,6 +12,7 @@ from engine.messages import (
 
 __all__ = [
     "BaseMessage",
+    "BaseMessageChunk",
     "get_buffer_string",
     "message_to_dict",
     "messages_to_dict",

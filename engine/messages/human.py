@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from engine.messages import (
     HumanMessage,
+    HumanMessageChunk,
 )
 
 __all__ = [
     "HumanMessage",
+    "HumanMessageChunk",
 ]

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from engine.messages import (
     SystemMessage,
+    SystemMessageChunk,
 )
 
 __all__ = [
     "SystemMessage",
+    "SystemMessageChunk",
 ]

@@ -7,6 +7,7 @@ from engine.messages import (
     ToolCall,
     ToolCallChunk,
     ToolMessage,
+    ToolMessageChunk,
 )
 
 __all__ = [
@@ -14,4 +15,5 @@ __all__ = [
     "ToolCall",
     "ToolCallChunk",
     "ToolMessage",
+    "ToolMessageChunk",
 ]

@@ -41,7 +41,7 @@ from typing import Any
 
 from engine.events import ErrorInfo, MiddlewareAction
 from engine.graph.runtime import Runtime
-from engine.message_pretty import get_buffer_string
+from engine.message_pretty import transcript
 from engine.messages import (
     REMOVE_ALL_MESSAGES,
     AIMessage,
@@ -334,9 +334,7 @@ class SummarizationMiddleware(AgentMiddleware):
             if outcome.error is not None:
                 raise outcome.error
             return _checked_summary(outcome.value)
-        prompt = [
-            HumanMessage(content=self.summary_prompt.format(messages=get_buffer_string(trimmed)))
-        ]
+        prompt = [HumanMessage(content=self.summary_prompt.format(messages=transcript(trimmed)))]
         reply = yield from retry_steps(
             self.retry,
             ("model", prompt),

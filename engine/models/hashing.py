@@ -1,7 +1,7 @@
 """``request_hash``: a stable fingerprint of a model request, for replay and event stamping.
 
 The hash covers what the model sees: each message's type, content, name, tool calls (name,
-args, id), tool_call_id and status; the tools by their schema; tool_choice and
+args, id), tool_call_id and status (and a chat message's role); the tools by their schema; tool_choice and
 response_format.  It ignores message ``id``s (fresh uuid4s every run) and bookkeeping the
 model never sees (usage, response metadata, tool artifacts), so the same conversation hashes
 the same in every process and every run.
@@ -115,6 +115,8 @@ def _canonical_message(message: BaseMessage) -> dict[str, Any]:
     if isinstance(message, ToolMessage):
         out["tool_call_id"] = message.tool_call_id
         out["status"] = message.status
+    if message.type == "chat":  # a chat message's role is what the model sees it as
+        out["role"] = message.role  # type: ignore[attr-defined]
     return out
 
 
@@ -143,6 +145,8 @@ def _canonical_plain(message: BaseMessage) -> dict[str, Any]:
     if isinstance(message, ToolMessage):
         out["tool_call_id"] = _p(message.tool_call_id)
         out["status"] = _p(message.status)
+    if message.type == "chat":
+        out["role"] = _p(message.role)  # type: ignore[attr-defined]
     return out
 
 

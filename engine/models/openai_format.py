@@ -17,6 +17,8 @@ from engine.messages import (
     AIMessage,
     AIMessageChunk,
     BaseMessage,
+    ChatMessage,
+    FunctionMessage,
     HumanMessage,
     SystemMessage,
     ToolCallChunk,
@@ -72,7 +74,13 @@ def _assistant(message: AIMessage) -> dict[str, Any]:
 def to_openai_message(message: BaseMessage) -> dict[str, Any]:
     """One message as a Chat Completions message dict."""
     if isinstance(message, SystemMessage):
-        out: dict[str, Any] = {"role": "system", "content": message.text}
+        # a "developer" message (``convert_to_messages``) is sent back as one, as LangChain does
+        role = message.additional_kwargs.get("__openai_role__", "system")
+        out: dict[str, Any] = {"role": role, "content": message.text}
+    elif isinstance(message, ChatMessage):
+        out = {"role": message.role, "content": message.text}
+    elif isinstance(message, FunctionMessage):
+        return {"role": "function", "name": message.name, "content": message.text}
     elif isinstance(message, HumanMessage):
         out = {"role": "user", "content": _user_content(message)}
     elif isinstance(message, AIMessage):

@@ -225,8 +225,8 @@ class _Drive:
         before: list[str] = []
         after: list[str] = []
         for bp in getattr(self.debugger, "breakpoints", None) or ():
-            if not bp.enabled or bp.target not in roots:
-                continue
+            if not bp.enabled or bp.target not in roots or bp.graph:
+                continue  # a server stops only at the root graph's nodes
             if bp.kind == "before_node":
                 before.append(bp.target)
             elif bp.kind == "after_node":

@@ -139,17 +139,11 @@ def _schema_for_function(
             continue
         default = p.default if p.default is not p.empty else ...
         fields[pname] = (ann, Field(default, description=param_docs.get(pname)))
+    # named as the tool is, as LangChain names it: a failed validation says "for <tool name>"
     model = create_model(  # type: ignore[call-overload]
-        _camel(name), __config__=ConfigDict(arbitrary_types_allowed=True), **fields
+        name or "Args", __config__=ConfigDict(arbitrary_types_allowed=True), **fields
     )
     return model, injected
-
-
-def _camel(name: str) -> str:
-    return (
-        "".join(part[:1].upper() + part[1:] for part in re.split(r"[_\-\s]+", name) if part)
-        or "Args"
-    )
 
 
 class BaseTool:
@@ -284,7 +278,7 @@ class BaseTool:
             obj = schema.model_validate(args)
         except ValidationError as exc:
             errors = [(".".join(str(x) for x in e["loc"]), e["msg"]) for e in exc.errors()]
-            raise ToolArgsValidationError(self.name, args, errors) from None
+            raise ToolArgsValidationError(self.name, args, errors, exc) from None
         return {
             k: getattr(obj, k)
             for k in type(obj).model_fields
@@ -323,6 +317,8 @@ class BaseTool:
         except Exception as exc:
             own = tool_error_answer(self, exc)
             if own is UNHANDLED:
+                if isinstance(exc, ToolArgsValidationError) and exc.source is not None:
+                    raise exc.source from None  # pydantic's own error, as LangChain's tools raise
                 raise
             if not is_call:
                 return own
@@ -348,6 +344,10 @@ class BaseTool:
         from engine.core.aio import run_sync
 
         return run_sync(self.ainvoke(input, config))
+
+    def run(self, tool_input: Any, *, config: dict[str, Any] | None = None, **_: Any) -> Any:
+        """LangChain's older name for ``invoke`` (its display options are taken and unused)."""
+        return self.invoke(tool_input, config)
 
     def default_injections(
         self, call_id: str | None, config: dict[str, Any] | None = None

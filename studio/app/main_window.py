@@ -287,6 +287,7 @@ class MainWindow(RunCommands, WindowLayout, QMainWindow):
         a.stop.triggered.connect(ctl.stop)
         a.restart.triggered.connect(self.restart)
         a.toggle_breakpoint.triggered.connect(self.toggle_breakpoint)
+        self.graph_panel.runTo.connect(lambda _node: self.run_to_here())
         self.input_bar.send_button.clicked.connect(self.send_message)
         self.input_bar.new_thread_button.clicked.connect(self.new_thread)
         self.input_bar.thread_box.activated.connect(

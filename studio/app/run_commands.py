@@ -136,6 +136,14 @@ class RunCommands:
                 "Click a node in the graph first, then F9 toggles its breakpoint"
             )
 
+    def run_to_here(self) -> None:
+        """ "Run to here" on a graph node (its one-shot breakpoint is set): continue a paused
+        run, start one otherwise (F5); a run going on stops there when it gets there."""
+        ctl = self.controller
+        if ctl.busy and not ctl.debugger.paused:
+            return
+        self.run_or_continue()
+
     def restart(self) -> None:
         apply_model_env(self.settings)
         try:

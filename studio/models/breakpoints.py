@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from engine.debug import Breakpoint, Debugger
 from engine.debug.breakpoints import graph_path
 from engine.events import NodeStarted
-from studio.models.graph_levels import PATH_SEP, nested_nodes
+from engine.graph.drawing import DrawableGraph
+from studio.models.graph_levels import PATH_SEP, levels
 from studio.models.hub import Hub
 
 __all__ = ["KINDS", "NEEDS_TARGET", "BreakpointsModel", "KindInfo"]
@@ -83,9 +84,9 @@ class BreakpointsModel:
                 raise ValueError(f"The expression is not valid Python: {exc.msg}") from None
         else:
             graph = None
-            if kind in ("before_node", "after_node") and target and PATH_SEP.strip() in target:
+            if target and PATH_SEP.strip() in target:  # "research › tools": inside research
                 *path, target = [part.strip() for part in target.split(PATH_SEP.strip())]
-                graph = tuple(path)  # "research › tools": the tools node inside research
+                graph = tuple(path)
             bp = dbg.add(Breakpoint(kind, target, detail, graph=graph))  # type: ignore[arg-type]
         self._changed()
         return bp
@@ -144,6 +145,7 @@ class BreakpointsModel:
             for bp in self.debugger.breakpoints
             if bp.kind == "before_node"
             and bp.enabled
+            and not bp.once
             and bp.target
             and (bp.graph is None or bp.graph == graph)
         }
@@ -173,6 +175,15 @@ class BreakpointsModel:
                 self.debugger.remove(b)
         self._changed()
 
+    def run_to(self, node: str, graph: tuple[str, ...] | None = None) -> Breakpoint:
+        """A breakpoint before ``node`` (of the graph at ``graph``) that goes once it has
+        stopped the run ("Run to here"); an earlier one still waiting is replaced."""
+        for b in [b for b in self.debugger.breakpoints if b.once]:
+            self.debugger.remove(b)
+        bp = self.debugger.run_to(node, graph=graph)
+        self._changed()
+        return bp
+
     def toggle_node(self, node: str, graph: tuple[str, ...] | None = None) -> bool:
         enabled = node not in self.node_breakpoints(graph or ())
         self.set_node(node, enabled, graph)
@@ -181,34 +192,18 @@ class BreakpointsModel:
     # -- what the graph offers ----------------------------------------------------------------
 
     def choices(self, kind: str) -> list[str]:
-        graph = self.hub.drawable
-        if graph is None:
-            return []
-        nodes = [n for n in graph.nodes.values() if n.kind not in ("start", "end")]
-        if kind in ("before_node", "after_node"):  # the root's nodes, then the subgraphs'
-            nested = [PATH_SEP.join((*path, node)) for path, node in nested_nodes(self.hub)]
-            drawn = [n.id for n in nodes] + nested
-            return drawn + [n for n in self._run_nested() if n not in drawn]
-        if kind in ("hook", "wrapper"):
-            names: list[str] = []
-            for n in nodes:
-                found = (
-                    [n.metadata.get("middleware")]
-                    if kind == "hook"
-                    else list(n.metadata.get("wrappers") or ())
-                )
-                for name in found:
-                    if isinstance(name, str) and name not in names:
-                        names.append(name)
-            return names
-        if kind == "tool":
-            tools: list[str] = []
-            for n in nodes:
-                for t in n.metadata.get("tools") or ():
-                    if isinstance(t, str) and t not in tools:
-                        tools.append(t)
-            return tools
-        return []
+        """What ``kind`` may name in the loaded graph: its own nodes, middleware or tools
+        first, then those of each subgraph as "research › tools" (a breakpoint in that graph
+        only)."""
+        out: list[str] = []
+        for path, drawn in levels(self.hub):
+            for name in _names(drawn, kind):
+                shown = PATH_SEP.join((*path, name))
+                if shown not in out:
+                    out.append(shown)
+        if kind in ("before_node", "after_node"):  # graphs no drawing shows, a run went through
+            out += [n for n in self._run_nested() if n not in out]
+        return out
 
     def _run_nested(self) -> list[str]:
         """The nodes of graphs the drawing cannot show that the runs shown went through: an
@@ -223,3 +218,22 @@ class BreakpointsModel:
     @staticmethod
     def detail_choices(kind: str) -> tuple[str, ...]:
         return HOOKS if kind == "hook" else WRAPPERS if kind == "wrapper" else ()
+
+
+def _names(graph: DrawableGraph, kind: str) -> list[str]:
+    """The nodes, middleware (of hooks, of wrappers) or tools of one drawn graph."""
+    nodes = [n for n in graph.nodes.values() if n.kind not in ("start", "end")]
+    if kind in ("before_node", "after_node"):
+        return [n.id for n in nodes]
+    names: list[str] = []
+    for n in nodes:
+        if kind == "hook":
+            found = [n.metadata.get("middleware")]
+        elif kind == "wrapper":
+            found = list(n.metadata.get("wrappers") or ())
+        elif kind == "tool":
+            found = list(n.metadata.get("tools") or ())
+        else:
+            return []
+        names += [name for name in found if isinstance(name, str) and name not in names]
+    return names

@@ -11,7 +11,7 @@ from typing import Any
 from engine.graph.drawing import DrawableGraph
 from studio.models.hub import Hub
 
-__all__ = ["PATH_SEP", "drawn_level", "level_at", "nested_nodes", "subgraph_in"]
+__all__ = ["PATH_SEP", "drawn_level", "level_at", "levels", "subgraph_in"]
 
 PATH_SEP = " › "
 """Between the node names of a path as the studio writes it ("research › tools")."""
@@ -47,20 +47,19 @@ def level_at(hub: Hub, path: tuple[str, ...]) -> Any:
     return graph
 
 
-def nested_nodes(hub: Hub) -> list[tuple[tuple[str, ...], str]]:
-    """(path, node) of every node inside the subgraphs of the loaded graph, depth first."""
+def levels(hub: Hub) -> list[tuple[tuple[str, ...], DrawableGraph]]:
+    """(path, drawing) of the loaded graph (``()``) and of every subgraph in it, depth first."""
     from studio.run.drawables import drawable_for
 
-    out: list[tuple[tuple[str, ...], str]] = []
+    out: list[tuple[tuple[str, ...], DrawableGraph]] = []
 
     def walk(path: tuple[str, ...], drawn: DrawableGraph | None) -> None:
         if drawn is None or len(path) > _DEPTH:
             return
+        out.append((path, drawn))
         for node in drawn.nodes.values():
             if node.kind in ("start", "end"):
                 continue
-            if path:
-                out.append((path, node.id))
             inner = (*path, node.id)
             if hub.graph is None:
                 if node.kind == "subgraph":

@@ -328,6 +328,7 @@ def test_a_breakpoint_stops_in_the_graph_it_was_set_in_and_says_whose_node(
         panel.breakpoints.set_node("tools", False)
         bps = studio.window.breakpoints_panel
         assert "research › tools" in bps.model.choices("before_node")
+        assert bps.model.choices("tool") == ["search", "research › notes"]
         bps.kind_box.setCurrentIndex(bps.kind_box.findData("before_node"))
         bps.target_box.setEditText("research › tools")
         assert bps.add_from_form()

@@ -5,32 +5,11 @@ a breakpoint without a graph stops at a node of that name in any graph."""
 from __future__ import annotations
 
 import asyncio
-import operator
-from typing import Annotated, Any, TypedDict
 
-from engine import END, START, StateGraph
-from engine.checkpoint import InMemorySaver
 from engine.debug import Breakpoint, Debugger
 from engine.debug.breakpoints import graph_path
 from engine.events import NodeStarted, ToolStarted
-
-
-class Log(TypedDict):
-    log: Annotated[list, operator.add]
-
-
-def _graph() -> Any:
-    sub = StateGraph(Log)
-    sub.add_node("work", lambda s: {"log": ["inner work"]})
-    sub.add_edge(START, "work")
-    sub.add_edge("work", END)
-    g = StateGraph(Log)
-    g.add_node("inner", sub.compile())
-    g.add_node("work", lambda s: {"log": ["outer work"]})
-    g.add_edge(START, "inner")
-    g.add_edge("inner", "work")
-    g.add_edge("work", END)
-    return g.compile(checkpointer=InMemorySaver())
+from tests.fixtures.two_work_nodes import two_work_nodes
 
 
 async def _pauses(dbg: Debugger) -> list[tuple[str, tuple[str, ...]]]:
@@ -45,7 +24,9 @@ async def _pauses(dbg: Debugger) -> list[tuple[str, tuple[str, ...]]]:
 
     dbg.on_pause.append(on_pause)
     config = {"configurable": {"thread_id": "t"}}
-    async for _ev in _graph().astream_events({"log": []}, config, debugger=dbg, version="stepwise"):
+    async for _ev in two_work_nodes().astream_events(
+        {"log": []}, config, debugger=dbg, version="stepwise"
+    ):
         pass
     return pauses
 
@@ -80,3 +61,13 @@ def test_graph_paths_and_tool_breakpoints() -> None:
     node = NodeStarted(run_id="r", node="tools", task_id="t1", ns="")
     assert Breakpoint("before_node", "tools", graph=()).matches(node, lambda: None)
     assert not Breakpoint("before_node", "tools", graph=("a",)).matches(node, lambda: None)
+
+
+def test_run_to_stops_once_and_is_gone() -> None:
+    dbg = Debugger()
+    bp = dbg.run_to("work", graph=())
+    assert bp.describe() == "run to node work"
+    assert asyncio.run(_pauses(dbg)) == [("work", ())]
+    assert dbg.breakpoints == [] and bp.hits == 1
+    dbg.run_to("work")  # any graph: the first work node it meets, the subgraph's
+    assert asyncio.run(_pauses(dbg)) == [("work", ("inner",))]

@@ -1,9 +1,11 @@
-"""``get_buffer_string``: messages as a one-line-a-message transcript."""
+"""``get_buffer_string`` (LangChain's) and ``transcript`` (what the summarization middleware
+shows its model): messages as a one-line-a-message transcript."""
 
 from __future__ import annotations
 
 import pytest
 
+from engine.message_pretty import transcript
 from engine.messages import (
     AIMessage,
     HumanMessage,
@@ -21,9 +23,13 @@ def test_each_message_is_a_role_and_its_text() -> None:
         ToolMessage("72F", tool_call_id="1"),
         AIMessage("72F and sunny"),
     ]
-    assert get_buffer_string(messages) == (
+    assert transcript(messages) == (
         "System: be brief\nHuman: weather?\nAI: checking [tool calls: get({'city': 'NYC'})]\n"
         "Tool: 72F\nAI: 72F and sunny"
+    )
+    assert get_buffer_string(messages) == (  # LangChain's: the calls' list after the text
+        "System: be brief\nHuman: weather?\nAI: checking[{'name': 'get', 'args': {'city': "
+        "'NYC'}, 'id': '1', 'type': 'tool_call'}]\nTool: 72F\nAI: 72F and sunny"
     )
 
 

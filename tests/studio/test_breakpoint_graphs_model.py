@@ -4,17 +4,10 @@ one on the ``tools`` node of the agent ``research`` runs; one set on a node name
 
 from __future__ import annotations
 
-import operator
-from typing import Annotated, TypedDict
-
-from engine import END, START, StateGraph
 from studio.models.breakpoints import BreakpointsModel
 from studio.models.hub import Hub
 from studio.run.drawables import drawable_for
-
-
-class Log(TypedDict):
-    log: Annotated[list, operator.add]
+from tests.fixtures.two_work_nodes import two_work_nodes
 
 
 def test_node_breakpoints_are_per_graph_and_any_graph_ones_show_everywhere() -> None:
@@ -41,17 +34,7 @@ def test_node_breakpoints_are_per_graph_and_any_graph_ones_show_everywhere() -> 
 
 
 def test_the_panel_offers_the_nodes_of_subgraphs_and_adds_them_there() -> None:
-    sub = StateGraph(Log)
-    sub.add_node("work", lambda s: {"log": ["inner"]})
-    sub.add_edge(START, "work")
-    sub.add_edge("work", END)
-    g = StateGraph(Log)
-    g.add_node("inner", sub.compile())
-    g.add_node("work", lambda s: {"log": ["outer"]})
-    g.add_edge(START, "inner")
-    g.add_edge("inner", "work")
-    g.add_edge("work", END)
-    graph = g.compile()
+    graph = two_work_nodes()
     hub = Hub()
     hub.graph, hub.drawable = graph, drawable_for(graph)
     model = BreakpointsModel(hub)

@@ -107,8 +107,13 @@ def test_context_menu_toggles_a_breakpoint(qtbot: QtBot, view: GraphView) -> Non
     assert blocker.args == ["model", True]
     assert node_item(view, "model").breakpoint_dot.isVisible()
     assert view.node_menu("model").actions()[0].isChecked()
-    with qtbot.waitSignal(view.nodeActivated, timeout=2000) as clicked:
+    texts = [a.text() for a in menu.actions()]
+    assert texts == ["Toggle breakpoint", "Run to here", "Show events of this node"]
+    with qtbot.waitSignal(view.runToRequested, timeout=2000) as run_to:
         menu.actions()[1].trigger()
+    assert run_to.args == ["model"]
+    with qtbot.waitSignal(view.nodeActivated, timeout=2000) as clicked:
+        menu.actions()[2].trigger()
     assert clicked.args == ["model"]
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -36,6 +36,10 @@ class GraphPanel(QWidget):
     on a node that runs a subgraph (added as a node, or invoked from its function), opens that
     subgraph: its own nodes lit by its own events; the bar above leads back.
     """
+
+    runTo = Signal(str)
+    """``node`` is where the user wants the run to go and stop ("Run to here"): its one-shot
+    breakpoint is set; the window runs or continues."""
 
     def __init__(self, hub: Hub, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -74,6 +78,7 @@ class GraphPanel(QWidget):
         layout.addWidget(self.view)
         self.view.nodeActivated.connect(self._on_node_activated)
         self.view.breakpointToggled.connect(self._on_toggled)
+        self.view.runToRequested.connect(self._on_run_to)
         hub.subscribe("graph", self._on_graph)
         hub.subscribe("reset", self.state.reset)
         hub.subscribe("events", self._on_events)
@@ -160,6 +165,10 @@ class GraphPanel(QWidget):
             self.state.apply_all(self.hub.events)
             return
         self.state.apply_all(branch_events(self.hub.events, checkpoint_id, self._parent_of))
+
+    def _on_run_to(self, node: str) -> None:
+        self.breakpoints.run_to(node, tuple(self.path))
+        self.runTo.emit(node)
 
     def _on_toggled(self, node: str, enabled: bool) -> None:
         self.breakpoints.set_node(node, enabled, tuple(self.path))

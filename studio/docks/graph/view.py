@@ -58,12 +58,14 @@ class GraphView(QGraphicsView):
     Signals: ``nodeClicked(node_id)`` on a click (not a drag) on a node: it selects the node
     (for F9) and nothing more; ``nodeActivated(node_id)`` on a double-click or the context
     menu's "Show events of this node" (the log filters on it); ``breakpointToggled(node_id,
-    enabled)`` after F9 / the context menu / ``toggle_breakpoint``.
+    enabled)`` after F9 / the context menu / ``toggle_breakpoint``; ``runToRequested(node_id)``
+    from the context menu's "Run to here".
     """
 
     nodeClicked = Signal(str)
     nodeActivated = Signal(str)
     breakpointToggled = Signal(str, bool)
+    runToRequested = Signal(str)
 
     def __init__(
         self,
@@ -419,6 +421,10 @@ class GraphView(QGraphicsView):
         toggle.setChecked(node_id in self._state.breakpoints)
         toggle.triggered.connect(lambda: self.toggle_breakpoint(node_id))
         menu.addAction(toggle)
+        run_to = QAction("Run to here", menu)
+        run_to.setToolTip("Run (or continue) until this node is about to start, once")
+        run_to.triggered.connect(lambda: self.runToRequested.emit(node_id))
+        menu.addAction(run_to)
         show = QAction("Show events of this node", menu)
         show.triggered.connect(lambda: self.nodeActivated.emit(node_id))
         menu.addAction(show)

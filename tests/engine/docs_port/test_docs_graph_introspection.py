@@ -1,11 +1,16 @@
 """Graph-API docs programs that look at a compiled graph, run on the real libraries, ported and
 attached (``port.compare``): the input / output schema models, xray drawings, builder shortcuts
-and their errors, a node's config (its metadata in LangGraph's order, no ``run_name``), a
+and their errors, graph names (``get_name``, which names the schema models), a node's config
+(its metadata in LangGraph's order, no ``run_name``; its ``checkpoint_map`` of the checkpoints
+the step runs from, its graph's and the enclosing ones', and no ``checkpoint_id``), a
 compiled graph's nodes, subgraphs, channels and ``stream_mode``;
 ``add_messages(format="langchain-openai")`` (text blocks joined, tool results after the rest).
 
 Known difference kept: LangGraph's OpenAI-format round trip drops the messages' ids; the
-engine keeps them (its message log follows them), so the program prints no ids."""
+engine keeps them (its message log follows them), so the program prints no ids.  An
+entrypoint's ``name`` is its function's (LangGraph's is ``LangGraph``, as the engine's
+``get_name()`` is): its node and the run events carry it, so it is kept.  Task ids are 32 hex
+digits (LangGraph's are UUIDs): events and sessions carry them; the programs mask both."""
 
 from __future__ import annotations
 
@@ -236,6 +241,130 @@ show([HumanMessage([{"type": "text", "text": "before"}, {"type": "tool_result", 
 show([HumanMessage([{"type": "tool_result", "tool_use_id": "A", "content": [{"type": "text", "text": "no", "cache_control": {}}], "is_error": True}])])
 """
 
+NAMES = """
+from typing_extensions import TypedDict
+from langgraph.graph import START, StateGraph
+from langgraph.func import entrypoint, task
+
+class State(TypedDict):
+    x: int
+
+def step(state: State):
+    return {"x": state["x"] + 1}
+
+builder = StateGraph(State)
+builder.add_node(step)
+builder.add_edge(START, "step")
+g = builder.compile()
+print(g.name, g.get_name(), g.get_name("Suffix"), g.get_name(name="Other"), g.get_name("S", name="N"))
+g2 = builder.compile(name="my_graph")
+print(g2.name, g2.get_name(), g2.get_name("Out"))
+g3 = g2.with_config(run_name="renamed")
+print(g3.name, g3.get_name())
+print(repr(g.get_name("input")))
+print(g.get_input_schema().__name__, g.get_output_schema().__name__)
+print(g2.get_input_schema().__name__, g2.get_output_schema().__name__)
+
+@entrypoint()
+def workflow(n: int) -> int:
+    return n * 2
+print(workflow.get_name(), workflow.get_name("Input"))
+print(workflow.invoke(3))
+"""
+
+AGENT_NAMES = """
+from langchain.agents import create_agent
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage
+
+model = GenericFakeChatModel(messages=iter([AIMessage("hi")]))
+a = create_agent(model, tools=[])
+b = create_agent(model, tools=[], name="researcher")
+for g in (a, b):
+    print(g.name, g.get_name(), g.get_name("Input"), g.get_input_schema().__name__, g.get_output_schema().__name__)
+"""
+
+NODE_CHECKPOINT_MAP = r"""
+import builtins, re
+def print(*args, **kw):  # checkpoint and task ids are random: shown as ID
+    builtins.print(*(re.sub(r"[0-9a-f]{32}|[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}", "ID", str(a)) for a in args), **kw)
+from typing_extensions import TypedDict
+from langchain_core.runnables import RunnableConfig
+from langgraph.graph import StateGraph, START
+from langgraph.checkpoint.memory import InMemorySaver
+
+class S(TypedDict):
+    x: int
+
+def show(config: RunnableConfig, who: str):
+    c = config["configurable"]
+    print(who, sorted(k for k in c if not k.startswith("__pregel")))
+    print(who, "checkpoint_map", c.get("checkpoint_map"), "checkpoint_id", c.get("checkpoint_id"), "ns", repr(c.get("checkpoint_ns")))
+
+def inner_node(state: S, config: RunnableConfig):
+    show(config, "  inner")
+    return {"x": state["x"] + 1}
+
+ib = StateGraph(S); ib.add_node("inner_node", inner_node); ib.add_edge(START, "inner_node")
+inner = ib.compile()
+
+seen = []
+def a(state: S, config: RunnableConfig):
+    show(config, " a")
+    seen.append(config["configurable"]["checkpoint_map"][""])
+    return {"x": state["x"] + 1}
+
+bl = StateGraph(S); bl.add_node("a", a); bl.add_node("sub", inner)
+bl.add_edge(START, "a"); bl.add_edge("a", "sub")
+g = bl.compile(checkpointer=InMemorySaver())
+cfg = {"configurable": {"thread_id": "t1"}}
+print(g.invoke({"x": 1}, cfg))
+print(g.invoke({"x": 5}, cfg))
+hist = list(g.get_state_history(cfg))
+old = hist[-2].config
+steps = {h.config["configurable"]["checkpoint_id"]: (h.metadata["step"], h.next) for h in hist}
+print("a ran from", [steps.get(i) for i in seen])
+print("replay from", old["configurable"].keys())
+print(g.invoke(None, old))
+g2 = bl.compile()
+print(g2.invoke({"x": 1}))
+"""
+
+NODE_CHECKPOINT_MAP_RESUMED = r"""
+import builtins, re
+def print(*args, **kw):
+    builtins.print(*(re.sub(r"[0-9a-f]{32}|[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}", "ID", str(a)) for a in args), **kw)
+from typing_extensions import TypedDict
+from langchain_core.runnables import RunnableConfig
+from langgraph.graph import StateGraph, START
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.types import interrupt, Command
+
+class S(TypedDict):
+    x: int
+
+def ask(state: S, config: RunnableConfig):
+    got = interrupt("value?")
+    c = config["configurable"]
+    print("  ask", sorted(c.get("checkpoint_map", {})), c.get("checkpoint_id"))
+    return {"x": state["x"] + got}
+
+ib = StateGraph(S); ib.add_node("ask", ask); ib.add_edge(START, "ask")
+inner = ib.compile()
+
+def call_inner(state: S, config: RunnableConfig):
+    out = inner.invoke(state, config)
+    return {"x": out["x"] * 10}
+
+bl = StateGraph(S); bl.add_node("call_inner", call_inner); bl.add_edge(START, "call_inner")
+g = bl.compile(checkpointer=InMemorySaver())
+cfg = {"configurable": {"thread_id": "t1"}}
+print(g.invoke({"x": 1}, cfg))
+print(g.invoke(Command(resume=5), cfg))
+for h in g.get_state_history(cfg):
+    print(h.metadata["step"], h.next)
+"""
+
 
 def test_schema_models() -> None:
     compare(SCHEMA_MODELS)
@@ -253,9 +382,25 @@ def test_node_config() -> None:
     compare(NODE_CONFIG)
 
 
+def test_a_nodes_config_maps_the_checkpoints_it_runs_from() -> None:
+    compare(NODE_CHECKPOINT_MAP)
+
+
+def test_a_resumed_node_of_a_graph_called_in_a_node_maps_its_checkpoints() -> None:
+    compare(NODE_CHECKPOINT_MAP_RESUMED)
+
+
 def test_introspection() -> None:
     compare(INTROSPECTION)
 
 
 def test_openai_format() -> None:
     compare(OPENAI_FORMAT)
+
+
+def test_names_and_the_schema_models_they_name() -> None:
+    compare(NAMES)
+
+
+def test_an_agents_name() -> None:
+    compare(AGENT_NAMES)

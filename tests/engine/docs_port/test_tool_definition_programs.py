@@ -2,7 +2,10 @@
 description, argument descriptions and the invalid-docstring error), ``tool.args`` as LangChain
 shows them (titles kept, injected parameters hidden), a pydantic ``args_schema``, a name and
 description given, ``content_and_artifact``, ``return_direct``, validation errors listed one a
-line, a tool that raises, an unknown tool.
+line, a tool that raises, an unknown tool; arguments of the wrong type as the model sees them
+(``ToolMessage`` text and status) and as ``handle_tool_errors`` settings raise them
+(``ToolInvocationError`` with pydantic's error as its source), and a direct ``invoke`` / ``run``
+raising pydantic's ``ValidationError`` "for <the tool's name>".
 
 Known difference kept: without ``parse_docstring`` LangChain describes a tool by its whole
 docstring (``Args:`` section included) and gives its arguments no descriptions, where the
@@ -203,3 +206,209 @@ print([(m.type, m.content) for m in agent.invoke({"messages": [{"role": "user", 
 
 def test_langgraph_prebuilt_submodules_port() -> None:
     compare(PREBUILT_MODULE_PATHS)
+
+
+WRONG_ARGUMENT_TYPES = """
+from langchain.agents import create_agent
+from langchain.tools import tool
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage
+from langgraph.prebuilt import ToolNode
+
+
+class Scripted(GenericFakeChatModel):
+    def bind_tools(self, tools, **kw):
+        return self
+
+
+@tool
+def add(a: int, b: int) -> int:
+    '''Add two integers.'''
+    return a + b
+
+
+@tool
+def shout(text: str, times: int = 1) -> str:
+    '''Shout the text.'''
+    return text.upper() * times
+
+
+calls = [
+    {"name": "add", "args": {"a": "one", "b": 2}, "id": "c1"},
+    {"name": "add", "args": {"a": 1}, "id": "c2"},
+    {"name": "shout", "args": {"text": ["x"], "times": "2x"}, "id": "c3"},
+    {"name": "add", "args": {"a": "3", "b": 4.0}, "id": "c4"},
+]
+for call in calls:
+    model = Scripted(messages=iter([AIMessage("", tool_calls=[call]), AIMessage("done")]))
+    agent = create_agent(model, tools=[add, shout])
+    out = agent.invoke({"messages": [("user", "go")]})
+    tm = out["messages"][2]
+    print(type(tm).__name__, tm.status, repr(tm.content))
+
+from langgraph.graph import START, MessagesState, StateGraph
+
+for handle in (False, True, "bad input", (ValueError,)):
+    b = StateGraph(MessagesState)
+    b.add_node("tools", ToolNode([add, shout], handle_tool_errors=handle))
+    b.add_edge(START, "tools")
+    g = b.compile()
+    for call in calls[:3]:
+        try:
+            res = g.invoke({"messages": [AIMessage("", tool_calls=[call])]})
+            tm = res["messages"][-1]
+            print(handle, tm.status, repr(tm.content))
+        except Exception as e:
+            print(handle, type(e).__name__, str(e))
+"""
+
+WRONG_ARGUMENTS_OF_SCHEMAS = """
+from typing import Annotated
+from pydantic import BaseModel, Field
+from langchain.agents import create_agent
+from langchain.tools import tool
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage
+from langgraph.prebuilt import ToolNode
+from langgraph.graph import START, MessagesState, StateGraph
+
+
+class Scripted(GenericFakeChatModel):
+    def bind_tools(self, tools, **kw):
+        return self
+
+
+class Args(BaseModel):
+    city: str = Field(description="a city")
+    days: int = Field(ge=1, le=7)
+
+
+@tool(args_schema=Args)
+def forecast(city: str, days: int) -> str:
+    '''Forecast.'''
+    return f"{city} {days}"
+
+
+@tool
+def weigh(kg: Annotated[float, "kilograms"], exact: bool = False) -> str:
+    '''Weigh.'''
+    return str(kg)
+
+
+@tool
+async def afetch(n: int) -> str:
+    '''Fetch async.'''
+    return str(n)
+
+
+@tool(parse_docstring=True)
+def lookup(ids: list[int]) -> str:
+    '''Look up.
+
+    Args:
+        ids: the ids
+    '''
+    return str(ids)
+
+
+calls = [
+    {"name": "forecast", "args": {"city": "Paris", "days": 9}, "id": "c1"},
+    {"name": "forecast", "args": {"city": 3, "days": "x"}, "id": "c2"},
+    {"name": "weigh", "args": {"kg": "heavy", "exact": "maybe"}, "id": "c3"},
+    {"name": "afetch", "args": {"n": "ten"}, "id": "c4"},
+    {"name": "lookup", "args": {"ids": [1, "b", None]}, "id": "c5"},
+    {"name": "lookup", "args": {"ids": "1,2"}, "id": "c6"},
+    {"name": "weigh", "args": {"kg": 1, "extra": 2}, "id": "c7"},
+]
+for call in calls:
+    model = Scripted(messages=iter([AIMessage("", tool_calls=[call]), AIMessage("done")]))
+    agent = create_agent(model, tools=[forecast, weigh, afetch, lookup])
+    out = agent.invoke({"messages": [("user", "go")]})
+    tm = out["messages"][2]
+    print(tm.status, repr(tm.content))
+
+b = StateGraph(MessagesState)
+b.add_node("tools", ToolNode([forecast, weigh, afetch, lookup], handle_tool_errors=False))
+b.add_edge(START, "tools")
+g = b.compile()
+for call in calls:
+    try:
+        res = g.invoke({"messages": [AIMessage("", tool_calls=[call])]})
+        print("ok", repr(res["messages"][-1].content))
+    except Exception as e:
+        print(type(e).__name__, type(e).__mro__[1].__name__, str(e))
+"""
+
+WRONG_ARGUMENTS_CALLED_DIRECTLY = """
+import asyncio
+from langchain.agents import create_agent
+from langchain.tools import tool
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage
+
+
+class Scripted(GenericFakeChatModel):
+    def bind_tools(self, tools, **kw):
+        return self
+
+
+@tool
+def add(a: int, b: int) -> int:
+    '''Add two integers.'''
+    return a + b
+
+
+for args in ({"a": "one", "b": 2}, {"a": 1}, {"a": 1, "b": 2, "c": 3}, {"a": "3", "b": 4.0}, {"a": 1.5, "b": 1}):
+    try:
+        print("invoke", add.invoke(args))
+    except Exception as e:
+        print("invoke", type(e).__name__, type(e).__module__, str(e).splitlines()[:3])
+    try:
+        print("run", add.run(args))
+    except Exception as e:
+        print("run", type(e).__name__, str(e).splitlines()[:3])
+    try:
+        print("call", add.invoke({"name": "add", "args": args, "id": "x", "type": "tool_call"}))
+    except Exception as e:
+        print("call", type(e).__name__, str(e).splitlines()[:3])
+
+
+async def main():
+    model = Scripted(messages=iter([AIMessage("", tool_calls=[{"name": "add", "args": {"a": "one", "b": 2}, "id": "c1"}]), AIMessage("done")]))
+    agent = create_agent(model, tools=[add])
+    out = await agent.ainvoke({"messages": [("user", "go")]})
+    print(out["messages"][2].status, repr(out["messages"][2].content))
+    model = Scripted(messages=iter([AIMessage("", tool_calls=[{"name": "add", "args": {"a": "one", "b": 2}, "id": "c1"}]), AIMessage("done")]))
+    agent = create_agent(model, tools=[add])
+    async for mode, chunk in agent.astream({"messages": [("user", "go")]}, stream_mode=["updates"]):
+        for node, upd in chunk.items():
+            for m in (upd or {}).get("messages", []):
+                print(node, type(m).__name__, getattr(m, "status", None), repr(m.content)[:80])
+
+asyncio.run(main())
+
+from langgraph.prebuilt import ToolNode
+from langgraph.graph import START, MessagesState, StateGraph
+
+b = StateGraph(MessagesState)
+b.add_node("tools", ToolNode([add], handle_tool_errors=False))
+b.add_edge(START, "tools")
+g = b.compile()
+try:
+    g.invoke({"messages": [AIMessage("", tool_calls=[{"name": "add", "args": {"a": "x", "b": 1}, "id": "c9"}])]})
+except Exception as e:
+    print(type(e).__name__, type(e.source).__name__, type(e.__cause__).__name__, e.tool_name, e.tool_kwargs)
+    print(str(e.source).splitlines()[:3])
+"""
+
+
+def test_wrong_argument_types_as_the_model_and_the_tools_node_see_them() -> None:
+    compare(WRONG_ARGUMENT_TYPES)
+
+
+def test_wrong_arguments_of_schemas_docstrings_and_async_tools() -> None:
+    compare(WRONG_ARGUMENTS_OF_SCHEMAS)
+
+
+def test_wrong_arguments_given_to_a_tool_directly() -> None:
+    compare(WRONG_ARGUMENTS_CALLED_DIRECTLY)

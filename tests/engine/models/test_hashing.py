@@ -11,7 +11,14 @@ from typing import Any
 
 import pytest
 
-from engine.messages import AIMessage, AIMessageChunk, HumanMessage, SystemMessage, ToolMessage
+from engine.messages import (
+    AIMessage,
+    AIMessageChunk,
+    ChatMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+)
 from engine.models import canonical_request, request_hash
 from engine.tools import tool
 
@@ -77,6 +84,13 @@ def test_tools_choice_and_format_change_the_hash() -> None:
 def test_message_type_and_name_matter() -> None:
     assert request_hash([HumanMessage("hi")]) != request_hash([SystemMessage("hi")])
     assert request_hash([HumanMessage("hi")]) != request_hash([HumanMessage("hi", name="bob")])
+
+
+def test_a_chat_messages_role_matters() -> None:
+    assert request_hash([ChatMessage("x", role="critic")]) != request_hash(
+        [ChatMessage("x", role="judge")]
+    )
+    assert "role" not in canonical_request([HumanMessage("x")])["messages"][0]
 
 
 def test_equivalent_inputs_hash_the_same() -> None:

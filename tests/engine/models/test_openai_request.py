@@ -6,7 +6,16 @@ from typing import Annotated, Any
 
 import pytest
 
-from engine.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
+from engine.messages import (
+    AIMessage,
+    ChatMessage,
+    FunctionMessage,
+    HumanMessage,
+    HumanMessageChunk,
+    SystemMessage,
+    ToolMessage,
+    convert_to_messages,
+)
 from engine.models import OpenAIChatModel
 from engine.models.openai_format import to_openai_message, to_openai_tool_choice
 from engine.tools import InjectedToolCallId, tool
@@ -75,6 +84,23 @@ async def test_conversation_is_sent_in_chat_completions_form(
     ]
     assert openai_server.requests[0]["model"] == "test-model"
     assert "stream" not in openai_server.requests[0] or not openai_server.requests[0]["stream"]
+
+
+def test_developer_chat_and_function_messages_as_langchain_openai_sends_them() -> None:
+    developer, system = convert_to_messages([("developer", "d"), ("system", "s")])
+    assert to_openai_message(developer) == {"role": "developer", "content": "d"}
+    assert to_openai_message(system) == {"role": "system", "content": "s"}
+    assert to_openai_message(ChatMessage("c", role="critic", name="ann")) == {
+        "role": "critic",
+        "content": "c",
+        "name": "ann",
+    }
+    assert to_openai_message(FunctionMessage("42", name="calc")) == {
+        "role": "function",
+        "name": "calc",
+        "content": "42",
+    }
+    assert to_openai_message(HumanMessageChunk("h")) == {"role": "user", "content": "h"}
 
 
 def test_content_blocks_and_plain_assistant_text() -> None:

@@ -67,6 +67,24 @@ async def test_breakpoint_before_a_node_is_a_real_pause(langgraph_server) -> Non
     assert len(kinds(pauses.events, "run.started")) == 1  # one run for us, two on the server
 
 
+async def test_a_breakpoint_in_a_subgraph_is_no_stop_of_the_root_graph(langgraph_server) -> None:
+    """A breakpoint set inside a subgraph (``graph=``) names a node of that subgraph: the
+    server run gets no ``interrupt_before`` for the root's node of the same name."""
+    target = await open_target(langgraph_server)
+    thread = new_thread()
+    dbg = Debugger()
+    dbg.break_before("think", graph=("inner",))
+    pauses = Pauses(target, dbg, thread, [])
+    try:
+        outcome = await drive(target, HI, thread, dbg, pauses)
+        runs = await another_client(langgraph_server).runs.list(thread)
+    finally:
+        await target.aclose()
+    assert pauses.at == []
+    assert outcome.status == "interrupted"  # the review's interrupt() only
+    assert len(runs) == 1  # the server never stopped before think
+
+
 async def test_breakpoint_after_a_node_and_step_over(langgraph_server) -> None:
     target = await open_target(langgraph_server)
     thread = new_thread()
