@@ -9,7 +9,7 @@ pair, a role dict or a LangChain message, as langchain_core's ``convert_to_messa
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, TypeAlias, Union
+from typing import Annotated, Any, TypeAlias, Union, get_args
 
 from pydantic import Field, TypeAdapter, ValidationError
 
@@ -90,23 +90,8 @@ def _any_message() -> TypeAdapter[Any]:
     return _RARE[0]
 
 
-MESSAGE_TYPES = frozenset(
-    {
-        HumanMessage,
-        AIMessage,
-        AIMessageChunk,
-        ToolMessage,
-        SystemMessage,
-        RemoveMessage,
-        ChatMessage,
-        FunctionMessage,
-        HumanMessageChunk,
-        SystemMessageChunk,
-        ToolMessageChunk,
-        ChatMessageChunk,
-        FunctionMessageChunk,
-    }
-)
+MESSAGE_TYPES: frozenset[type[BaseMessage]] = frozenset(get_args(get_args(AnyMessage)[0]))
+"""Every message kind (``AnyMessage``'s members)."""
 _ROLE_TO_CLS: dict[str, type[BaseMessage]] = {
     "human": HumanMessage,
     "user": HumanMessage,
