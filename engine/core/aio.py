@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 
 from engine.core.handoff import LoopInbox
 
-__all__ = ["aiter_thread", "call_on_loop", "in_thread", "iter_sync", "run_sync"]
+__all__ = ["aiter_thread", "call_on_loop", "cancel_quietly", "in_thread", "iter_sync", "run_sync"]
 
 T = TypeVar("T")
 
@@ -229,3 +229,17 @@ async def aiter_thread(
         gone.set()
         if ack is not None and not ack.done():
             ack.set_exception(_Stopped())
+
+
+async def cancel_quietly(task: asyncio.Future[Any]) -> None:
+    """Stop a run task whose consumer went away (the caller broke out of a stream): cancel
+    it and wait for it, its own error included (the consumer left first: it is not news)."""
+    if task.done():
+        if not task.cancelled():
+            task.exception()  # retrieved: asyncio would log it as never retrieved
+        return
+    task.cancel()
+    try:
+        await task
+    except (asyncio.CancelledError, Exception):
+        pass

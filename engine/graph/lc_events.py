@@ -26,6 +26,7 @@ import uuid
 from collections.abc import AsyncGenerator, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from engine.core.aio import cancel_quietly
 from engine.core.context import MODEL_RUNS, TOOL_RUNS
 from engine.observe.callbacks import _PARENT_RUN, BaseCallbackHandler
 
@@ -312,9 +313,4 @@ async def astream_langchain_events(
             yield item
         await task
     finally:
-        if not task.done():
-            task.cancel()
-            try:
-                await task
-            except (asyncio.CancelledError, Exception):
-                pass
+        await cancel_quietly(task)

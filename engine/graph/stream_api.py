@@ -8,7 +8,7 @@ import asyncio
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Literal, cast
 
-from engine.core.aio import iter_sync
+from engine.core.aio import cancel_quietly, iter_sync
 from engine.graph.print_mode import print_part, printed_modes
 from engine.graph.subgraph import calling_task, run_nested_sync
 from engine.types import StreamMode
@@ -119,7 +119,7 @@ class StreamAPI:
                     yield chunk if single else (mode, chunk)
             await task  # re-raise the run's exception, if any
         finally:
-            await _cancel_quietly(task)
+            await cancel_quietly(task)
 
     def stream(
         self, input: Any, config: dict[str, Any] | None = None, **kwargs: Any
@@ -134,17 +134,3 @@ class StreamAPI:
 
 async def _collect(items: AsyncIterator[Any]) -> list[Any]:
     return [item async for item in items]
-
-
-async def _cancel_quietly(task: asyncio.Future[Any]) -> None:
-    """Stop a run task whose consumer went away (the caller broke out of the stream)."""
-    if task.done():
-        if not task.cancelled():
-            task.exception()  # the consumer left first: the run's own error is not news
-        return
-    if not task.done():
-        task.cancel()
-        try:
-            await task
-        except (asyncio.CancelledError, Exception):
-            pass

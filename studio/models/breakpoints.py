@@ -14,8 +14,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.debug import Breakpoint, Debugger
-from engine.debug.breakpoints import graph_path
-from engine.events import NodeStarted
 from engine.graph.drawing import DrawableGraph
 from studio.models.graph_levels import PATH_SEP, levels
 from studio.models.hub import Hub
@@ -209,11 +207,7 @@ class BreakpointsModel:
         """The nodes of graphs the drawing cannot show that the runs shown went through: an
         agent a tool invokes (a supervisor's sub-agents, "tools › model"), a graph a node's
         function picks at run time."""
-        found: dict[str, None] = {}
-        for ev in self.hub.events:
-            if isinstance(ev, NodeStarted) and ev.ns:
-                found[PATH_SEP.join((*graph_path(ev.ns), ev.node))] = None
-        return list(found)
+        return [PATH_SEP.join((*path, node)) for path, node in self.hub.nested_nodes]
 
     @staticmethod
     def detail_choices(kind: str) -> tuple[str, ...]:

@@ -45,7 +45,8 @@ import sys
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from engine.events import CheckpointSaved, EventBase
+from engine.debug.breakpoints import graph_path
+from engine.events import CheckpointSaved, EventBase, NodeStarted, ToolStarted
 from studio.models.pricing import PriceTable
 from studio.models.snapshot_cache import SnapshotCache
 
@@ -121,6 +122,11 @@ class Hub:
         state is final (``studio.models.snapshot_cache``)."""
         self.snapshots = SnapshotCache(self)
         """The docks' shared reads of checkpoints (see ``studio.models.snapshot_reader``)."""
+        self.nested_nodes: dict[tuple[tuple[str, ...], str], None] = {}
+        """(graph path, node) of every node the runs shown started inside a graph below the
+        root, in first-seen order: the graphs no drawing shows (a supervisor's sub-agents)."""
+        self.nested_tools: dict[str, None] = {}
+        """The tools the runs shown called inside a graph below the root, in first-seen order."""
         self.approval_drafts: dict[str, list[dict[str, Any] | None]] = {}
         """Decisions taken in an approval dialog closed with "Answer later", by interrupt id:
         reopening the same interrupt shows them again."""
@@ -180,6 +186,8 @@ class Hub:
     def reset(self) -> None:
         self.revision += 1
         self.events = []
+        self.nested_nodes = {}
+        self.nested_tools = {}
         self.checkpoint_ns = {}
         self.selected_checkpoint = None
         self.selected_event = None
@@ -192,6 +200,11 @@ class Hub:
         self.revision += 1
         for ev in batch:
             if not isinstance(ev, CheckpointSaved):
+                if ev.ns:
+                    if isinstance(ev, NodeStarted):
+                        self.nested_nodes[(graph_path(ev.ns), ev.node)] = None
+                    elif isinstance(ev, ToolStarted):
+                        self.nested_tools[ev.tool] = None
                 continue
             if ev.checkpoint_id:
                 self.parents[ev.checkpoint_id] = ev.parent_id

@@ -13,7 +13,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engine.events import ToolStarted
 from studio.history.session_files import copy_session
 
 if TYPE_CHECKING:
@@ -168,10 +167,8 @@ class SessionCommands:
                 )
                 if name and name not in names:
                     names.append(str(name))
-        for ev in self.hub.events:  # tools the drawing cannot show: a sub-agent's, called
-            if isinstance(ev, ToolStarted) and ev.ns and ev.tool not in names:  # by a tool
-                names.append(ev.tool)
-        return names
+        # then the tools the drawing cannot show: a sub-agent's, called by a tool
+        return names + [t for t in self.hub.nested_tools if t not in names]
 
     # -- sessions ------------------------------------------------------------------------------
 

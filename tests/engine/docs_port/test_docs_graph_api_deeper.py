@@ -353,66 +353,6 @@ print(g3.invoke({"a": "q", "log": []}, c3, output_keys=["a"]))
 print(g3.invoke(None, c3, output_keys="log"))
 """
 
-SCHEMA_MODELS = r"""
-import builtins, re
-def print(*args, **kw):  # interrupt and checkpoint ids are random: shown as ID
-    builtins.print(*(re.sub(r"[0-9a-f]{32}|[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}", "ID", str(a)) for a in args), **kw)
-import json
-from typing import Annotated
-import operator
-from pydantic import BaseModel
-from typing_extensions import TypedDict
-from langgraph.graph import StateGraph, START, END, MessagesState
-class In(TypedDict):
-    q: str
-class Out(TypedDict):
-    ans: str
-class S(In, Out):
-    scratch: int
-    log: Annotated[list[str], operator.add]
-def n(s): return {"ans": s["q"] + "!"}
-for kw in [dict(input_schema=In, output_schema=Out), {}]:
-    b = StateGraph(S, **kw); b.add_node("n", n); b.add_edge(START, "n")
-    g = b.compile()
-    i, o = g.get_input_schema(), g.get_output_schema()
-    print(i.__name__, o.__name__, g.input_schema.__name__, g.output_schema.__name__)
-    print(json.dumps(i.model_json_schema()))
-    print(json.dumps(o.model_json_schema()))
-    print(i.model_validate({"q": "x"}).root if kw else "", o(ans="a").model_dump())
-b = StateGraph(MessagesState); b.add_node("n", n); b.add_edge(START, "n")
-g = b.compile()
-print(sorted(g.get_input_schema().model_json_schema()), g.get_output_schema().model_json_schema()["title"], list(g.get_output_schema().model_fields))
-class P(BaseModel):
-    x: int = 0
-    y: str = "a"
-b = StateGraph(P); b.add_node("n", lambda s: {"x": 1}); b.add_edge(START, "n")
-g = b.compile()
-print(json.dumps(g.get_input_schema().model_json_schema()))
-print(json.dumps(g.get_output_schema().model_json_schema()))
-"""
-
-XRAY = r"""
-import builtins, re
-def print(*args, **kw):  # interrupt and checkpoint ids are random: shown as ID
-    builtins.print(*(re.sub(r"[0-9a-f]{32}|[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}", "ID", str(a)) for a in args), **kw)
-from typing_extensions import TypedDict
-from langgraph.graph import StateGraph, START, END
-class S(TypedDict):
-    x: int
-def a(s): return {"x": 1}
-inner = StateGraph(S); inner.add_node("ia", a); inner.add_node("ib", a); inner.add_edge(START, "ia"); inner.add_edge("ia", "ib")
-mid = StateGraph(S); mid.add_node("ma", a); mid.add_node("inner", inner.compile()); mid.add_edge(START, "ma"); mid.add_edge("ma", "inner")
-top = StateGraph(S); top.add_node("ta", a); top.add_node("mid", mid.compile()); top.add_edge(START, "ta"); top.add_edge("ta", "mid"); top.add_edge("mid", END)
-g = top.compile()
-print(g.get_graph().draw_mermaid())
-print(g.get_graph(xray=1).draw_mermaid())
-print(g.get_graph(xray=True).draw_mermaid())
-gg = g.get_graph(xray=True)
-print(sorted(gg.nodes))
-print([(e.source, e.target, e.conditional) for e in gg.edges])
-print(gg.to_json()["edges"][:3])
-"""
-
 
 def test_runtime_context() -> None:
     compare(RUNTIME_CONTEXT)
