@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from engine.observe.faults import is_injected
@@ -51,11 +52,16 @@ class SaveWatch:
         self._wake_pending = False
         self.sealed = False
         """The run was cancelled: its later writes are dropped (see the module docstring)."""
+        self.on_report: Callable[[], None] | None = None
+        """Called (on the reporting thread) after each save's outcome is known, and at
+        ``seal``: the loop's inbox looks again at a checkpoint waiting for its save
+        (``engine.attach.pending_save``)."""
 
     def seal(self) -> None:
         self.sealed = True
         with self._lock:
             self._lock.notify_all()
+        self._reported()
 
     # -- reports (any thread) -------------------------------------------------------------------
 
@@ -64,6 +70,7 @@ class SaveWatch:
             self._done.setdefault(checkpoint_id, None)
             self._lock.notify_all()
         self._wake()
+        self._reported()
 
     def failed(self, checkpoint_id: str | None, error: BaseException) -> None:
         with self._lock:
@@ -73,6 +80,12 @@ class SaveWatch:
                 self._done.setdefault(checkpoint_id, error)
             self._lock.notify_all()
         self._wake()
+        self._reported()
+
+    def _reported(self) -> None:
+        report = self.on_report
+        if report is not None:
+            report()
 
     def _wake(self) -> None:
         # Only a waiting ``result`` needs the loop woken (a save usually lands before anyone
@@ -123,6 +136,16 @@ class SaveWatch:
         if outcome is _PENDING:
             outcome = RuntimeError("the run was stopped before this checkpoint was saved")
         return self._result(checkpoint_id, outcome)
+
+    def outcome_now(self, checkpoint_id: str) -> tuple[bool, BaseException | None]:
+        """``wait`` without waiting: (is the outcome known, the error if the save failed).  A
+        sealed run's pending checkpoint is known: not saved."""
+        outcome = self._outcome(checkpoint_id)
+        if outcome is _PENDING:
+            if not self.sealed:
+                return False, None
+            outcome = RuntimeError("the run was stopped before this checkpoint was saved")
+        return True, self._result(checkpoint_id, outcome)
 
     def _result(self, checkpoint_id: str, outcome: Any) -> BaseException | None:
         if isinstance(outcome, BaseException):

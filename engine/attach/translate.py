@@ -4,10 +4,8 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
-import threading
-from collections.abc import Coroutine, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel
@@ -18,13 +16,12 @@ from engine.attach.changes import as_channels, state_changes
 from engine.attach.confirm import SaveWatch
 from engine.attach.mirror import CheckpointMirror
 from engine.attach.routes import RouteBook
+from engine.attach.saved_checkpoints import CheckpointSaves
 from engine.attach.snapshots import to_engine_values
 from engine.attach.tapped import Written
 from engine.events import (
-    CheckpointSaved,
     CustomEvent,
     InterruptRaised,
-    MiddlewareAction,
     PlannedTask,
     Route,
     StateUpdated,
@@ -72,7 +69,7 @@ class _Step:
         self.cached: list[str] = []
 
 
-class StreamTranslator:
+class StreamTranslator(CheckpointSaves):
     """Emits our events for the parts LangGraph streams (``subgraphs=True``, several modes).
 
     Per superstep, in the engine's order: the nodes (from the callbacks), then at its
@@ -339,6 +336,9 @@ class StreamTranslator:
         later = not self._on_loop() and self.watch is not None and bool(cid)
         if later and self.watch is not None and self.watch.settled(str(cid)):
             later = False
+        if later and self._queues(first, meta):
+            self._saved_queued(ns, str(cid), fields)
+            return
         saved = self._saved(
             ns, conf, parent_conf, meta, data, cid, first, fields, done.written, block=later
         )
@@ -377,131 +377,6 @@ class StreamTranslator:
                     reason=r.reason,
                     detail=r.detail,
                 )
-
-    def _finish_here(self, saved: Coroutine[Any, Any, None]) -> None:
-        """Run the end of a checkpoint's translation (``_saved``) to its end on this thread:
-        it waits for the saver here (``SaveWatch.wait``), never on the loop."""
-        try:
-            saved.send(None)
-        except StopIteration:
-            return
-        except Exception as exc:
-            self.cb.abort(exc, "the 'checkpoints' stream")
-            return
-        saved.close()
-        bug = RuntimeError("the translation of a checkpoint waited on the loop off the loop")
-        self.cb.abort(bug, "the 'checkpoints' stream")
-
-    async def _saved(
-        self,
-        ns: str,
-        conf: dict[str, Any],
-        parent_conf: dict[str, Any],
-        meta: dict[str, Any],
-        data: dict[str, Any],
-        cid: Any,
-        first: bool,
-        fields: dict[str, Any],
-        written: set[str],
-        *,
-        block: bool = False,
-    ) -> None:
-        """The end of a checkpoint's translation: once its save is known, ``checkpoint.saved``
-        (or why it is not), the superstep's end, the session's copy.  ``block``: wait for the
-        save on this thread, whichever it is (``_finish_here``)."""
-        cb = self.cb
-        parent, step = fields["parent_span_id"], fields["step"]
-        number = -1 if step is None else step
-        saving, failure = await self._saving(cid, meta, first, block=block)
-        if saving == "failed":
-            error = failure
-            await cb._emit(
-                MiddlewareAction,
-                ns,
-                parent_span_id=parent,
-                step=step,
-                middleware="checkpointer",
-                action="checkpoint_not_saved",
-                detail={
-                    "checkpoint_id": str(cid),
-                    "step": step,
-                    "error": f"{type(error).__name__}: {str(error).strip()[:300]}",
-                    "message": "the app's checkpointer failed to save this checkpoint: "
-                    "it is not in the app's database",
-                },
-            )
-        elif saving == "parked":
-            self.parked.append((ns, str(cid), fields))
-        else:
-            await cb._emit(CheckpointSaved, ns, **fields)
-            if cid:
-                self.last_saved[ns] = str(cid)
-        await cb.finish_step(ns, number)
-        if not ns and cid:
-            cb.em.checkpoint_id = str(cid)
-        if saving == "saved":
-            await self._mirror(ns, conf, parent_conf, meta, data, cid, written)
-
-    async def _saving(
-        self, cid: Any, meta: dict[str, Any], first: bool, *, block: bool = False
-    ) -> tuple[str, Any]:
-        """Has the app's saver saved this checkpoint: ``saved``, ``failed`` (with the error),
-        or ``parked`` (it will be saved when the run ends, if at all)?  ``first``: the first
-        checkpoint the run streams of its graph."""
-        if self.watch is None or not cid:
-            return "saved", None
-        if first and meta.get("source") != "input":
-            return "saved", None  # the checkpoint the run starts from: saved before it
-        if self.durability == "exit":
-            return "parked", None
-        if block or not self._on_loop() or self.watch.settled(str(cid)):
-            # translated on the thread of a sync run's stream (or known already)
-            error = self.watch.wait(str(cid))
-        else:
-            error = await self.watch.result(str(cid))
-        return ("saved", None) if error is None else ("failed", error)
-
-    def _on_loop(self) -> bool:
-        return threading.get_ident() == self.cb.em.loop_thread
-
-    async def settle_parked(self) -> None:
-        """The run is over: show the parked checkpoints its saver saved after all."""
-        parked, self.parked = self.parked, []
-        for ns, cid, fields in parked:
-            if self.watch is not None and self.watch.was_saved(cid):
-                await self.cb._emit(CheckpointSaved, ns, **fields)
-                self.last_saved[ns] = cid
-
-    async def _mirror(
-        self,
-        ns: str,
-        conf: dict[str, Any],
-        parent_conf: dict[str, Any],
-        meta: dict[str, Any],
-        data: dict[str, Any],
-        cid: Any,
-        written: set[str],
-    ) -> None:
-        thread = self.cb.em.thread_id
-        if not cid or thread is None:
-            return
-        for mirror in self.mirrors:
-            try:
-                put = mirror.put(
-                    thread_id=thread,
-                    ns=str(conf.get("checkpoint_ns") or ns),
-                    checkpoint_id=str(cid),
-                    parent_id=(parent_conf.get("configurable") or {}).get("checkpoint_id"),
-                    values=data.get("values"),
-                    metadata={**meta, "run_id": self.cb.root_span},
-                    written=written,
-                )
-                if self._on_loop():
-                    await put
-                else:  # the session's saver lives on the loop
-                    asyncio.run_coroutine_threadsafe(put, self.cb.em.loop).result()
-            except Exception as exc:  # the copy is for replay: never fail the app's run
-                _log.warning("could not copy checkpoint %s into the session: %s", cid, exc)
 
     async def close_open_steps(self) -> None:
         for ns, step in list(self.cb.steps):

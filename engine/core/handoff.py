@@ -12,6 +12,11 @@ stream) may ask the inbox to hold the calls in between (``hold``): they are queu
 waking the loop, and run, in order, before that next handed-over call, or at the latest
 ``interval`` seconds after they were queued (a timer on the loop), so a node running for long
 still shows at once.
+
+A call may also wait for something another thread will report (a checkpoint's save): it
+returns ``WAITING``, and the calls from it on stay queued, in order, until ``kick`` (any
+thread) says the outcome may be known; then it is called again.  The thread that put them goes
+on meanwhile: only the loop's side waits.
 """
 
 from __future__ import annotations
@@ -22,13 +27,26 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["LoopInbox"]
+__all__ = ["WAITING", "LoopInbox"]
+
+WAITING = object()
+"""What a queued call returns while it cannot run yet: it and the calls after it stay queued
+until ``LoopInbox.kick``."""
 
 
 class LoopInbox:
     """Run ``fn(*args)`` on ``loop`` for every ``put``, in the order of the ``put`` calls."""
 
-    __slots__ = ("_held", "_items", "_lock", "_loop", "_scheduled", "_timer", "wakeups")
+    __slots__ = (
+        "_held",
+        "_items",
+        "_kicks",
+        "_lock",
+        "_loop",
+        "_scheduled",
+        "_timer",
+        "wakeups",
+    )
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self._loop = loop
@@ -40,6 +58,9 @@ class LoopInbox:
         self._timer: asyncio.TimerHandle | None = None
         self.wakeups = 0
         """How many times the loop was woken (for tests and benchmarks)."""
+        self._kicks = 0
+        """How many times ``kick`` was called (a drain stopped at a ``WAITING`` call sees
+        whether one came while it looked)."""
 
     def hold(self, interval: float) -> None:
         """From now on (until ``release``), ``put`` queues without waking the loop: what is
@@ -104,16 +125,43 @@ class LoopInbox:
                 self._items.clear()  # nothing will ever run them
             raise
 
+    def kick(self) -> None:
+        """Something a ``WAITING`` call waits for may have happened (any thread): drain again
+        soon, if anything is queued and no drain is due."""
+        with self._lock:
+            self._kicks += 1
+            if not self._items or self._scheduled:
+                return
+            self._scheduled = True
+            self.wakeups += 1
+        try:
+            self._loop.call_soon_threadsafe(self._drain)
+        except RuntimeError:  # the loop is closed: nothing will ever run them
+            with self._lock:
+                self._scheduled = False
+                self._items.clear()
+
     def _drain(self) -> None:
         """On the loop: run what is queued now; what is put meanwhile runs in a later
-        callback (other callbacks of the loop get their turn in between)."""
+        callback (other callbacks of the loop get their turn in between).  A call returning
+        ``WAITING`` stops the drain there until ``kick``."""
         with self._lock:
             batch = list(self._items)
             self._items.clear()
+            kicks = self._kicks
+        stopped = False
         try:
             for i, (fn, args) in enumerate(batch):
                 try:
-                    fn(*args)
+                    if fn(*args) is WAITING:
+                        stopped = True
+                        with self._lock:
+                            self._items.extendleft(reversed(batch[i:]))
+                            if self._kicks == kicks:  # nothing reported since it looked
+                                self._scheduled = False
+                                return
+                        self._loop.call_soon(self._drain)  # reported meanwhile: look again
+                        return
                 except Exception as exc:  # as a failing loop callback: reported, the rest run
                     self._loop.call_exception_handler(
                         {"message": f"Exception in callback {fn!r}", "exception": exc}
@@ -123,8 +171,9 @@ class LoopInbox:
                         self._items.extendleft(reversed(batch[i + 1 :]))
                     raise
         finally:
-            with self._lock:
-                if self._items:
-                    self._loop.call_soon(self._drain)
-                else:
-                    self._scheduled = False
+            if not stopped:
+                with self._lock:
+                    if self._items:
+                        self._loop.call_soon(self._drain)
+                    else:
+                        self._scheduled = False

@@ -306,6 +306,16 @@ class RunEmitter:
         if self.debugger is not None:
             self.debugger.passed(ev)
 
+    def build_event(self, cls: type[EventBase], fields: dict[str, Any]) -> EventBase:
+        """An event of this run with ``fields`` and the envelope as it is now, not delivered
+        (``deliver_passed`` delivers it later, on the loop)."""
+        return self._build(cls, fields)
+
+    def deliver_passed(self, ev: EventBase) -> None:
+        """On the loop: deliver an event built earlier (``build_event``) that nothing could
+        stop on (the debugger notes it)."""
+        self._deliver_passed(ev)
+
     def emit_nowait(self, cls: type[EventBase], **fields: Any) -> EventBase | None:
         """Deliver without the gate and without waiting, from any thread (the events that
         close the spans of a run being aborted: nothing may pause or raise there)."""

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from engine.core.handoff import LoopInbox
+from engine.core.handoff import WAITING, LoopInbox
 from engine.events import EventBase, NodeStarted
 from engine.observe.bus import EventBus, RunEmitter
 
@@ -174,3 +174,79 @@ def test_held_calls_run_at_the_timer_tick_or_when_released() -> None:
     ticked, ran = asyncio.run(main())
     assert ticked == ["ticked"]
     assert ran == ["ticked", "released"]
+
+
+def test_a_waiting_call_holds_the_calls_after_it_until_kicked() -> None:
+    """A call returning ``WAITING`` (a checkpoint whose save is not known yet) keeps itself and
+    every later call queued, in order, while the thread that put them goes on; ``kick`` from
+    another thread runs them, the waiting call first, again."""
+
+    async def main() -> tuple[list[str], list[str], int]:
+        inbox = LoopInbox(asyncio.get_running_loop())
+        ran: list[str] = []
+        ready = threading.Event()
+        looked = [0]
+
+        def pending() -> object:
+            looked[0] += 1
+            if not ready.is_set():
+                return WAITING
+            ran.append("saved")
+            return None
+
+        def worker() -> None:
+            inbox.put(ran.append, "before")
+            inbox.put(pending)
+            inbox.put(ran.append, "after")  # the worker is not held up by the waiting call
+
+        t = threading.Thread(target=worker)
+        t.start()
+        t.join()
+        for _ in range(4):
+            await asyncio.sleep(0)
+        held = list(ran)
+        inbox.put(ran.append, "later")  # a new put looks again: still waiting
+        for _ in range(4):
+            await asyncio.sleep(0)
+        assert ran == held
+        ready.set()
+        kicker = threading.Thread(target=inbox.kick)
+        kicker.start()
+        kicker.join()
+        for _ in range(4):
+            await asyncio.sleep(0)
+        return held, ran, looked[0]
+
+    held, ran, looked = asyncio.run(main())
+    assert held == ["before"]
+    assert ran == ["before", "saved", "after", "later"]
+    assert looked == 3  # first drain, the new put's drain, the kick's
+
+
+def test_a_kick_while_the_waiting_call_looks_is_not_lost() -> None:
+    """The outcome may come between the waiting call's look and the drain putting the calls
+    back: the drain sees the kick and looks again (no call stays queued for ever)."""
+
+    async def main() -> list[str]:
+        inbox = LoopInbox(asyncio.get_running_loop())
+        ran: list[str] = []
+        state = {"known": False}
+
+        def pending() -> object:
+            if not state["known"]:
+                state["known"] = True  # reported right after this look, before the put-back
+                t = threading.Thread(target=inbox.kick)
+                t.start()
+                t.join()
+                return WAITING
+            ran.append("saved")
+            return None
+
+        t = threading.Thread(target=lambda: (inbox.put(pending), inbox.put(ran.append, "after")))
+        t.start()
+        t.join()
+        for _ in range(6):
+            await asyncio.sleep(0)
+        return ran
+
+    assert asyncio.run(main()) == ["saved", "after"]

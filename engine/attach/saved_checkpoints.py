@@ -1,0 +1,184 @@
+"""The end of a checkpoint's translation in attach mode: shown once the app's saver saved it
+(``engine.attach.confirm``), or why it is not in the app's database, then its superstep's end
+and the session file's copy (``engine.attach.mirror``).
+
+A sync run's stream thread hands that wait to the loop's inbox when nothing can stop on the
+events (``engine.attach.pending_save``); otherwise it waits for the save itself, at the
+latest before the run reports anything else (``AttachCallbacks.defer``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from collections.abc import Coroutine
+from typing import Any
+
+from engine.attach.callbacks import AttachCallbacks
+from engine.attach.confirm import SaveWatch
+from engine.attach.mirror import CheckpointMirror
+from engine.attach.pending_save import PendingSave, not_saved_detail
+from engine.events import CheckpointSaved, MiddlewareAction
+
+__all__ = ["CheckpointSaves"]
+
+_log = logging.getLogger("stepwise.attach")
+
+
+class CheckpointSaves:
+    """The translator's part that ends a checkpoint's translation (see the module docstring)."""
+
+    cb: AttachCallbacks
+    watch: SaveWatch | None
+    durability: str
+    mirrors: list[CheckpointMirror]
+    parked: list[tuple[str, str, dict[str, Any]]]
+    last_saved: dict[str, str]
+
+    def _queues(self, first: bool, meta: dict[str, Any]) -> bool:
+        """Can this checkpoint's save be waited for by the loop's inbox, not this thread
+        (``engine.attach.pending_save``)?  Only when it is waited for at all, nothing can stop
+        on the events, the run is not being aborted and no session file copies it."""
+        if self.durability == "exit" or (first and meta.get("source") != "input"):
+            return False  # parked, or saved before the run
+        cb = self.cb
+        em = cb.em
+        return (
+            not self.mirrors
+            and cb.aborted is None
+            and cb.deferred is None
+            and not (em.gated and em.must_wait())
+        )
+
+    def _saved_queued(self, ns: str, cid: str, fields: dict[str, Any]) -> None:
+        """``_saved`` for a checkpoint whose save the loop's inbox waits for: its event queued,
+        then the superstep's end, on this thread as every event after it."""
+        assert self.watch is not None
+        cb = self.cb
+        step = fields["step"]
+        PendingSave(
+            self.watch, cb._emitter(ns), cid, fields, lambda: self.last_saved.__setitem__(ns, cid)
+        ).queue()
+        self._finish_here(cb.finish_step(ns, -1 if step is None else step))
+        if not ns:
+            cb.em.checkpoint_id = cid
+
+    def _finish_here(self, saved: Coroutine[Any, Any, None]) -> None:
+        """Run the end of a checkpoint's translation (``_saved``) to its end on this thread:
+        it waits for the saver here (``SaveWatch.wait``), never on the loop."""
+        try:
+            saved.send(None)
+        except StopIteration:
+            return
+        except Exception as exc:
+            self.cb.abort(exc, "the 'checkpoints' stream")
+            return
+        saved.close()
+        bug = RuntimeError("the translation of a checkpoint waited on the loop off the loop")
+        self.cb.abort(bug, "the 'checkpoints' stream")
+
+    async def _saved(
+        self,
+        ns: str,
+        conf: dict[str, Any],
+        parent_conf: dict[str, Any],
+        meta: dict[str, Any],
+        data: dict[str, Any],
+        cid: Any,
+        first: bool,
+        fields: dict[str, Any],
+        written: set[str],
+        *,
+        block: bool = False,
+    ) -> None:
+        """The end of a checkpoint's translation: once its save is known, ``checkpoint.saved``
+        (or why it is not), the superstep's end, the session's copy.  ``block``: wait for the
+        save on this thread, whichever it is (``_finish_here``)."""
+        cb = self.cb
+        parent, step = fields["parent_span_id"], fields["step"]
+        number = -1 if step is None else step
+        saving, failure = await self._saving(cid, meta, first, block=block)
+        if saving == "failed":
+            error = failure
+            await cb._emit(
+                MiddlewareAction,
+                ns,
+                parent_span_id=parent,
+                step=step,
+                middleware="checkpointer",
+                action="checkpoint_not_saved",
+                detail=not_saved_detail(str(cid), step, error),
+            )
+        elif saving == "parked":
+            self.parked.append((ns, str(cid), fields))
+        else:
+            await cb._emit(CheckpointSaved, ns, **fields)
+            if cid:
+                self.last_saved[ns] = str(cid)
+        await cb.finish_step(ns, number)
+        if not ns and cid:
+            cb.em.checkpoint_id = str(cid)
+        if saving == "saved":
+            await self._mirror(ns, conf, parent_conf, meta, data, cid, written)
+
+    async def _saving(
+        self, cid: Any, meta: dict[str, Any], first: bool, *, block: bool = False
+    ) -> tuple[str, Any]:
+        """Has the app's saver saved this checkpoint: ``saved``, ``failed`` (with the error),
+        or ``parked`` (it will be saved when the run ends, if at all)?  ``first``: the first
+        checkpoint the run streams of its graph."""
+        if self.watch is None or not cid:
+            return "saved", None
+        if first and meta.get("source") != "input":
+            return "saved", None  # the checkpoint the run starts from: saved before it
+        if self.durability == "exit":
+            return "parked", None
+        if block or not self._on_loop() or self.watch.settled(str(cid)):
+            # translated on the thread of a sync run's stream (or known already)
+            error = self.watch.wait(str(cid))
+        else:
+            error = await self.watch.result(str(cid))
+        return ("saved", None) if error is None else ("failed", error)
+
+    def _on_loop(self) -> bool:
+        return threading.get_ident() == self.cb.em.loop_thread
+
+    async def settle_parked(self) -> None:
+        """The run is over: show the parked checkpoints its saver saved after all."""
+        parked, self.parked = self.parked, []
+        for ns, cid, fields in parked:
+            if self.watch is not None and self.watch.was_saved(cid):
+                await self.cb._emit(CheckpointSaved, ns, **fields)
+                self.last_saved[ns] = cid
+
+    async def _mirror(
+        self,
+        ns: str,
+        conf: dict[str, Any],
+        parent_conf: dict[str, Any],
+        meta: dict[str, Any],
+        data: dict[str, Any],
+        cid: Any,
+        written: set[str],
+    ) -> None:
+        thread = self.cb.em.thread_id
+        if not cid or thread is None:
+            return
+        for mirror in self.mirrors:
+            try:
+                put = mirror.put(
+                    thread_id=thread,
+                    ns=str(conf.get("checkpoint_ns") or ns),
+                    checkpoint_id=str(cid),
+                    parent_id=(parent_conf.get("configurable") or {}).get("checkpoint_id"),
+                    values=data.get("values"),
+                    metadata={**meta, "run_id": self.cb.root_span},
+                    written=written,
+                )
+                if self._on_loop():
+                    await put
+                else:  # the session's saver lives on the loop
+                    asyncio.run_coroutine_threadsafe(put, self.cb.em.loop).result()
+            except Exception as exc:  # the copy is for replay: never fail the app's run
+                _log.warning("could not copy checkpoint %s into the session: %s", cid, exc)

@@ -1,0 +1,105 @@
+"""A sync attached run does not wait for each checkpoint's save before it goes on (issue 26:
+that wait was a third of what attach mode added to a plain agent), and its events keep their
+order: a checkpoint shows as saved, or as not saved, before anything the run did after it."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, TypedDict
+
+import pytest
+
+pytest.importorskip("langgraph.graph")
+
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.graph import END, START, StateGraph
+
+from engine.attach import attach
+from engine.errors import CheckpointError
+from engine.events import CheckpointSaved, EventBase, MiddlewareAction, NodeStarted
+
+
+class State(TypedDict):
+    log: list[str]
+
+
+class HeldSaver(InMemorySaver):
+    """Holds the save of the checkpoint after node ``a`` until node ``b`` lets it go (so ``b``
+    can only run if the run did not wait for that save); ``fail``: that save then fails."""
+
+    def __init__(self, fail: bool = False) -> None:
+        super().__init__()
+        self.fail = fail
+        self.release = threading.Event()
+        self.held: list[bool] = []
+        """Per hold, whether ``b`` let it go (shared with the copy attach mode runs on)."""
+
+    def put(self, config: Any, checkpoint: Any, metadata: Any, new_versions: Any) -> Any:
+        if metadata.get("step") == 1:
+            # a guard against a run that waits for this save before ``b``: no test hangs
+            self.held.append(self.release.wait(timeout=20))
+            if self.fail:
+                raise OSError("disk full")
+        return super().put(config, checkpoint, metadata, new_versions)
+
+
+def build(saver: HeldSaver) -> Any:
+    def a(state: State) -> dict[str, Any]:
+        return {"log": [*state["log"], "a"]}
+
+    def b(state: State) -> dict[str, Any]:
+        saver.release.set()  # runs while the save of the checkpoint after ``a`` is held
+        return {"log": [*state["log"], "b"]}
+
+    g = StateGraph(State)
+    g.add_node("a", a)
+    g.add_node("b", b)
+    g.add_edge(START, "a")
+    g.add_edge("a", "b")
+    g.add_edge("b", END)
+    return g.compile(checkpointer=saver)
+
+
+def kinds(events: list[EventBase]) -> list[str]:
+    out = []
+    for ev in events:
+        if isinstance(ev, NodeStarted):
+            out.append(f"start {ev.node}")
+        elif isinstance(ev, CheckpointSaved):
+            out.append(f"saved {ev.step}")
+        elif isinstance(ev, MiddlewareAction) and ev.action == "checkpoint_not_saved":
+            out.append(f"not saved {ev.detail['step']}")
+    return out
+
+
+def test_the_run_goes_on_while_a_checkpoint_saves_and_its_events_stay_in_order() -> None:
+    saver = HeldSaver()
+    graph = attach(build(saver))
+    assert graph.sync  # LangGraph's sync stream, on a thread of its own
+    events: list[EventBase] = []
+    graph.subscribe(events.append)
+    out = graph.invoke({"log": []}, {"configurable": {"thread_id": "t"}})
+    assert out == {"log": ["a", "b"]}
+    assert saver.held == [True]  # ``b`` ran before the save it let go was done
+    assert kinds(events) == ["saved -1", "saved 0", "start a", "saved 1", "start b", "saved 2"]
+    saved = [ev for ev in events if isinstance(ev, CheckpointSaved)]
+    assert [ev.seq for ev in events] == sorted(ev.seq for ev in events)
+    history = build(saver).get_state_history({"configurable": {"thread_id": "t"}})
+    assert [s.config["configurable"]["checkpoint_id"] for s in history][::-1] == [
+        ev.checkpoint_id for ev in saved
+    ]
+
+
+def test_a_checkpoint_whose_save_failed_shows_as_not_saved_in_its_place() -> None:
+    saver = HeldSaver(fail=True)
+    graph = attach(build(saver))
+    events: list[EventBase] = []
+    graph.subscribe(events.append)
+    with pytest.raises(CheckpointError, match="failed to save 1 checkpoint"):
+        graph.invoke({"log": []}, {"configurable": {"thread_id": "t"}})
+    assert saver.held == [True]
+    shown = kinds(events)
+    assert shown[:5] == ["saved -1", "saved 0", "start a", "not saved 1", "start b"]
+    assert "saved 1" not in shown and "saved 2" not in shown  # later saves fail with it
+    not_saved = next(ev for ev in events if isinstance(ev, MiddlewareAction))
+    assert "OSError: disk full" in not_saved.detail["error"]
