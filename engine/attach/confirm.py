@@ -47,7 +47,13 @@ class SaveWatch:
         self._done: dict[str, BaseException | None] = {}
         self._waiting: dict[str, asyncio.Future[BaseException | None]] = {}
         self.failure: BaseException | None = None
-        """The first failed save (every later one fails with it)."""
+        """The first failed save (a checkpoint's, or a task's writes)."""
+        self.put_failure: BaseException | None = None
+        """The first failed save of a checkpoint: LangGraph saves each checkpoint after the one
+        before it, so no later checkpoint is saved (a task's writes are saved alongside: their
+        failure says nothing of a checkpoint whose save is under way)."""
+        self.finished = False
+        """The run's stream is over: every save LangGraph was to try has reported."""
         self.failed_ids: list[str] = []
         self._wake_pending = False
         self.sealed = False
@@ -78,6 +84,17 @@ class SaveWatch:
                 self.failure = error
             if checkpoint_id is not None:
                 self._done.setdefault(checkpoint_id, error)
+                if self.put_failure is None:
+                    self.put_failure = error
+            self._lock.notify_all()
+        self._wake()
+        self._reported()
+
+    def finish(self) -> None:
+        """The run's stream is over (any thread): a checkpoint no save reported for will not be
+        saved."""
+        with self._lock:
+            self.finished = True
             self._lock.notify_all()
         self._wake()
         self._reported()
@@ -111,8 +128,12 @@ class SaveWatch:
         with self._lock:
             if checkpoint_id in self._done:
                 return self._done[checkpoint_id]
-            # saves are chained: once one failed, no later one will be tried
-            return self.failure if self.failure is not None else _PENDING
+            # checkpoints are saved in a chain: once one failed, no later one will be tried
+            if self.put_failure is not None:
+                return self.put_failure
+            if self.finished:
+                return self.failure or RuntimeError("the app's saver never saved this checkpoint")
+            return _PENDING
 
     # -- the run's loop -------------------------------------------------------------------------
 

@@ -17,15 +17,16 @@ session file grows with its messages, not with their square.
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 from collections.abc import Collection
-from typing import Any
+from typing import Any, NamedTuple
 
 from engine import serde
 from engine.checkpoint.base import make_config
 from engine.message_log import MessageList
 
-__all__ = ["CheckpointMirror"]
+__all__ = ["CheckpointMirror", "MirrorCopy"]
 
 
 def _storable(value: Any) -> Any:
@@ -39,10 +40,18 @@ def _storable(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _storable(v) for k, v in value.items()}
     try:
-        serde.dumps(value)
+        serde.encode(value)
     except Exception:  # a value of the app's own type: keep what a viewer shows of it
         return serde.to_jsonable(value)
-    return value
+    if type(value) in _IMMUTABLE:
+        return value
+    try:  # a copy of its own: the run may change the app's object in place before it is written
+        return copy.deepcopy(value)
+    except Exception:
+        return value
+
+
+_IMMUTABLE = frozenset({type(None), bool, int, float, str, bytes})
 
 
 def _is_message_list(value: Any) -> bool:
@@ -78,7 +87,7 @@ class CheckpointMirror:
         """(thread, ns) -> channel -> (version, LangGraph's value as it was, what was stored)
         of the thread's previous copy (see the module docstring)."""
 
-    async def put(
+    def prepare(
         self,
         *,
         thread_id: str,
@@ -89,9 +98,11 @@ class CheckpointMirror:
         metadata: dict[str, Any],
         ts: str | None = None,
         written: Collection[str] = (),
-    ) -> None:
-        """Copy one checkpoint; ``written``: the channels its superstep wrote (stored again
-        even when LangGraph hands back the same object: a node may have changed it in place)."""
+    ) -> MirrorCopy:
+        """The copy of one checkpoint, converted now (where the run's thread is: nothing the
+        run does next changes it), written later (``write``); ``written``: the channels its
+        superstep wrote (stored again even when LangGraph hands back the same object: a node
+        may have changed it in place)."""
         if not isinstance(values, dict):  # a one-value state: LangGraph's root channel
             values = {"__root__": values}
         previous = self._last.get((thread_id, ns), {})
@@ -114,20 +125,41 @@ class CheckpointMirror:
             for k, v in metadata.items()
             if k in ("source", "step", "run_id", "parents") and v is not None
         }
-        await self.saver.aput(
+        config = (
             make_config(thread_id, ns, parent_id)
             if parent_id
-            else {"configurable": {"thread_id": thread_id, "checkpoint_ns": ns}},
-            {
-                "v": 1,
-                "id": checkpoint_id,
-                "ts": ts or dt.datetime.now(dt.UTC).isoformat(timespec="microseconds"),
-                # every channel is present; only the changed ones' values are encoded (the
-                # saver writes blobs for ``new_versions`` and reads the rest by version)
-                "channel_values": {ch: changed.get(ch) for ch in versions},
-                "channel_versions": versions,
-                "versions_seen": {},
-            },
-            meta,  # type: ignore[arg-type]
-            {channel: checkpoint_id for channel in changed},
+            else {"configurable": {"thread_id": thread_id, "checkpoint_ns": ns}}
         )
+        checkpoint = {
+            "v": 1,
+            "id": checkpoint_id,
+            "ts": ts or dt.datetime.now(dt.UTC).isoformat(timespec="microseconds"),
+            # every channel is present; only the changed ones' values are encoded (the
+            # saver writes blobs for ``new_versions`` and reads the rest by version)
+            "channel_values": {ch: changed.get(ch) for ch in versions},
+            "channel_versions": versions,
+            "versions_seen": {},
+        }
+        return MirrorCopy(config, checkpoint, meta, {channel: checkpoint_id for channel in changed})
+
+    async def write(self, copy: MirrorCopy) -> None:
+        """Write a copy ``prepare`` made into the session's saver (on the loop it lives on)."""
+        await self.saver.aput(copy.config, copy.checkpoint, copy.metadata, copy.new_versions)
+
+    async def put(self, **checkpoint: Any) -> None:
+        """``prepare`` and ``write`` at once."""
+        await self.write(self.prepare(**checkpoint))
+
+    def forget(self, thread_id: str, ns: str) -> None:
+        """A copy prepared for this thread was not written (the app's saver failed): the next
+        one stores every channel again instead of referring to it."""
+        self._last.pop((thread_id, ns), None)
+
+
+class MirrorCopy(NamedTuple):
+    """What ``CheckpointMirror.write`` hands the session's saver (``aput``'s arguments)."""
+
+    config: Any
+    checkpoint: Any
+    metadata: dict[str, Any]
+    new_versions: dict[str, str]

@@ -12,14 +12,20 @@ once the save is known, and until then it and every event after it stay queued, 
 (``LoopInbox``: ``WAITING``, ``kick``).  The events keep the order they had; only the loop's
 side waits.
 
+A session file's copy of the checkpoint (``engine.attach.mirror``) is made on the stream's
+thread as the checkpoint comes (nothing the run does next changes it) and written by a
+``PendingCopy`` once the save succeeded; the events after it wait for the copy to be written,
+as they did.
+
 Taken only when nothing can stop on an event (no debugger watching, no stream consumer
-pushing back: ``RunEmitter.must_wait``); a run whose events the debugger gates, or one whose
-checkpoints are copied into a session file (``engine.attach.mirror``: the copy is taken as the
-save is known), waits on its own thread as before.
+pushing back: ``RunEmitter.must_wait``); a run whose events the debugger gates waits on its
+own thread as before.
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -28,10 +34,14 @@ from engine.events import CheckpointSaved, MiddlewareAction
 
 if TYPE_CHECKING:
     from engine.attach.confirm import SaveWatch
+    from engine.attach.mirror import CheckpointMirror, MirrorCopy
+    from engine.core.handoff import LoopInbox
     from engine.events import EventBase
     from engine.observe.emitter import RunEmitter
 
-__all__ = ["PendingSave", "not_saved_detail"]
+__all__ = ["PendingCopy", "PendingSave", "not_saved_detail"]
+
+_log = logging.getLogger("stepwise.attach")
 
 
 def not_saved_detail(checkpoint_id: str, step: int | None, error: BaseException) -> dict[str, Any]:
@@ -112,4 +122,53 @@ class PendingSave:
             ev = None
         if ev is not None:
             self.em.deliver_passed(ev)
+        return None
+
+
+class PendingCopy:
+    """The inbox call writing one checkpoint's copy into a session file once the app's saver
+    saved it (see the module docstring); ``where``: the thread and namespace of the copy
+    (``CheckpointMirror.prepare``'s arguments)."""
+
+    __slots__ = ("inbox", "made", "mirror", "task", "watch", "where")
+
+    def __init__(
+        self,
+        watch: SaveWatch,
+        inbox: LoopInbox,
+        mirror: CheckpointMirror,
+        made: MirrorCopy,
+        where: dict[str, Any],
+    ) -> None:
+        self.watch = watch
+        self.inbox = inbox
+        self.mirror = mirror
+        self.made = made
+        self.where = where
+        self.task: asyncio.Future[None] | None = None
+
+    def queue(self) -> None:
+        self.inbox.put(self)
+
+    def __call__(self) -> object:
+        """On the loop: ``WAITING`` until the save is known and, if it succeeded, the copy
+        written."""
+        where = self.where
+        task = self.task
+        if task is None:
+            known, error = self.watch.outcome_now(str(where["checkpoint_id"]))
+            if not known:
+                return WAITING
+            if error is not None:  # not in the app's database: no copy, none to refer to
+                self.mirror.forget(str(where["thread_id"]), str(where["ns"]))
+                return None
+            task = self.task = asyncio.ensure_future(self.mirror.write(self.made))
+            task.add_done_callback(lambda _t: self.inbox.kick())
+        if not task.done():
+            return WAITING
+        error = None if task.cancelled() else task.exception()
+        if error is not None:  # the copy is for replay: never fail the app's run
+            _log.warning(
+                "could not copy checkpoint %s into the session: %s", where["checkpoint_id"], error
+            )
         return None

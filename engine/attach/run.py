@@ -343,6 +343,8 @@ class AttachedRun:
                 self._tapped_part(tuple(ns), mode, data)
         finally:  # the last checkpoint's end waits for its save here, not on the loop
             self.cb.settle_deferred()
+            if self.watch is not None:  # LangGraph's saves are over: none is pending now
+                self.watch.finish()
         yield from ()
 
     def _tapped_part(self, ns: tuple[str, ...], mode: str, data: Any) -> None:

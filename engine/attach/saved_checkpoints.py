@@ -18,7 +18,7 @@ from typing import Any
 from engine.attach.callbacks import AttachCallbacks
 from engine.attach.confirm import SaveWatch
 from engine.attach.mirror import CheckpointMirror
-from engine.attach.pending_save import PendingSave, not_saved_detail
+from engine.attach.pending_save import PendingCopy, PendingSave, not_saved_detail
 from engine.events import CheckpointSaved, MiddlewareAction
 
 __all__ = ["CheckpointSaves"]
@@ -39,30 +39,67 @@ class CheckpointSaves:
     def _queues(self, first: bool, meta: dict[str, Any]) -> bool:
         """Can this checkpoint's save be waited for by the loop's inbox, not this thread
         (``engine.attach.pending_save``)?  Only when it is waited for at all, nothing can stop
-        on the events, the run is not being aborted and no session file copies it."""
+        on the events and the run is not being aborted."""
         if self.durability == "exit" or (first and meta.get("source") != "input"):
             return False  # parked, or saved before the run
         cb = self.cb
         em = cb.em
-        return (
-            not self.mirrors
-            and cb.aborted is None
-            and cb.deferred is None
-            and not (em.gated and em.must_wait())
-        )
+        return cb.aborted is None and cb.deferred is None and not (em.gated and em.must_wait())
 
-    def _saved_queued(self, ns: str, cid: str, fields: dict[str, Any]) -> None:
+    def _saved_queued(
+        self,
+        ns: str,
+        cid: str,
+        fields: dict[str, Any],
+        copy: dict[str, Any] | None,
+    ) -> None:
         """``_saved`` for a checkpoint whose save the loop's inbox waits for: its event queued,
-        then the superstep's end, on this thread as every event after it."""
+        then the superstep's end, on this thread as every event after it, then the session
+        file's copy (made here, written on the loop if the save succeeds; ``copy``: what
+        ``CheckpointMirror.prepare`` takes, None for no copy)."""
         assert self.watch is not None
         cb = self.cb
         step = fields["step"]
+        em = cb._emitter(ns)
         PendingSave(
-            self.watch, cb._emitter(ns), cid, fields, lambda: self.last_saved.__setitem__(ns, cid)
+            self.watch, em, cid, fields, lambda: self.last_saved.__setitem__(ns, cid)
         ).queue()
         self._finish_here(cb.finish_step(ns, -1 if step is None else step))
         if not ns:
             cb.em.checkpoint_id = cid
+        if copy is None:
+            return
+        for mirror in self.mirrors:
+            try:
+                made = mirror.prepare(**copy)
+            except Exception as exc:  # the copy is for replay: never fail the app's run
+                _log.warning("could not copy checkpoint %s into the session: %s", cid, exc)
+                continue
+            PendingCopy(self.watch, em.inbox, mirror, made, copy).queue()
+
+    def _copy_of(
+        self,
+        ns: str,
+        conf: dict[str, Any],
+        parent_conf: dict[str, Any],
+        meta: dict[str, Any],
+        data: dict[str, Any],
+        cid: Any,
+        written: set[str],
+    ) -> dict[str, Any] | None:
+        """What ``CheckpointMirror.prepare`` takes for this checkpoint (None: no copy)."""
+        thread = self.cb.em.thread_id
+        if not cid or thread is None or not self.mirrors:
+            return None
+        return {
+            "thread_id": thread,
+            "ns": str(conf.get("checkpoint_ns") or ns),
+            "checkpoint_id": str(cid),
+            "parent_id": (parent_conf.get("configurable") or {}).get("checkpoint_id"),
+            "values": data.get("values"),
+            "metadata": {**meta, "run_id": self.cb.root_span},
+            "written": written,
+        }
 
     def _finish_here(self, saved: Coroutine[Any, Any, None]) -> None:
         """Run the end of a checkpoint's translation (``_saved``) to its end on this thread:
@@ -162,20 +199,12 @@ class CheckpointSaves:
         cid: Any,
         written: set[str],
     ) -> None:
-        thread = self.cb.em.thread_id
-        if not cid or thread is None:
+        copy = self._copy_of(ns, conf, parent_conf, meta, data, cid, written)
+        if copy is None:
             return
         for mirror in self.mirrors:
             try:
-                put = mirror.put(
-                    thread_id=thread,
-                    ns=str(conf.get("checkpoint_ns") or ns),
-                    checkpoint_id=str(cid),
-                    parent_id=(parent_conf.get("configurable") or {}).get("checkpoint_id"),
-                    values=data.get("values"),
-                    metadata={**meta, "run_id": self.cb.root_span},
-                    written=written,
-                )
+                put = mirror.put(**copy)
                 if self._on_loop():
                     await put
                 else:  # the session's saver lives on the loop

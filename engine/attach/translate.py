@@ -337,7 +337,8 @@ class StreamTranslator(CheckpointSaves):
         if later and self.watch is not None and self.watch.settled(str(cid)):
             later = False
         if later and self._queues(first, meta):
-            self._saved_queued(ns, str(cid), fields)
+            copy = self._copy_of(ns, conf, parent_conf, meta, data, cid, done.written)
+            self._saved_queued(ns, str(cid), fields, copy)
             return
         saved = self._saved(
             ns, conf, parent_conf, meta, data, cid, first, fields, done.written, block=later

@@ -5,6 +5,7 @@ order: a checkpoint shows as saved, or as not saved, before anything the run did
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 from typing import Any, TypedDict
 
 import pytest
@@ -17,6 +18,7 @@ from langgraph.graph import END, START, StateGraph
 from engine.attach import attach
 from engine.errors import CheckpointError
 from engine.events import CheckpointSaved, EventBase, MiddlewareAction, NodeStarted
+from engine.recording import Session, SessionRecorder
 
 
 class State(TypedDict):
@@ -90,16 +92,92 @@ def test_the_run_goes_on_while_a_checkpoint_saves_and_its_events_stay_in_order()
     ]
 
 
-def test_a_checkpoint_whose_save_failed_shows_as_not_saved_in_its_place() -> None:
+def test_a_checkpoint_whose_save_failed_shows_as_not_saved_in_its_place(tmp_path: Path) -> None:
     saver = HeldSaver(fail=True)
     graph = attach(build(saver))
+    rec = SessionRecorder(tmp_path / "s.stepwise")
+    rec.attach(graph)
     events: list[EventBase] = []
     graph.subscribe(events.append)
     with pytest.raises(CheckpointError, match="failed to save 1 checkpoint"):
         graph.invoke({"log": []}, {"configurable": {"thread_id": "t"}})
+    rec.close()
+    with Session.open(tmp_path / "s.stepwise") as session:  # no copy of what was not saved
+        assert [c.step for c in session.checkpoints("t")] == [-1, 0]
     assert saver.held == [True]
     shown = kinds(events)
     assert shown[:5] == ["saved -1", "saved 0", "start a", "not saved 1", "start b"]
     assert "saved 1" not in shown and "saved 2" not in shown  # later saves fail with it
     not_saved = next(ev for ev in events if isinstance(ev, MiddlewareAction))
     assert "OSError: disk full" in not_saved.detail["error"]
+
+
+class Notes(TypedDict):
+    notes: list[str]
+
+
+def test_a_recorded_run_copies_each_checkpoint_as_it_was_and_only_if_saved(
+    tmp_path: Path,
+) -> None:
+    """The session file's copy of a checkpoint is made as the checkpoint comes: the next node
+    changing the very list in place (as LangGraph lets it) does not change the copy, written
+    once the app's saver saved the checkpoint."""
+    saver = HeldSaver()
+
+    def a(state: Notes) -> dict[str, Any]:
+        return {"notes": ["from a"]}
+
+    def b(state: Notes) -> dict[str, Any]:
+        state["notes"].append("changed in place by b")  # the checkpoint's own list
+        saver.release.set()
+        return {"notes": state["notes"]}
+
+    g = StateGraph(Notes)
+    g.add_node("a", a)
+    g.add_node("b", b)
+    g.add_edge(START, "a")
+    g.add_edge("a", "b")
+    g.add_edge("b", END)
+    graph = attach(g.compile(checkpointer=saver))
+    rec = SessionRecorder(tmp_path / "s.stepwise")
+    rec.attach(graph)
+    events: list[EventBase] = []
+    graph.subscribe(events.append)
+    graph.invoke({"notes": []}, {"configurable": {"thread_id": "t"}})
+    rec.close()
+    assert saver.held == [True]
+    saved = [ev.checkpoint_id for ev in events if isinstance(ev, CheckpointSaved)]
+    with Session.open(tmp_path / "s.stepwise") as session:
+        listed = session.checkpoints("t")
+        assert [c.checkpoint_id for c in listed] == saved
+        after_a = session.state("t", listed[2].checkpoint_id)
+        assert after_a["notes"] == ["from a"]
+        assert session.state("t")["notes"] == ["from a", "changed in place by b"]
+
+
+def test_a_tasks_writes_failing_says_nothing_of_a_checkpoint_still_saving() -> None:
+    """LangGraph saves a task's writes alongside the checkpoint chain: their failure leaves a
+    checkpoint whose save is under way pending (it may well be saved); a failed checkpoint
+    save fails every later one (they are never tried); once the stream is over, a checkpoint
+    never reported is not saved."""
+    import asyncio
+
+    from engine.attach.confirm import SaveWatch
+
+    loop = asyncio.new_event_loop()
+    watch = SaveWatch(loop)
+    watch.failed(None, OSError("writes lost"))
+    assert watch.outcome_now("c1") == (False, None)
+    watch.saved("c1")
+    assert watch.outcome_now("c1") == (True, None)
+    watch.failed("c2", OSError("connection closed"))
+    known, error = watch.outcome_now("c3")
+    assert known and isinstance(error, OSError) and "connection closed" in str(error)
+    assert watch.failed_ids == ["c3"]
+
+    other = SaveWatch(loop)
+    assert other.outcome_now("c9") == (False, None)
+    other.finish()
+    known, error = other.outcome_now("c9")
+    assert known and error is not None
+    loop.close()
