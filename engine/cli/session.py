@@ -60,6 +60,12 @@ def _unfinished_notes(session: Session, runs_seen: int) -> list[str]:
                 notes.append(
                     f"thread {thread} has {count} checkpoint(s) but no recorded run: {stopped}"
                 )
+    if runs_seen == 0 and not notes:
+        for thread, run, pid in session.abandoned_leases():
+            notes.append(
+                f"thread {thread} was taken by run {run} of process {pid}, which is gone (killed "
+                "or crashed) before anything of that run was written"
+            )
     if failed and not notes:
         notes.append(
             f"recording into this file stopped when writing failed ({failed}): what ran after "

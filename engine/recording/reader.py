@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
@@ -22,6 +23,7 @@ from pydantic import ValidationError
 
 from engine import serde
 from engine.checkpoint.base import make_config
+from engine.checkpoint.leases import pid_alive
 from engine.checkpoint.sqlite import SqliteSaver
 from engine.errors import CheckpointError
 from engine.events import EventBase, event_from_json
@@ -173,6 +175,21 @@ class Session:
             return str(json.loads(rows[0][0]).get("error") or "unknown error")
         except (ValueError, AttributeError, RecursionError):
             return "unknown error"
+
+    def abandoned_leases(self) -> list[tuple[str, str, int]]:
+        """(thread, run, pid) of the runs that took a thread of this file in a process of this
+        host that no longer exists (killed before it could let go), read without writing."""
+        if not self._has_table("thread_leases"):
+            return []
+        host = socket.gethostname()
+        rows = self._query(
+            "SELECT thread_id, owner, pid, host FROM thread_leases ORDER BY thread_id"
+        )
+        return [
+            (str(t), str(owner), int(pid))
+            for t, owner, pid, where in rows
+            if where == host and isinstance(pid, int) and not pid_alive(pid)
+        ]
 
     def threads(self) -> list[str]:
         """Thread ids with runs or checkpoints in the file, in order of first appearance."""

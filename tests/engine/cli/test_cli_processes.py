@@ -73,6 +73,7 @@ def test_after_kill_9_replay_says_killed_and_the_thread_can_run_again(tmp_path: 
     killed = (  # killed after the run's first events were written, or before (100 ms flushes)
         "never finished: its end was not recorded (the process was killed",
         "but no recorded run: the process was stopped before its events were written",
+        "which is gone (killed or crashed) before anything of that run was written",
     )
     assert any(says in replay.stdout for says in killed), replay.stdout
     again = stepwise(  # the dead process's lease does not hold the thread
@@ -82,3 +83,33 @@ def test_after_kill_9_replay_says_killed_and_the_thread_can_run_again(tmp_path: 
     with Session.open(session) as s:
         assert [r.status for r in s.runs()][-1] == "done"
         s.integrity_check()
+
+
+KILLED_HOLDING_A_THREAD = """
+import os, signal, sys
+from engine.recording import SessionRecorder
+recorder = SessionRecorder(sys.argv[1])
+recorder.checkpointer.acquire_thread("x", "run-1")
+print("held", flush=True)
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def test_replay_of_a_file_whose_run_was_killed_before_anything_was_written(
+    tmp_path: Path,
+) -> None:
+    """Killed after it took its thread, before its first checkpoint or event reached the file:
+    replay says so instead of printing an empty session without a word."""
+    session = tmp_path / "empty.stepwise"
+    proc = subprocess.run(
+        [sys.executable, "-c", KILLED_HOLDING_A_THREAD, str(session)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == -signal.SIGKILL and proc.stdout.strip() == "held", proc.stderr
+    replay = stepwise("replay", str(session))
+    assert replay.returncode == 0, replay.stderr
+    assert "0 run(s)" in replay.stdout
+    assert "thread x was taken by run run-1 of process " in replay.stdout
+    assert "which is gone (killed or crashed)" in replay.stdout
