@@ -25,6 +25,7 @@ own thread as before.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -128,27 +129,41 @@ class PendingSave:
 class PendingCopy:
     """The inbox call writing one checkpoint's copy into a session file once the app's saver
     saved it (see the module docstring); ``where``: the thread and namespace of the copy
-    (``CheckpointMirror.prepare``'s arguments)."""
+    (``CheckpointMirror.prepare``'s arguments).  Every copy of a run goes through the inbox,
+    in order: a copy is written as a delta of the one before it.
 
-    __slots__ = ("inbox", "made", "mirror", "task", "watch", "where")
+    ``saved``: the save is known to have succeeded (or the checkpoint is the one the run
+    started from); ``done``: set once the copy is written or left out, for a thread that waits
+    for it."""
+
+    __slots__ = ("done", "inbox", "made", "mirror", "saved", "task", "watch", "where")
 
     def __init__(
         self,
-        watch: SaveWatch,
+        watch: SaveWatch | None,
         inbox: LoopInbox,
         mirror: CheckpointMirror,
         made: MirrorCopy,
         where: dict[str, Any],
+        *,
+        saved: bool = False,
+        done: concurrent.futures.Future[None] | None = None,
     ) -> None:
         self.watch = watch
         self.inbox = inbox
         self.mirror = mirror
         self.made = made
         self.where = where
+        self.saved = saved or watch is None
+        self.done = done
         self.task: asyncio.Future[None] | None = None
 
     def queue(self) -> None:
-        self.inbox.put(self)
+        """Hand the call to the loop's inbox; with ``done``, at once (the caller waits)."""
+        if self.done is None:
+            self.inbox.put(self)
+        else:
+            self.inbox.put_now(self)
 
     def __call__(self) -> object:
         """On the loop: ``WAITING`` until the save is known and, if it succeeded, the copy
@@ -156,12 +171,13 @@ class PendingCopy:
         where = self.where
         task = self.task
         if task is None:
-            known, error = self.watch.outcome_now(str(where["checkpoint_id"]))
-            if not known:
-                return WAITING
-            if error is not None:  # not in the app's database: no copy, none to refer to
-                self.mirror.forget(str(where["thread_id"]), str(where["ns"]))
-                return None
+            if not self.saved and self.watch is not None:
+                known, error = self.watch.outcome_now(str(where["checkpoint_id"]))
+                if not known:
+                    return WAITING
+                if error is not None:  # not in the app's database: no copy, none to refer to
+                    self.mirror.forget(str(where["thread_id"]), str(where["ns"]))
+                    return self._over()
             task = self.task = asyncio.ensure_future(self.mirror.write(self.made))
             task.add_done_callback(lambda _t: self.inbox.kick())
         if not task.done():
@@ -171,4 +187,8 @@ class PendingCopy:
             _log.warning(
                 "could not copy checkpoint %s into the session: %s", where["checkpoint_id"], error
             )
-        return None
+        return self._over()
+
+    def _over(self) -> None:
+        if self.done is not None and not self.done.done():
+            self.done.set_result(None)

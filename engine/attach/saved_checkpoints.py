@@ -9,7 +9,7 @@ latest before the run reports anything else (``AttachCallbacks.defer``).
 
 from __future__ import annotations
 
-import asyncio
+import concurrent.futures
 import logging
 import threading
 from collections.abc import Coroutine
@@ -199,15 +199,21 @@ class CheckpointSaves:
         cid: Any,
         written: set[str],
     ) -> None:
+        """The session file's copy of a saved checkpoint.  Off the loop it goes through the
+        loop's inbox, after the copies queued before it (``PendingCopy``), and this thread
+        waits for it."""
         copy = self._copy_of(ns, conf, parent_conf, meta, data, cid, written)
         if copy is None:
             return
         for mirror in self.mirrors:
             try:
-                put = mirror.put(**copy)
                 if self._on_loop():
-                    await put
-                else:  # the session's saver lives on the loop
-                    asyncio.run_coroutine_threadsafe(put, self.cb.em.loop).result()
+                    await mirror.put(**copy)
+                    continue
+                done: concurrent.futures.Future[None] = concurrent.futures.Future()
+                made = mirror.prepare(**copy)
+                inbox = self.cb.em.inbox
+                PendingCopy(self.watch, inbox, mirror, made, copy, saved=True, done=done).queue()
+                done.result()
             except Exception as exc:  # the copy is for replay: never fail the app's run
                 _log.warning("could not copy checkpoint %s into the session: %s", cid, exc)

@@ -27,7 +27,7 @@ from engine.events import (
     NodeStarted,
     Route,
 )
-from engine.graph.algo import TASKS, Task, compute_writes, read_values
+from engine.graph.algo import TASKS, Task, read_values
 from engine.graph.node_cache import cached_writes, emit_settled_node, store_writes
 from engine.graph.policies import (
     attempt_runtime,
@@ -42,6 +42,7 @@ from engine.graph.runtime import (
     reset_task,
     set_task,
 )
+from engine.graph.task_writes import compute_writes
 from engine.observe.bus import RunEmitter, span
 from engine.observe.callbacks import NodeRunCallbacks, handlers_from
 from engine.serde import to_jsonable

@@ -23,10 +23,11 @@ from engine.core.aio import iter_sync, run_sync
 from engine.core.ids import new_run_id, uuid7
 from engine.errors import InvalidUpdateError
 from engine.events import CheckpointSaved, StateUpdated
-from engine.graph.algo import RETURN, Task, apply_writes, compute_writes, finish_waiting, plan_tasks
+from engine.graph.algo import RETURN, Task, apply_writes, finish_waiting, plan_tasks
 from engine.graph.channels import MISSING, BaseChannel
 from engine.graph.runtime import current_run
 from engine.graph.subgraph_state import SAVER_KEY, SubgraphStateAPI, with_checkpoint_map
+from engine.graph.task_writes import compute_writes
 from engine.message_log import plain
 from engine.observe.bus import RunEmitter
 from engine.serde import to_jsonable

@@ -314,7 +314,7 @@ def test_a_subgraph_with_a_sqlite_saver_shows_each_checkpoint_the_saver_holds(
 
     from langgraph.checkpoint.sqlite import SqliteSaver
 
-    import engine.attach.run as attach_run
+    import engine.attach.run_stream as attach_stream
 
     def run(db: str) -> tuple[list[EventBase], Any]:
         saver = SqliteSaver(sqlite3.connect(str(tmp_path / db), check_same_thread=False))
@@ -338,7 +338,7 @@ def test_a_subgraph_with_a_sqlite_saver_shows_each_checkpoint_the_saver_holds(
         }
         assert saver.get_tuple({"configurable": conf}) is not None
     _well_nested(events)
-    monkeypatch.setattr(attach_run, "can_tap", lambda config: False)
+    monkeypatch.setattr(attach_stream, "can_tap", lambda config: False)
     untapped, _ = run("untapped.db")
     assert _content(events, custom_as_streamed=True) == _content(untapped)
     _custom_named(events)
