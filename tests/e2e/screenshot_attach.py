@@ -92,7 +92,8 @@ async def drive(window: Any, out: Path, apps: Any) -> None:
 
 def main(out: Path) -> int:
     from studio.app import entry as studio_app
-    from tests.fixtures.docs_apps import STATEGRAPH_APP, agent_app, write_app
+    from tests.fixtures.docs_app_sources import STATEGRAPH_APP
+    from tests.fixtures.docs_apps import agent_app, write_app
 
     out.mkdir(parents=True, exist_ok=True)
     folder = out / "apps"

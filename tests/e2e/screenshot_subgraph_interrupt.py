@@ -71,7 +71,8 @@ def _select_interrupt(view: Any) -> None:
 
 def main(out: Path) -> int:
     from studio.app import entry as studio_app
-    from tests.fixtures.docs_apps import SUBGRAPH_INTERRUPT_APP, write_app
+    from tests.fixtures.docs_app_sources import SUBGRAPH_INTERRUPT_APP
+    from tests.fixtures.docs_apps import write_app
 
     out.mkdir(parents=True, exist_ok=True)
     folder = out / "apps"

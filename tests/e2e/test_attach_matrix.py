@@ -33,13 +33,8 @@ from tests.e2e.attach_window import (
     saver_url,
     studio_digest,
 )
-from tests.fixtures.docs_apps import (
-    FUNCTIONAL_APP,
-    HANDOFF_APP,
-    STATEGRAPH_APP,
-    agent_app,
-    write_app,
-)
+from tests.fixtures.docs_app_sources import FUNCTIONAL_APP, HANDOFF_APP, STATEGRAPH_APP
+from tests.fixtures.docs_apps import agent_app, write_app
 from tests.fixtures.plain_langgraph import plain_module
 from tests.fixtures.postgres import postgres_server, postgres_url
 

@@ -15,7 +15,8 @@ import pytest
 pytest.importorskip("langchain.agents")
 
 from tests.e2e.attach_window import Plain, Studio, studio_digest
-from tests.fixtures.docs_apps import NESTED_APP, write_app
+from tests.fixtures.docs_app_sources import NESTED_APP
+from tests.fixtures.docs_apps import write_app
 from tests.fixtures.plain_langgraph import plain_module
 
 pytestmark = pytest.mark.timeout(180)

@@ -17,7 +17,8 @@ pytest.importorskip("langgraph.graph")
 from langgraph.types import Command as LGCommand
 
 from tests.e2e.attach_window import Plain, Studio, studio_digest
-from tests.fixtures.docs_apps import SUBGRAPH_INTERRUPT_APP, write_app
+from tests.fixtures.docs_app_sources import SUBGRAPH_INTERRUPT_APP
+from tests.fixtures.docs_apps import write_app
 from tests.studio.app_agents import make_window, run_until
 
 pytestmark = pytest.mark.timeout(180)

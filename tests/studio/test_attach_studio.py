@@ -193,7 +193,8 @@ def test_double_click_opens_a_real_compiled_subgraph_of_an_attached_app(
 ) -> None:
     from PySide6.QtCore import Qt
 
-    from tests.fixtures.docs_apps import STATEGRAPH_APP, write_app
+    from tests.fixtures.docs_app_sources import STATEGRAPH_APP
+    from tests.fixtures.docs_apps import write_app
     from tests.studio.test_graph_view import node_point
 
     app = write_app(tmp_path, STATEGRAPH_APP)

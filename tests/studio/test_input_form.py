@@ -17,7 +17,8 @@ from PySide6.QtWidgets import QLabel, QLineEdit, QPlainTextEdit
 
 from engine.events import RunFinished
 from studio.models.input_form import MISSING, InputForm
-from tests.fixtures.docs_apps import CONTEXT_APP, STATEGRAPH_APP, write_app
+from tests.fixtures.docs_app_sources import CONTEXT_APP, STATEGRAPH_APP
+from tests.fixtures.docs_apps import write_app
 from tests.fixtures.plain_langgraph import plain_module
 from tests.studio.app_agents import make_window, run_until
 

@@ -164,7 +164,8 @@ def test_open_a_saved_thread_without_a_display_lists_it(
 
 
 def test_run_gives_the_run_context_from_context_json(tmp_path: Path) -> None:
-    from tests.fixtures.docs_apps import CONTEXT_APP, write_app
+    from tests.fixtures.docs_app_sources import CONTEXT_APP
+    from tests.fixtures.docs_apps import write_app
 
     spec = write_app(tmp_path, CONTEXT_APP).spec
     code, out, err = run_cli("run", spec, "--no-session", "--context-json", '{"user_name": "Ada"}')

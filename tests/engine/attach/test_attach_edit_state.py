@@ -13,7 +13,8 @@ pytest.importorskip("langgraph.graph")
 
 from engine.attach import attach
 from engine.targets import AttachTarget
-from tests.fixtures.docs_apps import STATEGRAPH_APP, write_app
+from tests.fixtures.docs_app_sources import STATEGRAPH_APP
+from tests.fixtures.docs_apps import write_app
 from tests.fixtures.plain_langgraph import plain_module, reader
 
 

@@ -15,7 +15,8 @@ pytest.importorskip("langchain.agents")
 from engine.attach import attach
 from engine.cli.render import render_events
 from tests.engine.attach.test_attach_langgraph import collect
-from tests.fixtures.docs_apps import HANDOFF_APP, write_app
+from tests.fixtures.docs_app_sources import HANDOFF_APP
+from tests.fixtures.docs_apps import write_app
 from tests.fixtures.plain_langgraph import plain_module, plain_run, thread_digest
 
 

@@ -179,7 +179,8 @@ def test_tokens_stream_and_a_model_that_cannot_stream_falls_back_quietly(tmp_pat
 
 def test_capabilities_say_what_attach_mode_reaches(tmp_path: Path) -> None:
     from engine.targets import Capability
-    from tests.fixtures.docs_apps import STATEGRAPH_APP, write_app
+    from tests.fixtures.docs_app_sources import STATEGRAPH_APP
+    from tests.fixtures.docs_apps import write_app
 
     graph, _module, _app = agent(tmp_path)
     caps = AttachTarget(graph).capabilities
