@@ -216,6 +216,7 @@ class AttachedRun(RunStream):
                 ],
             ),
             routes=getattr(graph, "route_book", None),
+            queue_saves=self.sync,
         )
 
     def _gated_now(self) -> bool:

@@ -32,6 +32,7 @@ class CheckpointSaves:
     cb: AttachCallbacks
     watch: SaveWatch | None
     durability: str
+    queue_saves: bool
     mirrors: list[CheckpointMirror]
     parked: list[tuple[str, str, dict[str, Any]]]
     last_saved: dict[str, str]
@@ -39,7 +40,11 @@ class CheckpointSaves:
     def _queues(self, first: bool, meta: dict[str, Any]) -> bool:
         """Can this checkpoint's save be waited for by the loop's inbox, not this thread
         (``engine.attach.pending_save``)?  Only when it is waited for at all, nothing can stop
-        on the events and the run is not being aborted."""
+        on the events, the run is not being aborted, and the run is a sync one: an ``astream``
+        run's loop reports its own events at once, and they would overtake what waits in the
+        inbox (a node's end, before the end of the nested graph it ran on a worker thread)."""
+        if not self.queue_saves:
+            return False
         if self.durability == "exit" or (first and meta.get("source") != "input"):
             return False  # parked, or saved before the run
         cb = self.cb

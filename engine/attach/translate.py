@@ -87,6 +87,7 @@ class StreamTranslator(CheckpointSaves):
         durability: str = "async",
         stops: tuple[Sequence[str] | str, Sequence[str] | str] = ((), ()),
         routes: RouteBook | None = None,
+        queue_saves: bool = False,
     ) -> None:
         self.cb = cb
         self.routes = routes if routes is not None else RouteBook(None)
@@ -98,6 +99,9 @@ class StreamTranslator(CheckpointSaves):
         self.watch = watch
         """The saves of the app's saver: a checkpoint shows once its save succeeded."""
         self.durability = durability
+        self.queue_saves = queue_saves
+        """A sync run (every event of the run goes through the loop's inbox): a checkpoint's
+        save may be waited for there (``engine.attach.pending_save``)."""
         """LangGraph saves every checkpoint as it goes (``async``, ``sync``) or only the last
         one when the run ends (``exit``)."""
         self.parked: list[tuple[str, str, dict[str, Any]]] = []
