@@ -162,7 +162,7 @@ class CheckpointSaves:
         if not ns and cid:
             cb.em.checkpoint_id = str(cid)
         if saving == "saved":
-            await self._mirror(ns, conf, parent_conf, meta, data, cid, written)
+            await self._mirror(self._copy_of(ns, conf, parent_conf, meta, data, cid, written), cid)
 
     async def _saving(
         self, cid: Any, meta: dict[str, Any], first: bool, *, block: bool = False
@@ -194,20 +194,10 @@ class CheckpointSaves:
                 await self.cb._emit(CheckpointSaved, ns, **fields)
                 self.last_saved[ns] = cid
 
-    async def _mirror(
-        self,
-        ns: str,
-        conf: dict[str, Any],
-        parent_conf: dict[str, Any],
-        meta: dict[str, Any],
-        data: dict[str, Any],
-        cid: Any,
-        written: set[str],
-    ) -> None:
-        """The session file's copy of a saved checkpoint.  Off the loop it goes through the
-        loop's inbox, after the copies queued before it (``PendingCopy``), and this thread
-        waits for it."""
-        copy = self._copy_of(ns, conf, parent_conf, meta, data, cid, written)
+    async def _mirror(self, copy: dict[str, Any] | None, cid: Any) -> None:
+        """The session file's copy of a saved checkpoint (``copy``: ``_copy_of``'s).  Off the
+        loop it goes through the loop's inbox, after the copies queued before it
+        (``PendingCopy``), and this thread waits for it."""
         if copy is None:
             return
         for mirror in self.mirrors:

@@ -45,6 +45,17 @@ class HeldSaver(InMemorySaver):
         return super().put(config, checkpoint, metadata, new_versions)
 
 
+def a_then_b(schema: Any, a: Any, b: Any, saver: HeldSaver) -> Any:
+    """``START -> a -> b -> END`` on ``saver``."""
+    g = StateGraph(schema)
+    g.add_node("a", a)
+    g.add_node("b", b)
+    g.add_edge(START, "a")
+    g.add_edge("a", "b")
+    g.add_edge("b", END)
+    return g.compile(checkpointer=saver)
+
+
 def build(saver: HeldSaver) -> Any:
     def a(state: State) -> dict[str, Any]:
         return {"log": [*state["log"], "a"]}
@@ -53,13 +64,7 @@ def build(saver: HeldSaver) -> Any:
         saver.release.set()  # runs while the save of the checkpoint after ``a`` is held
         return {"log": [*state["log"], "b"]}
 
-    g = StateGraph(State)
-    g.add_node("a", a)
-    g.add_node("b", b)
-    g.add_edge(START, "a")
-    g.add_edge("a", "b")
-    g.add_edge("b", END)
-    return g.compile(checkpointer=saver)
+    return a_then_b(State, a, b, saver)
 
 
 def kinds(events: list[EventBase]) -> list[str]:
@@ -132,13 +137,7 @@ def test_a_recorded_run_copies_each_checkpoint_as_it_was_and_only_if_saved(
         saver.release.set()
         return {"notes": state["notes"]}
 
-    g = StateGraph(Notes)
-    g.add_node("a", a)
-    g.add_node("b", b)
-    g.add_edge(START, "a")
-    g.add_edge("a", "b")
-    g.add_edge("b", END)
-    graph = attach(g.compile(checkpointer=saver))
+    graph = attach(a_then_b(Notes, a, b, saver))
     rec = SessionRecorder(tmp_path / "s.stepwise")
     rec.attach(graph)
     events: list[EventBase] = []
