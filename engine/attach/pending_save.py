@@ -158,12 +158,12 @@ class PendingCopy:
         self.done = done
         self.task: asyncio.Future[None] | None = None
 
-    def queue(self) -> None:
-        """Hand the call to the loop's inbox; with ``done``, at once (the caller waits)."""
-        if self.done is None:
-            self.inbox.put(self)
-        else:
+    def queue(self, *, now: bool = False) -> None:
+        """Hand the call to the loop's inbox; ``now``: wake the loop (the caller waits)."""
+        if now:
             self.inbox.put_now(self)
+        else:
+            self.inbox.put(self)
 
     def __call__(self) -> object:
         """On the loop: ``WAITING`` until the save is known and, if it succeeded, the copy

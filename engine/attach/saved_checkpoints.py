@@ -12,6 +12,7 @@ from __future__ import annotations
 import concurrent.futures
 import logging
 import threading
+from collections import deque
 from collections.abc import Coroutine
 from typing import Any
 
@@ -21,7 +22,11 @@ from engine.attach.mirror import CheckpointMirror
 from engine.attach.pending_save import PendingCopy, PendingSave, not_saved_detail
 from engine.events import CheckpointSaved, MiddlewareAction
 
-__all__ = ["CheckpointSaves"]
+__all__ = ["COPIES_AHEAD", "CheckpointSaves"]
+
+COPIES_AHEAD = 8
+"""How many checkpoint copies a sync run's thread may queue for the session file before it
+waits for the oldest to be written."""
 
 _log = logging.getLogger("stepwise.attach")
 
@@ -36,6 +41,8 @@ class CheckpointSaves:
     mirrors: list[CheckpointMirror]
     parked: list[tuple[str, str, dict[str, Any]]]
     last_saved: dict[str, str]
+    copies_ahead: deque[concurrent.futures.Future[None]]
+    """The session copies queued and not written yet, oldest first (``COPIES_AHEAD``)."""
 
     def _queues(self, first: bool, meta: dict[str, Any]) -> bool:
         """Can this checkpoint's save be waited for by the loop's inbox, not this thread
@@ -80,7 +87,16 @@ class CheckpointSaves:
             except Exception as exc:  # the copy is for replay: never fail the app's run
                 _log.warning("could not copy checkpoint %s into the session: %s", cid, exc)
                 continue
-            PendingCopy(self.watch, em.inbox, mirror, made, copy).queue()
+            done: concurrent.futures.Future[None] = concurrent.futures.Future()
+            PendingCopy(self.watch, em.inbox, mirror, made, copy, done=done).queue()
+            self.copies_ahead.append(done)
+        # at most a few copies ahead of the session file: each holds its checkpoint's new
+        # messages and the events after it wait behind it (a long run must not pile them up)
+        while len(self.copies_ahead) > COPIES_AHEAD:
+            oldest = self.copies_ahead.popleft()
+            if not oldest.done():
+                em.inbox.kick()
+                oldest.result()
 
     def _copy_of(
         self,
@@ -208,7 +224,9 @@ class CheckpointSaves:
                 done: concurrent.futures.Future[None] = concurrent.futures.Future()
                 made = mirror.prepare(**copy)
                 inbox = self.cb.em.inbox
-                PendingCopy(self.watch, inbox, mirror, made, copy, saved=True, done=done).queue()
+                PendingCopy(self.watch, inbox, mirror, made, copy, saved=True, done=done).queue(
+                    now=True
+                )
                 done.result()
             except Exception as exc:  # the copy is for replay: never fail the app's run
                 _log.warning("could not copy checkpoint %s into the session: %s", cid, exc)

@@ -4,7 +4,9 @@
 
 from __future__ import annotations
 
+import concurrent.futures
 import logging
+from collections import deque
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
@@ -107,6 +109,7 @@ class StreamTranslator(CheckpointSaves):
         self.parked: list[tuple[str, str, dict[str, Any]]] = []
         """(graph namespace, checkpoint id, the ``checkpoint.saved`` fields) not saved yet:
         with ``exit`` durability, shown when the run ends if saved by then."""
+        self.copies_ahead: deque[concurrent.futures.Future[None]] = deque()
         self.last_saved: dict[str, str] = {}
         """Per graph namespace, the newest checkpoint the saver confirmed."""
         self.seen: set[str] = set()
