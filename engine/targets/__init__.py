@@ -38,8 +38,19 @@ __all__ = [
     "TargetError",
     "ThreadInfo",
     "ThreadQuery",
+    "as_target",
     "target_for",
 ]
+
+
+def as_target(obj: Any) -> Target:
+    """``obj`` if it is a target already, else the target that runs the graph ``obj``.  Judged
+    by its class: ``isinstance`` with the ``Target`` protocol reads every member of the object,
+    and a graph's ``input_schema`` property builds a schema, which may raise (a ``typing``
+    TypedDict state on Python 3.11), depending on the order the members are read in."""
+    if hasattr(type(obj), "capabilities"):  # the class: a property is not read
+        return obj  # type: ignore[no-any-return]
+    return target_for(obj)
 
 
 def target_for(graph: Any, name: str | None = None) -> GraphTarget:

@@ -141,11 +141,9 @@ async def aapply_edit(
 ) -> str:
     """``update_state`` at ``checkpoint_id`` on ``target`` (a ``Target``, or a graph);
     returns the id of the checkpoint it created."""
-    from engine.targets import Target, target_for
+    from engine.targets import as_target
 
-    if not isinstance(target, Target):
-        target = target_for(target)
-    return await target.update_state(
+    return await as_target(target).update_state(
         thread_id, dict(values), as_node=as_node, checkpoint_id=checkpoint_id
     )
 

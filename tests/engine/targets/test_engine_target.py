@@ -153,3 +153,33 @@ async def test_without_a_checkpointer_time_travel_is_missing_and_says_why() -> N
     assert await target.state("x") is None and await target.history("x") == []
     with pytest.raises(TargetError, match="needs a checkpointer"):
         await target.update_state("x", {"log": []})
+
+
+def test_as_target_takes_a_graph_whose_schema_property_raises_and_a_target_as_it_is() -> None:
+    """A graph with a ``typing.TypedDict`` state: on Python 3.11 building its ``input_schema``
+    raises (pydantic wants ``typing_extensions.TypedDict``).  ``isinstance(graph, Target)``
+    read that property or not depending on the order of the protocol's members (string
+    hashing: ``PYTHONHASHSEED=2`` made ``tests/studio/test_edit_state_model.py`` fail), so
+    applying a State edit failed in some processes; ``as_target`` judges by the class and
+    never reads it."""
+    import sys
+    import typing
+
+    from engine import END, START, StateGraph
+    from engine.checkpoint import InMemorySaver
+    from engine.targets import EngineTarget, as_target
+
+    class Plain(typing.TypedDict):
+        n: int
+
+    b = StateGraph(Plain)
+    b.add_node("inc", lambda s: {"n": s["n"] + 1})
+    b.add_edge(START, "inc")
+    b.add_edge("inc", END)
+    graph = b.compile(checkpointer=InMemorySaver())
+    if sys.version_info < (3, 12):
+        with pytest.raises(Exception, match="typing_extensions"):
+            _ = graph.input_schema
+    target = as_target(graph)
+    assert isinstance(target, EngineTarget)
+    assert as_target(target) is target
