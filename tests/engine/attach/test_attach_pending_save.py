@@ -180,3 +180,71 @@ def test_a_tasks_writes_failing_says_nothing_of_a_checkpoint_still_saving() -> N
     known, error = other.outcome_now("c9")
     assert known and error is not None
     loop.close()
+
+
+class Count(TypedDict):
+    n: int
+
+
+def test_a_recorded_run_goes_only_a_few_session_copies_ahead_of_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The session file's writes are held until the run's thread stops to wait for them (or the
+    run is over): the run never has more than ``COPIES_AHEAD`` copies queued past the one being
+    written (unbounded, a 2,000-turn recorded run kept every copy and its events in memory)."""
+    import asyncio
+    import sys
+
+    import engine.attach.saved_checkpoints as saved_checkpoints
+    from engine.attach.mirror import CheckpointMirror
+
+    monkeypatch.setattr(saved_checkpoints, "COPIES_AHEAD", 2)
+    counts = {"prepared": 0, "written": 0}
+    gaps: list[int] = []
+    prepare, write = CheckpointMirror.prepare, CheckpointMirror.write
+
+    def counted_prepare(self: Any, **kw: Any) -> Any:
+        counts["prepared"] += 1
+        return prepare(self, **kw)
+
+    def run_thread_waits() -> bool:
+        """Is the run's stream thread gone, or waiting for a copy to be written?"""
+        runs = [t for t in threading.enumerate() if t.name == "stepwise-attach"]
+        if not runs:
+            return True
+        frame = sys._current_frames().get(runs[0].ident or 0)
+        names = []
+        while frame is not None:
+            names.append(frame.f_code.co_name)
+            frame = frame.f_back
+        return "_saved_queued" in names and "result" in names
+
+    async def held_write(self: Any, copy: Any) -> None:
+        for _ in range(20_000):  # a guard: the run's thread stops or ends long before
+            if run_thread_waits():
+                break
+            await asyncio.sleep(0.001)
+        gaps.append(counts["prepared"] - counts["written"])
+        await write(self, copy)
+        counts["written"] += 1
+
+    monkeypatch.setattr(CheckpointMirror, "prepare", counted_prepare)
+    monkeypatch.setattr(CheckpointMirror, "write", held_write)
+
+    def tick(state: Count) -> dict[str, Any]:
+        return {"n": state["n"] + 1}
+
+    g = StateGraph(Count)
+    g.add_node("tick", tick)
+    g.add_edge(START, "tick")
+    g.add_conditional_edges("tick", lambda s: "tick" if s["n"] < 12 else END, ["tick", END])
+    graph = attach(g.compile(checkpointer=InMemorySaver()))
+    assert graph.sync
+    rec = SessionRecorder(tmp_path / "s.stepwise")
+    rec.attach(graph)
+    assert graph.invoke({"n": 0}, {"configurable": {"thread_id": "t"}}) == {"n": 12}
+    rec.close()
+    assert counts["written"] == counts["prepared"] >= 13
+    assert max(gaps) <= 3, gaps  # the copy being written and two queued behind it
+    with Session.open(tmp_path / "s.stepwise") as session:
+        assert session.state("t") == {"n": 12}
