@@ -67,6 +67,7 @@ class SaveWatch:
         self.sealed = True
         with self._lock:
             self._lock.notify_all()
+        self._wake()
         self._reported()
 
     # -- reports (any thread) -------------------------------------------------------------------
@@ -131,6 +132,8 @@ class SaveWatch:
             # checkpoints are saved in a chain: once one failed, no later one will be tried
             if self.put_failure is not None:
                 return self.put_failure
+            if self.sealed:  # a stopped run's saver takes no more writes
+                return RuntimeError("the run was stopped before this checkpoint was saved")
             if self.finished:
                 return self.failure or RuntimeError("the app's saver never saved this checkpoint")
             return _PENDING
@@ -152,10 +155,8 @@ class SaveWatch:
         """``result``, waited for on this thread (not the loop's: the thread of a sync run's
         stream).  A sealed run saves nothing more: its checkpoint is not saved."""
         with self._lock:
-            while (outcome := self._outcome(checkpoint_id)) is _PENDING and not self.sealed:
+            while (outcome := self._outcome(checkpoint_id)) is _PENDING:
                 self._lock.wait()
-        if outcome is _PENDING:
-            outcome = RuntimeError("the run was stopped before this checkpoint was saved")
         return self._result(checkpoint_id, outcome)
 
     def outcome_now(self, checkpoint_id: str) -> tuple[bool, BaseException | None]:
@@ -163,9 +164,7 @@ class SaveWatch:
         sealed run's pending checkpoint is known: not saved."""
         outcome = self._outcome(checkpoint_id)
         if outcome is _PENDING:
-            if not self.sealed:
-                return False, None
-            outcome = RuntimeError("the run was stopped before this checkpoint was saved")
+            return False, None
         return True, self._result(checkpoint_id, outcome)
 
     def _result(self, checkpoint_id: str, outcome: Any) -> BaseException | None:

@@ -139,20 +139,17 @@ class CheckpointSaves:
     async def _saved(
         self,
         ns: str,
-        conf: dict[str, Any],
-        parent_conf: dict[str, Any],
-        meta: dict[str, Any],
-        data: dict[str, Any],
         cid: Any,
+        meta: dict[str, Any],
         first: bool,
         fields: dict[str, Any],
-        written: set[str],
+        copy: dict[str, Any] | None,
         *,
         block: bool = False,
     ) -> None:
         """The end of a checkpoint's translation: once its save is known, ``checkpoint.saved``
-        (or why it is not), the superstep's end, the session's copy.  ``block``: wait for the
-        save on this thread, whichever it is (``_finish_here``)."""
+        (or why it is not), the superstep's end, the session's copy (``copy``: ``_copy_of``'s).
+        ``block``: wait for the save on this thread, whichever it is (``_finish_here``)."""
         cb = self.cb
         parent, step = fields["parent_span_id"], fields["step"]
         number = -1 if step is None else step
@@ -178,7 +175,7 @@ class CheckpointSaves:
         if not ns and cid:
             cb.em.checkpoint_id = str(cid)
         if saving == "saved":
-            await self._mirror(self._copy_of(ns, conf, parent_conf, meta, data, cid, written), cid)
+            await self._mirror(copy, cid)
 
     async def _saving(
         self, cid: Any, meta: dict[str, Any], first: bool, *, block: bool = False

@@ -341,15 +341,13 @@ class StreamTranslator(CheckpointSaves):
             "checkpoint_ns": str(conf.get("checkpoint_ns") or ""),
         }
         later = not self._on_loop() and self.watch is not None and bool(cid)
+        copy = self._copy_of(ns, conf, parent_conf, meta, data, cid, done.written)
         if later and self._queues(first, meta):  # after what is queued, even if known now
-            copy = self._copy_of(ns, conf, parent_conf, meta, data, cid, done.written)
             self._saved_queued(ns, str(cid), fields, copy)
             return
         if later and self.watch is not None and self.watch.settled(str(cid)):
             later = False
-        saved = self._saved(
-            ns, conf, parent_conf, meta, data, cid, first, fields, done.written, block=later
-        )
+        saved = self._saved(ns, cid, meta, first, fields, copy, block=later)
         if later:  # the stream's thread: the save runs alongside what LangGraph does next
             cb.defer(lambda: self._finish_here(saved))
         else:
