@@ -6,7 +6,9 @@ error is raised when the run ends), and every later save waits on the failed one
 with it.  So the stream alone would show checkpoints the app's database never got.
 ``SaveWatch`` watches the saver itself: the attached run runs on a copy of the app's saver
 whose writes report whether they succeeded (``watched``), and a checkpoint is shown once its
-save succeeded, never when it failed (``result`` waits for the one or the other).
+save succeeded, never when it failed (``result`` waits for the one or the other).  A save cut
+off with the connection may have been committed all the same: the database is asked, and when
+it cannot answer the outcome is reported as unknown (``engine.attach.save_outcome``).
 
 The copy is the app's saver object under a subclass of its own class: the same connection,
 lock and storage (LangGraph's in-memory saver keeps its dicts: the copy shares them), every
@@ -29,6 +31,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from engine.attach.save_outcome import SaveUnknown, aread_back, outcome_unknowable, read_back
 from engine.observe.faults import is_injected
 
 __all__ = ["SaveWatch", "watched"]
@@ -55,6 +58,11 @@ class SaveWatch:
         self.finished = False
         """The run's stream is over: every save LangGraph was to try has reported."""
         self.failed_ids: list[str] = []
+        self.unknown_ids: list[str] = []
+        """Checkpoints whose save was cut off with the connection, the database unable to say
+        whether it holds them (``SaveUnknown``)."""
+        self.found_ids: list[str] = []
+        """Checkpoints whose save raised, which the database holds all the same."""
         self._wake_pending = False
         self.sealed = False
         """The run was cancelled: its later writes are dropped (see the module docstring)."""
@@ -79,12 +87,25 @@ class SaveWatch:
         self._wake()
         self._reported()
 
-    def failed(self, checkpoint_id: str | None, error: BaseException) -> None:
+    def failed(
+        self, checkpoint_id: str | None, error: BaseException, found: bool | None = False
+    ) -> None:
+        """A save raised ``error``: a task's writes (``checkpoint_id`` None) or a checkpoint,
+        which the database holds all the same (``found``), does not hold, or may hold (None:
+        ``SaveUnknown``).  Either way no later checkpoint is saved (LangGraph saves each one
+        after the one before it succeeded)."""
         with self._lock:
             if self.failure is None:
                 self.failure = error
             if checkpoint_id is not None:
-                self._done.setdefault(checkpoint_id, error)
+                outcome: BaseException | None = error
+                if found:
+                    outcome = None
+                    self.found_ids.append(checkpoint_id)
+                elif found is None:
+                    outcome = SaveUnknown(error)
+                    self.unknown_ids.append(checkpoint_id)
+                self._done.setdefault(checkpoint_id, outcome)
                 if self.put_failure is None:
                     self.put_failure = error
             self._lock.notify_all()
@@ -218,7 +239,11 @@ def watched(saver: Any, watch: SaveWatch) -> Any:
         try:
             out = cls.put(self, config, checkpoint, metadata, versions)
         except Exception as exc:
-            watch.failed(_cid(checkpoint), exc)
+            cid = _cid(checkpoint)
+            found: bool | None = False
+            if cid is not None and outcome_unknowable(exc):
+                found = read_back(cls, self, config, cid)
+            watch.failed(cid, exc, found)
             raise
         cid = _cid(checkpoint)
         if cid is not None:
@@ -231,7 +256,11 @@ def watched(saver: Any, watch: SaveWatch) -> Any:
         try:
             out = await cls.aput(self, config, checkpoint, metadata, versions)
         except Exception as exc:
-            watch.failed(_cid(checkpoint), exc)
+            cid = _cid(checkpoint)
+            found: bool | None = False
+            if cid is not None and outcome_unknowable(exc):
+                found = await aread_back(cls, self, config, cid)
+            watch.failed(cid, exc, found)
             raise
         cid = _cid(checkpoint)
         if cid is not None:

@@ -7,7 +7,8 @@ events kept their order: a thread switch per superstep, measured at a third of w
 mode added to a plain ``create_agent`` (issue 26).
 
 Instead, the translation hands the loop's inbox a ``PendingSave`` and goes on: on the loop,
-the call delivers ``checkpoint.saved`` (or why the checkpoint is not in the app's database)
+the call delivers ``checkpoint.saved`` (or why the checkpoint is not in the app's database, or
+that it cannot be known: ``engine.attach.save_outcome``)
 once the save is known, and until then it and every event after it stay queued, in order
 (``LoopInbox``: ``WAITING``, ``kick``).  The events keep the order they had; only the loop's
 side waits.
@@ -30,6 +31,7 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from engine.attach.save_outcome import unsaved_action
 from engine.core.handoff import WAITING
 from engine.events import CheckpointSaved, MiddlewareAction
 
@@ -40,20 +42,9 @@ if TYPE_CHECKING:
     from engine.events import EventBase
     from engine.observe.emitter import RunEmitter
 
-__all__ = ["PendingCopy", "PendingSave", "not_saved_detail"]
+__all__ = ["PendingCopy", "PendingSave"]
 
 _log = logging.getLogger("stepwise.attach")
-
-
-def not_saved_detail(checkpoint_id: str, step: int | None, error: BaseException) -> dict[str, Any]:
-    """The detail of the ``checkpoint_not_saved`` action of a checkpoint whose save failed."""
-    return {
-        "checkpoint_id": checkpoint_id,
-        "step": step,
-        "error": f"{type(error).__name__}: {str(error).strip()[:300]}",
-        "message": "the app's checkpointer failed to save this checkpoint: "
-        "it is not in the app's database",
-    }
 
 
 class PendingSave:
@@ -108,6 +99,7 @@ class PendingSave:
             self.on_saved()
         elif self.em.active:
             fields = self.fields
+            action, detail = unsaved_action(self.checkpoint_id, fields["step"], error)
             ev = self.em.build_event(
                 MiddlewareAction,
                 {
@@ -115,8 +107,8 @@ class PendingSave:
                     "step": fields["step"],
                     "checkpoint_id": self.envelope_checkpoint,
                     "middleware": "checkpointer",
-                    "action": "checkpoint_not_saved",
-                    "detail": not_saved_detail(self.checkpoint_id, fields["step"], error),
+                    "action": action,
+                    "detail": detail,
                 },
             )
         else:

@@ -325,9 +325,20 @@ class AttachedRun(RunStream):
         detail = f"{type(error).__name__}: {lines[0]}" if lines else type(error).__name__
         kept = self.tr.last_saved.get("")
         where = f"; the thread's newest saved checkpoint is {kept}" if kept else ""
+        if watch.unknown_ids:  # cut off with the connection: the database could not be asked
+            where += (
+                f"; whether the app's database holds checkpoint {watch.unknown_ids[0]} is not "
+                "known (the connection was lost while it was being saved)"
+            )
+        failed = len([c for c in watch.failed_ids if c not in watch.unknown_ids])
+        if failed or not (watch.found_ids or watch.unknown_ids):
+            what = f"failed to save {failed or 1} checkpoint(s) of this run"
+        elif watch.unknown_ids:
+            what = "failed while saving"
+        else:
+            what = "raised while saving a checkpoint, which its database holds all the same"
         raise CheckpointError(
-            f"the app's checkpointer failed to save {len(watch.failed_ids) or 1} checkpoint(s) "
-            f"of this run ({detail}){where}",
+            f"the app's checkpointer {what} ({detail}){where}",
             thread_id=self.thread_id,
         ) from exc or error
 

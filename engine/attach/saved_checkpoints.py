@@ -19,7 +19,8 @@ from typing import Any
 from engine.attach.callbacks import AttachCallbacks
 from engine.attach.confirm import SaveWatch
 from engine.attach.mirror import CheckpointMirror
-from engine.attach.pending_save import PendingCopy, PendingSave, not_saved_detail
+from engine.attach.pending_save import PendingCopy, PendingSave
+from engine.attach.save_outcome import unsaved_action
 from engine.events import CheckpointSaved, MiddlewareAction
 
 __all__ = ["COPIES_AHEAD", "CheckpointSaves"]
@@ -155,15 +156,15 @@ class CheckpointSaves:
         number = -1 if step is None else step
         saving, failure = await self._saving(cid, meta, first, block=block)
         if saving == "failed":
-            error = failure
+            action, detail = unsaved_action(str(cid), step, failure)
             await cb._emit(
                 MiddlewareAction,
                 ns,
                 parent_span_id=parent,
                 step=step,
                 middleware="checkpointer",
-                action="checkpoint_not_saved",
-                detail=not_saved_detail(str(cid), step, error),
+                action=action,
+                detail=detail,
             )
         elif saving == "parked":
             self.parked.append((ns, str(cid), fields))
