@@ -109,13 +109,17 @@ def _no_status(_ev: Any) -> int:
     return 0
 
 
+_FAILED_ACTIONS = frozenset({"retry_exhausted", "checkpoint_not_saved", "checkpoint_save_unknown"})
+"""Middleware actions that report a failure: retries used up, and a checkpoint the app's saver
+failed to save (or whose save was cut off with the connection: ``engine.attach.save_outcome``)."""
+
 _STATUS_BY_CLASS: tuple[tuple[type | tuple[type, ...], Any], ...] = (
     ((AttemptFinished, WrapperFinished), _outcome),
     ((NodeFinished, SuperstepFinished, RunFinished), _status),
     (ToolFinished, lambda ev: FAILED if ev.status == "error" or ev.error else 0),
     ((ModelResponse, HookFinished), lambda ev: FAILED if ev.error else 0),
     (PlanStep, lambda ev: FAILED if ev.status == "failed" else 0),
-    (MiddlewareAction, lambda ev: FAILED if ev.action == "retry_exhausted" else 0),
+    (MiddlewareAction, lambda ev: FAILED if ev.action in _FAILED_ACTIONS else 0),
     (InterruptRaised, lambda _ev: INTERRUPTED),
     (LoopDetected, lambda _ev: LOOP),
 )

@@ -169,6 +169,26 @@ def test_failures_mark_the_row_and_its_ancestors(seed: EventTree) -> None:
     assert seed.failures == 4
 
 
+def test_a_checkpoint_the_apps_saver_did_not_save_is_a_failure_in_its_step() -> None:
+    from engine.events import MiddlewareAction, RunStarted, SuperstepStarted
+
+    s = AgentScript()
+    s.open(RunStarted)
+    s.open(SuperstepStarted)
+    for action in ("checkpoint_not_saved", "checkpoint_save_unknown", "jump_to"):
+        s.point(MiddlewareAction, middleware="checkpointer", action=action, detail={})
+    tree = EventTree()
+    tree.add_batch(s.events)
+    run = tree.children(tree.root)[0]
+    step = run.children[0]
+    assert [(r.summary().split()[1], r.failed) for r in step.children] == [
+        ("checkpoint_not_saved", True),
+        ("checkpoint_save_unknown", True),
+        ("jump_to", False),
+    ]
+    assert step.contains_failure and run.contains_failure and tree.failures == 2
+
+
 def test_node_error_and_interrupts() -> None:
     s = AgentScript()
     s.open(NodeStarted, node="tools", task_id="t")
