@@ -37,6 +37,7 @@ from studio.models.event_summary import duration_text, field
 from studio.models.event_tree import EventTree
 from studio.models.pricing import PriceTable, Spend, spend_text, spend_tooltip
 from studio.models.usage_ledger import UsageLedger
+from studio.qtmodels.event_fold import GROUP_ID, RootFold
 from studio.qtmodels.event_cells import draw_icon, row_tooltip
 from studio.widgets.plain_tip import plain_tip
 
@@ -85,6 +86,8 @@ class EventTreeModel(QAbstractItemModel):
         self._delta = TreeDelta()
         """Changes not synced to Qt yet."""
         self._pending_insert: tuple[Row, int] | None = None
+        self.fold = RootFold()
+        """The older top-level rows, folded under one row (``studio.qtmodels.event_fold``)."""
         self._updating = False
         self._tones: Tones = tones_for(QApplication.palette())
         self._icons: dict[tuple[str, int], QIcon] = {}
@@ -173,7 +176,19 @@ class EventTreeModel(QAbstractItemModel):
     # -- rows and indexes ----------------------------------------------------------------------
 
     def row_at(self, index: Index) -> Row | None:
-        return self.tree.rows[index.internalId()] if index.isValid() else None
+        """The row behind ``index`` (None: no index, or the fold's own row)."""
+        if not index.isValid():
+            return None
+        uid = index.internalId()
+        return None if uid == GROUP_ID else self.tree.rows[uid]
+
+    def is_fold(self, index: Index) -> bool:
+        """Whether ``index`` is the row the older top-level rows are folded under."""
+        return index.isValid() and index.internalId() == GROUP_ID
+
+    def fold_index(self) -> QModelIndex:
+        """The fold's row (invalid while nothing is folded)."""
+        return self.createIndex(0, 0, GROUP_ID) if self.fold.on else QModelIndex()
 
     def index_of(self, row: Row, column: int = 0) -> QModelIndex:
         """The index of a visible ``row``, fetching its ancestors' children as needed."""
@@ -186,18 +201,39 @@ class EventTreeModel(QAbstractItemModel):
             pos = self.tree.visible_index(r)
             if self._shown.get(p, 0) <= pos:
                 self._expose(p, pos + 1 if p is self.tree.root else None)
-            parent_index = self.createIndex(pos, column if r is row else 0, r.uid)
+            parent_index = self.createIndex(self._qt_row(r), column if r is row else 0, r.uid)
         return parent_index
 
     def uids(self, parent: Index, first: int, last: int) -> list[int]:
         """The ids (``internalId``) of the rows ``first``..``last`` under ``parent`` that Qt
         knows (as ``index(row, 0, parent).internalId()`` for each, in one call)."""
+        fold, kids = self.fold, self.tree.children(self.tree.root)
+        if self.is_fold(parent):
+            return [r.uid for r in kids[max(0, first) : min(last + 1, fold.count)]]
         p = self._parent_row(parent)
-        end = min(last + 1, self._shown.get(p, 0))
-        return [r.uid for r in self.tree.children(p)[max(0, first) : end]]
+        if p is not self.tree.root or not fold.on:
+            end = min(last + 1, self._shown.get(p, 0))
+            return [r.uid for r in self.tree.children(p)[max(0, first) : end]]
+        out = [GROUP_ID] if first <= 0 <= last else []
+        lo, hi = max(first, 1) - 1 + fold.count, last + fold.count  # Qt rows -> positions
+        return out + [r.uid for r in kids[lo : min(hi, self._shown.get(p, 0))]]
 
     def _parent_row(self, index: Index) -> Row:
         return self.tree.rows[index.internalId()] if index.isValid() else self.tree.root
+
+    def _qt_row(self, row: Row) -> int:
+        """``row``'s Qt row number under its Qt parent (the fold's row for a folded one)."""
+        pos = self.tree.visible_index(row)
+        return self.fold.qt_row(pos) if row.parent is self.tree.root else pos
+
+    def _qt_parent(self, parent: Row, pos: int) -> tuple[QModelIndex, int]:
+        """The Qt parent and row of ``parent``'s visible child at ``pos``."""
+        if parent is not self.tree.root:
+            return self._index_for(parent), pos
+        fold = self.fold
+        if fold.folded(pos):
+            return self.fold_index(), pos
+        return QModelIndex(), fold.qt_row(pos)
 
     # -- TreeListener (called by EventTree.add_batch) -------------------------------------------
 
@@ -210,14 +246,21 @@ class EventTreeModel(QAbstractItemModel):
     def before_insert(self, parent: Row, pos: int) -> None:
         shown = self._shown.get(parent)
         if shown is not None and pos < shown:
-            self.beginInsertRows(self._index_for(parent), pos, pos)
+            qt_parent, qt_row = self._qt_parent(parent, pos)
+            self.beginInsertRows(qt_parent, qt_row, qt_row)
             self._pending_insert = (parent, pos)
 
     def after_insert(self, parent: Row, pos: int) -> None:
         if self._pending_insert == (parent, pos):
             self._shown[parent] += 1
             self._pending_insert = None
+            fold = self.fold
+            if parent is self.tree.root and fold.folded(pos):
+                fold.count += 1  # a row revealed among the folded ones joins them
+                fold.describe(self.tree.children(parent))
             self.endInsertRows()
+            if parent is self.tree.root and fold.folded(pos):
+                self._fold_changed()
 
     # -- sync after a batch --------------------------------------------------------------------
 
@@ -235,6 +278,39 @@ class EventTreeModel(QAbstractItemModel):
         self._full.clear()
         if delta.changed:
             self._emit_changed(delta.changed, known)
+        if root in known:
+            self._fold_more()
+
+    def _fold_more(self) -> None:
+        """Fold the older top-level rows once too many are at the top level (a move: the
+        rows keep what is open and selected in them)."""
+        fold = self.fold
+        root = self.tree.root
+        due = fold.due(self._shown.get(root, 0))
+        if not due:
+            return
+        updating, self._updating = self._updating, True
+        try:
+            if not fold.on:
+                self.beginInsertRows(QModelIndex(), 0, 0)
+                fold.on = True
+                self.endInsertRows()
+            first = fold.head
+            if self.beginMoveRows(
+                QModelIndex(), first, first + due - 1, self.fold_index(), fold.count
+            ):
+                fold.count += due
+                fold.describe(self.tree.children(root))
+                self.endMoveRows()
+        finally:
+            self._updating = updating
+        self._fold_changed()
+
+    def _fold_changed(self) -> None:
+        """The fold's row reads differently (its count, its failure mark)."""
+        if self.fold.on:
+            last = len(self.COLUMNS) - 1
+            self.dataChanged.emit(self.fold_index(), self.createIndex(0, last, GROUP_ID))
 
     def _emit_changed(self, rows: set[Row], known: dict[Row, int] | None = None) -> None:
         """One ``dataChanged`` per parent over its ``rows`` that Qt knew before this sync:
@@ -261,10 +337,29 @@ class EventTreeModel(QAbstractItemModel):
                 lo_hi[1] = pos
         last = len(self.COLUMNS) - 1
         for parent, (lo, hi) in spans.items():
+            if parent is tree.root and self.fold.on:
+                self._root_changed(lo, hi)
+                continue
             if parent is not tree.root and not self._known(parent):
                 continue
             pi = self._index_for(parent)
             self.dataChanged.emit(self.index(lo, 0, pi), self.index(hi, last, pi))
+
+    def _root_changed(self, lo: int, hi: int) -> None:
+        """``dataChanged`` for the root's visible children ``lo``..``hi``, folded or not."""
+        fold, last = self.fold, len(self.COLUMNS) - 1
+        if fold.folded(lo):
+            top = min(hi, fold.count - 1)
+            gi = self.fold_index()
+            self.dataChanged.emit(self.index(lo, 0, gi), self.index(top, last, gi))
+            kids = self.tree.children(self.tree.root)
+            if any(fold.note_changed(r) for r in kids[lo : top + 1]):
+                self._fold_changed()
+            lo = top + 1
+        if lo <= hi:
+            self.dataChanged.emit(
+                self.index(fold.qt_row(lo), 0), self.index(fold.qt_row(hi), last)
+            )
 
     def _known(self, row: Row) -> bool:
         """Whether Qt knows ``row`` (every ancestor fetched it)."""
@@ -289,14 +384,17 @@ class EventTreeModel(QAbstractItemModel):
             return
         updating, self._updating = self._updating, True
         try:
-            self.beginInsertRows(self._index_for(parent), shown, target - 1)
+            qt_parent, qt_row = self._qt_parent(parent, shown)
+            self.beginInsertRows(qt_parent, qt_row, qt_row + target - shown - 1)
             self._shown[parent] = target
             self.endInsertRows()
         finally:
             self._updating = updating
 
     def _expose_root(self) -> None:
-        self._shown[self.tree.root] = min(self.PAGE, len(self.tree.children(self.tree.root)))
+        kids = self.tree.children(self.tree.root)
+        self._shown[self.tree.root] = shown = min(self.PAGE, len(kids))
+        self.fold.reset(shown, kids)
 
     def _reset_exposure(self) -> None:
         self._shown = {self.tree.root: 0}
@@ -307,7 +405,7 @@ class EventTreeModel(QAbstractItemModel):
     def _index_for(self, row: Row) -> QModelIndex:
         if row is self.tree.root:
             return QModelIndex()
-        return self.createIndex(self.tree.visible_index(row), 0, row.uid)
+        return self.createIndex(self._qt_row(row), 0, row.uid)
 
     # -- QAbstractItemModel --------------------------------------------------------------------
 
@@ -317,7 +415,13 @@ class EventTreeModel(QAbstractItemModel):
     def rowCount(self, parent: Index = QModelIndex()) -> int:
         if parent.column() > 0:
             return 0
-        return self._shown.get(self._parent_row(parent), 0)
+        fold = self.fold
+        if not parent.isValid():
+            return self._shown.get(self.tree.root, 0) - fold.count + fold.head
+        uid = parent.internalId()
+        if uid == GROUP_ID:
+            return fold.count
+        return self._shown.get(self.tree.rows[uid], 0)
 
     def hasChildren(self, parent: Index = QModelIndex()) -> bool:
         # Hot: a tree view asks this for every visible row on each relayout.
@@ -325,16 +429,19 @@ class EventTreeModel(QAbstractItemModel):
             return bool(self.tree.children(self.tree.root))
         if parent.column() > 0:
             return False
-        return bool(self.tree.children(self.tree.rows[parent.internalId()]))
+        uid = parent.internalId()
+        if uid == GROUP_ID:
+            return self.fold.count > 0
+        return bool(self.tree.children(self.tree.rows[uid]))
 
     def canFetchMore(self, parent: Index) -> bool:
-        if parent.column() > 0 or self._updating:
+        if parent.column() > 0 or self._updating or self.is_fold(parent):
             return False
         row = self._parent_row(parent)
         return self._shown.get(row, 0) < len(self.tree.children(row))
 
     def fetchMore(self, parent: Index) -> None:
-        if parent.column() > 0 or self._updating:
+        if parent.column() > 0 or self._updating or self.is_fold(parent):
             return
         row = self._parent_row(parent)
         if row is self.tree.root:
@@ -344,23 +451,43 @@ class EventTreeModel(QAbstractItemModel):
 
     def index(self, row: int, column: int, parent: Index = QModelIndex()) -> QModelIndex:
         # Hot: called for every visible row on each relayout of the tree view.
+        pos = row
         if parent.isValid():
             if parent.column() > 0:
                 return _INVALID
-            p = self.tree.rows[parent.internalId()]
+            uid = parent.internalId()
+            if uid == GROUP_ID:
+                p = self.tree.root
+                if row >= self.fold.count:
+                    return _INVALID
+            else:
+                p = self.tree.rows[uid]
         else:
             p = self.tree.root
-        if row < 0 or row >= self._shown.get(p, 0) or not 0 <= column < len(self.COLUMNS):
+            if self.fold.on:
+                if row == 0:
+                    return self.createIndex(0, column, GROUP_ID)
+                pos = row - 1 + self.fold.count
+        if pos < 0 or pos >= self._shown.get(p, 0) or not 0 <= column < len(self.COLUMNS):
             return _INVALID
-        return self.createIndex(row, column, self.tree.children(p)[row].uid)
+        return self.createIndex(row, column, self.tree.children(p)[pos].uid)
 
     def parent(self, index: Index = QModelIndex()) -> QModelIndex:  # type: ignore[override]
         if not index.isValid():
             return QModelIndex()
-        p = self.tree.rows[index.internalId()].parent
-        if p is None or p is self.tree.root:
+        uid = index.internalId()
+        if uid == GROUP_ID:
             return QModelIndex()
-        return self.createIndex(self.tree.visible_index(p), 0, p.uid)
+        row = self.tree.rows[uid]
+        p = row.parent
+        if p is None:
+            return QModelIndex()
+        if p is self.tree.root:
+            fold = self.fold
+            if fold.on and fold.folded(self.tree.visible_index(row)):
+                return self.fold_index()
+            return QModelIndex()
+        return self.createIndex(self._qt_row(p), 0, p.uid)
 
     def headerData(
         self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
@@ -377,7 +504,10 @@ class EventTreeModel(QAbstractItemModel):
         # Hot: a painted cell asks for about seven roles; those not answered leave at once.
         if role not in self._ROLES or not index.isValid():
             return None
-        row = self.tree.rows[index.internalId()]
+        uid = index.internalId()
+        if uid == GROUP_ID:
+            return self._fold_data(index.column(), role)
+        row = self.tree.rows[uid]
         col = index.column()
         if role == _DISPLAY:
             return self._text(row, col)
@@ -403,6 +533,24 @@ class EventTreeModel(QAbstractItemModel):
         return 2 if row.failed else 1 if row.contains_failure else 0  # FailedRole
 
     # -- presentation --------------------------------------------------------------------------
+
+    def _fold_data(self, col: int, role: int) -> Any:
+        """What the fold's own row shows: how many rows it holds, and whether one failed."""
+        fold = self.fold
+        if role == _DISPLAY:
+            return fold.label if col == 0 else ""
+        if role == _FOREGROUND:
+            return QBrush(self._tones.failed if fold.failed == 2 else self._tones.muted)
+        if role == _DECORATION and col == 0:
+            return self._icon_for("run", True, 2 if fold.failed else 0)
+        if role == _TOOLTIP and col == 0:
+            return plain_tip(
+                f"{fold.label} of this session, folded so the log stays quick to update; "
+                "open the row to see them."
+            )
+        if role == self.FailedRole:
+            return fold.failed
+        return None
 
     def _text(self, row: Row, col: int) -> str:
         if col == 0:
@@ -446,9 +594,11 @@ class EventTreeModel(QAbstractItemModel):
         state = 3 if row.failed else 4 if row.interrupted else 2 if row.contains_failure else 0
         if state == 0 and row.is_open:
             state = 1
-        fam = row.family if row.is_span else "point:" + row.family
-        key = (fam, state)
+        return self._icon_for(row.family, row.is_span, state)
+
+    def _icon_for(self, family: str, is_span: bool, state: int) -> QIcon:
+        key = (family if is_span else "point:" + family, state)
         icon = self._icons.get(key)
         if icon is None:
-            icon = self._icons[key] = draw_icon(self._tones, row.family, row.is_span, state)
+            icon = self._icons[key] = draw_icon(self._tones, family, is_span, state)
         return icon
