@@ -9,8 +9,8 @@ target; the summary says how many targets were met.
     python -m tests.bench --list       # the sections
 
 Issue 26's table (what debugging costs) is in the sections ``events`` (debugger, recorder),
-``turns`` (growth to turn 2,000), ``tokens``, ``coldread``, ``attach``, ``attachmem`` and
-``studioturn``.
+``turns`` (growth to turn 2,000), ``tokens``, ``coldread``, ``attach``, ``attachmem``,
+``studioturn`` and ``studiogrowth``.
 """
 
 from __future__ import annotations
@@ -57,6 +57,11 @@ SECTIONS: list[tuple[str, str, str]] = [
         "studioturn",
         "bench_studio_turn",
         "Studio full stack per agent turn, events on screen (issue 26)",
+    ),
+    (
+        "studiogrowth",
+        "bench_studio_growth",
+        "Studio turn over a long session: turn 600 vs turn 20 (issue 26)",
     ),
     (
         "remote",

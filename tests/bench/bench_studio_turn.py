@@ -32,6 +32,8 @@ import os
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -141,7 +143,13 @@ async def _ui_turns(window: Any, screen: ScreenClock) -> dict[str, float]:
     }
 
 
-def measure() -> dict[str, Any]:
+@contextmanager
+def open_studio(
+    loop: asyncio.AbstractEventLoop | None = None,
+) -> Iterator[tuple[asyncio.AbstractEventLoop, Any, ScreenClock]]:
+    """The app's window on a qasync loop (``loop``, else a new one), themed as the app does,
+    the seed-000 agent loaded, recording into a temporary session folder: (loop, window,
+    Events dock clock)."""
     import qasync
     from PySide6.QtWidgets import QApplication
 
@@ -158,13 +166,9 @@ def measure() -> dict[str, Any]:
     settings = StudioSettings()
     if os.environ.get("STUDIO_BENCH_THEME", "1") != "0":
         apply_theme(app, settings.theme)  # as the app does: Fusion, its palette and stylesheet
-    loop = qasync.QEventLoop(app)
-    asyncio.set_event_loop(loop)
-    lc_turn = None
-    if peer_available("langchain.agents") and peer_available("langgraph"):
-        from tests.bench.bench_turns import theirs
-
-        lc_turn, _ = theirs()
+    if loop is None:
+        loop = qasync.QEventLoop(app)
+        asyncio.set_event_loop(loop)
     with tempfile.TemporaryDirectory() as tmp:
         hub = Hub()
         controller = RunController(hub, session_dir=Path(tmp) / "sessions")
@@ -174,11 +178,21 @@ def measure() -> dict[str, Any]:
         screen = ScreenClock(window)
         controller.load_factory(_factory(), "seed-000 middleware")
         try:
-            times = loop.run_until_complete(_studio_turns(window, screen, lc_turn))
-            ui = loop.run_until_complete(_ui_turns(window, screen))
+            yield loop, window, screen
         finally:
             controller.close()
             window.close()
+
+
+def measure() -> dict[str, Any]:
+    lc_turn = None
+    if peer_available("langchain.agents") and peer_available("langgraph"):
+        from tests.bench.bench_turns import theirs
+
+        lc_turn, _ = theirs()
+    with open_studio() as (loop, window, screen):
+        times = loop.run_until_complete(_studio_turns(window, screen, lc_turn))
+        ui = loop.run_until_complete(_ui_turns(window, screen))
     return {**times, "latencies": screen.latencies, "ui": ui}
 
 
