@@ -223,5 +223,6 @@ def test_the_events_dock_follows_past_the_fold_and_selects_inside_it(qtbot: Any)
     picked = dock.selected_row()
     assert picked is not None and picked.event is old
     assert view.isExpanded(model.fold_index())  # opened to show it
-    view.setCurrentIndex(model.fold_index())  # the fold's own row: nothing to detail
+    view.setCurrentIndex(model.fold_index())  # the fold's own row: no event to detail
     assert dock.selected_row() is None
+    assert dock.details.toPlainText().startswith(f"{model.fold.count} earlier runs, folded")

@@ -51,6 +51,11 @@ class EventDetails(QTextBrowser):
         self._offset = offset_s
         self.refresh()
 
+    def show_note(self, text: str) -> None:
+        """Plain text in place of a payload (a row that is not an event)."""
+        self.row = None
+        self.setPlainText(text)
+
     def refresh(self) -> None:
         row = self.row
         if row is None:

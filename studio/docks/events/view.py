@@ -407,7 +407,13 @@ class EventLogDock(QWidget):
 
     def _on_current(self, current: QModelIndex, _previous: QModelIndex) -> None:
         row = self.model.row_at(current)
-        self.details.show_row(row, self.tree.offset_s(row) if row is not None else 0.0)
+        if row is None and self.model.is_fold(current):
+            self.details.show_note(
+                f"{self.model.fold.label}, folded so the log stays quick to update as the "
+                "session grows. Open the row to see them."
+            )
+        else:
+            self.details.show_row(row, self.tree.offset_s(row) if row is not None else 0.0)
         self.whatif_button.setEnabled(model_call(row) is not None)
         self.rowSelected.emit(row)
         if row is not None:
