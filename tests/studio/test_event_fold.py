@@ -15,6 +15,7 @@ from studio.models.event_filter import EventFilter
 from studio.qtmodels.event_fold import RootFold
 from studio.qtmodels.event_tree import EventTreeModel
 from tests.studio.event_samples import AgentScript, human
+from tests.studio.test_event_log_view import all_indexes
 
 KEEP, STEP = 4, 3
 """Small, so Qt's model tester (which walks the whole model at every signal) stays quick."""
@@ -47,21 +48,13 @@ def run_events(i: int, *, fail: bool = False) -> list[EventBase]:
     return s.events
 
 
-def all_rows(model: EventTreeModel, parent: QModelIndex | None = None) -> list[Any]:
-    parent = parent or QModelIndex()
-    if model.canFetchMore(parent):
-        model.fetchMore(parent)
+def all_rows(model: EventTreeModel) -> list[Any]:
+    """Every row Qt can reach (None for the fold's own), each index's parent checked."""
     out = []
-    for r in range(model.rowCount(parent)):
-        idx = model.index(r, 0, parent)
-        assert idx.parent() == parent
+    for idx in all_indexes(model):
+        assert model.index(idx.row(), 0, idx.parent()) == idx
         out.append(model.row_at(idx))
-        out.extend(all_rows(model, idx))
     return out
-
-
-def top_labels(model: EventTreeModel) -> list[str]:
-    return [model.index(r, 0).data() for r in range(model.rowCount())]
 
 
 def test_older_runs_fold_under_one_row_as_runs_stream_in(qapp: Any, qtmodeltester: Any) -> None:
