@@ -115,6 +115,7 @@ def measure() -> dict[str, Any]:
 
 def run() -> list[Figure]:
     from studio.qtmodels.event_fold import RootFold
+    from studio.qtmodels.timeline_fold import TimelineFold
 
     m = measure()
     times, split = m["times"], m["split"]
@@ -137,8 +138,9 @@ def run() -> list[Figure]:
             ratio,
             GOAL,
             "x",
-            f"{parts} a turn; the Events tree folds its top level past "
-            f"{RootFold.KEEP + RootFold.STEP} runs; CPU time {cpu:.2f}x",
+            f"{parts} a turn; top levels folded past {RootFold.KEEP + RootFold.STEP} runs "
+            f"(Events), {TimelineFold.KEEP + TimelineFold.STEP} checkpoints (Timeline); "
+            f"CPU time {cpu:.2f}x",
         ),
     ]
 

@@ -11,7 +11,8 @@ from PySide6.QtWidgets import QStyle, QStyleOptionViewItem
 
 from engine.messages import AIMessage
 from studio.history.timetravel import aresume_from
-from studio.qtmodels.timeline_items import ITEM_ROLE, TimelineDelegate
+from studio.qtmodels.timeline_delegate import TimelineDelegate
+from studio.qtmodels.timeline_items import ITEM_ROLE
 from tests.studio.tt_studio import make_studio, seed_input
 
 

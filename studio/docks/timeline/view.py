@@ -41,13 +41,15 @@ from PySide6.QtWidgets import (
 )
 
 from engine.targets import Capability
+from studio.docks.timeline.fold import FoldRow
 from studio.docks.timeline.menus import fill_compare_menu, show_timeline_menu
 from studio.docks.timeline.records import aload_records, load_records, with_announced
 from studio.history.timetravel import start_warmup
 from studio.look.palette import colors
 from studio.models.hub import Hub
 from studio.models.timeline import Branch, CheckpointNode, CheckpointRecord, TimelineModel
-from studio.qtmodels.timeline_items import ITEM_ROLE, TimelineDelegate, TimelineItemModel
+from studio.qtmodels.timeline_delegate import TimelineDelegate
+from studio.qtmodels.timeline_items import ITEM_ROLE, TimelineItemModel
 from studio.run.capabilities import can
 from studio.widgets.adaptive_button import AdaptiveToolButton
 from studio.widgets.elided_label import ElidedLabel
@@ -100,6 +102,7 @@ class TimelineDock(QWidget):
         self.view.setRootIsDecorated(False)
         self.view.setExpandsOnDoubleClick(False)
         self.view.clicked.connect(self._on_clicked)
+        self.fold_row = FoldRow(self.view, self.item_model, self._after_fold)
         self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.view.customContextMenuRequested.connect(lambda pos: show_timeline_menu(self, pos))
@@ -300,6 +303,8 @@ class TimelineDock(QWidget):
         self._on_selection(self.hub.selected_checkpoint)
 
     def _on_rows_inserted(self, parent: QModelIndex, first: int, last: int) -> None:
+        if self.fold_row.moving:  # old rows put into the fold: nothing new to follow
+            return
         item = self.item_model.item(parent)
         if isinstance(item, CheckpointNode):  # a new branch header under its fork point
             self.view.expand(parent)
@@ -325,7 +330,15 @@ class TimelineDock(QWidget):
             if b is not self.timeline.main and b.id not in collapsed:
                 self.view.expand(self.item_model.index_of(b))
 
+    def _after_fold(self) -> None:
+        """Rows moved into the fold: reopen the forks in them, select the selection again."""
+        self._expand_forks()
+        if self.hub.selected_checkpoint is not None:
+            self._on_selection(self.hub.selected_checkpoint)
+
     def _on_clicked(self, index: QModelIndex) -> None:
+        if self.fold_row.toggle(index):
+            return
         item = index.data(ITEM_ROLE)
         if isinstance(item, Branch):  # a header folds its branch
             expanded = not self.view.isExpanded(index)
@@ -338,7 +351,7 @@ class TimelineDock(QWidget):
         return self.timeline.get(self.hub.selected_checkpoint)
 
     def _on_selected(self, *_args: Any) -> None:
-        if self._syncing:
+        if self._syncing or self.fold_row.moving:
             return
         rows = self.view.selectionModel().selectedRows()
         item = rows[0].data(ITEM_ROLE) if rows else None
@@ -353,6 +366,7 @@ class TimelineDock(QWidget):
                 self.view.selectionModel().clear()
             else:
                 idx = self.item_model.index_of(node)
+                self.fold_row.reveal(idx)
                 self.view.selectionModel().setCurrentIndex(
                     idx, QItemSelectionModel.SelectionFlag.ClearAndSelect
                 )
