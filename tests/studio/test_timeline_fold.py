@@ -103,13 +103,17 @@ def test_a_loaded_thread_is_folded_at_once_and_other_roots_stay_last(qapp: Any) 
     assert items == [item for _depth, item in iter_tree(timeline)]
 
 
-def test_the_dock_opens_the_fold_to_select_and_reopens_folded_forks(qtbot: Any) -> None:
-    hub = Hub()
-    dock = TimelineDock(hub)
-    qtbot.addWidget(dock)
-    dock.resize(500, 400)
-    dock.show()
-    timeline, model, view = dock.timeline, dock.item_model, dock.view
+@pytest.fixture
+def dock(qtbot: Any) -> TimelineDock:
+    widget = TimelineDock(Hub())
+    qtbot.addWidget(widget)
+    widget.resize(500, 400)
+    widget.show()
+    return widget
+
+
+def test_the_dock_opens_the_fold_to_select_and_reopens_folded_forks(dock: TimelineDock) -> None:
+    hub, timeline, model, view = dock.hub, dock.timeline, dock.item_model, dock.view
     main_line(timeline, 0, 3)
     timeline.add(CheckpointRecord("f1", cid(1), 2, "fork"))
     fork_point = timeline.get(cid(1))
@@ -132,12 +136,7 @@ def test_the_dock_opens_the_fold_to_select_and_reopens_folded_forks(qtbot: Any) 
     assert view.isExpanded(fold)
 
 
-def test_following_the_live_tip_leaves_the_fold_closed(qtbot: Any) -> None:
-    hub = Hub()
-    dock = TimelineDock(hub)
-    qtbot.addWidget(dock)
-    dock.resize(500, 400)
-    dock.show()
+def test_following_the_live_tip_leaves_the_fold_closed(dock: TimelineDock, qtbot: Any) -> None:
     for i in range(3 * (KEEP + STEP)):
         main_line(dock.timeline, i, i + 1)
         qtbot.waitUntil(lambda: not dock._follow_timer.isActive())
