@@ -26,9 +26,9 @@ GROUP_ID = 1 << 62
 
 
 class RootFold:
-    KEEP = 50
+    KEEP = 25
     """Top-level rows that always stay at the top level (the newest)."""
-    STEP = 50
+    STEP = 25
     """Top-level rows past ``KEEP`` before they are folded (so a fold moves rows once in
     ``STEP`` runs, not at every run)."""
 
