@@ -15,6 +15,13 @@ On a reset (a new run or session: the old events may now be garbage) and on a sw
 (the Timeline drops the old thread's checkpoints) it unfreezes, so the next full collection
 reclaims them.  It never forces a full collection itself (that would be the
 very pause it exists to avoid).  The app installs one for its hub.
+
+It also raises the young generation's threshold (CPython's 700 new containers, to ``YOUNG``):
+each young collection walks every container made since the last one, and a turn of a long
+conversation makes a few big ones (copies of the message history, the state's lists) that it
+walks again at each of the dozens of collections a turn triggers.  At turn 2,000 of a chat in
+the studio that was a tenth of a turn; with the higher threshold the turn took 0.87-0.91x the
+time (0.94x at turn 600, the same at turn 20: alternated turns in one window).
 """
 
 from __future__ import annotations
@@ -28,12 +35,19 @@ __all__ = ["GcPolicy"]
 
 _RESTING = frozenset({"done", "interrupted", "error", "cancelled"})
 """Statuses of a run that has ended (the window waits for the user)."""
+YOUNG = 10_000
+"""New containers before a young collection (CPython's default is 700)."""
 
 
 class GcPolicy:
-    def __init__(self, hub: Hub, *, every: int = 5_000, after_run: int = 200) -> None:
+    def __init__(
+        self, hub: Hub, *, every: int = 5_000, after_run: int = 200, young: int = YOUNG
+    ) -> None:
         self.every = every
         self.after_run = after_run
+        gen0, gen1, gen2 = gc.get_threshold()
+        if 0 < gen0 < young:  # never lower it, never turn a disabled collector on
+            gc.set_threshold(young, gen1, gen2)
         self.freezes = 0
         """How many bulk freezes happened (for tests and diagnostics)."""
         self._since = 0

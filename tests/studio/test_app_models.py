@@ -324,6 +324,27 @@ def test_gc_policy_freezes_long_lived_objects_in_bulk_and_releases_them_on_reset
         gc.unfreeze()
 
 
+def test_gc_policy_raises_the_young_generations_threshold_and_never_lowers_it() -> None:
+    import gc
+
+    from studio.app.gc_policy import YOUNG, GcPolicy
+
+    before = gc.get_threshold()
+    try:
+        gc.set_threshold(700, before[1], before[2])
+        GcPolicy(Hub())
+        assert gc.get_threshold() == (YOUNG, before[1], before[2])
+        gc.set_threshold(2 * YOUNG, before[1], before[2])
+        GcPolicy(Hub())
+        assert gc.get_threshold()[0] == 2 * YOUNG
+        gc.set_threshold(0, before[1], before[2])  # collection switched off by the app's host
+        GcPolicy(Hub())
+        assert gc.get_threshold()[0] == 0
+    finally:
+        gc.set_threshold(*before)
+        gc.unfreeze()
+
+
 def test_gc_policy_freezes_when_a_run_ends_after_enough_events() -> None:
     """A chat thread's turns add events without a reset: freezing when a run ends (the
     window idle) keeps full collections small (two stalls of 100-170 ms in 60 studio turns
