@@ -37,7 +37,8 @@ class RootFold:
         """Whether the fold's row exists (first of the root's Qt rows)."""
         self.count = 0
         """The root's first ``count`` visible children are in the fold."""
-        self.label = ""
+        self.runs = 0
+        """How many of them are runs (the rest: rows without a run of their own)."""
         self.failed = 0
         """2 = a folded row failed, 1 = something in one did, 0 = neither (``FailedRole``)."""
 
@@ -46,12 +47,18 @@ class RootFold:
         """Qt rows before the root's unfolded children: the fold's row, when there is one."""
         return 1 if self.on else 0
 
+    @property
+    def label(self) -> str:
+        noun = "run" if self.runs == self.count else "row"
+        return f"{self.count:,} earlier {noun}{'' if self.count == 1 else 's'}"
+
     def reset(self, shown: int, rows: Sequence[Row]) -> None:
-        """Start over on a root whose first ``shown`` visible children Qt knows (a model reset:
-        no signals needed)."""
+        """Start over on a root whose first ``shown`` visible children (``rows``) Qt knows (a
+        model reset: no signals needed)."""
         self.on = shown > self.KEEP + self.STEP
-        self.count = shown - self.KEEP if self.on else 0
-        self.describe(rows)
+        self.count = self.runs = self.failed = 0
+        if self.on:
+            self.take(rows[: shown - self.KEEP])
 
     def due(self, shown: int) -> int:
         """How many more of the root's children to fold now (0: none)."""
@@ -67,30 +74,15 @@ class RootFold:
         folded, else under the root."""
         return pos if pos < self.count else pos - self.count + self.head
 
-    def tree_pos(self, qt_row: int) -> int | None:
-        """The position among the root's visible children of the root's Qt row ``qt_row``
-        (None: the fold's own row)."""
-        if self.on and qt_row == 0:
-            return None
-        return qt_row - self.head + self.count
-
-    def describe(self, rows: Sequence[Row]) -> None:
-        """Read the label and the failure mark off the folded rows (``rows``: the root's
-        visible children)."""
-        folded = rows[: self.count]
-        runs = sum(1 for r in folded if r.kind == "run.started")
-        noun = "run" if runs == len(folded) else "row"
-        self.label = f"{len(folded):,} earlier {noun}{'' if len(folded) == 1 else 's'}"
-        self.failed = 0
-        for r in folded:
-            if r.failed:
-                self.failed = 2
-                break
-            if r.contains_failure:
-                self.failed = 1
+    def take(self, rows: Sequence[Row]) -> None:
+        """``rows`` join the fold (the next ones at its end, or one revealed among them)."""
+        self.count += len(rows)
+        self.runs += sum(1 for r in rows if r.kind == "run.started")
+        for r in rows:
+            self.note_changed(r)
 
     def note_changed(self, row: Row) -> bool:
-        """A folded ``row`` changed: whether the fold's own mark changed with it."""
+        """A folded ``row`` is new or changed: whether the fold's own mark changed with it."""
         mark = 2 if row.failed else 1 if row.contains_failure else 0
         if mark > self.failed:
             self.failed = mark

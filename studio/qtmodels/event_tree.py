@@ -224,12 +224,11 @@ class EventTreeModel(EventLook, QAbstractItemModel):
         if self._pending_insert == (parent, pos):
             self._shown[parent] += 1
             self._pending_insert = None
-            fold = self.fold
-            if parent is self.tree.root and fold.folded(pos):
-                fold.count += 1  # a row revealed among the folded ones joins them
-                fold.describe(self.tree.children(parent))
+            into_fold = parent is self.tree.root and self.fold.folded(pos)
+            if into_fold:  # a row revealed among the folded ones joins them
+                self.fold.take(self.tree.children(parent)[pos : pos + 1])
             self.endInsertRows()
-            if parent is self.tree.root and fold.folded(pos):
+            if into_fold:
                 self._fold_changed()
 
     # -- sync after a batch --------------------------------------------------------------------
@@ -269,8 +268,7 @@ class EventTreeModel(EventLook, QAbstractItemModel):
             if self.beginMoveRows(
                 QModelIndex(), first, first + due - 1, self.fold_index(), fold.count
             ):
-                fold.count += due
-                fold.describe(self.tree.children(root))
+                fold.take(self.tree.children(root)[fold.count : fold.count + due])
                 self.endMoveRows()
         finally:
             self._updating = updating
