@@ -12,6 +12,7 @@ import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any
 
+from engine.attach.output_keys import SKIP, OutputKeys
 from engine.attach.tapped import Written
 
 __all__ = ["Echo", "Parts", "echoed"]
@@ -25,7 +26,8 @@ Parts = Callable[[tuple[str, ...], str, Any], Any]
 
 class Echo:
     """Hands each part of ``modes`` (of the root graph, or of any with ``subgraphs``) to
-    ``put`` in the caller's shape (``parts``' v2 parts when given)."""
+    ``put`` in the caller's shape (``parts``' v2 parts when given); ``keys``: the caller's
+    ``output_keys``, applied to the root graph's parts."""
 
     def __init__(
         self,
@@ -33,8 +35,10 @@ class Echo:
         subgraphs: bool,
         put: Callable[[Any], None],
         parts: Parts | None = None,
+        keys: OutputKeys | None = None,
     ) -> None:
         self.parts = parts
+        self.keys = keys
         self.single = isinstance(modes, str)
         self.modes: list[str] = [modes] if isinstance(modes, str) else list(modes)
         self.subgraphs = subgraphs
@@ -81,6 +85,10 @@ class Echo:
         await self._caught_up.wait()
 
     def __call__(self, ns: tuple[str, ...], mode: str, data: Any) -> None:
+        if not ns and self.keys is not None:  # seen whether asked for or not (``OutputKeys``)
+            data = self.keys.part(mode, data)
+            if data is SKIP:
+                return
         if mode not in self.modes or (ns and not self.subgraphs):
             return
         if isinstance(data, Written):  # a stream write tapped where the app made it
@@ -102,6 +110,7 @@ async def echoed(
     subgraphs: bool,
     run: Callable[[Echo], Awaitable[Any]],
     parts: Parts | None = None,
+    keys: OutputKeys | None = None,
 ) -> AsyncIterator[Any]:
     """Run ``run(echo)`` and yield what ``echo`` is handed, as it comes; the run's failure is
     raised after the parts made before it.  Leaving early cancels the run.  The run pulls
@@ -117,7 +126,7 @@ async def echoed(
         else:
             loop.call_soon_threadsafe(queue.put_nowait, item)
 
-    echo = Echo(modes, subgraphs, put, parts)
+    echo = Echo(modes, subgraphs, put, parts, keys)
 
     async def whole() -> None:
         try:

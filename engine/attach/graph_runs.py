@@ -9,6 +9,7 @@ import asyncio
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import TYPE_CHECKING, Any, cast
 
+from engine.attach.output_keys import OutputKeys
 from engine.attach.run_options import (
     options_taken,
     real_stream_options,
@@ -28,6 +29,12 @@ if TYPE_CHECKING:
     from engine.observe.gate import Gate
 
 __all__ = ["AttachedRuns"]
+
+
+async def _at_root(parts: AsyncIterator[Any]) -> AsyncIterator[Any]:
+    """A root graph's ``(mode, data)`` parts as ``(namespace, mode, data)``."""
+    async for mode, data in parts:
+        yield (), mode, data
 
 
 class AttachedRuns:
@@ -93,18 +100,24 @@ class AttachedRuns:
         ``GraphOutput``, or the list of v2 parts)."""
         mode = options.pop("stream_mode", None)
         version = options.pop("version", None)
+        if options.get("output_keys") is None:
+            options.pop("output_keys", None)
         subgraphs = bool(options.pop("subgraphs", False))
         if mode is not None and mode != "values":
             parts = self._astream(
                 input, config, mode, subgraphs, debugger, context, options, asynchronous, version
             )
             return [part async for part in parts]
-        if subgraphs:  # LangGraph reads the output from the stream of every graph
+        if subgraphs or options.get("output_keys") is not None:
+            # LangGraph reads the output from the stream (of every graph with ``subgraphs``;
+            # ``output_keys`` shape the root graph's, ``engine.attach.output_keys``)
             v2 = speaks_v2(version)
             modes = values_stream_modes("v2" if v2 else "v1")
             parts = self._astream(
-                input, config, modes, True, debugger, context, options, asynchronous, version
+                input, config, modes, subgraphs, debugger, context, options, asynchronous, version
             )
+            if not subgraphs and not v2:
+                parts = _at_root(parts)
             return await output_from_stream(parts, "v2" if v2 else "v1", v2_output_class())
         opts = options_taken(options)
         output = await self._arun(
@@ -122,8 +135,8 @@ class AttachedRuns:
         **options: Any,
     ) -> Any:
         """Run through Stepwise and return the output, as LangGraph's ``ainvoke``;
-        ``options``: LangGraph's ``stream_mode``, ``version``, ``durability``,
-        ``interrupt_before``, ``interrupt_after``.  Called inside another graph's node, the app's graph runs as
+        ``options``: LangGraph's ``stream_mode``, ``version``, ``output_keys``,
+        ``durability``, ``interrupt_before``, ``interrupt_after``, ``control``.  Called inside another graph's node, the app's graph runs as
         LangGraph runs it there (``_nested``)."""
         if self._nested(config, debugger):
             return await self.real.ainvoke(input, config, **with_context(options, context))
@@ -157,6 +170,7 @@ class AttachedRuns:
         from engine.attach.echo import echoed
 
         modes = stream_mode or getattr(self.real, "stream_mode", None) or "values"
+        keys = options.pop("output_keys", None)
         opts = options_taken(options)
         return echoed(
             modes,
@@ -165,6 +179,7 @@ class AttachedRuns:
                 input, config, debugger, [], context, echo, opts, asynchronous=asynchronous
             ),
             v2_parts(self.real) if speaks_v2(version) else None,
+            None if keys is None else OutputKeys(keys, input),
         )
 
     def astream(

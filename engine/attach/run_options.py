@@ -7,8 +7,17 @@ from typing import Any
 
 __all__ = ["options_taken", "real_stream_options", "with_context", "with_durability"]
 
-_RUN_OPTIONS = ("durability", "interrupt_before", "interrupt_after", "debug", "print_mode")
-"""``debug`` and ``print_mode`` go to the app's graph, which prints what they ask for."""
+_RUN_OPTIONS = (
+    "durability",
+    "interrupt_before",
+    "interrupt_after",
+    "debug",
+    "print_mode",
+    "control",
+)
+"""``debug`` and ``print_mode`` go to the app's graph, which prints what they ask for;
+``control`` (a ``RunControl``) too, which drains the run when asked.  ``output_keys`` is
+taken before these (``engine.attach.output_keys``)."""
 
 
 def options_taken(options: dict[str, Any]) -> dict[str, Any]:

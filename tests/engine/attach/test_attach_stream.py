@@ -157,8 +157,8 @@ def test_leaving_the_stream_early_stops_the_run() -> None:
 
 
 def test_an_option_attach_does_not_take_is_a_clear_error() -> None:
-    with pytest.raises(TypeError, match="does not take output_keys"):
-        attach(_nested()).invoke({"log": []}, CFG, output_keys=["log"])
+    with pytest.raises(TypeError, match="does not take output_keyz"):
+        attach(_nested()).invoke({"log": []}, CFG, output_keyz=["log"])
 
 
 def test_with_config_batch_schemas_and_an_xray_drawing_as_the_apps() -> None:
