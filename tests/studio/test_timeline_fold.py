@@ -146,6 +146,26 @@ def test_following_the_live_tip_leaves_the_fold_closed(dock: TimelineDock, qtbot
     assert bar.value() == bar.maximum()
 
 
+def test_a_loaded_thread_opens_at_its_newest_checkpoint(
+    dock: TimelineDock, qtbot: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(TimelineFold, "KEEP", 40)  # more rows kept than the dock shows at once
+    n = 200
+    records = [CheckpointRecord(cid(i), cid(i - 1) if i else None, i, "loop") for i in range(n)]
+    dock.timeline.load(records)  # a session opened, a thread picked
+    qtbot.waitUntil(lambda: not dock._follow_timer.isActive())
+    fold = dock.item_model.fold_index()
+    assert fold.isValid() and not dock.view.isExpanded(fold)
+    newest = dock.item_model.index_of(dock.timeline.get(cid(n - 1)))
+    assert dock.view.viewport().rect().intersects(dock.view.visualRect(newest))
+    assert dock.delegate.live_id == cid(n - 1) and dock.live_button.isChecked()
+    dock.hub.select_checkpoint(cid(n - 1))  # a picked checkpoint is kept at a reload
+    dock.timeline.load(records)
+    assert [dock.item_model.item(i) for i in dock.view.selectionModel().selectedRows()] == [
+        dock.timeline.get(cid(n - 1))
+    ]
+
+
 def test_the_fold_keeps_the_top_level_short_at_its_real_size(
     qapp: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -301,6 +301,12 @@ class TimelineDock(QWidget):
     def _after_reset(self) -> None:
         self._expand_forks()
         self._on_selection(self.hub.selected_checkpoint)
+        latest = self.timeline.latest()
+        if self.hub.selected_checkpoint is None and latest is not None:
+            # following the live tip: a thread loaded (a session opened) shows its newest
+            # checkpoint, not the fold of its oldest ones (once laid out: ``_follow``)
+            self._follow_to = QPersistentModelIndex(self.item_model.index_of(latest))
+            self._follow_timer.start()
 
     def _on_rows_inserted(self, parent: QModelIndex, first: int, last: int) -> None:
         if self.fold_row.moving:  # old rows put into the fold: nothing new to follow
