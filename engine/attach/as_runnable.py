@@ -45,6 +45,7 @@ RUNNABLE_METHODS = frozenset(
         "atransform",
         "batch_as_completed",
         "abatch_as_completed",
+        "astream_log",
     }
 )
 """LangChain's runnable API built on a runnable's own calls (answered by ``Attached``)."""
@@ -85,6 +86,9 @@ SHARED = frozenset(
         "stream_channels_list",
         "stream_channels_asis",
         "trigger_to_nodes",
+        "node_error_handler_map",
+        "schema_to_mapper",
+        "stream_transformers",
     }
 )
 """What describes the app's graph (or its cache) and is the same attached: handed on as is."""

@@ -114,6 +114,12 @@ class AttachedGraph(AttachedRuns, AttachedState):
 
         return other | Attached(self)
 
+    def validate(self) -> AttachedGraph:
+        """The app's graph's own check of its nodes and channels (LangGraph's ``validate``);
+        the attached graph back, as LangGraph gives the graph back."""
+        self.real.validate()
+        return self
+
     async def aget_graph(self, config: Any = None, *, xray: bool | int = False) -> DrawableGraph:
         return self.get_graph(config, xray=xray)
 

@@ -104,3 +104,27 @@ def test_a_runnable_piped_into_the_attached_graph() -> None:
     assert list(composed.stream("cats")) == list(plain.stream("cats"))
     assert asyncio.run(composed.ainvoke("dogs")) == asyncio.run(plain.ainvoke("dogs"))
     assert [e.kind for e in seen].count("run.started") == 3
+
+
+def test_validate_and_the_run_log_as_the_apps() -> None:
+    """``validate`` gives the attached graph back (LangGraph gives the graph back);
+    ``astream_log``, LangChain's run log, patches as the plain graph's and runs through
+    Stepwise."""
+    import warnings
+
+    attached = attach(_graph())
+    assert attached.validate() is attached
+
+    async def paths(graph: Any) -> list[str]:
+        out: list[str] = []
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # LangChain deprecates astream_log
+            async for patch in graph.astream_log(
+                {"topic": "t", "log": []}, include_names=["write"]
+            ):
+                out += [op["path"] for op in patch.ops]
+        return out
+
+    seen = _seen(attached)
+    assert asyncio.run(paths(attached)) == asyncio.run(paths(_graph()))
+    assert any(e.kind == "node.finished" and e.__dict__["node"] == "write" for e in seen)
