@@ -222,7 +222,10 @@ def open_session(
     page_size: int = 1000,
     feed_limit: int = 50_000,
 ) -> OpenedSession:
-    """Load a session file into ``hub`` (status ``replay``); feeds the first page of events."""
+    """Load a session file into ``hub`` (status ``replay``); feeds the first page of events.
+
+    ``feed_limit``: at most that many events are loaded, the newest whole runs' (older runs
+    are noted in ``hub.older_runs``; their checkpoints are all in the Timeline)."""
     session = Session.open(path)
     threads = session.threads()
     thread = thread_id or (threads[0] if threads else "main")
@@ -241,10 +244,14 @@ def open_session(
     hub.set_target(target, drawable, Path(path).name)
     hub.session_path = str(path)
     hub.set_status("replay")
-    total = sum(session.count(r.run_id) for r in runs)
+    counts = [session.count(r.run_id) for r in runs]
+    total = sum(counts)
+    shown = _newest_runs(counts, feed_limit)
+    if shown < len(runs):
+        hub.older_runs = (len(runs) - shown, sum(counts[: len(runs) - shown]))
 
     def pages() -> Iterator[list[EventBase]]:
-        for run in runs:
+        for run in runs[len(runs) - shown :]:
             batch: list[EventBase] = []
             for ev in session.iter_events(run.run_id, page_size=page_size):
                 batch.append(ev)
@@ -259,6 +266,19 @@ def open_session(
     )
     opened.feed(first_page)
     return opened
+
+
+def _newest_runs(counts: list[int], limit: int) -> int:
+    """How many of the newest runs (their event ``counts``, oldest first) are loaded: whole
+    runs, as many as ``limit`` events hold, and the newest run at least (cut at ``limit`` if
+    it alone holds more).  What a debugger's user looks at first is what happened last."""
+    taken = events = 0
+    for count in reversed(counts):
+        if taken and events + count > limit:
+            break
+        taken += 1
+        events += count
+    return taken
 
 
 def open_session_into(hub: Hub, path: str | os.PathLike[str], **kwargs: Any) -> OpenedSession:

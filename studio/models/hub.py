@@ -123,6 +123,9 @@ class Hub:
         self.snapshots = SnapshotCache(self)
         """The docks' shared reads of checkpoints (see ``studio.models.snapshot_reader``)."""
         self.nested_nodes: dict[tuple[tuple[str, ...], str], None] = {}
+        self.older_runs: tuple[int, int] | None = None
+        """A session opened for replay whose oldest runs were left unloaded: (runs, events)
+        (``studio.history.replay.open_session``; the Timeline still holds every checkpoint)."""
         """(graph path, node) of every node the runs shown started inside a graph below the
         root, in first-seen order: the graphs no drawing shows (a supervisor's sub-agents)."""
         self.nested_tools: dict[str, None] = {}
@@ -186,6 +189,7 @@ class Hub:
     def reset(self) -> None:
         self.revision += 1
         self.events = []
+        self.older_runs = None
         self.nested_nodes = {}
         self.nested_tools = {}
         self.checkpoint_ns = {}

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import operator
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+from typing_extensions import TypedDict
 
 from engine.recording import SessionRecorder
 from studio.history.replay import open_session, open_session_into, recorded_model_events
@@ -210,3 +213,56 @@ def test_the_end_of_the_warm_up_freezes_the_checkpoints_it_loaded(
     finally:
         gc.unfreeze()
         opened.close()
+
+
+class _Log(TypedDict):
+    log: Annotated[list[str], operator.add]
+
+
+def _record_runs(path: Path, runs: int) -> list[str]:
+    """``runs`` runs of a two-node graph on one thread; their run ids, oldest first."""
+    from engine import END, START, StateGraph
+    from engine.recording import Session
+
+    rec = SessionRecorder(path)
+    graph = (
+        StateGraph(_Log)
+        .add_node("a", lambda _s: {"log": ["a"]})
+        .add_node("b", lambda _s: {"log": ["b"]})
+        .add_edge(START, "a")
+        .add_edge("a", "b")
+        .add_edge("b", END)
+        .compile(checkpointer=rec.checkpointer)
+    )
+    rec.attach(graph)
+    for _ in range(runs):
+        graph.invoke({"log": []}, {"configurable": {"thread_id": "t"}})
+    rec.close()
+    with Session.open(path) as session:
+        return [r.run_id for r in session.runs("t")]
+
+
+def test_a_session_past_the_limit_loads_its_newest_whole_runs(qapp: Any, tmp_path: Path) -> None:
+    from studio.docks.events.view import EventLogDock
+
+    path = tmp_path / "five.stepwise"
+    run_ids = _record_runs(path, 5)
+    hub = Hub()
+    dock = EventLogDock(hub)
+    per_run = open_session(hub, path).total_events // 5
+    opened = open_session(hub, path, first_page=7, page_size=7, feed_limit=int(per_run * 2.5))
+    asyncio.run(opened.afeed_rest())
+    assert [e.run_id for e in hub.events if e.kind == "run.started"] == run_ids[3:]
+    assert len(hub.events) == 2 * per_run  # whole runs: no run cut short
+    assert hub.older_runs == (3, 3 * per_run)
+    dock._update_status()
+    assert f"the oldest 3 runs ({3 * per_run:,} events) not loaded" in dock.status.text()
+    # a session within the limit loads every run and says nothing of older ones
+    complete = open_session(hub, path)
+    asyncio.run(complete.afeed_rest())
+    assert hub.older_runs is None and len(hub.events) == 5 * per_run
+    dock._update_status()
+    assert "not loaded" not in dock.status.text()
+    for o in (opened, complete):
+        o.close()
+    dock.detach()

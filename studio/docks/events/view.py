@@ -45,7 +45,7 @@ from studio.models.event_row import Row
 from studio.qtmodels.event_tree import EventTreeModel
 from studio.widgets.catch_up import catch_up_now
 from studio.widgets.dock_support import bind_to_hub, unsubscribe_all
-from studio.widgets.plain_text import plain_label
+from studio.widgets.elided_label import ElidedLabel
 from studio.widgets.steady_header import steady_header
 from studio.widgets.steady_slot import steady
 
@@ -87,7 +87,7 @@ class EventLogDock(QWidget):
         self.filter_bar = FilterBar(self)
         self.view = QTreeView(self)
         self.details = EventDetails(self)
-        self.status = plain_label(parent=self)
+        self.status = ElidedLabel(parent=self)  # a long status never widens the dock
         self._setup_view()
 
         splitter = QSplitter(Qt.Orientation.Vertical, self)
@@ -112,8 +112,10 @@ class EventLogDock(QWidget):
         self.whatif_button.setEnabled(False)
         self.whatif_button.clicked.connect(self._request_playground)
         foot = QHBoxLayout()
-        foot.setContentsMargins(0, 0, 4, 0)
-        self.status.setContentsMargins(6, 2, 6, 2)
+        # the inset is the row's: under the app's stylesheet, a label of an Ignored width
+        # moved to another parent (its slot, the dock) gets back the margins it first had
+        foot.setContentsMargins(6, 2, 4, 2)
+        foot.setSpacing(foot.spacing() + 6)
         foot.addWidget(steady(self.status), 1)  # a new count of the same width: no relayout
         foot.addWidget(self.whatif_button)
         lay.addLayout(foot)
@@ -443,6 +445,12 @@ class EventLogDock(QWidget):
     def _update_status(self) -> None:
         tree = self.tree
         parts = [f"{tree.event_count:,} events", f"{len(tree.rows):,} rows"]
+        older = self.hub.older_runs
+        if older is not None:
+            runs, events = older
+            parts.append(
+                f"the oldest {runs:,} run{'s' if runs != 1 else ''} ({events:,} events) not loaded"
+            )
         if tree.failures:
             parts.append(f"{tree.failures:,} failed")
         if self._pending_count:
