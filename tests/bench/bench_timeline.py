@@ -285,7 +285,7 @@ def run(rebuild: bool = False) -> list[Figure]:
             "MB",
             "<= 500 MB",
             p["fed_peak_mb"] <= 500,
-            f"peak {p['fed_peak_mb']:.0f} MB, fed in {p['fed_s']:.1f} s; later events are paged from the file",
+            f"peak {p['fed_peak_mb']:.0f} MB, fed in {p['fed_s']:.1f} s; the newest whole runs: older runs stay in the file",
         )
     )
     live = measure_live(PATH)
