@@ -1,34 +1,36 @@
-"""The LangGraph run options an attached graph's ``invoke`` / ``stream`` take, checked and put
-where LangGraph and the translation read them."""
+"""The LangGraph run options an attached graph's ``invoke`` / ``stream`` take, put where
+LangGraph and the translation read them."""
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 __all__ = ["options_taken", "real_stream_options", "with_context", "with_durability"]
 
-_RUN_OPTIONS = (
-    "durability",
-    "interrupt_before",
-    "interrupt_after",
-    "debug",
-    "print_mode",
-    "control",
-)
-"""``debug`` and ``print_mode`` go to the app's graph, which prints what they ask for;
-``control`` (a ``RunControl``) too, which drains the run when asked.  ``output_keys`` is
-taken before these (``engine.attach.output_keys``)."""
-
 
 def options_taken(options: dict[str, Any]) -> dict[str, Any]:
-    """The LangGraph run options an attached run takes; a clear error for any other."""
-    unknown = sorted(set(options) - set(_RUN_OPTIONS))
-    if unknown:
-        raise TypeError(
-            f"an attached graph's run does not take {', '.join(unknown)} (it takes "
-            f"{', '.join(_RUN_OPTIONS)})"
+    """The LangGraph run options of an attached run, handed to the app's graph's stream as
+    LangGraph's ``invoke`` / ``stream`` take them: ``durability``, ``interrupt_before`` /
+    ``_after`` (read by the translation too), ``debug``, ``print_mode`` and ``control``; an
+    option LangGraph does not know it ignores, as it ignores it.  ``checkpoint_during``, which
+    LangGraph deprecates for ``durability``, is read as LangGraph reads it (``output_keys`` is
+    taken before: ``engine.attach.output_keys``)."""
+    opts = {k: v for k, v in options.items() if v is not None}
+    during = opts.pop("checkpoint_during", None)
+    if during is not None:
+        if "durability" in opts:
+            raise ValueError("give durability alone: checkpoint_during is its deprecated form")
+        from langgraph.warnings import LangGraphDeprecatedSinceV10
+
+        warnings.warn(
+            "checkpoint_during is deprecated: durability='async' is checkpoint_during=True, "
+            "durability='exit' is checkpoint_during=False",
+            LangGraphDeprecatedSinceV10,
+            stacklevel=2,
         )
-    return {k: v for k, v in options.items() if v is not None}
+        opts["durability"] = "async" if during else "exit"
+    return opts
 
 
 def with_durability(config: dict[str, Any] | None, durability: str | None) -> dict[str, Any] | None:

@@ -156,9 +156,23 @@ def test_leaving_the_stream_early_stops_the_run() -> None:
     assert first == {"pre": {"log": ["pre"]}}
 
 
-def test_an_option_attach_does_not_take_is_a_clear_error() -> None:
-    with pytest.raises(TypeError, match="does not take output_keyz"):
-        attach(_nested()).invoke({"log": []}, CFG, output_keyz=["log"])
+def test_options_langgraph_ignores_or_deprecates_are_taken_as_langgraph_takes_them() -> None:
+    """An option LangGraph does not know is ignored, as LangGraph ignores it (an app that
+    passes one runs attached too); ``checkpoint_during`` is ``durability``'s deprecated form."""
+    from langgraph.warnings import LangGraphDeprecatedSinceV10
+
+    def run(g: Any) -> Any:
+        ignored = g.invoke({"log": []}, CFG, output_keyz=["log"])
+        other = {"configurable": {"thread_id": "during"}}
+        with pytest.warns(LangGraphDeprecatedSinceV10):
+            during = g.invoke({"log": []}, other, checkpoint_during=False)
+        history = len(list(g.get_state_history(other)))  # durability "exit": the last only
+        with pytest.raises(ValueError, match="durability"):
+            g.invoke({"log": []}, other, checkpoint_during=True, durability="sync")
+        return ignored, during, history
+
+    ignored, during, history = _same(_nested, run)
+    assert ignored == during and history == 1
 
 
 def test_with_config_batch_schemas_and_an_xray_drawing_as_the_apps() -> None:
