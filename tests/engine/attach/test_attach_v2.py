@@ -118,9 +118,12 @@ def test_astream_and_ainvoke_v2_attached() -> None:
     assert out == GraphOutput(value=Note(n=3, log=["bumped", "asked: no"]), interrupts=())
 
 
-def test_an_unknown_run_option_is_still_refused() -> None:
-    with pytest.raises(TypeError, match="does not take versio"):
-        attach(_graph()).invoke({"n": 1}, {"configurable": {"thread_id": "t"}}, versio="v2")
+def test_a_misspelt_run_option_is_ignored_as_langgraph_ignores_it() -> None:
+    cfg = {"configurable": {"thread_id": "t"}}
+    plain = _graph().invoke({"n": 1}, cfg, versio="v2")
+    attached = attach(_graph()).invoke({"n": 1}, cfg, versio="v2")
+    assert not isinstance(plain, GraphOutput)  # the v1 output: the option is not read
+    assert type(attached) is type(plain) and attached.keys() == plain.keys()
 
 
 @pytest.mark.parametrize("saver", [True, False])
