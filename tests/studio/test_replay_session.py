@@ -9,6 +9,7 @@ from typing import Annotated, Any
 
 from typing_extensions import TypedDict
 
+from engine.messages import AIMessage, HumanMessage, add_messages
 from engine.recording import SessionRecorder
 from studio.history.replay import open_session, open_session_into, recorded_model_events
 from studio.models.hub import Hub
@@ -219,6 +220,10 @@ class _Log(TypedDict):
     log: Annotated[list[str], operator.add]
 
 
+class _Chat(TypedDict):
+    messages: Annotated[list[Any], add_messages]
+
+
 def _record_runs(path: Path, runs: int) -> list[str]:
     """``runs`` runs of a two-node graph on one thread; their run ids, oldest first."""
     from engine import END, START, StateGraph
@@ -265,4 +270,37 @@ def test_a_session_past_the_limit_loads_its_newest_whole_runs(qapp: Any, tmp_pat
     assert "not loaded" not in dock.status.text()
     for o in (opened, complete):
         o.close()
+    dock.detach()
+
+
+def test_the_transcript_of_a_session_opened_on_its_newest_runs_is_whole(
+    qapp: Any, tmp_path: Path
+) -> None:
+    """The Messages dock starts with what the runs not loaded said (the state the first
+    loaded run started from), then the loaded runs' own messages."""
+    from engine import END, START, StateGraph
+    from studio.docks.messages.view import MessagesDock
+
+    path = tmp_path / "chat.stepwise"
+    rec = SessionRecorder(path)
+    graph = (
+        StateGraph(_Chat)
+        .add_node("reply", lambda s: {"messages": [AIMessage(f"reply {len(s['messages'])}")]})
+        .add_edge(START, "reply")
+        .add_edge("reply", END)
+        .compile(checkpointer=rec.checkpointer)
+    )
+    rec.attach(graph)
+    for i in range(5):
+        graph.invoke({"messages": [HumanMessage(f"ask {i}")]}, {"configurable": {"thread_id": "t"}})
+    rec.close()
+    hub = Hub()
+    dock = MessagesDock(hub)
+    per_run = open_session(hub, path).total_events // 5
+    opened = open_session(hub, path, feed_limit=2 * per_run)
+    asyncio.run(opened.afeed_rest())
+    assert hub.older_runs is not None and hub.older_runs[0] == 3
+    texts = [e.text for e in dock.live_entries]
+    assert texts == [t for i in range(5) for t in (f"ask {i}", f"reply {2 * i + 1}")]
+    opened.close()
     dock.detach()

@@ -87,6 +87,9 @@ class MessagesDock(QWidget):
         lay.addWidget(self.pages, 1)
 
         self.checkpoint_id: str | None = None
+        self._older_seeded = False
+        """Whether the transcript of a session opened without its oldest runs starts from
+        the state they left (``_apply``)."""
         self._pending: list[EventBase] = []
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
@@ -148,6 +151,8 @@ class MessagesDock(QWidget):
     def _apply(self, batch: list[EventBase]) -> None:
         """Feed the live transcript; a run from a chosen checkpoint (a fork, a replay, a run on
         from an edit) goes on from that checkpoint's messages, not from the old branch's."""
+        if not self._older_seeded and self.hub.older_runs is not None:
+            self._seed_older(batch)
         start = 0
         for i, ev in enumerate(batch):
             if ev.kind == "run.started" and not ev.ns:
@@ -157,6 +162,18 @@ class MessagesDock(QWidget):
                     start = i
                     self._live_from(checkpoint_id)
         self.model.apply(batch[start:] if start else batch)
+
+    def _seed_older(self, batch: list[EventBase]) -> None:
+        """A session opened on its newest runs (``hub.older_runs``): the conversation starts
+        with the messages its older runs left, read from the state the first loaded run
+        started from, not at the first message that run added."""
+        for ev in batch:
+            if ev.kind == "checkpoint.saved" and not ev.__dict__.get("checkpoint_ns"):
+                self._older_seeded = True
+                parent = ev.__dict__.get("parent_id")
+                if parent:
+                    self._live_from(parent)
+                return
 
     def _live_from(self, checkpoint_id: str) -> None:
         """Make the live transcript the messages at ``checkpoint_id``: the state kept for it,
@@ -218,6 +235,7 @@ class MessagesDock(QWidget):
 
     def _on_reset(self) -> None:
         self._pending = []
+        self._older_seeded = False
         self.delegate.clear_cache()
         self.model.clear()
         self.checkpoint_id = None
