@@ -136,8 +136,8 @@ class AttachedRuns:
     ) -> Any:
         """Run through Stepwise and return the output, as LangGraph's ``ainvoke``;
         ``options``: LangGraph's ``stream_mode``, ``version``, ``output_keys``,
-        ``durability``, ``interrupt_before``, ``interrupt_after``, ``control``.  Called inside another graph's node, the app's graph runs as
-        LangGraph runs it there (``_nested``)."""
+        ``durability``, ``interrupt_before``, ``interrupt_after``, ``control``.  Called inside
+        another graph's node, the app's graph runs as LangGraph runs it there (``_nested``)."""
         if self._nested(config, debugger):
             return await self.real.ainvoke(input, config, **with_context(options, context))
         return await self._invoked(input, config, debugger, context, options, True)
