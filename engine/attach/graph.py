@@ -10,6 +10,7 @@ from engine.attach.graph_runs import AttachedRuns
 from engine.attach.routes import RouteBook
 from engine.attach.run import STREAM_MODES, stream_modes
 from engine.attach.state import AttachedState
+from engine.attach.unknown_saves import UnknownSaves
 from engine.events import EventBase
 from engine.graph.drawing import DrawableGraph
 from engine.observe.bus import EventBus, Subscription
@@ -88,6 +89,9 @@ class AttachedGraph(AttachedRuns, AttachedState):
         self.unstreamable: set[type] = set()
         """Model classes whose stream gave nothing: the runs of this graph do not stream
         them (``engine.attach.innermost``)."""
+        self.unknown_saves = UnknownSaves()
+        """Per thread, checkpoints whose save outcome is not known yet: asked about again at
+        the thread's next run (``engine.attach.unknown_saves``)."""
         self._announced: set[tuple[str | None, str, str]] = set()
         self.route_book = RouteBook(graph)
         """Where each node routes, read from the graph's edges (``engine.attach.routes``)."""
@@ -216,6 +220,7 @@ class AttachedGraph(AttachedRuns, AttachedState):
         )
         run.bus, run.mirrors = self.bus, self.mirrors
         run.unstreamable, run._announced = self.unstreamable, self._announced
+        run.unknown_saves = self.unknown_saves
         return run
 
     def mirror_checkpoints(self, saver: Any) -> None:

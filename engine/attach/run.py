@@ -38,7 +38,7 @@ from engine.attach.sync_ready import async_handlers
 from engine.attach.translate import StreamTranslator
 from engine.core.ids import new_run_id
 from engine.errors import CheckpointError
-from engine.events import InterruptResumed
+from engine.events import InterruptResumed, MiddlewareAction
 from engine.observe.bus import EventBus, RunEmitter
 from engine.observe.run_span import run_span
 from engine.serde import to_jsonable
@@ -256,6 +256,10 @@ class AttachedRun(RunStream):
                 resume = getattr(real_input, "resume", None)
                 if resumed and resume is not None:
                     await self._resumed(resume)
+                if self.saver is not None:  # saves an earlier run could not confirm
+                    await graph.unknown_saves.resolve(
+                        self.thread_id, self.saver, self.config, self.sync, self._checkpointer_says
+                    )
                 if self.sync:  # the stream's thread does not wake the loop for every event
                     em.inbox.hold(_HELD_AT_MOST)
                 try:
@@ -268,6 +272,8 @@ class AttachedRun(RunStream):
                     raise
                 finally:
                     em.inbox.release()
+                    if self.watch is not None:
+                        graph.unknown_saves.note(self.thread_id, self.watch.unknown_ids)
                 await tr.close_open_steps()
                 span.interrupted = bool(tr.interrupts)
                 # the values as the run made them; stopped at interrupt() with a saver, as
@@ -283,6 +289,11 @@ class AttachedRun(RunStream):
             return with_interrupts(output_of(graph.real, span.output), tr.interrupts)
         finally:
             ACTIVE.reset(active)
+
+    async def _checkpointer_says(self, action: str, detail: dict[str, Any]) -> None:
+        await self.cb._emit(
+            MiddlewareAction, "", middleware="checkpointer", action=action, detail=detail
+        )
 
     async def _follow(self, stream: AsyncIterator[Any]) -> None:
         """Translate the run's stream to its end.  Stepwise never closes LangGraph's stream

@@ -77,8 +77,9 @@ def test_a_committed_checkpoint_the_stopped_server_cannot_confirm_is_reported_un
     app = agent_app(tmp_path, "sync", "postgres", pg_url=postgres_server.new_database())
     module = plain_module(app)
     cut = _cut_off_at(module, 1, then=postgres_server.stop)
+    graph = attach(module.graph)
     try:
-        outcome, events = run_once(attach(module.graph), "t", module.INPUT)
+        outcome, events = run_once(graph, "t", module.INPUT)
     finally:
         postgres_server.start()
     assert cut and outcome.status == "error" and outcome.error is not None
@@ -89,6 +90,28 @@ def test_a_committed_checkpoint_the_stopped_server_cannot_confirm_is_reported_un
     assert cut[0] not in _shown(events) and set(_shown(events)) <= set(in_db)
     assert set(in_db) - set(_shown(events)) == {cut[0]}
     assert not (_actions(events, "checkpoint_not_saved") & set(in_db))
+    # the thread's next run on a dead connection: the database still cannot say
+    _dead, still = run_once(graph, "t", module.INPUT)
+    assert not _actions(still, "checkpoint_save_resolved")
+    assert graph.unknown_saves.pending("t") == cut
+    # a new connection, as a pool would hand out: the database is asked again, and says
+    import psycopg
+    from psycopg.rows import dict_row
+
+    saver = module.graph.checkpointer
+    saver.conn = psycopg.Connection.connect(
+        app.db, autocommit=True, prepare_threshold=0, row_factory=dict_row
+    )
+    _again, later = run_once(graph, "t", module.INPUT)
+    resolved = [
+        e.__dict__["detail"]
+        for e in later
+        if e.kind == "middleware.action" and e.__dict__["action"] == "checkpoint_save_resolved"
+    ]
+    assert [(d["checkpoint_id"], d["saved"]) for d in resolved] == [(cut[0], True)]
+    assert later[0].kind == "run.started" and graph.unknown_saves.pending("t") == []
+    _third, after = run_once(graph, "t", module.INPUT)  # said once
+    assert not _actions(after, "checkpoint_save_resolved")
 
 
 from tests.fixtures.postgres import postgres_server  # noqa: E402

@@ -167,3 +167,32 @@ def test_an_async_saver_is_read_back_the_same_way() -> None:
         return await watch.result("c1")
 
     assert isinstance(asyncio.run(put()), SaveUnknown)
+
+
+def test_an_unknown_save_is_asked_about_again_at_the_threads_next_run() -> None:
+    """``UnknownSaves``: kept per thread until the database answers, then said once, on the
+    saver's sync API (off the loop) or its async one."""
+    from engine.attach.unknown_saves import RESOLVED, UnknownSaves
+
+    said: list[tuple[str, dict[str, Any]]] = []
+
+    async def emit(action: str, detail: dict[str, Any]) -> None:
+        said.append((action, detail))
+
+    unknown = UnknownSaves()
+    unknown.note("t", ["c1", "c2"])
+    unknown.note("t", ["c1"])  # noted once
+    unknown.note("other", [])
+    saver = Saver(commits=True, reachable=False, error=LOST)
+    saver.rows["c1"] = {"id": "c1"}
+    asyncio.run(unknown.resolve("t", saver, CONFIG, True, emit))
+    assert said == [] and unknown.pending("t") == ["c1", "c2"]  # still cannot say
+    saver.reachable = True
+    asyncio.run(unknown.resolve("t", saver, CONFIG, False, emit))
+    assert [(a, d["checkpoint_id"], d["saved"]) for a, d in said] == [
+        (RESOLVED, "c1", True),
+        (RESOLVED, "c2", False),
+    ]
+    assert unknown.pending("t") == [] and unknown.pending("other") == []
+    asyncio.run(unknown.resolve("t", saver, CONFIG, True, emit))
+    assert len(said) == 2
