@@ -100,8 +100,6 @@ class AttachedRuns:
         ``GraphOutput``, or the list of v2 parts)."""
         mode = options.pop("stream_mode", None)
         version = options.pop("version", None)
-        if options.get("output_keys") is None:
-            options.pop("output_keys", None)
         subgraphs = bool(options.pop("subgraphs", False))
         if mode is not None and mode != "values":
             parts = self._astream(

@@ -75,9 +75,7 @@ class OutputKeys:
             if node == _INTERRUPT:
                 out[node] = update
                 continue
-            writes = [update] if isinstance(update, dict) else update
-            if update is None:
-                writes = []
+            writes = [] if update is None else [update] if isinstance(update, dict) else update
             if not isinstance(writes, list) or not all(isinstance(w, dict) for w in writes):
                 out[node] = update  # not a state's channels (a graph of one channel)
                 continue

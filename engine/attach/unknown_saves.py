@@ -58,8 +58,9 @@ class UnknownSaves:
                 del self._ids[thread_id]
 
     def pending(self, thread_id: str | None) -> list[str]:
+        """The checkpoints of ``thread_id`` whose save outcome is not known yet."""
         with self._lock:
-            return list(self._ids.get(thread_id or "", ()))
+            return list(self._ids.get(thread_id, ())) if thread_id is not None else []
 
     async def resolve(
         self, thread_id: str | None, saver: Any, config: dict[str, Any], sync: bool, emit: Emit
@@ -67,18 +68,20 @@ class UnknownSaves:
         """Ask the app's database about each unknown checkpoint of ``thread_id`` (on its sync
         API off the loop when the run is sync, else on its async API; each read bounded) and
         report each it answers for."""
+        if thread_id is None:
+            return
+        cls = type(saver)
         for checkpoint_id in self.pending(thread_id):
-            cls = type(saver)
-            if sync:
+            if sync:  # ``read_back`` waits on a thread of its own: not on the loop
                 held = await asyncio.to_thread(read_back, cls, saver, config, checkpoint_id)
             else:
                 held = await aread_back(cls, saver, config, checkpoint_id)
             if held is None:  # the database still cannot say
                 continue
             with self._lock:
-                pending = self._ids.get(thread_id or "", [])
+                pending = self._ids.get(thread_id, [])
                 if checkpoint_id in pending:
                     pending.remove(checkpoint_id)
                 if not pending:
-                    self._ids.pop(thread_id or "", None)
+                    self._ids.pop(thread_id, None)
             await emit(RESOLVED, _detail(checkpoint_id, held))

@@ -123,11 +123,11 @@ class Hub:
         self.snapshots = SnapshotCache(self)
         """The docks' shared reads of checkpoints (see ``studio.models.snapshot_reader``)."""
         self.nested_nodes: dict[tuple[tuple[str, ...], str], None] = {}
+        """(graph path, node) of every node the runs shown started inside a graph below the
+        root, in first-seen order: the graphs no drawing shows (a supervisor's sub-agents)."""
         self.older_runs: tuple[int, int] | None = None
         """A session opened for replay whose oldest runs were left unloaded: (runs, events)
         (``studio.history.replay.open_session``; the Timeline still holds every checkpoint)."""
-        """(graph path, node) of every node the runs shown started inside a graph below the
-        root, in first-seen order: the graphs no drawing shows (a supervisor's sub-agents)."""
         self.nested_tools: dict[str, None] = {}
         """The tools the runs shown called inside a graph below the root, in first-seen order."""
         self.approval_drafts: dict[str, list[dict[str, Any] | None]] = {}
