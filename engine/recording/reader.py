@@ -28,6 +28,7 @@ from engine.checkpoint.sqlite import SqliteSaver
 from engine.errors import CheckpointError
 from engine.events import EventBase, event_from_json
 from engine.graph.drawing import DrawableGraph
+from engine.recording.outline import RunsOutline, read_outline
 from engine.recording.request_prior import PriorResolver
 from engine.recording.schema import (
     RECORDING_FAILED_KEY,
@@ -374,6 +375,16 @@ class Session:
                 skipped.append(str(exc))
                 continue
             yield text
+
+    def outline(self, run_ids: Sequence[str], *, starts_only: bool = False) -> RunsOutline:
+        """The spans and model responses of some runs, read without their other events
+        (``engine.recording.outline``)."""
+        runs = [self._run_index(r) for r in run_ids]
+
+        def decode(text: str) -> EventBase:
+            return self._decode(self._whole(text))
+
+        return read_outline(self._query, runs, decode, starts_only=starts_only)
 
     def _decode(self, text: str) -> EventBase:
         try:
