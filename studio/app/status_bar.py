@@ -155,7 +155,15 @@ class RunStatusBar(QStatusBar):
     def refresh(self) -> None:
         status = self.hub.shown_status
         live = status in ("running", "paused") and self.hub.selected_checkpoint is None
-        parts = self.stats.text_parts(status, time.monotonic_ns() if live else None)
+        # a session's runs left unloaded: live, the figures count every run of the thread;
+        # at a checkpoint, the runs of its branch
+        older, selected = self.hub.older_runs, self.hub.selected_checkpoint
+        earlier = (
+            older if older is None or selected is None else older.before(self.hub.events, selected)
+        )
+        parts = self.stats.text_parts(
+            status, time.monotonic_ns() if live else None, earlier.stats if earlier else None
+        )
         self.state_label.setText(parts["state"])
         if self.state_label.property("state") != status:
             self.state_label.setProperty("state", status)

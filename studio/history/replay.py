@@ -17,6 +17,7 @@ or the run stops), records the new branch into the same file and marks the diver
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
@@ -25,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine.events import EventBase
 from engine.graph.drawing import DrawableGraph
-from engine.recording import RunInfo, Session, SessionRecorder
+from engine.recording import RunInfo, Session, SessionError, SessionRecorder
 from engine.targets.session_target import SessionTarget, session_records
 from studio.history.timetravel import (
     ReplayPlan,
@@ -35,6 +36,7 @@ from studio.history.timetravel import (
     tip_checkpoint_id,
 )
 from studio.models.hub import Hub
+from studio.models.older_runs import OlderRuns, older_runs
 from studio.models.timeline import TimelineModel
 
 if TYPE_CHECKING:
@@ -49,6 +51,8 @@ __all__ = [
     "recorded_model_events",
     "session_records",
 ]
+
+log = logging.getLogger(__name__)
 
 _INTERNAL_PREFIXES = ("__", "branch:", "join:")
 _MODEL_KINDS = ["model.request", "model.response"]
@@ -248,7 +252,7 @@ def open_session(
     total = sum(counts)
     shown = _newest_runs(counts, feed_limit)
     if shown < len(runs):
-        hub.older_runs = (len(runs) - shown, sum(counts[: len(runs) - shown]))
+        hub.older_runs = _older(session, runs, len(runs) - shown, sum(counts[: len(runs) - shown]))
 
     def pages() -> Iterator[list[EventBase]]:
         for run in runs[len(runs) - shown :]:
@@ -266,6 +270,23 @@ def open_session(
     )
     opened.feed(first_page)
     return opened
+
+
+def _older(session: Session, runs: list[RunInfo], n: int, events: int) -> OlderRuns:
+    """The ``n`` oldest ``runs`` (``events`` events), left unloaded: their part of the
+    thread's cost and visits, from their outline (the loaded runs' starts tell whether every
+    run lies on one line of checkpoints).  A file whose outline cannot be read loses nothing
+    but that part: the figures then cover the loaded runs."""
+    try:
+        outline = session.outline([r.run_id for r in runs[:n]])
+        later = session.outline([r.run_id for r in runs[n:]], starts_only=True)
+    except (SessionError, KeyError) as exc:
+        log.warning(
+            "the older runs of %s are left out of the thread's figures: %s", session.path, exc
+        )
+        return older_runs(n, events, None)
+    outline.forked = outline.forked or later.forked
+    return older_runs(n, events, outline)
 
 
 def _newest_runs(counts: list[int], limit: int) -> int:

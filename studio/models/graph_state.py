@@ -51,6 +51,7 @@ from studio.models.graph_views import (
     short_middleware,
 )
 from studio.models.ns import ns_path
+from studio.models.older_runs import OlderRuns
 from studio.models.pricing import PriceTable, spend_text, spend_tooltip
 from studio.models.undrawn_routes import END, UndrawnRoutes
 from studio.models.usage_ledger import UsageLedger
@@ -84,6 +85,9 @@ class GraphStateModel:
         self._by_kind: dict[str, str | None] = {}
         self.usage = UsageLedger()
         self.prices: PriceTable = PriceTable.builtin()
+        self.earlier: OlderRuns | None = None
+        """A session's older runs, left unloaded: their visits and model calls count with
+        the events' (set by the Graph dock where they lie on the branch shown)."""
 
     # --- observers -------------------------------------------------------------------
 
@@ -192,8 +196,18 @@ class GraphStateModel:
     def interrupted_nodes(self) -> list[str]:
         return [n for n, live in self._live.items() if live.interrupted]
 
+    def set_earlier(self, older: OlderRuns | None) -> None:
+        """Count ``older`` (a session's unloaded older runs) with the events, or stop."""
+        if older is not self.earlier:
+            self.earlier = older
+            self._notify(GraphChange(frozenset(self._live)))
+
     def visits(self, node: str) -> int:
-        return self._live[node].visits if node in self._live else 0
+        if node not in self._live:
+            return 0
+        earlier = self.earlier
+        before = earlier.node_visits(self.path, node) if earlier is not None else 0
+        return self._live[node].visits + before
 
     def status(self, node: str) -> Status:
         live = self._live.get(node)
@@ -202,27 +216,31 @@ class GraphStateModel:
         if self._moment is not None:
             if node in self._moment.interrupts:
                 return "interrupted"
-            return (
-                "pending" if node in self._moment.next else ("visited" if live.visits else "idle")
-            )
+            return "pending" if node in self._moment.next else self._visited(node)
         if live.failed:
             return "failed"
         if live.interrupted:
             return "interrupted"
         if live.tasks:
             return "running"
-        return "visited" if live.visits else "idle"
+        return self._visited(node)
+
+    def _visited(self, node: str) -> Status:
+        return "visited" if self.visits(node) else "idle"
 
     def node(self, node: str) -> NodeView:
         live = self._live.get(node, LiveNode())
         meta = self._graph.nodes[node].metadata if node in self._graph.nodes else {}
         wrappers = tuple(short_middleware(str(w)) for w in meta.get("wrappers") or ())
         usage = self.usage.node(node, self.path)
+        earlier = self.earlier.node_usage(self.path, node) if self.earlier is not None else None
+        if earlier is not None:
+            usage = earlier.merged(usage)
         spend = self.prices.spend(usage) if usage is not None else None
         return NodeView(
             id=node,
             status=self.status(node),
-            visits=live.visits,
+            visits=self.visits(node),
             breakpoint=node in self._breakpoints,
             wrappers=wrappers,
             badge=live.badge,

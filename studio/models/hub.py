@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from engine.graph.drawing import DrawableGraph
     from engine.targets import Target
     from engine.types import StateSnapshot
+    from studio.models.older_runs import OlderRuns
 
 __all__ = ["TOPICS", "Hub"]
 
@@ -125,9 +126,10 @@ class Hub:
         self.nested_nodes: dict[tuple[tuple[str, ...], str], None] = {}
         """(graph path, node) of every node the runs shown started inside a graph below the
         root, in first-seen order: the graphs no drawing shows (a supervisor's sub-agents)."""
-        self.older_runs: tuple[int, int] | None = None
-        """A session opened for replay whose oldest runs were left unloaded: (runs, events)
-        (``studio.history.replay.open_session``; the Timeline still holds every checkpoint)."""
+        self.older_runs: OlderRuns | None = None
+        """A session opened for replay whose oldest runs were left unloaded: how many, and
+        their part of the thread's cost and visits (``studio.history.replay.open_session``;
+        the Timeline still holds every checkpoint)."""
         self.nested_tools: dict[str, None] = {}
         """The tools the runs shown called inside a graph below the root, in first-seen order."""
         self.approval_drafts: dict[str, list[dict[str, Any] | None]] = {}

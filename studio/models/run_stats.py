@@ -165,20 +165,26 @@ class RunStats:
         paused = self.paused(end)
         return f"{active} (+{format_elapsed(paused)} paused)" if paused >= 0.05 else active
 
-    def text_parts(self, status: str, now_ns: int | None) -> dict[str, str]:
+    def text_parts(
+        self, status: str, now_ns: int | None, earlier: RunStats | None = None
+    ) -> dict[str, str]:
         """The status bar's fields, already worded (``now_ns`` None: not live, see
-        ``elapsed``)."""
+        ``elapsed``); ``earlier``: the model calls of runs not applied (a session's older
+        runs left unloaded) count too."""
         state = STATE_LABELS.get(status, status.capitalize())
         if status == "paused" and self.paused_at:
             state = f"Paused: {self.paused_at}"
         step = "-" if self.superstep is None else str(self.superstep)
-        tokens = f"{self.tokens:,}" if self.tokens else "0"
+        calls, tokens_n = self.model_calls, self.tokens
+        if earlier is not None:
+            calls, tokens_n = calls + earlier.model_calls, tokens_n + earlier.tokens
+        tokens = f"{tokens_n:,}" if tokens_n else "0"
         return {
             "state": state,
             "step": f"Step {step}",
             "node": f"Node {self.current_node or '-'}",
             "elapsed": self._elapsed_text(now_ns),
-            "models": f"{self.model_calls} model call{'s' if self.model_calls != 1 else ''}",
+            "models": f"{calls} model call{'s' if calls != 1 else ''}",
             "tokens": f"{tokens} tokens",
         }
 

@@ -12,7 +12,7 @@ the model the provider named first, then the one asked for), so pricing can chan
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from engine.events import SPAN_OPENERS, EventBase, ModelResponse, NodeStarted
 from engine.usage import TokenUsage
@@ -58,6 +58,25 @@ class UsageSum:
         use.calls += 1
         use.largest_input = max(use.largest_input, usage.input)
 
+    def merged(self, other: UsageSum | None) -> UsageSum:
+        """A new sum of this one's calls and ``other``'s."""
+        out = UsageSum(calls=self.calls, unreported=self.unreported, failed=self.failed)
+        out.by_model = {k: replace(u) for k, u in self.by_model.items()}
+        if other is None:
+            return out
+        out.calls += other.calls
+        out.unreported += other.unreported
+        out.failed += other.failed
+        for key, use in other.by_model.items():
+            mine = out.by_model.get(key)
+            if mine is None:
+                out.by_model[key] = replace(use)
+                continue
+            mine.tokens = mine.tokens + use.tokens
+            mine.calls += use.calls
+            mine.largest_input = max(mine.largest_input, use.largest_input)
+        return out
+
     @property
     def tokens(self) -> TokenUsage:
         total = TokenUsage()
@@ -99,10 +118,8 @@ class UsageLedger:
         if kind == "run.started" and not ev.ns:
             self.last_run = ev.run_id
         if kind in SPAN_OPENERS and ev.span_id:
-            span = _Span(ev.parent_span_id)
-            if isinstance(ev, NodeStarted):
-                span.node = (ns_path(ev.ns), str(ev.node or ""))
-            self._spans[ev.span_id] = span
+            node = (ns_path(ev.ns), str(ev.node or "")) if isinstance(ev, NodeStarted) else None
+            self.note_span(ev.span_id, ev.parent_span_id, node)
             return []
         if not isinstance(ev, ModelResponse):
             return []
@@ -127,6 +144,14 @@ class UsageLedger:
             sid = span.parent
             seen += 1
         return changed
+
+    def note_span(
+        self, span_id: str, parent: str | None, node: tuple[tuple[str, ...], str] | None = None
+    ) -> None:
+        """A span opened under ``parent`` (a node task's: ``node`` is its (subgraph path, node
+        name)); what a span opener tells the ledger, read from its event or a session's
+        outline (``engine.recording.outline``)."""
+        self._spans[span_id] = _Span(parent, node)
 
     # -- reading ---------------------------------------------------------------------------------
 

@@ -1,4 +1,5 @@
-"""The status bar's cost field: what the shown run and the whole thread cost so far.
+"""The status bar's cost field: what the shown run and the whole thread cost so far (a
+session's older runs left unloaded included: ``hub.older_runs``).
 
 A thin label over a ``UsageLedger`` fed the current thread's events; while time-travelling,
 the run figure is that of the selected checkpoint's branch up to it (the thread figure stays
@@ -62,9 +63,11 @@ class CostStatus(QLabel):
 
     def refresh(self) -> None:
         run_ledger = self.moment or self.ledger
-        text, tip = totals_text(
-            self.hub.prices, run_ledger.run(run_ledger.last_run), self.ledger.total()
-        )
+        thread = self.ledger.total()
+        older = self.hub.older_runs
+        if older is not None:  # a session's unloaded runs spent too
+            thread = thread.merged(older.total())
+        text, tip = totals_text(self.hub.prices, run_ledger.run(run_ledger.last_run), thread)
         self.setText(text)
         self.setToolTip(plain_tip(tip))
         self.setVisible(bool(text))

@@ -259,7 +259,8 @@ def test_a_session_past_the_limit_loads_its_newest_whole_runs(qapp: Any, tmp_pat
     asyncio.run(opened.afeed_rest())
     assert [e.run_id for e in hub.events if e.kind == "run.started"] == run_ids[3:]
     assert len(hub.events) == 2 * per_run  # whole runs: no run cut short
-    assert hub.older_runs == (3, 3 * per_run)
+    assert hub.older_runs is not None
+    assert (hub.older_runs.runs, hub.older_runs.events) == (3, 3 * per_run)
     dock._update_status()
     assert f"the oldest 3 runs ({3 * per_run:,} events) not loaded" in dock.status.text()
     # a session within the limit loads every run and says nothing of older ones
@@ -299,7 +300,7 @@ def test_the_transcript_of_a_session_opened_on_its_newest_runs_is_whole(
     per_run = open_session(hub, path).total_events // 5
     opened = open_session(hub, path, feed_limit=2 * per_run)
     asyncio.run(opened.afeed_rest())
-    assert hub.older_runs is not None and hub.older_runs[0] == 3
+    assert hub.older_runs is not None and hub.older_runs.runs == 3
     texts = [e.text for e in dock.live_entries]
     assert texts == [t for i in range(5) for t in (f"ask {i}", f"reply {2 * i + 1}")]
     opened.close()

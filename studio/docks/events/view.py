@@ -447,7 +447,7 @@ class EventLogDock(QWidget):
         parts = [f"{tree.event_count:,} events", f"{len(tree.rows):,} rows"]
         older = self.hub.older_runs
         if older is not None:
-            runs, events = older
+            runs, events = older.runs, older.events
             parts.append(
                 f"the oldest {runs:,} run{'s' if runs != 1 else ''} ({events:,} events) not loaded"
             )

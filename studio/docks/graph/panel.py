@@ -21,6 +21,7 @@ from studio.models.breakpoints import BreakpointsModel
 from studio.models.graph_levels import drawn_level, level_at, subgraph_in
 from studio.models.graph_state import GraphStateModel, ns_path
 from studio.models.hub import Hub
+from studio.models.older_runs import OlderRuns
 from studio.models.snapshot_reader import SnapshotReader
 from studio.run.drawables import drawable_for
 from studio.widgets.plain_text import plain_label
@@ -118,6 +119,7 @@ class GraphPanel(QWidget):
         if starts and not (len(starts) == 1 and self._continues_live(starts[0])):
             self._redraw(None)  # a new run may start on another branch (a fork, a replay)
         else:
+            self.state.set_earlier(self._earlier(None))
             self.state.apply_all(batch)
         self.view.show_pending()
 
@@ -160,11 +162,17 @@ class GraphPanel(QWidget):
     def _redraw(self, checkpoint_id: str | None) -> None:
         """Visits, last route, failures and retry badges as of ``checkpoint_id`` (None: the
         live tip), counted on that branch only."""
+        self.state.set_earlier(self._earlier(checkpoint_id))
         self.state.reset()
         if self.path:  # a subgraph's checkpoints are its own: count every call of it
             self.state.apply_all(self.hub.events)
             return
         self.state.apply_all(branch_events(self.hub.events, checkpoint_id, self._parent_of))
+
+    def _earlier(self, checkpoint_id: str | None) -> OlderRuns | None:
+        """A session's older runs left unloaded (``hub.older_runs``), where they count."""
+        older = self.hub.older_runs
+        return older.before(self.hub.events, checkpoint_id) if older is not None else None
 
     def _on_run_to(self, node: str) -> None:
         self.breakpoints.run_to(node, tuple(self.path))
