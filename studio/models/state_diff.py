@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from engine.lazy_list import same_stored
-from engine.message_log import AppendLog
+from engine.message_log import AppendLog, MessageList
 from engine.messages import BaseMessage
 from engine.serde import to_jsonable
 from studio.models.state_tree import message_preview, path_text
@@ -126,8 +126,10 @@ def _short(value: Any, limit: int = 60) -> str:
 
 
 def _is_message_list(value: Any) -> bool:
-    if isinstance(value, AppendLog):
+    if isinstance(value, MessageList):
         return True
+    # any other list (an ``AppendLog`` too: an ``operator.add`` channel holds whatever its
+    # nodes append) is messages when its first items are
     return (
         isinstance(value, Sequence)
         and not isinstance(value, str)
