@@ -1,4 +1,5 @@
-"""The outline of recorded runs: their spans and model responses, read without their events.
+"""The outline of recorded runs: their spans and model responses, read without their events;
+and the span openers a part of a run refers to (``OutlineReads``, which ``Session`` has).
 
 A replay loads a long session's newest runs only (``studio.history.replay``), yet what the
 whole thread spent and how often each node ran are the older runs' too.  Decoding those runs'
@@ -9,13 +10,13 @@ recorded JSON itself, and only the model responses (one or two an agent turn) ar
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from engine.events import SPAN_OPENERS, EventBase, ModelResponse
 
-__all__ = ["RunsOutline", "SpanRow", "read_outline"]
+__all__ = ["OutlineReads", "RunsOutline", "SpanRow", "read_outline"]
 
 
 @dataclass(frozen=True)
@@ -42,13 +43,14 @@ class RunsOutline:
 
 _KINDS = (*SPAN_OPENERS, "model.response")
 _SQL = (
-    "SELECT kind, span_id, parent_span_id, node,"
+    "SELECT run, seq, kind, span_id, parent_span_id, node,"
     " CASE WHEN json_valid(data) THEN json_extract(data, '$.ns') END,"
     " CASE WHEN json_valid(data) AND kind='node.started' THEN json_extract(data, '$.attempt') END,"
     " CASE WHEN json_valid(data) AND kind='run.started'"
     "  THEN json_extract(data, '$.config.checkpoint_id') END,"
     " CASE WHEN kind='model.response' THEN data END"
-    " FROM session_events WHERE run IN ({runs}) AND kind IN ({kinds}) ORDER BY run, seq"
+    " FROM session_events INDEXED BY session_events_kind"
+    " WHERE run IN ({runs}) AND kind IN ({kinds}) ORDER BY run, seq"
 )
 _CHUNK = 400
 """Runs read by one query (SQLite binds at most 999 values in older builds)."""
@@ -60,18 +62,24 @@ def read_outline(
     decode: Callable[[str], EventBase],
     *,
     starts_only: bool = False,
+    loaded: Mapping[int, Callable[[int], bool]] | None = None,
 ) -> RunsOutline:
     """The outline of the runs numbered ``runs`` (their rows in ``session_events``), in order.
     ``decode`` reads a model response's JSON (raising ``SessionError`` on damage).
-    ``starts_only``: read the runs' starts only (``forked``; their ``run.started`` spans)."""
+    ``starts_only``: read the runs' starts only (``forked``; their ``run.started`` spans).
+    ``loaded``: per run, which of its events (by ``seq``) are loaded: those are left out."""
     out = RunsOutline()
+    loaded = loaded or {}
     kinds = ("run.started",) if starts_only else _KINDS
     for i in range(0, len(runs), _CHUNK):
         chunk = runs[i : i + _CHUNK]
         sql = _SQL.format(runs=",".join("?" * len(chunk)), kinds=",".join("?" * len(kinds)))
-        for kind, span, parent, node, ns, attempt, start_at, response in query(
+        for run, seq, kind, span, parent, node, ns, attempt, start_at, response in query(
             sql, (*chunk, *kinds)
         ):
+            skip = loaded.get(run)
+            if skip is not None and skip(seq):
+                continue
             if response is not None:
                 ev = decode(response)
                 if isinstance(ev, ModelResponse):
@@ -91,3 +99,58 @@ def read_outline(
                     )
                 )
     return out
+
+
+class OutlineReads:
+    """The reads of a session file that skip most of a run's events (``Session`` has them):
+    runs' outlines, and the span openers a part of a run refers to."""
+
+    def _query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        raise NotImplementedError
+
+    def _run_index(self, run_id: str) -> int:
+        raise NotImplementedError
+
+    def _decode_whole(self, text: str) -> EventBase:
+        raise NotImplementedError
+
+    def outline(
+        self,
+        run_ids: Sequence[str],
+        *,
+        starts_only: bool = False,
+        loaded: Mapping[str, Callable[[int], bool]] | None = None,
+    ) -> RunsOutline:
+        """The spans and model responses of some runs, read without their other events;
+        ``loaded``: per run id, which of its events (by ``seq``) to leave out."""
+        runs = [self._run_index(r) for r in run_ids]
+        by_index = {self._run_index(r): keep for r, keep in (loaded or {}).items()}
+        return read_outline(
+            self._query, runs, self._decode_whole, starts_only=starts_only, loaded=by_index
+        )
+
+    def span_openers(self, run_id: str, span_ids: Sequence[str]) -> list[EventBase]:
+        """The events of a run that opened the spans ``span_ids`` (those it recorded), in
+        order."""
+        if not span_ids:
+            return []
+        rows = self._query(
+            f"SELECT data FROM session_events WHERE run=? AND kind IN ({_OPENERS})"
+            f" AND span_id IN ({','.join('?' * len(span_ids))}) ORDER BY seq",
+            (self._run_index(run_id), *SPAN_OPENERS, *span_ids),
+        )
+        return [self._decode_whole(r[0]) for r in rows]
+
+    def step_start(self, run_id: str, seq: int) -> int | None:
+        """The ``seq`` of the run's first root superstep to start at or after ``seq``."""
+        rows = self._query(
+            "SELECT MIN(seq) FROM session_events INDEXED BY session_events_kind"
+            " WHERE kind='superstep.started' AND run=? AND seq>=?"
+            " AND json_valid(data) AND json_extract(data, '$.ns')=''",
+            (self._run_index(run_id), seq),
+        )
+        found = rows[0][0] if rows else None
+        return int(found) if found is not None else None
+
+
+_OPENERS = ",".join("?" * len(SPAN_OPENERS))

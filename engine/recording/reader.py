@@ -28,7 +28,7 @@ from engine.checkpoint.sqlite import SqliteSaver
 from engine.errors import CheckpointError
 from engine.events import EventBase, event_from_json
 from engine.graph.drawing import DrawableGraph
-from engine.recording.outline import RunsOutline, read_outline
+from engine.recording.outline import OutlineReads
 from engine.recording.request_prior import PriorResolver
 from engine.recording.schema import (
     RECORDING_FAILED_KEY,
@@ -59,8 +59,9 @@ def _loads(text: Any) -> Any:
     return None if text is None else json.loads(text)
 
 
-class Session:
-    """A session file opened for reading.  Use ``Session.open(path)``."""
+class Session(OutlineReads):
+    """A session file opened for reading.  Use ``Session.open(path)``.  Its reads of runs'
+    outlines and of spans are ``OutlineReads``'."""
 
     def __init__(self, path: Path, conn: sqlite3.Connection) -> None:
         self.path = path
@@ -376,15 +377,8 @@ class Session:
                 continue
             yield text
 
-    def outline(self, run_ids: Sequence[str], *, starts_only: bool = False) -> RunsOutline:
-        """The spans and model responses of some runs, read without their other events
-        (``engine.recording.outline``)."""
-        runs = [self._run_index(r) for r in run_ids]
-
-        def decode(text: str) -> EventBase:
-            return self._decode(self._whole(text))
-
-        return read_outline(self._query, runs, decode, starts_only=starts_only)
+    def _decode_whole(self, text: str) -> EventBase:
+        return self._decode(self._whole(text))
 
     def _decode(self, text: str) -> EventBase:
         try:
