@@ -28,6 +28,7 @@ from engine.events import EventBase
 from engine.graph.drawing import DrawableGraph
 from engine.recording import RunInfo, Session, SessionError, SessionRecorder
 from engine.targets.session_target import SessionTarget, session_records
+from studio.history.long_run import RunCut, cut_run
 from studio.history.timetravel import (
     ReplayPlan,
     RerunResult,
@@ -251,11 +252,21 @@ def open_session(
     counts = [session.count(r.run_id) for r in runs]
     total = sum(counts)
     shown = _newest_runs(counts, feed_limit)
-    if shown < len(runs):
-        hub.older_runs = _older(session, runs, len(runs) - shown, sum(counts[: len(runs) - shown]))
+    cut = None
+    if runs and counts[-1] > feed_limit:  # the newest run alone: its start and its end
+        try:
+            cut = cut_run(session, runs[-1].run_id, counts[-1], feed_limit)
+        except SessionError as exc:  # its end cannot be read: its first events, as they come
+            log.warning("%s: the end of its newest run cannot be read: %s", path, exc)
+    if shown < len(runs) or cut is not None:
+        older = len(runs) - shown
+        hub.older_runs = _older(session, runs, older, sum(counts[:older]), cut)
 
     def pages() -> Iterator[list[EventBase]]:
         for run in runs[len(runs) - shown :]:
+            if cut is not None and run.run_id == cut.run_id:
+                yield from cut.pages(session, page_size)
+                continue
             batch: list[EventBase] = []
             for ev in session.iter_events(run.run_id, page_size=page_size):
                 batch.append(ev)
@@ -272,21 +283,28 @@ def open_session(
     return opened
 
 
-def _older(session: Session, runs: list[RunInfo], n: int, events: int) -> OlderRuns:
-    """The ``n`` oldest ``runs`` (``events`` events), left unloaded: their part of the
-    thread's cost and visits, from their outline (the loaded runs' starts tell whether every
-    run lies on one line of checkpoints).  A file whose outline cannot be read loses nothing
-    but that part: the figures then cover the loaded runs."""
+def _older(
+    session: Session, runs: list[RunInfo], n: int, events: int, cut: RunCut | None
+) -> OlderRuns:
+    """The ``n`` oldest ``runs`` (``events`` events) and the part of a ``cut`` run, left
+    unloaded: their part of the thread's cost and visits, from their outline (the loaded runs'
+    starts tell whether every run lies on one line of checkpoints).  A file whose outline
+    cannot be read loses nothing but that part: the figures then cover the loaded runs."""
+    skipped = cut.skipped if cut is not None else 0
     try:
-        outline = session.outline([r.run_id for r in runs[:n]])
+        ids = [r.run_id for r in runs[:n]]
+        if cut is not None:
+            outline = session.outline([*ids, cut.run_id], loaded={cut.run_id: cut.loaded})
+        else:
+            outline = session.outline(ids)
         later = session.outline([r.run_id for r in runs[n:]], starts_only=True)
     except (SessionError, KeyError) as exc:
         log.warning(
             "the older runs of %s are left out of the thread's figures: %s", session.path, exc
         )
-        return older_runs(n, events, None)
+        return older_runs(n, events, None, cut=skipped)
     outline.forked = outline.forked or later.forked
-    return older_runs(n, events, outline)
+    return older_runs(n, events, outline, cut=skipped)
 
 
 def _newest_runs(counts: list[int], limit: int) -> int:

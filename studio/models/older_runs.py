@@ -27,6 +27,9 @@ NodeKey = tuple[tuple[str, ...], str]
 class OlderRuns:
     runs: int
     events: int
+    cut: int = 0
+    """Events of the newest run left unloaded too (a run past the limit alone: its start and
+    its end are loaded, ``studio.history.long_run``); counted in the figures with the runs'."""
     usage: UsageLedger | None = None
     """Their model calls (None: their outline could not be read; the figures then cover the
     loaded runs only)."""
@@ -62,10 +65,11 @@ class OlderRuns:
         return self if loaded else None
 
 
-def older_runs(runs: int, events: int, outline: RunsOutline | None) -> OlderRuns:
-    """The older runs' part of the thread's figures, from their ``outline``."""
+def older_runs(runs: int, events: int, outline: RunsOutline | None, *, cut: int = 0) -> OlderRuns:
+    """The older runs' part of the thread's figures, from their ``outline`` (and a cut run's
+    ``cut`` events left out)."""
     if outline is None:
-        return OlderRuns(runs, events)
+        return OlderRuns(runs, events, cut)
     ledger = UsageLedger()
     visits: dict[NodeKey, int] = {}
     for row in outline.spans:
@@ -78,4 +82,4 @@ def older_runs(runs: int, events: int, outline: RunsOutline | None) -> OlderRuns
     ledger.add_all(outline.responses)
     stats = RunStats()
     stats.apply(outline.responses)
-    return OlderRuns(runs, events, ledger, visits, linear=not outline.forked, stats=stats)
+    return OlderRuns(runs, events, cut, ledger, visits, linear=not outline.forked, stats=stats)

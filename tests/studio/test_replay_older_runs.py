@@ -5,8 +5,11 @@ every run is loaded (read from the older runs' outline, not their events)."""
 from __future__ import annotations
 
 import asyncio
+import operator
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+from typing_extensions import TypedDict
 
 from engine import create_agent
 from engine.middleware import ModelRetryMiddleware
@@ -20,6 +23,11 @@ from studio.widgets.cost_status import CostStatus
 from tests.studio import obs_agents
 
 RUNS = 5
+
+
+class Loop(TypedDict):
+    n: int
+    log: Annotated[list[str], operator.add]
 
 
 def _record(path: Path, *, fork: bool = False) -> None:
@@ -123,3 +131,134 @@ def test_an_older_run_that_cannot_be_read_leaves_only_its_part_out(
     assert hub.older_runs.usage is None
     assert nodes["model"][0] == 4  # the two loaded runs' visits
     assert "Thread" in cost
+
+
+def test_a_run_past_the_limit_alone_opens_on_its_start_and_its_end(
+    qtbot: Any, tmp_path: Path
+) -> None:
+    """One long run holds more than the limit: it is loaded as its start, the spans its last
+    events lie in, and its last events (how it ended); the Events tree nests them as recorded,
+    the footer says how many events in between stay in the file, and the graph still counts
+    every visit."""
+    from engine import END, START, StateGraph
+    from studio.docks.events.view import EventLogDock
+
+    path = tmp_path / "long.stepwise"
+    rec = SessionRecorder(path)
+    graph = (
+        StateGraph(Loop)
+        .add_node("step", lambda s: {"n": s["n"] + 1, "log": [f"step {s['n']}"]})
+        .add_node("check", lambda s: {"log": ["checked"]})
+        .add_edge(START, "step")
+        .add_edge("step", "check")
+        .add_conditional_edges("check", lambda s: END if s["n"] >= 40 else "step", ["step", END])
+        .compile(checkpointer=rec.checkpointer)
+    )
+    rec.attach(graph)
+    graph.invoke({"n": 0, "log": []}, {"configurable": {"thread_id": "t"}})
+    rec.close()
+    with Session.open(path) as session:
+        total = session.count()
+    _, _, full_nodes = _figures(qtbot, path)
+    assert full_nodes["step"][0] == 40 and full_nodes["check"][0] == 40
+
+    hub = Hub()
+    dock = EventLogDock(hub)
+    panel = GraphPanel(hub)
+    qtbot.addWidget(panel)
+    limit = total // 4
+    opened = open_session(hub, path, feed_limit=limit)
+    asyncio.run(opened.afeed_rest())
+    kinds = [e.kind for e in hub.events]
+    assert kinds[0] == "run.started" and kinds[-1] == "run.finished"
+    assert len(hub.events) <= limit
+    seqs = [e.seq for e in hub.events]
+    assert seqs == sorted(seqs) and seqs[-1] - seqs[0] + 1 > len(seqs)  # a gap in the middle
+    # every loaded event nests under a span that is loaded too: none is left at the root
+    dock.flush()
+    tree = dock.tree
+    assert len(tree.children(tree.root)) == 1  # the run's row, everything else inside it
+    older = hub.older_runs
+    assert older is not None and older.runs == 0 and older.cut == total - len(hub.events)
+    dock._update_status()
+    assert f"{older.cut:,} events in the middle of the newest run not loaded" in dock.status.text()
+    state = panel.state
+    assert {n: (state.node(n).visits, state.node(n).cost) for n in state.graph.nodes} == full_nodes
+    opened.close()
+    dock.detach()
+
+
+def test_a_long_run_whose_end_is_damaged_opens_on_its_first_events(
+    qtbot: Any, tmp_path: Path
+) -> None:
+    """The end of a run past the limit cannot be read (a damaged row among its last events):
+    the session opens all the same, on the run's first events, as far as the limit goes."""
+    import sqlite3
+
+    from engine import END, START, StateGraph
+
+    path = tmp_path / "long.stepwise"
+    rec = SessionRecorder(path)
+    graph = (
+        StateGraph(Loop)
+        .add_node("step", lambda s: {"n": s["n"] + 1, "log": [f"step {s['n']}"]})
+        .add_conditional_edges("step", lambda s: END if s["n"] >= 30 else "step", ["step", END])
+        .add_edge(START, "step")
+        .compile(checkpointer=rec.checkpointer)
+    )
+    rec.attach(graph)
+    graph.invoke({"n": 0, "log": []}, {"configurable": {"thread_id": "t"}})
+    rec.close()
+    with sqlite3.connect(path) as conn:
+        conn.execute(
+            "UPDATE session_events SET data='{broken' WHERE id=(SELECT MAX(id) - 3 FROM session_events)"
+        )
+        total = conn.execute("SELECT COUNT(*) FROM session_events").fetchone()[0]
+    hub = Hub()
+    opened = open_session(hub, path, first_page=10, page_size=10, feed_limit=total // 3)
+    asyncio.run(opened.afeed_rest())
+    assert hub.events[0].kind == "run.started" and len(hub.events) == total // 3
+    assert [e.seq for e in hub.events] == list(range(1, total // 3 + 1))
+    opened.close()
+
+
+def test_the_transcript_of_a_run_opened_on_its_end_is_whole(qtbot: Any, tmp_path: Path) -> None:
+    """An agent's one long run (many tool calls) past the limit: the Messages dock starts
+    from the state its loaded end continues, so the conversation shows whole."""
+    from engine.messages import AIMessage, HumanMessage
+    from engine.tools import tool
+    from studio.docks.messages.view import MessagesDock
+
+    @tool
+    def count(n: int) -> str:
+        """Count to n."""
+        return f"counted to {n}"
+
+    calls = 30
+    replies = [
+        AIMessage("", tool_calls=[{"name": "count", "args": {"n": i}, "id": f"c{i}"}])
+        for i in range(calls)
+    ]
+    path = tmp_path / "agent.stepwise"
+    rec = SessionRecorder(path)
+    agent = create_agent(
+        ScriptedChatModel([*replies, AIMessage("Done counting.")]),
+        [count],
+        checkpointer=rec.checkpointer,
+    )
+    rec.attach(agent)
+    agent.invoke({"messages": [HumanMessage("count")]}, {"configurable": {"thread_id": "t"}})
+    rec.close()
+    with Session.open(path) as session:
+        total = session.count()
+    hub = Hub()
+    dock = MessagesDock(hub)
+    qtbot.addWidget(dock)
+    opened = open_session(hub, path, feed_limit=total // 3)
+    asyncio.run(opened.afeed_rest())
+    assert hub.older_runs is not None and hub.older_runs.cut > 0
+    texts = [e.text for e in dock.live_entries]
+    assert len(texts) == 2 + 2 * calls  # the question, each call and its result, the answer
+    assert texts[0] == "count" and texts[-1] == "Done counting."
+    opened.close()
+    dock.detach()

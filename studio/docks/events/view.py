@@ -446,11 +446,13 @@ class EventLogDock(QWidget):
         tree = self.tree
         parts = [f"{tree.event_count:,} events", f"{len(tree.rows):,} rows"]
         older = self.hub.older_runs
-        if older is not None:
+        if older is not None and older.runs:
             runs, events = older.runs, older.events
             parts.append(
                 f"the oldest {runs:,} run{'s' if runs != 1 else ''} ({events:,} events) not loaded"
             )
+        if older is not None and older.cut:
+            parts.append(f"{older.cut:,} events in the middle of the newest run not loaded")
         if tree.failures:
             parts.append(f"{tree.failures:,} failed")
         if self._pending_count:
