@@ -94,6 +94,7 @@ class RunStatusBar(QStatusBar):
         hub.subscribe("reset", self._on_reset)
         hub.subscribe("shown_status", self._on_status)
         hub.subscribe("selection", self._on_selection)
+        hub.subscribe("older_runs", lambda _older: self.refresh())
         self.refresh()
 
     def add_field(self, widget: QWidget) -> None:

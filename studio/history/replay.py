@@ -111,6 +111,10 @@ class OpenedSession:
     fed: int = 0
     task: asyncio.Task[int] | None = None
     """Feeds the rest of the events (``open_session_into``)."""
+    older: _OlderPart | None = None
+    """The runs (or part of a run) left unloaded, if any."""
+    older_task: asyncio.Task[None] | None = None
+    """Reads their part of the thread's figures in a worker thread (``open_session_into``)."""
     _pages: Iterator[list[EventBase]] | None = field(default=None, repr=False)
 
     @property
@@ -130,6 +134,16 @@ class OpenedSession:
             self.fed += len(page)
             n += len(page)
         return n
+
+    async def aread_older(self) -> None:
+        """Read what the runs left unloaded add to the thread's figures, off the loop (an
+        outline of many runs takes a while), and hand it to the hub unless it was reset."""
+        if self.older is None:
+            return
+        counted = self.hub.older_runs
+        older = await asyncio.to_thread(self.older.read_apart)
+        if self.hub.older_runs is counted:  # still this session's (not reset, not reopened)
+            self.hub.set_older_runs(older)
 
     async def afeed_rest(self, chunk: int = 5000) -> int:
         """Feed the remaining events in chunks, yielding to the loop between chunks."""
@@ -211,6 +225,8 @@ class OpenedSession:
         """Stop feeding events (the session stays open for reading)."""
         if self.task is not None and not self.task.done():
             self.task.cancel()
+        if self.older_task is not None and not self.older_task.done():
+            self.older_task.cancel()
         self._pages = None
 
     def close(self) -> None:
@@ -226,11 +242,14 @@ def open_session(
     first_page: int = 2000,
     page_size: int = 1000,
     feed_limit: int = 50_000,
+    background: bool = False,
 ) -> OpenedSession:
     """Load a session file into ``hub`` (status ``replay``); feeds the first page of events.
 
     ``feed_limit``: at most that many events are loaded, the newest whole runs' (older runs
-    are noted in ``hub.older_runs``; their checkpoints are all in the Timeline)."""
+    are noted in ``hub.older_runs``; their checkpoints are all in the Timeline).
+    ``background``: their part of the thread's figures is read later (``aread_older``), not
+    before this returns."""
     session = Session.open(path)
     threads = session.threads()
     thread = thread_id or (threads[0] if threads else "main")
@@ -258,9 +277,11 @@ def open_session(
             cut = cut_run(session, runs[-1].run_id, counts[-1], feed_limit)
         except SessionError as exc:  # its end cannot be read: its first events, as they come
             log.warning("%s: the end of its newest run cannot be read: %s", path, exc)
+    older = None
     if shown < len(runs) or cut is not None:
-        older = len(runs) - shown
-        hub.older_runs = _older(session, runs, older, sum(counts[:older]), cut)
+        n = len(runs) - shown
+        older = _OlderPart(Path(path), runs, n, sum(counts[:n]), cut)
+        hub.older_runs = older.counted(reading=background)
 
     def pages() -> Iterator[list[EventBase]]:
         for run in runs[len(runs) - shown :]:
@@ -279,32 +300,66 @@ def open_session(
     opened = OpenedSession(
         hub, session, Path(path), thread, runs, target, feed_limit, total, _pages=pages()
     )
+    opened.older = older
+    if older is not None and not background:
+        hub.set_older_runs(older.read(session))
     opened.feed(first_page)
     return opened
 
 
-def _older(
-    session: Session, runs: list[RunInfo], n: int, events: int, cut: RunCut | None
-) -> OlderRuns:
+@dataclass
+class _OlderPart:
     """The ``n`` oldest ``runs`` (``events`` events) and the part of a ``cut`` run, left
-    unloaded: their part of the thread's cost and visits, from their outline (the loaded runs'
-    starts tell whether every run lies on one line of checkpoints).  A file whose outline
-    cannot be read loses nothing but that part: the figures then cover the loaded runs."""
-    skipped = cut.skipped if cut is not None else 0
-    try:
-        ids = [r.run_id for r in runs[:n]]
-        if cut is not None:
-            outline = session.outline([*ids, cut.run_id], loaded={cut.run_id: cut.loaded})
-        else:
-            outline = session.outline(ids)
-        later = session.outline([r.run_id for r in runs[n:]], starts_only=True)
-    except (SessionError, KeyError) as exc:
-        log.warning(
-            "the older runs of %s are left out of the thread's figures: %s", session.path, exc
-        )
-        return older_runs(n, events, None, cut=skipped)
-    outline.forked = outline.forked or later.forked
-    return older_runs(n, events, outline, cut=skipped)
+    unloaded from the session file at ``path``."""
+
+    path: Path
+    runs: list[RunInfo]
+    n: int
+    events: int
+    cut: RunCut | None
+
+    def counted(self, *, reading: bool = False) -> OlderRuns:
+        """How much was left unloaded (their part of the figures not read, or not yet:
+        ``reading``)."""
+        older = older_runs(self.n, self.events, None, cut=self._skipped)
+        older.reading = reading
+        return older
+
+    @property
+    def _skipped(self) -> int:
+        return self.cut.skipped if self.cut is not None else 0
+
+    def read(self, session: Session) -> OlderRuns:
+        """Their part of the thread's cost and visits, from their outline (the loaded runs'
+        starts tell whether every run lies on one line of checkpoints).  A file whose outline
+        cannot be read loses nothing but that part: the figures then cover the loaded runs."""
+        runs, n, cut = self.runs, self.n, self.cut
+        try:
+            ids = [r.run_id for r in runs[:n]]
+            if cut is not None:
+                outline = session.outline([*ids, cut.run_id], loaded={cut.run_id: cut.loaded})
+            else:
+                outline = session.outline(ids)
+            later = session.outline([r.run_id for r in runs[n:]], starts_only=True)
+        except (SessionError, KeyError) as exc:
+            log.warning(
+                "the older runs of %s are left out of the thread's figures: %s", self.path, exc
+            )
+            return self.counted()
+        outline.forked = outline.forked or later.forked
+        return older_runs(n, self.events, outline, cut=self._skipped)
+
+    def read_apart(self) -> OlderRuns:
+        """``read`` on a connection of its own (a worker thread's: the session's serves the
+        feeding on the loop meanwhile)."""
+        try:
+            with Session.open(self.path) as session:
+                return self.read(session)
+        except SessionError as exc:
+            log.warning(
+                "the older runs of %s are left out of the thread's figures: %s", self.path, exc
+            )
+            return self.counted()
 
 
 def _newest_runs(counts: list[int], limit: int) -> int:
@@ -324,11 +379,15 @@ def open_session_into(hub: Hub, path: str | os.PathLike[str], **kwargs: Any) -> 
     """``open_session``, then feed the remaining events in the background on the current loop.
 
     Returns the ``OpenedSession`` (``cancel()`` stops the feeding; ``task`` is the feeder)."""
-    opened = open_session(hub, path, **kwargs)
+    opened = open_session(hub, path, background=True, **kwargs)
+    if opened.complete and opened.older is None:
+        return opened
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        loop = asyncio.get_event_loop()
     if not opened.complete:
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            loop = asyncio.get_event_loop()
         opened.task = loop.create_task(opened.afeed_rest())
+    if opened.older is not None:
+        opened.older_task = loop.create_task(opened.aread_older())
     return opened

@@ -22,6 +22,8 @@ Topics (callback signatures):
 - ``"warmed"``    ``cb()``                                  the Timeline's background read of the
   thread's checkpoints ended: they (and the saver's cache of them) live until the next reset,
   a moment to freeze the garbage collector (``studio.app.gc_policy``)
+- ``"older_runs"`` ``cb(older: OlderRuns | None)``          what a session's runs left unloaded
+  add to the thread's figures was read (``hub.older_runs``; the figures redraw)
 
 ``debugger`` is the run controller's ``engine.debug.Debugger`` (it outlives runs: breakpoints
 stay); ``session_path`` is the ``.stepwise`` file the current runs are recorded into (or the
@@ -75,6 +77,7 @@ TOPICS = (
     "event",
     "prices",
     "warmed",
+    "older_runs",
 )
 
 
@@ -255,6 +258,12 @@ class Hub:
         if checkpoint_id != self.selected_checkpoint:
             self.selected_checkpoint = checkpoint_id
             self.publish("selection", checkpoint_id)
+
+    def set_older_runs(self, older: OlderRuns | None) -> None:
+        """What a session's runs left unloaded add to the thread's figures, read (in the
+        background) after it opened; the figures' views redraw."""
+        self.older_runs = older
+        self.publish("older_runs", older)
 
     def set_thread(self, thread_id: str) -> None:
         if thread_id != self.thread_id:

@@ -40,6 +40,9 @@ class OlderRuns:
     the live branch (and before any checkpoint of the loaded runs)."""
     stats: RunStats = field(default_factory=RunStats)
     """Their model calls and tokens, counted as the status bar counts them."""
+    reading: bool = False
+    """Their outline is being read (in the background): the figures cover the loaded runs
+    until it is."""
 
     def node_visits(self, path: tuple[str, ...], node: str) -> int:
         return self.visits.get((path, node), 0)

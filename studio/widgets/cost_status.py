@@ -39,6 +39,7 @@ class CostStatus(QLabel):
                 "thread": lambda _t: self._rebuild(),
                 "selection": lambda _c: self._rebuild(),
                 "prices": lambda _p: self.refresh(),
+                "older_runs": lambda _o: self.refresh(),
             },
         )
         self._rebuild()

@@ -262,3 +262,41 @@ def test_the_transcript_of_a_run_opened_on_its_end_is_whole(qtbot: Any, tmp_path
     assert texts[0] == "count" and texts[-1] == "Done counting."
     opened.close()
     dock.detach()
+
+
+def test_the_window_reads_the_older_runs_part_in_the_background(qtbot: Any, tmp_path: Path) -> None:
+    """``open_session_into`` (the window's way) returns before the older runs' outline is read:
+    the figures cover the loaded runs at first, then every run, once read off the loop."""
+    from studio.history.replay import open_session_into
+
+    path = tmp_path / "priced.stepwise"
+    _record(path)
+    _, full_status, full_nodes = _figures(qtbot, path)
+    hub = Hub()
+    panel = GraphPanel(hub)
+    cost = CostStatus(hub)
+    bar = RunStatusBar(hub)
+    for widget in (panel, cost, bar):
+        qtbot.addWidget(widget)
+    heard: list[Any] = []
+    hub.subscribe("older_runs", heard.append)
+
+    async def main() -> Any:
+        opened = open_session_into(hub, path, feed_limit=int(_per_run(path) * 2.5))
+        assert hub.older_runs is not None and hub.older_runs.runs == 3
+        assert hub.older_runs.usage is None and not heard  # not read yet
+        assert hub.older_runs.reading
+        assert opened.older_task is not None
+        await opened.older_task
+        if opened.task is not None:
+            await opened.task
+        return opened
+
+    opened = asyncio.run(main())
+    assert len(heard) == 1 and hub.older_runs is heard[0] and heard[0].usage is not None
+    assert not hub.older_runs.reading
+    state = panel.state
+    assert {n: (state.node(n).visits, state.node(n).cost) for n in state.graph.nodes} == full_nodes
+    status = " · ".join([cost.text(), bar.fields["models"].text(), bar.fields["tokens"].text()])
+    assert status == full_status
+    opened.close()

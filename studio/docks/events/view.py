@@ -161,6 +161,7 @@ class EventLogDock(QWidget):
                 "selection": self._on_selection,
                 "event": self._on_event_picked,
                 "prices": self._on_prices,
+                "older_runs": lambda _older: self._update_status(),
             },
             catch_up=True,
         )
@@ -453,6 +454,8 @@ class EventLogDock(QWidget):
             )
         if older is not None and older.cut:
             parts.append(f"{older.cut:,} events in the middle of the newest run not loaded")
+        if older is not None and older.reading:
+            parts.append("counting them…")
         if tree.failures:
             parts.append(f"{tree.failures:,} failed")
         if self._pending_count:

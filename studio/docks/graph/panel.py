@@ -88,6 +88,9 @@ class GraphPanel(QWidget):
         hub.subscribe("selection", self._on_selection)
         hub.subscribe("saved_thread", self.state.show_moment)
         hub.subscribe("prices", self.state.set_prices)
+        hub.subscribe(
+            "older_runs", lambda _o: self.state.set_earlier(self._earlier(hub.selected_checkpoint))
+        )
         if hub.drawable is not None:
             self._on_graph(hub.drawable)
             self._redraw(hub.selected_checkpoint)
