@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import operator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -56,21 +57,35 @@ def _record(path: Path, *, fork: bool = False) -> None:
     rec.close()
 
 
-def _figures(qtbot: Any, path: Path, **kw: Any) -> tuple[Hub, str, dict[str, tuple[int, str]]]:
-    """The status bar's cost, model calls and tokens, and each node's (visits, cost badge),
-    the session opened."""
+Figures = tuple[str, dict[str, tuple[int, str]]]
+
+
+def _views(qtbot: Any) -> tuple[Hub, Callable[[], Figures]]:
+    """A hub with the views that show the thread's figures, and a reader of them: the status
+    bar's cost, model calls and tokens, and each node's (visits, cost badge)."""
     hub = Hub()
     panel = GraphPanel(hub)
     cost = CostStatus(hub)
     bar = RunStatusBar(hub)
     for widget in (panel, cost, bar):
         qtbot.addWidget(widget)
+
+    def figures() -> Figures:
+        state = panel.state
+        nodes = {n: (state.node(n).visits, state.node(n).cost) for n in state.graph.nodes}
+        fields = [cost.text(), bar.fields["models"].text(), bar.fields["tokens"].text()]
+        return " · ".join(fields), nodes
+
+    return hub, figures
+
+
+def _figures(qtbot: Any, path: Path, **kw: Any) -> tuple[Hub, str, dict[str, tuple[int, str]]]:
+    """The thread's figures (``_views``), the session opened."""
+    hub, figures = _views(qtbot)
     opened = open_session(hub, path, **kw)
     asyncio.run(opened.afeed_rest())
-    state = panel.state
-    nodes = {n: (state.node(n).visits, state.node(n).cost) for n in state.graph.nodes}
+    status, nodes = figures()
     opened.close()
-    status = " · ".join([cost.text(), bar.fields["models"].text(), bar.fields["tokens"].text()])
     return hub, status, nodes
 
 
@@ -272,12 +287,7 @@ def test_the_window_reads_the_older_runs_part_in_the_background(qtbot: Any, tmp_
     path = tmp_path / "priced.stepwise"
     _record(path)
     _, full_status, full_nodes = _figures(qtbot, path)
-    hub = Hub()
-    panel = GraphPanel(hub)
-    cost = CostStatus(hub)
-    bar = RunStatusBar(hub)
-    for widget in (panel, cost, bar):
-        qtbot.addWidget(widget)
+    hub, figures = _views(qtbot)
     heard: list[Any] = []
     hub.subscribe("older_runs", heard.append)
 
@@ -295,8 +305,5 @@ def test_the_window_reads_the_older_runs_part_in_the_background(qtbot: Any, tmp_
     opened = asyncio.run(main())
     assert len(heard) == 1 and hub.older_runs is heard[0] and heard[0].usage is not None
     assert not hub.older_runs.reading
-    state = panel.state
-    assert {n: (state.node(n).visits, state.node(n).cost) for n in state.graph.nodes} == full_nodes
-    status = " · ".join([cost.text(), bar.fields["models"].text(), bar.fields["tokens"].text()])
-    assert status == full_status
+    assert figures() == (full_status, full_nodes)
     opened.close()
