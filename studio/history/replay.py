@@ -342,10 +342,7 @@ class _OlderPart:
                 outline = session.outline(ids)
             later = session.outline([r.run_id for r in runs[n:]], starts_only=True)
         except (SessionError, KeyError) as exc:
-            log.warning(
-                "the older runs of %s are left out of the thread's figures: %s", self.path, exc
-            )
-            return self.counted()
+            return self._unread(exc)
         outline.forked = outline.forked or later.forked
         return older_runs(n, self.events, outline, cut=self._skipped)
 
@@ -356,10 +353,11 @@ class _OlderPart:
             with Session.open(self.path) as session:
                 return self.read(session)
         except SessionError as exc:
-            log.warning(
-                "the older runs of %s are left out of the thread's figures: %s", self.path, exc
-            )
-            return self.counted()
+            return self._unread(exc)
+
+    def _unread(self, exc: Exception) -> OlderRuns:
+        log.warning("the older runs of %s are left out of the thread's figures: %s", self.path, exc)
+        return self.counted()
 
 
 def _newest_runs(counts: list[int], limit: int) -> int:
