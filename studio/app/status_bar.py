@@ -126,18 +126,25 @@ class RunStatusBar(QStatusBar):
         self.stats.reset()
         self.stats.apply(branch_events(self.hub.events, checkpoint_id))
         if checkpoint_id is not None:
-            step = next(
+            saved = next(
                 (
-                    e.step
+                    e
                     for e in self.hub.events
                     if e.kind == "checkpoint.saved" and e.checkpoint_id == checkpoint_id
                 ),
                 None,
             )
-            where = f"step {step}" if step is not None else "a checkpoint"
-            self.show_message(
-                f"Time travel: showing {where} (…{checkpoint_id[-8:]}); ● Live returns to now"
-            )
+            short = f"…{checkpoint_id[-8:]}"
+            if saved is None and self.hub.older_runs is not None:
+                # a checkpoint of the session's runs left unloaded: no figures to show for it
+                self.show_message(
+                    f"Time travel: a checkpoint of the runs not loaded ({short}): its state is"
+                    " shown, its events stay in the file; ● Live returns to now"
+                )
+            else:
+                step = saved.step if saved is not None else None
+                where = f"step {step}" if step is not None else "a checkpoint"
+                self.show_message(f"Time travel: showing {where} ({short}); ● Live returns to now")
         else:
             self.show_message("")
         self.refresh()

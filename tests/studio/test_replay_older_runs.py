@@ -307,3 +307,25 @@ def test_the_window_reads_the_older_runs_part_in_the_background(qtbot: Any, tmp_
     assert not hub.older_runs.reading
     assert figures() == (full_status, full_nodes)
     opened.close()
+
+
+def test_a_checkpoint_of_the_runs_not_loaded_says_so(qtbot: Any, tmp_path: Path) -> None:
+    """Time travel to a checkpoint of an unloaded older run: the status bar says its events
+    stay in the file (the figures cannot show that moment); one of the loaded runs still reads
+    as its step."""
+    path = tmp_path / "priced.stepwise"
+    _record(path)
+    hub = Hub()
+    status = RunStatusBar(hub)
+    qtbot.addWidget(status)
+    opened = open_session(hub, path, feed_limit=int(_per_run(path) * 2.5))
+    asyncio.run(opened.afeed_rest())
+    with Session.open(path) as session:
+        first_run = session.runs("t")[0].run_id
+        old = next(c for c in session.checkpoints("t") if c.run_id == first_run)
+    loaded = next(e for e in hub.events if e.kind == "checkpoint.saved")
+    hub.select_checkpoint(old.checkpoint_id)
+    assert "a checkpoint of the runs not loaded" in status.message_label.full_text()
+    hub.select_checkpoint(loaded.checkpoint_id)
+    assert f"showing step {loaded.step}" in status.message_label.full_text()
+    opened.close()
