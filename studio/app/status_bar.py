@@ -126,14 +126,7 @@ class RunStatusBar(QStatusBar):
         self.stats.reset()
         self.stats.apply(branch_events(self.hub.events, checkpoint_id))
         if checkpoint_id is not None:
-            saved = next(
-                (
-                    e
-                    for e in self.hub.events
-                    if e.kind == "checkpoint.saved" and e.checkpoint_id == checkpoint_id
-                ),
-                None,
-            )
+            saved = self.hub.saved.get(checkpoint_id)
             short = f"…{checkpoint_id[-8:]}"
             if saved is None and self.hub.older_runs is not None:
                 # a checkpoint of the session's runs left unloaded: no figures to show for it
@@ -167,7 +160,7 @@ class RunStatusBar(QStatusBar):
         # at a checkpoint, the runs of its branch
         older, selected = self.hub.older_runs, self.hub.selected_checkpoint
         earlier = (
-            older if older is None or selected is None else older.before(self.hub.events, selected)
+            older if older is None or selected is None else older.before(self.hub.saved, selected)
         )
         parts = self.stats.text_parts(
             status, time.monotonic_ns() if live else None, earlier.stats if earlier else None

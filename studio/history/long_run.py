@@ -82,7 +82,7 @@ def cut_run(session: Session, run_id: str, count: int, limit: int) -> RunCut:
     # the last events start with a superstep of the root graph, whole: every change of state
     # they show is loaded (the state the first of them continues is its checkpoint's parent)
     step = session.step_start(run_id, tail_from)
-    if step is not None and step - tail_from <= limit // 4:
+    if step is not None and tail_from < step <= tail_from + limit // 4:
         whole = {ev.seq: ev for ev in start}
         tail = session.events(run_id, seq_from=step, limit=min(limit, 1000))
         _add_spans(session, run_id, whole, tail, _opened([*start, *tail]), budget, step)

@@ -321,9 +321,7 @@ class _OlderPart:
     def counted(self, *, reading: bool = False) -> OlderRuns:
         """How much was left unloaded (their part of the figures not read, or not yet:
         ``reading``)."""
-        older = older_runs(self.n, self.events, None, cut=self._skipped)
-        older.reading = reading
-        return older
+        return OlderRuns(self.n, self.events, self._skipped, reading=reading)
 
     @property
     def _skipped(self) -> int:

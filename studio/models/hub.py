@@ -112,6 +112,8 @@ class Hub:
         self.theme: str = "light"
         self.checkpoint_ns: dict[str, str] = {}
         """Checkpoints of subgraphs (id -> ``checkpoint_ns``): reading one needs its namespace."""
+        self.saved: dict[str, CheckpointSaved] = {}
+        """The ``checkpoint.saved`` event of each checkpoint the events shown hold, by id."""
         self.selected_event: EventBase | None = None
         """The event selected in the log or the waterfall (a span's opening event)."""
         self.prices: PriceTable = PriceTable.builtin()
@@ -198,6 +200,7 @@ class Hub:
         self.nested_nodes = {}
         self.nested_tools = {}
         self.checkpoint_ns = {}
+        self.saved = {}
         self.selected_checkpoint = None
         self.selected_event = None
         self.publish("reset")
@@ -217,6 +220,7 @@ class Hub:
                 continue
             if ev.checkpoint_id:
                 self.parents[ev.checkpoint_id] = ev.parent_id
+                self.saved[ev.checkpoint_id] = ev
             if ev.parent_id:
                 self.has_child.add(ev.parent_id)
             if ev.checkpoint_ns and ev.checkpoint_id:

@@ -9,9 +9,9 @@ each node.
 
 from __future__ import annotations
 
+from collections.abc import Container
 from dataclasses import dataclass, field
 
-from engine.events import EventBase
 from engine.recording.outline import RunsOutline
 from studio.models.ns import ns_path
 from studio.models.run_stats import RunStats
@@ -53,26 +53,18 @@ class OlderRuns:
     def total(self) -> UsageSum | None:
         return self.usage.total() if self.usage is not None else None
 
-    def before(self, events: list[EventBase], checkpoint_id: str | None) -> OlderRuns | None:
+    def before(self, loaded: Container[str], checkpoint_id: str | None) -> OlderRuns | None:
         """These runs where they count on a branch shown up to ``checkpoint_id`` (None: the
-        live tip), ``events`` being the loaded runs': before the live tip, or before a
-        checkpoint the loaded runs saved, when every run lies on one line (``linear``)."""
+        live tip): before the live tip, or before a checkpoint of the ``loaded`` runs (their
+        checkpoints' ids), when every run lies on one line (``linear``)."""
         if not self.linear:
             return None
-        if checkpoint_id is None:
-            return self
-        loaded = any(
-            e.kind == "checkpoint.saved" and e.__dict__.get("checkpoint_id") == checkpoint_id
-            for e in events
-        )
-        return self if loaded else None
+        return self if checkpoint_id is None or checkpoint_id in loaded else None
 
 
-def older_runs(runs: int, events: int, outline: RunsOutline | None, *, cut: int = 0) -> OlderRuns:
+def older_runs(runs: int, events: int, outline: RunsOutline, *, cut: int = 0) -> OlderRuns:
     """The older runs' part of the thread's figures, from their ``outline`` (and a cut run's
     ``cut`` events left out)."""
-    if outline is None:
-        return OlderRuns(runs, events, cut)
     ledger = UsageLedger()
     visits: dict[NodeKey, int] = {}
     for row in outline.spans:

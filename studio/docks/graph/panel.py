@@ -175,7 +175,7 @@ class GraphPanel(QWidget):
     def _earlier(self, checkpoint_id: str | None) -> OlderRuns | None:
         """A session's older runs left unloaded (``hub.older_runs``), where they count."""
         older = self.hub.older_runs
-        return older.before(self.hub.events, checkpoint_id) if older is not None else None
+        return older.before(self.hub.saved, checkpoint_id) if older is not None else None
 
     def _on_run_to(self, node: str) -> None:
         self.breakpoints.run_to(node, tuple(self.path))
