@@ -12,7 +12,7 @@ the model the provider named first, then the one asked for), so pricing can chan
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from engine.events import SPAN_OPENERS, EventBase, ModelResponse, NodeStarted
 from engine.usage import TokenUsage
@@ -60,21 +60,16 @@ class UsageSum:
 
     def merged(self, other: UsageSum | None) -> UsageSum:
         """A new sum of this one's calls and ``other``'s."""
-        out = UsageSum(calls=self.calls, unreported=self.unreported, failed=self.failed)
-        out.by_model = {k: replace(u) for k, u in self.by_model.items()}
-        if other is None:
-            return out
-        out.calls += other.calls
-        out.unreported += other.unreported
-        out.failed += other.failed
-        for key, use in other.by_model.items():
-            mine = out.by_model.get(key)
-            if mine is None:
-                out.by_model[key] = replace(use)
-                continue
-            mine.tokens = mine.tokens + use.tokens
-            mine.calls += use.calls
-            mine.largest_input = max(mine.largest_input, use.largest_input)
+        out = UsageSum()
+        for part in (self, other) if other is not None else (self,):
+            out.calls += part.calls
+            out.unreported += part.unreported
+            out.failed += part.failed
+            for key, use in part.by_model.items():
+                mine = out.by_model.setdefault(key, ModelUse())
+                mine.tokens = mine.tokens + use.tokens
+                mine.calls += use.calls
+                mine.largest_input = max(mine.largest_input, use.largest_input)
         return out
 
     @property
