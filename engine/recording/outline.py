@@ -16,7 +16,7 @@ from typing import Any
 
 from engine.events import SPAN_OPENERS, EventBase, ModelResponse
 
-__all__ = ["OutlineReads", "RunsOutline", "SpanRow", "read_outline"]
+__all__ = ["CheckpointAt", "OutlineReads", "RunsOutline", "SpanRow", "read_outline"]
 
 
 @dataclass(frozen=True)
@@ -30,12 +30,28 @@ class SpanRow:
     ns: str
     attempt: int
     """A ``node.started``'s attempt (1: a visit; more: a retry of it)."""
+    at: tuple[int, int] = (0, 0)
+    """Where it lies: its run's row number in the file and its ``seq`` (rows come in order)."""
+
+
+@dataclass(frozen=True)
+class CheckpointAt:
+    """Where a root checkpoint of the runs was saved, and its superstep."""
+
+    at: tuple[int, int]
+    """Its ``checkpoint.saved``'s run row number and ``seq``."""
+    step: int | None
 
 
 @dataclass
 class RunsOutline:
     spans: list[SpanRow] = field(default_factory=list)
     responses: list[ModelResponse] = field(default_factory=list)
+    response_at: list[tuple[int, int]] = field(default_factory=list)
+    """Where each of ``responses`` lies (as ``SpanRow.at``)."""
+    checkpoints: dict[str, CheckpointAt] = field(default_factory=dict)
+    """The runs' root checkpoints by id (loaded ones too), so figures can be counted up to
+    any of them."""
     forked: bool = False
     """A root run among them started from a chosen checkpoint (a fork, a replay): the runs do
     not all lie on one line of checkpoints."""
@@ -51,6 +67,10 @@ _SQL = (
     " CASE WHEN kind='model.response' THEN data END"
     " FROM session_events INDEXED BY session_events_kind"
     " WHERE run IN ({runs}) AND kind IN ({kinds}) ORDER BY run, seq"
+)
+_THREADS_SQL = "SELECT DISTINCT thread_id FROM session_runs WHERE id IN ({runs})"
+_CHECKPOINTS_SQL = (
+    "SELECT checkpoint_id, run, seq, step FROM session_checkpoints WHERE thread_id=? AND ns=''"
 )
 _CHUNK = 400
 """Runs read by one query (SQLite binds at most 999 values in older builds)."""
@@ -69,6 +89,7 @@ def read_outline(
     ``starts_only``: read the runs' starts only (``forked``; their ``run.started`` spans).
     ``loaded``: per run, which of its events (by ``seq``) are loaded: those are left out."""
     out = RunsOutline()
+    threads: set[str] = set()
     loaded = loaded or {}
     kinds = ("run.started",) if starts_only else _KINDS
     for i in range(0, len(runs), _CHUNK):
@@ -84,6 +105,7 @@ def read_outline(
                 ev = decode(response)
                 if isinstance(ev, ModelResponse):
                     out.responses.append(ev)
+                    out.response_at.append((run, seq))
                 continue
             if kind == "run.started" and not ns and start_at:
                 out.forked = True
@@ -96,7 +118,18 @@ def read_outline(
                         None if node is None else str(node),
                         str(ns or ""),
                         attempt if isinstance(attempt, int) else 1,
+                        (run, seq),
                     )
+                )
+        if not starts_only:
+            sql = _THREADS_SQL.format(runs=",".join("?" * len(chunk)))
+            threads.update(t for (t,) in query(sql, chunk) if t is not None)
+    wanted = set(runs)
+    for thread in sorted(threads):  # the threads' root checkpoints: a range of the key
+        for cid, run, seq, step in query(_CHECKPOINTS_SQL, (thread,)):
+            if run in wanted:
+                out.checkpoints[str(cid)] = CheckpointAt(
+                    (run, seq), step if isinstance(step, int) else None
                 )
     return out
 

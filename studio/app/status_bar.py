@@ -128,12 +128,22 @@ class RunStatusBar(QStatusBar):
         if checkpoint_id is not None:
             saved = self.hub.saved.get(checkpoint_id)
             short = f"…{checkpoint_id[-8:]}"
-            if saved is None and self.hub.older_runs is not None:
-                # a checkpoint of the session's runs left unloaded: no figures to show for it
-                self.show_message(
-                    f"Time travel: a checkpoint of the runs not loaded ({short}): its state is"
-                    " shown, its events stay in the file; ● Live returns to now"
-                )
+            older = self.hub.older_runs
+            if saved is None and older is not None:
+                # a checkpoint of the session's runs left unloaded: the figures are counted
+                # from their outline up to it, where that can be done
+                upto = older.before(self.hub.saved, checkpoint_id)
+                if upto is not None and upto.at_checkpoint == checkpoint_id:
+                    where = "a checkpoint" if upto.step is None else f"step {upto.step}"
+                    self.show_message(
+                        f"Time travel: {where} of the runs not loaded ({short}): its state is"
+                        " shown, its figures counted from the file; ● Live returns to now"
+                    )
+                else:
+                    self.show_message(
+                        f"Time travel: a checkpoint of the runs not loaded ({short}): its state"
+                        " is shown, its events stay in the file; ● Live returns to now"
+                    )
             else:
                 step = saved.step if saved is not None else None
                 where = f"step {step}" if step is not None else "a checkpoint"
@@ -165,6 +175,10 @@ class RunStatusBar(QStatusBar):
         parts = self.stats.text_parts(
             status, time.monotonic_ns() if live else None, earlier.stats if earlier else None
         )
+        if earlier is not None and earlier.at_checkpoint is not None and earlier.step is not None:
+            parts["step"] = f"Step {earlier.step}"  # no loaded event reaches that moment
+        if older is not None and older.reading and selected is None:
+            parts["models"] += " (+ older runs: counting…)"
         self.state_label.setText(parts["state"])
         if self.state_label.property("state") != status:
             self.state_label.setProperty("state", status)

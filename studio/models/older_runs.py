@@ -4,7 +4,9 @@ A session opened on its newest runs (``studio.history.replay.open_session``) sho
 events; the thread's cost and the Graph dock's visit counts still cover every run.  Their part
 comes from the runs' outline (``engine.recording.outline``: spans and model responses, read
 without decoding the other events): a ``UsageLedger`` of their model calls, and the visits of
-each node.
+each node.  The outline is kept, so time travel to one of the runs' own checkpoints counts
+the same figures up to it (``OlderRuns.upto``: every row lies at its run's row number and
+``seq``, and each root checkpoint at its ``checkpoint.saved``).
 """
 
 from __future__ import annotations
@@ -43,6 +45,16 @@ class OlderRuns:
     reading: bool = False
     """Their outline is being read (in the background): the figures cover the loaded runs
     until it is."""
+    outline: RunsOutline | None = field(default=None, repr=False)
+    """What the figures were counted from, kept to count them up to one of the runs'
+    checkpoints (``upto``)."""
+    at_checkpoint: str | None = None
+    """Set on the figures ``upto`` counted: the checkpoint they stop at."""
+    step: int | None = None
+    """That checkpoint's superstep."""
+    run_usage: UsageSum | None = None
+    """That checkpoint's run's model calls up to it."""
+    _upto: dict[str, OlderRuns | None] = field(default_factory=dict, repr=False)
 
     def node_visits(self, path: tuple[str, ...], node: str) -> int:
         return self.visits.get((path, node), 0)
@@ -55,16 +67,54 @@ class OlderRuns:
 
     def before(self, loaded: Container[str], checkpoint_id: str | None) -> OlderRuns | None:
         """These runs where they count on a branch shown up to ``checkpoint_id`` (None: the
-        live tip): before the live tip, or before a checkpoint of the ``loaded`` runs (their
-        checkpoints' ids), when every run lies on one line (``linear``)."""
+        live tip), when every run lies on one line (``linear``): whole before the live tip or
+        a checkpoint of the ``loaded`` runs (their checkpoints' ids); up to a checkpoint of
+        their own (``upto``)."""
         if not self.linear:
             return None
-        return self if checkpoint_id is None or checkpoint_id in loaded else None
+        if checkpoint_id is None or checkpoint_id in loaded:
+            return self
+        return self.upto(checkpoint_id)
+
+    def upto(self, checkpoint_id: str) -> OlderRuns | None:
+        """Their figures counted up to one of their own checkpoints (time travel to a moment
+        the loaded events do not reach); None for a checkpoint not theirs.  Kept once
+        counted: a selection is counted again at every refresh."""
+        if checkpoint_id in self._upto:
+            return self._upto[checkpoint_id]
+        outline = self.outline
+        where = outline.checkpoints.get(checkpoint_id) if outline is not None else None
+        found: OlderRuns | None = None
+        if outline is not None and where is not None:
+            at = where.at  # rows are in the order they were recorded: row number, then seq
+            spans = [r for r in outline.spans if r.at <= at]
+            kept = [i for i, pos in enumerate(outline.response_at) if pos <= at]
+            part = RunsOutline(
+                spans, [outline.responses[i] for i in kept], [outline.response_at[i] for i in kept]
+            )
+            found = _counted(self.runs, self.events, part, cut=self.cut, linear=True)
+            found.at_checkpoint, found.step = checkpoint_id, where.step
+            found.run_usage = _run_usage(found, part, where.at[0])
+        if len(self._upto) >= _UPTO_KEPT:
+            self._upto.clear()
+        self._upto[checkpoint_id] = found
+        return found
 
 
 def older_runs(runs: int, events: int, outline: RunsOutline, *, cut: int = 0) -> OlderRuns:
     """The older runs' part of the thread's figures, from their ``outline`` (and a cut run's
     ``cut`` events left out)."""
+    older = _counted(runs, events, outline, cut=cut, linear=not outline.forked)
+    older.outline = outline
+    return older
+
+
+_UPTO_KEPT = 64
+"""Checkpoints ``OlderRuns.upto`` keeps the figures of."""
+
+
+def _counted(runs: int, events: int, outline: RunsOutline, *, cut: int, linear: bool) -> OlderRuns:
+    """The figures of the spans and model responses in ``outline``."""
     ledger = UsageLedger()
     visits: dict[NodeKey, int] = {}
     for row in outline.spans:
@@ -77,4 +127,14 @@ def older_runs(runs: int, events: int, outline: RunsOutline, *, cut: int = 0) ->
     ledger.add_all(outline.responses)
     stats = RunStats()
     stats.apply(outline.responses)
-    return OlderRuns(runs, events, cut, ledger, visits, linear=not outline.forked, stats=stats)
+    return OlderRuns(runs, events, cut, ledger, visits, linear=linear, stats=stats)
+
+
+def _run_usage(counted: OlderRuns, part: RunsOutline, run: int) -> UsageSum | None:
+    """The model calls of the run numbered ``run`` (its row in the file) among ``part``."""
+    for ev, (r, _seq) in zip(reversed(part.responses), reversed(part.response_at), strict=True):
+        if r == run:
+            return counted.usage.run(ev.run_id) if counted.usage is not None else None
+        if r < run:
+            break
+    return None

@@ -68,7 +68,13 @@ class CostStatus(QLabel):
         older = self.hub.older_runs
         if older is not None:  # a session's unloaded runs spent too
             thread = thread.merged(older.total())
-        text, tip = totals_text(self.hub.prices, run_ledger.run(run_ledger.last_run), thread)
+        run = run_ledger.run(run_ledger.last_run)
+        selected = self.hub.selected_checkpoint
+        if run is None and older is not None and selected is not None:
+            upto = older.before(self.hub.saved, selected)
+            if upto is not None and upto.at_checkpoint == selected:  # a moment of theirs
+                run = upto.run_usage
+        text, tip = totals_text(self.hub.prices, run, thread)
         self.setText(text)
         self.setToolTip(plain_tip(tip))
         self.setVisible(bool(text))

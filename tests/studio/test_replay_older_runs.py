@@ -296,6 +296,7 @@ def test_the_window_reads_the_older_runs_part_in_the_background(qtbot: Any, tmp_
         assert hub.older_runs is not None and hub.older_runs.runs == 3
         assert hub.older_runs.usage is None and not heard  # not read yet
         assert hub.older_runs.reading
+        assert "(+ older runs: counting…)" in figures()[0]  # the status bar says so
         assert opened.older_task is not None
         await opened.older_task
         if opened.task is not None:
@@ -306,13 +307,14 @@ def test_the_window_reads_the_older_runs_part_in_the_background(qtbot: Any, tmp_
     assert len(heard) == 1 and hub.older_runs is heard[0] and heard[0].usage is not None
     assert not hub.older_runs.reading
     assert figures() == (full_status, full_nodes)
+    assert "counting" not in full_status
     opened.close()
 
 
 def test_a_checkpoint_of_the_runs_not_loaded_says_so(qtbot: Any, tmp_path: Path) -> None:
-    """Time travel to a checkpoint of an unloaded older run: the status bar says its events
-    stay in the file (the figures cannot show that moment); one of the loaded runs still reads
-    as its step."""
+    """Time travel to a checkpoint of an unloaded older run: the status bar says its figures
+    are counted from the file (its events stay there); one of the loaded runs still reads as
+    its step."""
     path = tmp_path / "priced.stepwise"
     _record(path)
     hub = Hub()
@@ -325,7 +327,98 @@ def test_a_checkpoint_of_the_runs_not_loaded_says_so(qtbot: Any, tmp_path: Path)
         old = next(c for c in session.checkpoints("t") if c.run_id == first_run)
     loaded = next(e for e in hub.events if e.kind == "checkpoint.saved")
     hub.select_checkpoint(old.checkpoint_id)
-    assert "a checkpoint of the runs not loaded" in status.message_label.full_text()
+    note = status.message_label.full_text()
+    assert f"step {old.step} of the runs not loaded" in note and "counted from the file" in note
+    assert status.fields["step"].text() == f"Step {old.step}"
     hub.select_checkpoint(loaded.checkpoint_id)
     assert f"showing step {loaded.step}" in status.message_label.full_text()
-    opened.close()
+
+
+def test_time_travel_into_the_runs_not_loaded_counts_up_to_that_checkpoint(
+    qtbot: Any, tmp_path: Path
+) -> None:
+    """At a checkpoint of an unloaded older run, the graph's visits and cost badges, the model
+    calls, the tokens and the run's and thread's cost are those the whole session shows at the
+    same checkpoint: counted from the older runs' outline up to it."""
+    path = tmp_path / "priced.stepwise"
+    _record(path)
+    with Session.open(path) as session:
+        second = session.runs("t")[1].run_id
+        theirs = [c for c in session.checkpoints("t") if c.run_id == second]
+    assert len(theirs) >= 3
+    moments = [theirs[0], theirs[len(theirs) // 2], theirs[-1]]
+
+    def at_each(**kw: Any) -> list[Figures]:
+        hub, figures = _views(qtbot)
+        opened = open_session(hub, path, **kw)
+        asyncio.run(opened.afeed_rest())
+        seen = []
+        for c in moments:
+            hub.select_checkpoint(c.checkpoint_id)
+            seen.append(figures())
+        hub.select_checkpoint(None)
+        seen.append(figures())
+        opened.close()
+        return seen
+
+    whole = at_each()
+    part = at_each(feed_limit=int(_per_run(path) * 2.5))
+    assert part == whole
+    # the moments differ: the counts grow through the run, and live counts every run
+    visits = [nodes["model"][0] for _, nodes in whole]
+    assert visits == sorted(visits) and visits[0] < visits[-2] < visits[-1]
+    assert whole[0][0].startswith("Run - ")  # the run had not called its model yet
+    assert whole[1][0].startswith("Run $")  # the run's cost up to that checkpoint
+
+
+def test_time_travel_into_the_middle_of_a_cut_run_counts_up_to_that_checkpoint(
+    qtbot: Any, tmp_path: Path
+) -> None:
+    """A run past the limit is loaded as its start and its end: at a checkpoint of its middle
+    (not loaded), the graph's visits and the status bar's step are those the whole session
+    shows there."""
+    from engine import END, START, StateGraph
+
+    path = tmp_path / "long.stepwise"
+    rec = SessionRecorder(path)
+    graph = (
+        StateGraph(Loop)
+        .add_node("step", lambda s: {"n": s["n"] + 1, "log": [f"step {s['n']}"]})
+        .add_node("check", lambda s: {"log": ["checked"]})
+        .add_edge(START, "step")
+        .add_edge("step", "check")
+        .add_conditional_edges("check", lambda s: END if s["n"] >= 40 else "step", ["step", END])
+        .compile(checkpointer=rec.checkpointer)
+    )
+    rec.attach(graph)
+    graph.invoke({"n": 0, "log": []}, {"configurable": {"thread_id": "t"}})
+    rec.close()
+    with Session.open(path) as session:
+        total = session.count()
+        middle = [c for c in session.checkpoints("t") if c.step in (20, 31)]
+    assert len(middle) == 2
+
+    def at_middle(**kw: Any) -> tuple[Hub, list[tuple[dict[str, int], str]]]:
+        hub = Hub()
+        panel = GraphPanel(hub)
+        bar = RunStatusBar(hub)
+        qtbot.addWidget(panel)
+        qtbot.addWidget(bar)
+        opened = open_session(hub, path, **kw)
+        asyncio.run(opened.afeed_rest())
+        seen = []
+        for c in middle:
+            hub.select_checkpoint(c.checkpoint_id)
+            state = panel.state
+            seen.append(
+                ({n: state.node(n).visits for n in state.graph.nodes}, bar.fields["step"].text())
+            )
+        opened.close()
+        return hub, seen
+
+    _, whole = at_middle()
+    hub, part = at_middle(feed_limit=total // 4)
+    assert hub.older_runs is not None and hub.older_runs.cut > 0
+    assert not any(hub.saved.get(c.checkpoint_id) for c in middle)  # neither is loaded
+    assert part == whole
+    assert whole[0][0]["step"] == 10 and whole[1][0]["step"] == 16  # supersteps 20 and 31
