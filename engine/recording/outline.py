@@ -41,6 +41,7 @@ class CheckpointAt:
     at: tuple[int, int]
     """Its ``checkpoint.saved``'s run row number and ``seq``."""
     step: int | None
+    parent_id: str | None = None
 
 
 @dataclass
@@ -70,7 +71,8 @@ _SQL = (
 )
 _THREADS_SQL = "SELECT DISTINCT thread_id FROM session_runs WHERE id IN ({runs})"
 _CHECKPOINTS_SQL = (
-    "SELECT checkpoint_id, run, seq, step FROM session_checkpoints WHERE thread_id=? AND ns=''"
+    "SELECT checkpoint_id, run, seq, step, parent_id FROM session_checkpoints"
+    " WHERE thread_id=? AND ns=''"
 )
 _CHUNK = 400
 """Runs read by one query (SQLite binds at most 999 values in older builds)."""
@@ -126,10 +128,12 @@ def read_outline(
             threads.update(t for (t,) in query(sql, chunk) if t is not None)
     wanted = set(runs)
     for thread in sorted(threads):  # the threads' root checkpoints: a range of the key
-        for cid, run, seq, step in query(_CHECKPOINTS_SQL, (thread,)):
+        for cid, run, seq, step, parent in query(_CHECKPOINTS_SQL, (thread,)):
             if run in wanted:
                 out.checkpoints[str(cid)] = CheckpointAt(
-                    (run, seq), step if isinstance(step, int) else None
+                    (run, seq),
+                    step if isinstance(step, int) else None,
+                    None if parent is None else str(parent),
                 )
     return out
 

@@ -132,7 +132,7 @@ class RunStatusBar(QStatusBar):
             if saved is None and older is not None:
                 # a checkpoint of the session's runs left unloaded: the figures are counted
                 # from their outline up to it, where that can be done
-                upto = older.before(self.hub.saved, checkpoint_id)
+                upto = older.before(self.hub.saved, checkpoint_id, parents=self.hub.parents)
                 if upto is not None and upto.at_checkpoint == checkpoint_id:
                     where = "a checkpoint" if upto.step is None else f"step {upto.step}"
                     self.show_message(
@@ -170,7 +170,9 @@ class RunStatusBar(QStatusBar):
         # at a checkpoint, the runs of its branch
         older, selected = self.hub.older_runs, self.hub.selected_checkpoint
         earlier = (
-            older if older is None or selected is None else older.before(self.hub.saved, selected)
+            older
+            if older is None or selected is None
+            else older.before(self.hub.saved, selected, parents=self.hub.parents)
         )
         parts = self.stats.text_parts(
             status, time.monotonic_ns() if live else None, earlier.stats if earlier else None

@@ -4,18 +4,22 @@ A session opened on its newest runs (``studio.history.replay.open_session``) sho
 events; the thread's cost and the Graph dock's visit counts still cover every run.  Their part
 comes from the runs' outline (``engine.recording.outline``: spans and model responses, read
 without decoding the other events): a ``UsageLedger`` of their model calls, and the visits of
-each node.  The outline is kept, so time travel to one of the runs' own checkpoints counts
-the same figures up to it (``OlderRuns.upto``: every row lies at its run's row number and
-``seq``, and each root checkpoint at its ``checkpoint.saved``).
+each node.  The outline is kept, so the figures can be counted on one branch up to one
+checkpoint, as the loaded events are (``studio.models.branch_events``): every row lies at its
+run's row number and ``seq``, and each root checkpoint at its ``checkpoint.saved``.  When
+every run lies on one line of checkpoints, that is every row before the checkpoint
+(``OlderRuns.upto``); on a thread with forks, the rows of the branch that leads to it
+(``OlderRuns.along``, ``studio.models.older_branch``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Container
+from collections.abc import Container, Mapping
 from dataclasses import dataclass, field
 
 from engine.recording.outline import RunsOutline
 from studio.models.ns import ns_path
+from studio.models.older_branch import Placed, on_branch, place
 from studio.models.run_stats import RunStats
 from studio.models.usage_ledger import UsageLedger, UsageSum
 
@@ -54,7 +58,8 @@ class OlderRuns:
     """That checkpoint's superstep."""
     run_usage: UsageSum | None = None
     """That checkpoint's run's model calls up to it."""
-    _upto: dict[str, OlderRuns | None] = field(default_factory=dict, repr=False)
+    _kept: dict[str, OlderRuns | None] = field(default_factory=dict, repr=False)
+    _placed: Placed | None = field(default=None, repr=False)
 
     def node_visits(self, path: tuple[str, ...], node: str) -> int:
         return self.visits.get((path, node), 0)
@@ -65,23 +70,34 @@ class OlderRuns:
     def total(self) -> UsageSum | None:
         return self.usage.total() if self.usage is not None else None
 
-    def before(self, loaded: Container[str], checkpoint_id: str | None) -> OlderRuns | None:
+    def before(
+        self,
+        loaded: Container[str],
+        checkpoint_id: str | None,
+        *,
+        tip: str | None = None,
+        parents: Mapping[str, str | None] | None = None,
+    ) -> OlderRuns | None:
         """These runs where they count on a branch shown up to ``checkpoint_id`` (None: the
-        live tip), when every run lies on one line (``linear``): whole before the live tip or
-        a checkpoint of the ``loaded`` runs (their checkpoints' ids); up to a checkpoint of
-        their own (``upto``)."""
-        if not self.linear:
+        live tip, ``tip``).  When every run lies on one line (``linear``): whole before the
+        live tip or a checkpoint of the ``loaded`` runs (their checkpoints' ids), up to a
+        checkpoint of their own (``upto``).  Otherwise what lies on that branch (``along``:
+        ``parents`` gives each checkpoint's parent); None without ``parents``."""
+        if self.linear:
+            if checkpoint_id is None or checkpoint_id in loaded:
+                return self
+            return self.upto(checkpoint_id)
+        point = checkpoint_id if checkpoint_id is not None else tip
+        if point is None or parents is None:
             return None
-        if checkpoint_id is None or checkpoint_id in loaded:
-            return self
-        return self.upto(checkpoint_id)
+        return self.along(point, live=checkpoint_id is None, parents=parents)
 
     def upto(self, checkpoint_id: str) -> OlderRuns | None:
         """Their figures counted up to one of their own checkpoints (time travel to a moment
         the loaded events do not reach); None for a checkpoint not theirs.  Kept once
         counted: a selection is counted again at every refresh."""
-        if checkpoint_id in self._upto:
-            return self._upto[checkpoint_id]
+        if checkpoint_id in self._kept:
+            return self._kept[checkpoint_id]
         outline = self.outline
         where = outline.checkpoints.get(checkpoint_id) if outline is not None else None
         found: OlderRuns | None = None
@@ -95,9 +111,42 @@ class OlderRuns:
             found = _counted(self.runs, self.events, part, cut=self.cut, linear=True)
             found.at_checkpoint, found.step = checkpoint_id, where.step
             found.run_usage = _run_usage(found, part, where.at[0])
-        if len(self._upto) >= _UPTO_KEPT:
-            self._upto.clear()
-        self._upto[checkpoint_id] = found
+        if len(self._kept) >= _KEPT:
+            self._kept.clear()
+        self._kept[checkpoint_id] = found
+        return found
+
+    def along(
+        self, point: str, *, live: bool, parents: Mapping[str, str | None]
+    ) -> OlderRuns | None:
+        """Their figures on the branch of a thread with forks that leads to ``point`` (a
+        checkpoint, or the live tip: ``live``), from the first of their checkpoints on the
+        path up (``studio.models.older_branch``); None when the path reaches none of them."""
+        outline = self.outline
+        if outline is None:
+            return None
+        entry: str | None = point
+        seen: set[str] = set()
+        while entry is not None and entry not in outline.checkpoints and entry not in seen:
+            seen.add(entry)  # a loaded run's checkpoint: its parent, until one of theirs
+            entry = parents.get(entry)
+        if entry is None or entry not in outline.checkpoints:
+            return None
+        own = entry == point  # the branch ends at one of their checkpoints
+        key = f"{'live' if live else 'at'}:{entry}" if own else f"entered:{entry}"
+        if key in self._kept:
+            return self._kept[key]
+        if self._placed is None:
+            self._placed = place(outline)
+        part = on_branch(outline, self._placed, entry, live=live and own, parent_of=parents.get)
+        found = _counted(self.runs, self.events, part, cut=self.cut, linear=False)
+        if own and not live:
+            where = outline.checkpoints[entry]
+            found.at_checkpoint, found.step = entry, where.step
+            found.run_usage = _run_usage(found, part, where.at[0])
+        if len(self._kept) >= _KEPT:
+            self._kept.clear()
+        self._kept[key] = found
         return found
 
 
@@ -109,7 +158,7 @@ def older_runs(runs: int, events: int, outline: RunsOutline, *, cut: int = 0) ->
     return older
 
 
-_UPTO_KEPT = 64
+_KEPT = 64
 """Checkpoints ``OlderRuns.upto`` keeps the figures of."""
 
 

@@ -71,7 +71,7 @@ class CostStatus(QLabel):
         run = run_ledger.run(run_ledger.last_run)
         selected = self.hub.selected_checkpoint
         if run is None and older is not None and selected is not None:
-            upto = older.before(self.hub.saved, selected)
+            upto = older.before(self.hub.saved, selected, parents=self.hub.parents)
             if upto is not None and upto.at_checkpoint == selected:  # a moment of theirs
                 run = upto.run_usage
         text, tip = totals_text(self.hub.prices, run, thread)

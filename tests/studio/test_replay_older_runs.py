@@ -115,15 +115,41 @@ def test_older_runs_off_the_live_branch_count_in_the_cost_not_in_the_visits(
 ) -> None:
     """After a fork from the first run, the live branch holds the first run and the fork's:
     the older runs after the first lie on another branch, so their visits are not added to
-    the live tip's (the thread's cost still counts everything it spent)."""
+    the live tip's, while the first run's are (the thread's cost still counts everything it
+    spent).  At any checkpoint of either branch, loaded or not, the figures are those the
+    whole session shows there."""
     path = tmp_path / "forked.stepwise"
     _record(path, fork=True)
     _, full_cost, full_nodes = _figures(qtbot, path)
     hub, cost, nodes = _figures(qtbot, path, feed_limit=int(_per_run(path) * 2.5))
     assert hub.older_runs is not None and not hub.older_runs.linear
+    assert hub.older_runs.runs == 4
     assert full_nodes["model"][0] == 4  # the first run's visits and the fork's
-    assert nodes["model"][0] <= full_nodes["model"][0]
+    assert nodes == full_nodes
     assert cost == full_cost
+
+    with Session.open(path) as session:
+        runs = [r.run_id for r in session.runs("t")]
+        listed = session.checkpoints("t")
+    # the first run's (the fork's base), the third's (the other branch), the fork's own
+    of_run = [[c for c in listed if c.run_id == r] for r in runs]
+    moments = [of_run[i][len(of_run[i]) // 2] for i in (0, 2, 5)]
+
+    def at_moments(**kw: Any) -> list[Figures]:
+        hub, figures = _views(qtbot)
+        opened = open_session(hub, path, **kw)
+        asyncio.run(opened.afeed_rest())
+        hub.note_parents((c.checkpoint_id, c.parent_id) for c in listed)  # as the Timeline
+        seen = []
+        for c in moments:
+            hub.select_checkpoint(c.checkpoint_id)
+            seen.append(figures())
+        opened.close()
+        return seen
+
+    whole = at_moments()
+    assert at_moments(feed_limit=int(_per_run(path) * 2.5)) == whole
+    assert [nodes["model"][0] for _, nodes in whole] == [1, 5, 3]
 
 
 def test_an_older_run_that_cannot_be_read_leaves_only_its_part_out(

@@ -55,12 +55,12 @@ def test_the_outline_places_every_span_and_root_checkpoint_of_the_runs(tmp_path:
     assert [(rows[i], e.seq) for i, e in openers] == places
     # every root checkpoint of those two runs, at its checkpoint.saved, with its step
     saved = {
-        e.checkpoint_id: (rows[i], e.seq, e.step)
+        e.checkpoint_id: (rows[i], e.seq, e.step, e.parent_id)
         for i, r in enumerate(runs[:2])
         for e in events[r]
         if e.kind == "checkpoint.saved" and not e.ns
     }
-    assert {cid: (*c.at, c.step) for cid, c in outline.checkpoints.items()} == saved
+    assert {cid: (*c.at, c.step, c.parent_id) for cid, c in outline.checkpoints.items()} == saved
     third = {c.checkpoint_id for c in checkpoints if c.run_id == runs[2]}
     assert third and not third & set(outline.checkpoints)  # the third run's are not read
     assert not outline.responses and not outline.response_at  # no model in this graph
