@@ -14,7 +14,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from engine.events import SPAN_OPENERS, EventBase
-from engine.recording import Session
+from engine.recording import Session, SessionError
+from studio.models.run_gap import RunGap
 
 __all__ = ["HEAD", "RunCut", "cut_run"]
 
@@ -32,6 +33,10 @@ class RunCut:
     """The ``seq`` of the first of its last events."""
     skipped: int
     """Its events left in the file."""
+    steps: tuple[int, int] | None = None
+    """The root supersteps left in the file whole (first, last), when known."""
+    part_of: int | None = None
+    """The root superstep whose start is left in the file (its end loaded)."""
     _head_seqs: set[int] = field(default_factory=set, repr=False)
 
     def __post_init__(self) -> None:
@@ -40,6 +45,14 @@ class RunCut:
     def loaded(self, seq: int) -> bool:
         """Is the run's event ``seq`` loaded?"""
         return seq >= self.tail_from or seq in self._head_seqs
+
+    def gap(self) -> RunGap | None:
+        """What the Events tree shows in place of the events left in the file (None: none
+        left, or the run's start is not loaded)."""
+        start = self.head[0] if self.head else None
+        if not self.skipped or start is None or start.kind != "run.started":
+            return None
+        return RunGap(self.run_id, start.seq, self.skipped, self.steps, self.part_of)
 
     def pages(self, session: Session, page_size: int) -> Iterator[list[EventBase]]:
         """The loaded events, page by page: the start first, then the last events."""
@@ -68,6 +81,7 @@ def cut_run(session: Session, run_id: str, count: int, limit: int) -> RunCut:
     first = start[0].seq + 1 if start else 1
     size = len(start)
     head: dict[int, EventBase] = {}
+    tail: list[EventBase] = []
     tail_from = first
     for attempt in range(5):
         # the last events the limit leaves room for beside a head of ``size``; a head that
@@ -89,9 +103,53 @@ def cut_run(session: Session, run_id: str, count: int, limit: int) -> RunCut:
         if len(whole) + last - step + 1 <= limit:
             head, tail_from = whole, step
     loaded = len(head) + max(0, last - tail_from + 1)
-    return RunCut(
-        run_id, [head[s] for s in sorted(head)], tail_from, skipped=max(0, count - loaded)
-    )
+    kept = [head[s] for s in sorted(head)]
+    cut = RunCut(run_id, kept, tail_from, skipped=max(0, count - loaded))
+    if cut.skipped:
+        first_of_tail = tail[0] if tail and tail[0].seq == tail_from else None
+        cut.steps, cut.part_of = _steps_left_out(session, run_id, kept, first_of_tail, tail_from)
+    return cut
+
+
+def _steps_left_out(
+    session: Session,
+    run_id: str,
+    head: list[EventBase],
+    first_of_tail: EventBase | None,
+    tail_from: int,
+) -> tuple[tuple[int, int] | None, int | None]:
+    """The root supersteps a cut run leaves in the file: those before the first one its
+    loaded events show (whole), and that one's start when its opener is loaded without all
+    of what followed it.  The first root superstep's number is one indexed lookup; a file
+    that cannot tell leaves the steps unknown (the gap is then told by its count alone)."""
+    opener = next((ev for ev in head if _root_step(ev)), None)
+    part_of = None
+    if opener is not None:
+        shown = opener
+        inside = sum(1 for ev in head if ev.seq > opener.seq)  # loaded before the last events
+        if tail_from - opener.seq - 1 > inside:
+            part_of = opener.step
+    elif first_of_tail is not None and _root_step(first_of_tail):
+        shown = first_of_tail
+    else:
+        return None, None
+    if shown.step is None:
+        return None, None
+    start = head[0].seq + 1 if head else 1
+    try:
+        first = session.step_start(run_id, start)
+        found = session.events(run_id, seq_from=first, limit=1) if first is not None else []
+    except SessionError:
+        return None, part_of
+    if first is None or first >= shown.seq or not found or found[0].step is None:
+        return None, part_of
+    lo, hi = found[0].step, shown.step - 1
+    return ((lo, hi) if lo <= hi else None), part_of
+
+
+def _root_step(ev: EventBase) -> bool:
+    """Whether ``ev`` starts a superstep of the root graph."""
+    return ev.kind == "superstep.started" and not ev.ns
 
 
 def _add_spans(

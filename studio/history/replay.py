@@ -38,6 +38,7 @@ from studio.history.timetravel import (
 )
 from studio.models.hub import Hub
 from studio.models.older_runs import OlderRuns, older_runs
+from studio.models.run_gap import RunGap
 from studio.models.timeline import TimelineModel
 
 if TYPE_CHECKING:
@@ -321,11 +322,15 @@ class _OlderPart:
     def counted(self, *, reading: bool = False) -> OlderRuns:
         """How much was left unloaded (their part of the figures not read, or not yet:
         ``reading``)."""
-        return OlderRuns(self.n, self.events, self._skipped, reading=reading)
+        return OlderRuns(self.n, self.events, self._skipped, reading=reading, gap=self._gap)
 
     @property
     def _skipped(self) -> int:
         return self.cut.skipped if self.cut is not None else 0
+
+    @property
+    def _gap(self) -> RunGap | None:
+        return self.cut.gap() if self.cut is not None else None
 
     def read(self, session: Session) -> OlderRuns:
         """Their part of the thread's cost and visits, from their outline (the loaded runs'
@@ -342,7 +347,7 @@ class _OlderPart:
         except (SessionError, KeyError) as exc:
             return self._unread(exc)
         outline.forked = outline.forked or later.forked
-        return older_runs(n, self.events, outline, cut=self._skipped)
+        return older_runs(n, self.events, outline, cut=self._skipped, gap=self._gap)
 
     def read_apart(self) -> OlderRuns:
         """``read`` on a connection of its own (a worker thread's: the session's serves the

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from engine.recording.outline import RunsOutline
 from studio.models.ns import ns_path
 from studio.models.older_branch import Placed, on_branch, place
+from studio.models.run_gap import RunGap
 from studio.models.run_stats import RunStats
 from studio.models.usage_ledger import UsageLedger, UsageSum
 
@@ -49,6 +50,8 @@ class OlderRuns:
     reading: bool = False
     """Their outline is being read (in the background): the figures cover the loaded runs
     until it is."""
+    gap: RunGap | None = None
+    """Where the ``cut`` events lie in the newest run (the Events tree marks the place)."""
     outline: RunsOutline | None = field(default=None, repr=False)
     """What the figures were counted from, kept to count them up to one of the runs'
     checkpoints (``upto``)."""
@@ -150,11 +153,14 @@ class OlderRuns:
         return found
 
 
-def older_runs(runs: int, events: int, outline: RunsOutline, *, cut: int = 0) -> OlderRuns:
+def older_runs(
+    runs: int, events: int, outline: RunsOutline, *, cut: int = 0, gap: RunGap | None = None
+) -> OlderRuns:
     """The older runs' part of the thread's figures, from their ``outline`` (and a cut run's
-    ``cut`` events left out)."""
+    ``cut`` events left out, lying where ``gap`` says)."""
     older = _counted(runs, events, outline, cut=cut, linear=not outline.forked)
     older.outline = outline
+    older.gap = gap
     return older
 
 

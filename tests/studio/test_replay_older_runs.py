@@ -181,25 +181,11 @@ def test_a_run_past_the_limit_alone_opens_on_its_start_and_its_end(
     events lie in, and its last events (how it ended); the Events tree nests them as recorded,
     the footer says how many events in between stay in the file, and the graph still counts
     every visit."""
-    from engine import END, START, StateGraph
     from studio.docks.events.view import EventLogDock
+    from tests.studio.long_runs import record_loop
 
     path = tmp_path / "long.stepwise"
-    rec = SessionRecorder(path)
-    graph = (
-        StateGraph(Loop)
-        .add_node("step", lambda s: {"n": s["n"] + 1, "log": [f"step {s['n']}"]})
-        .add_node("check", lambda s: {"log": ["checked"]})
-        .add_edge(START, "step")
-        .add_edge("step", "check")
-        .add_conditional_edges("check", lambda s: END if s["n"] >= 40 else "step", ["step", END])
-        .compile(checkpointer=rec.checkpointer)
-    )
-    rec.attach(graph)
-    graph.invoke({"n": 0, "log": []}, {"configurable": {"thread_id": "t"}})
-    rec.close()
-    with Session.open(path) as session:
-        total = session.count()
+    total = record_loop(path)
     _, _, full_nodes = _figures(qtbot, path)
     assert full_nodes["step"][0] == 40 and full_nodes["check"][0] == 40
 
