@@ -1,8 +1,9 @@
 """What the Events tree's cells show (``EventTreeModel.data``): the row summary and its
 columns, colours, icons, tooltips and cost, and the fold's own row.
 
-``EventLook`` is the presentation half of ``studio.qtmodels.event_tree.EventTreeModel`` (which
-keeps the structure: rows, indexes, inserts and the fold).
+``EventLook`` is the presentation part of ``studio.qtmodels.event_tree.EventTreeModel`` (the
+structure: rows, indexes and the fold, is ``studio.qtmodels.event_index``; inserts are
+``event_tree``'s).
 """
 
 from __future__ import annotations

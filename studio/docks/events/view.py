@@ -39,6 +39,7 @@ from studio.docks.events.delegate import EventCellDelegate
 from studio.docks.events.details import EventDetails
 from studio.docks.events.filter_bar import FilterBar
 from studio.docks.events.follow import FollowPath
+from studio.docks.events.footer import footer_text
 from studio.docks.events.menu import model_call, show_event_menu
 from studio.models.event_filter import EventFilter, FilterJob
 from studio.models.event_row import Row
@@ -444,27 +445,8 @@ class EventLogDock(QWidget):
     # -- status and theme ----------------------------------------------------------------------
 
     def _update_status(self) -> None:
-        tree = self.tree
-        parts = [f"{tree.event_count:,} events", f"{len(tree.rows):,} rows"]
         older = self.hub.older_runs
-        if older is not None and older.runs:
-            runs, events = older.runs, older.events
-            parts.append(
-                f"the oldest {runs:,} run{'s' if runs != 1 else ''} ({events:,} events) not loaded"
-            )
-        if older is not None and older.cut:
-            parts.append(f"{older.cut:,} events in the middle of the newest run not loaded")
-        if older is not None and older.reading:
-            parts.append("counting them…")
-        if tree.failures:
-            parts.append(f"{tree.failures:,} failed")
-        if self._pending_count:
-            parts.append(f"{self._pending_count:,} queued")
-        if self._job is not None:
-            parts.append(f"filtering {self._job.progress:.0%}…")
-        elif tree.filter.active:
-            parts.append("filtered")
-        self.status.setText(" · ".join(parts))
+        self.status.setText(footer_text(self.tree, older, self._pending_count, self._job))
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.PaletteChange:
