@@ -9,7 +9,7 @@ from studio.look.tones import Tones
 from studio.models.event_row import Row
 from studio.models.event_summary import error_text
 
-__all__ = ["draw_icon", "row_tooltip"]
+__all__ = ["draw_gap_icon", "draw_icon", "row_tooltip"]
 
 
 def row_tooltip(row: Row) -> str:
@@ -74,5 +74,22 @@ def draw_icon(t: Tones, family: str, span: bool, state: int) -> QIcon:
             p.setPen(QPen(t.panel, 1.0))
             p.setBrush(t.failed)
             p.drawEllipse(QPointF(10.8, 10.8), 2.6, 2.6)
+    p.end()
+    return QIcon(pm)
+
+
+def draw_gap_icon(t: Tones) -> QIcon:
+    """The 14 px mark of a row in place of events not loaded: three muted dots (an ellipsis
+    where an event's status dot would be)."""
+    ratio = 2.0
+    pm = QPixmap(int(14 * ratio), int(14 * ratio))
+    pm.setDevicePixelRatio(ratio)
+    pm.fill(Qt.GlobalColor.transparent)
+    p = QPainter(pm)
+    p.setRenderHint(QPainter.RenderHint.Antialiasing)
+    p.setPen(Qt.PenStyle.NoPen)
+    p.setBrush(t.muted)
+    for x in (3.0, 7.0, 11.0):
+        p.drawEllipse(QPointF(x, 7), 1.3, 1.3)
     p.end()
     return QIcon(pm)

@@ -6,7 +6,9 @@ Lazy population: Qt sees a parent's children only once it *fetched* them (``canF
 ``PAGE``).  Rows arriving under a parent Qt has fully fetched are inserted live; under one it
 has not, they cost nothing until it is expanded.  So a huge tree stays virtualised, and a live
 log stays cheap whatever its size.  The older top-level rows are folded under one row
-(``studio.qtmodels.event_fold``).
+(``studio.qtmodels.event_fold``), and a cut run's middle, left in the file, is one row first
+under the run's (``studio.qtmodels.event_gap``): rows of no event, with ids from ``GROUP_ID``
+up.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from studio.models.event_tree import EventTree
 from studio.models.pricing import PriceTable
 from studio.models.usage_ledger import UsageLedger
 from studio.qtmodels.event_fold import GROUP_ID, RootFold
+from studio.qtmodels.event_gap import GAP_ID, GapSlot
 from studio.qtmodels.event_look import EventLook
 
 __all__ = ["EventIndex", "Index"]
@@ -56,25 +59,47 @@ class EventIndex(EventLook, QAbstractItemModel):
         self._pending_insert: tuple[Row, int] | None = None
         self.fold = RootFold()
         """The older top-level rows, folded under one row (``studio.qtmodels.event_fold``)."""
+        self.gap = GapSlot()
+        """A cut run's middle, one row under the run's (``studio.qtmodels.event_gap``)."""
         self._updating = False
         self._tones: Tones = tones_for(QApplication.palette())
         self._icons: dict[tuple[str, int], QIcon] = {}
         self._bold = QFont()
         self._bold.setBold(True)
+        self._italic = QFont()
+        self._italic.setItalic(True)
         self._expose_root()
 
     # -- rows and indexes ----------------------------------------------------------------------
 
     def row_at(self, index: Index) -> Row | None:
-        """The row behind ``index`` (None: no index, or the fold's own row)."""
+        """The row behind ``index`` (None: no index, the fold's own row or the gap's)."""
         if not index.isValid():
             return None
         uid = index.internalId()
-        return None if uid == GROUP_ID else self.tree.rows[uid]
+        return None if uid >= GROUP_ID else self.tree.rows[uid]
 
     def is_fold(self, index: Index) -> bool:
         """Whether ``index`` is the row the older top-level rows are folded under."""
         return index.isValid() and index.internalId() == GROUP_ID
+
+    def is_gap(self, index: Index) -> bool:
+        """Whether ``index`` is the row in place of a cut run's middle (no event)."""
+        return index.isValid() and index.internalId() == GAP_ID
+
+    def gap_index(self) -> QModelIndex:
+        """The gap's row (invalid while Qt does not know it: no cut run, or its row is not
+        shown)."""
+        return self.createIndex(0, 0, GAP_ID) if self._gap_known() else QModelIndex()
+
+    def _gap_known(self) -> bool:
+        """Whether Qt knows the gap's row (it knows the run's row)."""
+        row = self.gap.row
+        return row is not None and self.tree.is_visible(row) and self._known(row)
+
+    def _no_rows(self, index: Index) -> bool:
+        """Whether ``index`` is a row of no event (the fold's, the gap's): no rows to fetch."""
+        return index.isValid() and index.internalId() >= GROUP_ID
 
     def fold_index(self) -> QModelIndex:
         """The fold's row (invalid while nothing is folded)."""
@@ -100,10 +125,14 @@ class EventIndex(EventLook, QAbstractItemModel):
         fold, kids = self.fold, self.tree.children(self.tree.root)
         if self.is_fold(parent):
             return [r.uid for r in kids[max(0, first) : min(last + 1, fold.count)]]
+        if self.is_gap(parent):
+            return []
         p = self._parent_row(parent)
         if p is not self.tree.root or not fold.on:
-            end = min(last + 1, self._shown.get(p, 0))
-            return [r.uid for r in self.tree.children(p)[max(0, first) : end]]
+            lead = self.gap.lead(p)  # the gap's row first, under the cut run's
+            out = [GAP_ID] if lead and first <= 0 <= last else []
+            end = min(last + 1 - lead, self._shown.get(p, 0))
+            return out + [r.uid for r in self.tree.children(p)[max(0, first - lead) : end]]
         out = [GROUP_ID] if first <= 0 <= last else []
         lo, hi = max(first, 1) - 1 + fold.count, last + fold.count  # Qt rows -> positions
         return out + [r.uid for r in kids[lo : min(hi, self._shown.get(p, 0))]]
@@ -114,12 +143,15 @@ class EventIndex(EventLook, QAbstractItemModel):
     def _qt_row(self, row: Row) -> int:
         """``row``'s Qt row number under its Qt parent (the fold's row for a folded one)."""
         pos = self.tree.visible_index(row)
-        return self.fold.qt_row(pos) if row.parent is self.tree.root else pos
+        parent = row.parent
+        if parent is self.tree.root:
+            return self.fold.qt_row(pos)
+        return pos + 1 if parent is self.gap.row else pos
 
     def _qt_parent(self, parent: Row, pos: int) -> tuple[QModelIndex, int]:
         """The Qt parent and row of ``parent``'s visible child at ``pos``."""
         if parent is not self.tree.root:
-            return self._index_for(parent), pos
+            return self._index_for(parent), pos + self.gap.lead(parent)
         fold = self.fold
         if fold.folded(pos):
             return self.fold_index(), pos
@@ -185,9 +217,10 @@ class EventIndex(EventLook, QAbstractItemModel):
         if not parent.isValid():
             return self._shown.get(self.tree.root, 0) - fold.count + fold.head
         uid = parent.internalId()
-        if uid == GROUP_ID:
-            return fold.count
-        return self._shown.get(self.tree.rows[uid], 0)
+        if uid >= GROUP_ID:
+            return fold.count if uid == GROUP_ID else 0
+        row = self.tree.rows[uid]
+        return self._shown.get(row, 0) + (row is self.gap.row)
 
     def hasChildren(self, parent: Index = QModelIndex()) -> bool:
         # Hot: a tree view asks this for every visible row on each relayout.
@@ -196,18 +229,19 @@ class EventIndex(EventLook, QAbstractItemModel):
         if parent.column() > 0:
             return False
         uid = parent.internalId()
-        if uid == GROUP_ID:
-            return self.fold.count > 0
-        return bool(self.tree.children(self.tree.rows[uid]))
+        if uid >= GROUP_ID:
+            return uid == GROUP_ID and self.fold.count > 0
+        row = self.tree.rows[uid]
+        return bool(self.tree.children(row)) or row is self.gap.row
 
     def canFetchMore(self, parent: Index) -> bool:
-        if parent.column() > 0 or self._updating or self.is_fold(parent):
+        if parent.column() > 0 or self._updating or self._no_rows(parent):
             return False
         row = self._parent_row(parent)
         return self._shown.get(row, 0) < len(self.tree.children(row))
 
     def fetchMore(self, parent: Index) -> None:
-        if parent.column() > 0 or self._updating or self.is_fold(parent):
+        if parent.column() > 0 or self._updating or self._no_rows(parent):
             return
         row = self._parent_row(parent)
         if row is self.tree.root:
@@ -226,8 +260,15 @@ class EventIndex(EventLook, QAbstractItemModel):
                 p = self.tree.root
                 if row >= self.fold.count:
                     return _INVALID
+            elif uid == GAP_ID:
+                return _INVALID
             else:
                 p = self.tree.rows[uid]
+                if p is self.gap.row:  # the gap's row first, then the run's children
+                    if row == 0:
+                        ok = 0 <= column < len(self.COLUMNS)
+                        return self.createIndex(0, column, GAP_ID) if ok else _INVALID
+                    pos = row - 1
         else:
             p = self.tree.root
             if self.fold.on:
@@ -242,8 +283,9 @@ class EventIndex(EventLook, QAbstractItemModel):
         if not index.isValid():
             return QModelIndex()
         uid = index.internalId()
-        if uid == GROUP_ID:
-            return QModelIndex()
+        if uid >= GROUP_ID:
+            run = self.gap.row if uid == GAP_ID else None
+            return self._index_for(run) if run is not None else QModelIndex()
         row = self.tree.rows[uid]
         p = row.parent
         if p is None:

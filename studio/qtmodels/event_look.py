@@ -1,5 +1,5 @@
 """What the Events tree's cells show (``EventTreeModel.data``): the row summary and its
-columns, colours, icons, tooltips and cost, and the fold's own row.
+columns, colours, icons, tooltips and cost, the fold's own row and a cut run's gap.
 
 ``EventLook`` is the presentation part of ``studio.qtmodels.event_tree.EventTreeModel`` (the
 structure: rows, indexes and the fold, is ``studio.qtmodels.event_index``; inserts are
@@ -20,14 +20,17 @@ from studio.models.event_summary import duration_text, field
 from studio.models.event_tree import EventTree
 from studio.models.pricing import PriceTable, Spend, spend_text, spend_tooltip
 from studio.models.usage_ledger import UsageLedger
-from studio.qtmodels.event_cells import draw_icon, row_tooltip
+from studio.qtmodels.event_cells import draw_gap_icon, draw_icon, row_tooltip
 from studio.qtmodels.event_fold import GROUP_ID, RootFold
+from studio.qtmodels.event_gap import GAP_ID, GapSlot
 from studio.widgets.plain_tip import plain_tip
 
 __all__ = ["EventLook"]
 
 Index = QModelIndex | QPersistentModelIndex
 _POINT_MUTED = frozenset({"state", "checkpoint"})
+_GAP_ICON = ("<gap>", 0)
+"""The gap row's icon among the cached ones (no event family is spelt so)."""
 # roles as plain ints: ``data`` runs for every role of every painted cell
 _R = Qt.ItemDataRole
 _DISPLAY, _FOREGROUND, _BACKGROUND = (
@@ -58,9 +61,11 @@ class EventLook:
     usage: UsageLedger
     prices: PriceTable
     fold: RootFold
+    gap: GapSlot
     _tones: Tones
     _icons: dict[tuple[str, int], QIcon]
     _bold: QFont
+    _italic: QFont
 
     def spend(self, row: Row) -> Spend | None:
         """What the model calls in ``row``'s span cost (None: no call in it)."""
@@ -72,7 +77,9 @@ class EventLook:
         if role not in self._ROLES or not index.isValid():
             return None
         uid = index.internalId()
-        if uid == GROUP_ID:
+        if uid >= GROUP_ID:  # a row of no event
+            if uid == GAP_ID:
+                return self._gap_data(index.column(), role)
             return self._fold_data(index.column(), role)
         row = self.tree.rows[uid]
         col = index.column()
@@ -117,6 +124,29 @@ class EventLook:
             )
         if role == self.FailedRole:
             return fold.failed
+        return None
+
+    def _gap_data(self, col: int, role: int) -> Any:
+        """What the gap's row shows: the events of a cut run left in the file, muted and
+        slanted (a place, not an event)."""
+        gap = self.gap.gap
+        if gap is None:
+            return None
+        if role == _DISPLAY:
+            return gap.label if col == 0 else ""
+        if role == _FOREGROUND:
+            return QBrush(self._tones.muted)
+        if role == _FONT:
+            return self._italic
+        if role == _DECORATION and col == 0:
+            icon = self._icons.get(_GAP_ICON)
+            if icon is None:
+                icon = self._icons[_GAP_ICON] = draw_gap_icon(self._tones)
+            return icon
+        if role == _TOOLTIP:
+            return plain_tip(gap.note)
+        if role == self.FailedRole:
+            return 0
         return None
 
     def _text(self, row: Row, col: int) -> str:

@@ -23,7 +23,9 @@ from studio.look.tones import tones_for
 from studio.models.event_filter import EventFilter, FilterJob, TreeDelta
 from studio.models.event_row import Row
 from studio.models.pricing import PriceTable
+from studio.models.run_gap import RunGap
 from studio.qtmodels.event_fold import GROUP_ID
+from studio.qtmodels.event_gap import GAP_ID
 from studio.qtmodels.event_index import EventIndex
 
 __all__ = ["EventTreeModel"]
@@ -39,6 +41,8 @@ class EventTreeModel(EventIndex):
         try:
             events = events if isinstance(events, list) else list(events)
             delta = self.tree.add_batch(events, self)
+            if self.gap.waiting:
+                self._place_gap()
             for span in self.usage.add_all(events):  # the spans whose cost changed
                 row = self.tree.span_row(span)
                 if row is not None:
@@ -73,6 +77,7 @@ class EventTreeModel(EventIndex):
         self.beginResetModel()
         self.tree.reset()
         self.usage.reset()
+        self.gap.clear()
         self._reset_exposure()
         self.endResetModel()
 
@@ -88,6 +93,35 @@ class EventTreeModel(EventIndex):
     def set_filter(self, flt: EventFilter) -> None:
         """Filter at once (the dock runs ``start_filter`` jobs in slices instead)."""
         self.apply_filter(self.start_filter(flt))
+
+    def set_gap(self, gap: RunGap | None) -> None:
+        """Show ``gap`` (a cut run's middle, left in the file) under its run's row, once the
+        row is there (None: no gap)."""
+        slot = self.gap
+        if gap == slot.gap:
+            return
+        if self._gap_known():
+            assert slot.row is not None
+            self.beginRemoveRows(self._index_for(slot.row), 0, 0)
+            slot.clear()
+            self.endRemoveRows()
+        slot.clear()
+        slot.gap = gap
+        self._place_gap()
+
+    def _place_gap(self) -> None:
+        slot = self.gap
+        row = slot.run_row(self.tree)
+        if row is None:
+            return
+        if not self.tree.is_visible(row) or not self._known(row):
+            slot.row = row  # Qt hears of the gap's row with the run's
+            return
+        self.beginInsertRows(self._index_for(row), 0, 0)
+        slot.row = row
+        self.endInsertRows()
+        last = len(self.COLUMNS) - 1
+        self.dataChanged.emit(self.createIndex(0, 0, GAP_ID), self.createIndex(0, last, GAP_ID))
 
     def set_palette(self, palette: QPalette) -> None:
         self._tones = tones_for(palette)
@@ -209,7 +243,8 @@ class EventTreeModel(EventIndex):
             if parent is not tree.root and not self._known(parent):
                 continue
             pi = self._index_for(parent)
-            self.dataChanged.emit(self.index(lo, 0, pi), self.index(hi, last, pi))
+            lead = self.gap.lead(parent)  # the gap's row first, under the cut run's
+            self.dataChanged.emit(self.index(lo + lead, 0, pi), self.index(hi + lead, last, pi))
 
     def _root_changed(self, lo: int, hi: int) -> None:
         """``dataChanged`` for the root's visible children ``lo``..``hi``, folded or not."""
