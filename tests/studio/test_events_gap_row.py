@@ -5,10 +5,13 @@ one)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
+from PySide6.QtCore import QModelIndex, Qt
 
 from engine.recording import Session
 from studio.history.long_run import cut_run
@@ -16,6 +19,7 @@ from studio.models.event_row import Row
 from studio.models.run_gap import RunGap
 from studio.qtmodels.event_fold import RootFold
 from studio.qtmodels.event_tree import EventTreeModel
+from tests.studio.app_agents import make_window, run_until
 from tests.studio.long_runs import record_loop
 from tests.studio.test_event_fold import run_events
 from tests.studio.test_event_log_view import all_indexes
@@ -107,3 +111,146 @@ def _event_rows(model: EventTreeModel) -> list[Row]:
         if row is not None:
             rows.append(row)
     return sorted(rows, key=lambda r: r.uid)
+
+
+# -- the window --------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def feed_limit(monkeypatch: pytest.MonkeyPatch) -> Callable[[int], None]:
+    """File > Open Session loads at most this many events (50,000 in the app)."""
+    from studio.history import replay
+
+    whole = replay.open_session_into
+
+    def set_limit(limit: int) -> None:
+        monkeypatch.setattr(replay, "open_session_into", partial(whole, feed_limit=limit))
+
+    return set_limit
+
+
+def _open(qloop: Any, window: Any, path: Path) -> Any:
+    """Open ``path`` as File > Open Session does; returns the Events dock, every event in."""
+    assert window.open_session(str(path))
+    opened = window.opened_session
+    run_until(qloop, lambda: opened.complete and not _reading(opened))
+    dock = window.docks["events"].widget()
+    dock.flush()
+    return dock
+
+
+def _reading(opened: Any) -> bool:
+    task = opened.older_task
+    return task is not None and not task.done()
+
+
+def test_a_cut_runs_middle_shows_as_one_row_in_the_events_tree(
+    qtbot: Any, qloop: Any, tmp_path: Path, feed_limit: Callable[[int], None]
+) -> None:
+    path = tmp_path / "long.stepwise"
+    total = record_loop(path)
+    feed_limit(total // 4)
+    window = make_window(qtbot, tmp_path)
+    dock = _open(qloop, window, path)
+    hub, model, view, tree = window.hub, dock.model, dock.view, dock.tree
+    older = hub.older_runs
+    assert older is not None and older.gap is not None
+    assert older.cut == total - len(hub.events) > 0
+    # the first superstep of the run's end; every one before it stays in the file
+    step = next(e for e in hub.events if e.kind == "superstep.started" and not e.ns)
+    run = model.index(0, 0)
+    run_row = tree.children(tree.root)[0]
+    assert model.rowCount() == 1 and model.row_at(run) is run_row
+    view.expand(run)
+    gap = model.index(0, 0, run)  # the run's first row: what is missing, then what is not
+    assert gap.data() == (
+        f"{older.cut:,} events not loaded (supersteps 0–{step.step - 1} of this run stay in"
+        " the file)"
+    )
+    assert model.is_gap(gap) and model.row_at(gap) is None
+    after = model.index(1, 0, run)
+    assert model.row_at(after) is tree.find(step.seq, step.run_id)
+    assert after.data().startswith(f"superstep {step.step} ")
+    assert model.rowCount(run) == len(run_row.children) + 1
+    # a placeholder: muted, slanted, across the columns, with nothing below it
+    assert gap.data(Qt.ItemDataRole.FontRole).italic()
+    assert gap.data(Qt.ItemDataRole.ForegroundRole).color() == model._tones.muted
+    assert view.isFirstColumnSpanned(0, run) and not model.hasChildren(gap)
+    # not an event: every count is the events'
+    assert _event_rows(model) == tree.rows
+    assert tree.event_count == len(hub.events)
+    status = dock.status.text()
+    assert status.startswith(f"{len(hub.events):,} events · {len(tree.rows):,} rows · ")
+    assert f"{older.cut:,} events in the middle of the newest run not loaded" in status
+
+    # selecting it (a click) selects no event: the details say what it stands for
+    picked: list[Any] = []
+    dock.rowSelected.connect(picked.append)
+    _click(qtbot, view, after)
+    assert hub.selected_event is step and picked == [model.row_at(after)]
+    _click(qtbot, view, gap)
+    assert view.currentIndex() == gap and dock.selected_row() is None and picked[-1] is None
+    assert hub.selected_event is step  # no event behind it: the other views keep theirs
+    assert dock.details.toPlainText() == older.gap.note
+    assert not dock.whatif_button.isEnabled()
+    qtbot.keyClick(view, Qt.Key.Key_Down)  # on to the first loaded superstep
+    assert dock.selected_row() is model.row_at(after) and hub.selected_event is step
+    _click(qtbot, view, gap)
+    # time travel from there: the checkpoint's row is selected, the State dock shows it
+    saved = next(e for e in reversed(hub.events) if e.kind == "checkpoint.saved")
+    hub.select_checkpoint(saved.checkpoint_id)
+    assert dock.selected_row() is tree.find(saved.seq, saved.run_id)
+    state = window.docks["state"].widget()
+    run_until(qloop, lambda: state.title.text().startswith(f"Step {saved.step} "))
+
+    # a filter keeps it under the run (the events it stands for were not searched either)
+    dock.set_filter_text("check")
+    dock._finish_job()
+    run = model.index_of(run_row)
+    assert model.is_gap(model.index(0, 0, run)) and view.isFirstColumnSpanned(0, run)
+    assert "filtered" in dock.status.text() and tree.event_count == len(hub.events)
+    view.expandAll()
+    assert _event_rows(model) == sorted(
+        (r for r in tree.rows if tree.is_visible(r)), key=lambda r: r.uid
+    )
+    dock.clear_filter()
+    dock._finish_job()
+    assert model.is_gap(model.index(0, 0, model.index_of(run_row)))
+
+
+def _click(qtbot: Any, view: Any, index: QModelIndex) -> None:
+    view.scrollTo(index)
+    qtbot.mouseClick(
+        view.viewport(), Qt.MouseButton.LeftButton, pos=view.visualRect(index).center()
+    )
+
+
+def test_no_gap_row_without_a_cut_run_and_none_once_another_session_opens(
+    qtbot: Any, qloop: Any, tmp_path: Path, feed_limit: Callable[[int], None]
+) -> None:
+    cut_path, whole_path = tmp_path / "long.stepwise", tmp_path / "short.stepwise"
+    total = record_loop(cut_path)
+    record_loop(whole_path, turns=3)
+    record_loop(whole_path, turns=3)  # a second run: the first is left out whole
+    with Session.open(whole_path) as session:
+        newest = session.count(session.runs("t")[-1].run_id)
+    window = make_window(qtbot, tmp_path)
+    feed_limit(newest)
+    dock = _open(qloop, window, whole_path)
+    older = window.hub.older_runs
+    assert older is not None and older.runs == 1 and not older.cut and older.gap is None
+    assert not any(dock.model.is_gap(i) for i in all_indexes(dock.model))
+
+    feed_limit(total // 4)
+    dock = _open(qloop, window, cut_path)
+    assert dock.model.gap_index().isValid()
+    feed_limit(newest)
+    dock = _open(qloop, window, whole_path)  # another session: the gap goes with the cut run
+    assert dock.model.gap.gap is None and not dock.model.gap_index().isValid()
+    assert not any(dock.model.is_gap(i) for i in all_indexes(dock.model))
+
+    feed_limit(total // 4)
+    dock = _open(qloop, window, cut_path)
+    window.hub.reset()
+    assert dock.model.rowCount() == 0 and not dock.model.gap_index().isValid()
+    assert dock.model.gap.gap is None

@@ -162,7 +162,7 @@ class EventLogDock(QWidget):
                 "selection": self._on_selection,
                 "event": self._on_event_picked,
                 "prices": self._on_prices,
-                "older_runs": lambda _older: self._update_status(),
+                "older_runs": self._on_older_runs,
             },
             catch_up=True,
         )
@@ -256,6 +256,7 @@ class EventLogDock(QWidget):
     def _on_events(self, batch: list[EventBase]) -> None:
         if not batch:
             return
+        self._show_gap()
         self._pending.append(batch)
         self._pending_count += len(batch)
         if not self._drain_timer.isActive():
@@ -277,6 +278,23 @@ class EventLogDock(QWidget):
         if current.active:  # the bar still shows it: the new run's events obey it too
             self._start_filter(current)
         self._update_status()
+
+    def _on_older_runs(self, _older: object) -> None:
+        self._show_gap()
+        self._update_status()
+
+    def _show_gap(self) -> None:
+        """Mark where a cut run's middle stays in the file (``hub.older_runs``: set as a
+        session opens, before its events come)."""
+        older = self.hub.older_runs
+        self.model.set_gap(older.gap if older is not None else None)
+        self._span_gap()
+
+    def _span_gap(self) -> None:
+        """The gap's row reads across the columns (it has nothing to show in the others)."""
+        gap = self.model.gap_index()
+        if gap.isValid() and not self.view.isFirstColumnSpanned(0, gap.parent()):
+            self.view.setFirstColumnSpanned(0, gap.parent(), True)
 
     def _on_selection(self, checkpoint_id: str | None) -> None:
         """Time travel: select the moment the checkpoint was saved (the log stops following);
@@ -339,6 +357,7 @@ class EventLogDock(QWidget):
         self._sync_timer.stop()
         start = time.perf_counter()
         self.model.sync()
+        self._span_gap()
         self._refresh_choices()
         if self.follow and self._at_bottom:
             self.follower.follow()
@@ -386,6 +405,7 @@ class EventLogDock(QWidget):
         keep = self.selected_row()
         self.follower.forget()
         self.model.apply_filter(job)
+        self._span_gap()
         if (
             job.filter.active
             and self.tree.visible_count(self.EXPAND_ALL_BELOW) <= self.EXPAND_ALL_BELOW
@@ -411,11 +431,14 @@ class EventLogDock(QWidget):
 
     def _on_current(self, current: QModelIndex, _previous: QModelIndex) -> None:
         row = self.model.row_at(current)
+        gap = self.model.gap.gap if self.model.is_gap(current) else None
         if row is None and self.model.is_fold(current):
             self.details.show_note(
                 f"{self.model.fold.label}, folded so the log stays quick to update as the "
                 "session grows. Open the row to see them."
             )
+        elif gap is not None:  # no event behind it: the other views are not told of it
+            self.details.show_note(gap.note)
         else:
             self.details.show_row(row, self.tree.offset_s(row) if row is not None else 0.0)
         self.whatif_button.setEnabled(model_call(row) is not None)
