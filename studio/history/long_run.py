@@ -4,8 +4,11 @@ A replay loads at most ``feed_limit`` events (``studio.history.replay.open_sessi
 the newest run alone holds more, what a debugger's user looks at first is how it ended: the
 run is loaded as its start (``run.started``), the spans its last events lie in (the superstep
 and node they belong to, found by their ids, so the Events tree nests them as recorded), then
-its last events, from the start of a superstep of the root graph where there is one.  The events in between stay in the file: the Events footer says how many,
-and the thread's figures count them from the run's outline (``studio.models.older_runs``).
+its last events, from the start of a superstep of the root graph where there is one.  The
+events in between stay in the file: one row of the Events tree stands in their place, saying
+how many and which root supersteps (``RunCut.gap``, ``studio.models.run_gap``), the Events
+footer says how many, and the thread's figures count them from the run's outline
+(``studio.models.older_runs``).
 """
 
 from __future__ import annotations
