@@ -105,6 +105,15 @@ class RunStatusBar(QStatusBar):
         """A note beside the run state (a load error, "session saved", ...)."""
         self.message_label.setText(text)
 
+    def _note_counting(self, counting: bool) -> None:
+        """While a session's older runs are counted in the background, the figures cover the
+        loaded runs only: the note says so (when it says nothing else), until they are in."""
+        shown = self.message_label.full_text()
+        if counting and not shown:
+            self.message_label.setText(COUNTING_NOTE)
+        elif not counting and shown == COUNTING_NOTE:
+            self.message_label.setText("")
+
     def show_tip(self, tip: str) -> None:
         """An action's status tip (the pointer on a menu item or a button), shown in the note's
         place until the pointer leaves it (an empty tip); the note keeps its text, and the run
@@ -179,8 +188,7 @@ class RunStatusBar(QStatusBar):
         )
         if earlier is not None and earlier.at_checkpoint is not None and earlier.step is not None:
             parts["step"] = f"Step {earlier.step}"  # no loaded event reaches that moment
-        if older is not None and older.reading and selected is None:
-            parts["models"] += " (+ older runs: counting…)"
+        self._note_counting(older is not None and older.reading and selected is None)
         self.state_label.setText(parts["state"])
         if self.state_label.property("state") != status:
             self.state_label.setProperty("state", status)
@@ -188,6 +196,9 @@ class RunStatusBar(QStatusBar):
             self.state_label.style().polish(self.state_label)
         for name, label in self.fields.items():
             label.setText(parts[name])
+
+
+COUNTING_NOTE = "Counting the runs left in the file: the figures cover the loaded runs so far"
 
 
 class StatusTips(QObject):

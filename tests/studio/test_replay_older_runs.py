@@ -16,7 +16,7 @@ from engine import create_agent
 from engine.middleware import ModelRetryMiddleware
 from engine.models import ScriptedChatModel
 from engine.recording import Session, SessionRecorder
-from studio.app.status_bar import RunStatusBar
+from studio.app.status_bar import COUNTING_NOTE, RunStatusBar
 from studio.docks.graph.panel import GraphPanel
 from studio.history.replay import open_session
 from studio.models.hub import Hub
@@ -300,6 +300,8 @@ def test_the_window_reads_the_older_runs_part_in_the_background(qtbot: Any, tmp_
     _record(path)
     _, full_status, full_nodes = _figures(qtbot, path)
     hub, figures = _views(qtbot)
+    bar = RunStatusBar(hub)
+    qtbot.addWidget(bar)
     heard: list[Any] = []
     hub.subscribe("older_runs", heard.append)
 
@@ -308,7 +310,7 @@ def test_the_window_reads_the_older_runs_part_in_the_background(qtbot: Any, tmp_
         assert hub.older_runs is not None and hub.older_runs.runs == 3
         assert hub.older_runs.usage is None and not heard  # not read yet
         assert hub.older_runs.reading
-        assert "(+ older runs: counting…)" in figures()[0]  # the status bar says so
+        assert bar.message_label.full_text() == COUNTING_NOTE  # the status bar says so
         assert opened.older_task is not None
         await opened.older_task
         if opened.task is not None:
@@ -319,7 +321,7 @@ def test_the_window_reads_the_older_runs_part_in_the_background(qtbot: Any, tmp_
     assert len(heard) == 1 and hub.older_runs is heard[0] and heard[0].usage is not None
     assert not hub.older_runs.reading
     assert figures() == (full_status, full_nodes)
-    assert "counting" not in full_status
+    assert bar.message_label.full_text() == ""  # counted: the note is gone
     opened.close()
 
 
