@@ -178,6 +178,15 @@ class OutlineReads:
         )
         return [self._decode_whole(r[0]) for r in rows]
 
+    def checkpoint_seq(self, run_id: str, checkpoint_id: str) -> int | None:
+        """The ``seq`` of the run's ``checkpoint.saved`` of ``checkpoint_id`` (None: the run
+        saved no such checkpoint)."""
+        rows = self._query(
+            "SELECT seq FROM session_checkpoints WHERE checkpoint_id=? AND run=?",
+            (checkpoint_id, self._run_index(run_id)),
+        )
+        return int(rows[0][0]) if rows and rows[0][0] is not None else None
+
     def step_start(self, run_id: str, seq: int) -> int | None:
         """The ``seq`` of the run's first root superstep to start at or after ``seq``."""
         rows = self._query(

@@ -206,12 +206,33 @@ class MainWindow(RunCommands, WindowLayout, QMainWindow):
         diff = getattr(widget, "diffRequested", None)
         if diff is not None:
             diff.connect(self.show_diff)
+        run_events = getattr(widget, "runEventsRequested", None)
+        if run_events is not None:
+            run_events.connect(self.show_run_events)
         playground = getattr(widget, "playgroundRequested", None)
         if playground is not None:
             playground.connect(self.open_playground)
         filter_node = getattr(widget, "filter_node", None)
         if key == "events" and filter_node is not None:
             self.hub.subscribe("focus", filter_node)  # a click on a graph node filters the log
+
+    def show_run_events(self, run_id: str, checkpoint_id: str) -> None:
+        """The events of a run the open session left in the file, in a window of their own."""
+        opened = getattr(self, "opened_session", None)
+        if opened is None:
+            return
+        from studio.dialogs.run_events import RunEventsWindow
+
+        try:
+            window = RunEventsWindow(
+                opened.path, run_id, checkpoint_id, prices=self.hub.prices, parent=self
+            )
+        except Exception as exc:
+            self.show_error("The run's events could not be read", one_line(exc))
+            return
+        self.run_windows = [w for w in getattr(self, "run_windows", []) if w.isVisible()]
+        self.run_windows.append(window)
+        window.show()
 
     def resume_from(self, checkpoint_id: str) -> None:
         try:

@@ -145,13 +145,14 @@ class RunStatusBar(QStatusBar):
                 if upto is not None and upto.at_checkpoint == checkpoint_id:
                     where = "a checkpoint" if upto.step is None else f"step {upto.step}"
                     self.show_message(
-                        f"Time travel: {where} of the runs not loaded ({short}): its state is"
-                        " shown, its figures counted from the file; ● Live returns to now"
+                        f"Time travel: {where} of a run not loaded ({short}): figures counted"
+                        " from the file, its events in the Timeline's right-click menu;"
+                        " ● Live returns to now"
                     )
                 else:
                     self.show_message(
-                        f"Time travel: a checkpoint of the runs not loaded ({short}): its state"
-                        " is shown, its events stay in the file; ● Live returns to now"
+                        f"Time travel: a checkpoint of a run not loaded ({short}): its events"
+                        " in the Timeline's right-click menu; ● Live returns to now"
                     )
             else:
                 step = saved.step if saved is not None else None

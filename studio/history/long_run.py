@@ -20,7 +20,7 @@ from engine.events import SPAN_OPENERS, EventBase
 from engine.recording import Session, SessionError
 from studio.models.run_gap import RunGap
 
-__all__ = ["HEAD", "RunCut", "cut_run"]
+__all__ = ["HEAD", "RunCut", "cut_run", "run_around"]
 
 HEAD = 64
 """At most this many events of a cut run's start are loaded (its start and the spans its last
@@ -148,6 +148,30 @@ def _steps_left_out(
         return None, part_of
     lo, hi = found[0].step, shown.step - 1
     return ((lo, hi) if lo <= hi else None), part_of
+
+
+def run_around(session: Session, run_id: str, seq: int, limit: int) -> tuple[list[EventBase], int]:
+    """At most ``limit`` events of run ``run_id`` that show its moment ``seq`` (a checkpoint's
+    ``checkpoint.saved``): the whole run when it fits; else its start, the spans the events
+    shown lie in, and its events from the start of a root superstep before ``seq``, as many as
+    the limit leaves, ``seq`` a quarter of the way in (what led to the moment, and some of what
+    followed).  Returns them in order, and how many of the run's events stay in the file."""
+    count = session.count(run_id)
+    if count <= limit:
+        return session.events(run_id, limit=limit), 0
+    start = session.events(run_id, limit=1)
+    budget = max(1, min(HEAD, limit // 4))
+    room = limit - len(start) - budget
+    first = start[0].seq + 1 if start else 1
+    want = max(first, seq - room // 4)
+    step = session.step_start(run_id, want)
+    if step is not None and step <= seq:
+        want = step
+    part = session.events(run_id, seq_from=want, limit=room)
+    head = {ev.seq: ev for ev in start}
+    _add_spans(session, run_id, head, part, _opened([*start, *part]), budget + len(start), want)
+    events = [head[s] for s in sorted(head) if s < want] + part
+    return events, count - len(events)
 
 
 def _root_step(ev: EventBase) -> bool:

@@ -130,3 +130,19 @@ def click(qtbot: Any, loop: Any, widget: Any) -> None:
         qtbot.mouseClick(widget, Qt.MouseButton.LeftButton)
 
     loop.run_until_complete(press())
+
+
+def open_in_window(loop: Any, window: Any, path: Any) -> Any:
+    """Open the session at ``path`` as File > Open Session does, and wait until every event it
+    loads is in and its older runs are counted; returns the Events dock, flushed."""
+    assert window.open_session(str(path))
+    opened = window.opened_session
+
+    def done() -> bool:
+        task = opened.older_task
+        return opened.complete and (task is None or task.done())
+
+    run_until(loop, done)
+    dock = window.docks["events"].widget()
+    dock.flush()
+    return dock

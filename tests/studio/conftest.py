@@ -11,7 +11,8 @@ from __future__ import annotations
 import asyncio
 import os
 import types
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from functools import partial
 from typing import Any
 
 import pytest
@@ -103,3 +104,16 @@ def _retire_timer(loop: Any) -> None:
         timer.killTimer(timer_id)
     pending.clear()
     _RETIRED.append(timer)
+
+
+@pytest.fixture
+def feed_limit(monkeypatch: pytest.MonkeyPatch) -> Callable[[int], None]:
+    """File > Open Session loads at most this many events (50,000 in the app)."""
+    from studio.history import replay
+
+    whole = replay.open_session_into
+
+    def set_limit(limit: int) -> None:
+        monkeypatch.setattr(replay, "open_session_into", partial(whole, feed_limit=limit))
+
+    return set_limit

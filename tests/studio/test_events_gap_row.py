@@ -6,7 +6,6 @@ one)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +18,7 @@ from studio.models.event_row import Row
 from studio.models.run_gap import RunGap
 from studio.qtmodels.event_fold import RootFold
 from studio.qtmodels.event_tree import EventTreeModel
-from tests.studio.app_agents import make_window, run_until
+from tests.studio.app_agents import make_window, open_in_window, run_until
 from tests.studio.long_runs import record_loop
 from tests.studio.test_event_fold import run_events
 from tests.studio.test_event_log_view import all_indexes
@@ -116,34 +115,6 @@ def _event_rows(model: EventTreeModel) -> list[Row]:
 # -- the window --------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def feed_limit(monkeypatch: pytest.MonkeyPatch) -> Callable[[int], None]:
-    """File > Open Session loads at most this many events (50,000 in the app)."""
-    from studio.history import replay
-
-    whole = replay.open_session_into
-
-    def set_limit(limit: int) -> None:
-        monkeypatch.setattr(replay, "open_session_into", partial(whole, feed_limit=limit))
-
-    return set_limit
-
-
-def _open(qloop: Any, window: Any, path: Path) -> Any:
-    """Open ``path`` as File > Open Session does; returns the Events dock, every event in."""
-    assert window.open_session(str(path))
-    opened = window.opened_session
-    run_until(qloop, lambda: opened.complete and not _reading(opened))
-    dock = window.docks["events"].widget()
-    dock.flush()
-    return dock
-
-
-def _reading(opened: Any) -> bool:
-    task = opened.older_task
-    return task is not None and not task.done()
-
-
 def test_a_cut_runs_middle_shows_as_one_row_in_the_events_tree(
     qtbot: Any, qloop: Any, tmp_path: Path, feed_limit: Callable[[int], None]
 ) -> None:
@@ -151,7 +122,7 @@ def test_a_cut_runs_middle_shows_as_one_row_in_the_events_tree(
     total = record_loop(path)
     feed_limit(total // 4)
     window = make_window(qtbot, tmp_path)
-    dock = _open(qloop, window, path)
+    dock = open_in_window(qloop, window, path)
     hub, model, view, tree = window.hub, dock.model, dock.view, dock.tree
     older = hub.older_runs
     assert older is not None and older.gap is not None
@@ -236,21 +207,23 @@ def test_no_gap_row_without_a_cut_run_and_none_once_another_session_opens(
         newest = session.count(session.runs("t")[-1].run_id)
     window = make_window(qtbot, tmp_path)
     feed_limit(newest)
-    dock = _open(qloop, window, whole_path)
+    dock = open_in_window(qloop, window, whole_path)
     older = window.hub.older_runs
     assert older is not None and older.runs == 1 and not older.cut and older.gap is None
     assert not any(dock.model.is_gap(i) for i in all_indexes(dock.model))
 
     feed_limit(total // 4)
-    dock = _open(qloop, window, cut_path)
+    dock = open_in_window(qloop, window, cut_path)
     assert dock.model.gap_index().isValid()
     feed_limit(newest)
-    dock = _open(qloop, window, whole_path)  # another session: the gap goes with the cut run
+    dock = open_in_window(
+        qloop, window, whole_path
+    )  # another session: the gap goes with the cut run
     assert dock.model.gap.gap is None and not dock.model.gap_index().isValid()
     assert not any(dock.model.is_gap(i) for i in all_indexes(dock.model))
 
     feed_limit(total // 4)
-    dock = _open(qloop, window, cut_path)
+    dock = open_in_window(qloop, window, cut_path)
     window.hub.reset()
     assert dock.model.rowCount() == 0 and not dock.model.gap_index().isValid()
     assert dock.model.gap.gap is None

@@ -327,7 +327,7 @@ def test_the_window_reads_the_older_runs_part_in_the_background(qtbot: Any, tmp_
 
 def test_a_checkpoint_of_the_runs_not_loaded_says_so(qtbot: Any, tmp_path: Path) -> None:
     """Time travel to a checkpoint of an unloaded older run: the status bar says its figures
-    are counted from the file (its events stay there); one of the loaded runs still reads as
+    are counted from the file and where its events are; one of the loaded runs still reads as
     its step."""
     path = tmp_path / "priced.stepwise"
     _record(path)
@@ -342,7 +342,8 @@ def test_a_checkpoint_of_the_runs_not_loaded_says_so(qtbot: Any, tmp_path: Path)
     loaded = next(e for e in hub.events if e.kind == "checkpoint.saved")
     hub.select_checkpoint(old.checkpoint_id)
     note = status.message_label.full_text()
-    assert f"step {old.step} of the runs not loaded" in note and "counted from the file" in note
+    assert f"step {old.step} of a run not loaded" in note and "counted from the file" in note
+    assert "its events in the Timeline's right-click menu" in note
     assert status.fields["step"].text() == f"Step {old.step}"
     hub.select_checkpoint(loaded.checkpoint_id)
     assert f"showing step {loaded.step}" in status.message_label.full_text()

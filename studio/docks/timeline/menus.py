@@ -14,7 +14,7 @@ from studio.qtmodels.timeline_items import ITEM_ROLE
 if TYPE_CHECKING:
     from studio.docks.timeline.view import TimelineDock
 
-__all__ = ["fill_compare_menu", "show_timeline_menu"]
+__all__ = ["fill_compare_menu", "show_timeline_menu", "timeline_menu"]
 
 
 def fill_compare_menu(
@@ -54,7 +54,13 @@ def fill_compare_menu(
 
 def show_timeline_menu(dock: TimelineDock, pos: QPoint) -> None:
     """The context menu of the checkpoint or branch at ``pos`` (viewport coordinates)."""
-    item = dock.view.indexAt(pos).data(ITEM_ROLE)
+    menu = timeline_menu(dock, dock.view.indexAt(pos).data(ITEM_ROLE))
+    if not menu.isEmpty():
+        menu.popup(dock.view.viewport().mapToGlobal(pos))
+
+
+def timeline_menu(dock: TimelineDock, item: object) -> QMenu:
+    """The context menu of ``item``, a checkpoint or branch of the Timeline (selected)."""
     menu = QMenu(dock)
     if isinstance(item, Branch):
         item = item.tip
@@ -72,11 +78,23 @@ def show_timeline_menu(dock: TimelineDock, pos: QPoint) -> None:
         rerun.setToolTip(dock.rerun_button.toolTip())
         edit = menu.addAction("✎ Edit state…", lambda: dock.open_edit_dialog(cid))
         edit.setEnabled(dock.edit_button.isEnabled())
+        run_id = item.record.run_id
+        if run_id and _left_in_file(dock, cid):
+            menu.addAction(
+                "☰ Show this run's events (left in the file)…",
+                lambda: dock.runEventsRequested.emit(run_id, cid),
+            )
         menu.addSeparator()
         fill_compare_menu(dock, menu.addMenu("⇆ Compare"), item)
         menu.addSeparator()
         copy = QAction("Copy checkpoint id", menu)
         copy.triggered.connect(lambda: QGuiApplication.clipboard().setText(cid))
         menu.addAction(copy)
-    if not menu.isEmpty():
-        menu.popup(dock.view.viewport().mapToGlobal(pos))
+    return menu
+
+
+def _left_in_file(dock: TimelineDock, checkpoint_id: str) -> bool:
+    """Is ``checkpoint_id`` one of a long session's checkpoints whose events were not loaded
+    (an older run's, or one in the middle of a run cut at the load limit)?"""
+    hub = dock.hub
+    return hub.older_runs is not None and checkpoint_id not in hub.saved

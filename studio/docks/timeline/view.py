@@ -12,7 +12,9 @@ Signals for the run controller (it owns runs):
   ``OpenedSession.arerun`` build the replay model);
 - ``diffRequested(base_id, target_id)``: "Diff with parent" / "Compare with marked" (connect to
   ``DiffView.set_pair``);
-- ``editApplied(new_checkpoint_id)``: the Edit State dialog wrote a new checkpoint.
+- ``editApplied(new_checkpoint_id)``: the Edit State dialog wrote a new checkpoint;
+- ``runEventsRequested(run_id, checkpoint_id)``: "Show this run's events" (a long session's
+  run left in the file: ``studio.dialogs.run_events``).
 """
 
 from __future__ import annotations
@@ -74,6 +76,8 @@ class TimelineDock(QWidget):
     rerunRequested = Signal(str)
     diffRequested = Signal(str, str)
     editApplied = Signal(str)
+    runEventsRequested = Signal(str, str)
+    """(run id, checkpoint id): show the events of a run a long session left in the file."""
     warmed = Signal()
     """The background warm-up ended (emitted on its thread, delivered on the window's)."""
 
