@@ -230,8 +230,11 @@ class MainWindow(RunCommands, WindowLayout, QMainWindow):
         except Exception as exc:
             self.show_error("The run's events could not be read", one_line(exc))
             return
-        self.run_windows = [w for w in getattr(self, "run_windows", []) if w.isVisible()]
-        self.run_windows.append(window)
+        kept: list[QWidget] = getattr(self, "run_windows", [])
+        self.run_windows = kept
+        kept.append(window)
+        window.finished.connect(lambda _result: kept.remove(window) if window in kept else None)
+        window.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)  # its events go with it
         window.show()
 
     def resume_from(self, checkpoint_id: str) -> None:

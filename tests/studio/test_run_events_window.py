@@ -65,6 +65,7 @@ def test_the_timeline_shows_the_events_of_a_run_left_in_the_file(
     # the main window keeps its loaded runs
     assert len(hub.events) == loaded and hub.selected_checkpoint == picked.checkpoint_id
     shown.close()
+    assert window.run_windows == []  # closed: let go of, its events with it
 
 
 def test_a_run_longer_than_the_limit_shows_the_part_around_the_checkpoint(
