@@ -112,12 +112,8 @@ class OlderRuns:
                 spans, [outline.responses[i] for i in kept], [outline.response_at[i] for i in kept]
             )
             found = _counted(self.runs, self.events, part, cut=self.cut, linear=True)
-            found.at_checkpoint, found.step = checkpoint_id, where.step
-            found.run_usage = _run_usage(found, part, where.at[0])
-        if len(self._kept) >= _KEPT:
-            self._kept.clear()
-        self._kept[checkpoint_id] = found
-        return found
+            _stopping_at(found, checkpoint_id, outline, part)
+        return self._keep(checkpoint_id, found)
 
     def along(
         self, point: str, *, live: bool, parents: Mapping[str, str | None]
@@ -144,9 +140,11 @@ class OlderRuns:
         part = on_branch(outline, self._placed, entry, live=live and own, parent_of=parents.get)
         found = _counted(self.runs, self.events, part, cut=self.cut, linear=False)
         if own and not live:
-            where = outline.checkpoints[entry]
-            found.at_checkpoint, found.step = entry, where.step
-            found.run_usage = _run_usage(found, part, where.at[0])
+            _stopping_at(found, entry, outline, part)
+        return self._keep(key, found)
+
+    def _keep(self, key: str, found: OlderRuns | None) -> OlderRuns | None:
+        """``found`` kept under ``key`` (the oldest dropped past ``_KEPT``); returned."""
         if len(self._kept) >= _KEPT:
             self._kept.clear()
         self._kept[key] = found
@@ -183,6 +181,16 @@ def _counted(runs: int, events: int, outline: RunsOutline, *, cut: int, linear: 
     stats = RunStats()
     stats.apply(outline.responses)
     return OlderRuns(runs, events, cut, ledger, visits, linear=linear, stats=stats)
+
+
+def _stopping_at(
+    found: OlderRuns, checkpoint_id: str, outline: RunsOutline, part: RunsOutline
+) -> None:
+    """Mark ``found`` (counted from ``part``) as the figures at ``checkpoint_id``: its step,
+    and its run's model calls up to it."""
+    where = outline.checkpoints[checkpoint_id]
+    found.at_checkpoint, found.step = checkpoint_id, where.step
+    found.run_usage = _run_usage(found, part, where.at[0])
 
 
 def _run_usage(counted: OlderRuns, part: RunsOutline, run: int) -> UsageSum | None:

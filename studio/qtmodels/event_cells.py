@@ -31,15 +31,21 @@ def row_tooltip(row: Row) -> str:
     return "\n".join(lines)
 
 
-def draw_icon(t: Tones, family: str, span: bool, state: int) -> QIcon:
-    """A 14 px status dot: family hue; ring while open; red with a cross if failed; a red
-    corner dot if something inside failed; amber bars if interrupted."""
+def _canvas() -> tuple[QPixmap, QPainter]:
+    """A transparent 14 px icon at twice the pixels, and an antialiased painter on it."""
     ratio = 2.0
     pm = QPixmap(int(14 * ratio), int(14 * ratio))
     pm.setDevicePixelRatio(ratio)
     pm.fill(Qt.GlobalColor.transparent)
     p = QPainter(pm)
     p.setRenderHint(QPainter.RenderHint.Antialiasing)
+    return pm, p
+
+
+def draw_icon(t: Tones, family: str, span: bool, state: int) -> QIcon:
+    """A 14 px status dot: family hue; ring while open; red with a cross if failed; a red
+    corner dot if something inside failed; amber bars if interrupted."""
+    pm, p = _canvas()
     hue = QColor(t.family(family))
     c = QPointF(7, 7)
     radius = 4.6 if span else 2.8
@@ -81,12 +87,7 @@ def draw_icon(t: Tones, family: str, span: bool, state: int) -> QIcon:
 def draw_gap_icon(t: Tones) -> QIcon:
     """The 14 px mark of a row in place of events not loaded: three muted dots (an ellipsis
     where an event's status dot would be)."""
-    ratio = 2.0
-    pm = QPixmap(int(14 * ratio), int(14 * ratio))
-    pm.setDevicePixelRatio(ratio)
-    pm.fill(Qt.GlobalColor.transparent)
-    p = QPainter(pm)
-    p.setRenderHint(QPainter.RenderHint.Antialiasing)
+    pm, p = _canvas()
     p.setPen(Qt.PenStyle.NoPen)
     p.setBrush(t.muted)
     for x in (3.0, 7.0, 11.0):

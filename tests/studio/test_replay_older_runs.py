@@ -22,6 +22,7 @@ from studio.history.replay import open_session
 from studio.models.hub import Hub
 from studio.widgets.cost_status import CostStatus
 from tests.studio import obs_agents
+from tests.studio.long_runs import record_loop
 
 RUNS = 5
 
@@ -182,7 +183,6 @@ def test_a_run_past_the_limit_alone_opens_on_its_start_and_its_end(
     the footer says how many events in between stay in the file, and the graph still counts
     every visit."""
     from studio.docks.events.view import EventLogDock
-    from tests.studio.long_runs import record_loop
 
     path = tmp_path / "long.stepwise"
     total = record_loop(path)
@@ -392,24 +392,9 @@ def test_time_travel_into_the_middle_of_a_cut_run_counts_up_to_that_checkpoint(
     """A run past the limit is loaded as its start and its end: at a checkpoint of its middle
     (not loaded), the graph's visits and the status bar's step are those the whole session
     shows there."""
-    from engine import END, START, StateGraph
-
     path = tmp_path / "long.stepwise"
-    rec = SessionRecorder(path)
-    graph = (
-        StateGraph(Loop)
-        .add_node("step", lambda s: {"n": s["n"] + 1, "log": [f"step {s['n']}"]})
-        .add_node("check", lambda s: {"log": ["checked"]})
-        .add_edge(START, "step")
-        .add_edge("step", "check")
-        .add_conditional_edges("check", lambda s: END if s["n"] >= 40 else "step", ["step", END])
-        .compile(checkpointer=rec.checkpointer)
-    )
-    rec.attach(graph)
-    graph.invoke({"n": 0, "log": []}, {"configurable": {"thread_id": "t"}})
-    rec.close()
+    total = record_loop(path)
     with Session.open(path) as session:
-        total = session.count()
         middle = [c for c in session.checkpoints("t") if c.step in (20, 31)]
     assert len(middle) == 2
 

@@ -19,6 +19,19 @@ from tests.studio.test_replay_older_runs import _per_run, _record
 SHOW = "Show this run's events"
 
 
+def _opened_on_newest_runs(
+    qtbot: Any, qloop: Any, tmp_path: Path, feed_limit: Callable[[int], None]
+) -> tuple[Path, Any]:
+    """A 5-run priced agent session, opened in a real window on its newest runs (2.5 runs'
+    worth of events: the 3 oldest stay in the file)."""
+    path = tmp_path / "priced.stepwise"
+    _record(path)
+    feed_limit(int(_per_run(path) * 2.5))
+    window = make_window(qtbot, tmp_path)
+    open_in_window(qloop, window, path)
+    return path, window
+
+
 def _entries(menu: Any) -> list[str]:
     return [a.text() for a in menu.actions()]
 
@@ -26,11 +39,7 @@ def _entries(menu: Any) -> list[str]:
 def test_the_timeline_shows_the_events_of_a_run_left_in_the_file(
     qtbot: Any, qloop: Any, tmp_path: Path, feed_limit: Callable[[int], None]
 ) -> None:
-    path = tmp_path / "priced.stepwise"
-    _record(path)
-    feed_limit(int(_per_run(path) * 2.5))
-    window = make_window(qtbot, tmp_path)
-    open_in_window(qloop, window, path)
+    path, window = _opened_on_newest_runs(qtbot, qloop, tmp_path, feed_limit)
     hub = window.hub
     loaded = len(hub.events)
     with Session.open(path) as session:
@@ -100,11 +109,7 @@ def test_a_run_longer_than_the_limit_shows_the_part_around_the_checkpoint(
 def test_a_run_that_cannot_be_read_says_so_in_one_line(
     qtbot: Any, qloop: Any, tmp_path: Path, feed_limit: Callable[[int], None], monkeypatch: Any
 ) -> None:
-    path = tmp_path / "priced.stepwise"
-    _record(path)
-    feed_limit(int(_per_run(path) * 2.5))
-    window = make_window(qtbot, tmp_path)
-    open_in_window(qloop, window, path)
+    _, window = _opened_on_newest_runs(qtbot, qloop, tmp_path, feed_limit)
     errors: list[tuple[str, str]] = []
     monkeypatch.setattr(
         window, "show_error", lambda title, message, *a: errors.append((title, message))
