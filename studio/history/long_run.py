@@ -161,7 +161,7 @@ def run_around(session: Session, run_id: str, seq: int, limit: int) -> tuple[lis
         return session.events(run_id, limit=limit), 0
     start = session.events(run_id, limit=1)
     budget = max(1, min(HEAD, limit // 4))
-    room = limit - len(start) - budget
+    room = max(1, limit - len(start) - budget)
     first = start[0].seq + 1 if start else 1
     want = max(first, seq - room // 4)
     step = session.step_start(run_id, want)
