@@ -223,13 +223,16 @@ class MainWindow(RunCommands, WindowLayout, QMainWindow):
             return
         from studio.dialogs.run_events import RunEventsWindow
 
+        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)  # up to 50,000 events: ~1 s
         try:
             window = RunEventsWindow(
                 opened.path, run_id, checkpoint_id, prices=self.hub.prices, parent=self
             )
         except Exception as exc:
+            QApplication.restoreOverrideCursor()
             self.show_error("The run's events could not be read", one_line(exc))
             return
+        QApplication.restoreOverrideCursor()
         kept: list[QWidget] = getattr(self, "run_windows", [])
         self.run_windows = kept
         kept.append(window)
