@@ -226,7 +226,12 @@ class MainWindow(RunCommands, WindowLayout, QMainWindow):
         QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)  # up to 50,000 events: ~1 s
         try:
             window = RunEventsWindow(
-                opened.path, run_id, checkpoint_id, prices=self.hub.prices, parent=self
+                opened.path,
+                run_id,
+                checkpoint_id,
+                prices=self.hub.prices,
+                travel=self.hub.select_checkpoint,
+                parent=self,
             )
         except Exception as exc:
             QApplication.restoreOverrideCursor()

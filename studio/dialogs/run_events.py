@@ -4,16 +4,19 @@ A session past the load limit opens on its newest runs (``studio.history.replay`
 travel reaches the older runs' checkpoints (their state, and figures counted from the file),
 not their events.  The Timeline's "Show this run's events" opens this window on the run of the
 checkpoint picked: an Events tree of its own (its own hub, so the main window's views keep the
-loaded runs), read from the file at once, the checkpoint's row selected.  A run longer than
+loaded runs), read from the file at once, the checkpoint's row selected.  Picking a
+checkpoint's row there shows that moment in the main window (time travel).  A run longer than
 the limit shows the part around that checkpoint (``studio.history.long_run.run_around``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QVBoxLayout, QWidget
 
+from engine.events import CheckpointSaved, EventBase
 from engine.recording import Session
 from studio.docks.events.view import EventLogDock
 from studio.history.long_run import run_around
@@ -39,11 +42,14 @@ class RunEventsWindow(QDialog):
         checkpoint_id: str | None = None,
         *,
         prices: PriceTable | None = None,
+        travel: Callable[[str], None] | None = None,
         limit: int = RUN_EVENTS_LIMIT,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
         self.run_id = run_id
+        self.travel = travel
+        """Shows a checkpoint in the main window (its hub's ``select_checkpoint``)."""
         self.hub = Hub()
         if prices is not None:
             self.hub.set_prices(prices)
@@ -60,6 +66,7 @@ class RunEventsWindow(QDialog):
         self.dock.set_follow(False)
         if at is not None:
             self.dock.select_seq(at, run_id)
+        self.hub.subscribe("event", self._picked)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, parent=self)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
@@ -77,7 +84,16 @@ class RunEventsWindow(QDialog):
         text += ", read from the session file; the main window shows the newest runs."
         if placed:
             text += " The checkpoint picked in the Timeline is selected."
+        if self.travel is not None:
+            text += " Pick a checkpoint's row to show that moment in the main window."
         return text
+
+    def _picked(self, event: EventBase | None) -> None:
+        """A checkpoint's row picked here: the main window travels to that moment."""
+        if self.travel is None or not isinstance(event, CheckpointSaved) or event.ns:
+            return
+        if event.checkpoint_id:
+            self.travel(event.checkpoint_id)
 
     def done(self, result: int) -> None:
         self.dock.detach()

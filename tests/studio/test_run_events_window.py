@@ -73,6 +73,16 @@ def test_the_timeline_shows_the_events_of_a_run_left_in_the_file(
     assert f"{len(theirs):,} events of run …{runs[1][-8:]}" in shown.header.text()
     # the main window keeps its loaded runs
     assert len(hub.events) == loaded and hub.selected_checkpoint == picked.checkpoint_id
+    # picking another checkpoint's row there shows that moment in the main window
+    other = next(
+        e
+        for e in shown.hub.events
+        if e.kind == "checkpoint.saved" and e.checkpoint_id != picked.checkpoint_id
+    )
+    assert shown.dock.select_seq(other.seq, runs[1])
+    assert hub.selected_checkpoint == other.checkpoint_id
+    assert f"step {other.step} of a run not loaded" in window.status.message_label.full_text()
+    assert len(hub.events) == loaded
     shown.close()
     assert window.run_windows == []  # closed: let go of, its events with it
 
