@@ -75,6 +75,8 @@ class MainWindow(RunCommands, WindowLayout, QMainWindow):
         """The open 'Pick a graph' dialog of ``open_agent_file``."""
         """The live OpenTelemetry export (File > Export > OpenTelemetry), if one is on."""
         self.docks: dict[str, QDockWidget] = {}
+        self.run_windows: list[QWidget] = []
+        """The open windows of runs a long session left in the file (``show_run_events``)."""
         self._sized = False
         self.setWindowTitle("Stepwise")
         self.setWindowIcon(icon("app"))
@@ -238,8 +240,7 @@ class MainWindow(RunCommands, WindowLayout, QMainWindow):
             self.show_error("The run's events could not be read", one_line(exc))
             return
         QApplication.restoreOverrideCursor()
-        kept: list[QWidget] = getattr(self, "run_windows", [])
-        self.run_windows = kept
+        kept = self.run_windows
         kept.append(window)
         window.finished.connect(lambda _result: kept.remove(window) if window in kept else None)
         window.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)  # its events go with it

@@ -137,11 +137,10 @@ class RunStatusBar(QStatusBar):
         if checkpoint_id is not None:
             saved = self.hub.saved.get(checkpoint_id)
             short = f"…{checkpoint_id[-8:]}"
-            older = self.hub.older_runs
-            if saved is None and older is not None:
+            if saved is None and self.hub.older_runs is not None:
                 # a checkpoint of the session's runs left unloaded: the figures are counted
                 # from their outline up to it, where that can be done
-                upto = older.before(self.hub.saved, checkpoint_id, parents=self.hub.parents)
+                upto = self.hub.older_before(checkpoint_id)
                 if upto is not None and upto.at_checkpoint == checkpoint_id:
                     where = "a checkpoint" if upto.step is None else f"step {upto.step}"
                     self.show_message(
@@ -179,11 +178,7 @@ class RunStatusBar(QStatusBar):
         # a session's runs left unloaded: live, the figures count every run of the thread;
         # at a checkpoint, the runs of its branch
         older, selected = self.hub.older_runs, self.hub.selected_checkpoint
-        earlier = (
-            older
-            if older is None or selected is None
-            else older.before(self.hub.saved, selected, parents=self.hub.parents)
-        )
+        earlier = older if selected is None else self.hub.older_before(selected)
         parts = self.stats.text_parts(
             status, time.monotonic_ns() if live else None, earlier.stats if earlier else None
         )

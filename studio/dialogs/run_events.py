@@ -61,7 +61,7 @@ class RunEventsWindow(QDialog):
         self.header = plain_label(self._header(at is not None), self)
         self.header.setWordWrap(True)
         self.dock = EventLogDock(self.hub, self)
-        self.dock.whatif_button.hide()  # the playground asks the main window's run: not here
+        self.dock.offer_playground(False)  # the playground asks the main window's run
         self.hub.add_events(events)
         self.dock.set_follow(False)
         if at is not None:

@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine.debug.breakpoints import graph_path
 from engine.events import CheckpointSaved, EventBase, NodeStarted, ToolStarted
+from studio.models.branch_events import live_tip
 from studio.models.pricing import PriceTable
 from studio.models.snapshot_cache import SnapshotCache
 
@@ -262,6 +263,16 @@ class Hub:
         if checkpoint_id != self.selected_checkpoint:
             self.selected_checkpoint = checkpoint_id
             self.publish("selection", checkpoint_id)
+
+    def older_before(self, checkpoint_id: str | None) -> OlderRuns | None:
+        """A session's runs left unloaded where they count on the branch shown up to
+        ``checkpoint_id`` (None: the live tip); None where they do not (or there are none).
+        The one place the figures' views ask (``OlderRuns.before``)."""
+        older = self.older_runs
+        if older is None:
+            return None
+        tip = live_tip(self.events) if checkpoint_id is None and not older.linear else None
+        return older.before(self.saved, checkpoint_id, tip=tip, parents=self.parents)
 
     def set_older_runs(self, older: OlderRuns | None) -> None:
         """What a session's runs left unloaded add to the thread's figures, read (in the

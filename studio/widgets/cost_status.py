@@ -70,8 +70,8 @@ class CostStatus(QLabel):
             thread = thread.merged(older.total())
         run = run_ledger.run(run_ledger.last_run)
         selected = self.hub.selected_checkpoint
-        if run is None and older is not None and selected is not None:
-            upto = older.before(self.hub.saved, selected, parents=self.hub.parents)
+        if run is None and selected is not None:
+            upto = self.hub.older_before(selected)
             if upto is not None and upto.at_checkpoint == selected:  # a moment of theirs
                 run = upto.run_usage
         text, tip = totals_text(self.hub.prices, run, thread)

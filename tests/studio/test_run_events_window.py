@@ -70,6 +70,7 @@ def test_the_timeline_shows_the_events_of_a_run_left_in_the_file(
     assert shown.dock.details.row is row  # its payload in the details pane
     # the playground asks the main window's run about its calls: not offered here
     assert not shown.dock.whatif_button.isVisibleTo(shown.dock)
+    assert not shown.dock.offers_playground  # nor in the row menu
     assert f"{len(theirs):,} events of run …{runs[1][-8:]}" in shown.header.text()
     # the main window keeps its loaded runs
     assert len(hub.events) == loaded and hub.selected_checkpoint == picked.checkpoint_id

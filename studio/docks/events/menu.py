@@ -25,7 +25,7 @@ def show_event_menu(dock: EventLogDock, pos: QPoint) -> None:
     if row is None:
         return
     menu = QMenu(dock)
-    call = model_call(row) if dock.whatif_button.isVisibleTo(dock) else None
+    call = model_call(row) if dock.offers_playground else None
     if call is not None:
         menu.addAction("What if… (open in playground)", lambda: dock.playgroundRequested.emit(call))
         menu.addSeparator()

@@ -112,6 +112,9 @@ class EventLogDock(QWidget):
         )
         self.whatif_button.setEnabled(False)
         self.whatif_button.clicked.connect(self._request_playground)
+        self.offers_playground = True
+        """Model calls open in the playground ("What if…", the row menu); off where nothing
+        answers ``playgroundRequested`` (``offer_playground``)."""
         foot = QHBoxLayout()
         # the inset is the row's: under the app's stylesheet, a label of an Ignored width
         # moved to another parent (its slot, the dock) gets back the margins it first had
@@ -459,6 +462,11 @@ class EventLogDock(QWidget):
     def _on_prices(self, prices: Any) -> None:
         self.model.set_prices(prices)
         self.view.viewport().update()
+
+    def offer_playground(self, on: bool) -> None:
+        """Offer "What if…" on model calls (the button and the row menu), or not."""
+        self.offers_playground = on
+        self.whatif_button.setVisible(on)
 
     def _request_playground(self) -> None:
         event = model_call(self.selected_row())

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
 from engine.events import CheckpointSaved, EventBase
 from engine.graph.drawing import DrawableGraph
 from studio.docks.graph.view import GraphView
-from studio.models.branch_events import branch_events, live_tip
+from studio.models.branch_events import branch_events
 from studio.models.breakpoints import BreakpointsModel
 from studio.models.graph_levels import drawn_level, level_at, subgraph_in
 from studio.models.graph_state import GraphStateModel, ns_path
@@ -174,12 +174,7 @@ class GraphPanel(QWidget):
 
     def _earlier(self, checkpoint_id: str | None) -> OlderRuns | None:
         """A session's older runs left unloaded (``hub.older_runs``), where they count."""
-        hub = self.hub
-        older = hub.older_runs
-        if older is None:
-            return None
-        tip = live_tip(hub.events) if checkpoint_id is None and not older.linear else None
-        return older.before(hub.saved, checkpoint_id, tip=tip, parents=hub.parents)
+        return self.hub.older_before(checkpoint_id)
 
     def _on_run_to(self, node: str) -> None:
         self.breakpoints.run_to(node, tuple(self.path))
