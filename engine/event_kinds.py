@@ -98,6 +98,8 @@ class HookFinished(EventBase):
     node: str = ""
     update: JSON = None
     jump_to: str | None = None
+    outcome: Literal["ok", "error", "interrupted"] = "ok"
+    """``interrupted``: the hook called ``interrupt()`` (human-in-the-loop): the run waits here."""
     error: ErrorInfo | None = None
     duration_ms: float = 0.0
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from engine.agents.routing import remember_jump
 from engine.core.aio import in_thread
-from engine.errors import GraphBubbleUp
+from engine.errors import GraphBubbleUp, GraphInterrupt
 from engine.events import ErrorInfo, HookFinished, HookStarted
 from engine.graph.runtime import Runtime, current_run, current_task
 from engine.middleware.types import AgentMiddleware, can_jump_to, overrides
@@ -155,6 +155,11 @@ class HookNode:
                     HookFinished,
                     **ids,
                     **names,
+                    outcome="error"
+                    if error is not None
+                    else "interrupted"
+                    if isinstance(exc, GraphInterrupt)
+                    else "ok",
                     error=error,
                     duration_ms=(time.perf_counter() - t0) * 1000,
                 )

@@ -277,6 +277,7 @@ class AttachCallbacks(CallEvents):
                 node=op.name,
                 update=to_jsonable(outputs, max_str=4000),
                 jump_to=None if jump is None else str(jump),
+                outcome="interrupted" if interrupted else "ok" if error is None else "error",
                 error=ErrorInfo.from_exception(error)
                 if error is not None and not interrupted
                 else None,

@@ -236,7 +236,9 @@ class TreeRenderer:
             update = d.get("update")
             if isinstance(update, dict) and update:
                 extra += f" update {', '.join(map(_t, update))}"
-            return f"{self._mark('error' if err else 'ok')}{err_text}{extra}", d.get("duration_ms")
+            outcome = "error" if err else d.get("outcome", "ok")
+            word = " interrupted" if outcome == "interrupted" else ""
+            return f"{self._mark(outcome)}{word}{err_text}{extra}", d.get("duration_ms")
         status = d.get("status", "ok")
         word = (
             f" {_t(status)}"

@@ -306,8 +306,11 @@ class SpanBuilder:
                 attrs["stepwise.cached"] = True
             if f.get("status") == "error":
                 status = "error"
-        elif kind == "hook.finished" and f.get("jump_to"):
-            attrs["stepwise.jump_to"] = str(f["jump_to"])
+        elif kind == "hook.finished":
+            if f.get("jump_to"):
+                attrs["stepwise.jump_to"] = str(f["jump_to"])
+            if f.get("outcome") == "interrupted":  # the hook the run waits at
+                attrs["stepwise.outcome"] = "interrupted"
         elif kind == "wrapper.finished":
             attrs["stepwise.outcome"] = str(f.get("outcome"))
             attrs["stepwise.handler_calls"] = int(f.get("handler_calls") or 0)

@@ -216,6 +216,8 @@ def _hook(d: HookStarted | HookFinished, e: HookFinished | None, stopped: bool) 
     err = None if stopped else e.error
     if err:
         return f"{text} ✗ {error_text(err)}"
+    if e.outcome == "interrupted" and not stopped:
+        return f"{text} {_mark('interrupted')} interrupted: the run waits here"
     extra = ""
     update = e.update
     if isinstance(update, dict) and update:

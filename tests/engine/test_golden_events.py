@@ -42,6 +42,8 @@ def project(ev: EventBase) -> str:
         return f"{k} {d['node']}{extra}"
     if k in ("hook.started", "hook.finished"):
         jump = f" jump_to={d['jump_to']}" if k == "hook.finished" and d.get("jump_to") else ""
+        if k == "hook.finished" and d["outcome"] != "ok":
+            jump += f" {d['outcome']}"
         return f"{k} {d['middleware']}.{d['hook']}{jump}"
     if k in ("wrapper.started", "wrapper.finished"):
         tail = f" {d['outcome']} calls={d['handler_calls']}" if k == "wrapper.finished" else ""

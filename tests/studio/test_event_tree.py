@@ -210,6 +210,29 @@ def test_node_error_and_interrupts() -> None:
     assert intr.interrupted and not intr.failed and intr.summary() == "node approve ‖"
 
 
+def test_the_hook_a_run_waits_at_is_marked_interrupted_not_done(qloop: Any) -> None:
+    """The built-in approval agent (``HumanInTheLoopMiddleware``) stops for a decision in its
+    ``after_model`` hook: that hook's row says the run waits there; a hook that returned is ✓."""
+    from engine.messages import HumanMessage
+    from resources.scenarios.approval import INPUT, build_agent, scripted_model
+
+    agent = build_agent(model=scripted_model())
+    events: list[EventBase] = []
+    agent.subscribe(events.append)
+    cfg = {"configurable": {"thread_id": "hitl"}}
+    qloop.run_until_complete(agent.ainvoke({"messages": [HumanMessage(INPUT)]}, cfg))
+    tree = EventTree()
+    tree.add_batch(events)
+    hooks = [r for _, r in walk(tree) if r.kind == "hook.started"]
+    waiting = [r for r in hooks if r.interrupted]
+    assert len(waiting) == 1 and not waiting[0].failed
+    assert waiting[0].summary() == (
+        "HumanInTheLoopMiddleware.after_model ‖ interrupted: the run waits here"
+    )
+    assert all(r.summary().endswith("✓") or "✓ " in r.summary() for r in hooks if r not in waiting)
+    assert waiting[0].parent is not None and waiting[0].parent.interrupted  # and its node
+
+
 def test_lone_closers_and_unknown_parents_still_show() -> None:
     tree = EventTree()
     orphan = AttemptFinished.model_construct(

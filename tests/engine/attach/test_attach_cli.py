@@ -136,6 +136,10 @@ def test_human_in_the_loop_middleware_is_answered_at_the_prompt(tmp_path: Path) 
     assert (code, err) == (0, "")
     assert "Tool: delete" in out and "(resumed)" in out
     assert "deleted /tmp/x" in out and '"all clean"' in out
+    # the hook the run waits at says so, not ✓ (the same hook, resumed, ends ✓)
+    first, _, resumed = out.partition("(resumed)")
+    assert "└ HumanInTheLoopMiddleware.after_model ⏸ interrupted" in first
+    assert "└ HumanInTheLoopMiddleware.after_model ✓ update messages" in resumed
 
 
 def test_open_a_saved_thread_without_a_display_lists_it(

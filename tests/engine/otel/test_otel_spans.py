@@ -50,3 +50,21 @@ def test_provider_names_are_never_guessed_from_unknown_models() -> None:
     assert provider_of("scripted-coder") == "stepwise"
     assert provider_of("my-finetune") == "_OTHER"
     assert provider_of("my-finetune", "azure.ai.openai") == "azure.ai.openai"
+
+
+def test_the_hook_a_run_waits_at_is_exported_as_interrupted() -> None:
+    from engine.events import HookFinished, HookStarted
+
+    names = {"middleware": "HumanInTheLoopMiddleware", "hook": "after_model"}
+    events = [
+        _ev(RunStarted, 1, span_id="r", graph="g"),
+        _ev(HookStarted, 2, span_id="h1", parent_span_id="r", **names),
+        _ev(HookFinished, 3, span_id="h1", parent_span_id="r", outcome="interrupted", **names),
+        _ev(HookStarted, 4, span_id="h2", parent_span_id="r", **names),
+        _ev(HookFinished, 5, span_id="h2", parent_span_id="r", jump_to="end", **names),
+    ]
+    spans = {s.span_key: s for s in spans_from_events(events)}
+    assert spans["h1"].attributes["stepwise.outcome"] == "interrupted"
+    assert spans["h1"].status == "unset"  # waiting for a person is not an error
+    assert "stepwise.outcome" not in spans["h2"].attributes
+    assert spans["h2"].attributes["stepwise.jump_to"] == "end"
