@@ -43,6 +43,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine.targets import Capability
+from studio.docks.timeline.dialogs import open_compare, open_edit
 from studio.docks.timeline.fold import FoldRow
 from studio.docks.timeline.menus import fill_compare_menu, show_timeline_menu
 from studio.docks.timeline.records import aload_records, load_records, with_announced
@@ -453,52 +454,17 @@ class TimelineDock(QWidget):
         )
 
     def open_edit_dialog(self, checkpoint_id: str | None = None) -> Any:
-        """The Edit State dialog for a checkpoint (default: the selection, else the tip).
-
-        On the app's loop the state is read first, in a task (returned; the dialog opens when
-        it is read: the window never waits on a slow target); with no loop running, now (the
-        dialog is returned)."""
+        """The Edit State dialog for a checkpoint (default: the selection, else the tip): see
+        ``studio.docks.timeline.dialogs.open_edit``."""
         node = self._target(checkpoint_id)
-        cid = node.checkpoint_id if node else None
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            return self._open_edit(cid, None)
-        return loop.create_task(self._aopen_edit(cid))
-
-    async def _aopen_edit(self, checkpoint_id: str | None) -> Any:
-        try:
-            snapshot = await self.hub.snapshots.read(checkpoint_id)
-        except Exception as exc:  # a server gone away: say so, lose nothing
-            self.summary_label.setText(f"cannot read the state: {exc}")
-            return None
-        if snapshot is None:
-            self.summary_label.setText("there is no state to edit yet")
-            return None
-        return self._open_edit(checkpoint_id, snapshot)
-
-    def _open_edit(self, checkpoint_id: str | None, snapshot: Any) -> Any:
-        from studio.dialogs.edit_state import EditStateDialog
-
-        dialog = EditStateDialog(
-            self.hub, checkpoint_id, timeline=self.timeline, snapshot=snapshot, parent=self
-        )
-        dialog.applied.connect(self.editApplied)
-        dialog.resumeRequested.connect(self.resumeRequested)
-        self._keep(dialog)
-        dialog.open()
-        return dialog
+        return open_edit(self, node.checkpoint_id if node else None)
 
     def open_compare(self, left_id: str, right_id: str) -> Any:
         """The Compare Branches window for two checkpoints (usually branch tips)."""
-        from studio.docks.timeline.compare import CompareBranchesDialog
+        return open_compare(self, left_id, right_id)
 
-        dialog = CompareBranchesDialog(self.hub, self.timeline, left_id, right_id, parent=self)
-        self._keep(dialog)
-        dialog.show()
-        return dialog
-
-    def _keep(self, dialog: QWidget) -> None:
+    def keep(self, dialog: QWidget) -> None:
+        """Keep ``dialog`` alive while it is open (with the others still open)."""
         self._dialogs = [d for d in self._dialogs if d.isVisible()] + [dialog]
 
     def closeEvent(self, event: QCloseEvent) -> None:
