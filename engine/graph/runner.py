@@ -27,8 +27,9 @@ from engine.events import (
     NodeStarted,
     Route,
 )
-from engine.graph.algo import TASKS, Task, read_values
+from engine.graph.algo import Task, read_values
 from engine.graph.node_cache import cached_writes, emit_settled_node, store_writes
+from engine.graph.node_payloads import summarize, writes_payload
 from engine.graph.policies import (
     attempt_runtime,
     call_error_handler,
@@ -46,30 +47,12 @@ from engine.graph.task_writes import compute_writes
 from engine.observe.bus import RunEmitter, span
 from engine.observe.callbacks import NodeRunCallbacks, handlers_from
 from engine.serde import to_jsonable
-from engine.types import START, Command, RetryPolicy, Send
+from engine.types import START, Command, RetryPolicy
 
 if TYPE_CHECKING:
     from engine.graph.loop import PregelLoop
 
-__all__ = ["run_step", "summarize"]
-
-
-def summarize(value: Any, limit: int = 120) -> str:
-    """A one-line description of a node input, for events and logs."""
-    if isinstance(value, dict):
-        parts = []
-        for k, v in value.items():
-            if isinstance(v, list | tuple) or (
-                hasattr(v, "__len__") and not isinstance(v, str | bytes | dict)
-            ):
-                parts.append(f"{k}[{len(v)}]")
-            else:
-                r = repr(v)
-                parts.append(f"{k}={r[:30]}{'…' if len(r) > 30 else ''}")
-        text = ", ".join(parts)
-    else:
-        text = repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+__all__ = ["run_step"]
 
 
 def _policy_for(policies: Sequence[RetryPolicy], exc: BaseException) -> RetryPolicy | None:
@@ -77,20 +60,6 @@ def _policy_for(policies: Sequence[RetryPolicy], exc: BaseException) -> RetryPol
         if p.should_retry(exc):
             return p
     return None
-
-
-def _writes_payload(writes: list[tuple[str, Any]]) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    for c, v in writes:
-        if c.startswith("branch:to:"):
-            out.append({"channel": c, "value": c[len("branch:to:") :]})
-        elif c == TASKS and isinstance(v, Send):
-            out.append(
-                {"channel": c, "value": {"send": v.node, "arg": to_jsonable(v.arg, max_str=2000)}}
-            )
-        else:
-            out.append({"channel": c, "value": to_jsonable(v, max_str=4000)})
-    return out
 
 
 def node_run_callbacks(config: dict[str, Any], task: Task) -> NodeRunCallbacks | None:
@@ -328,7 +297,7 @@ async def run_task(
                     reason=r.reason if r.reason in _REASONS else "conditional",
                     detail=r.detail,
                 )
-            await _finished(em, s, task, t0, "ok", writes=_writes_payload(task.writes))
+            await _finished(em, s, task, t0, "ok", writes=writes_payload(task.writes))
         if concurrent:
             await asyncio.sleep(0)
         loop.push_task_result(task, None)
@@ -356,7 +325,7 @@ async def _handle_error(loop: PregelLoop, task: Task, ctx: TaskContext, exc: Bas
     task.routes = probe.routes
     await loop.save_task_writes(task, task.writes or [(NO_WRITES, None)])
     await emit_settled_node(
-        loop.run.emitter, handler.name, task.id, finished={"writes": _writes_payload(task.writes)}
+        loop.run.emitter, handler.name, task.id, finished={"writes": writes_payload(task.writes)}
     )
     loop.push_task_result(task, None)
 
