@@ -42,6 +42,9 @@ class CheckpointAt:
     """Its ``checkpoint.saved``'s run row number and ``seq``."""
     step: int | None
     parent_id: str | None = None
+    cut: bool = False
+    """Saved in the part of a run left out (``read_outline``'s ``loaded`` says it is not
+    loaded): the middle of a run cut at the load limit."""
 
 
 @dataclass
@@ -130,10 +133,12 @@ def read_outline(
     for thread in sorted(threads):  # the threads' root checkpoints: a range of the key
         for cid, run, seq, step, parent in query(_CHECKPOINTS_SQL, (thread,)):
             if run in wanted:
+                skip = loaded.get(run)
                 out.checkpoints[str(cid)] = CheckpointAt(
                     (run, seq),
                     step if isinstance(step, int) else None,
                     None if parent is None else str(parent),
+                    cut=skip is not None and seq is not None and not skip(seq),
                 )
     return out
 

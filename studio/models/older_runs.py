@@ -64,6 +64,11 @@ class OlderRuns:
     _kept: dict[str, OlderRuns | None] = field(default_factory=dict, repr=False)
     _placed: Placed | None = field(default=None, repr=False)
 
+    def in_gap(self, checkpoint_id: str) -> bool:
+        """Was ``checkpoint_id`` saved in the cut run's middle, where ``gap`` lies?"""
+        where = self.outline.checkpoints.get(checkpoint_id) if self.outline else None
+        return self.gap is not None and where is not None and where.cut
+
     def node_visits(self, path: tuple[str, ...], node: str) -> int:
         return self.visits.get((path, node), 0)
 

@@ -227,3 +227,40 @@ def test_no_gap_row_without_a_cut_run_and_none_once_another_session_opens(
     window.hub.reset()
     assert dock.model.rowCount() == 0 and not dock.model.gap_index().isValid()
     assert dock.model.gap.gap is None
+
+
+def test_time_travel_into_the_middle_left_in_the_file_selects_the_gap_row(
+    qtbot: Any, qloop: Any, tmp_path: Path, feed_limit: Callable[[int], None]
+) -> None:
+    """A checkpoint picked on the Timeline whose events were left in the file: the Events dock
+    stops following and shows where they are (the gap's row, its note in the details);
+    "● Live" follows again."""
+    path = tmp_path / "long.stepwise"
+    total = record_loop(path)
+    feed_limit(total // 4)
+    window = make_window(qtbot, tmp_path)
+    dock = open_in_window(qloop, window, path)
+    hub, model, view = window.hub, dock.model, dock.view
+    timeline = window.docks["timeline"].widget()
+    run_until(qloop, lambda: hub.older_runs is not None and hub.older_runs.outline is not None)
+    older = hub.older_runs
+    assert older is not None and older.gap is not None and dock.follow
+    # a checkpoint of the run's middle: on the Timeline, its checkpoint.saved not loaded
+    nodes = [n for n in timeline.timeline.by_id.values() if n.step is not None]
+    middle = [n for n in nodes if n.checkpoint_id not in hub.saved]
+    assert middle and len(middle) < len(nodes)
+    pick = middle[len(middle) // 2]
+    index = timeline.item_model.index_of(pick)
+    timeline.fold_row.reveal(index)
+    _click(qtbot, timeline.view, index)
+    assert hub.selected_checkpoint == pick.checkpoint_id
+    assert view.currentIndex() == model.gap_index() and model.gap_index().isValid()
+    assert dock.selected_row() is None and not dock.follow
+    assert dock.details.toPlainText() == older.gap.note
+    # a loaded checkpoint still selects its own row; Live follows again
+    loaded = next(n for n in nodes if n.checkpoint_id in hub.saved)
+    hub.select_checkpoint(loaded.checkpoint_id)
+    saved = hub.saved[loaded.checkpoint_id]
+    assert dock.selected_row() is dock.tree.find(saved.seq, saved.run_id)
+    timeline.live_button.click()
+    assert hub.selected_checkpoint is None and dock.follow

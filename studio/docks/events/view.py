@@ -313,10 +313,15 @@ class EventLogDock(QWidget):
             ),
             None,
         )
+        older = self.hub.older_runs
         if saved is not None:
             self.set_follow(False)
             self.flush()
             self.select_seq(saved.seq, saved.run_id)
+        elif older is not None and older.in_gap(checkpoint_id):  # in the events left out
+            self.set_follow(False)
+            self.flush()
+            self._select_index(self.model.gap_index())
 
     def _on_graph(self, _drawable: object) -> None:
         """Another agent (not a restart of this one): its nodes differ, start unfiltered."""
@@ -425,7 +430,9 @@ class EventLogDock(QWidget):
     # -- selection and details -------------------------------------------------------------------
 
     def _select(self, row: Row) -> None:
-        idx = self.model.index_of(row)
+        self._select_index(self.model.index_of(row))
+
+    def _select_index(self, idx: QModelIndex) -> None:
         if not idx.isValid():
             return
         self.follower.expand_above(idx)

@@ -74,4 +74,9 @@ def test_a_runs_loaded_events_are_left_out_but_its_checkpoints_are_placed(tmp_pa
         whole = session.outline([run])
         part = session.outline([run], loaded={run: lambda seq: seq > 5})
     assert part.spans == [row for row in whole.spans if row.at[1] <= 5]
-    assert part.checkpoints == whole.checkpoints
+    placed = {cid: (c.at, c.step, c.parent_id) for cid, c in whole.checkpoints.items()}
+    assert {cid: (c.at, c.step, c.parent_id) for cid, c in part.checkpoints.items()} == placed
+    # those saved in the part left out are marked so (time travel finds them in the gap)
+    left_out = {cid for cid, c in whole.checkpoints.items() if c.at[1] <= 5}
+    assert left_out and {cid for cid, c in part.checkpoints.items() if c.cut} == left_out
+    assert not any(c.cut for c in whole.checkpoints.values())
