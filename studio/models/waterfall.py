@@ -266,7 +266,7 @@ class Waterfall:
                 lanes.interrupts.add(iid)
             parent = lanes.bars.get(ev.parent_span_id or "")
             row = parent.row if parent is not None else 0
-            label = "⟳ loop" if kind == "loop.detected" else "⏸ interrupt"
+            label = "⟳ loop" if kind == "loop.detected" else "‖ interrupt"
             lanes.marks.append(Mark(ev, t, row, kind, label))
         return True
 
