@@ -217,7 +217,7 @@ def _hook(d: HookStarted | HookFinished, e: HookFinished | None, stopped: bool) 
     if err:
         return f"{text} ✗ {error_text(err)}"
     if e.outcome == "interrupted" and not stopped:
-        return f"{text} {_mark('interrupted')} interrupted: the run waits here"
+        return f"{text} {_mark('interrupted')} interrupted"
     extra = ""
     update = e.update
     if isinstance(update, dict) and update:
