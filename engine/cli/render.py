@@ -64,11 +64,18 @@ def _duration(ms: Any) -> str:
 def _message_summary(message: Any) -> str:
     if not isinstance(message, dict):
         return summarize(message)
-    calls = message.get("tool_calls") or []
+    calls = [
+        f"{_t(c.get('name'))}({summarize(c.get('args', {}), 40)})"
+        for c in message.get("tool_calls") or ()
+    ]
+    calls += [  # arguments that are not JSON: no tool runs for them
+        f"{_t(c.get('name') or '?')} ✗ invalid call"
+        + (f": {_t(summarize(c['error'], 40))}" if c.get("error") else "")
+        for c in message.get("invalid_tool_calls") or ()
+        if isinstance(c, dict)
+    ]
     if calls:
-        return "→ " + ", ".join(
-            f"{_t(c.get('name'))}({summarize(c.get('args', {}), 40)})" for c in calls
-        )
+        return "→ " + ", ".join(calls)
     content = message.get("content")
     if isinstance(content, list):
         content = " ".join(

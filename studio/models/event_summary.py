@@ -132,17 +132,29 @@ def message_text(message: Any, width: int = 60) -> str:
     """An AI/tool message as one line: its tool calls, else its text."""
     if not isinstance(message, dict):
         return short(message, width) if message is not None else ""
-    calls = message.get("tool_calls") or []
+    calls = [
+        f"{c.get('name')}({call_args(c.get('args'))})"
+        for c in message.get("tool_calls") or ()
+        if isinstance(c, dict)
+    ]
+    calls += map(invalid_call_text, message.get("invalid_tool_calls") or ())
     if calls:
-        return "→ " + ", ".join(
-            f"{c.get('name')}({call_args(c.get('args'))})" for c in calls if isinstance(c, dict)
-        )
+        return "→ " + ", ".join(calls)
     content = message.get("content")
     if isinstance(content, list):
         content = " ".join(
             str(p.get("text", "")) if isinstance(p, dict) else str(p) for p in content
         )
     return f"“{short(content or '', width)}”" if content else ""
+
+
+def invalid_call_text(call: Any) -> str:
+    """A tool call the model got wrong (its arguments not JSON): LangChain runs no tool for
+    it, and an agent whose reply holds only such calls ends there."""
+    if not isinstance(call, dict):
+        return f"✗ {short(call, 40)}"
+    error = call.get("error")
+    return f"{call.get('name') or '?'} ✗ invalid call" + (f": {short(error, 40)}" if error else "")
 
 
 def call_args(args: Any, width: int = 40) -> str:

@@ -231,6 +231,37 @@ def test_the_hook_a_run_waits_at_is_marked_interrupted_not_done(qloop: Any) -> N
     assert waiting[0].parent is not None and waiting[0].parent.interrupted  # and its node
 
 
+def test_a_reply_with_tool_calls_the_model_got_wrong_says_so() -> None:
+    """An invalid tool call (arguments that are not JSON): no tool runs for it, and an agent
+    whose reply holds only such calls ends; the model's row says why, not an empty reply."""
+    from engine.events import ModelRequest, ModelResponse
+
+    bad = {"name": "get_weather", "args": '{"city": sf', "id": "x1", "error": "bad json"}
+    s = AgentScript()
+    s.open(ModelRequest, model="gpt")
+    s.close(
+        ModelResponse,
+        model="gpt",
+        message={"type": "ai", "content": "", "invalid_tool_calls": [bad]},
+    )
+    s.open(ModelRequest, model="gpt")
+    s.close(
+        ModelResponse,
+        model="gpt",
+        message={
+            "type": "ai",
+            "content": "",
+            "tool_calls": [{"name": "get_weather", "args": {"city": "la"}, "id": "x2"}],
+            "invalid_tool_calls": [{**bad, "error": None}],
+        },
+    )
+    tree = EventTree()
+    tree.add_batch(s.events)
+    first, second = tree.rows
+    assert first.summary() == "model gpt ✓ → get_weather ✗ invalid call: bad json"
+    assert second.summary() == "model gpt ✓ → get_weather(la), get_weather ✗ invalid call"
+
+
 def test_lone_closers_and_unknown_parents_still_show() -> None:
     tree = EventTree()
     orphan = AttemptFinished.model_construct(

@@ -325,3 +325,40 @@ def test_summarize():
     assert summarize("x" * 100, 10) == '"xxxxxxxx…'
     assert summarize({"a": [1, 2]}) == '{"a": [1, 2]}'
     assert summarize("two\nlines") == '"two\\nlines"'
+
+
+def test_a_reply_with_tool_calls_it_got_wrong_says_so() -> None:
+    """Arguments that are not JSON make an invalid tool call: no tool runs for it and an agent
+    whose reply holds only such calls ends; the tree says why, not an empty reply."""
+    bad = {"name": "get_weather", "args": '{"city": sf', "id": "x1", "error": "bad json"}
+    good = {"name": "get_weather", "args": {"city": "la"}, "id": "x2"}
+    lines = render_events(
+        [
+            ev("model.request", 1, "m1", None, model="gpt"),
+            ev(
+                "model.response",
+                2,
+                "m1",
+                None,
+                model="gpt",
+                message={"type": "ai", "content": "", "invalid_tool_calls": [bad]},
+            ),
+            ev("model.request", 3, "m2", None, model="gpt"),
+            ev(
+                "model.response",
+                4,
+                "m2",
+                None,
+                model="gpt",
+                message={
+                    "type": "ai",
+                    "content": "",
+                    "tool_calls": [good],
+                    "invalid_tool_calls": [{**bad, "error": None}],
+                },
+            ),
+        ],
+        times=False,
+    ).splitlines()
+    assert lines[1].endswith('model gpt ✓ → get_weather ✗ invalid call: "bad json"')
+    assert lines[3].endswith('✓ → get_weather({"city": "la"}), get_weather ✗ invalid call')
