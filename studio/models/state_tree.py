@@ -112,11 +112,13 @@ def message_preview(msg: BaseMessage, limit: int = 90) -> str:
     """``ai → write_todos(todos=[2])`` / ``human: Create login.tsx…`` / ``tool ✓ File created``."""
     role = _ROLE.get(msg.type, msg.type)
     calls = getattr(msg, "tool_calls", None) or []
-    if calls:
+    invalid = getattr(msg, "invalid_tool_calls", None) or []
+    if calls or invalid:
         parts = []
         for c in calls:
             args = ", ".join(f"{k}={_arg_preview(v)}" for k, v in (c.get("args") or {}).items())
             parts.append(f"{c.get('name')}({args})")
+        parts += (f"{c.get('name') or '?'} ✗ invalid call" for c in invalid)
         head = f"{role} → " + ", ".join(parts)
         text = msg.text.strip()
         return _clip(f"{text} · {head}" if text else head, limit)

@@ -56,6 +56,19 @@ def test_previews() -> None:
     assert message_preview(_values()["messages"][1]) == 'ai → create_file(path="login.tsx")'
     assert message_preview(_values()["messages"][2]) == "tool ✓ File login.tsx created"
     assert message_preview(_values()["messages"][0]) == "human: Create login.tsx"
+    from engine.messages import AIMessage
+
+    bad = {
+        "name": "get_weather",
+        "args": "{",
+        "id": "x",
+        "error": "bad json",
+        "type": "invalid_tool_call",
+    }
+    assert (
+        message_preview(AIMessage("", invalid_tool_calls=[bad]))
+        == "ai → get_weather ✗ invalid call"
+    )
     long = inline_preview({"k": "x" * 500}, limit=40)
     assert len(long) == 40 and long.endswith("…")
 
