@@ -24,6 +24,7 @@ from typing import Any
 
 from engine.cli.text import styled_safe, terminal_safe
 from engine.events import SPAN_CLOSERS, SPAN_OPENERS, EventBase
+from engine.stop_reason import stop_note
 
 __all__ = ["TreeRenderer", "render_events", "summarize"]
 
@@ -208,6 +209,9 @@ class TreeRenderer:
         if k == "model.response":
             status = "error" if err else "ok"
             body = err_text if err else " " + _message_summary(d.get("message"))
+            note = None if err else stop_note(d.get("message"))
+            if note:  # the reply is not what the model meant to say whole
+                body += f" ⚠ {note}"
             return f"{self._mark(status)}{body}", d.get("latency_ms")
         if k == "tool.finished":
             status = d.get("status", "success")

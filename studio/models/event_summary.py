@@ -47,6 +47,7 @@ from engine.events import (
     WrapperFinished,
     WrapperStarted,
 )
+from engine.stop_reason import stop_note
 
 __all__ = [
     "STOP_ERRORS",
@@ -299,6 +300,9 @@ def _model(
     extra = f" ({tokens} tokens)" if tokens else ""
     if e.replayed:
         extra += " (replayed)"
+    note = stop_note(e.message)
+    if note:  # the reply is not what the model meant to say whole
+        extra += f" ⚠ {note}"
     return f"{text} ✓ {body}{extra}".rstrip()
 
 

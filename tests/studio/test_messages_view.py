@@ -209,6 +209,44 @@ def test_a_tool_that_keeps_failing_shows_its_error_in_red(
     assert "✗ error" in card_html(failed[0], tones, "monospace")
 
 
+def test_a_reply_cut_off_at_the_token_limit_says_so_in_its_card_and_row(
+    dock: MessagesDock, qtbot: Any, qloop: asyncio.AbstractEventLoop
+) -> None:
+    """A provider that stops a reply at its token limit says so in the reply's metadata: the
+    card and the model's row in the Events tree say it, since the text reads as if the model
+    had simply said less."""
+    from engine.agents import create_agent
+    from engine.messages import AIMessage
+    from engine.models import ScriptedChatModel
+    from studio.models.event_tree import EventTree
+
+    cut = AIMessage("The steps are: first", response_metadata={"finish_reason": "length"})
+    agent = create_agent(ScriptedChatModel([cut]), tools=[])
+    hub, events = dock.hub, []
+    hub.set_graph(agent, agent.get_graph(), "cut")
+
+    def seen(ev: Any) -> None:
+        events.append(ev)
+        hub.add_events([ev])
+
+    with agent.subscribe(seen):
+        qloop.run_until_complete(agent.ainvoke({"messages": [HumanMessage("go")]}, hub.config()))
+    qtbot.waitUntil(lambda: dock.pending == 0 and len(dock.entries) == 2)
+    reply = dock.entries[-1]
+    tones = tones_for(dock.palette())
+    html = card_html(reply, tones, "monospace")
+    assert "The steps are: first" in html
+    assert "⚠ cut off at its token limit (finish_reason: length)" in html
+    assert "cut off" not in card_html(dock.entries[0], tones, "monospace")
+    tree = EventTree()
+    tree.add_batch(events)
+    (row,) = [r for r in tree.rows if r.kind == "model.request"]
+    assert row.summary() == (
+        "model scripted ✓ “The steps are: first” (4 tokens)"
+        " ⚠ cut off at its token limit (finish_reason: length)"
+    )
+
+
 def test_tokens_stream_in_then_are_replaced_by_the_final_message(
     dock: MessagesDock, qtbot: Any, qloop: asyncio.AbstractEventLoop
 ) -> None:

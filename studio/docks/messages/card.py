@@ -18,6 +18,7 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFontDatabase, QPainter, QPainterPath, QPen, QTextDocument
 from PySide6.QtWidgets import QAbstractItemView, QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
+from engine.stop_reason import stop_note
 from studio.look.highlight import json_html
 from studio.look.tones import Tones, tones_for
 from studio.models.transcript import Entry
@@ -129,6 +130,9 @@ def card_html(entry: Entry, t: Tones, mono: str) -> str:
         )
     if not text and not entry.tool_calls and not entry.chunks and not entry.invalid_tool_calls:
         parts.append(_para("(empty)", muted))
+    note = stop_note(entry.message) if entry.role == "ai" else None
+    if note:  # the reply is not what the model meant to say whole
+        parts.append(_para(f"⚠ {note}", t.failed.name()))
     return "".join(parts)
 
 

@@ -177,3 +177,46 @@ def test_run_gives_the_run_context_from_context_json(tmp_path: Path) -> None:
     assert 'tool get_user_name ✓ "Ada"' in out  # the docs' runtime example, attached
     code, _, err = run_cli("run", spec, "--no-session", "--context-json", "{nope")
     assert code == 2 and err.startswith("stepwise: --context-json is not valid JSON")
+
+
+REPLIES_APP = """
+from langchain.agents import create_agent
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage
+from langchain_core.tools import tool
+
+class Model(GenericFakeChatModel):
+    def bind_tools(self, tools, **kw):
+        return self
+
+@tool
+def get_weather(city: str) -> str:
+    \"\"\"Weather for a city.\"\"\"
+    return f"sunny in {city}"
+
+# the classic: a reply cut off at the token limit in the middle of a tool call's arguments
+cut = {"name": "get_weather", "args": '{"city": "s', "id": "x1", "error": "bad json"}
+agent = create_agent(
+    Model(messages=iter([
+        AIMessage("", tool_calls=[{"name": "get_weather", "args": {"city": "la"}, "id": "x0"}]),
+        AIMessage("", invalid_tool_calls=[cut], response_metadata={"finish_reason": "length"}),
+    ])),
+    tools=[get_weather],
+)
+"""
+
+
+def test_why_a_reply_stopped_short_shows_on_the_real_libraries(tmp_path: Path) -> None:
+    """A reply cut off at the token limit inside a tool call's arguments: LangChain's agent
+    runs no tool for the call and ends; the tree says why (not an empty reply, not ✓ alone)."""
+    pytest.importorskip("langchain.agents")
+    path = tmp_path / "replies.py"
+    path.write_text(textwrap.dedent(REPLIES_APP))
+    code, out, err = run_cli("run", f"{path}:agent", "--input", "hi", "--no-session")
+    assert (code, err) == (0, "")
+    assert 'tool get_weather ✓ "sunny in la"' in out
+    assert (
+        '✓ → get_weather ✗ invalid call: "bad json" ⚠ cut off at its token limit'
+        " (finish_reason: length)"
+    ) in out
+    assert "route model → END" in out
