@@ -269,3 +269,36 @@ def test_under_the_app_loop_checkpoints_are_read_async_and_only_the_newest_shows
     assert board is not None and board["in_progress"] == [("创建 login.tsx", "NEW")]
     # a quick second selection wins over the first, whichever read finishes last
     assert loop.run_until_complete(select(ids[first_with_todos + 1], ids[0])) is None
+
+
+def test_a_narrow_dock_stacks_its_columns_and_a_wide_one_sets_them_side_by_side(
+    loop: Any, qtbot: Any
+) -> None:
+    """Three columns that do not fit the dock's width go one above the other (the board scrolls
+    down, not sideways); they come back side by side when the dock is widened again."""
+    from PySide6.QtWidgets import QBoxLayout
+
+    agent = retry_todos.build_agent(initial_delay=0.0)
+    hub = bind(agent)
+    dock = TodoBoardDock(hub)
+    qtbot.addWidget(dock)
+    loop.run_until_complete(
+        agent.ainvoke({"messages": [HumanMessage(retry_todos.INPUT)]}, hub.config())
+    )
+    dock.show()
+    qtbot.waitUntil(lambda: shown(dock) is not None)
+    scroll = dock.pages.currentWidget()
+    wanted = sum(c.minimumSizeHint().width() for c in dock.columns.values())
+    for width, direction in (
+        (wanted // 2, QBoxLayout.Direction.TopToBottom),
+        (wanted + 200, QBoxLayout.Direction.LeftToRight),
+        (wanted - 40, QBoxLayout.Direction.TopToBottom),
+    ):
+        dock.resize(width, 700)
+        qtbot.waitUntil(lambda d=direction: dock.columns_row.direction() == d)
+        loop.run_until_complete(asyncio.sleep(0))  # the layout settles
+        assert scroll.horizontalScrollBar().maximum() == 0  # nothing to scroll sideways to
+    pending, doing, done = (
+        dock.columns[s].geometry() for s in ("pending", "in_progress", "completed")
+    )
+    assert pending.bottom() < doing.top() and doing.bottom() < done.top()

@@ -19,7 +19,9 @@ import asyncio
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
+    QBoxLayout,
     QFrame,
     QHBoxLayout,
     QPushButton,
@@ -212,7 +214,7 @@ class TodoBoardDock(QWidget):
         board = QWidget()
         board_box = QVBoxLayout(board)
         board_box.setContentsMargins(0, 0, 0, 0)
-        columns_row = QHBoxLayout()
+        self.columns_row = columns_row = QHBoxLayout()
         columns_row.setSpacing(8)
         self.columns = {status: TodoColumn(status) for status in STATUSES}
         for column in self.columns.values():
@@ -235,6 +237,24 @@ class TodoBoardDock(QWidget):
         self._unsubscribe = bind_state_dock(self, self, hub)
         self.set_theme(hub.theme)
         self.reload()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit_columns()
+
+    def _fit_columns(self) -> None:
+        """Side by side where the three columns fit the dock's width, else one above the
+        other (a narrow dock scrolls down its board, not sideways through it)."""
+        row = self.columns_row
+        wanted = sum(c.minimumSizeHint().width() for c in self.columns.values())
+        box = self.layout()
+        sides = box.contentsMargins().left() + box.contentsMargins().right() if box else 0
+        room = self.width() - sides - 2 * row.spacing() - 4  # 4: the scroll area's frame
+        direction = (
+            QBoxLayout.Direction.LeftToRight if room >= wanted else QBoxLayout.Direction.TopToBottom
+        )
+        if row.direction() != direction:
+            row.setDirection(direction)
 
     # -- what is shown -------------------------------------------------------------------
 
