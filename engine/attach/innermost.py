@@ -32,6 +32,7 @@ from engine.attach.converted import ours, ours_all, request_hash_of
 from engine.attach.model_names import model_name
 from engine.attach.quiet_fakes import streams_its_reply
 from engine.attach.streaming_off import streaming_off
+from engine.attach.unknown_tools import unknown_call
 from engine.events import MiddlewareAction, ModelRequest, ModelResponse
 from engine.serde import to_jsonable
 
@@ -325,11 +326,18 @@ def sync_tool_layer(request: Any, execute: Callable[[Any], Any]) -> Any:
         if err is not None:
             cb.emit_sync(MiddlewareAction, task_ns(), **_fault_event("tool", name, err))
             raise err
+    unknown = unknown_call(request)
     inside = IN_LAYER.set(layer_mark(request))
     try:
-        return execute(request)
+        result = execute(request)
     finally:
         IN_LAYER.reset(inside)
+    told = None if unknown is None else unknown.answered(result)
+    if told is not None:
+        cb, ns, out = told
+        for cls, fields in out:
+            cb.emit_sync(cls, ns, **fields)
+    return result
 
 
 async def async_tool_layer(request: Any, execute: Callable[[Any], Awaitable[Any]]) -> Any:
@@ -340,11 +348,18 @@ async def async_tool_layer(request: Any, execute: Callable[[Any], Awaitable[Any]
         if err is not None:
             await cb._emit(MiddlewareAction, task_ns(), **_fault_event("tool", name, err))
             raise err
+    unknown = unknown_call(request)
     inside = IN_LAYER.set(layer_mark(request))
     try:
-        return await execute(request)
+        result = await execute(request)
     finally:
         IN_LAYER.reset(inside)
+    told = None if unknown is None else unknown.answered(result)
+    if told is not None:
+        cb, ns, out = told
+        for cls, fields in out:
+            await cb._emit(cls, ns, **fields)
+    return result
 
 
 def task_ns() -> str:

@@ -17,6 +17,7 @@ from typing import Any
 
 from engine.attach.base import ACTIVE, IN_LAYER, HandlerBase, layer_mark
 from engine.attach.innermost import fault_event, fault_for, task_ns, tool_name
+from engine.attach.unknown_tools import unknown_call
 from engine.events import MiddlewareAction
 
 __all__ = ["layer_executions"]
@@ -36,22 +37,36 @@ def layer_executions(node: Any) -> bool:
         if fault is not None:
             cb, ns, fields, request = fault
             cb.emit_sync(MiddlewareAction, ns, **fields)
+        unknown = unknown_call(request)
         inside = IN_LAYER.set(layer_mark(request))
         try:
-            return run_sync(request, *args, **kw)
+            result = run_sync(request, *args, **kw)
         finally:
             IN_LAYER.reset(inside)
+        told = None if unknown is None else unknown.answered(result)
+        if told is not None:
+            cb, ns, out = told
+            for cls, fields in out:
+                cb.emit_sync(cls, ns, **fields)
+        return result
 
     async def execute_async(request: Any, *args: Any, **kw: Any) -> Any:
         fault = _fault(request)
         if fault is not None:
             cb, ns, fields, request = fault
             await cb._emit(MiddlewareAction, ns, **fields)
+        unknown = unknown_call(request)
         inside = IN_LAYER.set(layer_mark(request))
         try:
-            return await run_async(request, *args, **kw)
+            result = await run_async(request, *args, **kw)
         finally:
             IN_LAYER.reset(inside)
+        told = None if unknown is None else unknown.answered(result)
+        if told is not None:
+            cb, ns, out = told
+            for cls, fields in out:
+                await cb._emit(cls, ns, **fields)
+        return result
 
     node._execute_tool_sync = execute_sync
     node._execute_tool_async = execute_async

@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from engine.cli.text import styled_safe, terminal_safe
+from engine.error_headline import headline
 from engine.events import SPAN_CLOSERS, SPAN_OPENERS, EventBase
 from engine.stop_reason import stop_note
 
@@ -188,8 +189,7 @@ class TreeRenderer:
         err_text = ""
         if err:
             e = err if isinstance(err, dict) else getattr(err, "__dict__", {})
-            msg = str(e.get("message", "")).strip().splitlines()
-            err_text = f" {_t(e.get('type'))}: {_t(msg[0]) if msg else ''}".rstrip()
+            err_text = f" {_t(e.get('type'))}: {_t(headline(str(e.get('message', ''))))}".rstrip()
         if k == "attempt.finished":
             status = d.get("outcome", "ok")
             tail = ""

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from engine.error_headline import headline
 from engine.events import (
     AttemptFinished,
     AttemptStarted,
@@ -119,12 +120,11 @@ def seconds_text(s: float) -> str:
 
 
 def error_text(err: Any, width: int = 80) -> str:
-    """``"TimeoutError: model timed out"`` (first line of the message, shortened)."""
+    """``"TimeoutError: model timed out"`` (the message's headline, shortened)."""
     if err is None:
         return ""
     kind = field(err, "type", "") or "Error"
-    lines = str(field(err, "message", "") or "").strip().splitlines()
-    first = lines[0] if lines else ""
+    first = headline(str(field(err, "message", "") or ""))
     text = f"{kind}: {first}" if first else str(kind)
     return short(text, width)
 
