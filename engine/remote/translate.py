@@ -47,7 +47,7 @@ from engine.events import (
 )
 from engine.observe.bus import RunEmitter
 from engine.remote.client import StreamPart
-from engine.remote.translate_calls import CallSpan, CallTranslation, TaskSpan
+from engine.remote.translate_calls import CallSpan, CallTranslation, TaskSpan, tool_calls_in
 from engine.remote.translate_steps import SKIP, StepTranslation
 from engine.serde import to_jsonable
 
@@ -118,6 +118,7 @@ class StreamTranslator(CallTranslation, StepTranslation):
         self._step_t0: dict[str, float] = {}
         self.tasks: dict[tuple[str, str], TaskSpan] = {}
         self.calls: dict[str, CallSpan] = {}
+        self.tools_run: set[str] = set()
         self.planned: dict[str, list[PlannedTask]] = {}
         self.writers: dict[str, list[str]] = {}
         self.started: set[str] = set()
@@ -233,7 +234,9 @@ class StreamTranslator(CallTranslation, StepTranslation):
         self.started.add(task_id)
         sstep = await self._open_step(ns, step)
         span = new_span_id()
-        self.tasks[(ns, task_id)] = TaskSpan(span, node, ns, step, time.perf_counter(), server_t0)
+        self.tasks[(ns, task_id)] = TaskSpan(
+            span, node, ns, step, time.perf_counter(), server_t0, tool_calls_in(input)
+        )
         await self._emit(
             NodeStarted,
             ns,
@@ -271,6 +274,7 @@ class StreamTranslator(CallTranslation, StepTranslation):
             )
         writes = _writes(payload.get("result"))
         await self._close_calls_of(task, error)
+        await self._failed_without_a_tool(task, writes)
         self.finished.add(task_id)
         if status == "ok":
             self.writers.setdefault(ns, []).append(node)

@@ -25,7 +25,7 @@ from engine.events import (
 )
 from engine.serde import to_jsonable
 
-__all__ = ["CallSpan", "CallTranslation", "TaskSpan", "task_of"]
+__all__ = ["CallSpan", "CallTranslation", "TaskSpan", "task_of", "tool_calls_in"]
 
 _MODEL_START = ("on_chat_model_start", "on_llm_start")
 _MODEL_END = ("on_chat_model_end", "on_llm_end")
@@ -40,6 +40,33 @@ class TaskSpan:
     step: int | None
     t0: float
     server_t0: float | None
+    tool_calls: dict[str, Mapping[str, Any]] = field(default_factory=dict)
+    """The tool calls the task was given (``tool_calls_in`` its input), by id."""
+
+
+def tool_calls_in(value: Any) -> dict[str, Mapping[str, Any]]:
+    """The tool calls a task's input (server JSON) hands it, by id: the calls a ``Send`` gives
+    an agent's tool node (as a list of calls, or one with its context), else those of the last
+    AI message of the state's messages."""
+    if isinstance(value, list):
+        return {
+            str(c["id"]): c
+            for c in value
+            if isinstance(c, Mapping) and c.get("type") == "tool_call" and c.get("id")
+        }
+    if not isinstance(value, Mapping):
+        return {}
+    if value.get("type") == "tool_call" and value.get("id"):
+        return {str(value["id"]): value}
+    call = value.get("tool_call")
+    if isinstance(call, Mapping) and call.get("id"):
+        return {str(call["id"]): call}
+    messages = value.get("messages")
+    for message in reversed(messages if isinstance(messages, list) else []):
+        if isinstance(message, Mapping) and message.get("type") == "ai":
+            calls = message.get("tool_calls") or ()
+            return {str(c["id"]): c for c in calls if isinstance(c, Mapping) and c.get("id")}
+    return {}
 
 
 @dataclass
@@ -93,6 +120,8 @@ class CallTranslation:
     tasks: dict[tuple[str, str], TaskSpan]
     calls: dict[str, CallSpan]
     finished: set[str]
+    tools_run: set[str]
+    """Ids of the tool calls whose ``tool.started`` was sent."""
 
     async def _emit(
         self, cls: type[EventBase], ns: str, *, gated: bool = False, **fields: Any
@@ -202,6 +231,7 @@ class CallTranslation:
         call_id = None
         if isinstance(args, Mapping) and isinstance(args.get("tool_call_id"), str):
             call_id = args["tool_call_id"]
+            self.tools_run.add(call_id)
         await self._emit(
             ToolStarted,
             ns,
@@ -239,6 +269,37 @@ class CallTranslation:
             error=error,
             duration_ms=(time.perf_counter() - call.t0) * 1000,
         )
+
+    async def _failed_without_a_tool(
+        self, task: TaskSpan | None, writes: list[tuple[str, Any]]
+    ) -> None:
+        """Error answers a task wrote to tool calls it was given that no tool ran for (a tool
+        the agent does not have: ``ToolNode`` answers without calling anything, so the server
+        sends no tool event), as failed tool calls with that answer, as on the engine's own
+        agent and attached."""
+        if task is None or not task.tool_calls:
+            return
+        for _channel, value in writes:
+            for message in value if isinstance(value, list) else [value]:
+                if not isinstance(message, Mapping) or message.get("type") != "tool":
+                    continue
+                call_id = str(message.get("tool_call_id") or "")
+                call = task.tool_calls.get(call_id)
+                if call is None or call_id in self.tools_run or message.get("status") != "error":
+                    continue
+                self.tools_run.add(call_id)
+                span = new_span_id()
+                common = {
+                    "span_id": span, "parent_span_id": task.span, "step": task.step,
+                    "tool": str(call.get("name") or message.get("name") or "tool"),
+                    "tool_call_id": call_id,
+                }  # fmt: skip
+                args = to_jsonable(call.get("args"), max_str=2000)
+                await self._emit(ToolStarted, task.ns, **common, args=args)
+                await self._emit(
+                    ToolFinished, task.ns, **common, status="error",
+                    result=to_jsonable(message, max_str=4000),
+                )  # fmt: skip
 
     async def _close_calls_of(self, task: TaskSpan | None, error: ErrorInfo | None) -> None:
         """A node ended: calls still open in it ended with it (no end event came)."""

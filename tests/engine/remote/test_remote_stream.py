@@ -134,3 +134,44 @@ async def test_a_failed_tool_call_retried_by_middleware_says_what_failed(langgra
     assert [c.__dict__["status"] for c in calls] == ["error", "success"]
     error = calls[0].__dict__["error"]
     assert error.type == "ConnectionError" and error.message and "{" not in error.message
+
+
+async def test_a_call_to_a_tool_the_agent_lacks_is_a_failed_tool_call(langgraph_server) -> None:
+    """LangChain's ``ToolNode`` answers a call to a tool it does not have without calling
+    anything (the server sends no tool event): the call shows as a failed tool call with the
+    answer the model read, under its node, as on the engine's own agent and attached."""
+    target = await open_target(langgraph_server, "lacking")
+    try:
+        events, outcome = await run_events(
+            target, {"messages": [HumanMessage(content="weather?")]}, new_thread()
+        )
+    finally:
+        await target.aclose()
+    assert outcome.status == "done", outcome.error
+    (started,) = kinds(events, "tool.started")
+    (finished,) = kinds(events, "tool.finished")
+    assert (started.tool, started.tool_call_id, started.args) == (
+        "no_such_tool",
+        "call_x",
+        {"q": "Oslo"},
+    )
+    assert finished.span_id == started.span_id and finished.status == "error"
+    assert str(finished.result["content"]).startswith("Error: no_such_tool is not a valid tool")
+    node = next(
+        e for e in events if e.kind == "node.started" and e.span_id == started.parent_span_id
+    )
+    assert node.node == "tools"
+
+
+def test_the_tool_calls_a_task_is_given_in_each_shape_the_server_sends() -> None:
+    from engine.remote.translate_calls import tool_calls_in
+
+    call = {"name": "lookup", "args": {"city": "Oslo"}, "id": "c1", "type": "tool_call"}
+    ai = {"type": "ai", "content": "", "tool_calls": [call]}
+    assert tool_calls_in([call]) == {"c1": call}  # an agent's Send, as the server sends it
+    assert tool_calls_in(call) == {"c1": call}
+    assert tool_calls_in({"tool_call": call, "state": {}}) == {"c1": call}
+    assert tool_calls_in({"messages": [{"type": "human", "content": "hi"}, ai]}) == {"c1": call}
+    assert tool_calls_in({"messages": [ai, {"type": "tool", "tool_call_id": "c1"}]}) == {"c1": call}
+    assert tool_calls_in({"messages": []}) == {} and tool_calls_in("text") == {}
+    assert tool_calls_in([{"name": "x"}]) == {}  # no id: nothing to match an answer to
