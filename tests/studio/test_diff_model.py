@@ -110,3 +110,26 @@ def test_append_only_message_logs_diff_without_walking_the_history() -> None:
         {"messages": list(MessageList.__iter__(base))}, {"messages": [*MessageList.__iter__(grown)]}
     )
     assert [(m.kind, m.index) for m in d.messages] == [("appended", 10_000)]
+
+
+def test_a_message_card_says_what_its_text_alone_does_not() -> None:
+    """The cards of the Diff view and of the What-if playground's answers: a tool call the
+    model got wrong and a reply cut off at the token limit say so (in the danger colour)."""
+    from engine.messages import AIMessage
+    from studio.docks.diff.html import message_card
+    from studio.look.palette import colors
+
+    c = colors("light")
+    bad = {"name": "get_weather", "args": '{"city": "s', "id": "x", "error": "bad json"}
+    cut = AIMessage(
+        "first, open the",
+        invalid_tool_calls=[bad],
+        response_metadata={"finish_reason": "length"},
+    )
+    html = message_card(cut, c)
+    assert "first, open the" in html
+    assert "→ get_weather ✗ invalid call: bad json" in html
+    assert "⚠ cut off at its token limit (finish_reason: length)" in html
+    assert html.count(c.danger) >= 2
+    plain = message_card(AIMessage("all done", response_metadata={"finish_reason": "stop"}), c)
+    assert "⚠" not in plain and "invalid call" not in plain

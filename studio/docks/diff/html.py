@@ -11,6 +11,7 @@ from typing import Any
 
 from engine.messages import AIMessage, BaseMessage
 from engine.serde import to_jsonable
+from engine.stop_reason import stop_note
 from studio.look.palette import Palette
 from studio.models.state_diff import MessageChange, StateDiff, ValueChange
 
@@ -83,6 +84,15 @@ def message_card(
                 f'<span style="color:{c.violet}">→ {esc(str(call.get("name")))}</span>'
                 f'<span style="color:{c.muted}">({esc(args)})</span></div>'
             )
+        for bad in msg.invalid_tool_calls:  # arguments that are not JSON: no tool ran
+            why = f": {bad.get('error')}" if bad.get("error") else ""
+            parts.append(
+                f'<div style="{_MONO}; font-size:12px; margin-top:3px; color:{c.danger}">'
+                f"→ {esc(str(bad.get('name') or '?'))} ✗ invalid call{esc(why)}</div>"
+            )
+        note = stop_note(msg)
+        if note:  # the reply is not what the model meant to say whole
+            parts.append(f'<div style="margin-top:3px; color:{c.danger}">⚠ {esc(note)}</div>')
     return _bar_row(bar or color, "".join(parts), bg or c.tint(bar or color, 0.06))
 
 
