@@ -332,11 +332,8 @@ def sync_tool_layer(request: Any, execute: Callable[[Any], Any]) -> Any:
         result = execute(request)
     finally:
         IN_LAYER.reset(inside)
-    told = None if unknown is None else unknown.answered(result)
-    if told is not None:
-        cb, ns, out = told
-        for cls, fields in out:
-            cb.emit_sync(cls, ns, **fields)
+    if unknown is not None:
+        unknown.report_sync(result)
     return result
 
 
@@ -354,11 +351,8 @@ async def async_tool_layer(request: Any, execute: Callable[[Any], Awaitable[Any]
         result = await execute(request)
     finally:
         IN_LAYER.reset(inside)
-    told = None if unknown is None else unknown.answered(result)
-    if told is not None:
-        cb, ns, out = told
-        for cls, fields in out:
-            await cb._emit(cls, ns, **fields)
+    if unknown is not None:
+        await unknown.report(result)
     return result
 
 

@@ -43,11 +43,8 @@ def layer_executions(node: Any) -> bool:
             result = run_sync(request, *args, **kw)
         finally:
             IN_LAYER.reset(inside)
-        told = None if unknown is None else unknown.answered(result)
-        if told is not None:
-            cb, ns, out = told
-            for cls, fields in out:
-                cb.emit_sync(cls, ns, **fields)
+        if unknown is not None:
+            unknown.report_sync(result)
         return result
 
     async def execute_async(request: Any, *args: Any, **kw: Any) -> Any:
@@ -61,11 +58,8 @@ def layer_executions(node: Any) -> bool:
             result = await run_async(request, *args, **kw)
         finally:
             IN_LAYER.reset(inside)
-        told = None if unknown is None else unknown.answered(result)
-        if told is not None:
-            cb, ns, out = told
-            for cls, fields in out:
-                await cb._emit(cls, ns, **fields)
+        if unknown is not None:
+            await unknown.report(result)
         return result
 
     node._execute_tool_sync = execute_sync

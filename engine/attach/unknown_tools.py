@@ -30,6 +30,22 @@ class Unknown:
         self.call = call
         self.t0 = time.perf_counter()
 
+    def report_sync(self, result: Any) -> None:
+        """Report the call, answered ``result``, from a worker thread."""
+        told = self.answered(result)
+        if told is not None:
+            cb, ns, out = told
+            for cls, fields in out:
+                cb.emit_sync(cls, ns, **fields)
+
+    async def report(self, result: Any) -> None:
+        """Report the call, answered ``result``, on the loop."""
+        told = self.answered(result)
+        if told is not None:
+            cb, ns, out = told
+            for cls, fields in out:
+                await cb._emit(cls, ns, **fields)
+
     def answered(self, result: Any) -> tuple[Any, str, Out] | None:
         """The handler, the graph namespace and the events to emit now that the node answered
         ``result`` (None outside an attached run)."""
