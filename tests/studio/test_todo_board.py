@@ -50,6 +50,18 @@ def shown(dock: TodoBoardDock) -> Board | None:
     }
 
 
+def seed_board(loop: Any, qtbot: Any) -> tuple[Any, Hub, TodoBoardDock]:
+    """Seed 000 run to its end on a hub, with a Todos dock watching it."""
+    agent = retry_todos.build_agent(initial_delay=0.0)
+    hub = bind(agent)
+    dock = TodoBoardDock(hub)
+    qtbot.addWidget(dock)
+    loop.run_until_complete(
+        agent.ainvoke({"messages": [HumanMessage(retry_todos.INPUT)]}, hub.config())
+    )
+    return agent, hub, dock
+
+
 def test_seed_000_at_every_checkpoint_and_live(loop: Any, qtbot: Any) -> None:
     agent = retry_todos.build_agent(initial_delay=0.0)
     hub = bind(agent)
@@ -245,13 +257,7 @@ def test_docks_leave_the_hub_when_destroyed(qtbot: Any) -> None:
 def test_under_the_app_loop_checkpoints_are_read_async_and_only_the_newest_shows(
     loop: Any, qtbot: Any
 ) -> None:
-    agent = retry_todos.build_agent(initial_delay=0.0)
-    hub = bind(agent)
-    dock = TodoBoardDock(hub)
-    qtbot.addWidget(dock)
-    loop.run_until_complete(
-        agent.ainvoke({"messages": [HumanMessage(retry_todos.INPUT)]}, hub.config())
-    )
+    agent, hub, dock = seed_board(loop, qtbot)
     history = list(reversed(list(agent.get_state_history(hub.config()))))
     ids = [s.config["configurable"]["checkpoint_id"] for s in history]
     first_with_todos = next(i for i, s in enumerate(history) if s.values.get("todos"))
@@ -278,13 +284,7 @@ def test_a_narrow_dock_stacks_its_columns_and_a_wide_one_sets_them_side_by_side(
     down, not sideways); they come back side by side when the dock is widened again."""
     from PySide6.QtWidgets import QBoxLayout
 
-    agent = retry_todos.build_agent(initial_delay=0.0)
-    hub = bind(agent)
-    dock = TodoBoardDock(hub)
-    qtbot.addWidget(dock)
-    loop.run_until_complete(
-        agent.ainvoke({"messages": [HumanMessage(retry_todos.INPUT)]}, hub.config())
-    )
+    *_, dock = seed_board(loop, qtbot)
     dock.show()
     qtbot.waitUntil(lambda: shown(dock) is not None)
     scroll = dock.pages.currentWidget()

@@ -332,33 +332,17 @@ def test_a_reply_with_tool_calls_it_got_wrong_says_so() -> None:
     whose reply holds only such calls ends; the tree says why, not an empty reply."""
     bad = {"name": "get_weather", "args": '{"city": sf', "id": "x1", "error": "bad json"}
     good = {"name": "get_weather", "args": {"city": "la"}, "id": "x2"}
-    lines = render_events(
-        [
-            ev("model.request", 1, "m1", None, model="gpt"),
-            ev(
-                "model.response",
-                2,
-                "m1",
-                None,
-                model="gpt",
-                message={"type": "ai", "content": "", "invalid_tool_calls": [bad]},
-            ),
-            ev("model.request", 3, "m2", None, model="gpt"),
-            ev(
-                "model.response",
-                4,
-                "m2",
-                None,
-                model="gpt",
-                message={
-                    "type": "ai",
-                    "content": "",
-                    "tool_calls": [good],
-                    "invalid_tool_calls": [{**bad, "error": None}],
-                },
-            ),
-        ],
-        times=False,
-    ).splitlines()
+
+    def call(seq: int, message: dict[str, Any]) -> list[EventBase]:
+        span = f"m{seq}"
+        return [
+            ev("model.request", seq, span, None, model="gpt"),
+            ev("model.response", seq + 1, span, None, model="gpt", message=message),
+        ]
+
+    only_bad = {"type": "ai", "content": "", "invalid_tool_calls": [bad]}
+    both = {"type": "ai", "content": "", "tool_calls": [good], "invalid_tool_calls": [bad]}
+    both["invalid_tool_calls"] = [{**bad, "error": None}]
+    lines = render_events([*call(1, only_bad), *call(3, both)], times=False).splitlines()
     assert lines[1].endswith('model gpt ✓ → get_weather ✗ invalid call: "bad json"')
     assert lines[3].endswith('✓ → get_weather({"city": "la"}), get_weather ✗ invalid call')
