@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from engine.events import SPAN_OPENERS, EventBase, ModelResponse
 
@@ -42,9 +42,10 @@ class CheckpointAt:
     """Its ``checkpoint.saved``'s run row number and ``seq``."""
     step: int | None
     parent_id: str | None = None
-    cut: bool = False
-    """Saved in the part of a run left out (``read_outline``'s ``loaded`` says it is not
-    loaded): the middle of a run cut at the load limit."""
+    place: Literal["unloaded run", "left out", "loaded"] = "unloaded run"
+    """Where its ``checkpoint.saved`` is: in a run read whole ("unloaded run"), or in a run
+    read in part (``read_outline``'s ``loaded``: a run cut at the load limit), in the part left
+    out ("left out") or in the part loaded ("loaded")."""
 
 
 @dataclass
@@ -138,9 +139,17 @@ def read_outline(
                     (run, seq),
                     step if isinstance(step, int) else None,
                     None if parent is None else str(parent),
-                    cut=skip is not None and seq is not None and not skip(seq),
+                    _place(skip, seq),
                 )
     return out
+
+
+def _place(
+    loaded: Callable[[int], bool] | None, seq: int | None
+) -> Literal["unloaded run", "left out", "loaded"]:
+    if loaded is None:
+        return "unloaded run"
+    return "loaded" if seq is not None and loaded(seq) else "left out"
 
 
 class OutlineReads:

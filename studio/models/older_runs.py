@@ -64,10 +64,16 @@ class OlderRuns:
     _kept: dict[str, OlderRuns | None] = field(default_factory=dict, repr=False)
     _placed: Placed | None = field(default=None, repr=False)
 
+    def place(self, checkpoint_id: str) -> str | None:
+        """Where ``checkpoint_id``'s events are: "unloaded run" (a run left in the file),
+        "left out" (the cut run's middle, where ``gap`` lies), "loaded"; None when their
+        outline does not have it (a loaded run's, or not read yet)."""
+        where = self.outline.checkpoints.get(checkpoint_id) if self.outline else None
+        return None if where is None else where.place
+
     def in_gap(self, checkpoint_id: str) -> bool:
         """Was ``checkpoint_id`` saved in the cut run's middle, where ``gap`` lies?"""
-        where = self.outline.checkpoints.get(checkpoint_id) if self.outline else None
-        return self.gap is not None and where is not None and where.cut
+        return self.gap is not None and self.place(checkpoint_id) == "left out"
 
     def node_visits(self, path: tuple[str, ...], node: str) -> int:
         return self.visits.get((path, node), 0)

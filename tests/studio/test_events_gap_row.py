@@ -264,3 +264,38 @@ def test_time_travel_into_the_middle_left_in_the_file_selects_the_gap_row(
     assert dock.selected_row() is dock.tree.find(saved.seq, saved.run_id)
     timeline.live_button.click()
     assert hub.selected_checkpoint is None and dock.follow
+
+
+def test_a_checkpoint_picked_before_its_event_is_fed_is_selected_when_it_comes(
+    qtbot: Any, tmp_path: Path
+) -> None:
+    """A long session feeds its loaded events page by page: a checkpoint picked on the Timeline
+    before its ``checkpoint.saved`` is fed stops the log following, and its row is selected
+    when it comes (it is not one of the runs left in the file)."""
+    import asyncio
+
+    from studio.docks.events.view import EventLogDock
+    from studio.history.replay import open_session
+    from studio.models.hub import Hub
+
+    path = tmp_path / "long.stepwise"
+    total = record_loop(path, turns=60)
+    hub = Hub()
+    log = EventLogDock(hub)
+    qtbot.addWidget(log)
+    opened = open_session(hub, path, feed_limit=total // 2, first_page=40, page_size=40)
+    older = hub.older_runs
+    assert older is not None and older.outline is not None
+    with Session.open(path) as session:
+        late = [c for c in session.checkpoints("t") if c.checkpoint_id not in hub.saved]
+    coming = [c for c in late if older.place(c.checkpoint_id) == "loaded"]
+    assert coming, "every loaded checkpoint was fed with the first page"
+    pick = coming[-1]
+    hub.select_checkpoint(pick.checkpoint_id)
+    assert not log.follow and log.travel_to == pick.checkpoint_id and log.selected_row() is None
+    asyncio.run(opened.afeed_rest())
+    log.flush()
+    saved = hub.saved[pick.checkpoint_id]
+    assert log.selected_row() is log.tree.find(saved.seq, saved.run_id)
+    assert log.travel_to is None and not log.follow
+    opened.close()

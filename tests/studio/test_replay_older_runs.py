@@ -331,22 +331,36 @@ def test_a_checkpoint_of_the_runs_not_loaded_says_so(qtbot: Any, tmp_path: Path)
     its step."""
     path = tmp_path / "priced.stepwise"
     _record(path)
+    from studio.docks.events.view import EventLogDock
+
     hub = Hub()
     status = RunStatusBar(hub)
     qtbot.addWidget(status)
+    log = EventLogDock(hub)
+    qtbot.addWidget(log)
     opened = open_session(hub, path, feed_limit=int(_per_run(path) * 2.5))
     asyncio.run(opened.afeed_rest())
+    log.flush()
     with Session.open(path) as session:
         first_run = session.runs("t")[0].run_id
         old = next(c for c in session.checkpoints("t") if c.run_id == first_run)
     loaded = next(e for e in hub.events if e.kind == "checkpoint.saved")
+    assert log.follow
     hub.select_checkpoint(old.checkpoint_id)
     note = status.message_label.full_text()
     assert f"step {old.step} of a run not loaded" in note and "counted from the file" in note
     assert "its events in the Timeline's right-click menu" in note
     assert status.fields["step"].text() == f"Step {old.step}"
+    # the Events log has no row for it: it stops following and says where its events are
+    assert not log.follow and log.selected_row() is None
+    told = log.details.toPlainText()
+    assert (
+        told.startswith(f"Step {old.step} is in a run not loaded") and "the oldest 3 runs" in told
+    )
+    assert "Show this run's events (left in the file)" in told
     hub.select_checkpoint(loaded.checkpoint_id)
     assert f"showing step {loaded.step}" in status.message_label.full_text()
+    assert log.selected_row() is log.tree.find(loaded.seq, loaded.run_id)
 
 
 def test_time_travel_into_the_runs_not_loaded_counts_up_to_that_checkpoint(

@@ -41,6 +41,7 @@ from studio.docks.events.filter_bar import FilterBar
 from studio.docks.events.follow import FollowPath
 from studio.docks.events.footer import footer_text
 from studio.docks.events.menu import model_call, show_event_menu
+from studio.docks.events.travel import travel
 from studio.models.event_filter import EventFilter, FilterJob
 from studio.models.event_row import Row
 from studio.qtmodels.event_tree import EventTreeModel
@@ -141,6 +142,8 @@ class EventLogDock(QWidget):
         self._job_timer.setInterval(0)
         self._job_timer.timeout.connect(self._run_job)
         self.follow = True
+        self.travel_to: str | None = None
+        """A checkpoint picked before its ``checkpoint.saved`` was fed (``travel``)."""
         self._choices = (0, 0)
         self._last_sync = 0.0
         self._sync_cost = 0.0
@@ -266,6 +269,8 @@ class EventLogDock(QWidget):
             # at once (within the slice budget): the rows reach Qt in the same event-loop pass
             # as every other view's update, and are painted with them
             self._drain()
+        if self.travel_to is not None and self.travel_to in self.hub.saved:
+            travel(self, self.travel_to)  # the checkpoint picked has come
 
     def _on_reset(self) -> None:
         self._pending.clear()
@@ -300,28 +305,8 @@ class EventLogDock(QWidget):
             self.view.setFirstColumnSpanned(0, gap.parent(), True)
 
     def _on_selection(self, checkpoint_id: str | None) -> None:
-        """Time travel: select the moment the checkpoint was saved (the log stops following);
-        "Live" follows again."""
-        if checkpoint_id is None:
-            self.set_follow(True)
-            return
-        saved = next(
-            (
-                e
-                for e in reversed(self.hub.events)
-                if e.kind == "checkpoint.saved" and e.checkpoint_id == checkpoint_id
-            ),
-            None,
-        )
-        older = self.hub.older_runs
-        if saved is not None:
-            self.set_follow(False)
-            self.flush()
-            self.select_seq(saved.seq, saved.run_id)
-        elif older is not None and older.in_gap(checkpoint_id):  # in the events left out
-            self.set_follow(False)
-            self.flush()
-            self._select_index(self.model.gap_index())
+        """Time travel: show where the checkpoint was saved (``travel``)."""
+        travel(self, checkpoint_id)
 
     def _on_graph(self, _drawable: object) -> None:
         """Another agent (not a restart of this one): its nodes differ, start unfiltered."""
@@ -430,9 +415,10 @@ class EventLogDock(QWidget):
     # -- selection and details -------------------------------------------------------------------
 
     def _select(self, row: Row) -> None:
-        self._select_index(self.model.index_of(row))
+        self.select_index(self.model.index_of(row))
 
-    def _select_index(self, idx: QModelIndex) -> None:
+    def select_index(self, idx: QModelIndex) -> None:
+        """Select and reveal the row at ``idx`` (nothing when it is not valid)."""
         if not idx.isValid():
             return
         self.follower.expand_above(idx)

@@ -78,5 +78,7 @@ def test_a_runs_loaded_events_are_left_out_but_its_checkpoints_are_placed(tmp_pa
     assert {cid: (c.at, c.step, c.parent_id) for cid, c in part.checkpoints.items()} == placed
     # those saved in the part left out are marked so (time travel finds them in the gap)
     left_out = {cid for cid, c in whole.checkpoints.items() if c.at[1] <= 5}
-    assert left_out and {cid for cid, c in part.checkpoints.items() if c.cut} == left_out
-    assert not any(c.cut for c in whole.checkpoints.values())
+    places = {cid: c.place for cid, c in part.checkpoints.items()}
+    assert left_out and {cid for cid, p in places.items() if p == "left out"} == left_out
+    assert {cid for cid, p in places.items() if p == "loaded"} == set(places) - left_out
+    assert {c.place for c in whole.checkpoints.values()} == {"unloaded run"}  # read whole

@@ -1,0 +1,58 @@
+"""Time travel in the Events dock: where the log shows the moment a checkpoint picked elsewhere
+(the Timeline, a run window) was saved.
+
+- a checkpoint whose ``checkpoint.saved`` is loaded: that event's row is selected;
+- one saved in the middle of a cut run, left in the file: the gap's row, which stands for those
+  events (its note in the details);
+- one of an older run left in the file: no row stands for it; the details say where its events
+  are and how to see them;
+- one whose ``checkpoint.saved`` is loaded but not fed to the log yet (a long session opening):
+  its row is selected when it comes.
+
+Each stops the log following; "● Live" (no checkpoint) follows again.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QModelIndex
+
+if TYPE_CHECKING:
+    from studio.docks.events.view import EventLogDock
+
+__all__ = ["travel"]
+
+
+def travel(dock: EventLogDock, checkpoint_id: str | None) -> None:
+    """Show in ``dock`` where ``checkpoint_id`` was saved (None: follow the live run again)."""
+    dock.travel_to = None
+    if checkpoint_id is None:
+        dock.set_follow(True)
+        return
+    hub = dock.hub
+    saved = hub.saved.get(checkpoint_id)
+    older = hub.older_runs
+    if saved is not None:
+        dock.set_follow(False)
+        dock.flush()
+        dock.select_seq(saved.seq, saved.run_id)
+    elif older is not None and older.in_gap(checkpoint_id):
+        dock.set_follow(False)
+        dock.flush()
+        dock.select_index(dock.model.gap_index())
+    elif older is not None and older.place(checkpoint_id) == "loaded":
+        dock.set_follow(False)  # loaded, not fed yet: its row is selected when it comes
+        dock.travel_to = checkpoint_id
+    elif older is not None and older.place(checkpoint_id) == "unloaded run":
+        assert older.outline is not None
+        where = older.outline.checkpoints[checkpoint_id]
+        dock.set_follow(False)
+        dock.view.setCurrentIndex(QModelIndex())
+        step = f"Step {where.step}" if where.step is not None else "This checkpoint"
+        dock.details.show_note(
+            f"{step} is in a run not loaded: its events stay in the session file (the oldest "
+            f"{older.runs:,} run{'s' if older.runs != 1 else ''} of this session are not "
+            "loaded). To see them, right-click the checkpoint on the Timeline: “Show this "
+            "run's events (left in the file)…”."
+        )
