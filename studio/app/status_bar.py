@@ -60,6 +60,8 @@ class RunStatusBar(QStatusBar):
         super().__init__(parent)
         self.hub = hub
         self.stats = RunStats()
+        self._awaiting: str | None = None
+        """A checkpoint picked before its event was fed: the figures are counted when it is."""
         self.setSizeGripEnabled(False)
         self.state_label = plain_label(parent=self)
         self.state_label.setObjectName("statusState")
@@ -124,7 +126,10 @@ class RunStatusBar(QStatusBar):
         self._tip_slot.setVisible(bool(tip))
 
     def _on_events(self, batch: list[EventBase]) -> None:
-        if self.hub.selected_checkpoint is not None:
+        picked = self.hub.selected_checkpoint
+        if picked is not None:
+            if picked == self._awaiting and picked in self.hub.saved:
+                self._on_selection(picked)  # its events have come: its figures are theirs
             return  # showing a past moment: "Live" brings the run's figures back
         self.stats.apply(batch)
         self.refresh()
@@ -134,10 +139,15 @@ class RunStatusBar(QStatusBar):
         (on its branch); back to the live figures with None."""
         self.stats.reset()
         self.stats.apply(branch_events(self.hub.events, checkpoint_id))
+        self._awaiting = None
         if checkpoint_id is not None:
             saved = self.hub.saved.get(checkpoint_id)
             short = f"…{checkpoint_id[-8:]}"
-            if saved is None and self.hub.older_runs is not None:
+            older = self.hub.older_runs
+            if saved is None and older is not None and older.place(checkpoint_id) == "loaded":
+                self._awaiting = checkpoint_id  # loaded, not fed yet (a long session opening)
+                self.show_message(f"Time travel: loading the events up to {short}…")
+            elif saved is None and older is not None:
                 # a checkpoint of the session's runs left unloaded: the figures are counted
                 # from their outline up to it, where that can be done
                 upto = self.hub.older_before(checkpoint_id)

@@ -100,6 +100,8 @@ class OlderRuns:
         if self.linear:
             if checkpoint_id is None or checkpoint_id in loaded:
                 return self
+            if self.place(checkpoint_id) == "loaded":  # its events are coming
+                return self
             return self.upto(checkpoint_id)
         point = checkpoint_id if checkpoint_id is not None else tip
         if point is None or parents is None:

@@ -266,7 +266,7 @@ def test_time_travel_into_the_middle_left_in_the_file_selects_the_gap_row(
     assert hub.selected_checkpoint is None and dock.follow
 
 
-def test_a_checkpoint_picked_before_its_event_is_fed_is_selected_when_it_comes(
+def test_a_checkpoint_picked_before_its_event_is_fed_is_shown_when_it_comes(
     qtbot: Any, tmp_path: Path
 ) -> None:
     """A long session feeds its loaded events page by page: a checkpoint picked on the Timeline
@@ -280,9 +280,13 @@ def test_a_checkpoint_picked_before_its_event_is_fed_is_selected_when_it_comes(
 
     path = tmp_path / "long.stepwise"
     total = record_loop(path, turns=60)
+    from studio.app.status_bar import RunStatusBar
+
     hub = Hub()
     log = EventLogDock(hub)
     qtbot.addWidget(log)
+    status = RunStatusBar(hub)
+    qtbot.addWidget(status)
     opened = open_session(hub, path, feed_limit=total // 2, first_page=40, page_size=40)
     older = hub.older_runs
     assert older is not None and older.outline is not None
@@ -293,9 +297,15 @@ def test_a_checkpoint_picked_before_its_event_is_fed_is_selected_when_it_comes(
     pick = coming[-1]
     hub.select_checkpoint(pick.checkpoint_id)
     assert not log.follow and log.travel_to == pick.checkpoint_id and log.selected_row() is None
+    note = status.message_label.full_text()
+    assert note.startswith("Time travel: loading the events up to") and "not loaded" not in note
     asyncio.run(opened.afeed_rest())
     log.flush()
     saved = hub.saved[pick.checkpoint_id]
     assert log.selected_row() is log.tree.find(saved.seq, saved.run_id)
     assert log.travel_to is None and not log.follow
+    # the status bar counts it as any loaded checkpoint once its events are in
+    assert status.message_label.full_text().startswith(f"Time travel: showing step {saved.step}")
+    assert status.fields["step"].text() == f"Step {saved.step}"
+    assert hub.older_before(pick.checkpoint_id) is older  # the part left out counts whole
     opened.close()
