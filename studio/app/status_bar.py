@@ -60,8 +60,6 @@ class RunStatusBar(QStatusBar):
         super().__init__(parent)
         self.hub = hub
         self.stats = RunStats()
-        self._awaiting: str | None = None
-        """A checkpoint picked before its event was fed: the figures are counted when it is."""
         self.setSizeGripEnabled(False)
         self.state_label = plain_label(parent=self)
         self.state_label.setObjectName("statusState")
@@ -126,10 +124,7 @@ class RunStatusBar(QStatusBar):
         self._tip_slot.setVisible(bool(tip))
 
     def _on_events(self, batch: list[EventBase]) -> None:
-        picked = self.hub.selected_checkpoint
-        if picked is not None:
-            if picked == self._awaiting and picked in self.hub.saved:
-                self._on_selection(picked)  # its events have come: its figures are theirs
+        if self.hub.selected_checkpoint is not None:
             return  # showing a past moment: "Live" brings the run's figures back
         self.stats.apply(batch)
         self.refresh()
@@ -139,13 +134,12 @@ class RunStatusBar(QStatusBar):
         (on its branch); back to the live figures with None."""
         self.stats.reset()
         self.stats.apply(branch_events(self.hub.events, checkpoint_id))
-        self._awaiting = None
         if checkpoint_id is not None:
             saved = self.hub.saved.get(checkpoint_id)
             short = f"…{checkpoint_id[-8:]}"
             older = self.hub.older_runs
             if saved is None and older is not None and older.place(checkpoint_id) == "loaded":
-                self._awaiting = checkpoint_id  # loaded, not fed yet (a long session opening)
+                # loaded, not fed yet (a long session opening): the hub tells again when it is
                 self.show_message(f"Time travel: loading the events up to {short}…")
             elif saved is None and older is not None:
                 # a checkpoint of the session's runs left unloaded: the figures are counted

@@ -209,6 +209,8 @@ class Hub:
     def add_events(self, batch: list[EventBase]) -> None:
         if not batch:
             return
+        picked = self.selected_checkpoint
+        waiting = picked is not None and picked not in self.saved
         self.events.extend(batch)
         self.revision += 1
         for ev in batch:
@@ -227,6 +229,10 @@ class Hub:
             if ev.checkpoint_ns and ev.checkpoint_id:
                 self.checkpoint_ns[ev.checkpoint_id] = ev.checkpoint_ns
         self.publish("events", batch)
+        if waiting and picked in self.saved and self.selected_checkpoint == picked:
+            # picked before its event was fed (a long session opening): now that it is, the
+            # views show that moment again, counted from the events up to it
+            self.publish("selection", picked)
 
     def set_status(self, status: str) -> None:
         if status != self.status:

@@ -270,40 +270,56 @@ def test_a_checkpoint_picked_before_its_event_is_fed_is_shown_when_it_comes(
     qtbot: Any, tmp_path: Path
 ) -> None:
     """A long session feeds its loaded events page by page: a checkpoint picked on the Timeline
-    before its ``checkpoint.saved`` is fed stops the log following, and its row is selected
-    when it comes (it is not one of the runs left in the file)."""
+    before its ``checkpoint.saved`` is fed stops the log following and the status bar says its
+    events are loading (it is not one of the runs left in the file); when it comes, its row is
+    selected and the graph and the status bar count up to it as when every event was in."""
     import asyncio
 
+    from studio.app.status_bar import RunStatusBar
     from studio.docks.events.view import EventLogDock
+    from studio.docks.graph.panel import GraphPanel
     from studio.history.replay import open_session
     from studio.models.hub import Hub
 
     path = tmp_path / "long.stepwise"
     total = record_loop(path, turns=60)
-    from studio.app.status_bar import RunStatusBar
 
-    hub = Hub()
-    log = EventLogDock(hub)
-    qtbot.addWidget(log)
-    status = RunStatusBar(hub)
-    qtbot.addWidget(status)
-    opened = open_session(hub, path, feed_limit=total // 2, first_page=40, page_size=40)
+    def opened_with_views() -> tuple[Any, Hub, EventLogDock, RunStatusBar, GraphPanel]:
+        hub = Hub()
+        views = EventLogDock(hub), RunStatusBar(hub), GraphPanel(hub)
+        for view in views:
+            qtbot.addWidget(view)
+        opened = open_session(hub, path, feed_limit=total // 2, first_page=40, page_size=40)
+        return opened, hub, *views
+
+    # what the views show at the checkpoint picked once every event is in
+    opened, hub, log, status, graph = opened_with_views()
+    asyncio.run(opened.afeed_rest())
+    picks = [c for c in hub.saved.values() if not c.ns]
+    pick_late = picks[-3]
+    hub.select_checkpoint(pick_late.checkpoint_id)
+    whole = (graph.state.visits("step"), graph.state.visits("check"))
+    assert whole[0] > 0
+    opened.close()
+
+    opened, hub, log, status, graph = opened_with_views()
     older = hub.older_runs
     assert older is not None and older.outline is not None
     with Session.open(path) as session:
         late = [c for c in session.checkpoints("t") if c.checkpoint_id not in hub.saved]
     coming = [c for c in late if older.place(c.checkpoint_id) == "loaded"]
     assert coming, "every loaded checkpoint was fed with the first page"
-    pick = coming[-1]
+    pick = next(c for c in coming if c.checkpoint_id == pick_late.checkpoint_id)
     hub.select_checkpoint(pick.checkpoint_id)
-    assert not log.follow and log.travel_to == pick.checkpoint_id and log.selected_row() is None
+    assert not log.follow and log.selected_row() is None
     note = status.message_label.full_text()
     assert note.startswith("Time travel: loading the events up to") and "not loaded" not in note
     asyncio.run(opened.afeed_rest())
     log.flush()
     saved = hub.saved[pick.checkpoint_id]
-    assert log.selected_row() is log.tree.find(saved.seq, saved.run_id)
-    assert log.travel_to is None and not log.follow
+    assert log.selected_row() is log.tree.find(saved.seq, saved.run_id) and not log.follow
+    # the graph counts the visits up to it as when every event was in first
+    assert (graph.state.visits("step"), graph.state.visits("check")) == whole
     # the status bar counts it as any loaded checkpoint once its events are in
     assert status.message_label.full_text().startswith(f"Time travel: showing step {saved.step}")
     assert status.fields["step"].text() == f"Step {saved.step}"

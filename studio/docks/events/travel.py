@@ -7,7 +7,7 @@
 - one of an older run left in the file: no row stands for it; the details say where its events
   are and how to see them;
 - one whose ``checkpoint.saved`` is loaded but not fed to the log yet (a long session opening):
-  its row is selected when it comes.
+  the log stops following, and the hub selects it again when it comes (``Hub.add_events``).
 
 Each stops the log following; "● Live" (no checkpoint) follows again.
 """
@@ -26,7 +26,6 @@ __all__ = ["travel"]
 
 def travel(dock: EventLogDock, checkpoint_id: str | None) -> None:
     """Show in ``dock`` where ``checkpoint_id`` was saved (None: follow the live run again)."""
-    dock.travel_to = None
     if checkpoint_id is None:
         dock.set_follow(True)
         return
@@ -42,8 +41,7 @@ def travel(dock: EventLogDock, checkpoint_id: str | None) -> None:
         dock.flush()
         dock.select_index(dock.model.gap_index())
     elif older is not None and older.place(checkpoint_id) == "loaded":
-        dock.set_follow(False)  # loaded, not fed yet: its row is selected when it comes
-        dock.travel_to = checkpoint_id
+        dock.set_follow(False)  # loaded, not fed yet: the hub selects it again when it is
     elif older is not None and older.place(checkpoint_id) == "unloaded run":
         assert older.outline is not None
         where = older.outline.checkpoints[checkpoint_id]

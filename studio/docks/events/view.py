@@ -142,8 +142,6 @@ class EventLogDock(QWidget):
         self._job_timer.setInterval(0)
         self._job_timer.timeout.connect(self._run_job)
         self.follow = True
-        self.travel_to: str | None = None
-        """A checkpoint picked before its ``checkpoint.saved`` was fed (``travel``)."""
         self._choices = (0, 0)
         self._last_sync = 0.0
         self._sync_cost = 0.0
@@ -269,8 +267,6 @@ class EventLogDock(QWidget):
             # at once (within the slice budget): the rows reach Qt in the same event-loop pass
             # as every other view's update, and are painted with them
             self._drain()
-        if self.travel_to is not None and self.travel_to in self.hub.saved:
-            travel(self, self.travel_to)  # the checkpoint picked has come
 
     def _on_reset(self) -> None:
         self._pending.clear()
