@@ -17,7 +17,7 @@ from engine.attach.abort import StepwiseAbort, abort_for
 from engine.events import EventBase, PlannedTask
 from engine.observe.bus import RunEmitter
 
-__all__ = ["ACTIVE", "WRAP_SPAN", "HandlerBase", "Open", "either", "task_of"]
+__all__ = ["ACTIVE", "WRAP_SPAN", "HandlerBase", "Open", "either", "layer_context", "task_of"]
 
 ACTIVE: ContextVar[HandlerBase | None] = ContextVar("stepwise_attach_handler", default=None)
 """The handler of the attached run the current code belongs to (LangGraph copies the context
@@ -64,6 +64,8 @@ class Open:
     """The span a call nests in (a node's parent is its superstep, kept in ``steps``)."""
     hook: tuple[str, str, str] | None = None
     """(span, middleware, hook) when the node is a create_agent middleware hook."""
+    call_id: str | None = None
+    """A tool call's ``tool_call_id`` (its end may not name it: a tool that raised)."""
 
 
 @dataclass
@@ -76,6 +78,19 @@ class Interrupted:
     span: str
     task_id: str
     interrupt_ids: list[str]
+
+
+def layer_context() -> tuple[dict[str, Any], UUID | None]:
+    """LangGraph's run metadata where a layer (or a tool node's step) runs, and the LangChain run it runs in (the
+    node's, or a middleware chain's inside it)."""
+    try:
+        from langgraph.config import get_config
+
+        config = get_config()
+    except (ImportError, RuntimeError):
+        return {}, None
+    run_id = getattr(config.get("callbacks"), "parent_run_id", None)
+    return dict(config.get("metadata") or {}), run_id if isinstance(run_id, UUID) else None
 
 
 def interrupt_ids_of(error: BaseException) -> list[str]:

@@ -89,7 +89,7 @@ class CallEvents(HandlerBase):
             )  # fmt: skip
         else:
             await self._emit_for(
-                op, ToolFinished, tool=op.name, status="error",
+                op, ToolFinished, tool=op.name, tool_call_id=op.call_id, status="error",
                 error=ErrorInfo.from_exception(err), duration_ms=latency,
             )  # fmt: skip
         raise InjectedFault(err)
@@ -260,15 +260,16 @@ class CallEvents(HandlerBase):
         meta = metadata or {}
         name = str(kwargs.get("name") or (serialized or {}).get("name") or "tool")
         op = self._open_call(run_id, parent_run_id, "tool", name, meta)
+        op.call_id = kwargs.get("tool_call_id")
         await self._emit_for(
             op,
             ToolStarted,
             tool=name,
-            tool_call_id=kwargs.get("tool_call_id"),
+            tool_call_id=op.call_id,
             args=to_jsonable(inputs if inputs is not None else input_str, max_str=2000),
         )
         op.t0 = time.perf_counter()  # the call's duration, not a pause or wait at its start
-        call_id = kwargs.get("tool_call_id")
+        call_id = op.call_id
         await self._unwrapped_fault(run_id, op, "tool", str(call_id) if call_id else None)
 
     @either
@@ -281,7 +282,7 @@ class CallEvents(HandlerBase):
             op,
             ToolFinished,
             tool=op.name,
-            tool_call_id=getattr(output, "tool_call_id", None),
+            tool_call_id=getattr(output, "tool_call_id", None) or op.call_id,
             status=status,
             result=to_jsonable(output, max_str=4000),
             duration_ms=(time.perf_counter() - op.t0) * 1000,
@@ -297,6 +298,7 @@ class CallEvents(HandlerBase):
             op,
             ToolFinished,
             tool=op.name,
+            tool_call_id=op.call_id,
             status="error",
             error=None if interrupted else ErrorInfo.from_exception(error),
             duration_ms=(time.perf_counter() - op.t0) * 1000,

@@ -24,10 +24,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
-from uuid import UUID
 
 from engine.agents.unstreamed import cannot_stream, fallback_detail
-from engine.attach.base import ACTIVE, IN_LAYER, HandlerBase, layer_mark
+from engine.attach.base import ACTIVE, IN_LAYER, HandlerBase, layer_context, layer_mark
 from engine.attach.converted import ours, ours_all, request_hash_of
 from engine.attach.model_names import model_name
 from engine.attach.quiet_fakes import streams_its_reply
@@ -168,7 +167,7 @@ class _Call:
         self.cb = cb
         self.request = request
         self.name = model_name(request.model)
-        self.meta, self.run_id = _layer_context()
+        self.meta, self.run_id = layer_context()
         self.quiet = not cb.app_streams_messages and (
             type(request.model) in cb.unstreamable or streams_its_reply(request.model)
         )
@@ -215,19 +214,6 @@ class _Call:
 
     def fallback_event(self) -> tuple[type, dict[str, Any]]:
         return MiddlewareAction, fallback_detail(self.name)
-
-
-def _layer_context() -> tuple[dict[str, Any], UUID | None]:
-    """LangGraph's run metadata where the layer runs, and the LangChain run it runs in (the
-    node's, or a middleware chain's inside it)."""
-    try:
-        from langgraph.config import get_config
-
-        config = get_config()
-    except (ImportError, RuntimeError):
-        return {}, None
-    run_id = getattr(config.get("callbacks"), "parent_run_id", None)
-    return dict(config.get("metadata") or {}), run_id if isinstance(run_id, UUID) else None
 
 
 ModelCall = Callable[[Any], Any]
@@ -359,7 +345,7 @@ async def async_tool_layer(request: Any, execute: Callable[[Any], Awaitable[Any]
 def task_ns() -> str:
     from engine.attach.base import task_of
 
-    return task_of(_layer_context()[0])[0]
+    return task_of(layer_context()[0])[0]
 
 
 # -- composing them under the agent's own middleware ------------------------------------------

@@ -13,14 +13,13 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from engine.attach.base import ACTIVE, task_of
+from engine.attach.base import ACTIVE, layer_context, task_of
+from engine.attach.layers import Out
 from engine.core.ids import new_span_id
-from engine.events import EventBase, ToolFinished, ToolStarted
+from engine.events import ToolFinished, ToolStarted
 from engine.serde import to_jsonable
 
 __all__ = ["Unknown", "unknown_call"]
-
-Out = list[tuple[type[EventBase], dict[str, Any]]]
 
 
 class Unknown:
@@ -52,9 +51,7 @@ class Unknown:
         cb = ACTIVE.get()
         if cb is None:
             return None
-        from engine.attach.innermost import _layer_context
-
-        meta, run_id = _layer_context()
+        meta, run_id = layer_context()
         step = meta.get("langgraph_step")
         common = {
             "span_id": new_span_id(),
