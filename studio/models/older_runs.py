@@ -71,10 +71,6 @@ class OlderRuns:
         where = self.outline.checkpoints.get(checkpoint_id) if self.outline else None
         return None if where is None else where.place
 
-    def in_gap(self, checkpoint_id: str) -> bool:
-        """Was ``checkpoint_id`` saved in the cut run's middle, where ``gap`` lies?"""
-        return self.gap is not None and self.place(checkpoint_id) == "left out"
-
     def node_visits(self, path: tuple[str, ...], node: str) -> int:
         return self.visits.get((path, node), 0)
 
@@ -98,9 +94,11 @@ class OlderRuns:
         checkpoint of their own (``upto``).  Otherwise what lies on that branch (``along``:
         ``parents`` gives each checkpoint's parent); None without ``parents``."""
         if self.linear:
-            if checkpoint_id is None or checkpoint_id in loaded:
-                return self
-            if self.place(checkpoint_id) == "loaded":  # its events are coming
+            if (
+                checkpoint_id is None
+                or checkpoint_id in loaded
+                or self.place(checkpoint_id) == "loaded"  # its events are coming
+            ):
                 return self
             return self.upto(checkpoint_id)
         point = checkpoint_id if checkpoint_id is not None else tip

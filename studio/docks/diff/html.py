@@ -13,6 +13,7 @@ from engine.messages import AIMessage, BaseMessage
 from engine.serde import to_jsonable
 from engine.stop_reason import stop_note
 from studio.look.palette import Palette
+from studio.models.event_summary import invalid_call_text
 from studio.models.state_diff import MessageChange, StateDiff, ValueChange
 
 __all__ = ["chip", "diff_html", "esc", "message_card", "page", "value_text"]
@@ -85,10 +86,9 @@ def message_card(
                 f'<span style="color:{c.muted}">({esc(args)})</span></div>'
             )
         for bad in msg.invalid_tool_calls:  # arguments that are not JSON: no tool ran
-            why = f": {bad.get('error')}" if bad.get("error") else ""
             parts.append(
                 f'<div style="{_MONO}; font-size:12px; margin-top:3px; color:{c.danger}">'
-                f"→ {esc(str(bad.get('name') or '?'))} ✗ invalid call{esc(why)}</div>"
+                f"→ {esc(invalid_call_text(bad))}</div>"
             )
         note = stop_note(msg)
         if note:  # the reply is not what the model meant to say whole

@@ -32,20 +32,19 @@ def travel(dock: EventLogDock, checkpoint_id: str | None) -> None:
     hub = dock.hub
     saved = hub.saved.get(checkpoint_id)
     older = hub.older_runs
+    place = older.place(checkpoint_id) if older is not None and saved is None else None
+    if saved is None and place is None:
+        return  # a checkpoint no event of the session tells of
+    dock.set_follow(False)
     if saved is not None:
-        dock.set_follow(False)
         dock.flush()
         dock.select_seq(saved.seq, saved.run_id)
-    elif older is not None and older.in_gap(checkpoint_id):
-        dock.set_follow(False)
+    elif place == "left out":
         dock.flush()
         dock.select_index(dock.model.gap_index())
-    elif older is not None and older.place(checkpoint_id) == "loaded":
-        dock.set_follow(False)  # loaded, not fed yet: the hub selects it again when it is
-    elif older is not None and older.place(checkpoint_id) == "unloaded run":
-        assert older.outline is not None
+    elif place == "unloaded run":  # ("loaded": not fed yet; the hub selects it again when it is)
+        assert older is not None and older.outline is not None
         where = older.outline.checkpoints[checkpoint_id]
-        dock.set_follow(False)
         dock.view.setCurrentIndex(QModelIndex())
         step = f"Step {where.step}" if where.step is not None else "This checkpoint"
         dock.details.show_note(
